@@ -1,0 +1,626 @@
+//! Warp execution: the SIMT semantics of every instruction, one warp-instruction per call.
+//!
+//! State is kept structure-of-arrays: a warp's registers are `regs[r * 32 + lane]`, predicates
+//! are one 32-bit lane mask each, and divergence is a reconvergence stack of (pc, reconvergence
+//! pc, mask) entries. [`step`] executes the instruction at the top of the stack for the active
+//! lanes and allocates nothing. The functional GPU ([`crate::func`]) and the timing model call it.
+
+use crate::kernel::Kernel;
+use crate::mem::{GlobalMem, MemFault};
+use mpgpu_spec::isa::*;
+use std::fmt;
+
+const W: usize = WARP_SIZE;
+type Lanes = [u32; W];
+
+/// One SIMT stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackEntry {
+    pub pc: u32,
+    /// Reconvergence pc: the entry is popped when `pc` reaches it (`u32::MAX`: never).
+    pub rpc: u32,
+    pub mask: u32,
+}
+
+/// Scheduling state of a warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpState {
+    Ready,
+    AtBarrier,
+    Done,
+}
+
+/// The architectural state of one warp.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warp {
+    /// Warp index within its block.
+    pub id: u32,
+    pub nregs: u32,
+    /// `regs[r * 32 + lane]`
+    pub regs: Vec<u32>,
+    pub preds: [u32; NUM_PREDS as usize],
+    pub stack: Vec<StackEntry>,
+    /// Lanes that hold a thread (the last warp of a block may be partial).
+    pub valid: u32,
+    /// Lanes whose thread has executed `exit`.
+    pub exited: u32,
+    /// Per-thread local memory, `local[word * 32 + lane]`.
+    pub local: Vec<u32>,
+    /// Thread index of each lane, per dimension.
+    pub tid: [Lanes; 3],
+    pub state: WarpState,
+}
+
+impl Warp {
+    /// A warp at the kernel's entry, with zeroed registers.
+    pub fn new(k: &Kernel, id: u32, block: [u32; 3]) -> Warp {
+        let threads = block[0] * block[1] * block[2];
+        let first = id * W as u32;
+        let n = threads.saturating_sub(first).min(W as u32);
+        let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut tid = [[0; W]; 3];
+        for l in 0..W {
+            let t = first + l as u32;
+            tid[0][l] = t % block[0];
+            tid[1][l] = (t / block[0]) % block[1];
+            tid[2][l] = t / (block[0] * block[1]);
+        }
+        let mut stack = Vec::with_capacity(16);
+        stack.push(StackEntry { pc: 0, rpc: u32::MAX, mask: valid });
+        Warp {
+            id,
+            nregs: k.regs,
+            regs: vec![0; k.regs as usize * W],
+            preds: [0; NUM_PREDS as usize],
+            stack,
+            valid,
+            exited: 0,
+            local: vec![0; (k.local_bytes / 4) as usize * W],
+            tid,
+            state: if valid == 0 { WarpState::Done } else { WarpState::Ready },
+        }
+    }
+
+    /// The pc of the next instruction, if the warp has not finished.
+    pub fn pc(&self) -> Option<u32> {
+        self.stack.last().map(|e| e.pc)
+    }
+
+    /// Lanes that execute the next instruction.
+    pub fn active_mask(&self) -> u32 {
+        self.stack.last().map_or(0, |e| e.mask)
+    }
+
+    pub fn reg(&self, r: u8, lane: usize) -> u32 {
+        self.regs[r as usize * W + lane]
+    }
+
+    pub fn set_reg(&mut self, r: u8, lane: usize, v: u32) {
+        self.regs[r as usize * W + lane] = v;
+    }
+
+    #[inline]
+    fn lanes(&self, r: u8) -> &Lanes {
+        self.regs[r as usize * W..r as usize * W + W].try_into().unwrap()
+    }
+
+    #[inline]
+    fn lanes_mut(&mut self, r: u8) -> &mut Lanes {
+        (&mut self.regs[r as usize * W..r as usize * W + W]).try_into().unwrap()
+    }
+
+    /// Pops entries that have reached their reconvergence point or lost all their lanes.
+    #[inline]
+    fn settle(&mut self) {
+        while let Some(top) = self.stack.last() {
+            if top.pc == top.rpc || top.mask == 0 {
+                self.stack.pop();
+            } else {
+                return;
+            }
+        }
+        self.state = WarpState::Done;
+    }
+
+    #[inline]
+    fn advance(&mut self) {
+        let top = self.stack.last_mut().unwrap();
+        top.pc += 1;
+        if top.pc == top.rpc {
+            self.settle();
+        }
+    }
+}
+
+/// Per-block state the executor needs besides the warp.
+pub struct BlockCtx<'a> {
+    pub kernel: &'a Kernel,
+    pub params: &'a [u32],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub ctaid: [u32; 3],
+    pub smid: u32,
+    pub shared: &'a mut [u32],
+}
+
+/// What a step did, beyond executing its instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The warp can go on.
+    Continue,
+    /// The warp arrived at `bar.sync` and waits for its block.
+    Barrier,
+    /// Every thread of the warp has exited.
+    Done,
+}
+
+/// What went wrong in an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    Unmapped,
+    Misaligned,
+    OutOfRange { limit: u32 },
+}
+
+/// A fault in one lane of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub pc: u32,
+    pub lane: u32,
+    pub space: Space,
+    pub store: bool,
+    pub addr: u32,
+    pub kind: FaultKind,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.store { "store to" } else { "load from" };
+        let sp = self.space.name();
+        match self.kind {
+            FaultKind::Unmapped => write!(f, "{sp} {what} unmapped address 0x{:08x}", self.addr),
+            FaultKind::Misaligned => write!(f, "{sp} {what} misaligned address 0x{:08x} (accesses are 4-byte aligned)", self.addr),
+            FaultKind::OutOfRange { limit } => {
+                write!(f, "{sp} {what} byte address {} outside the {limit} bytes of {sp} memory", self.addr as i32)
+            }
+        }
+    }
+}
+
+#[inline]
+fn fetch(w: &Warp, c: &BlockCtx, o: Operand, lane_id: &Lanes) -> Lanes {
+    match o {
+        Operand::Reg(r) => *w.lanes(r),
+        Operand::Imm(v) => [v; W],
+        Operand::Sreg(s) => match s {
+            Sreg::Tid(d) => w.tid[d as usize],
+            Sreg::Ntid(d) => [c.block[d as usize]; W],
+            Sreg::Ctaid(d) => [c.ctaid[d as usize]; W],
+            Sreg::Nctaid(d) => [c.grid[d as usize]; W],
+            Sreg::LaneId => *lane_id,
+            Sreg::WarpId => [w.id; W],
+            Sreg::SmId => [c.smid; W],
+        },
+    }
+}
+
+const LANE_ID: Lanes = {
+    let mut a = [0u32; W];
+    let mut i = 0;
+    while i < W {
+        a[i] = i as u32;
+        i += 1;
+    }
+    a
+};
+
+#[inline(always)]
+fn map1(a: &Lanes, f: impl Fn(u32) -> u32) -> Lanes {
+    let mut r = [0; W];
+    for l in 0..W {
+        r[l] = f(a[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map2(a: &Lanes, b: &Lanes, f: impl Fn(u32, u32) -> u32) -> Lanes {
+    let mut r = [0; W];
+    for l in 0..W {
+        r[l] = f(a[l], b[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn f2(f: impl Fn(f32, f32) -> f32) -> impl Fn(u32, u32) -> u32 {
+    move |a, b| f(f32::from_bits(a), f32::from_bits(b)).to_bits()
+}
+
+#[inline(always)]
+fn f1(f: impl Fn(f32) -> f32) -> impl Fn(u32) -> u32 {
+    move |a| f(f32::from_bits(a)).to_bits()
+}
+
+#[inline]
+fn write_masked(dst: &mut Lanes, res: &Lanes, mask: u32) {
+    if mask == u32::MAX {
+        *dst = *res;
+    } else {
+        for l in 0..W {
+            if mask >> l & 1 != 0 {
+                dst[l] = res[l];
+            }
+        }
+    }
+}
+
+/// Binary operation semantics (see docs/isa.md).
+pub fn bin(op: BinOp, ty: Ty, a: &Lanes, b: &Lanes) -> Lanes {
+    use BinOp::*;
+    let s = |x: u32| x as i32;
+    match (op, ty) {
+        (Add, Ty::F32) => map2(a, b, f2(|x, y| x + y)),
+        (Add, _) => map2(a, b, u32::wrapping_add),
+        (Sub, Ty::F32) => map2(a, b, f2(|x, y| x - y)),
+        (Sub, _) => map2(a, b, u32::wrapping_sub),
+        (Mul, Ty::F32) => map2(a, b, f2(|x, y| x * y)),
+        (Mul, _) => map2(a, b, u32::wrapping_mul),
+        (MulHi, Ty::S32) => map2(a, b, |x, y| ((s(x) as i64 * s(y) as i64) >> 32) as u32),
+        (MulHi, _) => map2(a, b, |x, y| ((x as u64 * y as u64) >> 32) as u32),
+        (Div, Ty::F32) => map2(a, b, f2(|x, y| x / y)),
+        (Div, Ty::S32) => map2(a, b, |x, y| if y == 0 { u32::MAX } else { s(x).wrapping_div(s(y)) as u32 }),
+        (Div, _) => map2(a, b, |x, y| x.checked_div(y).unwrap_or(u32::MAX)),
+        (Rem, Ty::S32) => map2(a, b, |x, y| if y == 0 { x } else { s(x).wrapping_rem(s(y)) as u32 }),
+        (Rem, _) => map2(a, b, |x, y| x.checked_rem(y).unwrap_or(x)),
+        (Min, Ty::F32) => map2(a, b, f2(f32::min)),
+        (Min, Ty::S32) => map2(a, b, |x, y| s(x).min(s(y)) as u32),
+        (Min, _) => map2(a, b, u32::min),
+        (Max, Ty::F32) => map2(a, b, f2(f32::max)),
+        (Max, Ty::S32) => map2(a, b, |x, y| s(x).max(s(y)) as u32),
+        (Max, _) => map2(a, b, u32::max),
+        (And, _) => map2(a, b, |x, y| x & y),
+        (Or, _) => map2(a, b, |x, y| x | y),
+        (Xor, _) => map2(a, b, |x, y| x ^ y),
+        (Shl, _) => map2(a, b, |x, y| if y >= 32 { 0 } else { x << y }),
+        (Shr, Ty::S32) => map2(a, b, |x, y| (s(x) >> y.min(31)) as u32),
+        (Shr, _) => map2(a, b, |x, y| if y >= 32 { 0 } else { x >> y }),
+    }
+}
+
+/// Unary operation semantics.
+pub fn un(op: UnOp, ty: Ty, a: &Lanes) -> Lanes {
+    use UnOp::*;
+    match (op, ty) {
+        (Mov, _) => *a,
+        (Neg, Ty::F32) => map1(a, |x| x ^ 0x8000_0000),
+        (Neg, _) => map1(a, |x| (x as i32).wrapping_neg() as u32),
+        (Abs, Ty::F32) => map1(a, |x| x & 0x7fff_ffff),
+        (Abs, _) => map1(a, |x| (x as i32).wrapping_abs() as u32),
+        (Not, _) => map1(a, |x| !x),
+        (Popc, _) => map1(a, u32::count_ones),
+        (Clz, _) => map1(a, u32::leading_zeros),
+        (Rcp, _) => map1(a, f1(|x| 1.0 / x)),
+        (Sqrt, _) => map1(a, f1(f32::sqrt)),
+        (Rsqrt, _) => map1(a, f1(|x| 1.0 / x.sqrt())),
+        (Sin, _) => map1(a, f1(f32::sin)),
+        (Cos, _) => map1(a, f1(f32::cos)),
+        (Ex2, _) => map1(a, f1(f32::exp2)),
+        (Lg2, _) => map1(a, f1(f32::log2)),
+    }
+}
+
+/// Conversion semantics.
+pub fn cvt(rnd: Rnd, to: Ty, from: Ty, a: &Lanes) -> Lanes {
+    match (to, from) {
+        (Ty::F32, Ty::F32) => map1(
+            a,
+            f1(match rnd {
+                Rnd::Rzi => f32::trunc,
+                Rnd::Rmi => f32::floor,
+                Rnd::Rpi => f32::ceil,
+                _ => f32::round_ties_even,
+            }),
+        ),
+        (Ty::F32, Ty::S32) => map1(a, |x| (x as i32 as f32).to_bits()),
+        (Ty::F32, _) => map1(a, |x| (x as f32).to_bits()),
+        (Ty::S32, Ty::F32) => map1(a, |x| f32::from_bits(x) as i32 as u32),
+        (_, Ty::F32) => map1(a, |x| f32::from_bits(x) as u32),
+        _ => *a,
+    }
+}
+
+/// Comparison semantics: the lane mask where `a cmp b` holds.
+pub fn compare(cmp: Cmp, ty: Ty, a: &Lanes, b: &Lanes) -> u32 {
+    let mut m = 0u32;
+    for l in 0..W {
+        let (x, y) = (a[l], b[l]);
+        let r = match ty {
+            Ty::F32 => {
+                let (x, y) = (f32::from_bits(x), f32::from_bits(y));
+                match cmp {
+                    Cmp::Eq => x == y,
+                    Cmp::Ne => x != y,
+                    Cmp::Lt => x < y,
+                    Cmp::Le => x <= y,
+                    Cmp::Gt => x > y,
+                    Cmp::Ge => x >= y,
+                }
+            }
+            Ty::S32 => {
+                let (x, y) = (x as i32, y as i32);
+                match cmp {
+                    Cmp::Eq => x == y,
+                    Cmp::Ne => x != y,
+                    Cmp::Lt => x < y,
+                    Cmp::Le => x <= y,
+                    Cmp::Gt => x > y,
+                    Cmp::Ge => x >= y,
+                }
+            }
+            _ => match cmp {
+                Cmp::Eq => x == y,
+                Cmp::Ne => x != y,
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                Cmp::Ge => x >= y,
+            },
+        };
+        m |= (r as u32) << l;
+    }
+    m
+}
+
+/// Atomic update: the new memory value from the old one.
+#[inline]
+pub fn atom_update(op: AtomOp, ty: Ty, old: u32, b: u32, c: u32) -> u32 {
+    match op {
+        AtomOp::Add if ty == Ty::F32 => (f32::from_bits(old) + f32::from_bits(b)).to_bits(),
+        AtomOp::Add => old.wrapping_add(b),
+        AtomOp::Min if ty == Ty::S32 => (old as i32).min(b as i32) as u32,
+        AtomOp::Min => old.min(b),
+        AtomOp::Max if ty == Ty::S32 => (old as i32).max(b as i32) as u32,
+        AtomOp::Max => old.max(b),
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+    }
+}
+
+#[inline]
+fn small_space_index(space: Space, pc: u32, lane: usize, store: bool, addr: u32, limit_bytes: u32) -> Result<usize, Fault> {
+    if addr & 3 != 0 {
+        return Err(Fault { pc, lane: lane as u32, space, store, addr, kind: FaultKind::Misaligned });
+    }
+    if addr >= limit_bytes {
+        return Err(Fault { pc, lane: lane as u32, space, store, addr, kind: FaultKind::OutOfRange { limit: limit_bytes } });
+    }
+    Ok((addr / 4) as usize)
+}
+
+#[inline]
+fn gfault(pc: u32, lane: usize, store: bool, e: MemFault) -> Fault {
+    let (addr, kind) = match e {
+        MemFault::Unmapped(a) => (a, FaultKind::Unmapped),
+        MemFault::Misaligned(a) => (a, FaultKind::Misaligned),
+    };
+    Fault { pc, lane: lane as u32, space: Space::Global, store, addr, kind }
+}
+
+#[inline]
+fn addresses(w: &Warp, a: Addr) -> Lanes {
+    match a.base {
+        Some(r) => map1(w.lanes(r), |x| x.wrapping_add(a.offset as u32)),
+        None => [a.offset as u32; W],
+    }
+}
+
+/// Executes the warp's next instruction for its active lanes.
+///
+/// Counts go to the caller: the warp-instruction executed is `code[pc]` with `active_mask()`
+/// lanes, read both before the call.
+pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
+    let top = *w.stack.last().expect("step on a finished warp");
+    let pc = top.pc;
+    let inst = c.kernel.code[pc as usize];
+    let active = top.mask;
+    let exec = match inst.guard {
+        None => active,
+        Some(g) => {
+            let p = w.preds[g.pred as usize];
+            active & if g.neg { !p } else { p }
+        }
+    };
+    match inst.op {
+        Op::Bin { op, ty, d, a, b } => {
+            if exec != 0 {
+                let a = fetch(w, c, a, &LANE_ID);
+                let b = fetch(w, c, b, &LANE_ID);
+                let r = bin(op, ty, &a, &b);
+                write_masked(w.lanes_mut(d), &r, exec);
+            }
+        }
+        Op::Mad { ty, d, a, b, c: cc } => {
+            if exec != 0 {
+                let a = fetch(w, c, a, &LANE_ID);
+                let b = fetch(w, c, b, &LANE_ID);
+                let x = fetch(w, c, cc, &LANE_ID);
+                let r = if ty == Ty::F32 {
+                    let mut r = [0; W];
+                    for l in 0..W {
+                        r[l] = (f32::from_bits(a[l]) * f32::from_bits(b[l]) + f32::from_bits(x[l])).to_bits();
+                    }
+                    r
+                } else {
+                    let mut r = [0; W];
+                    for l in 0..W {
+                        r[l] = a[l].wrapping_mul(b[l]).wrapping_add(x[l]);
+                    }
+                    r
+                };
+                write_masked(w.lanes_mut(d), &r, exec);
+            }
+        }
+        Op::Un { op, ty, d, a } => {
+            if exec != 0 {
+                let a = fetch(w, c, a, &LANE_ID);
+                let r = un(op, ty, &a);
+                write_masked(w.lanes_mut(d), &r, exec);
+            }
+        }
+        Op::Cvt { rnd, to, from, d, a } => {
+            if exec != 0 {
+                let a = fetch(w, c, a, &LANE_ID);
+                let r = cvt(rnd, to, from, &a);
+                write_masked(w.lanes_mut(d), &r, exec);
+            }
+        }
+        Op::Setp { cmp, ty, d, a, b } => {
+            let a = fetch(w, c, a, &LANE_ID);
+            let b = fetch(w, c, b, &LANE_ID);
+            let m = compare(cmp, ty, &a, &b);
+            let p = &mut w.preds[d as usize];
+            *p = (*p & !exec) | (m & exec);
+        }
+        Op::Pred { op, d, a, b } => {
+            let (x, y) = (w.preds[a as usize], w.preds[b as usize]);
+            let m = match op {
+                PredOp::And => x & y,
+                PredOp::Or => x | y,
+                PredOp::Xor => x ^ y,
+                PredOp::Not => !x,
+            };
+            let p = &mut w.preds[d as usize];
+            *p = (*p & !exec) | (m & exec);
+        }
+        Op::Selp { d, a, b, p, .. } => {
+            if exec != 0 {
+                let a = fetch(w, c, a, &LANE_ID);
+                let b = fetch(w, c, b, &LANE_ID);
+                let pm = w.preds[p as usize];
+                let mut r = [0; W];
+                for l in 0..W {
+                    r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
+                }
+                write_masked(w.lanes_mut(d), &r, exec);
+            }
+        }
+        Op::Ld { space, d, addr, .. } => {
+            if exec != 0 {
+                let ad = addresses(w, addr);
+                let mut r = *w.lanes(d);
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let a = ad[l];
+                    r[l] = match space {
+                        Space::Global => mem.read(a).map_err(|e| gfault(pc, l, false, e))?,
+                        Space::Shared => c.shared[small_space_index(space, pc, l, false, a, c.kernel.shared_bytes)?],
+                        Space::Param => c.params[small_space_index(space, pc, l, false, a, c.kernel.param_bytes)?],
+                        Space::Local => w.local[small_space_index(space, pc, l, false, a, c.kernel.local_bytes)? * W + l],
+                    };
+                }
+                *w.lanes_mut(d) = r;
+            }
+        }
+        Op::St { space, addr, src, .. } => {
+            if exec != 0 {
+                let ad = addresses(w, addr);
+                let v = fetch(w, c, src, &LANE_ID);
+                let mut m = exec;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let a = ad[l];
+                    match space {
+                        Space::Global => mem.write(a, v[l]).map_err(|e| gfault(pc, l, true, e))?,
+                        Space::Shared => c.shared[small_space_index(space, pc, l, true, a, c.kernel.shared_bytes)?] = v[l],
+                        Space::Local => {
+                            let i = small_space_index(space, pc, l, true, a, c.kernel.local_bytes)?;
+                            w.local[i * W + l] = v[l]
+                        }
+                        Space::Param => unreachable!("rejected by the assembler"),
+                    }
+                }
+            }
+        }
+        Op::Atom { space, op, ty, d, addr, b, c: cc } => {
+            if exec != 0 {
+                let ad = addresses(w, addr);
+                let bv = fetch(w, c, b, &LANE_ID);
+                let cv = fetch(w, c, cc, &LANE_ID);
+                let mut r = *w.lanes(d);
+                let mut m = exec;
+                // Lanes perform their read-modify-write one after another, lowest lane first.
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let word = match space {
+                        Space::Global => mem.word_mut(ad[l]).map_err(|e| gfault(pc, l, true, e))?,
+                        _ => &mut c.shared[small_space_index(space, pc, l, true, ad[l], c.kernel.shared_bytes)?],
+                    };
+                    let old = *word;
+                    *word = atom_update(op, ty, old, bv[l], cv[l]);
+                    r[l] = old;
+                }
+                *w.lanes_mut(d) = r;
+            }
+        }
+        Op::Bra { target, reconv } => {
+            let taken = exec;
+            let top = w.stack.last_mut().unwrap();
+            if taken == active {
+                top.pc = target;
+            } else if taken == 0 {
+                top.pc = pc + 1;
+            } else {
+                // Diverge: the current entry waits at the reconvergence point; the fall-through
+                // path runs first, then the taken path.
+                top.pc = reconv;
+                w.stack.push(StackEntry { pc: target, rpc: reconv, mask: taken });
+                w.stack.push(StackEntry { pc: pc + 1, rpc: reconv, mask: active & !taken });
+            }
+            let top = w.stack.last().unwrap();
+            if top.pc == top.rpc {
+                w.settle();
+            }
+            return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
+        }
+        Op::Exit => {
+            if exec != 0 {
+                w.exited |= exec;
+                for e in w.stack.iter_mut() {
+                    e.mask &= !exec;
+                }
+            }
+            if w.stack.last().unwrap().mask != 0 {
+                w.advance();
+            } else {
+                w.settle();
+            }
+            return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
+        }
+        Op::Bar => {
+            w.advance();
+            if exec == 0 {
+                // A guard that is false in every active lane skips the barrier.
+                return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
+            }
+            if w.state == WarpState::Done {
+                return Ok(Event::Done);
+            }
+            w.state = WarpState::AtBarrier;
+            return Ok(Event::Barrier);
+        }
+        Op::Membar { .. } | Op::Phase { .. } | Op::Nop => {}
+    }
+    w.advance();
+    Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue })
+}

@@ -1,0 +1,244 @@
+//! The functional GPU: launches grids of thread blocks and executes them to completion on real
+//! data, without timing. Blocks run one after another in launch order; within a block, each
+//! ready warp runs until it reaches a barrier or exits, and a barrier releases when every warp of
+//! the block that has not exited has arrived.
+
+use crate::exec::{self, BlockCtx, Event, Fault, Warp, WarpState};
+use crate::kernel::Kernel;
+use crate::mem::GlobalMem;
+use std::fmt;
+use std::sync::Arc;
+
+/// One kernel launch: the grid, the block shape and the parameter words.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub kernel: Arc<Kernel>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub params: Vec<u32>,
+}
+
+impl Launch {
+    /// A 1-D launch of `blocks` blocks of the kernel's declared thread count.
+    pub fn linear(kernel: &Arc<Kernel>, blocks: u32, params: Vec<u32>) -> Launch {
+        Launch { kernel: kernel.clone(), grid: [blocks, 1, 1], block: [kernel.threads, 1, 1], params }
+    }
+
+    pub fn num_blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+
+    /// Block coordinates of the linear block index `b` (x fastest).
+    pub fn block_coords(&self, b: u64) -> [u32; 3] {
+        let gx = self.grid[0] as u64;
+        let gy = self.grid[1] as u64;
+        [(b % gx) as u32, ((b / gx) % gy) as u32, (b / (gx * gy)) as u32]
+    }
+
+    /// Checks the launch against the kernel's declaration.
+    pub fn validate(&self) -> Result<(), String> {
+        let k = &self.kernel;
+        if self.grid.contains(&0) || self.block.contains(&0) {
+            return Err(format!("launch of `{}`: grid {:?} and block {:?} must have no zero dimension", k.name, self.grid, self.block));
+        }
+        let threads = self.block.iter().map(|&b| b as u64).product::<u64>();
+        if threads != k.threads as u64 {
+            return Err(format!(
+                "launch of `{}`: block {:?} has {threads} threads but the kernel declares `.threads {}`",
+                k.name, self.block, k.threads
+            ));
+        }
+        if self.params.len() * 4 != k.param_bytes as usize {
+            return Err(format!(
+                "launch of `{}`: {} parameter words given but the kernel declares `.params {}` ({} words)",
+                k.name,
+                self.params.len(),
+                k.param_bytes,
+                k.param_bytes / 4
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An execution error, located to the kernel, block, warp, lane and source line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecError {
+    BadLaunch(String),
+    Fault { kernel: String, file: String, line: Option<u32>, block: [u32; 3], warp: u32, fault: Fault },
+    /// The launch ran past its instruction budget (an endless loop, most likely).
+    Watchdog { kernel: String, limit: u64 },
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::BadLaunch(m) => write!(f, "{m}"),
+            ExecError::Fault { kernel, file, line, block, warp, fault } => {
+                write!(
+                    f,
+                    "kernel `{kernel}`, block ({},{},{}), warp {warp}, lane {}, pc {}",
+                    block[0], block[1], block[2], fault.lane, fault.pc
+                )?;
+                if let Some(l) = line {
+                    write!(f, " ({file}:{l})")?;
+                }
+                write!(f, ": {fault}")
+            }
+            ExecError::Watchdog { kernel, limit } => write!(
+                f,
+                "kernel `{kernel}` executed more than {limit} warp-instructions in one launch; stopped (endless loop?)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Instruction counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Warp-instructions issued (including ones whose guard was false in every lane).
+    pub warp_insts: u64,
+    /// Thread-instructions: the active lanes of every warp-instruction issued.
+    pub thread_insts: u64,
+    pub launches: u64,
+    pub blocks: u64,
+}
+
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Counts) {
+        self.warp_insts += o.warp_insts;
+        self.thread_insts += o.thread_insts;
+        self.launches += o.launches;
+        self.blocks += o.blocks;
+    }
+}
+
+/// The functional GPU.
+pub struct FuncGpu {
+    pub mem: GlobalMem,
+    /// Number of SMs blocks are spread over (only `%smid` sees it).
+    pub num_sms: u32,
+    /// Watchdog: most warp-instructions one launch may execute.
+    pub max_warp_insts: u64,
+    pub counts: Counts,
+}
+
+impl Default for FuncGpu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FuncGpu {
+    pub fn new() -> FuncGpu {
+        FuncGpu { mem: GlobalMem::new(), num_sms: 15, max_warp_insts: 20_000_000_000, counts: Counts::default() }
+    }
+
+    /// Runs one launch to completion.
+    pub fn launch(&mut self, l: &Launch) -> Result<Counts, ExecError> {
+        l.validate().map_err(ExecError::BadLaunch)?;
+        let k = &*l.kernel;
+        let mut counts = Counts { launches: 1, ..Counts::default() };
+        let mut shared = vec![0u32; (k.shared_bytes / 4) as usize];
+        let fresh: Vec<Warp> = (0..k.warps()).map(|w| Warp::new(k, w, l.block)).collect();
+        let mut warps = fresh.clone();
+        for b in 0..l.num_blocks() {
+            let ctaid = l.block_coords(b);
+            shared.fill(0);
+            warps.clone_from_slice(&fresh);
+            let mut ctx = BlockCtx {
+                kernel: k,
+                params: &l.params,
+                grid: l.grid,
+                block: l.block,
+                ctaid,
+                smid: (b % self.num_sms as u64) as u32,
+                shared: &mut shared,
+            };
+            run_block(&mut warps, &mut ctx, &mut self.mem, &mut counts, self.max_warp_insts).map_err(|e| match e {
+                BlockError::Fault(warp, fault) => ExecError::Fault {
+                    kernel: k.name.clone(),
+                    file: k.file.clone(),
+                    line: k.line_of(fault.pc),
+                    block: ctaid,
+                    warp,
+                    fault,
+                },
+                BlockError::Watchdog => ExecError::Watchdog { kernel: k.name.clone(), limit: self.max_warp_insts },
+            })?;
+            counts.blocks += 1;
+        }
+        self.counts += counts;
+        Ok(counts)
+    }
+
+    /// Runs a whole program (set-up, every launch in order) and returns its counts. The caller
+    /// verifies with [`crate::program::Program::verify`].
+    pub fn run(&mut self, p: &mut dyn crate::program::Program) -> Result<Counts, ExecError> {
+        p.setup(&mut self.mem);
+        let mut total = Counts::default();
+        while let Some(l) = p.next_launch(&self.mem) {
+            total += self.launch(&l)?;
+        }
+        Ok(total)
+    }
+}
+
+enum BlockError {
+    Fault(u32, Fault),
+    Watchdog,
+}
+
+fn run_block(
+    warps: &mut [Warp],
+    ctx: &mut BlockCtx,
+    mem: &mut GlobalMem,
+    counts: &mut Counts,
+    budget: u64,
+) -> Result<(), BlockError> {
+    loop {
+        let mut live = 0;
+        for w in warps.iter_mut() {
+            if w.state != WarpState::Ready {
+                live += (w.state == WarpState::AtBarrier) as u32;
+                continue;
+            }
+            let mut n = 0u64;
+            let mut lanes = 0u64;
+            let ev = loop {
+                lanes += w.active_mask().count_ones() as u64;
+                n += 1;
+                match exec::step(w, ctx, mem) {
+                    Ok(Event::Continue) => {
+                        if n & 0xffff == 0 && counts.warp_insts + n > budget {
+                            return Err(BlockError::Watchdog);
+                        }
+                    }
+                    Ok(ev) => break Ok(ev),
+                    Err(f) => break Err(f),
+                }
+            };
+            counts.warp_insts += n;
+            counts.thread_insts += lanes;
+            match ev {
+                Ok(Event::Barrier) => live += 1,
+                Ok(_) => {}
+                Err(f) => return Err(BlockError::Fault(w.id, f)),
+            }
+            if counts.warp_insts > budget {
+                return Err(BlockError::Watchdog);
+            }
+        }
+        if live == 0 {
+            return Ok(());
+        }
+        // Every warp that has not exited is at the barrier: release them.
+        for w in warps.iter_mut() {
+            if w.state == WarpState::AtBarrier {
+                w.state = WarpState::Ready;
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! mpgpu-ref: the reference model of the whole GPU. It assembles and executes real kernels on
+//! real data; later layers add timing, the memory system and the units whose RTL is verified
+//! against it. Never depends on rust-hdl.
+
+pub mod asm;
+pub mod exec;
+pub mod func;
+pub mod kernel;
+pub mod library;
+pub mod mem;
+pub mod program;
+
+pub use asm::{assemble, assemble_one, disassemble, AsmError, AsmErrors};
+pub use func::{Counts, ExecError, FuncGpu, Launch};
+pub use kernel::Kernel;
+pub use mem::GlobalMem;
+pub use program::{Program, VerifyError};

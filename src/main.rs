@@ -1,0 +1,312 @@
+//! The `mpgpu` command line.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use mpgpu_ref::func::{Counts, FuncGpu, Launch};
+use mpgpu_ref::library::{self, Bench};
+use mpgpu_ref::program::rng;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "mpgpu", version, about = "Hardware for multiprogrammed GPUs: a whole-GPU reference model, rust-hdl blocks and their co-simulation")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the kernel library with each kernel's resource footprint.
+    Kernels,
+    /// Run a library application (or an assembly file) functionally and check its output.
+    Exec(ExecArgs),
+    /// Assemble a file and report errors; with --disasm print the program back.
+    Asm {
+        file: PathBuf,
+        #[arg(long)]
+        disasm: bool,
+    },
+    /// Measure simulation speed.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Functional execution speed over the whole library, in warp-instructions per second.
+    Exec {
+        /// Repetitions per application (the best is kept).
+        #[arg(long, default_value_t = 3)]
+        reps: u32,
+        /// Scale every application's default size by this factor (divides it when below 1).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+    },
+}
+
+#[derive(clap::Args)]
+struct ExecArgs {
+    /// Library application (see `mpgpu kernels`).
+    kernel: Option<String>,
+    /// Problem size (its meaning is given by `mpgpu kernels`).
+    #[arg(long)]
+    size: Option<u32>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run this assembly file instead, with the launch given by the options below.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// With --file: the kernel to launch (default: the file's only or first kernel).
+    #[arg(long = "entry")]
+    entry: Option<String>,
+    /// With --file: grid dimensions X[,Y[,Z]].
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// With --file: block dimensions X[,Y[,Z]] (default: the kernel's .threads).
+    #[arg(long)]
+    block: Option<String>,
+    /// With --file: a parameter word, in order: an integer, a float (1.5f), or a buffer
+    /// `buf:WORDS[=zero|seq|rand|frand]` whose address is passed.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// With --file: print the first N words of every buffer after the run.
+    #[arg(long, default_value_t = 8)]
+    dump: usize,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.cmd {
+        Cmd::Kernels => {
+            kernels()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Exec(a) => exec(a),
+        Cmd::Asm { file, disasm } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+            for k in &ks {
+                if disasm {
+                    print!("{}", mpgpu_ref::disassemble(k));
+                } else {
+                    println!(
+                        "{}: kernel `{}`: {} instructions, {} regs/thread, {} B shared/block, {} B local/thread, {} threads/block, {} param bytes, {} phase specifiers",
+                        file.display(),
+                        k.name,
+                        k.code.len(),
+                        k.regs,
+                        k.shared_bytes,
+                        k.local_bytes,
+                        k.threads,
+                        k.param_bytes,
+                        k.phases().len()
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Bench { what: BenchCmd::Exec { reps, scale } } => {
+            bench_exec(reps, scale)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn kernels() -> Result<()> {
+    println!(
+        "{:<10} {:<18} {:>6} {:>8} {:>8} {:>7} {:>6}  {}",
+        "app", "kernel", "regs/t", "smem/blk", "thr/blk", "phases", "insts", "size: meaning (default)"
+    );
+    for b in library::library() {
+        let ks = b.kernels().map_err(|e| anyhow!("{e}"))?;
+        for (i, k) in ks.0.iter().enumerate() {
+            let desc = if i == 0 { format!("{} ({})", b.description, b.default_size) } else { String::new() };
+            println!(
+                "{:<10} {:<18} {:>6} {:>8} {:>8} {:>7} {:>6}  {}",
+                if i == 0 { b.name } else { "" },
+                k.name,
+                k.regs,
+                k.shared_bytes,
+                k.threads,
+                k.phases().len(),
+                k.code.len(),
+                desc
+            );
+        }
+    }
+    Ok(())
+}
+
+fn exec(a: ExecArgs) -> Result<ExitCode> {
+    if let Some(file) = &a.file {
+        if a.kernel.is_some() {
+            bail!("give either a library kernel or --file, not both");
+        }
+        return exec_file(file, &a);
+    }
+    let Some(name) = &a.kernel else { bail!("name a library kernel (see `mpgpu kernels`) or give --file FILE.s") };
+    let bench = find_bench(name)?;
+    let size = a.size.unwrap_or(bench.default_size);
+    let mut prog = bench.program(size, a.seed).map_err(|e| anyhow!(e))?;
+    let mut gpu = FuncGpu::new();
+    let t = Instant::now();
+    let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    print_counts(name, size, a.seed, &counts, secs);
+    match prog.verify(&gpu.mem) {
+        Ok(()) => {
+            println!("PASS");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            println!("FAIL: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn find_bench(name: &str) -> Result<Bench> {
+    library::find(name).ok_or_else(|| {
+        let names: Vec<_> = library::library().iter().map(|b| b.name).collect();
+        anyhow!("unknown kernel `{name}`; the library has: {}", names.join(", "))
+    })
+}
+
+fn print_counts(name: &str, size: u32, seed: u64, c: &Counts, secs: f64) {
+    println!(
+        "{name}: size {size}, seed {seed}: {} launches, {} blocks, {} warp-instructions, {} thread-instructions ({:.1} active lanes/warp-inst), {:.3} s, {:.2} M warp-inst/s",
+        c.launches,
+        c.blocks,
+        c.warp_insts,
+        c.thread_insts,
+        c.thread_insts as f64 / c.warp_insts.max(1) as f64,
+        secs,
+        c.warp_insts as f64 / secs / 1e6
+    );
+}
+
+fn parse_dims(s: &str, what: &str) -> Result<[u32; 3]> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("--{what} `{s}`: expected X[,Y[,Z]]");
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p.parse().map_err(|_| anyhow!("--{what} `{s}`: `{p}` is not a positive integer"))?;
+        if d[i] == 0 {
+            bail!("--{what} `{s}`: dimensions must be at least 1");
+        }
+    }
+    Ok(d)
+}
+
+fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
+    use rand::Rng;
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+    let k = match &a.entry {
+        Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel `{n}`", file.display()))?,
+        None => &ks[0],
+    };
+    let k = Arc::new(k.clone());
+    let mut gpu = FuncGpu::new();
+    let mut r = rng(a.seed);
+    let mut params = Vec::new();
+    let mut bufs = Vec::new();
+    for (i, p) in a.params.iter().enumerate() {
+        let bad = || anyhow!("--param #{} `{p}`: expected an integer, a float like 1.5f, or buf:WORDS[=zero|seq|rand|frand]", i + 1);
+        if let Some(spec) = p.strip_prefix("buf:") {
+            let (n, init) = spec.split_once('=').unwrap_or((spec, "zero"));
+            let n: u32 = n.parse().map_err(|_| bad())?;
+            if n == 0 || n > 1 << 26 {
+                bail!("--param #{} `{p}`: buffer size must be 1..=67108864 words", i + 1);
+            }
+            let data: Vec<u32> = match init {
+                "zero" => vec![0; n as usize],
+                "seq" => (0..n).collect(),
+                "rand" => (0..n).map(|_| r.gen()).collect(),
+                "frand" => (0..n).map(|_| r.gen::<f32>().to_bits()).collect(),
+                _ => return Err(bad()),
+            };
+            let addr = gpu.mem.alloc_u32s(&data);
+            bufs.push((i, addr, n));
+            params.push(addr);
+        } else if let Some(f) = p.strip_suffix('f') {
+            params.push(f.parse::<f32>().map_err(|_| bad())?.to_bits());
+        } else if let Some(h) = p.strip_prefix("0x") {
+            params.push(u32::from_str_radix(h, 16).map_err(|_| bad())?);
+        } else {
+            let v: i64 = p.parse().map_err(|_| bad())?;
+            if v < i32::MIN as i64 || v > u32::MAX as i64 {
+                return Err(bad());
+            }
+            params.push(v as u32);
+        }
+    }
+    let grid = parse_dims(&a.grid, "grid")?;
+    let block = match &a.block {
+        Some(b) => parse_dims(b, "block")?,
+        None => [k.threads, 1, 1],
+    };
+    let launch = Launch { kernel: k.clone(), grid, block, params };
+    let t = Instant::now();
+    let counts = gpu.launch(&launch).map_err(|e| anyhow!("{e}"))?;
+    print_counts(&k.name, 0, a.seed, &counts, t.elapsed().as_secs_f64());
+    for (i, addr, n) in bufs {
+        let words = gpu.mem.read_u32s(addr, (n as usize).min(a.dump));
+        let shown: Vec<String> = words.iter().map(|w| format!("{w:#010x}")).collect();
+        println!("param #{} buffer @{addr:#010x} ({n} words): {}", i + 1, shown.join(" "));
+    }
+    println!("OK: ran without faults");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_exec(reps: u32, scale: f64) -> Result<()> {
+    println!("functional execution, single-threaded, best of {reps}");
+    println!("{:<10} {:>9} {:>14} {:>10} {:>14}", "app", "size", "warp-insts", "seconds", "M warp-inst/s");
+    let mut rates = Vec::new();
+    let (mut total_insts, mut total_secs) = (0u64, 0f64);
+    for b in library::library() {
+        let size = ((b.default_size as f64 * scale).round() as u32).max(1);
+        let mut best = f64::INFINITY;
+        let mut insts = 0;
+        for _ in 0..reps.max(1) {
+            let mut prog = b.program(size, 1).map_err(|e| anyhow!(e))?;
+            let mut gpu = FuncGpu::new();
+            prog.setup(&mut gpu.mem);
+            // Time the launches only, not the host's input generation.
+            let t = Instant::now();
+            let mut c = Counts::default();
+            while let Some(l) = prog.next_launch(&gpu.mem) {
+                c += gpu.launch(&l).map_err(|e| anyhow!("{e}"))?;
+            }
+            best = best.min(t.elapsed().as_secs_f64());
+            prog.verify(&gpu.mem).map_err(|e| anyhow!("{}: {e}", b.name))?;
+            insts = c.warp_insts;
+        }
+        let rate = insts as f64 / best;
+        rates.push(rate);
+        total_insts += insts;
+        total_secs += best;
+        println!("{:<10} {:>9} {:>14} {:>10.4} {:>14.2}", b.name, size, insts, best, rate / 1e6);
+    }
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    println!("mean of per-application rates: {:.2} M warp-inst/s", mean / 1e6);
+    println!("aggregate (all instructions / all time): {:.2} M warp-inst/s", total_insts as f64 / total_secs / 1e6);
+    Ok(())
+}
