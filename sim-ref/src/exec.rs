@@ -575,21 +575,27 @@ pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event
         }
         Op::Bra { target, reconv } => {
             let taken = exec;
-            let top = w.stack.last_mut().unwrap();
-            if taken == active {
-                top.pc = target;
-            } else if taken == 0 {
-                top.pc = pc + 1;
+            if taken == active || taken == 0 {
+                let top = w.stack.last_mut().unwrap();
+                top.pc = if taken == 0 { pc + 1 } else { target };
+                if top.pc == top.rpc {
+                    w.settle();
+                }
             } else {
-                // Diverge: the current entry waits at the reconvergence point; the fall-through
-                // path runs first, then the taken path.
-                top.pc = reconv;
-                w.stack.push(StackEntry { pc: target, rpc: reconv, mask: taken });
-                w.stack.push(StackEntry { pc: pc + 1, rpc: reconv, mask: active & !taken });
-            }
-            let top = w.stack.last().unwrap();
-            if top.pc == top.rpc {
-                w.settle();
+                // Diverge: an entry waits at the reconvergence point with the whole mask (unless
+                // the current entry already ends there), then the fall-through path runs first
+                // and the taken path second. A path that starts at the reconvergence point has
+                // nothing to run and gets no entry, so the stack stays as deep as the nesting.
+                let e = w.stack.pop().unwrap();
+                if reconv != e.rpc {
+                    w.stack.push(StackEntry { pc: reconv, rpc: e.rpc, mask: active });
+                }
+                if target != reconv {
+                    w.stack.push(StackEntry { pc: target, rpc: reconv, mask: taken });
+                }
+                if pc + 1 != reconv {
+                    w.stack.push(StackEntry { pc: pc + 1, rpc: reconv, mask: active & !taken });
+                }
             }
             return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
         }
