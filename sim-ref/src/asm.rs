@@ -391,6 +391,8 @@ struct Pending {
     fixups: Vec<(u32, String, u32, u32)>,
     /// Register, predicate and address uses to check against the declaration: (what, value, line, col).
     uses: Vec<(Use, u32, u32)>,
+    /// An error was already reported inside this kernel: skip checks it could have caused.
+    errored: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -414,6 +416,9 @@ type Res<T> = Result<T, (u32, String)>;
 
 impl Assembler {
     fn err(&mut self, line: u32, col: u32, msg: String) {
+        if let Some(k) = self.cur.as_mut() {
+            k.errored = true;
+        }
         if self.errors.len() < 100 {
             self.errors.push(AsmError { file: self.file.clone(), line, col, msg });
         }
@@ -520,6 +525,7 @@ impl Assembler {
                 labels: Vec::new(),
                 fixups: Vec::new(),
                 uses: Vec::new(),
+                errored: false,
             });
             return Ok(());
         }
@@ -560,21 +566,28 @@ impl Assembler {
 
     fn finish_kernel(&mut self, end_line: u32) {
         let Some(p) = self.cur.take() else { return };
+        let quiet = p.errored;
         let file = self.file.clone();
         let mut errs: Vec<(u32, u32, String)> = Vec::new();
         let Some(regs) = p.regs else {
-            self.err(p.line, 1, format!("kernel `{}` has no `.regs` directive (registers per thread)", p.name));
+            if !quiet {
+                self.err(p.line, 1, format!("kernel `{}` has no `.regs` directive (registers per thread)", p.name));
+            }
             return;
         };
         let Some(threads) = p.threads else {
-            self.err(p.line, 1, format!("kernel `{}` has no `.threads` directive (threads per block)", p.name));
+            if !quiet {
+                self.err(p.line, 1, format!("kernel `{}` has no `.threads` directive (threads per block)", p.name));
+            }
             return;
         };
         let shared = p.shared.unwrap_or(0);
         let local = p.local.unwrap_or(0);
         let params = p.params.unwrap_or(0);
         if p.code.is_empty() {
-            self.err(p.line, 1, format!("kernel `{}` has no instructions", p.name));
+            if !quiet {
+                self.err(p.line, 1, format!("kernel `{}` has no instructions", p.name));
+            }
             return;
         }
         let mut code = p.code;
@@ -604,7 +617,7 @@ impl Assembler {
         }
         let last = code.last().unwrap();
         let ends = last.guard.is_none() && matches!(last.op, Op::Exit | Op::Bra { .. });
-        if !ends {
+        if !ends && !quiet {
             let line = *p.lines.last().unwrap();
             errs.push((line, 1, format!("kernel `{}` can run off its end: the last instruction must be `exit` or an unconditional `bra`", p.name)));
         }
