@@ -1,0 +1,70 @@
+//! `LowestFirst`: a registered lowest-index-first arbiter over 16 requests.
+//!
+//! Latency: 1 cycle (the grant for the requests sampled at a rising edge is visible after it).
+//! Handshake: none; `valid` is low when no request was set. Tie-break: the lowest index wins,
+//! which is the rule every mpgpu scheduling table applies when several entries qualify
+//! (ARCHITECTURE.md, Decisions). Parameters: fixed width [`LOWEST_FIRST_WIDTH`] = 16.
+
+use rust_hdl::prelude::*;
+
+/// Number of request lines.
+pub const LOWEST_FIRST_WIDTH: usize = 16;
+/// Bits of the granted index.
+pub const LOWEST_FIRST_INDEX_BITS: usize = 4;
+
+#[derive(Clone, Debug, LogicBlock)]
+pub struct LowestFirst {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// One bit per requester.
+    pub request: Signal<In, Bits<LOWEST_FIRST_WIDTH>>,
+    /// A request was present in the last sampled cycle.
+    pub valid: Signal<Out, Bit>,
+    /// Index of the lowest set request bit in the last sampled cycle.
+    pub index: Signal<Out, Bits<LOWEST_FIRST_INDEX_BITS>>,
+    pick: Signal<Local, Bits<LOWEST_FIRST_INDEX_BITS>>,
+    /// The index constants 0..16 (rust-hdl's generator takes no casts of loop variables).
+    ids: [Constant<Bits<LOWEST_FIRST_INDEX_BITS>>; LOWEST_FIRST_WIDTH],
+    granted_valid: DFF<Bit>,
+    granted_index: DFF<Bits<LOWEST_FIRST_INDEX_BITS>>,
+}
+
+impl Default for LowestFirst {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LowestFirst {
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            request: Default::default(),
+            valid: Default::default(),
+            index: Default::default(),
+            pick: Default::default(),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            granted_valid: Default::default(),
+            granted_index: Default::default(),
+        }
+    }
+}
+
+impl Logic for LowestFirst {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, granted_valid, granted_index);
+        // Scan from the top down so that the lowest set bit is assigned last and wins. (The
+        // Verilog generator needs literal loop bounds: 16 = LOWEST_FIRST_WIDTH.)
+        self.pick.next = 0.into();
+        for i in 0..16 {
+            if self.request.val().get_bit(15 - i) {
+                self.pick.next = self.ids[15 - i].val();
+            }
+        }
+        self.granted_valid.d.next = self.request.val().any();
+        self.granted_index.d.next = self.pick.val();
+        self.valid.next = self.granted_valid.q.val();
+        self.index.next = self.granted_index.q.val();
+    }
+}
