@@ -29,6 +29,14 @@ enum Cmd {
         #[arg(long)]
         disasm: bool,
     },
+    /// Write a block's Verilog to target/verilog/<block>.v.
+    Verilog {
+        /// Block name (`lowest_first`).
+        block: String,
+        /// Output directory.
+        #[arg(long, default_value = "target/verilog")]
+        out: PathBuf,
+    },
     /// Measure simulation speed.
     Bench {
         #[command(subcommand)]
@@ -120,6 +128,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Verilog { block, out } => {
+            let v = mpgpu_rtl::verilog::verilog_for(&block).ok_or_else(|| {
+                anyhow!("unknown block `{block}`; blocks: {}", mpgpu_rtl::verilog::BLOCKS.join(", "))
+            })?;
+            std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+            let path = out.join(format!("{block}.v"));
+            std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))?;
+            println!("wrote {}", path.display());
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Bench { what: BenchCmd::Exec { reps, scale } } => {
             bench_exec(reps, scale)?;
             Ok(ExitCode::SUCCESS)
@@ -159,7 +177,29 @@ fn exec(a: ExecArgs) -> Result<ExitCode> {
         }
         return exec_file(file, &a);
     }
-    let Some(name) = &a.kernel else { bail!("name a library kernel (see `mpgpu kernels`) or give --file FILE.s") };
+    let Some(name) = &a.kernel else {
+        // No kernel named: run the whole library at its default sizes.
+        if a.size.is_some() {
+            bail!("--size needs a kernel name (sizes mean different things per kernel; see `mpgpu kernels`)");
+        }
+        let mut failed = 0;
+        for b in library::library() {
+            let mut prog = b.program(b.default_size, a.seed).map_err(|e| anyhow!(e))?;
+            let mut gpu = FuncGpu::new();
+            let t = Instant::now();
+            let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"))?;
+            print_counts(b.name, b.default_size, a.seed, &counts, t.elapsed().as_secs_f64());
+            match prog.verify(&gpu.mem) {
+                Ok(()) => println!("  PASS"),
+                Err(e) => {
+                    failed += 1;
+                    println!("  FAIL: {e}");
+                }
+            }
+        }
+        println!("{}", if failed == 0 { "all PASS".to_string() } else { format!("{failed} FAILED") });
+        return Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    };
     let bench = find_bench(name)?;
     let size = a.size.unwrap_or(bench.default_size);
     let mut prog = bench.program(size, a.seed).map_err(|e| anyhow!(e))?;

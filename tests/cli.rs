@@ -1,0 +1,102 @@
+//! The command line, end to end.
+
+use std::process::Command;
+
+fn mpgpu(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args).output().expect("run mpgpu");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn kernels_lists_the_library_with_footprints() {
+    let (code, out, _) = mpgpu(&["kernels"]);
+    assert_eq!(code, 0);
+    for b in mpgpu_ref::library::library() {
+        assert!(out.contains(b.name), "{} missing from:\n{out}", b.name);
+    }
+    assert!(out.contains("regs/t") && out.contains("smem/blk") && out.contains("thr/blk"));
+}
+
+#[test]
+fn exec_runs_and_verifies_a_library_kernel() {
+    let (code, out, err) = mpgpu(&["exec", "vecadd", "--size", "3000", "--seed", "5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+    assert!(out.contains("warp-instructions"), "{out}");
+}
+
+#[test]
+fn exec_rejects_unknown_kernels_and_bad_sizes() {
+    let (code, _, err) = mpgpu(&["exec", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown kernel `nosuch`") && err.contains("vecadd"), "{err}");
+    let (code, _, err) = mpgpu(&["exec", "vecadd", "--size", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("vecadd: --size 0"), "{err}");
+}
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn asm_reports_errors_with_file_line_and_column() {
+    let p = temp_file("bad.s", ".kernel k\n.regs 4\n.threads 32\n    add.u32 r1, r2, r7\n    exit\n");
+    let (code, _, err) = mpgpu(&["asm", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.s:4:21: error: register r7 is outside the declared `.regs 4`"), "{err}");
+    let (code, _, err) = mpgpu(&["asm", "/nonexistent/x.s"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read /nonexistent/x.s"), "{err}");
+}
+
+#[test]
+fn asm_disassembles_a_good_file() {
+    let p = temp_file("good.s", ".kernel k\n.regs 4\n.threads 32\nTOP:\n    add.u32 r1, r1, 1\n    setp.lt.u32 p0, r1, 4\n@p0 bra TOP\n    exit\n");
+    let (code, out, _) = mpgpu(&["asm", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("kernel `k`: 4 instructions"), "{out}");
+    let (code, out, _) = mpgpu(&["asm", "--disasm", p.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("@p0 bra TOP") && out.contains("TOP:"), "{out}");
+}
+
+#[test]
+fn exec_file_runs_an_assembly_file_with_a_launch_spec() {
+    let p = temp_file(
+        "scale.s",
+        ".kernel scale\n.regs 6\n.threads 64\n.params 12\n\
+         mov.u32 r0, %ctaid.x\n mad.u32 r0, r0, %ntid.x, %tid.x\n ld.param.u32 r1, [8]\n\
+         setp.ge.u32 p0, r0, r1\n@p0 exit\n shl.b32 r0, r0, 2\n ld.param.u32 r1, [0]\n add.u32 r1, r1, r0\n\
+         ld.global.u32 r2, [r1]\n ld.param.u32 r3, [4]\n mul.u32 r2, r2, r3\n st.global.u32 [r1], r2\n exit\n",
+    );
+    let (code, out, err) = mpgpu(&["exec", "--file", p.to_str().unwrap(), "--grid", "2", "--param", "buf:100=seq", "--param", "3", "--param", "100", "--dump", "4"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0x00000000 0x00000003 0x00000006 0x00000009"), "{out}");
+    // A fault is reported with its location, not a panic.
+    // (the 100-word buffer's page holds 1024 words; thread 1024 is the first past it)
+    let (code, _, err) = mpgpu(&["exec", "--file", p.to_str().unwrap(), "--grid", "20", "--param", "buf:100=seq", "--param", "3", "--param", "5000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("kernel `scale`, block (16,0,0), warp 0, lane 0") && err.contains("unmapped address"), "{err}");
+    let (code, _, err) = mpgpu(&["exec", "--file", p.to_str().unwrap(), "--param", "buf:x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--param #1 `buf:x`"), "{err}");
+}
+
+#[test]
+fn verilog_writes_under_target() {
+    let (code, out, err) = mpgpu(&["verilog", "lowest_first"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("target/verilog/lowest_first.v"), "{out}");
+    let (code, _, err) = mpgpu(&["verilog", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown block `nosuch`"), "{err}");
+}

@@ -1,0 +1,128 @@
+//! The kernel library end to end: every application verifies at two sizes and two seeds, a
+//! corrupted output word is caught, runs are deterministic, and the footprints span the range.
+
+use mpgpu_ref::func::FuncGpu;
+use mpgpu_ref::library::{library, Bench};
+use mpgpu_ref::{assemble, disassemble};
+use std::collections::BTreeSet;
+
+fn run(b: &Bench, size: u32, seed: u64) -> (FuncGpu, Box<dyn mpgpu_ref::Program>, mpgpu_ref::Counts) {
+    let mut p = b.program(size, seed).unwrap_or_else(|e| panic!("{e}"));
+    let mut gpu = FuncGpu::new();
+    let c = gpu.run(p.as_mut()).unwrap_or_else(|e| panic!("{} size {size} seed {seed}: {e}", b.name));
+    (gpu, p, c)
+}
+
+#[test]
+fn every_application_verifies_at_two_sizes_and_two_seeds() {
+    for b in library() {
+        for size in b.test_sizes {
+            for seed in [1, 2] {
+                let (gpu, p, c) = run(&b, size, seed);
+                assert!(c.warp_insts > 0);
+                p.verify(&gpu.mem).unwrap_or_else(|e| panic!("{} size {size} seed {seed}: {e}", b.name));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_corrupted_output_word_is_reported() {
+    for b in library() {
+        let size = b.test_sizes[0];
+        let (mut gpu, p, _) = run(&b, size, 7);
+        let out = &p.outputs()[0];
+        let n = out.expected.len();
+        assert!(n > 0, "{}: empty output", b.name);
+        let idx = n / 2;
+        let addr = out.addr + 4 * idx as u32;
+        let w = gpu.mem.read(addr).unwrap();
+        // Flip a high bit: a large change for integers and floats alike.
+        gpu.mem.write(addr, w ^ 0x4000_0000).unwrap();
+        let e = p.verify(&gpu.mem).expect_err("corruption not detected");
+        assert_eq!(e.output, out.name, "{}", b.name);
+        assert_eq!(e.index, idx, "{}: {e}", b.name);
+        assert_eq!(e.mismatches, 1, "{}: {e}", b.name);
+    }
+}
+
+#[test]
+fn same_seed_same_results_bit_for_bit() {
+    for b in library() {
+        let size = b.test_sizes[1];
+        let (g1, _, c1) = run(&b, size, 11);
+        let (g2, _, c2) = run(&b, size, 11);
+        assert_eq!(c1, c2, "{}: counts differ between identical runs", b.name);
+        assert!(g1.mem == g2.mem, "{}: memory differs between identical runs", b.name);
+        let (g3, _, _) = run(&b, size, 12);
+        assert!(g1.mem != g3.mem, "{}: a different seed gave identical memory", b.name);
+    }
+}
+
+#[test]
+fn bad_sizes_are_refused_with_a_message() {
+    for b in library() {
+        let e = b.program(0, 1).err().unwrap_or_else(|| panic!("{}: size 0 accepted", b.name));
+        assert!(e.contains(b.name) && e.contains("--size 0"), "{e}");
+    }
+}
+
+#[test]
+fn library_sources_round_trip_through_the_disassembler() {
+    for b in library() {
+        let ks = b.kernels().unwrap();
+        for k in &ks.0 {
+            let text = disassemble(k);
+            let again = assemble("again.s", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert!(again[0].same_program(k), "{}: round trip differs", k.name);
+        }
+    }
+}
+
+/// The thesis's occupancy rule on a GTX480-like SM (1536 threads, 32768 registers, 8 blocks,
+/// 48 KB shared), returning the limiting resource of each kernel.
+fn limiter(regs: u32, smem: u32, threads: u32) -> &'static str {
+    let by = [
+        ("blocks", 8),
+        ("threads", 1536 / threads),
+        ("registers", 32768 / (regs * threads).max(1)),
+        ("shared", if smem == 0 { u32::MAX } else { 49152 / smem }),
+    ];
+    let min = by.iter().map(|b| b.1).min().unwrap();
+    // Ties go to the first resource in this order.
+    by.iter().find(|b| b.1 == min).unwrap().0
+}
+
+#[test]
+fn footprints_span_the_range_and_phases_are_present() {
+    let lib = library();
+    assert!(lib.len() >= 11, "the library has {} applications, expected at least 11", lib.len());
+    let mut limits = BTreeSet::new();
+    let mut with_phases = 0;
+    let (mut regs, mut smem, mut threads) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for b in &lib {
+        let ks = b.kernels().unwrap();
+        let mut big_change = false;
+        for k in &ks.0 {
+            limits.insert(limiter(k.regs, k.shared_bytes, k.threads));
+            regs.insert(k.regs);
+            smem.insert(k.shared_bytes);
+            threads.insert(k.threads);
+            let ph = k.phases();
+            for w in ph.windows(2) {
+                let (r0, s0) = (w[0].1 as f64, w[0].2 as f64);
+                let (r1, s1) = (w[1].1 as f64, w[1].2 as f64);
+                let rel = |a: f64, b: f64| if a.max(b) == 0.0 { 0.0 } else { (a - b).abs() / a.max(b) };
+                if rel(r0, r1) >= 0.25 || rel(s0, s1) >= 0.25 {
+                    big_change = true;
+                }
+            }
+        }
+        with_phases += big_change as u32;
+    }
+    assert!(limits.len() >= 3, "occupancy limited by only {limits:?}");
+    assert!(with_phases >= 3, "only {with_phases} applications change phase by 25% or more");
+    assert!(regs.iter().max().unwrap() / regs.iter().min().unwrap() >= 4, "register range {regs:?}");
+    assert!(*smem.iter().max().unwrap() >= 8192, "shared range {smem:?}");
+    assert!(threads.len() >= 3, "thread range {threads:?}");
+}
