@@ -1,6 +1,7 @@
 //! mpgpu-rtl: synthesizable rust-hdl blocks. Depends on mpgpu-spec (widths, parameters), never
 //! on the reference model. Every block has a Verilog generation and yosys check in the tests.
 
+pub mod check;
 pub mod lowest_first;
 pub mod verilog;
 

@@ -50,4 +50,14 @@ fn lowest_first_synthesizes() {
     let v = verilog_for("lowest_first").unwrap();
     assert!(v.contains("module top"));
     yosys_validate("mpgpu_lowest_first", &v).unwrap_or_else(|e| panic!("yosys rejected lowest_first: {e:?}"));
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("lowest_first"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn the_verilog_check_rejects_a_latch() {
+    // Proof that the check can fail: a combinational always block that does not assign its
+    // output on every path infers a latch, which yosys's `check -assert` refuses.
+    let latch = "module top(input wire en, input wire d, output reg q);\n always @(*) begin if (en) q = d; end\nendmodule\n";
+    let e = mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("latch_negative"), latch).unwrap_err();
+    assert!(e.contains("yosys failed"), "{e}");
 }

@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod library;
 pub mod mem;
 pub mod program;
+pub mod units;
 
 pub use asm::{assemble, assemble_one, disassemble, AsmError, AsmErrors};
 pub use func::{Counts, ExecError, FuncGpu, Launch};

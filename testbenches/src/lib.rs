@@ -1,1 +1,7 @@
-pub fn placeholder() {}
+//! mpgpu-tb: the only crate that knows both the reference model and the RTL: RTL adapters,
+//! lockstep co-simulation and testbenches.
+
+pub mod lockstep;
+pub mod lowest_first;
+
+pub use lockstep::{Lockstep, Mismatch};

@@ -4,5 +4,6 @@
 
 pub mod isa;
 pub mod unit;
+pub mod units;
 
 pub use unit::Unit;

@@ -1,0 +1,3 @@
+//! The cycle interfaces (In/Out) of the RTL-backed units, one module per block.
+
+pub mod lowest_first;

@@ -1,0 +1,3 @@
+//! Units of the model that have an RTL counterpart, each behind [`mpgpu_spec::Unit`].
+
+pub mod lowest_first;

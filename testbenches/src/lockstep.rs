@@ -1,0 +1,107 @@
+//! Lockstep co-simulation of two implementations of one [`Unit`]: the reference model and the
+//! RTL (through an adapter). Both get the same inputs every cycle; their outputs are compared
+//! field by field; the first mismatch is reported with the cycle, the differing fields and the
+//! last cycles of both sides. The RTL's outputs are what the caller feeds back to the rest of
+//! the system ("RTL in the loop").
+
+use mpgpu_spec::Unit;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// One field that differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldDiff {
+    pub field: String,
+    pub model: String,
+    pub rtl: String,
+}
+
+/// The first cycle where the two sides disagreed.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub cycle: u64,
+    pub diffs: Vec<FieldDiff>,
+    /// (cycle, inputs, model outputs, RTL outputs), oldest first, ending with the mismatch.
+    pub history: Vec<(u64, String, String, String)>,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "mismatch at cycle {}:", self.cycle)?;
+        for d in &self.diffs {
+            writeln!(f, "  {}: model {} rtl {}", d.field, d.model, d.rtl)?;
+        }
+        writeln!(f, "last {} cycles (cycle | inputs | model | rtl):", self.history.len())?;
+        for (c, i, m, r) in &self.history {
+            writeln!(f, "  {c:>8} | {i} | {m} | {r}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Field-by-field differences of two serializable values (nested fields joined with `.`).
+pub fn diff<T: Serialize>(model: &T, rtl: &T) -> Vec<FieldDiff> {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<FieldDiff>) {
+        use serde_json::Value::*;
+        match (a, b) {
+            (Object(x), Object(y)) => {
+                for (k, va) in x {
+                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    walk(&p, va, y.get(k).unwrap_or(&Null), out);
+                }
+            }
+            (Array(x), Array(y)) if x.len() == y.len() => {
+                for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                    walk(&format!("{path}[{i}]"), va, vb, out);
+                }
+            }
+            _ if a != b => out.push(FieldDiff { field: path.to_string(), model: a.to_string(), rtl: b.to_string() }),
+            _ => {}
+        }
+    }
+    let (a, b) = (serde_json::to_value(model).unwrap(), serde_json::to_value(rtl).unwrap());
+    let mut out = Vec::new();
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// A model and an RTL adapter run in lockstep.
+pub struct Lockstep<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
+    pub model: M,
+    pub rtl: R,
+    pub cycle: u64,
+    depth: usize,
+    history: VecDeque<(u64, String, String, String)>,
+}
+
+impl<M, R> Lockstep<M, R>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+    M::In: Serialize,
+    M::Out: Serialize,
+{
+    /// `depth`: how many past cycles a mismatch report shows.
+    pub fn new(model: M, rtl: R, depth: usize) -> Self {
+        Lockstep { model, rtl, cycle: 0, depth, history: VecDeque::with_capacity(depth + 1) }
+    }
+
+    /// One cycle: both sides see `i`, outputs are compared, both are clocked. Returns the RTL's
+    /// outputs, or the first mismatch.
+    pub fn step(&mut self, i: &M::In) -> Result<M::Out, Box<Mismatch>> {
+        let m = self.model.outputs(i);
+        let r = self.rtl.outputs(i);
+        if self.history.len() == self.depth {
+            self.history.pop_front();
+        }
+        self.history.push_back((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
+        if m != r {
+            return Err(Box::new(Mismatch { cycle: self.cycle, diffs: diff(&m, &r), history: self.history.iter().cloned().collect() }));
+        }
+        self.model.clock(i);
+        self.rtl.clock(i);
+        self.cycle += 1;
+        Ok(r)
+    }
+}
