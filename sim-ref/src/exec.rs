@@ -81,6 +81,20 @@ impl Warp {
         }
     }
 
+    /// Becomes a copy of `fresh` without allocating (the buffers are reused).
+    pub fn reset_from(&mut self, fresh: &Warp) {
+        self.id = fresh.id;
+        self.nregs = fresh.nregs;
+        self.regs.clone_from(&fresh.regs);
+        self.preds = fresh.preds;
+        self.stack.clone_from(&fresh.stack);
+        self.valid = fresh.valid;
+        self.exited = fresh.exited;
+        self.local.clone_from(&fresh.local);
+        self.tid = fresh.tid;
+        self.state = fresh.state;
+    }
+
     /// The pc of the next instruction, if the warp has not finished.
     pub fn pc(&self) -> Option<u32> {
         self.stack.last().map(|e| e.pc)

@@ -147,7 +147,9 @@ impl FuncGpu {
         for b in 0..l.num_blocks() {
             let ctaid = l.block_coords(b);
             shared.fill(0);
-            warps.clone_from_slice(&fresh);
+            for (w, f) in warps.iter_mut().zip(&fresh) {
+                w.reset_from(f);
+            }
             let mut ctx = BlockCtx {
                 kernel: k,
                 params: &l.params,

@@ -3,6 +3,7 @@
 //! against it. Never depends on rust-hdl.
 
 pub mod asm;
+pub mod config;
 pub mod exec;
 pub mod func;
 pub mod kernel;

@@ -7,6 +7,16 @@ use crate::kernel::Kernel;
 use crate::program::Program;
 use std::sync::Arc;
 
+mod bfs;
+mod cutcp;
+mod mriq;
+mod sad;
+mod histo;
+mod lbm;
+mod spmv;
+mod stencil;
+mod reduction;
+mod sgemm;
 mod vecadd;
 
 /// The assembled kernels of one application.
@@ -54,7 +64,7 @@ impl Bench {
 
 /// Every application in the library.
 pub fn library() -> Vec<Bench> {
-    vec![vecadd::BENCH]
+    vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH]
 }
 
 /// The application called `name`.

@@ -1,0 +1,420 @@
+//! GPU configurations: TOML files (serde), validated with errors that name the field and the
+//! legal range, and presets for the source papers' machines (`sim-ref/configs/*.toml`).
+//!
+//! Every number a paper gives is taken from it (the preset files say where from); numbers no
+//! paper gives use the defaults below, which follow GPGPU-Sim's GTX480 configuration where one
+//! exists. `docs/configs.md` lists the presets side by side.
+
+use crate::kernel::Footprint;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// Warp scheduling policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedPolicy {
+    /// Greedy-then-oldest: keep issuing from the same warp until it stalls, then the oldest ready.
+    Gto,
+    /// Loose round-robin: the next ready warp after the last one issued.
+    Lrr,
+}
+
+/// One group of identical SMs (HeteroCore has a big and a small group).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmConfig {
+    /// Number of SMs of this kind.
+    pub count: u32,
+    /// Thread slots.
+    pub threads: u32,
+    /// Warp slots.
+    pub warps: u32,
+    /// 32-bit registers.
+    pub registers: u32,
+    /// Thread-block slots.
+    pub blocks: u32,
+    /// Shared memory (the largest configuration), bytes.
+    pub shared_bytes: u32,
+    /// Shared-memory configurations the SM can be set to, ascending; the SM takes the smallest
+    /// that holds one block of the kernel (the K20c rule). Empty: always `shared_bytes`.
+    #[serde(default)]
+    pub shared_configs: Vec<u32>,
+    /// Warp schedulers, each issuing at most one warp-instruction per cycle.
+    #[serde(default = "d_schedulers")]
+    pub schedulers: u32,
+    #[serde(default = "d_policy")]
+    pub scheduler: SchedPolicy,
+    /// Registers per thread are rounded up to a multiple of this for allocation (GPGPU-Sim: 4;
+    /// the thesis's K20c rule: 1). Registers are allocated for whole warps.
+    #[serde(default = "d_reg_round")]
+    pub reg_round: u32,
+    /// Instruction-buffer entries per warp (decoded instructions waiting to issue).
+    #[serde(default = "d_ibuffer")]
+    pub ibuffer: u32,
+    /// ALU: latency in cycles (issue to result) and cycles between two issues to one ALU.
+    /// There is one ALU pipeline per scheduler.
+    #[serde(default = "d_alu_latency")]
+    pub alu_latency: u32,
+    #[serde(default = "d_one")]
+    pub alu_interval: u32,
+    /// SFU: one per SM.
+    #[serde(default = "d_sfu_latency")]
+    pub sfu_latency: u32,
+    #[serde(default = "d_sfu_interval")]
+    pub sfu_interval: u32,
+    /// Shared memory: latency without bank conflicts, and the number of banks (4-byte words).
+    #[serde(default = "d_shared_latency")]
+    pub shared_latency: u32,
+    #[serde(default = "d_banks")]
+    pub shared_banks: u32,
+    /// L1 data cache.
+    #[serde(default = "d_l1_bytes")]
+    pub l1_bytes: u32,
+    #[serde(default = "d_l1_assoc")]
+    pub l1_assoc: u32,
+    #[serde(default = "d_line")]
+    pub l1_line: u32,
+    #[serde(default = "d_l1_mshrs")]
+    pub l1_mshrs: u32,
+    #[serde(default = "d_l1_latency")]
+    pub l1_latency: u32,
+    /// L1 TLB entries and hit latency (the TLB always hits in this model for now).
+    #[serde(default = "d_l1_tlb")]
+    pub l1_tlb_entries: u32,
+    #[serde(default = "d_one")]
+    pub l1_tlb_latency: u32,
+}
+
+/// The memory system shared by all SMs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemConfig {
+    /// DRAM channels (memory partitions), each with one L2 slice.
+    pub channels: u32,
+    /// Total DRAM bandwidth in GB/s (10^9 bytes per second).
+    pub dram_bandwidth_gbs: f64,
+    /// DRAM access latency in core cycles (after the request reaches the channel's head).
+    #[serde(default = "d_dram_latency")]
+    pub dram_latency: u32,
+    /// L2 slice per channel.
+    #[serde(default = "d_l2_bytes")]
+    pub l2_bytes_per_channel: u32,
+    #[serde(default = "d_l2_assoc")]
+    pub l2_assoc: u32,
+    #[serde(default = "d_l2_latency")]
+    pub l2_latency: u32,
+    /// Interconnect: one-way latency in cycles, and bytes per cycle each SM can inject or take.
+    #[serde(default = "d_icnt_latency")]
+    pub icnt_latency: u32,
+    #[serde(default = "d_icnt_bytes")]
+    pub icnt_bytes_per_cycle: u32,
+    /// L2 TLB entries and page-walk latency (always hits for now).
+    #[serde(default = "d_l2_tlb")]
+    pub l2_tlb_entries: u32,
+    #[serde(default = "d_walk")]
+    pub page_walk_latency: u32,
+}
+
+/// A whole GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Core clock in MHz (the unit of every cycle count).
+    pub core_clock_mhz: f64,
+    /// SM groups, in SM-number order.
+    pub sm: Vec<SmConfig>,
+    pub memory: MemConfig,
+}
+
+fn d_schedulers() -> u32 {
+    2
+}
+fn d_policy() -> SchedPolicy {
+    SchedPolicy::Gto
+}
+fn d_reg_round() -> u32 {
+    4
+}
+fn d_ibuffer() -> u32 {
+    2
+}
+fn d_alu_latency() -> u32 {
+    4
+}
+fn d_one() -> u32 {
+    1
+}
+fn d_sfu_latency() -> u32 {
+    20
+}
+fn d_sfu_interval() -> u32 {
+    4
+}
+fn d_shared_latency() -> u32 {
+    24
+}
+fn d_banks() -> u32 {
+    32
+}
+fn d_l1_bytes() -> u32 {
+    16384
+}
+fn d_l1_assoc() -> u32 {
+    4
+}
+fn d_line() -> u32 {
+    128
+}
+fn d_l1_mshrs() -> u32 {
+    32
+}
+fn d_l1_latency() -> u32 {
+    28
+}
+fn d_l1_tlb() -> u32 {
+    32
+}
+fn d_dram_latency() -> u32 {
+    200
+}
+fn d_l2_bytes() -> u32 {
+    131072
+}
+fn d_l2_assoc() -> u32 {
+    8
+}
+fn d_l2_latency() -> u32 {
+    70
+}
+fn d_icnt_latency() -> u32 {
+    8
+}
+fn d_icnt_bytes() -> u32 {
+    32
+}
+fn d_l2_tlb() -> u32 {
+    1024
+}
+fn d_walk() -> u32 {
+    500
+}
+
+/// A configuration error: the file (if any), the field and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub msg: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "config {}: {}", self.file, self.msg)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The preset names and their TOML text.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("gtx480", include_str!("../configs/gtx480.toml")),
+    ("fermi15", include_str!("../configs/fermi15.toml")),
+    ("k20c", include_str!("../configs/k20c.toml")),
+    ("thesis16", include_str!("../configs/thesis16.toml")),
+    ("heterocore", include_str!("../configs/heterocore.toml")),
+];
+
+/// Which resource limits a kernel's blocks per SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Limiter {
+    Blocks,
+    Threads,
+    Warps,
+    Registers,
+    Shared,
+}
+
+/// Blocks of one kernel an SM can hold, by the occupancy rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Occupancy {
+    pub blocks: u32,
+    pub limiter: Limiter,
+    /// Shared-memory configuration the SM is set to for this kernel.
+    pub shared_config: u32,
+}
+
+impl SmConfig {
+    /// Registers one block of the kernel takes: registers per thread rounded up to `reg_round`,
+    /// for every thread of its warps.
+    pub fn block_registers(&self, f: &Footprint) -> u32 {
+        let warps = f.threads_per_block.div_ceil(32);
+        f.regs_per_thread.div_ceil(self.reg_round) * self.reg_round * warps * 32
+    }
+
+    /// The shared-memory configuration for a kernel using `per_block` bytes per block.
+    pub fn shared_config_for(&self, per_block: u32) -> u32 {
+        self.shared_configs.iter().copied().find(|&c| c >= per_block).unwrap_or(self.shared_bytes)
+    }
+
+    /// The occupancy rule: blocks per SM = the minimum over every resource of what it holds
+    /// (ties are reported in the order blocks, threads, warps, registers, shared).
+    pub fn occupancy(&self, f: &Footprint) -> Occupancy {
+        let warps = f.threads_per_block.div_ceil(32);
+        let shared_config = self.shared_config_for(f.shared_per_block);
+        let regs = self.block_registers(f);
+        let limits = [
+            (Limiter::Blocks, self.blocks),
+            (Limiter::Threads, self.threads / (warps * 32).max(1)),
+            (Limiter::Warps, self.warps / warps.max(1)),
+            (Limiter::Registers, if regs == 0 { u32::MAX } else { self.registers / regs }),
+            (Limiter::Shared, if f.shared_per_block == 0 { u32::MAX } else { shared_config / f.shared_per_block }),
+        ];
+        let (limiter, blocks) = limits.iter().copied().min_by_key(|l| l.1).unwrap();
+        Occupancy { blocks, limiter, shared_config }
+    }
+}
+
+impl GpuConfig {
+    /// A preset by name.
+    pub fn preset(name: &str) -> Option<GpuConfig> {
+        PRESETS.iter().find(|p| p.0 == name).map(|p| {
+            let c = GpuConfig::parse(&format!("preset {name}"), p.1).unwrap_or_else(|e| panic!("built-in preset is invalid: {e}"));
+            c
+        })
+    }
+
+    /// A preset name, or else a TOML file path.
+    pub fn from_arg(arg: &str) -> Result<GpuConfig, ConfigError> {
+        match GpuConfig::preset(arg) {
+            Some(c) => Ok(c),
+            None if arg.ends_with(".toml") || Path::new(arg).exists() => GpuConfig::load(Path::new(arg)),
+            None => Err(ConfigError {
+                file: arg.into(),
+                msg: format!(
+                    "no such preset or file (presets: {})",
+                    PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                ),
+            }),
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<GpuConfig, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError { file: file.clone(), msg: format!("cannot read: {e}") })?;
+        GpuConfig::parse(&file, &text)
+    }
+
+    /// Parses and validates TOML text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<GpuConfig, ConfigError> {
+        let c: GpuConfig = toml::from_str(text).map_err(|e| ConfigError { file: file.into(), msg: e.to_string().trim_end().to_string() })?;
+        c.validate().map_err(|msg| ConfigError { file: file.into(), msg })?;
+        Ok(c)
+    }
+
+    /// Total number of SMs.
+    pub fn num_sms(&self) -> u32 {
+        self.sm.iter().map(|g| g.count).sum()
+    }
+
+    /// The configuration of SM number `sm`.
+    pub fn sm_config(&self, sm: u32) -> &SmConfig {
+        let mut n = sm;
+        for g in &self.sm {
+            if n < g.count {
+                return g;
+            }
+            n -= g.count;
+        }
+        panic!("SM {sm} out of range")
+    }
+
+    /// DRAM bytes per core cycle, over all channels.
+    pub fn dram_bytes_per_cycle(&self) -> f64 {
+        self.memory.dram_bandwidth_gbs * 1e9 / (self.core_clock_mhz * 1e6)
+    }
+
+    /// Checks every field against its legal range; the message names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        fn range(field: &str, v: u64, lo: u64, hi: u64) -> Result<(), String> {
+            if v < lo || v > hi {
+                Err(format!("field `{field}`: {v} is out of range (expected {lo}..={hi})"))
+            } else {
+                Ok(())
+            }
+        }
+        fn pow2(field: &str, v: u32) -> Result<(), String> {
+            if v.is_power_of_two() {
+                Ok(())
+            } else {
+                Err(format!("field `{field}`: {v} must be a power of two"))
+            }
+        }
+        if self.name.trim().is_empty() {
+            return Err("field `name`: must not be empty".into());
+        }
+        if !(self.core_clock_mhz.is_finite() && (10.0..=10000.0).contains(&self.core_clock_mhz)) {
+            return Err(format!("field `core_clock_mhz`: {} is out of range (expected 10..=10000)", self.core_clock_mhz));
+        }
+        if self.sm.is_empty() {
+            return Err("field `sm`: at least one [[sm]] group is needed".into());
+        }
+        range("sm (total SM count)", self.num_sms() as u64, 1, 256)?;
+        for (i, s) in self.sm.iter().enumerate() {
+            let f = |n: &str| format!("sm[{i}].{n}");
+            range(&f("count"), s.count as u64, 1, 256)?;
+            range(&f("warps"), s.warps as u64, 1, 256)?;
+            range(&f("threads"), s.threads as u64, 32, 32 * s.warps as u64)?;
+            range(&f("registers"), s.registers as u64, 1024, 1 << 20)?;
+            range(&f("blocks"), s.blocks as u64, 1, 64)?;
+            range(&f("shared_bytes"), s.shared_bytes as u64, 0, 1 << 20)?;
+            for (j, &c) in s.shared_configs.iter().enumerate() {
+                range(&f(&format!("shared_configs[{j}]")), c as u64, 1, s.shared_bytes as u64)?;
+                if j > 0 && c <= s.shared_configs[j - 1] {
+                    return Err(format!("field `{}`: configurations must be ascending", f("shared_configs")));
+                }
+            }
+            range(&f("schedulers"), s.schedulers as u64, 1, 8)?;
+            range(&f("reg_round"), s.reg_round as u64, 1, 64)?;
+            range(&f("ibuffer"), s.ibuffer as u64, 1, 16)?;
+            range(&f("alu_latency"), s.alu_latency as u64, 1, 1000)?;
+            range(&f("alu_interval"), s.alu_interval as u64, 1, 64)?;
+            range(&f("sfu_latency"), s.sfu_latency as u64, 1, 1000)?;
+            range(&f("sfu_interval"), s.sfu_interval as u64, 1, 64)?;
+            range(&f("shared_latency"), s.shared_latency as u64, 1, 1000)?;
+            range(&f("shared_banks"), s.shared_banks as u64, 1, 64)?;
+            pow2(&f("shared_banks"), s.shared_banks)?;
+            range(&f("l1_line"), s.l1_line as u64, 32, 1024)?;
+            pow2(&f("l1_line"), s.l1_line)?;
+            range(&f("l1_assoc"), s.l1_assoc as u64, 1, 64)?;
+            range(&f("l1_bytes"), s.l1_bytes as u64, (s.l1_line * s.l1_assoc) as u64, 1 << 24)?;
+            pow2(&f("l1_bytes / (l1_line * l1_assoc) (the number of sets)"), s.l1_bytes / (s.l1_line * s.l1_assoc))?;
+            range(&f("l1_mshrs"), s.l1_mshrs as u64, 1, 1024)?;
+            range(&f("l1_latency"), s.l1_latency as u64, 1, 1000)?;
+            range(&f("l1_tlb_entries"), s.l1_tlb_entries as u64, 1, 1 << 16)?;
+            range(&f("l1_tlb_latency"), s.l1_tlb_latency as u64, 0, 1000)?;
+        }
+        let m = &self.memory;
+        range("memory.channels", m.channels as u64, 1, 64)?;
+        if !(m.dram_bandwidth_gbs.is_finite() && m.dram_bandwidth_gbs > 0.0 && m.dram_bandwidth_gbs <= 100_000.0) {
+            return Err(format!("field `memory.dram_bandwidth_gbs`: {} is out of range (expected a number in (0, 100000])", m.dram_bandwidth_gbs));
+        }
+        range("memory.dram_latency", m.dram_latency as u64, 1, 100_000)?;
+        range("memory.l2_assoc", m.l2_assoc as u64, 1, 64)?;
+        let line = self.sm[0].l1_line;
+        range("memory.l2_bytes_per_channel", m.l2_bytes_per_channel as u64, (line * m.l2_assoc) as u64, 1 << 28)?;
+        pow2("memory.l2_bytes_per_channel / (line * l2_assoc) (the number of sets)", m.l2_bytes_per_channel / (line * m.l2_assoc))?;
+        range("memory.l2_latency", m.l2_latency as u64, 1, 10_000)?;
+        range("memory.icnt_latency", m.icnt_latency as u64, 0, 10_000)?;
+        range("memory.icnt_bytes_per_cycle", m.icnt_bytes_per_cycle as u64, 1, 4096)?;
+        range("memory.l2_tlb_entries", m.l2_tlb_entries as u64, 1, 1 << 20)?;
+        range("memory.page_walk_latency", m.page_walk_latency as u64, 0, 1_000_000)?;
+        if self.sm.iter().any(|s| s.l1_line != line) {
+            return Err("field `sm[*].l1_line`: every SM group must use the same line size".into());
+        }
+        Ok(())
+    }
+}
