@@ -4,7 +4,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use mpgpu_ref::func::{Counts, FuncGpu, Launch};
 use mpgpu_ref::library::{self, Bench};
+use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::program::rng;
+use mpgpu_ref::timing::metrics::{metrics, Metrics};
+use mpgpu_ref::timing::{run_workload, RunLimits, RunResult};
+use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -29,6 +33,11 @@ enum Cmd {
         #[arg(long)]
         disasm: bool,
     },
+    /// List the GPU configuration presets.
+    Configs,
+    /// Run a multiprogrammed workload on the cycle-level GPU model; with no workload, the
+    /// embedded default. Each process also runs alone for the metrics (NTT, ANTT, STP, fairness).
+    Run(RunArgs),
     /// Write a block's Verilog to target/verilog/<block>.v.
     Verilog {
         /// Block name (`lowest_first`).
@@ -46,6 +55,16 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
+    /// Timing-model speed on a workload (default: the embedded one on gtx480), with scaling
+    /// over the number of SMs and the workload length.
+    Run {
+        workload: Option<PathBuf>,
+        #[arg(long, default_value = "gtx480")]
+        config: String,
+        /// Also measure how run time grows with the number of SMs (1..64) and the workload length.
+        #[arg(long)]
+        scaling: bool,
+    },
     /// Functional execution speed over the whole library, in warp-instructions per second.
     Exec {
         /// Repetitions per application (the best is kept).
@@ -55,6 +74,24 @@ enum BenchCmd {
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
     },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Workload TOML file (see workloads/); the embedded default when absent.
+    workload: Option<PathBuf>,
+    /// A preset name (see `mpgpu configs`) or a TOML file.
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Stop with a report if the workload has not finished by this cycle.
+    #[arg(long)]
+    max_cycles: Option<u64>,
+    /// Skip the alone runs (no NTT/ANTT/STP/fairness).
+    #[arg(long)]
+    no_alone: bool,
 }
 
 #[derive(clap::Args)]
@@ -126,6 +163,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     );
                 }
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Configs => {
+            println!("{:<11} {:>4} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>8}  {}", "preset", "SMs", "MHz", "threads", "regs", "blocks", "smem", "sched", "DRAM GB/s", "description");
+            for (name, _) in mpgpu_ref::config::PRESETS {
+                let c = mpgpu_ref::config::GpuConfig::preset(name).unwrap();
+                for (i, g) in c.sm.iter().enumerate() {
+                    println!(
+                        "{:<11} {:>4} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>8}  {}",
+                        if i == 0 { name } else { "" },
+                        g.count,
+                        if i == 0 { format!("{}", c.core_clock_mhz) } else { String::new() },
+                        g.threads,
+                        g.registers,
+                        g.blocks,
+                        g.shared_bytes,
+                        format!("{}x{:?}", g.schedulers, g.scheduler).to_lowercase(),
+                        if i == 0 { format!("{}", c.memory.dram_bandwidth_gbs) } else { String::new() },
+                        if i == 0 { c.description.as_str() } else { "" }
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Run(a) => run_cmd(a),
+        Cmd::Bench { what: BenchCmd::Run { workload, config, scaling } } => {
+            bench_run(workload, &config, scaling)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Verilog { block, out } => {
@@ -348,5 +412,145 @@ fn bench_exec(reps: u32, scale: f64) -> Result<()> {
     let mean = rates.iter().sum::<f64>() / rates.len() as f64;
     println!("mean of per-application rates: {:.2} M warp-inst/s", mean / 1e6);
     println!("aggregate (all instructions / all time): {:.2} M warp-inst/s", total_insts as f64 / total_secs / 1e6);
+    Ok(())
+}
+
+fn load_workload(path: &Option<PathBuf>) -> Result<Workload> {
+    match path {
+        Some(p) => Workload::load(p).map_err(|e| anyhow!("{e}")),
+        None => Ok(Workload::default_workload()),
+    }
+}
+
+fn progress_bar(label: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(1);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} programs, {msg} ({elapsed})")
+            .unwrap()
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+fn simulate(cfg: &GpuConfig, w: &Workload, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
+    let pb = progress_bar(label);
+    let t = Instant::now();
+    let r = run_workload(cfg, w, limits, &mut |cycle, done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+        pb.set_message(format!("cycle {cycle}"));
+    });
+    pb.finish_and_clear();
+    let secs = t.elapsed().as_secs_f64();
+    r.map(|r| (r, secs)).map_err(|e| anyhow!("{label}: {e}"))
+}
+
+fn run_cmd(a: RunArgs) -> Result<ExitCode> {
+    let w = load_workload(&a.workload)?;
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    println!("workload: {}", w.description);
+    println!("config:   {} ({} SMs at {} MHz, {} GB/s), dispatcher fcfs", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
+    let (shared, secs) = simulate(&cfg, &w, limits, "shared")?;
+    let mut alone = Vec::new();
+    if !a.no_alone && w.processes.len() > 1 {
+        for p in &w.processes {
+            let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
+            alone.push(simulate(&cfg, &solo, limits, &p.name)?.0);
+        }
+    } else if !a.no_alone {
+        alone.push(shared.clone());
+    }
+    let m = (!alone.is_empty()).then(|| metrics(&shared, &alone));
+    print_result(&shared, m.as_ref(), secs);
+    if let Some(path) = &a.json {
+        let j = serde_json::json!({ "workload": w.description, "run": shared, "metrics": m, "alone": alone });
+        std::fs::write(path, serde_json::to_string_pretty(&j)?).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    let ok = shared.processes.iter().all(|p| p.verified);
+    println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
+    println!(
+        "cycles {}  warp-insts {}  thread-insts {}  IPC {:.2}  occupancy {:.1}%  DRAM {:.1} B/cycle ({:.1}% of peak)  L1 hit {:.1}%  L2 hit {:.1}%",
+        r.cycles,
+        r.warp_insts,
+        r.thread_insts,
+        r.ipc,
+        100.0 * r.occupancy,
+        r.dram_bytes_per_cycle,
+        100.0 * r.dram_utilisation,
+        100.0 * r.sm.l1_hits as f64 / (r.sm.l1_hits + r.sm.l1_misses).max(1) as f64,
+        100.0 * r.mem.l2_hits as f64 / (r.mem.l2_hits + r.mem.l2_misses).max(1) as f64
+    );
+    println!("simulated in {:.2} s: {:.2} M warp-inst/s, {:.0} K cycles/s", secs, r.warp_insts as f64 / secs / 1e6, r.cycles as f64 / secs / 1e3);
+    println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
+    for (i, p) in r.processes.iter().enumerate() {
+        let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));
+        let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
+        println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", p.name, p.arrival, p.turnaround, alone, ntt, p.launches, out);
+    }
+    if let Some(m) = m {
+        println!("ANTT {:.3}  STP {:.3}  fairness {:.3}", m.antt, m.stp, m.fairness);
+    }
+    let total: u64 = r.stalls.iter().map(|s| s.1).sum::<u64>().max(1);
+    let parts: Vec<String> = r.stalls.iter().map(|(n, v)| format!("{n} {:.1}%", 100.0 * *v as f64 / total as f64)).collect();
+    println!("scheduler cycles: {}", parts.join(", "));
+    println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", "launch of", "kernel", "blocks", "ready", "start", "end");
+    for l in &r.launches {
+        println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", l.process, l.kernel, l.blocks, l.ready, l.start, l.end);
+    }
+}
+
+fn bench_run(workload: Option<PathBuf>, config: &str, scaling: bool) -> Result<()> {
+    let w = load_workload(&workload)?;
+    let cfg = GpuConfig::from_arg(config).map_err(|e| anyhow!("{e}"))?;
+    let limits = RunLimits::default();
+    let measure = |cfg: &GpuConfig, w: &Workload| -> Result<(RunResult, f64)> {
+        // Best of 3 wall-clock times of the same deterministic run.
+        let mut best = None;
+        for _ in 0..3 {
+            let (r, s) = simulate(cfg, w, limits, "bench")?;
+            if best.as_ref().is_none_or(|(_, b): &(RunResult, f64)| s < *b) {
+                best = Some((r, s));
+            }
+        }
+        Ok(best.unwrap())
+    };
+    let (r, s) = measure(&cfg, &w)?;
+    println!("timing model, single-threaded, best of 3: {} on {} ({} SMs)", w.description, cfg.name, cfg.num_sms());
+    println!(
+        "{} cycles, {} warp-insts in {:.3} s: {:.3} M warp-inst/s, {:.1} K cycles/s",
+        r.cycles,
+        r.warp_insts,
+        s,
+        r.warp_insts as f64 / s / 1e6,
+        r.cycles as f64 / s / 1e3
+    );
+    if scaling {
+        println!("\nscaling with the number of SMs (one SM group of {}, same workload):", cfg.name);
+        println!("{:>5} {:>12} {:>14} {:>10} {:>14} {:>12}", "SMs", "cycles", "warp-insts", "seconds", "M warp-inst/s", "us/SM-cycle");
+        for n in [1u32, 2, 4, 8, 16, 32, 64] {
+            let mut c = cfg.clone();
+            c.sm.truncate(1);
+            c.sm[0].count = n;
+            let (r, s) = measure(&c, &w)?;
+            println!("{:>5} {:>12} {:>14} {:>10.3} {:>14.3} {:>12.4}", n, r.cycles, r.warp_insts, s, r.warp_insts as f64 / s / 1e6, s * 1e6 / (r.cycles as f64 * n as f64));
+        }
+        println!("\nscaling with the workload length (every process repeated k times):");
+        println!("{:>5} {:>12} {:>14} {:>10} {:>14}", "k", "cycles", "warp-insts", "seconds", "M warp-inst/s");
+        for k in [1u32, 2, 4] {
+            let mut w2 = w.clone();
+            for p in &mut w2.processes {
+                p.repeat *= k;
+            }
+            let (r, s) = measure(&cfg, &w2)?;
+            println!("{:>5} {:>12} {:>14} {:>10.3} {:>14.3}", k, r.cycles, r.warp_insts, s, r.warp_insts as f64 / s / 1e6);
+        }
+    }
     Ok(())
 }

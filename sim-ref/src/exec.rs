@@ -427,11 +427,25 @@ fn gfault(pc: u32, lane: usize, store: bool, e: MemFault) -> Fault {
     Fault { pc, lane: lane as u32, space: Space::Global, store, addr, kind }
 }
 
+/// The byte address each lane of `w` would access for `a`.
 #[inline]
-fn addresses(w: &Warp, a: Addr) -> Lanes {
+pub fn addresses(w: &Warp, a: Addr) -> Lanes {
     match a.base {
         Some(r) => map1(w.lanes(r), |x| x.wrapping_add(a.offset as u32)),
         None => [a.offset as u32; W],
+    }
+}
+
+/// The lanes in which `inst` takes effect for `w`: the active mask, narrowed by the guard.
+#[inline]
+pub fn exec_mask(w: &Warp, inst: &Inst) -> u32 {
+    let active = w.active_mask();
+    match inst.guard {
+        None => active,
+        Some(g) => {
+            let p = w.preds[g.pred as usize];
+            active & if g.neg { !p } else { p }
+        }
     }
 }
 

@@ -10,6 +10,8 @@ pub mod kernel;
 pub mod library;
 pub mod mem;
 pub mod program;
+pub mod timing;
+pub mod workload;
 pub mod units;
 
 pub use asm::{assemble, assemble_one, disassemble, AsmError, AsmErrors};

@@ -1,0 +1,575 @@
+//! The whole GPU, cycle by cycle: processes submit launches through per-process command
+//! buffers (a process's launches run in order, like a CUDA stream), a dispatcher issues thread
+//! blocks to SMs, the SMs execute them on real data, the memory system serves them.
+//!
+//! The dispatcher is the seam where the kernel scheduling framework plugs in: anything that
+//! implements [`Dispatcher`] can replace the baseline [`Fcfs`] dispatcher.
+//!
+//! Idle time is cheap: an SM with nothing to do sleeps until its next writeback, a memory
+//! response or a new block, and when the whole GPU waits (all warps on memory) the clock jumps
+//! to the next event. Stall reasons and occupancy are accounted for the skipped cycles too, so
+//! the results are the same as stepping every cycle.
+
+use super::memsys::{MemStats, MemSys};
+use super::sm::{KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
+use crate::config::GpuConfig;
+use crate::func::Launch;
+use crate::mem::GlobalMem;
+use crate::program::Program;
+use crate::workload::{self, Workload};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// A launch on its way through the GPU.
+#[derive(Debug)]
+pub struct LaunchState {
+    pub info: Arc<LaunchInfo>,
+    pub process: usize,
+    pub priority: u32,
+    /// Cycle its command reached the dispatcher.
+    pub ready_at: u64,
+    pub first_block_at: Option<u64>,
+    pub end_at: Option<u64>,
+    pub next_block: u64,
+    pub blocks: u64,
+    pub done_blocks: u64,
+}
+
+impl LaunchState {
+    pub fn remaining(&self) -> u64 {
+        self.blocks - self.next_block
+    }
+}
+
+/// What a dispatcher may look at.
+pub struct DispatchView<'a> {
+    pub sms: &'a [Sm],
+    pub launches: &'a [LaunchState],
+}
+
+/// The thread-block dispatcher: decides which launch's next block goes to which SM.
+pub trait Dispatcher {
+    fn name(&self) -> &str;
+    /// A launch's blocks may be issued from now on.
+    fn launch_ready(&mut self, now: u64, launch: usize, view: &DispatchView);
+    /// This cycle's block issues: (launch, SM) pairs, at most one per SM; every pair must fit.
+    fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>);
+    /// Every block of a launch has finished.
+    fn launch_done(&mut self, now: u64, launch: usize);
+}
+
+/// The baseline: launches in the order they became ready; each cycle every SM takes one block
+/// of the oldest launch that still has blocks and fits next to what the SM holds, so a later
+/// kernel fills SMs (or parts of SMs) an earlier one leaves free (GPGPU-Sim's behaviour).
+#[derive(Default)]
+pub struct Fcfs {
+    ready: Vec<usize>,
+}
+
+impl Dispatcher for Fcfs {
+    fn name(&self) -> &str {
+        "fcfs"
+    }
+    fn launch_ready(&mut self, _now: u64, launch: usize, _view: &DispatchView) {
+        self.ready.push(launch);
+    }
+    fn dispatch(&mut self, _now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>) {
+        // Blocks still to issue, less what this cycle already gave out.
+        let mut left: Vec<u64> = self.ready.iter().map(|&l| view.launches[l].remaining()).collect();
+        for (i, sm) in view.sms.iter().enumerate() {
+            if let Some(k) = (0..self.ready.len()).find(|&k| left[k] > 0 && sm.fits(&view.launches[self.ready[k]].info.launch)) {
+                left[k] -= 1;
+                out.push((self.ready[k], i as u32));
+            }
+        }
+    }
+    fn launch_done(&mut self, _now: u64, launch: usize) {
+        self.ready.retain(|&l| l != launch);
+    }
+}
+
+/// What stops a run.
+#[derive(Clone, Debug)]
+pub enum SimError {
+    Fault { kernel: String, process: String, block: [u32; 3], warp: u32, sm: u32, cycle: u64, detail: String },
+    BadLaunch(String),
+    /// The run reached `--max-cycles`.
+    MaxCycles { cycles: u64, report: String },
+    /// Nothing can make progress (or nothing has for the watchdog interval).
+    Stuck { cycle: u64, report: String },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Fault { kernel, process, block, warp, sm, cycle, detail } => write!(
+                f,
+                "cycle {cycle}: process `{process}`, kernel `{kernel}`, block ({},{},{}), warp {warp} on SM {sm}: {detail}",
+                block[0], block[1], block[2]
+            ),
+            SimError::BadLaunch(m) => write!(f, "{m}"),
+            SimError::MaxCycles { cycles, report } => write!(f, "stopped at --max-cycles {cycles} before the workload finished\n{report}"),
+            SimError::Stuck { cycle, report } => write!(f, "no progress possible at cycle {cycle} (watchdog)\n{report}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// One host program of a process.
+struct Job {
+    bench: crate::library::Bench,
+    size: u32,
+    seed: u64,
+}
+
+struct ProcState {
+    name: String,
+    arrival: u64,
+    priority: u32,
+    jobs: Vec<Job>,
+    next_job: usize,
+    program: Option<Box<dyn Program>>,
+    started: bool,
+    end: Option<u64>,
+    launches: Vec<usize>,
+    failures: Vec<String>,
+    programs_done: u32,
+}
+
+/// Run limits.
+#[derive(Clone, Copy, Debug)]
+pub struct RunLimits {
+    pub max_cycles: u64,
+    /// Cycles with work outstanding but no instruction issued before the run is declared stuck.
+    pub watchdog: u64,
+    /// Jump over cycles in which nothing can happen (results are identical either way).
+    pub skip_idle: bool,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { max_cycles: u64::MAX / 4, watchdog: 50_000_000, skip_idle: true }
+    }
+}
+
+pub struct Gpu {
+    pub cfg: GpuConfig,
+    pub sms: Vec<Sm>,
+    pub mem: MemSys,
+    pub gmem: GlobalMem,
+    pub now: u64,
+    pub launches: Vec<LaunchState>,
+    procs: Vec<ProcState>,
+    dispatcher: Box<dyn Dispatcher>,
+    dispatch_dirty: bool,
+    buf: Vec<(usize, u32)>,
+    last_issue: u64,
+    /// Cycles the loop actually stepped (the rest were skipped as idle).
+    pub stepped_cycles: u64,
+}
+
+/// Results of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub config: String,
+    pub dispatcher: String,
+    pub cycles: u64,
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    pub processes: Vec<ProcResult>,
+    pub launches: Vec<LaunchResult>,
+    pub sm: SmStats,
+    pub mem: MemStats,
+    /// Warp-instructions per cycle, whole GPU.
+    pub ipc: f64,
+    /// Mean resident warps over warp slots, over all SMs and cycles.
+    pub occupancy: f64,
+    /// DRAM bytes per cycle used, and as a fraction of the peak.
+    pub dram_bytes_per_cycle: f64,
+    pub dram_utilisation: f64,
+    /// Scheduler-cycles by outcome (issued, idle, memory, dependency, barrier, unit, fetch).
+    pub stalls: Vec<(String, u64)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcResult {
+    pub name: String,
+    pub arrival: u64,
+    pub end: u64,
+    pub turnaround: u64,
+    pub launches: usize,
+    pub verified: bool,
+    pub failures: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LaunchResult {
+    pub process: String,
+    pub kernel: String,
+    pub blocks: u64,
+    pub ready: u64,
+    pub start: u64,
+    pub end: u64,
+    pub turnaround: u64,
+}
+
+impl Gpu {
+    pub fn new(cfg: &GpuConfig) -> Gpu {
+        Gpu::with_dispatcher(cfg, Box::new(Fcfs::default()))
+    }
+
+    pub fn with_dispatcher(cfg: &GpuConfig, dispatcher: Box<dyn Dispatcher>) -> Gpu {
+        let mut sms = Vec::new();
+        let mut id = 0;
+        for g in &cfg.sm {
+            for _ in 0..g.count {
+                sms.push(Sm::new(id, g));
+                id += 1;
+            }
+        }
+        Gpu {
+            cfg: cfg.clone(),
+            sms,
+            mem: MemSys::new(cfg),
+            gmem: GlobalMem::new(),
+            now: 0,
+            launches: Vec::new(),
+            procs: Vec::new(),
+            dispatcher,
+            dispatch_dirty: false,
+            buf: Vec::new(),
+            last_issue: 0,
+            stepped_cycles: 0,
+        }
+    }
+
+    /// Adds the processes of a workload (validated already).
+    pub fn add_workload(&mut self, w: &Workload) -> Result<(), SimError> {
+        for p in &w.processes {
+            let mut jobs = Vec::new();
+            for _ in 0..p.repeat {
+                for l in &p.launches {
+                    let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
+                    jobs.push(Job { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
+                }
+            }
+            self.procs.push(ProcState {
+                name: p.name.clone(),
+                arrival: p.arrival,
+                priority: p.priority,
+                jobs,
+                next_job: 0,
+                program: None,
+                started: false,
+                end: None,
+                launches: Vec::new(),
+                failures: Vec::new(),
+                programs_done: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Starts the process's next host program, or ends the process.
+    fn next_program(&mut self, p: usize) -> Result<(), SimError> {
+        let ps = &mut self.procs[p];
+        if ps.next_job == ps.jobs.len() {
+            ps.end = Some(self.now);
+            return Ok(());
+        }
+        let job = &ps.jobs[ps.next_job];
+        ps.next_job += 1;
+        let mut prog = job.bench.program(job.size, job.seed).map_err(SimError::BadLaunch)?;
+        prog.setup(&mut self.gmem);
+        self.procs[p].program = Some(prog);
+        self.next_launch(p)
+    }
+
+    /// Submits the current program's next launch, or finishes the program.
+    fn next_launch(&mut self, p: usize) -> Result<(), SimError> {
+        let l = self.procs[p].program.as_mut().unwrap().next_launch(&self.gmem);
+        match l {
+            Some(l) => self.submit(p, l),
+            None => {
+                let prog = self.procs[p].program.take().unwrap();
+                if let Err(e) = prog.verify(&self.gmem) {
+                    let job = &self.procs[p].jobs[self.procs[p].next_job - 1];
+                    let msg = format!("{} (size {}, seed {}): {e}", job.bench.name, job.size, job.seed);
+                    self.procs[p].failures.push(msg);
+                }
+                self.procs[p].programs_done += 1;
+                self.next_program(p)
+            }
+        }
+    }
+
+    fn submit(&mut self, p: usize, l: Launch) -> Result<(), SimError> {
+        l.validate().map_err(SimError::BadLaunch)?;
+        let f = l.kernel.footprint();
+        if !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{}` of process `{}`: one block ({} threads, {} registers/thread, {} B shared) fits on no SM of `{}`",
+                l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name
+            )));
+        }
+        let id = self.launches.len();
+        let blocks = l.num_blocks();
+        let timing = KernelTiming::new(&l.kernel);
+        self.launches.push(LaunchState {
+            info: Arc::new(LaunchInfo { id, launch: l, timing }),
+            process: p,
+            priority: self.procs[p].priority,
+            ready_at: self.now,
+            first_block_at: None,
+            end_at: None,
+            next_block: 0,
+            blocks,
+            done_blocks: 0,
+        });
+        self.procs[p].launches.push(id);
+        let view = DispatchView { sms: &self.sms, launches: &self.launches };
+        self.dispatcher.launch_ready(self.now, id, &view);
+        self.dispatch_dirty = true;
+        Ok(())
+    }
+
+    fn all_done(&self) -> bool {
+        self.procs.iter().all(|p| p.end.is_some())
+    }
+
+    fn next_arrival(&self) -> u64 {
+        self.procs.iter().filter(|p| !p.started).map(|p| p.arrival).min().unwrap_or(u64::MAX)
+    }
+
+    /// Runs until every process has finished. `progress(cycle, programs done, programs)` is
+    /// called now and then.
+    pub fn run(&mut self, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<(), SimError> {
+        let total_jobs: u64 = self.procs.iter().map(|p| p.jobs.len() as u64).sum();
+        let mut next_report = 0;
+        loop {
+            let now = self.now;
+            // Arrivals.
+            for p in 0..self.procs.len() {
+                if !self.procs[p].started && self.procs[p].arrival <= now {
+                    self.procs[p].started = true;
+                    self.last_issue = now;
+                    self.next_program(p)?;
+                }
+            }
+            // Memory responses.
+            self.mem.tick(now);
+            for (sm, tag) in std::mem::take(&mut self.mem.ready) {
+                self.sms[sm as usize].mem_response(now, tag);
+            }
+            // Block dispatch.
+            if self.dispatch_dirty {
+                self.buf.clear();
+                let view = DispatchView { sms: &self.sms, launches: &self.launches };
+                self.dispatcher.dispatch(now, &view, &mut self.buf);
+                self.dispatch_dirty = !self.buf.is_empty();
+                for k in 0..self.buf.len() {
+                    let (l, sm) = self.buf[k];
+                    let ls = &mut self.launches[l];
+                    assert!(ls.remaining() > 0 && self.sms[sm as usize].fits(&ls.info.launch), "dispatcher issued a block that does not fit");
+                    let index = ls.next_block;
+                    ls.next_block += 1;
+                    ls.first_block_at.get_or_insert(now);
+                    let info = ls.info.clone();
+                    self.sms[sm as usize].place_block(now, &info, index);
+                }
+            }
+            // SMs.
+            let mut active = false;
+            for i in 0..self.sms.len() {
+                let sm = &mut self.sms[i];
+                if now < sm.wake_at {
+                    continue;
+                }
+                let issued_before = sm.stats.warp_insts;
+                match sm.cycle(now, &mut self.gmem, &mut self.mem) {
+                    Ok(a) => {
+                        if a {
+                            active = true;
+                        } else {
+                            sm.wake_at = sm.next_wake(now);
+                        }
+                    }
+                    Err(f) => return Err(self.fault(i as u32, f)),
+                }
+                if sm.stats.warp_insts != issued_before {
+                    self.last_issue = now;
+                }
+                if !sm.finished.is_empty() {
+                    let fin = std::mem::take(&mut sm.finished);
+                    for l in fin {
+                        self.block_done(l)?;
+                    }
+                }
+            }
+            self.stepped_cycles += 1;
+            if self.all_done() {
+                self.now = now + 1;
+                break;
+            }
+            if now >= next_report {
+                progress(now, self.procs.iter().map(|p| p.programs_done as u64).sum(), total_jobs);
+                next_report = now + (1 << 16);
+            }
+            // Advance the clock.
+            let mut next = now + 1;
+            if limits.skip_idle && !active && !self.dispatch_dirty {
+                let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
+                for sm in &self.sms {
+                    t = t.min(sm.wake_at);
+                }
+                if t == u64::MAX {
+                    return Err(SimError::Stuck { cycle: now, report: self.report() });
+                }
+                next = t.max(now + 1);
+            }
+            if next.saturating_sub(self.last_issue) > limits.watchdog && self.next_arrival() > next {
+                return Err(SimError::Stuck { cycle: now, report: self.report() });
+            }
+            if next > limits.max_cycles {
+                for sm in &mut self.sms {
+                    sm.account(limits.max_cycles);
+                }
+                return Err(SimError::MaxCycles { cycles: limits.max_cycles, report: self.report() });
+            }
+            self.now = next;
+        }
+        for sm in &mut self.sms {
+            sm.account(self.now);
+        }
+        progress(self.now, total_jobs, total_jobs);
+        Ok(())
+    }
+
+    fn block_done(&mut self, l: usize) -> Result<(), SimError> {
+        let ls = &mut self.launches[l];
+        ls.done_blocks += 1;
+        self.dispatch_dirty = true;
+        if ls.done_blocks == ls.blocks {
+            ls.end_at = Some(self.now);
+            let p = ls.process;
+            self.dispatcher.launch_done(self.now, l);
+            self.next_launch(p)?;
+        }
+        Ok(())
+    }
+
+    fn fault(&self, sm: u32, f: SmFault) -> SimError {
+        let ls = &self.launches[f.launch];
+        let k = &ls.info.launch.kernel;
+        let line = k.line_of(f.fault.pc).map(|l| format!(" ({}:{l})", k.file)).unwrap_or_default();
+        SimError::Fault {
+            kernel: k.name.clone(),
+            process: self.procs[ls.process].name.clone(),
+            block: f.ctaid,
+            warp: f.warp,
+            sm,
+            cycle: self.now,
+            detail: format!("lane {}, pc {}{line}: {}", f.fault.lane, f.fault.pc, f.fault),
+        }
+    }
+
+    /// A human-readable account of where every process and launch stands.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        for p in &self.procs {
+            let state = match (p.started, p.end) {
+                (false, _) => format!("arrives at cycle {}", p.arrival),
+                (true, Some(e)) => format!("finished at cycle {e}"),
+                (true, None) => format!("running, program {} of {}", p.next_job, p.jobs.len()),
+            };
+            s += &format!("  process `{}`: {state}\n", p.name);
+        }
+        for l in &self.launches {
+            if l.end_at.is_none() {
+                s += &format!(
+                    "  launch of `{}` (process `{}`): {} of {} blocks issued, {} done\n",
+                    l.info.launch.kernel.name, self.procs[l.process].name, l.next_block, l.blocks, l.done_blocks
+                );
+            }
+        }
+        let resident: u32 = self.sms.iter().map(|s| s.resident_warps()).sum();
+        s += &format!("  resident warps {resident}, memory requests in flight: {}\n", self.mem.busy());
+        s
+    }
+
+    /// The results of a finished run.
+    pub fn result(&self) -> RunResult {
+        let mut sm = SmStats::default();
+        for s in &self.sms {
+            sm.warp_insts += s.stats.warp_insts;
+            sm.thread_insts += s.stats.thread_insts;
+            sm.warp_cycles += s.stats.warp_cycles;
+            sm.blocks_done += s.stats.blocks_done;
+            sm.l1_hits += s.stats.l1_hits;
+            sm.l1_misses += s.stats.l1_misses;
+            sm.shared_conflict_cycles += s.stats.shared_conflict_cycles;
+            for i in 0..7 {
+                sm.stalls[i] += s.stats.stalls[i];
+            }
+        }
+        let cycles = self.now.max(1);
+        let slots: u64 = self.sms.iter().map(|s| s.config().warps as u64).sum();
+        let dram = self.mem.stats.dram_bytes as f64 / cycles as f64;
+        RunResult {
+            config: self.cfg.name.clone(),
+            dispatcher: self.dispatcher.name().to_string(),
+            cycles: self.now,
+            warp_insts: sm.warp_insts,
+            thread_insts: sm.thread_insts,
+            processes: self
+                .procs
+                .iter()
+                .map(|p| {
+                    let end = p.end.unwrap_or(self.now);
+                    ProcResult {
+                        name: p.name.clone(),
+                        arrival: p.arrival,
+                        end,
+                        turnaround: end.saturating_sub(p.arrival),
+                        launches: p.launches.len(),
+                        verified: p.failures.is_empty() && p.end.is_some(),
+                        failures: p.failures.clone(),
+                    }
+                })
+                .collect(),
+            launches: self
+                .launches
+                .iter()
+                .map(|l| {
+                    let end = l.end_at.unwrap_or(self.now);
+                    LaunchResult {
+                        process: self.procs[l.process].name.clone(),
+                        kernel: l.info.launch.kernel.name.clone(),
+                        blocks: l.blocks,
+                        ready: l.ready_at,
+                        start: l.first_block_at.unwrap_or(end),
+                        end,
+                        turnaround: end - l.ready_at,
+                    }
+                })
+                .collect(),
+            ipc: sm.warp_insts as f64 / cycles as f64,
+            occupancy: sm.warp_cycles as f64 / (cycles as f64 * slots as f64),
+            dram_bytes_per_cycle: dram,
+            dram_utilisation: dram / self.mem.peak_bytes_per_cycle(),
+            stalls: STALL_NAMES.iter().zip(sm.stalls).map(|(n, v)| (n.to_string(), v)).collect(),
+            sm,
+            mem: self.mem.stats,
+        }
+    }
+}
+
+/// Runs a workload on a configuration with the baseline dispatcher.
+pub fn run_workload(cfg: &GpuConfig, w: &Workload, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<RunResult, SimError> {
+    let mut gpu = Gpu::new(cfg);
+    gpu.add_workload(w)?;
+    gpu.run(limits, progress)?;
+    Ok(gpu.result())
+}

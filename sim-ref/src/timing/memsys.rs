@@ -1,0 +1,218 @@
+//! The memory system shared by all SMs: the interconnect, one L2 slice per DRAM channel, and the
+//! DRAM channels with bandwidth, latency and queueing.
+//!
+//! Requests travel as timed events (a heap ordered by cycle, then by issue order, so runs are
+//! deterministic):
+//! 1. the SM injects a packet (8 B header, plus the data of a write) through its interconnect
+//!    port (`icnt_bytes_per_cycle`), which then takes `icnt_latency` cycles;
+//! 2. the L2 slice of the line's channel takes one request per cycle and looks it up
+//!    (`l2_latency`); a miss, or a dirty victim, occupies the channel for `line / bandwidth`
+//!    cycles (queueing behind earlier transfers) and the data come back `dram_latency` later;
+//!    requests to a line already on its way from DRAM wait for that transfer;
+//! 3. the response (header plus the line, for reads and atomics) crosses the interconnect back
+//!    through the SM's ejection port.
+//! Writes are write-allocate without fetch in the L2 (write-back, so a dirty line costs DRAM
+//! bandwidth when it is evicted); writes and atomics need no response for timing except that
+//! atomics return their old value.
+
+use super::cache::TagArray;
+use crate::config::GpuConfig;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReqKind {
+    Read,
+    Write,
+    Atomic,
+}
+
+/// One request from an SM for one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MemReq {
+    pub sm: u32,
+    pub line: u32,
+    pub kind: ReqKind,
+    /// Bytes of data carried (writes) or wanted.
+    pub bytes: u32,
+    /// The SM's token for the response.
+    pub tag: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// The request reaches its L2 slice.
+    AtL2(MemReq),
+    /// The response reaches the SM.
+    Response { sm: u32, tag: u32 },
+}
+
+/// Counters of the memory system.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemStats {
+    pub requests: u64,
+    pub l2_hits: u64,
+    pub l2_misses: u64,
+    pub dram_reads: u64,
+    pub dram_writebacks: u64,
+    pub dram_bytes: u64,
+}
+
+pub struct MemSys {
+    line: u32,
+    channels: u32,
+    icnt_latency: u64,
+    icnt_bytes: u32,
+    l2_latency: u64,
+    dram_latency: f64,
+    /// Cycles one line occupies a channel.
+    line_cycles: f64,
+    l2: Vec<TagArray>,
+    /// Lines on their way from DRAM into each slice, with the cycle they arrive.
+    l2_pending: Vec<HashMap<u32, u64>>,
+    slice_free: Vec<u64>,
+    chan_free: Vec<f64>,
+    inject_free: Vec<u64>,
+    eject_free: Vec<u64>,
+    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    pub stats: MemStats,
+    /// Responses due this cycle, for the GPU to hand to the SMs: (sm, tag).
+    pub ready: Vec<(u32, u32)>,
+}
+
+impl MemSys {
+    pub fn new(cfg: &GpuConfig) -> MemSys {
+        let m = &cfg.memory;
+        let line = cfg.sm[0].l1_line;
+        let n = m.channels as usize;
+        let sms = cfg.num_sms() as usize;
+        let per_chan = cfg.dram_bytes_per_cycle() / m.channels as f64;
+        MemSys {
+            line,
+            channels: m.channels,
+            icnt_latency: m.icnt_latency as u64,
+            icnt_bytes: m.icnt_bytes_per_cycle,
+            l2_latency: m.l2_latency as u64,
+            dram_latency: m.dram_latency as f64,
+            line_cycles: line as f64 / per_chan,
+            l2: (0..n).map(|_| TagArray::new(m.l2_bytes_per_channel, m.l2_assoc, line)).collect(),
+            l2_pending: vec![HashMap::new(); n],
+            slice_free: vec![0; n],
+            chan_free: vec![0.0; n],
+            inject_free: vec![0; sms],
+            eject_free: vec![0; sms],
+            events: BinaryHeap::new(),
+            seq: 0,
+            stats: MemStats::default(),
+            ready: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, t: u64, e: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse((t, self.seq, e)));
+    }
+
+    fn flits(&self, bytes: u32) -> u64 {
+        bytes.div_ceil(self.icnt_bytes).max(1) as u64
+    }
+
+    /// The channel (and L2 slice) a line belongs to.
+    pub fn channel_of(&self, line: u32) -> usize {
+        ((line ^ (line >> 5) ^ (line >> 11)) % self.channels) as usize
+    }
+
+    /// Sends a request at cycle `now`.
+    pub fn send(&mut self, now: u64, r: MemReq) {
+        self.stats.requests += 1;
+        let size = 8 + if r.kind == ReqKind::Read { 0 } else { r.bytes };
+        let p = r.sm as usize;
+        let start = now.max(self.inject_free[p]);
+        self.inject_free[p] = start + self.flits(size);
+        let at = start + self.flits(size) + self.icnt_latency;
+        self.push(at, Ev::AtL2(r));
+    }
+
+    /// The cycle of the next event, if any.
+    pub fn next_event(&self) -> Option<u64> {
+        self.events.peek().map(|e| e.0 .0)
+    }
+
+    /// Whether requests are still in flight.
+    pub fn busy(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Processes every event due at or before `now`; responses go to `self.ready`.
+    pub fn tick(&mut self, now: u64) {
+        while let Some(Reverse((t, _, _))) = self.events.peek() {
+            if *t > now {
+                break;
+            }
+            let Reverse((t, _, ev)) = self.events.pop().unwrap();
+            match ev {
+                Ev::Response { sm, tag } => self.ready.push((sm, tag)),
+                Ev::AtL2(r) => self.at_l2(t, r),
+            }
+        }
+    }
+
+    fn dram_transfer(&mut self, c: usize, earliest: f64) -> f64 {
+        let start = earliest.max(self.chan_free[c]);
+        self.chan_free[c] = start + self.line_cycles;
+        self.stats.dram_bytes += self.line as u64;
+        start + self.line_cycles
+    }
+
+    fn at_l2(&mut self, t: u64, r: MemReq) {
+        let c = self.channel_of(r.line);
+        let t0 = t.max(self.slice_free[c]);
+        self.slice_free[c] = t0 + 1;
+        let write = r.kind != ReqKind::Read;
+        let looked_up = t0 + self.l2_latency;
+        let ready = if self.l2[c].access(r.line, write) {
+            match self.l2_pending[c].get(&r.line) {
+                Some(&arrive) if arrive > looked_up => arrive,
+                _ => {
+                    self.stats.l2_hits += 1;
+                    looked_up
+                }
+            }
+        } else {
+            self.stats.l2_misses += 1;
+            let fetch = r.kind != ReqKind::Write || r.bytes < self.line;
+            let arrive = if fetch {
+                // Only the line's data comes back; a full-line write needs no fetch.
+                self.stats.dram_reads += 1;
+                let done = self.dram_transfer(c, looked_up as f64);
+                (done + self.dram_latency).ceil() as u64
+            } else {
+                looked_up
+            };
+            if let Some(ev) = self.l2[c].fill(r.line, write) {
+                if ev.dirty {
+                    self.stats.dram_writebacks += 1;
+                    self.dram_transfer(c, looked_up as f64);
+                }
+                self.l2_pending[c].remove(&ev.line);
+            }
+            if arrive > looked_up {
+                self.l2_pending[c].insert(r.line, arrive);
+            }
+            arrive
+        };
+        if r.kind != ReqKind::Write {
+            let p = r.sm as usize;
+            let size = 8 + self.line;
+            let start = (ready + self.icnt_latency).max(self.eject_free[p]);
+            self.eject_free[p] = start + self.flits(size);
+            self.push(start + self.flits(size), Ev::Response { sm: r.sm, tag: r.tag });
+        }
+    }
+
+    /// Peak DRAM bytes per cycle over all channels.
+    pub fn peak_bytes_per_cycle(&self) -> f64 {
+        self.line as f64 / self.line_cycles * self.channels as f64
+    }
+}

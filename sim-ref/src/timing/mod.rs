@@ -1,0 +1,10 @@
+//! The cycle-level timing model of the whole GPU (SMs, memory system, dispatcher), executing
+//! kernels on real data.
+
+pub mod cache;
+pub mod gpu;
+pub mod memsys;
+pub mod metrics;
+pub mod sm;
+
+pub use gpu::{run_workload, Dispatcher, Fcfs, Gpu, RunLimits, RunResult, SimError};

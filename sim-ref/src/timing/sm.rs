@@ -1,0 +1,914 @@
+//! The SM timing model.
+//!
+//! Capacity: block slots, warp slots, threads, registers and shared memory, allocated per block
+//! by the occupancy rule of the configuration; blocks of different kernels may share an SM.
+//!
+//! Pipeline, per warp-instruction: **fetch** fills a warp's instruction buffer (one warp per
+//! scheduler per cycle, round robin); **issue** (one warp-instruction per scheduler per cycle,
+//! GTO or loose round-robin) checks the scoreboard (no pending write to any register the
+//! instruction reads or writes) and the functional unit; **operand read** is the cycle after
+//! issue; **execute** takes the unit's latency (ALU per scheduler, SFU per SM, with initiation
+//! intervals); memory instructions go through **address generation and the TLB check** (the
+//! L1 TLB always hits for now, `l1_tlb_latency`), then the **memory** stage: shared memory with
+//! bank conflicts, parameters from the constant cache, global and local accesses coalesced into
+//! lines through the L1 (MSHRs, write-evict for stores) to the memory system; **writeback**
+//! releases the scoreboard. Out-of-order completion: a warp keeps issuing independent
+//! instructions past an outstanding load.
+//!
+//! Data: the instruction executes on the functional state when it issues (the scoreboard
+//! guarantees that no later instruction of the warp reads a value before its timed writeback),
+//! so every kernel still produces its real output under timing.
+
+use super::memsys::{MemReq, MemSys, ReqKind};
+use super::cache::TagArray;
+use crate::config::{SchedPolicy, SmConfig};
+use crate::exec::{self, BlockCtx, Event, Fault, Warp, WarpState};
+use crate::func::Launch;
+use crate::mem::GlobalMem;
+use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+/// Scoreboard bits: general registers 0..255, predicates 256..263.
+pub type RegMask = [u64; 5];
+
+fn bit(m: &mut RegMask, b: usize) {
+    m[b / 64] |= 1 << (b % 64);
+}
+
+fn any(a: &RegMask, b: &RegMask) -> bool {
+    (0..5).any(|i| a[i] & b[i] != 0)
+}
+
+/// Per-instruction facts the timing model needs, computed once per kernel.
+#[derive(Debug)]
+pub struct KernelTiming {
+    /// Registers read or written (the scoreboard check covers both: RAW and WAW).
+    pub touches: Vec<RegMask>,
+    /// The register or predicate written, as a scoreboard bit.
+    pub writes: Vec<Option<u16>>,
+    pub class: Vec<Class>,
+}
+
+impl KernelTiming {
+    pub fn new(k: &crate::kernel::Kernel) -> KernelTiming {
+        let mut touches = Vec::with_capacity(k.code.len());
+        let mut writes = Vec::with_capacity(k.code.len());
+        for i in &k.code {
+            let mut m = [0u64; 5];
+            for r in i.src_regs() {
+                bit(&mut m, r as usize);
+            }
+            if let Some(g) = i.guard {
+                bit(&mut m, 256 + g.pred as usize);
+            }
+            let w = match i.op {
+                Op::Setp { d, .. } => Some(256 + d as u16),
+                Op::Pred { d, a, b, .. } => {
+                    bit(&mut m, 256 + a as usize);
+                    bit(&mut m, 256 + b as usize);
+                    Some(256 + d as u16)
+                }
+                Op::Selp { p, .. } => {
+                    bit(&mut m, 256 + p as usize);
+                    i.dst_reg().map(|r| r as u16)
+                }
+                _ => i.dst_reg().map(|r| r as u16),
+            };
+            if let Some(b) = w {
+                bit(&mut m, b as usize);
+            }
+            touches.push(m);
+            writes.push(w);
+        }
+        KernelTiming { touches, writes, class: k.code.iter().map(Inst::class).collect() }
+    }
+}
+
+/// A launch as the SMs see it.
+#[derive(Debug)]
+pub struct LaunchInfo {
+    pub id: usize,
+    pub launch: Launch,
+    pub timing: KernelTiming,
+}
+
+/// Why a scheduler did not issue in a cycle (index 0 counts issue cycles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Stall {
+    Issued = 0,
+    /// No warp assigned.
+    Idle,
+    /// Waiting for a load or atomic.
+    Memory,
+    /// Waiting for an ALU or SFU result.
+    Dependency,
+    Barrier,
+    /// The functional unit or the MSHRs are busy.
+    Unit,
+    /// The instruction buffer is empty (fetch, branch resolution).
+    Fetch,
+}
+
+pub const STALL_NAMES: [&str; 7] = ["issued", "idle", "memory", "dependency", "barrier", "unit", "fetch"];
+
+/// Counters of one SM.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SmStats {
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    /// Scheduler-cycles by outcome, indexed by [`Stall`].
+    pub stalls: [u64; 7],
+    /// Sum over cycles of resident warps (achieved occupancy = this / cycles / warp slots).
+    pub warp_cycles: u64,
+    pub blocks_done: u64,
+    pub l1_hits: u64,
+    pub l1_misses: u64,
+    pub shared_conflict_cycles: u64,
+}
+
+struct HwWarp {
+    w: Warp,
+    block: u32,
+    pending: RegMask,
+    /// Pending writes that come from memory (for the stall breakdown).
+    pending_mem: RegMask,
+    next_issue: u64,
+    ibuf: u32,
+    /// Outstanding loads and atomics (the block cannot be captured while any remain).
+    loads: u32,
+}
+
+struct Block {
+    info: Arc<LaunchInfo>,
+    ctaid: [u32; 3],
+    shared: Vec<u32>,
+    warp_slots: Vec<u32>,
+    /// Warps still resident (not finished and drained).
+    resident: u32,
+    /// Warps that have not exited.
+    running: u32,
+    at_barrier: u32,
+    regs: u32,
+    threads: u32,
+    shared_bytes: u32,
+}
+
+struct Sched {
+    /// Warp slots assigned to this scheduler, oldest first.
+    warps: Vec<u32>,
+    last: Option<u32>,
+    fetch_ptr: usize,
+    reason: Stall,
+}
+
+struct LoadRec {
+    warp: u32,
+    reg: u16,
+    outstanding: u32,
+    ready_at: u64,
+}
+
+/// A block's whole architectural state, for context switching and migration.
+#[derive(Clone, Debug)]
+pub struct BlockContext {
+    pub info: Arc<LaunchInfo>,
+    pub ctaid: [u32; 3],
+    pub shared: Vec<u32>,
+    /// Every warp's state: pcs, reconvergence stacks, registers, predicates, local memory,
+    /// barrier state (a warp waiting at `bar.sync` is in `WarpState::AtBarrier`).
+    pub warps: Vec<Warp>,
+}
+
+/// An execution fault inside the timing model, with its location.
+#[derive(Clone, Debug)]
+pub struct SmFault {
+    pub launch: usize,
+    pub ctaid: [u32; 3],
+    pub warp: u32,
+    pub fault: Fault,
+}
+
+const ATOMIC_TAG: u32 = 1 << 31;
+/// Addresses of local memory in the cache model (local data lives in the warp state).
+const LOCAL_BASE: u32 = 0xC000_0000;
+
+/// The SM's scalar timing parameters (a copy of the configuration's, for the issue path).
+#[derive(Clone, Copy, Debug)]
+struct Lat {
+    warps: u32,
+    alu_latency: u32,
+    alu_interval: u32,
+    sfu_latency: u32,
+    sfu_interval: u32,
+    shared_latency: u32,
+    shared_banks: u32,
+    l1_latency: u32,
+    l1_line: u32,
+    l1_mshrs: u32,
+    l1_tlb_latency: u32,
+}
+
+pub struct Sm {
+    pub id: u32,
+    cfg: SmConfig,
+    lat: Lat,
+    pub used_threads: u32,
+    pub used_warps: u32,
+    pub used_regs: u32,
+    pub used_shared: u32,
+    pub used_blocks: u32,
+    /// Shared-memory configuration in force (set by the first block on an empty SM).
+    pub shared_cap: u32,
+    blocks: Vec<Option<Block>>,
+    warps: Vec<Option<HwWarp>>,
+    scheds: Vec<Sched>,
+    alu_free: Vec<u64>,
+    sfu_free: u64,
+    ldst_free: u64,
+    l1: TagArray,
+    mshr: HashMap<u32, Vec<u32>>,
+    loads: Vec<Option<LoadRec>>,
+    free_loads: Vec<u32>,
+    completions: BinaryHeap<Reverse<(u64, u32, u16, bool)>>,
+    pub stats: SmStats,
+    /// Blocks finished since the GPU last looked: launch ids.
+    pub finished: Vec<usize>,
+    /// Cycle up to which stall reasons and occupancy have been accounted.
+    accounted: u64,
+    /// The SM does nothing before this cycle unless woken.
+    pub wake_at: u64,
+}
+
+impl Sm {
+    pub fn new(id: u32, cfg: &SmConfig) -> Sm {
+        Sm {
+            id,
+            cfg: cfg.clone(),
+            lat: Lat {
+                warps: cfg.warps,
+                alu_latency: cfg.alu_latency,
+                alu_interval: cfg.alu_interval,
+                sfu_latency: cfg.sfu_latency,
+                sfu_interval: cfg.sfu_interval,
+                shared_latency: cfg.shared_latency,
+                shared_banks: cfg.shared_banks,
+                l1_latency: cfg.l1_latency,
+                l1_line: cfg.l1_line,
+                l1_mshrs: cfg.l1_mshrs,
+                l1_tlb_latency: cfg.l1_tlb_latency,
+            },
+            used_threads: 0,
+            used_warps: 0,
+            used_regs: 0,
+            used_shared: 0,
+            used_blocks: 0,
+            shared_cap: cfg.shared_bytes,
+            blocks: (0..cfg.blocks).map(|_| None).collect(),
+            warps: (0..cfg.warps).map(|_| None).collect(),
+            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch_ptr: 0, reason: Stall::Idle }).collect(),
+            alu_free: vec![0; cfg.schedulers as usize],
+            sfu_free: 0,
+            ldst_free: 0,
+            l1: TagArray::new(cfg.l1_bytes, cfg.l1_assoc, cfg.l1_line),
+            mshr: HashMap::new(),
+            loads: Vec::new(),
+            free_loads: Vec::new(),
+            completions: BinaryHeap::new(),
+            stats: SmStats::default(),
+            finished: Vec::new(),
+            accounted: 0,
+            wake_at: 0,
+        }
+    }
+
+    pub fn config(&self) -> &SmConfig {
+        &self.cfg
+    }
+
+    /// Resident warps.
+    pub fn resident_warps(&self) -> u32 {
+        self.used_warps
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.used_blocks == 0
+    }
+
+    /// Whether one more block of `l` fits next to what is resident.
+    pub fn fits(&self, l: &Launch) -> bool {
+        let f = l.kernel.footprint();
+        let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
+        let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
+        self.used_blocks < self.cfg.blocks
+            && self.used_warps + warps <= self.cfg.warps
+            && self.used_threads + warps * 32 <= self.cfg.threads
+            && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
+            && self.used_shared + f.shared_per_block <= cap
+    }
+
+    /// Brings stall and occupancy accounting up to `now` (for cycles the SM slept through, the
+    /// reasons of its last awake cycle hold).
+    pub fn account(&mut self, now: u64) {
+        if now > self.accounted {
+            let d = now - self.accounted;
+            for s in &self.scheds {
+                self.stats.stalls[s.reason as usize] += d;
+            }
+            self.stats.warp_cycles += d * self.used_warps as u64;
+            self.accounted = now;
+        }
+    }
+
+    /// Places block `index` of a launch (the caller checked [`Sm::fits`]).
+    pub fn place_block(&mut self, now: u64, info: &Arc<LaunchInfo>, index: u64) {
+        let l = &info.launch;
+        let k = &l.kernel;
+        let warps: Vec<Warp> = (0..k.warps()).map(|w| Warp::new(k, w, l.block)).collect();
+        let ctx = BlockContext { info: info.clone(), ctaid: l.block_coords(index), shared: vec![0; (k.shared_bytes / 4) as usize], warps };
+        self.restore_block(now, ctx);
+    }
+
+    /// Makes a captured block resident again (on this or another SM).
+    pub fn restore_block(&mut self, now: u64, ctx: BlockContext) {
+        self.account(now);
+        let f = ctx.info.launch.kernel.footprint();
+        if self.is_empty() {
+            self.shared_cap = self.cfg.shared_config_for(f.shared_per_block);
+        }
+        let bslot = self.blocks.iter().position(Option::is_none).expect("no free block slot: check fits() first");
+        let nw = ctx.warps.len() as u32;
+        let regs = self.cfg.block_registers(&f);
+        let mut slots = Vec::with_capacity(nw as usize);
+        let running = ctx.warps.iter().filter(|w| w.state != WarpState::Done).count() as u32;
+        let at_barrier = ctx.warps.iter().filter(|w| w.state == WarpState::AtBarrier).count() as u32;
+        for w in ctx.warps {
+            let slot = self.warps.iter().position(Option::is_none).expect("no free warp slot: check fits() first") as u32;
+            let sched = (slot % self.cfg.schedulers) as usize;
+            self.scheds[sched].warps.push(slot);
+            self.warps[slot as usize] = Some(HwWarp {
+                w,
+                block: bslot as u32,
+                pending: [0; 5],
+                pending_mem: [0; 5],
+                next_issue: now + 1,
+                ibuf: 0,
+                loads: 0,
+            });
+            slots.push(slot);
+        }
+        self.used_blocks += 1;
+        self.used_warps += nw;
+        self.used_threads += nw * 32;
+        self.used_regs += regs;
+        self.used_shared += f.shared_per_block;
+        self.blocks[bslot] = Some(Block {
+            info: ctx.info,
+            ctaid: ctx.ctaid,
+            shared: ctx.shared,
+            warp_slots: slots,
+            resident: nw,
+            running,
+            at_barrier,
+            regs,
+            threads: nw * 32,
+            shared_bytes: f.shared_per_block,
+        });
+        self.wake_at = now;
+        // A restored block whose warps all wait at a barrier, or have all exited, moves on.
+        self.check_block(now, bslot as u32);
+    }
+
+    /// Block slots holding a block that could be captured now (no instruction in flight).
+    pub fn quiescent_blocks(&self) -> Vec<u32> {
+        (0..self.blocks.len() as u32)
+            .filter(|&b| {
+                self.blocks[b as usize].as_ref().is_some_and(|blk| {
+                    blk.warp_slots.iter().all(|&s| {
+                        let w = self.warps[s as usize].as_ref().unwrap();
+                        w.loads == 0 && w.pending == [0; 5]
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Removes a quiescent block and returns its whole state.
+    pub fn capture_block(&mut self, now: u64, bslot: u32) -> Option<BlockContext> {
+        if !self.quiescent_blocks().contains(&bslot) {
+            return None;
+        }
+        self.account(now);
+        let blk = self.blocks[bslot as usize].take().unwrap();
+        let mut warps = Vec::new();
+        for &s in &blk.warp_slots {
+            warps.push(self.free_warp(s).w);
+        }
+        self.release(&blk);
+        Some(BlockContext { info: blk.info, ctaid: blk.ctaid, shared: blk.shared, warps })
+    }
+
+    fn free_warp(&mut self, slot: u32) -> HwWarp {
+        let sched = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
+        sched.warps.retain(|&w| w != slot);
+        if sched.last == Some(slot) {
+            sched.last = None;
+        }
+        self.warps[slot as usize].take().unwrap()
+    }
+
+    fn release(&mut self, blk: &Block) {
+        self.used_blocks -= 1;
+        self.used_warps -= blk.warp_slots.len() as u32;
+        self.used_threads -= blk.threads;
+        self.used_regs -= blk.regs;
+        self.used_shared -= blk.shared_bytes;
+    }
+
+    /// Frees drained warps and finished blocks; releases barriers that everyone reached.
+    fn check_block(&mut self, now: u64, bslot: u32) {
+        let Some(blk) = self.blocks[bslot as usize].as_mut() else { return };
+        if blk.running > 0 && blk.at_barrier == blk.running {
+            blk.at_barrier = 0;
+            for &s in &blk.warp_slots {
+                if let Some(w) = self.warps[s as usize].as_mut() {
+                    if w.w.state == WarpState::AtBarrier {
+                        w.w.state = WarpState::Ready;
+                        w.next_issue = w.next_issue.max(now + 1);
+                    }
+                }
+            }
+        }
+        let slots = blk.warp_slots.clone();
+        let mut freed = 0;
+        for s in slots {
+            if let Some(w) = self.warps[s as usize].as_ref() {
+                if w.w.state == WarpState::Done && w.pending == [0; 5] && w.loads == 0 {
+                    self.free_warp(s);
+                    freed += 1;
+                }
+            }
+        }
+        let blk = self.blocks[bslot as usize].as_mut().unwrap();
+        blk.resident -= freed;
+        if blk.resident == 0 {
+            let blk = self.blocks[bslot as usize].take().unwrap();
+            self.release(&blk);
+            self.stats.blocks_done += 1;
+            self.finished.push(blk.info.id);
+        }
+    }
+
+    /// A memory response (tag as sent).
+    pub fn mem_response(&mut self, now: u64, tag: u32) {
+        self.wake_at = self.wake_at.min(now);
+        let ids: Vec<u32> = if tag & ATOMIC_TAG != 0 {
+            vec![tag & !ATOMIC_TAG]
+        } else {
+            self.l1.fill(tag, false);
+            self.mshr.remove(&tag).unwrap_or_default()
+        };
+        for id in ids {
+            let rec = self.loads[id as usize].as_mut().unwrap();
+            rec.outstanding -= 1;
+            if rec.outstanding == 0 {
+                let rec = self.loads[id as usize].take().unwrap();
+                self.free_loads.push(id);
+                let t = rec.ready_at.max(now + 1);
+                self.completions.push(Reverse((t, rec.warp, rec.reg, true)));
+            }
+        }
+    }
+
+    fn new_load(&mut self, warp: u32, reg: u16) -> u32 {
+        let rec = LoadRec { warp, reg, outstanding: 0, ready_at: 0 };
+        match self.free_loads.pop() {
+            Some(i) => {
+                self.loads[i as usize] = Some(rec);
+                i
+            }
+            None => {
+                self.loads.push(Some(rec));
+                self.loads.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Cycle of the next thing this SM would do by itself (a writeback, a unit or warp
+    /// becoming free); memory responses and new blocks wake it from outside.
+    pub fn next_wake(&self, now: u64) -> u64 {
+        let mut t = u64::MAX;
+        if let Some(Reverse((c, ..))) = self.completions.peek() {
+            t = t.min(*c);
+        }
+        for w in self.warps.iter().flatten() {
+            if w.w.state == WarpState::Ready && w.next_issue > now {
+                t = t.min(w.next_issue);
+            }
+        }
+        for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
+            if f > now {
+                t = t.min(f);
+            }
+        }
+        t
+    }
+
+    /// One cycle. Returns whether anything was fetched or issued.
+    pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
+        self.account(now);
+        // Writeback.
+        while let Some(Reverse((t, slot, reg, from_mem))) = self.completions.peek().copied() {
+            if t > now {
+                break;
+            }
+            self.completions.pop();
+            if let Some(w) = self.warps[slot as usize].as_mut() {
+                let (i, b) = (reg as usize / 64, 1u64 << (reg % 64));
+                w.pending[i] &= !b;
+                w.pending_mem[i] &= !b;
+                if from_mem {
+                    w.loads -= 1;
+                }
+                if w.w.state == WarpState::Done {
+                    let blk = w.block;
+                    self.check_block(now, blk);
+                }
+            }
+        }
+        let mut active = false;
+        for s in 0..self.scheds.len() {
+            // Fetch: refill one warp's instruction buffer.
+            let n = self.scheds[s].warps.len();
+            for k in 0..n {
+                let idx = (self.scheds[s].fetch_ptr + k) % n;
+                let slot = self.scheds[s].warps[idx];
+                let w = self.warps[slot as usize].as_mut().unwrap();
+                if w.w.state == WarpState::Ready && w.ibuf < self.cfg.ibuffer {
+                    w.ibuf = self.cfg.ibuffer;
+                    self.scheds[s].fetch_ptr = (idx + 1) % n;
+                    active = true;
+                    break;
+                }
+            }
+            let issued = self.schedule(now, s, gmem, mem)?;
+            active |= issued;
+        }
+        self.accounted = now + 1;
+        self.stats.warp_cycles += self.used_warps as u64;
+        for sc in &self.scheds {
+            self.stats.stalls[sc.reason as usize] += 1;
+        }
+        Ok(active)
+    }
+
+    fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), Stall> {
+        let w = self.warps[slot as usize].as_ref().unwrap();
+        match w.w.state {
+            WarpState::Done => return Err(Stall::Idle),
+            WarpState::AtBarrier => return Err(Stall::Barrier),
+            WarpState::Ready => {}
+        }
+        if w.next_issue > now || w.ibuf == 0 {
+            return Err(Stall::Fetch);
+        }
+        let pc = w.w.pc().unwrap() as usize;
+        let info = &self.blocks[w.block as usize].as_ref().unwrap().info;
+        let t = &info.timing.touches[pc];
+        if any(&w.pending, t) {
+            return Err(if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency });
+        }
+        let busy = match info.timing.class[pc] {
+            Class::Sfu => self.sfu_free > now,
+            Class::Mem(Space::Param) => self.alu_free[s] > now,
+            Class::Mem(_) | Class::Atomic => self.ldst_free > now,
+            _ => self.alu_free[s] > now,
+        };
+        if busy {
+            return Err(Stall::Unit);
+        }
+        Ok(())
+    }
+
+    fn schedule(&mut self, now: u64, s: usize, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let n = self.scheds[s].warps.len();
+        if n == 0 {
+            self.scheds[s].reason = Stall::Idle;
+            return Ok(false);
+        }
+        let mut first_reason = None;
+        let mut pick = None;
+        let last = self.scheds[s].last;
+        match self.cfg.scheduler {
+            SchedPolicy::Gto => {
+                if let Some(l) = last {
+                    match self.eligible(now, l, s) {
+                        Ok(()) => pick = Some(l),
+                        Err(r) => first_reason = Some(r),
+                    }
+                }
+                if pick.is_none() {
+                    for k in 0..n {
+                        let slot = self.scheds[s].warps[k];
+                        if Some(slot) == last {
+                            continue;
+                        }
+                        match self.eligible(now, slot, s) {
+                            Ok(()) => {
+                                pick = Some(slot);
+                                break;
+                            }
+                            Err(r) => {
+                                first_reason.get_or_insert(r);
+                            }
+                        }
+                    }
+                }
+            }
+            SchedPolicy::Lrr => {
+                let start = last.and_then(|l| self.scheds[s].warps.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
+                for k in 0..n {
+                    let slot = self.scheds[s].warps[(start + k) % n];
+                    match self.eligible(now, slot, s) {
+                        Ok(()) => {
+                            pick = Some(slot);
+                            break;
+                        }
+                        Err(r) => {
+                            first_reason.get_or_insert(r);
+                        }
+                    }
+                }
+            }
+        }
+        let Some(slot) = pick else {
+            self.scheds[s].reason = first_reason.unwrap_or(Stall::Idle);
+            return Ok(false);
+        };
+        if !self.issue(now, s, slot, gmem, mem)? {
+            self.scheds[s].reason = Stall::Unit;
+            return Ok(false);
+        }
+        // (the warp may have exited and been freed by its last instruction)
+        self.scheds[s].last = self.warps[slot as usize].is_some().then_some(slot);
+        self.scheds[s].reason = Stall::Issued;
+        Ok(true)
+    }
+
+    /// Issues the warp's next instruction. Returns false (and changes nothing) if the memory
+    /// stage cannot take it this cycle (MSHRs exhausted).
+    fn issue(&mut self, now: u64, s: usize, slot: u32, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let cfg = self.lat;
+        let hw = self.warps[slot as usize].as_ref().unwrap();
+        let bslot = hw.block;
+        let info = self.blocks[bslot as usize].as_ref().unwrap().info.clone();
+        let pc = hw.w.pc().unwrap() as usize;
+        let inst = info.launch.kernel.code[pc];
+        let class = info.timing.class[pc];
+        let exec_mask = exec::exec_mask(&hw.w, &inst);
+        let active_lanes = hw.w.active_mask().count_ones() as u64;
+        // Memory analysis before execution (the registers still hold the addresses).
+        let mut lines: [u32; WARP_SIZE] = [0; WARP_SIZE];
+        let mut line_lanes: [u32; WARP_SIZE] = [0; WARP_SIZE];
+        let mut nlines = 0;
+        let mut shared_degree = 1;
+        let mut mem_kind = None;
+        if let Op::Ld { space, addr, .. } | Op::St { space, addr, .. } | Op::Atom { space, addr, .. } = inst.op {
+            let store = matches!(inst.op, Op::St { .. });
+            let atomic = matches!(inst.op, Op::Atom { .. });
+            if exec_mask != 0 {
+                let ad = exec::addresses(&hw.w, addr);
+                match space {
+                    Space::Global | Space::Local => {
+                        let mut m = exec_mask;
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            m &= m - 1;
+                            let a = if space == Space::Local {
+                                let word = ad[l] / 4;
+                                let per_warp = info.launch.kernel.local_bytes / 4 * WARP_SIZE as u32;
+                                LOCAL_BASE.wrapping_add(((self.id * cfg.warps + slot) * per_warp + word * 32 + l as u32) * 4)
+                            } else {
+                                ad[l]
+                            };
+                            lines[nlines] = self.l1.line_of(a);
+                            nlines += 1;
+                        }
+                        let v = &mut lines[..nlines];
+                        v.sort_unstable();
+                        let mut u = 0;
+                        for i in 0..v.len() {
+                            if i == 0 || v[i] != v[u - 1] {
+                                v[u] = v[i];
+                                line_lanes[u] = 1;
+                                u += 1;
+                            } else {
+                                line_lanes[u - 1] += 1;
+                            }
+                        }
+                        nlines = u;
+                        if !store && !atomic {
+                            // MSHRs for the lines that miss and are not already on their way.
+                            let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
+                            if self.mshr.len() + need > cfg.l1_mshrs as usize {
+                                return Ok(false);
+                            }
+                        }
+                        mem_kind = Some((space, store, atomic));
+                    }
+                    Space::Shared => {
+                        shared_degree = bank_degree(&ad, exec_mask, cfg.shared_banks, atomic);
+                        mem_kind = Some((space, store, atomic));
+                    }
+                    Space::Param => {}
+                }
+            }
+        }
+        // Execute on the functional state.
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let blk = self.blocks[bslot as usize].as_mut().unwrap();
+        let pc_before = pc as u32;
+        let mut ctx = BlockCtx {
+            kernel: &info.launch.kernel,
+            params: &info.launch.params,
+            grid: info.launch.grid,
+            block: info.launch.block,
+            ctaid: blk.ctaid,
+            smid: self.id,
+            shared: &mut blk.shared,
+        };
+        let ev = exec::step(&mut hw.w, &mut ctx, gmem).map_err(|fault| SmFault { launch: info.id, ctaid: blk.ctaid, warp: hw.w.id, fault })?;
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += active_lanes;
+        let seq_next = hw.w.pc() == Some(pc_before + 1);
+        // Timing of the instruction.
+        let or = now + 1; // operand read
+        let write = info.timing.writes[pc].filter(|_| exec_mask != 0);
+        let mut done_at = None; // writeback cycle of a fixed-latency result
+        match class {
+            Class::Alu | Class::Phase | Class::Fence | Class::Control | Class::Barrier => {
+                self.alu_free[s] = now + cfg.alu_interval as u64;
+                done_at = Some(or + cfg.alu_latency as u64);
+            }
+            Class::Sfu => {
+                self.sfu_free = now + cfg.sfu_interval as u64;
+                done_at = Some(or + cfg.sfu_latency as u64);
+            }
+            Class::Mem(Space::Param) => {
+                self.alu_free[s] = now + cfg.alu_interval as u64;
+                done_at = Some(or + cfg.alu_latency as u64);
+            }
+            Class::Mem(_) | Class::Atomic => {
+                let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + TLB
+                match mem_kind {
+                    None => {
+                        self.ldst_free = now + 1;
+                        done_at = Some(agen + 1);
+                    }
+                    Some((Space::Shared, _, _)) => {
+                        self.ldst_free = now + shared_degree as u64;
+                        self.stats.shared_conflict_cycles += shared_degree as u64 - 1;
+                        done_at = Some(agen + cfg.shared_latency as u64 + shared_degree as u64 - 1);
+                    }
+                    Some((_, store, atomic)) => {
+                        self.ldst_free = now + nlines as u64;
+                        let reg = write.unwrap_or(0);
+                        let id = if store { None } else { Some(self.new_load(slot, reg)) };
+                        let mut hit_ready = 0;
+                        for (i, &ln) in lines[..nlines].iter().enumerate() {
+                            let t = agen + 1 + i as u64; // one L1 access per cycle
+                            if store {
+                                self.l1.invalidate(ln);
+                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes: 4 * line_lanes[i], tag: 0 });
+                            } else if atomic {
+                                let id = id.unwrap();
+                                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
+                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id });
+                            } else if self.l1.access(ln, false) {
+                                self.stats.l1_hits += 1;
+                                hit_ready = hit_ready.max(t + cfg.l1_latency as u64);
+                            } else {
+                                self.stats.l1_misses += 1;
+                                let id = id.unwrap();
+                                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
+                                match self.mshr.get_mut(&ln) {
+                                    Some(v) => v.push(id),
+                                    None => {
+                                        self.mshr.insert(ln, vec![id]);
+                                        mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Read, bytes: cfg.l1_line, tag: ln });
+                                    }
+                                }
+                            }
+                        }
+                        if let Some(id) = id {
+                            let rec = self.loads[id as usize].as_mut().unwrap();
+                            rec.ready_at = hit_ready;
+                            if rec.outstanding == 0 {
+                                // All hits: a fixed-latency writeback.
+                                self.loads[id as usize] = None;
+                                self.free_loads.push(id);
+                                done_at = Some(hit_ready.max(agen + 1));
+                            } else {
+                                let hw = self.warps[slot as usize].as_mut().unwrap();
+                                hw.loads += 1;
+                                if let Some(r) = write {
+                                    bit(&mut hw.pending, r as usize);
+                                    bit(&mut hw.pending_mem, r as usize);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        if let (Some(t), Some(r)) = (done_at, write) {
+            bit(&mut hw.pending, r as usize);
+            if matches!(class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
+                bit(&mut hw.pending_mem, r as usize);
+            }
+            self.completions.push(Reverse((t, slot, r, false)));
+        }
+        // Instruction buffer: a change of flow empties it; the branch resolves at execute.
+        if seq_next && class != Class::Control {
+            hw.ibuf -= 1;
+            hw.next_issue = now + 1;
+        } else {
+            hw.ibuf = 0;
+            hw.next_issue = now + cfg.alu_latency as u64;
+        }
+        match ev {
+            Event::Continue => {}
+            Event::Barrier => {
+                let blk = self.blocks[bslot as usize].as_mut().unwrap();
+                blk.at_barrier += 1;
+                self.check_block(now, bslot);
+            }
+            Event::Done => {
+                let blk = self.blocks[bslot as usize].as_mut().unwrap();
+                blk.running -= 1;
+                self.check_block(now, bslot);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Cycles a shared-memory access takes: the largest number of distinct words any bank must
+/// deliver (lanes reading the same word share it); atomics to one word serialise.
+fn bank_degree(ad: &[u32; WARP_SIZE], mask: u32, banks: u32, atomic: bool) -> u32 {
+    let mut words: [(u32, u32); WARP_SIZE] = [(0, 0); WARP_SIZE];
+    let mut n = 0;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let w = ad[l] / 4;
+        words[n] = (w % banks, w);
+        n += 1;
+    }
+    let v = &mut words[..n];
+    v.sort_unstable();
+    let (mut best, mut run, mut same) = (1u32, 0u32, 0u32);
+    for i in 0..n {
+        if i > 0 && v[i] == v[i - 1] {
+            same += 1;
+            if atomic {
+                best = best.max(same + 1);
+            }
+            continue;
+        }
+        same = 0;
+        run = if i > 0 && v[i].0 == v[i - 1].0 { run + 1 } else { 1 };
+        best = best.max(run);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bank_degree;
+
+    #[test]
+    fn bank_conflicts() {
+        let mut ad = [0u32; 32];
+        for (l, a) in ad.iter_mut().enumerate() {
+            *a = 4 * l as u32; // consecutive words: no conflict
+        }
+        assert_eq!(bank_degree(&ad, u32::MAX, 32, false), 1);
+        for (l, a) in ad.iter_mut().enumerate() {
+            *a = 8 * l as u32; // stride 2: two words per bank
+        }
+        assert_eq!(bank_degree(&ad, u32::MAX, 32, false), 2);
+        let same = [64u32; 32]; // one word: broadcast
+        assert_eq!(bank_degree(&same, u32::MAX, 32, false), 1);
+        assert_eq!(bank_degree(&same, u32::MAX, 32, true), 32);
+        for (l, a) in ad.iter_mut().enumerate() {
+            *a = 128 * l as u32; // stride 32 words: all in bank 0
+        }
+        assert_eq!(bank_degree(&ad, u32::MAX, 32, false), 32);
+        assert_eq!(bank_degree(&ad, 0b1011, 32, false), 3);
+    }
+}

@@ -1,0 +1,140 @@
+//! Multiprogrammed workloads: a TOML file lists processes, each with its kernel launches
+//! (library application, size, seed), arrival cycle, repeat count and priority.
+//!
+//! ```toml
+//! description = "two processes: compute-bound sgemm against streaming lbm"
+//! [[process]]
+//! name = "sgemm"
+//! arrival = 0          # cycle the process submits its first launch
+//! priority = 1         # larger is more important (used by priority policies)
+//! repeat = 2           # the launch list runs this many times
+//! launches = [{ kernel = "sgemm", size = 128, seed = 1 }]
+//! ```
+
+use crate::library::{self, Bench};
+use serde::Deserialize;
+use std::fmt;
+use std::path::Path;
+
+/// The workload `mpgpu run` uses when given none.
+pub const DEFAULT_WORKLOAD: &str = include_str!("../../workloads/default.toml");
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// Library application (see `mpgpu kernels`).
+    pub kernel: String,
+    /// Problem size; the application's default when absent.
+    pub size: Option<u32>,
+    #[serde(default = "one64")]
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessSpec {
+    pub name: String,
+    #[serde(default)]
+    pub arrival: u64,
+    #[serde(default)]
+    pub priority: u32,
+    #[serde(default = "one")]
+    pub repeat: u32,
+    pub launches: Vec<LaunchSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    pub description: String,
+    #[serde(rename = "process")]
+    pub processes: Vec<ProcessSpec>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one64() -> u64 {
+    1
+}
+
+/// A workload error naming the file and the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadError {
+    pub file: String,
+    pub msg: String,
+}
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "workload {}: {}", self.file, self.msg)
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+impl Workload {
+    pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| WorkloadError { file: file.clone(), msg: format!("cannot read: {e}") })?;
+        Workload::parse(&file, &text)
+    }
+
+    /// The embedded default workload.
+    pub fn default_workload() -> Workload {
+        Workload::parse("(default)", DEFAULT_WORKLOAD).expect("the embedded default workload is valid")
+    }
+
+    pub fn parse(file: &str, text: &str) -> Result<Workload, WorkloadError> {
+        let err = |msg: String| WorkloadError { file: file.into(), msg };
+        let w: Workload = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        w.validate().map_err(err)?;
+        Ok(w)
+    }
+
+    /// Checks names, counts and every launch (kernel known, size accepted by it).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.description.trim().is_empty() {
+            return Err("field `description`: must say what the workload is".into());
+        }
+        if self.processes.is_empty() {
+            return Err("no [[process]]: at least one process is needed".into());
+        }
+        if self.processes.len() > 64 {
+            return Err(format!("{} processes: at most 64 are supported", self.processes.len()));
+        }
+        for (i, p) in self.processes.iter().enumerate() {
+            let at = format!("process[{i}] (`{}`)", p.name);
+            if p.name.trim().is_empty() {
+                return Err(format!("process[{i}]: field `name` must not be empty"));
+            }
+            if let Some(j) = self.processes[..i].iter().position(|q| q.name == p.name) {
+                return Err(format!("{at}: duplicate name (also process[{j}])"));
+            }
+            if p.repeat == 0 || p.repeat > 1000 {
+                return Err(format!("{at}: field `repeat`: {} is out of range (expected 1..=1000)", p.repeat));
+            }
+            if p.arrival > 1 << 40 {
+                return Err(format!("{at}: field `arrival`: {} is out of range (expected 0..=2^40 cycles)", p.arrival));
+            }
+            if p.launches.is_empty() {
+                return Err(format!("{at}: field `launches` is empty: a process needs at least one launch"));
+            }
+            for (j, l) in p.launches.iter().enumerate() {
+                let b = find(&l.kernel).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
+                let size = l.size.unwrap_or(b.default_size);
+                // Building the host program checks the size without touching GPU memory.
+                b.program(size, l.seed).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The library application called `name`, or an error listing the library.
+pub fn find(name: &str) -> Result<Bench, String> {
+    library::find(name).ok_or_else(|| {
+        let names: Vec<_> = library::library().iter().map(|b| b.name).collect();
+        format!("unknown kernel `{name}` (the library has: {})", names.join(", "))
+    })
+}
