@@ -487,7 +487,14 @@ fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
         100.0 * r.sm.l1_hits as f64 / (r.sm.l1_hits + r.sm.l1_misses).max(1) as f64,
         100.0 * r.mem.l2_hits as f64 / (r.mem.l2_hits + r.mem.l2_misses).max(1) as f64
     );
-    println!("simulated in {:.2} s: {:.2} M warp-inst/s, {:.0} K cycles/s", secs, r.warp_insts as f64 / secs / 1e6, r.cycles as f64 / secs / 1e3);
+    println!(
+        "simulated in {:.2} s: {:.2} M warp-inst/s, {:.0} K cycles/s ({:.1}% of cycles stepped, SMs awake {:.1}% of SM-cycles)",
+        secs,
+        r.warp_insts as f64 / secs / 1e6,
+        r.cycles as f64 / secs / 1e3,
+        100.0 * r.stepped_cycles as f64 / r.cycles.max(1) as f64,
+        100.0 * r.sm.awake_cycles as f64 / (r.cycles.max(1) as f64 * r.sm_count as f64)
+    );
     println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
     for (i, p) in r.processes.iter().enumerate() {
         let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));

@@ -67,16 +67,19 @@ impl Output {
         let mut first = None;
         let mut count = 0;
         for (i, g) in got.iter().enumerate() {
-            let (ok, exp, gs) = match &self.expected {
-                Expected::U32(v) => (v[i] == *g, v[i].to_string(), g.to_string()),
-                Expected::F32 { vals, abs, rel } => {
-                    let gf = f32::from_bits(*g);
-                    (approx::relative_eq!(gf, vals[i], epsilon = *abs, max_relative = *rel), vals[i].to_string(), gf.to_string())
-                }
+            let ok = match &self.expected {
+                Expected::U32(v) => v[i] == *g,
+                Expected::F32 { vals, abs, rel } => approx::relative_eq!(f32::from_bits(*g), vals[i], epsilon = *abs, max_relative = *rel),
             };
             if !ok {
                 count += 1;
-                first.get_or_insert((i, exp, gs));
+                if first.is_none() {
+                    let (exp, gs) = match &self.expected {
+                        Expected::U32(v) => (v[i].to_string(), g.to_string()),
+                        Expected::F32 { vals, .. } => (vals[i].to_string(), f32::from_bits(*g).to_string()),
+                    };
+                    first = Some((i, exp, gs));
+                }
             }
         }
         match first {

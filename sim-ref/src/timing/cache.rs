@@ -21,8 +21,10 @@ pub struct Evicted {
 }
 
 impl TagArray {
+    /// `bytes / (ways * line)` sets, which must be a power of two.
     pub fn new(bytes: u32, ways: u32, line: u32) -> TagArray {
         let sets = (bytes / (ways * line)).max(1);
+        assert!(sets.is_power_of_two(), "cache sets must be a power of two (the configuration check ensures it)");
         let n = (sets * ways) as usize;
         TagArray { sets, ways, line_shift: line.trailing_zeros(), tags: vec![0; n], stamp: vec![0; n], dirty: vec![false; n], clock: 0 }
     }
@@ -36,7 +38,7 @@ impl TagArray {
     #[inline]
     fn set_range(&self, line: u32) -> std::ops::Range<usize> {
         // Hash the set index a little so that power-of-two strides spread over the sets.
-        let set = (line ^ (line >> 7) ^ (line >> 13)) % self.sets;
+        let set = (line ^ (line >> 7) ^ (line >> 13)) & (self.sets - 1);
         let b = (set * self.ways) as usize;
         b..b + self.ways as usize
     }

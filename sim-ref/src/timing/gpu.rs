@@ -144,7 +144,9 @@ pub struct RunLimits {
     pub max_cycles: u64,
     /// Cycles with work outstanding but no instruction issued before the run is declared stuck.
     pub watchdog: u64,
-    /// Jump over cycles in which nothing can happen (results are identical either way).
+    /// Jump over cycles in which nothing can happen, let idle SMs sleep and skip scheduler
+    /// scans that cannot issue (false: step every SM and scheduler every cycle; the results are
+    /// identical either way, which a test checks).
     pub skip_idle: bool,
 }
 
@@ -174,6 +176,7 @@ pub struct Gpu {
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub config: String,
+    pub sm_count: u32,
     pub dispatcher: String,
     pub cycles: u64,
     pub warp_insts: u64,
@@ -191,6 +194,8 @@ pub struct RunResult {
     pub dram_utilisation: f64,
     /// Scheduler-cycles by outcome (issued, idle, memory, dependency, barrier, unit, fetch).
     pub stalls: Vec<(String, u64)>,
+    /// Cycles the simulation loop stepped (the others were skipped: nothing could happen).
+    pub stepped_cycles: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -347,6 +352,9 @@ impl Gpu {
     /// called now and then.
     pub fn run(&mut self, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<(), SimError> {
         let total_jobs: u64 = self.procs.iter().map(|p| p.jobs.len() as u64).sum();
+        for sm in &mut self.sms {
+            sm.lazy = limits.skip_idle;
+        }
         let mut next_report = 0;
         loop {
             let now = self.now;
@@ -392,7 +400,7 @@ impl Gpu {
                     Ok(a) => {
                         if a {
                             active = true;
-                        } else {
+                        } else if limits.skip_idle {
                             sm.wake_at = sm.next_wake(now);
                         }
                     }
@@ -509,6 +517,7 @@ impl Gpu {
             sm.blocks_done += s.stats.blocks_done;
             sm.l1_hits += s.stats.l1_hits;
             sm.l1_misses += s.stats.l1_misses;
+            sm.awake_cycles += s.stats.awake_cycles;
             sm.shared_conflict_cycles += s.stats.shared_conflict_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];
@@ -519,6 +528,7 @@ impl Gpu {
         let dram = self.mem.stats.dram_bytes as f64 / cycles as f64;
         RunResult {
             config: self.cfg.name.clone(),
+            sm_count: self.sms.len() as u32,
             dispatcher: self.dispatcher.name().to_string(),
             cycles: self.now,
             warp_insts: sm.warp_insts,
@@ -562,6 +572,7 @@ impl Gpu {
             stalls: STALL_NAMES.iter().zip(sm.stalls).map(|(n, v)| (n.to_string(), v)).collect(),
             sm,
             mem: self.mem.stats,
+            stepped_cycles: self.stepped_cycles,
         }
     }
 }

@@ -18,7 +18,8 @@
 use super::cache::TagArray;
 use crate::config::GpuConfig;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ReqKind {
@@ -97,7 +98,7 @@ impl MemSys {
             dram_latency: m.dram_latency as f64,
             line_cycles: line as f64 / per_chan,
             l2: (0..n).map(|_| TagArray::new(m.l2_bytes_per_channel, m.l2_assoc, line)).collect(),
-            l2_pending: vec![HashMap::new(); n],
+            l2_pending: vec![HashMap::default(); n],
             slice_free: vec![0; n],
             chan_free: vec![0.0; n],
             inject_free: vec![0; sms],

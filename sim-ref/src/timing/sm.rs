@@ -27,7 +27,8 @@ use crate::func::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 /// Scoreboard bits: general registers 0..255, predicates 256..263.
@@ -126,6 +127,8 @@ pub struct SmStats {
     pub blocks_done: u64,
     pub l1_hits: u64,
     pub l1_misses: u64,
+    /// Cycles the SM was stepped (awake); the others it slept through.
+    pub awake_cycles: u64,
     pub shared_conflict_cycles: u64,
 }
 
@@ -139,6 +142,13 @@ struct HwWarp {
     ibuf: u32,
     /// Outstanding loads and atomics (the block cannot be captured while any remain).
     loads: u32,
+    /// Queued for fetch.
+    in_fetch: bool,
+    /// The MSHR epoch in which this warp's next load last found too few MSHRs.
+    mshr_fail: Option<u64>,
+    /// Scoreboard mask and class of the next instruction (cached from the kernel's tables).
+    next_touch: RegMask,
+    next_class: Class,
 }
 
 struct Block {
@@ -160,8 +170,12 @@ struct Sched {
     /// Warp slots assigned to this scheduler, oldest first.
     warps: Vec<u32>,
     last: Option<u32>,
-    fetch_ptr: usize,
+    /// Warps whose instruction buffer has room, in the order they asked.
+    fetch: VecDeque<u32>,
     reason: Stall,
+    /// No warp can become eligible before this cycle unless an event (writeback, fetch, new
+    /// warp, barrier release, freed MSHR) says otherwise; the scan is skipped until then.
+    wake: u64,
 }
 
 struct LoadRec {
@@ -230,6 +244,9 @@ pub struct Sm {
     ldst_free: u64,
     l1: TagArray,
     mshr: HashMap<u32, Vec<u32>>,
+    /// Changes whenever an MSHR frees or the L1's contents change, so that a load refused for
+    /// lack of MSHRs is not analysed again before anything could have changed.
+    mshr_epoch: u64,
     loads: Vec<Option<LoadRec>>,
     free_loads: Vec<u32>,
     completions: BinaryHeap<Reverse<(u64, u32, u16, bool)>>,
@@ -240,6 +257,9 @@ pub struct Sm {
     accounted: u64,
     /// The SM does nothing before this cycle unless woken.
     pub wake_at: u64,
+    /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
+    /// results are the same, which a test checks).
+    pub lazy: bool,
 }
 
 impl Sm {
@@ -268,12 +288,13 @@ impl Sm {
             shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
             warps: (0..cfg.warps).map(|_| None).collect(),
-            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch_ptr: 0, reason: Stall::Idle }).collect(),
+            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0 }).collect(),
             alu_free: vec![0; cfg.schedulers as usize],
             sfu_free: 0,
             ldst_free: 0,
             l1: TagArray::new(cfg.l1_bytes, cfg.l1_assoc, cfg.l1_line),
-            mshr: HashMap::new(),
+            mshr: HashMap::default(),
+            mshr_epoch: 0,
             loads: Vec::new(),
             free_loads: Vec::new(),
             completions: BinaryHeap::new(),
@@ -281,6 +302,7 @@ impl Sm {
             finished: Vec::new(),
             accounted: 0,
             wake_at: 0,
+            lazy: true,
         }
     }
 
@@ -356,7 +378,13 @@ impl Sm {
                 next_issue: now + 1,
                 ibuf: 0,
                 loads: 0,
+                in_fetch: true,
+                mshr_fail: None,
+                next_touch: [0; 5],
+                next_class: Class::Alu,
             });
+            Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
+            self.scheds[sched].fetch.push_back(slot);
             slots.push(slot);
         }
         self.used_blocks += 1;
@@ -377,6 +405,9 @@ impl Sm {
             shared_bytes: f.shared_per_block,
         });
         self.wake_at = now;
+        for sc in &mut self.scheds {
+            sc.wake = sc.wake.min(now);
+        }
         // A restored block whose warps all wait at a barrier, or have all exited, moves on.
         self.check_block(now, bslot as u32);
     }
@@ -437,6 +468,12 @@ impl Sm {
                     if w.w.state == WarpState::AtBarrier {
                         w.w.state = WarpState::Ready;
                         w.next_issue = w.next_issue.max(now + 1);
+                        let sc = &mut self.scheds[(s % self.cfg.schedulers) as usize];
+                        sc.wake = sc.wake.min(now + 1);
+                        if !w.in_fetch && w.ibuf < self.cfg.ibuffer {
+                            w.in_fetch = true;
+                            self.scheds[(s % self.cfg.schedulers) as usize].fetch.push_back(s);
+                        }
                     }
                 }
             }
@@ -464,6 +501,11 @@ impl Sm {
     /// A memory response (tag as sent).
     pub fn mem_response(&mut self, now: u64, tag: u32) {
         self.wake_at = self.wake_at.min(now);
+        self.mshr_epoch += 1;
+        for sc in &mut self.scheds {
+            // A freed MSHR may unblock a load.
+            sc.wake = sc.wake.min(now);
+        }
         let ids: Vec<u32> = if tag & ATOMIC_TAG != 0 {
             vec![tag & !ATOMIC_TAG]
         } else {
@@ -519,12 +561,15 @@ impl Sm {
     /// One cycle. Returns whether anything was fetched or issued.
     pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         self.account(now);
+        self.stats.awake_cycles += 1;
         // Writeback.
         while let Some(Reverse((t, slot, reg, from_mem))) = self.completions.peek().copied() {
             if t > now {
                 break;
             }
             self.completions.pop();
+            let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
+            sc.wake = sc.wake.min(now);
             if let Some(w) = self.warps[slot as usize].as_mut() {
                 let (i, b) = (reg as usize / 64, 1u64 << (reg % 64));
                 w.pending[i] &= !b;
@@ -541,20 +586,24 @@ impl Sm {
         let mut active = false;
         for s in 0..self.scheds.len() {
             // Fetch: refill one warp's instruction buffer.
-            let n = self.scheds[s].warps.len();
-            for k in 0..n {
-                let idx = (self.scheds[s].fetch_ptr + k) % n;
-                let slot = self.scheds[s].warps[idx];
-                let w = self.warps[slot as usize].as_mut().unwrap();
-                if w.w.state == WarpState::Ready && w.ibuf < self.cfg.ibuffer {
-                    w.ibuf = self.cfg.ibuffer;
-                    self.scheds[s].fetch_ptr = (idx + 1) % n;
-                    active = true;
-                    break;
+            while let Some(slot) = self.scheds[s].fetch.pop_front() {
+                let Some(w) = self.warps[slot as usize].as_mut() else { continue };
+                w.in_fetch = false;
+                match w.w.state {
+                    WarpState::Ready => {
+                        w.ibuf = self.cfg.ibuffer;
+                        active = true;
+                        self.scheds[s].wake = self.scheds[s].wake.min(now);
+                        break;
+                    }
+                    // Barrier release queues it again; a finished warp needs nothing.
+                    WarpState::AtBarrier | WarpState::Done => {}
                 }
             }
-            let issued = self.schedule(now, s, gmem, mem)?;
-            active |= issued;
+            if now >= self.scheds[s].wake || !self.lazy {
+                let issued = self.schedule(now, s, gmem, mem)?;
+                active |= issued;
+            }
         }
         self.accounted = now + 1;
         self.stats.warp_cycles += self.used_warps as u64;
@@ -564,30 +613,39 @@ impl Sm {
         Ok(active)
     }
 
-    fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), Stall> {
+    /// Caches the scoreboard mask and class of the warp's next instruction.
+    fn refresh_next(w: &mut HwWarp, info: &LaunchInfo) {
+        if let Some(pc) = w.w.pc() {
+            w.next_touch = info.timing.touches[pc as usize];
+            w.next_class = info.timing.class[pc as usize];
+        }
+    }
+
+    /// Whether the warp can issue now; if not, why, and the earliest cycle that could change
+    /// by itself (`u64::MAX`: only an event can change it).
+    fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
         let w = self.warps[slot as usize].as_ref().unwrap();
         match w.w.state {
-            WarpState::Done => return Err(Stall::Idle),
-            WarpState::AtBarrier => return Err(Stall::Barrier),
+            WarpState::Done => return Err((Stall::Idle, u64::MAX)),
+            WarpState::AtBarrier => return Err((Stall::Barrier, u64::MAX)),
             WarpState::Ready => {}
         }
         if w.next_issue > now || w.ibuf == 0 {
-            return Err(Stall::Fetch);
+            let t = if w.ibuf == 0 { now + 1 } else { w.next_issue };
+            return Err((Stall::Fetch, t.max(w.next_issue)));
         }
-        let pc = w.w.pc().unwrap() as usize;
-        let info = &self.blocks[w.block as usize].as_ref().unwrap().info;
-        let t = &info.timing.touches[pc];
+        let t = &w.next_touch;
         if any(&w.pending, t) {
-            return Err(if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency });
+            return Err((if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency }, u64::MAX));
         }
-        let busy = match info.timing.class[pc] {
-            Class::Sfu => self.sfu_free > now,
-            Class::Mem(Space::Param) => self.alu_free[s] > now,
-            Class::Mem(_) | Class::Atomic => self.ldst_free > now,
-            _ => self.alu_free[s] > now,
+        let free = match w.next_class {
+            Class::Sfu => self.sfu_free,
+            Class::Mem(Space::Param) => self.alu_free[s],
+            Class::Mem(_) | Class::Atomic => self.ldst_free,
+            _ => self.alu_free[s],
         };
-        if busy {
-            return Err(Stall::Unit);
+        if free > now {
+            return Err((Stall::Unit, free));
         }
         Ok(())
     }
@@ -596,33 +654,34 @@ impl Sm {
         let n = self.scheds[s].warps.len();
         if n == 0 {
             self.scheds[s].reason = Stall::Idle;
+            self.scheds[s].wake = u64::MAX;
             return Ok(false);
         }
         let mut first_reason = None;
+        let mut wake = u64::MAX;
         let mut pick = None;
         let last = self.scheds[s].last;
+        let mut consider = |sm: &Sm, slot: u32| -> bool {
+            match sm.eligible(now, slot, s) {
+                Ok(()) => {
+                    pick = Some(slot);
+                    true
+                }
+                Err((r, t)) => {
+                    first_reason.get_or_insert(r);
+                    wake = wake.min(t);
+                    false
+                }
+            }
+        };
         match self.cfg.scheduler {
             SchedPolicy::Gto => {
-                if let Some(l) = last {
-                    match self.eligible(now, l, s) {
-                        Ok(()) => pick = Some(l),
-                        Err(r) => first_reason = Some(r),
-                    }
-                }
-                if pick.is_none() {
+                let greedy = last.is_some_and(|l| consider(self, l));
+                if !greedy {
                     for k in 0..n {
                         let slot = self.scheds[s].warps[k];
-                        if Some(slot) == last {
-                            continue;
-                        }
-                        match self.eligible(now, slot, s) {
-                            Ok(()) => {
-                                pick = Some(slot);
-                                break;
-                            }
-                            Err(r) => {
-                                first_reason.get_or_insert(r);
-                            }
+                        if Some(slot) != last && consider(self, slot) {
+                            break;
                         }
                     }
                 }
@@ -630,30 +689,27 @@ impl Sm {
             SchedPolicy::Lrr => {
                 let start = last.and_then(|l| self.scheds[s].warps.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
                 for k in 0..n {
-                    let slot = self.scheds[s].warps[(start + k) % n];
-                    match self.eligible(now, slot, s) {
-                        Ok(()) => {
-                            pick = Some(slot);
-                            break;
-                        }
-                        Err(r) => {
-                            first_reason.get_or_insert(r);
-                        }
+                    if consider(self, self.scheds[s].warps[(start + k) % n]) {
+                        break;
                     }
                 }
             }
         }
         let Some(slot) = pick else {
             self.scheds[s].reason = first_reason.unwrap_or(Stall::Idle);
+            self.scheds[s].wake = wake;
             return Ok(false);
         };
         if !self.issue(now, s, slot, gmem, mem)? {
+            // MSHRs exhausted: try again next cycle (another warp may be eligible by then).
             self.scheds[s].reason = Stall::Unit;
+            self.scheds[s].wake = now + 1;
             return Ok(false);
         }
         // (the warp may have exited and been freed by its last instruction)
         self.scheds[s].last = self.warps[slot as usize].is_some().then_some(slot);
         self.scheds[s].reason = Stall::Issued;
+        self.scheds[s].wake = now + 1;
         Ok(true)
     }
 
@@ -662,8 +718,14 @@ impl Sm {
     fn issue(&mut self, now: u64, s: usize, slot: u32, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         let cfg = self.lat;
         let hw = self.warps[slot as usize].as_ref().unwrap();
+        if hw.mshr_fail == Some(self.mshr_epoch) {
+            return Ok(false);
+        }
         let bslot = hw.block;
-        let info = self.blocks[bslot as usize].as_ref().unwrap().info.clone();
+        let info_arc: *const LaunchInfo = &*self.blocks[bslot as usize].as_ref().unwrap().info;
+        // SAFETY: the block slot holds an Arc to this LaunchInfo for the whole call: the block
+        // is only removed by `check_block`, which runs after the last use of `info` below.
+        let info: &LaunchInfo = unsafe { &*info_arc };
         let pc = hw.w.pc().unwrap() as usize;
         let inst = info.launch.kernel.code[pc];
         let class = info.timing.class[pc];
@@ -696,24 +758,16 @@ impl Sm {
                             lines[nlines] = self.l1.line_of(a);
                             nlines += 1;
                         }
-                        let v = &mut lines[..nlines];
-                        v.sort_unstable();
-                        let mut u = 0;
-                        for i in 0..v.len() {
-                            if i == 0 || v[i] != v[u - 1] {
-                                v[u] = v[i];
-                                line_lanes[u] = 1;
-                                u += 1;
-                            } else {
-                                line_lanes[u - 1] += 1;
-                            }
-                        }
-                        nlines = u;
+                        nlines = coalesce(&mut lines, &mut line_lanes, nlines);
                         if !store && !atomic {
                             // MSHRs for the lines that miss and are not already on their way.
-                            let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
-                            if self.mshr.len() + need > cfg.l1_mshrs as usize {
-                                return Ok(false);
+                            // (counted only when the MSHRs could run out)
+                            if self.mshr.len() + nlines > cfg.l1_mshrs as usize {
+                                let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
+                                if self.mshr.len() + need > cfg.l1_mshrs as usize {
+                                    self.warps[slot as usize].as_mut().unwrap().mshr_fail = Some(self.mshr_epoch);
+                                    return Ok(false);
+                                }
                             }
                         }
                         mem_kind = Some((space, store, atomic));
@@ -781,6 +835,7 @@ impl Sm {
                             let t = agen + 1 + i as u64; // one L1 access per cycle
                             if store {
                                 self.l1.invalidate(ln);
+                                self.mshr_epoch += 1;
                                 mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes: 4 * line_lanes[i], tag: 0 });
                             } else if atomic {
                                 let id = id.unwrap();
@@ -839,6 +894,11 @@ impl Sm {
             hw.ibuf = 0;
             hw.next_issue = now + cfg.alu_latency as u64;
         }
+        Self::refresh_next(hw, &info);
+        if !hw.in_fetch && hw.w.state != WarpState::Done {
+            hw.in_fetch = true;
+            self.scheds[s].fetch.push_back(slot);
+        }
         match ev {
             Event::Continue => {}
             Event::Barrier => {
@@ -856,9 +916,59 @@ impl Sm {
     }
 }
 
+/// Merges the first `n` lane lines into distinct lines, in order of first appearance (lane
+/// order), counting the lanes of each; returns the number of distinct lines.
+fn coalesce(lines: &mut [u32; WARP_SIZE], lanes: &mut [u32; WARP_SIZE], n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    if lines[..n].iter().all(|&x| x == lines[0]) {
+        lanes[0] = n as u32;
+        return 1;
+    }
+    // A 64-entry open-addressing set of (line, index in the output).
+    let mut table = [(u32::MAX, 0u8); 64];
+    let mut u = 0;
+    for i in 0..n {
+        let ln = lines[i];
+        let mut h = (ln.wrapping_mul(0x9E37_79B1) >> 26) as usize;
+        loop {
+            let (k, idx) = table[h];
+            if k == ln {
+                lanes[idx as usize] += 1;
+                break;
+            }
+            if k == u32::MAX {
+                table[h] = (ln, u as u8);
+                lines[u] = ln;
+                lanes[u] = 1;
+                u += 1;
+                break;
+            }
+            h = (h + 1) & 63;
+        }
+    }
+    u
+}
+
 /// Cycles a shared-memory access takes: the largest number of distinct words any bank must
 /// deliver (lanes reading the same word share it); atomics to one word serialise.
 fn bank_degree(ad: &[u32; WARP_SIZE], mask: u32, banks: u32, atomic: bool) -> u32 {
+    // Fast path: every lane in its own bank.
+    if banks <= 64 {
+        let (mut seen, mut m) = (0u64, mask);
+        let mut clash = false;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let b = 1u64 << ((ad[l] / 4) % banks);
+            clash |= seen & b != 0;
+            seen |= b;
+        }
+        if !clash {
+            return 1;
+        }
+    }
     let mut words: [(u32, u32); WARP_SIZE] = [(0, 0); WARP_SIZE];
     let mut n = 0;
     let mut m = mask;
