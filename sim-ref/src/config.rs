@@ -263,15 +263,19 @@ impl SmConfig {
     /// The occupancy rule: blocks per SM = the minimum over every resource of what it holds
     /// (ties are reported in the order blocks, threads, warps, registers, shared).
     pub fn occupancy(&self, f: &Footprint) -> Occupancy {
-        let warps = f.threads_per_block.div_ceil(32);
         let shared_config = self.shared_config_for(f.shared_per_block);
-        let regs = self.block_registers(f);
+        self.occupancy_of(self.block_registers(f), f.shared_per_block, f.threads_per_block.div_ceil(32), shared_config)
+    }
+
+    /// The rule on per-block totals: registers, shared bytes and warps of one block, with the
+    /// shared-memory configuration in force.
+    pub fn occupancy_of(&self, regs: u32, shared: u32, warps: u32, shared_config: u32) -> Occupancy {
         let limits = [
             (Limiter::Blocks, self.blocks),
             (Limiter::Threads, self.threads / (warps * 32).max(1)),
             (Limiter::Warps, self.warps / warps.max(1)),
             (Limiter::Registers, if regs == 0 { u32::MAX } else { self.registers / regs }),
-            (Limiter::Shared, if f.shared_per_block == 0 { u32::MAX } else { shared_config / f.shared_per_block }),
+            (Limiter::Shared, if shared == 0 { u32::MAX } else { shared_config / shared }),
         ];
         let (limiter, blocks) = limits.iter().copied().min_by_key(|l| l.1).unwrap();
         Occupancy { blocks, limiter, shared_config }

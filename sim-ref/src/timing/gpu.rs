@@ -117,11 +117,19 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// One host program of a process.
-struct Job {
-    bench: crate::library::Bench,
-    size: u32,
-    seed: u64,
+/// One host program of a process: a library application, or a program built by the caller.
+enum Job {
+    Library { bench: crate::library::Bench, size: u32, seed: u64 },
+    Custom { name: String, program: Option<Box<dyn Program>> },
+}
+
+impl Job {
+    fn describe(&self) -> String {
+        match self {
+            Job::Library { bench, size, seed } => format!("{} (size {size}, seed {seed})", bench.name),
+            Job::Custom { name, .. } => name.clone(),
+        }
+    }
 }
 
 struct ProcState {
@@ -257,13 +265,27 @@ impl Gpu {
             for _ in 0..p.repeat {
                 for l in &p.launches {
                     let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
-                    jobs.push(Job { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
+                    jobs.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
                 }
             }
+            self.push_process(&p.name, p.arrival, p.priority, jobs);
+        }
+        Ok(())
+    }
+
+    /// Adds a process running the given host programs in order (for experiments and tests
+    /// with kernels outside the library).
+    pub fn add_process(&mut self, name: &str, arrival: u64, priority: u32, programs: Vec<(String, Box<dyn Program>)>) {
+        let jobs = programs.into_iter().map(|(name, p)| Job::Custom { name, program: Some(p) }).collect();
+        self.push_process(name, arrival, priority, jobs);
+    }
+
+    fn push_process(&mut self, name: &str, arrival: u64, priority: u32, jobs: Vec<Job>) {
+        {
             self.procs.push(ProcState {
-                name: p.name.clone(),
-                arrival: p.arrival,
-                priority: p.priority,
+                name: name.to_string(),
+                arrival,
+                priority,
                 jobs,
                 next_job: 0,
                 program: None,
@@ -274,7 +296,6 @@ impl Gpu {
                 programs_done: 0,
             });
         }
-        Ok(())
     }
 
     /// Starts the process's next host program, or ends the process.
@@ -284,9 +305,12 @@ impl Gpu {
             ps.end = Some(self.now);
             return Ok(());
         }
-        let job = &ps.jobs[ps.next_job];
+        let job = &mut ps.jobs[ps.next_job];
         ps.next_job += 1;
-        let mut prog = job.bench.program(job.size, job.seed).map_err(SimError::BadLaunch)?;
+        let mut prog = match job {
+            Job::Library { bench, size, seed } => bench.program(*size, *seed).map_err(SimError::BadLaunch)?,
+            Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
+        };
         prog.setup(&mut self.gmem);
         self.procs[p].program = Some(prog);
         self.next_launch(p)
@@ -301,7 +325,7 @@ impl Gpu {
                 let prog = self.procs[p].program.take().unwrap();
                 if let Err(e) = prog.verify(&self.gmem) {
                     let job = &self.procs[p].jobs[self.procs[p].next_job - 1];
-                    let msg = format!("{} (size {}, seed {}): {e}", job.bench.name, job.size, job.seed);
+                    let msg = format!("{}: {e}", job.describe());
                     self.procs[p].failures.push(msg);
                 }
                 self.procs[p].programs_done += 1;
@@ -518,6 +542,7 @@ impl Gpu {
             sm.l1_hits += s.stats.l1_hits;
             sm.l1_misses += s.stats.l1_misses;
             sm.awake_cycles += s.stats.awake_cycles;
+            sm.max_kernels_resident = sm.max_kernels_resident.max(s.stats.max_kernels_resident);
             sm.shared_conflict_cycles += s.stats.shared_conflict_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];

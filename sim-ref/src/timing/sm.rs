@@ -129,6 +129,8 @@ pub struct SmStats {
     pub l1_misses: u64,
     /// Cycles the SM was stepped (awake); the others it slept through.
     pub awake_cycles: u64,
+    /// Most different launches (kernels) resident at once (intra-SM sharing when above 1).
+    pub max_kernels_resident: u32,
     pub shared_conflict_cycles: u64,
 }
 
@@ -408,8 +410,18 @@ impl Sm {
         for sc in &mut self.scheds {
             sc.wake = sc.wake.min(now);
         }
+        let kinds = self.resident_launches().len() as u32;
+        self.stats.max_kernels_resident = self.stats.max_kernels_resident.max(kinds);
         // A restored block whose warps all wait at a barrier, or have all exited, moves on.
         self.check_block(now, bslot as u32);
+    }
+
+    /// The launches with blocks resident, without repeats.
+    pub fn resident_launches(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.blocks.iter().flatten().map(|b| b.info.id).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     /// Block slots holding a block that could be captured now (no instruction in flight).

@@ -1,0 +1,338 @@
+//! The timing model: calibration against the machine's bounds, occupancy, multiprogramming
+//! metrics, determinism, block capture and restore, and timing with data.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::func::Launch;
+use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
+use mpgpu_ref::timing::metrics::metrics;
+use mpgpu_ref::timing::sm::Sm;
+use mpgpu_ref::workload::Workload;
+use mpgpu_ref::{assemble_one, library};
+use std::sync::Arc;
+
+fn run(cfg: &GpuConfig, w: &Workload) -> RunResult {
+    let mut g = Gpu::new(cfg);
+    g.add_workload(w).unwrap();
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    g.result()
+}
+
+fn workload(text: &str) -> Workload {
+    Workload::parse("test.toml", text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One custom kernel as a one-launch program whose output is `words` words at param 0.
+fn custom(src: &str, blocks: u32, words: usize, expect: Vec<u32>) -> Box<dyn Program> {
+    let k = Arc::new(assemble_one("custom.s", src).unwrap_or_else(|e| panic!("{e}")));
+    Box::new(StaticProgram::new(move |mem| {
+        let out = mem.alloc(4 * words as u32);
+        let l = Launch::linear(&k, blocks, vec![out]);
+        (vec![l], vec![Output { name: "out".into(), addr: out, expected: Expected::U32(expect) }])
+    }))
+}
+
+fn run_custom(cfg: &GpuConfig, p: Box<dyn Program>) -> RunResult {
+    let mut g = Gpu::new(cfg);
+    g.add_process("p", 0, 0, vec![("custom".into(), p)]);
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let r = g.result();
+    assert!(r.processes[0].verified, "{:?}", r.processes[0].failures);
+    r
+}
+
+#[test]
+fn compute_bound_kernel_reaches_the_issue_width_bound() {
+    // Independent ALU work in four chains per thread; 16 SMs x 6 blocks x 8 warps fill every
+    // warp slot of gtx480, so the issue width (2 schedulers x 16 SMs) is the bound.
+    let iters = 400;
+    let src = format!(
+        ".kernel alu\n.regs 12\n.threads 256\n.params 4\n\
+         mov.u32 r0, 0\n mov.u32 r1, 1\n mov.u32 r2, 2\n mov.u32 r3, 3\n mov.u32 r4, 0\n\
+         LOOP:\n{}\
+         add.u32 r4, r4, 1\n setp.lt.u32 p0, r4, {iters}\n@p0 bra LOOP\n\
+         add.u32 r0, r0, r1\n add.u32 r0, r0, r2\n add.u32 r0, r0, r3\n\
+         mov.u32 r5, %ctaid.x\n mad.u32 r5, r5, %ntid.x, %tid.x\n shl.b32 r5, r5, 2\n ld.param.u32 r6, [0]\n add.u32 r6, r6, r5\n\
+         st.global.u32 [r6], r0\n exit\n",
+        "  add.u32 r0, r0, 3\n  add.u32 r1, r1, 5\n  add.u32 r2, r2, 7\n  add.u32 r3, r3, 9\n".repeat(4)
+    );
+    let n = 96 * 256;
+    let per = |s: u32, k: u32| s + k * iters * 4;
+    let expect = vec![per(0, 3).wrapping_add(per(1, 5)).wrapping_add(per(2, 7)).wrapping_add(per(3, 9)); n];
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let r = run_custom(&cfg, custom(&src, 96, n, expect));
+    let bound = (cfg.sm[0].schedulers * cfg.num_sms()) as f64;
+    let ipc = r.ipc;
+    assert!(ipc <= bound, "IPC {ipc} above the issue-width bound {bound}");
+    assert!(ipc >= 0.9 * bound, "IPC {ipc} is not within 10% of the issue-width bound {bound}");
+}
+
+/// vecadd at `size` on `cfg`: the DRAM utilisation.
+fn streaming(cfg: &GpuConfig, size: u32) -> RunResult {
+    let w = workload(&format!("description = \"stream\"\n[[process]]\nname = \"v\"\nlaunches = [{{ kernel = \"vecadd\", size = {size} }}]\n"));
+    run(cfg, &w)
+}
+
+#[test]
+fn streaming_kernel_reaches_most_of_the_dram_bandwidth() {
+    for name in ["gtx480", "k20c"] {
+        let cfg = GpuConfig::preset(name).unwrap();
+        let r = streaming(&cfg, 1 << 21);
+        assert!(r.processes[0].verified);
+        let u = r.dram_utilisation;
+        assert!(u <= 1.0, "{name}: DRAM utilisation {u} above 100%");
+        assert!(u >= 0.7, "{name}: streaming reaches only {:.1}% of the DRAM bandwidth", 100.0 * u);
+    }
+}
+
+#[test]
+fn memory_bound_ipc_rises_with_resident_warps_and_saturates() {
+    // Six SMs share the whole DRAM bandwidth, so latency, not bandwidth, limits them until
+    // enough warps are resident; vecadd has 8 warps per block.
+    let mut ipcs = Vec::new();
+    for blocks in [1u32, 2, 3, 4, 6] {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.sm[0].count = 6;
+        cfg.sm[0].blocks = blocks;
+        let r = streaming(&cfg, 1 << 18);
+        ipcs.push(r.ipc);
+    }
+    for w in ipcs.windows(2) {
+        assert!(w[1] >= w[0] * 0.98, "IPC fell with more warps: {ipcs:?}");
+    }
+    eprintln!("vecadd IPC by resident blocks (8 warps each): {ipcs:?}");
+    assert!(ipcs[1] > 1.3 * ipcs[0], "no latency hiding from 8 to 16 warps: {ipcs:?}");
+    // Saturation: the last step adds far less than the first.
+    let first = ipcs[1] / ipcs[0];
+    let last = ipcs[4] / ipcs[3];
+    assert!(last < 1.0 + (first - 1.0) / 3.0, "no saturation: {ipcs:?}");
+}
+
+#[test]
+fn occupancy_equals_the_rule_for_every_kernel_on_every_preset() {
+    for (name, _) in mpgpu_ref::config::PRESETS {
+        let cfg = GpuConfig::preset(name).unwrap();
+        for g in &cfg.sm {
+            for b in library::library() {
+                for k in b.kernels().unwrap().0 {
+                    let occ = g.occupancy(&k.footprint());
+                    // What the SM admits, block after block.
+                    let mut sm = Sm::new(0, g);
+                    let launch = Launch::linear(&k, 1000, vec![0; (k.param_bytes / 4) as usize]);
+                    let info = Arc::new(mpgpu_ref::timing::sm::LaunchInfo { id: 0, timing: mpgpu_ref::timing::sm::KernelTiming::new(&launch.kernel), launch });
+                    let mut n = 0;
+                    while sm.fits(&info.launch) {
+                        sm.place_block(0, &info, n as u64);
+                        n += 1;
+                    }
+                    assert_eq!(n, occ.blocks, "{name}: {} admits {n} blocks, the rule says {} ({:?})", k.name, occ.blocks, occ.limiter);
+                    assert!(n >= 1, "{name}: {} does not fit at all", k.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn k20c_rule_matches_thesis_table_5_2() {
+    // (kernel, regs per block, shared per block, threads per block where the thesis implies
+    // them, blocks per SM in Table 5.2)
+    let rows: [(&str, u32, u32, u32, u32); 24] = [
+        ("StreamCollide", 4320, 0, 128, 15),
+        ("histo final", 19456, 0, 128, 3),
+        ("histo prescan", 9216, 4096, 128, 4),
+        ("histo intermediates", 8964, 0, 512, 4),
+        ("histo main", 16896, 24576, 128, 1),
+        ("genhists", 7680, 13312, 128, 1),
+        ("spmvjds", 928, 0, 128, 16),
+        ("ComputeQ", 5376, 0, 256, 8),
+        ("ComputePhiMag", 6144, 0, 512, 4),
+        ("largersadcalc8", 3328, 0, 128, 16),
+        ("largersadcalc16", 832, 0, 128, 16),
+        ("mbsadcalc", 2135, 2224, 128, 7),
+        ("mysgemmNT", 4480, 512, 128, 14),
+        ("block2Dregtiling", 41984, 0, 128, 1),
+        ("lattice6overlap", 3328, 4116, 128, 3),
+        ("binning", 4096, 0, 512, 4),
+        ("scaninter1", 1173, 665, 128, 16),
+        ("scanL1", 9216, 4368, 128, 3),
+        ("uniformAdd", 4096, 16, 512, 4),
+        ("reorder", 8192, 0, 512, 4),
+        ("splitSort", 10240, 4484, 128, 3),
+        ("griddingGPU", 3648, 1536, 128, 10),
+        ("splitRearrange", 5888, 4160, 128, 3),
+        ("scaninter2", 1173, 665, 128, 16),
+    ];
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let g = &cfg.sm[0];
+    for (name, regs, shared, threads, tbs) in rows {
+        let occ = g.occupancy_of(regs, shared, threads / 32, g.shared_config_for(shared));
+        assert_eq!(occ.blocks, tbs, "{name}: rule gives {} ({:?}), Table 5.2 lists {tbs}", occ.blocks, occ.limiter);
+    }
+}
+
+const TWO: &str = r#"
+description = "compute-bound sgemm against memory-bound lbm"
+[[process]]
+name = "sgemm"
+launches = [{ kernel = "sgemm", size = 96, seed = 1 }]
+[[process]]
+name = "lbm"
+launches = [{ kernel = "lbm", size = 128, seed = 2 }]
+"#;
+
+fn alone(cfg: &GpuConfig, w: &Workload) -> Vec<RunResult> {
+    w.processes.iter().map(|p| run(cfg, &Workload { description: "alone".into(), processes: vec![p.clone()] })).collect()
+}
+
+#[test]
+fn sharing_slows_each_process_and_stp_is_in_range() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let shared = run(&cfg, &w);
+    assert!(shared.processes.iter().all(|p| p.verified));
+    let m = metrics(&shared, &alone(&cfg, &w));
+    for p in &m.processes {
+        assert!(p.t_shared > p.t_alone, "{}: shared {} not longer than alone {}", p.name, p.t_shared, p.t_alone);
+        assert!(p.ntt > 1.0);
+    }
+    assert!(m.stp > 1.0 && m.stp <= 2.0, "STP {} outside (1, 2]", m.stp);
+    assert!(m.fairness > 0.0 && m.fairness <= 1.0);
+    assert!((m.antt - m.processes.iter().map(|p| p.ntt).sum::<f64>() / 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn back_to_back_processes_are_not_slowed() {
+    // The second process arrives after the first has finished: each runs as if alone, so every
+    // normalised progress is 1 (STP = N, ANTT = 1) up to what the first leaves behind: its
+    // dirty L2 lines are written back while the second runs (a few percent).
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let a = alone(&cfg, &w);
+    let gap = a[0].processes[0].turnaround + 1000;
+    let w2 = workload(&TWO.replace("name = \"lbm\"", &format!("name = \"lbm\"\narrival = {gap}")));
+    let shared = run(&cfg, &w2);
+    let m = metrics(&shared, &alone(&cfg, &w2));
+    for p in &m.processes {
+        assert!((p.progress - 1.0).abs() < 0.05, "{}: progress {} (shared {}, alone {})", p.name, p.progress, p.t_shared, p.t_alone);
+    }
+    assert!((m.stp - 2.0).abs() < 0.06 && (m.antt - 1.0).abs() < 0.05, "STP {} ANTT {}", m.stp, m.antt);
+    // One process alone is its own baseline: STP exactly 1.
+    let one = workload("description = \"one\"\n[[process]]\nname = \"s\"\nlaunches = [{ kernel = \"sgemm\", size = 32 }]\n");
+    let r = run(&cfg, &one);
+    let m = metrics(&r, &[r.clone()]);
+    assert_eq!(m.stp, 1.0);
+}
+
+#[test]
+fn same_workload_same_cycles_and_json() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let a = serde_json::to_string(&run(&cfg, &w)).unwrap();
+    let b = serde_json::to_string(&run(&cfg, &w)).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn skipping_idle_cycles_changes_nothing() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let go = |skip: bool| {
+        let mut g = Gpu::new(&cfg);
+        g.add_workload(&w).unwrap();
+        g.run(RunLimits { skip_idle: skip, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
+        let mut r = g.result();
+        let stepped = r.stepped_cycles;
+        r.stepped_cycles = 0;
+        r.sm.awake_cycles = 0;
+        (serde_json::to_string(&r).unwrap(), stepped)
+    };
+    let (lazy, s1) = go(true);
+    let (full, s2) = go(false);
+    assert_eq!(lazy, full, "results differ when every cycle is stepped");
+    assert!(s1 < s2, "nothing was skipped ({s1} vs {s2} stepped cycles)");
+}
+
+#[test]
+fn every_library_kernel_verifies_under_timing() {
+    for name in ["gtx480", "heterocore", "k20c"] {
+        let cfg = GpuConfig::preset(name).unwrap();
+        let mut text = String::from("description = \"all\"\n");
+        for b in library::library() {
+            text += &format!("[[process]]\nname = \"{0}\"\nlaunches = [{{ kernel = \"{0}\", size = {1}, seed = 3 }}]\n", b.name, b.test_sizes[0]);
+        }
+        let r = run(&cfg, &workload(&text));
+        for p in &r.processes {
+            assert!(p.verified, "{name}: {} failed: {:?}", p.name, p.failures);
+        }
+    }
+}
+
+#[test]
+fn blocks_of_different_kernels_share_an_sm() {
+    // Two small launches: FCFS gives each SM one block of the first, and the second fills the
+    // room left on the same SMs.
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(
+        "description = \"slicing\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"sgemm\", size = 64 }]\n\
+         [[process]]\nname = \"b\"\nlaunches = [{ kernel = \"vecadd\", size = 20000 }]\n",
+    );
+    let r = run(&cfg, &w);
+    assert!(r.processes.iter().all(|p| p.verified));
+    assert!(r.sm.max_kernels_resident >= 2, "no SM ever held blocks of two kernels");
+}
+
+#[test]
+fn a_block_captured_on_one_sm_finishes_on_another() {
+    // sgemm uses shared memory and barriers: a block moved mid-flight must carry its registers,
+    // reconvergence stacks, shared memory and barrier state, or the product is wrong.
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload("description = \"move\"\n[[process]]\nname = \"s\"\nlaunches = [{ kernel = \"sgemm\", size = 256, seed = 5 }]\n");
+    let mut g = Gpu::new(&cfg);
+    g.add_workload(&w).unwrap();
+    let mut moved = 0;
+    let mut limit = 3000;
+    while moved < 3 {
+        match g.run(RunLimits { max_cycles: limit, ..RunLimits::default() }, &mut |_, _, _| {}) {
+            Err(SimError::MaxCycles { .. }) => {}
+            other => panic!("finished before any block moved: {other:?}"),
+        }
+        let now = g.now;
+        // A quiescent block of SM 0 and one of the last SM trade places.
+        let last = g.sms.len() - 1;
+        if let (Some(&a), Some(&b)) = (g.sms[0].quiescent_blocks().first(), g.sms[last].quiescent_blocks().first()) {
+            let ca = g.sms[0].capture_block(now, a).unwrap();
+            let cb = g.sms[last].capture_block(now, b).unwrap();
+            assert!(ca.warps.iter().any(|w| w.pc().unwrap_or(0) > 0), "captured a block that had not started");
+            assert!(g.sms[0].fits(&cb.info.launch) && g.sms[last].fits(&ca.info.launch));
+            g.sms[last].restore_block(now, ca);
+            g.sms[0].restore_block(now, cb);
+            moved += 1;
+        }
+        limit += 1500;
+    }
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    let r = g.result();
+    assert!(r.processes[0].verified, "{:?}", r.processes[0].failures);
+}
+
+#[test]
+fn a_block_that_fits_nowhere_is_refused_clearly() {
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.sm[0].shared_bytes = 8192; // sad needs 16 KB per block
+    let w = workload("description = \"x\"\n[[process]]\nname = \"s\"\nlaunches = [{ kernel = \"sad\", size = 32 }]\n");
+    let mut g = Gpu::new(&cfg);
+    g.add_workload(&w).unwrap();
+    let e = g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_err();
+    assert!(e.to_string().contains("fits on no SM"), "{e}");
+}
+
+#[test]
+fn max_cycles_stops_with_a_report() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let mut g = Gpu::new(&cfg);
+    g.add_workload(&workload(TWO)).unwrap();
+    let e = g.run(RunLimits { max_cycles: 500, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap_err();
+    let s = e.to_string();
+    assert!(s.contains("--max-cycles 500") && s.contains("process `sgemm`: running") && s.contains("blocks issued"), "{s}");
+}
