@@ -1,0 +1,143 @@
+//! `mpgpu run`, `mpgpu configs`, and bad workload and configuration files.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::workload::Workload;
+use std::process::Command;
+
+fn mpgpu(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args).output().expect("run mpgpu");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const GOOD: &str = "description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\", size = 4096 }]\n";
+
+fn workload_error(text: &str) -> String {
+    Workload::parse("w.toml", text).expect_err("expected an error").to_string()
+}
+
+#[test]
+fn bad_workloads_name_the_field_and_what_was_expected() {
+    let cases: [(&str, &str); 11] = [
+        (&GOOD.replace("vecadd", "nosuch"), "process[0] (`a`): launches[0]: unknown kernel `nosuch` (the library has: vecadd, sgemm"),
+        (&GOOD.replace("kernel = \"vecadd\", size = 4096", "kernel = \"sgemm\", size = 40"), "process[0] (`a`): launches[0]: sgemm: --size 40"),
+        (&GOOD.replace("name = \"a\"", "name = \"a\"\nrepeat = 0"), "field `repeat`: 0 is out of range (expected 1..=1000)"),
+        (&format!("{GOOD}[[process]]\nname = \"a\"\nlaunches = [{{ kernel = \"vecadd\" }}]\n"), "process[1] (`a`): duplicate name (also process[0])"),
+        ("description = \"d\"\nprocess = []\n", "no [[process]]: at least one process is needed"),
+        (&GOOD.replace("name = \"a\"", "name = \"a\"\narrivl = 5"), "unknown field `arrivl`, expected one of `name`, `arrival`, `priority`, `repeat`, `launches`"),
+        (&GOOD.replace("size = 4096", "size = \"big\""), "invalid type: string \"big\", expected u32"),
+        ("description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = []\n", "field `launches` is empty"),
+        ("[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\" }]\n", "missing field `description`"),
+        (&GOOD.replace("name = \"a\"", "name = \"\""), "process[0]: field `name` must not be empty"),
+        ("description = \"d\"\n[[process]\nname = \"a\"\n", "TOML parse error at line 2, column"),
+    ];
+    for (text, want) in cases {
+        let e = workload_error(text);
+        assert!(e.starts_with("workload w.toml: "), "{e}");
+        assert!(e.contains(want), "error `{e}` lacks `{want}`");
+    }
+}
+
+fn config_error(text: &str) -> String {
+    GpuConfig::parse("c.toml", text).expect_err("expected an error").to_string()
+}
+
+#[test]
+fn bad_configs_name_the_field_and_the_legal_range() {
+    let good = mpgpu_ref::config::PRESETS.iter().find(|p| p.0 == "gtx480").unwrap().1;
+    assert!(GpuConfig::parse("c.toml", good).is_ok());
+    let cases: [(String, &str); 11] = [
+        (good.replace("threads = 1536", "threads = 0"), "field `sm[0].threads`: 0 is out of range (expected 32..=1536)"),
+        (good.replace("blocks = 8", "blocks = 100"), "field `sm[0].blocks`: 100 is out of range (expected 1..=64)"),
+        (good.replace("l1_bytes = 16384", "l1_bytes = 12288"), "must be a power of two"),
+        (good.replace("registers = 32768", "registers = 32768\nshared_configs = [32768, 16384]"), "field `sm[0].shared_configs`: configurations must be ascending"),
+        (good.replace("dram_bandwidth_gbs = 177.4", "dram_bandwidth_gbs = -1.0"), "field `memory.dram_bandwidth_gbs`: -1 is out of range"),
+        (good.replace("core_clock_mhz = 1400.0", "core_clock_mhz = 0.0"), "field `core_clock_mhz`: 0 is out of range (expected 10..=10000)"),
+        (good.replace("schedulers = 2", "schedulers = 0"), "field `sm[0].schedulers`: 0 is out of range (expected 1..=8)"),
+        (good.replace("channels = 6", "channels = 0"), "field `memory.channels`: 0 is out of range (expected 1..=64)"),
+        (good.replace("scheduler = \"gto\"", "scheduler = \"fifo\""), "unknown variant `fifo`, expected `gto` or `lrr`"),
+        (good.replace("l1_mshrs = 64", "l1_mshr = 64"), "unknown field `l1_mshr`"),
+        (good.replace("l2_assoc = 8", "l2_assoc = \"eight\""), "invalid type: string \"eight\""),
+    ];
+    for (text, want) in cases {
+        let e = config_error(&text);
+        assert!(e.starts_with("config c.toml: "), "{e}");
+        assert!(e.contains(want), "error `{e}` lacks `{want}`");
+    }
+    let e = GpuConfig::from_arg("gtx9000").unwrap_err().to_string();
+    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, k20c, thesis16, heterocore)"), "{e}");
+}
+
+#[test]
+fn every_preset_and_shipped_workload_is_valid_and_described() {
+    for (name, _) in mpgpu_ref::config::PRESETS {
+        let c = GpuConfig::preset(name).unwrap();
+        assert!(!c.description.is_empty(), "{name}");
+    }
+    let gtx = GpuConfig::preset("gtx480").unwrap();
+    assert_eq!((gtx.num_sms(), gtx.sm[0].threads, gtx.sm[0].registers, gtx.sm[0].blocks, gtx.sm[0].shared_bytes), (16, 1536, 32768, 8, 49152));
+    assert_eq!((gtx.sm[0].schedulers, gtx.sm[0].l1_bytes, gtx.memory.l2_bytes_per_channel, gtx.memory.channels), (2, 16384, 131072, 6));
+    let k = GpuConfig::preset("k20c").unwrap();
+    assert_eq!((k.num_sms(), k.sm[0].registers, k.sm[0].blocks, k.sm[0].threads, k.memory.dram_bandwidth_gbs), (13, 65536, 16, 2048, 208.0));
+    assert_eq!(k.sm[0].shared_configs, vec![16384, 32768, 49152]);
+    let h = GpuConfig::preset("heterocore").unwrap();
+    assert_eq!((h.sm[0].count, h.sm[1].count, h.sm[0].registers + h.sm[1].registers), (8, 8, 65536));
+    let mut sizes = Vec::new();
+    for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/workloads")).unwrap() {
+        let p = e.unwrap().path();
+        let w = Workload::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        assert!(w.description.len() > 20, "{}: description too short", p.display());
+        sizes.push(w.processes.len());
+    }
+    for n in [2, 4, 8] {
+        assert!(sizes.contains(&n), "no {n}-process workload in workloads/");
+    }
+}
+
+#[test]
+fn run_default_prints_metrics_and_verifies() {
+    let json = temp_file("out.json", "");
+    let (code, out, err) = mpgpu(&["run", concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/two-compute-memory.toml"), "--json", &json]);
+    assert_eq!(code, 0, "{out}{err}");
+    for want in ["ANTT", "STP", "fairness", "IPC", "occupancy", "DRAM", "scheduler cycles", "all outputs verified: PASS"] {
+        assert!(out.contains(want), "`{want}` missing from\n{out}");
+    }
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(j["metrics"]["stp"].as_f64().unwrap() > 1.0);
+    assert_eq!(j["run"]["processes"].as_array().unwrap().len(), 2);
+    assert!(j["run"]["cycles"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn run_reports_bad_files_and_limits_clearly() {
+    let bad = temp_file("bad.toml", &GOOD.replace("vecadd", "nosuch"));
+    let (code, _, err) = mpgpu(&["run", &bad]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("workload {bad}: process[0] (`a`): launches[0]: unknown kernel `nosuch`")), "{err}");
+    let (code, _, err) = mpgpu(&["run", "/nonexistent.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("workload /nonexistent.toml: cannot read"), "{err}");
+    let cfg = temp_file("cfg.toml", "name = \"x\"\ncore_clock_mhz = 1000.0\n");
+    let (code, _, err) = mpgpu(&["run", "--config", &cfg]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("config {cfg}: ")) && err.contains("missing field"), "{err}");
+    let (code, _, err) = mpgpu(&["run", "--max-cycles", "2000", "--no-alone"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("stopped at --max-cycles 2000") && err.contains("blocks issued"), "{err}");
+}
+
+#[test]
+fn configs_lists_the_presets() {
+    let (code, out, _) = mpgpu(&["configs"]);
+    assert_eq!(code, 0);
+    for p in ["gtx480", "fermi15", "k20c", "thesis16", "heterocore"] {
+        assert!(out.contains(p), "{p} missing");
+    }
+}
