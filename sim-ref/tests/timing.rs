@@ -63,6 +63,7 @@ fn compute_bound_kernel_reaches_the_issue_width_bound() {
     let r = run_custom(&cfg, custom(&src, 96, n, expect));
     let bound = (cfg.sm[0].schedulers * cfg.num_sms()) as f64;
     let ipc = r.ipc;
+    eprintln!("compute-bound: IPC {ipc:.2} of an issue-width bound of {bound}");
     assert!(ipc <= bound, "IPC {ipc} above the issue-width bound {bound}");
     assert!(ipc >= 0.9 * bound, "IPC {ipc} is not within 10% of the issue-width bound {bound}");
 }
@@ -80,6 +81,7 @@ fn streaming_kernel_reaches_most_of_the_dram_bandwidth() {
         let r = streaming(&cfg, 1 << 21);
         assert!(r.processes[0].verified);
         let u = r.dram_utilisation;
+        eprintln!("{name}: streaming vecadd uses {:.1}% of the DRAM bandwidth", 100.0 * u);
         assert!(u <= 1.0, "{name}: DRAM utilisation {u} above 100%");
         assert!(u >= 0.7, "{name}: streaming reaches only {:.1}% of the DRAM bandwidth", 100.0 * u);
     }
