@@ -17,9 +17,8 @@
 
 use super::cache::TagArray;
 use crate::config::GpuConfig;
-use std::cmp::Reverse;
+use super::wheel::Wheel;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ReqKind {
@@ -75,8 +74,8 @@ pub struct MemSys {
     chan_free: Vec<f64>,
     inject_free: Vec<u64>,
     eject_free: Vec<u64>,
-    events: BinaryHeap<Reverse<(u64, u64, Ev)>>,
-    seq: u64,
+    events: Wheel<Ev>,
+    due: Vec<(u64, Ev)>,
     pub stats: MemStats,
     /// Responses due this cycle, for the GPU to hand to the SMs: (sm, tag).
     pub ready: Vec<(u32, u32)>,
@@ -103,16 +102,15 @@ impl MemSys {
             chan_free: vec![0.0; n],
             inject_free: vec![0; sms],
             eject_free: vec![0; sms],
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: Wheel::default(),
+            due: Vec::new(),
             stats: MemStats::default(),
             ready: Vec::new(),
         }
     }
 
     fn push(&mut self, t: u64, e: Ev) {
-        self.seq += 1;
-        self.events.push(Reverse((t, self.seq, e)));
+        self.events.push(t, e);
     }
 
     fn flits(&self, bytes: u32) -> u64 {
@@ -137,7 +135,7 @@ impl MemSys {
 
     /// The cycle of the next event, if any.
     pub fn next_event(&self) -> Option<u64> {
-        self.events.peek().map(|e| e.0 .0)
+        self.events.next_time()
     }
 
     /// Whether requests are still in flight.
@@ -147,15 +145,22 @@ impl MemSys {
 
     /// Processes every event due at or before `now`; responses go to `self.ready`.
     pub fn tick(&mut self, now: u64) {
-        while let Some(Reverse((t, _, _))) = self.events.peek() {
-            if *t > now {
-                break;
+        // Events a handler schedules for this same cycle are handled in this call too.
+        loop {
+            let mut due = std::mem::take(&mut self.due);
+            self.events.drain_until(now, |t, e| due.push((t, e)));
+            if due.is_empty() {
+                self.due = due;
+                return;
             }
-            let Reverse((t, _, ev)) = self.events.pop().unwrap();
-            match ev {
-                Ev::Response { sm, tag } => self.ready.push((sm, tag)),
-                Ev::AtL2(r) => self.at_l2(t, r),
+            for &(t, ev) in &due {
+                match ev {
+                    Ev::Response { sm, tag } => self.ready.push((sm, tag)),
+                    Ev::AtL2(r) => self.at_l2(t, r),
+                }
             }
+            due.clear();
+            self.due = due;
         }
     }
 

@@ -6,5 +6,6 @@ pub mod gpu;
 pub mod memsys;
 pub mod metrics;
 pub mod sm;
+pub mod wheel;
 
 pub use gpu::{run_workload, Dispatcher, Fcfs, Gpu, RunLimits, RunResult, SimError};

@@ -26,9 +26,9 @@ use crate::exec::{self, BlockCtx, Event, Fault, Warp, WarpState};
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
-use std::cmp::Reverse;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::{BinaryHeap, VecDeque};
+use super::wheel::Wheel;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Scoreboard bits: general registers 0..255, predicates 256..263.
@@ -251,7 +251,9 @@ pub struct Sm {
     mshr_epoch: u64,
     loads: Vec<Option<LoadRec>>,
     free_loads: Vec<u32>,
-    completions: BinaryHeap<Reverse<(u64, u32, u16, bool)>>,
+    /// Scoreboard releases: (warp slot, register bit, from memory), by cycle.
+    completions: Wheel<(u32, u16, bool)>,
+    drained: Vec<(u32, u16, bool)>,
     pub stats: SmStats,
     /// Blocks finished since the GPU last looked: launch ids.
     pub finished: Vec<usize>,
@@ -299,7 +301,8 @@ impl Sm {
             mshr_epoch: 0,
             loads: Vec::new(),
             free_loads: Vec::new(),
-            completions: BinaryHeap::new(),
+            completions: Wheel::default(),
+            drained: Vec::new(),
             stats: SmStats::default(),
             finished: Vec::new(),
             accounted: 0,
@@ -531,7 +534,7 @@ impl Sm {
                 let rec = self.loads[id as usize].take().unwrap();
                 self.free_loads.push(id);
                 let t = rec.ready_at.max(now + 1);
-                self.completions.push(Reverse((t, rec.warp, rec.reg, true)));
+                self.completions.push(t, (rec.warp, rec.reg, true));
             }
         }
     }
@@ -554,8 +557,8 @@ impl Sm {
     /// becoming free); memory responses and new blocks wake it from outside.
     pub fn next_wake(&self, now: u64) -> u64 {
         let mut t = u64::MAX;
-        if let Some(Reverse((c, ..))) = self.completions.peek() {
-            t = t.min(*c);
+        if let Some(c) = self.completions.next_time() {
+            t = t.min(c);
         }
         for w in self.warps.iter().flatten() {
             if w.w.state == WarpState::Ready && w.next_issue > now {
@@ -575,11 +578,9 @@ impl Sm {
         self.account(now);
         self.stats.awake_cycles += 1;
         // Writeback.
-        while let Some(Reverse((t, slot, reg, from_mem))) = self.completions.peek().copied() {
-            if t > now {
-                break;
-            }
-            self.completions.pop();
+        let mut done = std::mem::take(&mut self.drained);
+        self.completions.drain_until(now, |_, e| done.push(e));
+        for &(slot, reg, from_mem) in &done {
             let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
             sc.wake = sc.wake.min(now);
             if let Some(w) = self.warps[slot as usize].as_mut() {
@@ -595,6 +596,8 @@ impl Sm {
                 }
             }
         }
+        done.clear();
+        self.drained = done;
         let mut active = false;
         for s in 0..self.scheds.len() {
             // Fetch: refill one warp's instruction buffer.
@@ -896,7 +899,7 @@ impl Sm {
             if matches!(class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
                 bit(&mut hw.pending_mem, r as usize);
             }
-            self.completions.push(Reverse((t, slot, r, false)));
+            self.completions.push(t, (slot, r, false));
         }
         // Instruction buffer: a change of flow empties it; the branch resolves at execute.
         if seq_next && class != Class::Control {

@@ -1,0 +1,118 @@
+//! A timing wheel: events keyed by cycle, a ring of buckets for the next `N` cycles and a heap
+//! for anything later. Events of one cycle come out in the order they were added (those from
+//! the heap after those from the ring), so the order is deterministic.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+const N: usize = 256;
+
+#[derive(Clone, Debug)]
+pub struct Wheel<T: Ord + Copy> {
+    buckets: Vec<Vec<T>>,
+    /// Every event before this cycle has been taken out.
+    base: u64,
+    near: usize,
+    far: BinaryHeap<Reverse<(u64, u64, T)>>,
+    seq: u64,
+}
+
+impl<T: Ord + Copy> Default for Wheel<T> {
+    fn default() -> Self {
+        Wheel { buckets: vec![Vec::new(); N], base: 0, near: 0, far: BinaryHeap::new(), seq: 0 }
+    }
+}
+
+impl<T: Ord + Copy> Wheel<T> {
+    /// Adds an event at cycle `t` (not before the cycles already taken out).
+    pub fn push(&mut self, t: u64, x: T) {
+        let t = t.max(self.base);
+        if t < self.base + N as u64 {
+            self.buckets[(t % N as u64) as usize].push(x);
+            self.near += 1;
+        } else {
+            self.seq += 1;
+            self.far.push(Reverse((t, self.seq, x)));
+        }
+    }
+
+    /// Takes out every event at or before `now`, in cycle order, calling `f(cycle, event)`.
+    pub fn drain_until(&mut self, now: u64, mut f: impl FnMut(u64, T)) {
+        let mut c = self.base;
+        while c <= now {
+            if self.near == 0 {
+                // Nothing in the ring: jump to the next far event.
+                match self.far.peek() {
+                    Some(Reverse((t, ..))) if *t <= now => c = c.max(*t),
+                    _ => break,
+                }
+            }
+            let b = (c % N as u64) as usize;
+            if !self.buckets[b].is_empty() {
+                let mut v = std::mem::take(&mut self.buckets[b]);
+                self.near -= v.len();
+                for x in v.drain(..) {
+                    f(c, x);
+                }
+                self.buckets[b] = v;
+            }
+            while let Some(Reverse((t, _, x))) = self.far.peek().copied() {
+                if t > c {
+                    break;
+                }
+                self.far.pop();
+                f(c, x);
+            }
+            c += 1;
+            self.base = c;
+        }
+        self.base = self.base.max(now + 1);
+    }
+
+    /// The cycle of the earliest event, if any.
+    pub fn next_time(&self) -> Option<u64> {
+        let far = self.far.peek().map(|Reverse((t, ..))| *t);
+        if self.near > 0 {
+            for d in 0..N as u64 {
+                let c = self.base + d;
+                if !self.buckets[(c % N as u64) as usize].is_empty() {
+                    return Some(far.map_or(c, |f| f.min(c)));
+                }
+            }
+        }
+        far
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.near == 0 && self.far.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Wheel;
+
+    #[test]
+    fn events_come_out_in_cycle_order() {
+        let mut w = Wheel::default();
+        w.push(5, 1u32);
+        w.push(3, 2);
+        w.push(1000, 3);
+        w.push(5, 4);
+        assert_eq!(w.next_time(), Some(3));
+        let mut got = Vec::new();
+        w.drain_until(10, |c, x| got.push((c, x)));
+        assert_eq!(got, vec![(3, 2), (5, 1), (5, 4)]);
+        assert_eq!(w.next_time(), Some(1000));
+        w.push(600, 5); // beyond the ring from base 11
+        w.drain_until(999, |c, x| got.push((c, x)));
+        assert_eq!(got.last(), Some(&(600, 5)));
+        w.drain_until(5000, |c, x| got.push((c, x)));
+        assert_eq!(got.last(), Some(&(1000, 3)));
+        assert!(w.is_empty());
+        // An event pushed for a cycle already drained comes out next time.
+        w.push(10, 9);
+        w.drain_until(5001, |c, x| got.push((c, x)));
+        assert_eq!(got.last(), Some(&(5001, 9)));
+    }
+}
