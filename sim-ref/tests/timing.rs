@@ -299,16 +299,14 @@ fn a_block_captured_on_one_sm_finishes_on_another() {
             Err(SimError::MaxCycles { .. }) => {}
             other => panic!("finished before any block moved: {other:?}"),
         }
-        let now = g.now;
         // A quiescent block of SM 0 and one of the last SM trade places.
         let last = g.sms.len() - 1;
         if let (Some(&a), Some(&b)) = (g.sms[0].quiescent_blocks().first(), g.sms[last].quiescent_blocks().first()) {
-            let ca = g.sms[0].capture_block(now, a).unwrap();
-            let cb = g.sms[last].capture_block(now, b).unwrap();
+            let ca = g.capture_block(0, a).unwrap();
+            let cb = g.capture_block(last, b).unwrap();
             assert!(ca.warps.iter().any(|w| w.pc().unwrap_or(0) > 0), "captured a block that had not started");
-            assert!(g.sms[0].fits(&cb.info.launch) && g.sms[last].fits(&ca.info.launch));
-            g.sms[last].restore_block(now, ca);
-            g.sms[0].restore_block(now, cb);
+            g.restore_block(last, ca);
+            g.restore_block(0, cb);
             moved += 1;
         }
         limit += 1500;
@@ -371,4 +369,86 @@ fn shared_memory_bank_conflicts_cost_cycles() {
     assert_eq!(fast.sm.shared_conflict_cycles, 0);
     assert_eq!(slow.sm.shared_conflict_cycles, 64 * 31);
     assert!(slow.cycles >= fast.cycles + 64 * 31, "{} vs {}", slow.cycles, fast.cycles);
+}
+
+#[test]
+fn a_barrier_releases_only_its_own_block() {
+    // One SM. Block 0: warp 1 exits at once, warp 0 spins, then waits at a barrier. Block 8
+    // arrives later, into the slots other blocks freed: its reader warp waits at a barrier for
+    // a slow writer warp that fills shared memory. Block 0's barrier must not let it through.
+    let src = ".kernel iso\n.regs 8\n.shared 128\n.threads 64\n.params 4\n\
+        mov.u32 r0, %tid.x\n mov.u32 r1, %ctaid.x\n mov.u32 r4, 0\n\
+        setp.eq.u32 p0, r1, 0\n@p0 bra FIRST\n setp.eq.u32 p0, r1, 8\n@p0 bra LAST\n\
+        SHORT:\n add.u32 r4, r4, 1\n setp.lt.u32 p2, r4, 10\n@p2 bra SHORT\n exit\n\
+        FIRST:\n setp.ge.u32 p1, r0, 32\n@p1 exit\n\
+        SPIN:\n add.u32 r4, r4, 1\n setp.lt.u32 p2, r4, 300\n@p2 bra SPIN\n bar.sync\n exit\n\
+        LAST:\n setp.ge.u32 p1, r0, 32\n@p1 bra WRITE\n bar.sync\n shl.b32 r2, r0, 2\n ld.shared.u32 r3, [r2]\n\
+        ld.param.u32 r5, [0]\n add.u32 r5, r5, r2\n st.global.u32 [r5], r3\n exit\n\
+        WRITE:\n add.u32 r4, r4, 1\n setp.lt.u32 p2, r4, 3000\n@p2 bra WRITE\n\
+        sub.u32 r2, r0, 32\n shl.b32 r2, r2, 2\n st.shared.u32 [r2], 7\n bar.sync\n exit\n";
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.sm[0].count = 1;
+    run_custom(&cfg, custom(src, 9, 32, vec![7; 32]));
+}
+
+#[test]
+fn a_block_with_exited_warps_can_be_captured_and_moved() {
+    // Warp 0 of the block exits at once; the other three loop. Capture the block mid-loop and
+    // finish it on another SM.
+    let src = ".kernel part\n.regs 8\n.threads 128\n.params 4\n mov.u32 r0, %tid.x\n setp.lt.u32 p0, r0, 32\n@p0 exit\n\
+        mov.u32 r4, 0\nL:\n add.u32 r4, r4, 1\n setp.lt.u32 p1, r4, 500\n@p1 bra L\n\
+        ld.param.u32 r5, [0]\n shl.b32 r6, r0, 2\n add.u32 r5, r5, r6\n st.global.u32 [r5], r4\n exit\n";
+    let mut expect = vec![500u32; 128];
+    expect[..32].fill(0);
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let mut g = Gpu::new(&cfg);
+    g.add_process("p", 0, 0, vec![("c".into(), custom(src, 1, 128, expect))]);
+    assert!(matches!(g.run(RunLimits { max_cycles: 300, ..RunLimits::default() }, &mut |_, _, _| {}), Err(SimError::MaxCycles { .. })));
+    let from = g.sms.iter().position(|s| !s.is_empty()).unwrap();
+    // Stop the block issuing and let its in-flight instructions drain, as a context switch does.
+    let b = g.sms[from].blocks_resident()[0];
+    g.freeze_block(from, b);
+    let mut limit = 300;
+    while !g.sms[from].quiescent_blocks().contains(&b) {
+        limit += 5;
+        assert!(limit < 1000, "the frozen block never drained");
+        let _ = g.run(RunLimits { max_cycles: limit, ..RunLimits::default() }, &mut |_, _, _| {});
+    }
+    let ctx = g.capture_block(from, b).unwrap();
+    assert_eq!(ctx.warps.iter().filter(|w| w.state == mpgpu_ref::exec::WarpState::Done).count(), 1);
+    let to = (from + 5) % g.sms.len();
+    g.restore_block(to, ctx);
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    let r = g.result();
+    assert!(r.processes[0].verified, "{:?}", r.processes[0].failures);
+}
+
+#[test]
+fn a_load_wider_than_the_mshrs_still_goes_ahead() {
+    // spmv gathers touch up to 32 lines per load; with 2 MSHRs it must still finish.
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.sm[0].l1_mshrs = 2;
+    let r = run(&cfg, &workload("description = \"x\"\n[[process]]\nname = \"s\"\nlaunches = [{ kernel = \"spmv\", size = 2000 }]\n"));
+    assert!(r.processes[0].verified);
+}
+
+#[test]
+fn a_run_resumed_after_max_cycles_matches_a_straight_run() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let straight = run(&cfg, &w);
+    let mut g = Gpu::new(&cfg);
+    g.add_workload(&w).unwrap();
+    let mut limit = 1000;
+    loop {
+        match g.run(RunLimits { max_cycles: limit, ..RunLimits::default() }, &mut |_, _, _| {}) {
+            Ok(()) => break,
+            Err(SimError::MaxCycles { .. }) => limit += 1000,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let mut chunked = g.result();
+    chunked.stepped_cycles = straight.stepped_cycles;
+    chunked.sm.awake_cycles = straight.sm.awake_cycles;
+    assert_eq!(serde_json::to_string(&chunked).unwrap(), serde_json::to_string(&straight).unwrap());
 }

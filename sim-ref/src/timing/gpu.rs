@@ -392,9 +392,11 @@ impl Gpu {
             }
             // Memory responses.
             self.mem.tick(now);
-            for (sm, tag) in std::mem::take(&mut self.mem.ready) {
+            for k in 0..self.mem.ready.len() {
+                let (sm, tag) = self.mem.ready[k];
                 self.sms[sm as usize].mem_response(now, tag);
             }
+            self.mem.ready.clear();
             // Block dispatch.
             if self.dispatch_dirty {
                 self.buf.clear();
@@ -465,8 +467,10 @@ impl Gpu {
                 return Err(SimError::Stuck { cycle: now, report: self.report() });
             }
             if next > limits.max_cycles {
+                // Stop after this cycle; a later `run` resumes with the next one.
+                self.now = now + 1;
                 for sm in &mut self.sms {
-                    sm.account(limits.max_cycles);
+                    sm.account(self.now);
                 }
                 return Err(SimError::MaxCycles { cycles: limits.max_cycles, report: self.report() });
             }
@@ -477,6 +481,24 @@ impl Gpu {
         }
         progress(self.now, total_jobs, total_jobs);
         Ok(())
+    }
+
+    /// Stops a block issuing so that it drains (see `Sm::freeze_block`).
+    pub fn freeze_block(&mut self, sm: usize, bslot: u32) {
+        self.sms[sm].freeze_block(bslot);
+    }
+
+    /// Takes a block with nothing in flight off an SM (see `Sm::capture_block`).
+    pub fn capture_block(&mut self, sm: usize, bslot: u32) -> Option<super::sm::BlockContext> {
+        let ctx = self.sms[sm].capture_block(self.now, bslot)?;
+        self.dispatch_dirty = true;
+        Some(ctx)
+    }
+
+    /// Puts a captured block on an SM (which must have room for it).
+    pub fn restore_block(&mut self, sm: usize, ctx: super::sm::BlockContext) {
+        assert!(self.sms[sm].fits(&ctx.info.launch), "restore_block: no room on SM {sm}");
+        self.sms[sm].restore_block(self.now, ctx);
     }
 
     fn block_done(&mut self, l: usize) -> Result<(), SimError> {

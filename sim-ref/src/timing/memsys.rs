@@ -43,6 +43,8 @@ pub struct MemReq {
 enum Ev {
     /// The request reaches its L2 slice.
     AtL2(MemReq),
+    /// The response reaches the SM's ejection port (which serves responses in arrival order).
+    Eject { sm: u32, tag: u32 },
     /// The response reaches the SM.
     Response { sm: u32, tag: u32 },
 }
@@ -52,6 +54,8 @@ enum Ev {
 pub struct MemStats {
     pub requests: u64,
     pub l2_hits: u64,
+    /// Hits on a line still on its way from DRAM (they wait for it).
+    pub l2_pending_hits: u64,
     pub l2_misses: u64,
     pub dram_reads: u64,
     pub dram_writebacks: u64,
@@ -156,6 +160,13 @@ impl MemSys {
             for &(t, ev) in &due {
                 match ev {
                     Ev::Response { sm, tag } => self.ready.push((sm, tag)),
+                    Ev::Eject { sm, tag } => {
+                        let p = sm as usize;
+                        let flits = self.flits(8 + self.line);
+                        let start = t.max(self.eject_free[p]);
+                        self.eject_free[p] = start + flits;
+                        self.push(start + flits, Ev::Response { sm, tag });
+                    }
                     Ev::AtL2(r) => self.at_l2(t, r),
                 }
             }
@@ -179,7 +190,10 @@ impl MemSys {
         let looked_up = t0 + self.l2_latency;
         let ready = if self.l2[c].access(r.line, write) {
             match self.l2_pending[c].get(&r.line) {
-                Some(&arrive) if arrive > looked_up => arrive,
+                Some(&arrive) if arrive > looked_up => {
+                    self.stats.l2_pending_hits += 1;
+                    arrive
+                }
                 _ => {
                     self.stats.l2_hits += 1;
                     looked_up
@@ -209,16 +223,71 @@ impl MemSys {
             arrive
         };
         if r.kind != ReqKind::Write {
-            let p = r.sm as usize;
-            let size = 8 + self.line;
-            let start = (ready + self.icnt_latency).max(self.eject_free[p]);
-            self.eject_free[p] = start + self.flits(size);
-            self.push(start + self.flits(size), Ev::Response { sm: r.sm, tag: r.tag });
+            self.push(ready + self.icnt_latency, Ev::Eject { sm: r.sm, tag: r.tag });
         }
     }
 
     /// Peak DRAM bytes per cycle over all channels.
     pub fn peak_bytes_per_cycle(&self) -> f64 {
         self.line as f64 / self.line_cycles * self.channels as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve(m: &mut MemSys, from: u64, to: u64) -> Vec<(u32, u64)> {
+        let mut out = Vec::new();
+        for t in from..to {
+            m.tick(t);
+            for (_, tag) in m.ready.drain(..) {
+                out.push((tag, t));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn an_l2_hit_is_not_held_behind_a_dram_miss() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let mut m = MemSys::new(&cfg);
+        let rd = |line, tag| MemReq { sm: 0, line, kind: ReqKind::Read, bytes: 128, tag };
+        m.send(0, rd(1000, 1)); // warms line 1000 into the L2
+        serve(&mut m, 0, 2000);
+        m.send(2000, rd(1000, 2));
+        let alone = serve(&mut m, 2000, 4000)[0].1 - 2000;
+        m.send(4000, rd(777_777, 3)); // a miss
+        m.send(4001, rd(1000, 4)); // a hit right behind it
+        let got = serve(&mut m, 4000, 8000);
+        let hit = got.iter().find(|g| g.0 == 4).unwrap().1 - 4001;
+        let miss = got.iter().find(|g| g.0 == 3).unwrap().1 - 4000;
+        assert!(hit <= alone + 2, "hit took {hit} cycles behind a miss, {alone} alone");
+        assert!(miss > hit + 100, "the miss ({miss}) should take far longer than the hit ({hit})");
+    }
+
+    #[test]
+    fn dram_never_exceeds_its_bandwidth() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let mut m = MemSys::new(&cfg);
+        // Every SM asks for distinct lines every cycle for a while.
+        let mut tag = 0;
+        for t in 0..2000u64 {
+            for sm in 0..16 {
+                tag += 1;
+                m.send(t, MemReq { sm, line: tag * 7, kind: ReqKind::Read, bytes: 128, tag });
+            }
+            m.tick(t);
+            m.ready.clear();
+        }
+        let mut t = 2000;
+        while m.busy() {
+            m.tick(t);
+            m.ready.clear();
+            t += 1;
+        }
+        let rate = m.stats.dram_bytes as f64 / t as f64;
+        assert!(rate <= m.peak_bytes_per_cycle() * 1.0001, "{rate} B/cycle above the peak {}", m.peak_bytes_per_cycle());
+        assert!(rate >= 0.9 * m.peak_bytes_per_cycle(), "{rate} B/cycle: the channels were not kept busy");
     }
 }

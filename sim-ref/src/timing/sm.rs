@@ -158,14 +158,14 @@ struct Block {
     ctaid: [u32; 3],
     shared: Vec<u32>,
     warp_slots: Vec<u32>,
-    /// Warps still resident (not finished and drained).
-    resident: u32,
     /// Warps that have not exited.
     running: u32,
     at_barrier: u32,
     regs: u32,
     threads: u32,
     shared_bytes: u32,
+    /// Issue stopped (for a context switch): its warps issue nothing until it is captured.
+    frozen: bool,
 }
 
 struct Sched {
@@ -402,12 +402,12 @@ impl Sm {
             ctaid: ctx.ctaid,
             shared: ctx.shared,
             warp_slots: slots,
-            resident: nw,
             running,
             at_barrier,
             regs,
             threads: nw * 32,
             shared_bytes: f.shared_per_block,
+            frozen: false,
         });
         self.wake_at = now;
         for sc in &mut self.scheds {
@@ -441,6 +441,19 @@ impl Sm {
             .collect()
     }
 
+    /// Block slots in use.
+    pub fn blocks_resident(&self) -> Vec<u32> {
+        (0..self.blocks.len() as u32).filter(|&b| self.blocks[b as usize].is_some()).collect()
+    }
+
+    /// Stops a block issuing, so that its in-flight instructions drain and it becomes
+    /// quiescent (the first step of a context switch).
+    pub fn freeze_block(&mut self, bslot: u32) {
+        if let Some(b) = self.blocks[bslot as usize].as_mut() {
+            b.frozen = true;
+        }
+    }
+
     /// Removes a quiescent block and returns its whole state.
     pub fn capture_block(&mut self, now: u64, bslot: u32) -> Option<BlockContext> {
         if !self.quiescent_blocks().contains(&bslot) {
@@ -453,12 +466,16 @@ impl Sm {
             warps.push(self.free_warp(s).w);
         }
         self.release(&blk);
+        for sc in &mut self.scheds {
+            sc.wake = sc.wake.min(now);
+        }
         Some(BlockContext { info: blk.info, ctaid: blk.ctaid, shared: blk.shared, warps })
     }
 
     fn free_warp(&mut self, slot: u32) -> HwWarp {
         let sched = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
         sched.warps.retain(|&w| w != slot);
+        sched.fetch.retain(|&w| w != slot);
         if sched.last == Some(slot) {
             sched.last = None;
         }
@@ -493,20 +510,17 @@ impl Sm {
                 }
             }
         }
-        let slots = blk.warp_slots.clone();
-        let mut freed = 0;
-        for s in slots {
-            if let Some(w) = self.warps[s as usize].as_ref() {
-                if w.w.state == WarpState::Done && w.pending == [0; 5] && w.loads == 0 {
-                    self.free_warp(s);
-                    freed += 1;
-                }
-            }
-        }
-        let blk = self.blocks[bslot as usize].as_mut().unwrap();
-        blk.resident -= freed;
-        if blk.resident == 0 {
+        // A block ends when every warp has exited and drained; its warps keep their slots
+        // until then (the slots stay allocated to the block in any case).
+        let drained = blk.warp_slots.iter().all(|&s| {
+            let w = self.warps[s as usize].as_ref().unwrap();
+            w.w.state == WarpState::Done && w.pending == [0; 5] && w.loads == 0
+        });
+        if drained {
             let blk = self.blocks[bslot as usize].take().unwrap();
+            for &s in &blk.warp_slots {
+                self.free_warp(s);
+            }
             self.release(&blk);
             self.stats.blocks_done += 1;
             self.finished.push(blk.info.id);
@@ -570,6 +584,12 @@ impl Sm {
                 t = t.min(f);
             }
         }
+        // A scheduler may have asked to look again at a given cycle (after a refused issue).
+        for sc in &self.scheds {
+            if sc.wake > now {
+                t = t.min(sc.wake);
+            }
+        }
         t
     }
 
@@ -620,7 +640,7 @@ impl Sm {
                 active |= issued;
             }
         }
-        self.accounted = now + 1;
+        self.accounted = self.accounted.max(now + 1);
         self.stats.warp_cycles += self.used_warps as u64;
         for sc in &self.scheds {
             self.stats.stalls[sc.reason as usize] += 1;
@@ -640,6 +660,9 @@ impl Sm {
     /// by itself (`u64::MAX`: only an event can change it).
     fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
         let w = self.warps[slot as usize].as_ref().unwrap();
+        if self.blocks[w.block as usize].as_ref().is_some_and(|b| b.frozen) {
+            return Err((Stall::Idle, u64::MAX));
+        }
         match w.w.state {
             WarpState::Done => return Err((Stall::Idle, u64::MAX)),
             WarpState::AtBarrier => return Err((Stall::Barrier, u64::MAX)),
@@ -652,6 +675,10 @@ impl Sm {
         let t = &w.next_touch;
         if any(&w.pending, t) {
             return Err((if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency }, u64::MAX));
+        }
+        if w.mshr_fail == Some(self.mshr_epoch) {
+            // Refused for lack of MSHRs, and none has freed since: a response wakes us.
+            return Err((Stall::Unit, u64::MAX));
         }
         let free = match w.next_class {
             Class::Sfu => self.sfu_free,
@@ -683,7 +710,10 @@ impl Sm {
                     true
                 }
                 Err((r, t)) => {
-                    first_reason.get_or_insert(r);
+                    // (a finished warp waiting for its block says nothing about the stall)
+                    if r != Stall::Idle {
+                        first_reason.get_or_insert(r);
+                    }
                     wake = wake.min(t);
                     false
                 }
@@ -749,6 +779,8 @@ impl Sm {
         // Memory analysis before execution (the registers still hold the addresses).
         let mut lines: [u32; WARP_SIZE] = [0; WARP_SIZE];
         let mut line_lanes: [u32; WARP_SIZE] = [0; WARP_SIZE];
+        let mut words: [u32; WARP_SIZE] = [0; WARP_SIZE];
+        let mut line_words: [u32; WARP_SIZE] = [0; WARP_SIZE];
         let mut nlines = 0;
         let mut shared_degree = 1;
         let mut mem_kind = None;
@@ -766,20 +798,36 @@ impl Sm {
                             let a = if space == Space::Local {
                                 let word = ad[l] / 4;
                                 let per_warp = info.launch.kernel.local_bytes / 4 * WARP_SIZE as u32;
-                                LOCAL_BASE.wrapping_add(((self.id * cfg.warps + slot) * per_warp + word * 32 + l as u32) * 4)
+                                let warp_base = (self.id.wrapping_mul(cfg.warps).wrapping_add(slot)).wrapping_mul(per_warp);
+                                LOCAL_BASE.wrapping_add(warp_base.wrapping_add(word.wrapping_mul(32)).wrapping_add(l as u32).wrapping_mul(4))
                             } else {
                                 ad[l]
                             };
                             lines[nlines] = self.l1.line_of(a);
+                            words[nlines] = a >> 2;
                             nlines += 1;
                         }
+                        let nwords = nlines;
                         nlines = coalesce(&mut lines, &mut line_lanes, nlines);
+                        if store {
+                            // Bytes written per line: its distinct words (lanes storing to one
+                            // word write it once).
+                            let mut wl = [0u32; WARP_SIZE];
+                            let nw = coalesce(&mut words, &mut wl, nwords);
+                            for &w in &words[..nw] {
+                                let ln = self.l1.line_of(w.wrapping_mul(4));
+                                if let Some(i) = lines[..nlines].iter().position(|&x| x == ln) {
+                                    line_words[i] += 1;
+                                }
+                            }
+                        }
                         if !store && !atomic {
                             // MSHRs for the lines that miss and are not already on their way.
                             // (counted only when the MSHRs could run out)
                             if self.mshr.len() + nlines > cfg.l1_mshrs as usize {
                                 let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
-                                if self.mshr.len() + need > cfg.l1_mshrs as usize {
+                                // (a load needing more MSHRs than exist goes ahead when all are free)
+                                if self.mshr.len() + need > cfg.l1_mshrs as usize && !self.mshr.is_empty() {
                                     self.warps[slot as usize].as_mut().unwrap().mshr_fail = Some(self.mshr_epoch);
                                     return Ok(false);
                                 }
@@ -849,9 +897,11 @@ impl Sm {
                         for (i, &ln) in lines[..nlines].iter().enumerate() {
                             let t = agen + 1 + i as u64; // one L1 access per cycle
                             if store {
+                                let bytes = 4 * line_words[i];
+                                // (an eviction only raises the MSHRs a refused load needs, so
+                                // it does not change the MSHR epoch)
                                 self.l1.invalidate(ln);
-                                self.mshr_epoch += 1;
-                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes: 4 * line_lanes[i], tag: 0 });
+                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: 0 });
                             } else if atomic {
                                 let id = id.unwrap();
                                 self.loads[id as usize].as_mut().unwrap().outstanding += 1;
