@@ -146,8 +146,11 @@ struct HwWarp {
     loads: u32,
     /// Queued for fetch.
     in_fetch: bool,
-    /// The MSHR epoch in which this warp's next load last found too few MSHRs.
-    mshr_fail: Option<u64>,
+    /// Its block is frozen (draining for a context switch).
+    frozen: bool,
+    /// The MSHRs this warp's next load needed when it was refused for lack of them; it is not
+    /// considered again until that many are free.
+    mshr_need: Option<u32>,
     /// Scoreboard mask and class of the next instruction (cached from the kernel's tables).
     next_touch: RegMask,
     next_class: Class,
@@ -246,9 +249,6 @@ pub struct Sm {
     ldst_free: u64,
     l1: TagArray,
     mshr: HashMap<u32, Vec<u32>>,
-    /// Changes whenever an MSHR frees or the L1's contents change, so that a load refused for
-    /// lack of MSHRs is not analysed again before anything could have changed.
-    mshr_epoch: u64,
     loads: Vec<Option<LoadRec>>,
     free_loads: Vec<u32>,
     /// Scoreboard releases: (warp slot, register bit, from memory), by cycle.
@@ -298,7 +298,6 @@ impl Sm {
             ldst_free: 0,
             l1: TagArray::new(cfg.l1_bytes, cfg.l1_assoc, cfg.l1_line),
             mshr: HashMap::default(),
-            mshr_epoch: 0,
             loads: Vec::new(),
             free_loads: Vec::new(),
             completions: Wheel::default(),
@@ -374,7 +373,10 @@ impl Sm {
         for w in ctx.warps {
             let slot = self.warps.iter().position(Option::is_none).expect("no free warp slot: check fits() first") as u32;
             let sched = (slot % self.cfg.schedulers) as usize;
-            self.scheds[sched].warps.push(slot);
+            let live = w.state != WarpState::Done;
+            if live {
+                self.scheds[sched].warps.push(slot);
+            }
             self.warps[slot as usize] = Some(HwWarp {
                 w,
                 block: bslot as u32,
@@ -383,13 +385,16 @@ impl Sm {
                 next_issue: now + 1,
                 ibuf: 0,
                 loads: 0,
-                in_fetch: true,
-                mshr_fail: None,
+                in_fetch: live,
+                frozen: false,
+                mshr_need: None,
                 next_touch: [0; 5],
                 next_class: Class::Alu,
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
-            self.scheds[sched].fetch.push_back(slot);
+            if live {
+                self.scheds[sched].fetch.push_back(slot);
+            }
             slots.push(slot);
         }
         self.used_blocks += 1;
@@ -451,6 +456,9 @@ impl Sm {
     pub fn freeze_block(&mut self, bslot: u32) {
         if let Some(b) = self.blocks[bslot as usize].as_mut() {
             b.frozen = true;
+            for &s in &b.warp_slots {
+                self.warps[s as usize].as_mut().unwrap().frozen = true;
+            }
         }
     }
 
@@ -530,7 +538,6 @@ impl Sm {
     /// A memory response (tag as sent).
     pub fn mem_response(&mut self, now: u64, tag: u32) {
         self.wake_at = self.wake_at.min(now);
-        self.mshr_epoch += 1;
         for sc in &mut self.scheds {
             // A freed MSHR may unblock a load.
             sc.wake = sc.wake.min(now);
@@ -582,12 +589,6 @@ impl Sm {
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
                 t = t.min(f);
-            }
-        }
-        // A scheduler may have asked to look again at a given cycle (after a refused issue).
-        for sc in &self.scheds {
-            if sc.wake > now {
-                t = t.min(sc.wake);
             }
         }
         t
@@ -660,7 +661,7 @@ impl Sm {
     /// by itself (`u64::MAX`: only an event can change it).
     fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
         let w = self.warps[slot as usize].as_ref().unwrap();
-        if self.blocks[w.block as usize].as_ref().is_some_and(|b| b.frozen) {
+        if w.frozen {
             return Err((Stall::Idle, u64::MAX));
         }
         match w.w.state {
@@ -676,9 +677,11 @@ impl Sm {
         if any(&w.pending, t) {
             return Err((if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency }, u64::MAX));
         }
-        if w.mshr_fail == Some(self.mshr_epoch) {
-            // Refused for lack of MSHRs, and none has freed since: a response wakes us.
-            return Err((Stall::Unit, u64::MAX));
+        if let Some(need) = w.mshr_need {
+            if self.mshr.len() + need as usize > self.lat.l1_mshrs as usize && !self.mshr.is_empty() {
+                // Refused for lack of MSHRs: a response frees one and wakes the scheduler.
+                return Err((Stall::Unit, u64::MAX));
+            }
         }
         let free = match w.next_class {
             Class::Sfu => self.sfu_free,
@@ -746,10 +749,12 @@ impl Sm {
             return Ok(false);
         };
         if !self.issue(now, s, slot, gmem, mem)? {
-            // MSHRs exhausted: try again next cycle (another warp may be eligible by then).
+            // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
+            // longer eligible (until an MSHR frees) and another may issue. Counted as activity
+            // so that the SM stays awake for it.
             self.scheds[s].reason = Stall::Unit;
             self.scheds[s].wake = now + 1;
-            return Ok(false);
+            return Ok(true);
         }
         // (the warp may have exited and been freed by its last instruction)
         self.scheds[s].last = self.warps[slot as usize].is_some().then_some(slot);
@@ -763,9 +768,6 @@ impl Sm {
     fn issue(&mut self, now: u64, s: usize, slot: u32, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         let cfg = self.lat;
         let hw = self.warps[slot as usize].as_ref().unwrap();
-        if hw.mshr_fail == Some(self.mshr_epoch) {
-            return Ok(false);
-        }
         let bslot = hw.block;
         let info_arc: *const LaunchInfo = &*self.blocks[bslot as usize].as_ref().unwrap().info;
         // SAFETY: the block slot holds an Arc to this LaunchInfo for the whole call: the block
@@ -828,7 +830,7 @@ impl Sm {
                                 let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
                                 // (a load needing more MSHRs than exist goes ahead when all are free)
                                 if self.mshr.len() + need > cfg.l1_mshrs as usize && !self.mshr.is_empty() {
-                                    self.warps[slot as usize].as_mut().unwrap().mshr_fail = Some(self.mshr_epoch);
+                                    self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need as u32);
                                     return Ok(false);
                                 }
                             }
@@ -845,6 +847,7 @@ impl Sm {
         }
         // Execute on the functional state.
         let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
         let blk = self.blocks[bslot as usize].as_mut().unwrap();
         let pc_before = pc as u32;
         let mut ctx = BlockCtx {
@@ -898,8 +901,6 @@ impl Sm {
                             let t = agen + 1 + i as u64; // one L1 access per cycle
                             if store {
                                 let bytes = 4 * line_words[i];
-                                // (an eviction only raises the MSHRs a refused load needs, so
-                                // it does not change the MSHR epoch)
                                 self.l1.invalidate(ln);
                                 mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: 0 });
                             } else if atomic {
@@ -972,6 +973,13 @@ impl Sm {
                 self.check_block(now, bslot);
             }
             Event::Done => {
+                // The warp keeps its slot until the block ends, but leaves the scheduler.
+                let sched = &mut self.scheds[s];
+                sched.warps.retain(|&w| w != slot);
+                sched.fetch.retain(|&w| w != slot);
+                if sched.last == Some(slot) {
+                    sched.last = None;
+                }
                 let blk = self.blocks[bslot as usize].as_mut().unwrap();
                 blk.running -= 1;
                 self.check_block(now, bslot);
