@@ -1,3 +1,4 @@
 //! The cycle interfaces (In/Out) of the RTL-backed units, one module per block.
 
 pub mod lowest_first;
+pub mod sched;
