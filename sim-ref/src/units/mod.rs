@@ -1,3 +1,4 @@
 //! Units of the model that have an RTL counterpart, each behind [`mpgpu_spec::Unit`].
 
+pub mod dss;
 pub mod lowest_first;
