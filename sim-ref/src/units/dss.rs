@@ -1,75 +1,50 @@
 //! The Dynamic Spatial Sharing policy engine, cycle by cycle, as reconstructed in
 //! spec/scheduling-framework.md §4.4 (the decision in ARCHITECTURE.md; the literal Algorithm 1
-//! leaves a lone kernel with no SM).
+//! leaves a lone kernel with no SM). Its cycle interface is `mpgpu_spec::units::sched::dss`;
+//! the RTL block `rtl/src/dss.rs` implements the same interface and is checked against this
+//! model every cycle.
 //!
-//! A trigger (a kernel entered the active queue, or an SM became idle) starts a decision: a
-//! counter steps through the SMST and the KSRT one entry per cycle (N_SM cycles), keeping
+//! A trigger (a kernel entered the active queue, or an SM became idle) is latched; when the
+//! engine is free it starts a decision the next cycle. A decision scans the SMST and the KSRT one
+//! entry per cycle (N_SM cycles, the address on `addr`), keeping
 //! - `idle`: the lowest-index idle SM,
 //! - `kmax`: the valid kernel with work left and the most tokens (ties: lowest index),
 //! - `kmin`: the valid kernel running on at least one SM with the fewest tokens (ties: lowest),
 //! - for every kernel, its lowest-index running SM;
-//! then, in one more cycle, it acts: an idle SM always goes to `kmax` (debt allowed); otherwise,
-//! if `kmax` has at least two tokens more than `kmin`, `kmin`'s lowest running SM is reserved for
-//! `kmax` and a token moves from `kmax` to `kmin` (at the reservation, not again at the release).
-//! After an action the engine scans again; it stops when there is nothing to do. A trigger that
-//! arrives while it works sets a pending bit and causes one more decision.
 //!
-//! The engine reads and writes the tables it is given; the framework around it owns them, runs
-//! the preemption of reserved SMs and changes SM states as blocks finish.
+//! then, in one more cycle, it acts (on `act`, with the live counts of `kmax` and `kmin` read
+//! back): an idle SM always goes to `kmax` (debt allowed); otherwise, if `kmax` has at least two
+//! tokens more than `kmin`, `kmin`'s lowest running SM is reserved for `kmax`, and a token moves
+//! from `kmax` to `kmin` (at the reservation, not again at the release). After an action, or if a
+//! trigger arrived meanwhile, it scans again; otherwise it stops.
+//!
+//! The framework around it owns the tables and applies the actions ([`Tables::apply`] does it
+//! for tests and testbenches).
 
-use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
+use mpgpu_spec::units::sched::dss::{Act, In, Out, MAX_SMS, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
+use mpgpu_spec::units::sched::{KsrEntry, SmEntry, SmState};
+use mpgpu_spec::Unit;
 
-/// What a decision did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DssAction {
-    /// An idle SM was given to a kernel (it goes through setup to running).
-    Assign { sm: u8, kernel: u8 },
-    /// A running SM was reserved: it is to be preempted and handed to `kernel`.
-    Reserve { sm: u8, from: u8, kernel: u8 },
-}
-
-/// The engine's registers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DssEngine {
-    params: SchedParams,
+pub struct Dss {
+    /// SMs scanned (1..=MAX_SMS).
+    sms: u8,
     busy: bool,
     pending: bool,
-    /// Scan position; `sms` means "decide this cycle".
-    pos: usize,
+    pos: u8,
     idle: Option<u8>,
     kmax: Option<(i8, u8)>,
     kmin: Option<(i8, u8)>,
-    first_running: Vec<Option<u8>>,
-    /// Decisions taken, for statistics.
-    pub decisions: u64,
+    first_running: [Option<u8>; MAX_SMS],
+    /// Test-only fault injection: ties for `kmax` go to the highest index (the co-simulation
+    /// tests use it to show that the checker catches a wrong block).
+    pub broken_tie: bool,
 }
 
-impl DssEngine {
-    pub fn new(params: SchedParams) -> DssEngine {
-        DssEngine {
-            params,
-            busy: false,
-            pending: false,
-            pos: 0,
-            idle: None,
-            kmax: None,
-            kmin: None,
-            first_running: vec![None; params.sms],
-            decisions: 0,
-        }
-    }
-
-    /// A kernel entered the active queue, or an SM became idle.
-    pub fn trigger(&mut self) {
-        if self.busy {
-            self.pending = true;
-        } else {
-            self.start();
-        }
-    }
-
-    pub fn busy(&self) -> bool {
-        self.busy
+impl Dss {
+    pub fn new(sms: usize) -> Dss {
+        assert!((1..=MAX_SMS).contains(&sms), "the DSS block supports 1..={MAX_SMS} SMs");
+        Dss { sms: sms as u8, busy: false, pending: false, pos: 0, idle: None, kmax: None, kmin: None, first_running: [None; MAX_SMS], broken_tie: false }
     }
 
     fn start(&mut self) {
@@ -78,75 +53,151 @@ impl DssEngine {
         self.idle = None;
         self.kmax = None;
         self.kmin = None;
-        self.first_running.iter_mut().for_each(|f| *f = None);
+        self.first_running = [None; MAX_SMS];
     }
 
-    /// One clock cycle: one scan step, or the decision.
-    pub fn step(&mut self, smst: &mut [SmEntry], ksrt: &mut [KsrEntry]) -> Option<DssAction> {
-        if !self.busy {
-            return None;
+    fn scan(&mut self, i: &In) {
+        let p = self.pos;
+        if i.sm_state == STATE_IDLE && self.idle.is_none() {
+            self.idle = Some(p);
         }
-        let n = self.params.sms;
-        if self.pos < n {
-            let i = self.pos;
-            let s = smst[i];
-            if s.state == SmState::Idle && self.idle.is_none() {
-                self.idle = Some(i as u8);
+        if i.sm_state == STATE_RUNNING && i.sm_ksr_valid {
+            let f = &mut self.first_running[i.sm_ksr as usize % MAX_SMS];
+            if f.is_none() {
+                *f = Some(p);
             }
-            if s.state == SmState::Running {
-                if let Some(k) = s.ksr {
-                    let f = &mut self.first_running[k as usize];
-                    if f.is_none() {
-                        *f = Some(i as u8);
-                    }
-                }
-            }
-            let k = ksrt[i];
-            if k.valid && k.has_work && self.kmax.is_none_or(|(c, _)| k.count > c) {
-                self.kmax = Some((k.count, i as u8));
-            }
-            if k.valid && k.running_sms > 0 && self.kmin.is_none_or(|(c, _)| k.count < c) {
-                self.kmin = Some((k.count, i as u8));
-            }
-            self.pos += 1;
-            return None;
         }
-        // Decide.
-        self.decisions += 1;
-        let action = self.decide(smst, ksrt);
-        if action.is_some() {
-            self.start(); // loop: scan again
+        let better_max = |c: i8, best: i8| if self.broken_tie { c >= best } else { c > best };
+        if i.k_valid && i.k_has_work && self.kmax.is_none_or(|(c, _)| better_max(i.k_count, c)) {
+            self.kmax = Some((i.k_count, p));
+        }
+        if i.k_valid && i.k_running && self.kmin.is_none_or(|(c, _)| i.k_count < c) {
+            self.kmin = Some((i.k_count, p));
+        }
+    }
+}
+
+impl Unit for Dss {
+    type In = In;
+    type Out = Out;
+
+    fn reset(&mut self) {
+        let (sms, broken) = (self.sms, self.broken_tie);
+        *self = Dss::new(sms as usize);
+        self.broken_tie = broken;
+    }
+
+    fn outputs(&self, i: &In) -> Out {
+        let mut o = Out {
+            busy: self.busy,
+            addr: if self.pos < self.sms { self.pos } else { 0 },
+            kmax: self.kmax.map_or(0, |k| k.1),
+            kmin: self.kmin.map_or(0, |k| k.1),
+            ..Out::default()
+        };
+        if !(self.busy && self.pos == self.sms) {
+            return o;
+        }
+        let Some((_, kmax)) = self.kmax else { return o };
+        if let Some(sm) = self.idle {
+            o.act = Act::Assign;
+            o.act_sm = sm;
+            o.act_kernel = kmax;
+            return o;
+        }
+        let Some((_, kmin)) = self.kmin else { return o };
+        if kmin == kmax || i.count_max as i16 <= i.count_min as i16 + 1 {
+            return o;
+        }
+        if let Some(sm) = self.first_running[kmin as usize] {
+            o.act = Act::Reserve;
+            o.act_sm = sm;
+            o.act_kernel = kmax;
+            o.act_from = kmin;
+        }
+        o
+    }
+
+    fn clock(&mut self, i: &In) {
+        let o = self.outputs(i);
+        if i.trigger {
+            self.pending = true;
+        }
+        if self.busy {
+            if self.pos < self.sms {
+                self.scan(i);
+                self.pos += 1;
+            } else if o.act != Act::None || self.pending {
+                self.pending = false;
+                self.start();
+            } else {
+                self.busy = false;
+            }
         } else if self.pending {
             self.pending = false;
             self.start();
-        } else {
-            self.busy = false;
         }
-        action
+    }
+}
+
+/// The tables the DSS engine reads and acts on, as the framework holds them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tables {
+    pub smst: Vec<SmEntry>,
+    pub ksrt: Vec<KsrEntry>,
+}
+
+fn state_code(s: SmState) -> u8 {
+    match s {
+        SmState::Idle => STATE_IDLE,
+        SmState::Setup => STATE_SETUP,
+        SmState::Running => STATE_RUNNING,
+        SmState::Reserved => STATE_RESERVED,
+    }
+}
+
+impl Tables {
+    pub fn new(sms: usize) -> Tables {
+        Tables { smst: vec![SmEntry::default(); sms], ksrt: vec![KsrEntry::default(); sms] }
     }
 
-    fn decide(&self, smst: &mut [SmEntry], ksrt: &mut [KsrEntry]) -> Option<DssAction> {
-        let (_, kmax) = self.kmax?;
-        if let Some(sm) = self.idle {
-            let e = &mut smst[sm as usize];
-            *e = SmEntry { state: SmState::Setup, ksr: Some(kmax), next: None, running_tbs: 0 };
-            ksrt[kmax as usize].count -= 1;
-            return Some(DssAction::Assign { sm, kernel: kmax });
+    /// The block's inputs for this cycle, reading the tables at the addresses it drives (its
+    /// addresses come from registers only, so they can be read from any `Out` of this cycle).
+    pub fn inputs(&self, trigger: bool, o: &Out) -> In {
+        let s = self.smst[o.addr as usize];
+        let k = self.ksrt[o.addr as usize];
+        In {
+            trigger,
+            sm_state: state_code(s.state),
+            sm_ksr_valid: s.ksr.is_some(),
+            sm_ksr: s.ksr.unwrap_or(0),
+            k_valid: k.valid,
+            k_count: k.count,
+            k_has_work: k.has_work,
+            k_running: k.running_sms > 0,
+            count_max: self.ksrt[o.kmax as usize].count,
+            count_min: self.ksrt[o.kmin as usize].count,
         }
-        let (_, kmin) = self.kmin?;
-        // Counts are read live: the scan's copies may be stale by one action of the framework.
-        let (cmax, cmin) = (ksrt[kmax as usize].count, ksrt[kmin as usize].count);
-        if kmin == kmax || cmax <= cmin + 1 {
-            return None;
+    }
+
+    /// Applies the block's action at the clock edge.
+    pub fn apply(&mut self, o: &Out) {
+        match o.act {
+            Act::None => {}
+            Act::Assign => {
+                self.smst[o.act_sm as usize] = SmEntry { state: SmState::Setup, ksr: Some(o.act_kernel), next: None, running_tbs: 0 };
+                self.ksrt[o.act_kernel as usize].count -= 1;
+            }
+            Act::Reserve => {
+                let e = &mut self.smst[o.act_sm as usize];
+                e.state = SmState::Reserved;
+                e.next = Some(o.act_kernel);
+                let from = &mut self.ksrt[o.act_from as usize];
+                from.count += 1;
+                from.running_sms -= 1;
+                self.ksrt[o.act_kernel as usize].count -= 1;
+            }
         }
-        let sm = self.first_running[kmin as usize]?;
-        let e = &mut smst[sm as usize];
-        e.state = SmState::Reserved;
-        e.next = Some(kmax);
-        ksrt[kmin as usize].count += 1;
-        ksrt[kmin as usize].running_sms -= 1;
-        ksrt[kmax as usize].count -= 1;
-        Some(DssAction::Reserve { sm, from: kmin, kernel: kmax })
     }
 }
 
@@ -159,92 +210,101 @@ pub fn equal_share_tokens(sms: usize, procs: usize, order: usize) -> i8 {
     (tc + usize::from(order < r)) as i8
 }
 
+/// A table-level model of the framework around a DSS block, for tests and testbenches: kernels
+/// always have work, setup takes one cycle, and a reserved SM's preemption completes
+/// `preempt_cycles` after the reservation (draining or context switch alike).
+pub struct Harness<U: Unit<In = In, Out = Out>> {
+    pub tables: Tables,
+    pub dss: U,
+    pub cycle: u64,
+    reserved_at: Vec<u64>,
+    preempt_cycles: u64,
+    trigger: bool,
+}
+
+impl<U: Unit<In = In, Out = Out>> Harness<U> {
+    pub fn new(sms: usize, preempt_cycles: u64, dss: U) -> Self {
+        Harness { tables: Tables::new(sms), dss, cycle: 0, reserved_at: vec![0; sms], preempt_cycles, trigger: false }
+    }
+
+    /// A kernel with `tokens` enters the KSRT (lowest free entry) and triggers the policy.
+    pub fn insert(&mut self, tokens: i8) -> u8 {
+        let k = self.tables.ksrt.iter().position(|k| !k.valid).expect("KSRT full");
+        self.tables.ksrt[k] = KsrEntry { valid: true, count: tokens, has_work: true, running_sms: 0 };
+        self.trigger = true;
+        k as u8
+    }
+
+    /// One cycle: the block's outputs, then the clock edge for the block and the framework.
+    /// Returns the block's outputs of the cycle.
+    pub fn tick(&mut self) -> Out {
+        let probe = self.dss.outputs(&In::default());
+        let i = self.tables.inputs(self.trigger, &probe);
+        let o = self.dss.outputs(&i);
+        self.dss.clock(&i);
+        self.trigger = false;
+        self.tables.apply(&o);
+        if o.act == Act::Reserve {
+            self.reserved_at[o.act_sm as usize] = self.cycle;
+        }
+        // The framework: setup completes, reserved SMs finish their preemption.
+        for s in 0..self.tables.smst.len() {
+            let e = self.tables.smst[s];
+            match e.state {
+                SmState::Setup if !(o.act == Act::Assign && o.act_sm as usize == s) => {
+                    self.tables.smst[s].state = SmState::Running;
+                    self.tables.ksrt[e.ksr.unwrap() as usize].running_sms += 1;
+                }
+                SmState::Reserved if self.cycle >= self.reserved_at[s] + self.preempt_cycles => {
+                    self.tables.smst[s] = SmEntry { state: SmState::Setup, ksr: e.next, next: None, running_tbs: 0 };
+                }
+                _ => {}
+            }
+        }
+        self.cycle += 1;
+        o
+    }
+
+    fn moving(&self, o: &Out) -> bool {
+        o.busy || self.trigger || self.tables.smst.iter().any(|e| matches!(e.state, SmState::Setup | SmState::Reserved))
+    }
+
+    /// Runs until the policy and every SM are at rest.
+    pub fn settle(&mut self) {
+        let mut quiet = 0;
+        while quiet < 3 * self.tables.smst.len() + 3 {
+            let o = self.tick();
+            quiet = if self.moving(&o) { 0 } else { quiet + 1 };
+            assert!(self.cycle < 1_000_000, "the policy never settles");
+        }
+    }
+
+    /// Running SMs per kernel, in KSR order.
+    pub fn partition(&self, kernels: usize) -> Vec<usize> {
+        (0..kernels).map(|k| self.tables.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k as u8)).count()).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A table-level model of the framework around the engine: kernels always have work, setup
-    /// takes one cycle, and the preemption of a reserved SM completes `preempt_cycles` after
-    /// the reservation (drain or context switch alike).
-    struct Harness {
-        p: SchedParams,
-        smst: Vec<SmEntry>,
-        ksrt: Vec<KsrEntry>,
-        dss: DssEngine,
-        reserved_at: Vec<u64>,
-        cycle: u64,
-        preempt_cycles: u64,
-    }
-
-    impl Harness {
-        fn new(sms: usize, preempt_cycles: u64) -> Harness {
-            let p = SchedParams::new(sms, 16).unwrap();
-            Harness {
-                p,
-                smst: vec![SmEntry::default(); sms],
-                ksrt: vec![KsrEntry::default(); sms],
-                dss: DssEngine::new(p),
-                reserved_at: vec![0; sms],
-                cycle: 0,
-                preempt_cycles,
-            }
-        }
-
-        fn insert(&mut self, tokens: i8) -> u8 {
-            let k = self.ksrt.iter().position(|k| !k.valid).unwrap();
-            self.ksrt[k] = KsrEntry { valid: true, count: tokens, has_work: true, running_sms: 0 };
-            self.dss.trigger();
-            k as u8
-        }
-
-        fn tick(&mut self) {
-            for i in 0..self.p.sms {
-                let e = self.smst[i];
-                match e.state {
-                    SmState::Setup => {
-                        self.smst[i].state = SmState::Running;
-                        self.ksrt[e.ksr.unwrap() as usize].running_sms += 1;
-                    }
-                    SmState::Reserved if self.cycle >= self.reserved_at[i] + self.preempt_cycles => {
-                        self.smst[i] = SmEntry { state: SmState::Setup, ksr: e.next, next: None, running_tbs: 0 };
-                    }
-                    _ => {}
-                }
-            }
-            if let Some(DssAction::Reserve { sm, .. }) = self.dss.step(&mut self.smst, &mut self.ksrt) {
-                self.reserved_at[sm as usize] = self.cycle;
-            }
-            self.cycle += 1;
-        }
-
-        fn settle(&mut self) {
-            let mut quiet = 0;
-            while quiet < 3 * self.p.sms {
-                self.tick();
-                let moving = self.dss.busy() || self.smst.iter().any(|e| matches!(e.state, SmState::Setup | SmState::Reserved));
-                quiet = if moving { 0 } else { quiet + 1 };
-                assert!(self.cycle < 100_000, "never settles");
-            }
-        }
-
-        /// SMs per kernel, in KSR order.
-        fn partition(&self, kernels: usize) -> Vec<usize> {
-            (0..kernels).map(|k| self.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k as u8)).count()).collect()
-        }
+    fn harness(sms: usize, preempt: u64) -> Harness<Dss> {
+        Harness::new(sms, preempt, Dss::new(sms))
     }
 
     #[test]
     fn a_lone_kernel_takes_every_sm() {
-        let mut h = Harness::new(13, 5);
+        let mut h = harness(13, 5);
         h.insert(7);
         h.settle();
         assert_eq!(h.partition(1), vec![13]);
-        assert_eq!(h.ksrt[0].count, 7 - 13, "the kernel is in debt for the SMs beyond its budget");
+        assert_eq!(h.tables.ksrt[0].count, 7 - 13, "the kernel is in debt for the SMs beyond its budget");
     }
 
     #[test]
     fn equal_spatial_sharing_on_13_sms() {
-        // Thesis §5.3.4 (spec Table in §4.5): 7/6, 4/3/3/3, 3/2/2/2/2/2, 2/2/2/2/2/1/1/1.
+        // Thesis §5.3.4 (spec §4.5): 7/6, 4/3/3/3, 3/2/2/2/2/2, 2/2/2/2/2/1/1/1.
         let expect: [(usize, Vec<usize>); 4] = [
             (2, vec![7, 6]),
             (4, vec![4, 3, 3, 3]),
@@ -253,56 +313,60 @@ mod tests {
         ];
         for (n, want) in expect {
             for preempt in [1, 40] {
-                let mut h = Harness::new(13, preempt);
+                let mut h = harness(13, preempt);
                 for order in 0..n {
                     h.insert(equal_share_tokens(13, n, order));
-                    // Kernels arrive while the previous decisions are still under way.
+                    // Kernels arrive while earlier decisions are still under way.
                     for _ in 0..7 {
                         h.tick();
                     }
                 }
                 h.settle();
                 assert_eq!(h.partition(n), want, "{n} processes, preemption in {preempt} cycles");
-                assert!(h.ksrt[..n].iter().all(|k| k.count == 0), "{n}: counts {:?}", h.ksrt.iter().map(|k| k.count).collect::<Vec<_>>());
+                assert!(h.tables.ksrt[..n].iter().all(|k| k.count == 0));
             }
         }
     }
 
     #[test]
     fn a_decision_takes_one_cycle_per_sm_plus_one() {
-        let mut h = Harness::new(13, 1);
+        let mut h = harness(13, 1);
         h.insert(13);
-        // Nothing happens before the scan has visited every entry.
-        for _ in 0..13 {
-            h.tick();
-            assert!(h.smst.iter().all(|e| e.state == SmState::Idle));
+        // The trigger is latched in cycle 0; the scan runs in cycles 1..=13.
+        for c in 0..14 {
+            let o = h.tick();
+            assert_eq!(o.act, Act::None, "cycle {c}");
+            assert!(h.tables.smst.iter().all(|e| e.state == SmState::Idle));
         }
-        h.tick();
-        assert_eq!(h.smst[0].state, SmState::Setup, "the lowest idle SM goes first");
-        assert_eq!(h.dss.decisions, 1);
+        let o = h.tick();
+        assert_eq!((o.act, o.act_sm, o.act_kernel), (Act::Assign, 0, 0), "the lowest idle SM goes first");
     }
 
     #[test]
     fn a_difference_of_one_token_moves_nothing() {
         // The literal Algorithm 1 swaps an SM when counts differ by one; the reconstruction
         // does not.
-        let mut h = Harness::new(3, 1);
-        h.insert(2); // takes all 3 SMs, count -1
+        let mut h = harness(3, 1);
+        h.insert(2); // takes all 3 SMs: count -1
         h.settle();
-        h.insert(0); // count 0 = -1 + 1: steady already
+        h.insert(0); // 0 = -1 + 1: steady already
         h.settle();
         assert_eq!(h.partition(2), vec![3, 0]);
-        assert!(h.smst.iter().all(|e| e.state == SmState::Running));
     }
 
     #[test]
-    fn ties_go_to_the_lowest_index() {
-        let mut h = Harness::new(4, 1);
-        h.insert(2);
-        h.insert(2);
+    fn ties_go_to_the_lowest_index_and_the_broken_variant_differs() {
+        let mut h = harness(5, 1);
+        h.insert(3);
+        h.insert(3);
         h.settle();
-        // Both have 2 tokens: kernel 0 wins every tie while counts are equal.
-        assert_eq!(h.partition(2), vec![2, 2]);
-        assert_eq!(h.smst[0].ksr, Some(0));
+        assert_eq!(h.partition(2), vec![3, 2], "kernel 0 wins the tie for the odd SM");
+        let mut b = Dss::new(5);
+        b.broken_tie = true;
+        let mut h = Harness::new(5, 1, b);
+        h.insert(3);
+        h.insert(3);
+        h.settle();
+        assert_eq!(h.partition(2), vec![2, 3]);
     }
 }

@@ -82,3 +82,69 @@ pub struct KsrEntry {
     /// SMs in the Running state that run this kernel.
     pub running_sms: u8,
 }
+
+/// The DSS engine as a block: its table read ports and its decisions.
+pub mod dss {
+    use serde::Serialize;
+
+    /// SMs (and KSRT entries) the DSS block supports; a smaller GPU scans only its first
+    /// `sms` entries.
+    pub const MAX_SMS: usize = 16;
+    /// Bits of an SM or KSR index.
+    pub const INDEX_BITS: usize = 4;
+    /// Token counts travel biased by this much, so that hardware compares them unsigned.
+    pub const COUNT_BIAS: i16 = 128;
+
+    /// SMST state codes on the wire.
+    pub const STATE_IDLE: u8 = 0;
+    pub const STATE_SETUP: u8 = 1;
+    pub const STATE_RUNNING: u8 = 2;
+    pub const STATE_RESERVED: u8 = 3;
+
+    /// Sampled every cycle. The table entries are the ones at the addresses the block drives
+    /// in the same cycle (`Out::addr`, `Out::kmax`, `Out::kmin`): combinational reads.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct In {
+        /// A kernel entered the active queue, or an SM became idle.
+        pub trigger: bool,
+        /// SMST[addr]
+        pub sm_state: u8,
+        pub sm_ksr_valid: bool,
+        pub sm_ksr: u8,
+        /// KSRT[addr]
+        pub k_valid: bool,
+        pub k_count: i8,
+        pub k_has_work: bool,
+        pub k_running: bool,
+        /// KSRT[kmax].count and KSRT[kmin].count, read live for the decision.
+        pub count_max: i8,
+        pub count_min: i8,
+    }
+
+    /// What the block decided.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub enum Act {
+        #[default]
+        None,
+        /// Give idle SM `sm` to kernel `kernel` (setup, then running); its count drops by one.
+        Assign,
+        /// Reserve running SM `sm` of kernel `from` for `kernel`; a token moves from `kernel`
+        /// to `from`.
+        Reserve,
+    }
+
+    /// Driven every cycle.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct Out {
+        pub busy: bool,
+        /// Scan address (SMST and KSRT index read this cycle).
+        pub addr: u8,
+        /// Current candidates (read ports for the live counts).
+        pub kmax: u8,
+        pub kmin: u8,
+        pub act: Act,
+        pub act_sm: u8,
+        pub act_kernel: u8,
+        pub act_from: u8,
+    }
+}
