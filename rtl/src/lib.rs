@@ -2,7 +2,9 @@
 //! on the reference model. Every block has a Verilog generation and yosys check in the tests.
 
 pub mod check;
+pub mod dss;
 pub mod lowest_first;
 pub mod verilog;
 
+pub use dss::Dss;
 pub use lowest_first::LowestFirst;

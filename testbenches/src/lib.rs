@@ -1,7 +1,8 @@
 //! mpgpu-tb: the only crate that knows both the reference model and the RTL: RTL adapters,
 //! lockstep co-simulation and testbenches.
 
+pub mod dss;
 pub mod lockstep;
 pub mod lowest_first;
 
-pub use lockstep::{Lockstep, Mismatch};
+pub use lockstep::{InLoop, Lockstep, Mismatch};

@@ -105,3 +105,73 @@ where
         Ok(r)
     }
 }
+
+/// A lockstep pair that is itself a [`Unit`]: the rest of the system sees the RTL's outputs
+/// (RTL in the loop) while every cycle's outputs are compared with the model's; the first
+/// mismatch is kept (with the recent history) for the caller to report.
+pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
+    pub model: M,
+    pub rtl: R,
+    pub cycle: u64,
+    depth: usize,
+    history: VecDeque<(u64, String, String, String)>,
+    first: std::cell::RefCell<Option<Mismatch>>,
+}
+
+impl<M, R> InLoop<M, R>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+    M::In: Serialize,
+    M::Out: Serialize,
+{
+    pub fn new(model: M, rtl: R, depth: usize) -> Self {
+        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None) }
+    }
+
+    /// The first mismatch, if any.
+    pub fn mismatch(&self) -> Option<Mismatch> {
+        self.first.borrow().clone()
+    }
+}
+
+impl<M, R> Unit for InLoop<M, R>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+    M::In: Serialize,
+    M::Out: Serialize,
+{
+    type In = M::In;
+    type Out = M::Out;
+
+    fn reset(&mut self) {
+        self.model.reset();
+        self.rtl.reset();
+        self.cycle = 0;
+        self.history.clear();
+        *self.first.borrow_mut() = None;
+    }
+
+    fn outputs(&self, i: &M::In) -> M::Out {
+        let m = self.model.outputs(i);
+        let r = self.rtl.outputs(i);
+        if m != r && self.first.borrow().is_none() {
+            let mut history: Vec<_> = self.history.iter().cloned().collect();
+            history.push((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs: diff(&m, &r), history });
+        }
+        r
+    }
+
+    fn clock(&mut self, i: &M::In) {
+        let (m, r) = (self.model.outputs(i), self.rtl.outputs(i));
+        if self.history.len() == self.depth {
+            self.history.pop_front();
+        }
+        self.history.push_back((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
+        self.model.clock(i);
+        self.rtl.clock(i);
+        self.cycle += 1;
+    }
+}

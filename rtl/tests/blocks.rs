@@ -61,3 +61,9 @@ fn the_verilog_check_rejects_a_latch() {
     let e = mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("latch_negative"), latch).unwrap_err();
     assert!(e.contains("yosys failed"), "{e}");
 }
+
+#[test]
+fn dss_synthesizes_and_lints() {
+    let v = verilog_for("dss").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("dss"), &v).unwrap_or_else(|e| panic!("{e}"));
+}

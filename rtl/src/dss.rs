@@ -1,0 +1,255 @@
+//! `Dss`: the Dynamic Spatial Sharing policy engine of the kernel scheduling framework
+//! (spec/scheduling-framework.md §4.4), one table entry per cycle.
+//!
+//! Interface: `mpgpu_spec::units::sched::dss` (the reference model is
+//! `mpgpu_ref::units::dss::Dss`; the co-simulation checks the two every cycle).
+//! - A `trigger` pulse is latched; when idle, the engine starts a decision the next cycle.
+//! - A decision drives `addr` = 0, 1, .., sms-1 on consecutive cycles and samples the SMST and
+//!   KSRT entries at that address (combinational table reads outside the block), then spends
+//!   one cycle deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve
+//!   running SM `act_sm` of `act_from` for `act_kernel`), using the live token counts of `kmax`
+//!   and `kmin` read back on `count_max`/`count_min`. The table writes are the framework's.
+//! - Latency: sms + 1 cycles per decision; after an action, or a trigger during the decision, it
+//!   scans again.
+//! Parameters: 1..=16 SMs (`sms`); token counts are 8-bit, biased by 128.
+
+pub use mpgpu_spec::units::sched::dss::{INDEX_BITS as DSS_INDEX_BITS, MAX_SMS as DSS_MAX_SMS};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(DSS_MAX_SMS == 16 && DSS_INDEX_BITS == 4);
+
+#[derive(Clone, Debug, LogicBlock)]
+pub struct Dss {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// A kernel entered the active queue or an SM became idle (one-cycle pulse).
+    pub trigger: Signal<In, Bit>,
+    /// SMST[addr].state (0 idle, 1 setup, 2 running, 3 reserved).
+    pub sm_state: Signal<In, Bits<2>>,
+    /// SMST[addr].ksr is valid.
+    pub sm_ksr_valid: Signal<In, Bit>,
+    /// SMST[addr].ksr.
+    pub sm_ksr: Signal<In, Bits<DSS_INDEX_BITS>>,
+    /// KSRT[addr] is valid.
+    pub k_valid: Signal<In, Bit>,
+    /// KSRT[addr].count + 128.
+    pub k_count: Signal<In, Bits<8>>,
+    /// KSRT[addr] has thread blocks left to issue.
+    pub k_has_work: Signal<In, Bit>,
+    /// KSRT[addr] runs on at least one SM.
+    pub k_running: Signal<In, Bit>,
+    /// KSRT[kmax].count + 128.
+    pub count_max: Signal<In, Bits<8>>,
+    /// KSRT[kmin].count + 128.
+    pub count_min: Signal<In, Bits<8>>,
+    /// A decision is under way.
+    pub busy: Signal<Out, Bit>,
+    /// Table address read this cycle.
+    pub addr: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    /// Kernel with the most tokens so far (read port for `count_max`).
+    pub kmax: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    /// Running kernel with the fewest tokens so far (read port for `count_min`).
+    pub kmin: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    /// 0 none, 1 assign, 2 reserve.
+    pub act: Signal<Out, Bits<2>>,
+    pub act_sm: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    pub act_kernel: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    pub act_from: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    busy_q: DFF<Bit>,
+    pending_q: DFF<Bit>,
+    deciding_q: DFF<Bit>,
+    pos_q: DFF<Bits<DSS_INDEX_BITS>>,
+    idle_valid: DFF<Bit>,
+    idle_index: DFF<Bits<DSS_INDEX_BITS>>,
+    kmax_valid: DFF<Bit>,
+    kmax_index: DFF<Bits<DSS_INDEX_BITS>>,
+    kmax_count: DFF<Bits<8>>,
+    kmin_valid: DFF<Bit>,
+    kmin_index: DFF<Bits<DSS_INDEX_BITS>>,
+    kmin_count: DFF<Bits<8>>,
+    /// Per kernel: its lowest-index running SM seen in this scan.
+    first_valid: [DFF<Bit>; DSS_MAX_SMS],
+    first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
+    /// sms - 1: the last address scanned.
+    last: Constant<Bits<DSS_INDEX_BITS>>,
+    /// Test-only fault: ties for kmax go to the highest index.
+    tie_high: Constant<Bit>,
+    ids: [Constant<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
+    act_code: Signal<Local, Bits<2>>,
+    from_valid: Signal<Local, Bit>,
+    from_index: Signal<Local, Bits<DSS_INDEX_BITS>>,
+    pending_next: Signal<Local, Bit>,
+    restart: Signal<Local, Bit>,
+}
+
+impl Dss {
+    /// A DSS engine scanning `sms` SMs (1..=16). `broken_tie` is the test-only fault.
+    pub fn new(sms: usize, broken_tie: bool) -> Self {
+        assert!((1..=DSS_MAX_SMS).contains(&sms), "Dss supports 1..={DSS_MAX_SMS} SMs, not {sms}");
+        Self {
+            clock: Default::default(),
+            trigger: Default::default(),
+            sm_state: Default::default(),
+            sm_ksr_valid: Default::default(),
+            sm_ksr: Default::default(),
+            k_valid: Default::default(),
+            k_count: Default::default(),
+            k_has_work: Default::default(),
+            k_running: Default::default(),
+            count_max: Default::default(),
+            count_min: Default::default(),
+            busy: Default::default(),
+            addr: Default::default(),
+            kmax: Default::default(),
+            kmin: Default::default(),
+            act: Default::default(),
+            act_sm: Default::default(),
+            act_kernel: Default::default(),
+            act_from: Default::default(),
+            busy_q: Default::default(),
+            pending_q: Default::default(),
+            deciding_q: Default::default(),
+            pos_q: Default::default(),
+            idle_valid: Default::default(),
+            idle_index: Default::default(),
+            kmax_valid: Default::default(),
+            kmax_index: Default::default(),
+            kmax_count: Default::default(),
+            kmin_valid: Default::default(),
+            kmin_index: Default::default(),
+            kmin_count: Default::default(),
+            first_valid: Default::default(),
+            first_index: Default::default(),
+            last: Constant::new(((sms - 1) as u64).into()),
+            tie_high: Constant::new(broken_tie),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            act_code: Default::default(),
+            from_valid: Default::default(),
+            from_index: Default::default(),
+            pending_next: Default::default(),
+            restart: Default::default(),
+        }
+    }
+}
+
+impl Logic for Dss {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, busy_q, pending_q, deciding_q, pos_q, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count,
+            kmin_valid, kmin_index, kmin_count
+        );
+        // (literal bounds: 16 = DSS_MAX_SMS)
+        for k in 0..16 {
+            self.first_valid[k].clock.next = self.clock.val();
+            self.first_index[k].clock.next = self.clock.val();
+            self.first_valid[k].d.next = self.first_valid[k].q.val();
+            self.first_index[k].d.next = self.first_index[k].q.val();
+        }
+        // The lowest running SM of kmin.
+        self.from_valid.next = false;
+        self.from_index.next = 0.into();
+        for k in 0..16 {
+            if self.kmin_index.q.val() == self.ids[k].val() {
+                self.from_valid.next = self.first_valid[k].q.val();
+                self.from_index.next = self.first_index[k].q.val();
+            }
+        }
+        // Outputs.
+        self.busy.next = self.busy_q.q.val();
+        self.addr.next = self.pos_q.q.val();
+        if self.deciding_q.q.val() {
+            self.addr.next = 0.into();
+        }
+        self.kmax.next = self.kmax_index.q.val();
+        self.kmin.next = self.kmin_index.q.val();
+        self.act_code.next = 0.into();
+        self.act_sm.next = 0.into();
+        self.act_kernel.next = 0.into();
+        self.act_from.next = 0.into();
+        if self.busy_q.q.val() & self.deciding_q.q.val() & self.kmax_valid.q.val() {
+            if self.idle_valid.q.val() {
+                self.act_code.next = 1.into();
+                self.act_sm.next = self.idle_index.q.val();
+                self.act_kernel.next = self.kmax_index.q.val();
+            } else if self.kmin_valid.q.val()
+                & (self.kmin_index.q.val() != self.kmax_index.q.val())
+                & (self.count_max.val() > self.count_min.val() + 1)
+                & self.from_valid.val()
+            {
+                self.act_code.next = 2.into();
+                self.act_sm.next = self.from_index.val();
+                self.act_kernel.next = self.kmax_index.q.val();
+                self.act_from.next = self.kmin_index.q.val();
+            }
+        }
+        self.act.next = self.act_code.val();
+        // Next state.
+        self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
+        self.pending_q.d.next = self.pending_next.val();
+        self.restart.next = false;
+        if self.busy_q.q.val() {
+            if !self.deciding_q.q.val() {
+                // Scan one entry.
+                if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
+                    self.idle_valid.d.next = true;
+                    self.idle_index.d.next = self.pos_q.q.val();
+                }
+                for k in 0..16 {
+                    if (self.sm_state.val() == 2)
+                        & self.sm_ksr_valid.val()
+                        & (self.sm_ksr.val() == self.ids[k].val())
+                        & !self.first_valid[k].q.val()
+                    {
+                        self.first_valid[k].d.next = true;
+                        self.first_index[k].d.next = self.pos_q.q.val();
+                    }
+                }
+                if self.k_valid.val()
+                    & self.k_has_work.val()
+                    & (!self.kmax_valid.q.val()
+                        | (self.k_count.val() > self.kmax_count.q.val())
+                        | (self.tie_high.val() & (self.k_count.val() == self.kmax_count.q.val())))
+                {
+                    self.kmax_valid.d.next = true;
+                    self.kmax_index.d.next = self.pos_q.q.val();
+                    self.kmax_count.d.next = self.k_count.val();
+                }
+                if self.k_valid.val() & self.k_running.val() & (!self.kmin_valid.q.val() | (self.k_count.val() < self.kmin_count.q.val())) {
+                    self.kmin_valid.d.next = true;
+                    self.kmin_index.d.next = self.pos_q.q.val();
+                    self.kmin_count.d.next = self.k_count.val();
+                }
+                if self.pos_q.q.val() == self.last.val() {
+                    self.deciding_q.d.next = true;
+                } else {
+                    self.pos_q.d.next = self.pos_q.q.val() + 1;
+                }
+            } else if (self.act_code.val() != 0) | self.pending_next.val() {
+                self.restart.next = true;
+            } else {
+                self.busy_q.d.next = false;
+            }
+        } else if self.pending_next.val() {
+            self.restart.next = true;
+        }
+        if self.restart.val() {
+            self.busy_q.d.next = true;
+            self.pending_q.d.next = false;
+            self.deciding_q.d.next = false;
+            self.pos_q.d.next = 0.into();
+            self.idle_valid.d.next = false;
+            self.idle_index.d.next = 0.into();
+            self.kmax_valid.d.next = false;
+            self.kmax_index.d.next = 0.into();
+            self.kmax_count.d.next = 0.into();
+            self.kmin_valid.d.next = false;
+            self.kmin_index.d.next = 0.into();
+            self.kmin_count.d.next = 0.into();
+            for k in 0..16 {
+                self.first_valid[k].d.next = false;
+                self.first_index[k].d.next = 0.into();
+            }
+        }
+    }
+}

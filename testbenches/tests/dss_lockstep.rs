@@ -1,0 +1,103 @@
+//! The DSS policy engine: the rust-hdl block against the reference model, every cycle.
+
+use mpgpu_ref::units::dss::{equal_share_tokens, Dss, Harness};
+use mpgpu_spec::units::sched::dss::In;
+use mpgpu_tb::dss::DssRtl;
+use mpgpu_tb::{InLoop, Lockstep};
+
+#[test]
+fn equal_spatial_sharing_with_the_rtl_in_the_loop() {
+    let expect: [(usize, Vec<usize>); 4] = [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])];
+    for (n, want) in expect {
+        let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), DssRtl::new(13, false), 16));
+        for order in 0..n {
+            h.insert(equal_share_tokens(13, n, order));
+            for _ in 0..5 {
+                h.tick();
+            }
+        }
+        h.settle();
+        if let Some(m) = h.dss.mismatch() {
+            panic!("{n} processes: {m}");
+        }
+        assert_eq!(h.partition(n), want, "{n} processes");
+        assert!(h.dss.cycle > 100);
+    }
+}
+
+/// Seeded random inputs, every field, every cycle (the seed is printed on failure).
+fn stimulus(seed: u64, n: usize) -> Vec<In> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|_| {
+            let r = next();
+            let c = |v: u64| (v % 21) as i8 - 10;
+            In {
+                trigger: r % 23 == 0,
+                sm_state: (r >> 5) as u8 & 3,
+                sm_ksr_valid: (r >> 7) & 3 != 0,
+                sm_ksr: (r >> 9) as u8 % 13,
+                k_valid: (r >> 13) & 3 != 0,
+                k_count: c(r >> 15),
+                k_has_work: (r >> 20) & 1 == 1,
+                k_running: (r >> 21) & 1 == 1,
+                count_max: c(r >> 22),
+                count_min: c(r >> 27),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn model_and_rtl_agree_on_random_inputs() {
+    for seed in [1u64, 0xdead_beef, 42] {
+        let mut ls = Lockstep::new(Dss::new(13), DssRtl::new(13, false), 16);
+        let mut acts = 0;
+        for i in stimulus(seed, 4000) {
+            let o = ls.step(&i).unwrap_or_else(|m| panic!("seed {seed:#x}: {m}"));
+            acts += (o.act != mpgpu_spec::units::sched::dss::Act::None) as u32;
+        }
+        assert!(acts > 20, "seed {seed:#x}: the stimulus reached only {acts} decisions with an action");
+    }
+}
+
+#[test]
+fn a_broken_tie_rule_is_caught_at_the_first_differing_cycle() {
+    let stim = stimulus(7, 4000);
+    // Where the broken model first parts from the correct one (model against model).
+    let mut broken = Dss::new(13);
+    broken.broken_tie = true;
+    let mut reference = Lockstep::new(Dss::new(13), broken.clone(), 16);
+    let expected = stim.iter().find_map(|i| reference.step(i).err()).expect("the stimulus never exercises a tie");
+    // The same broken model against the correct RTL.
+    let mut ls = Lockstep::new(broken, DssRtl::new(13, false), 16);
+    let got = stim.iter().find_map(|i| ls.step(i).err()).expect("the checker missed the broken tie rule");
+    assert_eq!(got.cycle, expected.cycle);
+    assert_eq!(got.diffs, expected.diffs.iter().map(|d| mpgpu_tb::lockstep::FieldDiff { field: d.field.clone(), model: d.rtl.clone(), rtl: d.model.clone() }).collect::<Vec<_>>());
+    assert!(!got.diffs.is_empty() && got.to_string().contains(&format!("mismatch at cycle {}", got.cycle)));
+    // And the broken RTL against the correct model.
+    let mut ls = Lockstep::new(Dss::new(13), DssRtl::new(13, true), 16);
+    let got = stim.iter().find_map(|i| ls.step(i).err()).expect("the checker missed the broken RTL");
+    assert_eq!(got.cycle, expected.cycle);
+}
+
+#[test]
+fn the_in_loop_pair_reports_a_broken_model() {
+    let mut broken = Dss::new(13);
+    broken.broken_tie = true;
+    let mut h = Harness::new(13, 25, InLoop::new(broken, DssRtl::new(13, false), 16));
+    for order in 0..8 {
+        h.insert(equal_share_tokens(13, 8, order));
+    }
+    h.settle();
+    let m = h.dss.mismatch().expect("a broken model went unnoticed with the RTL in the loop");
+    assert!(m.history.len() <= 17 && m.history.last().unwrap().0 == m.cycle, "{m}");
+    // The system ran on the RTL's decisions, so the partition is still the correct one.
+    assert_eq!(h.partition(8), vec![2, 2, 2, 2, 2, 1, 1, 1]);
+}
