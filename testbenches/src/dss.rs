@@ -54,6 +54,32 @@ impl DssRtl {
     }
 }
 
+impl DssRtl {
+    /// The rust-hdl block (for waveforms).
+    pub fn block(&self) -> std::cell::Ref<'_, Dss> {
+        self.uut.borrow()
+    }
+}
+
+/// The model's outputs as waveform fields (`act`: 0 none, 1 assign, 2 reserve).
+pub fn fields(o: &Out) -> Vec<crate::vcd::Field> {
+    let act = match o.act {
+        Act::None => 0,
+        Act::Assign => 1,
+        Act::Reserve => 2,
+    };
+    vec![
+        ("busy", 1, o.busy as u64),
+        ("addr", 4, o.addr as u64),
+        ("kmax", 4, o.kmax as u64),
+        ("kmin", 4, o.kmin as u64),
+        ("act", 2, act),
+        ("act_sm", 4, o.act_sm as u64),
+        ("act_kernel", 4, o.act_kernel as u64),
+        ("act_from", 4, o.act_from as u64),
+    ]
+}
+
 impl Unit for DssRtl {
     type In = In;
     type Out = Out;

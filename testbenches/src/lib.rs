@@ -4,5 +4,6 @@
 pub mod dss;
 pub mod lockstep;
 pub mod lowest_first;
+pub mod vcd;
 
 pub use lockstep::{InLoop, Lockstep, Mismatch};

@@ -101,3 +101,90 @@ fn the_in_loop_pair_reports_a_broken_model() {
     // The system ran on the RTL's decisions, so the partition is still the correct one.
     assert_eq!(h.partition(8), vec![2, 2, 2, 2, 2, 1, 1, 1]);
 }
+
+#[test]
+fn the_waveform_holds_rtl_and_expected_values() {
+    use mpgpu_spec::Unit;
+    use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
+    let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), DssRtl::new(13, false), 16));
+    let mut rec = None;
+    h.insert(7);
+    h.insert(6);
+    for _ in 0..200 {
+        h.tick_with(|u, i, o| {
+            let expected = u.model.outputs(i);
+            let f = mpgpu_tb::dss::fields(&expected);
+            let blk = u.rtl.block();
+            let r = rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f));
+            r.sample(u.cycle, &*blk, &f, expected != *o);
+        });
+    }
+    let rec = rec.unwrap();
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dss.vcd");
+    rec.write(&path).unwrap();
+    // Parse it back.
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = p.parse_header().unwrap();
+    let id = |path: &[&str]| header.find_var(path).unwrap_or_else(|| panic!("no signal {path:?}")).code;
+    let (rtl_act, exp_act, exp_busy, mism, kmax_q) =
+        (id(&["uut", "act"]), id(&["expected", "act"]), id(&["expected", "busy"]), id(&["expected", "mismatch"]), id(&["uut", "kmax_index", "q"]));
+    let mut now = 0;
+    let mut at: std::collections::HashMap<(vcd::IdCode, u64), String> = Default::default();
+    for cmd in p {
+        match cmd.unwrap() {
+            vcd::Command::Timestamp(t) => now = t / CYCLE,
+            vcd::Command::ChangeScalar(i, v) => {
+                at.insert((i, now), v.to_string());
+            }
+            vcd::Command::ChangeVector(i, v) => {
+                at.insert((i, now), v.to_string());
+            }
+            _ => {}
+        }
+    }
+    // Value of a signal at a cycle: its last change at or before it.
+    let value = |i: vcd::IdCode, c: u64| (0..=c).rev().find_map(|t| at.get(&(i, t)).cloned()).unwrap_or_default();
+    // Kernel 0's trigger is latched in cycle 0, the scan runs in cycles 1..=13 and the first
+    // decision (assign SM 0 to kernel 0) is in cycle 14: act = 01 on both sides.
+    assert_eq!(value(exp_busy, 0), "0");
+    assert_eq!(value(exp_busy, 1), "1");
+    assert_eq!(value(exp_act, 13).trim_start_matches('0'), "");
+    assert_eq!(value(exp_act, 14).trim_start_matches('0'), "1");
+    assert_eq!(value(rtl_act, 14).trim_start_matches('0'), "1");
+    assert!(!value(kmax_q, 14).is_empty());
+    assert!((0..200).all(|c| value(mism, c) != "1"), "a mismatch was marked");
+}
+
+#[test]
+fn the_waveform_marks_the_mismatch() {
+    use mpgpu_spec::Unit;
+    use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
+    let mut broken = Dss::new(13);
+    broken.broken_tie = true;
+    let mut h = Harness::new(13, 25, InLoop::new(broken, DssRtl::new(13, false), 16));
+    for order in 0..8 {
+        h.insert(equal_share_tokens(13, 8, order));
+    }
+    let mut rec: Option<VcdRecorder> = None;
+    for _ in 0..400 {
+        h.tick_with(|u, i, o| {
+            let expected = u.model.outputs(i);
+            let f = mpgpu_tb::dss::fields(&expected);
+            let blk = u.rtl.block();
+            rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f)).sample(u.cycle, &*blk, &f, expected != *o);
+        });
+    }
+    let m = h.dss.mismatch().expect("no mismatch");
+    let text = String::from_utf8(rec.unwrap().bytes()).unwrap();
+    // The marker's first rise is at the first mismatching cycle.
+    let mut now = 0;
+    let mut rise = None;
+    for line in text.lines() {
+        if let Some(t) = line.strip_prefix('#') {
+            now = t.parse::<u64>().unwrap() / CYCLE;
+        } else if line == "1~~m" && rise.is_none() {
+            rise = Some(now);
+        }
+    }
+    assert_eq!(rise, Some(m.cycle));
+}

@@ -238,9 +238,16 @@ impl<U: Unit<In = In, Out = Out>> Harness<U> {
     /// One cycle: the block's outputs, then the clock edge for the block and the framework.
     /// Returns the block's outputs of the cycle.
     pub fn tick(&mut self) -> Out {
+        self.tick_with(|_, _, _| {})
+    }
+
+    /// [`Harness::tick`], calling `f(block, inputs, outputs)` after the outputs settle and
+    /// before the clock edge (for waveforms).
+    pub fn tick_with(&mut self, mut f: impl FnMut(&U, &In, &Out)) -> Out {
         let probe = self.dss.outputs(&In::default());
         let i = self.tables.inputs(self.trigger, &probe);
         let o = self.dss.outputs(&i);
+        f(&self.dss, &i, &o);
         self.dss.clock(&i);
         self.trigger = false;
         self.tables.apply(&o);
