@@ -132,6 +132,25 @@ impl Dss {
     }
 }
 
+impl Dss {
+    /// Marks every input as driven from outside (a testbench or the Verilog's ports) and
+    /// connects the block, as simulation and Verilog generation need.
+    pub fn connect_inputs(&mut self) {
+        self.clock.connect();
+        self.trigger.connect();
+        self.sm_state.connect();
+        self.sm_ksr_valid.connect();
+        self.sm_ksr.connect();
+        self.k_valid.connect();
+        self.k_count.connect();
+        self.k_has_work.connect();
+        self.k_running.connect();
+        self.count_max.connect();
+        self.count_min.connect();
+        self.connect_all();
+    }
+}
+
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {

@@ -49,6 +49,15 @@ impl LowestFirst {
     }
 }
 
+impl LowestFirst {
+    /// Marks the inputs as driven from outside and connects the block.
+    pub fn connect_inputs(&mut self) {
+        self.clock.connect();
+        self.request.connect();
+        self.connect_all();
+    }
+}
+
 impl Logic for LowestFirst {
     #[hdl_gen]
     fn update(&mut self) {

@@ -17,9 +17,7 @@ fn cycle(uut: &mut LowestFirst, request: u64) -> (bool, u64) {
 #[test]
 fn grants_the_lowest_request_one_cycle_later() {
     let mut uut = LowestFirst::new();
-    uut.clock.connect();
-    uut.request.connect();
-    uut.connect_all();
+    uut.connect_inputs();
     // A fixed pattern list plus a pseudo-random walk (xorshift, seed printed on failure).
     let mut x: u64 = 0x2545_f491;
     let mut reqs = vec![0u64, 1, 0x8000, 0xffff, 0x0100, 0x8001, 0];

@@ -20,18 +20,7 @@ fn biased(c: i8) -> u64 {
 impl DssRtl {
     pub fn new(sms: usize, broken_tie: bool) -> Self {
         let mut uut = Dss::new(sms, broken_tie);
-        uut.clock.connect();
-        uut.trigger.connect();
-        uut.sm_state.connect();
-        uut.sm_ksr_valid.connect();
-        uut.sm_ksr.connect();
-        uut.k_valid.connect();
-        uut.k_count.connect();
-        uut.k_has_work.connect();
-        uut.k_running.connect();
-        uut.count_max.connect();
-        uut.count_min.connect();
-        uut.connect_all();
+        uut.connect_inputs();
         let s = DssRtl { uut: RefCell::new(uut), sms, broken_tie };
         s.drive(&In::default(), false);
         s

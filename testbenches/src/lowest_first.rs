@@ -20,9 +20,7 @@ impl Default for LowestFirstRtl {
 impl LowestFirstRtl {
     pub fn new() -> Self {
         let mut uut = LowestFirst::new();
-        uut.clock.connect();
-        uut.request.connect();
-        uut.connect_all();
+        uut.connect_inputs();
         let s = LowestFirstRtl { uut: RefCell::new(uut) };
         s.settle(&In::default(), false);
         s
