@@ -452,3 +452,59 @@ fn a_run_resumed_after_max_cycles_matches_a_straight_run() {
     chunked.sm.awake_cycles = straight.sm.awake_cycles;
     assert_eq!(serde_json::to_string(&chunked).unwrap(), serde_json::to_string(&straight).unwrap());
 }
+
+/// Runs sgemm, context-switches `n` blocks out of SM 0 through global memory and back onto
+/// another SM; `corrupt` flips a saved register word of each before the restore.
+fn context_switch_sgemm(n: usize, corrupt: bool) -> RunResult {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload("description = \"ctx\"\n[[process]]\nname = \"s\"\nlaunches = [{ kernel = \"sgemm\", size = 128, seed = 9 }]\n");
+    let mut g = Gpu::new(&cfg);
+    g.add_workload(&w).unwrap();
+    let mut limit = 2000;
+    let stop = |g: &mut Gpu, limit: u64| match g.run(RunLimits { max_cycles: limit, ..RunLimits::default() }, &mut |_, _, _| {}) {
+        Err(SimError::MaxCycles { .. }) => {}
+        other => panic!("the kernel ended before the context switches: {other:?}"),
+    };
+    for k in 0..n {
+        stop(&mut g, limit);
+        let b = g.sms[0].blocks_resident()[0];
+        g.freeze_block(0, b);
+        while !g.sms[0].quiescent_blocks().contains(&b) {
+            limit += 2;
+            stop(&mut g, limit);
+        }
+        let writes = g.mem.stats.requests;
+        let saved = g.save_block(0, b).unwrap();
+        assert!(g.mem.stats.requests > writes, "the save sent no traffic");
+        assert!(saved.ready_at > g.now + 100, "a save of {} B took no time", saved.bytes);
+        if corrupt {
+            let ctx = mpgpu_ref::timing::context::load(&g.gmem, saved.addr, saved.words, &saved.template).unwrap();
+            // r13 is sgemm's accumulator.
+            let at = saved.addr + 4 * mpgpu_ref::timing::context::register_word(&ctx, 0, 13, 0) as u32;
+            let v = g.gmem.read(at).unwrap();
+            g.gmem.write(at, v ^ 0x4000_0000).unwrap();
+        }
+        // The save must complete before the restore starts.
+        limit = saved.ready_at;
+        stop(&mut g, limit);
+        let dest = (1..g.sms.len()).find(|&s| g.sms[s].fits(&saved.template.info.launch)).unwrap_or(0);
+        let _ = k;
+        g.restore_saved(dest, &saved).unwrap();
+        limit += 500;
+    }
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    g.result()
+}
+
+#[test]
+fn a_context_switch_through_global_memory_preserves_the_results() {
+    let r = context_switch_sgemm(3, false);
+    assert!(r.processes[0].verified, "{:?}", r.processes[0].failures);
+}
+
+#[test]
+fn a_corrupted_saved_context_gives_a_wrong_result() {
+    let r = context_switch_sgemm(1, true);
+    assert!(!r.processes[0].verified, "a corrupted context went unnoticed");
+    assert!(r.processes[0].failures[0].contains("output `C`"), "{:?}", r.processes[0].failures);
+}

@@ -146,6 +146,20 @@ struct ProcState {
     programs_done: u32,
 }
 
+/// A block's context saved in global memory by a context switch.
+#[derive(Clone, Debug)]
+pub struct SavedBlock {
+    /// Region in global memory and its length in words.
+    pub addr: u32,
+    pub words: usize,
+    /// Bytes the cost model charges (4 × registers + shared bytes).
+    pub bytes: u64,
+    /// Cycle the save completes.
+    pub ready_at: u64,
+    /// The launch and block index (what the PTBQ entry and the KSR keep).
+    pub template: super::sm::BlockContext,
+}
+
 /// Run limits.
 #[derive(Clone, Copy, Debug)]
 pub struct RunLimits {
@@ -499,6 +513,46 @@ impl Gpu {
     pub fn restore_block(&mut self, sm: usize, ctx: super::sm::BlockContext) {
         assert!(self.sms[sm].fits(&ctx.info.launch), "restore_block: no room on SM {sm}");
         self.sms[sm].restore_block(self.now, ctx);
+    }
+
+    /// Context switch, save half: takes a quiescent block off `sm` (see [`Gpu::freeze_block`]),
+    /// writes its whole state into global memory, and sends that many bytes through the memory
+    /// system from the SM. The save completes `SavedBlock::ready_at`, after the thesis's cost:
+    /// 4 × registers + shared bytes of the block at the SM's share of the DRAM bandwidth.
+    pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
+        let ctx = self.capture_block(sm, bslot)?;
+        let (addr, len) = super::context::store(&mut self.gmem, &ctx);
+        self.context_traffic(sm, addr, len, super::memsys::ReqKind::Write);
+        let bytes = self.charged_bytes(&ctx);
+        let ready_at = self.now + super::context::move_cycles(bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
+        let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
+        Some(SavedBlock { addr, words: len, bytes, ready_at, template })
+    }
+
+    /// Context switch, restore half: reads a saved block back from global memory and makes it
+    /// resident on `sm`, issuing after the same cost as the save. Returns the cycle it resumes.
+    pub fn restore_saved(&mut self, sm: usize, saved: &SavedBlock) -> Result<u64, SimError> {
+        let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
+        assert!(self.sms[sm].fits(&ctx.info.launch), "restore_saved: no room on SM {sm}");
+        self.context_traffic(sm, saved.addr, saved.words, super::memsys::ReqKind::Read);
+        let start = self.now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
+        self.sms[sm].restore_block_at(self.now, ctx, start);
+        Ok(start)
+    }
+
+    fn charged_bytes(&self, ctx: &super::sm::BlockContext) -> u64 {
+        let k = &ctx.info.launch.kernel;
+        super::context::charged_bytes(k.regs as u64 * k.threads as u64, k.shared_bytes as u64)
+    }
+
+    fn context_traffic(&mut self, sm: usize, addr: u32, words: usize, kind: super::memsys::ReqKind) {
+        let line = self.cfg.sm[0].l1_line;
+        let first = addr / line;
+        let last = (addr + 4 * words as u32 - 1) / line;
+        for ln in first..=last {
+            let tag = super::sm::CONTEXT_TAG;
+            self.mem.send(self.now, super::memsys::MemReq { sm: sm as u32, line: ln, kind, bytes: line, tag });
+        }
     }
 
     fn block_done(&mut self, l: usize) -> Result<(), SimError> {

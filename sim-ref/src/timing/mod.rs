@@ -2,6 +2,7 @@
 //! kernels on real data.
 
 pub mod cache;
+pub mod context;
 pub mod gpu;
 pub mod memsys;
 pub mod metrics;

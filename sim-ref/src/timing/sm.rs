@@ -211,6 +211,8 @@ pub struct SmFault {
 }
 
 const ATOMIC_TAG: u32 = 1 << 31;
+/// Responses to context-restore reads: the SM only needs them for the traffic.
+pub const CONTEXT_TAG: u32 = 1 << 30;
 /// Addresses of local memory in the cache model (local data lives in the warp state).
 const LOCAL_BASE: u32 = 0xC000_0000;
 
@@ -359,6 +361,12 @@ impl Sm {
 
     /// Makes a captured block resident again (on this or another SM).
     pub fn restore_block(&mut self, now: u64, ctx: BlockContext) {
+        self.restore_block_at(now, ctx, now + 1);
+    }
+
+    /// [`Sm::restore_block`], with its warps issuing no earlier than `start` (after the cost of
+    /// loading the context).
+    pub fn restore_block_at(&mut self, now: u64, ctx: BlockContext, start: u64) {
         self.account(now);
         let f = ctx.info.launch.kernel.footprint();
         if self.is_empty() {
@@ -382,7 +390,7 @@ impl Sm {
                 block: bslot as u32,
                 pending: [0; 5],
                 pending_mem: [0; 5],
-                next_issue: now + 1,
+                next_issue: start.max(now + 1),
                 ibuf: 0,
                 loads: 0,
                 in_fetch: live,
@@ -537,6 +545,9 @@ impl Sm {
 
     /// A memory response (tag as sent).
     pub fn mem_response(&mut self, now: u64, tag: u32) {
+        if tag & CONTEXT_TAG != 0 && tag & ATOMIC_TAG == 0 {
+            return;
+        }
         self.wake_at = self.wake_at.min(now);
         for sc in &mut self.scheds {
             // A freed MSHR may unblock a load.
