@@ -66,13 +66,9 @@ pub fn diff<T: Serialize>(model: &T, rtl: &T) -> Vec<FieldDiff> {
     out
 }
 
-/// A model and an RTL adapter run in lockstep.
+/// A model and an RTL adapter run in lockstep, stopping at the first mismatch.
 pub struct Lockstep<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
-    pub model: M,
-    pub rtl: R,
-    pub cycle: u64,
-    depth: usize,
-    history: VecDeque<(u64, String, String, String)>,
+    pair: InLoop<M, R>,
 }
 
 impl<M, R> Lockstep<M, R>
@@ -84,24 +80,22 @@ where
 {
     /// `depth`: how many past cycles a mismatch report shows.
     pub fn new(model: M, rtl: R, depth: usize) -> Self {
-        Lockstep { model, rtl, cycle: 0, depth, history: VecDeque::with_capacity(depth + 1) }
+        Lockstep { pair: InLoop::new(model, rtl, depth) }
+    }
+
+    /// Cycles run so far.
+    pub fn cycle(&self) -> u64 {
+        self.pair.cycle
     }
 
     /// One cycle: both sides see `i`, outputs are compared, both are clocked. Returns the RTL's
     /// outputs, or the first mismatch.
     pub fn step(&mut self, i: &M::In) -> Result<M::Out, Box<Mismatch>> {
-        let m = self.model.outputs(i);
-        let r = self.rtl.outputs(i);
-        if self.history.len() == self.depth {
-            self.history.pop_front();
+        let r = self.pair.outputs(i);
+        if let Some(m) = self.pair.mismatch() {
+            return Err(Box::new(m));
         }
-        self.history.push_back((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
-        if m != r {
-            return Err(Box::new(Mismatch { cycle: self.cycle, diffs: diff(&m, &r), history: self.history.iter().cloned().collect() }));
-        }
-        self.model.clock(i);
-        self.rtl.clock(i);
-        self.cycle += 1;
+        self.pair.clock(i);
         Ok(r)
     }
 }

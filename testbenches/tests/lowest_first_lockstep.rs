@@ -31,7 +31,7 @@ fn model_and_rtl_agree_every_cycle() {
     for i in stimulus(seed, 2000) {
         ls.step(&i).unwrap_or_else(|m| panic!("seed {seed:#x}: {m}"));
     }
-    assert_eq!(ls.cycle, 2000);
+    assert_eq!(ls.cycle(), 2000);
 }
 
 #[test]
