@@ -7,7 +7,9 @@ use mpgpu_ref::library::{self, Bench};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::program::rng;
 use mpgpu_ref::timing::metrics::{metrics, Metrics};
-use mpgpu_ref::timing::{run_workload, RunLimits, RunResult};
+use mpgpu_ref::timing::gpu::run_workload_with;
+use mpgpu_ref::timing::{RunLimits, RunResult};
+use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,6 +94,13 @@ struct RunArgs {
     /// Skip the alone runs (no NTT/ANTT/STP/fairness).
     #[arg(long)]
     no_alone: bool,
+    /// Schedule with the kernel scheduling framework: fcfs, npq, ppq-excl, ppq-shared, dss or
+    /// equal (default: the baseline dispatcher, which lets kernels share SMs).
+    #[arg(long)]
+    policy: Option<String>,
+    /// Preemption mechanism of the framework: ctxsw or drain.
+    #[arg(long, default_value = "ctxsw")]
+    preempt: String,
 }
 
 #[derive(clap::Args)]
@@ -434,9 +443,13 @@ fn progress_bar(label: &str) -> indicatif::ProgressBar {
 }
 
 fn simulate(cfg: &GpuConfig, w: &Workload, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
+    simulate_with(cfg, w, None, limits, label)
+}
+
+fn simulate_with(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy, Mechanism)>, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
     let pb = progress_bar(label);
     let t = Instant::now();
-    let r = run_workload(cfg, w, limits, &mut |cycle, done, total| {
+    let r = run_workload_with(cfg, w, sched, limits, &mut |cycle, done, total| {
         pb.set_length(total);
         pb.set_position(done);
         pb.set_message(format!("cycle {cycle}"));
@@ -450,14 +463,24 @@ fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
     let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    let sched = match &a.policy {
+        None => None,
+        Some(p) => {
+            let policy = Policy::parse(p).ok_or_else(|| anyhow!("--policy `{p}`: expected fcfs, npq, ppq-excl, ppq-shared, dss or equal"))?;
+            let mech = Mechanism::parse(&a.preempt).ok_or_else(|| anyhow!("--preempt `{}`: expected ctxsw or drain", a.preempt))?;
+            Some((policy, mech))
+        }
+    };
     println!("workload: {}", w.description);
-    println!("config:   {} ({} SMs at {} MHz, {} GB/s), dispatcher fcfs", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
-    let (shared, secs) = simulate(&cfg, &w, limits, "shared")?;
+    println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
+    let (shared, secs) = simulate_with(&cfg, &w, sched, limits, "shared")?;
+    println!("blocks scheduled by {}", shared.dispatcher);
     let mut alone = Vec::new();
     if !a.no_alone && w.processes.len() > 1 {
         for p in &w.processes {
+            // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
             let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-            alone.push(simulate(&cfg, &solo, limits, &p.name)?.0);
+            alone.push(simulate_with(&cfg, &solo, sched, limits, &p.name)?.0);
         }
     } else if !a.no_alone {
         alone.push(shared.clone());

@@ -40,6 +40,8 @@ pub struct ProcessSpec {
     pub priority: u32,
     #[serde(default = "one")]
     pub repeat: u32,
+    /// DSS tokens (SM budget) under the `dss` policy; Equal Spatial Sharing when absent.
+    pub tokens: Option<i8>,
     pub launches: Vec<LaunchSpec>,
 }
 
@@ -116,6 +118,11 @@ impl Workload {
             }
             if p.arrival > 1 << 40 {
                 return Err(format!("{at}: field `arrival`: {} is out of range (expected 0..=2^40 cycles)", p.arrival));
+            }
+            if let Some(t) = p.tokens {
+                if !(0..=64).contains(&t) {
+                    return Err(format!("{at}: field `tokens`: {t} is out of range (expected 0..=64)"));
+                }
             }
             if p.launches.is_empty() {
                 return Err(format!("{at}: field `launches` is empty: a process needs at least one launch"));

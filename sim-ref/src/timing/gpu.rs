@@ -16,7 +16,10 @@ use crate::config::GpuConfig;
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
+use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy};
 use crate::workload::{self, Workload};
+use mpgpu_spec::units::sched::SchedParams;
+use std::collections::{HashMap, VecDeque};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -134,6 +137,8 @@ impl Job {
 
 struct ProcState {
     name: String,
+    /// DSS tokens, if the workload gives them.
+    tokens: Option<i8>,
     arrival: u64,
     priority: u32,
     jobs: Vec<Job>,
@@ -192,6 +197,31 @@ pub struct Gpu {
     last_issue: u64,
     /// Cycles the loop actually stepped (the rest were skipped as idle).
     pub stepped_cycles: u64,
+    /// The kernel scheduling framework, when it replaces the dispatcher.
+    fw: Option<FwDriver>,
+}
+
+/// The kernel scheduling framework with the SM driver around it: the queues that feed it one
+/// event of each kind per cycle, and the context switches in progress.
+struct FwDriver {
+    fw: Framework,
+    cmds: VecDeque<KernelCmd>,
+    done: VecDeque<u8>,
+    /// Saved blocks: (cycle the save completes, SM, block index), in completion order.
+    saving_q: VecDeque<(u64, u8, u64)>,
+    /// SMs whose blocks are being switched out.
+    switching: Vec<bool>,
+    saved: HashMap<(usize, u64), SavedBlock>,
+    /// Tokens per process for DSS (Equal Spatial Sharing when a process gives none).
+    procs: usize,
+    pub preemptions: u64,
+    pub restores: u64,
+}
+
+impl FwDriver {
+    fn pending(&self) -> bool {
+        self.fw.busy() || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
+    }
 }
 
 /// Results of one run.
@@ -269,7 +299,103 @@ impl Gpu {
             buf: Vec::new(),
             last_issue: 0,
             stepped_cycles: 0,
+            fw: None,
         }
+    }
+
+    /// A GPU whose blocks are scheduled by the kernel scheduling framework with `policy`,
+    /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
+    /// among them). The framework needs identical SMs, at most 16 of them.
+    pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
+        if cfg.sm.len() != 1 {
+            return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+        }
+        let n = cfg.num_sms() as usize;
+        if n > mpgpu_spec::units::sched::dss::MAX_SMS {
+            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::dss::MAX_SMS, cfg.name));
+        }
+        let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
+        let mut g = Gpu::new(cfg);
+        g.fw = Some(FwDriver {
+            fw: Framework::new(params, policy, mechanism, procs),
+            cmds: VecDeque::new(),
+            done: VecDeque::new(),
+            saving_q: VecDeque::new(),
+            switching: vec![false; n],
+            saved: HashMap::new(),
+            procs,
+            preemptions: 0,
+            restores: 0,
+        });
+        Ok(g)
+    }
+
+    /// The framework, when the GPU has one.
+    pub fn framework(&self) -> Option<&Framework> {
+        self.fw.as_ref().map(|d| &d.fw)
+    }
+
+    /// One cycle of the framework and its SM driver.
+    fn framework_cycle(&mut self, now: u64) -> Result<(), SimError> {
+        let Some(d) = self.fw.as_mut() else { return Ok(()) };
+        // Context switches: save every block that has drained.
+        for sm in 0..self.sms.len() {
+            if !d.switching[sm] {
+                continue;
+            }
+            for b in self.sms[sm].quiescent_blocks() {
+                let saved = save_block_parts(&mut self.sms[sm], sm, b, now, &self.cfg, &mut self.gmem, &mut self.mem).unwrap();
+                let l = &saved.template.info.launch;
+                let c = saved.template.ctaid;
+                let tb = c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64);
+                d.saving_q.push_back((saved.ready_at, sm as u8, tb));
+                d.saved.insert((saved.template.info.id, tb), saved);
+            }
+            if self.sms[sm].is_empty() {
+                d.switching[sm] = false;
+            }
+        }
+        let saved_now = match d.saving_q.front() {
+            Some(&(t, sm, tb)) if t <= now => {
+                d.saving_q.pop_front();
+                Some((sm, tb))
+            }
+            _ => None,
+        };
+        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now };
+        let out = d.fw.tick(&input);
+        if out.cmd_taken {
+            d.cmds.pop_front();
+        }
+        if let Some(sm) = out.preempt {
+            d.preemptions += 1;
+            if d.fw.mechanism == Mechanism::ContextSwitch {
+                d.switching[sm as usize] = true;
+                for b in self.sms[sm as usize].blocks_resident() {
+                    self.sms[sm as usize].freeze_block(b);
+                }
+            }
+        }
+        if let Some(t) = out.issue {
+            let sm = t.sm as usize;
+            if t.restore {
+                let saved = d.saved.remove(&(t.handle, t.tb)).expect("a PTBQ entry without a saved context");
+                d.restores += 1;
+                let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
+                assert!(self.sms[sm].fits(&ctx.info.launch), "the framework restored a block onto a full SM");
+                context_traffic(&mut self.mem, &self.cfg, sm, saved.addr, saved.words, super::memsys::ReqKind::Read, now);
+                let start = now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
+                self.sms[sm].restore_block_at(now, ctx, start);
+            } else {
+                let ls = &mut self.launches[t.handle];
+                assert!(self.sms[sm].fits(&ls.info.launch), "the framework issued a block onto a full SM");
+                ls.next_block += 1;
+                ls.first_block_at.get_or_insert(now);
+                let info = ls.info.clone();
+                self.sms[sm].place_block(now, &info, t.tb);
+            }
+        }
+        Ok(())
     }
 
     /// Adds the processes of a workload (validated already).
@@ -283,6 +409,7 @@ impl Gpu {
                 }
             }
             self.push_process(&p.name, p.arrival, p.priority, jobs);
+            self.procs.last_mut().unwrap().tokens = p.tokens;
         }
         Ok(())
     }
@@ -298,6 +425,7 @@ impl Gpu {
         {
             self.procs.push(ProcState {
                 name: name.to_string(),
+                tokens: None,
                 arrival,
                 priority,
                 jobs,
@@ -372,6 +500,13 @@ impl Gpu {
             done_blocks: 0,
         });
         self.procs[p].launches.push(id);
+        if let Some(d) = self.fw.as_mut() {
+            let occ = self.cfg.sm[0].occupancy(&f);
+            let order = self.procs[..p].len();
+            let tokens = self.procs[p].tokens.unwrap_or_else(|| super::super::units::dss::equal_share_tokens(self.sms.len(), d.procs, order));
+            d.cmds.push_back(KernelCmd { handle: id, tbs: blocks, tk: occ.blocks, priority: self.procs[p].priority, tokens });
+            return Ok(());
+        }
         let view = DispatchView { sms: &self.sms, launches: &self.launches };
         self.dispatcher.launch_ready(self.now, id, &view);
         self.dispatch_dirty = true;
@@ -411,8 +546,9 @@ impl Gpu {
                 self.sms[sm as usize].mem_response(now, tag);
             }
             self.mem.ready.clear();
-            // Block dispatch.
-            if self.dispatch_dirty {
+            // Block dispatch: the framework, or the dispatcher.
+            self.framework_cycle(now)?;
+            if self.dispatch_dirty && self.fw.is_none() {
                 self.buf.clear();
                 let view = DispatchView { sms: &self.sms, launches: &self.launches };
                 self.dispatcher.dispatch(now, &view, &mut self.buf);
@@ -452,6 +588,9 @@ impl Gpu {
                 if !sm.finished.is_empty() {
                     let fin = std::mem::take(&mut sm.finished);
                     for l in fin {
+                        if let Some(d) = self.fw.as_mut() {
+                            d.done.push_back(i as u8);
+                        }
                         self.block_done(l)?;
                     }
                 }
@@ -467,7 +606,8 @@ impl Gpu {
             }
             // Advance the clock.
             let mut next = now + 1;
-            if limits.skip_idle && !active && !self.dispatch_dirty {
+            let fw_pending = self.fw.as_ref().is_some_and(FwDriver::pending);
+            if limits.skip_idle && !active && !self.dispatch_dirty && !fw_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
@@ -520,13 +660,9 @@ impl Gpu {
     /// system from the SM. The save completes `SavedBlock::ready_at`, after the thesis's cost:
     /// 4 × registers + shared bytes of the block at the SM's share of the DRAM bandwidth.
     pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
-        let ctx = self.capture_block(sm, bslot)?;
-        let (addr, len) = super::context::store(&mut self.gmem, &ctx);
-        self.context_traffic(sm, addr, len, super::memsys::ReqKind::Write);
-        let bytes = self.charged_bytes(&ctx);
-        let ready_at = self.now + super::context::move_cycles(bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
-        let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
-        Some(SavedBlock { addr, words: len, bytes, ready_at, template })
+        let saved = save_block_parts(&mut self.sms[sm], sm, bslot, self.now, &self.cfg, &mut self.gmem, &mut self.mem)?;
+        self.dispatch_dirty = true;
+        Some(saved)
     }
 
     /// Context switch, restore half: reads a saved block back from global memory and makes it
@@ -534,25 +670,10 @@ impl Gpu {
     pub fn restore_saved(&mut self, sm: usize, saved: &SavedBlock) -> Result<u64, SimError> {
         let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
         assert!(self.sms[sm].fits(&ctx.info.launch), "restore_saved: no room on SM {sm}");
-        self.context_traffic(sm, saved.addr, saved.words, super::memsys::ReqKind::Read);
+        context_traffic(&mut self.mem, &self.cfg, sm, saved.addr, saved.words, super::memsys::ReqKind::Read, self.now);
         let start = self.now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
         self.sms[sm].restore_block_at(self.now, ctx, start);
         Ok(start)
-    }
-
-    fn charged_bytes(&self, ctx: &super::sm::BlockContext) -> u64 {
-        let k = &ctx.info.launch.kernel;
-        super::context::charged_bytes(k.regs as u64 * k.threads as u64, k.shared_bytes as u64)
-    }
-
-    fn context_traffic(&mut self, sm: usize, addr: u32, words: usize, kind: super::memsys::ReqKind) {
-        let line = self.cfg.sm[0].l1_line;
-        let first = addr / line;
-        let last = (addr + 4 * words as u32 - 1) / line;
-        for ln in first..=last {
-            let tag = super::sm::CONTEXT_TAG;
-            self.mem.send(self.now, super::memsys::MemReq { sm: sm as u32, line: ln, kind, bytes: line, tag });
-        }
     }
 
     fn block_done(&mut self, l: usize) -> Result<(), SimError> {
@@ -630,7 +751,10 @@ impl Gpu {
         RunResult {
             config: self.cfg.name.clone(),
             sm_count: self.sms.len() as u32,
-            dispatcher: self.dispatcher.name().to_string(),
+            dispatcher: match &self.fw {
+                Some(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.fw.policy.name(), d.fw.mechanism, d.preemptions, d.restores),
+                None => self.dispatcher.name().to_string(),
+            },
             cycles: self.now,
             warp_insts: sm.warp_insts,
             thread_insts: sm.thread_insts,
@@ -678,10 +802,46 @@ impl Gpu {
     }
 }
 
-/// Runs a workload on a configuration with the baseline dispatcher.
+/// Runs a workload on a configuration with the baseline dispatcher, or with the scheduling
+/// framework when `sched` names a policy and a preemption mechanism.
 pub fn run_workload(cfg: &GpuConfig, w: &Workload, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<RunResult, SimError> {
-    let mut gpu = Gpu::new(cfg);
+    run_workload_with(cfg, w, None, limits, progress)
+}
+
+/// [`run_workload`] with an optional scheduling framework.
+pub fn run_workload_with(
+    cfg: &GpuConfig,
+    w: &Workload,
+    sched: Option<(Policy, Mechanism)>,
+    limits: RunLimits,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<RunResult, SimError> {
+    let mut gpu = match sched {
+        Some((p, m)) => Gpu::with_framework(cfg, p, m, w.processes.len()).map_err(SimError::BadLaunch)?,
+        None => Gpu::new(cfg),
+    };
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
     Ok(gpu.result())
+}
+
+/// Saves a quiescent block of `sm_unit` (SM number `sm`) into global memory; see
+/// [`Gpu::save_block`].
+fn save_block_parts(sm_unit: &mut Sm, sm: usize, bslot: u32, now: u64, cfg: &GpuConfig, gmem: &mut GlobalMem, mem: &mut MemSys) -> Option<SavedBlock> {
+    let ctx = sm_unit.capture_block(now, bslot)?;
+    let (addr, len) = super::context::store(gmem, &ctx);
+    context_traffic(mem, cfg, sm, addr, len, super::memsys::ReqKind::Write, now);
+    let k = &ctx.info.launch.kernel;
+    let bytes = super::context::charged_bytes(k.regs as u64 * k.threads as u64, k.shared_bytes as u64);
+    let ready_at = now + super::context::move_cycles(bytes, cfg.dram_bytes_per_cycle(), cfg.num_sms());
+    let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
+    Some(SavedBlock { addr, words: len, bytes, ready_at, template })
+}
+
+/// The memory traffic of moving a context region between an SM and global memory.
+fn context_traffic(mem: &mut MemSys, cfg: &GpuConfig, sm: usize, addr: u32, words: usize, kind: super::memsys::ReqKind, now: u64) {
+    let line = cfg.sm[0].l1_line;
+    for ln in addr / line..=(addr + 4 * words as u32 - 1) / line {
+        mem.send(now, super::memsys::MemReq { sm: sm as u32, line: ln, kind, bytes: line, tag: super::sm::CONTEXT_TAG });
+    }
 }

@@ -1,4 +1,5 @@
 //! Units of the model that have an RTL counterpart, each behind [`mpgpu_spec::Unit`].
 
 pub mod dss;
+pub mod framework;
 pub mod lowest_first;

@@ -1,0 +1,475 @@
+//! The kernel scheduling framework (thesis §5.2.3; spec/scheduling-framework.md §3), as a
+//! cycle-stepped reference model of the hardware: command intake, the active queue, the Kernel
+//! Status Register Table (KSRT), the SM Status Table (SMST), the Preempted Thread Block Queues
+//! (PTBQ), the SM driver's issue logic and the policies (FCFS, NPQ, PPQ exclusive and shared,
+//! DSS, and DSS in the Equal Spatial Sharing configuration), with preemption by context switch
+//! or by draining.
+//!
+//! One call of [`Framework::tick`] is one clock cycle. Each cycle it takes at most one kernel
+//! command, one finished block and one saved block (the GPU queues the rest), and issues at
+//! most one block. SMs are shared spatially: an SM runs blocks of one kernel at a time.
+//! Decisions are those of `docs/sched-framework.md`: preempted blocks are issued before new
+//! ones (the PTBQ is FIFO), ties go to the lowest index, a decision of a priority policy takes
+//! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
+
+use super::dss::{equal_share_tokens, Dss, Tables};
+use mpgpu_spec::units::sched::dss::Act;
+use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
+use mpgpu_spec::Unit;
+use std::collections::VecDeque;
+
+/// Scheduling policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Fcfs,
+    /// Non-preemptive priority queues.
+    Npq,
+    /// Preemptive priority, exclusive access: lower-priority kernels get no SM while a
+    /// higher-priority kernel is active.
+    PpqExclusive,
+    /// Preemptive priority, shared access: free SMs go to lower-priority kernels too.
+    PpqShared,
+    /// Dynamic Spatial Sharing with the tokens each command carries.
+    Dss,
+    /// DSS with Equal Spatial Sharing tokens.
+    Equal,
+}
+
+impl Policy {
+    pub fn parse(s: &str) -> Option<Policy> {
+        Some(match s {
+            "fcfs" => Policy::Fcfs,
+            "npq" => Policy::Npq,
+            "ppq-excl" => Policy::PpqExclusive,
+            "ppq-shared" => Policy::PpqShared,
+            "dss" => Policy::Dss,
+            "equal" => Policy::Equal,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Fcfs => "fcfs",
+            Policy::Npq => "npq",
+            Policy::PpqExclusive => "ppq-excl",
+            Policy::PpqShared => "ppq-shared",
+            Policy::Dss => "dss",
+            Policy::Equal => "equal",
+        }
+    }
+    fn uses_dss(self) -> bool {
+        matches!(self, Policy::Dss | Policy::Equal)
+    }
+}
+
+/// How an SM is taken from a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// Save every resident block's context, to be restored later (the PTBQ keeps them).
+    ContextSwitch,
+    /// Stop issuing and let the resident blocks finish.
+    Drain,
+}
+
+impl Mechanism {
+    pub fn parse(s: &str) -> Option<Mechanism> {
+        match s {
+            "ctxsw" => Some(Mechanism::ContextSwitch),
+            "drain" => Some(Mechanism::Drain),
+            _ => None,
+        }
+    }
+}
+
+/// A kernel launch as a command buffer presents it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelCmd {
+    /// The GPU's name for the launch.
+    pub handle: usize,
+    /// Thread blocks in the grid.
+    pub tbs: u64,
+    /// Blocks of this kernel an SM holds (the occupancy rule), T_k.
+    pub tk: u32,
+    pub priority: u32,
+    /// DSS tokens (ignored by the other policies; Equal computes its own).
+    pub tokens: i8,
+}
+
+/// One cycle's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FwIn {
+    pub cmd: Option<KernelCmd>,
+    /// A block finished on this SM.
+    pub tb_done: Option<u8>,
+    /// The context of block `tb` of the SM's kernel has been saved.
+    pub tb_saved: Option<(u8, u64)>,
+}
+
+/// One block to start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TbIssue {
+    pub sm: u8,
+    pub handle: usize,
+    pub tb: u64,
+    /// The block comes from the PTBQ: restore its context.
+    pub restore: bool,
+}
+
+/// One cycle's outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FwOut {
+    pub cmd_taken: bool,
+    pub issue: Option<TbIssue>,
+    /// Start preempting this SM (context switch: save its blocks; drain: nothing to do).
+    pub preempt: Option<u8>,
+    /// This launch has finished and left the KSRT.
+    pub retired: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Ksr {
+    valid: bool,
+    handle: usize,
+    tbs: u64,
+    next_tb: u64,
+    done_tbs: u64,
+    tk: u32,
+    priority: u32,
+    /// Admission order.
+    age: u64,
+    count: i8,
+    running_sms: u8,
+    ptbq: VecDeque<u64>,
+}
+
+impl Ksr {
+    fn has_work(&self) -> bool {
+        self.valid && (self.next_tb < self.tbs || !self.ptbq.is_empty())
+    }
+    fn remaining(&self) -> u64 {
+        self.tbs - self.next_tb + self.ptbq.len() as u64
+    }
+}
+
+pub struct Framework {
+    pub params: SchedParams,
+    pub policy: Policy,
+    pub mechanism: Mechanism,
+    /// Processes sharing the GPU (Equal Spatial Sharing divides the SMs among them).
+    procs: usize,
+    ksrt: Vec<Ksr>,
+    smst: Vec<SmEntry>,
+    /// KSR indices in admission order.
+    active: Vec<u8>,
+    admitted: u64,
+    dss: Dss,
+    dss_trigger: bool,
+    /// Priority policies: cycles left of the current decision, and a pending trigger.
+    decide_in: Option<usize>,
+    pending: bool,
+    issue_ptr: usize,
+    pub cycle: u64,
+}
+
+impl Framework {
+    pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism, procs: usize) -> Framework {
+        Framework {
+            params,
+            policy,
+            mechanism,
+            procs: procs.max(1),
+            ksrt: vec![Ksr::default(); params.sms],
+            smst: vec![SmEntry::default(); params.sms],
+            active: Vec::new(),
+            admitted: 0,
+            dss: Dss::new(params.sms),
+            dss_trigger: false,
+            decide_in: None,
+            pending: false,
+            issue_ptr: 0,
+            cycle: 0,
+        }
+    }
+
+    /// The SMST.
+    pub fn smst(&self) -> &[SmEntry] {
+        &self.smst
+    }
+
+    /// Token counts of the KSRT entries (0 for invalid entries).
+    pub fn counts(&self) -> Vec<i8> {
+        self.ksrt.iter().map(|k| if k.valid { k.count } else { 0 }).collect()
+    }
+
+    /// SMs running each active launch, by handle, in admission order.
+    pub fn partition(&self) -> Vec<(usize, usize)> {
+        self.active
+            .iter()
+            .map(|&k| (self.ksrt[k as usize].handle, self.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k)).count()))
+            .collect()
+    }
+
+    /// Blocks waiting in each PTBQ, by handle.
+    pub fn ptbq_lengths(&self) -> Vec<(usize, usize)> {
+        self.active.iter().map(|&k| (self.ksrt[k as usize].handle, self.ksrt[k as usize].ptbq.len())).collect()
+    }
+
+    /// Whether anything is under way (a decision, a setup or a preemption).
+    pub fn busy(&self) -> bool {
+        self.dss.outputs(&Default::default()).busy
+            || self.dss_trigger
+            || self.decide_in.is_some()
+            || self.pending
+            || self.smst.iter().any(|e| matches!(e.state, SmState::Setup | SmState::Reserved))
+    }
+
+    fn trigger(&mut self) {
+        if self.policy.uses_dss() {
+            self.dss_trigger = true;
+        } else if self.decide_in.is_some() {
+            self.pending = true;
+        } else {
+            self.decide_in = Some(self.params.sms + 1);
+        }
+    }
+
+    /// Gives an SM back: idle, its token returned, the policy told.
+    fn release_sm(&mut self, sm: usize) {
+        if let Some(k) = self.smst[sm].ksr {
+            let k = &mut self.ksrt[k as usize];
+            k.count = k.count.saturating_add(1);
+            if self.smst[sm].state == SmState::Running {
+                k.running_sms -= 1;
+            }
+        }
+        self.smst[sm] = SmEntry::default();
+        self.trigger();
+    }
+
+    fn preemption_done(&mut self, sm: usize) {
+        let next = self.smst[sm].next;
+        match next {
+            Some(k) if self.ksrt[k as usize].has_work() => {
+                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k), next: None, running_tbs: 0 };
+            }
+            _ => {
+                // The kernel it was reserved for ran out of work meanwhile: the token it paid
+                // at the reservation comes back, and the SM is free.
+                if let Some(k) = next {
+                    let k = &mut self.ksrt[k as usize];
+                    if k.valid {
+                        k.count = k.count.saturating_add(1);
+                    }
+                }
+                self.smst[sm] = SmEntry::default();
+                self.trigger();
+            }
+        }
+    }
+
+    fn retire_if_done(&mut self, k: usize, out: &mut FwOut) {
+        let e = &self.ksrt[k];
+        if !e.valid || e.done_tbs < e.tbs {
+            return;
+        }
+        assert!(e.ptbq.is_empty(), "kernel retired with preempted blocks queued");
+        out.retired = Some(e.handle);
+        for sm in 0..self.params.sms {
+            if self.smst[sm].ksr == Some(k as u8) && self.smst[sm].state != SmState::Reserved {
+                self.release_sm(sm);
+            }
+        }
+        self.ksrt[k].valid = false;
+        self.active.retain(|&a| a as usize != k);
+        self.trigger();
+    }
+
+    /// One clock cycle.
+    pub fn tick(&mut self, i: &FwIn) -> FwOut {
+        let mut out = FwOut::default();
+        let n = self.params.sms;
+        // Setup finishes (SMs that entered setup in an earlier cycle).
+        for sm in 0..n {
+            if self.smst[sm].state == SmState::Setup {
+                self.smst[sm].state = SmState::Running;
+                let k = self.smst[sm].ksr.unwrap() as usize;
+                self.ksrt[k].running_sms += 1;
+            }
+        }
+        // A finished block.
+        if let Some(sm) = i.tb_done {
+            let sm = sm as usize;
+            let k = self.smst[sm].ksr.expect("a block finished on an SM with no kernel") as usize;
+            assert!(self.smst[sm].running_tbs > 0, "SM {sm} reported more finished blocks than it ran");
+            self.smst[sm].running_tbs -= 1;
+            self.ksrt[k].done_tbs += 1;
+            if self.smst[sm].state == SmState::Running && self.smst[sm].running_tbs == 0 && !self.ksrt[k].has_work() {
+                self.release_sm(sm);
+            }
+            self.retire_if_done(k, &mut out);
+        }
+        // A saved block goes to its kernel's PTBQ.
+        if let Some((sm, tb)) = i.tb_saved {
+            let sm = sm as usize;
+            let k = self.smst[sm].ksr.expect("a block was saved on an SM with no kernel") as usize;
+            self.smst[sm].running_tbs -= 1;
+            self.ksrt[k].ptbq.push_back(tb);
+            assert!(self.ksrt[k].ptbq.len() <= self.params.ptbq_entries(), "PTBQ overflow");
+        }
+        // Preemptions that have completed (every block gone), and SMs whose kernel has nothing
+        // left to give them.
+        for sm in 0..n {
+            let e = self.smst[sm];
+            if e.state == SmState::Reserved && e.running_tbs == 0 {
+                self.preemption_done(sm);
+            } else if e.state == SmState::Running && e.running_tbs == 0 && !self.ksrt[e.ksr.unwrap() as usize].has_work() {
+                self.release_sm(sm);
+            }
+        }
+        // Admission: a command enters the active queue (the KSRT's lowest free entry).
+        if let Some(c) = i.cmd {
+            if let Some(k) = (self.active.len() < n).then(|| self.ksrt.iter().position(|k| !k.valid)).flatten() {
+                let tokens = match self.policy {
+                    Policy::Equal => equal_share_tokens(n, self.procs, self.admitted as usize % self.procs),
+                    _ => c.tokens,
+                };
+                self.ksrt[k] = Ksr {
+                    valid: true,
+                    handle: c.handle,
+                    tbs: c.tbs,
+                    next_tb: 0,
+                    done_tbs: 0,
+                    tk: c.tk.max(1),
+                    priority: c.priority,
+                    age: self.admitted,
+                    count: tokens,
+                    running_sms: 0,
+                    ptbq: VecDeque::new(),
+                };
+                self.admitted += 1;
+                self.active.push(k as u8);
+                out.cmd_taken = true;
+                self.trigger();
+            }
+        }
+        // The policy.
+        if self.policy.uses_dss() {
+            self.step_dss(&mut out);
+        } else {
+            self.step_priority(&mut out);
+        }
+        // Issue one block: the next running SM, round robin, with room and a kernel with work.
+        for d in 0..n {
+            let sm = (self.issue_ptr + d) % n;
+            let e = self.smst[sm];
+            if e.state != SmState::Running {
+                continue;
+            }
+            let k = e.ksr.unwrap() as usize;
+            let ks = &mut self.ksrt[k];
+            if (e.running_tbs as u32) < ks.tk && ks.has_work() {
+                let (tb, restore) = match ks.ptbq.pop_front() {
+                    Some(tb) => (tb, true),
+                    None => {
+                        ks.next_tb += 1;
+                        (ks.next_tb - 1, false)
+                    }
+                };
+                self.smst[sm].running_tbs += 1;
+                out.issue = Some(TbIssue { sm: sm as u8, handle: ks.handle, tb, restore });
+                self.issue_ptr = (sm + 1) % n;
+                break;
+            }
+        }
+        self.cycle += 1;
+        out
+    }
+
+    fn step_dss(&mut self, out: &mut FwOut) {
+        let n = self.params.sms;
+        // The DSS block reads the tables through its ports.
+        let mut t = Tables { smst: self.smst.clone(), ksrt: vec![KsrEntry::default(); n] };
+        for (k, e) in self.ksrt.iter().enumerate() {
+            t.ksrt[k] = KsrEntry { valid: e.valid, count: e.count, has_work: e.has_work(), running_sms: e.running_sms };
+        }
+        let probe = self.dss.outputs(&Default::default());
+        let inp = t.inputs(self.dss_trigger, &probe);
+        let o = self.dss.outputs(&inp);
+        self.dss.clock(&inp);
+        self.dss_trigger = false;
+        match o.act {
+            Act::None => {}
+            Act::Assign => {
+                let (sm, k) = (o.act_sm as usize, o.act_kernel as usize);
+                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k as u8), next: None, running_tbs: 0 };
+                self.ksrt[k].count -= 1;
+            }
+            Act::Reserve => {
+                let (sm, k, from) = (o.act_sm as usize, o.act_kernel as usize, o.act_from as usize);
+                self.reserve(sm, k, out);
+                self.ksrt[from].count += 1;
+                self.ksrt[k].count -= 1;
+            }
+        }
+    }
+
+    fn reserve(&mut self, sm: usize, k: usize, out: &mut FwOut) {
+        let from = self.smst[sm].ksr.unwrap() as usize;
+        self.smst[sm].state = SmState::Reserved;
+        self.smst[sm].next = Some(k as u8);
+        self.ksrt[from].running_sms -= 1;
+        out.preempt = Some(sm as u8);
+    }
+
+    fn step_priority(&mut self, out: &mut FwOut) {
+        let Some(left) = self.decide_in else { return };
+        if left > 1 {
+            self.decide_in = Some(left - 1);
+            return;
+        }
+        self.decide_in = None;
+        if self.decide_priority(out) || self.pending {
+            self.pending = false;
+            self.decide_in = Some(self.params.sms + 1);
+        }
+    }
+
+    /// One decision of FCFS, NPQ or PPQ; returns whether it acted.
+    fn decide_priority(&mut self, out: &mut FwOut) -> bool {
+        let n = self.params.sms;
+        let top = self.ksrt.iter().filter(|k| k.valid).map(|k| k.priority).max();
+        let eligible = |k: &Ksr| k.has_work() && (self.policy != Policy::PpqExclusive || Some(k.priority) == top);
+        // Best kernel: FCFS by admission; the others by priority, then admission.
+        let key = |k: &Ksr| if self.policy == Policy::Fcfs { (0, u64::MAX - k.age) } else { (k.priority, u64::MAX - k.age) };
+        let best = (0..n).filter(|&k| eligible(&self.ksrt[k])).max_by_key(|&k| (key(&self.ksrt[k]), std::cmp::Reverse(k)));
+        let Some(best) = best else { return false };
+        if let Some(sm) = (0..n).find(|&s| self.smst[s].state == SmState::Idle) {
+            self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(best as u8), next: None, running_tbs: 0 };
+            return true;
+        }
+        if !matches!(self.policy, Policy::PpqExclusive | Policy::PpqShared) {
+            return false;
+        }
+        // Preempt only while the kernel could use more SMs than it has or is getting.
+        let b = &self.ksrt[best];
+        let have = self.smst.iter().filter(|e| (e.ksr == Some(best as u8) && e.state != SmState::Reserved) || e.next == Some(best as u8)).count() as u64;
+        if have >= b.remaining().div_ceil(b.tk as u64) {
+            return false;
+        }
+        // Victim: a running SM of the lowest-priority kernel (the youngest among equals).
+        let victim = (0..n)
+            .filter(|&s| self.smst[s].state == SmState::Running)
+            .filter(|&s| self.ksrt[self.smst[s].ksr.unwrap() as usize].priority < b.priority)
+            .min_by_key(|&s| {
+                let k = &self.ksrt[self.smst[s].ksr.unwrap() as usize];
+                (k.priority, u64::MAX - k.age, s)
+            });
+        match victim {
+            Some(sm) => {
+                self.reserve(sm, best, out);
+                true
+            }
+            None => false,
+        }
+    }
+}
