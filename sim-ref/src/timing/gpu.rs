@@ -317,7 +317,7 @@ impl Gpu {
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
         g.fw = Some(FwDriver {
-            fw: Framework::new(params, policy, mechanism, procs),
+            fw: Framework::new(params, policy, mechanism),
             cmds: VecDeque::new(),
             done: VecDeque::new(),
             saving_q: VecDeque::new(),
@@ -503,7 +503,8 @@ impl Gpu {
         if let Some(d) = self.fw.as_mut() {
             let occ = self.cfg.sm[0].occupancy(&f);
             let order = self.procs[..p].len();
-            let tokens = self.procs[p].tokens.unwrap_or_else(|| super::super::units::dss::equal_share_tokens(self.sms.len(), d.procs, order));
+            let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
+            let tokens = if d.fw.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
             d.cmds.push_back(KernelCmd { handle: id, tbs: blocks, tk: occ.blocks, priority: self.procs[p].priority, tokens });
             return Ok(());
         }

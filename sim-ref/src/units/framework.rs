@@ -12,7 +12,7 @@
 //! ones (the PTBQ is FIFO), ties go to the lowest index, a decision of a priority policy takes
 //! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
 
-use super::dss::{equal_share_tokens, Dss, Tables};
+use super::dss::{Dss, Tables};
 use mpgpu_spec::units::sched::dss::Act;
 use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
@@ -91,7 +91,9 @@ pub struct KernelCmd {
     /// Blocks of this kernel an SM holds (the occupancy rule), T_k.
     pub tk: u32,
     pub priority: u32,
-    /// DSS tokens (ignored by the other policies; Equal computes its own).
+    /// DSS tokens (ignored by the priority policies). For Equal Spatial Sharing the command
+    /// processor gives each process floor(N_SM / N_p) tokens, one more to the first N_SM mod N_p
+    /// processes (`units::dss::equal_share_tokens`).
     pub tokens: i8,
 }
 
@@ -155,8 +157,6 @@ pub struct Framework {
     pub params: SchedParams,
     pub policy: Policy,
     pub mechanism: Mechanism,
-    /// Processes sharing the GPU (Equal Spatial Sharing divides the SMs among them).
-    procs: usize,
     ksrt: Vec<Ksr>,
     smst: Vec<SmEntry>,
     /// KSR indices in admission order.
@@ -172,12 +172,11 @@ pub struct Framework {
 }
 
 impl Framework {
-    pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism, procs: usize) -> Framework {
+    pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism) -> Framework {
         Framework {
             params,
             policy,
             mechanism,
-            procs: procs.max(1),
             ksrt: vec![Ksr::default(); params.sms],
             smst: vec![SmEntry::default(); params.sms],
             active: Vec::new(),
@@ -206,6 +205,26 @@ impl Framework {
         self.active
             .iter()
             .map(|&k| (self.ksrt[k as usize].handle, self.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k)).count()))
+            .collect()
+    }
+
+    /// SMs each active launch owns as the policy sees it (running or setting up for it, or
+    /// reserved for it and still being preempted), by handle, in admission order.
+    pub fn allocation(&self) -> Vec<(usize, usize)> {
+        self.active
+            .iter()
+            .map(|&k| {
+                let n = self
+                    .smst
+                    .iter()
+                    .filter(|e| match e.state {
+                        SmState::Running | SmState::Setup => e.ksr == Some(k),
+                        SmState::Reserved => e.next == Some(k),
+                        SmState::Idle => false,
+                    })
+                    .count();
+                (self.ksrt[k as usize].handle, n)
+            })
             .collect()
     }
 
@@ -329,10 +348,8 @@ impl Framework {
         // Admission: a command enters the active queue (the KSRT's lowest free entry).
         if let Some(c) = i.cmd {
             if let Some(k) = (self.active.len() < n).then(|| self.ksrt.iter().position(|k| !k.valid)).flatten() {
-                let tokens = match self.policy {
-                    Policy::Equal => equal_share_tokens(n, self.procs, self.admitted as usize % self.procs),
-                    _ => c.tokens,
-                };
+                // (Equal Spatial Sharing tokens are per process: the command carries them.)
+                let tokens = c.tokens;
                 self.ksrt[k] = Ksr {
                     valid: true,
                     handle: c.handle,
