@@ -40,6 +40,10 @@ enum Cmd {
     /// Run a multiprogrammed workload on the cycle-level GPU model; with no workload, the
     /// embedded default. Each process also runs alone for the metrics (NTT, ANTT, STP, fairness).
     Run(RunArgs),
+    /// Co-simulate an RTL block inside the whole GPU: the RTL drives the GPU while its reference
+    /// model runs beside it and every cycle is compared. Exits non-zero on the first mismatch
+    /// (with a report and a waveform of the run).
+    Cosim(CosimArgs),
     /// Write a block's Verilog to target/verilog/<block>.v.
     Verilog {
         /// Block name (`lowest_first`).
@@ -101,6 +105,30 @@ struct RunArgs {
     /// Preemption mechanism of the framework: ctxsw or drain.
     #[arg(long, default_value = "ctxsw")]
     preempt: String,
+}
+
+#[derive(clap::Args)]
+struct CosimArgs {
+    /// Workload TOML file; the embedded default when absent.
+    workload: Option<PathBuf>,
+    /// The RTL block in the loop: dss (the DSS policy engine of the scheduling framework).
+    #[arg(long, default_value = "dss")]
+    unit: String,
+    /// Framework policy using the block: dss or equal.
+    #[arg(long, default_value = "equal")]
+    policy: String,
+    /// Preemption mechanism: ctxsw or drain.
+    #[arg(long, default_value = "ctxsw")]
+    preempt: String,
+    /// A preset (at most 16 identical SMs) or a TOML file.
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Write the run's waveform here (VCD).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Test-only: co-simulate a deliberately broken RTL variant (DSS ties to the highest index).
+    #[arg(long, hide = true)]
+    broken: bool,
 }
 
 #[derive(clap::Args)]
@@ -197,6 +225,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run(a) => run_cmd(a),
+        Cmd::Cosim(a) => cosim_cmd(a),
         Cmd::Bench { what: BenchCmd::Run { workload, config, scaling } } => {
             bench_run(workload, &config, scaling)?;
             Ok(ExitCode::SUCCESS)
@@ -583,4 +612,42 @@ fn bench_run(workload: Option<PathBuf>, config: &str, scaling: bool) -> Result<(
         }
     }
     Ok(())
+}
+
+fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
+    if a.unit != "dss" {
+        bail!("--unit `{}`: the co-simulated units are: dss", a.unit);
+    }
+    let policy = match a.policy.as_str() {
+        "dss" => Policy::Dss,
+        "equal" => Policy::Equal,
+        p => bail!("--policy `{p}`: the DSS engine serves the dss and equal policies"),
+    };
+    let mech = Mechanism::parse(&a.preempt).ok_or_else(|| anyhow!("--preempt `{}`: expected ctxsw or drain", a.preempt))?;
+    let w = load_workload(&a.workload)?;
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    println!("workload: {}", w.description);
+    println!("config:   {} ({} SMs); unit {} in the loop, policy {}, {:?}", cfg.name, cfg.num_sms(), a.unit, a.policy, mech);
+    let t = Instant::now();
+    let mismatch_vcd = PathBuf::from("target/cosim/mismatch.vcd");
+    let rep = mpgpu_tb::cosim::run_dss(&cfg, &w, policy, mech, a.broken, a.vcd.as_deref(), &mismatch_vcd).map_err(|e| anyhow!(e))?;
+    let secs = t.elapsed().as_secs_f64();
+    println!("cycles checked: {}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
+    if let Some(r) = &rep.result {
+        println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s with the RTL in the loop)", r.cycles, secs, r.cycles as f64 / secs / 1e3);
+        print_result(r, None, secs);
+    }
+    if let Some(p) = &rep.vcd {
+        println!("waveform: {}", p.display());
+    }
+    if let Some(m) = &rep.mismatch {
+        eprintln!("{m}");
+        return Ok(ExitCode::FAILURE);
+    }
+    if let Some(e) = &rep.error {
+        bail!("{e}");
+    }
+    let ok = rep.result.as_ref().is_some_and(|r| r.processes.iter().all(|p| p.verified));
+    println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

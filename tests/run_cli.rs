@@ -141,3 +141,19 @@ fn configs_lists_the_presets() {
         assert!(out.contains(p), "{p} missing");
     }
 }
+
+#[test]
+fn cosim_reports_zero_mismatches_and_catches_a_broken_block() {
+    let w = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/two-compute-memory.toml");
+    let (code, out, err) = mpgpu(&["cosim", w, "--config", "k20c", "--policy", "equal", "--preempt", "drain"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("mismatches: 0") && out.contains("all outputs verified: PASS"), "{out}");
+    let vcd = temp_file("broken.vcd", "");
+    let (code, out, err) = mpgpu(&["cosim", w, "--config", "k20c", "--policy", "dss", "--broken", "--vcd", &vcd]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle"), "{out}{err}");
+    assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
+    let (code, _, err) = mpgpu(&["cosim", "--unit", "alu"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--unit `alu`"), "{err}");
+}

@@ -1,6 +1,7 @@
 //! mpgpu-tb: the only crate that knows both the reference model and the RTL: RTL adapters,
 //! lockstep co-simulation and testbenches.
 
+pub mod cosim;
 pub mod dss;
 pub mod lockstep;
 pub mod lowest_first;

@@ -307,6 +307,18 @@ impl Gpu {
     /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
     /// among them). The framework needs identical SMs, at most 16 of them.
     pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
+        Gpu::with_framework_unit(cfg, policy, mechanism, procs, None)
+    }
+
+    /// [`Gpu::with_framework`] with the DSS engine given (the RTL in the loop, in a
+    /// co-simulation); `None` is the reference model.
+    pub fn with_framework_unit(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
+    ) -> Result<Gpu, String> {
         if cfg.sm.len() != 1 {
             return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
         }
@@ -317,7 +329,10 @@ impl Gpu {
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
         g.fw = Some(FwDriver {
-            fw: Framework::new(params, policy, mechanism),
+            fw: match dss {
+                Some(d) => Framework::with_dss(params, policy, mechanism, d),
+                None => Framework::new(params, policy, mechanism),
+            },
             cmds: VecDeque::new(),
             done: VecDeque::new(),
             saving_q: VecDeque::new(),

@@ -13,7 +13,7 @@
 //! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
 
 use super::dss::{Dss, Tables};
-use mpgpu_spec::units::sched::dss::Act;
+use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
 use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
 use std::collections::VecDeque;
@@ -162,8 +162,12 @@ pub struct Framework {
     /// KSR indices in admission order.
     active: Vec<u8>,
     admitted: u64,
-    dss: Dss,
+    /// The DSS policy engine: the reference model, or (in a co-simulation) anything with its
+    /// cycle interface, such as the RTL in the loop.
+    dss: Box<dyn Unit<In = DssIn, Out = DssOut>>,
     dss_trigger: bool,
+    /// The DSS engine's `busy` output of the last cycle.
+    dss_busy: bool,
     /// Priority policies: cycles left of the current decision, and a pending trigger.
     decide_in: Option<usize>,
     pending: bool,
@@ -173,6 +177,11 @@ pub struct Framework {
 
 impl Framework {
     pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism) -> Framework {
+        Framework::with_dss(params, policy, mechanism, Box::new(Dss::new(params.sms)))
+    }
+
+    /// A framework whose DSS engine is `dss` (which must scan `params.sms` SMs).
+    pub fn with_dss(params: SchedParams, policy: Policy, mechanism: Mechanism, dss: Box<dyn Unit<In = DssIn, Out = DssOut>>) -> Framework {
         Framework {
             params,
             policy,
@@ -181,8 +190,9 @@ impl Framework {
             smst: vec![SmEntry::default(); params.sms],
             active: Vec::new(),
             admitted: 0,
-            dss: Dss::new(params.sms),
+            dss,
             dss_trigger: false,
+            dss_busy: false,
             decide_in: None,
             pending: false,
             issue_ptr: 0,
@@ -235,7 +245,7 @@ impl Framework {
 
     /// Whether anything is under way (a decision, a setup or a preemption).
     pub fn busy(&self) -> bool {
-        self.dss.outputs(&Default::default()).busy
+        self.dss_busy
             || self.dss_trigger
             || self.decide_in.is_some()
             || self.pending
@@ -414,6 +424,8 @@ impl Framework {
         let o = self.dss.outputs(&inp);
         self.dss.clock(&inp);
         self.dss_trigger = false;
+        // Busy after the clock edge (its `busy` output depends on its registers only).
+        self.dss_busy = self.dss.outputs(&DssIn::default()).busy;
         match o.act {
             Act::None => {}
             Act::Assign => {
