@@ -111,10 +111,11 @@ struct RunArgs {
 struct CosimArgs {
     /// Workload TOML file; the embedded default when absent.
     workload: Option<PathBuf>,
-    /// The RTL block in the loop: dss (the DSS policy engine of the scheduling framework).
-    #[arg(long, default_value = "dss")]
+    /// The unit in the loop: sched (the scheduling framework; its policy engine runs as RTL:
+    /// the DSS engine for dss and equal, the priority engine for the others).
+    #[arg(long, default_value = "sched")]
     unit: String,
-    /// Framework policy using the block: dss or equal.
+    /// Framework policy: fcfs, npq, ppq-excl, ppq-shared, dss or equal.
     #[arg(long, default_value = "equal")]
     policy: String,
     /// Preemption mechanism: ctxsw or drain.
@@ -126,7 +127,8 @@ struct CosimArgs {
     /// Write the run's waveform here (VCD).
     #[arg(long)]
     vcd: Option<PathBuf>,
-    /// Test-only: co-simulate a deliberately broken RTL variant (DSS ties to the highest index).
+    /// Test-only: co-simulate a deliberately broken RTL variant (DSS: ties to the highest
+    /// index; priority engine: the oldest kernel's SM as the victim).
     #[arg(long, hide = true)]
     broken: bool,
 }
@@ -615,14 +617,10 @@ fn bench_run(workload: Option<PathBuf>, config: &str, scaling: bool) -> Result<(
 }
 
 fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
-    if a.unit != "dss" {
-        bail!("--unit `{}`: the co-simulated units are: dss", a.unit);
+    if a.unit != "sched" {
+        bail!("--unit `{}`: the co-simulated unit is `sched` (the scheduling framework's policy engines in RTL)", a.unit);
     }
-    let policy = match a.policy.as_str() {
-        "dss" => Policy::Dss,
-        "equal" => Policy::Equal,
-        p => bail!("--policy `{p}`: the DSS engine serves the dss and equal policies"),
-    };
+    let policy = Policy::parse(&a.policy).ok_or_else(|| anyhow!("--policy `{}`: expected fcfs, npq, ppq-excl, ppq-shared, dss or equal", a.policy))?;
     let mech = Mechanism::parse(&a.preempt).ok_or_else(|| anyhow!("--preempt `{}`: expected ctxsw or drain", a.preempt))?;
     let w = load_workload(&a.workload)?;
     let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
@@ -630,7 +628,7 @@ fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     println!("config:   {} ({} SMs); unit {} in the loop, policy {}, {:?}", cfg.name, cfg.num_sms(), a.unit, a.policy, mech);
     let t = Instant::now();
     let mismatch_vcd = PathBuf::from("target/cosim/mismatch.vcd");
-    let rep = mpgpu_tb::cosim::run_dss(&cfg, &w, policy, mech, a.broken, a.vcd.as_deref(), &mismatch_vcd).map_err(|e| anyhow!(e))?;
+    let rep = mpgpu_tb::cosim::run(&cfg, &w, policy, mech, a.broken, a.vcd.as_deref(), &mismatch_vcd).map_err(|e| anyhow!(e))?;
     let secs = t.elapsed().as_secs_f64();
     println!("cycles checked: {}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
     if let Some(r) = &rep.result {

@@ -4,7 +4,9 @@
 pub mod check;
 pub mod dss;
 pub mod lowest_first;
+pub mod prio;
 pub mod verilog;
 
 pub use dss::Dss;
 pub use lowest_first::LowestFirst;
+pub use prio::Prio;

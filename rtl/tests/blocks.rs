@@ -65,3 +65,9 @@ fn dss_synthesizes_and_lints() {
     let v = verilog_for("dss").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("dss"), &v).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn prio_synthesizes_and_lints() {
+    let v = verilog_for("prio").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("prio"), &v).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -3,66 +3,114 @@
 //! inputs and every cycle's outputs are compared. The waveform (RTL ports and registers, the
 //! model's expected outputs, a mismatch marker) is recorded as it goes.
 //!
-//! The unit co-simulated now is the DSS policy engine of the scheduling framework.
+//! The units co-simulated are the policy engines of the scheduling framework: the DSS engine
+//! (policies `dss` and `equal`) and the priority scan engine (`fcfs`, `npq`, `ppq-excl`,
+//! `ppq-shared`).
 
-use crate::dss::{fields, DssRtl};
+use crate::dss::DssRtl;
 use crate::lockstep::{InLoop, Mismatch};
-use crate::vcd::VcdRecorder;
+use crate::prio::PrioRtl;
+use crate::vcd::{Field, VcdRecorder};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
 use mpgpu_ref::units::dss::Dss;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
-use mpgpu_spec::units::sched::dss::{In, Out};
+use mpgpu_spec::units::sched::{dss, prio};
 use mpgpu_spec::Unit;
+use rust_hdl::prelude::Block;
+use serde::Serialize;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// The DSS pair in the loop, recording a waveform of the clocked cycles from `record_from` on.
-pub struct DssCosim {
-    pub pair: InLoop<Dss, DssRtl>,
+/// An RTL adapter whose block can be probed for waveforms.
+pub trait Probed {
+    fn with_block(&self, f: &mut dyn FnMut(&dyn Block));
+}
+
+impl Probed for DssRtl {
+    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
+        f(&*self.block())
+    }
+}
+
+impl Probed for PrioRtl {
+    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
+        f(&*self.block())
+    }
+}
+
+/// A pair in the loop, recording a waveform of the clocked cycles in
+/// `record_from..=record_until`.
+pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
+    pub pair: InLoop<M, R>,
     pub vcd: Option<VcdRecorder>,
     pub record_from: u64,
     pub record_until: u64,
+    fields: fn(&M::Out) -> Vec<Field>,
 }
 
-impl DssCosim {
-    pub fn new(sms: usize, broken_rtl: bool, record_from: u64) -> DssCosim {
-        DssCosim { pair: InLoop::new(Dss::new(sms), DssRtl::new(sms, broken_rtl), 16), vcd: None, record_from, record_until: u64::MAX }
+/// A handle on a [`Cosim`] that the GPU model holds as its unit while the caller keeps another
+/// to read the outcome.
+pub struct Shared<M: Unit, R: Unit<In = M::In, Out = M::Out>>(pub Rc<RefCell<Cosim<M, R>>>);
+
+impl<M: Unit, R: Unit<In = M::In, Out = M::Out>> Clone for Shared<M, R> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
     }
 }
 
-/// A handle on a [`DssCosim`] that the GPU model holds as its DSS unit while the caller keeps
-/// another to read the outcome.
-#[derive(Clone)]
-pub struct SharedDss(pub Rc<RefCell<DssCosim>>);
-
-impl Unit for SharedDss {
-    type In = In;
-    type Out = Out;
+impl<M, R> Unit for Shared<M, R>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out> + Probed,
+    M::In: Serialize,
+    M::Out: Serialize,
+{
+    type In = M::In;
+    type Out = M::Out;
     fn reset(&mut self) {
         self.0.borrow_mut().pair.reset();
     }
-    fn outputs(&self, i: &In) -> Out {
+    fn outputs(&self, i: &M::In) -> M::Out {
         self.0.borrow().pair.outputs(i)
     }
-    fn clock(&mut self, i: &In) {
+    fn clock(&mut self, i: &M::In) {
         let mut c = self.0.borrow_mut();
-        if c.pair.cycle < c.record_from || c.pair.cycle > c.record_until {
-            c.pair.clock(i);
-            return;
-        }
-        let expected = c.pair.model.outputs(i);
-        let got = c.pair.rtl.outputs(i);
-        let f = fields(&expected);
         let cycle = c.pair.cycle;
-        let DssCosim { pair, vcd, .. } = &mut *c;
-        let blk = pair.rtl.block();
-        vcd.get_or_insert_with(|| VcdRecorder::new(&*blk, &f)).sample(cycle, &*blk, &f, expected != got);
-        drop(blk);
+        if (c.record_from..=c.record_until).contains(&cycle) {
+            let expected = c.pair.model.outputs(i);
+            let got = c.pair.rtl.outputs(i);
+            let f = (c.fields)(&expected);
+            let Cosim { pair, vcd, .. } = &mut *c;
+            pair.rtl.with_block(&mut |blk| vcd.get_or_insert_with(|| VcdRecorder::new(blk, &f)).sample(cycle, blk, &f, expected != got));
+        }
         c.pair.clock(i);
     }
+}
+
+/// The DSS engine's outputs as waveform fields (`act`: 0 none, 1 assign, 2 reserve).
+pub fn dss_fields(o: &dss::Out) -> Vec<Field> {
+    let mut f = prio_like(o.busy, o.addr, o.act, o.act_sm, o.act_kernel, o.act_from);
+    f.push(("kmax", 4, o.kmax as u64));
+    f.push(("kmin", 4, o.kmin as u64));
+    f
+}
+
+/// The priority engine's outputs as waveform fields.
+pub fn prio_fields(o: &prio::Out) -> Vec<Field> {
+    prio_like(o.busy, o.addr, o.act, o.act_sm, o.act_kernel, o.act_from)
+}
+
+fn prio_like(busy: bool, addr: u8, act: dss::Act, sm: u8, kernel: u8, from: u8) -> Vec<Field> {
+    let act = match act {
+        dss::Act::None => 0,
+        dss::Act::Assign => 1,
+        dss::Act::Reserve => 2,
+    };
+    vec![("busy", 1, busy as u64), ("addr", 4, addr as u64), ("act", 2, act), ("act_sm", 4, sm as u64), ("act_kernel", 4, kernel as u64), ("act_from", 4, from as u64)]
 }
 
 /// What a co-simulation run found.
@@ -79,11 +127,40 @@ pub struct CosimReport {
 /// Cycles of waveform kept before a mismatch when no waveform was asked for.
 pub const MISMATCH_WINDOW: u64 = 256;
 
-/// Runs `w` on `cfg` with the scheduling framework, its DSS engine in RTL in the loop. The
-/// waveform of the whole run goes to `vcd` if given. When the RTL and the model part and no
-/// waveform was asked for, the (deterministic) run is repeated with recording from
-/// [`MISMATCH_WINDOW`] cycles before the mismatch, into `mismatch_vcd`.
-pub fn run_dss(
+/// Which engine an RTL in the loop replaces, and the outcome handle for each.
+enum Handle {
+    Dss(Shared<Dss, DssRtl>),
+    Prio(Shared<Prio, PrioRtl>),
+}
+
+impl Handle {
+    fn mismatch(&self) -> Option<Mismatch> {
+        match self {
+            Handle::Dss(h) => h.0.borrow().pair.mismatch(),
+            Handle::Prio(h) => h.0.borrow().pair.mismatch(),
+        }
+    }
+    fn cycles(&self) -> u64 {
+        match self {
+            Handle::Dss(h) => h.0.borrow().pair.cycle,
+            Handle::Prio(h) => h.0.borrow().pair.cycle,
+        }
+    }
+    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+        let res = match self {
+            Handle::Dss(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
+            Handle::Prio(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
+        };
+        res.unwrap_or(Ok(())).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    }
+}
+
+/// Runs `w` on `cfg` with the scheduling framework, the RTL of the policy's engine in the loop
+/// (the DSS engine for `dss` and `equal`, the priority engine otherwise). The waveform of the
+/// whole run goes to `vcd` if given. When the RTL and the model part and no waveform was asked
+/// for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles around the
+/// mismatch into `mismatch_vcd`. `broken_rtl` selects the RTL's test-only fault.
+pub fn run(
     cfg: &GpuConfig,
     w: &Workload,
     policy: Policy,
@@ -92,39 +169,44 @@ pub fn run_dss(
     vcd: Option<&Path>,
     mismatch_vcd: &Path,
 ) -> Result<CosimReport, String> {
-    let once = |record_from: u64, record_until: u64| -> Result<(SharedDss, Gpu, Result<(), SimError>), String> {
-        let unit = SharedDss(Rc::new(RefCell::new(DssCosim::new(cfg.num_sms() as usize, broken_rtl, record_from))));
-        unit.0.borrow_mut().record_until = record_until;
-        let mut gpu = Gpu::with_framework_unit(cfg, policy, mechanism, w.processes.len(), Some(Box::new(unit.clone())))?;
+    let n = cfg.num_sms() as usize;
+    let once = |from: u64, until: u64| -> Result<(Handle, Gpu, Result<(), SimError>), String> {
+        let (handle, mut gpu) = if matches!(policy, Policy::Dss | Policy::Equal) {
+            let c = Cosim { pair: InLoop::new(Dss::new(n), DssRtl::new(n, broken_rtl), 16), vcd: None, record_from: from, record_until: until, fields: dss_fields };
+            let h = Shared(Rc::new(RefCell::new(c)));
+            let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), Some(Box::new(h.clone())), None)?;
+            (Handle::Dss(h), gpu)
+        } else {
+            let mode = policy.prio_mode();
+            let c = Cosim { pair: InLoop::new(Prio::new(n, mode), PrioRtl::new(n, mode, broken_rtl), 16), vcd: None, record_from: from, record_until: until, fields: prio_fields };
+            let h = Shared(Rc::new(RefCell::new(c)));
+            let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), None, Some(Box::new(h.clone())))?;
+            (Handle::Prio(h), gpu)
+        };
         gpu.add_workload(w).map_err(|e| e.to_string())?;
         let run = gpu.run(RunLimits::default(), &mut |_, _, _| {});
-        Ok((unit, gpu, run))
+        Ok((handle, gpu, run))
     };
-    let (mut unit, gpu, run) = once(if vcd.is_some() { 0 } else { u64::MAX }, u64::MAX)?;
-    let mismatch = unit.0.borrow().pair.mismatch();
+    let (mut handle, gpu, run) = once(if vcd.is_some() { 0 } else { u64::MAX }, u64::MAX)?;
+    let mismatch = handle.mismatch();
     let path = match (vcd, &mismatch) {
         (Some(p), _) => Some(p.to_path_buf()),
         (None, Some(m)) => {
-            unit = once(m.cycle.saturating_sub(MISMATCH_WINDOW), m.cycle + MISMATCH_WINDOW)?.0;
+            handle = once(m.cycle.saturating_sub(MISMATCH_WINDOW), m.cycle + MISMATCH_WINDOW)?.0;
             Some(mismatch_vcd.to_path_buf())
         }
         (None, None) => None,
     };
-    let c = unit.0.borrow();
-    if let (Some(p), Some(rec)) = (&path, &c.vcd) {
-        rec.write(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    if let Some(p) = &path {
+        handle.write_vcd(p)?;
     }
-    let cycles_checked = gpu_cycles_checked(&unit, &mismatch);
+    let cycles_checked = match &mismatch {
+        Some(m) => m.cycle + 1,
+        None => handle.cycles(),
+    };
     let (result, error) = match run {
         Ok(()) => (Some(gpu.result()), None),
         Err(e) => (None, Some(e)),
     };
     Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, error })
-}
-
-fn gpu_cycles_checked(unit: &SharedDss, mismatch: &Option<Mismatch>) -> u64 {
-    match mismatch {
-        Some(m) => m.cycle + 1,
-        None => unit.0.borrow().pair.cycle,
-    }
 }

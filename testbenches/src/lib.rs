@@ -5,6 +5,7 @@ pub mod cosim;
 pub mod dss;
 pub mod lockstep;
 pub mod lowest_first;
+pub mod prio;
 pub mod vcd;
 
 pub use lockstep::{InLoop, Lockstep, Mismatch};

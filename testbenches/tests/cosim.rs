@@ -5,7 +5,7 @@
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
-use mpgpu_tb::cosim::{run_dss, MISMATCH_WINDOW};
+use mpgpu_tb::cosim::{run as run_dss, MISMATCH_WINDOW};
 
 const TWO: &str = r#"
 description = "lbm holds the GPU when sgemm arrives: DSS takes SMs from it"
@@ -83,4 +83,49 @@ fn the_whole_run_waveform_parses_back() {
     }
     let changes = p.filter(|c| matches!(c, Ok(vcd::Command::Timestamp(_)))).count() as u64;
     assert_eq!(changes, rep.cycles_checked, "one time step per checked cycle");
+}
+
+const THREE: &str = r#"
+description = "two low-priority kernels hold the GPU when a high-priority one arrives"
+[[process]]
+name = "lbm"
+priority = 0
+launches = [{ kernel = "lbm", size = 96, seed = 1 }]
+[[process]]
+name = "spmv"
+arrival = 500
+priority = 0
+launches = [{ kernel = "spmv", size = 30000, seed = 2 }]
+[[process]]
+name = "sgemm"
+arrival = 3000
+priority = 1
+launches = [{ kernel = "sgemm", size = 96, seed = 3 }]
+"#;
+
+#[test]
+fn the_priority_engine_rtl_in_the_loop_matches_for_every_priority_policy() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("three.toml", THREE).unwrap();
+    for policy in [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared] {
+        for mech in [Mechanism::ContextSwitch, Mechanism::Drain] {
+            let rep = run_dss(&cfg, &w, policy, mech, false, None, &dir().join("unused.vcd")).unwrap();
+            if let Some(m) = &rep.mismatch {
+                panic!("{policy:?} {mech:?}: {m}");
+            }
+            let r = rep.result.unwrap_or_else(|| panic!("{policy:?} {mech:?}: {:?}", rep.error));
+            assert!(r.processes.iter().all(|p| p.verified), "{policy:?} {mech:?}");
+            let preempts = !r.dispatcher.contains(" 0 preemptions");
+            assert_eq!(preempts, matches!(policy, Policy::PpqExclusive | Policy::PpqShared), "{policy:?}: {}", r.dispatcher);
+        }
+    }
+}
+
+#[test]
+fn a_broken_priority_engine_is_caught() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("three.toml", THREE).unwrap();
+    let rep = run_dss(&cfg, &w, Policy::PpqShared, Mechanism::Drain, true, None, &dir().join("prio-mismatch.vcd")).unwrap();
+    let m = rep.mismatch.expect("the broken victim rule went unnoticed");
+    assert!(m.diffs.iter().any(|d| d.field == "act_sm" || d.field == "act_from"), "{m}");
 }

@@ -307,17 +307,18 @@ impl Gpu {
     /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
     /// among them). The framework needs identical SMs, at most 16 of them.
     pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
-        Gpu::with_framework_unit(cfg, policy, mechanism, procs, None)
+        Gpu::with_framework_units(cfg, policy, mechanism, procs, None, None)
     }
 
-    /// [`Gpu::with_framework`] with the DSS engine given (the RTL in the loop, in a
+    /// [`Gpu::with_framework`] with the policy engines given (RTL in the loop, in a
     /// co-simulation); `None` is the reference model.
-    pub fn with_framework_unit(
+    pub fn with_framework_units(
         cfg: &GpuConfig,
         policy: Policy,
         mechanism: Mechanism,
         procs: usize,
         dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
+        prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
     ) -> Result<Gpu, String> {
         if cfg.sm.len() != 1 {
             return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
@@ -329,9 +330,15 @@ impl Gpu {
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
         g.fw = Some(FwDriver {
-            fw: match dss {
-                Some(d) => Framework::with_dss(params, policy, mechanism, d),
-                None => Framework::new(params, policy, mechanism),
+            fw: {
+                let mut f = Framework::new(params, policy, mechanism);
+                if let Some(d) = dss {
+                    f.set_dss(d);
+                }
+                if let Some(p) = prio {
+                    f.set_prio(p);
+                }
+                f
             },
             cmds: VecDeque::new(),
             done: VecDeque::new(),

@@ -13,6 +13,8 @@
 //! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
 
 use super::dss::{Dss, Tables};
+use super::prio::Prio;
+use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut, MODE_FCFS, MODE_NPQ, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
 use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
@@ -59,6 +61,15 @@ impl Policy {
     }
     fn uses_dss(self) -> bool {
         matches!(self, Policy::Dss | Policy::Equal)
+    }
+    /// The priority scan engine's mode code (DSS policies use the DSS engine instead).
+    pub fn prio_mode(self) -> u8 {
+        match self {
+            Policy::Npq => MODE_NPQ,
+            Policy::PpqExclusive => MODE_PPQ_EXCLUSIVE,
+            Policy::PpqShared => MODE_PPQ_SHARED,
+            _ => MODE_FCFS,
+        }
     }
 }
 
@@ -168,20 +179,17 @@ pub struct Framework {
     dss_trigger: bool,
     /// The DSS engine's `busy` output of the last cycle.
     dss_busy: bool,
-    /// Priority policies: cycles left of the current decision, and a pending trigger.
-    decide_in: Option<usize>,
-    pending: bool,
+    /// The scan engine of the priority policies.
+    prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>,
+    prio_trigger: bool,
+    prio_busy: bool,
     issue_ptr: usize,
     pub cycle: u64,
 }
 
 impl Framework {
     pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism) -> Framework {
-        Framework::with_dss(params, policy, mechanism, Box::new(Dss::new(params.sms)))
-    }
-
-    /// A framework whose DSS engine is `dss` (which must scan `params.sms` SMs).
-    pub fn with_dss(params: SchedParams, policy: Policy, mechanism: Mechanism, dss: Box<dyn Unit<In = DssIn, Out = DssOut>>) -> Framework {
+        let dss: Box<dyn Unit<In = DssIn, Out = DssOut>> = Box::new(Dss::new(params.sms));
         Framework {
             params,
             policy,
@@ -193,11 +201,23 @@ impl Framework {
             dss,
             dss_trigger: false,
             dss_busy: false,
-            decide_in: None,
-            pending: false,
+            prio: Box::new(Prio::new(params.sms, policy.prio_mode())),
+            prio_trigger: false,
+            prio_busy: false,
             issue_ptr: 0,
             cycle: 0,
         }
+    }
+
+    /// Replaces the DSS engine (with anything of its cycle interface scanning as many SMs,
+    /// such as its RTL in the loop).
+    pub fn set_dss(&mut self, dss: Box<dyn Unit<In = DssIn, Out = DssOut>>) {
+        self.dss = dss;
+    }
+
+    /// Replaces the priority policies' engine (likewise).
+    pub fn set_prio(&mut self, prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>) {
+        self.prio = prio;
     }
 
     /// The SMST.
@@ -247,18 +267,16 @@ impl Framework {
     pub fn busy(&self) -> bool {
         self.dss_busy
             || self.dss_trigger
-            || self.decide_in.is_some()
-            || self.pending
+            || self.prio_busy
+            || self.prio_trigger
             || self.smst.iter().any(|e| matches!(e.state, SmState::Setup | SmState::Reserved))
     }
 
     fn trigger(&mut self) {
         if self.policy.uses_dss() {
             self.dss_trigger = true;
-        } else if self.decide_in.is_some() {
-            self.pending = true;
         } else {
-            self.decide_in = Some(self.params.sms + 1);
+            self.prio_trigger = true;
         }
     }
 
@@ -451,54 +469,58 @@ impl Framework {
     }
 
     fn step_priority(&mut self, out: &mut FwOut) {
-        let Some(left) = self.decide_in else { return };
-        if left > 1 {
-            self.decide_in = Some(left - 1);
-            return;
-        }
-        self.decide_in = None;
-        if self.decide_priority(out) || self.pending {
-            self.pending = false;
-            self.decide_in = Some(self.params.sms + 1);
+        let n = self.params.sms;
+        let probe = self.prio.outputs(&PrioIn::default());
+        let a = probe.addr as usize;
+        let sm = self.smst[a];
+        let k = &self.ksrt[a];
+        let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
+        let inp = PrioIn {
+            trigger: self.prio_trigger,
+            sm_state: state_code(sm.state),
+            sm_ksr_valid: sm.ksr.is_some(),
+            sm_ksr: sm.ksr.unwrap_or(0),
+            smk_priority: smk.map_or(0, |k| prio4(k.priority)),
+            smk_age: smk.map_or(0, |k| k.age as u16),
+            k_valid: k.valid,
+            k_has_work: k.has_work(),
+            k_priority: prio4(k.priority),
+            k_age: k.age as u16,
+            k_wants_more: k.valid && self.wants_more(a),
+        };
+        let o = self.prio.outputs(&inp);
+        self.prio.clock(&inp);
+        self.prio_trigger = false;
+        self.prio_busy = self.prio.outputs(&PrioIn::default()).busy;
+        match o.act {
+            Act::None => {}
+            Act::Assign => {
+                let (sm, k) = (o.act_sm as usize, o.act_kernel as usize);
+                debug_assert!(sm < n);
+                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k as u8), next: None, running_tbs: 0 };
+            }
+            Act::Reserve => self.reserve(o.act_sm as usize, o.act_kernel as usize, out),
         }
     }
 
-    /// One decision of FCFS, NPQ or PPQ; returns whether it acted.
-    fn decide_priority(&mut self, out: &mut FwOut) -> bool {
-        let n = self.params.sms;
-        let top = self.ksrt.iter().filter(|k| k.valid).map(|k| k.priority).max();
-        let eligible = |k: &Ksr| k.has_work() && (self.policy != Policy::PpqExclusive || Some(k.priority) == top);
-        // Best kernel: FCFS by admission; the others by priority, then admission.
-        let key = |k: &Ksr| if self.policy == Policy::Fcfs { (0, u64::MAX - k.age) } else { (k.priority, u64::MAX - k.age) };
-        let best = (0..n).filter(|&k| eligible(&self.ksrt[k])).max_by_key(|&k| (key(&self.ksrt[k]), std::cmp::Reverse(k)));
-        let Some(best) = best else { return false };
-        if let Some(sm) = (0..n).find(|&s| self.smst[s].state == SmState::Idle) {
-            self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(best as u8), next: None, running_tbs: 0 };
-            return true;
-        }
-        if !matches!(self.policy, Policy::PpqExclusive | Policy::PpqShared) {
-            return false;
-        }
-        // Preempt only while the kernel could use more SMs than it has or is getting.
-        let b = &self.ksrt[best];
-        let have = self.smst.iter().filter(|e| (e.ksr == Some(best as u8) && e.state != SmState::Reserved) || e.next == Some(best as u8)).count() as u64;
-        if have >= b.remaining().div_ceil(b.tk as u64) {
-            return false;
-        }
-        // Victim: a running SM of the lowest-priority kernel (the youngest among equals).
-        let victim = (0..n)
-            .filter(|&s| self.smst[s].state == SmState::Running)
-            .filter(|&s| self.ksrt[self.smst[s].ksr.unwrap() as usize].priority < b.priority)
-            .min_by_key(|&s| {
-                let k = &self.ksrt[self.smst[s].ksr.unwrap() as usize];
-                (k.priority, u64::MAX - k.age, s)
-            });
-        match victim {
-            Some(sm) => {
-                self.reserve(sm, best, out);
-                true
-            }
-            None => false,
-        }
+    /// Whether kernel `k` could use more SMs than it has or is getting.
+    fn wants_more(&self, k: usize) -> bool {
+        let b = &self.ksrt[k];
+        let have = self.smst.iter().filter(|e| (e.ksr == Some(k as u8) && e.state != SmState::Reserved) || e.next == Some(k as u8)).count() as u64;
+        have < b.remaining().div_ceil(b.tk as u64)
     }
+}
+
+fn state_code(s: SmState) -> u8 {
+    match s {
+        SmState::Idle => STATE_IDLE,
+        SmState::Setup => STATE_SETUP,
+        SmState::Running => STATE_RUNNING,
+        SmState::Reserved => STATE_RESERVED,
+    }
+}
+
+/// Priorities travel as 4 bits; larger ones saturate.
+fn prio4(p: u32) -> u8 {
+    p.min(15) as u8
 }

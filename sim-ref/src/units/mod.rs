@@ -3,3 +3,4 @@
 pub mod dss;
 pub mod framework;
 pub mod lowest_first;
+pub mod prio;

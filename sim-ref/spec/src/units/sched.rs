@@ -148,3 +148,54 @@ pub mod dss {
         pub act_from: u8,
     }
 }
+
+/// The scan engine of the priority policies (FCFS, NPQ, PPQ exclusive and shared): the same
+/// serial SMST/KSRT scan as the DSS engine, ranking kernels by admission age or by priority.
+pub mod prio {
+    use serde::Serialize;
+
+    pub use super::dss::{Act, MAX_SMS, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
+
+    /// Bits of a priority.
+    pub const PRIORITY_BITS: usize = 4;
+    /// Bits of an admission age (admission order modulo 2^16; the ages of active kernels are
+    /// compared in this window).
+    pub const AGE_BITS: usize = 16;
+
+    /// Policy codes.
+    pub const MODE_FCFS: u8 = 0;
+    pub const MODE_NPQ: u8 = 1;
+    pub const MODE_PPQ_EXCLUSIVE: u8 = 2;
+    pub const MODE_PPQ_SHARED: u8 = 3;
+
+    /// Sampled every cycle; table entries at the addresses the block drives (`Out::addr`), the
+    /// SMST entry's kernel read through a second KSRT port.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct In {
+        pub trigger: bool,
+        /// SMST[addr]
+        pub sm_state: u8,
+        pub sm_ksr_valid: bool,
+        pub sm_ksr: u8,
+        /// KSRT[SMST[addr].ksr]: priority and age of the kernel running on the SM.
+        pub smk_priority: u8,
+        pub smk_age: u16,
+        /// KSRT[addr]
+        pub k_valid: bool,
+        pub k_has_work: bool,
+        pub k_priority: u8,
+        pub k_age: u16,
+        /// The kernel could use more SMs than it has or is getting (PPQ preempts only then).
+        pub k_wants_more: bool,
+    }
+
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct Out {
+        pub busy: bool,
+        pub addr: u8,
+        pub act: Act,
+        pub act_sm: u8,
+        pub act_kernel: u8,
+        pub act_from: u8,
+    }
+}

@@ -1,0 +1,271 @@
+//! `Prio`: the scan engine of the priority policies (FCFS, NPQ, PPQ exclusive and shared) of the
+//! kernel scheduling framework, one table entry per cycle.
+//!
+//! Interface: `mpgpu_spec::units::sched::prio` (reference model: `mpgpu_ref::units::prio`).
+//! Same protocol as `Dss`: a latched `trigger` starts a decision the next cycle; the block
+//! drives `addr` = 0..sms-1 and samples the SMST entry there, the KSRT entry of the kernel on
+//! that SM (`smk_*`) and the KSRT entry at `addr` (`k_*`); one more cycle decides `act` (1 assign
+//! idle SM, 2 reserve a running SM). Latency: sms + 1 cycles per decision.
+//! Parameters: 1..=16 SMs; `mode` 0 FCFS, 1 NPQ, 2 PPQ exclusive, 3 PPQ shared; 4-bit
+//! priorities, 16-bit admission ages.
+
+use mpgpu_spec::units::sched::dss::{INDEX_BITS, MAX_SMS};
+use mpgpu_spec::units::sched::prio::{AGE_BITS, PRIORITY_BITS};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PRIORITY_BITS == 4 && AGE_BITS == 16);
+
+#[derive(Clone, Debug, LogicBlock)]
+pub struct Prio {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// A kernel entered the active queue, an SM became idle or a kernel retired.
+    pub trigger: Signal<In, Bit>,
+    /// SMST[addr].state (0 idle, 1 setup, 2 running, 3 reserved).
+    pub sm_state: Signal<In, Bits<2>>,
+    /// SMST[addr].ksr is valid.
+    pub sm_ksr_valid: Signal<In, Bit>,
+    /// SMST[addr].ksr.
+    pub sm_ksr: Signal<In, Bits<4>>,
+    /// KSRT[SMST[addr].ksr].priority.
+    pub smk_priority: Signal<In, Bits<4>>,
+    /// KSRT[SMST[addr].ksr].age.
+    pub smk_age: Signal<In, Bits<16>>,
+    /// KSRT[addr] is valid.
+    pub k_valid: Signal<In, Bit>,
+    /// KSRT[addr] has blocks to issue.
+    pub k_has_work: Signal<In, Bit>,
+    /// KSRT[addr].priority.
+    pub k_priority: Signal<In, Bits<4>>,
+    /// KSRT[addr].age.
+    pub k_age: Signal<In, Bits<16>>,
+    /// KSRT[addr] could use more SMs.
+    pub k_wants_more: Signal<In, Bit>,
+    /// A decision is under way.
+    pub busy: Signal<Out, Bit>,
+    /// Table address read this cycle.
+    pub addr: Signal<Out, Bits<4>>,
+    /// 0 none, 1 assign, 2 reserve.
+    pub act: Signal<Out, Bits<2>>,
+    pub act_sm: Signal<Out, Bits<4>>,
+    pub act_kernel: Signal<Out, Bits<4>>,
+    pub act_from: Signal<Out, Bits<4>>,
+    busy_q: DFF<Bit>,
+    pending_q: DFF<Bit>,
+    deciding_q: DFF<Bit>,
+    pos_q: DFF<Bits<4>>,
+    idle_valid: DFF<Bit>,
+    idle_index: DFF<Bits<4>>,
+    top_valid: DFF<Bit>,
+    top_priority: DFF<Bits<4>>,
+    best_valid: DFF<Bit>,
+    best_index: DFF<Bits<4>>,
+    best_priority: DFF<Bits<4>>,
+    best_age: DFF<Bits<16>>,
+    best_wants: DFF<Bit>,
+    victim_valid: DFF<Bit>,
+    victim_index: DFF<Bits<4>>,
+    victim_priority: DFF<Bits<4>>,
+    victim_age: DFF<Bits<16>>,
+    victim_ksr: DFF<Bits<4>>,
+    /// sms - 1.
+    last: Constant<Bits<4>>,
+    mode: Constant<Bits<2>>,
+    /// Test-only fault: the victim is the oldest kernel's SM.
+    victim_oldest: Constant<Bit>,
+    act_code: Signal<Local, Bits<2>>,
+    better_best: Signal<Local, Bit>,
+    better_victim: Signal<Local, Bit>,
+    younger: Signal<Local, Bit>,
+    pending_next: Signal<Local, Bit>,
+    restart: Signal<Local, Bit>,
+}
+
+impl Prio {
+    /// A priority engine scanning `sms` SMs (1..=16) in policy `mode` (0..=3).
+    pub fn new(sms: usize, mode: u8, broken_victim: bool) -> Self {
+        assert!((1..=MAX_SMS).contains(&sms), "Prio supports 1..={MAX_SMS} SMs, not {sms}");
+        assert!(mode <= 3, "Prio mode {mode} is not 0..=3");
+        Self {
+            clock: Default::default(),
+            trigger: Default::default(),
+            sm_state: Default::default(),
+            sm_ksr_valid: Default::default(),
+            sm_ksr: Default::default(),
+            smk_priority: Default::default(),
+            smk_age: Default::default(),
+            k_valid: Default::default(),
+            k_has_work: Default::default(),
+            k_priority: Default::default(),
+            k_age: Default::default(),
+            k_wants_more: Default::default(),
+            busy: Default::default(),
+            addr: Default::default(),
+            act: Default::default(),
+            act_sm: Default::default(),
+            act_kernel: Default::default(),
+            act_from: Default::default(),
+            busy_q: Default::default(),
+            pending_q: Default::default(),
+            deciding_q: Default::default(),
+            pos_q: Default::default(),
+            idle_valid: Default::default(),
+            idle_index: Default::default(),
+            top_valid: Default::default(),
+            top_priority: Default::default(),
+            best_valid: Default::default(),
+            best_index: Default::default(),
+            best_priority: Default::default(),
+            best_age: Default::default(),
+            best_wants: Default::default(),
+            victim_valid: Default::default(),
+            victim_index: Default::default(),
+            victim_priority: Default::default(),
+            victim_age: Default::default(),
+            victim_ksr: Default::default(),
+            last: Constant::new(((sms - 1) as u64).into()),
+            mode: Constant::new((mode as u64).into()),
+            victim_oldest: Constant::new(broken_victim),
+            act_code: Default::default(),
+            better_best: Default::default(),
+            better_victim: Default::default(),
+            younger: Default::default(),
+            pending_next: Default::default(),
+            restart: Default::default(),
+        }
+    }
+
+    /// Marks every input as driven from outside and connects the block.
+    pub fn connect_inputs(&mut self) {
+        self.clock.connect();
+        self.trigger.connect();
+        self.sm_state.connect();
+        self.sm_ksr_valid.connect();
+        self.sm_ksr.connect();
+        self.smk_priority.connect();
+        self.smk_age.connect();
+        self.k_valid.connect();
+        self.k_has_work.connect();
+        self.k_priority.connect();
+        self.k_age.connect();
+        self.k_wants_more.connect();
+        self.connect_all();
+    }
+}
+
+impl Logic for Prio {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, busy_q, pending_q, deciding_q, pos_q, idle_valid, idle_index, top_valid, top_priority, best_valid, best_index,
+            best_priority, best_age, best_wants, victim_valid, victim_index, victim_priority, victim_age, victim_ksr
+        );
+        // Outputs.
+        self.busy.next = self.busy_q.q.val();
+        self.addr.next = self.pos_q.q.val();
+        if self.deciding_q.q.val() {
+            self.addr.next = 0.into();
+        }
+        self.act_code.next = 0.into();
+        self.act_sm.next = 0.into();
+        self.act_kernel.next = 0.into();
+        self.act_from.next = 0.into();
+        if self.busy_q.q.val()
+            & self.deciding_q.q.val()
+            & self.best_valid.q.val()
+            & !((self.mode.val() == 2) & self.top_valid.q.val() & (self.best_priority.q.val() < self.top_priority.q.val()))
+        {
+            if self.idle_valid.q.val() {
+                self.act_code.next = 1.into();
+                self.act_sm.next = self.idle_index.q.val();
+                self.act_kernel.next = self.best_index.q.val();
+            } else if (self.mode.val() >= 2)
+                & self.best_wants.q.val()
+                & self.victim_valid.q.val()
+                & (self.victim_priority.q.val() < self.best_priority.q.val())
+            {
+                self.act_code.next = 2.into();
+                self.act_sm.next = self.victim_index.q.val();
+                self.act_kernel.next = self.best_index.q.val();
+                self.act_from.next = self.victim_ksr.q.val();
+            }
+        }
+        self.act.next = self.act_code.val();
+        // Candidate comparisons.
+        if self.mode.val() == 0 {
+            self.better_best.next = !self.best_valid.q.val() | (self.k_age.val() < self.best_age.q.val());
+        } else {
+            self.better_best.next = !self.best_valid.q.val()
+                | (self.k_priority.val() > self.best_priority.q.val())
+                | ((self.k_priority.val() == self.best_priority.q.val()) & (self.k_age.val() < self.best_age.q.val()));
+        }
+        self.younger.next = self.smk_age.val() > self.victim_age.q.val();
+        if self.victim_oldest.val() {
+            self.younger.next = self.smk_age.val() < self.victim_age.q.val();
+        }
+        self.better_victim.next = !self.victim_valid.q.val()
+            | (self.smk_priority.val() < self.victim_priority.q.val())
+            | ((self.smk_priority.val() == self.victim_priority.q.val()) & self.younger.val());
+        // Next state.
+        self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
+        self.pending_q.d.next = self.pending_next.val();
+        self.restart.next = false;
+        if self.busy_q.q.val() {
+            if !self.deciding_q.q.val() {
+                if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
+                    self.idle_valid.d.next = true;
+                    self.idle_index.d.next = self.pos_q.q.val();
+                }
+                if self.k_valid.val() & (!self.top_valid.q.val() | (self.k_priority.val() > self.top_priority.q.val())) {
+                    self.top_valid.d.next = true;
+                    self.top_priority.d.next = self.k_priority.val();
+                }
+                if self.k_valid.val() & self.k_has_work.val() & self.better_best.val() {
+                    self.best_valid.d.next = true;
+                    self.best_index.d.next = self.pos_q.q.val();
+                    self.best_priority.d.next = self.k_priority.val();
+                    self.best_age.d.next = self.k_age.val();
+                    self.best_wants.d.next = self.k_wants_more.val();
+                }
+                if (self.sm_state.val() == 2) & self.sm_ksr_valid.val() & self.better_victim.val() {
+                    self.victim_valid.d.next = true;
+                    self.victim_index.d.next = self.pos_q.q.val();
+                    self.victim_priority.d.next = self.smk_priority.val();
+                    self.victim_age.d.next = self.smk_age.val();
+                    self.victim_ksr.d.next = self.sm_ksr.val();
+                }
+                if self.pos_q.q.val() == self.last.val() {
+                    self.deciding_q.d.next = true;
+                } else {
+                    self.pos_q.d.next = self.pos_q.q.val() + 1;
+                }
+            } else if (self.act_code.val() != 0) | self.pending_next.val() {
+                self.restart.next = true;
+            } else {
+                self.busy_q.d.next = false;
+            }
+        } else if self.pending_next.val() {
+            self.restart.next = true;
+        }
+        if self.restart.val() {
+            self.busy_q.d.next = true;
+            self.pending_q.d.next = false;
+            self.deciding_q.d.next = false;
+            self.pos_q.d.next = 0.into();
+            self.idle_valid.d.next = false;
+            self.idle_index.d.next = 0.into();
+            self.top_valid.d.next = false;
+            self.top_priority.d.next = 0.into();
+            self.best_valid.d.next = false;
+            self.best_index.d.next = 0.into();
+            self.best_priority.d.next = 0.into();
+            self.best_age.d.next = 0.into();
+            self.best_wants.d.next = false;
+            self.victim_valid.d.next = false;
+            self.victim_index.d.next = 0.into();
+            self.victim_priority.d.next = 0.into();
+            self.victim_age.d.next = 0.into();
+            self.victim_ksr.d.next = 0.into();
+        }
+    }
+}
