@@ -129,3 +129,31 @@ fn a_broken_priority_engine_is_caught() {
     let m = rep.mismatch.expect("the broken victim rule went unnoticed");
     assert!(m.diffs.iter().any(|d| d.field == "act_sm" || d.field == "act_from"), "{m}");
 }
+
+#[test]
+fn shipped_workloads_in_lockstep_on_both_presets() {
+    let load = |f: &str| Workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(f)).unwrap();
+    let all = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
+    let mut runs = Vec::new();
+    for preset in ["k20c", "gtx480"] {
+        for p in all {
+            for m in [Mechanism::ContextSwitch, Mechanism::Drain] {
+                runs.push((preset, "two-compute-memory.toml", p, m));
+            }
+        }
+        for w in ["four-mix.toml", "eight-mix.toml"] {
+            for p in [Policy::PpqShared, Policy::Equal] {
+                runs.push((preset, w, p, Mechanism::ContextSwitch));
+            }
+        }
+    }
+    for (preset, file, p, m) in runs {
+        let cfg = GpuConfig::preset(preset).unwrap();
+        let rep = run_dss(&cfg, &load(file), p, m, false, None, &dir().join("unused.vcd")).unwrap();
+        if let Some(x) = &rep.mismatch {
+            panic!("{preset} {file} {p:?} {m:?}: {x}");
+        }
+        let r = rep.result.unwrap_or_else(|| panic!("{preset} {file} {p:?} {m:?}: {:?}", rep.error));
+        assert!(r.processes.iter().all(|x| x.verified), "{preset} {file} {p:?} {m:?}");
+    }
+}
