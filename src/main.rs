@@ -46,8 +46,11 @@ enum Cmd {
     Cosim(CosimArgs),
     /// Write a block's Verilog to target/verilog/<block>.v.
     Verilog {
-        /// Block name (`lowest_first`).
+        /// Block name: dss, prio (the scheduling framework's policy engines) or lowest_first.
         block: String,
+        /// SMs the scheduling blocks scan (1..=16).
+        #[arg(long, default_value_t = 16)]
+        sms: usize,
         /// Output directory.
         #[arg(long, default_value = "target/verilog")]
         out: PathBuf,
@@ -232,10 +235,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bench_run(workload, &config, scaling)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Verilog { block, out } => {
-            let v = mpgpu_rtl::verilog::verilog_for(&block).ok_or_else(|| {
-                anyhow!("unknown block `{block}`; blocks: {}", mpgpu_rtl::verilog::BLOCKS.join(", "))
-            })?;
+        Cmd::Verilog { block, sms, out } => {
+            let v = mpgpu_rtl::verilog::verilog_sized(&block, sms).map_err(|e| anyhow!(e))?;
             std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
             let path = out.join(format!("{block}.v"));
             std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))?;

@@ -5,24 +5,35 @@ use rust_hdl::prelude::*;
 /// The blocks `mpgpu verilog <block>` knows.
 pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio"];
 
-/// Verilog for the named block, with its inputs marked as driven from outside.
+/// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
+/// blocks sized for the largest GPU they support).
 pub fn verilog_for(block: &str) -> Option<String> {
-    match block {
+    verilog_sized(block, mpgpu_spec::units::sched::dss::MAX_SMS).ok()
+}
+
+/// Verilog for the named block; the scheduling blocks (`dss`, `prio`) scan `sms` SMs.
+pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
+    let max = mpgpu_spec::units::sched::dss::MAX_SMS;
+    if matches!(block, "dss" | "prio") && !(1..=max).contains(&sms) {
+        return Err(format!("--sms {sms}: the scheduling blocks support 1..={max} SMs"));
+    }
+    Ok(match block {
         "lowest_first" => {
             let mut uut = crate::LowestFirst::new();
             uut.connect_inputs();
-            Some(generate_verilog(&uut))
+            generate_verilog(&uut)
         }
         "dss" => {
-            let mut uut = crate::Dss::new(mpgpu_spec::units::sched::dss::MAX_SMS, false);
+            let mut uut = crate::Dss::new(sms, false);
             uut.connect_inputs();
-            Some(generate_verilog(&uut))
+            generate_verilog(&uut)
         }
         "prio" => {
-            let mut uut = crate::Prio::new(mpgpu_spec::units::sched::dss::MAX_SMS, 3, false);
+            // Mode 3 (PPQ shared) keeps every path; the mode is a constant of the block.
+            let mut uut = crate::Prio::new(sms, 3, false);
             uut.connect_inputs();
-            Some(generate_verilog(&uut))
+            generate_verilog(&uut)
         }
-        _ => None,
-    }
+        _ => return Err(format!("unknown block `{block}`; blocks: {}", BLOCKS.join(", "))),
+    })
 }

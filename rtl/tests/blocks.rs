@@ -71,3 +71,12 @@ fn prio_synthesizes_and_lints() {
     let v = verilog_for("prio").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("prio"), &v).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn the_scheduling_blocks_synthesize_for_13_sms() {
+    for block in ["dss", "prio"] {
+        let v = mpgpu_rtl::verilog::verilog_sized(block, 13).unwrap();
+        mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir(&format!("{block}13")), &v).unwrap_or_else(|e| panic!("{block}: {e}"));
+    }
+    assert!(mpgpu_rtl::verilog::verilog_sized("dss", 17).is_err());
+}
