@@ -105,12 +105,7 @@ pub fn prio_fields(o: &prio::Out) -> Vec<Field> {
 }
 
 fn prio_like(busy: bool, addr: u8, act: dss::Act, sm: u8, kernel: u8, from: u8) -> Vec<Field> {
-    let act = match act {
-        dss::Act::None => 0,
-        dss::Act::Assign => 1,
-        dss::Act::Reserve => 2,
-    };
-    vec![("busy", 1, busy as u64), ("addr", 4, addr as u64), ("act", 2, act), ("act_sm", 4, sm as u64), ("act_kernel", 4, kernel as u64), ("act_from", 4, from as u64)]
+    vec![("busy", 1, busy as u64), ("addr", 4, addr as u64), ("act", 2, act.code() as u64), ("act_sm", 4, sm as u64), ("act_kernel", 4, kernel as u64), ("act_from", 4, from as u64)]
 }
 
 /// What a co-simulation run found.

@@ -50,25 +50,6 @@ impl DssRtl {
     }
 }
 
-/// The model's outputs as waveform fields (`act`: 0 none, 1 assign, 2 reserve).
-pub fn fields(o: &Out) -> Vec<crate::vcd::Field> {
-    let act = match o.act {
-        Act::None => 0,
-        Act::Assign => 1,
-        Act::Reserve => 2,
-    };
-    vec![
-        ("busy", 1, o.busy as u64),
-        ("addr", 4, o.addr as u64),
-        ("kmax", 4, o.kmax as u64),
-        ("kmin", 4, o.kmin as u64),
-        ("act", 2, act),
-        ("act_sm", 4, o.act_sm as u64),
-        ("act_kernel", 4, o.act_kernel as u64),
-        ("act_from", 4, o.act_from as u64),
-    ]
-}
-
 impl Unit for DssRtl {
     type In = In;
     type Out = Out;
@@ -84,11 +65,7 @@ impl Unit for DssRtl {
             addr: v(u.addr.val().to_u64()),
             kmax: v(u.kmax.val().to_u64()),
             kmin: v(u.kmin.val().to_u64()),
-            act: match u.act.val().to_u64() {
-                1 => Act::Assign,
-                2 => Act::Reserve,
-                _ => Act::None,
-            },
+            act: Act::from_code(u.act.val().to_u64()),
             act_sm: v(u.act_sm.val().to_u64()),
             act_kernel: v(u.act_kernel.val().to_u64()),
             act_from: v(u.act_from.val().to_u64()),

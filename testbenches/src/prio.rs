@@ -58,11 +58,7 @@ impl Unit for PrioRtl {
         Out {
             busy: u.busy.val(),
             addr: v(u.addr.val().to_u64()),
-            act: match u.act.val().to_u64() {
-                1 => Act::Assign,
-                2 => Act::Reserve,
-                _ => Act::None,
-            },
+            act: Act::from_code(u.act.val().to_u64()),
             act_sm: v(u.act_sm.val().to_u64()),
             act_kernel: v(u.act_kernel.val().to_u64()),
             act_from: v(u.act_from.val().to_u64()),

@@ -113,7 +113,7 @@ fn the_waveform_holds_rtl_and_expected_values() {
     for _ in 0..200 {
         h.tick_with(|u, i, o| {
             let expected = u.model.outputs(i);
-            let f = mpgpu_tb::dss::fields(&expected);
+            let f = mpgpu_tb::cosim::dss_fields(&expected);
             let blk = u.rtl.block();
             let r = rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f));
             r.sample(u.cycle, &*blk, &f, expected != *o);
@@ -169,7 +169,7 @@ fn the_waveform_marks_the_mismatch() {
     for _ in 0..400 {
         h.tick_with(|u, i, o| {
             let expected = u.model.outputs(i);
-            let f = mpgpu_tb::dss::fields(&expected);
+            let f = mpgpu_tb::cosim::dss_fields(&expected);
             let blk = u.rtl.block();
             rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f)).sample(u.cycle, &*blk, &f, expected != *o);
         });

@@ -21,7 +21,7 @@
 //! The framework around it owns the tables and applies the actions ([`Tables::apply`] does it
 //! for tests and testbenches).
 
-use mpgpu_spec::units::sched::dss::{Act, In, Out, MAX_SMS, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
+use mpgpu_spec::units::sched::dss::{Act, In, Out, MAX_SMS, STATE_IDLE, STATE_RUNNING};
 use mpgpu_spec::units::sched::{KsrEntry, SmEntry, SmState};
 use mpgpu_spec::Unit;
 
@@ -147,14 +147,6 @@ pub struct Tables {
     pub ksrt: Vec<KsrEntry>,
 }
 
-fn state_code(s: SmState) -> u8 {
-    match s {
-        SmState::Idle => STATE_IDLE,
-        SmState::Setup => STATE_SETUP,
-        SmState::Running => STATE_RUNNING,
-        SmState::Reserved => STATE_RESERVED,
-    }
-}
 
 impl Tables {
     pub fn new(sms: usize) -> Tables {
@@ -168,7 +160,7 @@ impl Tables {
         let k = self.ksrt[o.addr as usize];
         In {
             trigger,
-            sm_state: state_code(s.state),
+            sm_state: s.state.code(),
             sm_ksr_valid: s.ksr.is_some(),
             sm_ksr: s.ksr.unwrap_or(0),
             k_valid: k.valid,

@@ -12,11 +12,11 @@
 //! ones (the PTBQ is FIFO), ties go to the lowest index, a decision of a priority policy takes
 //! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
 
-use super::dss::{Dss, Tables};
+use super::dss::Dss;
 use super::prio::Prio;
-use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut, MODE_FCFS, MODE_NPQ, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
+use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut, MODE_FCFS, MODE_NPQ, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
-use mpgpu_spec::units::sched::{KsrEntry, SchedParams, SmEntry, SmState};
+use mpgpu_spec::units::sched::{SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
 use std::collections::VecDeque;
 
@@ -431,14 +431,21 @@ impl Framework {
     }
 
     fn step_dss(&mut self, out: &mut FwOut) {
-        let n = self.params.sms;
         // The DSS block reads the tables through its ports.
-        let mut t = Tables { smst: self.smst.clone(), ksrt: vec![KsrEntry::default(); n] };
-        for (k, e) in self.ksrt.iter().enumerate() {
-            t.ksrt[k] = KsrEntry { valid: e.valid, count: e.count, has_work: e.has_work(), running_sms: e.running_sms };
-        }
         let probe = self.dss.outputs(&Default::default());
-        let inp = t.inputs(self.dss_trigger, &probe);
+        let (sm, k) = (self.smst[probe.addr as usize], &self.ksrt[probe.addr as usize]);
+        let inp = DssIn {
+            trigger: self.dss_trigger,
+            sm_state: sm.state.code(),
+            sm_ksr_valid: sm.ksr.is_some(),
+            sm_ksr: sm.ksr.unwrap_or(0),
+            k_valid: k.valid,
+            k_count: k.count,
+            k_has_work: k.has_work(),
+            k_running: k.running_sms > 0,
+            count_max: self.ksrt[probe.kmax as usize].count,
+            count_min: self.ksrt[probe.kmin as usize].count,
+        };
         let o = self.dss.outputs(&inp);
         self.dss.clock(&inp);
         self.dss_trigger = false;
@@ -477,7 +484,7 @@ impl Framework {
         let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
         let inp = PrioIn {
             trigger: self.prio_trigger,
-            sm_state: state_code(sm.state),
+            sm_state: sm.state.code(),
             sm_ksr_valid: sm.ksr.is_some(),
             sm_ksr: sm.ksr.unwrap_or(0),
             smk_priority: smk.map_or(0, |k| prio4(k.priority)),
@@ -508,15 +515,6 @@ impl Framework {
         let b = &self.ksrt[k];
         let have = self.smst.iter().filter(|e| (e.ksr == Some(k as u8) && e.state != SmState::Reserved) || e.next == Some(k as u8)).count() as u64;
         have < b.remaining().div_ceil(b.tk as u64)
-    }
-}
-
-fn state_code(s: SmState) -> u8 {
-    match s {
-        SmState::Idle => STATE_IDLE,
-        SmState::Setup => STATE_SETUP,
-        SmState::Running => STATE_RUNNING,
-        SmState::Reserved => STATE_RESERVED,
     }
 }
 

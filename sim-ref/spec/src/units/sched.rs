@@ -54,6 +54,18 @@ pub enum SmState {
     Reserved,
 }
 
+impl SmState {
+    /// The state's code on the wire (`dss::STATE_*`).
+    pub fn code(self) -> u8 {
+        match self {
+            SmState::Idle => dss::STATE_IDLE,
+            SmState::Setup => dss::STATE_SETUP,
+            SmState::Running => dss::STATE_RUNNING,
+            SmState::Reserved => dss::STATE_RESERVED,
+        }
+    }
+}
+
 /// One SMST entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SmEntry {
@@ -131,6 +143,26 @@ pub mod dss {
         /// Reserve running SM `sm` of kernel `from` for `kernel`; a token moves from `kernel`
         /// to `from`.
         Reserve,
+    }
+
+    impl Act {
+        /// The 2-bit code on the wire: 0 none, 1 assign, 2 reserve.
+        pub fn code(self) -> u8 {
+            match self {
+                Act::None => 0,
+                Act::Assign => 1,
+                Act::Reserve => 2,
+            }
+        }
+
+        /// The action a 2-bit code stands for (3 is unused and reads as none).
+        pub fn from_code(c: u64) -> Act {
+            match c {
+                1 => Act::Assign,
+                2 => Act::Reserve,
+                _ => Act::None,
+            }
+        }
     }
 
     /// Driven every cycle.
