@@ -5,8 +5,12 @@ pub mod check;
 pub mod dss;
 pub mod lowest_first;
 pub mod prio;
+pub mod ram;
+pub mod sched;
 pub mod verilog;
 
 pub use dss::Dss;
 pub use lowest_first::LowestFirst;
 pub use prio::Prio;
+pub use ram::AsyncRam;
+pub use sched::{Sched, SchedFaults, SCHED_MODE_DSS};

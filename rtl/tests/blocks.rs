@@ -61,6 +61,15 @@ fn the_verilog_check_rejects_a_latch() {
 }
 
 #[test]
+fn the_verilog_check_rejects_a_combinational_loop_across_modules() {
+    let looped = "module inv(input wire a, output wire y); assign y = ~a; endmodule\n\
+                  module top(input wire clock, output reg q); wire y; reg a; inv u(.a(a), .y(y));\n\
+                  always @(*) a = y; always @(posedge clock) q <= a; endmodule\n";
+    let e = mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("loop_negative"), looped).unwrap_err();
+    assert!(e.contains("yosys failed"), "{e}");
+}
+
+#[test]
 fn dss_synthesizes_and_lints() {
     let v = verilog_for("dss").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("dss"), &v).unwrap_or_else(|e| panic!("{e}"));
@@ -73,8 +82,14 @@ fn prio_synthesizes_and_lints() {
 }
 
 #[test]
+fn the_scheduling_framework_synthesizes_and_lints() {
+    let v = verilog_for("sched").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("sched"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn the_scheduling_blocks_synthesize_for_13_sms() {
-    for block in ["dss", "prio"] {
+    for block in ["dss", "prio", "sched"] {
         let v = mpgpu_rtl::verilog::verilog_sized(block, 13).unwrap();
         mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir(&format!("{block}13")), &v).unwrap_or_else(|e| panic!("{block}: {e}"));
     }

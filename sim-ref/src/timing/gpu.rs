@@ -16,7 +16,8 @@ use crate::config::GpuConfig;
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
-use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy};
+use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy, SchedUnit};
+use mpgpu_spec::units::sched::fw::{MAX_GRID_BLOCKS, MAX_TMAX};
 use crate::workload::{self, Workload};
 use mpgpu_spec::units::sched::SchedParams;
 use std::collections::{HashMap, VecDeque};
@@ -101,6 +102,8 @@ pub enum SimError {
     MaxCycles { cycles: u64, report: String },
     /// Nothing can make progress (or nothing has for the watchdog interval).
     Stuck { cycle: u64, report: String },
+    /// A co-simulated unit parted from its reference model; the run stopped there.
+    Cosim { cycle: u64, detail: String },
 }
 
 impl fmt::Display for SimError {
@@ -114,6 +117,7 @@ impl fmt::Display for SimError {
             SimError::BadLaunch(m) => write!(f, "{m}"),
             SimError::MaxCycles { cycles, report } => write!(f, "stopped at --max-cycles {cycles} before the workload finished\n{report}"),
             SimError::Stuck { cycle, report } => write!(f, "no progress possible at cycle {cycle} (watchdog)\n{report}"),
+            SimError::Cosim { cycle, detail } => write!(f, "co-simulation stopped at GPU cycle {cycle}: {detail}"),
         }
     }
 }
@@ -204,14 +208,17 @@ pub struct Gpu {
 /// The kernel scheduling framework with the SM driver around it: the queues that feed it one
 /// event of each kind per cycle, and the context switches in progress.
 struct FwDriver {
-    fw: Framework,
+    /// The framework: its reference model, or (in a co-simulation) its RTL in the loop.
+    fw: Box<dyn SchedUnit>,
+    policy: Policy,
+    mechanism: Mechanism,
     cmds: VecDeque<KernelCmd>,
     done: VecDeque<u8>,
     /// Saved blocks: (cycle the save completes, SM, block index), in completion order.
-    saving_q: VecDeque<(u64, u8, u64)>,
+    saving_q: VecDeque<(u64, u8, u32)>,
     /// SMs whose blocks are being switched out.
     switching: Vec<bool>,
-    saved: HashMap<(usize, u64), SavedBlock>,
+    saved: HashMap<(usize, u32), SavedBlock>,
     /// Tokens per process for DSS (Equal Spatial Sharing when a process gives none).
     procs: usize,
     pub preemptions: u64,
@@ -220,7 +227,7 @@ struct FwDriver {
 
 impl FwDriver {
     fn pending(&self) -> bool {
-        self.fw.busy() || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
+        self.fw.model().busy() || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
     }
 }
 
@@ -320,6 +327,27 @@ impl Gpu {
         dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
         prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
     ) -> Result<Gpu, String> {
+        let (mut dss, mut prio) = (dss, prio);
+        Gpu::with_sched_unit(cfg, policy, mechanism, procs, &mut |mut f| {
+            if let Some(d) = dss.take() {
+                f.set_dss(d);
+            }
+            if let Some(p) = prio.take() {
+                f.set_prio(p);
+            }
+            Box::new(f)
+        })
+    }
+
+    /// A GPU with the framework `make` builds around its reference model (a co-simulation
+    /// puts the framework's RTL in the loop this way).
+    pub fn with_sched_unit(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
+    ) -> Result<Gpu, String> {
         if cfg.sm.len() != 1 {
             return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
         }
@@ -327,19 +355,15 @@ impl Gpu {
         if n > mpgpu_spec::units::sched::dss::MAX_SMS {
             return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::dss::MAX_SMS, cfg.name));
         }
+        if cfg.sm[0].blocks as usize > MAX_TMAX {
+            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
+        }
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
         g.fw = Some(FwDriver {
-            fw: {
-                let mut f = Framework::new(params, policy, mechanism);
-                if let Some(d) = dss {
-                    f.set_dss(d);
-                }
-                if let Some(p) = prio {
-                    f.set_prio(p);
-                }
-                f
-            },
+            fw: make(Framework::new(params, policy, mechanism)),
+            policy,
+            mechanism,
             cmds: VecDeque::new(),
             done: VecDeque::new(),
             saving_q: VecDeque::new(),
@@ -353,8 +377,8 @@ impl Gpu {
     }
 
     /// The framework, when the GPU has one.
-    pub fn framework(&self) -> Option<&Framework> {
-        self.fw.as_ref().map(|d| &d.fw)
+    pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        self.fw.as_ref().map(|d| d.fw.model())
     }
 
     /// One cycle of the framework and its SM driver.
@@ -369,7 +393,7 @@ impl Gpu {
                 let saved = save_block_parts(&mut self.sms[sm], sm, b, now, &self.cfg, &mut self.gmem, &mut self.mem).unwrap();
                 let l = &saved.template.info.launch;
                 let c = saved.template.ctaid;
-                let tb = c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64);
+                let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
                 d.saving_q.push_back((saved.ready_at, sm as u8, tb));
                 d.saved.insert((saved.template.info.id, tb), saved);
             }
@@ -385,13 +409,17 @@ impl Gpu {
             _ => None,
         };
         let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now };
-        let out = d.fw.tick(&input);
+        let out = d.fw.outputs(&input);
+        d.fw.clock(&input);
+        if let Some(detail) = d.fw.halted() {
+            return Err(SimError::Cosim { cycle: now, detail });
+        }
         if out.cmd_taken {
             d.cmds.pop_front();
         }
         if let Some(sm) = out.preempt {
             d.preemptions += 1;
-            if d.fw.mechanism == Mechanism::ContextSwitch {
+            if d.mechanism == Mechanism::ContextSwitch {
                 d.switching[sm as usize] = true;
                 for b in self.sms[sm as usize].blocks_resident() {
                     self.sms[sm as usize].freeze_block(b);
@@ -401,7 +429,7 @@ impl Gpu {
         if let Some(t) = out.issue {
             let sm = t.sm as usize;
             if t.restore {
-                let saved = d.saved.remove(&(t.handle, t.tb)).expect("a PTBQ entry without a saved context");
+                let saved = d.saved.remove(&(t.handle as usize, t.tb)).expect("a PTBQ entry without a saved context");
                 d.restores += 1;
                 let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
                 assert!(self.sms[sm].fits(&ctx.info.launch), "the framework restored a block onto a full SM");
@@ -409,12 +437,12 @@ impl Gpu {
                 let start = now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
                 self.sms[sm].restore_block_at(now, ctx, start);
             } else {
-                let ls = &mut self.launches[t.handle];
+                let ls = &mut self.launches[t.handle as usize];
                 assert!(self.sms[sm].fits(&ls.info.launch), "the framework issued a block onto a full SM");
                 ls.next_block += 1;
                 ls.first_block_at.get_or_insert(now);
                 let info = ls.info.clone();
-                self.sms[sm].place_block(now, &info, t.tb);
+                self.sms[sm].place_block(now, &info, t.tb as u64);
             }
         }
         Ok(())
@@ -509,6 +537,12 @@ impl Gpu {
         }
         let id = self.launches.len();
         let blocks = l.num_blocks();
+        if self.fw.is_some() && (id > u16::MAX as usize || blocks > MAX_GRID_BLOCKS) {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{}` of process `{}`: the scheduling framework takes at most {} launches of at most {MAX_GRID_BLOCKS} blocks (this is launch {id} with {blocks} blocks)",
+                l.kernel.name, self.procs[p].name, u16::MAX as usize + 1
+            )));
+        }
         let timing = KernelTiming::new(&l.kernel);
         self.launches.push(LaunchState {
             info: Arc::new(LaunchInfo { id, launch: l, timing }),
@@ -526,8 +560,9 @@ impl Gpu {
             let occ = self.cfg.sm[0].occupancy(&f);
             let order = self.procs[..p].len();
             let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
-            let tokens = if d.fw.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
-            d.cmds.push_back(KernelCmd { handle: id, tbs: blocks, tk: occ.blocks, priority: self.procs[p].priority, tokens });
+            let tokens = if d.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
+            let priority = self.procs[p].priority.min(15) as u8;
+            d.cmds.push_back(KernelCmd { handle: id as u16, tbs: blocks as u32, tk: occ.blocks as u8, priority, tokens });
             return Ok(());
         }
         let view = DispatchView { sms: &self.sms, launches: &self.launches };
@@ -775,7 +810,7 @@ impl Gpu {
             config: self.cfg.name.clone(),
             sm_count: self.sms.len() as u32,
             dispatcher: match &self.fw {
-                Some(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.fw.policy.name(), d.fw.mechanism, d.preemptions, d.restores),
+                Some(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.policy.name(), d.mechanism, d.preemptions, d.restores),
                 None => self.dispatcher.name().to_string(),
             },
             cycles: self.now,

@@ -5,17 +5,32 @@
 //! DSS, and DSS in the Equal Spatial Sharing configuration), with preemption by context switch
 //! or by draining.
 //!
-//! One call of [`Framework::tick`] is one clock cycle. Each cycle it takes at most one kernel
-//! command, one finished block and one saved block (the GPU queues the rest), and issues at
-//! most one block. SMs are shared spatially: an SM runs blocks of one kernel at a time.
-//! Decisions are those of `docs/sched-framework.md`: preempted blocks are issued before new
-//! ones (the PTBQ is FIFO), ties go to the lowest index, a decision of a priority policy takes
-//! as long as the DSS scan (N_SM + 1 cycles), setup takes one cycle.
+//! The framework is a [`Unit`] with the interface `mpgpu_spec::units::sched::fw`, and the RTL
+//! block `rtl/src/sched.rs` implements the same cycle contract (`docs/sched-framework.md`):
+//! everything a cycle decides is computed from the registers at the start of the cycle and the
+//! inputs, and takes effect at the clock edge. Each cycle it takes at most one kernel command,
+//! one finished block and one saved block (the GPU queues the rest), and
+//! - retires the finished block's kernel if that was its last block;
+//! - handles one SM event, the lowest-index SM with one: a running SM with no blocks whose
+//!   kernel has no work left is released (idle, its token back to its kernel), a reserved SM
+//!   with no blocks left has finished its preemption (setup for the kernel it was reserved for,
+//!   or idle, the token back, if that kernel has no work left);
+//! - admits the command into the lowest KSRT entry that is free and no SM refers to;
+//! - applies the policy engine's decision if it still holds (an assignment to a valid kernel,
+//!   a reservation of an SM still running the kernel it was taken from);
+//! - issues at most one block: to the next running SM (round robin) with room whose kernel
+//!   has work, preempted blocks (the PTBQ, FIFO) before new ones.
+//!
+//! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
+//! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
+//! DSS scan (N_SM + 1 cycles).
 
 use super::dss::Dss;
 use super::prio::Prio;
 use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut, MODE_FCFS, MODE_NPQ, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
+use mpgpu_spec::units::sched::fw::{KsrState, SmState as SmWire, State};
+pub use mpgpu_spec::units::sched::fw::{In as FwIn, KernelCmd, Out as FwOut, TbIssue};
 use mpgpu_spec::units::sched::{SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
 use std::collections::VecDeque;
@@ -59,7 +74,8 @@ impl Policy {
             Policy::Equal => "equal",
         }
     }
-    fn uses_dss(self) -> bool {
+    /// Whether the policy runs on the DSS engine (else on the priority scan engine).
+    pub fn uses_dss(self) -> bool {
         matches!(self, Policy::Dss | Policy::Equal)
     }
     /// The priority scan engine's mode code (DSS policies use the DSS engine instead).
@@ -92,76 +108,72 @@ impl Mechanism {
     }
 }
 
-/// A kernel launch as a command buffer presents it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KernelCmd {
-    /// The GPU's name for the launch.
-    pub handle: usize,
-    /// Thread blocks in the grid.
-    pub tbs: u64,
-    /// Blocks of this kernel an SM holds (the occupancy rule), T_k.
-    pub tk: u32,
-    pub priority: u32,
-    /// DSS tokens (ignored by the priority policies). For Equal Spatial Sharing the command
-    /// processor gives each process floor(N_SM / N_p) tokens, one more to the first N_SM mod N_p
-    /// processes (`units::dss::equal_share_tokens`).
-    pub tokens: i8,
+/// The framework as the GPU holds it: a unit with its cycle interface, and a view of its
+/// reference model (for the policy's reports and for knowing when cycles may be skipped).
+pub trait SchedUnit: Unit<In = FwIn, Out = FwOut> {
+    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_>;
+    /// Set when a co-simulation has found the RTL and the model apart: the run stops.
+    fn halted(&self) -> Option<String> {
+        None
+    }
 }
 
-/// One cycle's inputs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FwIn {
-    pub cmd: Option<KernelCmd>,
-    /// A block finished on this SM.
-    pub tb_done: Option<u8>,
-    /// The context of block `tb` of the SM's kernel has been saved.
-    pub tb_saved: Option<(u8, u64)>,
-}
-
-/// One block to start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TbIssue {
-    pub sm: u8,
-    pub handle: usize,
-    pub tb: u64,
-    /// The block comes from the PTBQ: restore its context.
-    pub restore: bool,
-}
-
-/// One cycle's outputs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FwOut {
-    pub cmd_taken: bool,
-    pub issue: Option<TbIssue>,
-    /// Start preempting this SM (context switch: save its blocks; drain: nothing to do).
-    pub preempt: Option<u8>,
-    /// This launch has finished and left the KSRT.
-    pub retired: Option<usize>,
+impl SchedUnit for Framework {
+    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
+        Box::new(self)
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 struct Ksr {
     valid: bool,
-    handle: usize,
-    tbs: u64,
-    next_tb: u64,
-    done_tbs: u64,
-    tk: u32,
-    priority: u32,
-    /// Admission order.
-    age: u64,
+    handle: u16,
+    tbs: u32,
+    next_tb: u32,
+    done_tbs: u32,
+    tk: u8,
+    priority: u8,
+    /// Admission order modulo 2^16 (what the hardware keeps).
+    age: u16,
+    /// Admission order, unbounded (reports only).
+    seq: u64,
     count: i8,
-    running_sms: u8,
-    ptbq: VecDeque<u64>,
+    ptbq: VecDeque<u32>,
 }
 
 impl Ksr {
     fn has_work(&self) -> bool {
         self.valid && (self.next_tb < self.tbs || !self.ptbq.is_empty())
     }
-    fn remaining(&self) -> u64 {
-        self.tbs - self.next_tb + self.ptbq.len() as u64
+    fn remaining(&self) -> u32 {
+        self.tbs - self.next_tb + self.ptbq.len() as u32
     }
+}
+
+/// The policy engine's decision as applied this cycle.
+#[derive(Clone, Copy, Debug, Default)]
+struct Action {
+    act: Act,
+    sm: usize,
+    kernel: usize,
+    from: usize,
+}
+
+/// Everything one cycle decides (combinational), before the clock edge applies it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Comb {
+    out: FwOut,
+    /// The SM with this cycle's event, and whether it goes to setup (a completed preemption
+    /// whose kernel has work) rather than idle.
+    event: Option<(usize, bool)>,
+    retire: Option<usize>,
+    admit: Option<usize>,
+    trigger: bool,
+    dss_in: DssIn,
+    prio_in: PrioIn,
+    action: Action,
+    /// (SM, kernel, from the PTBQ)
+    issue: Option<(usize, usize, bool)>,
 }
 
 pub struct Framework {
@@ -170,40 +182,26 @@ pub struct Framework {
     pub mechanism: Mechanism,
     ksrt: Vec<Ksr>,
     smst: Vec<SmEntry>,
-    /// KSR indices in admission order.
-    active: Vec<u8>,
     admitted: u64,
-    /// The DSS policy engine: the reference model, or (in a co-simulation) anything with its
-    /// cycle interface, such as the RTL in the loop.
+    /// The DSS policy engine: the reference model, or anything with its cycle interface.
     dss: Box<dyn Unit<In = DssIn, Out = DssOut>>,
-    dss_trigger: bool,
-    /// The DSS engine's `busy` output of the last cycle.
-    dss_busy: bool,
     /// The scan engine of the priority policies.
     prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>,
-    prio_trigger: bool,
-    prio_busy: bool,
     issue_ptr: usize,
     pub cycle: u64,
 }
 
 impl Framework {
     pub fn new(params: SchedParams, policy: Policy, mechanism: Mechanism) -> Framework {
-        let dss: Box<dyn Unit<In = DssIn, Out = DssOut>> = Box::new(Dss::new(params.sms));
         Framework {
             params,
             policy,
             mechanism,
             ksrt: vec![Ksr::default(); params.sms],
             smst: vec![SmEntry::default(); params.sms],
-            active: Vec::new(),
             admitted: 0,
-            dss,
-            dss_trigger: false,
-            dss_busy: false,
+            dss: Box::new(Dss::new(params.sms)),
             prio: Box::new(Prio::new(params.sms, policy.prio_mode())),
-            prio_trigger: false,
-            prio_busy: false,
             issue_ptr: 0,
             cycle: 0,
         }
@@ -230,295 +228,341 @@ impl Framework {
         self.ksrt.iter().map(|k| if k.valid { k.count } else { 0 }).collect()
     }
 
+    /// Valid KSR indices in admission order.
+    fn active(&self) -> Vec<usize> {
+        let mut a: Vec<usize> = (0..self.ksrt.len()).filter(|&k| self.ksrt[k].valid).collect();
+        a.sort_by_key(|&k| self.ksrt[k].seq);
+        a
+    }
+
     /// SMs running each active launch, by handle, in admission order.
-    pub fn partition(&self) -> Vec<(usize, usize)> {
-        self.active
-            .iter()
-            .map(|&k| (self.ksrt[k as usize].handle, self.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k)).count()))
+    pub fn partition(&self) -> Vec<(u16, usize)> {
+        self.active()
+            .into_iter()
+            .map(|k| (self.ksrt[k].handle, self.smst.iter().filter(|e| e.state == SmState::Running && e.ksr == Some(k as u8)).count()))
             .collect()
     }
 
     /// SMs each active launch owns as the policy sees it (running or setting up for it, or
     /// reserved for it and still being preempted), by handle, in admission order.
-    pub fn allocation(&self) -> Vec<(usize, usize)> {
-        self.active
-            .iter()
-            .map(|&k| {
-                let n = self
-                    .smst
-                    .iter()
-                    .filter(|e| match e.state {
-                        SmState::Running | SmState::Setup => e.ksr == Some(k),
-                        SmState::Reserved => e.next == Some(k),
-                        SmState::Idle => false,
-                    })
-                    .count();
-                (self.ksrt[k as usize].handle, n)
-            })
-            .collect()
+    pub fn allocation(&self) -> Vec<(u16, usize)> {
+        self.active().into_iter().map(|k| (self.ksrt[k].handle, self.owned(k))).collect()
     }
 
     /// Blocks waiting in each PTBQ, by handle.
-    pub fn ptbq_lengths(&self) -> Vec<(usize, usize)> {
-        self.active.iter().map(|&k| (self.ksrt[k as usize].handle, self.ksrt[k as usize].ptbq.len())).collect()
+    pub fn ptbq_lengths(&self) -> Vec<(u16, usize)> {
+        self.active().into_iter().map(|k| (self.ksrt[k].handle, self.ksrt[k].ptbq.len())).collect()
     }
 
-    /// Whether anything is under way (a decision, a setup or a preemption).
+    /// SMs kernel `k` has or is getting: in setup or running for it, or reserved for it.
+    fn owned(&self, k: usize) -> usize {
+        let k = Some(k as u8);
+        self.smst
+            .iter()
+            .filter(|e| match e.state {
+                SmState::Running | SmState::Setup => e.ksr == k,
+                SmState::Reserved => e.next == k,
+                SmState::Idle => false,
+            })
+            .count()
+    }
+
+    /// Whether kernel `k` could use more SMs than it has or is getting (PPQ preempts only
+    /// then): owned x T_k < blocks left.
+    fn wants_more(&self, k: usize) -> bool {
+        let b = &self.ksrt[k];
+        b.valid && (self.owned(k) as u32) * (b.tk as u32) < b.remaining()
+    }
+
+    /// Whether some SM runs kernel `k`.
+    fn running(&self, k: usize) -> bool {
+        self.smst.iter().any(|e| e.state == SmState::Running && e.ksr == Some(k as u8))
+    }
+
+    /// Whether anything is under way that needs the clock (a decision, a setup, a
+    /// preemption, a release or an issue pending): when not, the GPU may skip cycles.
     pub fn busy(&self) -> bool {
-        self.dss_busy
-            || self.dss_trigger
-            || self.prio_busy
-            || self.prio_trigger
-            || self.smst.iter().any(|e| matches!(e.state, SmState::Setup | SmState::Reserved))
-    }
-
-    fn trigger(&mut self) {
-        if self.policy.uses_dss() {
-            self.dss_trigger = true;
-        } else {
-            self.prio_trigger = true;
-        }
-    }
-
-    /// Gives an SM back: idle, its token returned, the policy told.
-    fn release_sm(&mut self, sm: usize) {
-        if let Some(k) = self.smst[sm].ksr {
-            let k = &mut self.ksrt[k as usize];
-            k.count = k.count.saturating_add(1);
-            if self.smst[sm].state == SmState::Running {
-                k.running_sms -= 1;
-            }
-        }
-        self.smst[sm] = SmEntry::default();
-        self.trigger();
-    }
-
-    fn preemption_done(&mut self, sm: usize) {
-        let next = self.smst[sm].next;
-        match next {
-            Some(k) if self.ksrt[k as usize].has_work() => {
-                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k), next: None, running_tbs: 0 };
-            }
-            _ => {
-                // The kernel it was reserved for ran out of work meanwhile: the token it paid
-                // at the reservation comes back, and the SM is free.
-                if let Some(k) = next {
-                    let k = &mut self.ksrt[k as usize];
-                    if k.valid {
-                        k.count = k.count.saturating_add(1);
-                    }
+        self.dss.outputs(&DssIn::default()).busy
+            || self.prio.outputs(&PrioIn::default()).busy
+            || self.smst.iter().any(|e| match e.state {
+                SmState::Setup | SmState::Reserved => true,
+                SmState::Running => {
+                    let k = &self.ksrt[e.ksr.unwrap() as usize];
+                    (e.running_tbs == 0 && !k.has_work()) || (e.running_tbs < k.tk && k.has_work())
                 }
-                self.smst[sm] = SmEntry::default();
-                self.trigger();
-            }
+                SmState::Idle => false,
+            })
+    }
+
+    /// The architectural state the co-simulation compares (invalid KSRT entries read as zero).
+    pub fn state(&self) -> State {
+        State {
+            smst: self
+                .smst
+                .iter()
+                .map(|e| SmWire {
+                    state: e.state.code(),
+                    ksr_valid: e.ksr.is_some(),
+                    ksr: e.ksr.unwrap_or(0),
+                    next_valid: e.next.is_some(),
+                    next: e.next.unwrap_or(0),
+                    running_tbs: e.running_tbs,
+                })
+                .collect(),
+            ksrt: self
+                .ksrt
+                .iter()
+                .map(|k| {
+                    if !k.valid {
+                        return KsrState::default();
+                    }
+                    KsrState {
+                        valid: true,
+                        handle: k.handle,
+                        tbs: k.tbs,
+                        next_tb: k.next_tb,
+                        done_tbs: k.done_tbs,
+                        tk: k.tk,
+                        priority: k.priority,
+                        age: k.age,
+                        count: k.count,
+                        ptbq_len: k.ptbq.len() as u16,
+                    }
+                })
+                .collect(),
+            admitted: self.admitted as u16,
+            issue_ptr: self.issue_ptr as u8,
         }
     }
 
-    fn retire_if_done(&mut self, k: usize, out: &mut FwOut) {
-        let e = &self.ksrt[k];
-        if !e.valid || e.done_tbs < e.tbs {
-            return;
-        }
-        assert!(e.ptbq.is_empty(), "kernel retired with preempted blocks queued");
-        out.retired = Some(e.handle);
-        for sm in 0..self.params.sms {
-            if self.smst[sm].ksr == Some(k as u8) && self.smst[sm].state != SmState::Reserved {
-                self.release_sm(sm);
-            }
-        }
-        self.ksrt[k].valid = false;
-        self.active.retain(|&a| a as usize != k);
-        self.trigger();
+    /// Blocks resident on SM `s` after this cycle's completions and saves.
+    fn left_after(&self, s: usize, i: &FwIn) -> u8 {
+        let gone = u8::from(i.tb_done == Some(s as u8)) + u8::from(i.tb_saved.is_some_and(|(x, _)| x == s as u8));
+        self.smst[s].running_tbs.checked_sub(gone).unwrap_or_else(|| panic!("SM {s} reported more finished or saved blocks than it ran"))
     }
 
-    /// One clock cycle.
-    pub fn tick(&mut self, i: &FwIn) -> FwOut {
-        let mut out = FwOut::default();
+    fn comb(&self, i: &FwIn) -> Comb {
         let n = self.params.sms;
-        // Setup finishes (SMs that entered setup in an earlier cycle).
-        for sm in 0..n {
-            if self.smst[sm].state == SmState::Setup {
-                self.smst[sm].state = SmState::Running;
-                let k = self.smst[sm].ksr.unwrap() as usize;
-                self.ksrt[k].running_sms += 1;
+        let mut c = Comb::default();
+        // Retirement: the finished block was its kernel's last.
+        if let Some(s) = i.tb_done {
+            let k = self.smst[s as usize].ksr.expect("a block finished on an SM with no kernel") as usize;
+            let e = &self.ksrt[k];
+            if e.valid && e.done_tbs + 1 == e.tbs {
+                debug_assert!(e.ptbq.is_empty(), "kernel retired with preempted blocks queued");
+                c.retire = Some(k);
+                c.out.retired = Some(e.handle);
             }
         }
-        // A finished block.
-        if let Some(sm) = i.tb_done {
-            let sm = sm as usize;
-            let k = self.smst[sm].ksr.expect("a block finished on an SM with no kernel") as usize;
-            assert!(self.smst[sm].running_tbs > 0, "SM {sm} reported more finished blocks than it ran");
-            self.smst[sm].running_tbs -= 1;
-            self.ksrt[k].done_tbs += 1;
-            if self.smst[sm].state == SmState::Running && self.smst[sm].running_tbs == 0 && !self.ksrt[k].has_work() {
-                self.release_sm(sm);
+        // The SM event.
+        for s in 0..n {
+            let e = self.smst[s];
+            let empty = self.left_after(s, i) == 0;
+            match e.state {
+                SmState::Running if empty && !self.ksrt[e.ksr.unwrap() as usize].has_work() => {
+                    c.event = Some((s, false));
+                }
+                SmState::Reserved if empty => {
+                    c.event = Some((s, e.next.is_some_and(|k| self.ksrt[k as usize].has_work())));
+                }
+                _ => continue,
             }
-            self.retire_if_done(k, &mut out);
+            break;
         }
-        // A saved block goes to its kernel's PTBQ.
-        if let Some((sm, tb)) = i.tb_saved {
-            let sm = sm as usize;
-            let k = self.smst[sm].ksr.expect("a block was saved on an SM with no kernel") as usize;
-            self.smst[sm].running_tbs -= 1;
-            self.ksrt[k].ptbq.push_back(tb);
-            assert!(self.ksrt[k].ptbq.len() <= self.params.ptbq_entries(), "PTBQ overflow");
+        // Admission into the lowest free entry no SM refers to.
+        if i.cmd.is_some() {
+            c.admit = (0..n).find(|&k| !self.ksrt[k].valid && !self.smst.iter().any(|e| e.ksr == Some(k as u8) || e.next == Some(k as u8)));
+            c.out.cmd_taken = c.admit.is_some();
         }
-        // Preemptions that have completed (every block gone), and SMs whose kernel has nothing
-        // left to give them.
-        for sm in 0..n {
-            let e = self.smst[sm];
-            if e.state == SmState::Reserved && e.running_tbs == 0 {
-                self.preemption_done(sm);
-            } else if e.state == SmState::Running && e.running_tbs == 0 && !self.ksrt[e.ksr.unwrap() as usize].has_work() {
-                self.release_sm(sm);
-            }
-        }
-        // Admission: a command enters the active queue (the KSRT's lowest free entry).
-        if let Some(c) = i.cmd {
-            if let Some(k) = (self.active.len() < n).then(|| self.ksrt.iter().position(|k| !k.valid)).flatten() {
-                // (Equal Spatial Sharing tokens are per process: the command carries them.)
-                let tokens = c.tokens;
-                self.ksrt[k] = Ksr {
-                    valid: true,
-                    handle: c.handle,
-                    tbs: c.tbs,
-                    next_tb: 0,
-                    done_tbs: 0,
-                    tk: c.tk.max(1),
-                    priority: c.priority,
-                    age: self.admitted,
-                    count: tokens,
-                    running_sms: 0,
-                    ptbq: VecDeque::new(),
-                };
-                self.admitted += 1;
-                self.active.push(k as u8);
-                out.cmd_taken = true;
-                self.trigger();
-            }
-        }
-        // The policy.
-        if self.policy.uses_dss() {
-            self.step_dss(&mut out);
+        c.trigger = c.retire.is_some() || c.admit.is_some() || matches!(c.event, Some((_, false)));
+        // The policy engine, reading the tables at the addresses it drives.
+        let o = if self.policy.uses_dss() {
+            let probe = self.dss.outputs(&DssIn::default());
+            let (sm, k) = (self.smst[probe.addr as usize], &self.ksrt[probe.addr as usize]);
+            c.dss_in = DssIn {
+                trigger: c.trigger,
+                sm_state: sm.state.code(),
+                sm_ksr_valid: sm.ksr.is_some(),
+                sm_ksr: sm.ksr.unwrap_or(0),
+                k_valid: k.valid,
+                k_count: k.count,
+                k_has_work: k.has_work(),
+                k_running: self.running(probe.addr as usize),
+                count_max: self.ksrt[probe.kmax as usize].count,
+                count_min: self.ksrt[probe.kmin as usize].count,
+            };
+            let o = self.dss.outputs(&c.dss_in);
+            (o.act, o.act_sm, o.act_kernel, o.act_from)
         } else {
-            self.step_priority(&mut out);
+            let a = self.prio.outputs(&PrioIn::default()).addr as usize;
+            let sm = self.smst[a];
+            let k = &self.ksrt[a];
+            let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
+            c.prio_in = PrioIn {
+                trigger: c.trigger,
+                sm_state: sm.state.code(),
+                sm_ksr_valid: sm.ksr.is_some(),
+                sm_ksr: sm.ksr.unwrap_or(0),
+                smk_priority: smk.map_or(0, |k| k.priority),
+                smk_age: smk.map_or(0, |k| k.age),
+                k_valid: k.valid,
+                k_has_work: k.has_work(),
+                k_priority: k.priority,
+                k_age: k.age,
+                k_wants_more: self.wants_more(a),
+            };
+            let o = self.prio.outputs(&c.prio_in);
+            (o.act, o.act_sm, o.act_kernel, o.act_from)
+        };
+        // The decision, if it still holds.
+        let (act, sm, kernel, from) = (o.0, o.1 as usize, o.2 as usize, o.3 as usize);
+        let target_ok = kernel < n && self.ksrt[kernel].valid && c.retire != Some(kernel);
+        let holds = match act {
+            Act::None => false,
+            Act::Assign => sm < n && self.smst[sm].state == SmState::Idle && target_ok,
+            Act::Reserve => {
+                sm < n
+                    && self.smst[sm].state == SmState::Running
+                    && self.smst[sm].ksr == Some(from as u8)
+                    && target_ok
+                    && c.event.is_none_or(|(s, _)| s != sm)
+            }
+        };
+        if holds {
+            c.action = Action { act, sm, kernel, from };
+            if act == Act::Reserve {
+                c.out.preempt = Some(sm as u8);
+            }
         }
-        // Issue one block: the next running SM, round robin, with room and a kernel with work.
+        // Issue.
         for d in 0..n {
-            let sm = (self.issue_ptr + d) % n;
-            let e = self.smst[sm];
-            if e.state != SmState::Running {
+            let s = (self.issue_ptr + d) % n;
+            let e = self.smst[s];
+            if e.state != SmState::Running || (c.action.act == Act::Reserve && c.action.sm == s) {
                 continue;
             }
             let k = e.ksr.unwrap() as usize;
-            let ks = &mut self.ksrt[k];
-            if (e.running_tbs as u32) < ks.tk && ks.has_work() {
-                let (tb, restore) = match ks.ptbq.pop_front() {
-                    Some(tb) => (tb, true),
-                    None => {
-                        ks.next_tb += 1;
-                        (ks.next_tb - 1, false)
-                    }
+            let ks = &self.ksrt[k];
+            if e.running_tbs < ks.tk && ks.has_work() {
+                let (tb, restore) = match ks.ptbq.front() {
+                    Some(&tb) => (tb, true),
+                    None => (ks.next_tb, false),
                 };
-                self.smst[sm].running_tbs += 1;
-                out.issue = Some(TbIssue { sm: sm as u8, handle: ks.handle, tb, restore });
-                self.issue_ptr = (sm + 1) % n;
+                c.issue = Some((s, k, restore));
+                c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
                 break;
             }
         }
-        self.cycle += 1;
-        out
-    }
-
-    fn step_dss(&mut self, out: &mut FwOut) {
-        // The DSS block reads the tables through its ports.
-        let probe = self.dss.outputs(&Default::default());
-        let (sm, k) = (self.smst[probe.addr as usize], &self.ksrt[probe.addr as usize]);
-        let inp = DssIn {
-            trigger: self.dss_trigger,
-            sm_state: sm.state.code(),
-            sm_ksr_valid: sm.ksr.is_some(),
-            sm_ksr: sm.ksr.unwrap_or(0),
-            k_valid: k.valid,
-            k_count: k.count,
-            k_has_work: k.has_work(),
-            k_running: k.running_sms > 0,
-            count_max: self.ksrt[probe.kmax as usize].count,
-            count_min: self.ksrt[probe.kmin as usize].count,
-        };
-        let o = self.dss.outputs(&inp);
-        self.dss.clock(&inp);
-        self.dss_trigger = false;
-        // Busy after the clock edge (its `busy` output depends on its registers only).
-        self.dss_busy = self.dss.outputs(&DssIn::default()).busy;
-        match o.act {
-            Act::None => {}
-            Act::Assign => {
-                let (sm, k) = (o.act_sm as usize, o.act_kernel as usize);
-                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k as u8), next: None, running_tbs: 0 };
-                self.ksrt[k].count -= 1;
-            }
-            Act::Reserve => {
-                let (sm, k, from) = (o.act_sm as usize, o.act_kernel as usize, o.act_from as usize);
-                self.reserve(sm, k, out);
-                self.ksrt[from].count += 1;
-                self.ksrt[k].count -= 1;
-            }
-        }
-    }
-
-    fn reserve(&mut self, sm: usize, k: usize, out: &mut FwOut) {
-        let from = self.smst[sm].ksr.unwrap() as usize;
-        self.smst[sm].state = SmState::Reserved;
-        self.smst[sm].next = Some(k as u8);
-        self.ksrt[from].running_sms -= 1;
-        out.preempt = Some(sm as u8);
-    }
-
-    fn step_priority(&mut self, out: &mut FwOut) {
-        let n = self.params.sms;
-        let probe = self.prio.outputs(&PrioIn::default());
-        let a = probe.addr as usize;
-        let sm = self.smst[a];
-        let k = &self.ksrt[a];
-        let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
-        let inp = PrioIn {
-            trigger: self.prio_trigger,
-            sm_state: sm.state.code(),
-            sm_ksr_valid: sm.ksr.is_some(),
-            sm_ksr: sm.ksr.unwrap_or(0),
-            smk_priority: smk.map_or(0, |k| prio4(k.priority)),
-            smk_age: smk.map_or(0, |k| k.age as u16),
-            k_valid: k.valid,
-            k_has_work: k.has_work(),
-            k_priority: prio4(k.priority),
-            k_age: k.age as u16,
-            k_wants_more: k.valid && self.wants_more(a),
-        };
-        let o = self.prio.outputs(&inp);
-        self.prio.clock(&inp);
-        self.prio_trigger = false;
-        self.prio_busy = self.prio.outputs(&PrioIn::default()).busy;
-        match o.act {
-            Act::None => {}
-            Act::Assign => {
-                let (sm, k) = (o.act_sm as usize, o.act_kernel as usize);
-                debug_assert!(sm < n);
-                self.smst[sm] = SmEntry { state: SmState::Setup, ksr: Some(k as u8), next: None, running_tbs: 0 };
-            }
-            Act::Reserve => self.reserve(o.act_sm as usize, o.act_kernel as usize, out),
-        }
-    }
-
-    /// Whether kernel `k` could use more SMs than it has or is getting.
-    fn wants_more(&self, k: usize) -> bool {
-        let b = &self.ksrt[k];
-        let have = self.smst.iter().filter(|e| (e.ksr == Some(k as u8) && e.state != SmState::Reserved) || e.next == Some(k as u8)).count() as u64;
-        have < b.remaining().div_ceil(b.tk as u64)
+        c
     }
 }
 
-/// Priorities travel as 4 bits; larger ones saturate.
-fn prio4(p: u32) -> u8 {
-    p.min(15) as u8
+impl Unit for Framework {
+    type In = FwIn;
+    type Out = FwOut;
+
+    fn reset(&mut self) {
+        let n = self.params.sms;
+        self.ksrt = vec![Ksr::default(); n];
+        self.smst = vec![SmEntry::default(); n];
+        self.admitted = 0;
+        self.dss.reset();
+        self.prio.reset();
+        self.issue_ptr = 0;
+        self.cycle = 0;
+    }
+
+    fn outputs(&self, i: &FwIn) -> FwOut {
+        self.comb(i).out
+    }
+
+    fn clock(&mut self, i: &FwIn) {
+        let c = self.comb(i);
+        let n = self.params.sms;
+        if self.policy.uses_dss() {
+            self.dss.clock(&c.dss_in);
+        } else {
+            self.prio.clock(&c.prio_in);
+        }
+        let left: Vec<u8> = (0..n).map(|s| self.left_after(s, i)).collect();
+        // Completions and saves.
+        if let Some(s) = i.tb_done {
+            let k = self.smst[s as usize].ksr.unwrap() as usize;
+            self.ksrt[k].done_tbs += 1;
+        }
+        if let Some((s, tb)) = i.tb_saved {
+            let k = self.smst[s as usize].ksr.expect("a block was saved on an SM with no kernel") as usize;
+            self.ksrt[k].ptbq.push_back(tb);
+        }
+        // Tokens.
+        if let Some((s, false)) = c.event {
+            let e = self.smst[s];
+            let back = if e.state == SmState::Running { e.ksr } else { e.next };
+            if let Some(k) = back {
+                self.ksrt[k as usize].count = self.ksrt[k as usize].count.wrapping_add(1);
+            }
+        }
+        let a = c.action;
+        match a.act {
+            Act::None => {}
+            Act::Assign => self.ksrt[a.kernel].count = self.ksrt[a.kernel].count.wrapping_sub(1),
+            Act::Reserve => {
+                self.ksrt[a.kernel].count = self.ksrt[a.kernel].count.wrapping_sub(1);
+                self.ksrt[a.from].count = self.ksrt[a.from].count.wrapping_add(1);
+            }
+        }
+        // Issue.
+        if let Some((s, k, restore)) = c.issue {
+            if restore {
+                self.ksrt[k].ptbq.pop_front();
+            } else {
+                self.ksrt[k].next_tb += 1;
+            }
+            self.issue_ptr = (s + 1) % n;
+        }
+        for k in 0..n {
+            assert!(self.ksrt[k].ptbq.len() <= self.params.ptbq_entries(), "PTBQ {k} overflowed ({} entries)", self.params.ptbq_entries());
+        }
+        // The SMST.
+        for s in 0..n {
+            let e = self.smst[s];
+            let mut next = SmEntry { running_tbs: left[s], ..e };
+            if let Some((es, setup)) = c.event.filter(|&(es, _)| es == s) {
+                debug_assert_eq!(es, s);
+                next = if setup { SmEntry { state: SmState::Setup, ksr: e.next, next: None, running_tbs: 0 } } else { SmEntry::default() };
+            } else if a.act == Act::Reserve && a.sm == s {
+                next.state = SmState::Reserved;
+                next.next = Some(a.kernel as u8);
+            } else if a.act == Act::Assign && a.sm == s {
+                next = SmEntry { state: SmState::Setup, ksr: Some(a.kernel as u8), next: None, running_tbs: 0 };
+            } else if e.state == SmState::Setup {
+                next.state = SmState::Running;
+            }
+            if c.issue.is_some_and(|(is, _, _)| is == s) {
+                next.running_tbs += 1;
+            }
+            self.smst[s] = next;
+        }
+        // Retirement and admission.
+        if let Some(k) = c.retire {
+            self.ksrt[k].valid = false;
+        }
+        if let (Some(k), Some(cmd)) = (c.admit, i.cmd) {
+            self.ksrt[k] = Ksr {
+                valid: true,
+                handle: cmd.handle,
+                tbs: cmd.tbs,
+                next_tb: 0,
+                done_tbs: 0,
+                tk: cmd.tk,
+                priority: cmd.priority.min(15),
+                age: self.admitted as u16,
+                seq: self.admitted,
+                count: cmd.tokens,
+                ptbq: VecDeque::new(),
+            };
+            self.admitted += 1;
+        }
+        self.cycle += 1;
+    }
 }

@@ -231,3 +231,137 @@ pub mod prio {
         pub act_from: u8,
     }
 }
+
+/// The whole framework as the rest of the GPU sees it (spec §3.4): kernel launch commands from
+/// the command buffers, thread-block issue to and completion from the SM driver, preemption
+/// requests and completions (saved blocks), kernel retirement. One cycle's `In` is sampled and
+/// its `Out` driven in the same cycle; the tables change at the clock edge.
+///
+/// Widths all follow from [`MAX_SMS`](fw::MAX_SMS) and [`MAX_TMAX`](fw::MAX_TMAX): the RTL
+/// holds N_SM = 16 KSRT entries (one per context: a kernel needs at least one SM, so no more
+/// than N_SM run at once), 16 SMST entries and 16 PTBQs of N_SM x T_max = 256 entries each; a
+/// smaller GPU uses the first `sms` of them.
+pub mod fw {
+    use serde::Serialize;
+
+    /// SMs, KSRT entries (contexts) and PTBQs.
+    pub const MAX_SMS: usize = super::dss::MAX_SMS;
+    /// Bits of an SM or KSR index.
+    pub const INDEX_BITS: usize = super::dss::INDEX_BITS;
+    /// Largest T_max (thread blocks an SM holds).
+    pub const MAX_TMAX: usize = 16;
+    /// Bits of a count of resident blocks (0..=MAX_TMAX).
+    pub const TBS_PER_SM_BITS: usize = 5;
+    /// Entries of one PTBQ: N_SM x T_max.
+    pub const PTBQ_ENTRIES: usize = MAX_SMS * MAX_TMAX;
+    /// Bits of a PTBQ pointer.
+    pub const PTBQ_PTR_BITS: usize = 8;
+    /// Bits of a PTBQ occupancy (0..=PTBQ_ENTRIES).
+    pub const PTBQ_LEN_BITS: usize = 9;
+    /// Bits of an address into the PTBQ memory (queue index, then entry).
+    pub const PTBQ_ADDR_BITS: usize = INDEX_BITS + PTBQ_PTR_BITS;
+    /// Bits of a thread-block index and of a grid's block count.
+    pub const TB_BITS: usize = 20;
+    /// Largest grid the framework takes.
+    pub const MAX_GRID_BLOCKS: u64 = (1 << TB_BITS) - 1;
+    /// Bits of a launch's handle (the command processor's name for it).
+    pub const HANDLE_BITS: usize = 16;
+    pub use super::prio::{AGE_BITS, PRIORITY_BITS};
+
+    const _: () = assert!(1 << INDEX_BITS == MAX_SMS);
+    const _: () = assert!(1 << PTBQ_PTR_BITS == PTBQ_ENTRIES);
+    const _: () = assert!(MAX_TMAX < 1 << TBS_PER_SM_BITS);
+
+    /// A kernel launch as a command buffer presents it.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct KernelCmd {
+        /// The command processor's name for the launch (HANDLE_BITS).
+        pub handle: u16,
+        /// Thread blocks in the grid (1..=MAX_GRID_BLOCKS).
+        pub tbs: u32,
+        /// T_k: blocks of this kernel an SM holds (the occupancy rule; 1..=MAX_TMAX).
+        pub tk: u8,
+        /// Priority (PRIORITY_BITS; larger ones saturate).
+        pub priority: u8,
+        /// DSS tokens (the priority policies keep but ignore them). For Equal Spatial Sharing
+        /// the command processor gives each process floor(N_SM / N_p), one more to the first
+        /// N_SM mod N_p processes.
+        pub tokens: i8,
+    }
+
+    /// One cycle's inputs.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct In {
+        /// The oldest pending launch, held until `Out::cmd_taken`.
+        pub cmd: Option<KernelCmd>,
+        /// A block finished on this SM.
+        pub tb_done: Option<u8>,
+        /// The context of block `.1` of this SM's kernel has been saved (context switch).
+        pub tb_saved: Option<(u8, u32)>,
+    }
+
+    /// One block to start.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    pub struct TbIssue {
+        pub sm: u8,
+        pub handle: u16,
+        pub tb: u32,
+        /// The block comes from the PTBQ: restore its saved context.
+        pub restore: bool,
+    }
+
+    /// One cycle's outputs.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct Out {
+        /// `In::cmd` enters the active queue at this edge.
+        pub cmd_taken: bool,
+        pub issue: Option<TbIssue>,
+        /// Start taking this SM from its kernel (context switch: save its blocks as they
+        /// drain; draining: nothing to do, it gets no more blocks).
+        pub preempt: Option<u8>,
+        /// This launch has finished and leaves the KSRT at this edge.
+        pub retired: Option<u16>,
+    }
+
+    /// One KSRT entry as the co-simulation compares it (a copy of the registers, plus the
+    /// PTBQ's occupancy). Invalid entries read as all zero.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct KsrState {
+        pub valid: bool,
+        pub handle: u16,
+        pub tbs: u32,
+        pub next_tb: u32,
+        pub done_tbs: u32,
+        pub tk: u8,
+        pub priority: u8,
+        pub age: u16,
+        /// DSS tokens.
+        pub count: i8,
+        /// Blocks waiting in the kernel's PTBQ.
+        pub ptbq_len: u16,
+    }
+
+    /// One SMST entry as the co-simulation compares it (`state` is the `dss::STATE_*` code;
+    /// an absent index reads as 0 with its valid bit clear).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct SmState {
+        pub state: u8,
+        pub ksr_valid: bool,
+        pub ksr: u8,
+        pub next_valid: bool,
+        pub next: u8,
+        pub running_tbs: u8,
+    }
+
+    /// The framework's architectural state: what the co-simulation compares every cycle
+    /// besides the outputs.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct State {
+        pub smst: Vec<SmState>,
+        pub ksrt: Vec<KsrState>,
+        /// Admission counter (the next kernel's age).
+        pub admitted: u16,
+        /// Round-robin pointer of the SM driver's issue.
+        pub issue_ptr: u8,
+    }
+}
