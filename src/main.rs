@@ -46,7 +46,8 @@ enum Cmd {
     Cosim(CosimArgs),
     /// Write a block's Verilog to target/verilog/<block>.v.
     Verilog {
-        /// Block name: dss, prio (the scheduling framework's policy engines) or lowest_first.
+        /// Block name: sched (the whole scheduling framework), dss or prio (its policy engines
+        /// alone) or lowest_first.
         block: String,
         /// SMs the scheduling blocks scan (1..=16).
         #[arg(long, default_value_t = 16)]
@@ -114,8 +115,10 @@ struct RunArgs {
 struct CosimArgs {
     /// Workload TOML file; the embedded default when absent.
     workload: Option<PathBuf>,
-    /// The unit in the loop: sched (the scheduling framework; its policy engine runs as RTL:
-    /// the DSS engine for dss and equal, the priority engine for the others).
+    /// The unit in the loop: sched (the whole scheduling framework as RTL: tables, PTBQs, SM
+    /// driver and policy engine; outputs and tables compared every cycle) or engine (only the
+    /// framework's policy engine as RTL: the DSS engine for dss and equal, the priority engine
+    /// for the others).
     #[arg(long, default_value = "sched")]
     unit: String,
     /// Framework policy: fcfs, npq, ppq-excl, ppq-shared, dss or equal.
@@ -130,8 +133,13 @@ struct CosimArgs {
     /// Write the run's waveform here (VCD).
     #[arg(long)]
     vcd: Option<PathBuf>,
-    /// Test-only: co-simulate a deliberately broken RTL variant (DSS: ties to the highest
-    /// index; priority engine: the oldest kernel's SM as the victim).
+    /// With --unit sched: clock and compare the framework on every GPU cycle, instead of gating
+    /// its clock while it is idle with no input (same results, slower).
+    #[arg(long)]
+    every_cycle: bool,
+    /// Test-only: co-simulate a deliberately broken RTL variant (sched: the PTBQ popped last in
+    /// first out; engine: DSS ties to the highest index, the priority engine's victim the
+    /// oldest kernel's SM).
     #[arg(long, hide = true)]
     broken: bool,
 }
@@ -618,8 +626,8 @@ fn bench_run(workload: Option<PathBuf>, config: &str, scaling: bool) -> Result<(
 }
 
 fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
-    if a.unit != "sched" {
-        bail!("--unit `{}`: the co-simulated unit is `sched` (the scheduling framework's policy engines in RTL)", a.unit);
+    if a.unit != "sched" && a.unit != "engine" {
+        bail!("--unit `{}`: expected sched (the whole scheduling framework in RTL) or engine (only its policy engine)", a.unit);
     }
     let policy = Policy::parse(&a.policy).ok_or_else(|| anyhow!("--policy `{}`: expected fcfs, npq, ppq-excl, ppq-shared, dss or equal", a.policy))?;
     let mech = Mechanism::parse(&a.preempt).ok_or_else(|| anyhow!("--preempt `{}`: expected ctxsw or drain", a.preempt))?;
@@ -629,9 +637,17 @@ fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     println!("config:   {} ({} SMs); unit {} in the loop, policy {}, {:?}", cfg.name, cfg.num_sms(), a.unit, a.policy, mech);
     let t = Instant::now();
     let mismatch_vcd = PathBuf::from("target/cosim/mismatch.vcd");
-    let rep = mpgpu_tb::cosim::run(&cfg, &w, policy, mech, a.broken, a.vcd.as_deref(), &mismatch_vcd).map_err(|e| anyhow!(e))?;
+    let rep = if a.unit == "sched" {
+        let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken, ..Default::default() };
+        mpgpu_tb::cosim::run_sched(&cfg, &w, policy, mech, faults, a.every_cycle, a.vcd.as_deref(), &mismatch_vcd)
+    } else {
+        mpgpu_tb::cosim::run(&cfg, &w, policy, mech, a.broken, a.vcd.as_deref(), &mismatch_vcd)
+    }
+    .map_err(|e| anyhow!(e))?;
     let secs = t.elapsed().as_secs_f64();
-    println!("cycles checked: {}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
+    let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" of {} GPU cycles", r.cycles));
+    let gated = if a.unit == "sched" && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    println!("cycles checked: {}{gpu_cycles}{gated}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
     if let Some(r) = &rep.result {
         println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s with the RTL in the loop)", r.cycles, secs, r.cycles as f64 / secs / 1e3);
         print_result(r, None, secs);
@@ -641,6 +657,9 @@ fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(m) = &rep.mismatch {
         eprintln!("{m}");
+        if let Some(p) = &rep.vcd {
+            eprintln!("waveform around the mismatch: {}", p.display());
+        }
         return Ok(ExitCode::FAILURE);
     }
     if let Some(e) = &rep.error {

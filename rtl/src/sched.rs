@@ -91,7 +91,9 @@ pub struct Sched {
     /// Start preempting SM `preempt_sm`.
     pub preempt_valid: Signal<Out, Bit>,
     pub preempt_sm: Signal<Out, B4>,
-    /// The policy engine is deciding.
+    /// Work is under way (a decision, an SM in setup or being preempted, an SM to release, a
+    /// block to issue); from the registers only. While it is low and no input is present the
+    /// clock may be gated.
     pub busy: Signal<Out, Bit>,
     /// Launch `retired_handle` has finished.
     pub retired_valid: Signal<Out, Bit>,
@@ -689,6 +691,16 @@ impl Logic for Sched {
         self.prio.k_wants_more.next = self.ak_valid.val() & (self.ak_product.val() < self.ak_remaining.val());
 
         self.busy.next = self.dss.busy.val() | self.prio.busy.val();
+        for s in 0..16 {
+            if (self.sm_state[s].q.val() == 1)
+                | (self.sm_state[s].q.val() == 3)
+                | ((self.sm_state[s].q.val() == 2)
+                    & (((self.sm_running[s].q.val() == 0) & !self.hw_vec.val().get_bit(self.sm_ksr[s].q.val().index()))
+                        | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_vec.val().get_bit(self.sm_ksr[s].q.val().index()))))
+            {
+                self.busy.next = true;
+            }
+        }
         // The decision, if it still holds.
         self.act.next = self.prio.act.val();
         self.act_sm.next = self.prio.act_sm.val();

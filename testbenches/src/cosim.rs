@@ -3,21 +3,24 @@
 //! inputs and every cycle's outputs are compared. The waveform (RTL ports and registers, the
 //! model's expected outputs, a mismatch marker) is recorded as it goes.
 //!
-//! The units co-simulated are the policy engines of the scheduling framework: the DSS engine
-//! (policies `dss` and `equal`) and the priority scan engine (`fcfs`, `npq`, `ppq-excl`,
-//! `ppq-shared`).
+//! The units co-simulated: the whole scheduling framework ([`run_sched`]: `Sched` in place of
+//! the framework model, its SMST, KSRT, PTBQ occupancy and tokens compared every cycle as well),
+//! or only its policy engine ([`run`]: the DSS engine for `dss` and `equal`, the priority scan
+//! engine for `fcfs`, `npq`, `ppq-excl`, `ppq-shared`).
 
 use crate::dss::DssRtl;
 use crate::lockstep::{InLoop, Mismatch};
 use crate::prio::PrioRtl;
+use crate::sched::SchedRtl;
 use crate::vcd::{Field, VcdRecorder};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
 use mpgpu_ref::units::dss::Dss;
-use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
-use mpgpu_spec::units::sched::{dss, prio};
+use mpgpu_rtl::SchedFaults;
+use mpgpu_spec::units::sched::{dss, fw, prio};
 use mpgpu_spec::Unit;
 use rust_hdl::prelude::Block;
 use serde::Serialize;
@@ -36,6 +39,12 @@ impl Probed for DssRtl {
     }
 }
 
+impl Probed for SchedRtl {
+    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
+        f(&*self.block())
+    }
+}
+
 impl Probed for PrioRtl {
     fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
         f(&*self.block())
@@ -44,8 +53,8 @@ impl Probed for PrioRtl {
 
 /// A pair in the loop, recording a waveform of the clocked cycles in
 /// `record_from..=record_until`.
-pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
-    pub pair: InLoop<M, R>,
+pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
+    pub pair: InLoop<M, R, S>,
     pub vcd: Option<VcdRecorder>,
     pub record_from: u64,
     pub record_until: u64,
@@ -54,20 +63,21 @@ pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
 
 /// A handle on a [`Cosim`] that the GPU model holds as its unit while the caller keeps another
 /// to read the outcome.
-pub struct Shared<M: Unit, R: Unit<In = M::In, Out = M::Out>>(pub Rc<RefCell<Cosim<M, R>>>);
+pub struct Shared<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()>(pub Rc<RefCell<Cosim<M, R, S>>>);
 
-impl<M: Unit, R: Unit<In = M::In, Out = M::Out>> Clone for Shared<M, R> {
+impl<M: Unit, R: Unit<In = M::In, Out = M::Out>, S> Clone for Shared<M, R, S> {
     fn clone(&self) -> Self {
         Shared(self.0.clone())
     }
 }
 
-impl<M, R> Unit for Shared<M, R>
+impl<M, R, S> Unit for Shared<M, R, S>
 where
     M: Unit,
     R: Unit<In = M::In, Out = M::Out> + Probed,
     M::In: Serialize,
     M::Out: Serialize,
+    S: Serialize + PartialEq,
 {
     type In = M::In;
     type Out = M::Out;
@@ -84,11 +94,50 @@ where
             let expected = c.pair.model.outputs(i);
             let got = c.pair.rtl.outputs(i);
             let f = (c.fields)(&expected);
+            // Marked where the outputs differ, and at the first mismatch (of state, too).
+            let marked = expected != got || c.pair.mismatch().is_some_and(|m| m.cycle == cycle);
             let Cosim { pair, vcd, .. } = &mut *c;
-            pair.rtl.with_block(&mut |blk| vcd.get_or_insert_with(|| VcdRecorder::new(blk, &f)).sample(cycle, blk, &f, expected != got));
+            pair.rtl.with_block(&mut |blk| vcd.get_or_insert_with(|| VcdRecorder::new(blk, &f)).sample(cycle, blk, &f, marked));
         }
         c.pair.clock(i);
     }
+}
+
+/// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it is what
+/// the GPU asks for reports and idle detection, and the run stops at the first mismatch.
+impl SchedUnit for Shared<Framework, SchedRtl, fw::State> {
+    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
+        Box::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model))
+    }
+    fn quiet(&self) -> bool {
+        let c = self.0.borrow();
+        let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.busy_now());
+        if model != rtl {
+            c.pair.flag("busy (after the edge)", &model, &rtl);
+        }
+        !rtl
+    }
+    fn halted(&self) -> Option<String> {
+        self.0.borrow().pair.mismatch().map(|m| format!("the RTL and the model parted at co-simulation cycle {}", m.cycle))
+    }
+}
+
+/// The framework's outputs as waveform fields.
+pub fn sched_fields(o: &fw::Out) -> Vec<Field> {
+    let i = o.issue;
+    vec![
+        ("busy", 1, o.busy as u64),
+        ("cmd_taken", 1, o.cmd_taken as u64),
+        ("issue_valid", 1, i.is_some() as u64),
+        ("issue_sm", 4, i.map_or(0, |i| i.sm as u64)),
+        ("issue_handle", 16, i.map_or(0, |i| i.handle as u64)),
+        ("issue_tb", 20, i.map_or(0, |i| i.tb as u64)),
+        ("issue_restore", 1, i.is_some_and(|i| i.restore) as u64),
+        ("preempt_valid", 1, o.preempt.is_some() as u64),
+        ("preempt_sm", 4, o.preempt.unwrap_or(0) as u64),
+        ("retired_valid", 1, o.retired.is_some() as u64),
+        ("retired_handle", 16, o.retired.unwrap_or(0) as u64),
+    ]
 }
 
 /// The DSS engine's outputs as waveform fields (`act`: 0 none, 1 assign, 2 reserve).
@@ -126,6 +175,7 @@ pub const MISMATCH_WINDOW: u64 = 256;
 enum Handle {
     Dss(Shared<Dss, DssRtl>),
     Prio(Shared<Prio, PrioRtl>),
+    Sched(Shared<Framework, SchedRtl, fw::State>),
 }
 
 impl Handle {
@@ -133,18 +183,21 @@ impl Handle {
         match self {
             Handle::Dss(h) => h.0.borrow().pair.mismatch(),
             Handle::Prio(h) => h.0.borrow().pair.mismatch(),
+            Handle::Sched(h) => h.0.borrow().pair.mismatch(),
         }
     }
     fn cycles(&self) -> u64 {
         match self {
             Handle::Dss(h) => h.0.borrow().pair.cycle,
             Handle::Prio(h) => h.0.borrow().pair.cycle,
+            Handle::Sched(h) => h.0.borrow().pair.cycle,
         }
     }
     fn write_vcd(&self, p: &Path) -> Result<(), String> {
         let res = match self {
             Handle::Dss(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
             Handle::Prio(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
+            Handle::Sched(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
         };
         res.unwrap_or(Ok(())).map_err(|e| format!("cannot write {}: {e}", p.display()))
     }
@@ -165,8 +218,8 @@ pub fn run(
     mismatch_vcd: &Path,
 ) -> Result<CosimReport, String> {
     let n = cfg.num_sms() as usize;
-    let once = |from: u64, until: u64| -> Result<(Handle, Gpu, Result<(), SimError>), String> {
-        let (handle, mut gpu) = if matches!(policy, Policy::Dss | Policy::Equal) {
+    let once = |from: u64, until: u64| -> Result<(Handle, Gpu), String> {
+        let (handle, gpu) = if matches!(policy, Policy::Dss | Policy::Equal) {
             let c = Cosim { pair: InLoop::new(Dss::new(n), DssRtl::new(n, broken_rtl), 16), vcd: None, record_from: from, record_until: until, fields: dss_fields };
             let h = Shared(Rc::new(RefCell::new(c)));
             let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), Some(Box::new(h.clone())), None)?;
@@ -178,6 +231,53 @@ pub fn run(
             let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), None, Some(Box::new(h.clone())))?;
             (Handle::Prio(h), gpu)
         };
+        Ok((handle, gpu))
+    };
+    finish(w, vcd, mismatch_vcd, once)
+}
+
+/// Runs `w` on `cfg` with the whole scheduling framework's RTL in the loop, the reference model
+/// beside it, outputs and architectural state compared every clocked cycle; the run stops at
+/// the first mismatch. The framework's clock is gated while it is idle with no input (its
+/// `busy` output, compared too, says when), unless `every_cycle`. Waveforms as for [`run`];
+/// `faults` selects the RTL's test-only faults.
+#[allow(clippy::too_many_arguments)]
+pub fn run_sched(
+    cfg: &GpuConfig,
+    w: &Workload,
+    policy: Policy,
+    mechanism: Mechanism,
+    faults: SchedFaults,
+    every_cycle: bool,
+    vcd: Option<&Path>,
+    mismatch_vcd: &Path,
+) -> Result<CosimReport, String> {
+    let n = cfg.num_sms() as usize;
+    let once = |from: u64, until: u64| -> Result<(Handle, Gpu), String> {
+        let mut handle = None;
+        let mut gpu = Gpu::with_sched_unit(cfg, policy, mechanism, w.processes.len(), &mut |model| {
+            let pair = InLoop::with_state(model, SchedRtl::new(n, policy, faults), 16, Framework::state, SchedRtl::state);
+            let h = Shared(Rc::new(RefCell::new(Cosim { pair, vcd: None, record_from: from, record_until: until, fields: sched_fields })));
+            handle = Some(h.clone());
+            Box::new(h)
+        })?;
+        gpu.set_framework_clock_gating(!every_cycle);
+        Ok((Handle::Sched(handle.expect("the GPU built its framework")), gpu))
+    };
+    finish(w, vcd, mismatch_vcd, once)
+}
+
+/// Runs the workload on the GPU `once(from, until)` builds (recording the waveform of cycles
+/// `from..=until`), repeats it around the first mismatch when no waveform was asked for, and
+/// writes the waveform.
+fn finish(
+    w: &Workload,
+    vcd: Option<&Path>,
+    mismatch_vcd: &Path,
+    once: impl Fn(u64, u64) -> Result<(Handle, Gpu), String>,
+) -> Result<CosimReport, String> {
+    let once = |from: u64, until: u64| -> Result<(Handle, Gpu, Result<(), SimError>), String> {
+        let (handle, mut gpu) = once(from, until)?;
         gpu.add_workload(w).map_err(|e| e.to_string())?;
         let run = gpu.run(RunLimits::default(), &mut |_, _, _| {});
         Ok((handle, gpu, run))

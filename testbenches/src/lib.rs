@@ -6,6 +6,7 @@ pub mod dss;
 pub mod lockstep;
 pub mod lowest_first;
 pub mod prio;
+pub mod sched;
 pub mod vcd;
 
 pub use lockstep::{InLoop, Lockstep, Mismatch};

@@ -101,40 +101,66 @@ where
 }
 
 /// A lockstep pair that is itself a [`Unit`]: the rest of the system sees the RTL's outputs
-/// (RTL in the loop) while every cycle's outputs are compared with the model's; the first
-/// mismatch is kept (with the recent history) for the caller to report.
-pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>> {
+/// (RTL in the loop) while every cycle's outputs, and optionally the architectural state `S`
+/// of both sides (read before the cycle's edge), are compared; the first mismatch is kept
+/// (with the recent history) for the caller to report. Differing state fields are named
+/// `state.<field>`.
+pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     pub model: M,
     pub rtl: R,
     pub cycle: u64,
     depth: usize,
     history: VecDeque<(u64, String, String, String)>,
     first: std::cell::RefCell<Option<Mismatch>>,
+    observe: Option<(fn(&M) -> S, fn(&R) -> S)>,
 }
 
-impl<M, R> InLoop<M, R>
+impl<M, R> InLoop<M, R, ()>
 where
     M: Unit,
     R: Unit<In = M::In, Out = M::Out>,
-    M::In: Serialize,
-    M::Out: Serialize,
 {
     pub fn new(model: M, rtl: R, depth: usize) -> Self {
-        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None) }
+        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None }
+    }
+}
+
+impl<M, R, S> InLoop<M, R, S>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+{
+    /// A pair whose state, as `model_state` and `rtl_state` read it, is compared too.
+    pub fn with_state(model: M, rtl: R, depth: usize, model_state: fn(&M) -> S, rtl_state: fn(&R) -> S) -> Self {
+        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)) }
     }
 
     /// The first mismatch, if any.
     pub fn mismatch(&self) -> Option<Mismatch> {
         self.first.borrow().clone()
     }
+
+    /// Records a mismatch in `field` at the coming cycle (unless one is recorded already).
+    pub fn flag<T: std::fmt::Debug>(&self, field: &str, model: &T, rtl: &T) {
+        if self.first.borrow().is_none() {
+            let diffs = vec![FieldDiff { field: field.to_string(), model: format!("{model:?}"), rtl: format!("{rtl:?}") }];
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs, history: self.history.iter().cloned().collect() });
+        }
+    }
+
+    /// Whether a mismatch has been found.
+    pub fn failed(&self) -> bool {
+        self.first.borrow().is_some()
+    }
 }
 
-impl<M, R> Unit for InLoop<M, R>
+impl<M, R, S> Unit for InLoop<M, R, S>
 where
     M: Unit,
     R: Unit<In = M::In, Out = M::Out>,
     M::In: Serialize,
     M::Out: Serialize,
+    S: Serialize + PartialEq,
 {
     type In = M::In;
     type Out = M::Out;
@@ -150,22 +176,42 @@ where
     fn outputs(&self, i: &M::In) -> M::Out {
         let m = self.model.outputs(i);
         let r = self.rtl.outputs(i);
-        if m != r && self.first.borrow().is_none() {
+        if self.first.borrow().is_some() {
+            return r;
+        }
+        let mut diffs = if m != r { diff(&m, &r) } else { Vec::new() };
+        if let Some((fm, fr)) = &self.observe {
+            let (sm, sr) = (fm(&self.model), fr(&self.rtl));
+            if sm != sr {
+                diffs.extend(diff(&sm, &sr).into_iter().map(|d| FieldDiff { field: format!("state.{}", d.field), ..d }));
+            }
+        }
+        if !diffs.is_empty() {
             let mut history: Vec<_> = self.history.iter().cloned().collect();
             history.push((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
-            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs: diff(&m, &r), history });
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs, history });
         }
         r
     }
 
     fn clock(&mut self, i: &M::In) {
         let (m, r) = (self.model.outputs(i), self.rtl.outputs(i));
+        self.remember(i, &m, &r);
+        self.model.clock(i);
+        self.rtl.clock(i);
+        self.cycle += 1;
+    }
+}
+
+impl<M, R, S> InLoop<M, R, S>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+{
+    fn remember(&mut self, i: &M::In, m: &M::Out, r: &M::Out) {
         if self.history.len() == self.depth {
             self.history.pop_front();
         }
         self.history.push_back((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
-        self.model.clock(i);
-        self.rtl.clock(i);
-        self.cycle += 1;
     }
 }

@@ -219,6 +219,8 @@ struct FwDriver {
     /// SMs whose blocks are being switched out.
     switching: Vec<bool>,
     saved: HashMap<(usize, u32), SavedBlock>,
+    /// Gate the framework's clock while it is idle with no input (on unless asked otherwise).
+    gating: bool,
     /// Tokens per process for DSS (Equal Spatial Sharing when a process gives none).
     procs: usize,
     pub preemptions: u64,
@@ -367,6 +369,7 @@ impl Gpu {
             cmds: VecDeque::new(),
             done: VecDeque::new(),
             saving_q: VecDeque::new(),
+            gating: true,
             switching: vec![false; n],
             saved: HashMap::new(),
             procs,
@@ -374,6 +377,15 @@ impl Gpu {
             restores: 0,
         });
         Ok(g)
+    }
+
+    /// Clocks the framework every cycle (`false`) instead of gating its clock while it is idle
+    /// with no input (the default). The results are the same; a co-simulation then compares
+    /// the framework's idle cycles too.
+    pub fn set_framework_clock_gating(&mut self, on: bool) {
+        if let Some(d) = self.fw.as_mut() {
+            d.gating = on;
+        }
     }
 
     /// The framework, when the GPU has one.
@@ -409,6 +421,14 @@ impl Gpu {
             _ => None,
         };
         let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now };
+        // Clock gating: an idle framework with no input would change nothing.
+        let quiet = d.fw.quiet();
+        if let Some(detail) = d.fw.halted() {
+            return Err(SimError::Cosim { cycle: now, detail });
+        }
+        if d.gating && quiet && input == FwIn::default() {
+            return Ok(());
+        }
         let out = d.fw.outputs(&input);
         d.fw.clock(&input);
         if let Some(detail) = d.fw.halted() {

@@ -112,6 +112,11 @@ impl Mechanism {
 /// reference model (for the policy's reports and for knowing when cycles may be skipped).
 pub trait SchedUnit: Unit<In = FwIn, Out = FwOut> {
     fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_>;
+    /// Whether the framework is idle after the last clock edge (`Out::busy` low): with no
+    /// input, its clock may be gated.
+    fn quiet(&self) -> bool {
+        !self.model().busy()
+    }
     /// Set when a co-simulation has found the RTL and the model apart: the run stops.
     fn halted(&self) -> Option<String> {
         None
@@ -344,6 +349,7 @@ impl Framework {
     fn comb(&self, i: &FwIn) -> Comb {
         let n = self.params.sms;
         let mut c = Comb::default();
+        c.out.busy = self.busy();
         // Retirement: the finished block was its kernel's last.
         if let Some(s) = i.tb_done {
             let k = self.smst[s as usize].ksr.expect("a block finished on an SM with no kernel") as usize;

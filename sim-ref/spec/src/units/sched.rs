@@ -313,6 +313,11 @@ pub mod fw {
     /// One cycle's outputs.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct Out {
+        /// Work is under way: a policy decision, an SM in setup or being preempted, an SM to
+        /// release, a block to issue. A function of the registers only. While it is low and no
+        /// input is present a cycle changes nothing, so the GPU gates the framework's clock
+        /// (the model and the RTL alike).
+        pub busy: bool,
         /// `In::cmd` enters the active queue at this edge.
         pub cmd_taken: bool,
         pub issue: Option<TbIssue>,

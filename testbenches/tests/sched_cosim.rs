@@ -1,0 +1,261 @@
+//! The whole scheduling framework's RTL (`Sched`) in the loop of the whole GPU, the reference
+//! model beside it: outputs, SMST, KSRT, PTBQ occupancy and tokens agree every cycle for every
+//! policy and preemption mechanism, every output verifies, and each broken RTL variant is caught
+//! at the first differing cycle with the field named.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::SchedFaults;
+use mpgpu_spec::units::sched::dss::{STATE_IDLE, STATE_RESERVED, STATE_RUNNING};
+use mpgpu_spec::units::sched::fw::{In, Out, State};
+use mpgpu_spec::Unit;
+use mpgpu_tb::cosim::{run_sched, CosimReport};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+const TWO: &str = r#"
+description = "lbm holds the GPU when sgemm arrives"
+[[process]]
+name = "lbm"
+priority = 0
+launches = [{ kernel = "lbm", size = 192, seed = 1 }]
+[[process]]
+name = "sgemm"
+arrival = 6000
+priority = 1
+launches = [{ kernel = "sgemm", size = 96, seed = 2 }]
+"#;
+
+const POLICIES: [Policy; 6] = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
+const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
+
+fn dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sched_cosim")
+}
+
+fn clean(rep: &CosimReport, what: &str) {
+    if let Some(m) = &rep.mismatch {
+        panic!("{what}: {m}");
+    }
+    let r = rep.result.as_ref().unwrap_or_else(|| panic!("{what}: {:?}", rep.error));
+    assert!(r.processes.iter().all(|p| p.verified), "{what}: {:?}", r.processes);
+    assert!(rep.cycles_checked > 1000, "{what}: {} cycles", rep.cycles_checked);
+}
+
+#[test]
+fn every_policy_and_mechanism_in_lockstep_on_two_processes() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("two.toml", TWO).unwrap();
+    for p in POLICIES {
+        for m in MECHANISMS {
+            let rep = run_sched(&cfg, &w, p, m, SchedFaults::default(), false, None, &dir().join("unused.vcd")).unwrap();
+            clean(&rep, &format!("{p:?} {m:?}"));
+        }
+    }
+}
+
+/// The reference framework, watching every cycle for the first one where a given fault must
+/// show: `watch(cycle, state before the edge, outputs, state after the edge)` returns the cycle
+/// and field at which the faulty RTL parts from the model.
+struct Watch {
+    fw: Framework,
+    found: Rc<RefCell<Option<(u64, String)>>>,
+    watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>,
+}
+
+impl Unit for Watch {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.fw.reset();
+    }
+    fn outputs(&self, i: &In) -> Out {
+        self.fw.outputs(i)
+    }
+    fn clock(&mut self, i: &In) {
+        let (cycle, before, out) = (self.fw.cycle, self.fw.state(), self.fw.outputs(i));
+        self.fw.clock(i);
+        if self.found.borrow().is_none() {
+            *self.found.borrow_mut() = (self.watch)(cycle, &before, &out, &self.fw.state());
+        }
+    }
+}
+
+impl SchedUnit for Watch {
+    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
+        Box::new(&self.fw)
+    }
+}
+
+fn expected(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>) -> (u64, String) {
+    let found = Rc::new(RefCell::new(None));
+    let f = found.clone();
+    let mut gpu = Gpu::with_sched_unit(cfg, p, m, w.processes.len(), &mut |fw| Box::new(Watch { fw, found: f.clone(), watch })).unwrap();
+    gpu.add_workload(w).unwrap();
+    gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    let r = found.borrow().clone();
+    r.expect("the workload never exercises the fault")
+}
+
+/// LIFO first differs where a restore pops a PTBQ holding two or more blocks.
+fn first_deep_pop(cycle: u64, before: &State, out: &Out, _: &State) -> Option<(u64, String)> {
+    let i = out.issue.filter(|i| i.restore)?;
+    let k = before.smst[i.sm as usize].ksr as usize;
+    (before.ksrt[k].ptbq_len >= 2).then(|| (cycle, "issue.tb".to_string()))
+}
+
+/// A kept token first shows in the state after an SM is released (running or reserved to
+/// idle) while the kernel the token goes back to stays valid.
+fn first_token_return(cycle: u64, before: &State, _: &Out, after: &State) -> Option<(u64, String)> {
+    for (b, a) in before.smst.iter().zip(&after.smst) {
+        let k = match b.state {
+            STATE_RUNNING => b.ksr,
+            STATE_RESERVED if b.next_valid => b.next,
+            _ => continue,
+        } as usize;
+        if a.state == STATE_IDLE && after.ksrt[k].valid {
+            return Some((cycle + 1, format!("state.ksrt[{k}].count")));
+        }
+    }
+    None
+}
+
+fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>) {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("two.toml", TWO).unwrap();
+    let (cycle, field) = expected(&cfg, &w, p, m, watch);
+    let path = dir().join(format!("mismatch-{}.vcd", p.name()));
+    let rep = run_sched(&cfg, &w, p, m, faults, false, None, &path).unwrap();
+    let mm = rep.mismatch.unwrap_or_else(|| panic!("{faults:?} went unnoticed"));
+    assert_eq!(mm.cycle, cycle, "{faults:?}: {mm}");
+    assert!(mm.diffs.iter().any(|d| d.field == field), "{faults:?}: expected {field}: {mm}");
+    assert_eq!(mm.history.len(), 17, "the report shows the 16 cycles before the mismatch and the mismatch");
+    assert!(rep.error.as_ref().is_some_and(|e| e.to_string().contains("co-simulation stopped")), "the run did not stop at the mismatch: {:?}", rep.error);
+    assert_eq!(rep.vcd.as_deref(), Some(path.as_path()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("1~~m"), "the waveform has no mismatch marker");
+}
+
+#[test]
+fn a_ptbq_popped_last_in_first_out_is_caught_where_it_first_differs() {
+    broken(Policy::PpqExclusive, Mechanism::ContextSwitch, SchedFaults { ptbq_lifo: true, ..Default::default() }, first_deep_pop);
+}
+
+#[test]
+fn a_token_not_returned_is_caught_where_it_first_differs() {
+    broken(Policy::Equal, Mechanism::Drain, SchedFaults { keep_token: true, ..Default::default() }, first_token_return);
+}
+
+#[test]
+fn every_cycle_without_clock_gating_matches_too() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = Workload::parse("two.toml", TWO).unwrap();
+    for (p, m) in [(Policy::PpqShared, Mechanism::ContextSwitch), (Policy::Equal, Mechanism::Drain)] {
+        let gated = run_sched(&cfg, &w, p, m, SchedFaults::default(), false, None, &dir().join("unused.vcd")).unwrap();
+        let every = run_sched(&cfg, &w, p, m, SchedFaults::default(), true, None, &dir().join("unused.vcd")).unwrap();
+        clean(&every, &format!("{p:?} {m:?} every cycle"));
+        let (g, e) = (gated.result.unwrap(), every.result.as_ref().unwrap());
+        // Gating an idle framework changes nothing: the same run, cycle for cycle.
+        assert_eq!(g.cycles, e.cycles);
+        assert_eq!(serde_json::to_string(&g.processes).unwrap(), serde_json::to_string(&e.processes).unwrap());
+        assert_eq!(every.cycles_checked, e.cycles, "every GPU cycle checked");
+        assert!(gated.cycles_checked < every.cycles_checked / 2, "gating saved little: {} of {}", gated.cycles_checked, every.cycles_checked);
+    }
+}
+
+/// Every policy and mechanism on one shipped workload, on both presets.
+fn shipped(file: &str) {
+    let w = Workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(file)).unwrap();
+    for preset in ["k20c", "gtx480"] {
+        let cfg = GpuConfig::preset(preset).unwrap();
+        for p in POLICIES {
+            for m in MECHANISMS {
+                let rep = run_sched(&cfg, &w, p, m, SchedFaults::default(), false, None, &dir().join("unused.vcd")).unwrap();
+                clean(&rep, &format!("{preset} {file} {p:?} {m:?}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn shipped_two_process_workload_in_lockstep() {
+    shipped("two-compute-memory.toml");
+}
+
+#[test]
+fn shipped_four_process_workload_in_lockstep() {
+    shipped("four-mix.toml");
+}
+
+#[test]
+fn shipped_eight_process_workload_in_lockstep() {
+    shipped("eight-mix.toml");
+}
+
+#[test]
+fn the_waveform_parses_back_with_the_values_of_both_sides() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("two.toml", TWO).unwrap();
+    let path = dir().join("run.vcd");
+    let rep = run_sched(&cfg, &w, Policy::PpqExclusive, Mechanism::ContextSwitch, SchedFaults::default(), false, Some(&path), &dir().join("x.vcd")).unwrap();
+    clean(&rep, "waveform run");
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let h = p.parse_header().unwrap();
+    let id = |path: &[&str]| match h.find_var(path) {
+        Some(v) => v.code,
+        None => panic!("no {path:?} in the waveform"),
+    };
+    let pairs: Vec<(vcd::IdCode, vcd::IdCode)> =
+        ["cmd_taken", "issue_valid", "issue_sm", "issue_handle", "issue_tb", "issue_restore", "preempt_valid", "preempt_sm", "retired_valid", "busy"]
+            .iter()
+            .map(|s| (id(&["uut", s]), id(&["expected", s])))
+            .collect();
+    let (k0_valid, mismatch) = (id(&["uut", "k_valid$0", "q"]), id(&["expected", "mismatch"]));
+    // Replay the changes, checking the RTL's ports against the model's at every step.
+    let mut now = HashMap::new();
+    let mut t = None;
+    let (mut steps, mut restores, mut preempts) = (0, 0, 0);
+    let mut k0_first = None;
+    let check = |now: &HashMap<vcd::IdCode, String>, t: u64| {
+        for (u, e) in &pairs {
+            assert_eq!(now.get(u), now.get(e), "cycle {t}: a port differs from the model's");
+        }
+        assert_eq!(now.get(&mismatch).map(String::as_str), Some("0"), "cycle {t}: mismatch marker set");
+    };
+    for c in p {
+        match c.unwrap() {
+            vcd::Command::Timestamp(x) => {
+                if let Some(t) = t {
+                    check(&now, t);
+                }
+                t = Some(x / mpgpu_tb::vcd::CYCLE);
+                steps += 1;
+            }
+            vcd::Command::ChangeScalar(i, v) => {
+                now.insert(i, v.to_string());
+                if i == pairs[5].0 && v == vcd::Value::V1 {
+                    restores += 1;
+                }
+                if i == pairs[6].0 && v == vcd::Value::V1 {
+                    preempts += 1;
+                }
+                if i == k0_valid && v == vcd::Value::V1 {
+                    k0_first.get_or_insert(t.unwrap());
+                }
+            }
+            vcd::Command::ChangeVector(i, v) => {
+                let bits: String = v.iter().map(|b| b.to_string()).collect();
+                now.insert(i, format!("{}", u64::from_str_radix(&bits, 2).unwrap_or(u64::MAX)));
+            }
+            _ => {}
+        }
+    }
+    check(&now, t.unwrap());
+    assert_eq!(steps, rep.cycles_checked, "one time step per checked cycle");
+    // The first command is taken in the first cycle and is in KSRT entry 0 from the next.
+    assert_eq!(k0_first, Some(1));
+    assert!(preempts > 0 && restores > 0, "PPQ with context switch: {preempts} preemptions, {restores} restores in the waveform");
+}
