@@ -148,8 +148,15 @@ fn cosim_reports_zero_mismatches_and_catches_a_broken_block() {
     let (code, out, err) = mpgpu(&["cosim", w, "--config", "k20c", "--policy", "equal", "--preempt", "drain"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("mismatches: 0") && out.contains("all outputs verified: PASS"), "{out}");
+    // The whole framework with its PTBQ popped in the wrong order.
+    let pair = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/priority-pair.toml");
+    let (code, out, err) = mpgpu(&["cosim", pair, "--config", "k20c", "--policy", "ppq-excl", "--broken"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle") && err.contains("issue.tb: model"), "{out}{err}");
+    assert!(err.contains("target/cosim/mismatch.vcd"), "{err}");
+    // Only the DSS engine in RTL, ties broken the wrong way.
     let vcd = temp_file("broken.vcd", "");
-    let (code, out, err) = mpgpu(&["cosim", w, "--config", "k20c", "--policy", "dss", "--broken", "--vcd", &vcd]);
+    let (code, out, err) = mpgpu(&["cosim", w, "--unit", "engine", "--config", "k20c", "--policy", "dss", "--broken", "--vcd", &vcd]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle"), "{out}{err}");
     assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
