@@ -58,7 +58,7 @@ pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     pub vcd: Option<VcdRecorder>,
     pub record_from: u64,
     pub record_until: u64,
-    fields: fn(&M::Out) -> Vec<Field>,
+    pub fields: fn(&M::Out) -> Vec<Field>,
 }
 
 /// A handle on a [`Cosim`] that the GPU model holds as its unit while the caller keeps another

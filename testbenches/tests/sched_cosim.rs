@@ -259,3 +259,48 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
     assert_eq!(k0_first, Some(1));
     assert!(preempts > 0 && restores > 0, "PPQ with context switch: {preempts} preemptions, {restores} restores in the waveform");
 }
+
+/// Equal Spatial Sharing with `Sched` in the loop: long-running processes arriving together on
+/// k20c's 13 SMs; the SMs each owns once the policy has settled, sorted.
+fn equal_allocation_rtl(n: usize) -> Vec<usize> {
+    use mpgpu_tb::cosim::{sched_fields, Cosim, Shared};
+    use mpgpu_tb::sched::SchedRtl;
+    use mpgpu_tb::InLoop;
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let kernels = [("lbm", 512), ("stencil", 96), ("mriq", 16384), ("spmv", 131072), ("sad", 192), ("cutcp", 192), ("sgemm", 256), ("lbm", 384)];
+    let mut text = String::from("description = \"equal\"\n");
+    for (i, (k, size)) in kernels.iter().take(n).enumerate() {
+        text += &format!("[[process]]\nname = \"p{i}\"\nlaunches = [{{ kernel = \"{k}\", size = {size}, seed = {i} }}]\n");
+    }
+    let w = Workload::parse("equal.toml", &text).unwrap();
+    let mut pair = None;
+    let mut g = Gpu::with_sched_unit(&cfg, Policy::Equal, Mechanism::Drain, n, &mut |model| {
+        let l = InLoop::with_state(model, SchedRtl::new(13, Policy::Equal, SchedFaults::default()), 16, Framework::state, SchedRtl::state);
+        let h = Shared(Rc::new(RefCell::new(Cosim { pair: l, vcd: None, record_from: u64::MAX, record_until: u64::MAX, fields: sched_fields })));
+        pair = Some(h.clone());
+        Box::new(h)
+    })
+    .unwrap();
+    g.add_workload(&w).unwrap();
+    let _ = g.run(RunLimits { max_cycles: 20_000, ..RunLimits::default() }, &mut |_, _, _| {});
+    let pair = pair.unwrap();
+    if let Some(m) = pair.0.borrow().pair.mismatch() {
+        panic!("{n} processes: {m}");
+    }
+    // The RTL's SMST, read back: SMs running, setting up for, or reserved for each kernel.
+    let st = pair.0.borrow().pair.rtl.state();
+    let mut owned: Vec<usize> = (0..13)
+        .filter(|&k| st.ksrt[k].valid)
+        .map(|k| st.smst.iter().filter(|e| (matches!(e.state, 1 | 2) && e.ksr as usize == k) || (e.state == STATE_RESERVED && e.next_valid && e.next as usize == k)).count())
+        .collect();
+    owned.sort_unstable();
+    owned
+}
+
+#[test]
+fn equal_spatial_sharing_on_13_sms_with_the_rtl_in_the_loop() {
+    for (n, mut want) in [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])] {
+        want.sort_unstable();
+        assert_eq!(equal_allocation_rtl(n), want, "{n} processes");
+    }
+}
