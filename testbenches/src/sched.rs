@@ -29,7 +29,10 @@ pub fn sched_mode(p: Policy) -> u8 {
 
 impl SchedRtl {
     pub fn new(sms: usize, policy: Policy, faults: SchedFaults) -> Self {
-        let mode = sched_mode(policy);
+        Self::with_mode(sms, sched_mode(policy), faults)
+    }
+
+    fn with_mode(sms: usize, mode: u8, faults: SchedFaults) -> Self {
         let mut uut = Sched::new(sms, mode, faults);
         uut.connect_inputs();
         let s = SchedRtl { uut: RefCell::new(uut), driven: Default::default(), sms, mode, faults };
@@ -112,12 +115,7 @@ impl Unit for SchedRtl {
     type In = In;
     type Out = Out;
     fn reset(&mut self) {
-        let policy_mode = self.mode;
-        let mut uut = Sched::new(self.sms, policy_mode, self.faults);
-        uut.connect_inputs();
-        *self.uut.borrow_mut() = uut;
-        self.driven.set(None);
-        self.drive(&In::default(), false);
+        *self = SchedRtl::with_mode(self.sms, self.mode, self.faults);
     }
     fn outputs(&self, i: &In) -> Out {
         self.drive(i, false);

@@ -221,6 +221,9 @@ struct FwDriver {
     saved: HashMap<(usize, u32), SavedBlock>,
     /// Gate the framework's clock while it is idle with no input (on unless asked otherwise).
     gating: bool,
+    /// The framework was idle after its last clock edge (`SchedUnit::quiet`, asked once per
+    /// edge: a gated cycle changes nothing).
+    idle: bool,
     /// Tokens per process for DSS (Equal Spatial Sharing when a process gives none).
     procs: usize,
     pub preemptions: u64,
@@ -229,7 +232,7 @@ struct FwDriver {
 
 impl FwDriver {
     fn pending(&self) -> bool {
-        self.fw.model().busy() || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
+        !self.idle || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
     }
 }
 
@@ -362,8 +365,10 @@ impl Gpu {
         }
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
+        let fw = make(Framework::new(params, policy, mechanism));
         g.fw = Some(FwDriver {
-            fw: make(Framework::new(params, policy, mechanism)),
+            idle: fw.quiet(),
+            fw,
             policy,
             mechanism,
             cmds: VecDeque::new(),
@@ -422,15 +427,12 @@ impl Gpu {
         };
         let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now };
         // Clock gating: an idle framework with no input would change nothing.
-        let quiet = d.fw.quiet();
-        if let Some(detail) = d.fw.halted() {
-            return Err(SimError::Cosim { cycle: now, detail });
-        }
-        if d.gating && quiet && input == FwIn::default() {
+        if d.gating && d.idle && input == FwIn::default() {
             return Ok(());
         }
         let out = d.fw.outputs(&input);
         d.fw.clock(&input);
+        d.idle = d.fw.quiet();
         if let Some(detail) = d.fw.halted() {
             return Err(SimError::Cosim { cycle: now, detail });
         }
