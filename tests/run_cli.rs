@@ -134,6 +134,17 @@ fn run_reports_bad_files_and_limits_clearly() {
 }
 
 #[test]
+fn run_rejects_unknown_policies_and_mechanisms_naming_the_choices() {
+    let (code, _, err) = mpgpu(&["run", "--policy", "lifo"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'lifo'") && err.contains("--policy"), "{err}");
+    assert!(["fcfs", "npq", "ppq-excl", "ppq-shared", "dss", "equal"].iter().all(|p| err.contains(p)), "{err}");
+    let (code, _, err) = mpgpu(&["run", "--policy", "dss", "--preempt", "kill"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'kill'") && err.contains("--preempt") && err.contains("ctxsw") && err.contains("drain"), "{err}");
+}
+
+#[test]
 fn configs_lists_the_presets() {
     let (code, out, _) = mpgpu(&["configs"]);
     assert_eq!(code, 0);
@@ -150,17 +161,60 @@ fn cosim_reports_zero_mismatches_and_catches_a_broken_block() {
     assert!(out.contains("mismatches: 0") && out.contains("all outputs verified: PASS"), "{out}");
     // The whole framework with its PTBQ popped in the wrong order.
     let pair = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/priority-pair.toml");
-    let (code, out, err) = mpgpu(&["cosim", pair, "--config", "k20c", "--policy", "ppq-excl", "--broken"]);
+    let (code, out, err) = mpgpu(&["cosim", pair, "--config", "k20c", "--policy", "ppq-excl", "--broken", "lifo"]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle") && err.contains("issue.tb: model"), "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("mismatch at clocked cycle") && err.contains("sched.issue.tb: model"), "{out}{err}");
     assert!(err.contains("target/cosim/mismatch.vcd"), "{err}");
     // Only the DSS engine in RTL, ties broken the wrong way.
     let vcd = temp_file("broken.vcd", "");
-    let (code, out, err) = mpgpu(&["cosim", w, "--unit", "engine", "--config", "k20c", "--policy", "dss", "--broken", "--vcd", &vcd]);
+    let (code, out, err) = mpgpu(&["cosim", w, "--unit", "engine", "--config", "k20c", "--policy", "dss", "--broken", "lifo", "--vcd", &vcd]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle"), "{out}{err}");
     assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
     let (code, _, err) = mpgpu(&["cosim", "--unit", "alu"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--unit `alu`"), "{err}");
+    assert!(err.contains("'alu'") && err.contains("--unit") && err.contains("sched") && err.contains("engine"), "{err}");
+}
+
+#[test]
+fn cosim_on_verilator_writes_a_trace_that_replays_in_icarus() {
+    let pair = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/priority-pair.toml");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-trace");
+    let d = dir.to_str().unwrap();
+    let vcd = dir.join("run.vcd");
+    let (code, out, err) = mpgpu(&["cosim", pair, "--config", "k20c", "--policy", "ppq-excl", "--backend", "verilator", "--trace", d, "--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("on verilator") && out.contains("mismatches: 0") && out.contains("mpgpu replay"), "{out}");
+    assert!(vcd.with_extension("gtkw").exists(), "no GTKWave save file beside the waveform");
+    let (code, out, err) = mpgpu(&["replay", d]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+    // An edited expected value: busy (field 12) flipped in the first record.
+    let hex = dir.join("trace.hex");
+    let text = std::fs::read_to_string(&hex).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut w: Vec<String> = lines[0].split_whitespace().map(String::from).collect();
+    w[12] = if w[12] == "0" { "1".into() } else { "0".into() };
+    lines[0] = w.join(" ");
+    std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
+    let (code, out, err) = mpgpu(&["replay", d]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("REPLAY MISMATCH cycle 0") && err.contains("port busy"), "{err}");
+    let (code, _, err) = mpgpu(&["replay", "/nonexistent-trace"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no trace.json"), "{err}");
+}
+
+#[test]
+fn soak_passes_and_reports_a_broken_block_with_a_workload_that_reproduces_it() {
+    let out_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-soak");
+    let o = out_dir.to_str().unwrap();
+    let (code, out, err) = mpgpu(&["soak", "--seed", "5", "--workloads", "1", "--out", o]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 workloads, 12 runs") && out.contains("mismatches: 0") && out.contains("PASS"), "{out}");
+    let (code, out, err) = mpgpu(&["soak", "--seed", "1", "--workloads", "10", "--out", o, "--broken", "lifo"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("reproduce with: mpgpu cosim"), "{out}{err}");
+    let file = err.lines().find_map(|l| l.strip_prefix("reproduce with: mpgpu cosim ")).unwrap().split_whitespace().next().unwrap().to_string();
+    assert!(std::path::Path::new(&file).exists(), "{file}");
 }

@@ -12,25 +12,26 @@
 //! ```
 
 use crate::library::{self, Bench};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
 /// The workload `mpgpu run` uses when given none.
 pub const DEFAULT_WORKLOAD: &str = include_str!("../../workloads/default.toml");
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
     /// Library application (see `mpgpu kernels`).
     pub kernel: String,
     /// Problem size; the application's default when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
     #[serde(default = "one64")]
     pub seed: u64,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessSpec {
     pub name: String,
@@ -41,11 +42,12 @@ pub struct ProcessSpec {
     #[serde(default = "one")]
     pub repeat: u32,
     /// DSS tokens (SM budget) under the `dss` policy; Equal Spatial Sharing when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<i8>,
     pub launches: Vec<LaunchSpec>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     pub description: String,
@@ -94,6 +96,30 @@ impl Workload {
         Ok(w)
     }
 
+    /// The workload as a TOML file in the shipped style (one `[[process]]` table per process,
+    /// launches as an inline array) that [`Workload::parse`] reads back identically. Every field
+    /// is written, defaults included; absent `size` and `tokens` stay absent.
+    ///
+    /// Panics if a value has no TOML form, which only a workload that fails
+    /// [`Workload::validate`] can have (a `seed` above `i64::MAX`: TOML integers are signed).
+    pub fn to_toml(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(out, "description = {}", toml_value(&self.description));
+        for p in &self.processes {
+            out.push_str("\n[[process]]\n");
+            let _ = writeln!(out, "name = {}", toml_value(&p.name));
+            let _ = writeln!(out, "arrival = {}", toml_value(&p.arrival));
+            let _ = writeln!(out, "priority = {}", toml_value(&p.priority));
+            let _ = writeln!(out, "repeat = {}", toml_value(&p.repeat));
+            if let Some(t) = p.tokens {
+                let _ = writeln!(out, "tokens = {}", toml_value(&t));
+            }
+            let _ = writeln!(out, "launches = {}", toml_value(&p.launches));
+        }
+        out
+    }
+
     /// Checks names, counts and every launch (kernel known, size accepted by it).
     pub fn validate(&self) -> Result<(), String> {
         if self.description.trim().is_empty() {
@@ -129,6 +155,9 @@ impl Workload {
             }
             for (j, l) in p.launches.iter().enumerate() {
                 let b = find(&l.kernel).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
+                if l.seed > i64::MAX as u64 {
+                    return Err(format!("{at}: launches[{j}]: field `seed`: {} is out of range (expected 0..=2^63-1)", l.seed));
+                }
                 let size = l.size.unwrap_or(b.default_size);
                 // Building the host program checks the size without touching GPU memory.
                 b.program(size, l.seed).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
@@ -136,6 +165,13 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// One value in TOML's inline form (strings quoted and escaped, tables and arrays inline).
+fn toml_value<T: Serialize + ?Sized>(v: &T) -> String {
+    let mut s = String::new();
+    v.serialize(toml::ser::ValueSerializer::new(&mut s)).unwrap_or_else(|e| panic!("workload value has no TOML form: {e}"));
+    s
 }
 
 /// The library application called `name`, or an error listing the library.

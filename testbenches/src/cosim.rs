@@ -1,18 +1,23 @@
 //! Whole-GPU co-simulation: an RTL block runs inside the cycle-level GPU model, its outputs
 //! driving the GPU (RTL in the loop) while its reference model runs beside it on the same
-//! inputs and every cycle's outputs are compared. The waveform (RTL ports and registers, the
-//! model's expected outputs, a mismatch marker) is recorded as it goes.
+//! inputs and every clocked cycle's outputs (and architectural state) are compared. The
+//! machinery is generic: any block with a [`Ports`] mapping, on either [`Backend`], any number
+//! of instances (each named in mismatch reports and waveforms).
 //!
-//! The units co-simulated: the whole scheduling framework ([`run_sched`]: `Sched` in place of
-//! the framework model, its SMST, KSRT, PTBQ occupancy and tokens compared every cycle as well),
-//! or only its policy engine ([`run`]: the DSS engine for `dss` and `equal`, the priority scan
-//! engine for `fcfs`, `npq`, `ppq-excl`, `ppq-shared`).
+//! Each instance can record a waveform ([`VcdRecorder`], GPU cycle on the time axis, with a
+//! GTKWave save file) and a trace of its clocked cycles for replay in Icarus
+//! ([`TraceWriter`]).
+//!
+//! The GPU's framework slot can hold: the whole framework's RTL beside its model
+//! ([`run_with`] with [`UnitKind::Sched`]), the RTL alone ([`SlotMode::RtlAlone`]), or only the
+//! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
-use crate::dss::DssRtl;
+use crate::blocks::{DssPorts, PrioPorts, SchedPorts};
 use crate::lockstep::{InLoop, Mismatch};
-use crate::prio::PrioRtl;
-use crate::sched::SchedRtl;
-use crate::vcd::{Field, VcdRecorder};
+use crate::ports::Ports;
+use crate::rtl::{Backend, RtlUnit};
+use crate::trace::TraceWriter;
+use crate::vcd::{Sample, VcdRecorder};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
 use mpgpu_ref::units::dss::Dss;
@@ -20,98 +25,154 @@ use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::SchedFaults;
-use mpgpu_spec::units::sched::{dss, fw, prio};
 use mpgpu_spec::Unit;
-use rust_hdl::prelude::Block;
-use serde::Serialize;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// An RTL adapter whose block can be probed for waveforms.
-pub trait Probed {
-    fn with_block(&self, f: &mut dyn FnMut(&dyn Block));
-}
-
-impl Probed for DssRtl {
-    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
-        f(&*self.block())
-    }
-}
-
-impl Probed for SchedRtl {
-    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
-        f(&*self.block())
-    }
-}
-
-impl Probed for PrioRtl {
-    fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) {
-        f(&*self.block())
-    }
-}
-
-/// A pair in the loop, recording a waveform of the clocked cycles in
-/// `record_from..=record_until`.
-pub struct Cosim<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
-    pub pair: InLoop<M, R, S>,
+/// A model and its RTL in the loop, with what is recorded of them.
+pub struct Cosim<M: Unit<In = P::In, Out = P::Out>, P: Ports> {
+    pub pair: InLoop<M, RtlUnit<P>, P::State>,
     pub vcd: Option<VcdRecorder>,
+    /// Clocked cycles whose waveform is recorded.
     pub record_from: u64,
     pub record_until: u64,
-    pub fields: fn(&M::Out) -> Vec<Field>,
+    pub trace: Option<TraceWriter>,
+    pub trace_error: Option<String>,
 }
 
-/// A handle on a [`Cosim`] that the GPU model holds as its unit while the caller keeps another
-/// to read the outcome.
-pub struct Shared<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()>(pub Rc<RefCell<Cosim<M, R, S>>>);
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
+    /// `model` beside `rtl`, named `instance`, comparing outputs only.
+    pub fn outputs_only(instance: &str, model: M, rtl: RtlUnit<P>) -> Self
+    where
+        P: Ports<State = ()>,
+    {
+        let pair = InLoop::<M, RtlUnit<P>, ()>::new(model, rtl, 16).named(instance);
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, trace: None, trace_error: None }
+    }
 
-impl<M: Unit, R: Unit<In = M::In, Out = M::Out>, S> Clone for Shared<M, R, S> {
+    /// `model` beside `rtl`, named `instance`, comparing outputs and the state `model_state`
+    /// reads from the model with the state read back from the RTL's registers.
+    pub fn with_state(instance: &str, model: M, rtl: RtlUnit<P>, model_state: fn(&M) -> P::State) -> Self {
+        let pair = InLoop::with_state(model, rtl, 16, model_state, RtlUnit::<P>::state).named(instance);
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, trace: None, trace_error: None }
+    }
+
+    /// Records the waveform of clocked cycles `from..=until`.
+    pub fn recording(mut self, from: u64, until: u64) -> Self {
+        self.record_from = from;
+        self.record_until = until;
+        self
+    }
+
+    /// Streams a trace of every clocked cycle into `dir`.
+    pub fn tracing(mut self, dir: Option<&Path>) -> Result<Self, String> {
+        self.trace = trace_writer(&self.pair.rtl, dir)?;
+        Ok(self)
+    }
+
+    /// Before the edge of the current cycle: the waveform and the trace.
+    fn record(&mut self, i: &P::In) {
+        let cycle = self.pair.cycle;
+        let window = (self.record_from..=self.record_until).contains(&cycle);
+        if !window && self.trace.is_none() {
+            return;
+        }
+        let expected = self.pair.model.outputs(i);
+        let ports = &self.pair.rtl.ports;
+        let l = self.pair.rtl.layout().clone();
+        let mut exp = vec![0; l.outputs.len()];
+        ports.encode_out(&expected, &mut exp);
+        let inputs = self.pair.rtl.input_words();
+        let time = self.pair.time.unwrap_or(cycle);
+        if let Some(t) = self.trace.as_mut() {
+            let mut care = vec![true; exp.len()];
+            ports.care(&expected, &mut care);
+            if let Err(e) = t.record(time, &inputs, &exp, &care) {
+                self.trace_error.get_or_insert(e);
+            }
+        }
+        if window {
+            sample(&mut self.vcd, &self.pair, i);
+        }
+    }
+}
+
+/// Records the current cycle of `pair` (inputs `i` settled, before the edge) into the waveform
+/// `vcd`, starting it on first use: the RTL's ports and state, the model's expected outputs,
+/// the mismatch marker, and on the rust-hdl backend the block's whole hierarchy. Testbenches
+/// that step a pair by hand call this directly.
+pub fn sample<M, P, S>(vcd: &mut Option<VcdRecorder>, pair: &InLoop<M, RtlUnit<P>, S>, i: &P::In)
+where
+    M: Unit<In = P::In, Out = P::Out>,
+    P: Ports,
+{
+    let cycle = pair.cycle;
+    let expected = pair.model.outputs(i);
+    let got = pair.rtl.outputs(i);
+    let l = pair.rtl.layout();
+    let mut exp = vec![0; l.outputs.len()];
+    pair.rtl.ports.encode_out(&expected, &mut exp);
+    let (inputs, outs, state) = (pair.rtl.input_words(), pair.rtl.output_words(), pair.rtl.state());
+    let marked = expected != got || pair.mismatch().is_some_and(|m| m.cycle == cycle);
+    let s = Sample { time: pair.time.unwrap_or(cycle), clocked: cycle, inputs: &inputs, outputs: &outs, expected: &exp, state: &state, mismatch: marked };
+    let name = if pair.name.is_empty() { pair.rtl.ports.name() } else { pair.name.clone() };
+    let probed = pair.rtl.with_block(&mut |b| {
+        vcd.get_or_insert_with(|| VcdRecorder::new(&name, Some(b), &l.inputs, &l.outputs, &state)).sample(&s, Some(b));
+    });
+    if !probed {
+        vcd.get_or_insert_with(|| VcdRecorder::new(&name, None, &l.inputs, &l.outputs, &state)).sample(&s, None);
+    }
+}
+
+/// A trace writer for `rtl`'s clocked cycles into `dir`, if given.
+pub fn trace_writer<P: Ports>(rtl: &RtlUnit<P>, dir: Option<&Path>) -> Result<Option<TraceWriter>, String> {
+    let Some(d) = dir else { return Ok(None) };
+    let l = rtl.layout();
+    TraceWriter::create(d, &rtl.ports.name(), crate::ports::verilog_of(&rtl.ports), &l.inputs, &l.outputs).map(Some)
+}
+
+/// A handle on a [`Cosim`] that the GPU model holds in its unit slot while the caller keeps
+/// another to read the outcome.
+pub struct Shared<M: Unit<In = P::In, Out = P::Out>, P: Ports>(pub Rc<RefCell<Cosim<M, P>>>);
+
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Clone for Shared<M, P> {
     fn clone(&self) -> Self {
         Shared(self.0.clone())
     }
 }
 
-impl<M, R, S> Unit for Shared<M, R, S>
-where
-    M: Unit,
-    R: Unit<In = M::In, Out = M::Out> + Probed,
-    M::In: Serialize,
-    M::Out: Serialize,
-    S: Serialize + PartialEq,
-{
-    type In = M::In;
-    type Out = M::Out;
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Shared<M, P> {
+    pub fn new(c: Cosim<M, P>) -> Self {
+        Shared(Rc::new(RefCell::new(c)))
+    }
+}
+
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Unit for Shared<M, P> {
+    type In = P::In;
+    type Out = P::Out;
     fn reset(&mut self) {
         self.0.borrow_mut().pair.reset();
     }
-    fn outputs(&self, i: &M::In) -> M::Out {
+    fn outputs(&self, i: &P::In) -> P::Out {
         self.0.borrow().pair.outputs(i)
     }
-    fn clock(&mut self, i: &M::In) {
+    fn clock(&mut self, i: &P::In) {
         let mut c = self.0.borrow_mut();
-        let cycle = c.pair.cycle;
-        if (c.record_from..=c.record_until).contains(&cycle) {
-            let expected = c.pair.model.outputs(i);
-            let got = c.pair.rtl.outputs(i);
-            let f = (c.fields)(&expected);
-            // Marked where the outputs differ, and at the first mismatch (of state, too).
-            let marked = expected != got || c.pair.mismatch().is_some_and(|m| m.cycle == cycle);
-            let Cosim { pair, vcd, .. } = &mut *c;
-            pair.rtl.with_block(&mut |blk| vcd.get_or_insert_with(|| VcdRecorder::new(blk, &f)).sample(cycle, blk, &f, marked));
-        }
+        c.record(i);
         c.pair.clock(i);
     }
 }
 
-/// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it is what
-/// the GPU asks for reports and idle detection, and the run stops at the first mismatch.
-impl SchedUnit for Shared<Framework, SchedRtl, fw::State> {
-    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
-        Box::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model))
+/// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it answers
+/// for reports, and the run stops at the first mismatch.
+impl SchedUnit for Shared<Framework, SchedPorts> {
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        Some(Box::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model)))
     }
     fn quiet(&self) -> bool {
         let c = self.0.borrow();
-        let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.busy_now());
+        let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.outputs_now().busy);
         if model != rtl {
             c.pair.flag("busy (after the edge)", &model, &rtl);
         }
@@ -120,41 +181,87 @@ impl SchedUnit for Shared<Framework, SchedRtl, fw::State> {
     fn halted(&self) -> Option<String> {
         self.0.borrow().pair.mismatch().map(|m| format!("the RTL and the model parted at co-simulation cycle {}", m.cycle))
     }
+    fn at_cycle(&mut self, gpu_cycle: u64) {
+        self.0.borrow_mut().pair.time = Some(gpu_cycle);
+    }
 }
 
-/// The framework's outputs as waveform fields.
-pub fn sched_fields(o: &fw::Out) -> Vec<Field> {
-    let i = o.issue;
-    vec![
-        ("busy", 1, o.busy as u64),
-        ("cmd_taken", 1, o.cmd_taken as u64),
-        ("issue_valid", 1, i.is_some() as u64),
-        ("issue_sm", 4, i.map_or(0, |i| i.sm as u64)),
-        ("issue_handle", 16, i.map_or(0, |i| i.handle as u64)),
-        ("issue_tb", 20, i.map_or(0, |i| i.tb as u64)),
-        ("issue_restore", 1, i.is_some_and(|i| i.restore) as u64),
-        ("preempt_valid", 1, o.preempt.is_some() as u64),
-        ("preempt_sm", 4, o.preempt.unwrap_or(0) as u64),
-        ("retired_valid", 1, o.retired.is_some() as u64),
-        ("retired_handle", 16, o.retired.unwrap_or(0) as u64),
-    ]
+/// The framework's RTL alone in its slot: it drives the GPU and nothing checks it.
+pub struct Alone<P: Ports> {
+    pub rtl: RtlUnit<P>,
+    pub cycles: u64,
 }
 
-/// The DSS engine's outputs as waveform fields (`act`: 0 none, 1 assign, 2 reserve).
-pub fn dss_fields(o: &dss::Out) -> Vec<Field> {
-    let mut f = prio_like(o.busy, o.addr, o.act, o.act_sm, o.act_kernel, o.act_from);
-    f.push(("kmax", 4, o.kmax as u64));
-    f.push(("kmin", 4, o.kmin as u64));
-    f
+impl<P: Ports> Unit for Alone<P> {
+    type In = P::In;
+    type Out = P::Out;
+    fn reset(&mut self) {
+        self.rtl.reset();
+        self.cycles = 0;
+    }
+    fn outputs(&self, i: &P::In) -> P::Out {
+        self.rtl.outputs(i)
+    }
+    fn clock(&mut self, i: &P::In) {
+        self.rtl.clock(i);
+        self.cycles += 1;
+    }
 }
 
-/// The priority engine's outputs as waveform fields.
-pub fn prio_fields(o: &prio::Out) -> Vec<Field> {
-    prio_like(o.busy, o.addr, o.act, o.act_sm, o.act_kernel, o.act_from)
+impl SchedUnit for Alone<SchedPorts> {
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        None
+    }
+    fn quiet(&self) -> bool {
+        !self.rtl.outputs_now().busy
+    }
 }
 
-fn prio_like(busy: bool, addr: u8, act: dss::Act, sm: u8, kernel: u8, from: u8) -> Vec<Field> {
-    vec![("busy", 1, busy as u64), ("addr", 4, addr as u64), ("act", 2, act.code() as u64), ("act_sm", 4, sm as u64), ("act_kernel", 4, kernel as u64), ("act_from", 4, from as u64)]
+/// What the caller reads back from a co-simulated instance after the run.
+pub trait Outcome {
+    fn mismatch(&self) -> Option<Mismatch>;
+    fn cycles(&self) -> u64;
+    fn write_vcd(&self, p: &Path) -> Result<(), String>;
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String>;
+}
+
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for Shared<M, P> {
+    fn mismatch(&self) -> Option<Mismatch> {
+        self.0.borrow().pair.mismatch()
+    }
+    fn cycles(&self) -> u64 {
+        self.0.borrow().pair.cycle
+    }
+    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+        match self.0.borrow().vcd.as_ref() {
+            Some(r) => r.write(p).map_err(|e| format!("cannot write {}: {e}", p.display())),
+            None => Ok(()),
+        }
+    }
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        let mut c = self.0.borrow_mut();
+        if let Some(e) = c.trace_error.take() {
+            return Err(e);
+        }
+        c.trace.take().map(|t| t.finish()).transpose()
+    }
+}
+
+struct AloneOutcome(Rc<RefCell<u64>>);
+
+impl Outcome for AloneOutcome {
+    fn mismatch(&self) -> Option<Mismatch> {
+        None
+    }
+    fn cycles(&self) -> u64 {
+        *self.0.borrow()
+    }
+    fn write_vcd(&self, _: &Path) -> Result<(), String> {
+        Ok(())
+    }
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        Ok(None)
+    }
 }
 
 /// What a co-simulation run found.
@@ -163,84 +270,91 @@ pub struct CosimReport {
     /// Cycles the unit was clocked and checked.
     pub cycles_checked: u64,
     pub mismatch: Option<Mismatch>,
-    /// Where the waveform went, if anywhere.
+    /// Where the waveform went, if anywhere (its GTKWave save file is beside it).
     pub vcd: Option<PathBuf>,
+    /// Where the trace went, if anywhere.
+    pub trace: Option<PathBuf>,
     pub error: Option<SimError>,
+    /// GPU cycles stepped and wall-clock seconds of the run (for speed reports only).
+    pub seconds: f64,
 }
 
 /// Cycles of waveform kept before a mismatch when no waveform was asked for.
 pub const MISMATCH_WINDOW: u64 = 256;
 
-/// Which engine an RTL in the loop replaces, and the outcome handle for each.
-enum Handle {
-    Dss(Shared<Dss, DssRtl>),
-    Prio(Shared<Prio, PrioRtl>),
-    Sched(Shared<Framework, SchedRtl, fw::State>),
+/// Which unit the RTL replaces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnitKind {
+    /// The whole scheduling framework (`Sched`).
+    #[default]
+    Sched,
+    /// Only the policy's engine (DSS for `dss` and `equal`, the priority engine otherwise),
+    /// inside the framework model.
+    Engine,
 }
 
-impl Handle {
-    fn mismatch(&self) -> Option<Mismatch> {
-        match self {
-            Handle::Dss(h) => h.0.borrow().pair.mismatch(),
-            Handle::Prio(h) => h.0.borrow().pair.mismatch(),
-            Handle::Sched(h) => h.0.borrow().pair.mismatch(),
+/// What the unit slot holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlotMode {
+    /// The RTL in the loop, the model beside it, compared every clocked cycle.
+    #[default]
+    Lockstep,
+    /// The RTL alone, unchecked (framework only).
+    RtlAlone,
+    /// The reference model alone (framework only; no RTL).
+    ModelAlone,
+}
+
+/// A co-simulation run's settings.
+#[derive(Clone, Debug)]
+pub struct CosimOptions {
+    pub policy: Policy,
+    pub mechanism: Mechanism,
+    pub unit: UnitKind,
+    pub mode: SlotMode,
+    pub backend: Backend,
+    /// Test-only faults of `Sched`, and the engines' broken variants.
+    pub faults: SchedFaults,
+    pub broken_engine: bool,
+    /// Clock the framework every GPU cycle instead of gating its clock while idle.
+    pub every_cycle: bool,
+    /// The whole run's waveform.
+    pub vcd: Option<PathBuf>,
+    /// Where the waveform around a mismatch goes when no waveform was asked for.
+    pub mismatch_vcd: PathBuf,
+    /// A trace of the clocked cycles for replay.
+    pub trace: Option<PathBuf>,
+    pub limits: RunLimits,
+}
+
+impl CosimOptions {
+    pub fn new(policy: Policy, mechanism: Mechanism) -> Self {
+        CosimOptions {
+            policy,
+            mechanism,
+            unit: UnitKind::Sched,
+            mode: SlotMode::Lockstep,
+            backend: Backend::RustHdl,
+            faults: SchedFaults::default(),
+            broken_engine: false,
+            every_cycle: false,
+            vcd: None,
+            mismatch_vcd: PathBuf::from("target/cosim/mismatch.vcd"),
+            trace: None,
+            limits: RunLimits::default(),
         }
     }
-    fn cycles(&self) -> u64 {
-        match self {
-            Handle::Dss(h) => h.0.borrow().pair.cycle,
-            Handle::Prio(h) => h.0.borrow().pair.cycle,
-            Handle::Sched(h) => h.0.borrow().pair.cycle,
-        }
-    }
-    fn write_vcd(&self, p: &Path) -> Result<(), String> {
-        let res = match self {
-            Handle::Dss(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
-            Handle::Prio(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
-            Handle::Sched(h) => h.0.borrow().vcd.as_ref().map(|r| r.write(p)),
-        };
-        res.unwrap_or(Ok(())).map_err(|e| format!("cannot write {}: {e}", p.display()))
-    }
 }
 
-/// Runs `w` on `cfg` with the scheduling framework, the RTL of the policy's engine in the loop
-/// (the DSS engine for `dss` and `equal`, the priority engine otherwise). The waveform of the
-/// whole run goes to `vcd` if given. When the RTL and the model part and no waveform was asked
-/// for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles around the
-/// mismatch into `mismatch_vcd`. `broken_rtl` selects the RTL's test-only fault.
-pub fn run(
-    cfg: &GpuConfig,
-    w: &Workload,
-    policy: Policy,
-    mechanism: Mechanism,
-    broken_rtl: bool,
-    vcd: Option<&Path>,
-    mismatch_vcd: &Path,
-) -> Result<CosimReport, String> {
-    let n = cfg.num_sms() as usize;
-    let once = |from: u64, until: u64| -> Result<(Handle, Gpu), String> {
-        let (handle, gpu) = if matches!(policy, Policy::Dss | Policy::Equal) {
-            let c = Cosim { pair: InLoop::new(Dss::new(n), DssRtl::new(n, broken_rtl), 16), vcd: None, record_from: from, record_until: until, fields: dss_fields };
-            let h = Shared(Rc::new(RefCell::new(c)));
-            let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), Some(Box::new(h.clone())), None)?;
-            (Handle::Dss(h), gpu)
-        } else {
-            let mode = policy.prio_mode();
-            let c = Cosim { pair: InLoop::new(Prio::new(n, mode), PrioRtl::new(n, mode, broken_rtl), 16), vcd: None, record_from: from, record_until: until, fields: prio_fields };
-            let h = Shared(Rc::new(RefCell::new(c)));
-            let gpu = Gpu::with_framework_units(cfg, policy, mechanism, w.processes.len(), None, Some(Box::new(h.clone())))?;
-            (Handle::Prio(h), gpu)
-        };
-        Ok((handle, gpu))
-    };
-    finish(w, vcd, mismatch_vcd, once)
+/// Runs `w` on `cfg` with the RTL of the policy's engine in the loop (rust-hdl backend); see
+/// [`run_with`].
+pub fn run(cfg: &GpuConfig, w: &Workload, policy: Policy, mechanism: Mechanism, broken_rtl: bool, vcd: Option<&Path>, mismatch_vcd: &Path) -> Result<CosimReport, String> {
+    let o = CosimOptions { unit: UnitKind::Engine, broken_engine: broken_rtl, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    run_with(cfg, w, &o)
 }
 
-/// Runs `w` on `cfg` with the whole scheduling framework's RTL in the loop, the reference model
-/// beside it, outputs and architectural state compared every clocked cycle; the run stops at
-/// the first mismatch. The framework's clock is gated while it is idle with no input (its
-/// `busy` output, compared too, says when), unless `every_cycle`. Waveforms as for [`run`];
-/// `faults` selects the RTL's test-only faults.
+/// Runs `w` on `cfg` with the whole framework's RTL in the loop (rust-hdl backend); see
+/// [`run_with`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_sched(
     cfg: &GpuConfig,
@@ -252,43 +366,111 @@ pub fn run_sched(
     vcd: Option<&Path>,
     mismatch_vcd: &Path,
 ) -> Result<CosimReport, String> {
-    let n = cfg.num_sms() as usize;
-    let once = |from: u64, until: u64| -> Result<(Handle, Gpu), String> {
-        let mut handle = None;
-        let mut gpu = Gpu::with_sched_unit(cfg, policy, mechanism, w.processes.len(), &mut |model| {
-            let pair = InLoop::with_state(model, SchedRtl::new(n, policy, faults), 16, Framework::state, SchedRtl::state);
-            let h = Shared(Rc::new(RefCell::new(Cosim { pair, vcd: None, record_from: from, record_until: until, fields: sched_fields })));
-            handle = Some(h.clone());
-            Box::new(h)
-        })?;
-        gpu.set_framework_clock_gating(!every_cycle);
-        Ok((Handle::Sched(handle.expect("the GPU built its framework")), gpu))
-    };
-    finish(w, vcd, mismatch_vcd, once)
+    let o = CosimOptions { faults, every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    run_with(cfg, w, &o)
 }
 
-/// Runs the workload on the GPU `once(from, until)` builds (recording the waveform of cycles
-/// `from..=until`), repeats it around the first mismatch when no waveform was asked for, and
-/// writes the waveform.
-fn finish(
-    w: &Workload,
-    vcd: Option<&Path>,
-    mismatch_vcd: &Path,
-    once: impl Fn(u64, u64) -> Result<(Handle, Gpu), String>,
-) -> Result<CosimReport, String> {
-    let once = |from: u64, until: u64| -> Result<(Handle, Gpu, Result<(), SimError>), String> {
-        let (handle, mut gpu) = once(from, until)?;
+/// Builds the GPU for one run, recording the waveform of clocked cycles `from..=until`.
+fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64, trace: Option<&Path>) -> Result<(Box<dyn Outcome>, Gpu), String> {
+    let n = cfg.num_sms() as usize;
+    let (p, m) = (o.policy, o.mechanism);
+    let procs = w.processes.len();
+    match (o.unit, o.mode) {
+        (UnitKind::Sched, SlotMode::Lockstep) => {
+            let ports = SchedPorts { sms: n, mode: crate::blocks::sched_mode(p), faults: o.faults };
+            let rtl = RtlUnit::with_backend(ports, o.backend)?;
+            let mut tw = trace_writer(&rtl, trace)?;
+            let mut rtl = Some(rtl);
+            let mut handle = None;
+            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| {
+                let mut c = Cosim::with_state("sched", model, rtl.take().expect("one framework"), Framework::state).recording(from, until);
+                c.trace = tw.take();
+                let h = Shared::new(c);
+                handle = Some(h.clone());
+                Box::new(h)
+            })?;
+            gpu.set_framework_clock_gating(!o.every_cycle);
+            Ok((Box::new(handle.expect("the GPU built its framework")), gpu))
+        }
+        (UnitKind::Sched, SlotMode::RtlAlone) => {
+            let ports = SchedPorts { sms: n, mode: crate::blocks::sched_mode(p), faults: o.faults };
+            let rtl = RtlUnit::with_backend(ports, o.backend)?;
+            let counter = Rc::new(RefCell::new(0u64));
+            let mut rtl = Some(rtl);
+            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |_model| Box::new(Counted(Alone { rtl: rtl.take().expect("one framework"), cycles: 0 }, counter.clone())))?;
+            gpu.set_framework_clock_gating(!o.every_cycle);
+            Ok((Box::new(AloneOutcome(counter)), gpu))
+        }
+        (UnitKind::Sched, SlotMode::ModelAlone) => {
+            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| Box::new(model))?;
+            gpu.set_framework_clock_gating(!o.every_cycle);
+            Ok((Box::new(AloneOutcome(Rc::new(RefCell::new(0)))), gpu))
+        }
+        (UnitKind::Engine, _) => {
+            if p.uses_dss() {
+                let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
+                let h = Shared::new(Cosim::outputs_only("dss", Dss::new(n), rtl).recording(from, until).tracing(trace)?);
+                let gpu = Gpu::with_framework_units(cfg, p, m, procs, Some(Box::new(h.clone())), None)?;
+                Ok((Box::new(h), gpu))
+            } else {
+                let mode = p.prio_mode();
+                let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken_engine }, o.backend)?;
+                let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(from, until).tracing(trace)?);
+                let gpu = Gpu::with_framework_units(cfg, p, m, procs, None, Some(Box::new(h.clone())))?;
+                Ok((Box::new(h), gpu))
+            }
+        }
+    }
+}
+
+/// The RTL alone, counting its clocked cycles where the caller can read them.
+struct Counted(Alone<SchedPorts>, Rc<RefCell<u64>>);
+
+impl Unit for Counted {
+    type In = <SchedPorts as Ports>::In;
+    type Out = <SchedPorts as Ports>::Out;
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+    fn outputs(&self, i: &Self::In) -> Self::Out {
+        self.0.outputs(i)
+    }
+    fn clock(&mut self, i: &Self::In) {
+        self.0.clock(i);
+        *self.1.borrow_mut() = self.0.cycles;
+    }
+}
+
+impl SchedUnit for Counted {
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        None
+    }
+    fn quiet(&self) -> bool {
+        self.0.quiet()
+    }
+}
+
+/// Runs `w` on `cfg` with an RTL block in the GPU's framework slot as `o` says. The waveform of
+/// the whole run goes to `o.vcd` if given. When the RTL and the model part and no waveform was
+/// asked for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles
+/// around the mismatch into `o.mismatch_vcd`.
+pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
+    let t0 = std::time::Instant::now();
+    let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
+        let (handle, mut gpu) = build(cfg, w, o, from, until, trace)?;
         gpu.add_workload(w).map_err(|e| e.to_string())?;
-        let run = gpu.run(RunLimits::default(), &mut |_, _, _| {});
+        let run = gpu.run(o.limits, &mut |_, _, _| {});
         Ok((handle, gpu, run))
     };
-    let (mut handle, gpu, run) = once(if vcd.is_some() { 0 } else { u64::MAX }, u64::MAX)?;
+    let (mut handle, gpu, run) = once(if o.vcd.is_some() { 0 } else { u64::MAX }, u64::MAX, o.trace.as_deref())?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let trace = handle.finish_trace()?;
     let mismatch = handle.mismatch();
-    let path = match (vcd, &mismatch) {
-        (Some(p), _) => Some(p.to_path_buf()),
+    let path = match (&o.vcd, &mismatch) {
+        (Some(p), _) => Some(p.clone()),
         (None, Some(m)) => {
-            handle = once(m.cycle.saturating_sub(MISMATCH_WINDOW), m.cycle + MISMATCH_WINDOW)?.0;
-            Some(mismatch_vcd.to_path_buf())
+            handle = once(m.cycle.saturating_sub(MISMATCH_WINDOW), m.cycle + MISMATCH_WINDOW, None)?.0;
+            Some(o.mismatch_vcd.clone())
         }
         (None, None) => None,
     };
@@ -303,5 +485,5 @@ fn finish(
         Ok(()) => (Some(gpu.result()), None),
         Err(e) => (None, Some(e)),
     };
-    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, error })
+    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds })
 }

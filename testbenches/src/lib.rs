@@ -1,12 +1,18 @@
-//! mpgpu-tb: the only crate that knows both the reference model and the RTL: RTL adapters,
-//! lockstep co-simulation and testbenches.
+//! mpgpu-tb: the only crate that knows both the reference model and the RTL: each block's port
+//! mapping (written once, `blocks`), the generic RTL unit on either backend (rust-hdl's
+//! simulator or the Verilated Verilog), lockstep and RTL-in-the-loop co-simulation, waveforms,
+//! traces replayed in Icarus, and testbenches.
 
+pub mod blocks;
 pub mod cosim;
-pub mod dss;
 pub mod lockstep;
-pub mod lowest_first;
-pub mod prio;
-pub mod sched;
+pub mod ports;
+pub mod rtl;
+pub mod soak;
+pub mod trace;
 pub mod vcd;
+pub mod verilator;
 
+pub use blocks::{DssRtl, LowestFirstRtl, PrioRtl, SchedRtl};
 pub use lockstep::{InLoop, Lockstep, Mismatch};
+pub use rtl::{Backend, RtlUnit};

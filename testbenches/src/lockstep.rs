@@ -20,7 +20,10 @@ pub struct FieldDiff {
 /// The first cycle where the two sides disagreed.
 #[derive(Clone, Debug)]
 pub struct Mismatch {
+    /// The unit's clocked cycle (counted from 0).
     pub cycle: u64,
+    /// The GPU cycle of that clocked cycle, when the unit runs inside the GPU.
+    pub time: Option<u64>,
     pub diffs: Vec<FieldDiff>,
     /// (cycle, inputs, model outputs, RTL outputs), oldest first, ending with the mismatch.
     pub history: Vec<(u64, String, String, String)>,
@@ -28,7 +31,10 @@ pub struct Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "mismatch at cycle {}:", self.cycle)?;
+        match self.time {
+            Some(t) => writeln!(f, "mismatch at clocked cycle {} (GPU cycle {t}, waveform time {} ns):", self.cycle, t)?,
+            None => writeln!(f, "mismatch at cycle {}:", self.cycle)?,
+        }
         for d in &self.diffs {
             writeln!(f, "  {}: model {} rtl {}", d.field, d.model, d.rtl)?;
         }
@@ -109,6 +115,10 @@ pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     pub model: M,
     pub rtl: R,
     pub cycle: u64,
+    /// The instance's name, prefixed to every field a mismatch names (`sm[3].oplog`, `sched`).
+    pub name: String,
+    /// The GPU cycle of the coming clocked cycle, when the caller knows it.
+    pub time: Option<u64>,
     depth: usize,
     history: VecDeque<(u64, String, String, String)>,
     first: std::cell::RefCell<Option<Mismatch>>,
@@ -121,7 +131,7 @@ where
     R: Unit<In = M::In, Out = M::Out>,
 {
     pub fn new(model: M, rtl: R, depth: usize) -> Self {
-        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None }
     }
 }
 
@@ -132,7 +142,21 @@ where
 {
     /// A pair whose state, as `model_state` and `rtl_state` read it, is compared too.
     pub fn with_state(model: M, rtl: R, depth: usize, model_state: fn(&M) -> S, rtl_state: fn(&R) -> S) -> Self {
-        InLoop { model, rtl, cycle: 0, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)) }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)) }
+    }
+
+    /// Names the instance (mismatch fields become `<name>.<field>`).
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
+
+    fn field(&self, f: &str) -> String {
+        if self.name.is_empty() {
+            f.to_string()
+        } else {
+            format!("{}.{f}", self.name)
+        }
     }
 
     /// The first mismatch, if any.
@@ -143,8 +167,8 @@ where
     /// Records a mismatch in `field` at the coming cycle (unless one is recorded already).
     pub fn flag<T: std::fmt::Debug>(&self, field: &str, model: &T, rtl: &T) {
         if self.first.borrow().is_none() {
-            let diffs = vec![FieldDiff { field: field.to_string(), model: format!("{model:?}"), rtl: format!("{rtl:?}") }];
-            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs, history: self.history.iter().cloned().collect() });
+            let diffs = vec![FieldDiff { field: self.field(field), model: format!("{model:?}"), rtl: format!("{rtl:?}") }];
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, time: self.time, diffs, history: self.history.iter().cloned().collect() });
         }
     }
 
@@ -186,10 +210,13 @@ where
                 diffs.extend(diff(&sm, &sr).into_iter().map(|d| FieldDiff { field: format!("state.{}", d.field), ..d }));
             }
         }
+        for d in &mut diffs {
+            d.field = self.field(&d.field);
+        }
         if !diffs.is_empty() {
             let mut history: Vec<_> = self.history.iter().cloned().collect();
             history.push((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
-            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, diffs, history });
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, time: self.time, diffs, history });
         }
         r
     }

@@ -53,6 +53,8 @@ fn a_broken_rtl_is_caught_with_a_waveform_around_the_mismatch() {
     assert_eq!(rep.vcd.as_deref(), Some(path.as_path()));
     // The waveform starts a window before the mismatch and marks it.
     let text = std::fs::read_to_string(&path).unwrap();
+    let decl = text.lines().find(|l| l.ends_with(" mismatch $end")).expect("no mismatch marker");
+    let marker = format!("1{}", decl.split_whitespace().nth(3).unwrap());
     let mut now = None;
     let mut first = None;
     let mut rise = None;
@@ -61,7 +63,7 @@ fn a_broken_rtl_is_caught_with_a_waveform_around_the_mismatch() {
             let c = t.parse::<u64>().unwrap() / mpgpu_tb::vcd::CYCLE;
             first.get_or_insert(c);
             now = Some(c);
-        } else if line == "1~~m" && rise.is_none() {
+        } else if line == marker && rise.is_none() {
             rise = now;
         }
     }
@@ -78,7 +80,7 @@ fn the_whole_run_waveform_parses_back() {
     assert!(rep.mismatch.is_none());
     let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let h = p.parse_header().unwrap();
-    for sig in [&["uut", "act"][..], &["uut", "busy_q", "q"], &["expected", "act"], &["expected", "mismatch"]] {
+    for sig in [&["dss", "out", "act"][..], &["uut", "busy_q", "q"], &["dss", "expected", "act"], &["dss", "mismatch"], &["gpu", "clocked"]] {
         assert!(h.find_var(sig).is_some(), "no {sig:?} in the waveform");
     }
     let changes = p.filter(|c| matches!(c, Ok(vcd::Command::Timestamp(_)))).count() as u64;
@@ -127,7 +129,7 @@ fn a_broken_priority_engine_is_caught() {
     let w = Workload::parse("three.toml", THREE).unwrap();
     let rep = run_dss(&cfg, &w, Policy::PpqShared, Mechanism::Drain, true, None, &dir().join("prio-mismatch.vcd")).unwrap();
     let m = rep.mismatch.expect("the broken victim rule went unnoticed");
-    assert!(m.diffs.iter().any(|d| d.field == "act_sm" || d.field == "act_from"), "{m}");
+    assert!(m.diffs.iter().any(|d| d.field == "prio.act_sm" || d.field == "prio.act_from"), "{m}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use mpgpu_ref::units::dss::{equal_share_tokens, Dss, Harness};
 use mpgpu_spec::units::sched::dss::In;
-use mpgpu_tb::dss::DssRtl;
+use mpgpu_tb::DssRtl;
 use mpgpu_tb::{InLoop, Lockstep};
 
 #[test]
@@ -104,19 +104,15 @@ fn the_in_loop_pair_reports_a_broken_model() {
 
 #[test]
 fn the_waveform_holds_rtl_and_expected_values() {
-    use mpgpu_spec::Unit;
     use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
     let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), DssRtl::new(13, false), 16));
-    let mut rec = None;
+    let mut rec: Option<VcdRecorder> = None;
     h.insert(7);
     h.insert(6);
     for _ in 0..200 {
         h.tick_with(|u, i, o| {
-            let expected = u.model.outputs(i);
-            let f = mpgpu_tb::cosim::dss_fields(&expected);
-            let blk = u.rtl.block();
-            let r = rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f));
-            r.sample(u.cycle, &*blk, &f, expected != *o);
+            let _ = o;
+            mpgpu_tb::cosim::sample(&mut rec, u, i);
         });
     }
     let rec = rec.unwrap();
@@ -127,7 +123,7 @@ fn the_waveform_holds_rtl_and_expected_values() {
     let header = p.parse_header().unwrap();
     let id = |path: &[&str]| header.find_var(path).unwrap_or_else(|| panic!("no signal {path:?}")).code;
     let (rtl_act, exp_act, exp_busy, mism, kmax_q) =
-        (id(&["uut", "act"]), id(&["expected", "act"]), id(&["expected", "busy"]), id(&["expected", "mismatch"]), id(&["uut", "kmax_index", "q"]));
+        (id(&["dss", "out", "act"]), id(&["dss", "expected", "act"]), id(&["dss", "expected", "busy"]), id(&["dss", "mismatch"]), id(&["uut", "kmax_index", "q"]));
     let mut now = 0;
     let mut at: std::collections::HashMap<(vcd::IdCode, u64), String> = Default::default();
     for cmd in p {
@@ -157,7 +153,6 @@ fn the_waveform_holds_rtl_and_expected_values() {
 
 #[test]
 fn the_waveform_marks_the_mismatch() {
-    use mpgpu_spec::Unit;
     use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
     let mut broken = Dss::new(13);
     broken.broken_tie = true;
@@ -168,21 +163,22 @@ fn the_waveform_marks_the_mismatch() {
     let mut rec: Option<VcdRecorder> = None;
     for _ in 0..400 {
         h.tick_with(|u, i, o| {
-            let expected = u.model.outputs(i);
-            let f = mpgpu_tb::cosim::dss_fields(&expected);
-            let blk = u.rtl.block();
-            rec.get_or_insert_with(|| VcdRecorder::new(&*blk, &f)).sample(u.cycle, &*blk, &f, expected != *o);
+            let _ = o;
+            mpgpu_tb::cosim::sample(&mut rec, u, i);
         });
     }
     let m = h.dss.mismatch().expect("no mismatch");
     let text = String::from_utf8(rec.unwrap().bytes()).unwrap();
+    // The marker's id code, from its declaration in the `dss` scope.
+    let decl = text.lines().find(|l| l.ends_with(" mismatch $end")).expect("no mismatch marker");
+    let marker = format!("1{}", decl.split_whitespace().nth(3).unwrap());
     // The marker's first rise is at the first mismatching cycle.
     let mut now = 0;
     let mut rise = None;
     for line in text.lines() {
         if let Some(t) = line.strip_prefix('#') {
             now = t.parse::<u64>().unwrap() / CYCLE;
-        } else if line == "1~~m" && rise.is_none() {
+        } else if line == marker && rise.is_none() {
             rise = Some(now);
         }
     }

@@ -3,7 +3,7 @@
 
 use mpgpu_ref::units::lowest_first::LowestFirst as Model;
 use mpgpu_spec::units::lowest_first::In;
-use mpgpu_tb::lowest_first::LowestFirstRtl;
+use mpgpu_tb::LowestFirstRtl;
 use mpgpu_tb::Lockstep;
 
 /// Seeded request stream: mostly random, with runs of zero and single bits.

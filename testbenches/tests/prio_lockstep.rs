@@ -2,7 +2,7 @@
 
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_spec::units::sched::prio::{Act, In};
-use mpgpu_tb::prio::PrioRtl;
+use mpgpu_tb::PrioRtl;
 use mpgpu_tb::Lockstep;
 
 /// Seeded random inputs; few distinct priorities and ages so that ties and orderings occur.

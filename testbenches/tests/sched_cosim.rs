@@ -4,14 +4,15 @@
 //! at the first differing cycle with the field named.
 
 use mpgpu_ref::config::GpuConfig;
-use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
 use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::SchedFaults;
-use mpgpu_spec::units::sched::dss::{STATE_IDLE, STATE_RESERVED, STATE_RUNNING};
+use mpgpu_spec::units::sched::dss::{STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
 use mpgpu_spec::units::sched::fw::{In, Out, State};
 use mpgpu_spec::Unit;
-use mpgpu_tb::cosim::{run_sched, CosimReport};
+use mpgpu_tb::cosim::{run_sched, run_with, CosimOptions, CosimReport};
+use mpgpu_tb::Backend;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -45,6 +46,40 @@ fn clean(rep: &CosimReport, what: &str) {
     assert!(rep.cycles_checked > 1000, "{what}: {} cycles", rep.cycles_checked);
 }
 
+/// (preemptions, restores) of a run, as numbers from its dispatcher line (`framework <policy>
+/// (<mechanism>; N preemptions, M restores)`); any other form fails the test rather than
+/// reading as zero.
+fn counts(r: &RunResult) -> (u64, u64) {
+    let d = &r.dispatcher;
+    let tail = d.strip_suffix(" restores)").and_then(|t| t.rsplit_once("; ")).map(|(_, t)| t);
+    let (p, q) = tail.and_then(|t| t.split_once(" preemptions, ")).unwrap_or_else(|| panic!("no preemption counts in `{d}`"));
+    let num = |x: &str| x.parse::<u64>().unwrap_or_else(|e| panic!("`{x}` in `{d}`: {e}"));
+    (num(p), num(q))
+}
+
+/// The preemption counts a run must show: none for the non-preemptive policies, no restores
+/// when draining, and, where the workload is meant to preempt (`preempts`), at least one
+/// preemption, and with context switching at least one restore.
+fn check_preemption(r: &RunResult, p: Policy, m: Mechanism, preempts: bool, what: &str) {
+    let (preemptions, restores) = counts(r);
+    if matches!(p, Policy::Fcfs | Policy::Npq) {
+        assert_eq!((preemptions, restores), (0, 0), "{what}: {p:?} is not preemptive");
+        return;
+    }
+    if m == Mechanism::Drain {
+        assert_eq!(restores, 0, "{what}: draining restored blocks");
+    }
+    if preempts {
+        assert!(preemptions > 0, "{what}: the run preempted nothing");
+        if m == Mechanism::ContextSwitch {
+            assert!(restores > 0, "{what}: {preemptions} preemptions, nothing restored");
+        }
+    }
+}
+
+/// Every policy and mechanism in lockstep on TWO, with preemption in play: every preemptive
+/// policy (PPQ exclusive and shared, DSS, Equal) takes SMs from lbm for sgemm, and with context
+/// switching restores saved blocks, so the comparison covers saves, PTBQs and restores.
 #[test]
 fn every_policy_and_mechanism_in_lockstep_on_two_processes() {
     let cfg = GpuConfig::preset("k20c").unwrap();
@@ -52,7 +87,9 @@ fn every_policy_and_mechanism_in_lockstep_on_two_processes() {
     for p in POLICIES {
         for m in MECHANISMS {
             let rep = run_sched(&cfg, &w, p, m, SchedFaults::default(), false, None, &dir().join("unused.vcd")).unwrap();
-            clean(&rep, &format!("{p:?} {m:?}"));
+            let what = format!("{p:?} {m:?}");
+            clean(&rep, &what);
+            check_preemption(rep.result.as_ref().unwrap(), p, m, true, &what);
         }
     }
 }
@@ -85,8 +122,8 @@ impl Unit for Watch {
 }
 
 impl SchedUnit for Watch {
-    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
-        Box::new(&self.fw)
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        Some(Box::new(&self.fw))
     }
 }
 
@@ -123,20 +160,41 @@ fn first_token_return(cycle: u64, before: &State, _: &Out, after: &State) -> Opt
     None
 }
 
+/// The mismatch marker's rising line (`1<id>`) in a waveform's text.
+fn marker(text: &str) -> String {
+    let decl = text.lines().find(|l| l.ends_with(" mismatch $end")).expect("the waveform has no mismatch marker");
+    format!("1{}", decl.split_whitespace().nth(3).unwrap())
+}
+
+/// The fault is caught at the cycle and field the model predicts, on both backends.
 fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>) {
     let cfg = GpuConfig::preset("k20c").unwrap();
     let w = Workload::parse("two.toml", TWO).unwrap();
     let (cycle, field) = expected(&cfg, &w, p, m, watch);
-    let path = dir().join(format!("mismatch-{}.vcd", p.name()));
-    let rep = run_sched(&cfg, &w, p, m, faults, false, None, &path).unwrap();
-    let mm = rep.mismatch.unwrap_or_else(|| panic!("{faults:?} went unnoticed"));
-    assert_eq!(mm.cycle, cycle, "{faults:?}: {mm}");
-    assert!(mm.diffs.iter().any(|d| d.field == field), "{faults:?}: expected {field}: {mm}");
-    assert_eq!(mm.history.len(), 17, "the report shows the 16 cycles before the mismatch and the mismatch");
-    assert!(rep.error.as_ref().is_some_and(|e| e.to_string().contains("co-simulation stopped")), "the run did not stop at the mismatch: {:?}", rep.error);
-    assert_eq!(rep.vcd.as_deref(), Some(path.as_path()));
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains("1~~m"), "the waveform has no mismatch marker");
+    let field = format!("sched.{field}");
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let path = dir().join(format!("mismatch-{}-{backend}.vcd", p.name()));
+        let o = CosimOptions { faults, backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
+        let rep = run_with(&cfg, &w, &o).unwrap();
+        let mm = rep.mismatch.unwrap_or_else(|| panic!("{backend}: {faults:?} went unnoticed"));
+        assert_eq!(mm.cycle, cycle, "{backend}: {faults:?}: {mm}");
+        assert!(mm.diffs.iter().any(|d| d.field == field), "{backend}: {faults:?}: expected {field}: {mm}");
+        assert_eq!(mm.history.len(), 17, "the report shows the 16 cycles before the mismatch and the mismatch");
+        assert!(rep.error.as_ref().is_some_and(|e| e.to_string().contains("co-simulation stopped")), "the run did not stop at the mismatch: {:?}", rep.error);
+        assert_eq!(rep.vcd.as_deref(), Some(path.as_path()));
+        // The marker rises in the waveform at the mismatch's GPU cycle.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rise = marker(&text);
+        let mut now = 0;
+        let at = text.lines().find_map(|l| {
+            if let Some(t) = l.strip_prefix('#') {
+                now = t.parse::<u64>().unwrap() / mpgpu_tb::vcd::CYCLE;
+            }
+            (l == rise).then_some(now)
+        });
+        assert_eq!(at, mm.time, "{backend}: the marker rises at the mismatch's GPU cycle");
+        assert!(std::fs::read_to_string(path.with_extension("gtkw")).unwrap().contains("sched.mismatch"));
+    }
 }
 
 #[test]
@@ -158,6 +216,9 @@ fn every_cycle_without_clock_gating_matches_too() {
         let every = run_sched(&cfg, &w, p, m, SchedFaults::default(), true, None, &dir().join("unused.vcd")).unwrap();
         clean(&every, &format!("{p:?} {m:?} every cycle"));
         let (g, e) = (gated.result.unwrap(), every.result.as_ref().unwrap());
+        // Both workloads preempt (PPQ shared with context switch restores too).
+        check_preemption(e, p, m, true, &format!("{p:?} {m:?} every cycle"));
+        assert_eq!(counts(&g), counts(e), "{p:?} {m:?}: gating changed the preemptions");
         // Gating an idle framework changes nothing: the same run, cycle for cycle.
         assert_eq!(g.cycles, e.cycles);
         assert_eq!(serde_json::to_string(&g.processes).unwrap(), serde_json::to_string(&e.processes).unwrap());
@@ -166,15 +227,26 @@ fn every_cycle_without_clock_gating_matches_too() {
     }
 }
 
-/// Every policy and mechanism on one shipped workload, on both presets.
-fn shipped(file: &str) {
+/// Every policy and mechanism on one shipped workload, on both presets, with the RTL on both
+/// backends (rust-hdl's simulation and the Verilated Verilog); `preempts`: the workload makes
+/// every preemptive policy preempt (and restore, with context switching). The two backends
+/// drive the GPU to the same results.
+fn shipped(file: &str, preempts: bool) {
     let w = Workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(file)).unwrap();
     for preset in ["k20c", "gtx480"] {
         let cfg = GpuConfig::preset(preset).unwrap();
         for p in POLICIES {
             for m in MECHANISMS {
-                let rep = run_sched(&cfg, &w, p, m, SchedFaults::default(), false, None, &dir().join("unused.vcd")).unwrap();
-                clean(&rep, &format!("{preset} {file} {p:?} {m:?}"));
+                let mut results = Vec::new();
+                for backend in [Backend::RustHdl, Backend::Verilator] {
+                    let o = CosimOptions { backend, mismatch_vcd: dir().join("unused.vcd"), ..CosimOptions::new(p, m) };
+                    let rep = run_with(&cfg, &w, &o).unwrap();
+                    let what = format!("{preset} {file} {p:?} {m:?} on {backend}");
+                    clean(&rep, &what);
+                    check_preemption(rep.result.as_ref().unwrap(), p, m, preempts, &what);
+                    results.push((rep.cycles_checked, serde_json::to_string(&rep.result.unwrap().processes).unwrap()));
+                }
+                assert_eq!(results[0], results[1], "{preset} {file} {p:?} {m:?}: the backends drove the GPU differently");
             }
         }
     }
@@ -182,17 +254,17 @@ fn shipped(file: &str) {
 
 #[test]
 fn shipped_two_process_workload_in_lockstep() {
-    shipped("two-compute-memory.toml");
+    shipped("two-compute-memory.toml", false);
 }
 
 #[test]
 fn shipped_four_process_workload_in_lockstep() {
-    shipped("four-mix.toml");
+    shipped("four-mix.toml", true);
 }
 
 #[test]
 fn shipped_eight_process_workload_in_lockstep() {
-    shipped("eight-mix.toml");
+    shipped("eight-mix.toml", false);
 }
 
 #[test]
@@ -211,9 +283,12 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
     let pairs: Vec<(vcd::IdCode, vcd::IdCode)> =
         ["cmd_taken", "issue_valid", "issue_sm", "issue_handle", "issue_tb", "issue_restore", "preempt_valid", "preempt_sm", "retired_valid", "busy"]
             .iter()
-            .map(|s| (id(&["uut", s]), id(&["expected", s])))
+            .map(|s| (id(&["sched", "out", s]), id(&["sched", "expected", s])))
             .collect();
-    let (k0_valid, mismatch) = (id(&["uut", "k_valid$0", "q"]), id(&["expected", "mismatch"]));
+    // The KSRT entry as read back from the registers, and the register itself in rust-hdl's
+    // hierarchy.
+    let (k0_valid, mismatch) = (id(&["sched", "state", "ksrt_0", "valid"]), id(&["sched", "mismatch"]));
+    id(&["uut", "k_valid$0", "q"]);
     // Replay the changes, checking the RTL's ports against the model's at every step.
     let mut now = HashMap::new();
     let mut t = None;
@@ -243,7 +318,7 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
                     preempts += 1;
                 }
                 if i == k0_valid && v == vcd::Value::V1 {
-                    k0_first.get_or_insert(t.unwrap());
+                    k0_first.get_or_insert(steps - 1);
                 }
             }
             vcd::Command::ChangeVector(i, v) => {
@@ -255,17 +330,24 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
     }
     check(&now, t.unwrap());
     assert_eq!(steps, rep.cycles_checked, "one time step per checked cycle");
-    // The first command is taken in the first cycle and is in KSRT entry 0 from the next.
+    // The first command is taken in the first clocked cycle and is in KSRT entry 0 from the
+    // next.
     assert_eq!(k0_first, Some(1));
     assert!(preempts > 0 && restores > 0, "PPQ with context switch: {preempts} preemptions, {restores} restores in the waveform");
+    // A decision takes N_SM + 1 cycles, so preempt_valid never stays high two cycles running:
+    // every rising edge is one preemption, as many as the GPU counted.
+    assert_eq!(preempts, counts(rep.result.as_ref().unwrap()).0, "preemptions in the waveform vs the run's count");
 }
 
 /// Equal Spatial Sharing with `Sched` in the loop: long-running processes arriving together on
-/// k20c's 13 SMs; the SMs each owns once the policy has settled, sorted.
+/// k20c's 13 SMs; the SMs each process owns once the policy has settled (running, setting up
+/// for or reserved for its active launch), read back from the RTL's SMST and KSRT, indexed by
+/// process (KSRT handles are launch indices; the GPU knows each launch's process). The run is
+/// stopped at 20,000 cycles on purpose; any other error (a co-simulation mismatch included)
+/// fails.
 fn equal_allocation_rtl(n: usize) -> Vec<usize> {
-    use mpgpu_tb::cosim::{sched_fields, Cosim, Shared};
-    use mpgpu_tb::sched::SchedRtl;
-    use mpgpu_tb::InLoop;
+    use mpgpu_tb::cosim::{Cosim, Shared};
+    use mpgpu_tb::SchedRtl;
     let cfg = GpuConfig::preset("k20c").unwrap();
     let kernels = [("lbm", 512), ("stencil", 96), ("mriq", 16384), ("spmv", 131072), ("sad", 192), ("cutcp", 192), ("sgemm", 256), ("lbm", 384)];
     let mut text = String::from("description = \"equal\"\n");
@@ -275,32 +357,41 @@ fn equal_allocation_rtl(n: usize) -> Vec<usize> {
     let w = Workload::parse("equal.toml", &text).unwrap();
     let mut pair = None;
     let mut g = Gpu::with_sched_unit(&cfg, Policy::Equal, Mechanism::Drain, n, &mut |model| {
-        let l = InLoop::with_state(model, SchedRtl::new(13, Policy::Equal, SchedFaults::default()), 16, Framework::state, SchedRtl::state);
-        let h = Shared(Rc::new(RefCell::new(Cosim { pair: l, vcd: None, record_from: u64::MAX, record_until: u64::MAX, fields: sched_fields })));
+        let h = Shared::new(Cosim::with_state("sched", model, SchedRtl::new(13, Policy::Equal, SchedFaults::default()), Framework::state));
         pair = Some(h.clone());
         Box::new(h)
     })
     .unwrap();
     g.add_workload(&w).unwrap();
-    let _ = g.run(RunLimits { max_cycles: 20_000, ..RunLimits::default() }, &mut |_, _, _| {});
+    let run = g.run(RunLimits { max_cycles: 20_000, ..RunLimits::default() }, &mut |_, _, _| {});
     let pair = pair.unwrap();
     if let Some(m) = pair.0.borrow().pair.mismatch() {
         panic!("{n} processes: {m}");
     }
-    // The RTL's SMST, read back: SMs running, setting up for, or reserved for each kernel.
+    match run {
+        Err(SimError::MaxCycles { .. }) => {}
+        Ok(()) => panic!("{n} processes: the long-running workload finished before the allocation was read"),
+        Err(e) => panic!("{n} processes: {e}"),
+    }
+    // The RTL's tables, read back: SMs running, setting up for, or reserved for each kernel.
     let st = pair.0.borrow().pair.rtl.state();
-    let mut owned: Vec<usize> = (0..13)
-        .filter(|&k| st.ksrt[k].valid)
-        .map(|k| st.smst.iter().filter(|e| (matches!(e.state, 1 | 2) && e.ksr as usize == k) || (e.state == STATE_RESERVED && e.next_valid && e.next as usize == k)).count())
-        .collect();
-    owned.sort_unstable();
-    owned
+    let valid: Vec<usize> = (0..13).filter(|&k| st.ksrt[k].valid).collect();
+    assert_eq!(valid.len(), n, "{n} processes, one active launch each: {:?}", st.ksrt);
+    assert!(valid.iter().all(|&k| st.ksrt[k].count == 0), "{n} processes: tokens left over: {:?}", st.ksrt);
+    let mut per_process = vec![0; n];
+    for k in valid {
+        let owned = st.smst.iter().filter(|e| (matches!(e.state, STATE_SETUP | STATE_RUNNING) && e.ksr as usize == k) || (e.state == STATE_RESERVED && e.next_valid && e.next as usize == k)).count();
+        per_process[g.launches[st.ksrt[k].handle as usize].process] += owned;
+    }
+    per_process
 }
 
+/// Thesis §5.3.4 with the RTL in the loop: floor(13 / N_p) SMs each and one more for the first
+/// 13 mod N_p processes, asserted process by process (p0 first), as the model alone gives
+/// (`sim-ref/tests/framework.rs`).
 #[test]
 fn equal_spatial_sharing_on_13_sms_with_the_rtl_in_the_loop() {
-    for (n, mut want) in [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])] {
-        want.sort_unstable();
-        assert_eq!(equal_allocation_rtl(n), want, "{n} processes");
+    for (n, want) in [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])] {
+        assert_eq!(equal_allocation_rtl(n), want, "{n} processes: SMs per process p0, p1, ...");
     }
 }

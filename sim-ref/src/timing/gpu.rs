@@ -357,8 +357,8 @@ impl Gpu {
             return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
         }
         let n = cfg.num_sms() as usize;
-        if n > mpgpu_spec::units::sched::dss::MAX_SMS {
-            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::dss::MAX_SMS, cfg.name));
+        if n > mpgpu_spec::units::sched::MAX_SMS {
+            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::MAX_SMS, cfg.name));
         }
         if cfg.sm[0].blocks as usize > MAX_TMAX {
             return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
@@ -393,9 +393,15 @@ impl Gpu {
         }
     }
 
-    /// The framework, when the GPU has one.
+    /// The framework's reference model, when the GPU has one (not when its RTL runs alone).
     pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        self.fw.as_ref().map(|d| d.fw.model())
+        self.fw.as_ref().and_then(|d| d.fw.model())
+    }
+
+    /// (preemptions, restores) so far, when the GPU has the framework: SMs the framework has
+    /// started taking from their kernels, and blocks it has issued from a PTBQ.
+    pub fn framework_counts(&self) -> Option<(u64, u64)> {
+        self.fw.as_ref().map(|d| (d.preemptions, d.restores))
     }
 
     /// One cycle of the framework and its SM driver.
@@ -430,6 +436,7 @@ impl Gpu {
         if d.gating && d.idle && input == FwIn::default() {
             return Ok(());
         }
+        d.fw.at_cycle(now);
         let out = d.fw.outputs(&input);
         d.fw.clock(&input);
         d.idle = d.fw.quiet();

@@ -776,91 +776,148 @@ impl Sm {
 
     /// Issues the warp's next instruction. Returns false (and changes nothing) if the memory
     /// stage cannot take it this cycle (MSHRs exhausted).
+    ///
+    /// The stages, in order: [`Sm::decode`] reads the instruction; [`Sm::plan_memory`]
+    /// analyses a memory access while the registers still hold its addresses (and refuses a
+    /// load the MSHRs cannot take); [`Sm::execute`] runs the instruction on the functional
+    /// state; [`Sm::occupy_unit`] times it on its functional unit and sends its memory
+    /// traffic; [`Sm::reserve_writeback`] marks its result pending on the scoreboard;
+    /// [`Sm::advance_flow`] updates the instruction buffer and fetch queue; [`Sm::block_event`]
+    /// handles an arrival at a barrier or an exit.
     fn issue(&mut self, now: u64, s: usize, slot: u32, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
-        let cfg = self.lat;
+        let d = self.decode(slot);
+        let mut plan = MemPlan::new();
+        if let Err(need) = self.plan_memory(slot, &d, &mut plan) {
+            self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need);
+            return Ok(false);
+        }
+        let (ev, seq_next) = self.execute(slot, &d, gmem)?;
+        let done_at = self.occupy_unit(now, s, slot, &d, &plan, mem);
+        self.reserve_writeback(slot, &d, done_at);
+        self.advance_flow(now, s, slot, &d, seq_next);
+        self.block_event(now, s, slot, d.bslot, ev);
+        Ok(true)
+    }
+
+    /// The launch of the block in slot `bslot` (which must be occupied).
+    fn info(&self, bslot: u32) -> &LaunchInfo {
+        &self.blocks[bslot as usize].as_ref().unwrap().info
+    }
+
+    /// Reads the warp's next instruction and what the issue stages need to know about it,
+    /// before it executes.
+    fn decode(&self, slot: u32) -> Decoded {
         let hw = self.warps[slot as usize].as_ref().unwrap();
         let bslot = hw.block;
-        let info_arc: *const LaunchInfo = &*self.blocks[bslot as usize].as_ref().unwrap().info;
-        // SAFETY: the block slot holds an Arc to this LaunchInfo for the whole call: the block
-        // is only removed by `check_block`, which runs after the last use of `info` below.
-        let info: &LaunchInfo = unsafe { &*info_arc };
+        let info = self.info(bslot);
         let pc = hw.w.pc().unwrap() as usize;
         let inst = info.launch.kernel.code[pc];
-        let class = info.timing.class[pc];
         let exec_mask = exec::exec_mask(&hw.w, &inst);
-        let active_lanes = hw.w.active_mask().count_ones() as u64;
-        // Memory analysis before execution (the registers still hold the addresses).
-        let mut lines: [u32; WARP_SIZE] = [0; WARP_SIZE];
-        let mut line_lanes: [u32; WARP_SIZE] = [0; WARP_SIZE];
-        let mut words: [u32; WARP_SIZE] = [0; WARP_SIZE];
-        let mut line_words: [u32; WARP_SIZE] = [0; WARP_SIZE];
-        let mut nlines = 0;
-        let mut shared_degree = 1;
-        let mut mem_kind = None;
-        if let Op::Ld { space, addr, .. } | Op::St { space, addr, .. } | Op::Atom { space, addr, .. } = inst.op {
-            let store = matches!(inst.op, Op::St { .. });
-            let atomic = matches!(inst.op, Op::Atom { .. });
-            if exec_mask != 0 {
-                let ad = exec::addresses(&hw.w, addr);
-                match space {
-                    Space::Global | Space::Local => {
-                        let mut m = exec_mask;
-                        while m != 0 {
-                            let l = m.trailing_zeros() as usize;
-                            m &= m - 1;
-                            let a = if space == Space::Local {
-                                let word = ad[l] / 4;
-                                let per_warp = info.launch.kernel.local_bytes / 4 * WARP_SIZE as u32;
-                                let warp_base = (self.id.wrapping_mul(cfg.warps).wrapping_add(slot)).wrapping_mul(per_warp);
-                                LOCAL_BASE.wrapping_add(warp_base.wrapping_add(word.wrapping_mul(32)).wrapping_add(l as u32).wrapping_mul(4))
-                            } else {
-                                ad[l]
-                            };
-                            lines[nlines] = self.l1.line_of(a);
-                            words[nlines] = a >> 2;
-                            nlines += 1;
-                        }
-                        let nwords = nlines;
-                        nlines = coalesce(&mut lines, &mut line_lanes, nlines);
-                        if store {
-                            // Bytes written per line: its distinct words (lanes storing to one
-                            // word write it once).
-                            let mut wl = [0u32; WARP_SIZE];
-                            let nw = coalesce(&mut words, &mut wl, nwords);
-                            for &w in &words[..nw] {
-                                let ln = self.l1.line_of(w.wrapping_mul(4));
-                                if let Some(i) = lines[..nlines].iter().position(|&x| x == ln) {
-                                    line_words[i] += 1;
-                                }
-                            }
-                        }
-                        if !store && !atomic {
-                            // MSHRs for the lines that miss and are not already on their way.
-                            // (counted only when the MSHRs could run out)
-                            if self.mshr.len() + nlines > cfg.l1_mshrs as usize {
-                                let need = lines[..nlines].iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
-                                // (a load needing more MSHRs than exist goes ahead when all are free)
-                                if self.mshr.len() + need > cfg.l1_mshrs as usize && !self.mshr.is_empty() {
-                                    self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need as u32);
-                                    return Ok(false);
-                                }
-                            }
-                        }
-                        mem_kind = Some((space, store, atomic));
+        Decoded {
+            bslot,
+            pc,
+            inst,
+            class: info.timing.class[pc],
+            exec_mask,
+            active_lanes: hw.w.active_mask().count_ones() as u64,
+            write: info.timing.writes[pc].filter(|_| exec_mask != 0),
+        }
+    }
+
+    /// Analyses a load, store or atomic before it executes (when its address registers may
+    /// still be overwritten): the bank conflicts of a shared-memory access, or the lines a
+    /// global or local access coalesces into. Anything else (parameter loads, instructions no
+    /// lane executes, non-memory instructions) leaves the plan empty. `Err(need)`: a load the
+    /// MSHRs cannot take now; it needs `need` of them.
+    fn plan_memory(&self, slot: u32, d: &Decoded, plan: &mut MemPlan) -> Result<(), u32> {
+        let (Op::Ld { space, addr, .. } | Op::St { space, addr, .. } | Op::Atom { space, addr, .. }) = d.inst.op else {
+            return Ok(());
+        };
+        if d.exec_mask == 0 {
+            return Ok(());
+        }
+        plan.store = matches!(d.inst.op, Op::St { .. });
+        plan.atomic = matches!(d.inst.op, Op::Atom { .. });
+        let ad = exec::addresses(&self.warps[slot as usize].as_ref().unwrap().w, addr);
+        match space {
+            Space::Global | Space::Local => {
+                self.coalesce_lines(slot, d, space, &ad, plan);
+                if !plan.store && !plan.atomic {
+                    if let Some(need) = self.mshr_refusal(&plan.lines[..plan.nlines]) {
+                        return Err(need);
                     }
-                    Space::Shared => {
-                        shared_degree = bank_degree(&ad, exec_mask, cfg.shared_banks, atomic);
-                        mem_kind = Some((space, store, atomic));
-                    }
-                    Space::Param => {}
+                }
+                plan.space = Some(space);
+            }
+            Space::Shared => {
+                plan.shared_degree = bank_degree(&ad, d.exec_mask, self.lat.shared_banks, plan.atomic);
+                plan.space = Some(space);
+            }
+            Space::Param => {}
+        }
+        Ok(())
+    }
+
+    /// The distinct L1 lines a global or local access touches, in lane order (into
+    /// `plan.lines`), and for a store the distinct words it writes to each. Local memory is
+    /// modelled as a per-warp region above `LOCAL_BASE`, interleaved by lane (its data lives
+    /// in the warp state; only its addresses reach the cache model).
+    fn coalesce_lines(&self, slot: u32, d: &Decoded, space: Space, ad: &[u32; WARP_SIZE], plan: &mut MemPlan) {
+        let per_warp = self.info(d.bslot).launch.kernel.local_bytes / 4 * WARP_SIZE as u32;
+        let warp_base = (self.id.wrapping_mul(self.lat.warps).wrapping_add(slot)).wrapping_mul(per_warp);
+        let mut words = [0u32; WARP_SIZE];
+        let mut n = 0;
+        let mut m = d.exec_mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = if space == Space::Local {
+                let word = ad[l] / 4;
+                LOCAL_BASE.wrapping_add(warp_base.wrapping_add(word.wrapping_mul(32)).wrapping_add(l as u32).wrapping_mul(4))
+            } else {
+                ad[l]
+            };
+            plan.lines[n] = self.l1.line_of(a);
+            words[n] = a >> 2;
+            n += 1;
+        }
+        let mut line_lanes = [0u32; WARP_SIZE];
+        plan.nlines = coalesce(&mut plan.lines, &mut line_lanes, n);
+        if plan.store {
+            // Bytes written per line: its distinct words (lanes storing to one word write it
+            // once).
+            let mut wl = [0u32; WARP_SIZE];
+            let nw = coalesce(&mut words, &mut wl, n);
+            for &w in &words[..nw] {
+                let ln = self.l1.line_of(w.wrapping_mul(4));
+                if let Some(i) = plan.lines[..plan.nlines].iter().position(|&x| x == ln) {
+                    plan.line_words[i] += 1;
                 }
             }
         }
-        // Execute on the functional state.
+    }
+
+    /// Whether a load of `lines` must be refused for lack of MSHRs: `Some(need)` when its
+    /// lines that miss and are not already on their way need more MSHRs than are free. (A
+    /// load needing more MSHRs than exist goes ahead when all are free.)
+    fn mshr_refusal(&self, lines: &[u32]) -> Option<u32> {
+        let cap = self.lat.l1_mshrs as usize;
+        // (the misses are counted only when the MSHRs could run out)
+        if self.mshr.len() + lines.len() <= cap {
+            return None;
+        }
+        let need = lines.iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
+        (self.mshr.len() + need > cap && !self.mshr.is_empty()).then_some(need as u32)
+    }
+
+    /// Executes the instruction on the functional state (the warp's registers, the block's
+    /// shared memory, global memory) and counts it. Returns its event and whether the warp
+    /// went on to the next instruction in sequence.
+    fn execute(&mut self, slot: u32, d: &Decoded, gmem: &mut GlobalMem) -> Result<(Event, bool), SmFault> {
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.mshr_need = None;
-        let blk = self.blocks[bslot as usize].as_mut().unwrap();
-        let pc_before = pc as u32;
+        let blk = self.blocks[d.bslot as usize].as_mut().unwrap();
+        let info = &*blk.info;
         let mut ctx = BlockCtx {
             kernel: &info.launch.kernel,
             params: &info.launch.params,
@@ -872,110 +929,154 @@ impl Sm {
         };
         let ev = exec::step(&mut hw.w, &mut ctx, gmem).map_err(|fault| SmFault { launch: info.id, ctaid: blk.ctaid, warp: hw.w.id, fault })?;
         self.stats.warp_insts += 1;
-        self.stats.thread_insts += active_lanes;
-        let seq_next = hw.w.pc() == Some(pc_before + 1);
-        // Timing of the instruction.
+        self.stats.thread_insts += d.active_lanes;
+        Ok((ev, hw.w.pc() == Some(d.pc as u32 + 1)))
+    }
+
+    /// Occupies the instruction's functional unit for its initiation interval: the
+    /// scheduler's ALU (arithmetic, control, barriers, fences, parameter loads), the SM's SFU,
+    /// or the load/store path ([`Sm::memory_timing`]). Returns the writeback cycle of a
+    /// fixed-latency result (`None`: nothing to write back at a fixed time).
+    fn occupy_unit(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+        let cfg = self.lat;
         let or = now + 1; // operand read
-        let write = info.timing.writes[pc].filter(|_| exec_mask != 0);
-        let mut done_at = None; // writeback cycle of a fixed-latency result
-        match class {
-            Class::Alu | Class::Phase | Class::Fence | Class::Control | Class::Barrier => {
+        match d.class {
+            Class::Alu | Class::Phase | Class::Fence | Class::Control | Class::Barrier | Class::Mem(Space::Param) => {
                 self.alu_free[s] = now + cfg.alu_interval as u64;
-                done_at = Some(or + cfg.alu_latency as u64);
+                Some(or + cfg.alu_latency as u64)
             }
             Class::Sfu => {
                 self.sfu_free = now + cfg.sfu_interval as u64;
-                done_at = Some(or + cfg.sfu_latency as u64);
+                Some(or + cfg.sfu_latency as u64)
             }
-            Class::Mem(Space::Param) => {
-                self.alu_free[s] = now + cfg.alu_interval as u64;
-                done_at = Some(or + cfg.alu_latency as u64);
+            Class::Mem(_) | Class::Atomic => self.memory_timing(now, slot, d.write, plan, mem),
+        }
+    }
+
+    /// Times a load, store or atomic on the load/store unit: operand read, address generation
+    /// and the TLB, then shared memory (serialised by its bank conflicts) or the L1
+    /// ([`Sm::l1_traffic`]); an access no lane makes takes one cycle. Returns the writeback
+    /// cycle of a fixed-latency result.
+    fn memory_timing(&mut self, now: u64, slot: u32, write: Option<u16>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+        let cfg = self.lat;
+        let or = now + 1; // operand read
+        let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + TLB
+        match plan.space {
+            None => {
+                self.ldst_free = now + 1;
+                Some(agen + 1)
             }
-            Class::Mem(_) | Class::Atomic => {
-                let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + TLB
-                match mem_kind {
-                    None => {
-                        self.ldst_free = now + 1;
-                        done_at = Some(agen + 1);
-                    }
-                    Some((Space::Shared, _, _)) => {
-                        self.ldst_free = now + shared_degree as u64;
-                        self.stats.shared_conflict_cycles += shared_degree as u64 - 1;
-                        done_at = Some(agen + cfg.shared_latency as u64 + shared_degree as u64 - 1);
-                    }
-                    Some((_, store, atomic)) => {
-                        self.ldst_free = now + nlines as u64;
-                        let reg = write.unwrap_or(0);
-                        let id = if store { None } else { Some(self.new_load(slot, reg)) };
-                        let mut hit_ready = 0;
-                        for (i, &ln) in lines[..nlines].iter().enumerate() {
-                            let t = agen + 1 + i as u64; // one L1 access per cycle
-                            if store {
-                                let bytes = 4 * line_words[i];
-                                self.l1.invalidate(ln);
-                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: 0 });
-                            } else if atomic {
-                                let id = id.unwrap();
-                                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
-                                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id });
-                            } else if self.l1.access(ln, false) {
-                                self.stats.l1_hits += 1;
-                                hit_ready = hit_ready.max(t + cfg.l1_latency as u64);
-                            } else {
-                                self.stats.l1_misses += 1;
-                                let id = id.unwrap();
-                                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
-                                match self.mshr.get_mut(&ln) {
-                                    Some(v) => v.push(id),
-                                    None => {
-                                        self.mshr.insert(ln, vec![id]);
-                                        mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Read, bytes: cfg.l1_line, tag: ln });
-                                    }
-                                }
-                            }
-                        }
-                        if let Some(id) = id {
-                            let rec = self.loads[id as usize].as_mut().unwrap();
-                            rec.ready_at = hit_ready;
-                            if rec.outstanding == 0 {
-                                // All hits: a fixed-latency writeback.
-                                self.loads[id as usize] = None;
-                                self.free_loads.push(id);
-                                done_at = Some(hit_ready.max(agen + 1));
-                            } else {
-                                let hw = self.warps[slot as usize].as_mut().unwrap();
-                                hw.loads += 1;
-                                if let Some(r) = write {
-                                    bit(&mut hw.pending, r as usize);
-                                    bit(&mut hw.pending_mem, r as usize);
-                                }
-                            }
-                        }
-                    }
-                }
+            Some(Space::Shared) => {
+                let degree = plan.shared_degree as u64;
+                self.ldst_free = now + degree;
+                self.stats.shared_conflict_cycles += degree - 1;
+                Some(agen + cfg.shared_latency as u64 + degree - 1)
             }
+            Some(_) => {
+                self.ldst_free = now + plan.nlines as u64;
+                self.l1_traffic(agen, slot, write, plan, mem)
+            }
+        }
+    }
+
+    /// Sends a global or local access through the L1, one line per cycle after address
+    /// generation (`agen`): a store writes each line through to memory and evicts it from the
+    /// L1; an atomic goes to memory; a load hits in the L1 or misses ([`Sm::l1_miss`]).
+    /// Returns the writeback cycle of a load that hit in every line; `None` for a store
+    /// (nothing to write back) and for a load or atomic waiting on memory, whose register is
+    /// marked pending here until [`Sm::mem_response`] completes it.
+    fn l1_traffic(&mut self, agen: u64, slot: u32, write: Option<u16>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+        let l1_latency = self.lat.l1_latency as u64;
+        let id = if plan.store { None } else { Some(self.new_load(slot, write.unwrap_or(0))) };
+        let mut hit_ready = 0;
+        for (i, &ln) in plan.lines[..plan.nlines].iter().enumerate() {
+            let t = agen + 1 + i as u64; // one L1 access per cycle
+            if plan.store {
+                let bytes = 4 * plan.line_words[i];
+                self.l1.invalidate(ln);
+                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: 0 });
+            } else if plan.atomic {
+                let id = id.unwrap();
+                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
+                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id });
+            } else if self.l1.access(ln, false) {
+                self.stats.l1_hits += 1;
+                hit_ready = hit_ready.max(t + l1_latency);
+            } else {
+                self.stats.l1_misses += 1;
+                self.l1_miss(t, ln, id.unwrap(), mem);
+            }
+        }
+        let id = id?; // a store: fire and forget
+        let rec = self.loads[id as usize].as_mut().unwrap();
+        rec.ready_at = hit_ready;
+        if rec.outstanding == 0 {
+            // All hits: a fixed-latency writeback.
+            self.loads[id as usize] = None;
+            self.free_loads.push(id);
+            return Some(hit_ready.max(agen + 1));
         }
         let hw = self.warps[slot as usize].as_mut().unwrap();
-        if let (Some(t), Some(r)) = (done_at, write) {
+        hw.loads += 1;
+        if let Some(r) = write {
             bit(&mut hw.pending, r as usize);
-            if matches!(class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
-                bit(&mut hw.pending_mem, r as usize);
-            }
-            self.completions.push(t, (slot, r, false));
+            bit(&mut hw.pending_mem, r as usize);
         }
-        // Instruction buffer: a change of flow empties it; the branch resolves at execute.
-        if seq_next && class != Class::Control {
+        None
+    }
+
+    /// A load (`id`) missing in the L1 on `line` at cycle `t`: it joins the MSHR already
+    /// waiting for the line, or takes a new MSHR and sends the line's read to memory.
+    fn l1_miss(&mut self, t: u64, line: u32, id: u32, mem: &mut MemSys) {
+        self.loads[id as usize].as_mut().unwrap().outstanding += 1;
+        match self.mshr.get_mut(&line) {
+            Some(v) => v.push(id),
+            None => {
+                self.mshr.insert(line, vec![id]);
+                mem.send(t, MemReq { sm: self.id, line, kind: ReqKind::Read, bytes: self.lat.l1_line, tag: line });
+            }
+        }
+    }
+
+    /// Marks the register a fixed-latency result writes as pending on the scoreboard until
+    /// its writeback at `done_at` (also as a memory dependency, for the stall breakdown, when
+    /// it comes from global, local or shared memory or an atomic).
+    fn reserve_writeback(&mut self, slot: u32, d: &Decoded, done_at: Option<u64>) {
+        let (Some(t), Some(r)) = (done_at, d.write) else { return };
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        bit(&mut hw.pending, r as usize);
+        if matches!(d.class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
+            bit(&mut hw.pending_mem, r as usize);
+        }
+        self.completions.push(t, (slot, r, false));
+    }
+
+    /// Instruction buffer and fetch after issue. A warp going on in sequence uses one buffered
+    /// instruction and may issue next cycle; a change of flow (a control instruction, or a
+    /// step that did not go on to the next instruction) empties the buffer, and the warp waits
+    /// for the branch to resolve at execute. Then caches the next instruction's scoreboard
+    /// facts and queues the warp for fetch if it still runs.
+    fn advance_flow(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, seq_next: bool) {
+        let info = &*self.blocks[d.bslot as usize].as_ref().unwrap().info;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        if seq_next && d.class != Class::Control {
             hw.ibuf -= 1;
             hw.next_issue = now + 1;
         } else {
             hw.ibuf = 0;
-            hw.next_issue = now + cfg.alu_latency as u64;
+            hw.next_issue = now + self.lat.alu_latency as u64;
         }
-        Self::refresh_next(hw, &info);
+        Self::refresh_next(hw, info);
         if !hw.in_fetch && hw.w.state != WarpState::Done {
             hw.in_fetch = true;
             self.scheds[s].fetch.push_back(slot);
         }
+    }
+
+    /// The block-level effect of the step's event: a warp arriving at a barrier counts
+    /// towards its release; a warp that exited leaves its scheduler (it keeps its slot until
+    /// the block ends). Either may release the barrier or end the block ([`Sm::check_block`]).
+    fn block_event(&mut self, now: u64, s: usize, slot: u32, bslot: u32, ev: Event) {
         match ev {
             Event::Continue => {}
             Event::Barrier => {
@@ -984,7 +1085,6 @@ impl Sm {
                 self.check_block(now, bslot);
             }
             Event::Done => {
-                // The warp keeps its slot until the block ends, but leaves the scheduler.
                 let sched = &mut self.scheds[s];
                 sched.warps.retain(|&w| w != slot);
                 sched.fetch.retain(|&w| w != slot);
@@ -996,7 +1096,44 @@ impl Sm {
                 self.check_block(now, bslot);
             }
         }
-        Ok(true)
+    }
+}
+
+/// What the issue stages need to know about the instruction being issued, read before it
+/// executes.
+struct Decoded {
+    /// The warp's block slot.
+    bslot: u32,
+    pc: usize,
+    inst: Inst,
+    class: Class,
+    /// Lanes that execute it (active, and the guard true).
+    exec_mask: u32,
+    /// Active lanes (counted as thread instructions, whatever the guard).
+    active_lanes: u64,
+    /// The scoreboard bit it writes, if any lane executes it.
+    write: Option<u16>,
+}
+
+/// A load, store or atomic's accesses, worked out before it executes.
+struct MemPlan {
+    /// The space whose timing applies: `None` when there is no access to time (not a memory
+    /// instruction, a parameter load, or no lane executes it).
+    space: Option<Space>,
+    store: bool,
+    atomic: bool,
+    /// Distinct lines touched by a global or local access, in lane order.
+    lines: [u32; WARP_SIZE],
+    nlines: usize,
+    /// Distinct words a store writes to each line.
+    line_words: [u32; WARP_SIZE],
+    /// Cycles a shared-memory access takes (its bank conflicts).
+    shared_degree: u32,
+}
+
+impl MemPlan {
+    fn new() -> MemPlan {
+        MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], shared_degree: 1 }
     }
 }
 

@@ -27,11 +27,11 @@
 
 use super::dss::Dss;
 use super::prio::Prio;
-use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut, MODE_FCFS, MODE_NPQ, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED};
+use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
 use mpgpu_spec::units::sched::fw::{KsrState, SmState as SmWire, State};
 pub use mpgpu_spec::units::sched::fw::{In as FwIn, KernelCmd, Out as FwOut, TbIssue};
-use mpgpu_spec::units::sched::{SchedParams, SmEntry, SmState};
+use mpgpu_spec::units::sched::{PolicyCode, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
 use std::collections::VecDeque;
 
@@ -76,15 +76,17 @@ impl Policy {
     }
     /// Whether the policy runs on the DSS engine (else on the priority scan engine).
     pub fn uses_dss(self) -> bool {
-        matches!(self, Policy::Dss | Policy::Equal)
+        self.code().uses_dss()
     }
-    /// The priority scan engine's mode code (DSS policies use the DSS engine instead).
-    pub fn prio_mode(self) -> u8 {
+    /// The policy as the framework's blocks take it (Equal Spatial Sharing is DSS with equal
+    /// tokens).
+    pub fn code(self) -> PolicyCode {
         match self {
-            Policy::Npq => MODE_NPQ,
-            Policy::PpqExclusive => MODE_PPQ_EXCLUSIVE,
-            Policy::PpqShared => MODE_PPQ_SHARED,
-            _ => MODE_FCFS,
+            Policy::Fcfs => PolicyCode::Fcfs,
+            Policy::Npq => PolicyCode::Npq,
+            Policy::PpqExclusive => PolicyCode::PpqExclusive,
+            Policy::PpqShared => PolicyCode::PpqShared,
+            Policy::Dss | Policy::Equal => PolicyCode::Dss,
         }
     }
 }
@@ -108,24 +110,28 @@ impl Mechanism {
     }
 }
 
-/// The framework as the GPU holds it: a unit with its cycle interface, and a view of its
-/// reference model (for the policy's reports and for knowing when cycles may be skipped).
+/// The framework as the GPU holds it (its unit slot): a unit with its cycle interface, and,
+/// when there is one, a view of its reference model (for the policy's reports). The slot holds
+/// the model alone, the RTL alone, or the lockstep pair with the RTL in the loop.
 pub trait SchedUnit: Unit<In = FwIn, Out = FwOut> {
-    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_>;
+    /// The reference model, unless the RTL runs alone.
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>>;
     /// Whether the framework is idle after the last clock edge (`Out::busy` low): with no
     /// input, its clock may be gated.
     fn quiet(&self) -> bool {
-        !self.model().busy()
+        self.model().is_some_and(|m| !m.busy())
     }
     /// Set when a co-simulation has found the RTL and the model apart: the run stops.
     fn halted(&self) -> Option<String> {
         None
     }
+    /// The GPU cycle of the coming clocked cycle (for waveforms and mismatch reports).
+    fn at_cycle(&mut self, _gpu_cycle: u64) {}
 }
 
 impl SchedUnit for Framework {
-    fn model(&self) -> Box<dyn std::ops::Deref<Target = Framework> + '_> {
-        Box::new(self)
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        Some(Box::new(self))
     }
 }
 
@@ -143,6 +149,9 @@ struct Ksr {
     /// Admission order, unbounded (reports only).
     seq: u64,
     count: i8,
+    /// The tokens the command carried (model only: what token conservation is checked
+    /// against; the hardware keeps just `count`).
+    tokens: i8,
     ptbq: VecDeque<u32>,
 }
 
@@ -177,6 +186,8 @@ struct Comb {
     dss_in: DssIn,
     prio_in: PrioIn,
     action: Action,
+    /// The engine's decision as it came (act, SM, kernel, from), whether it holds or not.
+    decision: (Act, u8, u8, u8),
     /// (SM, kernel, from the PTBQ)
     issue: Option<(usize, usize, bool)>,
 }
@@ -206,7 +217,7 @@ impl Framework {
             smst: vec![SmEntry::default(); params.sms],
             admitted: 0,
             dss: Box::new(Dss::new(params.sms)),
-            prio: Box::new(Prio::new(params.sms, policy.prio_mode())),
+            prio: Box::new(Prio::new(params.sms, policy.code().prio_engine_mode())),
             issue_ptr: 0,
             cycle: 0,
         }
@@ -340,6 +351,83 @@ impl Framework {
         }
     }
 
+    /// The policy engine's decision this cycle, as its ports give it (`act`, `act_sm`,
+    /// `act_kernel`, `act_from`), before the framework checks that it still holds (`Act::None`
+    /// outside a decision cycle). A probe for testbenches, which steer stimulus into the
+    /// decision cycle and count the corners around it; it changes nothing.
+    pub fn engine_decision(&self, i: &FwIn) -> (Act, u8, u8, u8) {
+        self.comb(i).decision
+    }
+
+    /// The model's invariants, checked after every clock edge (a violation panics there with
+    /// this message); `Err` names the first one broken, its kernel and the values. For every
+    /// valid KSRT entry k (T_k its blocks per SM):
+    /// - **occupancy**: the blocks resident on SMs that run it (running, or reserved and being
+    ///   taken from it) plus the blocks in its PTBQ never exceed N_SM x T_k, and no SM holds
+    ///   more than T_k of them (preempted blocks are restored before new ones are issued, so
+    ///   the PTBQ only ever holds blocks that had a slot);
+    /// - **blocks conserved**: every new block issued is done, resident or queued:
+    ///   `next_tb == done + resident + queued`;
+    /// - **tokens conserved**: `count + held == tokens`, `tokens` the DSS tokens its command
+    ///   carried (for Equal Spatial Sharing its process's share) and `held` the SMs it has or
+    ///   is getting (setup or running for it, or reserved for it). Every token move pairs with
+    ///   a change of owner: an assignment costs the taker one for an idle SM; a reservation
+    ///   costs the taker one and pays the loser one as the SM passes to the taker; a release
+    ///   (or a preemption completing for a kernel with no work left) pays one back as the SM
+    ///   goes idle; a preemption completing into setup moves neither. All policies move
+    ///   tokens this way (the priority policies just ignore them), so it holds for all; the
+    ///   count is 8-bit and compared modulo 256 as the hardware keeps it.
+    ///
+    /// And for every SM: an idle or setting-up SM holds no blocks.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        const N: usize = mpgpu_spec::units::sched::MAX_SMS;
+        let n = self.params.sms;
+        let (mut resident, mut held) = ([0u32; N], [0u32; N]);
+        for (s, e) in self.smst.iter().enumerate() {
+            if matches!(e.state, SmState::Idle | SmState::Setup) && e.running_tbs != 0 {
+                return Err(format!("SM {s} is {:?} with {} blocks resident", e.state, e.running_tbs));
+            }
+            if let Some(k) = e.ksr {
+                let (k, kr) = (k as usize, &self.ksrt[k as usize]);
+                resident[k] += e.running_tbs as u32;
+                if kr.valid && e.running_tbs > kr.tk {
+                    return Err(format!("SM {s} holds {} blocks of kernel {k} (handle {}), more than T_k = {}", e.running_tbs, kr.handle, kr.tk));
+                }
+            }
+            let owner = match e.state {
+                SmState::Running | SmState::Setup => e.ksr,
+                SmState::Reserved => e.next,
+                SmState::Idle => None,
+            };
+            if let Some(k) = owner {
+                held[k as usize] += 1;
+            }
+        }
+        for (k, e) in self.ksrt.iter().enumerate().filter(|(_, e)| e.valid) {
+            let queued = e.ptbq.len() as u32;
+            let cap = n as u32 * e.tk as u32;
+            if resident[k] + queued > cap {
+                return Err(format!(
+                    "kernel {k} (handle {}): {} blocks resident + {queued} queued exceed N_SM x T_k = {n} x {} = {cap}",
+                    e.handle, resident[k], e.tk
+                ));
+            }
+            if e.next_tb != e.done_tbs + resident[k] + queued {
+                return Err(format!(
+                    "kernel {k} (handle {}): blocks not conserved: {} issued new != {} done + {} resident + {queued} queued",
+                    e.handle, e.next_tb, e.done_tbs, resident[k]
+                ));
+            }
+            if e.count.wrapping_add(held[k] as i8) != e.tokens {
+                return Err(format!(
+                    "kernel {k} (handle {}): tokens not conserved: count {} + {} SMs held != {} tokens given",
+                    e.handle, e.count, held[k], e.tokens
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Blocks resident on SM `s` after this cycle's completions and saves.
     fn left_after(&self, s: usize, i: &FwIn) -> u8 {
         let gone = u8::from(i.tb_done == Some(s as u8)) + u8::from(i.tb_saved.is_some_and(|(x, _)| x == s as u8));
@@ -420,6 +508,7 @@ impl Framework {
             let o = self.prio.outputs(&c.prio_in);
             (o.act, o.act_sm, o.act_kernel, o.act_from)
         };
+        c.decision = o;
         // The decision, if it still holds.
         let (act, sm, kernel, from) = (o.0, o.1 as usize, o.2 as usize, o.3 as usize);
         let target_ok = kernel < n && self.ksrt[kernel].valid && c.retire != Some(kernel);
@@ -565,9 +654,13 @@ impl Unit for Framework {
                 age: self.admitted as u16,
                 seq: self.admitted,
                 count: cmd.tokens,
+                tokens: cmd.tokens,
                 ptbq: VecDeque::new(),
             };
             self.admitted += 1;
+        }
+        if let Err(e) = self.check_invariants() {
+            panic!("framework invariant broken at the edge of cycle {}: {e}", self.cycle);
         }
         self.cycle += 1;
     }

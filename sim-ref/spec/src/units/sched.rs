@@ -13,8 +13,70 @@ pub struct SchedParams {
     pub tmax: usize,
 }
 
-/// Largest N_SM the RTL supports (KSR indices fit in 6 bits).
-pub const MAX_SMS: usize = 64;
+/// SMs the framework supports, and so its KSRT entries (contexts), SMST entries and PTBQs: the
+/// one definition every block, engine and model sizes itself from (`dss`, `prio` and `fw`
+/// re-export it). A smaller GPU uses the first `sms` entries.
+pub const MAX_SMS: usize = 16;
+/// Bits of an SM or KSR index.
+pub const INDEX_BITS: usize = 4;
+
+const _: () = assert!(1 << INDEX_BITS == MAX_SMS);
+
+/// A scheduling policy as the framework's blocks take it, and its code on the wire (the `mode`
+/// parameter of the RTL blocks, the priority engine's 2-bit `mode` constant). The model's
+/// `Policy` maps onto it (Equal Spatial Sharing is DSS with equal tokens).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum PolicyCode {
+    /// First come, first served: the priority engine ranks kernels by admission age.
+    Fcfs = 0,
+    /// Non-preemptive priority queues.
+    Npq = 1,
+    /// Preemptive priority, exclusive access.
+    PpqExclusive = 2,
+    /// Preemptive priority, shared access.
+    PpqShared = 3,
+    /// Dynamic Spatial Sharing (and Equal Spatial Sharing): the DSS engine decides.
+    Dss = 4,
+}
+
+impl PolicyCode {
+    /// Every policy, in code order.
+    pub const ALL: [PolicyCode; 5] = [PolicyCode::Fcfs, PolicyCode::Npq, PolicyCode::PpqExclusive, PolicyCode::PpqShared, PolicyCode::Dss];
+    /// The policies of the priority engine (codes 0..=3, its 2-bit `mode`).
+    pub const PRIORITY: [PolicyCode; 4] = [PolicyCode::Fcfs, PolicyCode::Npq, PolicyCode::PpqExclusive, PolicyCode::PpqShared];
+
+    /// The code on the wire.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The policy a code stands for (`None` above 4).
+    pub fn from_code(c: u8) -> Option<PolicyCode> {
+        PolicyCode::ALL.get(c as usize).copied()
+    }
+
+    /// Whether the DSS engine decides (else the priority engine).
+    pub fn uses_dss(self) -> bool {
+        self == PolicyCode::Dss
+    }
+
+    /// Whether the policy preempts: the priority engine may reserve a running SM (PPQ).
+    pub fn preempts(self) -> bool {
+        matches!(self, PolicyCode::PpqExclusive | PolicyCode::PpqShared)
+    }
+
+    /// The mode the priority engine is built in under this policy: the policy itself, or,
+    /// under DSS (where that engine sees no trigger and stays idle), PPQ shared, which keeps
+    /// all of its logic.
+    pub fn prio_engine_mode(self) -> PolicyCode {
+        if self.uses_dss() {
+            PolicyCode::PpqShared
+        } else {
+            self
+        }
+    }
+}
 
 impl SchedParams {
     pub fn new(sms: usize, tmax: usize) -> Result<SchedParams, String> {
@@ -101,9 +163,7 @@ pub mod dss {
 
     /// SMs (and KSRT entries) the DSS block supports; a smaller GPU scans only its first
     /// `sms` entries.
-    pub const MAX_SMS: usize = 16;
-    /// Bits of an SM or KSR index.
-    pub const INDEX_BITS: usize = 4;
+    pub use super::{INDEX_BITS, MAX_SMS};
     /// Token counts travel biased by this much, so that hardware compares them unsigned.
     pub const COUNT_BIAS: i16 = 128;
 
@@ -194,11 +254,8 @@ pub mod prio {
     /// compared in this window).
     pub const AGE_BITS: usize = 16;
 
-    /// Policy codes.
-    pub const MODE_FCFS: u8 = 0;
-    pub const MODE_NPQ: u8 = 1;
-    pub const MODE_PPQ_EXCLUSIVE: u8 = 2;
-    pub const MODE_PPQ_SHARED: u8 = 3;
+    /// The engine's modes: [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY).
+    pub use super::PolicyCode;
 
     /// Sampled every cycle; table entries at the addresses the block drives (`Out::addr`), the
     /// SMST entry's kernel read through a second KSRT port.
@@ -244,10 +301,8 @@ pub mod prio {
 pub mod fw {
     use serde::Serialize;
 
-    /// SMs, KSRT entries (contexts) and PTBQs.
-    pub const MAX_SMS: usize = super::dss::MAX_SMS;
-    /// Bits of an SM or KSR index.
-    pub const INDEX_BITS: usize = super::dss::INDEX_BITS;
+    /// SMs, KSRT entries (contexts) and PTBQs; bits of an SM or KSR index.
+    pub use super::{INDEX_BITS, MAX_SMS};
     /// Largest T_max (thread blocks an SM holds).
     pub const MAX_TMAX: usize = 16;
     /// Bits of a count of resident blocks (0..=MAX_TMAX).
@@ -268,7 +323,6 @@ pub mod fw {
     pub const HANDLE_BITS: usize = 16;
     pub use super::prio::{AGE_BITS, PRIORITY_BITS};
 
-    const _: () = assert!(1 << INDEX_BITS == MAX_SMS);
     const _: () = assert!(1 << PTBQ_PTR_BITS == PTBQ_ENTRIES);
     const _: () = assert!(MAX_TMAX < 1 << TBS_PER_SM_BITS);
 
@@ -368,5 +422,21 @@ pub mod fw {
         pub admitted: u16,
         /// Round-robin pointer of the SM driver's issue.
         pub issue_ptr: u8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_codes_round_trip() {
+        for (c, p) in PolicyCode::ALL.iter().enumerate() {
+            assert_eq!(p.code() as usize, c);
+            assert_eq!(PolicyCode::from_code(c as u8), Some(*p));
+        }
+        assert_eq!(PolicyCode::from_code(5), None);
+        assert!(PolicyCode::PRIORITY.iter().all(|p| !p.uses_dss() && p.code() < 4 && p.prio_engine_mode() == *p));
+        assert_eq!(PolicyCode::Dss.prio_engine_mode(), PolicyCode::PpqShared);
     }
 }

@@ -1,0 +1,84 @@
+//! The scan control the policy engines share (the DSS engine, [`super::dss`], and the priority
+//! policies' engine, [`super::prio`]); the RTL block is `rtl/src/scan.rs`.
+//!
+//! A trigger is latched (`pending`); when the engine is free it starts a decision at the next
+//! edge. A decision scans table entries 0..sms-1, one per cycle (the address on `addr`), then
+//! spends one cycle deciding. After the decision cycle it scans again if the engine acted or a
+//! trigger arrived meanwhile; otherwise it stops. The engine owns its candidates: it updates
+//! them when [`ScanControl::clock`] says [`Step::Scan`], and clears them on [`Step::Start`].
+
+/// What the engine does with its candidates at this clock edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing: idle, or the decision ended with nothing to do.
+    Hold,
+    /// Scan the table entry at this address (the cycle's `addr`).
+    Scan(u8),
+    /// A new scan starts from entry 0: forget the candidates.
+    Start,
+}
+
+/// The scan position and trigger latch of a policy engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanControl {
+    /// Entries scanned (1..=MAX_SMS).
+    sms: u8,
+    busy: bool,
+    pending: bool,
+    /// The entry scanned this cycle; `sms` in the decision cycle.
+    pos: u8,
+}
+
+impl ScanControl {
+    pub fn new(sms: usize) -> ScanControl {
+        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0 }
+    }
+
+    /// Entries scanned.
+    pub fn sms(&self) -> usize {
+        self.sms as usize
+    }
+
+    /// A decision is under way.
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// The table address the engine drives: the entry scanned this cycle (0 otherwise).
+    pub fn addr(&self) -> u8 {
+        if self.pos < self.sms {
+            self.pos
+        } else {
+            0
+        }
+    }
+
+    /// This cycle is the decision cycle (after the last entry).
+    pub fn deciding(&self) -> bool {
+        self.busy && self.pos == self.sms
+    }
+
+    /// The clock edge: `trigger` the cycle's trigger, `acted` whether the engine acted in this
+    /// (decision) cycle. Returns what the engine does with its candidates.
+    pub fn clock(&mut self, trigger: bool, acted: bool) -> Step {
+        if trigger {
+            self.pending = true;
+        }
+        if self.busy {
+            if self.pos < self.sms {
+                self.pos += 1;
+                return Step::Scan(self.pos - 1);
+            }
+            if !(acted || self.pending) {
+                self.busy = false;
+                return Step::Hold;
+            }
+        } else if !self.pending {
+            return Step::Hold;
+        }
+        self.pending = false;
+        self.busy = true;
+        self.pos = 0;
+        Step::Start
+    }
+}

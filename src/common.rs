@@ -1,0 +1,92 @@
+//! Helpers shared by the subcommands: loading a workload, running the timing model with a
+//! progress bar, and printing a run's results.
+
+use anyhow::{anyhow, Result};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::timing::gpu::run_workload_with;
+use mpgpu_ref::timing::metrics::Metrics;
+use mpgpu_ref::timing::{RunLimits, RunResult};
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::workload::Workload;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The workload in `path`, or the embedded default when there is none.
+pub(crate) fn load_workload(path: &Option<PathBuf>) -> Result<Workload> {
+    match path {
+        Some(p) => Workload::load(p).map_err(|e| anyhow!("{e}")),
+        None => Ok(Workload::default_workload()),
+    }
+}
+
+fn progress_bar(label: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(1);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} programs, {msg} ({elapsed})")
+            .unwrap()
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+/// Run `w` on the timing model with the baseline dispatcher; the result and the wall-clock seconds.
+pub(crate) fn simulate(cfg: &GpuConfig, w: &Workload, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
+    simulate_with(cfg, w, None, limits, label)
+}
+
+/// Run `w` on the timing model, under the scheduling framework when `sched` is given, showing
+/// a progress bar labelled `label`; the result and the wall-clock seconds.
+pub(crate) fn simulate_with(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy, Mechanism)>, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
+    let pb = progress_bar(label);
+    let t = Instant::now();
+    let r = run_workload_with(cfg, w, sched, limits, &mut |cycle, done, total| {
+        pb.set_length(total);
+        pb.set_position(done);
+        pb.set_message(format!("cycle {cycle}"));
+    });
+    pb.finish_and_clear();
+    let secs = t.elapsed().as_secs_f64();
+    r.map(|r| (r, secs)).map_err(|e| anyhow!("{label}: {e}"))
+}
+
+/// Print a run: totals, simulation speed, per-process turnaround (with alone time and NTT when
+/// `m` is given), ANTT/STP/fairness, the scheduler stall breakdown and every launch.
+pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
+    println!(
+        "cycles {}  warp-insts {}  thread-insts {}  IPC {:.2}  occupancy {:.1}%  DRAM {:.1} B/cycle ({:.1}% of peak)  L1 hit {:.1}%  L2 hit {:.1}%",
+        r.cycles,
+        r.warp_insts,
+        r.thread_insts,
+        r.ipc,
+        100.0 * r.occupancy,
+        r.dram_bytes_per_cycle,
+        100.0 * r.dram_utilisation,
+        100.0 * r.sm.l1_hits as f64 / (r.sm.l1_hits + r.sm.l1_misses).max(1) as f64,
+        100.0 * r.mem.l2_hits as f64 / (r.mem.l2_hits + r.mem.l2_misses).max(1) as f64
+    );
+    println!(
+        "simulated in {:.2} s: {:.2} M warp-inst/s, {:.0} K cycles/s ({:.1}% of cycles stepped, SMs awake {:.1}% of SM-cycles)",
+        secs,
+        r.warp_insts as f64 / secs / 1e6,
+        r.cycles as f64 / secs / 1e3,
+        100.0 * r.stepped_cycles as f64 / r.cycles.max(1) as f64,
+        100.0 * r.sm.awake_cycles as f64 / (r.cycles.max(1) as f64 * r.sm_count as f64)
+    );
+    println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
+    for (i, p) in r.processes.iter().enumerate() {
+        let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));
+        let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
+        println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", p.name, p.arrival, p.turnaround, alone, ntt, p.launches, out);
+    }
+    if let Some(m) = m {
+        println!("ANTT {:.3}  STP {:.3}  fairness {:.3}", m.antt, m.stp, m.fairness);
+    }
+    let total: u64 = r.stalls.iter().map(|s| s.1).sum::<u64>().max(1);
+    let parts: Vec<String> = r.stalls.iter().map(|(n, v)| format!("{n} {:.1}%", 100.0 * *v as f64 / total as f64)).collect();
+    println!("scheduler cycles: {}", parts.join(", "));
+    println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", "launch of", "kernel", "blocks", "ready", "start", "end");
+    for l in &r.launches {
+        println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", l.process, l.kernel, l.blocks, l.ready, l.start, l.end);
+    }
+}

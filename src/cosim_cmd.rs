@@ -1,0 +1,239 @@
+//! `mpgpu cosim` and `mpgpu replay`: an RTL block in the loop of the whole GPU, and a recorded
+//! trace replayed in Icarus.
+
+use crate::args::{BackendArg, MechanismArg, PolicyArg};
+use crate::{load_workload, print_result};
+use anyhow::{anyhow, bail, Result};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_tb::cosim::{run_with, CosimOptions, SlotMode, UnitKind};
+use mpgpu_tb::trace::{replay, Replay};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The unit in the framework's slot.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum UnitArg {
+    /// The whole scheduling framework in RTL (tables, PTBQs, SM driver, policy engine); outputs
+    /// and tables compared every clocked cycle.
+    Sched,
+    /// Only the framework's policy engine in RTL (DSS for dss and equal, the priority engine
+    /// for the others).
+    Engine,
+}
+
+/// What the slot holds.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ModeArg {
+    /// The RTL in the loop with the model beside it, compared every clocked cycle.
+    Lockstep,
+    /// The RTL alone drives the GPU, unchecked (sched only).
+    Rtl,
+    /// The reference model alone (sched only; for comparison).
+    Model,
+}
+
+/// Test-only broken RTL variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BrokenArg {
+    /// sched: the PTBQ popped last in first out; engine: DSS ties to the highest index, the
+    /// priority engine's victim the oldest kernel's SM.
+    Lifo,
+    /// sched: a released SM's token is not returned to its kernel.
+    KeepToken,
+}
+
+#[derive(clap::Args)]
+pub struct CosimArgs {
+    /// Workload TOML file; the embedded default when absent.
+    workload: Option<PathBuf>,
+    /// The unit in the loop.
+    #[arg(long, value_enum, default_value = "sched")]
+    unit: UnitArg,
+    /// Framework policy.
+    #[arg(long, value_enum, default_value = "equal")]
+    policy: PolicyArg,
+    /// Preemption mechanism.
+    #[arg(long, value_enum, default_value = "ctxsw")]
+    preempt: MechanismArg,
+    /// The simulator of the RTL: rust-hdl's own, or the generated Verilog compiled by Verilator
+    /// (built once per configuration and cached under target/verilator/).
+    #[arg(long, value_enum, default_value = "rust-hdl")]
+    backend: BackendArg,
+    /// What the framework's slot holds.
+    #[arg(long, value_enum, default_value = "lockstep")]
+    mode: ModeArg,
+    /// A preset (at most 16 identical SMs) or a TOML file.
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Write the run's waveform here (VCD, with a GTKWave save file beside it).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Record the clocked cycles (inputs, expected outputs) into this directory, for
+    /// `mpgpu replay`.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Clock and compare the framework on every GPU cycle, instead of gating its clock while it
+    /// is idle with no input (same results, slower).
+    #[arg(long)]
+    every_cycle: bool,
+    /// Test-only: co-simulate a deliberately broken RTL variant.
+    #[arg(long, value_enum, hide = true)]
+    broken: Option<BrokenArg>,
+}
+
+pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
+    let w = load_workload(&a.workload)?;
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let unit = match a.unit {
+        UnitArg::Sched => UnitKind::Sched,
+        UnitArg::Engine => UnitKind::Engine,
+    };
+    let mode = match a.mode {
+        ModeArg::Lockstep => SlotMode::Lockstep,
+        ModeArg::Rtl if matches!(a.unit, UnitArg::Sched) => SlotMode::RtlAlone,
+        ModeArg::Model if matches!(a.unit, UnitArg::Sched) => SlotMode::ModelAlone,
+        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: only the whole framework (--unit sched) runs alone in its slot", a.mode),
+    };
+    if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
+        bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
+    }
+    let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+    o.unit = unit;
+    o.mode = mode;
+    o.backend = a.backend.into();
+    o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
+    o.broken_engine = a.broken.is_some();
+    o.every_cycle = a.every_cycle;
+    o.vcd = a.vcd.clone();
+    o.trace = a.trace.clone();
+    println!("workload: {}", w.description);
+    println!(
+        "config:   {} ({} SMs); unit {:?} ({}) on {}, policy {}, {:?}",
+        cfg.name,
+        cfg.num_sms(),
+        a.unit,
+        match mode {
+            SlotMode::Lockstep => "lockstep with the model",
+            SlotMode::RtlAlone => "RTL alone",
+            SlotMode::ModelAlone => "model alone",
+        },
+        o.backend,
+        o.policy.name(),
+        o.mechanism
+    );
+    let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
+    let secs = rep.seconds;
+    let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" of {} GPU cycles", r.cycles));
+    let gated = if matches!(a.unit, UnitArg::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    let what = match mode {
+        SlotMode::Lockstep => "cycles checked",
+        SlotMode::RtlAlone => "cycles clocked (unchecked)",
+        SlotMode::ModelAlone => "cycles checked (none: the model alone)",
+    };
+    println!("{what}: {}{gpu_cycles}{gated}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
+    if let Some(r) = &rep.result {
+        println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s with the RTL in the loop)", r.cycles, secs, r.cycles as f64 / secs / 1e3);
+        print_result(r, None, secs);
+    }
+    if let Some(p) = &rep.vcd {
+        println!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display());
+    }
+    if let Some(p) = &rep.trace {
+        println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display());
+    }
+    if let Some(m) = &rep.mismatch {
+        eprintln!("{m}");
+        if let Some(p) = &rep.vcd {
+            eprintln!("waveform around the mismatch: {}", p.display());
+        }
+        return Ok(ExitCode::FAILURE);
+    }
+    if let Some(e) = &rep.error {
+        bail!("{e}");
+    }
+    let ok = rep.result.as_ref().is_some_and(|r| r.processes.iter().all(|p| p.verified));
+    println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// A trace directory written by `mpgpu cosim --trace DIR`.
+    dir: PathBuf,
+}
+
+pub fn replay_cmd(a: ReplayArgs) -> Result<ExitCode> {
+    if !a.dir.join("trace.json").exists() {
+        bail!("{}: no trace.json; write a trace with `mpgpu cosim --trace {}`", a.dir.display(), a.dir.display());
+    }
+    match replay(&a.dir).map_err(|e| anyhow!(e))? {
+        Replay::Pass { cycles } => {
+            println!("replay in Icarus: {cycles} cycles, every output matched: PASS");
+            Ok(ExitCode::SUCCESS)
+        }
+        Replay::Mismatch { line, .. } => {
+            eprintln!("{line}");
+            eprintln!("replay in Icarus: FAIL (log: {})", a.dir.join("replay.log").display());
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct BenchCosimArgs {
+    /// Workload TOML file; the embedded default when absent.
+    workload: Option<PathBuf>,
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    #[arg(long, value_enum, default_value = "equal")]
+    policy: PolicyArg,
+    #[arg(long, value_enum, default_value = "ctxsw")]
+    preempt: MechanismArg,
+    /// Repetitions of each measurement (the fastest is kept).
+    #[arg(long, default_value_t = 3)]
+    reps: u32,
+}
+
+/// Co-simulation speed: the framework's slot holding the model alone, then each backend in the
+/// loop with the clock gated and clocked every cycle, then each backend's RTL alone.
+pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
+    use mpgpu_tb::Backend;
+    let w = load_workload(&a.workload)?;
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    println!("workload: {}\nconfig: {} ({} SMs), policy {}, best of {} runs each; the Verilator models are built first (cached)", w.description, cfg.name, cfg.num_sms(), mpgpu_ref::units::framework::Policy::from(a.policy).name(), a.reps);
+    let mut rows = vec![("model alone", SlotMode::ModelAlone, Backend::RustHdl, false), ("model alone, every cycle", SlotMode::ModelAlone, Backend::RustHdl, true)];
+    for b in [Backend::RustHdl, Backend::Verilator] {
+        rows.push((if b == Backend::RustHdl { "rust-hdl in the loop, gated" } else { "verilator in the loop, gated" }, SlotMode::Lockstep, b, false));
+        rows.push((if b == Backend::RustHdl { "rust-hdl in the loop, every cycle" } else { "verilator in the loop, every cycle" }, SlotMode::Lockstep, b, true));
+        rows.push((if b == Backend::RustHdl { "rust-hdl alone, gated" } else { "verilator alone, gated" }, SlotMode::RtlAlone, b, false));
+    }
+    // Build the Verilator model before timing anything.
+    let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+    o.backend = Backend::Verilator;
+    o.limits.max_cycles = 1;
+    let _ = run_with(&cfg, &w, &o);
+    println!("{:<36} {:>10} {:>10} {:>8} {:>12} {:>8}", "slot", "GPU cycles", "clocked", "seconds", "K cycles/s", "x model");
+    let mut base = None;
+    for (name, mode, backend, every) in rows {
+        let mut best = f64::MAX;
+        let mut last = None;
+        for _ in 0..a.reps.max(1) {
+            let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+            o.mode = mode;
+            o.backend = backend;
+            o.every_cycle = every;
+            let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
+            if let Some(m) = &rep.mismatch {
+                bail!("{name}: {m}");
+            }
+            best = best.min(rep.seconds);
+            last = Some(rep);
+        }
+        let rep = last.unwrap();
+        let cycles = rep.result.as_ref().map_or(0, |r| r.cycles);
+        let rate = cycles as f64 / best;
+        let b = *base.get_or_insert(rate);
+        println!("{:<36} {:>10} {:>10} {:>8.3} {:>12.1} {:>8.2}", name, cycles, rep.cycles_checked, best, rate / 1e3, b / rate);
+    }
+    Ok(())
+}

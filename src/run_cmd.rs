@@ -1,0 +1,68 @@
+//! `mpgpu run`: a multiprogrammed workload on the cycle-level GPU model, with each process also
+//! run alone for the metrics.
+
+use crate::args::{MechanismArg, PolicyArg};
+use crate::common::{load_workload, print_result, simulate_with};
+use anyhow::{anyhow, Context, Result};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::timing::metrics::metrics;
+use mpgpu_ref::timing::RunLimits;
+use mpgpu_ref::workload::Workload;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Workload TOML file (see workloads/); the embedded default when absent.
+    workload: Option<PathBuf>,
+    /// A preset name (see `mpgpu configs`) or a TOML file.
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Write the results as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Stop with a report if the workload has not finished by this cycle.
+    #[arg(long)]
+    max_cycles: Option<u64>,
+    /// Skip the alone runs (no NTT/ANTT/STP/fairness).
+    #[arg(long)]
+    no_alone: bool,
+    /// Schedule with the kernel scheduling framework under this policy (default: the baseline
+    /// dispatcher, which lets kernels share SMs).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Preemption mechanism of the framework (with --policy).
+    #[arg(long, value_enum, default_value = "ctxsw")]
+    preempt: MechanismArg,
+}
+
+pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
+    let w = load_workload(&a.workload)?;
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    let sched = a.policy.map(|p| (p.into(), a.preempt.into()));
+    println!("workload: {}", w.description);
+    println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
+    let (shared, secs) = simulate_with(&cfg, &w, sched, limits, "shared")?;
+    println!("blocks scheduled by {}", shared.dispatcher);
+    let mut alone = Vec::new();
+    if !a.no_alone && w.processes.len() > 1 {
+        for p in &w.processes {
+            // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
+            let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
+            alone.push(simulate_with(&cfg, &solo, sched, limits, &p.name)?.0);
+        }
+    } else if !a.no_alone {
+        alone.push(shared.clone());
+    }
+    let m = (!alone.is_empty()).then(|| metrics(&shared, &alone));
+    print_result(&shared, m.as_ref(), secs);
+    if let Some(path) = &a.json {
+        let j = serde_json::json!({ "workload": w.description, "run": shared, "metrics": m, "alone": alone });
+        std::fs::write(path, serde_json::to_string_pretty(&j)?).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    let ok = shared.processes.iter().all(|p| p.verified);
+    println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,326 @@
+//! The port mapping of every RTL block, written once each: the rust-hdl block's port and
+//! register lists ([`hdl_block!`](crate::hdl_block)) and the unit interface onto those ports
+//! ([`Ports`]). Every backend, lockstep, RTL in the loop, waveforms and traces use these and
+//! nothing else.
+
+use crate::hdl_block;
+use crate::ports::{Ports, Regs};
+use crate::rtl::RtlUnit;
+use mpgpu_ref::units::framework::Policy;
+use mpgpu_rtl::{Dss, LowestFirst, Prio, Sched, SchedFaults, SCHED_MODE_DSS};
+use mpgpu_spec::units::lowest_first as lf;
+use mpgpu_spec::units::sched::{dss, fw, prio};
+
+hdl_block!(Sched {
+    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
+    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
+    registers: [admitted, issue_ptr],
+    arrays: [sm_state, sm_ksr_valid, sm_ksr, sm_next_valid, sm_next, sm_running, sm_tk, k_valid, k_handle, k_tbs, k_next_tb, k_done, k_tk, k_priority, k_age, k_count, q_head, q_len],
+});
+
+hdl_block!(Dss {
+    inputs: [trigger, sm_state, sm_ksr_valid, sm_ksr, k_valid, k_count, k_has_work, k_running, count_max, count_min],
+    outputs: [busy, addr, kmax, kmin, act, act_sm, act_kernel, act_from],
+    registers: [],
+    arrays: [],
+});
+
+hdl_block!(Prio {
+    inputs: [trigger, sm_state, sm_ksr_valid, sm_ksr, smk_priority, smk_age, k_valid, k_has_work, k_priority, k_age, k_wants_more],
+    outputs: [busy, addr, act, act_sm, act_kernel, act_from],
+    registers: [],
+    arrays: [],
+});
+
+hdl_block!(LowestFirst { inputs: [request], outputs: [valid, index], registers: [], arrays: [] });
+
+/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy code and test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct SchedPorts {
+    pub sms: usize,
+    pub mode: u8,
+    pub faults: SchedFaults,
+}
+
+/// The block's policy code for a framework policy.
+pub fn sched_mode(p: Policy) -> u8 {
+    if p.uses_dss() {
+        SCHED_MODE_DSS
+    } else {
+        p.prio_mode()
+    }
+}
+
+impl Ports for SchedPorts {
+    type In = fw::In;
+    type Out = fw::Out;
+    type State = fw::State;
+    type Block = Sched;
+    fn name(&self) -> String {
+        "sched".into()
+    }
+    fn block(&self) -> Sched {
+        let mut b = Sched::new(self.sms, self.mode, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &fw::In, v: &mut [u64]) {
+        let c = i.cmd.unwrap_or_default();
+        let (ssm, stb) = i.tb_saved.unwrap_or((0, 0));
+        let w = [
+            i.cmd.is_some() as u64,
+            c.handle as u64,
+            c.tbs as u64,
+            c.tk as u64,
+            c.priority as u64,
+            c.tokens as u8 as u64,
+            i.tb_done.is_some() as u64,
+            i.tb_done.unwrap_or(0) as u64,
+            i.tb_saved.is_some() as u64,
+            ssm as u64,
+            stb as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &fw::Out, v: &mut [u64]) {
+        let i = o.issue;
+        let w = [
+            o.busy as u64,
+            o.cmd_taken as u64,
+            i.is_some() as u64,
+            i.map_or(0, |i| i.sm as u64),
+            i.map_or(0, |i| i.handle as u64),
+            i.map_or(0, |i| i.tb as u64),
+            i.is_some_and(|i| i.restore) as u64,
+            o.preempt.is_some() as u64,
+            o.preempt.unwrap_or(0) as u64,
+            o.retired.is_some() as u64,
+            o.retired.unwrap_or(0) as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> fw::Out {
+        fw::Out {
+            busy: v[0] != 0,
+            cmd_taken: v[1] != 0,
+            issue: (v[2] != 0).then(|| fw::TbIssue { sm: v[3] as u8, handle: v[4] as u16, tb: v[5] as u32, restore: v[6] != 0 }),
+            preempt: (v[7] != 0).then_some(v[8] as u8),
+            retired: (v[9] != 0).then_some(v[10] as u16),
+        }
+    }
+    fn care(&self, o: &fw::Out, care: &mut [bool]) {
+        care.fill(true);
+        care[3..7].fill(o.issue.is_some());
+        care[8] = o.preempt.is_some();
+        care[10] = o.retired.is_some();
+    }
+    fn state(&self, r: &Regs) -> fw::State {
+        let a = |n: &str| r.array(n);
+        let (st, kv, kr, nv, nx, run) = (a("sm_state"), a("sm_ksr_valid"), a("sm_ksr"), a("sm_next_valid"), a("sm_next"), a("sm_running"));
+        let smst = (0..self.sms)
+            .map(|s| fw::SmState { state: st[s] as u8, ksr_valid: kv[s] != 0, ksr: kr[s] as u8, next_valid: nv[s] != 0, next: nx[s] as u8, running_tbs: run[s] as u8 })
+            .collect();
+        let (valid, handle, tbs, next_tb, done, tk) = (a("k_valid"), a("k_handle"), a("k_tbs"), a("k_next_tb"), a("k_done"), a("k_tk"));
+        let (prio, age, count, qlen) = (a("k_priority"), a("k_age"), a("k_count"), a("q_len"));
+        let ksrt = (0..self.sms)
+            .map(|k| {
+                if valid[k] == 0 {
+                    return fw::KsrState::default();
+                }
+                fw::KsrState {
+                    valid: true,
+                    handle: handle[k] as u16,
+                    tbs: tbs[k] as u32,
+                    next_tb: next_tb[k] as u32,
+                    done_tbs: done[k] as u32,
+                    tk: tk[k] as u8,
+                    priority: prio[k] as u8,
+                    age: age[k] as u16,
+                    count: count[k] as u8 as i8,
+                    ptbq_len: qlen[k] as u16,
+                }
+            })
+            .collect();
+        fw::State { smst, ksrt, admitted: r.scalar("admitted") as u16, issue_ptr: r.scalar("issue_ptr") as u8 }
+    }
+}
+
+/// The whole framework's RTL as a unit.
+pub type SchedRtl = RtlUnit<SchedPorts>;
+
+fn biased(c: i8) -> u64 {
+    (c as i16 + dss::COUNT_BIAS) as u64
+}
+
+/// The DSS policy engine (token counts biased by 128 on the wire).
+#[derive(Clone, Copy, Debug)]
+pub struct DssPorts {
+    pub sms: usize,
+    pub broken_tie: bool,
+}
+
+impl Ports for DssPorts {
+    type In = dss::In;
+    type Out = dss::Out;
+    type State = ();
+    type Block = Dss;
+    fn name(&self) -> String {
+        "dss".into()
+    }
+    fn block(&self) -> Dss {
+        let mut b = Dss::new(self.sms, self.broken_tie);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &dss::In, v: &mut [u64]) {
+        let w = [
+            i.trigger as u64,
+            i.sm_state as u64,
+            i.sm_ksr_valid as u64,
+            i.sm_ksr as u64 & 15,
+            i.k_valid as u64,
+            biased(i.k_count),
+            i.k_has_work as u64,
+            i.k_running as u64,
+            biased(i.count_max),
+            biased(i.count_min),
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &dss::Out, v: &mut [u64]) {
+        let w = [o.busy as u64, o.addr as u64, o.kmax as u64, o.kmin as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> dss::Out {
+        dss::Out {
+            busy: v[0] != 0,
+            addr: v[1] as u8,
+            kmax: v[2] as u8,
+            kmin: v[3] as u8,
+            act: dss::Act::from_code(v[4]),
+            act_sm: v[5] as u8,
+            act_kernel: v[6] as u8,
+            act_from: v[7] as u8,
+        }
+    }
+    fn state(&self, _: &Regs) {}
+}
+
+pub type DssRtl = RtlUnit<DssPorts>;
+
+/// The priority policies' scan engine in mode `mode` (a `prio::MODE_*`).
+#[derive(Clone, Copy, Debug)]
+pub struct PrioPorts {
+    pub sms: usize,
+    pub mode: u8,
+    pub broken_victim: bool,
+}
+
+impl Ports for PrioPorts {
+    type In = prio::In;
+    type Out = prio::Out;
+    type State = ();
+    type Block = Prio;
+    fn name(&self) -> String {
+        "prio".into()
+    }
+    fn block(&self) -> Prio {
+        let mut b = Prio::new(self.sms, self.mode, self.broken_victim);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &prio::In, v: &mut [u64]) {
+        let w = [
+            i.trigger as u64,
+            i.sm_state as u64,
+            i.sm_ksr_valid as u64,
+            i.sm_ksr as u64 & 15,
+            i.smk_priority as u64 & 15,
+            i.smk_age as u64,
+            i.k_valid as u64,
+            i.k_has_work as u64,
+            i.k_priority as u64 & 15,
+            i.k_age as u64,
+            i.k_wants_more as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &prio::Out, v: &mut [u64]) {
+        let w = [o.busy as u64, o.addr as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> prio::Out {
+        prio::Out { busy: v[0] != 0, addr: v[1] as u8, act: dss::Act::from_code(v[2]), act_sm: v[3] as u8, act_kernel: v[4] as u8, act_from: v[5] as u8 }
+    }
+    fn state(&self, _: &Regs) {}
+}
+
+pub type PrioRtl = RtlUnit<PrioPorts>;
+
+/// The lowest-index-first arbiter.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowestFirstPorts;
+
+impl Ports for LowestFirstPorts {
+    type In = lf::In;
+    type Out = lf::Out;
+    type State = ();
+    type Block = LowestFirst;
+    fn name(&self) -> String {
+        "lowest_first".into()
+    }
+    fn block(&self) -> LowestFirst {
+        let mut b = LowestFirst::new();
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &lf::In, v: &mut [u64]) {
+        v[0] = i.request as u64;
+    }
+    fn encode_out(&self, o: &lf::Out, v: &mut [u64]) {
+        v[0] = o.valid as u64;
+        v[1] = o.index as u64;
+    }
+    fn decode(&self, v: &[u64]) -> lf::Out {
+        lf::Out { valid: v[0] != 0, index: v[1] as u8 }
+    }
+    fn state(&self, _: &Regs) {}
+}
+
+pub type LowestFirstRtl = RtlUnit<LowestFirstPorts>;
+
+impl SchedRtl {
+    /// The framework's RTL on rust-hdl's simulator for `sms` SMs and `policy`.
+    pub fn new(sms: usize, policy: Policy, faults: SchedFaults) -> Self {
+        RtlUnit::rust_hdl(SchedPorts { sms, mode: sched_mode(policy), faults })
+    }
+    /// The `busy` output as last settled (it depends on the registers only, so after a clock
+    /// edge it is the next cycle's).
+    pub fn busy_now(&self) -> bool {
+        self.outputs_now().busy
+    }
+}
+
+impl DssRtl {
+    pub fn new(sms: usize, broken_tie: bool) -> Self {
+        RtlUnit::rust_hdl(DssPorts { sms, broken_tie })
+    }
+}
+
+impl PrioRtl {
+    pub fn new(sms: usize, mode: u8, broken_victim: bool) -> Self {
+        RtlUnit::rust_hdl(PrioPorts { sms, mode, broken_victim })
+    }
+}
+
+impl LowestFirstRtl {
+    pub fn new() -> Self {
+        RtlUnit::rust_hdl(LowestFirstPorts)
+    }
+}
+
+impl Default for LowestFirstRtl {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,182 @@
+//! A block's port mapping, written once per block and used by every backend and every piece of
+//! the harness (lockstep, RTL in the loop, clock gating, waveforms, traces, mismatch reports).
+//!
+//! Two halves:
+//! - [`HdlBlock`], generated for a rust-hdl block by [`hdl_block!`] from one list of its input
+//!   ports, output ports and registers: their Verilog names and widths, and moving their values
+//!   in and out of the rust-hdl simulation as plain `u64` words in list order. The Verilator
+//!   backend and the trace replay use the same names, so the list is the only place a block's
+//!   ports are written.
+//! - [`Ports`], written per block: how the unit's typed `In`/`Out`/`State` (mpgpu-spec) map to
+//!   those words, and how a configured instance of the block is built.
+
+use rust_hdl::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Debug;
+
+/// A port or register of a block: its name in the generated Verilog and its width in bits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Port {
+    pub name: String,
+    pub width: u32,
+}
+
+impl Port {
+    pub fn new(name: &str, width: usize) -> Port {
+        Port { name: name.to_string(), width: width as u32 }
+    }
+}
+
+/// A signal value as the harness moves it: at most 64 bits.
+pub trait Wire: Sized {
+    fn from_word(v: u64) -> Self;
+    fn word(&self) -> u64;
+}
+
+impl Wire for bool {
+    fn from_word(v: u64) -> Self {
+        v & 1 != 0
+    }
+    fn word(&self) -> u64 {
+        *self as u64
+    }
+}
+
+impl<const N: usize> Wire for Bits<N> {
+    fn from_word(v: u64) -> Self {
+        let mask = if N >= 64 { u64::MAX } else { (1u64 << N) - 1 };
+        (v & mask).into()
+    }
+    fn word(&self) -> u64 {
+        self.to_u64()
+    }
+}
+
+/// What the harness needs of a rust-hdl block. Implemented with [`hdl_block!`].
+pub trait HdlBlock: Block {
+    fn input_ports(&self) -> Vec<Port>;
+    fn output_ports(&self) -> Vec<Port>;
+    /// The registers read back as architectural state (`name$q`, `name$k$q` for array entries:
+    /// the generated Verilog's names of the flip-flops' outputs).
+    fn register_ports(&self) -> Vec<Port>;
+    /// Sets every input (in `input_ports` order) for the next settle.
+    fn set_inputs(&mut self, v: &[u64]);
+    fn set_clock(&mut self, high: bool);
+    fn get_outputs(&self, v: &mut [u64]);
+    fn get_registers(&self, v: &mut [u64]);
+}
+
+/// Implements [`HdlBlock`] for a rust-hdl block from its port lists: `inputs` and `outputs`
+/// (signals), `registers` (DFFs) and `arrays` (arrays of DFFs), each listed once. Registers
+/// and arrays inside sub-blocks are named by their path (`smst.state`); their Verilog names are
+/// hierarchical (`smst.state$3$q`).
+#[macro_export]
+macro_rules! hdl_block {
+    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?] $(,)? }) => {
+        impl $crate::ports::HdlBlock for $t {
+            fn input_ports(&self) -> Vec<$crate::ports::Port> {
+                vec![$($crate::ports::Port::new(stringify!($i), rust_hdl::core::atom::Atom::bits(&self.$i))),*]
+            }
+            fn output_ports(&self) -> Vec<$crate::ports::Port> {
+                vec![$($crate::ports::Port::new(stringify!($o), rust_hdl::core::atom::Atom::bits(&self.$o))),*]
+            }
+            #[allow(unused_mut)]
+            fn register_ports(&self) -> Vec<$crate::ports::Port> {
+                let mut v: Vec<$crate::ports::Port> = Vec::new();
+                $(v.push($crate::ports::Port::new(&format!("{}$q", [$(stringify!($r)),+].join(".")), rust_hdl::core::atom::Atom::bits(&self.$($r).+.q)));)*
+                $(for (k, d) in self.$($a).+.iter().enumerate() {
+                    v.push($crate::ports::Port::new(&format!("{}${}$q", [$(stringify!($a)),+].join("."), k), rust_hdl::core::atom::Atom::bits(&d.q)));
+                })*
+                v
+            }
+            #[allow(unused_assignments)]
+            fn set_inputs(&mut self, v: &[u64]) {
+                let mut k = 0;
+                $(self.$i.next = $crate::ports::Wire::from_word(v[k]); k += 1;)*
+            }
+            fn set_clock(&mut self, high: bool) {
+                self.clock.next = rust_hdl::prelude::Clock::from(high);
+            }
+            #[allow(unused_assignments)]
+            fn get_outputs(&self, v: &mut [u64]) {
+                let mut k = 0;
+                $(v[k] = $crate::ports::Wire::word(&self.$o.val()); k += 1;)*
+            }
+            #[allow(unused_assignments, unused_mut, unused_variables)]
+            fn get_registers(&self, v: &mut [u64]) {
+                let mut k = 0;
+                $(v[k] = $crate::ports::Wire::word(&self.$($r).+.q.val()); k += 1;)*
+                $(for d in self.$($a).+.iter() { v[k] = $crate::ports::Wire::word(&d.q.val()); k += 1; })*
+            }
+        }
+    };
+}
+
+/// The registers of one settled instance, by name (path for sub-blocks):
+/// `array("sm_state")[3]`, `scalar("admitted")`, `array("smst.state")`.
+pub struct Regs<'a> {
+    pub values: &'a [u64],
+    pub map: &'a RegMap,
+}
+
+impl Regs<'_> {
+    /// The entries of a register array.
+    pub fn array(&self, name: &str) -> &[u64] {
+        let (at, n) = self.map.0.get(name).unwrap_or_else(|| panic!("no register array `{name}`"));
+        &self.values[*at..*at + *n]
+    }
+    pub fn scalar(&self, name: &str) -> u64 {
+        self.array(name)[0]
+    }
+}
+
+/// Where each register (array) of a block sits in the register words.
+#[derive(Clone, Debug, Default)]
+pub struct RegMap(HashMap<String, (usize, usize)>);
+
+impl RegMap {
+    pub fn new(regs: &[Port]) -> RegMap {
+        let mut m: HashMap<String, (usize, usize)> = HashMap::new();
+        for (k, p) in regs.iter().enumerate() {
+            let stem = p.name.trim_end_matches("$q");
+            let base = match stem.rsplit_once('$') {
+                Some((b, idx)) if idx.chars().all(|c| c.is_ascii_digit()) => b,
+                _ => stem,
+            };
+            m.entry(base.to_string()).and_modify(|e| e.1 += 1).or_insert((k, 1));
+        }
+        RegMap(m)
+    }
+}
+
+/// A block as the harness sees it: its unit interface (mpgpu-spec) mapped onto its ports, once.
+pub trait Ports: Clone + 'static {
+    type In: Clone + Debug + PartialEq + Serialize;
+    type Out: Clone + Debug + PartialEq + Serialize;
+    /// The architectural state compared with the model's (`()` for blocks compared on their
+    /// outputs alone).
+    type State: Clone + Debug + PartialEq + Serialize;
+    type Block: HdlBlock + 'static;
+    /// The block's name (waveform scope, Verilog file, cached models).
+    fn name(&self) -> String;
+    /// A fresh instance with this configuration, its inputs marked as driven from outside.
+    fn block(&self) -> Self::Block;
+    /// `In` as input words, in `input_ports` order.
+    fn encode(&self, i: &Self::In, v: &mut [u64]);
+    /// `Out` as output words, in `output_ports` order (the model's expected values in waveforms
+    /// and traces).
+    fn encode_out(&self, o: &Self::Out, v: &mut [u64]);
+    fn decode(&self, v: &[u64]) -> Self::Out;
+    /// Which output words of `o` are defined (a trace replay compares only those): all, unless
+    /// a valid bit qualifies them.
+    fn care(&self, _o: &Self::Out, care: &mut [bool]) {
+        care.fill(true);
+    }
+    fn state(&self, r: &Regs) -> Self::State;
+}
+
+/// The Verilog of a block as `mpgpu verilog` writes it (module `top`).
+pub fn verilog_of<P: Ports>(p: &P) -> String {
+    generate_verilog(&p.block())
+}

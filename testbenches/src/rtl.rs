@@ -1,0 +1,262 @@
+//! [`RtlUnit`]: any block, through its [`Ports`] mapping, as a [`Unit`], simulated by rust-hdl's
+//! own simulator or by its generated Verilog compiled with Verilator ([`Backend`]).
+//!
+//! A cycle: `outputs(i)` drives the inputs with the clock low and settles the block (skipped
+//! when nothing changed since the last settle); `clock(i)` raises the clock and settles again,
+//! so the registers take their next values and the outputs that depend on registers only (such
+//! as `busy`) show the coming cycle's values.
+
+use crate::ports::{HdlBlock, Port, Ports, RegMap, Regs};
+use crate::verilator;
+use mpgpu_spec::Unit;
+use rust_hdl::prelude::Block;
+use std::cell::{Cell, RefCell};
+use std::fmt;
+
+/// Which simulator runs the RTL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// rust-hdl's event-driven simulation of the Rust block.
+    #[default]
+    RustHdl,
+    /// The block's generated Verilog, compiled by Verilator.
+    Verilator,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::RustHdl => "rust-hdl",
+            Backend::Verilator => "verilator",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s {
+            "rust-hdl" => Some(Backend::RustHdl),
+            "verilator" => Some(Backend::Verilator),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A simulator of one block instance, in port-list words.
+trait Sim {
+    fn set_inputs(&mut self, v: &[u64]);
+    fn set_clock(&mut self, high: bool);
+    fn settle(&mut self);
+    fn outputs(&self, v: &mut [u64]);
+    fn registers(&self, v: &mut [u64]);
+    /// The rust-hdl block, for its full signal hierarchy in waveforms.
+    fn block(&self) -> Option<&dyn Block>;
+}
+
+struct HdlSim<B: HdlBlock> {
+    b: B,
+    name: String,
+}
+
+impl<B: HdlBlock> Sim for HdlSim<B> {
+    fn set_inputs(&mut self, v: &[u64]) {
+        self.b.set_inputs(v);
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.b.set_clock(high);
+    }
+    fn settle(&mut self) {
+        // rust_hdl::core::simulate::simulate, for a block known by trait.
+        for _ in 0..1000 {
+            self.b.update_all();
+            if !self.b.has_changed() {
+                return;
+            }
+        }
+        panic!("the RTL of `{}` did not settle in 1000 iterations (a combinational loop?)", self.name);
+    }
+    fn outputs(&self, v: &mut [u64]) {
+        self.b.get_outputs(v);
+    }
+    fn registers(&self, v: &mut [u64]) {
+        self.b.get_registers(v);
+    }
+    fn block(&self) -> Option<&dyn Block> {
+        Some(&self.b)
+    }
+}
+
+struct VSim(verilator::Model);
+
+impl Sim for VSim {
+    fn set_inputs(&mut self, v: &[u64]) {
+        self.0.set_inputs(v);
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.0.set_clock(high);
+    }
+    fn settle(&mut self) {
+        self.0.eval();
+    }
+    fn outputs(&self, v: &mut [u64]) {
+        self.0.outputs(v);
+    }
+    fn registers(&self, v: &mut [u64]) {
+        self.0.registers(v);
+    }
+    fn block(&self) -> Option<&dyn Block> {
+        None
+    }
+}
+
+/// The ports of a block instance: inputs, outputs, registers.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
+    pub registers: Vec<Port>,
+}
+
+struct Io {
+    ins: Vec<u64>,
+    outs: Vec<u64>,
+    regs: Vec<u64>,
+}
+
+/// A block in RTL as a [`Unit`].
+pub struct RtlUnit<P: Ports> {
+    pub ports: P,
+    backend: Backend,
+    layout: Layout,
+    map: RegMap,
+    sim: RefCell<Box<dyn Sim>>,
+    io: RefCell<Io>,
+    /// The inputs last settled with the clock low (`None`: settle before reading).
+    driven: RefCell<Option<P::In>>,
+    /// The registers were read since the last edge.
+    regs_fresh: Cell<bool>,
+}
+
+impl<P: Ports> RtlUnit<P> {
+    /// The block on rust-hdl's simulator.
+    pub fn rust_hdl(ports: P) -> Self {
+        Self::with_backend(ports, Backend::RustHdl).expect("the rust-hdl backend needs no build")
+    }
+
+    /// The block on `backend` (Verilator compiles the generated Verilog on first use).
+    pub fn with_backend(ports: P, backend: Backend) -> Result<Self, String> {
+        let b = ports.block();
+        let layout = Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: b.register_ports() };
+        let sim: Box<dyn Sim> = match backend {
+            Backend::RustHdl => Box::new(HdlSim { b, name: ports.name() }),
+            Backend::Verilator => {
+                let v = rust_hdl::prelude::generate_verilog(&b);
+                let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
+                Box::new(VSim(verilator::Model::new(lib)))
+            }
+        };
+        let io = Io { ins: vec![0; layout.inputs.len()], outs: vec![0; layout.outputs.len()], regs: vec![0; layout.registers.len()] };
+        let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false) };
+        {
+            let mut s = u.sim.borrow_mut();
+            s.set_clock(false);
+            s.settle();
+        }
+        Ok(u)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn drive(&self, i: &P::In) {
+        if self.driven.borrow().as_ref() == Some(i) {
+            return;
+        }
+        let mut io = self.io.borrow_mut();
+        self.ports.encode(i, &mut io.ins);
+        let mut s = self.sim.borrow_mut();
+        s.set_inputs(&io.ins);
+        s.set_clock(false);
+        s.settle();
+        s.outputs(&mut io.outs);
+        *self.driven.borrow_mut() = Some(i.clone());
+    }
+
+    /// The output words as last settled (after a clock edge: the registers' new values with
+    /// the last inputs).
+    pub fn output_words(&self) -> Vec<u64> {
+        self.io.borrow().outs.clone()
+    }
+
+    /// The outputs as last settled.
+    pub fn outputs_now(&self) -> P::Out {
+        self.ports.decode(&self.io.borrow().outs)
+    }
+
+    /// The input words last driven.
+    pub fn input_words(&self) -> Vec<u64> {
+        self.io.borrow().ins.clone()
+    }
+
+    /// The register words as they are now.
+    pub fn register_words(&self) -> Vec<u64> {
+        self.refresh_regs();
+        self.io.borrow().regs.clone()
+    }
+
+    fn refresh_regs(&self) {
+        if !self.regs_fresh.get() {
+            let mut io = self.io.borrow_mut();
+            self.sim.borrow().registers(&mut io.regs);
+            self.regs_fresh.set(true);
+        }
+    }
+
+    /// The architectural state, read back from the registers.
+    pub fn state(&self) -> P::State {
+        self.refresh_regs();
+        let io = self.io.borrow();
+        self.ports.state(&Regs { values: &io.regs, map: &self.map })
+    }
+
+    /// Calls `f` with the rust-hdl block (the rust-hdl backend only).
+    pub fn with_block(&self, f: &mut dyn FnMut(&dyn Block)) -> bool {
+        let s = self.sim.borrow();
+        match s.block() {
+            Some(b) => {
+                f(b);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl<P: Ports> Unit for RtlUnit<P> {
+    type In = P::In;
+    type Out = P::Out;
+    fn reset(&mut self) {
+        *self = Self::with_backend(self.ports.clone(), self.backend).expect("the model was built before");
+    }
+    fn outputs(&self, i: &P::In) -> P::Out {
+        self.drive(i);
+        self.ports.decode(&self.io.borrow().outs)
+    }
+    fn clock(&mut self, i: &P::In) {
+        self.drive(i);
+        let mut s = self.sim.borrow_mut();
+        s.set_clock(true);
+        s.settle();
+        s.outputs(&mut self.io.borrow_mut().outs);
+        *self.driven.borrow_mut() = None;
+        self.regs_fresh.set(false);
+    }
+}

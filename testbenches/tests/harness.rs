@@ -1,0 +1,262 @@
+//! The generic harness: the generated Verilog in the loop (Verilator) for every co-simulated
+//! block, traces replayed in Icarus (a pass, and an edited expected value caught at its cycle
+//! and port), GTKWave save files that name only signals the waveform has, and the soak finding
+//! broken variants.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::soakgen::SoakParams;
+use mpgpu_ref::units::dss::Dss;
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::units::prio::Prio;
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::SchedFaults;
+use mpgpu_spec::units::sched::{dss, prio};
+use mpgpu_tb::blocks::{DssPorts, PrioPorts};
+use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
+use mpgpu_tb::soak::Soak;
+use mpgpu_tb::trace::{replay, Replay};
+use mpgpu_tb::{Backend, Lockstep, RtlUnit};
+use std::path::{Path, PathBuf};
+
+const TWO: &str = r#"
+description = "lbm holds the GPU when sgemm arrives"
+[[process]]
+name = "lbm"
+priority = 0
+launches = [{ kernel = "lbm", size = 192, seed = 1 }]
+[[process]]
+name = "sgemm"
+arrival = 6000
+priority = 1
+launches = [{ kernel = "sgemm", size = 96, seed = 2 }]
+"#;
+
+const THREE: &str = r#"
+description = "two low-priority kernels hold the GPU when a high-priority one arrives"
+[[process]]
+name = "lbm"
+priority = 0
+launches = [{ kernel = "lbm", size = 96, seed = 1 }]
+[[process]]
+name = "spmv"
+arrival = 500
+priority = 0
+launches = [{ kernel = "spmv", size = 30000, seed = 2 }]
+[[process]]
+name = "sgemm"
+arrival = 3000
+priority = 1
+launches = [{ kernel = "sgemm", size = 96, seed = 3 }]
+"#;
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness").join(name)
+}
+
+fn two() -> Workload {
+    Workload::parse("two.toml", TWO).unwrap()
+}
+
+/// Seeded xorshift words.
+fn words(seed: u64, n: usize) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
+#[test]
+fn the_engines_verilated_match_their_models_on_random_inputs() {
+    for seed in [3u64, 77] {
+        let mut ls = Lockstep::new(Dss::new(13), RtlUnit::with_backend(DssPorts { sms: 13, broken_tie: false }, Backend::Verilator).unwrap(), 16);
+        for (c, r) in words(seed, 3000).into_iter().enumerate() {
+            let k = |v: u64| (v % 21) as i8 - 10;
+            let i = dss::In {
+                trigger: r % 23 == 0,
+                sm_state: (r >> 5) as u8 & 3,
+                sm_ksr_valid: (r >> 7) & 3 != 0,
+                sm_ksr: (r >> 9) as u8 % 13,
+                k_valid: (r >> 13) & 3 != 0,
+                k_count: k(r >> 15),
+                k_has_work: (r >> 20) & 1 == 1,
+                k_running: (r >> 21) & 1 == 1,
+                count_max: k(r >> 22),
+                count_min: k(r >> 27),
+            };
+            if let Err(m) = ls.step(&i) {
+                panic!("dss seed {seed} cycle {c}: {m}");
+            }
+        }
+        for mode in 0..4 {
+            let mut ls = Lockstep::new(Prio::new(13, mode), RtlUnit::with_backend(PrioPorts { sms: 13, mode, broken_victim: false }, Backend::Verilator).unwrap(), 16);
+            for (c, r) in words(seed ^ mode as u64, 3000).into_iter().enumerate() {
+                let i = prio::In {
+                    trigger: r % 19 == 0,
+                    sm_state: (r >> 5) as u8 & 3,
+                    sm_ksr_valid: (r >> 7) & 3 != 0,
+                    sm_ksr: (r >> 9) as u8 % 13,
+                    smk_priority: (r >> 13) as u8 & 15,
+                    smk_age: (r >> 17) as u16,
+                    k_valid: (r >> 33) & 3 != 0,
+                    k_has_work: (r >> 35) & 1 == 1,
+                    k_priority: (r >> 36) as u8 & 15,
+                    k_age: (r >> 40) as u16,
+                    k_wants_more: (r >> 56) & 1 == 1,
+                };
+                if let Err(m) = ls.step(&i) {
+                    panic!("prio mode {mode} seed {seed} cycle {c}: {m}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    for p in [Policy::Equal, Policy::PpqShared] {
+        let o = CosimOptions { unit: UnitKind::Engine, backend: Backend::Verilator, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
+        let rep = run_with(&cfg, &two(), &o).unwrap();
+        assert!(rep.mismatch.is_none(), "{p:?}: {}", rep.mismatch.unwrap());
+        assert!(rep.result.unwrap().processes.iter().all(|x| x.verified));
+        assert!(rep.cycles_checked > 1000);
+    }
+    // The same broken variants are caught at the same cycle on both backends.
+    let three = Workload::parse("three.toml", THREE).unwrap();
+    for (p, w) in [(Policy::Dss, &two()), (Policy::PpqShared, &three)] {
+        let mut at = Vec::new();
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let o = CosimOptions { unit: UnitKind::Engine, backend, broken_engine: true, mismatch_vcd: dir(&format!("engine-{backend}.vcd")), ..CosimOptions::new(p, Mechanism::Drain) };
+            let m = run_with(&cfg, w, &o).unwrap().mismatch.unwrap_or_else(|| panic!("{p:?} on {backend}: the broken engine went unnoticed"));
+            at.push((m.cycle, m.diffs.iter().map(|d| d.field.clone()).collect::<Vec<_>>()));
+        }
+        assert_eq!(at[0], at[1], "{p:?}: the backends disagree on where the broken engine parts");
+    }
+}
+
+/// Rewrites field `field` of record `cycle` in a trace.
+fn edit(trace: &Path, cycle: usize, field: usize, f: impl Fn(u64) -> u64) {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut w: Vec<String> = lines[cycle].split_whitespace().map(String::from).collect();
+    w[field] = format!("{:x}", f(u64::from_str_radix(&w[field], 16).unwrap()));
+    lines[cycle] = w.join(" ");
+    std::fs::write(trace, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let d = dir("trace-sched");
+    let o = CosimOptions { backend: Backend::Verilator, trace: Some(d.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqExclusive, Mechanism::ContextSwitch) };
+    let rep = run_with(&cfg, &two(), &o).unwrap();
+    assert!(rep.mismatch.is_none());
+    assert_eq!(rep.trace.as_deref(), Some(d.as_path()));
+    assert_eq!(replay(&d).unwrap(), Replay::Pass { cycles: rep.cycles_checked });
+    // Record layout: GPU cycle, 11 inputs, 11 expected outputs (busy, cmd_taken, issue_valid,
+    // issue_sm, issue_handle, issue_tb, ...), care mask. Find a cycle that issues a block and
+    // change the expected block index there.
+    let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
+    let at = text.lines().position(|l| l.split_whitespace().nth(12 + 2) == Some("1")).expect("no block issued in the trace");
+    let bad = dir("trace-sched-edited");
+    let _ = std::fs::remove_dir_all(&bad);
+    std::fs::create_dir_all(&bad).unwrap();
+    for f in ["trace.hex", "trace.json", "top.v"] {
+        std::fs::copy(d.join(f), bad.join(f)).unwrap();
+    }
+    edit(&bad.join("trace.hex"), at, 12 + 5, |tb| tb ^ 1);
+    match replay(&bad).unwrap() {
+        Replay::Mismatch { cycle, port, line } => {
+            assert_eq!((cycle, port.as_str()), (at as u64, "issue_tb"), "{line}");
+            assert!(line.contains("GPU cycle"), "{line}");
+        }
+        r => panic!("the edited trace replayed as {r:?}"),
+    }
+    // A don't-care output (issue_sm while nothing is issued) is not compared.
+    let quiet = text.lines().position(|l| l.split_whitespace().nth(12 + 2) == Some("0")).unwrap();
+    std::fs::copy(d.join("trace.hex"), bad.join("trace.hex")).unwrap();
+    edit(&bad.join("trace.hex"), quiet, 12 + 3, |sm| sm ^ 1);
+    assert!(matches!(replay(&bad).unwrap(), Replay::Pass { .. }));
+}
+
+#[test]
+fn the_engines_traces_replay_in_icarus() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    for (p, name) in [(Policy::Equal, "trace-dss"), (Policy::PpqShared, "trace-prio")] {
+        let d = dir(name);
+        let o = CosimOptions { unit: UnitKind::Engine, trace: Some(d.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
+        let rep = run_with(&cfg, &two(), &o).unwrap();
+        assert!(rep.mismatch.is_none());
+        assert_eq!(replay(&d).unwrap(), Replay::Pass { cycles: rep.cycles_checked }, "{name}");
+    }
+}
+
+/// Every signal a GTKWave save file names is declared in its waveform.
+fn gtkw_names_only_real_signals(vcd: &Path) -> usize {
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(vcd).unwrap()));
+    let h = p.parse_header().unwrap();
+    let g = std::fs::read_to_string(vcd.with_extension("gtkw")).unwrap();
+    assert!(g.contains(&format!("[dumpfile] \"{}\"", std::fs::canonicalize(vcd).unwrap().display())));
+    let mut n = 0;
+    for l in g.lines().filter(|l| !l.starts_with(['[', '@', '-', '*'])) {
+        let name = l.split('[').next().unwrap();
+        let path: Vec<&str> = name.split('.').collect();
+        assert!(h.find_var(&path).is_some(), "{}: the save file names {l}, which the waveform lacks", vcd.display());
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let path = dir(&format!("run-{backend}.vcd"));
+        let o = CosimOptions { backend, vcd: Some(path.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqShared, Mechanism::ContextSwitch) };
+        let rep = run_with(&cfg, &two(), &o).unwrap();
+        assert!(rep.mismatch.is_none());
+        // Inputs 11 + outputs 2 x 11 + clocked + mismatch + 13 SMST x 6 + 13 KSRT x 10 + 2.
+        assert_eq!(gtkw_names_only_real_signals(&path), 11 + 22 + 2 + 13 * 6 + 13 * 10 + 2, "{backend}");
+        // Time is the GPU cycle: the last time step is the GPU cycle of the last clocked cycle,
+        // and `gpu.clocked` counts the clocked cycles.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let last = text.lines().filter_map(|l| l.strip_prefix('#')).last().unwrap().parse::<u64>().unwrap() / mpgpu_tb::vcd::CYCLE;
+        let gpu = rep.result.unwrap().cycles;
+        assert!(last > rep.cycles_checked && last < gpu, "{backend}: last time {last}, {} clocked of {gpu}", rep.cycles_checked);
+    }
+}
+
+#[test]
+fn the_soak_runs_clean_and_finds_each_broken_variant() {
+    let soak = |faults: SchedFaults, backend: Backend, n: u64| Soak {
+        seed: 1,
+        workloads: n,
+        config: GpuConfig::preset("k20c").unwrap(),
+        backend,
+        faults,
+        params: SoakParams::default(),
+        out: dir("soak"),
+    };
+    let clean = soak(SchedFaults::default(), Backend::RustHdl, 3).run(&mut |_, _, _| {}).unwrap();
+    assert!(clean.failure.is_none(), "{:?}", clean.failure);
+    assert_eq!((clean.workloads, clean.runs), (3, 36));
+    assert!(clean.cycles_checked > 10_000);
+    // Each fault is found within 10 workloads (at most 120 runs), on both backends, and the
+    // workload that shows it is written out and reproduces it.
+    for faults in [SchedFaults { ptbq_lifo: true, ..Default::default() }, SchedFaults { keep_token: true, ..Default::default() }] {
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let rep = soak(faults, backend, 10).run(&mut |_, _, _| {}).unwrap();
+            let f = rep.failure.unwrap_or_else(|| panic!("{faults:?} on {backend}: 10 random workloads did not find it"));
+            let m = f.mismatch.expect("a mismatch, not another failure");
+            let w = Workload::load(&f.workload).unwrap();
+            let o = CosimOptions { backend, faults, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(f.policy, f.mechanism) };
+            let again = run_with(&GpuConfig::preset("k20c").unwrap(), &w, &o).unwrap().mismatch.expect("the written workload does not reproduce the mismatch");
+            assert_eq!((again.cycle, &again.diffs), (m.cycle, &m.diffs));
+        }
+    }
+}

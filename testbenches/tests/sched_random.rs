@@ -1,0 +1,588 @@
+//! Random, legal stimulus for the whole scheduling framework's RTL (`Sched`, through
+//! `SchedRtl`) in lockstep with the reference `Framework` unit on its own (no GPU around it):
+//! for every policy and both preemption mechanisms, on several seeds, the outputs and the
+//! architectural state (`fw::State`: SMST, KSRT with tokens and PTBQ occupancy, admission
+//! counter, issue pointer) are compared every cycle, and the model's invariants
+//! (`Framework::check_invariants`: occupancy, blocks and tokens conserved) are checked every
+//! cycle.
+//!
+//! The stimulus keeps to the cycle contract (`docs/sched-framework.md`), as the GPU's
+//! `framework_cycle` does: a command processor presents the oldest pending launch and holds it
+//! until `cmd_taken`; an environment model of the SMs records every block the framework issues
+//! (to which SM, which block, restored or new) and reports a finished block (`tb_done`) only
+//! for an SM that holds one, and under context switching a saved block (`tb_saved`, a block
+//! the SM really holds) only for an SM the framework has asked to preempt. On top of the
+//! lockstep comparison the environment checks what it sees against the contract from the
+//! outside: a restored block is one that was saved and not yet restored; nothing is issued to
+//! an SM being preempted; a retired launch has nothing left resident or saved; the blocks
+//! resident per SM agree with the SMST; an idle cycle (`busy` low, no input) changes nothing.
+//!
+//! The stimulus is steered into same-cycle corners, which are counted (from the inputs, the
+//! outputs, the states before and after the edge, and the policy engine's decision port) and
+//! each must have happened at least once per policy over the seeds; see [`Corners`].
+//! A failure names the seed, policy, mechanism and SM count, and a mismatch shows the last 16
+//! cycles of both sides.
+
+use mpgpu_ref::units::dss::equal_share_tokens;
+use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
+use mpgpu_rtl::SchedFaults;
+use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_SETUP};
+use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, MAX_GRID_BLOCKS};
+use mpgpu_spec::units::sched::SchedParams;
+use mpgpu_spec::Unit;
+use mpgpu_tb::SchedRtl;
+use mpgpu_tb::{InLoop, Mismatch};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashSet, VecDeque};
+
+const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
+/// Seeds per policy and mechanism (each run draws its SM count, T_max and processes from it).
+const SEEDS: [u64; 6] = [1, 2, 3, 4, 5, 6];
+/// Cycles per run.
+const CYCLES: u64 = 4000;
+/// Cycles between changes of the stimulus' rates.
+const PHASE: u64 = 250;
+/// SM counts the runs draw from (the RTL holds 16 entries and uses the first `sms`). With one
+/// SM the KSRT has one entry, so one kernel is active at a time and nothing is ever preempted;
+/// small counts fill the KSRT often, 13 and 16 exercise the scans and the round robin.
+const SM_COUNTS: [usize; 7] = [1, 2, 3, 4, 6, 13, 16];
+
+/// Same-cycle corners, counted from observable signals (`before`/`after`: `fw::State` before
+/// and after the cycle's edge; `i`, `o`: the cycle's inputs and outputs; `decision`: the policy
+/// engine's `act`, `act_sm`, `act_kernel` ports as the model's `engine_decision` reads them).
+/// A decision is *applied* when an SM goes from idle to setup (only an assignment does that)
+/// or `preempt` is high (a reservation).
+#[derive(Clone, Copy, Debug, Default)]
+struct Corners {
+    /// `tb_done` in a cycle whose decision is applied.
+    done_at_decision: u64,
+    /// ... and the block finished on the very SM the decision reserves (`tb_done == preempt`).
+    done_on_sm_reserved_now: u64,
+    /// `tb_done` for an SM that is reserved (`before.smst[s].state == RESERVED`): a block
+    /// finishing on an SM being preempted (draining; with context switching, a completion
+    /// reported after the SM was frozen).
+    done_on_preempted_sm: u64,
+    /// ... whose last block it was (the preemption completes by a completion).
+    done_empties_preempted_sm: u64,
+    /// `tb_done` and `tb_saved` for the same reserved SM in one cycle.
+    done_and_save_same_sm: u64,
+    /// A command presented while every one of the `sms` KSRT entries is valid (`cmd_taken`
+    /// must stay low).
+    cmd_while_ksrt_full: u64,
+    /// A command not taken although a KSRT entry is free: an SM still names it.
+    cmd_blocked_by_stale_entry: u64,
+    /// The engine's decision names a kernel (`act_kernel`) whose launch `retired` names in the
+    /// same cycle: the decision must be dropped (no assignment to that kernel, no preempt).
+    decision_target_retires: u64,
+    /// The engine decided but the decision did not hold (dropped), for any reason.
+    decision_dropped: u64,
+    /// Cycles with `busy` low and no input (checked to change nothing).
+    idle_cycles: u64,
+    preemptions: u64,
+    restores: u64,
+    saves: u64,
+    retirements: u64,
+    admissions: u64,
+}
+
+impl Corners {
+    fn add(&mut self, o: &Corners) {
+        macro_rules! sum {
+            ($($f:ident),*) => { $(self.$f += o.$f;)* };
+        }
+        sum!(
+            done_at_decision,
+            done_on_sm_reserved_now,
+            done_on_preempted_sm,
+            done_empties_preempted_sm,
+            done_and_save_same_sm,
+            cmd_while_ksrt_full,
+            cmd_blocked_by_stale_entry,
+            decision_target_retires,
+            decision_dropped,
+            idle_cycles,
+            preemptions,
+            restores,
+            saves,
+            retirements,
+            admissions
+        );
+    }
+}
+
+/// The rates of one phase of stimulus.
+#[derive(Clone, Copy, Debug)]
+struct Knobs {
+    /// Chance per cycle that a new launch joins the command processor's queue.
+    p_cmd: f64,
+    /// Launches the command processor holds at most.
+    queue: usize,
+    /// Chance per cycle of a completion (higher in a decision cycle).
+    p_done: f64,
+    /// Chance per cycle of a save (context switching).
+    p_save: f64,
+    /// Grid sizes: up to this, now and then up to eight times it.
+    max_tbs: u32,
+}
+
+/// The command processor and the SMs around the framework.
+struct Env {
+    rng: ChaCha8Rng,
+    sms: usize,
+    policy: Policy,
+    mechanism: Mechanism,
+    /// Processes the launches come from (Equal Spatial Sharing's shares).
+    procs: usize,
+    tmax: u8,
+    pending: VecDeque<KernelCmd>,
+    next_handle: u16,
+    /// Blocks resident per SM as the framework issued them: (handle, block).
+    resident: Vec<Vec<(u16, u32)>>,
+    /// SMs the framework asked to preempt that still hold blocks.
+    preempting: Vec<bool>,
+    /// Saved contexts not yet restored: (handle, block).
+    saved: HashSet<(u16, u32)>,
+    knobs: Knobs,
+}
+
+/// One cycle's stimulus: the inputs, and which resident blocks (SM, slot) finish and are saved.
+struct Stim {
+    i: In,
+    done: Option<(usize, usize)>,
+    saved: Option<(usize, usize)>,
+}
+
+impl Env {
+    fn new(seed: u64, policy: Policy, mechanism: Mechanism) -> Env {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((policy as u64) << 32) ^ ((mechanism as u64) << 40));
+        let sms = SM_COUNTS[rng.gen_range(0..SM_COUNTS.len())];
+        let tmax = [2u8, 4, 8, 16][rng.gen_range(0..4)];
+        let procs = rng.gen_range(1..=sms.min(6));
+        let first_handle = rng.gen();
+        let mut e = Env {
+            rng,
+            sms,
+            policy,
+            mechanism,
+            procs,
+            tmax,
+            pending: VecDeque::new(),
+            next_handle: first_handle,
+            resident: vec![Vec::new(); sms],
+            preempting: vec![false; sms],
+            saved: HashSet::new(),
+            knobs: Knobs { p_cmd: 0.0, queue: 0, p_done: 0.0, p_save: 0.0, max_tbs: 1 },
+        };
+        e.new_phase();
+        e
+    }
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        self.knobs = Knobs {
+            p_cmd: [0.0, 0.01, 0.05, 0.3][r.gen_range(0..4)],
+            queue: r.gen_range(1..=4),
+            p_done: [0.05, 0.2, 0.5, 0.8][r.gen_range(0..4)],
+            p_save: [0.1, 0.4, 0.9][r.gen_range(0..3)],
+            max_tbs: [2, 6, 24][r.gen_range(0..3)],
+        };
+    }
+
+    fn new_cmd(&mut self) -> KernelCmd {
+        let r = &mut self.rng;
+        let handle = self.next_handle;
+        self.next_handle = self.next_handle.wrapping_add(1);
+        let p = r.gen_range(0..self.procs);
+        let max = self.knobs.max_tbs;
+        let tbs = if r.gen_bool(0.01) {
+            r.gen_range(1..=MAX_GRID_BLOCKS as u32)
+        } else if r.gen_bool(0.15) {
+            r.gen_range(1..=8 * max)
+        } else {
+            r.gen_range(1..=max)
+        };
+        // Mostly small T_k, so that kernels want more SMs (PPQ preempts only then).
+        let tk = if r.gen_bool(0.7) { r.gen_range(1..=self.tmax.min(3)) } else { r.gen_range(1..=self.tmax) };
+        let priority = if r.gen_bool(0.1) { r.gen_range(0..=15) } else { r.gen_range(0..=2) };
+        let tokens = match self.policy {
+            Policy::Dss if r.gen_bool(0.05) => r.gen_range(0..=64),
+            Policy::Dss => r.gen_range(0..=self.sms as i8 + 1),
+            _ => equal_share_tokens(self.sms, self.procs, p),
+        };
+        KernelCmd { handle, tbs, tk, priority, tokens }
+    }
+
+    /// SM `s`'s slot of a block of kernel entry `k` of `st`, if it holds one.
+    fn slot_of(&self, st: &State, k: usize, s: usize) -> Option<usize> {
+        let h = st.ksrt[k].handle;
+        self.resident[s].iter().position(|b| b.0 == h)
+    }
+
+    /// Chooses the SM whose block finishes, steering into the corners: in a decision cycle,
+    /// the last outstanding block of the decision's kernel (its retirement then drops the
+    /// decision) or a block on the SM the decision reserves; otherwise now and then a block on
+    /// an SM being preempted, or of a kernel with nothing left to issue (so kernels retire).
+    fn pick_done(&mut self, st: &State, decision: (Act, u8, u8, u8)) -> Option<(usize, usize)> {
+        let with: Vec<usize> = (0..self.sms).filter(|&s| !self.resident[s].is_empty()).collect();
+        if with.is_empty() {
+            return None;
+        }
+        let pick = |r: &mut ChaCha8Rng, v: &[usize]| v[r.gen_range(0..v.len())];
+        if decision.0 != Act::None {
+            let k = decision.2 as usize;
+            if k < self.sms && st.ksrt[k].valid && st.ksrt[k].done_tbs + 1 == st.ksrt[k].tbs {
+                if let Some((s, j)) = (0..self.sms).find_map(|s| self.slot_of(st, k, s).map(|j| (s, j))) {
+                    return Some((s, j));
+                }
+            }
+            let sm = decision.1 as usize;
+            if decision.0 == Act::Reserve && sm < self.sms && !self.resident[sm].is_empty() && self.rng.gen_bool(0.5) {
+                let j = self.rng.gen_range(0..self.resident[sm].len());
+                return Some((sm, j));
+            }
+        }
+        let reserved: Vec<usize> = with.iter().copied().filter(|&s| st.smst[s].state == STATE_RESERVED).collect();
+        let finishing: Vec<usize> = with
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let k = &st.ksrt[st.smst[s].ksr as usize];
+                k.valid && k.next_tb == k.tbs && k.ptbq_len == 0
+            })
+            .collect();
+        let s = if !reserved.is_empty() && self.rng.gen_bool(0.5) {
+            pick(&mut self.rng, &reserved)
+        } else if !finishing.is_empty() && self.rng.gen_bool(0.5) {
+            pick(&mut self.rng, &finishing)
+        } else {
+            pick(&mut self.rng, &with)
+        };
+        let j = self.rng.gen_range(0..self.resident[s].len());
+        Some((s, j))
+    }
+
+    fn stimulus(&mut self, st: &State, decision: (Act, u8, u8, u8)) -> Stim {
+        if self.pending.len() < self.knobs.queue && self.rng.gen_bool(self.knobs.p_cmd) {
+            let c = self.new_cmd();
+            self.pending.push_back(c);
+        }
+        let p_done = if decision.0 != Act::None { 0.8 } else { self.knobs.p_done };
+        let done = if self.rng.gen_bool(p_done) { self.pick_done(st, decision) } else { None };
+        let mut saved = None;
+        if self.mechanism == Mechanism::ContextSwitch && self.rng.gen_bool(self.knobs.p_save) {
+            let cands: Vec<(usize, usize)> = (0..self.sms)
+                .filter(|&s| self.preempting[s])
+                .flat_map(|s| (0..self.resident[s].len()).map(move |j| (s, j)))
+                .filter(|&b| Some(b) != done)
+                .collect();
+            if !cands.is_empty() {
+                saved = Some(cands[self.rng.gen_range(0..cands.len())]);
+            }
+        }
+        let i = In {
+            cmd: self.pending.front().copied(),
+            tb_done: done.map(|(s, _)| s as u8),
+            tb_saved: saved.map(|(s, j)| (s as u8, self.resident[s][j].1)),
+        };
+        Stim { i, done, saved }
+    }
+
+    /// Takes the cycle's events in, checking what the framework did against the contract.
+    fn apply(&mut self, st: &Stim, o: &Out) -> Result<(), String> {
+        // Remove the finished and the saved block (the higher slot first if on one SM).
+        let mut gone: Vec<(usize, usize, bool)> = Vec::new();
+        if let Some((s, j)) = st.done {
+            gone.push((s, j, false));
+        }
+        if let Some((s, j)) = st.saved {
+            gone.push((s, j, true));
+        }
+        gone.sort_by_key(|g| std::cmp::Reverse((g.0, g.1)));
+        for (s, j, save) in gone {
+            let b = self.resident[s].remove(j);
+            if save && !self.saved.insert(b) {
+                return Err(format!("block {b:?} saved twice"));
+            }
+        }
+        if o.cmd_taken {
+            self.pending.pop_front().ok_or("cmd_taken with no command presented")?;
+        }
+        if let Some(sm) = o.preempt {
+            self.preempting[sm as usize] = true;
+        }
+        if let Some(t) = o.issue {
+            let s = t.sm as usize;
+            if self.preempting[s] && !self.resident[s].is_empty() {
+                return Err(format!("{t:?} issued to SM {s}, which is being preempted"));
+            }
+            if t.restore && !self.saved.remove(&(t.handle, t.tb)) {
+                return Err(format!("{t:?} restores a block that was not saved (or was restored already)"));
+            }
+            self.resident[s].push((t.handle, t.tb));
+        }
+        if let Some(h) = o.retired {
+            if self.resident.iter().flatten().any(|b| b.0 == h) || self.saved.iter().any(|b| b.0 == h) {
+                return Err(format!("launch {h} retired with blocks resident or saved"));
+            }
+        }
+        for s in 0..self.sms {
+            if self.resident[s].is_empty() {
+                self.preempting[s] = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// The blocks resident per SM as issued and reported agree with the SMST, all of the SM's
+    /// kernel.
+    fn check(&self, st: &State) -> Result<(), String> {
+        for s in 0..self.sms {
+            let e = &st.smst[s];
+            if e.running_tbs as usize != self.resident[s].len() {
+                return Err(format!("SM {s}: the SMST holds {} blocks, the SM {}", e.running_tbs, self.resident[s].len()));
+            }
+            if let Some(b) = self.resident[s].first() {
+                let k = &st.ksrt[e.ksr as usize];
+                if !e.ksr_valid || (k.valid && self.resident[s].iter().any(|x| x.0 != k.handle)) {
+                    return Err(format!("SM {s} holds {:?}, the SMST names kernel {} ({k:?}); first {b:?}", self.resident[s], e.ksr));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counts this cycle's corners (see [`Corners`]) and checks what the corners must imply.
+fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, decision: (Act, u8, u8, u8), after: &State) -> Result<(), String> {
+    let assigned = (0..sms).any(|s| before.smst[s].state == STATE_IDLE && after.smst[s].state == STATE_SETUP);
+    let applied = assigned || o.preempt.is_some();
+    if applied && decision.0 == Act::None {
+        return Err("a decision was applied with no decision on the engine's ports".into());
+    }
+    if decision.0 != Act::None && !applied {
+        c.decision_dropped += 1;
+    }
+    if let Some(s) = i.tb_done {
+        let s = s as usize;
+        if applied {
+            c.done_at_decision += 1;
+        }
+        if o.preempt == Some(s as u8) {
+            c.done_on_sm_reserved_now += 1;
+        }
+        if before.smst[s].state == STATE_RESERVED {
+            c.done_on_preempted_sm += 1;
+            let gone = 1 + u8::from(i.tb_saved.is_some_and(|(x, _)| x as usize == s));
+            if before.smst[s].running_tbs == gone {
+                c.done_empties_preempted_sm += 1;
+            }
+            if gone == 2 {
+                c.done_and_save_same_sm += 1;
+            }
+        }
+    }
+    if i.cmd.is_some() {
+        if before.ksrt[..sms].iter().all(|k| k.valid) {
+            c.cmd_while_ksrt_full += 1;
+            if o.cmd_taken {
+                return Err("a command was taken while the KSRT was full".into());
+            }
+        } else if !o.cmd_taken {
+            c.cmd_blocked_by_stale_entry += 1;
+        }
+    }
+    let k = decision.2 as usize;
+    if decision.0 != Act::None && k < sms && before.ksrt[k].valid && o.retired == Some(before.ksrt[k].handle) {
+        c.decision_target_retires += 1;
+        let sm = decision.1 as usize;
+        let dropped = match decision.0 {
+            Act::Assign => after.smst[sm].state == STATE_IDLE,
+            _ => o.preempt.is_none(),
+        };
+        if !dropped {
+            return Err(format!("a decision {decision:?} for kernel {k}, retiring this cycle, was applied"));
+        }
+    }
+    if !o.busy && *i == In::default() {
+        c.idle_cycles += 1;
+        if before != after {
+            return Err("an idle cycle with no input changed the state".into());
+        }
+    }
+    c.preemptions += u64::from(o.preempt.is_some());
+    c.restores += u64::from(o.issue.is_some_and(|t| t.restore));
+    c.saves += u64::from(i.tb_saved.is_some());
+    c.retirements += u64::from(o.retired.is_some());
+    c.admissions += u64::from(o.cmd_taken);
+    Ok(())
+}
+
+/// Names the run on the way out of a panic from anywhere inside it (the model's own asserts
+/// included).
+struct OnPanic(String);
+
+impl Drop for OnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("failed run: {}", self.0);
+        }
+    }
+}
+
+/// How a run failed.
+#[derive(Debug)]
+enum Failure {
+    /// The RTL and the model parted (outputs or state).
+    Mismatch(Box<Mismatch>),
+    /// A broken invariant or contract check.
+    Check(String),
+}
+
+/// One run: `CYCLES` cycles of random legal stimulus, the model and the RTL (with `faults`)
+/// in lockstep; the corners counted, or the first failure. The run is named in every failure
+/// (`Err` carries the name; a panic from inside the model prints it on the way out).
+fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> Result<Corners, (String, Failure)> {
+    let mut env = Env::new(seed, policy, mechanism);
+    let sms = env.sms;
+    let what = format!("seed {seed}, {} {mechanism:?}, {sms} SMs, T_max {}, {} processes", policy.name(), env.tmax, env.procs);
+    let _guard = OnPanic(what.clone());
+    let params = SchedParams::new(sms, env.tmax as usize).unwrap();
+    let model = Framework::new(params, policy, mechanism);
+    let rtl = SchedRtl::new(sms, policy, faults);
+    let mut pair = InLoop::with_state(model, rtl, 16, Framework::state, SchedRtl::state);
+    let mut c = Corners::default();
+    let fail = |f: Failure| Err((what.clone(), f));
+    for cycle in 0..CYCLES {
+        if cycle % PHASE == 0 && cycle > 0 {
+            env.new_phase();
+        }
+        let before = pair.model.state();
+        let probe = pair.model.engine_decision(&In::default());
+        let stim = env.stimulus(&before, probe);
+        let decision = pair.model.engine_decision(&stim.i);
+        let o = pair.outputs(&stim.i);
+        if let Some(m) = pair.mismatch() {
+            return fail(Failure::Mismatch(Box::new(m)));
+        }
+        pair.clock(&stim.i);
+        // (The model checks these at its edge too, and panics.)
+        if let Err(e) = pair.model.check_invariants() {
+            return fail(Failure::Check(format!("cycle {cycle}: invariant: {e}")));
+        }
+        let after = pair.model.state();
+        let checked = count(&mut c, sms, &before, &stim.i, &o, decision, &after).and_then(|_| env.apply(&stim, &o)).and_then(|_| env.check(&after));
+        if let Err(e) = checked {
+            return fail(Failure::Check(format!("cycle {cycle}: {e}\ninputs {:?}\noutputs {o:?}\nbefore {before:?}\nafter {after:?}", stim.i)));
+        }
+    }
+    // The state after the last edge.
+    pair.outputs(&In::default());
+    if let Some(m) = pair.mismatch() {
+        return fail(Failure::Mismatch(Box::new(m)));
+    }
+    eprintln!("{what}: {c:?}");
+    Ok(c)
+}
+
+/// Every seed, both mechanisms, for one policy: no mismatch, no broken invariant, and every
+/// corner the policy can reach reached at least once (FCFS and NPQ never preempt, so the
+/// preemption corners are theirs to skip; a preemptive policy must preempt, save and restore
+/// under context switching, and see blocks finish on SMs being preempted under both).
+fn policy(p: Policy) {
+    let mut total = Corners::default();
+    for m in MECHANISMS {
+        let mut per = Corners::default();
+        for seed in SEEDS {
+            match run(seed, p, m, SchedFaults::default()) {
+                Ok(c) => per.add(&c),
+                Err((what, Failure::Mismatch(mm))) => panic!("{what}: {mm}"),
+                Err((what, Failure::Check(e))) => panic!("{what}: {e}"),
+            }
+        }
+        let preemptive = !matches!(p, Policy::Fcfs | Policy::Npq);
+        let what = format!("{} {m:?} over seeds {SEEDS:?}: {per:?}", p.name());
+        if preemptive {
+            assert!(per.preemptions > 0, "{what}: nothing preempted");
+            assert!(per.done_on_preempted_sm > 0, "{what}: no block finished on an SM being preempted");
+            if m == Mechanism::ContextSwitch {
+                assert!(per.saves > 0 && per.restores > 0, "{what}: nothing saved or restored");
+            }
+        } else {
+            assert_eq!(per.preemptions, 0, "{what}: a non-preemptive policy preempted");
+        }
+        total.add(&per);
+    }
+    let what = format!("{} over both mechanisms and seeds {SEEDS:?}: {total:?}", p.name());
+    eprintln!("{what}");
+    assert!(total.done_at_decision > 0, "{what}: no block finished in a cycle a decision was applied");
+    assert!(total.cmd_while_ksrt_full > 0, "{what}: no command presented while the KSRT was full");
+    assert!(total.decision_target_retires > 0, "{what}: no decision whose kernel retired that cycle");
+    assert!(total.idle_cycles > 0, "{what}: the framework never went idle");
+    assert!(total.retirements > 0 && total.admissions > total.retirements / 2, "{what}: little traffic");
+    if !matches!(p, Policy::Fcfs | Policy::Npq) {
+        assert!(total.done_on_sm_reserved_now > 0, "{what}: no block finished on the SM reserved that cycle");
+        assert!(total.done_empties_preempted_sm > 0, "{what}: no preemption completed by a block finishing");
+    }
+}
+
+/// FCFS.
+#[test]
+fn random_fcfs() {
+    policy(Policy::Fcfs);
+}
+
+/// Non-preemptive priority queues.
+#[test]
+fn random_npq() {
+    policy(Policy::Npq);
+}
+
+/// Preemptive priority, exclusive access.
+#[test]
+fn random_ppq_exclusive() {
+    policy(Policy::PpqExclusive);
+}
+
+/// Preemptive priority, shared access.
+#[test]
+fn random_ppq_shared() {
+    policy(Policy::PpqShared);
+}
+
+/// Dynamic Spatial Sharing with random tokens per launch.
+#[test]
+fn random_dss() {
+    policy(Policy::Dss);
+}
+
+/// Equal Spatial Sharing (per-process shares of the SMs as tokens).
+#[test]
+fn random_equal() {
+    policy(Policy::Equal);
+}
+
+/// The lockstep comparison under this stimulus can fail: each of the RTL's test-only faults is
+/// found as a mismatch on the field where it first shows, within the seeds: a PTBQ popped last
+/// in first out (a restore names another block: `issue.tb`) under a preemptive policy with
+/// context switching, and a released SM's token kept (`state.ksrt[k].count`).
+#[test]
+fn the_random_stimulus_catches_the_rtl_faults() {
+    let lifo = SchedFaults { ptbq_lifo: true, ..Default::default() };
+    let keep = SchedFaults { keep_token: true, ..Default::default() };
+    for (p, m, faults, field) in [
+        (Policy::PpqExclusive, Mechanism::ContextSwitch, lifo, "issue.tb"),
+        (Policy::Dss, Mechanism::ContextSwitch, lifo, "issue.tb"),
+        (Policy::Equal, Mechanism::Drain, keep, ".count"),
+        (Policy::Fcfs, Mechanism::ContextSwitch, keep, ".count"),
+    ] {
+        let found = SEEDS.iter().find_map(|&seed| match run(seed, p, m, faults) {
+            Err((what, Failure::Mismatch(mm))) => Some((what, mm)),
+            Err((what, Failure::Check(e))) => panic!("{faults:?}: {what}: a check failed before the lockstep comparison: {e}"),
+            Ok(_) => None,
+        });
+        let (what, mm) = found.unwrap_or_else(|| panic!("{faults:?} under {} {m:?} went unnoticed on seeds {SEEDS:?}", p.name()));
+        assert!(mm.diffs.iter().any(|d| d.field.contains(field)), "{faults:?}: {what}: expected {field}: {mm}");
+        eprintln!("{faults:?} under {} {m:?}: caught ({what}) at cycle {} on {:?}", p.name(), mm.cycle, mm.diffs.iter().map(|d| &d.field).collect::<Vec<_>>());
+    }
+}
