@@ -132,7 +132,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     };
     println!("{what}: {}{gpu_cycles}{gated}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
     if let Some(r) = &rep.result {
-        println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s with the RTL in the loop)", r.cycles, secs, r.cycles as f64 / secs / 1e3);
+        println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s; {:.2} s to build the units before)", r.cycles, secs, r.cycles as f64 / secs / 1e3, rep.setup_seconds);
         print_result(r, None, secs);
     }
     if let Some(p) = &rep.vcd {

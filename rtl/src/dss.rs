@@ -1,9 +1,11 @@
 //! `Dss`: the Dynamic Spatial Sharing policy engine of the kernel scheduling framework
-//! (spec/scheduling-framework.md §4.4), one table entry per cycle.
+//! (thesis §5.2.4, Algorithm 1, as reconstructed in `docs/sched-framework.md`), one table entry
+//! per cycle.
 //!
 //! Interface: `mpgpu_spec::units::sched::dss` (the reference model is
 //! `mpgpu_ref::units::dss::Dss`; the co-simulation checks the two every cycle).
-//! - A `trigger` pulse is latched; when idle, the engine starts a decision the next cycle.
+//! - A `trigger` pulse is latched; when idle, the engine starts a decision the next cycle (the
+//!   trigger latch and scan counter are the `ScanControl` sub-block `scan`, shared with `Prio`).
 //! - A decision drives `addr` = 0, 1, .., sms-1 on consecutive cycles and samples the SMST and
 //!   KSRT entries at that address (combinational table reads outside the block), then spends
 //!   one cycle deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve
@@ -13,6 +15,7 @@
 //!   scans again.
 //! Parameters: 1..=16 SMs (`sms`); token counts are 8-bit, biased by 128.
 
+use crate::scan::ScanControl;
 pub use mpgpu_spec::units::sched::dss::{INDEX_BITS as DSS_INDEX_BITS, MAX_SMS as DSS_MAX_SMS};
 use rust_hdl::prelude::*;
 
@@ -55,10 +58,8 @@ pub struct Dss {
     pub act_sm: Signal<Out, Bits<DSS_INDEX_BITS>>,
     pub act_kernel: Signal<Out, Bits<DSS_INDEX_BITS>>,
     pub act_from: Signal<Out, Bits<DSS_INDEX_BITS>>,
-    busy_q: DFF<Bit>,
-    pending_q: DFF<Bit>,
-    deciding_q: DFF<Bit>,
-    pos_q: DFF<Bits<DSS_INDEX_BITS>>,
+    /// Trigger latch, scan address and decision cycle.
+    scan: ScanControl,
     idle_valid: DFF<Bit>,
     idle_index: DFF<Bits<DSS_INDEX_BITS>>,
     kmax_valid: DFF<Bit>,
@@ -70,16 +71,12 @@ pub struct Dss {
     /// Per kernel: its lowest-index running SM seen in this scan.
     first_valid: [DFF<Bit>; DSS_MAX_SMS],
     first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
-    /// sms - 1: the last address scanned.
-    last: Constant<Bits<DSS_INDEX_BITS>>,
     /// Test-only fault: ties for kmax go to the highest index.
     tie_high: Constant<Bit>,
     ids: [Constant<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
     act_code: Signal<Local, Bits<2>>,
     from_valid: Signal<Local, Bit>,
     from_index: Signal<Local, Bits<DSS_INDEX_BITS>>,
-    pending_next: Signal<Local, Bit>,
-    restart: Signal<Local, Bit>,
 }
 
 impl Dss {
@@ -106,10 +103,7 @@ impl Dss {
             act_sm: Default::default(),
             act_kernel: Default::default(),
             act_from: Default::default(),
-            busy_q: Default::default(),
-            pending_q: Default::default(),
-            deciding_q: Default::default(),
-            pos_q: Default::default(),
+            scan: ScanControl::new(sms),
             idle_valid: Default::default(),
             idle_index: Default::default(),
             kmax_valid: Default::default(),
@@ -120,14 +114,11 @@ impl Dss {
             kmin_count: Default::default(),
             first_valid: Default::default(),
             first_index: Default::default(),
-            last: Constant::new(((sms - 1) as u64).into()),
             tie_high: Constant::new(broken_tie),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             act_code: Default::default(),
             from_valid: Default::default(),
             from_index: Default::default(),
-            pending_next: Default::default(),
-            restart: Default::default(),
         }
     }
 }
@@ -154,10 +145,9 @@ impl Dss {
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, busy_q, pending_q, deciding_q, pos_q, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count,
-            kmin_valid, kmin_index, kmin_count
-        );
+        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count);
+        self.scan.clock.next = self.clock.val();
+        self.scan.trigger.next = self.trigger.val();
         // (literal bounds: 16 = DSS_MAX_SMS)
         for k in 0..16 {
             self.first_valid[k].clock.next = self.clock.val();
@@ -175,18 +165,15 @@ impl Logic for Dss {
             }
         }
         // Outputs.
-        self.busy.next = self.busy_q.q.val();
-        self.addr.next = self.pos_q.q.val();
-        if self.deciding_q.q.val() {
-            self.addr.next = 0.into();
-        }
+        self.busy.next = self.scan.busy.val();
+        self.addr.next = self.scan.addr.val();
         self.kmax.next = self.kmax_index.q.val();
         self.kmin.next = self.kmin_index.q.val();
         self.act_code.next = 0.into();
         self.act_sm.next = 0.into();
         self.act_kernel.next = 0.into();
         self.act_from.next = 0.into();
-        if self.busy_q.q.val() & self.deciding_q.q.val() & self.kmax_valid.q.val() {
+        if self.scan.deciding.val() & self.kmax_valid.q.val() {
             if self.idle_valid.q.val() {
                 self.act_code.next = 1.into();
                 self.act_sm.next = self.idle_index.q.val();
@@ -203,60 +190,37 @@ impl Logic for Dss {
             }
         }
         self.act.next = self.act_code.val();
-        // Next state.
-        self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
-        self.pending_q.d.next = self.pending_next.val();
-        self.restart.next = false;
-        if self.busy_q.q.val() {
-            if !self.deciding_q.q.val() {
-                // Scan one entry.
-                if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
-                    self.idle_valid.d.next = true;
-                    self.idle_index.d.next = self.pos_q.q.val();
-                }
-                for k in 0..16 {
-                    if (self.sm_state.val() == 2)
-                        & self.sm_ksr_valid.val()
-                        & (self.sm_ksr.val() == self.ids[k].val())
-                        & !self.first_valid[k].q.val()
-                    {
-                        self.first_valid[k].d.next = true;
-                        self.first_index[k].d.next = self.pos_q.q.val();
-                    }
-                }
-                if self.k_valid.val()
-                    & self.k_has_work.val()
-                    & (!self.kmax_valid.q.val()
-                        | (self.k_count.val() > self.kmax_count.q.val())
-                        | (self.tie_high.val() & (self.k_count.val() == self.kmax_count.q.val())))
-                {
-                    self.kmax_valid.d.next = true;
-                    self.kmax_index.d.next = self.pos_q.q.val();
-                    self.kmax_count.d.next = self.k_count.val();
-                }
-                if self.k_valid.val() & self.k_running.val() & (!self.kmin_valid.q.val() | (self.k_count.val() < self.kmin_count.q.val())) {
-                    self.kmin_valid.d.next = true;
-                    self.kmin_index.d.next = self.pos_q.q.val();
-                    self.kmin_count.d.next = self.k_count.val();
-                }
-                if self.pos_q.q.val() == self.last.val() {
-                    self.deciding_q.d.next = true;
-                } else {
-                    self.pos_q.d.next = self.pos_q.q.val() + 1;
-                }
-            } else if (self.act_code.val() != 0) | self.pending_next.val() {
-                self.restart.next = true;
-            } else {
-                self.busy_q.d.next = false;
+        self.scan.act.next = self.act_code.val() != 0;
+        // Scan one entry.
+        if self.scan.scanning.val() {
+            if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
+                self.idle_valid.d.next = true;
+                self.idle_index.d.next = self.scan.addr.val();
             }
-        } else if self.pending_next.val() {
-            self.restart.next = true;
+            for k in 0..16 {
+                if (self.sm_state.val() == 2) & self.sm_ksr_valid.val() & (self.sm_ksr.val() == self.ids[k].val()) & !self.first_valid[k].q.val() {
+                    self.first_valid[k].d.next = true;
+                    self.first_index[k].d.next = self.scan.addr.val();
+                }
+            }
+            if self.k_valid.val()
+                & self.k_has_work.val()
+                & (!self.kmax_valid.q.val()
+                    | (self.k_count.val() > self.kmax_count.q.val())
+                    | (self.tie_high.val() & (self.k_count.val() == self.kmax_count.q.val())))
+            {
+                self.kmax_valid.d.next = true;
+                self.kmax_index.d.next = self.scan.addr.val();
+                self.kmax_count.d.next = self.k_count.val();
+            }
+            if self.k_valid.val() & self.k_running.val() & (!self.kmin_valid.q.val() | (self.k_count.val() < self.kmin_count.q.val())) {
+                self.kmin_valid.d.next = true;
+                self.kmin_index.d.next = self.scan.addr.val();
+                self.kmin_count.d.next = self.k_count.val();
+            }
         }
-        if self.restart.val() {
-            self.busy_q.d.next = true;
-            self.pending_q.d.next = false;
-            self.deciding_q.d.next = false;
-            self.pos_q.d.next = 0.into();
+        // A new scan forgets the candidates.
+        if self.scan.restart.val() {
             self.idle_valid.d.next = false;
             self.idle_index.d.next = 0.into();
             self.kmax_valid.d.next = false;

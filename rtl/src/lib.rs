@@ -6,6 +6,7 @@ pub mod dss;
 pub mod lowest_first;
 pub mod prio;
 pub mod ram;
+pub mod scan;
 pub mod sched;
 pub mod verilog;
 
@@ -13,4 +14,5 @@ pub use dss::Dss;
 pub use lowest_first::LowestFirst;
 pub use prio::Prio;
 pub use ram::AsyncRam;
-pub use sched::{Sched, SchedFaults, SCHED_MODE_DSS};
+pub use scan::ScanControl;
+pub use sched::{Sched, SchedFaults};

@@ -3,7 +3,7 @@
 //! Latency: 1 cycle (the grant for the requests sampled at a rising edge is visible after it).
 //! Handshake: none; `valid` is low when no request was set. Tie-break: the lowest index wins,
 //! which is the rule every mpgpu scheduling table applies when several entries qualify
-//! (ARCHITECTURE.md, Decisions). Widths come from `mpgpu_spec::units::lowest_first`; the
+//! (`docs/sched-framework.md`, Decisions). Widths come from `mpgpu_spec::units::lowest_first`; the
 //! width is fixed at 16 because rust-hdl's Verilog generator needs literal loop bounds.
 
 pub use mpgpu_spec::units::lowest_first::{INDEX_BITS as LOWEST_FIRST_INDEX_BITS, WIDTH as LOWEST_FIRST_WIDTH};

@@ -2,15 +2,17 @@
 //! kernel scheduling framework, one table entry per cycle.
 //!
 //! Interface: `mpgpu_spec::units::sched::prio` (reference model: `mpgpu_ref::units::prio`).
-//! Same protocol as `Dss`: a latched `trigger` starts a decision the next cycle; the block
+//! Same protocol as `Dss`, with the same `ScanControl` sub-block (`scan`): a latched `trigger`
+//! starts a decision the next cycle; the block
 //! drives `addr` = 0..sms-1 and samples the SMST entry there, the KSRT entry of the kernel on
 //! that SM (`smk_*`) and the KSRT entry at `addr` (`k_*`); one more cycle decides `act` (1 assign
 //! idle SM, 2 reserve a running SM). Latency: sms + 1 cycles per decision.
-//! Parameters: 1..=16 SMs; `mode` 0 FCFS, 1 NPQ, 2 PPQ exclusive, 3 PPQ shared; 4-bit
-//! priorities, 16-bit admission ages.
+//! Parameters: 1..=16 SMs; `mode` one of `PolicyCode::PRIORITY` (its code: 0 FCFS, 1 NPQ,
+//! 2 PPQ exclusive, 3 PPQ shared); 4-bit priorities, 16-bit admission ages.
 
-use mpgpu_spec::units::sched::dss::{INDEX_BITS, MAX_SMS};
-use mpgpu_spec::units::sched::prio::{AGE_BITS, PRIORITY_BITS};
+use crate::scan::ScanControl;
+use mpgpu_spec::units::sched::prio::{PolicyCode, AGE_BITS, PRIORITY_BITS};
+use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PRIORITY_BITS == 4 && AGE_BITS == 16);
@@ -50,10 +52,8 @@ pub struct Prio {
     pub act_sm: Signal<Out, Bits<4>>,
     pub act_kernel: Signal<Out, Bits<4>>,
     pub act_from: Signal<Out, Bits<4>>,
-    busy_q: DFF<Bit>,
-    pending_q: DFF<Bit>,
-    deciding_q: DFF<Bit>,
-    pos_q: DFF<Bits<4>>,
+    /// Trigger latch, scan address and decision cycle.
+    scan: ScanControl,
     idle_valid: DFF<Bit>,
     idle_index: DFF<Bits<4>>,
     top_valid: DFF<Bit>,
@@ -68,8 +68,7 @@ pub struct Prio {
     victim_priority: DFF<Bits<4>>,
     victim_age: DFF<Bits<16>>,
     victim_ksr: DFF<Bits<4>>,
-    /// sms - 1.
-    last: Constant<Bits<4>>,
+    /// The policy's code (0..=3).
     mode: Constant<Bits<2>>,
     /// Test-only fault: the victim is the oldest kernel's SM.
     victim_oldest: Constant<Bit>,
@@ -77,15 +76,14 @@ pub struct Prio {
     better_best: Signal<Local, Bit>,
     better_victim: Signal<Local, Bit>,
     younger: Signal<Local, Bit>,
-    pending_next: Signal<Local, Bit>,
-    restart: Signal<Local, Bit>,
 }
 
 impl Prio {
-    /// A priority engine scanning `sms` SMs (1..=16) in policy `mode` (0..=3).
-    pub fn new(sms: usize, mode: u8, broken_victim: bool) -> Self {
+    /// A priority engine scanning `sms` SMs (1..=16) in policy `mode` (a priority policy, not
+    /// DSS). `broken_victim` is the test-only fault.
+    pub fn new(sms: usize, mode: PolicyCode, broken_victim: bool) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "Prio supports 1..={MAX_SMS} SMs, not {sms}");
-        assert!(mode <= 3, "Prio mode {mode} is not 0..=3");
+        assert!(PolicyCode::PRIORITY.contains(&mode), "Prio does not run {mode:?}");
         Self {
             clock: Default::default(),
             trigger: Default::default(),
@@ -105,10 +103,7 @@ impl Prio {
             act_sm: Default::default(),
             act_kernel: Default::default(),
             act_from: Default::default(),
-            busy_q: Default::default(),
-            pending_q: Default::default(),
-            deciding_q: Default::default(),
-            pos_q: Default::default(),
+            scan: ScanControl::new(sms),
             idle_valid: Default::default(),
             idle_index: Default::default(),
             top_valid: Default::default(),
@@ -123,15 +118,12 @@ impl Prio {
             victim_priority: Default::default(),
             victim_age: Default::default(),
             victim_ksr: Default::default(),
-            last: Constant::new(((sms - 1) as u64).into()),
-            mode: Constant::new((mode as u64).into()),
+            mode: Constant::new((mode.code() as u64).into()),
             victim_oldest: Constant::new(broken_victim),
             act_code: Default::default(),
             better_best: Default::default(),
             better_victim: Default::default(),
             younger: Default::default(),
-            pending_next: Default::default(),
-            restart: Default::default(),
         }
     }
 
@@ -157,21 +149,19 @@ impl Logic for Prio {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy_q, pending_q, deciding_q, pos_q, idle_valid, idle_index, top_valid, top_priority, best_valid, best_index,
-            best_priority, best_age, best_wants, victim_valid, victim_index, victim_priority, victim_age, victim_ksr
+            self, clock, idle_valid, idle_index, top_valid, top_priority, best_valid, best_index, best_priority, best_age, best_wants,
+            victim_valid, victim_index, victim_priority, victim_age, victim_ksr
         );
+        self.scan.clock.next = self.clock.val();
+        self.scan.trigger.next = self.trigger.val();
         // Outputs.
-        self.busy.next = self.busy_q.q.val();
-        self.addr.next = self.pos_q.q.val();
-        if self.deciding_q.q.val() {
-            self.addr.next = 0.into();
-        }
+        self.busy.next = self.scan.busy.val();
+        self.addr.next = self.scan.addr.val();
         self.act_code.next = 0.into();
         self.act_sm.next = 0.into();
         self.act_kernel.next = 0.into();
         self.act_from.next = 0.into();
-        if self.busy_q.q.val()
-            & self.deciding_q.q.val()
+        if self.scan.deciding.val()
             & self.best_valid.q.val()
             & !((self.mode.val() == 2) & self.top_valid.q.val() & (self.best_priority.q.val() < self.top_priority.q.val()))
         {
@@ -191,6 +181,7 @@ impl Logic for Prio {
             }
         }
         self.act.next = self.act_code.val();
+        self.scan.act.next = self.act_code.val() != 0;
         // Candidate comparisons.
         if self.mode.val() == 0 {
             self.better_best.next = !self.best_valid.q.val() | (self.k_age.val() < self.best_age.q.val());
@@ -206,52 +197,33 @@ impl Logic for Prio {
         self.better_victim.next = !self.victim_valid.q.val()
             | (self.smk_priority.val() < self.victim_priority.q.val())
             | ((self.smk_priority.val() == self.victim_priority.q.val()) & self.younger.val());
-        // Next state.
-        self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
-        self.pending_q.d.next = self.pending_next.val();
-        self.restart.next = false;
-        if self.busy_q.q.val() {
-            if !self.deciding_q.q.val() {
-                if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
-                    self.idle_valid.d.next = true;
-                    self.idle_index.d.next = self.pos_q.q.val();
-                }
-                if self.k_valid.val() & (!self.top_valid.q.val() | (self.k_priority.val() > self.top_priority.q.val())) {
-                    self.top_valid.d.next = true;
-                    self.top_priority.d.next = self.k_priority.val();
-                }
-                if self.k_valid.val() & self.k_has_work.val() & self.better_best.val() {
-                    self.best_valid.d.next = true;
-                    self.best_index.d.next = self.pos_q.q.val();
-                    self.best_priority.d.next = self.k_priority.val();
-                    self.best_age.d.next = self.k_age.val();
-                    self.best_wants.d.next = self.k_wants_more.val();
-                }
-                if (self.sm_state.val() == 2) & self.sm_ksr_valid.val() & self.better_victim.val() {
-                    self.victim_valid.d.next = true;
-                    self.victim_index.d.next = self.pos_q.q.val();
-                    self.victim_priority.d.next = self.smk_priority.val();
-                    self.victim_age.d.next = self.smk_age.val();
-                    self.victim_ksr.d.next = self.sm_ksr.val();
-                }
-                if self.pos_q.q.val() == self.last.val() {
-                    self.deciding_q.d.next = true;
-                } else {
-                    self.pos_q.d.next = self.pos_q.q.val() + 1;
-                }
-            } else if (self.act_code.val() != 0) | self.pending_next.val() {
-                self.restart.next = true;
-            } else {
-                self.busy_q.d.next = false;
+        // Scan one entry.
+        if self.scan.scanning.val() {
+            if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {
+                self.idle_valid.d.next = true;
+                self.idle_index.d.next = self.scan.addr.val();
             }
-        } else if self.pending_next.val() {
-            self.restart.next = true;
+            if self.k_valid.val() & (!self.top_valid.q.val() | (self.k_priority.val() > self.top_priority.q.val())) {
+                self.top_valid.d.next = true;
+                self.top_priority.d.next = self.k_priority.val();
+            }
+            if self.k_valid.val() & self.k_has_work.val() & self.better_best.val() {
+                self.best_valid.d.next = true;
+                self.best_index.d.next = self.scan.addr.val();
+                self.best_priority.d.next = self.k_priority.val();
+                self.best_age.d.next = self.k_age.val();
+                self.best_wants.d.next = self.k_wants_more.val();
+            }
+            if (self.sm_state.val() == 2) & self.sm_ksr_valid.val() & self.better_victim.val() {
+                self.victim_valid.d.next = true;
+                self.victim_index.d.next = self.scan.addr.val();
+                self.victim_priority.d.next = self.smk_priority.val();
+                self.victim_age.d.next = self.smk_age.val();
+                self.victim_ksr.d.next = self.sm_ksr.val();
+            }
         }
-        if self.restart.val() {
-            self.busy_q.d.next = true;
-            self.pending_q.d.next = false;
-            self.deciding_q.d.next = false;
-            self.pos_q.d.next = 0.into();
+        // A new scan forgets the candidates.
+        if self.scan.restart.val() {
             self.idle_valid.d.next = false;
             self.idle_index.d.next = 0.into();
             self.top_valid.d.next = false;

@@ -1,7 +1,8 @@
-//! `Sched`: the kernel scheduling framework (spec/scheduling-framework.md §3; thesis §5.2.3):
-//! command intake, the KSRT and SMST as register arrays, the PTBQs in one RAM, the SM driver's
-//! issue logic, preemption, and the policy engines (`Dss` for DSS and Equal Spatial Sharing,
-//! `Prio` for FCFS, NPQ and PPQ) scanning the tables one entry per cycle.
+//! `Sched`: the kernel scheduling framework (Tanasić, "Towards Multiprogrammed GPUs", PhD
+//! thesis, 2016, §5.2.3; `docs/sched-framework.md`): command intake, the KSRT and SMST as
+//! register arrays, the PTBQs in one RAM, the SM driver's issue logic, preemption, and the
+//! policy engines (`Dss` for DSS and Equal Spatial Sharing, `Prio` for FCFS, NPQ and PPQ)
+//! scanning the tables one entry per cycle.
 //!
 //! Interface: `mpgpu_spec::units::sched::fw`; the reference model is
 //! `mpgpu_ref::units::framework::Framework`, and the co-simulation compares the two every cycle
@@ -24,6 +25,7 @@
 
 use crate::ram::AsyncRam;
 use crate::{Dss, Prio};
+use mpgpu_spec::units::sched::PolicyCode;
 use mpgpu_spec::units::sched::fw::{
     AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_ADDR_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS, TBS_PER_SM_BITS, TB_BITS,
 };
@@ -41,9 +43,6 @@ const _: () = assert!(
         && PRIORITY_BITS == 4
         && AGE_BITS == 16
 );
-
-/// Policy codes of the block (`mode`): the priority engine's modes, then DSS.
-pub const SCHED_MODE_DSS: u8 = 4;
 
 /// Test-only faults, for showing that the co-simulation catches a wrong block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -224,13 +223,9 @@ pub struct Sched {
 }
 
 impl Sched {
-    /// A framework for `sms` SMs (1..=16) in policy `mode` (`prio::MODE_*` 0..=3, or
-    /// [`SCHED_MODE_DSS`]), with the given test-only faults.
-    pub fn new(sms: usize, mode: u8, faults: SchedFaults) -> Self {
+    /// A framework for `sms` SMs (1..=16) in policy `policy`, with the given test-only faults.
+    pub fn new(sms: usize, policy: PolicyCode, faults: SchedFaults) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "Sched supports 1..={MAX_SMS} SMs, not {sms}");
-        assert!(mode <= SCHED_MODE_DSS, "Sched mode {mode} is not 0..={SCHED_MODE_DSS}");
-        // (With DSS the priority engine is idle; PPQ shared keeps all of its logic.)
-        let prio_mode = if mode == SCHED_MODE_DSS { 3 } else { mode };
         Self {
             clock: Default::default(),
             cmd_valid: Default::default(),
@@ -277,12 +272,12 @@ impl Sched {
             issue_ptr: Default::default(),
             ptbq: Default::default(),
             dss: Dss::new(sms, false),
-            prio: Prio::new(sms, prio_mode, false),
+            prio: Prio::new(sms, policy.prio_engine_mode(), false),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             last: Constant::new(((sms - 1) as u64).into()),
-            use_dss: Constant::new(mode == SCHED_MODE_DSS),
+            use_dss: Constant::new(policy.uses_dss()),
             bias: Constant::new(0x80u64.into()),
             all_ones: Constant::new(0xffffu64.into()),
             fault_lifo: Constant::new(faults.ptbq_lifo),

@@ -1,5 +1,6 @@
 //! Verilog generation for the blocks, by name.
 
+use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
@@ -8,15 +9,14 @@ pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched"];
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
 pub fn verilog_for(block: &str) -> Option<String> {
-    verilog_sized(block, mpgpu_spec::units::sched::dss::MAX_SMS).ok()
+    verilog_sized(block, MAX_SMS).ok()
 }
 
 /// Verilog for the named block; the scheduling blocks (`dss`, `prio`, `sched`) are sized for
 /// `sms` SMs.
 pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
-    let max = mpgpu_spec::units::sched::dss::MAX_SMS;
-    if matches!(block, "dss" | "prio" | "sched") && !(1..=max).contains(&sms) {
-        return Err(format!("--sms {sms}: the scheduling blocks support 1..={max} SMs"));
+    if matches!(block, "dss" | "prio" | "sched") && !(1..=MAX_SMS).contains(&sms) {
+        return Err(format!("--sms {sms}: the scheduling blocks support 1..={MAX_SMS} SMs"));
     }
     Ok(match block {
         "lowest_first" => {
@@ -30,15 +30,15 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
             generate_verilog(&uut)
         }
         "prio" => {
-            // Mode 3 (PPQ shared) keeps every path; the mode is a constant of the block.
-            let mut uut = crate::Prio::new(sms, 3, false);
+            // PPQ shared keeps every path; the mode is a constant of the block.
+            let mut uut = crate::Prio::new(sms, PolicyCode::PpqShared, false);
             uut.connect_inputs();
             generate_verilog(&uut)
         }
         "sched" => {
             // The whole framework, with both policy engines; the DSS engine drives it (the
             // priority engine's mode is a constant, PPQ shared keeps all of its paths).
-            let mut uut = crate::Sched::new(sms, crate::SCHED_MODE_DSS, crate::SchedFaults::default());
+            let mut uut = crate::Sched::new(sms, PolicyCode::Dss, crate::SchedFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

@@ -10,6 +10,7 @@ pub mod kernel;
 pub mod library;
 pub mod mem;
 pub mod program;
+pub mod slots;
 pub mod soakgen;
 pub mod timing;
 pub mod workload;

@@ -7,9 +7,9 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use crate::rtl::RtlUnit;
 use mpgpu_ref::units::framework::Policy;
-use mpgpu_rtl::{Dss, LowestFirst, Prio, Sched, SchedFaults, SCHED_MODE_DSS};
+use mpgpu_rtl::{Dss, LowestFirst, Prio, Sched, SchedFaults};
 use mpgpu_spec::units::lowest_first as lf;
-use mpgpu_spec::units::sched::{dss, fw, prio};
+use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
@@ -34,21 +34,12 @@ hdl_block!(Prio {
 
 hdl_block!(LowestFirst { inputs: [request], outputs: [valid, index], registers: [], arrays: [] });
 
-/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy code and test-only faults.
+/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy and test-only faults.
 #[derive(Clone, Copy, Debug)]
 pub struct SchedPorts {
     pub sms: usize,
-    pub mode: u8,
+    pub mode: PolicyCode,
     pub faults: SchedFaults,
-}
-
-/// The block's policy code for a framework policy.
-pub fn sched_mode(p: Policy) -> u8 {
-    if p.uses_dss() {
-        SCHED_MODE_DSS
-    } else {
-        p.prio_mode()
-    }
 }
 
 impl Ports for SchedPorts {
@@ -208,11 +199,11 @@ impl Ports for DssPorts {
 
 pub type DssRtl = RtlUnit<DssPorts>;
 
-/// The priority policies' scan engine in mode `mode` (a `prio::MODE_*`).
+/// The priority policies' scan engine in mode `mode` (one of `PolicyCode::PRIORITY`).
 #[derive(Clone, Copy, Debug)]
 pub struct PrioPorts {
     pub sms: usize,
-    pub mode: u8,
+    pub mode: PolicyCode,
     pub broken_victim: bool,
 }
 
@@ -292,7 +283,7 @@ pub type LowestFirstRtl = RtlUnit<LowestFirstPorts>;
 impl SchedRtl {
     /// The framework's RTL on rust-hdl's simulator for `sms` SMs and `policy`.
     pub fn new(sms: usize, policy: Policy, faults: SchedFaults) -> Self {
-        RtlUnit::rust_hdl(SchedPorts { sms, mode: sched_mode(policy), faults })
+        RtlUnit::rust_hdl(SchedPorts { sms, mode: policy.code(), faults })
     }
     /// The `busy` output as last settled (it depends on the registers only, so after a clock
     /// edge it is the next cycle's).
@@ -308,7 +299,7 @@ impl DssRtl {
 }
 
 impl PrioRtl {
-    pub fn new(sms: usize, mode: u8, broken_victim: bool) -> Self {
+    pub fn new(sms: usize, mode: PolicyCode, broken_victim: bool) -> Self {
         RtlUnit::rust_hdl(PrioPorts { sms, mode, broken_victim })
     }
 }

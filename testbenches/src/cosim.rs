@@ -275,8 +275,10 @@ pub struct CosimReport {
     /// Where the trace went, if anywhere.
     pub trace: Option<PathBuf>,
     pub error: Option<SimError>,
-    /// GPU cycles stepped and wall-clock seconds of the run (for speed reports only).
+    /// Wall-clock seconds of the simulation, and of building the units before it (the RTL,
+    /// and on first use the Verilator model); for speed reports only.
     pub seconds: f64,
+    pub setup_seconds: f64,
 }
 
 /// Cycles of waveform kept before a mismatch when no waveform was asked for.
@@ -293,17 +295,7 @@ pub enum UnitKind {
     Engine,
 }
 
-/// What the unit slot holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SlotMode {
-    /// The RTL in the loop, the model beside it, compared every clocked cycle.
-    #[default]
-    Lockstep,
-    /// The RTL alone, unchecked (framework only).
-    RtlAlone,
-    /// The reference model alone (framework only; no RTL).
-    ModelAlone,
-}
+pub use mpgpu_ref::slots::SlotMode;
 
 /// A co-simulation run's settings.
 #[derive(Clone, Debug)]
@@ -377,7 +369,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
     let procs = w.processes.len();
     match (o.unit, o.mode) {
         (UnitKind::Sched, SlotMode::Lockstep) => {
-            let ports = SchedPorts { sms: n, mode: crate::blocks::sched_mode(p), faults: o.faults };
+            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
             let rtl = RtlUnit::with_backend(ports, o.backend)?;
             let mut tw = trace_writer(&rtl, trace)?;
             let mut rtl = Some(rtl);
@@ -393,7 +385,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             Ok((Box::new(handle.expect("the GPU built its framework")), gpu))
         }
         (UnitKind::Sched, SlotMode::RtlAlone) => {
-            let ports = SchedPorts { sms: n, mode: crate::blocks::sched_mode(p), faults: o.faults };
+            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
             let rtl = RtlUnit::with_backend(ports, o.backend)?;
             let counter = Rc::new(RefCell::new(0u64));
             let mut rtl = Some(rtl);
@@ -413,7 +405,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, Some(Box::new(h.clone())), None)?;
                 Ok((Box::new(h), gpu))
             } else {
-                let mode = p.prio_mode();
+                let mode = p.code();
                 let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken_engine }, o.backend)?;
                 let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(from, until).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, None, Some(Box::new(h.clone())))?;
@@ -455,15 +447,18 @@ impl SchedUnit for Counted {
 /// asked for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles
 /// around the mismatch into `o.mismatch_vcd`.
 pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
-    let t0 = std::time::Instant::now();
+    let times = std::cell::Cell::new((0.0, 0.0));
     let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
+        let t0 = std::time::Instant::now();
         let (handle, mut gpu) = build(cfg, w, o, from, until, trace)?;
         gpu.add_workload(w).map_err(|e| e.to_string())?;
+        let t1 = std::time::Instant::now();
         let run = gpu.run(o.limits, &mut |_, _, _| {});
+        times.set(((t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64()));
         Ok((handle, gpu, run))
     };
     let (mut handle, gpu, run) = once(if o.vcd.is_some() { 0 } else { u64::MAX }, u64::MAX, o.trace.as_deref())?;
-    let seconds = t0.elapsed().as_secs_f64();
+    let (setup_seconds, seconds) = times.get();
     let trace = handle.finish_trace()?;
     let mismatch = handle.mismatch();
     let path = match (&o.vcd, &mismatch) {
@@ -485,5 +480,5 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         Ok(()) => (Some(gpu.result()), None),
         Err(e) => (None, Some(e)),
     };
-    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds })
+    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds, setup_seconds })
 }

@@ -3,6 +3,7 @@
 //! simulator or the Verilated Verilog), lockstep and RTL-in-the-loop co-simulation, waveforms,
 //! traces replayed in Icarus, and testbenches.
 
+pub mod bank;
 pub mod blocks;
 pub mod cosim;
 pub mod lockstep;

@@ -151,7 +151,7 @@ impl RegMap {
 }
 
 /// A block as the harness sees it: its unit interface (mpgpu-spec) mapped onto its ports, once.
-pub trait Ports: Clone + 'static {
+pub trait Ports: Clone + std::fmt::Debug + 'static {
     type In: Clone + Debug + PartialEq + Serialize;
     type Out: Clone + Debug + PartialEq + Serialize;
     /// The architectural state compared with the model's (`()` for blocks compared on their
@@ -176,7 +176,17 @@ pub trait Ports: Clone + 'static {
     fn state(&self, r: &Regs) -> Self::State;
 }
 
-/// The Verilog of a block as `mpgpu verilog` writes it (module `top`).
+/// The Verilog of a block as `mpgpu verilog` writes it (module `top`), generated once per
+/// configuration in a process (generating `Sched`'s takes a good part of a second).
 pub fn verilog_of<P: Ports>(p: &P) -> String {
-    generate_verilog(&p.block())
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let key = format!("{}:{p:?}", std::any::type_name::<P>());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return v.clone();
+    }
+    let v = generate_verilog(&p.block());
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
+    v
 }

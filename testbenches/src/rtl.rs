@@ -153,7 +153,7 @@ impl<P: Ports> RtlUnit<P> {
         let sim: Box<dyn Sim> = match backend {
             Backend::RustHdl => Box::new(HdlSim { b, name: ports.name() }),
             Backend::Verilator => {
-                let v = rust_hdl::prelude::generate_verilog(&b);
+                let v = crate::ports::verilog_of(&ports);
                 let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
                 Box::new(VSim(verilator::Model::new(lib)))
             }

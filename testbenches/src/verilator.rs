@@ -158,8 +158,12 @@ fn shim_cpp(inputs: &[Port], outputs: &[Port], registers: &[Port]) -> String {
 }
 
 fn verilator_version() -> Result<String, String> {
-    let out = Command::new("verilator").arg("--version").output().map_err(|e| format!("cannot run verilator ({e}); scripts/setup-eda installs it"))?;
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    static V: OnceLock<Result<String, String>> = OnceLock::new();
+    V.get_or_init(|| {
+        let out = Command::new("verilator").arg("--version").output().map_err(|e| format!("cannot run verilator ({e}); scripts/setup-eda installs it"))?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    })
+    .clone()
 }
 
 /// Verilator's flags for the co-simulation models. rust-hdl writes each module as one

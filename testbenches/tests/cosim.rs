@@ -7,6 +7,9 @@ use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 use mpgpu_tb::cosim::{run as run_dss, MISMATCH_WINDOW};
 
+mod common;
+use common::THREE;
+
 const TWO: &str = r#"
 description = "lbm holds the GPU when sgemm arrives: DSS takes SMs from it"
 [[process]]
@@ -87,23 +90,6 @@ fn the_whole_run_waveform_parses_back() {
     assert_eq!(changes, rep.cycles_checked, "one time step per checked cycle");
 }
 
-const THREE: &str = r#"
-description = "two low-priority kernels hold the GPU when a high-priority one arrives"
-[[process]]
-name = "lbm"
-priority = 0
-launches = [{ kernel = "lbm", size = 96, seed = 1 }]
-[[process]]
-name = "spmv"
-arrival = 500
-priority = 0
-launches = [{ kernel = "spmv", size = 30000, seed = 2 }]
-[[process]]
-name = "sgemm"
-arrival = 3000
-priority = 1
-launches = [{ kernel = "sgemm", size = 96, seed = 3 }]
-"#;
 
 #[test]
 fn the_priority_engine_rtl_in_the_loop_matches_for_every_priority_policy() {

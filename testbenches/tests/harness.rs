@@ -10,7 +10,7 @@ use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::SchedFaults;
-use mpgpu_spec::units::sched::{dss, prio};
+use mpgpu_spec::units::sched::{dss, prio, PolicyCode};
 use mpgpu_tb::blocks::{DssPorts, PrioPorts};
 use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
 use mpgpu_tb::soak::Soak;
@@ -18,36 +18,8 @@ use mpgpu_tb::trace::{replay, Replay};
 use mpgpu_tb::{Backend, Lockstep, RtlUnit};
 use std::path::{Path, PathBuf};
 
-const TWO: &str = r#"
-description = "lbm holds the GPU when sgemm arrives"
-[[process]]
-name = "lbm"
-priority = 0
-launches = [{ kernel = "lbm", size = 192, seed = 1 }]
-[[process]]
-name = "sgemm"
-arrival = 6000
-priority = 1
-launches = [{ kernel = "sgemm", size = 96, seed = 2 }]
-"#;
-
-const THREE: &str = r#"
-description = "two low-priority kernels hold the GPU when a high-priority one arrives"
-[[process]]
-name = "lbm"
-priority = 0
-launches = [{ kernel = "lbm", size = 96, seed = 1 }]
-[[process]]
-name = "spmv"
-arrival = 500
-priority = 0
-launches = [{ kernel = "spmv", size = 30000, seed = 2 }]
-[[process]]
-name = "sgemm"
-arrival = 3000
-priority = 1
-launches = [{ kernel = "sgemm", size = 96, seed = 3 }]
-"#;
+mod common;
+use common::{THREE, TWO};
 
 fn dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness").join(name)
@@ -70,31 +42,35 @@ fn words(seed: u64, n: usize) -> Vec<u64> {
         .collect()
 }
 
+/// A random DSS engine input from one random word.
+fn dss_in(r: u64) -> dss::In {
+    let k = |v: u64| (v % 21) as i8 - 10;
+    dss::In {
+        trigger: r % 23 == 0,
+        sm_state: (r >> 5) as u8 & 3,
+        sm_ksr_valid: (r >> 7) & 3 != 0,
+        sm_ksr: (r >> 9) as u8 % 13,
+        k_valid: (r >> 13) & 3 != 0,
+        k_count: k(r >> 15),
+        k_has_work: (r >> 20) & 1 == 1,
+        k_running: (r >> 21) & 1 == 1,
+        count_max: k(r >> 22),
+        count_min: k(r >> 27),
+    }
+}
+
 #[test]
 fn the_engines_verilated_match_their_models_on_random_inputs() {
     for seed in [3u64, 77] {
         let mut ls = Lockstep::new(Dss::new(13), RtlUnit::with_backend(DssPorts { sms: 13, broken_tie: false }, Backend::Verilator).unwrap(), 16);
         for (c, r) in words(seed, 3000).into_iter().enumerate() {
-            let k = |v: u64| (v % 21) as i8 - 10;
-            let i = dss::In {
-                trigger: r % 23 == 0,
-                sm_state: (r >> 5) as u8 & 3,
-                sm_ksr_valid: (r >> 7) & 3 != 0,
-                sm_ksr: (r >> 9) as u8 % 13,
-                k_valid: (r >> 13) & 3 != 0,
-                k_count: k(r >> 15),
-                k_has_work: (r >> 20) & 1 == 1,
-                k_running: (r >> 21) & 1 == 1,
-                count_max: k(r >> 22),
-                count_min: k(r >> 27),
-            };
-            if let Err(m) = ls.step(&i) {
+            if let Err(m) = ls.step(&dss_in(r)) {
                 panic!("dss seed {seed} cycle {c}: {m}");
             }
         }
-        for mode in 0..4 {
+        for mode in PolicyCode::PRIORITY {
             let mut ls = Lockstep::new(Prio::new(13, mode), RtlUnit::with_backend(PrioPorts { sms: 13, mode, broken_victim: false }, Backend::Verilator).unwrap(), 16);
-            for (c, r) in words(seed ^ mode as u64, 3000).into_iter().enumerate() {
+            for (c, r) in words(seed ^ mode.code() as u64, 3000).into_iter().enumerate() {
                 let i = prio::In {
                     trigger: r % 19 == 0,
                     sm_state: (r >> 5) as u8 & 3,
@@ -109,7 +85,7 @@ fn the_engines_verilated_match_their_models_on_random_inputs() {
                     k_wants_more: (r >> 56) & 1 == 1,
                 };
                 if let Err(m) = ls.step(&i) {
-                    panic!("prio mode {mode} seed {seed} cycle {c}: {m}");
+                    panic!("prio mode {mode:?} seed {seed} cycle {c}: {m}");
                 }
             }
         }
@@ -259,4 +235,69 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
             assert_eq!((again.cycle, &again.diffs), (m.cycle, &m.diffs));
         }
     }
+}
+
+#[test]
+fn every_slot_mode_drives_the_gpu_to_the_same_results() {
+    use mpgpu_tb::cosim::SlotMode;
+    // The framework's slot holding the model alone, the RTL alone (rust-hdl or Verilator; the
+    // GPU acts on the RTL's outputs only, launch retirement included), or the lockstep pair: the
+    // same run, cycle for cycle.
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let mut runs = Vec::new();
+    for (mode, backend) in [(SlotMode::ModelAlone, Backend::RustHdl), (SlotMode::RtlAlone, Backend::RustHdl), (SlotMode::RtlAlone, Backend::Verilator), (SlotMode::Lockstep, Backend::Verilator)] {
+        let o = CosimOptions { mode, backend, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqShared, Mechanism::ContextSwitch) };
+        let rep = run_with(&cfg, &two(), &o).unwrap();
+        let r = rep.result.unwrap_or_else(|| panic!("{mode:?} {backend}: {:?}", rep.error));
+        assert!(r.processes.iter().all(|p| p.verified), "{mode:?} {backend}");
+        assert!(r.dispatcher.contains("restores") && !r.dispatcher.contains(" 0 preemptions"), "{mode:?} {backend}: {}", r.dispatcher);
+        runs.push((r.cycles, serde_json::to_string(&r.processes).unwrap(), serde_json::to_string(&r.launches).unwrap()));
+    }
+    assert!(runs.iter().all(|x| *x == runs[0]), "the slot modes drove the GPU differently");
+}
+
+#[test]
+fn a_bank_of_per_sm_instances_names_the_instance_that_parts() {
+    use mpgpu_ref::slots::{SlotMode, SmSet};
+    use mpgpu_tb::bank::Bank;
+    // A stand-in per-SM unit kind: a DSS engine in each of 6 SMs' slots, each on its own
+    // random inputs, the RTL on SMs 1, 3 and 4 only; SM 3's RTL breaks ties the wrong way.
+    let rtl_on = SmSet::parse("1,3-4", 6).unwrap();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let mut bank = Bank::new("dss", 6, SlotMode::Lockstep, &rtl_on, backend, |_| Dss::new(13), |k| DssPorts { sms: 13, broken_tie: k == 3 }, |_| ()).unwrap();
+        assert_eq!(bank.rtl_sms(), vec![1, 3, 4]);
+        bank.record_all();
+        let stim: Vec<Vec<u64>> = (0..6).map(|k| words(100 + k, 4000)).collect();
+        let mut found = None;
+        for c in 0..4000 {
+            bank.at_cycle(10 * c as u64);
+            for k in 0..6 {
+                let i = dss_in(stim[k][c]);
+                let _ = bank.outputs(k, &i);
+                bank.clock(k, &i);
+            }
+            if let Some(m) = bank.mismatch() {
+                found = Some(m);
+                break;
+            }
+        }
+        let m = found.unwrap_or_else(|| panic!("{backend}: SM 3's broken engine went unnoticed"));
+        assert!(m.diffs.iter().all(|d| d.field.starts_with("sm[3].dss.")), "{backend}: {m}");
+        assert_eq!(m.time, Some(10 * m.cycle), "{backend}: the mismatch carries its GPU cycle");
+        // A waveform per RTL instance, scoped by instance.
+        let files = bank.write_vcds(&dir(&format!("bank-{backend}"))).unwrap();
+        assert_eq!(files.len(), 3);
+        let text = std::fs::read_to_string(&files[1]).unwrap();
+        assert!(text.contains("$scope module sm_3__dss $end") || text.contains("$scope module sm_3_dss $end"), "{}", &text[..text.len().min(400)]);
+    }
+    // Without the broken instance, every SM carrying RTL, no mismatch.
+    let mut bank = Bank::new("dss", 4, SlotMode::Lockstep, &SmSet::All, Backend::Verilator, |_| Dss::new(13), |_| DssPorts { sms: 13, broken_tie: false }, |_| ()).unwrap();
+    for c in 0..3000 {
+        for k in 0..4 {
+            let i = dss_in(words(7 + k as u64, 3000)[c]);
+            let _ = bank.outputs(k, &i);
+            bank.clock(k, &i);
+        }
+    }
+    assert!(bank.mismatch().is_none());
 }

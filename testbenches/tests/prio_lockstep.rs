@@ -2,6 +2,7 @@
 
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_spec::units::sched::prio::{Act, In};
+use mpgpu_spec::units::sched::PolicyCode;
 use mpgpu_tb::PrioRtl;
 use mpgpu_tb::Lockstep;
 
@@ -37,20 +38,20 @@ fn stimulus(seed: u64, n: usize) -> Vec<In> {
 
 #[test]
 fn model_and_rtl_agree_in_every_mode() {
-    for mode in 0..4u8 {
+    for mode in PolicyCode::PRIORITY {
         for seed in [3u64, 0xfeed] {
             let mut ls = Lockstep::new(Prio::new(13, mode), PrioRtl::new(13, mode, false), 16);
             let (mut assigns, mut reserves) = (0, 0);
             for i in stimulus(seed, 4000) {
-                let o = ls.step(&i).unwrap_or_else(|m| panic!("mode {mode} seed {seed:#x}: {m}"));
+                let o = ls.step(&i).unwrap_or_else(|m| panic!("mode {mode:?} seed {seed:#x}: {m}"));
                 assigns += (o.act == Act::Assign) as u32;
                 reserves += (o.act == Act::Reserve) as u32;
             }
-            assert!(assigns > 10, "mode {mode}: only {assigns} assignments");
-            if mode >= 2 {
-                assert!(reserves > 5, "mode {mode}: only {reserves} reservations");
+            assert!(assigns > 10, "mode {mode:?}: only {assigns} assignments");
+            if mode.preempts() {
+                assert!(reserves > 5, "mode {mode:?}: only {reserves} reservations");
             } else {
-                assert_eq!(reserves, 0, "mode {mode} never preempts");
+                assert_eq!(reserves, 0, "mode {mode:?} never preempts");
             }
         }
     }
@@ -59,11 +60,11 @@ fn model_and_rtl_agree_in_every_mode() {
 #[test]
 fn a_wrong_victim_rule_is_caught_at_the_first_differing_cycle() {
     let stim = stimulus(11, 4000);
-    let mut broken = Prio::new(13, 3);
+    let mut broken = Prio::new(13, PolicyCode::PpqShared);
     broken.broken_victim = true;
-    let mut reference = Lockstep::new(Prio::new(13, 3), broken.clone(), 16);
+    let mut reference = Lockstep::new(Prio::new(13, PolicyCode::PpqShared), broken.clone(), 16);
     let expected = stim.iter().find_map(|i| reference.step(i).err()).expect("the stimulus never tells the rules apart");
-    let mut ls = Lockstep::new(Prio::new(13, 3), PrioRtl::new(13, 3, true), 16);
+    let mut ls = Lockstep::new(Prio::new(13, PolicyCode::PpqShared), PrioRtl::new(13, PolicyCode::PpqShared, true), 16);
     let got = stim.iter().find_map(|i| ls.step(i).err()).expect("the checker missed the broken RTL");
     assert_eq!(got.cycle, expected.cycle);
     assert_eq!(got.diffs, expected.diffs);

@@ -17,18 +17,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-const TWO: &str = r#"
-description = "lbm holds the GPU when sgemm arrives"
-[[process]]
-name = "lbm"
-priority = 0
-launches = [{ kernel = "lbm", size = 192, seed = 1 }]
-[[process]]
-name = "sgemm"
-arrival = 6000
-priority = 1
-launches = [{ kernel = "sgemm", size = 96, seed = 2 }]
-"#;
+mod common;
+use common::TWO;
+
 
 const POLICIES: [Policy; 6] = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
 const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];

@@ -4,9 +4,9 @@
 //!
 //! A captured block is written as 32-bit words into a region of global memory and read back
 //! from there on restore, so a context that is lost or corrupted on the way shows up as a wrong
-//! kernel output. The cost follows the thesis's model (ARCHITECTURE.md, Decisions):
-//! `4 × registers per block + shared bytes per block`, moved at the SM's share of the DRAM
-//! bandwidth.
+//! kernel output. The cost follows the thesis's model (§5.2.2 and Table 5.2, whose save times
+//! it reproduces; `docs/timing.md`): `4 × registers per block + shared bytes per block`, moved
+//! at the SM's share of the DRAM bandwidth.
 //!
 //! Layout (words): magic, warp count, shared words; the shared memory; then per warp: id,
 //! register count, local words, valid mask, exited mask, state, stack depth, the predicates,

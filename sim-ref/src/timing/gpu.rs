@@ -1,9 +1,13 @@
 //! The whole GPU, cycle by cycle: processes submit launches through per-process command
-//! buffers (a process's launches run in order, like a CUDA stream), a dispatcher issues thread
-//! blocks to SMs, the SMs execute them on real data, the memory system serves them.
+//! buffers (a process's launches run in order, like a CUDA stream), the block scheduler issues
+//! thread blocks to SMs, the SMs execute them on real data, the memory system serves them.
 //!
-//! The dispatcher is the seam where the kernel scheduling framework plugs in: anything that
-//! implements [`Dispatcher`] can replace the baseline [`Fcfs`] dispatcher.
+//! The block scheduler is one slot ([`BlockSched`]): the baseline dispatcher (anything that
+//! implements [`Dispatcher`]; by default [`Fcfs`], which lets kernels share SMs), or the kernel
+//! scheduling framework with its SM driver, the framework being a unit (`SchedUnit`) that is
+//! its reference model, its RTL alone, or the two in lockstep. Every launch goes to the slot,
+//! every finished block is reported to it, and it says when a launch has retired (the
+//! framework's `retired` output), which is when the process's next launch is submitted.
 //!
 //! Idle time is cheap: an SM with nothing to do sleeps until its next writeback, a memory
 //! response or a new block, and when the whole GPU waits (all warps on memory) the clock jumps
@@ -195,14 +199,21 @@ pub struct Gpu {
     pub now: u64,
     pub launches: Vec<LaunchState>,
     procs: Vec<ProcState>,
-    dispatcher: Box<dyn Dispatcher>,
-    dispatch_dirty: bool,
+    /// The block scheduler slot.
+    sched: BlockSched,
     buf: Vec<(usize, u32)>,
     last_issue: u64,
     /// Cycles the loop actually stepped (the rest were skipped as idle).
     pub stepped_cycles: u64,
-    /// The kernel scheduling framework, when it replaces the dispatcher.
-    fw: Option<FwDriver>,
+}
+
+/// The GPU's block-scheduler slot.
+enum BlockSched {
+    /// A dispatcher that sees the SMs and launches directly; `dirty`: something changed since
+    /// it last found nothing to issue.
+    Baseline { d: Box<dyn Dispatcher>, dirty: bool },
+    /// The kernel scheduling framework behind its cycle interface, with the SM driver.
+    Framework(Box<FwDriver>),
 }
 
 /// The kernel scheduling framework with the SM driver around it: the queues that feed it one
@@ -228,6 +239,8 @@ struct FwDriver {
     procs: usize,
     pub preemptions: u64,
     pub restores: u64,
+    /// Launches the framework retired, for the GPU to act on after the framework's cycle.
+    retired: Vec<u16>,
 }
 
 impl FwDriver {
@@ -306,12 +319,10 @@ impl Gpu {
             now: 0,
             launches: Vec::new(),
             procs: Vec::new(),
-            dispatcher,
-            dispatch_dirty: false,
+            sched: BlockSched::Baseline { d: dispatcher, dirty: false },
             buf: Vec::new(),
             last_issue: 0,
             stepped_cycles: 0,
-            fw: None,
         }
     }
 
@@ -366,7 +377,7 @@ impl Gpu {
         let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
         let mut g = Gpu::new(cfg);
         let fw = make(Framework::new(params, policy, mechanism));
-        g.fw = Some(FwDriver {
+        g.sched = BlockSched::Framework(Box::new(FwDriver {
             idle: fw.quiet(),
             fw,
             policy,
@@ -380,7 +391,8 @@ impl Gpu {
             procs,
             preemptions: 0,
             restores: 0,
-        });
+            retired: Vec::new(),
+        }));
         Ok(g)
     }
 
@@ -388,25 +400,25 @@ impl Gpu {
     /// with no input (the default). The results are the same; a co-simulation then compares
     /// the framework's idle cycles too.
     pub fn set_framework_clock_gating(&mut self, on: bool) {
-        if let Some(d) = self.fw.as_mut() {
+        if let Some(d) = self.fw_mut() {
             d.gating = on;
         }
     }
 
     /// The framework's reference model, when the GPU has one (not when its RTL runs alone).
     pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        self.fw.as_ref().and_then(|d| d.fw.model())
+        self.fw().and_then(|d| d.fw.model())
     }
 
     /// (preemptions, restores) so far, when the GPU has the framework: SMs the framework has
     /// started taking from their kernels, and blocks it has issued from a PTBQ.
     pub fn framework_counts(&self) -> Option<(u64, u64)> {
-        self.fw.as_ref().map(|d| (d.preemptions, d.restores))
+        self.fw().map(|d| (d.preemptions, d.restores))
     }
 
     /// One cycle of the framework and its SM driver.
     fn framework_cycle(&mut self, now: u64) -> Result<(), SimError> {
-        let Some(d) = self.fw.as_mut() else { return Ok(()) };
+        let BlockSched::Framework(d) = &mut self.sched else { return Ok(()) };
         // Context switches: save every block that has drained.
         for sm in 0..self.sms.len() {
             if !d.switching[sm] {
@@ -445,6 +457,9 @@ impl Gpu {
         }
         if out.cmd_taken {
             d.cmds.pop_front();
+        }
+        if let Some(h) = out.retired {
+            d.retired.push(h);
         }
         if let Some(sm) = out.preempt {
             d.preemptions += 1;
@@ -566,7 +581,7 @@ impl Gpu {
         }
         let id = self.launches.len();
         let blocks = l.num_blocks();
-        if self.fw.is_some() && (id > u16::MAX as usize || blocks > MAX_GRID_BLOCKS) {
+        if self.fw().is_some() && (id > u16::MAX as usize || blocks > MAX_GRID_BLOCKS) {
             return Err(SimError::BadLaunch(format!(
                 "kernel `{}` of process `{}`: the scheduling framework takes at most {} launches of at most {MAX_GRID_BLOCKS} blocks (this is launch {id} with {blocks} blocks)",
                 l.kernel.name, self.procs[p].name, u16::MAX as usize + 1
@@ -585,7 +600,7 @@ impl Gpu {
             done_blocks: 0,
         });
         self.procs[p].launches.push(id);
-        if let Some(d) = self.fw.as_mut() {
+        if let BlockSched::Framework(d) = &mut self.sched {
             let occ = self.cfg.sm[0].occupancy(&f);
             let order = self.procs[..p].len();
             let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
@@ -595,8 +610,10 @@ impl Gpu {
             return Ok(());
         }
         let view = DispatchView { sms: &self.sms, launches: &self.launches };
-        self.dispatcher.launch_ready(self.now, id, &view);
-        self.dispatch_dirty = true;
+        if let BlockSched::Baseline { d, dirty } = &mut self.sched {
+            d.launch_ready(self.now, id, &view);
+            *dirty = true;
+        }
         Ok(())
     }
 
@@ -633,13 +650,14 @@ impl Gpu {
                 self.sms[sm as usize].mem_response(now, tag);
             }
             self.mem.ready.clear();
-            // Block dispatch: the framework, or the dispatcher.
+            // Block dispatch: the slot's scheduler.
             self.framework_cycle(now)?;
-            if self.dispatch_dirty && self.fw.is_none() {
+            self.launches_retired()?;
+            if let BlockSched::Baseline { d, dirty: dirty @ true } = &mut self.sched {
                 self.buf.clear();
                 let view = DispatchView { sms: &self.sms, launches: &self.launches };
-                self.dispatcher.dispatch(now, &view, &mut self.buf);
-                self.dispatch_dirty = !self.buf.is_empty();
+                d.dispatch(now, &view, &mut self.buf);
+                *dirty = !self.buf.is_empty();
                 for k in 0..self.buf.len() {
                     let (l, sm) = self.buf[k];
                     let ls = &mut self.launches[l];
@@ -675,7 +693,7 @@ impl Gpu {
                 if !sm.finished.is_empty() {
                     let fin = std::mem::take(&mut sm.finished);
                     for l in fin {
-                        if let Some(d) = self.fw.as_mut() {
+                        if let BlockSched::Framework(d) = &mut self.sched {
                             d.done.push_back(i as u8);
                         }
                         self.block_done(l)?;
@@ -693,8 +711,11 @@ impl Gpu {
             }
             // Advance the clock.
             let mut next = now + 1;
-            let fw_pending = self.fw.as_ref().is_some_and(FwDriver::pending);
-            if limits.skip_idle && !active && !self.dispatch_dirty && !fw_pending {
+            let sched_pending = match &self.sched {
+                BlockSched::Baseline { dirty, .. } => *dirty,
+                BlockSched::Framework(d) => d.pending(),
+            };
+            if limits.skip_idle && !active && !sched_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
@@ -732,7 +753,7 @@ impl Gpu {
     /// Takes a block with nothing in flight off an SM (see `Sm::capture_block`).
     pub fn capture_block(&mut self, sm: usize, bslot: u32) -> Option<super::sm::BlockContext> {
         let ctx = self.sms[sm].capture_block(self.now, bslot)?;
-        self.dispatch_dirty = true;
+        self.touch();
         Some(ctx)
     }
 
@@ -748,7 +769,7 @@ impl Gpu {
     /// 4 × registers + shared bytes of the block at the SM's share of the DRAM bandwidth.
     pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
         let saved = save_block_parts(&mut self.sms[sm], sm, bslot, self.now, &self.cfg, &mut self.gmem, &mut self.mem)?;
-        self.dispatch_dirty = true;
+        self.touch();
         Some(saved)
     }
 
@@ -763,14 +784,64 @@ impl Gpu {
         Ok(start)
     }
 
+    /// The baseline dispatcher has something new to look at.
+    fn touch(&mut self) {
+        if let BlockSched::Baseline { dirty, .. } = &mut self.sched {
+            *dirty = true;
+        }
+    }
+
+    fn fw(&self) -> Option<&FwDriver> {
+        match &self.sched {
+            BlockSched::Framework(d) => Some(d),
+            BlockSched::Baseline { .. } => None,
+        }
+    }
+
+    fn fw_mut(&mut self) -> Option<&mut FwDriver> {
+        match &mut self.sched {
+            BlockSched::Framework(d) => Some(d),
+            BlockSched::Baseline { .. } => None,
+        }
+    }
+
+    /// A block of launch `l` has finished. Its last block ends the launch; the baseline
+    /// dispatcher retires it at once, the framework when it says so.
     fn block_done(&mut self, l: usize) -> Result<(), SimError> {
         let ls = &mut self.launches[l];
         ls.done_blocks += 1;
-        self.dispatch_dirty = true;
         if ls.done_blocks == ls.blocks {
             ls.end_at = Some(self.now);
+        }
+        let last = ls.done_blocks == ls.blocks;
+        match &mut self.sched {
+            BlockSched::Baseline { d, dirty } => {
+                *dirty = true;
+                if last {
+                    d.launch_done(self.now, l);
+                    let p = self.launches[l].process;
+                    self.next_launch(p)?;
+                }
+            }
+            BlockSched::Framework(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The launches the framework retired this cycle: each must have finished all its blocks;
+    /// its process submits its next launch.
+    fn launches_retired(&mut self) -> Result<(), SimError> {
+        let Some(d) = self.fw_mut() else { return Ok(()) };
+        if d.retired.is_empty() {
+            return Ok(());
+        }
+        let retired = std::mem::take(&mut d.retired);
+        for h in retired {
+            let ls = self.launches.get(h as usize).ok_or_else(|| SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h}, which does not exist") })?;
+            if ls.done_blocks != ls.blocks {
+                return Err(SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h} with {} of its {} blocks finished", ls.done_blocks, ls.blocks) });
+            }
             let p = ls.process;
-            self.dispatcher.launch_done(self.now, l);
             self.next_launch(p)?;
         }
         Ok(())
@@ -838,9 +909,9 @@ impl Gpu {
         RunResult {
             config: self.cfg.name.clone(),
             sm_count: self.sms.len() as u32,
-            dispatcher: match &self.fw {
-                Some(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.policy.name(), d.mechanism, d.preemptions, d.restores),
-                None => self.dispatcher.name().to_string(),
+            dispatcher: match &self.sched {
+                BlockSched::Framework(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.policy.name(), d.mechanism, d.preemptions, d.restores),
+                BlockSched::Baseline { d, .. } => d.name().to_string(),
             },
             cycles: self.now,
             warp_insts: sm.warp_insts,

@@ -1,4 +1,5 @@
-//! Multiprogram metrics (Eyerman & Eeckhout 2008, as ARCHITECTURE.md fixes them):
+//! Multiprogram metrics (Eyerman & Eeckhout, IEEE Micro 28(3), 2008; the thesis's §5.3.1;
+//! `docs/timing.md`, Metrics):
 //! NTT_i = T_shared_i / T_alone_i, ANTT = mean NTT, STP = sum of T_alone_i / T_shared_i,
 //! fairness = min over i, j of progress_i / progress_j with progress_i = T_alone_i / T_shared_i.
 //! T is a process's turnaround: from its arrival to the end of its last launch; T_alone comes

@@ -1,12 +1,13 @@
-//! The Dynamic Spatial Sharing policy engine, cycle by cycle, as reconstructed in
-//! spec/scheduling-framework.md §4.4 (the decision in ARCHITECTURE.md; the literal Algorithm 1
-//! leaves a lone kernel with no SM). Its cycle interface is `mpgpu_spec::units::sched::dss`;
+//! The Dynamic Spatial Sharing policy engine, cycle by cycle: Algorithm 1 of the thesis (§5.2.4)
+//! as reconstructed in `docs/sched-framework.md` (the literal Algorithm 1 leaves a lone kernel
+//! with no SM). Its cycle interface is `mpgpu_spec::units::sched::dss`;
 //! the RTL block `rtl/src/dss.rs` implements the same interface and is checked against this
 //! model every cycle.
 //!
 //! A trigger (a kernel entered the active queue, or an SM became idle) is latched; when the
 //! engine is free it starts a decision the next cycle. A decision scans the SMST and the KSRT one
-//! entry per cycle (N_SM cycles, the address on `addr`), keeping
+//! entry per cycle (N_SM cycles, the address on `addr`; the control is [`ScanControl`], shared
+//! with the priority engine), keeping
 //! - `idle`: the lowest-index idle SM,
 //! - `kmax`: the valid kernel with work left and the most tokens (ties: lowest index),
 //! - `kmin`: the valid kernel running on at least one SM with the fewest tokens (ties: lowest),
@@ -21,17 +22,15 @@
 //! The framework around it owns the tables and applies the actions ([`Tables::apply`] does it
 //! for tests and testbenches).
 
+use super::scan::{ScanControl, Step};
 use mpgpu_spec::units::sched::dss::{Act, In, Out, MAX_SMS, STATE_IDLE, STATE_RUNNING};
 use mpgpu_spec::units::sched::{KsrEntry, SmEntry, SmState};
 use mpgpu_spec::Unit;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dss {
-    /// SMs scanned (1..=MAX_SMS).
-    sms: u8,
-    busy: bool,
-    pending: bool,
-    pos: u8,
+    /// Trigger latch and scan position (1..=MAX_SMS SMs scanned).
+    scan: ScanControl,
     idle: Option<u8>,
     kmax: Option<(i8, u8)>,
     kmin: Option<(i8, u8)>,
@@ -44,20 +43,19 @@ pub struct Dss {
 impl Dss {
     pub fn new(sms: usize) -> Dss {
         assert!((1..=MAX_SMS).contains(&sms), "the DSS block supports 1..={MAX_SMS} SMs");
-        Dss { sms: sms as u8, busy: false, pending: false, pos: 0, idle: None, kmax: None, kmin: None, first_running: [None; MAX_SMS], broken_tie: false }
+        Dss { scan: ScanControl::new(sms), idle: None, kmax: None, kmin: None, first_running: [None; MAX_SMS], broken_tie: false }
     }
 
+    /// A new scan: no candidates yet.
     fn start(&mut self) {
-        self.busy = true;
-        self.pos = 0;
         self.idle = None;
         self.kmax = None;
         self.kmin = None;
         self.first_running = [None; MAX_SMS];
     }
 
-    fn scan(&mut self, i: &In) {
-        let p = self.pos;
+    /// Scans the table entry at `p`.
+    fn scan_entry(&mut self, i: &In, p: u8) {
         if i.sm_state == STATE_IDLE && self.idle.is_none() {
             self.idle = Some(p);
         }
@@ -82,20 +80,20 @@ impl Unit for Dss {
     type Out = Out;
 
     fn reset(&mut self) {
-        let (sms, broken) = (self.sms, self.broken_tie);
-        *self = Dss::new(sms as usize);
+        let (sms, broken) = (self.scan.sms(), self.broken_tie);
+        *self = Dss::new(sms);
         self.broken_tie = broken;
     }
 
     fn outputs(&self, i: &In) -> Out {
         let mut o = Out {
-            busy: self.busy,
-            addr: if self.pos < self.sms { self.pos } else { 0 },
+            busy: self.scan.busy(),
+            addr: self.scan.addr(),
             kmax: self.kmax.map_or(0, |k| k.1),
             kmin: self.kmin.map_or(0, |k| k.1),
             ..Out::default()
         };
-        if !(self.busy && self.pos == self.sms) {
+        if !self.scan.deciding() {
             return o;
         }
         let Some((_, kmax)) = self.kmax else { return o };
@@ -120,22 +118,10 @@ impl Unit for Dss {
 
     fn clock(&mut self, i: &In) {
         let o = self.outputs(i);
-        if i.trigger {
-            self.pending = true;
-        }
-        if self.busy {
-            if self.pos < self.sms {
-                self.scan(i);
-                self.pos += 1;
-            } else if o.act != Act::None || self.pending {
-                self.pending = false;
-                self.start();
-            } else {
-                self.busy = false;
-            }
-        } else if self.pending {
-            self.pending = false;
-            self.start();
+        match self.scan.clock(i.trigger, o.act != Act::None) {
+            Step::Scan(p) => self.scan_entry(i, p),
+            Step::Start => self.start(),
+            Step::Hold => {}
         }
     }
 }
@@ -303,7 +289,7 @@ mod tests {
 
     #[test]
     fn equal_spatial_sharing_on_13_sms() {
-        // Thesis §5.3.4 (spec §4.5): 7/6, 4/3/3/3, 3/2/2/2/2/2, 2/2/2/2/2/1/1/1.
+        // Thesis §5.3.4 (`docs/sched-framework.md`): 7/6, 4/3/3/3, 3/2/2/2/2/2, 2/2/2/2/2/1/1/1.
         let expect: [(usize, Vec<usize>); 4] = [
             (2, vec![7, 6]),
             (4, vec![4, 3, 3, 3]),

@@ -1,9 +1,9 @@
-//! The kernel scheduling framework (thesis §5.2.3; spec/scheduling-framework.md §3), as a
-//! cycle-stepped reference model of the hardware: command intake, the active queue, the Kernel
-//! Status Register Table (KSRT), the SM Status Table (SMST), the Preempted Thread Block Queues
-//! (PTBQ), the SM driver's issue logic and the policies (FCFS, NPQ, PPQ exclusive and shared,
-//! DSS, and DSS in the Equal Spatial Sharing configuration), with preemption by context switch
-//! or by draining.
+//! The kernel scheduling framework (Tanasić, "Towards Multiprogrammed GPUs", PhD thesis, 2016,
+//! §5.2.3; `docs/sched-framework.md`), as a cycle-stepped reference model of the hardware:
+//! command intake, the active queue, the Kernel Status Register Table (KSRT), the SM Status
+//! Table (SMST), the Preempted Thread Block Queues (PTBQ), the SM driver's issue logic and the
+//! policies (FCFS, NPQ, PPQ exclusive and shared, DSS, and DSS in the Equal Spatial Sharing
+//! configuration), with preemption by context switch or by draining.
 //!
 //! The framework is a [`Unit`] with the interface `mpgpu_spec::units::sched::fw`, and the RTL
 //! block `rtl/src/sched.rs` implements the same cycle contract (`docs/sched-framework.md`):

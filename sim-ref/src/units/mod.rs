@@ -4,3 +4,4 @@ pub mod dss;
 pub mod framework;
 pub mod lowest_first;
 pub mod prio;
+pub mod scan;

@@ -1,8 +1,9 @@
 //! The scan engine of the priority policies (FCFS, NPQ, PPQ exclusive and shared), cycle by
 //! cycle. Interface: `mpgpu_spec::units::sched::prio`; the RTL block is `rtl/src/prio.rs`.
 //!
-//! Like the DSS engine, a latched trigger starts a decision the next cycle; a decision scans the
-//! SMST and KSRT one entry per cycle (N_SM cycles) and acts in one more. It keeps
+//! Like the DSS engine (and with the same control, [`ScanControl`]), a latched trigger starts a
+//! decision the next cycle; a decision scans the SMST and KSRT one entry per cycle (N_SM cycles)
+//! and acts in one more. It keeps
 //! - `idle`: the lowest-index idle SM,
 //! - `top`: the highest priority of any valid kernel,
 //! - `best`: the valid kernel with work that comes first: the oldest (FCFS), or the highest
@@ -15,7 +16,8 @@
 //! has a lower priority, the victim SM is reserved for `best`. After an action, or a trigger
 //! meanwhile, it scans again.
 
-use mpgpu_spec::units::sched::prio::{Act, In, Out, MAX_SMS, MODE_FCFS, MODE_PPQ_EXCLUSIVE, MODE_PPQ_SHARED, STATE_IDLE, STATE_RUNNING};
+use super::scan::{ScanControl, Step};
+use mpgpu_spec::units::sched::prio::{Act, In, Out, PolicyCode, MAX_SMS, STATE_IDLE, STATE_RUNNING};
 use mpgpu_spec::Unit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +31,10 @@ struct Cand {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prio {
-    sms: u8,
-    mode: u8,
-    busy: bool,
-    pending: bool,
-    pos: u8,
+    /// Trigger latch and scan position (1..=MAX_SMS SMs scanned).
+    scan: ScanControl,
+    /// One of [`PolicyCode::PRIORITY`].
+    mode: PolicyCode,
     idle: Option<u8>,
     top: Option<u8>,
     best: Option<Cand>,
@@ -43,27 +44,23 @@ pub struct Prio {
 }
 
 impl Prio {
-    pub fn new(sms: usize, mode: u8) -> Prio {
+    /// An engine scanning `sms` SMs in policy `mode` (a priority policy, not DSS).
+    pub fn new(sms: usize, mode: PolicyCode) -> Prio {
         assert!((1..=MAX_SMS).contains(&sms), "the priority engine supports 1..={MAX_SMS} SMs");
-        assert!(mode <= MODE_PPQ_SHARED, "unknown policy mode {mode}");
-        Prio { sms: sms as u8, mode, busy: false, pending: false, pos: 0, idle: None, top: None, best: None, victim: None, broken_victim: false }
+        assert!(!mode.uses_dss(), "the priority engine does not run {mode:?}");
+        Prio { scan: ScanControl::new(sms), mode, idle: None, top: None, best: None, victim: None, broken_victim: false }
     }
 
+    /// A new scan: no candidates yet.
     fn start(&mut self) {
-        self.busy = true;
-        self.pos = 0;
         self.idle = None;
         self.top = None;
         self.best = None;
         self.victim = None;
     }
 
-    fn ppq(&self) -> bool {
-        self.mode == MODE_PPQ_EXCLUSIVE || self.mode == MODE_PPQ_SHARED
-    }
-
-    fn scan(&mut self, i: &In) {
-        let p = self.pos;
+    /// Scans the table entries at `p`.
+    fn scan_entry(&mut self, i: &In, p: u8) {
         if i.sm_state == STATE_IDLE && self.idle.is_none() {
             self.idle = Some(p);
         }
@@ -74,7 +71,7 @@ impl Prio {
             let c = Cand { index: p, priority: i.k_priority, age: i.k_age, ksr: p, wants: i.k_wants_more };
             let better = match self.best {
                 None => true,
-                Some(b) if self.mode == MODE_FCFS => c.age < b.age,
+                Some(b) if self.mode == PolicyCode::Fcfs => c.age < b.age,
                 Some(b) => c.priority > b.priority || (c.priority == b.priority && c.age < b.age),
             };
             if better {
@@ -101,17 +98,17 @@ impl Unit for Prio {
 
     fn reset(&mut self) {
         let broken = self.broken_victim;
-        *self = Prio::new(self.sms as usize, self.mode);
+        *self = Prio::new(self.scan.sms(), self.mode);
         self.broken_victim = broken;
     }
 
     fn outputs(&self, _i: &In) -> Out {
-        let mut o = Out { busy: self.busy, addr: if self.pos < self.sms { self.pos } else { 0 }, ..Out::default() };
-        if !(self.busy && self.pos == self.sms) {
+        let mut o = Out { busy: self.scan.busy(), addr: self.scan.addr(), ..Out::default() };
+        if !self.scan.deciding() {
             return o;
         }
         let Some(best) = self.best else { return o };
-        if self.mode == MODE_PPQ_EXCLUSIVE && self.top.is_some_and(|t| best.priority < t) {
+        if self.mode == PolicyCode::PpqExclusive && self.top.is_some_and(|t| best.priority < t) {
             return o;
         }
         if let Some(sm) = self.idle {
@@ -121,7 +118,7 @@ impl Unit for Prio {
             return o;
         }
         if let Some(v) = self.victim {
-            if self.ppq() && best.wants && v.priority < best.priority {
+            if self.mode.preempts() && best.wants && v.priority < best.priority {
                 o.act = Act::Reserve;
                 o.act_sm = v.index;
                 o.act_kernel = best.index;
@@ -133,22 +130,10 @@ impl Unit for Prio {
 
     fn clock(&mut self, i: &In) {
         let o = self.outputs(i);
-        if i.trigger {
-            self.pending = true;
-        }
-        if self.busy {
-            if self.pos < self.sms {
-                self.scan(i);
-                self.pos += 1;
-            } else if o.act != Act::None || self.pending {
-                self.pending = false;
-                self.start();
-            } else {
-                self.busy = false;
-            }
-        } else if self.pending {
-            self.pending = false;
-            self.start();
+        match self.scan.clock(i.trigger, o.act != Act::None) {
+            Step::Scan(p) => self.scan_entry(i, p),
+            Step::Start => self.start(),
+            Step::Hold => {}
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Parameters and table formats of the kernel scheduling framework
-//! (spec/scheduling-framework.md §3.1-3.3): the SM Status Table (SMST), the Kernel Status
+//! (thesis §5.2.3; `docs/sched-framework.md`): the SM Status Table (SMST), the Kernel Status
 //! Register Table (KSRT) and the Dynamic Spatial Sharing policy engine. The reference model and
 //! the RTL both size their tables from [`SchedParams`].
 
@@ -289,12 +289,13 @@ pub mod prio {
     }
 }
 
-/// The whole framework as the rest of the GPU sees it (spec §3.4): kernel launch commands from
-/// the command buffers, thread-block issue to and completion from the SM driver, preemption
-/// requests and completions (saved blocks), kernel retirement. One cycle's `In` is sampled and
-/// its `Out` driven in the same cycle; the tables change at the clock edge.
+/// The whole framework as the rest of the GPU sees it (thesis §5.2.3; the cycle contract in
+/// `docs/sched-framework.md`): kernel launch commands from the command buffers, thread-block
+/// issue to and completion from the SM driver, preemption requests and completions (saved
+/// blocks), kernel retirement. One cycle's `In` is sampled and its `Out` driven in the same
+/// cycle; the tables change at the clock edge.
 ///
-/// Widths all follow from [`MAX_SMS`](fw::MAX_SMS) and [`MAX_TMAX`](fw::MAX_TMAX): the RTL
+/// Widths all follow from [`MAX_SMS`] and [`MAX_TMAX`](fw::MAX_TMAX): the RTL
 /// holds N_SM = 16 KSRT entries (one per context: a kernel needs at least one SM, so no more
 /// than N_SM run at once), 16 SMST entries and 16 PTBQs of N_SM x T_max = 256 entries each; a
 /// smaller GPU uses the first `sms` of them.

@@ -1,0 +1,436 @@
+//! `Ksrt`: the Kernel Status Register Table of the kernel scheduling framework (thesis §5.2.3;
+//! `docs/sched-framework.md`) as register arrays, with admission, retirement, token counts and
+//! its read ports; a sub-block of `Sched`, whose header states the cycle contract.
+//!
+//! Each entry: valid bit, launch handle, grid size (`k_tbs`), the next new block to issue, the
+//! blocks done, T_k, priority, age (admission order modulo 2^16) and DSS token count (8-bit two's
+//! complement). Every output is combinational from the registers and this cycle's inputs; the
+//! entries change at the clock edge:
+//! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ,
+//!   which `queued` reports);
+//! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
+//! - admission: `cmd_*` enters the lowest entry that is free, in use (below `sms`) and named by
+//!   no SM (`named`): `admit`, `admit_k`; the entry's age is `admitted`, which then counts up;
+//! - read ports at the policy engine's address `a` (and whether that kernel could use more SMs
+//!   than the `a_owned` it has: owned x T_k < blocks left, `a_queued` of them preempted), at
+//!   the kernel of the SM at `a` (`smk`), at the DSS engine's `kmax`/`kmin`, at the decision's
+//!   kernel `act_k`, at `ev_next` and at the issuing kernel `iss_k`;
+//! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test
+//!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
+//! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
+
+use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_LEN_BITS, TBS_PER_SM_BITS, TB_BITS};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(
+    MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && TBS_PER_SM_BITS == 5 && PTBQ_LEN_BITS == 9 && PRIORITY_BITS == 4 && AGE_BITS == 16 && HANDLE_BITS == 16
+);
+
+type B4 = Bits<INDEX_BITS>;
+type Tb = Bits<TB_BITS>;
+type Rt = Bits<TBS_PER_SM_BITS>;
+
+#[derive(LogicBlock)]
+pub struct Ksrt {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// Bit k: PTBQ k holds preempted blocks.
+    pub queued: Signal<In, Bits<16>>,
+    /// A kernel launch is presented.
+    pub cmd_valid: Signal<In, Bit>,
+    /// The launch's handle.
+    pub cmd_handle: Signal<In, Bits<HANDLE_BITS>>,
+    /// Blocks in the grid.
+    pub cmd_tbs: Signal<In, Tb>,
+    /// T_k: blocks of the kernel one SM holds.
+    pub cmd_tk: Signal<In, Rt>,
+    /// The launch's priority.
+    pub cmd_priority: Signal<In, Bits<PRIORITY_BITS>>,
+    /// The launch's DSS tokens, two's complement.
+    pub cmd_tokens: Signal<In, Bits<8>>,
+    /// Bit k: an SM names KSR index k (the entry cannot be reused yet).
+    pub named: Signal<In, Bits<16>>,
+    /// A block finished on an SM of kernel `done_k`.
+    pub done_valid: Signal<In, Bit>,
+    /// The kernel of the finished block.
+    pub done_k: Signal<In, B4>,
+    /// The policy engine's table address.
+    pub a: Signal<In, B4>,
+    /// SMs kernel `a` has or is getting.
+    pub a_owned: Signal<In, Rt>,
+    /// Blocks in kernel `a`'s PTBQ.
+    pub a_queued: Signal<In, Bits<PTBQ_LEN_BITS>>,
+    /// The SM at `a` names a kernel, `smk`.
+    pub smk_valid: Signal<In, Bit>,
+    /// The kernel of the SM at `a`.
+    pub smk: Signal<In, B4>,
+    /// The DSS engine's candidate with the most tokens.
+    pub kmax: Signal<In, B4>,
+    /// The DSS engine's candidate with the fewest tokens.
+    pub kmin: Signal<In, B4>,
+    /// The kernel of the engine's decision.
+    pub act_k: Signal<In, B4>,
+    /// The kernel a reservation takes its SM from.
+    pub act_from: Signal<In, B4>,
+    /// The decision assigns an idle SM to `act_k` at this edge.
+    pub assign_ok: Signal<In, Bit>,
+    /// The decision reserves an SM of `act_from` for `act_k` at this edge.
+    pub reserve_ok: Signal<In, Bit>,
+    /// The kernel the SM event's SM was reserved for.
+    pub ev_next: Signal<In, B4>,
+    /// The SM event returns a token to `ev_back`.
+    pub ev_token: Signal<In, Bit>,
+    /// The kernel the SM event's token goes back to.
+    pub ev_back: Signal<In, B4>,
+    /// The kernel issuing a block this cycle.
+    pub iss_k: Signal<In, B4>,
+    /// A new block of `iss_k` is issued at this edge.
+    pub iss_new: Signal<In, Bit>,
+    /// Bit k: entry k has blocks to issue.
+    pub has_work: Signal<Out, Bits<16>>,
+    /// The finished block is its kernel's last: the entry leaves at this edge.
+    pub retire: Signal<Out, Bit>,
+    /// The handle of `done_k` (of the retiring launch).
+    pub retired_handle: Signal<Out, Bits<HANDLE_BITS>>,
+    /// The command enters entry `admit_k` at this edge.
+    pub admit: Signal<Out, Bit>,
+    /// The entry the command enters.
+    pub admit_k: Signal<Out, B4>,
+    /// KSRT[a] is valid.
+    pub a_valid: Signal<Out, Bit>,
+    /// KSRT[a].count.
+    pub a_count: Signal<Out, Bits<8>>,
+    /// KSRT[a] has blocks to issue.
+    pub a_has_work: Signal<Out, Bit>,
+    /// KSRT[a].priority.
+    pub a_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    /// KSRT[a].age.
+    pub a_age: Signal<Out, Bits<AGE_BITS>>,
+    /// KSRT[a] could use more SMs than it has or is getting.
+    pub a_wants_more: Signal<Out, Bit>,
+    /// KSRT[smk].priority (0 unless `smk_valid`).
+    pub smk_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    /// KSRT[smk].age (0 unless `smk_valid`).
+    pub smk_age: Signal<Out, Bits<AGE_BITS>>,
+    /// KSRT[kmax].count.
+    pub count_max: Signal<Out, Bits<8>>,
+    /// KSRT[kmin].count.
+    pub count_min: Signal<Out, Bits<8>>,
+    /// KSRT[act_k] is valid.
+    pub act_valid: Signal<Out, Bit>,
+    /// KSRT[act_k].tk.
+    pub act_tk: Signal<Out, Rt>,
+    /// KSRT[ev_next].tk.
+    pub ev_tk: Signal<Out, Rt>,
+    /// KSRT[iss_k].handle.
+    pub iss_handle: Signal<Out, Bits<HANDLE_BITS>>,
+    /// KSRT[iss_k].next_tb: its next new block.
+    pub iss_next_tb: Signal<Out, Tb>,
+    /// The entry holds a launch.
+    pub k_valid: [DFF<Bit>; 16],
+    /// The launch's handle.
+    pub k_handle: [DFF<Bits<HANDLE_BITS>>; 16],
+    /// Blocks in the grid.
+    pub k_tbs: [DFF<Tb>; 16],
+    /// The next new block to issue.
+    pub k_next_tb: [DFF<Tb>; 16],
+    /// Blocks finished.
+    pub k_done: [DFF<Tb>; 16],
+    /// T_k.
+    pub k_tk: [DFF<Rt>; 16],
+    /// Priority.
+    pub k_priority: [DFF<Bits<PRIORITY_BITS>>; 16],
+    /// Admission order modulo 2^16.
+    pub k_age: [DFF<Bits<AGE_BITS>>; 16],
+    /// DSS tokens, two's complement.
+    pub k_count: [DFF<Bits<8>>; 16],
+    /// Admission counter (the next launch's age).
+    pub admitted: DFF<Bits<AGE_BITS>>,
+    ids: [Constant<B4>; 16],
+    onehot: [Constant<Bits<16>>; 16],
+    /// Entry k is within the `sms` in use.
+    in_use: [Constant<Bit>; 16],
+    fault_keep_token: Constant<Bit>,
+    hw_bit: [Signal<Local, Bits<16>>; 16],
+    free: [Signal<Local, Bit>; 16],
+    done_hit: Signal<Local, Bit>,
+    up_release: [Signal<Local, Bits<8>>; 16],
+    up_from: [Signal<Local, Bits<8>>; 16],
+    down_act: [Signal<Local, Bits<8>>; 16],
+    a_tk: Signal<Local, Rt>,
+    a_tbs: Signal<Local, Tb>,
+    a_next_tb: Signal<Local, Tb>,
+    a_remaining: Signal<Local, Tb>,
+    a_product: Signal<Local, Tb>,
+    partial: [Signal<Local, Tb>; 5],
+}
+
+impl Ksrt {
+    /// The KSRT with entries 0..sms in use (1..=16); `keep_token` is the test-only fault.
+    pub fn new(sms: usize, keep_token: bool) -> Self {
+        assert!((1..=MAX_SMS).contains(&sms), "Ksrt supports 1..={MAX_SMS} entries, not {sms}");
+        Self {
+            clock: Default::default(),
+            queued: Default::default(),
+            cmd_valid: Default::default(),
+            cmd_handle: Default::default(),
+            cmd_tbs: Default::default(),
+            cmd_tk: Default::default(),
+            cmd_priority: Default::default(),
+            cmd_tokens: Default::default(),
+            named: Default::default(),
+            done_valid: Default::default(),
+            done_k: Default::default(),
+            a: Default::default(),
+            a_owned: Default::default(),
+            a_queued: Default::default(),
+            smk_valid: Default::default(),
+            smk: Default::default(),
+            kmax: Default::default(),
+            kmin: Default::default(),
+            act_k: Default::default(),
+            act_from: Default::default(),
+            assign_ok: Default::default(),
+            reserve_ok: Default::default(),
+            ev_next: Default::default(),
+            ev_token: Default::default(),
+            ev_back: Default::default(),
+            iss_k: Default::default(),
+            iss_new: Default::default(),
+            has_work: Default::default(),
+            retire: Default::default(),
+            retired_handle: Default::default(),
+            admit: Default::default(),
+            admit_k: Default::default(),
+            a_valid: Default::default(),
+            a_count: Default::default(),
+            a_has_work: Default::default(),
+            a_priority: Default::default(),
+            a_age: Default::default(),
+            a_wants_more: Default::default(),
+            smk_priority: Default::default(),
+            smk_age: Default::default(),
+            count_max: Default::default(),
+            count_min: Default::default(),
+            act_valid: Default::default(),
+            act_tk: Default::default(),
+            ev_tk: Default::default(),
+            iss_handle: Default::default(),
+            iss_next_tb: Default::default(),
+            k_valid: Default::default(),
+            k_handle: Default::default(),
+            k_tbs: Default::default(),
+            k_next_tb: Default::default(),
+            k_done: Default::default(),
+            k_tk: Default::default(),
+            k_priority: Default::default(),
+            k_age: Default::default(),
+            k_count: Default::default(),
+            admitted: Default::default(),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            in_use: std::array::from_fn(|i| Constant::new(i < sms)),
+            fault_keep_token: Constant::new(keep_token),
+            hw_bit: Default::default(),
+            free: Default::default(),
+            done_hit: Default::default(),
+            up_release: Default::default(),
+            up_from: Default::default(),
+            down_act: Default::default(),
+            a_tk: Default::default(),
+            a_tbs: Default::default(),
+            a_next_tb: Default::default(),
+            a_remaining: Default::default(),
+            a_product: Default::default(),
+            partial: Default::default(),
+        }
+    }
+}
+
+impl Logic for Ksrt {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, admitted);
+        // (literal bounds: 16 = MAX_SMS)
+        for k in 0..16 {
+            self.k_valid[k].clock.next = self.clock.val();
+            self.k_handle[k].clock.next = self.clock.val();
+            self.k_tbs[k].clock.next = self.clock.val();
+            self.k_next_tb[k].clock.next = self.clock.val();
+            self.k_done[k].clock.next = self.clock.val();
+            self.k_tk[k].clock.next = self.clock.val();
+            self.k_priority[k].clock.next = self.clock.val();
+            self.k_age[k].clock.next = self.clock.val();
+            self.k_count[k].clock.next = self.clock.val();
+            self.k_valid[k].d.next = self.k_valid[k].q.val();
+            self.k_handle[k].d.next = self.k_handle[k].q.val();
+            self.k_tbs[k].d.next = self.k_tbs[k].q.val();
+            self.k_next_tb[k].d.next = self.k_next_tb[k].q.val();
+            self.k_done[k].d.next = self.k_done[k].q.val();
+            self.k_tk[k].d.next = self.k_tk[k].q.val();
+            self.k_priority[k].d.next = self.k_priority[k].q.val();
+            self.k_age[k].d.next = self.k_age[k].q.val();
+            self.k_count[k].d.next = self.k_count[k].q.val();
+        }
+
+        // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ).
+        for k in 0..16 {
+            self.hw_bit[k].next = 0.into();
+            if self.k_valid[k].q.val() & ((self.k_next_tb[k].q.val() < self.k_tbs[k].q.val()) | self.queued.val().get_bit(k)) {
+                self.hw_bit[k].next = self.onehot[k].val();
+            }
+        }
+        self.has_work.next = self.hw_bit[0].val()
+            | self.hw_bit[1].val()
+            | self.hw_bit[2].val()
+            | self.hw_bit[3].val()
+            | self.hw_bit[4].val()
+            | self.hw_bit[5].val()
+            | self.hw_bit[6].val()
+            | self.hw_bit[7].val()
+            | self.hw_bit[8].val()
+            | self.hw_bit[9].val()
+            | self.hw_bit[10].val()
+            | self.hw_bit[11].val()
+            | self.hw_bit[12].val()
+            | self.hw_bit[13].val()
+            | self.hw_bit[14].val()
+            | self.hw_bit[15].val();
+
+        // Retirement: the finished block was its kernel's last.
+        self.done_hit.next = false;
+        self.retired_handle.next = 0.into();
+        for k in 0..16 {
+            if self.done_k.val() == self.ids[k].val() {
+                self.done_hit.next = self.k_valid[k].q.val() & ((self.k_done[k].q.val() + 1) == self.k_tbs[k].q.val());
+                self.retired_handle.next = self.k_handle[k].q.val();
+            }
+        }
+        self.retire.next = self.done_valid.val() & self.done_hit.val();
+
+        // Admission: the lowest free entry in use that no SM names.
+        self.admit.next = false;
+        self.admit_k.next = 0.into();
+        for j in 0..16 {
+            self.free[15 - j].next = !self.k_valid[15 - j].q.val() & !self.named.val().get_bit(15 - j) & self.in_use[15 - j].val();
+            if self.cmd_valid.val() & self.free[15 - j].val() {
+                self.admit.next = true;
+                self.admit_k.next = self.ids[15 - j].val();
+            }
+        }
+
+        // Read ports.
+        self.a_valid.next = false;
+        self.a_count.next = 0.into();
+        self.a_priority.next = 0.into();
+        self.a_age.next = 0.into();
+        self.a_tk.next = 0.into();
+        self.a_tbs.next = 0.into();
+        self.a_next_tb.next = 0.into();
+        self.smk_priority.next = 0.into();
+        self.smk_age.next = 0.into();
+        self.count_max.next = 0.into();
+        self.count_min.next = 0.into();
+        self.act_valid.next = false;
+        self.act_tk.next = 0.into();
+        self.ev_tk.next = 0.into();
+        self.iss_handle.next = 0.into();
+        self.iss_next_tb.next = 0.into();
+        for k in 0..16 {
+            if self.a.val() == self.ids[k].val() {
+                self.a_valid.next = self.k_valid[k].q.val();
+                self.a_count.next = self.k_count[k].q.val();
+                self.a_priority.next = self.k_priority[k].q.val();
+                self.a_age.next = self.k_age[k].q.val();
+                self.a_tk.next = self.k_tk[k].q.val();
+                self.a_tbs.next = self.k_tbs[k].q.val();
+                self.a_next_tb.next = self.k_next_tb[k].q.val();
+            }
+            if self.smk_valid.val() & (self.smk.val() == self.ids[k].val()) {
+                self.smk_priority.next = self.k_priority[k].q.val();
+                self.smk_age.next = self.k_age[k].q.val();
+            }
+            if self.kmax.val() == self.ids[k].val() {
+                self.count_max.next = self.k_count[k].q.val();
+            }
+            if self.kmin.val() == self.ids[k].val() {
+                self.count_min.next = self.k_count[k].q.val();
+            }
+            if self.act_k.val() == self.ids[k].val() {
+                self.act_valid.next = self.k_valid[k].q.val();
+                self.act_tk.next = self.k_tk[k].q.val();
+            }
+            if self.ev_next.val() == self.ids[k].val() {
+                self.ev_tk.next = self.k_tk[k].q.val();
+            }
+            if self.iss_k.val() == self.ids[k].val() {
+                self.iss_handle.next = self.k_handle[k].q.val();
+                self.iss_next_tb.next = self.k_next_tb[k].q.val();
+            }
+        }
+        self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
+        // Whether kernel `a` could use more SMs: blocks left, and owned x T_k (shift and add:
+        // at most 16 x 16).
+        self.a_remaining.next = self.a_tbs.val() - self.a_next_tb.val() + bit_cast::<20, 9>(self.a_queued.val());
+        for b in 0..5 {
+            self.partial[b].next = 0.into();
+        }
+        if self.a_tk.val().get_bit(0) {
+            self.partial[0].next = bit_cast::<20, 5>(self.a_owned.val());
+        }
+        if self.a_tk.val().get_bit(1) {
+            self.partial[1].next = bit_cast::<20, 5>(self.a_owned.val()) << 1;
+        }
+        if self.a_tk.val().get_bit(2) {
+            self.partial[2].next = bit_cast::<20, 5>(self.a_owned.val()) << 2;
+        }
+        if self.a_tk.val().get_bit(3) {
+            self.partial[3].next = bit_cast::<20, 5>(self.a_owned.val()) << 3;
+        }
+        if self.a_tk.val().get_bit(4) {
+            self.partial[4].next = bit_cast::<20, 5>(self.a_owned.val()) << 4;
+        }
+        self.a_product.next = self.partial[0].val() + self.partial[1].val() + self.partial[2].val() + self.partial[3].val() + self.partial[4].val();
+        self.a_wants_more.next = self.a_valid.val() & (self.a_product.val() < self.a_remaining.val());
+
+        // Next state.
+        for k in 0..16 {
+            self.up_release[k].next = 0.into();
+            self.up_from[k].next = 0.into();
+            self.down_act[k].next = 0.into();
+            if self.ev_token.val() & !self.fault_keep_token.val() & (self.ev_back.val() == self.ids[k].val()) {
+                self.up_release[k].next = 1.into();
+            }
+            if self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val()) {
+                self.up_from[k].next = 1.into();
+            }
+            if (self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val()) {
+                self.down_act[k].next = 1.into();
+            }
+            self.k_count[k].d.next = self.k_count[k].q.val() + self.up_release[k].val() + self.up_from[k].val() - self.down_act[k].val();
+            if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
+                self.k_done[k].d.next = self.k_done[k].q.val() + 1;
+                if self.retire.val() {
+                    self.k_valid[k].d.next = false;
+                }
+            }
+            if self.iss_new.val() & (self.iss_k.val() == self.ids[k].val()) {
+                self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
+            }
+            if self.admit.val() & (self.admit_k.val() == self.ids[k].val()) {
+                self.k_valid[k].d.next = true;
+                self.k_handle[k].d.next = self.cmd_handle.val();
+                self.k_tbs[k].d.next = self.cmd_tbs.val();
+                self.k_next_tb[k].d.next = 0.into();
+                self.k_done[k].d.next = 0.into();
+                self.k_tk[k].d.next = self.cmd_tk.val();
+                self.k_priority[k].d.next = self.cmd_priority.val();
+                self.k_age[k].d.next = self.admitted.q.val();
+                self.k_count[k].d.next = self.cmd_tokens.val();
+            }
+        }
+        if self.admit.val() {
+            self.admitted.d.next = self.admitted.q.val() + 1;
+        }
+    }
+}

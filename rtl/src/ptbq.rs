@@ -1,0 +1,191 @@
+//! `Ptbq`: the Preempted Thread Block Queues of the kernel scheduling framework (thesis
+//! §5.2.3; `docs/sched-framework.md`), one FIFO per KSRT entry; a sub-block of `Sched`, whose
+//! header states the cycle contract.
+//!
+//! The 16 queues of 256 entries share one `AsyncRam` (entry `e` of queue `k` at address
+//! `k * 256 + e`), with a head pointer and an occupancy per queue in registers:
+//! - push: a saved block (`push_tb`) goes to the tail of queue `push_k` at the edge;
+//! - head: the head of queue `pop_k` is on `head_tb` in the same cycle (a combinational read),
+//!   `head_valid` when the queue holds one; with `pop` it leaves at the edge;
+//! - `clear`: queue `clear_k` is emptied at the edge (its kernel's entry is reused), over any
+//!   push or pop of it;
+//! - `queued`: which queues hold blocks; `len_at`: the occupancy of queue `len_k`.
+//! Parameters: the `lifo` test-only fault (pop from the tail).
+
+use crate::ram::AsyncRam;
+use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS, TB_BITS};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && PTBQ_PTR_BITS == 8 && PTBQ_LEN_BITS == 9 && PTBQ_ADDR_BITS == 12);
+
+type B4 = Bits<INDEX_BITS>;
+type Tb = Bits<TB_BITS>;
+
+#[derive(LogicBlock)]
+pub struct Ptbq {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// Push `push_tb` to queue `push_k` at this edge.
+    pub push: Signal<In, Bit>,
+    /// The queue pushed.
+    pub push_k: Signal<In, B4>,
+    /// The block pushed.
+    pub push_tb: Signal<In, Tb>,
+    /// The queue whose head is read (and popped with `pop`).
+    pub pop_k: Signal<In, B4>,
+    /// Pop the head of queue `pop_k` at this edge, if it holds one.
+    pub pop: Signal<In, Bit>,
+    /// Empty queue `clear_k` at this edge.
+    pub clear: Signal<In, Bit>,
+    /// The queue emptied.
+    pub clear_k: Signal<In, B4>,
+    /// The queue whose occupancy `len_at` reports.
+    pub len_k: Signal<In, B4>,
+    /// Queue `pop_k` holds a block.
+    pub head_valid: Signal<Out, Bit>,
+    /// The head of queue `pop_k` (the tail with the `lifo` fault).
+    pub head_tb: Signal<Out, Tb>,
+    /// Bit k: queue k holds a block.
+    pub queued: Signal<Out, Bits<16>>,
+    /// Occupancy of queue `len_k`.
+    pub len_at: Signal<Out, Bits<PTBQ_LEN_BITS>>,
+    /// Head pointer of each queue.
+    pub q_head: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
+    /// Occupancy of each queue.
+    pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
+    /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
+    pub ram: AsyncRam<Tb, PTBQ_ADDR_BITS>,
+    ids: [Constant<B4>; 16],
+    onehot: [Constant<Bits<16>>; 16],
+    fault_lifo: Constant<Bit>,
+    queued_bit: [Signal<Local, Bits<16>>; 16],
+    pushes: [Signal<Local, Bit>; 16],
+    pops: [Signal<Local, Bit>; 16],
+    pop_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+    pop_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
+    push_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
+    push_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+}
+
+impl Ptbq {
+    /// The PTBQs; `lifo` is the test-only fault.
+    pub fn new(lifo: bool) -> Self {
+        Self {
+            clock: Default::default(),
+            push: Default::default(),
+            push_k: Default::default(),
+            push_tb: Default::default(),
+            pop_k: Default::default(),
+            pop: Default::default(),
+            clear: Default::default(),
+            clear_k: Default::default(),
+            len_k: Default::default(),
+            head_valid: Default::default(),
+            head_tb: Default::default(),
+            queued: Default::default(),
+            len_at: Default::default(),
+            q_head: Default::default(),
+            q_len: Default::default(),
+            ram: Default::default(),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            fault_lifo: Constant::new(lifo),
+            queued_bit: Default::default(),
+            pushes: Default::default(),
+            pops: Default::default(),
+            pop_len: Default::default(),
+            pop_head: Default::default(),
+            push_head: Default::default(),
+            push_len: Default::default(),
+        }
+    }
+}
+
+impl Logic for Ptbq {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // (literal bounds: 16 = MAX_SMS)
+        for k in 0..16 {
+            self.q_head[k].clock.next = self.clock.val();
+            self.q_len[k].clock.next = self.clock.val();
+            self.q_head[k].d.next = self.q_head[k].q.val();
+            self.q_len[k].d.next = self.q_len[k].q.val();
+        }
+        self.ram.clock.next = self.clock.val();
+
+        // Which queues hold blocks.
+        for k in 0..16 {
+            self.queued_bit[k].next = 0.into();
+            if self.q_len[k].q.val() != 0 {
+                self.queued_bit[k].next = self.onehot[k].val();
+            }
+        }
+        self.queued.next = self.queued_bit[0].val()
+            | self.queued_bit[1].val()
+            | self.queued_bit[2].val()
+            | self.queued_bit[3].val()
+            | self.queued_bit[4].val()
+            | self.queued_bit[5].val()
+            | self.queued_bit[6].val()
+            | self.queued_bit[7].val()
+            | self.queued_bit[8].val()
+            | self.queued_bit[9].val()
+            | self.queued_bit[10].val()
+            | self.queued_bit[11].val()
+            | self.queued_bit[12].val()
+            | self.queued_bit[13].val()
+            | self.queued_bit[14].val()
+            | self.queued_bit[15].val();
+
+        // Pointers of the queues read and written.
+        self.pop_len.next = 0.into();
+        self.pop_head.next = 0.into();
+        self.push_head.next = 0.into();
+        self.push_len.next = 0.into();
+        self.len_at.next = 0.into();
+        for k in 0..16 {
+            if self.pop_k.val() == self.ids[k].val() {
+                self.pop_len.next = self.q_len[k].q.val();
+                self.pop_head.next = self.q_head[k].q.val();
+            }
+            if self.push_k.val() == self.ids[k].val() {
+                self.push_head.next = self.q_head[k].q.val();
+                self.push_len.next = self.q_len[k].q.val();
+            }
+            if self.len_k.val() == self.ids[k].val() {
+                self.len_at.next = self.q_len[k].q.val();
+            }
+        }
+        self.head_valid.next = self.pop_len.val() != 0;
+        // FIFO: the head; the LIFO fault takes the tail.
+        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val());
+        if self.fault_lifo.val() {
+            self.ram.read_address.next =
+                (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + bit_cast::<8, 9>(self.pop_len.val()) - 1);
+        }
+        self.head_tb.next = self.ram.read_data.val();
+        // A pushed block goes to the tail.
+        self.ram.write_enable.next = self.push.val();
+        self.ram.write_address.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_head.val() + bit_cast::<8, 9>(self.push_len.val()));
+        self.ram.write_data.next = self.push_tb.val();
+
+        // Next state.
+        for k in 0..16 {
+            self.pushes[k].next = self.push.val() & (self.push_k.val() == self.ids[k].val());
+            self.pops[k].next = self.pop.val() & self.head_valid.val() & (self.pop_k.val() == self.ids[k].val());
+            if self.pushes[k].val() & !self.pops[k].val() {
+                self.q_len[k].d.next = self.q_len[k].q.val() + 1;
+            }
+            if self.pops[k].val() & !self.pushes[k].val() {
+                self.q_len[k].d.next = self.q_len[k].q.val() - 1;
+            }
+            if self.pops[k].val() & !self.fault_lifo.val() {
+                self.q_head[k].d.next = self.q_head[k].q.val() + 1;
+            }
+            if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
+                self.q_head[k].d.next = 0.into();
+                self.q_len[k].d.next = 0.into();
+            }
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! `Smst`: the SM Status Table of the kernel scheduling framework (thesis §5.2.3;
+//! `docs/sched-framework.md`) as register arrays, with the logic that reads it and the SM
+//! events; a sub-block of `Sched`, whose header states the cycle contract.
+//!
+//! Each SM's entry: its state (0 idle, 1 setup, 2 running, 3 reserved), the KSR index of the
+//! kernel it runs (`sm_ksr`, valid bit), the kernel a reserved SM goes to (`sm_next`), its
+//! resident blocks and its kernel's T_k. Every output is combinational from the registers and
+//! this cycle's inputs; the entries change at the clock edge:
+//! - blocks resident after this cycle's completion (`done_*`) and save (`saved_*`);
+//! - the SM event, the lowest-index SM with one (`ev_*`): a running SM left with no blocks whose
+//!   kernel has no work (release: idle, a token back to `ev_back`), or a reserved SM left with
+//!   no blocks (its preemption is complete: setup for `ev_next` if that kernel has work, else
+//!   idle with the token back);
+//! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the policy engine's
+//!   address `a` (with whether its kernel runs anywhere and how many SMs it owns), the entry
+//!   at the decision's `act_sm`, the kernel of the SM granted an issue (`grant_sm`);
+//! - `named`: the KSR indices some SM names (admission skips them); `ready`: the running SMs
+//!   with room whose kernel has work (issue requests); `busy`: an SM needs the clock.
+//! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
+
+use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
+use rust_hdl::prelude::*;
+
+const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TBS_PER_SM_BITS == 5);
+
+type B4 = Bits<INDEX_BITS>;
+type Rt = Bits<TBS_PER_SM_BITS>;
+
+#[derive(LogicBlock)]
+pub struct Smst {
+    /// Clock; all state changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// A block finished on SM `done_sm`.
+    pub done_valid: Signal<In, Bit>,
+    /// The SM of the finished block.
+    pub done_sm: Signal<In, B4>,
+    /// A block of SM `saved_sm` has been saved.
+    pub saved_valid: Signal<In, Bit>,
+    /// The SM of the saved block.
+    pub saved_sm: Signal<In, B4>,
+    /// Bit k: KSRT entry k has blocks to issue.
+    pub has_work: Signal<In, Bits<16>>,
+    /// The policy engine's table address.
+    pub a: Signal<In, B4>,
+    /// The SM of the engine's decision.
+    pub act_sm: Signal<In, B4>,
+    /// The kernel of the engine's decision.
+    pub act_k: Signal<In, B4>,
+    /// T_k of `act_k`.
+    pub act_k_tk: Signal<In, Rt>,
+    /// The decision assigns idle SM `act_sm` to `act_k` at this edge.
+    pub assign_ok: Signal<In, Bit>,
+    /// The decision reserves running SM `act_sm` for `act_k` at this edge.
+    pub reserve_ok: Signal<In, Bit>,
+    /// T_k of `ev_next`.
+    pub ev_tk: Signal<In, Rt>,
+    /// A block is issued to SM `grant_sm` at this edge.
+    pub grant_valid: Signal<In, Bit>,
+    /// The SM granted the issue.
+    pub grant_sm: Signal<In, B4>,
+    /// The kernel of `done_sm`.
+    pub done_k: Signal<Out, B4>,
+    /// The kernel of `saved_sm`.
+    pub saved_k: Signal<Out, B4>,
+    /// Bit k: some SM runs or is reserved for KSR index k.
+    pub named: Signal<Out, Bits<16>>,
+    /// An SM has an event this cycle.
+    pub ev_any: Signal<Out, Bit>,
+    /// The lowest-index SM with an event.
+    pub ev_sm: Signal<Out, B4>,
+    /// The event is a completed preemption going to setup for `ev_next`.
+    pub ev_setup: Signal<Out, Bit>,
+    /// The event returns a token to kernel `ev_back`.
+    pub ev_token: Signal<Out, Bit>,
+    /// The kernel the event's token goes back to.
+    pub ev_back: Signal<Out, B4>,
+    /// The kernel the event's SM was reserved for.
+    pub ev_next: Signal<Out, B4>,
+    /// SMST[a].state.
+    pub a_state: Signal<Out, Bits<2>>,
+    /// SMST[a].ksr is valid.
+    pub a_ksr_valid: Signal<Out, Bit>,
+    /// SMST[a].ksr.
+    pub a_ksr: Signal<Out, B4>,
+    /// Kernel `a` runs on some SM.
+    pub a_running: Signal<Out, Bit>,
+    /// SMs kernel `a` has or is getting (setup, running, or reserved for it).
+    pub a_owned: Signal<Out, Rt>,
+    /// SMST[act_sm].state.
+    pub act_state: Signal<Out, Bits<2>>,
+    /// SMST[act_sm].ksr is valid.
+    pub act_ksr_valid: Signal<Out, Bit>,
+    /// SMST[act_sm].ksr.
+    pub act_ksr: Signal<Out, B4>,
+    /// Bit s: SM s is running with room and its kernel has work (it requests an issue).
+    pub ready: Signal<Out, Bits<16>>,
+    /// The kernel of `grant_sm`.
+    pub grant_ksr: Signal<Out, B4>,
+    /// Some SM needs the clock: in setup or reserved, to be released, or able to take a block.
+    pub busy: Signal<Out, Bit>,
+    /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
+    pub sm_state: [DFF<Bits<2>>; 16],
+    /// `sm_ksr` is valid.
+    pub sm_ksr_valid: [DFF<Bit>; 16],
+    /// The kernel the SM runs (or is being taken from).
+    pub sm_ksr: [DFF<B4>; 16],
+    /// `sm_next` is valid.
+    pub sm_next_valid: [DFF<Bit>; 16],
+    /// The kernel a reserved SM goes to.
+    pub sm_next: [DFF<B4>; 16],
+    /// Blocks resident.
+    pub sm_running: [DFF<Rt>; 16],
+    /// T_k of the SM's kernel (copied at setup).
+    pub sm_tk: [DFF<Rt>; 16],
+    ids: [Constant<B4>; 16],
+    onehot: [Constant<Bits<16>>; 16],
+    /// Blocks left on each SM after this cycle's completion and save.
+    left: [Signal<Local, Rt>; 16],
+    has_event: [Signal<Local, Bit>; 16],
+    ev_state: Signal<Local, Bits<2>>,
+    ev_ksr: Signal<Local, B4>,
+    ev_next_valid: Signal<Local, Bit>,
+    named_k: [Signal<Local, Bit>; 16],
+    named_bit: [Signal<Local, Bits<16>>; 16],
+    owns: [Signal<Local, Rt>; 16],
+    ready_bit: [Signal<Local, Bits<16>>; 16],
+}
+
+impl Smst {
+    /// The SMST (16 entries, all in use: the SMs beyond the GPU's never leave idle).
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            done_valid: Default::default(),
+            done_sm: Default::default(),
+            saved_valid: Default::default(),
+            saved_sm: Default::default(),
+            has_work: Default::default(),
+            a: Default::default(),
+            act_sm: Default::default(),
+            act_k: Default::default(),
+            act_k_tk: Default::default(),
+            assign_ok: Default::default(),
+            reserve_ok: Default::default(),
+            ev_tk: Default::default(),
+            grant_valid: Default::default(),
+            grant_sm: Default::default(),
+            done_k: Default::default(),
+            saved_k: Default::default(),
+            named: Default::default(),
+            ev_any: Default::default(),
+            ev_sm: Default::default(),
+            ev_setup: Default::default(),
+            ev_token: Default::default(),
+            ev_back: Default::default(),
+            ev_next: Default::default(),
+            a_state: Default::default(),
+            a_ksr_valid: Default::default(),
+            a_ksr: Default::default(),
+            a_running: Default::default(),
+            a_owned: Default::default(),
+            act_state: Default::default(),
+            act_ksr_valid: Default::default(),
+            act_ksr: Default::default(),
+            ready: Default::default(),
+            grant_ksr: Default::default(),
+            busy: Default::default(),
+            sm_state: Default::default(),
+            sm_ksr_valid: Default::default(),
+            sm_ksr: Default::default(),
+            sm_next_valid: Default::default(),
+            sm_next: Default::default(),
+            sm_running: Default::default(),
+            sm_tk: Default::default(),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            left: Default::default(),
+            has_event: Default::default(),
+            ev_state: Default::default(),
+            ev_ksr: Default::default(),
+            ev_next_valid: Default::default(),
+            named_k: Default::default(),
+            named_bit: Default::default(),
+            owns: Default::default(),
+            ready_bit: Default::default(),
+        }
+    }
+}
+
+impl Default for Smst {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for Smst {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // (literal bounds: 16 = MAX_SMS)
+        for s in 0..16 {
+            self.sm_state[s].clock.next = self.clock.val();
+            self.sm_ksr_valid[s].clock.next = self.clock.val();
+            self.sm_ksr[s].clock.next = self.clock.val();
+            self.sm_next_valid[s].clock.next = self.clock.val();
+            self.sm_next[s].clock.next = self.clock.val();
+            self.sm_running[s].clock.next = self.clock.val();
+            self.sm_tk[s].clock.next = self.clock.val();
+            self.sm_state[s].d.next = self.sm_state[s].q.val();
+            self.sm_ksr_valid[s].d.next = self.sm_ksr_valid[s].q.val();
+            self.sm_ksr[s].d.next = self.sm_ksr[s].q.val();
+            self.sm_next_valid[s].d.next = self.sm_next_valid[s].q.val();
+            self.sm_next[s].d.next = self.sm_next[s].q.val();
+            self.sm_running[s].d.next = self.sm_running[s].q.val();
+            self.sm_tk[s].d.next = self.sm_tk[s].q.val();
+        }
+
+        // Blocks left on each SM after this cycle's completion and save.
+        for s in 0..16 {
+            self.left[s].next = self.sm_running[s].q.val();
+            if self.done_valid.val() & (self.done_sm.val() == self.ids[s].val()) {
+                if self.saved_valid.val() & (self.saved_sm.val() == self.ids[s].val()) {
+                    self.left[s].next = self.sm_running[s].q.val() - 2;
+                } else {
+                    self.left[s].next = self.sm_running[s].q.val() - 1;
+                }
+            } else if self.saved_valid.val() & (self.saved_sm.val() == self.ids[s].val()) {
+                self.left[s].next = self.sm_running[s].q.val() - 1;
+            }
+        }
+
+        // The kernels of the SMs that finished and saved a block.
+        self.done_k.next = 0.into();
+        self.saved_k.next = 0.into();
+        for s in 0..16 {
+            if self.done_sm.val() == self.ids[s].val() {
+                self.done_k.next = self.sm_ksr[s].q.val();
+            }
+            if self.saved_sm.val() == self.ids[s].val() {
+                self.saved_k.next = self.sm_ksr[s].q.val();
+            }
+        }
+
+        // The SM event: the lowest-index SM with one.
+        for s in 0..16 {
+            self.has_event[s].next = (self.left[s].val() == 0)
+                & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
+                    | (self.sm_state[s].q.val() == 3));
+        }
+        self.ev_any.next = false;
+        self.ev_sm.next = 0.into();
+        for j in 0..16 {
+            if self.has_event[15 - j].val() {
+                self.ev_any.next = true;
+                self.ev_sm.next = self.ids[15 - j].val();
+            }
+        }
+        self.ev_state.next = 0.into();
+        self.ev_ksr.next = 0.into();
+        self.ev_next_valid.next = false;
+        self.ev_next.next = 0.into();
+        for s in 0..16 {
+            if self.ev_sm.val() == self.ids[s].val() {
+                self.ev_state.next = self.sm_state[s].q.val();
+                self.ev_ksr.next = self.sm_ksr[s].q.val();
+                self.ev_next_valid.next = self.sm_next_valid[s].q.val();
+                self.ev_next.next = self.sm_next[s].q.val();
+            }
+        }
+        // A completed preemption goes to setup if its next kernel has work.
+        self.ev_setup.next = (self.ev_state.val() == 3) & self.ev_next_valid.val() & self.has_work.val().get_bit(self.ev_next.val().index());
+        // Otherwise the SM goes idle and a token goes back.
+        self.ev_back.next = self.ev_ksr.val();
+        if self.ev_state.val() == 3 {
+            self.ev_back.next = self.ev_next.val();
+        }
+        self.ev_token.next = self.ev_any.val() & !self.ev_setup.val() & ((self.ev_state.val() == 2) | self.ev_next_valid.val());
+
+        // The KSR indices some SM names.
+        for k in 0..16 {
+            self.named_k[k].next = false;
+        }
+        for s in 0..16 {
+            for k in 0..16 {
+                if (self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.ids[k].val()))
+                    | (self.sm_next_valid[s].q.val() & (self.sm_next[s].q.val() == self.ids[k].val()))
+                {
+                    self.named_k[k].next = true;
+                }
+            }
+        }
+        for k in 0..16 {
+            self.named_bit[k].next = 0.into();
+            if self.named_k[k].val() {
+                self.named_bit[k].next = self.onehot[k].val();
+            }
+        }
+        self.named.next = self.named_bit[0].val()
+            | self.named_bit[1].val()
+            | self.named_bit[2].val()
+            | self.named_bit[3].val()
+            | self.named_bit[4].val()
+            | self.named_bit[5].val()
+            | self.named_bit[6].val()
+            | self.named_bit[7].val()
+            | self.named_bit[8].val()
+            | self.named_bit[9].val()
+            | self.named_bit[10].val()
+            | self.named_bit[11].val()
+            | self.named_bit[12].val()
+            | self.named_bit[13].val()
+            | self.named_bit[14].val()
+            | self.named_bit[15].val();
+
+        // The policy engine's read port.
+        self.a_state.next = 0.into();
+        self.a_ksr_valid.next = false;
+        self.a_ksr.next = 0.into();
+        for s in 0..16 {
+            if self.a.val() == self.ids[s].val() {
+                self.a_state.next = self.sm_state[s].q.val();
+                self.a_ksr_valid.next = self.sm_ksr_valid[s].q.val();
+                self.a_ksr.next = self.sm_ksr[s].q.val();
+            }
+        }
+        // Whether the kernel at `a` runs anywhere, and the SMs it has or is getting.
+        self.a_running.next = false;
+        for s in 0..16 {
+            self.owns[s].next = 0.into();
+            if self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.a.val()) {
+                if self.sm_state[s].q.val() == 2 {
+                    self.a_running.next = true;
+                }
+                if (self.sm_state[s].q.val() == 1) | (self.sm_state[s].q.val() == 2) {
+                    self.owns[s].next = 1.into();
+                }
+            }
+            if (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & (self.sm_next[s].q.val() == self.a.val()) {
+                self.owns[s].next = 1.into();
+            }
+        }
+        self.a_owned.next = self.owns[0].val()
+            + self.owns[1].val()
+            + self.owns[2].val()
+            + self.owns[3].val()
+            + self.owns[4].val()
+            + self.owns[5].val()
+            + self.owns[6].val()
+            + self.owns[7].val()
+            + self.owns[8].val()
+            + self.owns[9].val()
+            + self.owns[10].val()
+            + self.owns[11].val()
+            + self.owns[12].val()
+            + self.owns[13].val()
+            + self.owns[14].val()
+            + self.owns[15].val();
+
+        // The decision's SM.
+        self.act_state.next = 0.into();
+        self.act_ksr_valid.next = false;
+        self.act_ksr.next = 0.into();
+        for s in 0..16 {
+            if self.act_sm.val() == self.ids[s].val() {
+                self.act_state.next = self.sm_state[s].q.val();
+                self.act_ksr_valid.next = self.sm_ksr_valid[s].q.val();
+                self.act_ksr.next = self.sm_ksr[s].q.val();
+            }
+        }
+
+        // SMs that need the clock.
+        self.busy.next = false;
+        for s in 0..16 {
+            if (self.sm_state[s].q.val() == 1)
+                | (self.sm_state[s].q.val() == 3)
+                | ((self.sm_state[s].q.val() == 2)
+                    & (((self.sm_running[s].q.val() == 0) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
+                        | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))))
+            {
+                self.busy.next = true;
+            }
+        }
+
+        // Issue requests: running SMs with room whose kernel has work (not the one being
+        // reserved at this edge).
+        for s in 0..16 {
+            self.ready_bit[s].next = 0.into();
+            if (self.sm_state[s].q.val() == 2)
+                & (self.sm_running[s].q.val() < self.sm_tk[s].q.val())
+                & self.has_work.val().get_bit(self.sm_ksr[s].q.val().index())
+                & !(self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()))
+            {
+                self.ready_bit[s].next = self.onehot[s].val();
+            }
+        }
+        self.ready.next = self.ready_bit[0].val()
+            | self.ready_bit[1].val()
+            | self.ready_bit[2].val()
+            | self.ready_bit[3].val()
+            | self.ready_bit[4].val()
+            | self.ready_bit[5].val()
+            | self.ready_bit[6].val()
+            | self.ready_bit[7].val()
+            | self.ready_bit[8].val()
+            | self.ready_bit[9].val()
+            | self.ready_bit[10].val()
+            | self.ready_bit[11].val()
+            | self.ready_bit[12].val()
+            | self.ready_bit[13].val()
+            | self.ready_bit[14].val()
+            | self.ready_bit[15].val();
+        self.grant_ksr.next = 0.into();
+        for s in 0..16 {
+            if self.grant_sm.val() == self.ids[s].val() {
+                self.grant_ksr.next = self.sm_ksr[s].q.val();
+            }
+        }
+
+        // Next state.
+        for s in 0..16 {
+            self.sm_running[s].d.next = self.left[s].val();
+            if self.sm_state[s].q.val() == 1 {
+                self.sm_state[s].d.next = 2.into();
+            }
+            if self.assign_ok.val() & (self.act_sm.val() == self.ids[s].val()) {
+                self.sm_state[s].d.next = 1.into();
+                self.sm_ksr_valid[s].d.next = true;
+                self.sm_ksr[s].d.next = self.act_k.val();
+                self.sm_next_valid[s].d.next = false;
+                self.sm_next[s].d.next = 0.into();
+                self.sm_running[s].d.next = 0.into();
+                self.sm_tk[s].d.next = self.act_k_tk.val();
+            }
+            if self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()) {
+                self.sm_state[s].d.next = 3.into();
+                self.sm_next_valid[s].d.next = true;
+                self.sm_next[s].d.next = self.act_k.val();
+            }
+            if self.ev_any.val() & (self.ev_sm.val() == self.ids[s].val()) {
+                self.sm_next_valid[s].d.next = false;
+                self.sm_next[s].d.next = 0.into();
+                self.sm_running[s].d.next = 0.into();
+                if self.ev_setup.val() {
+                    self.sm_state[s].d.next = 1.into();
+                    self.sm_ksr_valid[s].d.next = true;
+                    self.sm_ksr[s].d.next = self.ev_next.val();
+                    self.sm_tk[s].d.next = self.ev_tk.val();
+                } else {
+                    self.sm_state[s].d.next = 0.into();
+                    self.sm_ksr_valid[s].d.next = false;
+                    self.sm_ksr[s].d.next = 0.into();
+                }
+            }
+            if self.grant_valid.val() & (self.grant_sm.val() == self.ids[s].val()) {
+                self.sm_running[s].d.next = self.left[s].val() + 1;
+            }
+        }
+    }
+}
