@@ -3,16 +3,24 @@
 
 pub mod check;
 pub mod dss;
+pub mod ksrt;
 pub mod lowest_first;
 pub mod prio;
+pub mod ptbq;
 pub mod ram;
+pub mod round_robin;
 pub mod scan;
 pub mod sched;
+pub mod smst;
 pub mod verilog;
 
 pub use dss::Dss;
+pub use ksrt::Ksrt;
 pub use lowest_first::LowestFirst;
 pub use prio::Prio;
+pub use ptbq::Ptbq;
 pub use ram::AsyncRam;
+pub use round_robin::RoundRobin;
 pub use scan::ScanControl;
 pub use sched::{Sched, SchedFaults};
+pub use smst::Smst;

@@ -14,8 +14,12 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [admitted, issue_ptr],
-    arrays: [sm_state, sm_ksr_valid, sm_ksr, sm_next_valid, sm_next, sm_running, sm_tk, k_valid, k_handle, k_tbs, k_next_tb, k_done, k_tk, k_priority, k_age, k_count, q_head, q_len],
+    registers: [ksrt.admitted, issue.pointer],
+    arrays: [
+        smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
+        ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
+        ptbq.q_head, ptbq.q_len,
+    ],
 });
 
 hdl_block!(Dss {
@@ -107,12 +111,13 @@ impl Ports for SchedPorts {
     }
     fn state(&self, r: &Regs) -> fw::State {
         let a = |n: &str| r.array(n);
-        let (st, kv, kr, nv, nx, run) = (a("sm_state"), a("sm_ksr_valid"), a("sm_ksr"), a("sm_next_valid"), a("sm_next"), a("sm_running"));
+        let (st, kv, kr, nv, nx, run) =
+            (a("smst.sm_state"), a("smst.sm_ksr_valid"), a("smst.sm_ksr"), a("smst.sm_next_valid"), a("smst.sm_next"), a("smst.sm_running"));
         let smst = (0..self.sms)
             .map(|s| fw::SmState { state: st[s] as u8, ksr_valid: kv[s] != 0, ksr: kr[s] as u8, next_valid: nv[s] != 0, next: nx[s] as u8, running_tbs: run[s] as u8 })
             .collect();
-        let (valid, handle, tbs, next_tb, done, tk) = (a("k_valid"), a("k_handle"), a("k_tbs"), a("k_next_tb"), a("k_done"), a("k_tk"));
-        let (prio, age, count, qlen) = (a("k_priority"), a("k_age"), a("k_count"), a("q_len"));
+        let (valid, handle, tbs, next_tb, done, tk) = (a("ksrt.k_valid"), a("ksrt.k_handle"), a("ksrt.k_tbs"), a("ksrt.k_next_tb"), a("ksrt.k_done"), a("ksrt.k_tk"));
+        let (prio, age, count, qlen) = (a("ksrt.k_priority"), a("ksrt.k_age"), a("ksrt.k_count"), a("ptbq.q_len"));
         let ksrt = (0..self.sms)
             .map(|k| {
                 if valid[k] == 0 {
@@ -132,7 +137,7 @@ impl Ports for SchedPorts {
                 }
             })
             .collect();
-        fw::State { smst, ksrt, admitted: r.scalar("admitted") as u16, issue_ptr: r.scalar("issue_ptr") as u8 }
+        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8 }
     }
 }
 

@@ -91,7 +91,10 @@ pub struct VcdRecorder {
     n_out: usize,
     n_state: usize,
     instance: String,
-    started: bool,
+    /// Times (ps) of the first and last sample and of the first marked mismatch.
+    first_time: Option<u64>,
+    last_time: u64,
+    first_mark: Option<u64>,
 }
 
 /// One cycle's values of an instance.
@@ -175,7 +178,7 @@ impl VcdRecorder {
             }
         }
         let (n_in, n_out, n_state) = (inputs.len(), outputs.len(), st.len());
-        VcdRecorder { buf, probe, vars, n_in, n_out, n_state, instance: inst, started: false }
+        VcdRecorder { buf, probe, vars, n_in, n_out, n_state, instance: inst, first_time: None, last_time: 0, first_mark: None }
     }
 
     /// Records one clocked cycle (after settling its inputs, before its edge); `block`, the
@@ -192,7 +195,11 @@ impl VcdRecorder {
                 let _ = writeln!(self.buf, "#{time}");
             }
         }
-        self.started = true;
+        self.first_time.get_or_insert(time);
+        self.last_time = time;
+        if s.mismatch {
+            self.first_mark.get_or_insert(time);
+        }
         let st = flatten(s.state);
         let values = std::iter::once(s.clocked)
             .chain(s.inputs.iter().copied())
@@ -246,8 +253,15 @@ impl VcdRecorder {
         let _ = writeln!(g, "[*] mpgpu co-simulation waveform: {}", self.instance);
         let _ = writeln!(g, "[dumpfile] \"{}\"", abs.display());
         let _ = writeln!(g, "[savefile] \"{}\"", abs.with_extension("gtkw").display());
-        let _ = writeln!(g, "[timestart] 0\n[size] 1600 1000\n[pos] -1 -1\n[sst_width] 260\n[signals_width] 300\n[sst_expanded] 1\n[sst_vpaned_height] 300");
+        // Zoom to show the whole recording across the wave pane, the marker at the first
+        // mismatch. GTKWave's zoom z shows about 2^-z / 200 time units per pixel (measured with
+        // GTKWave 3.3.118, Debian's: z = -15.5 spreads 256 ns at 1 ps over its 1,100 pixels).
+        let from = self.first_time.unwrap_or(0);
+        let span = (self.last_time.saturating_sub(from)).max(CYCLE) as f64;
+        let _ = writeln!(g, "[timestart] {from}\n[size] 1600 1000\n[pos] -1 -1");
+        let _ = writeln!(g, "*{:.6} {} -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1", -(span * 200.0 / 1100.0).log2(), self.first_mark.map_or(-1, |t| t as i64));
         let _ = writeln!(g, "[treeopen] {}.", self.instance);
+        let _ = writeln!(g, "[sst_width] 260\n[signals_width] 300\n[sst_expanded] 1\n[sst_vpaned_height] 300");
         let group = |g: &mut String, name: &str, closed: bool, items: &mut dyn Iterator<Item = &Var>| {
             let _ = writeln!(g, "{}\n-{name}", if closed { "@c00200" } else { "@800200" });
             for v in items {
@@ -264,9 +278,9 @@ impl VcdRecorder {
         // Each output beside its expected value.
         let _ = writeln!(g, "@800200\n-outputs (rtl, expected)");
         for k in 0..self.n_out {
-            for x in [&v[b + k], &v[c + k]] {
-                let _ = writeln!(g, "{}\n{}", fmt(x), sig(x));
-            }
+            let (r, e) = (&v[b + k], &v[c + k]);
+            let _ = writeln!(g, "{}\n+{{{} (rtl)}} {}", fmt(r), r.name, sig(r));
+            let _ = writeln!(g, "{}\n+{{{} (expected)}} {}", fmt(e), e.name, sig(e));
         }
         let _ = writeln!(g, "@1000200\n-outputs (rtl, expected)");
         // State, one group per table entry (scope below `state`).

@@ -83,7 +83,7 @@ fn the_whole_run_waveform_parses_back() {
     assert!(rep.mismatch.is_none());
     let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let h = p.parse_header().unwrap();
-    for sig in [&["dss", "out", "act"][..], &["uut", "busy_q", "q"], &["dss", "expected", "act"], &["dss", "mismatch"], &["gpu", "clocked"]] {
+    for sig in [&["dss", "out", "act"][..], &["uut", "scan", "busy_q", "q"], &["dss", "expected", "act"], &["dss", "mismatch"], &["gpu", "clocked"]] {
         assert!(h.find_var(sig).is_some(), "no {sig:?} in the waveform");
     }
     let changes = p.filter(|c| matches!(c, Ok(vcd::Command::Timestamp(_)))).count() as u64;

@@ -180,6 +180,8 @@ fn gtkw_names_only_real_signals(vcd: &Path) -> usize {
     assert!(g.contains(&format!("[dumpfile] \"{}\"", std::fs::canonicalize(vcd).unwrap().display())));
     let mut n = 0;
     for l in g.lines().filter(|l| !l.starts_with(['[', '@', '-', '*'])) {
+        // `+{alias} name`: the output pairs are aliased `busy (rtl)`, `busy (expected)`.
+        let l = l.split_once("} ").map_or(l, |x| x.1);
         let name = l.split('[').next().unwrap();
         let path: Vec<&str> = name.split('.').collect();
         assert!(h.find_var(&path).is_some(), "{}: the save file names {l}, which the waveform lacks", vcd.display());

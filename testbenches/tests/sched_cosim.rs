@@ -279,7 +279,7 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
     // The KSRT entry as read back from the registers, and the register itself in rust-hdl's
     // hierarchy.
     let (k0_valid, mismatch) = (id(&["sched", "state", "ksrt_0", "valid"]), id(&["sched", "mismatch"]));
-    id(&["uut", "k_valid$0", "q"]);
+    id(&["uut", "ksrt", "k_valid$0", "q"]);
     // Replay the changes, checking the RTL's ports against the model's at every step.
     let mut now = HashMap::new();
     let mut t = None;

@@ -713,7 +713,9 @@ impl Gpu {
             let mut next = now + 1;
             let sched_pending = match &self.sched {
                 BlockSched::Baseline { dirty, .. } => *dirty,
-                BlockSched::Framework(d) => d.pending(),
+                // Without clock gating the framework is clocked on every GPU cycle, so none is
+                // skipped.
+                BlockSched::Framework(d) => d.pending() || !d.gating,
             };
             if limits.skip_idle && !active && !sched_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
