@@ -122,6 +122,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.mechanism
     );
     let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
+    for x in &rep.warnings {
+        eprintln!("warning: {x}");
+    }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" of {} GPU cycles", r.cycles));
     let gated = if matches!(a.unit, UnitArg::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };

@@ -36,7 +36,7 @@ pub struct SoakArgs {
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let config = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    let soak = Soak { seed: a.seed, workloads: a.workloads, config, backend: a.backend.into(), faults, params: SoakParams::default(), out: a.out.clone() };
+    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg: a.config.clone(), backend: a.backend.into(), faults, params: SoakParams::default(), out: a.out.clone() };
     let per = (POLICIES.len() * MECHANISMS.len()) as u64;
     println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), the framework's RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ProgressBar::new(a.workloads * per) } else { ProgressBar::hidden() };

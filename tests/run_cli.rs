@@ -169,7 +169,7 @@ fn cosim_reports_zero_mismatches_and_catches_a_broken_block() {
     let vcd = temp_file("broken.vcd", "");
     let (code, out, err) = mpgpu(&["cosim", w, "--unit", "engine", "--config", "k20c", "--policy", "dss", "--broken", "lifo", "--vcd", &vcd]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("mismatches: 1") && err.contains("mismatch at cycle"), "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("mismatch at clocked cycle") && err.contains("GPU cycle"), "{out}{err}");
     assert!(std::fs::metadata(&vcd).unwrap().len() > 1000);
     let (code, _, err) = mpgpu(&["cosim", "--unit", "alu"]);
     assert_eq!(code, 2);
@@ -217,4 +217,15 @@ fn soak_passes_and_reports_a_broken_block_with_a_workload_that_reproduces_it() {
     assert!(out.contains("mismatches: 1") && err.contains("reproduce with: mpgpu cosim"), "{out}{err}");
     let file = err.lines().find_map(|l| l.strip_prefix("reproduce with: mpgpu cosim ")).unwrap().split_whitespace().next().unwrap().to_string();
     assert!(std::path::Path::new(&file).exists(), "{file}");
+}
+
+#[test]
+fn cosim_and_soak_refuse_a_gpu_the_framework_cannot_run_on_before_building_rtl() {
+    let gtx = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sim-ref/configs/gtx480.toml")).unwrap();
+    let big = temp_file("big.toml", &gtx.replacen("count = 16", "count = 20", 1).replacen("name = \"gtx480\"", "name = \"big\"", 1));
+    for args in [vec!["cosim", "--config", &big], vec!["cosim", "--config", &big, "--backend", "verilator"], vec!["cosim", "--unit", "engine", "--config", &big], vec!["soak", "--workloads", "1", "--config", &big]] {
+        let (code, out, err) = mpgpu(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("at most 16 SMs") && !err.contains("panicked"), "{args:?}: {err}");
+    }
 }

@@ -162,6 +162,9 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Unit for Shared<M, P> {
         c.record(i);
         c.pair.clock(i);
     }
+    fn at_cycle(&mut self, gpu_cycle: u64) {
+        self.0.borrow_mut().pair.time = Some(gpu_cycle);
+    }
 }
 
 /// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it answers
@@ -174,15 +177,13 @@ impl SchedUnit for Shared<Framework, SchedPorts> {
         let c = self.0.borrow();
         let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.outputs_now().busy);
         if model != rtl {
-            c.pair.flag("busy (after the edge)", &model, &rtl);
+            // Reported at the next clocked cycle, whose `busy` this is.
+            c.pair.flag("busy (after the previous clocked cycle's edge)", &model, &rtl);
         }
         !rtl
     }
     fn halted(&self) -> Option<String> {
         self.0.borrow().pair.mismatch().map(|m| format!("the RTL and the model parted at co-simulation cycle {}", m.cycle))
-    }
-    fn at_cycle(&mut self, gpu_cycle: u64) {
-        self.0.borrow_mut().pair.time = Some(gpu_cycle);
     }
 }
 
@@ -279,6 +280,8 @@ pub struct CosimReport {
     /// and on first use the Verilator model); for speed reports only.
     pub seconds: f64,
     pub setup_seconds: f64,
+    /// What could not be written (a waveform, a trace); the run's findings stand.
+    pub warnings: Vec<String>,
 }
 
 /// Cycles of waveform kept before a mismatch when no waveform was asked for.
@@ -447,6 +450,8 @@ impl SchedUnit for Counted {
 /// asked for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles
 /// around the mismatch into `o.mismatch_vcd`.
 pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
+    // Refuse a GPU the framework cannot run on before building any RTL for it.
+    Gpu::framework_params(cfg)?;
     let times = std::cell::Cell::new((0.0, 0.0));
     let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
         let t0 = std::time::Instant::now();
@@ -459,7 +464,11 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
     };
     let (mut handle, gpu, run) = once(if o.vcd.is_some() { 0 } else { u64::MAX }, u64::MAX, o.trace.as_deref())?;
     let (setup_seconds, seconds) = times.get();
-    let trace = handle.finish_trace()?;
+    let mut warnings = Vec::new();
+    let trace = handle.finish_trace().unwrap_or_else(|e| {
+        warnings.push(e);
+        None
+    });
     let mismatch = handle.mismatch();
     let path = match (&o.vcd, &mismatch) {
         (Some(p), _) => Some(p.clone()),
@@ -469,9 +478,13 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         }
         (None, None) => None,
     };
-    if let Some(p) = &path {
-        handle.write_vcd(p)?;
-    }
+    let path = path.filter(|p| match handle.write_vcd(p) {
+        Ok(()) => true,
+        Err(e) => {
+            warnings.push(e);
+            false
+        }
+    });
     let cycles_checked = match &mismatch {
         Some(m) => m.cycle + 1,
         None => handle.cycles(),
@@ -480,5 +493,5 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         Ok(()) => (Some(gpu.result()), None),
         Err(e) => (None, Some(e)),
     };
-    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds, setup_seconds })
+    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds, setup_seconds, warnings })
 }

@@ -223,6 +223,11 @@ where
 
     fn clock(&mut self, i: &M::In) {
         let (m, r) = (self.model.outputs(i), self.rtl.outputs(i));
+        // A mismatch seen when this cycle's outputs were looked at early (a unit may read its
+        // sub-unit's outputs after the previous edge) is dated to the GPU cycle it is clocked in.
+        if let Some(x) = self.first.borrow_mut().as_mut().filter(|x| x.cycle == self.cycle) {
+            x.time = self.time;
+        }
         self.remember(i, &m, &r);
         self.model.clock(i);
         self.rtl.clock(i);

@@ -138,6 +138,9 @@ pub struct RtlUnit<P: Ports> {
     driven: RefCell<Option<P::In>>,
     /// The registers were read since the last edge.
     regs_fresh: Cell<bool>,
+    /// Each input's width as a mask: every backend sees the same bits (Verilator does not mask
+    /// what its port variables hold).
+    masks: Vec<u64>,
 }
 
 impl<P: Ports> RtlUnit<P> {
@@ -159,11 +162,16 @@ impl<P: Ports> RtlUnit<P> {
             }
         };
         let io = Io { ins: vec![0; layout.inputs.len()], outs: vec![0; layout.outputs.len()], regs: vec![0; layout.registers.len()] };
-        let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false) };
+        let masks = layout.inputs.iter().map(|p| if p.width >= 64 { u64::MAX } else { (1u64 << p.width) - 1 }).collect();
+        let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false), masks };
         {
+            // Settled at reset with all inputs zero, so the outputs read before the first cycle
+            // (`busy` for clock gating) are the block's.
             let mut s = u.sim.borrow_mut();
+            s.set_inputs(&u.io.borrow().ins);
             s.set_clock(false);
             s.settle();
+            s.outputs(&mut u.io.borrow_mut().outs);
         }
         Ok(u)
     }
@@ -182,6 +190,9 @@ impl<P: Ports> RtlUnit<P> {
         }
         let mut io = self.io.borrow_mut();
         self.ports.encode(i, &mut io.ins);
+        for (w, m) in io.ins.iter_mut().zip(&self.masks) {
+            *w &= m;
+        }
         let mut s = self.sim.borrow_mut();
         s.set_inputs(&io.ins);
         s.set_clock(false);

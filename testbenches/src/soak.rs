@@ -22,6 +22,9 @@ pub struct Soak {
     pub seed: u64,
     pub workloads: u64,
     pub config: GpuConfig,
+    /// How the command line named the configuration (a preset or a file), for the command
+    /// that reproduces a failure.
+    pub config_arg: String,
     pub backend: Backend,
     pub faults: SchedFaults,
     pub params: SoakParams,
@@ -82,10 +85,15 @@ impl Soak {
                     }
                     if r.mismatch.is_some() || !verified {
                         let file = self.write_workload(index, &w)?;
+                        let broken = match (self.faults.ptbq_lifo, self.faults.keep_token) {
+                            (true, _) => " --broken lifo",
+                            (_, true) => " --broken keep-token",
+                            _ => "",
+                        };
                         let command = format!(
-                            "mpgpu cosim {} --config {} --policy {} --preempt {} --backend {}",
+                            "mpgpu cosim {} --config {} --policy {} --preempt {} --backend {}{broken}",
                             file.display(),
-                            self.config.name,
+                            self.config_arg,
                             p.name(),
                             if m == Mechanism::Drain { "drain" } else { "ctxsw" },
                             self.backend

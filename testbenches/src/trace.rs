@@ -47,6 +47,10 @@ impl TraceWriter {
             return Err(format!("{block}: {} outputs; a trace's care mask holds 64", outputs.len()));
         }
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // A trace left by an earlier run must not be replayed against this one's data.
+        for old in ["trace.json", "top.v", "replay.v", "replay.vvp", "replay.log"] {
+            let _ = std::fs::remove_file(dir.join(old));
+        }
         let f = dir.join("trace.hex");
         let file = File::create(&f).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
         let info = TraceInfo {
@@ -109,6 +113,8 @@ pub fn testbench(t: &TraceInfo) -> String {
     let _ = writeln!(s, "    initial begin\n        $readmemh(\"trace.hex\", mem);");
     let _ = writeln!(s, "        for (c = 0; c < {}; c = c + 1) begin", t.cycles);
     let _ = writeln!(s, "            base = c * F;\n            gpu_cycle = mem[base];\n            care = mem[base + {}];", 1 + ni + no);
+    // A record that did not load (a short or damaged trace.hex) must fail, not compare nothing.
+    let _ = writeln!(s, "            if (^{{gpu_cycle, care}} === 1'bx) begin\n                $display(\"REPLAY MISMATCH cycle %0d (GPU cycle ?) port trace: record not loaded from trace.hex\", c);\n                $fatal(1, \"replay of {} failed\");\n            end", t.block);
     for (k, (n, w)) in t.inputs.iter().enumerate() {
         let _ = writeln!(s, "            {n} = mem[base + {}][{}:0];", 1 + k, w - 1);
     }
@@ -126,6 +132,34 @@ pub fn testbench(t: &TraceInfo) -> String {
     s
 }
 
+/// Checks `trace.json` and `trace.hex` against each other: port widths 1..=64, the record
+/// size, and `cycles` records of `fields` hex words each.
+fn check(dir: &Path, info: &TraceInfo) -> Result<(), String> {
+    let json = dir.join("trace.json");
+    for (n, w) in info.inputs.iter().chain(&info.outputs) {
+        if !(1..=64).contains(w) {
+            return Err(format!("{}: port `{n}` is {w} bits wide; expected 1..=64", json.display()));
+        }
+    }
+    if info.fields != 2 + info.inputs.len() + info.outputs.len() || info.outputs.len() > 64 {
+        return Err(format!("{}: `fields` is {}; with {} inputs and {} outputs expected {}", json.display(), info.fields, info.inputs.len(), info.outputs.len(), 2 + info.inputs.len() + info.outputs.len()));
+    }
+    let hex = dir.join("trace.hex");
+    let text = std::fs::read_to_string(&hex).map_err(|e| format!("{}: {e}", hex.display()))?;
+    let mut records = 0u64;
+    for (k, line) in text.lines().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() != info.fields || words.iter().any(|w| u64::from_str_radix(w, 16).is_err()) {
+            return Err(format!("{}:{}: expected {} hex words of at most 64 bits, found `{line}`", hex.display(), k + 1, info.fields));
+        }
+        records += 1;
+    }
+    if records != info.cycles {
+        return Err(format!("{}: {records} records; trace.json says {} cycles", hex.display(), info.cycles));
+    }
+    Ok(())
+}
+
 /// The outcome of a replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Replay {
@@ -138,6 +172,7 @@ pub enum Replay {
 pub fn replay(dir: &Path) -> Result<Replay, String> {
     let info: TraceInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("trace.json")).map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?)
         .map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?;
+    check(dir, &info)?;
     // Regenerated from trace.json, so an edited trace.hex is replayed by the same testbench.
     std::fs::write(dir.join("replay.v"), testbench(&info)).map_err(|e| format!("cannot write replay.v: {e}"))?;
     let out = Command::new("iverilog")

@@ -58,20 +58,24 @@ fn a_broken_rtl_is_caught_with_a_waveform_around_the_mismatch() {
     let text = std::fs::read_to_string(&path).unwrap();
     let decl = text.lines().find(|l| l.ends_with(" mismatch $end")).expect("no mismatch marker");
     let marker = format!("1{}", decl.split_whitespace().nth(3).unwrap());
+    // Time is the GPU cycle: the waveform holds the window's clocked cycles, one time step
+    // each, and the marker rises at the mismatch's GPU cycle.
     let mut now = None;
-    let mut first = None;
+    let mut steps = 0;
     let mut rise = None;
     for line in text.lines() {
         if let Some(t) = line.strip_prefix('#') {
-            let c = t.parse::<u64>().unwrap() / mpgpu_tb::vcd::CYCLE;
-            first.get_or_insert(c);
-            now = Some(c);
+            now = Some(t.parse::<u64>().unwrap() / mpgpu_tb::vcd::CYCLE);
+            steps += 1;
         } else if line == marker && rise.is_none() {
             rise = now;
         }
     }
-    assert_eq!(first, Some(m.cycle.saturating_sub(MISMATCH_WINDOW)));
-    assert_eq!(rise, Some(m.cycle));
+    assert!(m.time.is_some_and(|t| t > m.cycle), "the engine's mismatch carries its GPU cycle: {m}");
+    assert_eq!(rise, m.time);
+    // The engine's run goes on after a mismatch, so the window is whole on both sides.
+    assert!(m.cycle > MISMATCH_WINDOW);
+    assert_eq!(steps, 2 * MISMATCH_WINDOW + 1, "the window around the mismatch");
 }
 
 #[test]

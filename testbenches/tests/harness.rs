@@ -153,6 +153,11 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
         }
         r => panic!("the edited trace replayed as {r:?}"),
     }
+    // A trace cut short, or with a damaged record, is refused rather than replayed.
+    std::fs::write(bad.join("trace.hex"), text.lines().take(100).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    assert!(replay(&bad).unwrap_err().contains("100 records"));
+    std::fs::write(bad.join("trace.hex"), text.replacen(' ', " zz ", 1)).unwrap();
+    assert!(replay(&bad).unwrap_err().contains("trace.hex:1: expected"));
     // A don't-care output (issue_sm while nothing is issued) is not compared.
     let quiet = text.lines().position(|l| l.split_whitespace().nth(12 + 2) == Some("0")).unwrap();
     std::fs::copy(d.join("trace.hex"), bad.join("trace.hex")).unwrap();
@@ -215,6 +220,7 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
         seed: 1,
         workloads: n,
         config: GpuConfig::preset("k20c").unwrap(),
+        config_arg: "k20c".into(),
         backend,
         faults,
         params: SoakParams::default(),

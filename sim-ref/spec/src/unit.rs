@@ -17,6 +17,10 @@ pub trait Unit {
     fn outputs(&self, i: &Self::In) -> Self::Out;
     /// The rising clock edge: take the next state.
     fn clock(&mut self, i: &Self::In);
+    /// The GPU cycle of the coming cycle, for a unit whose co-simulation reports and waveforms
+    /// are timed in GPU cycles (a unit clocked only some cycles does not know it otherwise).
+    /// Nothing else may depend on it.
+    fn at_cycle(&mut self, _gpu_cycle: u64) {}
 }
 
 /// Number of bits needed to hold values `0..n` (at least 1).

@@ -42,6 +42,8 @@ pub struct LaunchState {
     pub next_block: u64,
     pub blocks: u64,
     pub done_blocks: u64,
+    /// The block scheduler has retired it (its process has moved on).
+    pub retired: bool,
 }
 
 impl LaunchState {
@@ -355,15 +357,10 @@ impl Gpu {
         })
     }
 
-    /// A GPU with the framework `make` builds around its reference model (a co-simulation
-    /// puts the framework's RTL in the loop this way).
-    pub fn with_sched_unit(
-        cfg: &GpuConfig,
-        policy: Policy,
-        mechanism: Mechanism,
-        procs: usize,
-        make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
-    ) -> Result<Gpu, String> {
+    /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
+    /// (it needs identical SMs, at most 16 of them, at most 16 blocks each). Checked before any
+    /// RTL is built for it.
+    pub fn framework_params(cfg: &GpuConfig) -> Result<SchedParams, String> {
         if cfg.sm.len() != 1 {
             return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
         }
@@ -374,7 +371,20 @@ impl Gpu {
         if cfg.sm[0].blocks as usize > MAX_TMAX {
             return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
         }
-        let params = SchedParams::new(n, cfg.sm[0].blocks as usize)?;
+        SchedParams::new(n, cfg.sm[0].blocks as usize)
+    }
+
+    /// A GPU with the framework `make` builds around its reference model (a co-simulation
+    /// puts the framework's RTL in the loop this way).
+    pub fn with_sched_unit(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
+    ) -> Result<Gpu, String> {
+        let params = Gpu::framework_params(cfg)?;
+        let n = params.sms;
         let mut g = Gpu::new(cfg);
         let fw = make(Framework::new(params, policy, mechanism));
         g.sched = BlockSched::Framework(Box::new(FwDriver {
@@ -461,7 +471,13 @@ impl Gpu {
         if let Some(h) = out.retired {
             d.retired.push(h);
         }
+        // The framework's outputs drive the GPU; with its RTL alone nothing else checks them, so
+        // one the GPU cannot carry out stops the run with an error naming it.
+        let bad = |detail: String| Err(SimError::Cosim { cycle: now, detail });
         if let Some(sm) = out.preempt {
+            if sm as usize >= self.sms.len() {
+                return bad(format!("the framework preempted SM {sm}; the GPU has {}", self.sms.len()));
+            }
             d.preemptions += 1;
             if d.mechanism == Mechanism::ContextSwitch {
                 d.switching[sm as usize] = true;
@@ -472,17 +488,31 @@ impl Gpu {
         }
         if let Some(t) = out.issue {
             let sm = t.sm as usize;
+            if sm >= self.sms.len() {
+                return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
+            }
             if t.restore {
-                let saved = d.saved.remove(&(t.handle as usize, t.tb)).expect("a PTBQ entry without a saved context");
+                let Some(saved) = d.saved.remove(&(t.handle as usize, t.tb)) else {
+                    return bad(format!("the framework restored block {} of launch {}, which was never saved", t.tb, t.handle));
+                };
                 d.restores += 1;
                 let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
-                assert!(self.sms[sm].fits(&ctx.info.launch), "the framework restored a block onto a full SM");
+                if !self.sms[sm].fits(&ctx.info.launch) {
+                    return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
+                }
                 context_traffic(&mut self.mem, &self.cfg, sm, saved.addr, saved.words, super::memsys::ReqKind::Read, now);
                 let start = now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
                 self.sms[sm].restore_block_at(now, ctx, start);
             } else {
-                let ls = &mut self.launches[t.handle as usize];
-                assert!(self.sms[sm].fits(&ls.info.launch), "the framework issued a block onto a full SM");
+                let Some(ls) = self.launches.get_mut(t.handle as usize) else {
+                    return bad(format!("the framework issued a block of launch {}, which does not exist", t.handle));
+                };
+                if ls.retired || t.tb as u64 >= ls.blocks || ls.next_block >= ls.blocks {
+                    return bad(format!("the framework issued block {} of launch {} ({} blocks, {} issued{})", t.tb, t.handle, ls.blocks, ls.next_block, if ls.retired { ", retired" } else { "" }));
+                }
+                if !self.sms[sm].fits(&ls.info.launch) {
+                    return bad(format!("the framework issued block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
+                }
                 ls.next_block += 1;
                 ls.first_block_at.get_or_insert(now);
                 let info = ls.info.clone();
@@ -598,6 +628,7 @@ impl Gpu {
             next_block: 0,
             blocks,
             done_blocks: 0,
+            retired: false,
         });
         self.procs[p].launches.push(id);
         if let BlockSched::Framework(d) = &mut self.sched {
@@ -820,6 +851,7 @@ impl Gpu {
             BlockSched::Baseline { d, dirty } => {
                 *dirty = true;
                 if last {
+                    self.launches[l].retired = true;
                     d.launch_done(self.now, l);
                     let p = self.launches[l].process;
                     self.next_launch(p)?;
@@ -840,10 +872,12 @@ impl Gpu {
         let retired = std::mem::take(&mut d.retired);
         for h in retired {
             let ls = self.launches.get(h as usize).ok_or_else(|| SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h}, which does not exist") })?;
-            if ls.done_blocks != ls.blocks {
-                return Err(SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h} with {} of its {} blocks finished", ls.done_blocks, ls.blocks) });
+            if ls.done_blocks != ls.blocks || ls.retired {
+                let why = if ls.retired { "twice".to_string() } else { format!("with {} of its {} blocks finished", ls.done_blocks, ls.blocks) };
+                return Err(SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h} {why}") });
             }
             let p = ls.process;
+            self.launches[h as usize].retired = true;
             self.next_launch(p)?;
         }
         Ok(())

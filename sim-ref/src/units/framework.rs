@@ -125,8 +125,6 @@ pub trait SchedUnit: Unit<In = FwIn, Out = FwOut> {
     fn halted(&self) -> Option<String> {
         None
     }
-    /// The GPU cycle of the coming clocked cycle (for waveforms and mismatch reports).
-    fn at_cycle(&mut self, _gpu_cycle: u64) {}
 }
 
 impl SchedUnit for Framework {
@@ -555,6 +553,12 @@ impl Framework {
 impl Unit for Framework {
     type In = FwIn;
     type Out = FwOut;
+
+    /// Passed on to the policy engines (their co-simulation is timed in GPU cycles).
+    fn at_cycle(&mut self, gpu_cycle: u64) {
+        self.dss.at_cycle(gpu_cycle);
+        self.prio.at_cycle(gpu_cycle);
+    }
 
     fn reset(&mut self) {
         let n = self.params.sms;
