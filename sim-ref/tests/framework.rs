@@ -20,13 +20,15 @@ priority = 1
 launches = [{ kernel = "sgemm", size = 96, seed = 2 }]
 "#;
 
-/// A run to the end, with the framework's (preemptions, restores) read as numbers from the GPU.
+/// A run to the end, with the framework's (preemptions, restores).
 fn run_counted(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism) -> (RunResult, (u64, u64)) {
     let mut g = Gpu::with_framework(cfg, p, m, w.processes.len()).unwrap();
     g.add_workload(w).unwrap();
     g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{p:?} {m:?}: {e}"));
-    let counts = g.framework_counts().expect("the GPU has the framework");
-    (g.result(), counts)
+    let r = g.result();
+    assert!(r.dispatcher.starts_with("framework"), "the GPU has the framework: {}", r.dispatcher);
+    let counts = (r.preemptions, r.restores);
+    (r, counts)
 }
 
 /// Every policy and mechanism verifies every output, and the preemptive ones do so with

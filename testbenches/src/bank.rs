@@ -51,7 +51,7 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Bank<M, P> {
             let slot = match mode {
                 _ if !rtl_on.contains(k) => Slot::Model(model(k)),
                 SlotMode::ModelAlone => Slot::Model(model(k)),
-                SlotMode::RtlAlone => Slot::Rtl(Alone { rtl: RtlUnit::with_backend(ports(k), backend)?, cycles: 0 }),
+                SlotMode::RtlAlone => Slot::Rtl(Alone::new(RtlUnit::with_backend(ports(k), backend)?)),
                 SlotMode::Lockstep => {
                     let rtl = RtlUnit::with_backend(ports(k), backend)?;
                     Slot::Pair(Shared::new(Cosim::with_state(&instance(k, block), model(k), rtl, model_state)))

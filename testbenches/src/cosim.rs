@@ -187,10 +187,17 @@ impl SchedUnit for Shared<Framework, SchedPorts> {
     }
 }
 
-/// The framework's RTL alone in its slot: it drives the GPU and nothing checks it.
+/// The RTL alone in its slot: it drives the GPU and nothing checks it. `cycles` counts its
+/// clocked cycles, where the caller can read them while the GPU holds the unit.
 pub struct Alone<P: Ports> {
     pub rtl: RtlUnit<P>,
-    pub cycles: u64,
+    pub cycles: Rc<std::cell::Cell<u64>>,
+}
+
+impl<P: Ports> Alone<P> {
+    pub fn new(rtl: RtlUnit<P>) -> Self {
+        Alone { rtl, cycles: Default::default() }
+    }
 }
 
 impl<P: Ports> Unit for Alone<P> {
@@ -198,14 +205,14 @@ impl<P: Ports> Unit for Alone<P> {
     type Out = P::Out;
     fn reset(&mut self) {
         self.rtl.reset();
-        self.cycles = 0;
+        self.cycles.set(0);
     }
     fn outputs(&self, i: &P::In) -> P::Out {
         self.rtl.outputs(i)
     }
     fn clock(&mut self, i: &P::In) {
         self.rtl.clock(i);
-        self.cycles += 1;
+        self.cycles.set(self.cycles.get() + 1);
     }
 }
 
@@ -248,14 +255,14 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for Shared<M, P> {
     }
 }
 
-struct AloneOutcome(Rc<RefCell<u64>>);
+struct AloneOutcome(Rc<std::cell::Cell<u64>>);
 
 impl Outcome for AloneOutcome {
     fn mismatch(&self) -> Option<Mismatch> {
         None
     }
     fn cycles(&self) -> u64 {
-        *self.0.borrow()
+        self.0.get()
     }
     fn write_vcd(&self, _: &Path) -> Result<(), String> {
         Ok(())
@@ -390,16 +397,17 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
         (UnitKind::Sched, SlotMode::RtlAlone) => {
             let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
             let rtl = RtlUnit::with_backend(ports, o.backend)?;
-            let counter = Rc::new(RefCell::new(0u64));
-            let mut rtl = Some(rtl);
-            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |_model| Box::new(Counted(Alone { rtl: rtl.take().expect("one framework"), cycles: 0 }, counter.clone())))?;
+            let alone = Alone::new(rtl);
+            let counter = alone.cycles.clone();
+            let mut alone = Some(alone);
+            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |_model| Box::new(alone.take().expect("one framework")))?;
             gpu.set_framework_clock_gating(!o.every_cycle);
             Ok((Box::new(AloneOutcome(counter)), gpu))
         }
         (UnitKind::Sched, SlotMode::ModelAlone) => {
             let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| Box::new(model))?;
             gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(AloneOutcome(Rc::new(RefCell::new(0)))), gpu))
+            Ok((Box::new(AloneOutcome(Default::default())), gpu))
         }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
@@ -415,33 +423,6 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 Ok((Box::new(h), gpu))
             }
         }
-    }
-}
-
-/// The RTL alone, counting its clocked cycles where the caller can read them.
-struct Counted(Alone<SchedPorts>, Rc<RefCell<u64>>);
-
-impl Unit for Counted {
-    type In = <SchedPorts as Ports>::In;
-    type Out = <SchedPorts as Ports>::Out;
-    fn reset(&mut self) {
-        self.0.reset();
-    }
-    fn outputs(&self, i: &Self::In) -> Self::Out {
-        self.0.outputs(i)
-    }
-    fn clock(&mut self, i: &Self::In) {
-        self.0.clock(i);
-        *self.1.borrow_mut() = self.0.cycles;
-    }
-}
-
-impl SchedUnit for Counted {
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        None
-    }
-    fn quiet(&self) -> bool {
-        self.0.quiet()
     }
 }
 

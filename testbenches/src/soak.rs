@@ -60,12 +60,6 @@ pub struct SoakReport {
     pub failure: Option<SoakFailure>,
 }
 
-fn preemptions(dispatcher: &str) -> u64 {
-    // "..., N preemptions, ..." in the run's dispatcher description.
-    let words: Vec<&str> = dispatcher.split_whitespace().collect();
-    words.windows(2).filter(|w| w[1].starts_with("preemption")).filter_map(|w| w[0].parse::<u64>().ok()).sum()
-}
-
 impl Soak {
     /// Runs the soak; `progress(workloads done, runs done, report so far)` after every run.
     pub fn run(&self, progress: &mut dyn FnMut(u64, u64, &SoakReport)) -> Result<SoakReport, String> {
@@ -81,7 +75,7 @@ impl Soak {
                     let verified = r.result.as_ref().is_some_and(|x| x.processes.iter().all(|p| p.verified));
                     if let Some(x) = &r.result {
                         rep.gpu_cycles += x.cycles;
-                        rep.preemptions += preemptions(&x.dispatcher);
+                        rep.preemptions += x.preemptions;
                     }
                     if r.mismatch.is_some() || !verified {
                         let file = self.write_workload(index, &w)?;

@@ -37,15 +37,9 @@ fn clean(rep: &CosimReport, what: &str) {
     assert!(rep.cycles_checked > 1000, "{what}: {} cycles", rep.cycles_checked);
 }
 
-/// (preemptions, restores) of a run, as numbers from its dispatcher line (`framework <policy>
-/// (<mechanism>; N preemptions, M restores)`); any other form fails the test rather than
-/// reading as zero.
+/// (preemptions, restores) of a run.
 fn counts(r: &RunResult) -> (u64, u64) {
-    let d = &r.dispatcher;
-    let tail = d.strip_suffix(" restores)").and_then(|t| t.rsplit_once("; ")).map(|(_, t)| t);
-    let (p, q) = tail.and_then(|t| t.split_once(" preemptions, ")).unwrap_or_else(|| panic!("no preemption counts in `{d}`"));
-    let num = |x: &str| x.parse::<u64>().unwrap_or_else(|e| panic!("`{x}` in `{d}`: {e}"));
-    (num(p), num(q))
+    (r.preemptions, r.restores)
 }
 
 /// The preemption counts a run must show: none for the non-preemptive policies, no restores

@@ -275,6 +275,9 @@ pub struct RunResult {
     pub stalls: Vec<(String, u64)>,
     /// Cycles the simulation loop stepped (the others were skipped: nothing could happen).
     pub stepped_cycles: u64,
+    /// SMs the scheduling framework preempted and blocks it restored (0 without it).
+    pub preemptions: u64,
+    pub restores: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -418,12 +421,6 @@ impl Gpu {
     /// The framework's reference model, when the GPU has one (not when its RTL runs alone).
     pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
         self.fw().and_then(|d| d.fw.model())
-    }
-
-    /// (preemptions, restores) so far, when the GPU has the framework: SMs the framework has
-    /// started taking from their kernels, and blocks it has issued from a PTBQ.
-    pub fn framework_counts(&self) -> Option<(u64, u64)> {
-        self.fw().map(|d| (d.preemptions, d.restores))
     }
 
     /// One cycle of the framework and its SM driver.
@@ -992,6 +989,8 @@ impl Gpu {
             sm,
             mem: self.mem.stats,
             stepped_cycles: self.stepped_cycles,
+            preemptions: self.fw().map_or(0, |d| d.preemptions),
+            restores: self.fw().map_or(0, |d| d.restores),
         }
     }
 }
