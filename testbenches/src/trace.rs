@@ -48,9 +48,10 @@ impl TraceWriter {
         }
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         // A trace left by an earlier run must not be replayed against this one's data.
-        for old in ["trace.json", "top.v", "replay.v", "replay.vvp", "replay.log"] {
+        for old in ["trace.json", "top.v", "replay.v", "replay.vvp", "replay.log", "replay-gate.vvp", "replay-gate.log"] {
             let _ = std::fs::remove_file(dir.join(old));
         }
+        let _ = std::fs::remove_dir_all(dir.join("gate"));
         let f = dir.join("trace.hex");
         let file = File::create(&f).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
         let info = TraceInfo {
@@ -168,24 +169,36 @@ pub enum Replay {
     Mismatch { cycle: u64, port: String, line: String },
 }
 
-/// Compiles and runs the replay testbench of the trace in `dir` with Icarus Verilog.
+/// Compiles and runs the replay testbench of the trace in `dir` with Icarus Verilog, on the
+/// block's Verilog (`top.v`).
 pub fn replay(dir: &Path) -> Result<Replay, String> {
+    replay_on(dir, &[Path::new("top.v")], "rtl")
+}
+
+/// Compiles and runs the replay testbench of the trace in `dir` on the Verilog `sources` (paths
+/// relative to `dir` or absolute) that define module `top`: the block's Verilog, or a
+/// synthesized netlist and its cell models. `tag` names the build and log files
+/// (`replay-<tag>.vvp`, `replay-<tag>.log`; the RTL's are `replay.vvp` and `replay.log`).
+pub fn replay_on(dir: &Path, sources: &[&Path], tag: &str) -> Result<Replay, String> {
     let info: TraceInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("trace.json")).map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?)
         .map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?;
     check(dir, &info)?;
     // Regenerated from trace.json, so an edited trace.hex is replayed by the same testbench.
     std::fs::write(dir.join("replay.v"), testbench(&info)).map_err(|e| format!("cannot write replay.v: {e}"))?;
+    let stem = if tag == "rtl" { "replay".to_string() } else { format!("replay-{tag}") };
+    let vvp = format!("{stem}.vvp");
     let out = Command::new("iverilog")
         .current_dir(dir)
-        .args(["-g2012", "-o", "replay.vvp", "replay.v", "top.v"])
+        .args(["-g2012", "-o", &vvp, "replay.v"])
+        .args(sources)
         .output()
         .map_err(|e| format!("cannot run iverilog ({e}); scripts/setup-eda installs it"))?;
     if !out.status.success() {
         return Err(format!("iverilog failed on {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr)));
     }
-    let run = Command::new("vvp").current_dir(dir).args(["-n", "replay.vvp"]).output().map_err(|e| format!("cannot run vvp ({e})"))?;
+    let run = Command::new("vvp").current_dir(dir).args(["-n", &vvp]).output().map_err(|e| format!("cannot run vvp ({e})"))?;
     let text = String::from_utf8_lossy(&run.stdout).into_owned();
-    let _ = std::fs::write(dir.join("replay.log"), &text);
+    let _ = std::fs::write(dir.join(format!("{stem}.log")), &text);
     if let Some(l) = text.lines().find(|l| l.starts_with("REPLAY MISMATCH")) {
         if run.status.success() {
             return Err(format!("the testbench reported a mismatch but exited 0:\n{l}"));

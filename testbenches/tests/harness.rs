@@ -19,7 +19,7 @@ use mpgpu_tb::{Backend, Lockstep, RtlUnit};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{THREE, TWO};
+use common::{edit, THREE, TWO};
 
 fn dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness").join(name)
@@ -113,16 +113,6 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
         }
         assert_eq!(at[0], at[1], "{p:?}: the backends disagree on where the broken engine parts");
     }
-}
-
-/// Rewrites field `field` of record `cycle` in a trace.
-fn edit(trace: &Path, cycle: usize, field: usize, f: impl Fn(u64) -> u64) {
-    let text = std::fs::read_to_string(trace).unwrap();
-    let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let mut w: Vec<String> = lines[cycle].split_whitespace().map(String::from).collect();
-    w[field] = format!("{:x}", f(u64::from_str_radix(&w[field], 16).unwrap()));
-    lines[cycle] = w.join(" ");
-    std::fs::write(trace, lines.join("\n") + "\n").unwrap();
 }
 
 #[test]

@@ -1,4 +1,17 @@
-//! Workloads shared by the co-simulation tests.
+//! Workloads and helpers shared by the co-simulation tests.
+
+use std::path::Path;
+
+/// Rewrites field `field` (a hex word) of record `cycle` in a trace's `trace.hex`.
+#[allow(dead_code)]
+pub fn edit(trace: &Path, cycle: usize, field: usize, f: impl Fn(u64) -> u64) {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut w: Vec<String> = lines[cycle].split_whitespace().map(String::from).collect();
+    w[field] = format!("{:x}", f(u64::from_str_radix(&w[field], 16).unwrap()));
+    lines[cycle] = w.join(" ");
+    std::fs::write(trace, lines.join("\n") + "\n").unwrap();
+}
 
 /// A low-priority streaming process holds the GPU when a high-priority one arrives (the
 /// preemptive policies preempt, and restore with context switching).

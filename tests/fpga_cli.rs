@@ -1,0 +1,50 @@
+//! `mpgpu fpga` and `mpgpu replay --gate` from the command line (the flow is in `docs/fpga.md`).
+
+use std::path::Path;
+use std::process::Command;
+
+fn mpgpu(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args).output().expect("run mpgpu");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn dir(name: &str) -> String {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fpga_cli").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d.to_str().unwrap().to_string()
+}
+
+#[test]
+fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
+    let out = dir("flow");
+    let (code, stdout, stderr) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--out", &out]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for want in ["LFE5U-85F", "Yosys 0.70", "synth ecp5", "place and route", "ecp5 ", "Fmax", "PASS", "critical path"] {
+        assert!(stdout.contains(want), "no `{want}` in\n{stdout}");
+    }
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(&out).join("dss").join("summary.json")).unwrap()).unwrap();
+    assert!(summary["pnr"]["fmax_mhz"].as_f64().unwrap() > 100.0);
+    assert!(summary["io_ring_ffs"].as_u64().unwrap() > 0);
+    // An unreachable target fails with --check.
+    let (code, stdout, _) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--freq", "2000", "--check", "--out", &out]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("FAIL"), "{stdout}");
+    // Bad input: a block that does not exist, an SM count out of range.
+    let (code, _, stderr) = mpgpu(&["fpga", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("possible values"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--sms", "17", "--out", &out]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("1..=16"), "{stderr}");
+}
+
+#[test]
+fn a_trace_replays_on_the_ecp5_netlist() {
+    let t = dir("trace");
+    let (code, stdout, stderr) = mpgpu(&["cosim", "--unit", "engine", "--policy", "dss", "--trace", &t]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, stdout, stderr) = mpgpu(&["replay", "--gate", &t]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("ECP5 netlist") && stdout.contains("every output matched: PASS"), "{stdout}");
+    assert!(Path::new(&t).join("gate").join("gate.v").exists());
+}
