@@ -19,7 +19,7 @@ pub use ksrt::Ksrt;
 pub use lowest_first::LowestFirst;
 pub use prio::Prio;
 pub use ptbq::Ptbq;
-pub use ram::AsyncRam;
+pub use ram::SyncRam;
 pub use round_robin::RoundRobin;
 pub use scan::ScanControl;
 pub use sched::{Sched, SchedFaults};

@@ -2,17 +2,25 @@
 //! §5.2.3; `docs/sched-framework.md`), one FIFO per KSRT entry; a sub-block of `Sched`, whose
 //! header states the cycle contract.
 //!
-//! The 16 queues of 256 entries share one `AsyncRam` (entry `e` of queue `k` at address
-//! `k * 256 + e`), with a head pointer and an occupancy per queue in registers:
+//! The 16 queues of 256 entries share one block RAM (`SyncRam`, registered reads: entry `e` of
+//! queue `k` at address `k * 256 + e`), with a head pointer and an occupancy per queue in
+//! registers:
 //! - push: a saved block (`push_tb`) goes to the tail of queue `push_k` at the edge;
-//! - head: the head of queue `pop_k` is on `head_tb` in the same cycle (a combinational read),
-//!   `head_valid` when the queue holds one; with `pop` it leaves at the edge;
+//! - head: the head of queue `pop_k` is on `head_tb` in the same cycle, `head_valid` when the
+//!   queue holds one; with `pop` it leaves at the edge;
 //! - `clear`: queue `clear_k` is emptied at the edge (its kernel's entry is reused), over any
 //!   push or pop of it;
 //! - `queued`: which queues hold blocks; `len_at`: the occupancy of queue `len_k`.
-//! Parameters: the `lifo` test-only fault (pop from the tail).
-
-use crate::ram::AsyncRam;
+//!
+//! The head is read in the cycle it is needed although the RAM's reads are registered: each
+//! queue keeps its first two entries in registers (`h0`, `h1`), and a pop reads the entry that
+//! becomes the second (head + 2) from the RAM, which arrives the next cycle (`pend`,
+//! `pend_k`): while it is on its way it stands in for the queue's `h1`. A block pushed to a
+//! queue holding fewer than two goes to those registers as well as to the RAM. So the
+//! interface and its timing are those of a queue with a combinational read (`docs/fpga.md`),
+//! with one RAM read and one RAM write at most per cycle.
+//! Parameters: the `lifo` test-only fault (the head read is the block pushed last).
+use crate::ram::SyncRam;
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS, TB_BITS};
 use rust_hdl::prelude::*;
 
@@ -43,7 +51,7 @@ pub struct Ptbq {
     pub len_k: Signal<In, B4>,
     /// Queue `pop_k` holds a block.
     pub head_valid: Signal<Out, Bit>,
-    /// The head of queue `pop_k` (the tail with the `lifo` fault).
+    /// The head of queue `pop_k` (the block pushed to it last with the `lifo` fault).
     pub head_tb: Signal<Out, Tb>,
     /// Bit k: queue k holds a block.
     pub queued: Signal<Out, Bits<16>>,
@@ -54,7 +62,16 @@ pub struct Ptbq {
     /// Occupancy of each queue.
     pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
-    pub ram: AsyncRam<Tb, PTBQ_ADDR_BITS>,
+    pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
+    /// Each queue's head entry, and the one after it.
+    pub h0: [DFF<Tb>; 16],
+    pub h1: [DFF<Tb>; 16],
+    /// A RAM read of queue `pend_k`'s next-but-one entry arrives on the RAM's read port in this
+    /// cycle (it is that queue's second entry).
+    pub pend: DFF<Bit>,
+    pub pend_k: DFF<B4>,
+    /// The block pushed to each queue last (for the `lifo` fault only).
+    tail: [DFF<Tb>; 16],
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     fault_lifo: Constant<Bit>,
@@ -65,6 +82,10 @@ pub struct Ptbq {
     pop_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     push_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     push_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+    pop_h0: Signal<Local, Tb>,
+    pop_tail: Signal<Local, Tb>,
+    second: [Signal<Local, Tb>; 16],
+    arriving: [Signal<Local, Bit>; 16],
 }
 
 impl Ptbq {
@@ -87,6 +108,11 @@ impl Ptbq {
             q_head: Default::default(),
             q_len: Default::default(),
             ram: Default::default(),
+            h0: Default::default(),
+            h1: Default::default(),
+            pend: Default::default(),
+            pend_k: Default::default(),
+            tail: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             fault_lifo: Constant::new(lifo),
@@ -97,6 +123,10 @@ impl Ptbq {
             pop_head: Default::default(),
             push_head: Default::default(),
             push_len: Default::default(),
+            pop_h0: Default::default(),
+            pop_tail: Default::default(),
+            second: Default::default(),
+            arriving: Default::default(),
         }
     }
 }
@@ -108,9 +138,17 @@ impl Logic for Ptbq {
         for k in 0..16 {
             self.q_head[k].clock.next = self.clock.val();
             self.q_len[k].clock.next = self.clock.val();
+            self.h0[k].clock.next = self.clock.val();
+            self.h1[k].clock.next = self.clock.val();
+            self.tail[k].clock.next = self.clock.val();
             self.q_head[k].d.next = self.q_head[k].q.val();
             self.q_len[k].d.next = self.q_len[k].q.val();
+            self.h0[k].d.next = self.h0[k].q.val();
+            self.h1[k].d.next = self.h1[k].q.val();
+            self.tail[k].d.next = self.tail[k].q.val();
         }
+        self.pend.clock.next = self.clock.val();
+        self.pend_k.clock.next = self.clock.val();
         self.ram.clock.next = self.clock.val();
 
         // Which queues hold blocks.
@@ -137,9 +175,11 @@ impl Logic for Ptbq {
             | self.queued_bit[14].val()
             | self.queued_bit[15].val();
 
-        // Pointers of the queues read and written.
+        // Pointers and head registers of the queues read and written.
         self.pop_len.next = 0.into();
         self.pop_head.next = 0.into();
+        self.pop_h0.next = 0.into();
+        self.pop_tail.next = 0.into();
         self.push_head.next = 0.into();
         self.push_len.next = 0.into();
         self.len_at.next = 0.into();
@@ -147,6 +187,8 @@ impl Logic for Ptbq {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_len.next = self.q_len[k].q.val();
                 self.pop_head.next = self.q_head[k].q.val();
+                self.pop_h0.next = self.h0[k].q.val();
+                self.pop_tail.next = self.tail[k].q.val();
             }
             if self.push_k.val() == self.ids[k].val() {
                 self.push_head.next = self.q_head[k].q.val();
@@ -155,19 +197,27 @@ impl Logic for Ptbq {
             if self.len_k.val() == self.ids[k].val() {
                 self.len_at.next = self.q_len[k].q.val();
             }
+            // Queue k's second entry: in its register, or arriving from the RAM.
+            self.arriving[k].next = self.pend.q.val() & (self.pend_k.q.val() == self.ids[k].val());
+            self.second[k].next = self.h1[k].q.val();
+            if self.arriving[k].val() {
+                self.second[k].next = self.ram.read_data.val();
+            }
         }
         self.head_valid.next = self.pop_len.val() != 0;
-        // FIFO: the head; the LIFO fault takes the tail.
-        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val());
+        // FIFO: the head; the LIFO fault reads the block pushed last.
+        self.head_tb.next = self.pop_h0.val();
         if self.fault_lifo.val() {
-            self.ram.read_address.next =
-                (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + bit_cast::<8, 9>(self.pop_len.val()) - 1);
+            self.head_tb.next = self.pop_tail.val();
         }
-        self.head_tb.next = self.ram.read_data.val();
         // A pushed block goes to the tail.
         self.ram.write_enable.next = self.push.val();
         self.ram.write_address.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_head.val() + bit_cast::<8, 9>(self.push_len.val()));
         self.ram.write_data.next = self.push_tb.val();
+        // A pop of a queue holding three or more reads the entry that becomes its second.
+        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + 2);
+        self.pend.d.next = self.pop.val() & (self.pop_len.val() > 2) & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
+        self.pend_k.d.next = self.pop_k.val();
 
         // Next state.
         for k in 0..16 {
@@ -179,8 +229,29 @@ impl Logic for Ptbq {
             if self.pops[k].val() & !self.pushes[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() - 1;
             }
-            if self.pops[k].val() & !self.fault_lifo.val() {
+            if self.pushes[k].val() {
+                self.tail[k].d.next = self.push_tb.val();
+            }
+            if self.pops[k].val() {
                 self.q_head[k].d.next = self.q_head[k].q.val() + 1;
+                // The second entry moves up; a block pushed now lands where the queue ends.
+                self.h0[k].d.next = self.second[k].val();
+                if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
+                    self.h0[k].d.next = self.push_tb.val();
+                }
+                if self.pushes[k].val() & (self.q_len[k].q.val() == 2) {
+                    self.h1[k].d.next = self.push_tb.val();
+                }
+            } else {
+                if self.arriving[k].val() {
+                    self.h1[k].d.next = self.ram.read_data.val();
+                }
+                if self.pushes[k].val() & (self.q_len[k].q.val() == 0) {
+                    self.h0[k].d.next = self.push_tb.val();
+                }
+                if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
+                    self.h1[k].d.next = self.push_tb.val();
+                }
             }
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
                 self.q_head[k].d.next = 0.into();

@@ -1,30 +1,30 @@
-//! `AsyncRam`: a RAM with one write port (written at the clock edge) and one combinational
-//! read port: what FPGAs call distributed (LUT) RAM and ASIC flows a register file. rust-hdl's
-//! own `RAM` registers its read data, which would put a cycle between the SM driver choosing a
-//! preempted block and knowing which block it is.
+//! `SyncRam`: a simple dual-port RAM with one write port and one registered read port, both on
+//! one clock: the read data of the address presented in a cycle appears in the next cycle. This
+//! is what FPGA block RAM does (ECP5 DP16KD, Xilinx RAMB18/36, iCE40 SB_RAM40_4K), and the
+//! Verilog is written in the form yosys maps onto it.
 //!
-//! Parameters: `D` the word, `A` the address bits (2^A words). Reads of a word never written
-//! give zero in simulation; the Verilog leaves them undefined (the framework never reads an
-//! entry it has not written).
+//! A read and a write of the same address in the same cycle return the old word (read before
+//! write); the blocks never do it. Parameters: `D` the word, `A` the address bits (2^A words).
+//! Words never written read as zero in simulation; the Verilog leaves them undefined.
 
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct AsyncRam<D: Synth, const A: usize> {
-    /// Clock of the write port.
+pub struct SyncRam<D: Synth, const A: usize> {
+    /// Clock of both ports.
     pub clock: Signal<In, Clock>,
     pub write_enable: Signal<In, Bit>,
     pub write_address: Signal<In, Bits<A>>,
     pub write_data: Signal<In, D>,
     pub read_address: Signal<In, Bits<A>>,
-    /// The word at `read_address`, in the same cycle.
+    /// The word that was at `read_address` at the last clock edge.
     pub read_data: Signal<Out, D>,
     _words: Vec<D>,
 }
 
-impl<D: Synth, const A: usize> Default for AsyncRam<D, A> {
+impl<D: Synth, const A: usize> Default for SyncRam<D, A> {
     fn default() -> Self {
-        assert!(A <= 16, "AsyncRam of 2^{A} words is larger than the blocks need");
+        assert!(A <= 16, "SyncRam of 2^{A} words is larger than the blocks need");
         Self {
             clock: Default::default(),
             write_enable: Default::default(),
@@ -37,12 +37,14 @@ impl<D: Synth, const A: usize> Default for AsyncRam<D, A> {
     }
 }
 
-impl<D: Synth, const A: usize> Logic for AsyncRam<D, A> {
+impl<D: Synth, const A: usize> Logic for SyncRam<D, A> {
     fn update(&mut self) {
-        if self.clock.pos_edge() && self.write_enable.val() {
-            self._words[self.write_address.val().index()] = self.write_data.val();
+        if self.clock.pos_edge() {
+            self.read_data.next = self._words[self.read_address.val().index()];
+            if self.write_enable.val() {
+                self._words[self.write_address.val().index()] = self.write_data.val();
+            }
         }
-        self.read_data.next = self._words[self.read_address.val().index()];
     }
 
     fn connect(&mut self) {
@@ -58,10 +60,7 @@ always @(posedge clock) begin
     if (write_enable) begin
         mem[write_address] <= write_data;
     end
-end
-
-always @(*) begin
-    read_data = mem[read_address];
+    read_data <= mem[read_address];
 end
 ",
             msb = D::BITS - 1,

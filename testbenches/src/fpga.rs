@@ -413,9 +413,63 @@ pub fn ecp5_cell_models(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let text = with_dp16kd_body(&text)?;
     let out = dir.join("ecp5_cells.v");
     std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok(out)
+}
+
+/// yosys ships the ECP5 block RAM (`DP16KD`) as a black box (ports and parameters only). This
+/// gives it a behavioural body, written from Lattice's description of the primitive (TN1264,
+/// "ECP5 and ECP5-5G Memory Usage Guide"), for what the flow's netlists use: both ports of one
+/// width (1, 2, 4, 9 or 18 bits; the word address is the top bits of `AD13..AD0`), clock
+/// enables, chip-select decoding, the three write modes (on a write the output keeps its value
+/// (NORMAL), shows the new word (WRITETHROUGH) or the old one (READBEFOREWRITE)), the optional
+/// output register (`REGMODE` OUTREG, enabled by `OCE`), a reset of the output latch (taken at
+/// the clock edge), and contents that start at zero. Anything else (mixed port widths,
+/// non-zero `INITVAL_*`) stops the simulation with `$fatal` rather than simulate it wrongly.
+fn with_dp16kd_body(cells: &str) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let start = cells.find("module DP16KD(").ok_or("the ECP5 cell models have no DP16KD")?;
+    let end = start + cells[start..].find("endmodule").ok_or("DP16KD has no endmodule")?;
+    let head = cells[..start].trim_end().strip_suffix("(* blackbox *)").ok_or("DP16KD is not the black box this flow expects")?;
+    let bus = |p: &str, n: usize| (0..n).rev().map(|i| format!("{p}{i}")).collect::<Vec<_>>().join(", ");
+    let mut b = String::new();
+    let _ = writeln!(b, "\t// Behavioural body added by mpgpu (testbenches/src/fpga.rs, docs/fpga.md).");
+    for x in ["A", "B"] {
+        let _ = writeln!(b, "\twire [13:0] ad{x} = {{{}}};", bus(&format!("AD{x}"), 14));
+        let _ = writeln!(b, "\twire [17:0] di{x} = {{{}}};", bus(&format!("DI{x}"), 18));
+        let _ = writeln!(b, "\treg [17:0] do{x}_q = 18'b0, do{x}_r = 18'b0;");
+        let _ = writeln!(b, "\tassign {{{}}} = (REGMODE_{x} == \"OUTREG\") ? do{x}_r : do{x}_q;", bus(&format!("DO{x}"), 18));
+        let _ = writeln!(b, "\twire cs{x} = ({{CS{x}2, CS{x}1, CS{x}0}} == cs_code(CSDECODE_{x}));");
+        let _ = writeln!(b, "\twire [13:0] wa{x} = word(ad{x}, DATA_WIDTH_{x});");
+    }
+    let _ = writeln!(b, "\treg [17:0] mem [0:16383];\n\tinteger i;");
+    let _ = writeln!(b, "\tfunction [2:0] cs_code(input [8*5-1:0] s);\n\t\tcs_code = {{s[16], s[8], s[0]}};\n\tendfunction");
+    let _ = writeln!(
+        b,
+        "\tfunction [13:0] word(input [13:0] ad, input integer w);\n\t\tcase (w)\n\t\t\t18: word = ad[13:4];\n\t\t\t9: word = ad[13:3];\n\t\t\t4: word = ad[13:2];\n\t\t\t2: word = ad[13:1];\n\t\t\tdefault: word = ad;\n\t\tendcase\n\tendfunction"
+    );
+    let _ = writeln!(b, "\tlocalparam [17:0] MASK = (18'b1 << DATA_WIDTH_A) - 1;");
+    let inits: Vec<String> = (0..64).map(|i| format!("INITVAL_{i:02X} != 0")).collect();
+    let _ = writeln!(b, "\tinitial begin\n\t\tfor (i = 0; i < 16384; i = i + 1) mem[i] = 18'b0;");
+    let _ = writeln!(b, "\t\tif (DATA_WIDTH_A != DATA_WIDTH_B) $fatal(1, \"DP16KD model: port widths %0d and %0d differ\", DATA_WIDTH_A, DATA_WIDTH_B);");
+    let _ = writeln!(b, "\t\tif (DATA_WIDTH_A != 1 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 9 && DATA_WIDTH_A != 18) $fatal(1, \"DP16KD model: width %0d\", DATA_WIDTH_A);");
+    let _ = writeln!(b, "\t\tif ({}) $fatal(1, \"DP16KD model: initial contents are not modelled\");\n\tend", inits.join(" || "));
+    for x in ["A", "B"] {
+        let _ = writeln!(b, "\talways @(posedge CLK{x}) begin");
+        let _ = writeln!(b, "\t\tif (CE{x} && cs{x}) begin");
+        let _ = writeln!(b, "\t\t\tif (WE{x}) begin");
+        let _ = writeln!(b, "\t\t\t\tmem[wa{x}] <= di{x} & MASK;");
+        let _ = writeln!(b, "\t\t\t\tif (WRITEMODE_{x} == \"WRITETHROUGH\") do{x}_q <= di{x} & MASK;");
+        let _ = writeln!(b, "\t\t\t\telse if (WRITEMODE_{x} == \"READBEFOREWRITE\") do{x}_q <= mem[wa{x}];");
+        let _ = writeln!(b, "\t\t\tend else do{x}_q <= mem[wa{x}];");
+        let _ = writeln!(b, "\t\tend");
+        let _ = writeln!(b, "\t\tif (RST{x}) do{x}_q <= 18'b0;");
+        let _ = writeln!(b, "\t\tif (OCE{x}) do{x}_r <= RST{x} ? 18'b0 : do{x}_q;");
+        let _ = writeln!(b, "\tend");
+    }
+    Ok(format!("{head}\n{}{b}{}", &cells[start..end], &cells[end..]))
 }
 
 fn inline(dir: &Path, file: &str, seen: &mut BTreeSet<String>) -> Result<String, String> {
