@@ -58,6 +58,9 @@ pub enum BackendArg {
     RustHdl,
     /// The generated Verilog, compiled by Verilator.
     Verilator,
+    /// The block on an FPGA behind the UART step protocol (`docs/board.md`): the board on
+    /// `--device`, or without it the board wrapper's own simulation.
+    Fpga,
 }
 
 impl From<BackendArg> for Backend {
@@ -65,6 +68,7 @@ impl From<BackendArg> for Backend {
         match b {
             BackendArg::RustHdl => Backend::RustHdl,
             BackendArg::Verilator => Backend::Verilator,
+            BackendArg::Fpga => Backend::Fpga,
         }
     }
 }

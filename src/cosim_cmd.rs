@@ -56,10 +56,18 @@ pub struct CosimArgs {
     /// Preemption mechanism.
     #[arg(long, value_enum, default_value = "ctxsw")]
     preempt: MechanismArg,
-    /// The simulator of the RTL: rust-hdl's own, or the generated Verilog compiled by Verilator
-    /// (built once per configuration and cached under target/verilator/).
+    /// The simulator of the RTL: rust-hdl's own, the generated Verilog compiled by Verilator
+    /// (built once per configuration and cached under target/verilator/), or the block on an
+    /// FPGA (`--device`; without it, the board wrapper's simulation). On the FPGA only outputs
+    /// are compared: its registers cannot be read over the link.
     #[arg(long, value_enum, default_value = "rust-hdl")]
     backend: BackendArg,
+    /// With `--backend fpga`: the board's serial device (e.g. /dev/ttyUSB0; docs/board.md).
+    #[arg(long)]
+    device: Option<String>,
+    /// With `--backend fpga --device`: the UART's baud rate (the bitstream's: 115200).
+    #[arg(long, default_value_t = 115_200)]
+    baud: u32,
     /// What the framework's slot holds.
     #[arg(long, value_enum, default_value = "lockstep")]
     mode: ModeArg,
@@ -102,6 +110,15 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.unit = unit;
     o.mode = mode;
     o.backend = a.backend.into();
+    if a.device.is_some() && a.backend != BackendArg::Fpga {
+        bail!("--device names an FPGA board's serial port; it needs --backend fpga");
+    }
+    if a.backend == BackendArg::Fpga {
+        mpgpu_tb::serial::set_fpga_target(match &a.device {
+            Some(path) => mpgpu_tb::serial::FpgaTarget::Device { path: path.clone(), baud: a.baud },
+            None => mpgpu_tb::serial::FpgaTarget::Simulation,
+        });
+    }
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
     o.broken_engine = a.broken.is_some();
     o.every_cycle = a.every_cycle;
@@ -114,6 +131,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         cfg.num_sms(),
         a.unit,
         match mode {
+            SlotMode::Lockstep if o.backend == mpgpu_tb::Backend::Fpga => "lockstep with the model, outputs only: the board's registers cannot be read",
             SlotMode::Lockstep => "lockstep with the model",
             SlotMode::RtlAlone => "RTL alone",
             SlotMode::ModelAlone => "model alone",

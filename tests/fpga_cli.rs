@@ -1,4 +1,5 @@
-//! `mpgpu fpga` and `mpgpu replay --gate` from the command line (the flow is in `docs/fpga.md`).
+//! `mpgpu fpga`, `mpgpu replay --gate` and `mpgpu cosim --backend fpga` from the command line
+//! (`docs/fpga.md`, `docs/board.md`).
 
 use std::path::Path;
 use std::process::Command;
@@ -47,4 +48,24 @@ fn a_trace_replays_on_the_ecp5_netlist() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("ECP5 netlist") && stdout.contains("every output matched: PASS"), "{stdout}");
     assert!(Path::new(&t).join("gate").join("gate.v").exists());
+}
+
+const TINY: &str = "description = \"two small kernels\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\", size = 2048, seed = 1 }]\n[[process]]\nname = \"b\"\narrival = 500\nlaunches = [{ kernel = \"vecadd\", size = 2048, seed = 2 }]\n";
+
+#[test]
+fn cosim_with_the_fpga_backend_runs_on_the_simulated_board_and_a_missing_device_is_an_error() {
+    let d = dir("board");
+    std::fs::create_dir_all(&d).unwrap();
+    let w = Path::new(&d).join("tiny.toml");
+    std::fs::write(&w, TINY).unwrap();
+    let w = w.to_str().unwrap();
+    let (code, stdout, stderr) = mpgpu(&["cosim", w, "--backend", "fpga", "--unit", "engine", "--policy", "dss", "--config", "k20c"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("on fpga") && stdout.contains("mismatches: 0") && stdout.contains("PASS"), "{stdout}");
+    let (code, _, stderr) = mpgpu(&["cosim", w, "--backend", "fpga", "--device", "/dev/nonexistent-mpgpu", "--config", "k20c"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("/dev/nonexistent-mpgpu") && stderr.contains("cannot open"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["cosim", w, "--device", "/dev/ttyUSB0"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("needs --backend fpga"), "{stderr}");
 }

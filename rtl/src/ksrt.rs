@@ -144,6 +144,12 @@ pub struct Ksrt {
     pub k_age: [DFF<Bits<AGE_BITS>>; 16],
     /// DSS tokens, two's complement.
     pub k_count: [DFF<Bits<8>>; 16],
+    /// Flags kept beside the counters so that no compare of them is on the paths of a cycle's
+    /// decisions (`docs/fpga.md`): the next block to finish is the kernel's last
+    /// (`k_done + 1 == k_tbs`), and it has new blocks to issue (`k_next_tb < k_tbs`). Each is
+    /// set at the edges that change the counters it follows.
+    pub k_last: [DFF<Bit>; 16],
+    pub k_new: [DFF<Bit>; 16],
     /// Admission counter (the next launch's age).
     pub admitted: DFF<Bits<AGE_BITS>>,
     ids: [Constant<B4>; 16],
@@ -226,6 +232,8 @@ impl Ksrt {
             k_priority: Default::default(),
             k_age: Default::default(),
             k_count: Default::default(),
+            k_last: Default::default(),
+            k_new: Default::default(),
             admitted: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -262,6 +270,8 @@ impl Logic for Ksrt {
             self.k_priority[k].clock.next = self.clock.val();
             self.k_age[k].clock.next = self.clock.val();
             self.k_count[k].clock.next = self.clock.val();
+            self.k_last[k].clock.next = self.clock.val();
+            self.k_new[k].clock.next = self.clock.val();
             self.k_valid[k].d.next = self.k_valid[k].q.val();
             self.k_handle[k].d.next = self.k_handle[k].q.val();
             self.k_tbs[k].d.next = self.k_tbs[k].q.val();
@@ -271,12 +281,14 @@ impl Logic for Ksrt {
             self.k_priority[k].d.next = self.k_priority[k].q.val();
             self.k_age[k].d.next = self.k_age[k].q.val();
             self.k_count[k].d.next = self.k_count[k].q.val();
+            self.k_last[k].d.next = self.k_last[k].q.val();
+            self.k_new[k].d.next = self.k_new[k].q.val();
         }
 
         // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ).
         for k in 0..16 {
             self.hw_bit[k].next = 0.into();
-            if self.k_valid[k].q.val() & ((self.k_next_tb[k].q.val() < self.k_tbs[k].q.val()) | self.queued.val().get_bit(k)) {
+            if self.k_valid[k].q.val() & (self.k_new[k].q.val() | self.queued.val().get_bit(k)) {
                 self.hw_bit[k].next = self.onehot[k].val();
             }
         }
@@ -302,7 +314,7 @@ impl Logic for Ksrt {
         self.retired_handle.next = 0.into();
         for k in 0..16 {
             if self.done_k.val() == self.ids[k].val() {
-                self.done_hit.next = self.k_valid[k].q.val() & ((self.k_done[k].q.val() + 1) == self.k_tbs[k].q.val());
+                self.done_hit.next = self.k_valid[k].q.val() & self.k_last[k].q.val();
                 self.retired_handle.next = self.k_handle[k].q.val();
             }
         }
@@ -410,12 +422,14 @@ impl Logic for Ksrt {
             self.k_count[k].d.next = self.k_count[k].q.val() + self.up_release[k].val() + self.up_from[k].val() - self.down_act[k].val();
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;
+                self.k_last[k].d.next = (self.k_done[k].q.val() + 2) == self.k_tbs[k].q.val();
                 if self.retire.val() {
                     self.k_valid[k].d.next = false;
                 }
             }
             if self.iss_new.val() & (self.iss_k.val() == self.ids[k].val()) {
                 self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
+                self.k_new[k].d.next = (self.k_next_tb[k].q.val() + 1) < self.k_tbs[k].q.val();
             }
             if self.admit.val() & (self.admit_k.val() == self.ids[k].val()) {
                 self.k_valid[k].d.next = true;
@@ -427,6 +441,8 @@ impl Logic for Ksrt {
                 self.k_priority[k].d.next = self.cmd_priority.val();
                 self.k_age[k].d.next = self.admitted.q.val();
                 self.k_count[k].d.next = self.cmd_tokens.val();
+                self.k_last[k].d.next = self.cmd_tbs.val() == 1;
+                self.k_new[k].d.next = self.cmd_tbs.val() != 0;
             }
         }
         if self.admit.val() {

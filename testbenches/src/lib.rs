@@ -10,6 +10,7 @@ pub mod fpga;
 pub mod lockstep;
 pub mod ports;
 pub mod rtl;
+pub mod serial;
 pub mod soak;
 pub mod trace;
 pub mod vcd;

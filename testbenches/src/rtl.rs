@@ -21,6 +21,10 @@ pub enum Backend {
     RustHdl,
     /// The block's generated Verilog, compiled by Verilator.
     Verilator,
+    /// The block on an FPGA board behind the step protocol, or its board wrapper's simulation
+    /// (`crate::serial`; the board is chosen with `serial::set_fpga_target`). Outputs only:
+    /// the registers cannot be read.
+    Fpga,
 }
 
 impl Backend {
@@ -28,12 +32,14 @@ impl Backend {
         match self {
             Backend::RustHdl => "rust-hdl",
             Backend::Verilator => "verilator",
+            Backend::Fpga => "fpga",
         }
     }
     pub fn parse(s: &str) -> Option<Backend> {
         match s {
             "rust-hdl" => Some(Backend::RustHdl),
             "verilator" => Some(Backend::Verilator),
+            "fpga" => Some(Backend::Fpga),
             _ => None,
         }
     }
@@ -46,7 +52,7 @@ impl fmt::Display for Backend {
 }
 
 /// A simulator of one block instance, in port-list words.
-trait Sim {
+pub(crate) trait Sim {
     fn set_inputs(&mut self, v: &[u64]);
     fn set_clock(&mut self, high: bool);
     fn settle(&mut self);
@@ -160,6 +166,7 @@ impl<P: Ports> RtlUnit<P> {
                 let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
                 Box::new(VSim(verilator::Model::new(lib)))
             }
+            Backend::Fpga => Box::new(crate::serial::FpgaSim::open(&ports)?),
         };
         let io = Io { ins: vec![0; layout.inputs.len()], outs: vec![0; layout.outputs.len()], regs: vec![0; layout.registers.len()] };
         let masks = layout.inputs.iter().map(|p| if p.width >= 64 { u64::MAX } else { (1u64 << p.width) - 1 }).collect();
@@ -178,6 +185,11 @@ impl<P: Ports> RtlUnit<P> {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Whether the registers (and so [`state`](Self::state)) can be read: not on an FPGA.
+    pub fn observes_state(&self) -> bool {
+        self.backend != Backend::Fpga
     }
 
     pub fn layout(&self) -> &Layout {

@@ -5,6 +5,9 @@ use mpgpu_spec::units::sched::dss::In;
 use mpgpu_tb::DssRtl;
 use mpgpu_tb::{InLoop, Lockstep};
 
+mod common;
+use common::{dss_in, words};
+
 #[test]
 fn equal_spatial_sharing_with_the_rtl_in_the_loop() {
     let expect: [(usize, Vec<usize>); 4] = [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])];
@@ -27,31 +30,7 @@ fn equal_spatial_sharing_with_the_rtl_in_the_loop() {
 
 /// Seeded random inputs, every field, every cycle (the seed is printed on failure).
 fn stimulus(seed: u64, n: usize) -> Vec<In> {
-    let mut x = seed | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    (0..n)
-        .map(|_| {
-            let r = next();
-            let c = |v: u64| (v % 21) as i8 - 10;
-            In {
-                trigger: r % 23 == 0,
-                sm_state: (r >> 5) as u8 & 3,
-                sm_ksr_valid: (r >> 7) & 3 != 0,
-                sm_ksr: (r >> 9) as u8 % 13,
-                k_valid: (r >> 13) & 3 != 0,
-                k_count: c(r >> 15),
-                k_has_work: (r >> 20) & 1 == 1,
-                k_running: (r >> 21) & 1 == 1,
-                count_max: c(r >> 22),
-                count_min: c(r >> 27),
-            }
-        })
-        .collect()
+    words(seed, n).into_iter().map(|r| dss_in(r, 23)).collect()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::SchedFaults;
-use mpgpu_spec::units::sched::{dss, prio, PolicyCode};
+use mpgpu_spec::units::sched::{prio, PolicyCode};
 use mpgpu_tb::blocks::{DssPorts, PrioPorts};
 use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
 use mpgpu_tb::soak::Soak;
@@ -19,7 +19,7 @@ use mpgpu_tb::{Backend, Lockstep, RtlUnit};
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{edit, THREE, TWO};
+use common::{dss_in, edit, words, THREE, TWO};
 
 fn dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness").join(name)
@@ -29,42 +29,12 @@ fn two() -> Workload {
     Workload::parse("two.toml", TWO).unwrap()
 }
 
-/// Seeded xorshift words.
-fn words(seed: u64, n: usize) -> Vec<u64> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        })
-        .collect()
-}
-
-/// A random DSS engine input from one random word.
-fn dss_in(r: u64) -> dss::In {
-    let k = |v: u64| (v % 21) as i8 - 10;
-    dss::In {
-        trigger: r % 23 == 0,
-        sm_state: (r >> 5) as u8 & 3,
-        sm_ksr_valid: (r >> 7) & 3 != 0,
-        sm_ksr: (r >> 9) as u8 % 13,
-        k_valid: (r >> 13) & 3 != 0,
-        k_count: k(r >> 15),
-        k_has_work: (r >> 20) & 1 == 1,
-        k_running: (r >> 21) & 1 == 1,
-        count_max: k(r >> 22),
-        count_min: k(r >> 27),
-    }
-}
-
 #[test]
 fn the_engines_verilated_match_their_models_on_random_inputs() {
     for seed in [3u64, 77] {
         let mut ls = Lockstep::new(Dss::new(13), RtlUnit::with_backend(DssPorts { sms: 13, broken_tie: false }, Backend::Verilator).unwrap(), 16);
         for (c, r) in words(seed, 3000).into_iter().enumerate() {
-            if let Err(m) = ls.step(&dss_in(r)) {
+            if let Err(m) = ls.step(&dss_in(r, 23)) {
                 panic!("dss seed {seed} cycle {c}: {m}");
             }
         }
@@ -270,7 +240,7 @@ fn a_bank_of_per_sm_instances_names_the_instance_that_parts() {
         for c in 0..4000 {
             bank.at_cycle(10 * c as u64);
             for k in 0..6 {
-                let i = dss_in(stim[k][c]);
+                let i = dss_in(stim[k][c], 23);
                 let _ = bank.outputs(k, &i);
                 bank.clock(k, &i);
             }
@@ -292,7 +262,7 @@ fn a_bank_of_per_sm_instances_names_the_instance_that_parts() {
     let mut bank = Bank::new("dss", 4, SlotMode::Lockstep, &SmSet::All, Backend::Verilator, |_| Dss::new(13), |_| DssPorts { sms: 13, broken_tie: false }, |_| ()).unwrap();
     for c in 0..3000 {
         for k in 0..4 {
-            let i = dss_in(words(7 + k as u64, 3000)[c]);
+            let i = dss_in(words(7 + k as u64, 3000)[c], 23);
             let _ = bank.outputs(k, &i);
             bank.clock(k, &i);
         }

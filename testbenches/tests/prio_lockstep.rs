@@ -6,34 +6,12 @@ use mpgpu_spec::units::sched::PolicyCode;
 use mpgpu_tb::PrioRtl;
 use mpgpu_tb::Lockstep;
 
+mod common;
+use common::{prio_in, words};
+
 /// Seeded random inputs; few distinct priorities and ages so that ties and orderings occur.
 fn stimulus(seed: u64, n: usize) -> Vec<In> {
-    let mut x = seed | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    (0..n)
-        .map(|_| {
-            let r = next();
-            In {
-                trigger: r % 7 == 0,
-                // Mostly running SMs, so that some decisions find no idle SM and preempt.
-                sm_state: [0, 2, 2, 2, 2, 2, 3, 1][(r >> 5) as usize & 7],
-                sm_ksr_valid: (r >> 7) & 3 != 0,
-                sm_ksr: (r >> 9) as u8 % 13,
-                smk_priority: (r >> 13) as u8 % 4,
-                smk_age: (r >> 15) as u16 % 8,
-                k_valid: (r >> 18) & 3 != 0,
-                k_has_work: (r >> 20) & 1 == 1,
-                k_priority: (r >> 21) as u8 % 4,
-                k_age: (r >> 23) as u16 % 8,
-                k_wants_more: (r >> 26) & 1 == 1,
-            }
-        })
-        .collect()
+    words(seed, n).into_iter().map(prio_in).collect()
 }
 
 #[test]

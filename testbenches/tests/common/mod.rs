@@ -1,6 +1,59 @@
 //! Workloads and helpers shared by the co-simulation tests.
 
+use mpgpu_spec::units::sched::{dss, prio};
 use std::path::Path;
+
+/// Seeded xorshift words.
+#[allow(dead_code)]
+pub fn words(seed: u64, n: usize) -> Vec<u64> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect()
+}
+
+/// A random DSS engine input from one random word, triggering about once in `every` cycles.
+#[allow(dead_code)]
+pub fn dss_in(r: u64, every: u64) -> dss::In {
+    let k = |v: u64| (v % 21) as i8 - 10;
+    dss::In {
+        trigger: r % every == 0,
+        sm_state: (r >> 5) as u8 & 3,
+        sm_ksr_valid: (r >> 7) & 3 != 0,
+        sm_ksr: (r >> 9) as u8 % 13,
+        k_valid: (r >> 13) & 3 != 0,
+        k_count: k(r >> 15),
+        k_has_work: (r >> 20) & 1 == 1,
+        k_running: (r >> 21) & 1 == 1,
+        count_max: k(r >> 22),
+        count_min: k(r >> 27),
+    }
+}
+
+/// A random priority-engine input from one random word: few distinct priorities and ages so
+/// that ties and orderings occur, mostly running SMs so that some decisions find no idle SM
+/// and preempt.
+#[allow(dead_code)]
+pub fn prio_in(r: u64) -> prio::In {
+    prio::In {
+        trigger: r % 7 == 0,
+        sm_state: [0, 2, 2, 2, 2, 2, 3, 1][(r >> 5) as usize & 7],
+        sm_ksr_valid: (r >> 7) & 3 != 0,
+        sm_ksr: (r >> 9) as u8 % 13,
+        smk_priority: (r >> 13) as u8 % 4,
+        smk_age: (r >> 15) as u16 % 8,
+        k_valid: (r >> 18) & 3 != 0,
+        k_has_work: (r >> 20) & 1 == 1,
+        k_priority: (r >> 21) as u8 % 4,
+        k_age: (r >> 23) as u16 % 8,
+        k_wants_more: (r >> 26) & 1 == 1,
+    }
+}
 
 /// Rewrites field `field` (a hex word) of record `cycle` in a trace's `trace.hex`.
 #[allow(dead_code)]
