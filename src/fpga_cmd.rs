@@ -21,7 +21,7 @@ pub struct FpgaArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Target clock frequency (MHz).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = positive_mhz)]
     freq: f64,
     /// Families to synthesize for (ecp5 is always one: place and route needs it).
     #[arg(long, value_delimiter = ',', default_values_t = vec![FamilyArg::Ecp5, FamilyArg::Xc7, FamilyArg::Ice40])]
@@ -35,11 +35,19 @@ pub struct FpgaArgs {
     #[arg(long)]
     no_io_ring: bool,
     /// Exit non-zero when the routed Fmax is below --freq.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "synth_only")]
     check: bool,
     /// Output directory; the block's files go to OUT/<block>/.
     #[arg(long, default_value = "target/fpga")]
     out: PathBuf,
+}
+
+/// A clock frequency in MHz: a finite number above zero.
+fn positive_mhz(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!("`{s}` is not a frequency in MHz (a number above 0)")),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum, Debug)]

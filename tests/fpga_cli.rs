@@ -37,6 +37,12 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let (code, _, stderr) = mpgpu(&["fpga", "dss", "--sms", "17", "--out", &out]);
     assert_eq!(code, 2);
     assert!(stderr.contains("1..=16"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--freq", "0"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a frequency"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--synth-only", "--check"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
 
 #[test]

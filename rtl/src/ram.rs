@@ -3,9 +3,13 @@
 //! is what FPGA block RAM does (ECP5 DP16KD, Xilinx RAMB18/36, iCE40 SB_RAM40_4K), and the
 //! Verilog is written in the form yosys maps onto it.
 //!
-//! A read and a write of the same address in the same cycle return the old word (read before
-//! write); the blocks never do it. Parameters: `D` the word, `A` the address bits (2^A words).
-//! Words never written read as zero in simulation; the Verilog leaves them undefined.
+//! A read of the address being written in the same cycle is undefined (`no_rw_check`: block
+//! RAM gives no guarantee across its two ports, and yosys then adds no bypass logic); the
+//! simulation returns the old word. A block may present such an address but must not use what
+//! it reads (the PTBQ reads a queue's head + 2 every cycle and uses it only when the queue
+//! holds three or more, so that it is never the entry written). Parameters: `D` the word, `A`
+//! the address bits (2^A words). Words never written read as zero in simulation; the Verilog
+//! leaves them undefined.
 
 use rust_hdl::prelude::*;
 
@@ -54,6 +58,7 @@ impl<D: Synth, const A: usize> Logic for SyncRam<D, A> {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "\
+(* no_rw_check *)
 reg [{msb}:0] mem [0:{last}];
 
 always @(posedge clock) begin

@@ -47,7 +47,7 @@ const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && HANDL
 /// Test-only faults, for showing that the co-simulation catches a wrong block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedFaults {
-    /// The PTBQ is popped last-in first-out.
+    /// The PTBQ's head reads the block pushed to it last (as if it were last-in first-out).
     pub ptbq_lifo: bool,
     /// A released SM's token is not returned to its kernel.
     pub keep_token: bool,

