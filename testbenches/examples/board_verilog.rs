@@ -1,6 +1,8 @@
 //! Writes a block's board wrapper for the ULX3S: the rust-hdl wrapper's Verilog (module `top`,
 //! `OUT/top.v`), the board's top level (`OUT/board_top.v`) and what the host will expect of it
-//! (`OUT/board.txt`). `scripts/board` runs it, then yosys, nextpnr and ecppack.
+//! (`OUT/board.txt`), and makes sure the FPGA tools are installed (the pinned versions of
+//! `mpgpu fpga`, `mpgpu_tb::fpga::Tools::ensure`), writing their environment's path to
+//! `OUT/venv`. `scripts/board` runs it, then yosys, nextpnr and ecppack from that environment.
 //!
 //! ```text
 //! cargo run --release -p mpgpu-tb --example board_verilog -- dss OUT [--sms 16] [--baud 115200]
@@ -17,9 +19,10 @@ use mpgpu_ref::units::framework::Policy;
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::SchedFaults;
 use mpgpu_tb::blocks::{DssPorts, PrioPorts, SchedPorts};
+use mpgpu_tb::fpga::{default_venv, Tools};
 use mpgpu_tb::ports::Ports;
 use mpgpu_tb::serial::{board_verilog, Expected};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
@@ -43,7 +46,8 @@ fn write<P: Ports>(p: &P, baud: u32, out: &PathBuf) -> Result<(), String> {
         ),
     )?;
     println!("{}: id {:#010x}, {} input and {} output bits, {baud} baud -> {}", e.description, e.block_id, e.in_bits, e.out_bits, out.display());
-    Ok(())
+    let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("board: {m}"))?;
+    put("venv", &tools.venv.display().to_string())
 }
 
 fn main() -> ExitCode {

@@ -119,9 +119,9 @@ where
     let l = pair.rtl.layout();
     let mut exp = vec![0; l.outputs.len()];
     pair.rtl.ports.encode_out(&expected, &mut exp);
-    let state = match pair.model_state() {
-        Some(s) if !pair.rtl.observes_state() => s,
-        _ => pair.rtl.state(),
+    let state = match pair.rtl.observes_state() {
+        true => pair.rtl.state(),
+        false => pair.model_state().unwrap_or_else(|| pair.rtl.state()),
     };
     let (inputs, outs) = (pair.rtl.input_words(), pair.rtl.output_words());
     let marked = expected != got || pair.mismatch().is_some_and(|m| m.cycle == cycle);
