@@ -909,7 +909,7 @@ pub fn glue_verilog(inputs: &[(&str, usize)], outputs: &[(&str, usize)]) -> Veri
 /// [`StepLink`] (`link`), with ports `clock`, `rx`, `tx`, `led` and `reset_req`.
 ///
 /// ```ignore
-/// board_block!(pub struct BoardDss(Dss) { inputs: [trigger: 1, sm_state: 2], outputs: [busy: 1, addr: 4] });
+/// board_block!(pub struct BoardDss(Dss) { inputs: [trigger: 1, sm_state: 2], outputs: [busy: 1, next_addr: 4] });
 /// ```
 ///
 /// The ports are listed in the harness's order with their widths (1 for a `Bit`); a width
@@ -1044,7 +1044,7 @@ board_block!(
     /// The DSS policy engine behind the step protocol (ports as `mpgpu_tb::blocks`).
     pub struct BoardDss(Dss) {
         inputs: [trigger: 1, sm_state: 2, sm_ksr_valid: 1, sm_ksr: 4, k_valid: 1, k_count: 8, k_has_work: 1, k_running: 1, count_max: 8, count_min: 8],
-        outputs: [busy: 1, addr: 4, kmax: 4, kmin: 4, act: 2, act_sm: 4, act_kernel: 4, act_from: 4],
+        outputs: [busy: 1, next_addr: 4, kmax: 4, kmin: 4, act: 2, act_sm: 4, act_kernel: 4, act_from: 4],
     }
 );
 
@@ -1052,7 +1052,7 @@ board_block!(
     /// The priority policies' scan engine behind the step protocol (ports as `mpgpu_tb::blocks`).
     pub struct BoardPrio(Prio) {
         inputs: [trigger: 1, sm_state: 2, sm_ksr_valid: 1, sm_ksr: 4, smk_priority: 4, smk_age: 16, k_valid: 1, k_has_work: 1, k_priority: 4, k_age: 16, k_wants_more: 1],
-        outputs: [busy: 1, addr: 4, act: 2, act_sm: 4, act_kernel: 4, act_from: 4],
+        outputs: [busy: 1, next_addr: 4, act: 2, act_sm: 4, act_kernel: 4, act_from: 4],
     }
 );
 

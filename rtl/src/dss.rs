@@ -47,8 +47,9 @@ pub struct Dss {
     pub count_min: Signal<In, Bits<8>>,
     /// A decision is under way.
     pub busy: Signal<Out, Bit>,
-    /// Table address read this cycle.
-    pub addr: Signal<Out, Bits<DSS_INDEX_BITS>>,
+    /// The table entry scanned next cycle (0 if none); the one scanned now is the one named
+    /// here in the cycle before.
+    pub next_addr: Signal<Out, Bits<DSS_INDEX_BITS>>,
     /// Kernel with the most tokens so far (read port for `count_max`).
     pub kmax: Signal<Out, Bits<DSS_INDEX_BITS>>,
     /// Running kernel with the fewest tokens so far (read port for `count_min`).
@@ -96,7 +97,7 @@ impl Dss {
             count_max: Default::default(),
             count_min: Default::default(),
             busy: Default::default(),
-            addr: Default::default(),
+            next_addr: Default::default(),
             kmax: Default::default(),
             kmin: Default::default(),
             act: Default::default(),
@@ -166,7 +167,7 @@ impl Logic for Dss {
         }
         // Outputs.
         self.busy.next = self.scan.busy.val();
-        self.addr.next = self.scan.addr.val();
+        self.next_addr.next = self.scan.next_addr.val();
         self.kmax.next = self.kmax_index.q.val();
         self.kmin.next = self.kmin_index.q.val();
         self.act_code.next = 0.into();

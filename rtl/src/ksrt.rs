@@ -56,10 +56,6 @@ pub struct Ksrt {
     pub done_k: Signal<In, B4>,
     /// The policy engine's table address.
     pub a: Signal<In, B4>,
-    /// SMs kernel `a` has or is getting.
-    pub a_owned: Signal<In, Rt>,
-    /// Blocks in kernel `a`'s PTBQ.
-    pub a_queued: Signal<In, Bits<PTBQ_LEN_BITS>>,
     /// The SM at `a` names a kernel, `smk`.
     pub smk_valid: Signal<In, Bit>,
     /// The kernel of the SM at `a`.
@@ -86,8 +82,15 @@ pub struct Ksrt {
     pub iss_k: Signal<In, B4>,
     /// A new block of `iss_k` is issued at this edge.
     pub iss_new: Signal<In, Bit>,
+    /// A block of `iss_k`, new or restored, is issued at this edge.
+    pub iss_any: Signal<In, Bit>,
+    /// A block of kernel `saved_k` is saved (to its PTBQ) at this edge.
+    pub saved_valid: Signal<In, Bit>,
+    pub saved_k: Signal<In, B4>,
     /// Bit k: entry k has blocks to issue.
     pub has_work: Signal<Out, Bits<16>>,
+    /// Bit k: entry k has two blocks or more to issue.
+    pub two_left: Signal<Out, Bits<16>>,
     /// The finished block is its kernel's last: the entry leaves at this edge.
     pub retire: Signal<Out, Bit>,
     /// The handle of `done_k` (of the retiring launch).
@@ -116,8 +119,6 @@ pub struct Ksrt {
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
     pub count_min: Signal<Out, Bits<8>>,
-    /// KSRT[act_k] is valid.
-    pub act_valid: Signal<Out, Bit>,
     /// KSRT[act_k].tk.
     pub act_tk: Signal<Out, Rt>,
     /// KSRT[ev_next].tk.
@@ -150,25 +151,40 @@ pub struct Ksrt {
     /// set at the edges that change the counters it follows.
     pub k_last: [DFF<Bit>; 16],
     pub k_new: [DFF<Bit>; 16],
+    /// owned x T_k: the blocks the SMs the kernel has or is getting hold (setup, running, or
+    /// reserved for it), kept as the owner changes: by T_k whenever its token count moves (every
+    /// token move pairs with a change of owner, `Framework::check_invariants`).
+    pub k_cap: [DFF<Bits<9>>; 16],
+    /// Blocks left to issue, new or preempted: `tbs - next_tb + queued`, kept as blocks are
+    /// issued and saved.
+    pub k_rem: [DFF<Tb>; 16],
     /// Admission counter (the next launch's age).
     pub admitted: DFF<Bits<AGE_BITS>>,
+    /// Pipeline: the entry a command may enter (picked in the cycle before), unless `free_none`
+    /// (stored inverted, so that the reset value names entry 0, free at reset).
+    pub free_none: DFF<Bit>,
+    pub free_k: DFF<B4>,
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Entry k is within the `sms` in use.
     in_use: [Constant<Bit>; 16],
     fault_keep_token: Constant<Bit>,
     hw_bit: [Signal<Local, Bits<16>>; 16],
+    tl_bit: [Signal<Local, Bits<16>>; 16],
     free: [Signal<Local, Bit>; 16],
     done_hit: Signal<Local, Bit>,
     up_release: [Signal<Local, Bits<8>>; 16],
     up_from: [Signal<Local, Bits<8>>; 16],
     down_act: [Signal<Local, Bits<8>>; 16],
-    a_tk: Signal<Local, Rt>,
-    a_tbs: Signal<Local, Tb>,
-    a_next_tb: Signal<Local, Tb>,
-    a_remaining: Signal<Local, Tb>,
-    a_product: Signal<Local, Tb>,
-    partial: [Signal<Local, Tb>; 5],
+    a_cap: Signal<Local, Bits<9>>,
+    a_rem: Signal<Local, Tb>,
+    /// T_k, as a cap step.
+    tk9: [Signal<Local, Bits<9>>; 16],
+    cap_up: [Signal<Local, Bits<9>>; 16],
+    cap_down: [Signal<Local, Bits<9>>; 16],
+    cap_down2: [Signal<Local, Bits<9>>; 16],
+    rem_up: [Signal<Local, Tb>; 16],
+    rem_down: [Signal<Local, Tb>; 16],
 }
 
 impl Ksrt {
@@ -188,8 +204,6 @@ impl Ksrt {
             done_valid: Default::default(),
             done_k: Default::default(),
             a: Default::default(),
-            a_owned: Default::default(),
-            a_queued: Default::default(),
             smk_valid: Default::default(),
             smk: Default::default(),
             kmax: Default::default(),
@@ -203,7 +217,11 @@ impl Ksrt {
             ev_back: Default::default(),
             iss_k: Default::default(),
             iss_new: Default::default(),
+            iss_any: Default::default(),
+            saved_valid: Default::default(),
+            saved_k: Default::default(),
             has_work: Default::default(),
+            two_left: Default::default(),
             retire: Default::default(),
             retired_handle: Default::default(),
             admit: Default::default(),
@@ -218,7 +236,6 @@ impl Ksrt {
             smk_age: Default::default(),
             count_max: Default::default(),
             count_min: Default::default(),
-            act_valid: Default::default(),
             act_tk: Default::default(),
             ev_tk: Default::default(),
             iss_handle: Default::default(),
@@ -234,23 +251,30 @@ impl Ksrt {
             k_count: Default::default(),
             k_last: Default::default(),
             k_new: Default::default(),
+            k_cap: Default::default(),
+            k_rem: Default::default(),
             admitted: Default::default(),
+            free_none: Default::default(),
+            free_k: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             fault_keep_token: Constant::new(keep_token),
             hw_bit: Default::default(),
+            tl_bit: Default::default(),
             free: Default::default(),
             done_hit: Default::default(),
             up_release: Default::default(),
             up_from: Default::default(),
             down_act: Default::default(),
-            a_tk: Default::default(),
-            a_tbs: Default::default(),
-            a_next_tb: Default::default(),
-            a_remaining: Default::default(),
-            a_product: Default::default(),
-            partial: Default::default(),
+            a_cap: Default::default(),
+            a_rem: Default::default(),
+            tk9: Default::default(),
+            cap_up: Default::default(),
+            cap_down: Default::default(),
+            cap_down2: Default::default(),
+            rem_up: Default::default(),
+            rem_down: Default::default(),
         }
     }
 }
@@ -258,7 +282,7 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted);
+        dff_setup!(self, clock, admitted, free_none, free_k);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
@@ -272,6 +296,10 @@ impl Logic for Ksrt {
             self.k_count[k].clock.next = self.clock.val();
             self.k_last[k].clock.next = self.clock.val();
             self.k_new[k].clock.next = self.clock.val();
+            self.k_cap[k].clock.next = self.clock.val();
+            self.k_rem[k].clock.next = self.clock.val();
+            self.k_cap[k].d.next = self.k_cap[k].q.val();
+            self.k_rem[k].d.next = self.k_rem[k].q.val();
             self.k_valid[k].d.next = self.k_valid[k].q.val();
             self.k_handle[k].d.next = self.k_handle[k].q.val();
             self.k_tbs[k].d.next = self.k_tbs[k].q.val();
@@ -285,8 +313,13 @@ impl Logic for Ksrt {
             self.k_new[k].d.next = self.k_new[k].q.val();
         }
 
-        // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ).
+        // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with two
+        // or more.
         for k in 0..16 {
+            self.tl_bit[k].next = 0.into();
+            if self.k_rem[k].q.val() > 1 {
+                self.tl_bit[k].next = self.onehot[k].val();
+            }
             self.hw_bit[k].next = 0.into();
             if self.k_valid[k].q.val() & (self.k_new[k].q.val() | self.queued.val().get_bit(k)) {
                 self.hw_bit[k].next = self.onehot[k].val();
@@ -308,6 +341,7 @@ impl Logic for Ksrt {
             | self.hw_bit[13].val()
             | self.hw_bit[14].val()
             | self.hw_bit[15].val();
+        self.two_left.next = self.tl_bit[0].val() | self.tl_bit[1].val() | self.tl_bit[2].val() | self.tl_bit[3].val() | self.tl_bit[4].val() | self.tl_bit[5].val() | self.tl_bit[6].val() | self.tl_bit[7].val() | self.tl_bit[8].val() | self.tl_bit[9].val() | self.tl_bit[10].val() | self.tl_bit[11].val() | self.tl_bit[12].val() | self.tl_bit[13].val() | self.tl_bit[14].val() | self.tl_bit[15].val();
 
         // Retirement: the finished block was its kernel's last.
         self.done_hit.next = false;
@@ -320,14 +354,23 @@ impl Logic for Ksrt {
         }
         self.retire.next = self.done_valid.val() & self.done_hit.val();
 
-        // Admission: the lowest free entry in use that no SM names.
+        // Admission: into the entry picked in the cycle before, if it is still free (an SM
+        // names only valid entries, so it is not named). The entry for the next cycle: the
+        // lowest free entry in use that no SM names.
+        self.admit_k.next = self.free_k.q.val();
         self.admit.next = false;
-        self.admit_k.next = 0.into();
+        for k in 0..16 {
+            if self.free_k.q.val() == self.ids[k].val() {
+                self.admit.next = self.cmd_valid.val() & !self.free_none.q.val() & !self.k_valid[k].q.val();
+            }
+        }
+        self.free_none.d.next = true;
+        self.free_k.d.next = 0.into();
         for j in 0..16 {
             self.free[15 - j].next = !self.k_valid[15 - j].q.val() & !self.named.val().get_bit(15 - j) & self.in_use[15 - j].val();
-            if self.cmd_valid.val() & self.free[15 - j].val() {
-                self.admit.next = true;
-                self.admit_k.next = self.ids[15 - j].val();
+            if self.free[15 - j].val() {
+                self.free_none.d.next = false;
+                self.free_k.d.next = self.ids[15 - j].val();
             }
         }
 
@@ -336,14 +379,12 @@ impl Logic for Ksrt {
         self.a_count.next = 0.into();
         self.a_priority.next = 0.into();
         self.a_age.next = 0.into();
-        self.a_tk.next = 0.into();
-        self.a_tbs.next = 0.into();
-        self.a_next_tb.next = 0.into();
+        self.a_cap.next = 0.into();
+        self.a_rem.next = 0.into();
         self.smk_priority.next = 0.into();
         self.smk_age.next = 0.into();
         self.count_max.next = 0.into();
         self.count_min.next = 0.into();
-        self.act_valid.next = false;
         self.act_tk.next = 0.into();
         self.ev_tk.next = 0.into();
         self.iss_handle.next = 0.into();
@@ -354,9 +395,8 @@ impl Logic for Ksrt {
                 self.a_count.next = self.k_count[k].q.val();
                 self.a_priority.next = self.k_priority[k].q.val();
                 self.a_age.next = self.k_age[k].q.val();
-                self.a_tk.next = self.k_tk[k].q.val();
-                self.a_tbs.next = self.k_tbs[k].q.val();
-                self.a_next_tb.next = self.k_next_tb[k].q.val();
+                self.a_cap.next = self.k_cap[k].q.val();
+                self.a_rem.next = self.k_rem[k].q.val();
             }
             if self.smk_valid.val() & (self.smk.val() == self.ids[k].val()) {
                 self.smk_priority.next = self.k_priority[k].q.val();
@@ -369,7 +409,6 @@ impl Logic for Ksrt {
                 self.count_min.next = self.k_count[k].q.val();
             }
             if self.act_k.val() == self.ids[k].val() {
-                self.act_valid.next = self.k_valid[k].q.val();
                 self.act_tk.next = self.k_tk[k].q.val();
             }
             if self.ev_next.val() == self.ids[k].val() {
@@ -381,30 +420,26 @@ impl Logic for Ksrt {
             }
         }
         self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
-        // Whether kernel `a` could use more SMs: blocks left, and owned x T_k (shift and add:
-        // at most 16 x 16).
-        self.a_remaining.next = self.a_tbs.val() - self.a_next_tb.val() + bit_cast::<20, 9>(self.a_queued.val());
-        for b in 0..5 {
-            self.partial[b].next = 0.into();
-        }
-        if self.a_tk.val().get_bit(0) {
-            self.partial[0].next = bit_cast::<20, 5>(self.a_owned.val());
-        }
-        if self.a_tk.val().get_bit(1) {
-            self.partial[1].next = bit_cast::<20, 5>(self.a_owned.val()) << 1;
-        }
-        if self.a_tk.val().get_bit(2) {
-            self.partial[2].next = bit_cast::<20, 5>(self.a_owned.val()) << 2;
-        }
-        if self.a_tk.val().get_bit(3) {
-            self.partial[3].next = bit_cast::<20, 5>(self.a_owned.val()) << 3;
-        }
-        if self.a_tk.val().get_bit(4) {
-            self.partial[4].next = bit_cast::<20, 5>(self.a_owned.val()) << 4;
-        }
-        self.a_product.next = self.partial[0].val() + self.partial[1].val() + self.partial[2].val() + self.partial[3].val() + self.partial[4].val();
-        self.a_wants_more.next = self.a_valid.val() & (self.a_product.val() < self.a_remaining.val());
+        // Whether kernel `a` could use more SMs: owned x T_k < blocks left.
+        self.a_wants_more.next = self.a_valid.val() & (bit_cast::<20, 9>(self.a_cap.val()) < self.a_rem.val());
 
+        // T_k widened to the cap's width (unrolled: a cast takes no loop index).
+        self.tk9[0].next = bit_cast::<9, 5>(self.k_tk[0].q.val());
+        self.tk9[1].next = bit_cast::<9, 5>(self.k_tk[1].q.val());
+        self.tk9[2].next = bit_cast::<9, 5>(self.k_tk[2].q.val());
+        self.tk9[3].next = bit_cast::<9, 5>(self.k_tk[3].q.val());
+        self.tk9[4].next = bit_cast::<9, 5>(self.k_tk[4].q.val());
+        self.tk9[5].next = bit_cast::<9, 5>(self.k_tk[5].q.val());
+        self.tk9[6].next = bit_cast::<9, 5>(self.k_tk[6].q.val());
+        self.tk9[7].next = bit_cast::<9, 5>(self.k_tk[7].q.val());
+        self.tk9[8].next = bit_cast::<9, 5>(self.k_tk[8].q.val());
+        self.tk9[9].next = bit_cast::<9, 5>(self.k_tk[9].q.val());
+        self.tk9[10].next = bit_cast::<9, 5>(self.k_tk[10].q.val());
+        self.tk9[11].next = bit_cast::<9, 5>(self.k_tk[11].q.val());
+        self.tk9[12].next = bit_cast::<9, 5>(self.k_tk[12].q.val());
+        self.tk9[13].next = bit_cast::<9, 5>(self.k_tk[13].q.val());
+        self.tk9[14].next = bit_cast::<9, 5>(self.k_tk[14].q.val());
+        self.tk9[15].next = bit_cast::<9, 5>(self.k_tk[15].q.val());
         // Next state.
         for k in 0..16 {
             self.up_release[k].next = 0.into();
@@ -420,6 +455,31 @@ impl Logic for Ksrt {
                 self.down_act[k].next = 1.into();
             }
             self.k_count[k].d.next = self.k_count[k].q.val() + self.up_release[k].val() + self.up_from[k].val() - self.down_act[k].val();
+            // owned x T_k follows the owner changes (the released SM's too under the
+            // keep_token fault, which only keeps the token).
+            self.cap_up[k].next = 0.into();
+            self.cap_down[k].next = 0.into();
+            self.cap_down2[k].next = 0.into();
+            if self.down_act[k].val().get_bit(0) {
+                self.cap_up[k].next = self.tk9[k].val();
+            }
+            if self.up_from[k].val().get_bit(0) {
+                self.cap_down[k].next = self.tk9[k].val();
+            }
+            if self.ev_token.val() & (self.ev_back.val() == self.ids[k].val()) {
+                self.cap_down2[k].next = self.tk9[k].val();
+            }
+            self.k_cap[k].d.next = self.k_cap[k].q.val() + self.cap_up[k].val() - self.cap_down[k].val() - self.cap_down2[k].val();
+            // Blocks left: one fewer per issue, one more per save.
+            self.rem_up[k].next = 0.into();
+            self.rem_down[k].next = 0.into();
+            if self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val()) {
+                self.rem_up[k].next = 1.into();
+            }
+            if self.iss_any.val() & (self.iss_k.val() == self.ids[k].val()) {
+                self.rem_down[k].next = 1.into();
+            }
+            self.k_rem[k].d.next = self.k_rem[k].q.val() + self.rem_up[k].val() - self.rem_down[k].val();
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;
                 self.k_last[k].d.next = (self.k_done[k].q.val() + 2) == self.k_tbs[k].q.val();
@@ -443,6 +503,8 @@ impl Logic for Ksrt {
                 self.k_count[k].d.next = self.cmd_tokens.val();
                 self.k_last[k].d.next = self.cmd_tbs.val() == 1;
                 self.k_new[k].d.next = self.cmd_tbs.val() != 0;
+                self.k_cap[k].d.next = 0.into();
+                self.k_rem[k].d.next = self.cmd_tbs.val();
             }
         }
         if self.admit.val() {

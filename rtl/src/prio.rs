@@ -45,8 +45,9 @@ pub struct Prio {
     pub k_wants_more: Signal<In, Bit>,
     /// A decision is under way.
     pub busy: Signal<Out, Bit>,
-    /// Table address read this cycle.
-    pub addr: Signal<Out, Bits<4>>,
+    /// The table entry scanned next cycle (0 if none); the one scanned now is the one named
+    /// here in the cycle before.
+    pub next_addr: Signal<Out, Bits<4>>,
     /// 0 none, 1 assign, 2 reserve.
     pub act: Signal<Out, Bits<2>>,
     pub act_sm: Signal<Out, Bits<4>>,
@@ -98,7 +99,7 @@ impl Prio {
             k_age: Default::default(),
             k_wants_more: Default::default(),
             busy: Default::default(),
-            addr: Default::default(),
+            next_addr: Default::default(),
             act: Default::default(),
             act_sm: Default::default(),
             act_kernel: Default::default(),
@@ -156,7 +157,7 @@ impl Logic for Prio {
         self.scan.trigger.next = self.trigger.val();
         // Outputs.
         self.busy.next = self.scan.busy.val();
-        self.addr.next = self.scan.addr.val();
+        self.next_addr.next = self.scan.next_addr.val();
         self.act_code.next = 0.into();
         self.act_sm.next = 0.into();
         self.act_kernel.next = 0.into();

@@ -10,7 +10,7 @@
 //!   queue holds one; with `pop` it leaves at the edge;
 //! - `clear`: queue `clear_k` is emptied at the edge (its kernel's entry is reused), over any
 //!   push or pop of it;
-//! - `queued`: which queues hold blocks; `len_at`: the occupancy of queue `len_k`.
+//! - `queued`: which queues hold blocks; `q_len`, each queue's occupancy.
 //!
 //! The head is read in the cycle it is needed although the RAM's reads are registered: each
 //! queue keeps its first two entries in registers (`h0`, `h1`), and a pop reads the entry that
@@ -47,20 +47,19 @@ pub struct Ptbq {
     pub clear: Signal<In, Bit>,
     /// The queue emptied.
     pub clear_k: Signal<In, B4>,
-    /// The queue whose occupancy `len_at` reports.
-    pub len_k: Signal<In, B4>,
     /// Queue `pop_k` holds a block.
     pub head_valid: Signal<Out, Bit>,
     /// The head of queue `pop_k` (the block pushed to it last with the `lifo` fault).
     pub head_tb: Signal<Out, Tb>,
     /// Bit k: queue k holds a block.
     pub queued: Signal<Out, Bits<16>>,
-    /// Occupancy of queue `len_k`.
-    pub len_at: Signal<Out, Bits<PTBQ_LEN_BITS>>,
     /// Head pointer of each queue.
     pub q_head: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
     /// Occupancy of each queue.
     pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
+    /// Each queue's occupancy is not zero (kept beside `q_len`, so that `queued` comes
+    /// straight from flip-flops).
+    pub q_nz: [DFF<Bit>; 16],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
     pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
     /// Each queue's head entry, and the one after it.
@@ -79,6 +78,8 @@ pub struct Ptbq {
     pushes: [Signal<Local, Bit>; 16],
     pops: [Signal<Local, Bit>; 16],
     pop_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+    /// Queue `pop_k` is not empty.
+    pop_nz: Signal<Local, Bit>,
     pop_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     push_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     push_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
@@ -100,13 +101,12 @@ impl Ptbq {
             pop: Default::default(),
             clear: Default::default(),
             clear_k: Default::default(),
-            len_k: Default::default(),
             head_valid: Default::default(),
             head_tb: Default::default(),
             queued: Default::default(),
-            len_at: Default::default(),
             q_head: Default::default(),
             q_len: Default::default(),
+            q_nz: Default::default(),
             ram: Default::default(),
             h0: Default::default(),
             h1: Default::default(),
@@ -120,6 +120,7 @@ impl Ptbq {
             pushes: Default::default(),
             pops: Default::default(),
             pop_len: Default::default(),
+            pop_nz: Default::default(),
             pop_head: Default::default(),
             push_head: Default::default(),
             push_len: Default::default(),
@@ -143,6 +144,8 @@ impl Logic for Ptbq {
             self.tail[k].clock.next = self.clock.val();
             self.q_head[k].d.next = self.q_head[k].q.val();
             self.q_len[k].d.next = self.q_len[k].q.val();
+            self.q_nz[k].clock.next = self.clock.val();
+            self.q_nz[k].d.next = self.q_nz[k].q.val();
             self.h0[k].d.next = self.h0[k].q.val();
             self.h1[k].d.next = self.h1[k].q.val();
             self.tail[k].d.next = self.tail[k].q.val();
@@ -154,7 +157,7 @@ impl Logic for Ptbq {
         // Which queues hold blocks.
         for k in 0..16 {
             self.queued_bit[k].next = 0.into();
-            if self.q_len[k].q.val() != 0 {
+            if self.q_nz[k].q.val() {
                 self.queued_bit[k].next = self.onehot[k].val();
             }
         }
@@ -177,15 +180,16 @@ impl Logic for Ptbq {
 
         // Pointers and head registers of the queues read and written.
         self.pop_len.next = 0.into();
+        self.pop_nz.next = false;
         self.pop_head.next = 0.into();
         self.pop_h0.next = 0.into();
         self.pop_tail.next = 0.into();
         self.push_head.next = 0.into();
         self.push_len.next = 0.into();
-        self.len_at.next = 0.into();
         for k in 0..16 {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_len.next = self.q_len[k].q.val();
+                self.pop_nz.next = self.q_nz[k].q.val();
                 self.pop_head.next = self.q_head[k].q.val();
                 self.pop_h0.next = self.h0[k].q.val();
                 self.pop_tail.next = self.tail[k].q.val();
@@ -194,9 +198,6 @@ impl Logic for Ptbq {
                 self.push_head.next = self.q_head[k].q.val();
                 self.push_len.next = self.q_len[k].q.val();
             }
-            if self.len_k.val() == self.ids[k].val() {
-                self.len_at.next = self.q_len[k].q.val();
-            }
             // Queue k's second entry: in its register, or arriving from the RAM.
             self.arriving[k].next = self.pend.q.val() & (self.pend_k.q.val() == self.ids[k].val());
             self.second[k].next = self.h1[k].q.val();
@@ -204,7 +205,7 @@ impl Logic for Ptbq {
                 self.second[k].next = self.ram.read_data.val();
             }
         }
-        self.head_valid.next = self.pop_len.val() != 0;
+        self.head_valid.next = self.pop_nz.val();
         // FIFO: the head; the LIFO fault reads the block pushed last.
         self.head_tb.next = self.pop_h0.val();
         if self.fault_lifo.val() {
@@ -225,9 +226,11 @@ impl Logic for Ptbq {
             self.pops[k].next = self.pop.val() & self.head_valid.val() & (self.pop_k.val() == self.ids[k].val());
             if self.pushes[k].val() & !self.pops[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() + 1;
+                self.q_nz[k].d.next = true;
             }
             if self.pops[k].val() & !self.pushes[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() - 1;
+                self.q_nz[k].d.next = self.q_len[k].q.val() != 1;
             }
             if self.pushes[k].val() {
                 self.tail[k].d.next = self.push_tb.val();
@@ -256,6 +259,7 @@ impl Logic for Ptbq {
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
                 self.q_head[k].d.next = 0.into();
                 self.q_len[k].d.next = 0.into();
+                self.q_nz[k].d.next = false;
             }
         }
     }

@@ -8,9 +8,11 @@
 //!   one cycle with `deciding` high (the engine drives its decision and reports on `act`
 //!   whether it acts). `addr` is 0 outside a scan.
 //! - After the decision cycle the block scans again (`restart`) if the engine acted or a trigger
-//!   arrived meanwhile; otherwise it goes idle. `restart` tells the engine to clear its
-//!   candidates at this edge.
-//! - Latency: sms + 1 cycles per decision; `busy` and `addr` depend on the registers only,
+//!   arrived meanwhile; otherwise it goes idle. After an action it first waits two cycles
+//!   (`SETTLE` in the model: the framework applies the action a cycle later and registers its
+//!   table reads). `restart` tells the engine to clear its candidates at this edge.
+//! - `next_addr` is the address of the next cycle's scan (0 if it scans none).
+//! - Latency: sms + 1 cycles per decision; `busy`, `addr` and `next_addr` depend on the registers only,
 //!   `restart` also on `trigger` and `act` (combinationally).
 //! Parameters: 1..=16 entries (`sms`).
 
@@ -31,6 +33,9 @@ pub struct ScanControl {
     pub busy: Signal<Out, Bit>,
     /// The table address scanned this cycle (0 outside a scan).
     pub addr: Signal<Out, Bits<INDEX_BITS>>,
+    /// The table address scanned next cycle (0 when the next cycle scans none); from the
+    /// registers only.
+    pub next_addr: Signal<Out, Bits<INDEX_BITS>>,
     /// This cycle scans the entry at `addr`.
     pub scanning: Signal<Out, Bit>,
     /// This cycle is the decision, after the last entry.
@@ -41,6 +46,8 @@ pub struct ScanControl {
     pending_q: DFF<Bit>,
     deciding_q: DFF<Bit>,
     pos_q: DFF<Bits<INDEX_BITS>>,
+    /// Cycles left to wait after an action (0: not waiting).
+    wait_q: DFF<Bits<2>>,
     /// sms - 1: the last address scanned.
     last: Constant<Bits<INDEX_BITS>>,
     pending_next: Signal<Local, Bit>,
@@ -56,6 +63,7 @@ impl ScanControl {
             act: Default::default(),
             busy: Default::default(),
             addr: Default::default(),
+            next_addr: Default::default(),
             scanning: Default::default(),
             deciding: Default::default(),
             restart: Default::default(),
@@ -63,6 +71,7 @@ impl ScanControl {
             pending_q: Default::default(),
             deciding_q: Default::default(),
             pos_q: Default::default(),
+            wait_q: Default::default(),
             last: Constant::new(((sms - 1) as u64).into()),
             pending_next: Default::default(),
         }
@@ -72,7 +81,7 @@ impl ScanControl {
 impl Logic for ScanControl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q);
+        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q, wait_q);
         // Outputs.
         self.busy.next = self.busy_q.q.val();
         self.addr.next = self.pos_q.q.val();
@@ -80,7 +89,11 @@ impl Logic for ScanControl {
             self.addr.next = 0.into();
         }
         self.scanning.next = self.busy_q.q.val() & !self.deciding_q.q.val();
-        self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val();
+        self.next_addr.next = 0.into();
+        if self.busy_q.q.val() & !self.deciding_q.q.val() & (self.pos_q.q.val() != self.last.val()) {
+            self.next_addr.next = self.pos_q.q.val() + 1;
+        }
+        self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val() & (self.wait_q.q.val() == 0);
         // Next state.
         self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
         self.pending_q.d.next = self.pending_next.val();
@@ -92,7 +105,14 @@ impl Logic for ScanControl {
                 } else {
                     self.pos_q.d.next = self.pos_q.q.val() + 1;
                 }
-            } else if self.act.val() | self.pending_next.val() {
+            } else if self.wait_q.q.val() != 0 {
+                self.wait_q.d.next = self.wait_q.q.val() - 1;
+                if self.wait_q.q.val() == 1 {
+                    self.restart.next = true;
+                }
+            } else if self.act.val() {
+                self.wait_q.d.next = 2.into();
+            } else if self.pending_next.val() {
                 self.restart.next = true;
             } else {
                 self.busy_q.d.next = false;

@@ -113,15 +113,39 @@ pub struct Sched {
     use_dss: Constant<Bit>,
     /// Token counts travel to the DSS engine biased by 128.
     bias: Constant<Bits<8>>,
-    /// The policy engine's table address.
+    /// The table address read for the policy engine's next cycle.
     a: Signal<Local, B4>,
     /// A kernel entered the KSRT, an SM went idle or a kernel retired.
     trigger: Signal<Local, Bit>,
-    // The decision.
-    act: Signal<Local, Bits<2>>,
-    act_sm: Signal<Local, B4>,
-    act_k: Signal<Local, B4>,
-    act_from: Signal<Local, B4>,
+    /// Pipeline: the engine's trigger, raised the cycle before.
+    pub trig_q: DFF<Bit>,
+    /// Pipeline: the engine's decision of the cycle before (act 0 none, 1 assign, 2 reserve).
+    pub dec_act: DFF<Bits<2>>,
+    pub dec_sm: DFF<B4>,
+    pub dec_k: DFF<B4>,
+    pub dec_from: DFF<B4>,
+    /// Pipeline: the issue's pick of the cycle before (SM, kernel).
+    pub gr_valid: DFF<Bit>,
+    pub gr_sm: DFF<B4>,
+    pub gr_k: DFF<B4>,
+    /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
+    pub s_sm_state: DFF<Bits<2>>,
+    pub s_sm_ksr_valid: DFF<Bit>,
+    pub s_sm_ksr: DFF<B4>,
+    pub s_k_valid: DFF<Bit>,
+    pub s_k_count: DFF<Bits<8>>,
+    pub s_k_has_work: DFF<Bit>,
+    pub s_k_running: DFF<Bit>,
+    pub s_smk_priority: DFF<B4>,
+    pub s_smk_age: DFF<Bits<16>>,
+    pub s_k_priority: DFF<B4>,
+    pub s_k_age: DFF<Bits<16>>,
+    pub s_k_wants_more: DFF<Bit>,
+    // The engine in use's outputs.
+    e_act: Signal<Local, Bits<2>>,
+    e_sm: Signal<Local, B4>,
+    e_k: Signal<Local, B4>,
+    e_from: Signal<Local, B4>,
     target_ok: Signal<Local, Bit>,
     assign_ok: Signal<Local, Bit>,
     reserve_ok: Signal<Local, Bit>,
@@ -165,10 +189,30 @@ impl Sched {
             bias: Constant::new(0x80u64.into()),
             a: Default::default(),
             trigger: Default::default(),
-            act: Default::default(),
-            act_sm: Default::default(),
-            act_k: Default::default(),
-            act_from: Default::default(),
+            trig_q: Default::default(),
+            dec_act: Default::default(),
+            dec_sm: Default::default(),
+            dec_k: Default::default(),
+            dec_from: Default::default(),
+            gr_valid: Default::default(),
+            gr_sm: Default::default(),
+            gr_k: Default::default(),
+            s_sm_state: Default::default(),
+            s_sm_ksr_valid: Default::default(),
+            s_sm_ksr: Default::default(),
+            s_k_valid: Default::default(),
+            s_k_count: Default::default(),
+            s_k_has_work: Default::default(),
+            s_k_running: Default::default(),
+            s_smk_priority: Default::default(),
+            s_smk_age: Default::default(),
+            s_k_priority: Default::default(),
+            s_k_age: Default::default(),
+            s_k_wants_more: Default::default(),
+            e_act: Default::default(),
+            e_sm: Default::default(),
+            e_k: Default::default(),
+            e_from: Default::default(),
             target_ok: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
@@ -198,33 +242,44 @@ impl Logic for Sched {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
-        // The policy engine in use and the table address it drives.
-        self.a.next = self.prio.addr.val();
+        dff_setup!(
+            self, clock, trig_q, dec_act, dec_sm, dec_k, dec_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
+        );
+        // The policy engine in use: the address it scans next cycle (the tables are read there
+        // now and registered) and its decision (registered, applied next cycle).
+        self.a.next = self.prio.next_addr.val();
+        self.e_act.next = self.prio.act.val();
+        self.e_sm.next = self.prio.act_sm.val();
+        self.e_k.next = self.prio.act_kernel.val();
+        self.e_from.next = self.prio.act_from.val();
         if self.use_dss.val() {
-            self.a.next = self.dss.addr.val();
+            self.a.next = self.dss.next_addr.val();
+            self.e_act.next = self.dss.act.val();
+            self.e_sm.next = self.dss.act_sm.val();
+            self.e_k.next = self.dss.act_kernel.val();
+            self.e_from.next = self.dss.act_from.val();
         }
-        self.act.next = self.prio.act.val();
-        self.act_sm.next = self.prio.act_sm.val();
-        self.act_k.next = self.prio.act_kernel.val();
-        self.act_from.next = self.prio.act_from.val();
-        if self.use_dss.val() {
-            self.act.next = self.dss.act.val();
-            self.act_sm.next = self.dss.act_sm.val();
-            self.act_k.next = self.dss.act_kernel.val();
-            self.act_from.next = self.dss.act_from.val();
-        }
-        // The decision, if it still holds: its kernel is valid and does not retire now; an
-        // assignment's SM is idle; a reservation's SM still runs the kernel it is taken from
-        // and has no event now.
-        self.target_ok.next = self.ksrt.act_valid.val() & !(self.ksrt.retire.val() & (self.smst.done_k.val() == self.act_k.val()));
-        self.assign_ok.next = (self.act.val() == 1) & (self.smst.act_state.val() == 0) & self.target_ok.val();
-        self.reserve_ok.next = (self.act.val() == 2)
+        self.dec_act.d.next = self.e_act.val();
+        self.dec_sm.d.next = self.e_sm.val();
+        self.dec_k.d.next = self.e_k.val();
+        self.dec_from.d.next = self.e_from.val();
+        // The registered decision, if it still holds (from the registers): its kernel has work
+        // (so is valid); an assignment's SM is idle; a reservation's SM still runs the kernel
+        // it is taken from and no pick is in flight to it.
+        self.target_ok.next = self.ksrt.has_work.val().get_bit(self.dec_k.q.val().index());
+        self.assign_ok.next = (self.dec_act.q.val() == 1) & (self.smst.act_state.val() == 0) & self.target_ok.val();
+        self.reserve_ok.next = (self.dec_act.q.val() == 2)
             & (self.smst.act_state.val() == 2)
             & self.smst.act_ksr_valid.val()
-            & (self.smst.act_ksr.val() == self.act_from.val())
+            & (self.smst.act_ksr.val() == self.dec_from.q.val())
             & self.target_ok.val()
-            & !(self.smst.ev_any.val() & (self.smst.ev_sm.val() == self.act_sm.val()));
-        self.trigger.next = self.ksrt.retire.val() | self.ksrt.admit.val() | (self.smst.ev_any.val() & !self.smst.ev_setup.val());
+            & !(self.gr_valid.q.val() & (self.gr_sm.q.val() == self.dec_sm.q.val()))
+            & !(self.smst.ev_flight.val() & (self.smst.ev_flight_sm.val() == self.dec_sm.q.val()));
+        self.trigger.next = self.ksrt.retire.val()
+            | self.ksrt.admit.val()
+            | (self.smst.ev_any.val() & !self.smst.ev_setup.val());
+        self.trig_q.d.next = self.trigger.val();
 
         // The SMST.
         self.smst.done_valid.next = self.done_valid.val();
@@ -233,14 +288,18 @@ impl Logic for Sched {
         self.smst.saved_sm.next = self.saved_sm.val();
         self.smst.has_work.next = self.ksrt.has_work.val();
         self.smst.a.next = self.a.val();
-        self.smst.act_sm.next = self.act_sm.val();
-        self.smst.act_k.next = self.act_k.val();
+        self.smst.act_sm.next = self.dec_sm.q.val();
+        self.smst.act_k.next = self.dec_k.q.val();
         self.smst.act_k_tk.next = self.ksrt.act_tk.val();
         self.smst.assign_ok.next = self.assign_ok.val();
         self.smst.reserve_ok.next = self.reserve_ok.val();
         self.smst.ev_tk.next = self.ksrt.ev_tk.val();
-        self.smst.grant_valid.next = self.issue.valid.val();
-        self.smst.grant_sm.next = self.issue.index.val();
+        self.smst.flight_valid.next = self.gr_valid.q.val();
+        self.smst.grant_sm.next = self.gr_sm.q.val();
+        self.smst.grant_k.next = self.gr_k.q.val();
+        self.smst.two_left.next = self.ksrt.two_left.val();
+        self.smst.dec_reserve.next = self.dec_act.q.val() == 2;
+        self.smst.pick_sm.next = self.issue.index.val();
 
         // The KSRT.
         self.ksrt.queued.next = self.ptbq.queued.val();
@@ -254,70 +313,91 @@ impl Logic for Sched {
         self.ksrt.done_valid.next = self.done_valid.val();
         self.ksrt.done_k.next = self.smst.done_k.val();
         self.ksrt.a.next = self.a.val();
-        self.ksrt.a_owned.next = self.smst.a_owned.val();
-        self.ksrt.a_queued.next = self.ptbq.len_at.val();
         self.ksrt.smk_valid.next = self.smst.a_ksr_valid.val();
         self.ksrt.smk.next = self.smst.a_ksr.val();
         self.ksrt.kmax.next = self.dss.kmax.val();
         self.ksrt.kmin.next = self.dss.kmin.val();
-        self.ksrt.act_k.next = self.act_k.val();
-        self.ksrt.act_from.next = self.act_from.val();
+        self.ksrt.act_k.next = self.dec_k.q.val();
+        self.ksrt.act_from.next = self.dec_from.q.val();
         self.ksrt.assign_ok.next = self.assign_ok.val();
         self.ksrt.reserve_ok.next = self.reserve_ok.val();
         self.ksrt.ev_next.next = self.smst.ev_next.val();
         self.ksrt.ev_token.next = self.smst.ev_token.val();
         self.ksrt.ev_back.next = self.smst.ev_back.val();
-        self.ksrt.iss_k.next = self.smst.grant_ksr.val();
-        self.ksrt.iss_new.next = self.issue.valid.val() & !self.ptbq.head_valid.val();
+        self.ksrt.iss_k.next = self.gr_k.q.val();
+        self.ksrt.iss_new.next = self.smst.grant_ok.val() & !self.ptbq.head_valid.val();
+        self.ksrt.iss_any.next = self.smst.grant_ok.val();
+        self.ksrt.saved_valid.next = self.saved_valid.val();
+        self.ksrt.saved_k.next = self.smst.saved_k.val();
 
         // The PTBQs: a saved block goes to the tail of its kernel's queue; an issue restores the
         // head of its kernel's queue if it holds one; an admitted kernel's queue starts empty.
         self.ptbq.push.next = self.saved_valid.val();
         self.ptbq.push_k.next = self.smst.saved_k.val();
         self.ptbq.push_tb.next = self.saved_tb.val();
-        self.ptbq.pop_k.next = self.smst.grant_ksr.val();
-        self.ptbq.pop.next = self.issue.valid.val();
+        self.ptbq.pop_k.next = self.gr_k.q.val();
+        self.ptbq.pop.next = self.smst.grant_ok.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
         self.ptbq.clear_k.next = self.ksrt.admit_k.val();
-        self.ptbq.len_k.next = self.a.val();
 
-        // The SM driver's issue.
+        // The SM driver's issue: the round robin picks from the registers for the next cycle.
         self.issue.request.next = self.smst.ready.val();
+        self.gr_valid.d.next = self.issue.valid.val();
+        self.gr_sm.d.next = 0.into();
+        self.gr_k.d.next = 0.into();
+        if self.issue.valid.val() {
+            self.gr_sm.d.next = self.issue.index.val();
+            self.gr_k.d.next = self.smst.pick_ksr.val();
+        }
+
+        // The engines' table reads for next cycle, registered.
+        self.s_sm_state.d.next = self.smst.a_state.val();
+        self.s_sm_ksr_valid.d.next = self.smst.a_ksr_valid.val();
+        self.s_sm_ksr.d.next = self.smst.a_ksr.val();
+        self.s_k_valid.d.next = self.ksrt.a_valid.val();
+        self.s_k_count.d.next = self.ksrt.a_count.val() ^ self.bias.val();
+        self.s_k_has_work.d.next = self.ksrt.a_has_work.val();
+        self.s_k_running.d.next = self.smst.a_running.val();
+        self.s_smk_priority.d.next = self.ksrt.smk_priority.val();
+        self.s_smk_age.d.next = self.ksrt.smk_age.val();
+        self.s_k_priority.d.next = self.ksrt.a_priority.val();
+        self.s_k_age.d.next = self.ksrt.a_age.val();
+        self.s_k_wants_more.d.next = self.ksrt.a_wants_more.val();
 
         // The engines' ports (the one not in use sees no trigger and stays idle).
-        self.dss.trigger.next = self.trigger.val() & self.use_dss.val();
-        self.dss.sm_state.next = self.smst.a_state.val();
-        self.dss.sm_ksr_valid.next = self.smst.a_ksr_valid.val();
-        self.dss.sm_ksr.next = self.smst.a_ksr.val();
-        self.dss.k_valid.next = self.ksrt.a_valid.val();
-        self.dss.k_count.next = self.ksrt.a_count.val() ^ self.bias.val();
-        self.dss.k_has_work.next = self.ksrt.a_has_work.val();
-        self.dss.k_running.next = self.smst.a_running.val();
+        self.dss.trigger.next = self.trig_q.q.val() & self.use_dss.val();
+        self.dss.sm_state.next = self.s_sm_state.q.val();
+        self.dss.sm_ksr_valid.next = self.s_sm_ksr_valid.q.val();
+        self.dss.sm_ksr.next = self.s_sm_ksr.q.val();
+        self.dss.k_valid.next = self.s_k_valid.q.val();
+        self.dss.k_count.next = self.s_k_count.q.val();
+        self.dss.k_has_work.next = self.s_k_has_work.q.val();
+        self.dss.k_running.next = self.s_k_running.q.val();
         self.dss.count_max.next = self.ksrt.count_max.val() ^ self.bias.val();
         self.dss.count_min.next = self.ksrt.count_min.val() ^ self.bias.val();
-        self.prio.trigger.next = self.trigger.val() & !self.use_dss.val();
-        self.prio.sm_state.next = self.smst.a_state.val();
-        self.prio.sm_ksr_valid.next = self.smst.a_ksr_valid.val();
-        self.prio.sm_ksr.next = self.smst.a_ksr.val();
-        self.prio.smk_priority.next = self.ksrt.smk_priority.val();
-        self.prio.smk_age.next = self.ksrt.smk_age.val();
-        self.prio.k_valid.next = self.ksrt.a_valid.val();
-        self.prio.k_has_work.next = self.ksrt.a_has_work.val();
-        self.prio.k_priority.next = self.ksrt.a_priority.val();
-        self.prio.k_age.next = self.ksrt.a_age.val();
-        self.prio.k_wants_more.next = self.ksrt.a_wants_more.val();
+        self.prio.trigger.next = self.trig_q.q.val() & !self.use_dss.val();
+        self.prio.sm_state.next = self.s_sm_state.q.val();
+        self.prio.sm_ksr_valid.next = self.s_sm_ksr_valid.q.val();
+        self.prio.sm_ksr.next = self.s_sm_ksr.q.val();
+        self.prio.smk_priority.next = self.s_smk_priority.q.val();
+        self.prio.smk_age.next = self.s_smk_age.q.val();
+        self.prio.k_valid.next = self.s_k_valid.q.val();
+        self.prio.k_has_work.next = self.s_k_has_work.q.val();
+        self.prio.k_priority.next = self.s_k_priority.q.val();
+        self.prio.k_age.next = self.s_k_age.q.val();
+        self.prio.k_wants_more.next = self.s_k_wants_more.q.val();
 
         // Outputs.
         self.cmd_taken.next = self.ksrt.admit.val();
-        self.issue_valid.next = self.issue.valid.val();
-        self.issue_sm.next = self.issue.index.val();
+        self.issue_valid.next = self.smst.grant_ok.val();
+        self.issue_sm.next = self.gr_sm.q.val();
         self.issue_handle.next = self.ksrt.iss_handle.val();
         self.issue_tb.next = self.ksrt.iss_next_tb.val();
         if self.ptbq.head_valid.val() {
             self.issue_tb.next = self.ptbq.head_tb.val();
         }
-        self.issue_restore.next = self.issue.valid.val() & self.ptbq.head_valid.val();
-        if !self.issue.valid.val() {
+        self.issue_restore.next = self.smst.grant_ok.val() & self.ptbq.head_valid.val();
+        if !self.smst.grant_ok.val() {
             self.issue_sm.next = 0.into();
             self.issue_handle.next = 0.into();
             self.issue_tb.next = 0.into();
@@ -325,9 +405,15 @@ impl Logic for Sched {
         self.preempt_valid.next = self.reserve_ok.val();
         self.preempt_sm.next = 0.into();
         if self.reserve_ok.val() {
-            self.preempt_sm.next = self.act_sm.val();
+            self.preempt_sm.next = self.dec_sm.q.val();
         }
-        self.busy.next = self.dss.busy.val() | self.prio.busy.val() | self.smst.busy.val();
+        self.busy.next = self.dss.busy.val()
+            | self.prio.busy.val()
+            | self.smst.busy.val()
+            | self.trig_q.q.val()
+            | (self.dec_act.q.val() != 0)
+            | self.gr_valid.q.val()
+            | self.smst.ev_flight.val();
         self.retired_valid.next = self.ksrt.retire.val();
         self.retired_handle.next = self.ksrt.retired_handle.val();
     }

@@ -54,10 +54,18 @@ pub struct Smst {
     pub reserve_ok: Signal<In, Bit>,
     /// T_k of `ev_next`.
     pub ev_tk: Signal<In, Rt>,
-    /// A block is issued to SM `grant_sm` at this edge.
-    pub grant_valid: Signal<In, Bit>,
-    /// The SM granted the issue.
+    /// The issue's pick of the cycle before is in flight: SM `grant_sm`, kernel `grant_k`.
+    pub flight_valid: Signal<In, Bit>,
+    /// The SM of the pick in flight.
     pub grant_sm: Signal<In, B4>,
+    /// The kernel of the pick in flight.
+    pub grant_k: Signal<In, B4>,
+    /// Bit k: kernel k has two blocks or more left to issue.
+    pub two_left: Signal<In, Bits<16>>,
+    /// The registered decision is a reservation of `act_sm` (that SM is not picked).
+    pub dec_reserve: Signal<In, Bit>,
+    /// The issue's round robin picks this SM (for the next cycle).
+    pub pick_sm: Signal<In, B4>,
     /// The kernel of `done_sm`.
     pub done_k: Signal<Out, B4>,
     /// The kernel of `saved_sm`.
@@ -66,8 +74,6 @@ pub struct Smst {
     pub named: Signal<Out, Bits<16>>,
     /// An SM has an event this cycle.
     pub ev_any: Signal<Out, Bit>,
-    /// The lowest-index SM with an event.
-    pub ev_sm: Signal<Out, B4>,
     /// The event is a completed preemption going to setup for `ev_next`.
     pub ev_setup: Signal<Out, Bit>,
     /// The event returns a token to kernel `ev_back`.
@@ -76,6 +82,21 @@ pub struct Smst {
     pub ev_back: Signal<Out, B4>,
     /// The kernel the event's SM was reserved for.
     pub ev_next: Signal<Out, B4>,
+    /// An event is in flight (picked the cycle before, applied now if it holds) on SM
+    /// `ev_flight_sm`.
+    pub ev_flight: Signal<Out, Bit>,
+    pub ev_flight_sm: Signal<Out, B4>,
+    /// Pipeline: the event picked the cycle before, its SM, whether that SM was reserved (else
+    /// running) and whether it goes to setup.
+    pub evq_valid: DFF<Bit>,
+    pub evq_sm: DFF<B4>,
+    pub evq_res: DFF<Bit>,
+    pub evq_setup: DFF<Bit>,
+    /// ... and the kernel it names as its next (setup goes there), whether a token goes back
+    /// and to which kernel.
+    evq_next: DFF<B4>,
+    evq_token: DFF<Bit>,
+    evq_back: DFF<B4>,
     /// SMST[a].state.
     pub a_state: Signal<Out, Bits<2>>,
     /// SMST[a].ksr is valid.
@@ -84,8 +105,6 @@ pub struct Smst {
     pub a_ksr: Signal<Out, B4>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
-    /// SMs kernel `a` has or is getting (setup, running, or reserved for it).
-    pub a_owned: Signal<Out, Rt>,
     /// SMST[act_sm].state.
     pub act_state: Signal<Out, Bits<2>>,
     /// SMST[act_sm].ksr is valid.
@@ -94,8 +113,11 @@ pub struct Smst {
     pub act_ksr: Signal<Out, B4>,
     /// Bit s: SM s is running with room and its kernel has work (it requests an issue).
     pub ready: Signal<Out, Bits<16>>,
-    /// The kernel of `grant_sm`.
-    pub grant_ksr: Signal<Out, B4>,
+    /// The pick in flight holds: SM `grant_sm` runs `grant_k` with room and `grant_k` has
+    /// work; a block is issued to it at this edge.
+    pub grant_ok: Signal<Out, Bit>,
+    /// The kernel of `pick_sm`.
+    pub pick_ksr: Signal<Out, B4>,
     /// Some SM needs the clock: in setup or reserved, to be released, or able to take a block.
     pub busy: Signal<Out, Bit>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
@@ -117,12 +139,14 @@ pub struct Smst {
     /// Blocks left on each SM after this cycle's completion and save.
     left: [Signal<Local, Rt>; 16],
     has_event: [Signal<Local, Bit>; 16],
+    /// The lowest-index SM with an event.
+    ev_sm: Signal<Local, B4>,
     ev_state: Signal<Local, Bits<2>>,
-    ev_ksr: Signal<Local, B4>,
-    ev_next_valid: Signal<Local, Bit>,
+    setup_s: [Signal<Local, Bit>; 16],
+    sel_any: Signal<Local, Bit>,
+    sel_sm: Signal<Local, B4>,
     named_k: [Signal<Local, Bit>; 16],
     named_bit: [Signal<Local, Bits<16>>; 16],
-    owns: [Signal<Local, Rt>; 16],
     ready_bit: [Signal<Local, Bits<16>>; 16],
 }
 
@@ -143,8 +167,12 @@ impl Smst {
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
             ev_tk: Default::default(),
-            grant_valid: Default::default(),
+            flight_valid: Default::default(),
             grant_sm: Default::default(),
+            grant_k: Default::default(),
+            two_left: Default::default(),
+            dec_reserve: Default::default(),
+            pick_sm: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
@@ -154,16 +182,25 @@ impl Smst {
             ev_token: Default::default(),
             ev_back: Default::default(),
             ev_next: Default::default(),
+            ev_flight: Default::default(),
+            ev_flight_sm: Default::default(),
+            evq_valid: Default::default(),
+            evq_sm: Default::default(),
+            evq_res: Default::default(),
+            evq_setup: Default::default(),
+            evq_next: Default::default(),
+            evq_token: Default::default(),
+            evq_back: Default::default(),
             a_state: Default::default(),
             a_ksr_valid: Default::default(),
             a_ksr: Default::default(),
             a_running: Default::default(),
-            a_owned: Default::default(),
             act_state: Default::default(),
             act_ksr_valid: Default::default(),
             act_ksr: Default::default(),
             ready: Default::default(),
-            grant_ksr: Default::default(),
+            grant_ok: Default::default(),
+            pick_ksr: Default::default(),
             busy: Default::default(),
             sm_state: Default::default(),
             sm_ksr_valid: Default::default(),
@@ -177,11 +214,11 @@ impl Smst {
             left: Default::default(),
             has_event: Default::default(),
             ev_state: Default::default(),
-            ev_ksr: Default::default(),
-            ev_next_valid: Default::default(),
+            setup_s: Default::default(),
+            sel_any: Default::default(),
+            sel_sm: Default::default(),
             named_k: Default::default(),
             named_bit: Default::default(),
-            owns: Default::default(),
             ready_bit: Default::default(),
         }
     }
@@ -196,6 +233,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, evq_valid, evq_sm, evq_res, evq_setup, evq_next, evq_token, evq_back);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -240,40 +278,64 @@ impl Logic for Smst {
             }
         }
 
-        // The SM event: the lowest-index SM with one.
+        // The SM event for the next cycle, from the registers: the lowest-index SM with no
+        // blocks that runs a kernel with no work, or is reserved; not the SM of the event in
+        // flight. A reserved one goes to setup if the kernel it goes to has work.
         for s in 0..16 {
-            self.has_event[s].next = (self.left[s].val() == 0)
+            self.has_event[s].next = (self.sm_running[s].q.val() == 0)
                 & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
-                    | (self.sm_state[s].q.val() == 3));
+                    | (self.sm_state[s].q.val() == 3))
+                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()));
+            self.setup_s[s].next =
+                (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
         }
-        self.ev_any.next = false;
-        self.ev_sm.next = 0.into();
+        self.sel_any.next = false;
+        self.sel_sm.next = 0.into();
         for j in 0..16 {
             if self.has_event[15 - j].val() {
-                self.ev_any.next = true;
-                self.ev_sm.next = self.ids[15 - j].val();
+                self.sel_any.next = true;
+                self.sel_sm.next = self.ids[15 - j].val();
             }
         }
+        self.evq_valid.d.next = self.sel_any.val();
+        self.evq_sm.d.next = self.sel_sm.val();
+        self.evq_res.d.next = false;
+        self.evq_setup.d.next = false;
+        self.evq_token.d.next = false;
+        self.evq_back.d.next = 0.into();
+        self.evq_next.d.next = 0.into();
+        for s in 0..16 {
+            if self.sel_any.val() & (self.sel_sm.val() == self.ids[s].val()) {
+                self.evq_res.d.next = self.sm_state[s].q.val() == 3;
+                self.evq_setup.d.next = self.setup_s[s].val();
+                // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
+                // it ran or was reserved for.
+                self.evq_token.d.next = !self.setup_s[s].val() & ((self.sm_state[s].q.val() == 2) | self.sm_next_valid[s].q.val());
+                self.evq_back.d.next = self.sm_ksr[s].q.val();
+                if self.sm_state[s].q.val() == 3 {
+                    self.evq_back.d.next = self.sm_next[s].q.val();
+                }
+                self.evq_next.d.next = self.sm_next[s].q.val();
+            }
+        }
+        self.ev_flight.next = self.evq_valid.q.val();
+        self.ev_flight_sm.next = self.evq_sm.q.val();
+
+        // The event picked the cycle before, if its SM is still in the state it was picked in
+        // (then its kernel and next kernel are as they were too).
+        self.ev_sm.next = self.evq_sm.q.val();
         self.ev_state.next = 0.into();
-        self.ev_ksr.next = 0.into();
-        self.ev_next_valid.next = false;
-        self.ev_next.next = 0.into();
         for s in 0..16 {
             if self.ev_sm.val() == self.ids[s].val() {
                 self.ev_state.next = self.sm_state[s].q.val();
-                self.ev_ksr.next = self.sm_ksr[s].q.val();
-                self.ev_next_valid.next = self.sm_next_valid[s].q.val();
-                self.ev_next.next = self.sm_next[s].q.val();
             }
         }
-        // A completed preemption goes to setup if its next kernel has work.
-        self.ev_setup.next = (self.ev_state.val() == 3) & self.ev_next_valid.val() & self.has_work.val().get_bit(self.ev_next.val().index());
-        // Otherwise the SM goes idle and a token goes back.
-        self.ev_back.next = self.ev_ksr.val();
-        if self.ev_state.val() == 3 {
-            self.ev_back.next = self.ev_next.val();
-        }
-        self.ev_token.next = self.ev_any.val() & !self.ev_setup.val() & ((self.ev_state.val() == 2) | self.ev_next_valid.val());
+        self.ev_any.next = self.evq_valid.q.val()
+            & ((self.evq_res.q.val() & (self.ev_state.val() == 3)) | (!self.evq_res.q.val() & (self.ev_state.val() == 2)));
+        self.ev_setup.next = self.evq_setup.q.val();
+        self.ev_next.next = self.evq_next.q.val();
+        self.ev_back.next = self.evq_back.q.val();
+        self.ev_token.next = self.ev_any.val() & self.evq_token.q.val();
 
         // The KSR indices some SM names.
         for k in 0..16 {
@@ -322,38 +384,13 @@ impl Logic for Smst {
                 self.a_ksr.next = self.sm_ksr[s].q.val();
             }
         }
-        // Whether the kernel at `a` runs anywhere, and the SMs it has or is getting.
+        // Whether the kernel at `a` runs anywhere.
         self.a_running.next = false;
         for s in 0..16 {
-            self.owns[s].next = 0.into();
-            if self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.a.val()) {
-                if self.sm_state[s].q.val() == 2 {
-                    self.a_running.next = true;
-                }
-                if (self.sm_state[s].q.val() == 1) | (self.sm_state[s].q.val() == 2) {
-                    self.owns[s].next = 1.into();
-                }
-            }
-            if (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & (self.sm_next[s].q.val() == self.a.val()) {
-                self.owns[s].next = 1.into();
+            if self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.a.val()) & (self.sm_state[s].q.val() == 2) {
+                self.a_running.next = true;
             }
         }
-        self.a_owned.next = self.owns[0].val()
-            + self.owns[1].val()
-            + self.owns[2].val()
-            + self.owns[3].val()
-            + self.owns[4].val()
-            + self.owns[5].val()
-            + self.owns[6].val()
-            + self.owns[7].val()
-            + self.owns[8].val()
-            + self.owns[9].val()
-            + self.owns[10].val()
-            + self.owns[11].val()
-            + self.owns[12].val()
-            + self.owns[13].val()
-            + self.owns[14].val()
-            + self.owns[15].val();
 
         // The decision's SM.
         self.act_state.next = 0.into();
@@ -380,14 +417,17 @@ impl Logic for Smst {
             }
         }
 
-        // Issue requests: running SMs with room whose kernel has work (not the one being
-        // reserved at this edge).
+        // Issue requests: running SMs with room whose kernel has work, other than the SM of the
+        // pick in flight and the SM a registered reservation names.
         for s in 0..16 {
             self.ready_bit[s].next = 0.into();
             if (self.sm_state[s].q.val() == 2)
                 & (self.sm_running[s].q.val() < self.sm_tk[s].q.val())
                 & self.has_work.val().get_bit(self.sm_ksr[s].q.val().index())
-                & !(self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()))
+                & !(self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()))
+                & !(self.dec_reserve.val() & (self.act_sm.val() == self.ids[s].val()))
+                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
+                & !(self.flight_valid.val() & (self.sm_ksr[s].q.val() == self.grant_k.val()) & !self.two_left.val().get_bit(self.sm_ksr[s].q.val().index()))
             {
                 self.ready_bit[s].next = self.onehot[s].val();
             }
@@ -408,10 +448,13 @@ impl Logic for Smst {
             | self.ready_bit[13].val()
             | self.ready_bit[14].val()
             | self.ready_bit[15].val();
-        self.grant_ksr.next = 0.into();
+        // The pick in flight is issued (the pick ruled out what could stop it); the kernel of
+        // this cycle's pick.
+        self.grant_ok.next = self.flight_valid.val();
+        self.pick_ksr.next = 0.into();
         for s in 0..16 {
-            if self.grant_sm.val() == self.ids[s].val() {
-                self.grant_ksr.next = self.sm_ksr[s].q.val();
+            if self.pick_sm.val() == self.ids[s].val() {
+                self.pick_ksr.next = self.sm_ksr[s].q.val();
             }
         }
 
@@ -450,7 +493,7 @@ impl Logic for Smst {
                     self.sm_ksr[s].d.next = 0.into();
                 }
             }
-            if self.grant_valid.val() & (self.grant_sm.val() == self.ids[s].val()) {
+            if self.grant_ok.val() & (self.grant_sm.val() == self.ids[s].val()) {
                 self.sm_running[s].d.next = self.left[s].val() + 1;
             }
         }

@@ -35,7 +35,6 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
     uut.pop.connect();
     uut.clear.connect();
     uut.clear_k.connect();
-    uut.len_k.connect();
     uut.connect_all();
     let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); 16];
     let mut r = Rng(seed | 1);
@@ -64,7 +63,6 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         uut.pop.next = s.pop;
         uut.clear.next = s.clear.is_some();
         uut.clear_k.next = s.clear.unwrap_or(0).into();
-        uut.len_k.next = k(x >> 32).into();
         uut.clock.next = Clock::from(false);
         assert!(simulate(&mut uut, 100), "did not settle");
         // Before the edge: the head of the queue asked for, as a FIFO gives it.
@@ -74,8 +72,13 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
             return Err(format!("cycle {c}: queue {} head {:?}, the RTL gives valid {valid} block {tb}", s.pop_k, want));
         }
         let lk = k(x >> 32) as usize;
-        if uut.len_at.val().to_u64() != q[lk].len() as u64 {
-            return Err(format!("cycle {c}: queue {lk} holds {}, len_at {}", q[lk].len(), uut.len_at.val().to_u64()));
+        if uut.q_len[lk].q.val().to_u64() != q[lk].len() as u64 || uut.q_nz[lk].q.val() != !q[lk].is_empty() {
+            return Err(format!(
+                "cycle {c}: queue {lk} holds {}, q_len {} q_nz {}",
+                q[lk].len(),
+                uut.q_len[lk].q.val().to_u64(),
+                uut.q_nz[lk].q.val()
+            ));
         }
         for (j, qj) in q.iter().enumerate() {
             if uut.queued.val().get_bit(j) != !qj.is_empty() {

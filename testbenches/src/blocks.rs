@@ -14,7 +14,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer],
+    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_res, smst.evq_setup, ksrt.free_none, ksrt.free_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -24,14 +24,14 @@ hdl_block!(Sched {
 
 hdl_block!(Dss {
     inputs: [trigger, sm_state, sm_ksr_valid, sm_ksr, k_valid, k_count, k_has_work, k_running, count_max, count_min],
-    outputs: [busy, addr, kmax, kmin, act, act_sm, act_kernel, act_from],
+    outputs: [busy, next_addr, kmax, kmin, act, act_sm, act_kernel, act_from],
     registers: [],
     arrays: [],
 });
 
 hdl_block!(Prio {
     inputs: [trigger, sm_state, sm_ksr_valid, sm_ksr, smk_priority, smk_age, k_valid, k_has_work, k_priority, k_age, k_wants_more],
-    outputs: [busy, addr, act, act_sm, act_kernel, act_from],
+    outputs: [busy, next_addr, act, act_sm, act_kernel, act_from],
     registers: [],
     arrays: [],
 });
@@ -137,7 +137,23 @@ impl Ports for SchedPorts {
                 }
             })
             .collect();
-        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8 }
+        let pipe = fw::Pipe {
+            trigger: r.scalar("trig_q") != 0,
+            dec_act: r.scalar("dec_act") as u8,
+            dec_sm: r.scalar("dec_sm") as u8,
+            dec_kernel: r.scalar("dec_k") as u8,
+            dec_from: r.scalar("dec_from") as u8,
+            grant_valid: r.scalar("gr_valid") != 0,
+            grant_sm: r.scalar("gr_sm") as u8,
+            grant_kernel: r.scalar("gr_k") as u8,
+            ev_valid: r.scalar("smst.evq_valid") != 0,
+            ev_sm: r.scalar("smst.evq_sm") as u8,
+            ev_reserved: r.scalar("smst.evq_res") != 0,
+            ev_setup: r.scalar("smst.evq_setup") != 0,
+            free_valid: r.scalar("ksrt.free_none") == 0,
+            free: r.scalar("ksrt.free_k") as u8,
+        };
+        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe }
     }
 }
 
@@ -184,13 +200,13 @@ impl Ports for DssPorts {
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &dss::Out, v: &mut [u64]) {
-        let w = [o.busy as u64, o.addr as u64, o.kmax as u64, o.kmin as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
+        let w = [o.busy as u64, o.next_addr as u64, o.kmax as u64, o.kmin as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
         v.copy_from_slice(&w);
     }
     fn decode(&self, v: &[u64]) -> dss::Out {
         dss::Out {
             busy: v[0] != 0,
-            addr: v[1] as u8,
+            next_addr: v[1] as u8,
             kmax: v[2] as u8,
             kmin: v[3] as u8,
             act: dss::Act::from_code(v[4]),
@@ -242,11 +258,11 @@ impl Ports for PrioPorts {
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &prio::Out, v: &mut [u64]) {
-        let w = [o.busy as u64, o.addr as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
+        let w = [o.busy as u64, o.next_addr as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
         v.copy_from_slice(&w);
     }
     fn decode(&self, v: &[u64]) -> prio::Out {
-        prio::Out { busy: v[0] != 0, addr: v[1] as u8, act: dss::Act::from_code(v[2]), act_sm: v[3] as u8, act_kernel: v[4] as u8, act_from: v[5] as u8 }
+        prio::Out { busy: v[0] != 0, next_addr: v[1] as u8, act: dss::Act::from_code(v[2]), act_sm: v[3] as u8, act_kernel: v[4] as u8, act_from: v[5] as u8 }
     }
     fn state(&self, _: &Regs) {}
 }

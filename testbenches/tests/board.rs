@@ -98,7 +98,8 @@ fn known_frames_get_the_exact_reply_bytes() {
     assert_eq!(unpack(&reply[3..7], &o), before);
     assert_eq!(unpack(&reply[7..11], &o), after);
     assert_eq!(after[0], 1, "busy after the trigger's edge");
-    assert_eq!(reply, [0x5a, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, crc8(&[0x5a, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1])]);
+    assert_eq!(after[1], 1, "the scan reads entry 0 after the trigger's edge and names entry 1 for the next cycle");
+    assert_eq!(reply, [0x5a, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, crc8(&[0x5a, 0, 8, 0, 0, 0, 0, 0, 0, 0, 3])]);
     // INFO counts the edge.
     let reply = exchange(&mut b, &info, 17);
     assert_eq!(reply[12..16], [0, 0, 0, 1]);

@@ -397,7 +397,8 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, decision:
         c.decision_target_retires += 1;
         let sm = decision.1 as usize;
         let dropped = match decision.0 {
-            Act::Assign => after.smst[sm].state == STATE_IDLE,
+            // (only an assignment takes an SM from idle to setup)
+            Act::Assign => !(before.smst[sm].state == STATE_IDLE && after.smst[sm].state == STATE_SETUP),
             _ => o.preempt.is_none(),
         };
         if !dropped {
@@ -458,9 +459,8 @@ fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> 
             env.new_phase();
         }
         let before = pair.model.state();
-        let probe = pair.model.engine_decision(&In::default());
-        let stim = env.stimulus(&before, probe);
-        let decision = pair.model.engine_decision(&stim.i);
+        let decision = pair.model.engine_decision();
+        let stim = env.stimulus(&before, decision);
         let o = pair.outputs(&stim.i);
         if let Some(m) = pair.mismatch() {
             return fail(Failure::Mismatch(Box::new(m)));

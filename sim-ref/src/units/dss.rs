@@ -88,7 +88,7 @@ impl Unit for Dss {
     fn outputs(&self, i: &In) -> Out {
         let mut o = Out {
             busy: self.scan.busy(),
-            addr: self.scan.addr(),
+            next_addr: self.scan.next_addr(),
             kmax: self.kmax.map_or(0, |k| k.1),
             kmin: self.kmin.map_or(0, |k| k.1),
             ..Out::default()
@@ -139,11 +139,12 @@ impl Tables {
         Tables { smst: vec![SmEntry::default(); sms], ksrt: vec![KsrEntry::default(); sms] }
     }
 
-    /// The block's inputs for this cycle, reading the tables at the addresses it drives (its
-    /// addresses come from registers only, so they can be read from any `Out` of this cycle).
-    pub fn inputs(&self, trigger: bool, o: &Out) -> In {
-        let s = self.smst[o.addr as usize];
-        let k = self.ksrt[o.addr as usize];
+    /// The block's inputs for this cycle: the tables at `addr`, the entry it scans (what it
+    /// drove on `next_addr` in the cycle before), and the live counts at the addresses it drives
+    /// now (from its registers only, so they can be read from any `Out` of this cycle).
+    pub fn inputs(&self, trigger: bool, addr: u8, o: &Out) -> In {
+        let s = self.smst[addr as usize];
+        let k = self.ksrt[addr as usize];
         In {
             trigger,
             sm_state: s.state.code(),
@@ -198,11 +199,13 @@ pub struct Harness<U: Unit<In = In, Out = Out>> {
     reserved_at: Vec<u64>,
     preempt_cycles: u64,
     trigger: bool,
+    /// The entry the block scans this cycle (its `next_addr` of the cycle before).
+    addr: u8,
 }
 
 impl<U: Unit<In = In, Out = Out>> Harness<U> {
     pub fn new(sms: usize, preempt_cycles: u64, dss: U) -> Self {
-        Harness { tables: Tables::new(sms), dss, cycle: 0, reserved_at: vec![0; sms], preempt_cycles, trigger: false }
+        Harness { tables: Tables::new(sms), dss, cycle: 0, reserved_at: vec![0; sms], preempt_cycles, trigger: false, addr: 0 }
     }
 
     /// A kernel with `tokens` enters the KSRT (lowest free entry) and triggers the policy.
@@ -223,7 +226,8 @@ impl<U: Unit<In = In, Out = Out>> Harness<U> {
     /// before the clock edge (for waveforms).
     pub fn tick_with(&mut self, mut f: impl FnMut(&U, &In, &Out)) -> Out {
         let probe = self.dss.outputs(&In::default());
-        let i = self.tables.inputs(self.trigger, &probe);
+        let i = self.tables.inputs(self.trigger, self.addr, &probe);
+        self.addr = probe.next_addr;
         let o = self.dss.outputs(&i);
         f(&self.dss, &i, &o);
         self.dss.clock(&i);

@@ -29,7 +29,7 @@ use super::dss::Dss;
 use super::prio::Prio;
 use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
-use mpgpu_spec::units::sched::fw::{KsrState, SmState as SmWire, State};
+use mpgpu_spec::units::sched::fw::{KsrState, Pipe, SmState as SmWire, State};
 pub use mpgpu_spec::units::sched::fw::{In as FwIn, KernelCmd, Out as FwOut, TbIssue};
 use mpgpu_spec::units::sched::{PolicyCode, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
@@ -162,8 +162,8 @@ impl Ksr {
     }
 }
 
-/// The policy engine's decision as applied this cycle.
-#[derive(Clone, Copy, Debug, Default)]
+/// A policy engine's decision (as made, registered, or applied).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Action {
     act: Act,
     sm: usize,
@@ -184,10 +184,26 @@ struct Comb {
     dss_in: DssIn,
     prio_in: PrioIn,
     action: Action,
-    /// The engine's decision as it came (act, SM, kernel, from), whether it holds or not.
-    decision: (Act, u8, u8, u8),
+    /// The engine's decision made this cycle (applied next cycle if it holds then).
+    decision: Action,
     /// (SM, kernel, from the PTBQ)
     issue: Option<(usize, usize, bool)>,
+    /// The round robin's pick for the next cycle's issue: (SM, kernel).
+    pick: Option<(usize, usize)>,
+    /// The table reads for the entry the engine scans next cycle.
+    snap: Snap,
+    /// The SM event for the next cycle: (SM, its state now, whether it goes to setup).
+    ev_pick: Option<(usize, SmState, bool)>,
+    /// The KSRT entry a command may enter next cycle.
+    free_pick: Option<usize>,
+}
+
+/// The policy engine's table inputs for the entry it scans, read in the cycle before from the
+/// tables as they were then (the `trigger` and live-count fields are unused).
+#[derive(Clone, Copy, Debug, Default)]
+struct Snap {
+    dss: DssIn,
+    prio: PrioIn,
 }
 
 pub struct Framework {
@@ -202,6 +218,15 @@ pub struct Framework {
     /// The scan engine of the priority policies.
     prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>,
     issue_ptr: usize,
+    /// Pipeline registers (`docs/sched-framework.md`, "Pipeline"): the engine's trigger, its
+    /// decision, the issue's pick and the engine's table reads, each from the cycle before.
+    trig: bool,
+    dec: Option<Action>,
+    grant: Option<(usize, usize)>,
+    ev: Option<(usize, SmState, bool)>,
+    /// The lowest KSRT entry that was free and named by no SM in the cycle before.
+    free: Option<usize>,
+    snap: Snap,
     pub cycle: u64,
 }
 
@@ -217,6 +242,13 @@ impl Framework {
             dss: Box::new(Dss::new(params.sms)),
             prio: Box::new(Prio::new(params.sms, policy.code().prio_engine_mode())),
             issue_ptr: 0,
+            trig: false,
+            dec: None,
+            grant: None,
+            ev: None,
+            // (entry 0 is free at reset)
+            free: Some(0),
+            snap: Snap::default(),
             cycle: 0,
         }
     }
@@ -296,7 +328,11 @@ impl Framework {
     /// Whether anything is under way that needs the clock (a decision, a setup, a
     /// preemption, a release or an issue pending): when not, the GPU may skip cycles.
     pub fn busy(&self) -> bool {
-        self.dss.outputs(&DssIn::default()).busy
+        self.trig
+            || self.dec.is_some()
+            || self.grant.is_some()
+            || self.ev.is_some()
+            || self.dss.outputs(&DssIn::default()).busy
             || self.prio.outputs(&PrioIn::default()).busy
             || self.smst.iter().any(|e| match e.state {
                 SmState::Setup | SmState::Reserved => true,
@@ -346,15 +382,35 @@ impl Framework {
                 .collect(),
             admitted: self.admitted as u16,
             issue_ptr: self.issue_ptr as u8,
+            pipe: {
+                let d = self.dec.unwrap_or_default();
+                let g = self.grant;
+                Pipe {
+                    trigger: self.trig,
+                    dec_act: d.act.code(),
+                    dec_sm: d.sm as u8,
+                    dec_kernel: d.kernel as u8,
+                    dec_from: d.from as u8,
+                    grant_valid: g.is_some(),
+                    grant_sm: g.map_or(0, |g| g.0 as u8),
+                    grant_kernel: g.map_or(0, |g| g.1 as u8),
+                    ev_valid: self.ev.is_some(),
+                    ev_sm: self.ev.map_or(0, |e| e.0 as u8),
+                    ev_reserved: self.ev.is_some_and(|e| e.1 == SmState::Reserved),
+                    ev_setup: self.ev.is_some_and(|e| e.2),
+                    free_valid: self.free.is_some(),
+                    free: self.free.map_or(0, |k| k as u8),
+                }
+            },
         }
     }
 
-    /// The policy engine's decision this cycle, as its ports give it (`act`, `act_sm`,
-    /// `act_kernel`, `act_from`), before the framework checks that it still holds (`Act::None`
-    /// outside a decision cycle). A probe for testbenches, which steer stimulus into the
-    /// decision cycle and count the corners around it; it changes nothing.
-    pub fn engine_decision(&self, i: &FwIn) -> (Act, u8, u8, u8) {
-        self.comb(i).decision
+    /// The policy engine's decision to be applied this cycle (made in the cycle before and
+    /// registered: `act`, SM, kernel, from), before the framework checks that it still holds
+    /// (`Act::None` when there is none). A probe for testbenches, which steer stimulus into the
+    /// cycle that applies a decision and count the corners around it; it changes nothing.
+    pub fn engine_decision(&self) -> (Act, u8, u8, u8) {
+        self.dec.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
     }
 
     /// The model's invariants, checked after every clock edge (a violation panics there with
@@ -446,52 +502,148 @@ impl Framework {
                 c.out.retired = Some(e.handle);
             }
         }
-        // The SM event.
+        // The engine's decision of the cycle before, if it still holds (from the registers): its
+        // kernel is valid and has work; an assignment's SM is idle; a reservation's SM still runs
+        // the kernel it is taken from and has no block in flight to it (the issue's pick of the
+        // cycle before).
+        if let Some(d) = self.dec {
+            let target_ok = d.kernel < n && self.ksrt[d.kernel].has_work();
+            let holds = d.sm < n
+                && target_ok
+                && match d.act {
+                    Act::None => false,
+                    Act::Assign => self.smst[d.sm].state == SmState::Idle,
+                    Act::Reserve => {
+                        self.smst[d.sm].state == SmState::Running
+                            && self.smst[d.sm].ksr == Some(d.from as u8)
+                            && self.grant.is_none_or(|(gs, _)| gs != d.sm)
+                            && self.ev.is_none_or(|(es, _, _)| es != d.sm)
+                    }
+                };
+            if holds {
+                c.action = d;
+                if d.act == Act::Reserve {
+                    c.out.preempt = Some(d.sm as u8);
+                }
+            }
+        }
+        // The SM event picked in the cycle before, if its SM is still in the state it was
+        // picked in (a reservation may have come between).
+        if let Some((s, st, setup)) = self.ev {
+            if self.smst[s].state == st {
+                c.event = Some((s, setup));
+            }
+        }
+        // The SM event for the next cycle, from the registers: the lowest-index SM with no
+        // blocks that is running a kernel with no work (release) or reserved (its preemption is
+        // complete: setup if the kernel it goes to has work), other than the SM of the event
+        // in flight.
         for s in 0..n {
             let e = self.smst[s];
-            let empty = self.left_after(s, i) == 0;
+            if e.running_tbs != 0 || self.ev.is_some_and(|(es, _, _)| es == s) {
+                continue;
+            }
             match e.state {
-                SmState::Running if empty && !self.ksrt[e.ksr.unwrap() as usize].has_work() => {
-                    c.event = Some((s, false));
+                SmState::Running if !self.ksrt[e.ksr.unwrap() as usize].has_work() => {
+                    c.ev_pick = Some((s, e.state, false));
                 }
-                SmState::Reserved if empty => {
-                    c.event = Some((s, e.next.is_some_and(|k| self.ksrt[k as usize].has_work())));
+                SmState::Reserved => {
+                    c.ev_pick = Some((s, e.state, e.next.is_some_and(|k| self.ksrt[k as usize].has_work())));
                 }
                 _ => continue,
             }
             break;
         }
-        // Admission into the lowest free entry no SM refers to.
+        // Admission into the entry picked in the cycle before (the lowest that was free and
+        // that no SM named), if it is still free (a command may have entered it at the edge
+        // between; an SM names only valid entries, so one free then is not named now). The
+        // entry for the next cycle, from the registers.
         if i.cmd.is_some() {
-            c.admit = (0..n).find(|&k| !self.ksrt[k].valid && !self.smst.iter().any(|e| e.ksr == Some(k as u8) || e.next == Some(k as u8)));
+            c.admit = self.free.filter(|&k| !self.ksrt[k].valid);
             c.out.cmd_taken = c.admit.is_some();
         }
+        c.free_pick = (0..n).find(|&k| !self.ksrt[k].valid && !self.smst.iter().any(|e| e.ksr == Some(k as u8) || e.next == Some(k as u8)));
+        // The engine's trigger, registered (it sees it next cycle): a kernel retires or is
+        // admitted, or an SM goes idle. (After an action the engine waits for it to be applied
+        // before it scans again, `units::scan`.)
         c.trigger = c.retire.is_some() || c.admit.is_some() || matches!(c.event, Some((_, false)));
-        // The policy engine, reading the tables at the addresses it drives.
-        let o = if self.policy.uses_dss() {
+        // The policy engine, on the table reads of the cycle before (and the live counts of its
+        // candidates); its decision is registered. The reads for the next cycle are taken at the
+        // address it scans then.
+        let (o, next) = if self.policy.uses_dss() {
             let probe = self.dss.outputs(&DssIn::default());
-            let (sm, k) = (self.smst[probe.addr as usize], &self.ksrt[probe.addr as usize]);
             c.dss_in = DssIn {
-                trigger: c.trigger,
+                trigger: self.trig,
+                count_max: self.ksrt[probe.kmax as usize].count,
+                count_min: self.ksrt[probe.kmin as usize].count,
+                ..self.snap.dss
+            };
+            let o = self.dss.outputs(&c.dss_in);
+            ((o.act, o.act_sm, o.act_kernel, o.act_from), probe.next_addr)
+        } else {
+            let probe = self.prio.outputs(&PrioIn::default());
+            c.prio_in = PrioIn { trigger: self.trig, ..self.snap.prio };
+            let o = self.prio.outputs(&c.prio_in);
+            ((o.act, o.act_sm, o.act_kernel, o.act_from), probe.next_addr)
+        };
+        c.decision = Action { act: o.0, sm: o.1 as usize, kernel: o.2 as usize, from: o.3 as usize };
+        c.snap = self.read_tables(next as usize);
+        // Issue: the pick of the cycle before. Its SM still runs its kernel with room and the
+        // kernel still has work (the pick ruled out everything that could change that at the
+        // edge between). The head of its PTBQ first, else its next new block.
+        if let Some((s, k)) = self.grant {
+            let (e, ks) = (self.smst[s], &self.ksrt[k]);
+            assert!(
+                e.state == SmState::Running && e.ksr == Some(k as u8) && e.running_tbs < ks.tk && ks.has_work(),
+                "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}"
+            );
+            let (tb, restore) = match ks.ptbq.front() {
+                Some(&tb) => (tb, true),
+                None => (ks.next_tb, false),
+            };
+            c.issue = Some((s, k, restore));
+            c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
+        }
+        // The round robin's pick for the next cycle, from the registers: the next running SM
+        // with room whose kernel has work, other than the SMs that this edge may change: the SM
+        // issued to now, the SM a decision may reserve now, the SM of the event in flight; and
+        // not a kernel's SM if the block issued now may be that kernel's last.
+        for d in 0..n {
+            let s = (self.issue_ptr + d) % n;
+            let e = self.smst[s];
+            let in_flight = self.grant.is_some_and(|(gs, _)| gs == s);
+            let to_reserve = self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s);
+            let event = self.ev.is_some_and(|(es, _, _)| es == s);
+            if e.state != SmState::Running || in_flight || to_reserve || event {
+                continue;
+            }
+            let k = e.ksr.unwrap() as usize;
+            let ks = &self.ksrt[k];
+            let last_in_flight = self.grant.is_some_and(|(_, gk)| gk == k) && ks.remaining() < 2;
+            if e.running_tbs < ks.tk && ks.has_work() && !last_in_flight {
+                c.pick = Some((s, k));
+                break;
+            }
+        }
+        c
+    }
+
+    /// The policy engines' table inputs for entry `a`, from the tables as they are now.
+    fn read_tables(&self, a: usize) -> Snap {
+        let (sm, k) = (self.smst[a], &self.ksrt[a]);
+        let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
+        Snap {
+            dss: DssIn {
                 sm_state: sm.state.code(),
                 sm_ksr_valid: sm.ksr.is_some(),
                 sm_ksr: sm.ksr.unwrap_or(0),
                 k_valid: k.valid,
                 k_count: k.count,
                 k_has_work: k.has_work(),
-                k_running: self.running(probe.addr as usize),
-                count_max: self.ksrt[probe.kmax as usize].count,
-                count_min: self.ksrt[probe.kmin as usize].count,
-            };
-            let o = self.dss.outputs(&c.dss_in);
-            (o.act, o.act_sm, o.act_kernel, o.act_from)
-        } else {
-            let a = self.prio.outputs(&PrioIn::default()).addr as usize;
-            let sm = self.smst[a];
-            let k = &self.ksrt[a];
-            let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
-            c.prio_in = PrioIn {
-                trigger: c.trigger,
+                k_running: self.running(a),
+                ..DssIn::default()
+            },
+            prio: PrioIn {
                 sm_state: sm.state.code(),
                 sm_ksr_valid: sm.ksr.is_some(),
                 sm_ksr: sm.ksr.unwrap_or(0),
@@ -502,51 +654,9 @@ impl Framework {
                 k_priority: k.priority,
                 k_age: k.age,
                 k_wants_more: self.wants_more(a),
-            };
-            let o = self.prio.outputs(&c.prio_in);
-            (o.act, o.act_sm, o.act_kernel, o.act_from)
-        };
-        c.decision = o;
-        // The decision, if it still holds.
-        let (act, sm, kernel, from) = (o.0, o.1 as usize, o.2 as usize, o.3 as usize);
-        let target_ok = kernel < n && self.ksrt[kernel].valid && c.retire != Some(kernel);
-        let holds = match act {
-            Act::None => false,
-            Act::Assign => sm < n && self.smst[sm].state == SmState::Idle && target_ok,
-            Act::Reserve => {
-                sm < n
-                    && self.smst[sm].state == SmState::Running
-                    && self.smst[sm].ksr == Some(from as u8)
-                    && target_ok
-                    && c.event.is_none_or(|(s, _)| s != sm)
-            }
-        };
-        if holds {
-            c.action = Action { act, sm, kernel, from };
-            if act == Act::Reserve {
-                c.out.preempt = Some(sm as u8);
-            }
+                ..PrioIn::default()
+            },
         }
-        // Issue.
-        for d in 0..n {
-            let s = (self.issue_ptr + d) % n;
-            let e = self.smst[s];
-            if e.state != SmState::Running || (c.action.act == Act::Reserve && c.action.sm == s) {
-                continue;
-            }
-            let k = e.ksr.unwrap() as usize;
-            let ks = &self.ksrt[k];
-            if e.running_tbs < ks.tk && ks.has_work() {
-                let (tb, restore) = match ks.ptbq.front() {
-                    Some(&tb) => (tb, true),
-                    None => (ks.next_tb, false),
-                };
-                c.issue = Some((s, k, restore));
-                c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
-                break;
-            }
-        }
-        c
     }
 }
 
@@ -568,6 +678,12 @@ impl Unit for Framework {
         self.dss.reset();
         self.prio.reset();
         self.issue_ptr = 0;
+        self.trig = false;
+        self.dec = None;
+        self.grant = None;
+        self.ev = None;
+        self.free = Some(0);
+        self.snap = Snap::default();
         self.cycle = 0;
     }
 
@@ -611,14 +727,23 @@ impl Unit for Framework {
             }
         }
         // Issue.
-        if let Some((s, k, restore)) = c.issue {
+        if let Some((_, k, restore)) = c.issue {
             if restore {
                 self.ksrt[k].ptbq.pop_front();
             } else {
                 self.ksrt[k].next_tb += 1;
             }
+        }
+        // The pipeline registers.
+        if let Some((s, _)) = c.pick {
             self.issue_ptr = (s + 1) % n;
         }
+        self.grant = c.pick;
+        self.ev = c.ev_pick;
+        self.free = c.free_pick;
+        self.dec = (c.decision.act != Act::None).then_some(c.decision);
+        self.trig = c.trigger;
+        self.snap = c.snap;
         for k in 0..n {
             assert!(self.ksrt[k].ptbq.len() <= self.params.ptbq_entries(), "PTBQ {k} overflowed ({} entries)", self.params.ptbq_entries());
         }

@@ -103,7 +103,7 @@ impl Unit for Prio {
     }
 
     fn outputs(&self, _i: &In) -> Out {
-        let mut o = Out { busy: self.scan.busy(), addr: self.scan.addr(), ..Out::default() };
+        let mut o = Out { busy: self.scan.busy(), next_addr: self.scan.next_addr(), ..Out::default() };
         if !self.scan.deciding() {
             return o;
         }

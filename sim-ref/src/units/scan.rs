@@ -4,8 +4,14 @@
 //! A trigger is latched (`pending`); when the engine is free it starts a decision at the next
 //! edge. A decision scans table entries 0..sms-1, one per cycle (the address on `addr`), then
 //! spends one cycle deciding. After the decision cycle it scans again if the engine acted or a
-//! trigger arrived meanwhile; otherwise it stops. The engine owns its candidates: it updates
+//! trigger arrived meanwhile; otherwise it stops. After an action it first waits
+//! [`SETTLE`] cycles: the framework applies a decision one cycle after it is made and the
+//! engine reads each entry as it was one cycle before it scans it, so the scan after an action
+//! starts once the action shows in the tables it reads. The engine owns its candidates: it updates
 //! them when [`ScanControl::clock`] says [`Step::Scan`], and clears them on [`Step::Start`].
+
+/// Cycles a policy engine waits after acting before it scans again.
+pub const SETTLE: u8 = 2;
 
 /// What the engine does with its candidates at this clock edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,13 +31,15 @@ pub struct ScanControl {
     sms: u8,
     busy: bool,
     pending: bool,
-    /// The entry scanned this cycle; `sms` in the decision cycle.
+    /// The entry scanned this cycle; `sms` in the decision cycle and while settling.
     pos: u8,
+    /// Cycles left to wait after an action.
+    wait: u8,
 }
 
 impl ScanControl {
     pub fn new(sms: usize) -> ScanControl {
-        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0 }
+        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0, wait: 0 }
     }
 
     /// Entries scanned.
@@ -53,9 +61,19 @@ impl ScanControl {
         }
     }
 
+    /// The table address the engine drives next cycle: the next entry while a scan has one
+    /// left, else 0. From the registers only.
+    pub fn next_addr(&self) -> u8 {
+        if self.busy && self.pos + 1 < self.sms {
+            self.pos + 1
+        } else {
+            0
+        }
+    }
+
     /// This cycle is the decision cycle (after the last entry).
     pub fn deciding(&self) -> bool {
-        self.busy && self.pos == self.sms
+        self.busy && self.pos == self.sms && self.wait == 0
     }
 
     /// The clock edge: `trigger` the cycle's trigger, `acted` whether the engine acted in this
@@ -69,7 +87,15 @@ impl ScanControl {
                 self.pos += 1;
                 return Step::Scan(self.pos - 1);
             }
-            if !(acted || self.pending) {
+            if self.wait > 0 {
+                self.wait -= 1;
+                if self.wait > 0 {
+                    return Step::Hold;
+                }
+            } else if acted {
+                self.wait = SETTLE;
+                return Step::Hold;
+            } else if !self.pending {
                 self.busy = false;
                 return Step::Hold;
             }

@@ -173,8 +173,9 @@ pub mod dss {
     pub const STATE_RUNNING: u8 = 2;
     pub const STATE_RESERVED: u8 = 3;
 
-    /// Sampled every cycle. The table entries are the ones at the addresses the block drives
-    /// in the same cycle (`Out::addr`, `Out::kmax`, `Out::kmin`): combinational reads.
+    /// Sampled every cycle. The table entries are the ones at the address the block drove on
+    /// `Out::next_addr` in the cycle before (the entry it scans now); the live counts are read
+    /// at the addresses it drives in the same cycle (`Out::kmax`, `Out::kmin`).
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct In {
         /// A kernel entered the active queue, or an SM became idle.
@@ -229,8 +230,11 @@ pub mod dss {
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct Out {
         pub busy: bool,
-        /// Scan address (SMST and KSRT index read this cycle).
-        pub addr: u8,
+        /// The table entry the block scans next cycle (0 when it scans none), from the registers
+        /// only. The entry it scans this cycle is the one this port named in the cycle before:
+        /// a framework with registered table reads reads at `next_addr` and registers the entry;
+        /// one with combinational reads registers `next_addr` and reads there.
+        pub next_addr: u8,
         /// Current candidates (read ports for the live counts).
         pub kmax: u8,
         pub kmin: u8,
@@ -257,7 +261,8 @@ pub mod prio {
     /// The engine's modes: [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY).
     pub use super::PolicyCode;
 
-    /// Sampled every cycle; table entries at the addresses the block drives (`Out::addr`), the
+    /// Sampled every cycle; table entries at the address the block drove on `Out::next_addr` in
+    /// the cycle before (as the DSS engine's), the
     /// SMST entry's kernel read through a second KSRT port.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct In {
@@ -281,7 +286,8 @@ pub mod prio {
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct Out {
         pub busy: bool,
-        pub addr: u8,
+        /// As the DSS engine's (`dss::Out::next_addr`).
+        pub next_addr: u8,
         pub act: Act,
         pub act_sm: u8,
         pub act_kernel: u8,
@@ -423,6 +429,36 @@ pub mod fw {
         pub admitted: u16,
         /// Round-robin pointer of the SM driver's issue.
         pub issue_ptr: u8,
+        /// The pipeline registers between a cycle's decisions and the cycle that applies them.
+        pub pipe: Pipe,
+    }
+
+    /// The framework's pipeline registers (`docs/sched-framework.md`, "Pipeline"): what one
+    /// cycle decided for the next to apply.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct Pipe {
+        /// The policy engine's trigger, raised the cycle before.
+        pub trigger: bool,
+        /// The engine's decision of the cycle before (`dss::Act` code; 0 none) and its SM,
+        /// kernel and the kernel a reservation takes the SM from (0 when there is none).
+        pub dec_act: u8,
+        pub dec_sm: u8,
+        pub dec_kernel: u8,
+        pub dec_from: u8,
+        /// The SM the issue's round robin picked the cycle before, and its kernel.
+        pub grant_valid: bool,
+        pub grant_sm: u8,
+        pub grant_kernel: u8,
+        /// The SM event picked the cycle before: its SM, whether that SM was reserved (else
+        /// running), and whether it goes to setup (else idle).
+        pub ev_valid: bool,
+        pub ev_sm: u8,
+        pub ev_reserved: bool,
+        pub ev_setup: bool,
+        /// The KSRT entry a command may enter: the lowest that was free and named by no SM in
+        /// the cycle before.
+        pub free_valid: bool,
+        pub free: u8,
     }
 }
 
