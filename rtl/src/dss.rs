@@ -6,13 +6,14 @@
 //! `mpgpu_ref::units::dss::Dss`; the co-simulation checks the two every cycle).
 //! - A `trigger` pulse is latched; when idle, the engine starts a decision the next cycle (the
 //!   trigger latch and scan counter are the `ScanControl` sub-block `scan`, shared with `Prio`).
-//! - A decision drives `addr` = 0, 1, .., sms-1 on consecutive cycles and samples the SMST and
-//!   KSRT entries at that address (combinational table reads outside the block), then spends
-//!   one cycle deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve
+//! - A decision scans entries 0, 1, .., sms-1 on consecutive cycles, naming on `next_addr` the
+//!   entry it scans next cycle (the framework reads the SMST and KSRT there and registers them,
+//!   so the block samples each entry as it was the cycle before), then spends one cycle
+//!   deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve
 //!   running SM `act_sm` of `act_from` for `act_kernel`), using the live token counts of `kmax`
 //!   and `kmin` read back on `count_max`/`count_min`. The table writes are the framework's.
-//! - Latency: sms + 1 cycles per decision; after an action, or a trigger during the decision, it
-//!   scans again.
+//! - Latency: sms + 1 cycles per decision; after an action (once two cycles have passed, for the
+//!   framework to apply it), or a trigger during the decision, it scans again.
 //! Parameters: 1..=16 SMs (`sms`); token counts are 8-bit, biased by 128.
 
 use crate::scan::ScanControl;

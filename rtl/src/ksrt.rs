@@ -7,12 +7,13 @@
 //! complement). Every output is combinational from the registers and this cycle's inputs; the
 //! entries change at the clock edge:
 //! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ,
-//!   which `queued` reports);
+//!   which `queued` reports); `two_left`: those with two or more;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
-//! - admission: `cmd_*` enters the lowest entry that is free, in use (below `sms`) and named by
-//!   no SM (`named`): `admit`, `admit_k`; the entry's age is `admitted`, which then counts up;
-//! - read ports at the policy engine's address `a` (and whether that kernel could use more SMs
-//!   than the `a_owned` it has: owned x T_k < blocks left, `a_queued` of them preempted), at
+//! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
+//!   free, in use (below `sms`) and named by no SM (`named`)) if it is still free: `admit`,
+//!   `admit_k`; the entry's age is `admitted`, which then counts up;
+//! - read ports at the table address `a` (and whether that kernel could use more SMs than it
+//!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
 //!   the kernel of the SM at `a` (`smk`), at the DSS engine's `kmax`/`kmin`, at the decision's
 //!   kernel `act_k`, at `ev_next` and at the issuing kernel `iss_k`;
 //! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test

@@ -4,9 +4,10 @@
 //! Interface: `mpgpu_spec::units::sched::prio` (reference model: `mpgpu_ref::units::prio`).
 //! Same protocol as `Dss`, with the same `ScanControl` sub-block (`scan`): a latched `trigger`
 //! starts a decision the next cycle; the block
-//! drives `addr` = 0..sms-1 and samples the SMST entry there, the KSRT entry of the kernel on
-//! that SM (`smk_*`) and the KSRT entry at `addr` (`k_*`); one more cycle decides `act` (1 assign
-//! idle SM, 2 reserve a running SM). Latency: sms + 1 cycles per decision.
+//! scans entries 0..sms-1 (naming the next one on `next_addr`, read there and registered by the
+//! framework) and samples the SMST entry, the KSRT entry of the kernel on that SM (`smk_*`) and
+//! the KSRT entry of the same index (`k_*`); one more cycle decides `act` (1 assign idle SM,
+//! 2 reserve a running SM). Latency: sms + 1 cycles per decision, two more after an action.
 //! Parameters: 1..=16 SMs; `mode` one of `PolicyCode::PRIORITY` (its code: 0 FCFS, 1 NPQ,
 //! 2 PPQ exclusive, 3 PPQ shared); 4-bit priorities, 16-bit admission ages.
 

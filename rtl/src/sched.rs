@@ -6,18 +6,21 @@
 //!
 //! Interface: `mpgpu_spec::units::sched::fw`; the reference model is
 //! `mpgpu_ref::units::framework::Framework`, and the co-simulation compares the two every cycle
-//! (outputs, SMST, KSRT, PTBQ occupancy, tokens). The cycle contract (model docs): everything is
-//! decided from the registers at the start of the cycle and the inputs, and written at the
-//! edge. Each cycle:
+//! (outputs, SMST, KSRT, PTBQ occupancy, tokens, pipeline registers). The cycle contract (model
+//! docs, `docs/sched-framework.md`): everything is decided from the registers at the start of
+//! the cycle and the inputs, and written at the edge; what a cycle chooses from the registers
+//! is kept in a pipeline register and applied in the next cycle. Each cycle:
 //! - the finished block (`done_*`) may retire its kernel (its last block);
-//! - one SM event, the lowest-index SM with one: a running SM left with no blocks whose kernel
-//!   has no work is released (idle, a token back to its kernel); a reserved SM left with no
-//!   blocks has finished its preemption (setup for its next kernel if that has work, else idle
-//!   with the token back);
-//! - the command (`cmd_*`) enters the lowest KSRT entry that is free and that no SM names;
-//! - the policy engine's decision is applied if it still holds;
-//! - at most one block is issued: the next running SM (round robin) with room whose kernel has
-//!   work gets the head of the kernel's PTBQ, or else its next new block.
+//! - the command (`cmd_*`) enters the entry picked the cycle before (`ksrt.free_*`) if it is
+//!   still free;
+//! - the SM event picked the cycle before (`smst.evq_*`) is applied if its SM is in the same
+//!   state: a released SM goes idle with a token back to its kernel; a reserved SM with no
+//!   blocks goes to setup for its next kernel (if that had work) or idle with the token back;
+//! - the engine's decision of the cycle before (`dec_*`) is applied if it still holds;
+//! - the block picked the cycle before (`gr_*`) is issued: the head of the kernel's PTBQ, or
+//!   else its next new block;
+//! - the next event, pick and free entry are chosen from the registers; the engine scans the
+//!   entry read for it the cycle before (`s_*`), and its trigger and decision are registered.
 //!
 //! Sizes (mpgpu-spec `fw`): 16 SMST and KSRT entries, 16 PTBQs of 256 entries in one
 //! 4096 x 20-bit RAM (queue index, then entry), 4-bit priorities, 16-bit ages, 8-bit tokens.
@@ -25,7 +28,8 @@
 //! faults.
 //!
 //! Structure (after rust-hdl's own FIFO, which composes its read and write logic and a RAM):
-//! the top level only wires sub-blocks together and checks the policy engine's decision.
+//! the top level wires sub-blocks together, holds the engine's and the issue's pipeline
+//! registers and checks the registered decision.
 //! - `smst` (`Smst`): the SMST registers, the SM event, the issue requests, and its read ports;
 //! - `ksrt` (`Ksrt`): the KSRT registers, admission, retirement, token counts, read ports;
 //! - `ptbq` (`Ptbq`): the PTBQ RAM with each queue's head and occupancy;
@@ -33,9 +37,8 @@
 //!   block;
 //! - `dss` (`Dss`) and `prio` (`Prio`): the policy engines; a constant selects the one in use,
 //!   the other sees no trigger and stays idle.
-//! All of it is combinational within the cycle (the sub-blocks' outputs feed each other without
-//! registers between them), so the split changes no cycle: the co-simulation compares it with
-//! the model as before.
+//! The sub-blocks' outputs feed each other within the cycle; the pipeline registers are where
+//! the contract puts them (`docs/fpga.md`, "Timing of the framework").
 
 use crate::{Dss, Ksrt, Prio, Ptbq, RoundRobin, Smst};
 use mpgpu_spec::units::sched::fw::{HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, TBS_PER_SM_BITS, TB_BITS};

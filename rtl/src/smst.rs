@@ -7,15 +7,19 @@
 //! resident blocks and its kernel's T_k. Every output is combinational from the registers and
 //! this cycle's inputs; the entries change at the clock edge:
 //! - blocks resident after this cycle's completion (`done_*`) and save (`saved_*`);
-//! - the SM event, the lowest-index SM with one (`ev_*`): a running SM left with no blocks whose
-//!   kernel has no work (release: idle, a token back to `ev_back`), or a reserved SM left with
-//!   no blocks (its preemption is complete: setup for `ev_next` if that kernel has work, else
-//!   idle with the token back);
-//! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the policy engine's
-//!   address `a` (with whether its kernel runs anywhere and how many SMs it owns), the entry
-//!   at the decision's `act_sm`, the kernel of the SM granted an issue (`grant_sm`);
+//! - the SM event, picked from the registers into `evq_*` (the lowest-index SM with one, not the
+//!   SM of the event in flight) and applied the cycle after (`ev_*`) if its SM is still in the
+//!   state it was picked in: a running SM with no blocks whose kernel has no work (release:
+//!   idle, a token back to `ev_back`), or a reserved SM with no blocks (its preemption is
+//!   complete: setup for `ev_next` if that kernel had work, else idle with the token back);
+//! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
+//!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
+//!   entry at the registered decision's `act_sm`, the kernel of the SM the issue picks
+//!   (`pick_sm`);
 //! - `named`: the KSR indices some SM names (admission skips them); `ready`: the running SMs
-//!   with room whose kernel has work (issue requests); `busy`: an SM needs the clock.
+//!   with room whose kernel has work, less those the next edge may change (issue requests for
+//!   the next cycle); `grant_ok`: the pick in flight is issued; `busy`: an SM needs the
+//!   clock.
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};

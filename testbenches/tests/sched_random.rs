@@ -18,8 +18,9 @@
 //! resident per SM agree with the SMST; an idle cycle (`busy` low, no input) changes nothing.
 //!
 //! The stimulus is steered into same-cycle corners, which are counted (from the inputs, the
-//! outputs, the states before and after the edge, and the policy engine's decision port) and
-//! each must have happened at least once per policy over the seeds; see [`Corners`].
+//! outputs, the states before and after the edge, and the policy engine's registered decision,
+//! the one the cycle applies if it still holds) and each must have happened at least once per
+//! policy over the seeds; see [`Corners`].
 //! A failure names the seed, policy, mechanism and SM count, and a mismatch shows the last 16
 //! cycles of both sides.
 
@@ -50,7 +51,7 @@ const SM_COUNTS: [usize; 7] = [1, 2, 3, 4, 6, 13, 16];
 
 /// Same-cycle corners, counted from observable signals (`before`/`after`: `fw::State` before
 /// and after the cycle's edge; `i`, `o`: the cycle's inputs and outputs; `decision`: the policy
-/// engine's `act`, `act_sm`, `act_kernel` ports as the model's `engine_decision` reads them).
+/// engine's decision registered in the cycle before, as the model's `engine_decision` reads it).
 /// A decision is *applied* when an SM goes from idle to setup (only an assignment does that)
 /// or `preempt` is high (a reservation).
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,23 +7,31 @@
 //!
 //! The framework is a [`Unit`] with the interface `mpgpu_spec::units::sched::fw`, and the RTL
 //! block `rtl/src/sched.rs` implements the same cycle contract (`docs/sched-framework.md`):
-//! everything a cycle decides is computed from the registers at the start of the cycle and the
-//! inputs, and takes effect at the clock edge. Each cycle it takes at most one kernel command,
-//! one finished block and one saved block (the GPU queues the rest), and
+//! everything a cycle does is computed from the registers at the start of the cycle and the
+//! inputs, and takes effect at the clock edge. The framework is pipelined so that the hardware
+//! meets its clock (`docs/fpga.md`): the SM event, the policy engine's decision, the issue's
+//! pick and the entry a command may enter are chosen from the registers in one cycle, kept in
+//! pipeline registers ([`fw::Pipe`](mpgpu_spec::units::sched::fw::Pipe), compared like the
+//! tables) and applied in the next. Each cycle it takes at most one kernel command, one finished
+//! block and one saved block (the GPU queues the rest), and
 //! - retires the finished block's kernel if that was its last block;
-//! - handles one SM event, the lowest-index SM with one: a running SM with no blocks whose
-//!   kernel has no work left is released (idle, its token back to its kernel), a reserved SM
-//!   with no blocks left has finished its preemption (setup for the kernel it was reserved for,
-//!   or idle, the token back, if that kernel has no work left);
-//! - admits the command into the lowest KSRT entry that is free and no SM refers to;
-//! - applies the policy engine's decision if it still holds (an assignment to a valid kernel,
-//!   a reservation of an SM still running the kernel it was taken from);
-//! - issues at most one block: to the next running SM (round robin) with room whose kernel
-//!   has work, preempted blocks (the PTBQ, FIFO) before new ones.
+//! - admits the command into the entry picked in the cycle before, if it is still free;
+//! - applies the SM event picked in the cycle before, if its SM is still in the state it was
+//!   picked in: a running SM with no blocks whose kernel had no work is released (idle, its
+//!   token back to its kernel), a reserved SM with no blocks has finished its preemption (setup
+//!   for the kernel it was reserved for, or idle, the token back, if that kernel had no work);
+//! - applies the policy engine's decision of the cycle before if it still holds (its kernel has
+//!   work; an assignment's SM is idle; a reservation's SM still runs the kernel it is taken
+//!   from, with no block or event in flight to it);
+//! - issues the block picked in the cycle before (preempted blocks, the PTBQ's FIFO, before new
+//!   ones): the pick rules out whatever could stop it;
+//! - picks the next SM event, the next issue (round robin over the running SMs with room whose
+//!   kernel has work) and the next free entry, from the registers; runs the policy engine on
+//!   the table entry it reads a cycle ahead, and registers its trigger and its decision.
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
-//! DSS scan (N_SM + 1 cycles).
+//! DSS scan (N_SM + 1 cycles, and two more after an action).
 
 use super::dss::Dss;
 use super::prio::Prio;
