@@ -269,7 +269,7 @@ impl Logic for Sched {
         self.dec_from.d.next = self.e_from.val();
         // The registered decision, if it still holds (from the registers): its kernel has work
         // (so is valid); an assignment's SM is idle; a reservation's SM still runs the kernel
-        // it is taken from and no pick is in flight to it.
+        // it is taken from and no pick or event is in flight to it.
         self.target_ok.next = self.ksrt.has_work.val().get_bit(self.dec_k.q.val().index());
         self.assign_ok.next = (self.dec_act.q.val() == 1) & (self.smst.act_state.val() == 0) & self.target_ok.val();
         self.reserve_ok.next = (self.dec_act.q.val() == 2)

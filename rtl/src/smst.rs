@@ -422,7 +422,8 @@ impl Logic for Smst {
         }
 
         // Issue requests: running SMs with room whose kernel has work, other than the SM of the
-        // pick in flight and the SM a registered reservation names.
+        // pick in flight, the SM a registered reservation names and the SM of the event in
+        // flight, and not an SM of the kernel in flight if that has fewer than two blocks left.
         for s in 0..16 {
             self.ready_bit[s].next = 0.into();
             if (self.sm_state[s].q.val() == 2)

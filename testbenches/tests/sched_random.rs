@@ -27,7 +27,7 @@
 use mpgpu_ref::units::dss::equal_share_tokens;
 use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
 use mpgpu_rtl::SchedFaults;
-use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_SETUP};
+use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
 use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, MAX_GRID_BLOCKS};
 use mpgpu_spec::units::sched::SchedParams;
 use mpgpu_spec::Unit;
@@ -71,8 +71,18 @@ struct Corners {
     /// A command presented while every one of the `sms` KSRT entries is valid (`cmd_taken`
     /// must stay low).
     cmd_while_ksrt_full: u64,
-    /// A command not taken although a KSRT entry is free: an SM still names it.
+    /// A command not taken although a KSRT entry is free: an SM still names it, or the entry
+    /// was freed at the last edge (admission takes the entry picked in the cycle before).
     cmd_blocked_by_stale_entry: u64,
+    /// A command presented when the entry picked for it in the cycle before has been taken
+    /// since (the pipeline's `free` is stale; the command must wait).
+    cmd_free_entry_taken: u64,
+    /// The SM event picked in the cycle before finds its SM in another state (a reservation
+    /// came between): it must be dropped.
+    event_dropped: u64,
+    /// A registered reservation whose SM still runs the kernel it is taken from, with an issue
+    /// or an event in flight to it: it must be dropped.
+    reserve_blocked_by_flight: u64,
     /// The engine's decision names a kernel (`act_kernel`) whose launch `retired` names in the
     /// same cycle: the decision must be dropped (no assignment to that kernel, no preempt).
     decision_target_retires: u64,
@@ -100,6 +110,9 @@ impl Corners {
             done_and_save_same_sm,
             cmd_while_ksrt_full,
             cmd_blocked_by_stale_entry,
+            cmd_free_entry_taken,
+            event_dropped,
+            reserve_blocked_by_flight,
             decision_target_retires,
             decision_dropped,
             idle_cycles,
@@ -392,6 +405,38 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, decision:
         } else if !o.cmd_taken {
             c.cmd_blocked_by_stale_entry += 1;
         }
+        let f = before.pipe.free as usize;
+        if before.pipe.free_valid && f < sms && before.ksrt[f].valid {
+            c.cmd_free_entry_taken += 1;
+            if o.cmd_taken {
+                return Err(format!("a command was taken into entry {f}, which is valid"));
+            }
+        }
+    }
+    let p = before.pipe;
+    if p.ev_valid {
+        let want = if p.ev_reserved { STATE_RESERVED } else { STATE_RUNNING };
+        if before.smst[p.ev_sm as usize].state != want {
+            c.event_dropped += 1;
+            if before.smst[p.ev_sm as usize] != after.smst[p.ev_sm as usize] && before.smst[p.ev_sm as usize].state != STATE_SETUP {
+                // (only a setup moves on by itself, to running)
+                let (b, a) = (before.smst[p.ev_sm as usize], after.smst[p.ev_sm as usize]);
+                if a.state == STATE_IDLE || (a.state == STATE_SETUP && b.state == STATE_RESERVED) {
+                    return Err(format!("the event picked for SM {} was applied although its state changed: {b:?} -> {a:?}", p.ev_sm));
+                }
+            }
+        }
+    }
+    if p.dec_act == Act::Reserve.code() {
+        let e = before.smst[p.dec_sm as usize];
+        let holds_otherwise = e.state == STATE_RUNNING && e.ksr_valid && e.ksr == p.dec_from;
+        let flight = (p.grant_valid && p.grant_sm == p.dec_sm) || (p.ev_valid && p.ev_sm == p.dec_sm);
+        if holds_otherwise && flight {
+            c.reserve_blocked_by_flight += 1;
+            if o.preempt == Some(p.dec_sm) {
+                return Err(format!("SM {} was reserved with an issue or an event in flight to it", p.dec_sm));
+            }
+        }
     }
     let k = decision.2 as usize;
     if decision.0 != Act::None && k < sms && before.ksrt[k].valid && o.retired == Some(before.ksrt[k].handle) {
@@ -518,12 +563,15 @@ fn policy(p: Policy) {
     eprintln!("{what}");
     assert!(total.done_at_decision > 0, "{what}: no block finished in a cycle a decision was applied");
     assert!(total.cmd_while_ksrt_full > 0, "{what}: no command presented while the KSRT was full");
+    assert!(total.cmd_free_entry_taken > 0, "{what}: no command met a stale admission entry");
     assert!(total.decision_target_retires > 0, "{what}: no decision whose kernel retired that cycle");
     assert!(total.idle_cycles > 0, "{what}: the framework never went idle");
     assert!(total.retirements > 0 && total.admissions > total.retirements / 2, "{what}: little traffic");
     if !matches!(p, Policy::Fcfs | Policy::Npq) {
         assert!(total.done_on_sm_reserved_now > 0, "{what}: no block finished on the SM reserved that cycle");
         assert!(total.done_empties_preempted_sm > 0, "{what}: no preemption completed by a block finishing");
+        assert!(total.event_dropped > 0, "{what}: no SM event dropped because a reservation came between");
+        assert!(total.reserve_blocked_by_flight > 0, "{what}: no reservation dropped for an issue or event in flight");
     }
 }
 

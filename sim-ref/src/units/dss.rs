@@ -6,7 +6,7 @@
 //!
 //! A trigger (a kernel entered the active queue, or an SM became idle) is latched; when the
 //! engine is free it starts a decision the next cycle. A decision scans the SMST and the KSRT one
-//! entry per cycle (N_SM cycles, the address on `addr`; the control is [`ScanControl`], shared
+//! entry per cycle (N_SM cycles, each entry named the cycle before on `next_addr`; the control is [`ScanControl`], shared
 //! with the priority engine), keeping
 //! - `idle`: the lowest-index idle SM,
 //! - `kmax`: the valid kernel with work left and the most tokens (ties: lowest index),
@@ -16,8 +16,9 @@
 //! then, in one more cycle, it acts (on `act`, with the live counts of `kmax` and `kmin` read
 //! back): an idle SM always goes to `kmax` (debt allowed); otherwise, if `kmax` has at least two
 //! tokens more than `kmin`, `kmin`'s lowest running SM is reserved for `kmax`, and a token moves
-//! from `kmax` to `kmin` (at the reservation, not again at the release). After an action, or if a
-//! trigger arrived meanwhile, it scans again; otherwise it stops.
+//! from `kmax` to `kmin` (at the reservation, not again at the release). After an action (two cycles
+//! later, `units::scan::SETTLE`), or if a trigger arrived meanwhile, it scans again; otherwise
+//! it stops.
 //!
 //! The framework around it owns the tables and applies the actions ([`Tables::apply`] does it
 //! for tests and testbenches).

@@ -226,8 +226,9 @@ pub struct Framework {
     /// The scan engine of the priority policies.
     prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>,
     issue_ptr: usize,
-    /// Pipeline registers (`docs/sched-framework.md`, "Pipeline"): the engine's trigger, its
-    /// decision, the issue's pick and the engine's table reads, each from the cycle before.
+    /// Pipeline registers (`docs/sched-framework.md`, "The cycle contract"): the engine's
+    /// trigger, its decision, the issue's pick and the engine's table reads, each from the
+    /// cycle before.
     trig: bool,
     dec: Option<Action>,
     grant: Option<(usize, usize)>,
@@ -512,8 +513,8 @@ impl Framework {
         }
         // The engine's decision of the cycle before, if it still holds (from the registers): its
         // kernel is valid and has work; an assignment's SM is idle; a reservation's SM still runs
-        // the kernel it is taken from and has no block in flight to it (the issue's pick of the
-        // cycle before).
+        // the kernel it is taken from and has no block (the issue's pick of the cycle before) or
+        // event in flight to it.
         if let Some(d) = self.dec {
             let target_ok = d.kernel < n && self.ksrt[d.kernel].has_work();
             let holds = d.sm < n

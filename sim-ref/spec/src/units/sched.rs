@@ -433,7 +433,7 @@ pub mod fw {
         pub pipe: Pipe,
     }
 
-    /// The framework's pipeline registers (`docs/sched-framework.md`, "Pipeline"): what one
+    /// The framework's pipeline registers (`docs/sched-framework.md`, "The cycle contract"): what one
     /// cycle decided for the next to apply.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
     pub struct Pipe {
