@@ -18,6 +18,7 @@ hdl_block!(Sched {
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
+        ksrt.k_cap, ksrt.k_rem,
         ptbq.q_head, ptbq.q_len,
     ],
 });
@@ -118,6 +119,7 @@ impl Ports for SchedPorts {
             .collect();
         let (valid, handle, tbs, next_tb, done, tk) = (a("ksrt.k_valid"), a("ksrt.k_handle"), a("ksrt.k_tbs"), a("ksrt.k_next_tb"), a("ksrt.k_done"), a("ksrt.k_tk"));
         let (prio, age, count, qlen) = (a("ksrt.k_priority"), a("ksrt.k_age"), a("ksrt.k_count"), a("ptbq.q_len"));
+        let (cap, rem) = (a("ksrt.k_cap"), a("ksrt.k_rem"));
         let ksrt = (0..self.sms)
             .map(|k| {
                 if valid[k] == 0 {
@@ -134,6 +136,8 @@ impl Ports for SchedPorts {
                     age: age[k] as u16,
                     count: count[k] as u8 as i8,
                     ptbq_len: qlen[k] as u16,
+                    cap: cap[k] as u16,
+                    rem: rem[k] as u32,
                 }
             })
             .collect();

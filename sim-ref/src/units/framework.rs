@@ -371,7 +371,8 @@ impl Framework {
             ksrt: self
                 .ksrt
                 .iter()
-                .map(|k| {
+                .enumerate()
+                .map(|(i, k)| {
                     if !k.valid {
                         return KsrState::default();
                     }
@@ -386,6 +387,8 @@ impl Framework {
                         age: k.age,
                         count: k.count,
                         ptbq_len: k.ptbq.len() as u16,
+                        cap: (self.owned(i) as u32 * k.tk as u32) as u16,
+                        rem: k.remaining(),
                     }
                 })
                 .collect(),

@@ -405,6 +405,12 @@ pub mod fw {
         pub count: i8,
         /// Blocks waiting in the kernel's PTBQ.
         pub ptbq_len: u16,
+        /// owned x T_k: the SMs the kernel has or is getting (setup, running, or reserved for
+        /// it) times its T_k, and its blocks left to issue (new or preempted). The model
+        /// derives them; the RTL keeps them in registers (the priority engine's "wants more
+        /// SMs" compares them), so they are compared too.
+        pub cap: u16,
+        pub rem: u32,
     }
 
     /// One SMST entry as the co-simulation compares it (`state` is the `dss::STATE_*` code;
