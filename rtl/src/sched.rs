@@ -328,8 +328,8 @@ impl Logic for Sched {
         self.ksrt.ev_token.next = self.smst.ev_token.val();
         self.ksrt.ev_back.next = self.smst.ev_back.val();
         self.ksrt.iss_k.next = self.gr_k.q.val();
-        self.ksrt.iss_new.next = self.smst.grant_ok.val() & !self.ptbq.head_valid.val();
-        self.ksrt.iss_any.next = self.smst.grant_ok.val();
+        self.ksrt.iss_new.next = self.gr_valid.q.val() & !self.ptbq.head_valid.val();
+        self.ksrt.iss_any.next = self.gr_valid.q.val();
         self.ksrt.saved_valid.next = self.saved_valid.val();
         self.ksrt.saved_k.next = self.smst.saved_k.val();
 
@@ -339,7 +339,7 @@ impl Logic for Sched {
         self.ptbq.push_k.next = self.smst.saved_k.val();
         self.ptbq.push_tb.next = self.saved_tb.val();
         self.ptbq.pop_k.next = self.gr_k.q.val();
-        self.ptbq.pop.next = self.smst.grant_ok.val();
+        self.ptbq.pop.next = self.gr_valid.q.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
         self.ptbq.clear_k.next = self.ksrt.admit_k.val();
 
@@ -392,15 +392,15 @@ impl Logic for Sched {
 
         // Outputs.
         self.cmd_taken.next = self.ksrt.admit.val();
-        self.issue_valid.next = self.smst.grant_ok.val();
+        self.issue_valid.next = self.gr_valid.q.val();
         self.issue_sm.next = self.gr_sm.q.val();
         self.issue_handle.next = self.ksrt.iss_handle.val();
         self.issue_tb.next = self.ksrt.iss_next_tb.val();
         if self.ptbq.head_valid.val() {
             self.issue_tb.next = self.ptbq.head_tb.val();
         }
-        self.issue_restore.next = self.smst.grant_ok.val() & self.ptbq.head_valid.val();
-        if !self.smst.grant_ok.val() {
+        self.issue_restore.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
+        if !self.gr_valid.q.val() {
             self.issue_sm.next = 0.into();
             self.issue_handle.next = 0.into();
             self.issue_tb.next = 0.into();

@@ -18,8 +18,7 @@
 //!   (`pick_sm`);
 //! - `named`: the KSR indices some SM names (admission skips them); `ready`: the running SMs
 //!   with room whose kernel has work, less those the next edge may change (issue requests for
-//!   the next cycle); `grant_ok`: the pick in flight is issued; `busy`: an SM needs the
-//!   clock.
+//!   the next cycle); `busy`: an SM needs the clock.
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -58,7 +57,8 @@ pub struct Smst {
     pub reserve_ok: Signal<In, Bit>,
     /// T_k of `ev_next`.
     pub ev_tk: Signal<In, Rt>,
-    /// The issue's pick of the cycle before is in flight: SM `grant_sm`, kernel `grant_k`.
+    /// The issue's pick of the cycle before is in flight: SM `grant_sm`, kernel `grant_k`; it
+    /// is issued at this edge.
     pub flight_valid: Signal<In, Bit>,
     /// The SM of the pick in flight.
     pub grant_sm: Signal<In, B4>,
@@ -117,9 +117,6 @@ pub struct Smst {
     pub act_ksr: Signal<Out, B4>,
     /// Bit s: SM s is running with room and its kernel has work (it requests an issue).
     pub ready: Signal<Out, Bits<16>>,
-    /// The pick in flight holds: SM `grant_sm` runs `grant_k` with room and `grant_k` has
-    /// work; a block is issued to it at this edge.
-    pub grant_ok: Signal<Out, Bit>,
     /// The kernel of `pick_sm`.
     pub pick_ksr: Signal<Out, B4>,
     /// Some SM needs the clock: in setup or reserved, to be released, or able to take a block.
@@ -203,7 +200,6 @@ impl Smst {
             act_ksr_valid: Default::default(),
             act_ksr: Default::default(),
             ready: Default::default(),
-            grant_ok: Default::default(),
             pick_ksr: Default::default(),
             busy: Default::default(),
             sm_state: Default::default(),
@@ -453,9 +449,7 @@ impl Logic for Smst {
             | self.ready_bit[13].val()
             | self.ready_bit[14].val()
             | self.ready_bit[15].val();
-        // The pick in flight is issued (the pick ruled out what could stop it); the kernel of
-        // this cycle's pick.
-        self.grant_ok.next = self.flight_valid.val();
+        // The kernel of this cycle's pick.
         self.pick_ksr.next = 0.into();
         for s in 0..16 {
             if self.pick_sm.val() == self.ids[s].val() {
@@ -498,7 +492,8 @@ impl Logic for Smst {
                     self.sm_ksr[s].d.next = 0.into();
                 }
             }
-            if self.grant_ok.val() & (self.grant_sm.val() == self.ids[s].val()) {
+            // (the pick in flight is always issued: the pick ruled out what could stop it)
+            if self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()) {
                 self.sm_running[s].d.next = self.left[s].val() + 1;
             }
         }

@@ -207,7 +207,8 @@ struct Comb {
 }
 
 /// The policy engine's table inputs for the entry it scans, read in the cycle before from the
-/// tables as they were then (the `trigger` and live-count fields are unused).
+/// tables as they were then (the `trigger` and live-count fields are unused; only the engine
+/// in use has its inputs read).
 #[derive(Clone, Copy, Debug, Default)]
 struct Snap {
     dss: DssIn,
@@ -640,12 +641,12 @@ impl Framework {
         c
     }
 
-    /// The policy engines' table inputs for entry `a`, from the tables as they are now.
+    /// The table inputs of the policy engine in use for entry `a`, from the tables as they are
+    /// now (the other engine's stay at their defaults: it never scans).
     fn read_tables(&self, a: usize) -> Snap {
         let (sm, k) = (self.smst[a], &self.ksrt[a]);
-        let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
-        Snap {
-            dss: DssIn {
+        if self.policy.uses_dss() {
+            let dss = DssIn {
                 sm_state: sm.state.code(),
                 sm_ksr_valid: sm.ksr.is_some(),
                 sm_ksr: sm.ksr.unwrap_or(0),
@@ -654,21 +655,24 @@ impl Framework {
                 k_has_work: k.has_work(),
                 k_running: self.running(a),
                 ..DssIn::default()
-            },
-            prio: PrioIn {
-                sm_state: sm.state.code(),
-                sm_ksr_valid: sm.ksr.is_some(),
-                sm_ksr: sm.ksr.unwrap_or(0),
-                smk_priority: smk.map_or(0, |k| k.priority),
-                smk_age: smk.map_or(0, |k| k.age),
-                k_valid: k.valid,
-                k_has_work: k.has_work(),
-                k_priority: k.priority,
-                k_age: k.age,
-                k_wants_more: self.wants_more(a),
-                ..PrioIn::default()
-            },
+            };
+            return Snap { dss, ..Snap::default() };
         }
+        let smk = sm.ksr.map(|x| &self.ksrt[x as usize]);
+        let prio = PrioIn {
+            sm_state: sm.state.code(),
+            sm_ksr_valid: sm.ksr.is_some(),
+            sm_ksr: sm.ksr.unwrap_or(0),
+            smk_priority: smk.map_or(0, |k| k.priority),
+            smk_age: smk.map_or(0, |k| k.age),
+            k_valid: k.valid,
+            k_has_work: k.has_work(),
+            k_priority: k.priority,
+            k_age: k.age,
+            k_wants_more: self.wants_more(a),
+            ..PrioIn::default()
+        };
+        Snap { prio, ..Snap::default() }
     }
 }
 
