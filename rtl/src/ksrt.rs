@@ -7,7 +7,8 @@
 //! complement). Every output is combinational from the registers and this cycle's inputs; the
 //! entries change at the clock edge:
 //! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ,
-//!   which `queued` reports); `two_left`: those with two or more;
+//!   which `queued` reports); `left1`, `left2`: those with one, and two, or more left after
+//!   the block in flight (`iss_*`), for the issue's readiness;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
 //! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
 //!   free, in use (below `sms`) and named by no SM (`named`)) if it is still free: `admit`,
@@ -90,8 +91,10 @@ pub struct Ksrt {
     pub saved_k: Signal<In, B4>,
     /// Bit k: entry k has blocks to issue.
     pub has_work: Signal<Out, Bits<16>>,
-    /// Bit k: entry k has two blocks or more to issue.
-    pub two_left: Signal<Out, Bits<16>>,
+    /// Bit k: entry k has a block to issue after the block in flight (`iss_*`), and two or
+    /// more (the issue's readiness, `Smst`).
+    pub left1: Signal<Out, Bits<16>>,
+    pub left2: Signal<Out, Bits<16>>,
     /// The finished block is its kernel's last: the entry leaves at this edge.
     pub retire: Signal<Out, Bit>,
     /// The handle of `done_k` (of the retiring launch).
@@ -171,7 +174,10 @@ pub struct Ksrt {
     in_use: [Constant<Bit>; 16],
     fault_keep_token: Constant<Bit>,
     hw_bit: [Signal<Local, Bits<16>>; 16],
-    tl_bit: [Signal<Local, Bits<16>>; 16],
+    l1_bit: [Signal<Local, Bits<16>>; 16],
+    l2_bit: [Signal<Local, Bits<16>>; 16],
+    /// The block in flight is kernel k's.
+    iss_hit: [Signal<Local, Bit>; 16],
     free: [Signal<Local, Bit>; 16],
     done_hit: Signal<Local, Bit>,
     up_release: [Signal<Local, Bits<8>>; 16],
@@ -222,7 +228,8 @@ impl Ksrt {
             saved_valid: Default::default(),
             saved_k: Default::default(),
             has_work: Default::default(),
-            two_left: Default::default(),
+            left1: Default::default(),
+            left2: Default::default(),
             retire: Default::default(),
             retired_handle: Default::default(),
             admit: Default::default(),
@@ -262,7 +269,9 @@ impl Ksrt {
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             fault_keep_token: Constant::new(keep_token),
             hw_bit: Default::default(),
-            tl_bit: Default::default(),
+            l1_bit: Default::default(),
+            l2_bit: Default::default(),
+            iss_hit: Default::default(),
             free: Default::default(),
             done_hit: Default::default(),
             up_release: Default::default(),
@@ -317,9 +326,15 @@ impl Logic for Ksrt {
         // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with two
         // or more.
         for k in 0..16 {
-            self.tl_bit[k].next = 0.into();
-            if self.k_rem[k].q.val() > 1 {
-                self.tl_bit[k].next = self.onehot[k].val();
+            // Blocks left after the block in flight: k_rem less one if it is this kernel's.
+            self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
+            self.l1_bit[k].next = 0.into();
+            self.l2_bit[k].next = 0.into();
+            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val() > 1) | ((self.k_rem[k].q.val() != 0) & !self.iss_hit[k].val())) {
+                self.l1_bit[k].next = self.onehot[k].val();
+            }
+            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val() > 2) | ((self.k_rem[k].q.val() > 1) & !self.iss_hit[k].val())) {
+                self.l2_bit[k].next = self.onehot[k].val();
             }
             self.hw_bit[k].next = 0.into();
             if self.k_valid[k].q.val() & (self.k_new[k].q.val() | self.queued.val().get_bit(k)) {
@@ -342,7 +357,8 @@ impl Logic for Ksrt {
             | self.hw_bit[13].val()
             | self.hw_bit[14].val()
             | self.hw_bit[15].val();
-        self.two_left.next = self.tl_bit[0].val() | self.tl_bit[1].val() | self.tl_bit[2].val() | self.tl_bit[3].val() | self.tl_bit[4].val() | self.tl_bit[5].val() | self.tl_bit[6].val() | self.tl_bit[7].val() | self.tl_bit[8].val() | self.tl_bit[9].val() | self.tl_bit[10].val() | self.tl_bit[11].val() | self.tl_bit[12].val() | self.tl_bit[13].val() | self.tl_bit[14].val() | self.tl_bit[15].val();
+        self.left1.next = self.l1_bit[0].val() | self.l1_bit[1].val() | self.l1_bit[2].val() | self.l1_bit[3].val() | self.l1_bit[4].val() | self.l1_bit[5].val() | self.l1_bit[6].val() | self.l1_bit[7].val() | self.l1_bit[8].val() | self.l1_bit[9].val() | self.l1_bit[10].val() | self.l1_bit[11].val() | self.l1_bit[12].val() | self.l1_bit[13].val() | self.l1_bit[14].val() | self.l1_bit[15].val();
+        self.left2.next = self.l2_bit[0].val() | self.l2_bit[1].val() | self.l2_bit[2].val() | self.l2_bit[3].val() | self.l2_bit[4].val() | self.l2_bit[5].val() | self.l2_bit[6].val() | self.l2_bit[7].val() | self.l2_bit[8].val() | self.l2_bit[9].val() | self.l2_bit[10].val() | self.l2_bit[11].val() | self.l2_bit[12].val() | self.l2_bit[13].val() | self.l2_bit[14].val() | self.l2_bit[15].val();
 
         // Retirement: the finished block was its kernel's last.
         self.done_hit.next = false;

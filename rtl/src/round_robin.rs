@@ -1,10 +1,15 @@
 //! `RoundRobin`: the SM driver's issue arbiter in the kernel scheduling framework: grants one of
 //! 16 requests per cycle, round robin; a sub-block of `Sched`.
 //!
-//! - The grant is combinational (`valid`, `index` in the same cycle as `request`): the lowest
-//!   requesting index at or above `pointer`, else the lowest requesting index.
+//! - The grant is combinational (`valid`, `index` and the one-hot `grant` in the same cycle as
+//!   `request`): the lowest requesting index at or above `pointer`, else the lowest requesting
+//!   index.
 //! - On a grant the pointer moves past the granted index at the clock edge (wrapping to 0 after
 //!   `sms - 1`); without one it stays.
+//! - Structure, for timing (`docs/fpga.md`): the pointer is also kept as a mask of the indices
+//!   above the last grant (`above`), and each of the two candidates, the lowest request in that
+//!   mask and the lowest request, is isolated as `x & -x` on the carry chain, not by a priority
+//!   chain; the index is encoded from the one-hot grant.
 //! Parameters: `sms` (1..=16), the requests in use (the others are never set).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
@@ -22,17 +27,21 @@ pub struct RoundRobin {
     pub valid: Signal<Out, Bit>,
     /// The requester granted.
     pub index: Signal<Out, Bits<INDEX_BITS>>,
+    /// The requester granted, one-hot (0 without a grant).
+    pub grant: Signal<Out, Bits<16>>,
     /// The first index to consider next.
     pub pointer: DFF<Bits<INDEX_BITS>>,
+    /// Bit s: s is at or above the pointer and below `sms` (all clear when the pointer is 0:
+    /// then the lowest request wins anyway).
+    above: DFF<Bits<16>>,
     ids: [Constant<Bits<INDEX_BITS>>; 16],
     /// sms - 1: the pointer wraps after it.
     last: Constant<Bits<INDEX_BITS>>,
-    all_ones: Constant<Bits<16>>,
-    /// The requests at or above the pointer.
-    hi_mask: Signal<Local, Bits<16>>,
-    hi_valid: Signal<Local, Bit>,
-    hi_index: Signal<Local, Bits<INDEX_BITS>>,
-    lo_index: Signal<Local, Bits<INDEX_BITS>>,
+    one: Constant<Bits<16>>,
+    hi: Signal<Local, Bits<16>>,
+    hi_first: Signal<Local, Bits<16>>,
+    lo_first: Signal<Local, Bits<16>>,
+    id_bit: [Signal<Local, Bits<INDEX_BITS>>; 16],
 }
 
 impl RoundRobin {
@@ -44,14 +53,16 @@ impl RoundRobin {
             request: Default::default(),
             valid: Default::default(),
             index: Default::default(),
+            grant: Default::default(),
             pointer: Default::default(),
+            above: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             last: Constant::new(((sms - 1) as u64).into()),
-            all_ones: Constant::new(0xffffu64.into()),
-            hi_mask: Default::default(),
-            hi_valid: Default::default(),
-            hi_index: Default::default(),
-            lo_index: Default::default(),
+            one: Constant::new(1u64.into()),
+            hi: Default::default(),
+            hi_first: Default::default(),
+            lo_first: Default::default(),
+            id_bit: Default::default(),
         }
     }
 }
@@ -59,29 +70,41 @@ impl RoundRobin {
 impl Logic for RoundRobin {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pointer);
-        // Scan from the top down so that the lowest index is assigned last and wins (literal
-        // bounds: 16 = MAX_SMS).
-        self.hi_mask.next = self.all_ones.val() << self.pointer.q.val();
-        self.valid.next = false;
-        self.hi_valid.next = false;
-        self.lo_index.next = 0.into();
-        self.hi_index.next = 0.into();
-        for j in 0..16 {
-            if self.request.val().get_bit(15 - j) {
-                self.valid.next = true;
-                self.lo_index.next = self.ids[15 - j].val();
-                if self.hi_mask.val().get_bit(15 - j) {
-                    self.hi_valid.next = true;
-                    self.hi_index.next = self.ids[15 - j].val();
-                }
+        dff_setup!(self, clock, pointer, above);
+        // The lowest set bit of each candidate set: x & -x (literal bounds: 16 = MAX_SMS).
+        self.hi.next = self.request.val() & self.above.q.val();
+        self.hi_first.next = self.hi.val() & (!self.hi.val() + self.one.val());
+        self.lo_first.next = self.request.val() & (!self.request.val() + self.one.val());
+        self.grant.next = self.lo_first.val();
+        if self.hi.val().any() {
+            self.grant.next = self.hi_first.val();
+        }
+        self.valid.next = self.request.val().any();
+        for s in 0..16 {
+            self.id_bit[s].next = 0.into();
+            if self.grant.val().get_bit(s) {
+                self.id_bit[s].next = self.ids[s].val();
             }
         }
-        self.index.next = self.lo_index.val();
-        if self.hi_valid.val() {
-            self.index.next = self.hi_index.val();
-        }
+        self.index.next = self.id_bit[0].val()
+            | self.id_bit[1].val()
+            | self.id_bit[2].val()
+            | self.id_bit[3].val()
+            | self.id_bit[4].val()
+            | self.id_bit[5].val()
+            | self.id_bit[6].val()
+            | self.id_bit[7].val()
+            | self.id_bit[8].val()
+            | self.id_bit[9].val()
+            | self.id_bit[10].val()
+            | self.id_bit[11].val()
+            | self.id_bit[12].val()
+            | self.id_bit[13].val()
+            | self.id_bit[14].val()
+            | self.id_bit[15].val();
         if self.valid.val() {
+            // The bits above the grant: !((grant << 1) - 1); none after the last requester.
+            self.above.d.next = !((self.grant.val() << 1) - self.one.val());
             self.pointer.d.next = self.index.val() + 1;
             if self.index.val() == self.last.val() {
                 self.pointer.d.next = 0.into();

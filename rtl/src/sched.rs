@@ -300,9 +300,10 @@ impl Logic for Sched {
         self.smst.flight_valid.next = self.gr_valid.q.val();
         self.smst.grant_sm.next = self.gr_sm.q.val();
         self.smst.grant_k.next = self.gr_k.q.val();
-        self.smst.two_left.next = self.ksrt.two_left.val();
+        self.smst.left1.next = self.ksrt.left1.val();
+        self.smst.left2.next = self.ksrt.left2.val();
         self.smst.dec_reserve.next = self.dec_act.q.val() == 2;
-        self.smst.pick_sm.next = self.issue.index.val();
+        self.smst.pick.next = self.issue.grant.val();
 
         // The KSRT.
         self.ksrt.queued.next = self.ptbq.queued.val();

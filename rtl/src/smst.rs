@@ -15,10 +15,14 @@
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's `act_sm`, the kernel of the SM the issue picks
-//!   (`pick_sm`);
-//! - `named`: the KSR indices some SM names (admission skips them); `ready`: the running SMs
-//!   with room whose kernel has work, less those the next edge may change (issue requests for
-//!   the next cycle); `busy`: an SM needs the clock.
+//!   (`pick`, one-hot);
+//! - `named`: the KSR indices some SM names (admission skips them); `busy`: an SM needs the
+//!   clock;
+//! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
+//!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
+//!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
+//!   `rdy_q` less the SMs the next edge may change and, while a block is in flight, less
+//!   `lt2_q`.
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -64,12 +68,13 @@ pub struct Smst {
     pub grant_sm: Signal<In, B4>,
     /// The kernel of the pick in flight.
     pub grant_k: Signal<In, B4>,
-    /// Bit k: kernel k has two blocks or more left to issue.
-    pub two_left: Signal<In, Bits<16>>,
+    /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
+    pub left1: Signal<In, Bits<16>>,
+    pub left2: Signal<In, Bits<16>>,
     /// The registered decision is a reservation of `act_sm` (that SM is not picked).
     pub dec_reserve: Signal<In, Bit>,
-    /// The issue's round robin picks this SM (for the next cycle).
-    pub pick_sm: Signal<In, B4>,
+    /// The issue's round robin picks this SM (one-hot; for the next cycle).
+    pub pick: Signal<In, Bits<16>>,
     /// The kernel of `done_sm`.
     pub done_k: Signal<Out, B4>,
     /// The kernel of `saved_sm`.
@@ -115,9 +120,15 @@ pub struct Smst {
     pub act_ksr_valid: Signal<Out, Bit>,
     /// SMST[act_sm].ksr.
     pub act_ksr: Signal<Out, B4>,
-    /// Bit s: SM s is running with room and its kernel has work (it requests an issue).
+    /// Bit s: SM s may take a block (it requests an issue): it was ready in the cycle before
+    /// (`rdy_q`) and the edge ahead does not change it.
     pub ready: Signal<Out, Bits<16>>,
-    /// The kernel of `pick_sm`.
+    /// Pipeline, the issue's first stage: the SMs running with room, not changed by the edge
+    /// ahead, whose kernel has a block left after the block in flight; and those of them whose
+    /// kernel then has fewer than two (`lt2_q`).
+    pub rdy_q: DFF<Bits<16>>,
+    pub lt2_q: DFF<Bits<16>>,
+    /// The kernel of `pick`.
     pub pick_ksr: Signal<Out, B4>,
     /// Some SM needs the clock: in setup or reserved, to be released, or able to take a block.
     pub busy: Signal<Out, Bit>,
@@ -149,6 +160,12 @@ pub struct Smst {
     named_k: [Signal<Local, Bit>; 16],
     named_bit: [Signal<Local, Bits<16>>; 16],
     ready_bit: [Signal<Local, Bits<16>>; 16],
+    lt2_bit: [Signal<Local, Bits<16>>; 16],
+    /// Bit s: the edge ahead may change SM s (the block in flight, a registered reservation or
+    /// the event in flight names it).
+    changing: Signal<Local, Bits<16>>,
+    chg_bit: [Signal<Local, Bits<16>>; 16],
+    pick_bit: [Signal<Local, B4>; 16],
 }
 
 impl Smst {
@@ -171,9 +188,10 @@ impl Smst {
             flight_valid: Default::default(),
             grant_sm: Default::default(),
             grant_k: Default::default(),
-            two_left: Default::default(),
+            left1: Default::default(),
+            left2: Default::default(),
             dec_reserve: Default::default(),
-            pick_sm: Default::default(),
+            pick: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
@@ -220,6 +238,12 @@ impl Smst {
             named_k: Default::default(),
             named_bit: Default::default(),
             ready_bit: Default::default(),
+            rdy_q: Default::default(),
+            lt2_q: Default::default(),
+            lt2_bit: Default::default(),
+            changing: Default::default(),
+            chg_bit: Default::default(),
+            pick_bit: Default::default(),
         }
     }
 }
@@ -233,7 +257,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, evq_valid, evq_sm, evq_res, evq_setup, evq_next, evq_token, evq_back);
+        dff_setup!(self, clock, evq_valid, evq_sm, evq_res, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -404,8 +428,8 @@ impl Logic for Smst {
             }
         }
 
-        // SMs that need the clock.
-        self.busy.next = false;
+        // SMs that need the clock (and SMs found ready for the issue).
+        self.busy.next = self.rdy_q.q.val().any();
         for s in 0..16 {
             if (self.sm_state[s].q.val() == 1)
                 | (self.sm_state[s].q.val() == 3)
@@ -417,23 +441,49 @@ impl Logic for Smst {
             }
         }
 
-        // Issue requests: running SMs with room whose kernel has work, other than the SM of the
-        // pick in flight, the SM a registered reservation names and the SM of the event in
-        // flight, and not an SM of the kernel in flight if that has fewer than two blocks left.
+        // The issue's two stages. The SMs the edge ahead may change: the SM of the block in
+        // flight, the SM a registered reservation names, the SM of the event in flight.
         for s in 0..16 {
-            self.ready_bit[s].next = 0.into();
-            if (self.sm_state[s].q.val() == 2)
-                & (self.sm_running[s].q.val() < self.sm_tk[s].q.val())
-                & self.has_work.val().get_bit(self.sm_ksr[s].q.val().index())
-                & !(self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()))
-                & !(self.dec_reserve.val() & (self.act_sm.val() == self.ids[s].val()))
-                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
-                & !(self.flight_valid.val() & (self.sm_ksr[s].q.val() == self.grant_k.val()) & !self.two_left.val().get_bit(self.sm_ksr[s].q.val().index()))
+            self.chg_bit[s].next = 0.into();
+            if (self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()))
+                | (self.dec_reserve.val() & (self.act_sm.val() == self.ids[s].val()))
+                | (self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
             {
-                self.ready_bit[s].next = self.onehot[s].val();
+                self.chg_bit[s].next = self.onehot[s].val();
             }
         }
-        self.ready.next = self.ready_bit[0].val()
+        self.changing.next = self.chg_bit[0].val()
+            | self.chg_bit[1].val()
+            | self.chg_bit[2].val()
+            | self.chg_bit[3].val()
+            | self.chg_bit[4].val()
+            | self.chg_bit[5].val()
+            | self.chg_bit[6].val()
+            | self.chg_bit[7].val()
+            | self.chg_bit[8].val()
+            | self.chg_bit[9].val()
+            | self.chg_bit[10].val()
+            | self.chg_bit[11].val()
+            | self.chg_bit[12].val()
+            | self.chg_bit[13].val()
+            | self.chg_bit[14].val()
+            | self.chg_bit[15].val();
+        // First stage, registered: running SMs with room, not changing, whose kernel has a
+        // block left after the block in flight (and whether it has two).
+        for s in 0..16 {
+            self.ready_bit[s].next = 0.into();
+            self.lt2_bit[s].next = 0.into();
+            if (self.sm_state[s].q.val() == 2)
+                & (self.sm_running[s].q.val() < self.sm_tk[s].q.val())
+                & self.left1.val().get_bit(self.sm_ksr[s].q.val().index())
+            {
+                self.ready_bit[s].next = self.onehot[s].val();
+                if !self.left2.val().get_bit(self.sm_ksr[s].q.val().index()) {
+                    self.lt2_bit[s].next = self.onehot[s].val();
+                }
+            }
+        }
+        self.rdy_q.d.next = (self.ready_bit[0].val()
             | self.ready_bit[1].val()
             | self.ready_bit[2].val()
             | self.ready_bit[3].val()
@@ -448,14 +498,54 @@ impl Logic for Smst {
             | self.ready_bit[12].val()
             | self.ready_bit[13].val()
             | self.ready_bit[14].val()
-            | self.ready_bit[15].val();
-        // The kernel of this cycle's pick.
-        self.pick_ksr.next = 0.into();
+            | self.ready_bit[15].val())
+            & !self.changing.val();
+        self.lt2_q.d.next = (self.lt2_bit[0].val()
+            | self.lt2_bit[1].val()
+            | self.lt2_bit[2].val()
+            | self.lt2_bit[3].val()
+            | self.lt2_bit[4].val()
+            | self.lt2_bit[5].val()
+            | self.lt2_bit[6].val()
+            | self.lt2_bit[7].val()
+            | self.lt2_bit[8].val()
+            | self.lt2_bit[9].val()
+            | self.lt2_bit[10].val()
+            | self.lt2_bit[11].val()
+            | self.lt2_bit[12].val()
+            | self.lt2_bit[13].val()
+            | self.lt2_bit[14].val()
+            | self.lt2_bit[15].val())
+            & !self.changing.val();
+        // Second stage: the requests, those ready less any the edge ahead changes, and, while a
+        // block is in flight, any whose kernel had under two left (it may be that kernel's last).
+        self.ready.next = self.rdy_q.q.val() & !self.changing.val();
+        if self.flight_valid.val() {
+            self.ready.next = self.rdy_q.q.val() & !self.changing.val() & !self.lt2_q.q.val();
+        }
+        // The kernel of this cycle's pick (one-hot, so an AND-OR).
         for s in 0..16 {
-            if self.pick_sm.val() == self.ids[s].val() {
-                self.pick_ksr.next = self.sm_ksr[s].q.val();
+            self.pick_bit[s].next = 0.into();
+            if self.pick.val().get_bit(s) {
+                self.pick_bit[s].next = self.sm_ksr[s].q.val();
             }
         }
+        self.pick_ksr.next = self.pick_bit[0].val()
+            | self.pick_bit[1].val()
+            | self.pick_bit[2].val()
+            | self.pick_bit[3].val()
+            | self.pick_bit[4].val()
+            | self.pick_bit[5].val()
+            | self.pick_bit[6].val()
+            | self.pick_bit[7].val()
+            | self.pick_bit[8].val()
+            | self.pick_bit[9].val()
+            | self.pick_bit[10].val()
+            | self.pick_bit[11].val()
+            | self.pick_bit[12].val()
+            | self.pick_bit[13].val()
+            | self.pick_bit[14].val()
+            | self.pick_bit[15].val();
 
         // Next state.
         for s in 0..16 {

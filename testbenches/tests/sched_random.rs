@@ -237,12 +237,23 @@ impl Env {
     /// the last outstanding block of the decision's kernel (its retirement then drops the
     /// decision) or a block on the SM the decision reserves; otherwise now and then a block on
     /// an SM being preempted, or of a kernel with nothing left to issue (so kernels retire).
-    fn pick_done(&mut self, st: &State, decision: (Act, u8, u8, u8)) -> Option<(usize, usize)> {
+    fn pick_done(&mut self, st: &State, decision: (Act, u8, u8, u8), next: (Act, u8, u8, u8)) -> Option<(usize, usize)> {
         let with: Vec<usize> = (0..self.sms).filter(|&s| !self.resident[s].is_empty()).collect();
         if with.is_empty() {
             return None;
         }
         let pick = |r: &mut ChaCha8Rng, v: &[usize]| v[r.gen_range(0..v.len())];
+        // A reservation decided now, of an SM whose kernel has nothing left to issue: its last
+        // block finishing now makes the SM's release the event picked in the cycle that applies
+        // the reservation, so the event is dropped in the cycle after.
+        let (act, sm, ..) = next;
+        let sm = sm as usize;
+        if act == Act::Reserve && sm < self.sms && self.resident[sm].len() == 1 && self.rng.gen_bool(0.5) {
+            let k = &st.ksrt[st.smst[sm].ksr as usize];
+            if k.valid && k.next_tb == k.tbs && k.ptbq_len == 0 {
+                return Some((sm, 0));
+            }
+        }
         if decision.0 != Act::None {
             let k = decision.2 as usize;
             if k < self.sms && st.ksrt[k].valid && st.ksrt[k].done_tbs + 1 == st.ksrt[k].tbs {
@@ -276,13 +287,13 @@ impl Env {
         Some((s, j))
     }
 
-    fn stimulus(&mut self, st: &State, decision: (Act, u8, u8, u8)) -> Stim {
+    fn stimulus(&mut self, st: &State, decision: (Act, u8, u8, u8), next: (Act, u8, u8, u8)) -> Stim {
         if self.pending.len() < self.knobs.queue && self.rng.gen_bool(self.knobs.p_cmd) {
             let c = self.new_cmd();
             self.pending.push_back(c);
         }
         let p_done = if decision.0 != Act::None { 0.8 } else { self.knobs.p_done };
-        let done = if self.rng.gen_bool(p_done) { self.pick_done(st, decision) } else { None };
+        let done = if self.rng.gen_bool(p_done) { self.pick_done(st, decision, next) } else { None };
         let mut saved = None;
         if self.mechanism == Mechanism::ContextSwitch && self.rng.gen_bool(self.knobs.p_save) {
             let cands: Vec<(usize, usize)> = (0..self.sms)
@@ -506,7 +517,8 @@ fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> 
         }
         let before = pair.model.state();
         let decision = pair.model.engine_decision();
-        let stim = env.stimulus(&before, decision);
+        let next = pair.model.engine_next_decision();
+        let stim = env.stimulus(&before, decision, next);
         let o = pair.outputs(&stim.i);
         if let Some(m) = pair.mismatch() {
             return fail(Failure::Mismatch(Box::new(m)));

@@ -198,6 +198,10 @@ struct Comb {
     issue: Option<(usize, usize, bool)>,
     /// The round robin's pick for the next cycle's issue: (SM, kernel).
     pick: Option<(usize, usize)>,
+    /// The SMs that may take a block two cycles on (bit s), and those of them whose kernel may
+    /// then have fewer than two blocks left; registered for the next cycle's pick.
+    ready: u16,
+    last: u16,
     /// The table reads for the entry the engine scans next cycle.
     snap: Snap,
     /// The SM event for the next cycle: (SM, its state now, whether it goes to setup).
@@ -233,6 +237,11 @@ pub struct Framework {
     trig: bool,
     dec: Option<Action>,
     grant: Option<(usize, usize)>,
+    /// The SMs that could take a block, from the registers of the cycle before (the pick
+    /// chooses among them), and those whose kernel then had under two blocks left after the
+    /// issue in flight.
+    ready: u16,
+    last: u16,
     ev: Option<(usize, SmState, bool)>,
     /// The lowest KSRT entry that was free and named by no SM in the cycle before.
     free: Option<usize>,
@@ -255,6 +264,8 @@ impl Framework {
             trig: false,
             dec: None,
             grant: None,
+            ready: 0,
+            last: 0,
             ev: None,
             // (entry 0 is free at reset)
             free: Some(0),
@@ -341,6 +352,7 @@ impl Framework {
         self.trig
             || self.dec.is_some()
             || self.grant.is_some()
+            || self.ready != 0
             || self.ev.is_some()
             || self.dss.outputs(&DssIn::default()).busy
             || self.prio.outputs(&PrioIn::default()).busy
@@ -413,6 +425,8 @@ impl Framework {
                     ev_setup: self.ev.is_some_and(|e| e.2),
                     free_valid: self.free.is_some(),
                     free: self.free.map_or(0, |k| k as u8),
+                    ready: self.ready,
+                    last: self.last,
                 }
             },
         }
@@ -424,6 +438,14 @@ impl Framework {
     /// cycle that applies a decision and count the corners around it; it changes nothing.
     pub fn engine_decision(&self) -> (Act, u8, u8, u8) {
         self.dec.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
+    }
+
+    /// The policy engine's decision being made this cycle (registered at this edge, applied in
+    /// the next cycle if it holds then); it does not depend on the cycle's inputs. A probe for
+    /// testbenches like [`Framework::engine_decision`]; it changes nothing.
+    pub fn engine_next_decision(&self) -> (Act, u8, u8, u8) {
+        let d = self.comb(&FwIn::default()).decision;
+        (d.act, d.sm as u8, d.kernel as u8, d.from as u8)
     }
 
     /// The model's invariants, checked after every clock edge (a violation panics there with
@@ -617,25 +639,39 @@ impl Framework {
             c.issue = Some((s, k, restore));
             c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
         }
-        // The round robin's pick for the next cycle, from the registers: the next running SM
-        // with room whose kernel has work, other than the SMs that this edge may change: the SM
-        // issued to now, the SM a decision may reserve now, the SM of the event in flight; and
-        // not a kernel's SM if the block issued now may be that kernel's last.
+        // The issue's two stages (`docs/sched-framework.md`): an SM is left out of both while
+        // the edge ahead may change it (the SM issued to at it, the SM a registered
+        // reservation names, the SM of the event in flight).
+        let changing = |s: usize| {
+            self.grant.is_some_and(|(gs, _)| gs == s) || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) || self.ev.is_some_and(|(es, _, _)| es == s)
+        };
+        // The round robin's pick for the next cycle, among the SMs found ready in the cycle
+        // before: not one the edge ahead changes, and not one whose kernel had under two
+        // blocks left while a block is in flight (it may be that kernel's last).
         for d in 0..n {
             let s = (self.issue_ptr + d) % n;
+            if self.ready >> s & 1 == 0 || changing(s) || (self.last >> s & 1 == 1 && self.grant.is_some()) {
+                continue;
+            }
+            c.pick = Some((s, self.smst[s].ksr.expect("a ready SM runs a kernel") as usize));
+            break;
+        }
+        // The SMs ready for the pick of the next cycle, from the registers: running with room,
+        // not changed by the edge ahead, and with a kernel that has a block left after the
+        // block in flight (`last`: under two left then).
+        for s in 0..n {
             let e = self.smst[s];
-            let in_flight = self.grant.is_some_and(|(gs, _)| gs == s);
-            let to_reserve = self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s);
-            let event = self.ev.is_some_and(|(es, _, _)| es == s);
-            if e.state != SmState::Running || in_flight || to_reserve || event {
+            if e.state != SmState::Running || changing(s) {
                 continue;
             }
             let k = e.ksr.unwrap() as usize;
             let ks = &self.ksrt[k];
-            let last_in_flight = self.grant.is_some_and(|(_, gk)| gk == k) && ks.remaining() < 2;
-            if e.running_tbs < ks.tk && ks.has_work() && !last_in_flight {
-                c.pick = Some((s, k));
-                break;
+            let left = if ks.valid { ks.remaining() - u32::from(self.grant.is_some_and(|(_, gk)| gk == k)) } else { 0 };
+            if e.running_tbs < ks.tk && left >= 1 {
+                c.ready |= 1 << s;
+                if left < 2 {
+                    c.last |= 1 << s;
+                }
             }
         }
         c
@@ -697,6 +733,8 @@ impl Unit for Framework {
         self.trig = false;
         self.dec = None;
         self.grant = None;
+        self.ready = 0;
+        self.last = 0;
         self.ev = None;
         self.free = Some(0);
         self.snap = Snap::default();
@@ -755,6 +793,8 @@ impl Unit for Framework {
             self.issue_ptr = (s + 1) % n;
         }
         self.grant = c.pick;
+        self.ready = c.ready;
+        self.last = c.last;
         self.ev = c.ev_pick;
         self.free = c.free_pick;
         self.dec = (c.decision.act != Act::None).then_some(c.decision);

@@ -465,6 +465,11 @@ pub mod fw {
         /// the cycle before.
         pub free_valid: bool,
         pub free: u8,
+        /// The first stage: the SMs that could take a block (bit s), from the
+        /// registers of the cycle before, and those of them whose kernel had fewer than two
+        /// blocks left after the block then in flight.
+        pub ready: u16,
+        pub last: u16,
     }
 }
 
