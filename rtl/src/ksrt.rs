@@ -15,8 +15,9 @@
 //!   `admit_k`; the entry's age is `admitted`, which then counts up;
 //! - read ports at the table address `a` (and whether that kernel could use more SMs than it
 //!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
-//!   the kernel of the SM at `a` (`smk`), at the DSS engine's `kmax`/`kmin`, at the decision's
-//!   kernel `act_k`, at `ev_next` and at the issuing kernel `iss_k`;
+//!   the DSS engine's `kmax`/`kmin`, at the decision's kernel `act_k` and at `ev_next` (T_k,
+//!   priority and age, which the SMST copies as it names the kernel) and at the issuing kernel
+//!   `iss_k`;
 //! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test
 //!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
@@ -58,10 +59,6 @@ pub struct Ksrt {
     pub done_k: Signal<In, B4>,
     /// The policy engine's table address.
     pub a: Signal<In, B4>,
-    /// The SM at `a` names a kernel, `smk`.
-    pub smk_valid: Signal<In, Bit>,
-    /// The kernel of the SM at `a`.
-    pub smk: Signal<In, B4>,
     /// The DSS engine's candidate with the most tokens.
     pub kmax: Signal<In, B4>,
     /// The DSS engine's candidate with the fewest tokens.
@@ -115,18 +112,18 @@ pub struct Ksrt {
     pub a_age: Signal<Out, Bits<AGE_BITS>>,
     /// KSRT[a] could use more SMs than it has or is getting.
     pub a_wants_more: Signal<Out, Bit>,
-    /// KSRT[smk].priority (0 unless `smk_valid`).
-    pub smk_priority: Signal<Out, Bits<PRIORITY_BITS>>,
-    /// KSRT[smk].age (0 unless `smk_valid`).
-    pub smk_age: Signal<Out, Bits<AGE_BITS>>,
     /// KSRT[kmax].count.
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
     pub count_min: Signal<Out, Bits<8>>,
-    /// KSRT[act_k].tk.
+    /// KSRT[act_k].tk, priority and age.
     pub act_tk: Signal<Out, Rt>,
-    /// KSRT[ev_next].tk.
+    pub act_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    pub act_age: Signal<Out, Bits<AGE_BITS>>,
+    /// KSRT[ev_next].tk, priority and age.
     pub ev_tk: Signal<Out, Rt>,
+    pub ev_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    pub ev_age: Signal<Out, Bits<AGE_BITS>>,
     /// KSRT[iss_k].handle.
     pub iss_handle: Signal<Out, Bits<HANDLE_BITS>>,
     /// KSRT[iss_k].next_tb: its next new block.
@@ -211,8 +208,6 @@ impl Ksrt {
             done_valid: Default::default(),
             done_k: Default::default(),
             a: Default::default(),
-            smk_valid: Default::default(),
-            smk: Default::default(),
             kmax: Default::default(),
             kmin: Default::default(),
             act_k: Default::default(),
@@ -240,11 +235,13 @@ impl Ksrt {
             a_priority: Default::default(),
             a_age: Default::default(),
             a_wants_more: Default::default(),
-            smk_priority: Default::default(),
-            smk_age: Default::default(),
             count_max: Default::default(),
             count_min: Default::default(),
             act_tk: Default::default(),
+            act_priority: Default::default(),
+            act_age: Default::default(),
+            ev_priority: Default::default(),
+            ev_age: Default::default(),
             ev_tk: Default::default(),
             iss_handle: Default::default(),
             iss_next_tb: Default::default(),
@@ -398,12 +395,14 @@ impl Logic for Ksrt {
         self.a_age.next = 0.into();
         self.a_cap.next = 0.into();
         self.a_rem.next = 0.into();
-        self.smk_priority.next = 0.into();
-        self.smk_age.next = 0.into();
         self.count_max.next = 0.into();
         self.count_min.next = 0.into();
         self.act_tk.next = 0.into();
         self.ev_tk.next = 0.into();
+        self.act_priority.next = 0.into();
+        self.ev_priority.next = 0.into();
+        self.act_age.next = 0.into();
+        self.ev_age.next = 0.into();
         self.iss_handle.next = 0.into();
         self.iss_next_tb.next = 0.into();
         for k in 0..16 {
@@ -415,10 +414,6 @@ impl Logic for Ksrt {
                 self.a_cap.next = self.k_cap[k].q.val();
                 self.a_rem.next = self.k_rem[k].q.val();
             }
-            if self.smk_valid.val() & (self.smk.val() == self.ids[k].val()) {
-                self.smk_priority.next = self.k_priority[k].q.val();
-                self.smk_age.next = self.k_age[k].q.val();
-            }
             if self.kmax.val() == self.ids[k].val() {
                 self.count_max.next = self.k_count[k].q.val();
             }
@@ -427,9 +422,13 @@ impl Logic for Ksrt {
             }
             if self.act_k.val() == self.ids[k].val() {
                 self.act_tk.next = self.k_tk[k].q.val();
+                self.act_priority.next = self.k_priority[k].q.val();
+                self.act_age.next = self.k_age[k].q.val();
             }
             if self.ev_next.val() == self.ids[k].val() {
                 self.ev_tk.next = self.k_tk[k].q.val();
+                self.ev_priority.next = self.k_priority[k].q.val();
+                self.ev_age.next = self.k_age[k].q.val();
             }
             if self.iss_k.val() == self.ids[k].val() {
                 self.iss_handle.next = self.k_handle[k].q.val();

@@ -294,6 +294,10 @@ impl Logic for Sched {
         self.smst.act_sm.next = self.dec_sm.q.val();
         self.smst.act_k.next = self.dec_k.q.val();
         self.smst.act_k_tk.next = self.ksrt.act_tk.val();
+        self.smst.act_k_priority.next = self.ksrt.act_priority.val();
+        self.smst.act_k_age.next = self.ksrt.act_age.val();
+        self.smst.ev_priority.next = self.ksrt.ev_priority.val();
+        self.smst.ev_age.next = self.ksrt.ev_age.val();
         self.smst.assign_ok.next = self.assign_ok.val();
         self.smst.reserve_ok.next = self.reserve_ok.val();
         self.smst.ev_tk.next = self.ksrt.ev_tk.val();
@@ -317,8 +321,6 @@ impl Logic for Sched {
         self.ksrt.done_valid.next = self.done_valid.val();
         self.ksrt.done_k.next = self.smst.done_k.val();
         self.ksrt.a.next = self.a.val();
-        self.ksrt.smk_valid.next = self.smst.a_ksr_valid.val();
-        self.ksrt.smk.next = self.smst.a_ksr.val();
         self.ksrt.kmax.next = self.dss.kmax.val();
         self.ksrt.kmin.next = self.dss.kmin.val();
         self.ksrt.act_k.next = self.dec_k.q.val();
@@ -362,8 +364,8 @@ impl Logic for Sched {
         self.s_k_count.d.next = self.ksrt.a_count.val() ^ self.bias.val();
         self.s_k_has_work.d.next = self.ksrt.a_has_work.val();
         self.s_k_running.d.next = self.smst.a_running.val();
-        self.s_smk_priority.d.next = self.ksrt.smk_priority.val();
-        self.s_smk_age.d.next = self.ksrt.smk_age.val();
+        self.s_smk_priority.d.next = self.smst.a_priority.val();
+        self.s_smk_age.d.next = self.smst.a_age.val();
         self.s_k_priority.d.next = self.ksrt.a_priority.val();
         self.s_k_age.d.next = self.ksrt.a_age.val();
         self.s_k_wants_more.d.next = self.ksrt.a_wants_more.val();

@@ -53,14 +53,18 @@ pub struct Smst {
     pub act_sm: Signal<In, B4>,
     /// The kernel of the engine's decision.
     pub act_k: Signal<In, B4>,
-    /// T_k of `act_k`.
+    /// T_k, priority and age of `act_k`.
     pub act_k_tk: Signal<In, Rt>,
+    pub act_k_priority: Signal<In, B4>,
+    pub act_k_age: Signal<In, Bits<16>>,
     /// The decision assigns idle SM `act_sm` to `act_k` at this edge.
     pub assign_ok: Signal<In, Bit>,
     /// The decision reserves running SM `act_sm` for `act_k` at this edge.
     pub reserve_ok: Signal<In, Bit>,
-    /// T_k of `ev_next`.
+    /// T_k, priority and age of `ev_next`.
     pub ev_tk: Signal<In, Rt>,
+    pub ev_priority: Signal<In, B4>,
+    pub ev_age: Signal<In, Bits<16>>,
     /// The pick of the cycle before is in flight: SM `grant_sm`, kernel `grant_k`; it
     /// is issued at this edge.
     pub flight_valid: Signal<In, Bit>,
@@ -112,6 +116,9 @@ pub struct Smst {
     pub a_ksr_valid: Signal<Out, Bit>,
     /// SMST[a].ksr.
     pub a_ksr: Signal<Out, B4>,
+    /// The priority and age of SMST[a]'s kernel (0 unless it names one).
+    pub a_priority: Signal<Out, B4>,
+    pub a_age: Signal<Out, Bits<16>>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
     /// SMST[act_sm].state.
@@ -146,6 +153,11 @@ pub struct Smst {
     pub sm_running: [DFF<Rt>; 16],
     /// T_k of the SM's kernel (copied at setup).
     pub sm_tk: [DFF<Rt>; 16],
+    /// The priority and age of the SM's kernel (copied at setup; they do not change while the
+    /// SM names it, and its entry is not reused until no SM does), so that the priority engine's
+    /// read of them is one multiplexer, not two in a row.
+    pub sm_prio: [DFF<B4>; 16],
+    pub sm_age: [DFF<Bits<16>>; 16],
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Blocks left on each SM after this cycle's completion and save.
@@ -155,8 +167,16 @@ pub struct Smst {
     ev_sm: Signal<Local, B4>,
     ev_state: Signal<Local, Bits<2>>,
     setup_s: [Signal<Local, Bit>; 16],
-    sel_any: Signal<Local, Bit>,
-    sel_sm: Signal<Local, B4>,
+    one: Constant<Bits<16>>,
+    ev_bit: [Signal<Local, Bits<16>>; 16],
+    ev_req: Signal<Local, Bits<16>>,
+    ev_sel: Signal<Local, Bits<16>>,
+    f_sm: [Signal<Local, B4>; 16],
+    f_res: [Signal<Local, Bit>; 16],
+    f_setup: [Signal<Local, Bit>; 16],
+    f_token: [Signal<Local, Bit>; 16],
+    f_back: [Signal<Local, B4>; 16],
+    f_next: [Signal<Local, B4>; 16],
     named_k: [Signal<Local, Bit>; 16],
     named_bit: [Signal<Local, Bits<16>>; 16],
     ready_bit: [Signal<Local, Bits<16>>; 16],
@@ -182,6 +202,10 @@ impl Smst {
             act_sm: Default::default(),
             act_k: Default::default(),
             act_k_tk: Default::default(),
+            act_k_priority: Default::default(),
+            act_k_age: Default::default(),
+            ev_priority: Default::default(),
+            ev_age: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
             ev_tk: Default::default(),
@@ -213,6 +237,8 @@ impl Smst {
             a_state: Default::default(),
             a_ksr_valid: Default::default(),
             a_ksr: Default::default(),
+            a_priority: Default::default(),
+            a_age: Default::default(),
             a_running: Default::default(),
             act_state: Default::default(),
             act_ksr_valid: Default::default(),
@@ -227,14 +253,24 @@ impl Smst {
             sm_next: Default::default(),
             sm_running: Default::default(),
             sm_tk: Default::default(),
+            sm_prio: Default::default(),
+            sm_age: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             left: Default::default(),
             has_event: Default::default(),
             ev_state: Default::default(),
             setup_s: Default::default(),
-            sel_any: Default::default(),
-            sel_sm: Default::default(),
+            one: Constant::new(1u64.into()),
+            ev_bit: Default::default(),
+            ev_req: Default::default(),
+            ev_sel: Default::default(),
+            f_sm: Default::default(),
+            f_res: Default::default(),
+            f_setup: Default::default(),
+            f_token: Default::default(),
+            f_back: Default::default(),
+            f_next: Default::default(),
             named_k: Default::default(),
             named_bit: Default::default(),
             ready_bit: Default::default(),
@@ -267,6 +303,10 @@ impl Logic for Smst {
             self.sm_next[s].clock.next = self.clock.val();
             self.sm_running[s].clock.next = self.clock.val();
             self.sm_tk[s].clock.next = self.clock.val();
+            self.sm_prio[s].clock.next = self.clock.val();
+            self.sm_age[s].clock.next = self.clock.val();
+            self.sm_prio[s].d.next = self.sm_prio[s].q.val();
+            self.sm_age[s].d.next = self.sm_age[s].q.val();
             self.sm_state[s].d.next = self.sm_state[s].q.val();
             self.sm_ksr_valid[s].d.next = self.sm_ksr_valid[s].q.val();
             self.sm_ksr[s].d.next = self.sm_ksr[s].q.val();
@@ -313,35 +353,43 @@ impl Logic for Smst {
             self.setup_s[s].next =
                 (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
         }
-        self.sel_any.next = false;
-        self.sel_sm.next = 0.into();
-        for j in 0..16 {
-            if self.has_event[15 - j].val() {
-                self.sel_any.next = true;
-                self.sel_sm.next = self.ids[15 - j].val();
+        // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
+        for s in 0..16 {
+            self.ev_bit[s].next = 0.into();
+            if self.has_event[s].val() {
+                self.ev_bit[s].next = self.onehot[s].val();
             }
         }
-        self.evq_valid.d.next = self.sel_any.val();
-        self.evq_sm.d.next = self.sel_sm.val();
-        self.evq_res.d.next = false;
-        self.evq_setup.d.next = false;
-        self.evq_token.d.next = false;
-        self.evq_back.d.next = 0.into();
-        self.evq_next.d.next = 0.into();
+        self.ev_req.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
+        self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
         for s in 0..16 {
-            if self.sel_any.val() & (self.sel_sm.val() == self.ids[s].val()) {
-                self.evq_res.d.next = self.sm_state[s].q.val() == 3;
-                self.evq_setup.d.next = self.setup_s[s].val();
+            self.f_sm[s].next = 0.into();
+            self.f_res[s].next = false;
+            self.f_setup[s].next = false;
+            self.f_token[s].next = false;
+            self.f_back[s].next = 0.into();
+            self.f_next[s].next = 0.into();
+            if self.ev_sel.val().get_bit(s) {
+                self.f_sm[s].next = self.ids[s].val();
+                self.f_res[s].next = self.sm_state[s].q.val() == 3;
+                self.f_setup[s].next = self.setup_s[s].val();
                 // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
                 // it ran or was reserved for.
-                self.evq_token.d.next = !self.setup_s[s].val() & ((self.sm_state[s].q.val() == 2) | self.sm_next_valid[s].q.val());
-                self.evq_back.d.next = self.sm_ksr[s].q.val();
+                self.f_token[s].next = !self.setup_s[s].val() & ((self.sm_state[s].q.val() == 2) | self.sm_next_valid[s].q.val());
+                self.f_back[s].next = self.sm_ksr[s].q.val();
                 if self.sm_state[s].q.val() == 3 {
-                    self.evq_back.d.next = self.sm_next[s].q.val();
+                    self.f_back[s].next = self.sm_next[s].q.val();
                 }
-                self.evq_next.d.next = self.sm_next[s].q.val();
+                self.f_next[s].next = self.sm_next[s].q.val();
             }
         }
+        self.evq_valid.d.next = self.ev_req.val().any();
+        self.evq_sm.d.next = self.f_sm[0].val() | self.f_sm[1].val() | self.f_sm[2].val() | self.f_sm[3].val() | self.f_sm[4].val() | self.f_sm[5].val() | self.f_sm[6].val() | self.f_sm[7].val() | self.f_sm[8].val() | self.f_sm[9].val() | self.f_sm[10].val() | self.f_sm[11].val() | self.f_sm[12].val() | self.f_sm[13].val() | self.f_sm[14].val() | self.f_sm[15].val();
+        self.evq_res.d.next = self.f_res[0].val() | self.f_res[1].val() | self.f_res[2].val() | self.f_res[3].val() | self.f_res[4].val() | self.f_res[5].val() | self.f_res[6].val() | self.f_res[7].val() | self.f_res[8].val() | self.f_res[9].val() | self.f_res[10].val() | self.f_res[11].val() | self.f_res[12].val() | self.f_res[13].val() | self.f_res[14].val() | self.f_res[15].val();
+        self.evq_setup.d.next = self.f_setup[0].val() | self.f_setup[1].val() | self.f_setup[2].val() | self.f_setup[3].val() | self.f_setup[4].val() | self.f_setup[5].val() | self.f_setup[6].val() | self.f_setup[7].val() | self.f_setup[8].val() | self.f_setup[9].val() | self.f_setup[10].val() | self.f_setup[11].val() | self.f_setup[12].val() | self.f_setup[13].val() | self.f_setup[14].val() | self.f_setup[15].val();
+        self.evq_token.d.next = self.f_token[0].val() | self.f_token[1].val() | self.f_token[2].val() | self.f_token[3].val() | self.f_token[4].val() | self.f_token[5].val() | self.f_token[6].val() | self.f_token[7].val() | self.f_token[8].val() | self.f_token[9].val() | self.f_token[10].val() | self.f_token[11].val() | self.f_token[12].val() | self.f_token[13].val() | self.f_token[14].val() | self.f_token[15].val();
+        self.evq_back.d.next = self.f_back[0].val() | self.f_back[1].val() | self.f_back[2].val() | self.f_back[3].val() | self.f_back[4].val() | self.f_back[5].val() | self.f_back[6].val() | self.f_back[7].val() | self.f_back[8].val() | self.f_back[9].val() | self.f_back[10].val() | self.f_back[11].val() | self.f_back[12].val() | self.f_back[13].val() | self.f_back[14].val() | self.f_back[15].val();
+        self.evq_next.d.next = self.f_next[0].val() | self.f_next[1].val() | self.f_next[2].val() | self.f_next[3].val() | self.f_next[4].val() | self.f_next[5].val() | self.f_next[6].val() | self.f_next[7].val() | self.f_next[8].val() | self.f_next[9].val() | self.f_next[10].val() | self.f_next[11].val() | self.f_next[12].val() | self.f_next[13].val() | self.f_next[14].val() | self.f_next[15].val();
         self.ev_flight.next = self.evq_valid.q.val();
         self.ev_flight_sm.next = self.evq_sm.q.val();
 
@@ -401,11 +449,17 @@ impl Logic for Smst {
         self.a_state.next = 0.into();
         self.a_ksr_valid.next = false;
         self.a_ksr.next = 0.into();
+        self.a_priority.next = 0.into();
+        self.a_age.next = 0.into();
         for s in 0..16 {
             if self.a.val() == self.ids[s].val() {
                 self.a_state.next = self.sm_state[s].q.val();
                 self.a_ksr_valid.next = self.sm_ksr_valid[s].q.val();
                 self.a_ksr.next = self.sm_ksr[s].q.val();
+                if self.sm_ksr_valid[s].q.val() {
+                    self.a_priority.next = self.sm_prio[s].q.val();
+                    self.a_age.next = self.sm_age[s].q.val();
+                }
             }
         }
         // Whether the kernel at `a` runs anywhere.
@@ -561,6 +615,8 @@ impl Logic for Smst {
                 self.sm_next[s].d.next = 0.into();
                 self.sm_running[s].d.next = 0.into();
                 self.sm_tk[s].d.next = self.act_k_tk.val();
+                self.sm_prio[s].d.next = self.act_k_priority.val();
+                self.sm_age[s].d.next = self.act_k_age.val();
             }
             if self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()) {
                 self.sm_state[s].d.next = 3.into();
@@ -576,6 +632,8 @@ impl Logic for Smst {
                     self.sm_ksr_valid[s].d.next = true;
                     self.sm_ksr[s].d.next = self.ev_next.val();
                     self.sm_tk[s].d.next = self.ev_tk.val();
+                    self.sm_prio[s].d.next = self.ev_priority.val();
+                    self.sm_age[s].d.next = self.ev_age.val();
                 } else {
                     self.sm_state[s].d.next = 0.into();
                     self.sm_ksr_valid[s].d.next = false;
