@@ -127,6 +127,12 @@ pub struct Sched {
     pub dec_sm: DFF<B4>,
     pub dec_k: DFF<B4>,
     pub dec_from: DFF<B4>,
+    /// Pipeline: the decision checked in the cycle before (it held), applied now with no further
+    /// check (act 0 none, 1 assign, 2 reserve).
+    pub app_act: DFF<Bits<2>>,
+    pub app_sm: DFF<B4>,
+    pub app_k: DFF<B4>,
+    pub app_from: DFF<B4>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
@@ -152,6 +158,9 @@ pub struct Sched {
     target_ok: Signal<Local, Bit>,
     assign_ok: Signal<Local, Bit>,
     reserve_ok: Signal<Local, Bit>,
+    /// The checked decision applied at this edge.
+    apply_assign: Signal<Local, Bit>,
+    apply_reserve: Signal<Local, Bit>,
 }
 
 impl Sched {
@@ -197,6 +206,10 @@ impl Sched {
             dec_sm: Default::default(),
             dec_k: Default::default(),
             dec_from: Default::default(),
+            app_act: Default::default(),
+            app_sm: Default::default(),
+            app_k: Default::default(),
+            app_from: Default::default(),
             gr_valid: Default::default(),
             gr_sm: Default::default(),
             gr_k: Default::default(),
@@ -219,6 +232,8 @@ impl Sched {
             target_ok: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
+            apply_assign: Default::default(),
+            apply_reserve: Default::default(),
         }
     }
 
@@ -246,7 +261,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, trig_q, dec_act, dec_sm, dec_k, dec_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -267,18 +282,30 @@ impl Logic for Sched {
         self.dec_sm.d.next = self.e_sm.val();
         self.dec_k.d.next = self.e_k.val();
         self.dec_from.d.next = self.e_from.val();
-        // The registered decision, if it still holds (from the registers): its kernel has work
-        // (so is valid); an assignment's SM is idle; a reservation's SM still runs the kernel
-        // it is taken from and no pick or event is in flight to it.
-        self.target_ok.next = self.ksrt.has_work.val().get_bit(self.dec_k.q.val().index());
-        self.assign_ok.next = (self.dec_act.q.val() == 1) & (self.smst.act_state.val() == 0) & self.target_ok.val();
+        // The registered decision is checked (from the registers) and, if it holds, registered
+        // to be applied in the next cycle: its kernel has a block left after the block in
+        // flight; an assignment's SM is idle; a reservation's SM still runs the kernel it is
+        // taken from and no event is in flight to it.
+        self.target_ok.next = self.ksrt.left1.val().get_bit(self.dec_k.q.val().index());
+        self.assign_ok.next = (self.dec_act.q.val() == 1) & (self.smst.chk_state.val() == 0) & self.target_ok.val();
         self.reserve_ok.next = (self.dec_act.q.val() == 2)
-            & (self.smst.act_state.val() == 2)
-            & self.smst.act_ksr_valid.val()
-            & (self.smst.act_ksr.val() == self.dec_from.q.val())
+            & (self.smst.chk_state.val() == 2)
+            & self.smst.chk_ksr_valid.val()
+            & (self.smst.chk_ksr.val() == self.dec_from.q.val())
             & self.target_ok.val()
-            & !(self.gr_valid.q.val() & (self.gr_sm.q.val() == self.dec_sm.q.val()))
             & !(self.smst.ev_flight.val() & (self.smst.ev_flight_sm.val() == self.dec_sm.q.val()));
+        self.app_act.d.next = 0.into();
+        self.app_sm.d.next = 0.into();
+        self.app_k.d.next = 0.into();
+        self.app_from.d.next = 0.into();
+        if self.assign_ok.val() | self.reserve_ok.val() {
+            self.app_act.d.next = self.dec_act.q.val();
+            self.app_sm.d.next = self.dec_sm.q.val();
+            self.app_k.d.next = self.dec_k.q.val();
+            self.app_from.d.next = self.dec_from.q.val();
+        }
+        self.apply_assign.next = self.app_act.q.val() == 1;
+        self.apply_reserve.next = self.app_act.q.val() == 2;
         self.trigger.next = self.ksrt.retire.val()
             | self.ksrt.admit.val()
             | (self.smst.ev_any.val() & !self.smst.ev_setup.val());
@@ -291,15 +318,16 @@ impl Logic for Sched {
         self.smst.saved_sm.next = self.saved_sm.val();
         self.smst.has_work.next = self.ksrt.has_work.val();
         self.smst.a.next = self.a.val();
-        self.smst.act_sm.next = self.dec_sm.q.val();
-        self.smst.act_k.next = self.dec_k.q.val();
+        self.smst.act_sm.next = self.app_sm.q.val();
+        self.smst.act_k.next = self.app_k.q.val();
+        self.smst.chk_sm.next = self.dec_sm.q.val();
         self.smst.act_k_tk.next = self.ksrt.act_tk.val();
         self.smst.act_k_priority.next = self.ksrt.act_priority.val();
         self.smst.act_k_age.next = self.ksrt.act_age.val();
         self.smst.ev_priority.next = self.ksrt.ev_priority.val();
         self.smst.ev_age.next = self.ksrt.ev_age.val();
-        self.smst.assign_ok.next = self.assign_ok.val();
-        self.smst.reserve_ok.next = self.reserve_ok.val();
+        self.smst.assign_ok.next = self.apply_assign.val();
+        self.smst.reserve_ok.next = self.apply_reserve.val();
         self.smst.ev_tk.next = self.ksrt.ev_tk.val();
         self.smst.flight_valid.next = self.gr_valid.q.val();
         self.smst.grant_sm.next = self.gr_sm.q.val();
@@ -323,10 +351,10 @@ impl Logic for Sched {
         self.ksrt.a.next = self.a.val();
         self.ksrt.kmax.next = self.dss.kmax.val();
         self.ksrt.kmin.next = self.dss.kmin.val();
-        self.ksrt.act_k.next = self.dec_k.q.val();
-        self.ksrt.act_from.next = self.dec_from.q.val();
-        self.ksrt.assign_ok.next = self.assign_ok.val();
-        self.ksrt.reserve_ok.next = self.reserve_ok.val();
+        self.ksrt.act_k.next = self.app_k.q.val();
+        self.ksrt.act_from.next = self.app_from.q.val();
+        self.ksrt.assign_ok.next = self.apply_assign.val();
+        self.ksrt.reserve_ok.next = self.apply_reserve.val();
         self.ksrt.ev_next.next = self.smst.ev_next.val();
         self.ksrt.ev_token.next = self.smst.ev_token.val();
         self.ksrt.ev_back.next = self.smst.ev_back.val();
@@ -408,16 +436,17 @@ impl Logic for Sched {
             self.issue_handle.next = 0.into();
             self.issue_tb.next = 0.into();
         }
-        self.preempt_valid.next = self.reserve_ok.val();
+        self.preempt_valid.next = self.apply_reserve.val();
         self.preempt_sm.next = 0.into();
-        if self.reserve_ok.val() {
-            self.preempt_sm.next = self.dec_sm.q.val();
+        if self.apply_reserve.val() {
+            self.preempt_sm.next = self.app_sm.q.val();
         }
         self.busy.next = self.dss.busy.val()
             | self.prio.busy.val()
             | self.smst.busy.val()
             | self.trig_q.q.val()
             | (self.dec_act.q.val() != 0)
+            | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
             | self.smst.ev_flight.val();
         self.retired_valid.next = self.ksrt.retire.val();

@@ -14,7 +14,7 @@
 //!   complete: setup for `ev_next` if that kernel had work, else idle with the token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
-//!   entry at the registered decision's `act_sm`, the kernel of the SM the issue picks
+//!   entry at the registered decision's SM `chk_sm` (for its check), the kernel of the SM the issue picks
 //!   (`pick`, one-hot);
 //! - `named`: the KSR indices some SM names (admission skips them); `busy`: an SM needs the
 //!   clock;
@@ -49,9 +49,9 @@ pub struct Smst {
     pub has_work: Signal<In, Bits<16>>,
     /// The policy engine's table address.
     pub a: Signal<In, B4>,
-    /// The SM of the engine's decision.
+    /// The SM of the decision applied at this edge (checked in the cycle before).
     pub act_sm: Signal<In, B4>,
-    /// The kernel of the engine's decision.
+    /// The kernel of the decision applied at this edge.
     pub act_k: Signal<In, B4>,
     /// T_k, priority and age of `act_k`.
     pub act_k_tk: Signal<In, Rt>,
@@ -75,8 +75,11 @@ pub struct Smst {
     /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
     pub left1: Signal<In, Bits<16>>,
     pub left2: Signal<In, Bits<16>>,
-    /// The registered decision is a reservation of `act_sm` (that SM is not picked).
+    /// The registered decision (checked now, applied at the next edge if it holds) is a
+    /// reservation of `chk_sm`: that SM is not picked for an issue or an event.
     pub dec_reserve: Signal<In, Bit>,
+    /// The SM of the registered decision (read for its check).
+    pub chk_sm: Signal<In, B4>,
     /// The issue's round robin picks this SM (one-hot; for the next cycle).
     pub pick: Signal<In, Bits<16>>,
     /// The kernel of `done_sm`.
@@ -121,12 +124,12 @@ pub struct Smst {
     pub a_age: Signal<Out, Bits<16>>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
-    /// SMST[act_sm].state.
-    pub act_state: Signal<Out, Bits<2>>,
-    /// SMST[act_sm].ksr is valid.
-    pub act_ksr_valid: Signal<Out, Bit>,
-    /// SMST[act_sm].ksr.
-    pub act_ksr: Signal<Out, B4>,
+    /// SMST[chk_sm].state.
+    pub chk_state: Signal<Out, Bits<2>>,
+    /// SMST[chk_sm].ksr is valid.
+    pub chk_ksr_valid: Signal<Out, Bit>,
+    /// SMST[chk_sm].ksr.
+    pub chk_ksr: Signal<Out, B4>,
     /// Bit s: SM s may take a block (it requests an issue): it was ready in the cycle before
     /// (`rdy_q`) and the edge ahead does not change it.
     pub ready: Signal<Out, Bits<16>>,
@@ -215,6 +218,7 @@ impl Smst {
             left1: Default::default(),
             left2: Default::default(),
             dec_reserve: Default::default(),
+            chk_sm: Default::default(),
             pick: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
@@ -240,9 +244,9 @@ impl Smst {
             a_priority: Default::default(),
             a_age: Default::default(),
             a_running: Default::default(),
-            act_state: Default::default(),
-            act_ksr_valid: Default::default(),
-            act_ksr: Default::default(),
+            chk_state: Default::default(),
+            chk_ksr_valid: Default::default(),
+            chk_ksr: Default::default(),
             ready: Default::default(),
             pick_ksr: Default::default(),
             busy: Default::default(),
@@ -349,7 +353,8 @@ impl Logic for Smst {
             self.has_event[s].next = (self.sm_running[s].q.val() == 0)
                 & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
                     | (self.sm_state[s].q.val() == 3))
-                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()));
+                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
+                & !(self.dec_reserve.val() & (self.chk_sm.val() == self.ids[s].val()));
             self.setup_s[s].next =
                 (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
         }
@@ -470,15 +475,15 @@ impl Logic for Smst {
             }
         }
 
-        // The decision's SM.
-        self.act_state.next = 0.into();
-        self.act_ksr_valid.next = false;
-        self.act_ksr.next = 0.into();
+        // The registered decision's SM, for its check.
+        self.chk_state.next = 0.into();
+        self.chk_ksr_valid.next = false;
+        self.chk_ksr.next = 0.into();
         for s in 0..16 {
-            if self.act_sm.val() == self.ids[s].val() {
-                self.act_state.next = self.sm_state[s].q.val();
-                self.act_ksr_valid.next = self.sm_ksr_valid[s].q.val();
-                self.act_ksr.next = self.sm_ksr[s].q.val();
+            if self.chk_sm.val() == self.ids[s].val() {
+                self.chk_state.next = self.sm_state[s].q.val();
+                self.chk_ksr_valid.next = self.sm_ksr_valid[s].q.val();
+                self.chk_ksr.next = self.sm_ksr[s].q.val();
             }
         }
 
@@ -496,11 +501,13 @@ impl Logic for Smst {
         }
 
         // The issue's two stages. The SMs the edge ahead may change: the SM of the block in
-        // flight, the SM a registered reservation names, the SM of the event in flight.
+        // flight, the SM a reservation names (registered and being checked, or applied at this
+        // edge), the SM of the event in flight.
         for s in 0..16 {
             self.chg_bit[s].next = 0.into();
             if (self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()))
-                | (self.dec_reserve.val() & (self.act_sm.val() == self.ids[s].val()))
+                | (self.dec_reserve.val() & (self.chk_sm.val() == self.ids[s].val()))
+                | (self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()))
                 | (self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
             {
                 self.chg_bit[s].next = self.onehot[s].val();

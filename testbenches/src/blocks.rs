@@ -14,7 +14,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_res, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q],
+    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_res, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -147,6 +147,10 @@ impl Ports for SchedPorts {
             dec_sm: r.scalar("dec_sm") as u8,
             dec_kernel: r.scalar("dec_k") as u8,
             dec_from: r.scalar("dec_from") as u8,
+            app_act: r.scalar("app_act") as u8,
+            app_sm: r.scalar("app_sm") as u8,
+            app_kernel: r.scalar("app_k") as u8,
+            app_from: r.scalar("app_from") as u8,
             grant_valid: r.scalar("gr_valid") != 0,
             grant_sm: r.scalar("gr_sm") as u8,
             grant_kernel: r.scalar("gr_k") as u8,

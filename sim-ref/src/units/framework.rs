@@ -192,8 +192,11 @@ struct Comb {
     dss_in: DssIn,
     prio_in: PrioIn,
     action: Action,
-    /// The engine's decision made this cycle (applied next cycle if it holds then).
+    /// The engine's decision made this cycle (checked in the next cycle, applied in the one
+    /// after if it held).
     decision: Action,
+    /// The registered decision if it holds (applied in the next cycle).
+    checked: Option<Action>,
     /// (SM, kernel, from the PTBQ)
     issue: Option<(usize, usize, bool)>,
     /// The round robin's pick for the next cycle's issue: (SM, kernel).
@@ -236,6 +239,8 @@ pub struct Framework {
     /// cycle before.
     trig: bool,
     dec: Option<Action>,
+    /// The decision checked in the cycle before: applied in this one with no further check.
+    app: Option<Action>,
     grant: Option<(usize, usize)>,
     /// The SMs that could take a block, from the registers of the cycle before (the pick
     /// chooses among them), and those whose kernel then had under two blocks left after the
@@ -263,6 +268,7 @@ impl Framework {
             issue_ptr: 0,
             trig: false,
             dec: None,
+            app: None,
             grant: None,
             ready: 0,
             last: 0,
@@ -351,6 +357,7 @@ impl Framework {
     pub fn busy(&self) -> bool {
         self.trig
             || self.dec.is_some()
+            || self.app.is_some()
             || self.grant.is_some()
             || self.ready != 0
             || self.ev.is_some()
@@ -409,6 +416,7 @@ impl Framework {
             issue_ptr: self.issue_ptr as u8,
             pipe: {
                 let d = self.dec.unwrap_or_default();
+                let a = self.app.unwrap_or_default();
                 let g = self.grant;
                 Pipe {
                     trigger: self.trig,
@@ -416,6 +424,10 @@ impl Framework {
                     dec_sm: d.sm as u8,
                     dec_kernel: d.kernel as u8,
                     dec_from: d.from as u8,
+                    app_act: a.act.code(),
+                    app_sm: a.sm as u8,
+                    app_kernel: a.kernel as u8,
+                    app_from: a.from as u8,
                     grant_valid: g.is_some(),
                     grant_sm: g.map_or(0, |g| g.0 as u8),
                     grant_kernel: g.map_or(0, |g| g.1 as u8),
@@ -432,12 +444,18 @@ impl Framework {
         }
     }
 
-    /// The policy engine's decision to be applied this cycle (made in the cycle before and
-    /// registered: `act`, SM, kernel, from), before the framework checks that it still holds
+    /// The policy engine's decision checked this cycle (made in the cycle before and
+    /// registered: `act`, SM, kernel, from; applied in the next cycle if it holds)
     /// (`Act::None` when there is none). A probe for testbenches, which steer stimulus into the
     /// cycle that applies a decision and count the corners around it; it changes nothing.
     pub fn engine_decision(&self) -> (Act, u8, u8, u8) {
         self.dec.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
+    }
+
+    /// The decision applied this cycle (checked in the cycle before; `Act::None` when there is
+    /// none). A probe for testbenches like [`Framework::engine_decision`]; it changes nothing.
+    pub fn applied_decision(&self) -> (Act, u8, u8, u8) {
+        self.app.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
     }
 
     /// The policy engine's decision being made this cycle (registered at this edge, applied in
@@ -537,12 +555,25 @@ impl Framework {
                 c.out.retired = Some(e.handle);
             }
         }
-        // The engine's decision of the cycle before, if it still holds (from the registers): its
-        // kernel is valid and has work; an assignment's SM is idle; a reservation's SM still runs
-        // the kernel it is taken from and has no block (the issue's pick of the cycle before) or
-        // event in flight to it.
+        // The decision checked in the cycle before is applied (`docs/sched-framework.md`).
+        if let Some(a) = self.app {
+            c.action = a;
+            if a.act == Act::Reserve {
+                c.out.preempt = Some(a.sm as u8);
+            }
+        }
+        // The engine's decision of the cycle before is checked (from the registers) and, if it
+        // holds, registered to be applied in the next cycle: its kernel has a block left after
+        // the block in flight; an assignment's SM is idle; a reservation's SM still runs the
+        // kernel it is taken from and no event is in flight to it. (The edge between changes
+        // nothing else the check covers: the decision before was applied cycles ago, and the
+        // issue and the SM event picked now leave this SM alone.)
         if let Some(d) = self.dec {
-            let target_ok = d.kernel < n && self.ksrt[d.kernel].has_work();
+            debug_assert!(self.app.is_none(), "two decisions in flight: {:?} then {d:?}", self.app);
+            let target_ok = d.kernel < n && {
+                let ks = &self.ksrt[d.kernel];
+                ks.valid && ks.remaining() > u32::from(self.grant.is_some_and(|(_, gk)| gk == d.kernel))
+            };
             let holds = d.sm < n
                 && target_ok
                 && match d.act {
@@ -551,15 +582,11 @@ impl Framework {
                     Act::Reserve => {
                         self.smst[d.sm].state == SmState::Running
                             && self.smst[d.sm].ksr == Some(d.from as u8)
-                            && self.grant.is_none_or(|(gs, _)| gs != d.sm)
                             && self.ev.is_none_or(|(es, _, _)| es != d.sm)
                     }
                 };
             if holds {
-                c.action = d;
-                if d.act == Act::Reserve {
-                    c.out.preempt = Some(d.sm as u8);
-                }
+                c.checked = Some(d);
             }
         }
         // The SM event picked in the cycle before, if its SM is still in the state it was
@@ -572,10 +599,11 @@ impl Framework {
         // The SM event for the next cycle, from the registers: the lowest-index SM with no
         // blocks that is running a kernel with no work (release) or reserved (its preemption is
         // complete: setup if the kernel it goes to has work), other than the SM of the event
-        // in flight.
+        // in flight and the SM a registered reservation names (it may be applied at the edge
+        // the event would be).
         for s in 0..n {
             let e = self.smst[s];
-            if e.running_tbs != 0 || self.ev.is_some_and(|(es, _, _)| es == s) {
+            if e.running_tbs != 0 || self.ev.is_some_and(|(es, _, _)| es == s) || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
                 continue;
             }
             match e.state {
@@ -643,7 +671,10 @@ impl Framework {
         // the edge ahead may change it (the SM issued to at it, the SM a registered
         // reservation names, the SM of the event in flight).
         let changing = |s: usize| {
-            self.grant.is_some_and(|(gs, _)| gs == s) || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) || self.ev.is_some_and(|(es, _, _)| es == s)
+            self.grant.is_some_and(|(gs, _)| gs == s)
+                || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
+                || self.app.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
+                || self.ev.is_some_and(|(es, _, _)| es == s)
         };
         // The round robin's pick for the next cycle, among the SMs found ready in the cycle
         // before: not one the edge ahead changes, and not one whose kernel had under two
@@ -732,6 +763,7 @@ impl Unit for Framework {
         self.issue_ptr = 0;
         self.trig = false;
         self.dec = None;
+        self.app = None;
         self.grant = None;
         self.ready = 0;
         self.last = 0;
@@ -798,6 +830,7 @@ impl Unit for Framework {
         self.ev = c.ev_pick;
         self.free = c.free_pick;
         self.dec = (c.decision.act != Act::None).then_some(c.decision);
+        self.app = c.checked;
         self.trig = c.trigger;
         self.snap = c.snap;
         for k in 0..n {

@@ -451,6 +451,12 @@ pub mod fw {
         pub dec_sm: u8,
         pub dec_kernel: u8,
         pub dec_from: u8,
+        /// The decision checked in the cycle before (it held), applied in this one: its
+        /// `dss::Act` code (0 none), SM, kernel and the kernel a reservation takes from.
+        pub app_act: u8,
+        pub app_sm: u8,
+        pub app_kernel: u8,
+        pub app_from: u8,
         /// The SM the round robin picked the cycle before, and its kernel.
         pub grant_valid: bool,
         pub grant_sm: u8,
