@@ -79,6 +79,8 @@ pub struct Dss {
     act_code: Signal<Local, Bits<2>>,
     from_valid: Signal<Local, Bit>,
     from_index: Signal<Local, Bits<DSS_INDEX_BITS>>,
+    /// count_max - count_min, 9 bits (no wrap): the reservation needs it to be 2 or more.
+    count_diff: Signal<Local, Bits<9>>,
 }
 
 impl Dss {
@@ -118,6 +120,7 @@ impl Dss {
             first_index: Default::default(),
             tie_high: Constant::new(broken_tie),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            count_diff: Default::default(),
             act_code: Default::default(),
             from_valid: Default::default(),
             from_index: Default::default(),
@@ -175,6 +178,8 @@ impl Logic for Dss {
         self.act_sm.next = 0.into();
         self.act_kernel.next = 0.into();
         self.act_from.next = 0.into();
+        // One subtraction on the carry chain (not an increment, then a compare).
+        self.count_diff.next = bit_cast::<9, 8>(self.count_max.val()) - bit_cast::<9, 8>(self.count_min.val());
         if self.scan.deciding.val() & self.kmax_valid.q.val() {
             if self.idle_valid.q.val() {
                 self.act_code.next = 1.into();
@@ -182,7 +187,8 @@ impl Logic for Dss {
                 self.act_kernel.next = self.kmax_index.q.val();
             } else if self.kmin_valid.q.val()
                 & (self.kmin_index.q.val() != self.kmax_index.q.val())
-                & (self.count_max.val() > self.count_min.val() + 1)
+                & !self.count_diff.val().get_bit(8)
+                & (self.count_diff.val() > 1)
                 & self.from_valid.val()
             {
                 self.act_code.next = 2.into();
