@@ -331,7 +331,6 @@ impl Logic for Sched {
         self.smst.ev_tk.next = self.ksrt.ev_tk.val();
         self.smst.flight_valid.next = self.gr_valid.q.val();
         self.smst.grant_sm.next = self.gr_sm.q.val();
-        self.smst.grant_k.next = self.gr_k.q.val();
         self.smst.left1.next = self.ksrt.left1.val();
         self.smst.left2.next = self.ksrt.left2.val();
         self.smst.dec_reserve.next = self.dec_act.q.val() == 2;

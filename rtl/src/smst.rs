@@ -65,13 +65,11 @@ pub struct Smst {
     pub ev_tk: Signal<In, Rt>,
     pub ev_priority: Signal<In, B4>,
     pub ev_age: Signal<In, Bits<16>>,
-    /// The issue's pick of the cycle before is in flight: SM `grant_sm`, kernel `grant_k`; it
-    /// is issued at this edge.
+    /// The issue's pick of the cycle before is in flight, to SM `grant_sm`; it is issued at
+    /// this edge.
     pub flight_valid: Signal<In, Bit>,
     /// The SM of the pick in flight.
     pub grant_sm: Signal<In, B4>,
-    /// The kernel of the pick in flight.
-    pub grant_k: Signal<In, B4>,
     /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
     pub left1: Signal<In, Bits<16>>,
     pub left2: Signal<In, Bits<16>>,
@@ -214,7 +212,6 @@ impl Smst {
             ev_tk: Default::default(),
             flight_valid: Default::default(),
             grant_sm: Default::default(),
-            grant_k: Default::default(),
             left1: Default::default(),
             left2: Default::default(),
             dec_reserve: Default::default(),
