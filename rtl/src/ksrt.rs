@@ -110,8 +110,12 @@ pub struct Ksrt {
     pub a_priority: Signal<Out, Bits<PRIORITY_BITS>>,
     /// KSRT[a].age.
     pub a_age: Signal<Out, Bits<AGE_BITS>>,
-    /// KSRT[a] could use more SMs than it has or is getting.
+    /// KSRT[a] could use more SMs than it has or is getting (as of the cycle before: `wants_q`).
     pub a_wants_more: Signal<Out, Bit>,
+    /// Pipeline: bit k, kernel k could use more SMs (valid, owned x T_k < blocks left).
+    pub wants_q: DFF<Bits<16>>,
+    /// `wants_q` is about to change (the clock is needed).
+    pub wants_moved: Signal<Out, Bit>,
     /// KSRT[kmax].count.
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
@@ -159,6 +163,10 @@ pub struct Ksrt {
     /// Blocks left to issue, new or preempted: `tbs - next_tb + queued`, kept as blocks are
     /// issued and saved.
     pub k_rem: [DFF<Tb>; 16],
+    /// `k_rem` >= 2 and >= 3, kept as flags set at the edges that move `k_rem` (as `k_last`
+    /// is), so that the issue's readiness needs no 20-bit compare.
+    k_ge2: [DFF<Bit>; 16],
+    k_ge3: [DFF<Bit>; 16],
     /// Admission counter (the next launch's age).
     pub admitted: DFF<Bits<AGE_BITS>>,
     /// Pipeline: the entry a command may enter (picked in the cycle before), unless `free_none`
@@ -175,13 +183,18 @@ pub struct Ksrt {
     l2_bit: [Signal<Local, Bits<16>>; 16],
     /// The block in flight is kernel k's.
     iss_hit: [Signal<Local, Bit>; 16],
-    free: [Signal<Local, Bit>; 16],
+    free_bit: [Signal<Local, Bits<16>>; 16],
+    free_vec: Signal<Local, Bits<16>>,
+    free_first: Signal<Local, Bits<16>>,
+    free_id: [Signal<Local, B4>; 16],
+    one16: Constant<Bits<16>>,
     done_hit: Signal<Local, Bit>,
     up_release: [Signal<Local, Bits<8>>; 16],
     up_from: [Signal<Local, Bits<8>>; 16],
     down_act: [Signal<Local, Bits<8>>; 16],
-    a_cap: Signal<Local, Bits<9>>,
-    a_rem: Signal<Local, Tb>,
+    cap20: [Signal<Local, Tb>; 16],
+    w_bit: [Signal<Local, Bits<16>>; 16],
+    wants_now: Signal<Local, Bits<16>>,
     /// T_k, as a cap step.
     tk9: [Signal<Local, Bits<9>>; 16],
     cap_up: [Signal<Local, Bits<9>>; 16],
@@ -265,22 +278,31 @@ impl Ksrt {
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             fault_keep_token: Constant::new(keep_token),
+            one16: Constant::new(1u64.into()),
             hw_bit: Default::default(),
             l1_bit: Default::default(),
             l2_bit: Default::default(),
             iss_hit: Default::default(),
-            free: Default::default(),
+            free_bit: Default::default(),
+            free_vec: Default::default(),
+            free_first: Default::default(),
+            free_id: Default::default(),
             done_hit: Default::default(),
             up_release: Default::default(),
             up_from: Default::default(),
             down_act: Default::default(),
-            a_cap: Default::default(),
-            a_rem: Default::default(),
+            cap20: Default::default(),
+            w_bit: Default::default(),
+            wants_now: Default::default(),
+            wants_q: Default::default(),
+            wants_moved: Default::default(),
             tk9: Default::default(),
             cap_up: Default::default(),
             cap_down: Default::default(),
             cap_down2: Default::default(),
             rem_up: Default::default(),
+            k_ge2: Default::default(),
+            k_ge3: Default::default(),
             rem_down: Default::default(),
         }
     }
@@ -289,7 +311,7 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted, free_none, free_k);
+        dff_setup!(self, clock, admitted, free_none, free_k, wants_q);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
@@ -305,6 +327,10 @@ impl Logic for Ksrt {
             self.k_new[k].clock.next = self.clock.val();
             self.k_cap[k].clock.next = self.clock.val();
             self.k_rem[k].clock.next = self.clock.val();
+            self.k_ge2[k].clock.next = self.clock.val();
+            self.k_ge3[k].clock.next = self.clock.val();
+            self.k_ge2[k].d.next = self.k_ge2[k].q.val();
+            self.k_ge3[k].d.next = self.k_ge3[k].q.val();
             self.k_cap[k].d.next = self.k_cap[k].q.val();
             self.k_rem[k].d.next = self.k_rem[k].q.val();
             self.k_valid[k].d.next = self.k_valid[k].q.val();
@@ -327,10 +353,11 @@ impl Logic for Ksrt {
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
             self.l1_bit[k].next = 0.into();
             self.l2_bit[k].next = 0.into();
-            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val() > 1) | ((self.k_rem[k].q.val() != 0) & !self.iss_hit[k].val())) {
+            // (k_rem >= 1 is "has work": k_new or a block queued)
+            if self.k_valid[k].q.val() & (self.k_ge2[k].q.val() | ((self.k_new[k].q.val() | self.queued.val().get_bit(k)) & !self.iss_hit[k].val())) {
                 self.l1_bit[k].next = self.onehot[k].val();
             }
-            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val() > 2) | ((self.k_rem[k].q.val() > 1) & !self.iss_hit[k].val())) {
+            if self.k_valid[k].q.val() & (self.k_ge3[k].q.val() | (self.k_ge2[k].q.val() & !self.iss_hit[k].val())) {
                 self.l2_bit[k].next = self.onehot[k].val();
             }
             self.hw_bit[k].next = 0.into();
@@ -378,23 +405,29 @@ impl Logic for Ksrt {
                 self.admit.next = self.cmd_valid.val() & !self.free_none.q.val() & !self.k_valid[k].q.val();
             }
         }
-        self.free_none.d.next = true;
-        self.free_k.d.next = 0.into();
-        for j in 0..16 {
-            self.free[15 - j].next = !self.k_valid[15 - j].q.val() & !self.named.val().get_bit(15 - j) & self.in_use[15 - j].val();
-            if self.free[15 - j].val() {
-                self.free_none.d.next = false;
-                self.free_k.d.next = self.ids[15 - j].val();
+        // (the lowest isolated as x & -x on the carry chain, then encoded)
+        for k in 0..16 {
+            self.free_bit[k].next = 0.into();
+            if !self.k_valid[k].q.val() & self.in_use[k].val() {
+                self.free_bit[k].next = self.onehot[k].val();
             }
         }
+        self.free_vec.next = (self.free_bit[0].val() | self.free_bit[1].val() | self.free_bit[2].val() | self.free_bit[3].val() | self.free_bit[4].val() | self.free_bit[5].val() | self.free_bit[6].val() | self.free_bit[7].val() | self.free_bit[8].val() | self.free_bit[9].val() | self.free_bit[10].val() | self.free_bit[11].val() | self.free_bit[12].val() | self.free_bit[13].val() | self.free_bit[14].val() | self.free_bit[15].val()) & !self.named.val();
+        self.free_first.next = self.free_vec.val() & (!self.free_vec.val() + self.one16.val());
+        for k in 0..16 {
+            self.free_id[k].next = 0.into();
+            if self.free_first.val().get_bit(k) {
+                self.free_id[k].next = self.ids[k].val();
+            }
+        }
+        self.free_none.d.next = !self.free_vec.val().any();
+        self.free_k.d.next = self.free_id[0].val() | self.free_id[1].val() | self.free_id[2].val() | self.free_id[3].val() | self.free_id[4].val() | self.free_id[5].val() | self.free_id[6].val() | self.free_id[7].val() | self.free_id[8].val() | self.free_id[9].val() | self.free_id[10].val() | self.free_id[11].val() | self.free_id[12].val() | self.free_id[13].val() | self.free_id[14].val() | self.free_id[15].val();
 
         // Read ports.
         self.a_valid.next = false;
         self.a_count.next = 0.into();
         self.a_priority.next = 0.into();
         self.a_age.next = 0.into();
-        self.a_cap.next = 0.into();
-        self.a_rem.next = 0.into();
         self.count_max.next = 0.into();
         self.count_min.next = 0.into();
         self.act_tk.next = 0.into();
@@ -411,8 +444,6 @@ impl Logic for Ksrt {
                 self.a_count.next = self.k_count[k].q.val();
                 self.a_priority.next = self.k_priority[k].q.val();
                 self.a_age.next = self.k_age[k].q.val();
-                self.a_cap.next = self.k_cap[k].q.val();
-                self.a_rem.next = self.k_rem[k].q.val();
             }
             if self.kmax.val() == self.ids[k].val() {
                 self.count_max.next = self.k_count[k].q.val();
@@ -437,7 +468,34 @@ impl Logic for Ksrt {
         }
         self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
         // Whether kernel `a` could use more SMs: owned x T_k < blocks left.
-        self.a_wants_more.next = self.a_valid.val() & (bit_cast::<20, 9>(self.a_cap.val()) < self.a_rem.val());
+        // Whether each kernel could use more SMs (owned x T_k < blocks left), registered: the
+        // read at `a` is of the cycle before's tables.
+        self.cap20[0].next = bit_cast::<20, 9>(self.k_cap[0].q.val());
+        self.cap20[1].next = bit_cast::<20, 9>(self.k_cap[1].q.val());
+        self.cap20[2].next = bit_cast::<20, 9>(self.k_cap[2].q.val());
+        self.cap20[3].next = bit_cast::<20, 9>(self.k_cap[3].q.val());
+        self.cap20[4].next = bit_cast::<20, 9>(self.k_cap[4].q.val());
+        self.cap20[5].next = bit_cast::<20, 9>(self.k_cap[5].q.val());
+        self.cap20[6].next = bit_cast::<20, 9>(self.k_cap[6].q.val());
+        self.cap20[7].next = bit_cast::<20, 9>(self.k_cap[7].q.val());
+        self.cap20[8].next = bit_cast::<20, 9>(self.k_cap[8].q.val());
+        self.cap20[9].next = bit_cast::<20, 9>(self.k_cap[9].q.val());
+        self.cap20[10].next = bit_cast::<20, 9>(self.k_cap[10].q.val());
+        self.cap20[11].next = bit_cast::<20, 9>(self.k_cap[11].q.val());
+        self.cap20[12].next = bit_cast::<20, 9>(self.k_cap[12].q.val());
+        self.cap20[13].next = bit_cast::<20, 9>(self.k_cap[13].q.val());
+        self.cap20[14].next = bit_cast::<20, 9>(self.k_cap[14].q.val());
+        self.cap20[15].next = bit_cast::<20, 9>(self.k_cap[15].q.val());
+        for k in 0..16 {
+            self.w_bit[k].next = 0.into();
+            if self.k_valid[k].q.val() & (self.cap20[k].val() < self.k_rem[k].q.val()) {
+                self.w_bit[k].next = self.onehot[k].val();
+            }
+        }
+        self.wants_now.next = self.w_bit[0].val() | self.w_bit[1].val() | self.w_bit[2].val() | self.w_bit[3].val() | self.w_bit[4].val() | self.w_bit[5].val() | self.w_bit[6].val() | self.w_bit[7].val() | self.w_bit[8].val() | self.w_bit[9].val() | self.w_bit[10].val() | self.w_bit[11].val() | self.w_bit[12].val() | self.w_bit[13].val() | self.w_bit[14].val() | self.w_bit[15].val();
+        self.wants_q.d.next = self.wants_now.val();
+        self.wants_moved.next = self.wants_q.q.val() != self.wants_now.val();
+        self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 
         // T_k widened to the cap's width (unrolled: a cast takes no loop index).
         self.tk9[0].next = bit_cast::<9, 5>(self.k_tk[0].q.val());
@@ -496,6 +554,15 @@ impl Logic for Ksrt {
                 self.rem_down[k].next = 1.into();
             }
             self.k_rem[k].d.next = self.k_rem[k].q.val() + self.rem_up[k].val() - self.rem_down[k].val();
+            // The flags follow: up one (a save) or down one (an issue), or neither.
+            if self.rem_up[k].val().get_bit(0) & !self.rem_down[k].val().get_bit(0) {
+                self.k_ge2[k].d.next = self.k_rem[k].q.val() != 0;
+                self.k_ge3[k].d.next = self.k_ge2[k].q.val();
+            }
+            if !self.rem_up[k].val().get_bit(0) & self.rem_down[k].val().get_bit(0) {
+                self.k_ge2[k].d.next = self.k_ge3[k].q.val();
+                self.k_ge3[k].d.next = self.k_rem[k].q.val() > 3;
+            }
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;
                 self.k_last[k].d.next = (self.k_done[k].q.val() + 2) == self.k_tbs[k].q.val();
@@ -521,6 +588,8 @@ impl Logic for Ksrt {
                 self.k_new[k].d.next = self.cmd_tbs.val() != 0;
                 self.k_cap[k].d.next = 0.into();
                 self.k_rem[k].d.next = self.cmd_tbs.val();
+                self.k_ge2[k].d.next = self.cmd_tbs.val() > 1;
+                self.k_ge3[k].d.next = self.cmd_tbs.val() > 2;
             }
         }
         if self.admit.val() {

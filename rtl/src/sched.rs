@@ -137,6 +137,12 @@ pub struct Sched {
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
     pub gr_k: DFF<B4>,
+    /// One-hot copies, for the SMST's "changing" mask: the pick in flight's SM, the registered
+    /// reservation's SM and the checked reservation's SM (0 when there is none).
+    gr_oh: DFF<Bits<16>>,
+    dres_oh: DFF<Bits<16>>,
+    ares_oh: DFF<Bits<16>>,
+    one16: Constant<Bits<16>>,
     /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
     pub s_sm_state: DFF<Bits<2>>,
     pub s_sm_ksr_valid: DFF<Bit>,
@@ -213,6 +219,10 @@ impl Sched {
             gr_valid: Default::default(),
             gr_sm: Default::default(),
             gr_k: Default::default(),
+            gr_oh: Default::default(),
+            dres_oh: Default::default(),
+            ares_oh: Default::default(),
+            one16: Constant::new(1u64.into()),
             s_sm_state: Default::default(),
             s_sm_ksr_valid: Default::default(),
             s_sm_ksr: Default::default(),
@@ -261,7 +271,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -304,6 +314,15 @@ impl Logic for Sched {
             self.app_k.d.next = self.dec_k.q.val();
             self.app_from.d.next = self.dec_from.q.val();
         }
+        self.ares_oh.d.next = 0.into();
+        if self.reserve_ok.val() {
+            self.ares_oh.d.next = self.one16.val() << self.dec_sm.q.val();
+        }
+        self.dres_oh.d.next = 0.into();
+        if self.e_act.val() == 2 {
+            self.dres_oh.d.next = self.one16.val() << self.e_sm.val();
+        }
+        self.smst.chg_in.next = self.gr_oh.q.val() | self.dres_oh.q.val() | self.ares_oh.q.val();
         self.apply_assign.next = self.app_act.q.val() == 1;
         self.apply_reserve.next = self.app_act.q.val() == 2;
         self.trigger.next = self.ksrt.retire.val()
@@ -333,7 +352,6 @@ impl Logic for Sched {
         self.smst.grant_sm.next = self.gr_sm.q.val();
         self.smst.left1.next = self.ksrt.left1.val();
         self.smst.left2.next = self.ksrt.left2.val();
-        self.smst.dec_reserve.next = self.dec_act.q.val() == 2;
         self.smst.pick.next = self.issue.grant.val();
 
         // The KSRT.
@@ -376,6 +394,7 @@ impl Logic for Sched {
         // The SM driver's issue: the round robin picks from the registers for the next cycle.
         self.issue.request.next = self.smst.ready.val();
         self.gr_valid.d.next = self.issue.valid.val();
+        self.gr_oh.d.next = self.issue.grant.val();
         self.gr_sm.d.next = 0.into();
         self.gr_k.d.next = 0.into();
         if self.issue.valid.val() {
@@ -447,7 +466,8 @@ impl Logic for Sched {
             | (self.dec_act.q.val() != 0)
             | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
-            | self.smst.ev_flight.val();
+            | self.smst.ev_flight.val()
+            | self.ksrt.wants_moved.val();
         self.retired_valid.next = self.ksrt.retire.val();
         self.retired_handle.next = self.ksrt.retired_handle.val();
     }

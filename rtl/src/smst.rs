@@ -73,19 +73,23 @@ pub struct Smst {
     /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
     pub left1: Signal<In, Bits<16>>,
     pub left2: Signal<In, Bits<16>>,
-    /// The registered decision (checked now, applied at the next edge if it holds) is a
-    /// reservation of `chk_sm`: that SM is not picked for an issue or an event.
-    pub dec_reserve: Signal<In, Bit>,
     /// The SM of the registered decision (read for its check).
     pub chk_sm: Signal<In, B4>,
+    /// One-hot, from registers: the SM of the block in flight, of a registered reservation and
+    /// of the reservation applied at this edge (the edge ahead may change them).
+    pub chg_in: Signal<In, Bits<16>>,
     /// The issue's round robin picks this SM (one-hot; for the next cycle).
     pub pick: Signal<In, Bits<16>>,
     /// The kernel of `done_sm`.
     pub done_k: Signal<Out, B4>,
     /// The kernel of `saved_sm`.
     pub saved_k: Signal<Out, B4>,
-    /// Bit k: some SM runs or is reserved for KSR index k.
+    /// Bit k: some SM ran or was reserved for KSR index k in the cycle before (`named_q`).
     pub named: Signal<Out, Bits<16>>,
+    /// Pipeline: the KSR indices some SM names (`named` is this register: the names of the
+    /// cycle before).
+    pub named_q: DFF<Bits<16>>,
+    named_now: Signal<Local, Bits<16>>,
     /// An SM has an event this cycle.
     pub ev_any: Signal<Out, Bit>,
     /// The event is a completed preemption going to setup for `ev_next`.
@@ -96,15 +100,14 @@ pub struct Smst {
     pub ev_back: Signal<Out, B4>,
     /// The kernel the event's SM was reserved for.
     pub ev_next: Signal<Out, B4>,
-    /// An event is in flight (picked the cycle before, applied now if it holds) on SM
-    /// `ev_flight_sm`.
+    /// An event is in flight (picked the cycle before, applied now) on SM `ev_flight_sm`.
     pub ev_flight: Signal<Out, Bit>,
     pub ev_flight_sm: Signal<Out, B4>,
-    /// Pipeline: the event picked the cycle before, its SM, whether that SM was reserved (else
-    /// running) and whether it goes to setup.
+    /// Pipeline: the event picked the cycle before, its SM and whether it goes to setup.
     pub evq_valid: DFF<Bit>,
     pub evq_sm: DFF<B4>,
-    pub evq_res: DFF<Bit>,
+    /// `evq_sm` one-hot (0 without an event).
+    evq_oh: DFF<Bits<16>>,
     pub evq_setup: DFF<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
@@ -135,6 +138,8 @@ pub struct Smst {
     /// ahead, whose kernel has a block left after the block in flight; and those of them whose
     /// kernel then has fewer than two (`lt2_q`).
     pub rdy_q: DFF<Bits<16>>,
+    /// Pipeline, the SM event's first stage: the SMs with an event, less the changing ones.
+    pub evc_q: DFF<Bits<16>>,
     pub lt2_q: DFF<Bits<16>>,
     /// The kernel of `pick`.
     pub pick_ksr: Signal<Out, B4>,
@@ -166,14 +171,13 @@ pub struct Smst {
     has_event: [Signal<Local, Bit>; 16],
     /// The lowest-index SM with an event.
     ev_sm: Signal<Local, B4>,
-    ev_state: Signal<Local, Bits<2>>,
     setup_s: [Signal<Local, Bit>; 16],
     one: Constant<Bits<16>>,
     ev_bit: [Signal<Local, Bits<16>>; 16],
     ev_req: Signal<Local, Bits<16>>,
+    ev_any_bits: Signal<Local, Bits<16>>,
     ev_sel: Signal<Local, Bits<16>>,
     f_sm: [Signal<Local, B4>; 16],
-    f_res: [Signal<Local, Bit>; 16],
     f_setup: [Signal<Local, Bit>; 16],
     f_token: [Signal<Local, Bit>; 16],
     f_back: [Signal<Local, B4>; 16],
@@ -185,7 +189,6 @@ pub struct Smst {
     /// Bit s: the edge ahead may change SM s (the block in flight, a registered reservation or
     /// the event in flight names it).
     changing: Signal<Local, Bits<16>>,
-    chg_bit: [Signal<Local, Bits<16>>; 16],
     pick_bit: [Signal<Local, B4>; 16],
 }
 
@@ -214,12 +217,13 @@ impl Smst {
             grant_sm: Default::default(),
             left1: Default::default(),
             left2: Default::default(),
-            dec_reserve: Default::default(),
             chk_sm: Default::default(),
             pick: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
+            named_q: Default::default(),
+            named_now: Default::default(),
             ev_any: Default::default(),
             ev_sm: Default::default(),
             ev_setup: Default::default(),
@@ -230,7 +234,6 @@ impl Smst {
             ev_flight_sm: Default::default(),
             evq_valid: Default::default(),
             evq_sm: Default::default(),
-            evq_res: Default::default(),
             evq_setup: Default::default(),
             evq_next: Default::default(),
             evq_token: Default::default(),
@@ -260,14 +263,14 @@ impl Smst {
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             left: Default::default(),
             has_event: Default::default(),
-            ev_state: Default::default(),
             setup_s: Default::default(),
             one: Constant::new(1u64.into()),
             ev_bit: Default::default(),
             ev_req: Default::default(),
+            ev_any_bits: Default::default(),
+            evc_q: Default::default(),
             ev_sel: Default::default(),
             f_sm: Default::default(),
-            f_res: Default::default(),
             f_setup: Default::default(),
             f_token: Default::default(),
             f_back: Default::default(),
@@ -279,7 +282,8 @@ impl Smst {
             lt2_q: Default::default(),
             lt2_bit: Default::default(),
             changing: Default::default(),
-            chg_bit: Default::default(),
+            chg_in: Default::default(),
+            evq_oh: Default::default(),
             pick_bit: Default::default(),
         }
     }
@@ -294,7 +298,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, evq_valid, evq_sm, evq_res, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q);
+        dff_setup!(self, clock, named_q, evq_oh, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -343,15 +347,20 @@ impl Logic for Smst {
             }
         }
 
-        // The SM event for the next cycle, from the registers: the lowest-index SM with no
-        // blocks that runs a kernel with no work, or is reserved; not the SM of the event in
-        // flight. A reserved one goes to setup if the kernel it goes to has work.
+        // The SMs the edge ahead may change (the SM event's and the issue's stages leave them
+        // out): the SM of the block in
+        // flight, the SM a reservation names (registered and being checked, or applied at this
+        // edge), the SM of the event in flight.
+        // (one-hot registers: no decoding on these paths)
+        self.changing.next = self.chg_in.val() | self.evq_oh.q.val();
+        // The SM event in two stages. First, registered (`evc_q`): the SMs with no blocks that
+        // run a kernel with no work, or are reserved, less the changing ones. Then the event
+        // for the next cycle: the lowest of them not changing now; a reserved one goes to
+        // setup if the kernel it goes to has work (read now).
         for s in 0..16 {
             self.has_event[s].next = (self.sm_running[s].q.val() == 0)
                 & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
-                    | (self.sm_state[s].q.val() == 3))
-                & !(self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
-                & !(self.dec_reserve.val() & (self.chk_sm.val() == self.ids[s].val()));
+                    | (self.sm_state[s].q.val() == 3));
             self.setup_s[s].next =
                 (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
         }
@@ -362,18 +371,18 @@ impl Logic for Smst {
                 self.ev_bit[s].next = self.onehot[s].val();
             }
         }
-        self.ev_req.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
+        self.ev_any_bits.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
+        self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
+        self.ev_req.next = self.evc_q.q.val() & !self.changing.val();
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
         for s in 0..16 {
             self.f_sm[s].next = 0.into();
-            self.f_res[s].next = false;
             self.f_setup[s].next = false;
             self.f_token[s].next = false;
             self.f_back[s].next = 0.into();
             self.f_next[s].next = 0.into();
             if self.ev_sel.val().get_bit(s) {
                 self.f_sm[s].next = self.ids[s].val();
-                self.f_res[s].next = self.sm_state[s].q.val() == 3;
                 self.f_setup[s].next = self.setup_s[s].val();
                 // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
                 // it ran or was reserved for.
@@ -386,8 +395,8 @@ impl Logic for Smst {
             }
         }
         self.evq_valid.d.next = self.ev_req.val().any();
+        self.evq_oh.d.next = self.ev_sel.val();
         self.evq_sm.d.next = self.f_sm[0].val() | self.f_sm[1].val() | self.f_sm[2].val() | self.f_sm[3].val() | self.f_sm[4].val() | self.f_sm[5].val() | self.f_sm[6].val() | self.f_sm[7].val() | self.f_sm[8].val() | self.f_sm[9].val() | self.f_sm[10].val() | self.f_sm[11].val() | self.f_sm[12].val() | self.f_sm[13].val() | self.f_sm[14].val() | self.f_sm[15].val();
-        self.evq_res.d.next = self.f_res[0].val() | self.f_res[1].val() | self.f_res[2].val() | self.f_res[3].val() | self.f_res[4].val() | self.f_res[5].val() | self.f_res[6].val() | self.f_res[7].val() | self.f_res[8].val() | self.f_res[9].val() | self.f_res[10].val() | self.f_res[11].val() | self.f_res[12].val() | self.f_res[13].val() | self.f_res[14].val() | self.f_res[15].val();
         self.evq_setup.d.next = self.f_setup[0].val() | self.f_setup[1].val() | self.f_setup[2].val() | self.f_setup[3].val() | self.f_setup[4].val() | self.f_setup[5].val() | self.f_setup[6].val() | self.f_setup[7].val() | self.f_setup[8].val() | self.f_setup[9].val() | self.f_setup[10].val() | self.f_setup[11].val() | self.f_setup[12].val() | self.f_setup[13].val() | self.f_setup[14].val() | self.f_setup[15].val();
         self.evq_token.d.next = self.f_token[0].val() | self.f_token[1].val() | self.f_token[2].val() | self.f_token[3].val() | self.f_token[4].val() | self.f_token[5].val() | self.f_token[6].val() | self.f_token[7].val() | self.f_token[8].val() | self.f_token[9].val() | self.f_token[10].val() | self.f_token[11].val() | self.f_token[12].val() | self.f_token[13].val() | self.f_token[14].val() | self.f_token[15].val();
         self.evq_back.d.next = self.f_back[0].val() | self.f_back[1].val() | self.f_back[2].val() | self.f_back[3].val() | self.f_back[4].val() | self.f_back[5].val() | self.f_back[6].val() | self.f_back[7].val() | self.f_back[8].val() | self.f_back[9].val() | self.f_back[10].val() | self.f_back[11].val() | self.f_back[12].val() | self.f_back[13].val() | self.f_back[14].val() | self.f_back[15].val();
@@ -395,17 +404,10 @@ impl Logic for Smst {
         self.ev_flight.next = self.evq_valid.q.val();
         self.ev_flight_sm.next = self.evq_sm.q.val();
 
-        // The event picked the cycle before, if its SM is still in the state it was picked in
-        // (then its kernel and next kernel are as they were too).
+        // The event picked the cycle before is applied: both its stages left out the SMs an
+        // edge between could change, so its SM is in the state it was picked in.
         self.ev_sm.next = self.evq_sm.q.val();
-        self.ev_state.next = 0.into();
-        for s in 0..16 {
-            if self.ev_sm.val() == self.ids[s].val() {
-                self.ev_state.next = self.sm_state[s].q.val();
-            }
-        }
-        self.ev_any.next = self.evq_valid.q.val()
-            & ((self.evq_res.q.val() & (self.ev_state.val() == 3)) | (!self.evq_res.q.val() & (self.ev_state.val() == 2)));
+        self.ev_any.next = self.evq_valid.q.val();
         self.ev_setup.next = self.evq_setup.q.val();
         self.ev_next.next = self.evq_next.q.val();
         self.ev_back.next = self.evq_back.q.val();
@@ -430,7 +432,7 @@ impl Logic for Smst {
                 self.named_bit[k].next = self.onehot[k].val();
             }
         }
-        self.named.next = self.named_bit[0].val()
+        self.named_now.next = self.named_bit[0].val()
             | self.named_bit[1].val()
             | self.named_bit[2].val()
             | self.named_bit[3].val()
@@ -446,6 +448,8 @@ impl Logic for Smst {
             | self.named_bit[13].val()
             | self.named_bit[14].val()
             | self.named_bit[15].val();
+        self.named.next = self.named_q.q.val();
+        self.named_q.d.next = self.named_now.val();
 
         // The policy engine's read port.
         self.a_state.next = 0.into();
@@ -485,7 +489,7 @@ impl Logic for Smst {
         }
 
         // SMs that need the clock (and SMs found ready for the issue).
-        self.busy.next = self.rdy_q.q.val().any();
+        self.busy.next = self.rdy_q.q.val().any() | self.evc_q.q.val().any() | (self.named_q.q.val() != self.named_now.val());
         for s in 0..16 {
             if (self.sm_state[s].q.val() == 1)
                 | (self.sm_state[s].q.val() == 3)
@@ -497,35 +501,7 @@ impl Logic for Smst {
             }
         }
 
-        // The issue's two stages. The SMs the edge ahead may change: the SM of the block in
-        // flight, the SM a reservation names (registered and being checked, or applied at this
-        // edge), the SM of the event in flight.
-        for s in 0..16 {
-            self.chg_bit[s].next = 0.into();
-            if (self.flight_valid.val() & (self.grant_sm.val() == self.ids[s].val()))
-                | (self.dec_reserve.val() & (self.chk_sm.val() == self.ids[s].val()))
-                | (self.reserve_ok.val() & (self.act_sm.val() == self.ids[s].val()))
-                | (self.evq_valid.q.val() & (self.evq_sm.q.val() == self.ids[s].val()))
-            {
-                self.chg_bit[s].next = self.onehot[s].val();
-            }
-        }
-        self.changing.next = self.chg_bit[0].val()
-            | self.chg_bit[1].val()
-            | self.chg_bit[2].val()
-            | self.chg_bit[3].val()
-            | self.chg_bit[4].val()
-            | self.chg_bit[5].val()
-            | self.chg_bit[6].val()
-            | self.chg_bit[7].val()
-            | self.chg_bit[8].val()
-            | self.chg_bit[9].val()
-            | self.chg_bit[10].val()
-            | self.chg_bit[11].val()
-            | self.chg_bit[12].val()
-            | self.chg_bit[13].val()
-            | self.chg_bit[14].val()
-            | self.chg_bit[15].val();
+        // The issue's two stages.
         // First stage, registered: running SMs with room, not changing, whose kernel has a
         // block left after the block in flight (and whether it has two).
         for s in 0..16 {

@@ -14,7 +14,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_res, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q],
+    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.named_q, ksrt.wants_q],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -156,12 +156,14 @@ impl Ports for SchedPorts {
             grant_kernel: r.scalar("gr_k") as u8,
             ev_valid: r.scalar("smst.evq_valid") != 0,
             ev_sm: r.scalar("smst.evq_sm") as u8,
-            ev_reserved: r.scalar("smst.evq_res") != 0,
             ev_setup: r.scalar("smst.evq_setup") != 0,
             free_valid: r.scalar("ksrt.free_none") == 0,
             free: r.scalar("ksrt.free_k") as u8,
             ready: r.scalar("smst.rdy_q") as u16,
             last: r.scalar("smst.lt2_q") as u16,
+            ev_ready: r.scalar("smst.evc_q") as u16,
+            named: r.scalar("smst.named_q") as u16,
+            wants: r.scalar("ksrt.wants_q") as u16,
         };
         fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe }
     }

@@ -211,6 +211,12 @@ struct Comb {
     ev_pick: Option<(usize, SmState, bool)>,
     /// The KSRT entry a command may enter next cycle.
     free_pick: Option<usize>,
+    /// The SMs with an event (bit s), for the next cycle's pick.
+    ev_ready: u16,
+    /// The KSRT entries some SM names now (bit k).
+    named: u16,
+    /// The kernels that could use more SMs now (bit k).
+    wants: u16,
 }
 
 /// The policy engine's table inputs for the entry it scans, read in the cycle before from the
@@ -248,6 +254,12 @@ pub struct Framework {
     ready: u16,
     last: u16,
     ev: Option<(usize, SmState, bool)>,
+    /// The SMs found with an event in the cycle before (the event's first stage).
+    ev_ready: u16,
+    /// The KSRT entries some SM named (as its kernel or its next kernel) in the cycle before.
+    named: u16,
+    /// The kernels that could use more SMs in the cycle before (bit k).
+    wants: u16,
     /// The lowest KSRT entry that was free and named by no SM in the cycle before.
     free: Option<usize>,
     snap: Snap,
@@ -273,6 +285,9 @@ impl Framework {
             ready: 0,
             last: 0,
             ev: None,
+            ev_ready: 0,
+            named: 0,
+            wants: 0,
             // (entry 0 is free at reset)
             free: Some(0),
             snap: Snap::default(),
@@ -347,6 +362,16 @@ impl Framework {
         b.valid && (self.owned(k) as u32) * (b.tk as u32) < b.remaining()
     }
 
+    /// The KSRT entries some SM names now, as its kernel or its next kernel (bit k).
+    fn named_now(&self) -> u16 {
+        self.smst.iter().flat_map(|e| [e.ksr, e.next]).flatten().fold(0, |m, k| m | 1 << k)
+    }
+
+    /// The kernels that could use more SMs now (bit k).
+    fn wants_now(&self) -> u16 {
+        (0..self.params.sms).filter(|&k| self.wants_more(k)).fold(0, |m, k| m | 1 << k)
+    }
+
     /// Whether some SM runs kernel `k`.
     fn running(&self, k: usize) -> bool {
         self.smst.iter().any(|e| e.state == SmState::Running && e.ksr == Some(k as u8))
@@ -361,6 +386,9 @@ impl Framework {
             || self.grant.is_some()
             || self.ready != 0
             || self.ev.is_some()
+            || self.ev_ready != 0
+            || self.named != self.named_now()
+            || self.wants != self.wants_now()
             || self.dss.outputs(&DssIn::default()).busy
             || self.prio.outputs(&PrioIn::default()).busy
             || self.smst.iter().any(|e| match e.state {
@@ -433,11 +461,13 @@ impl Framework {
                     grant_kernel: g.map_or(0, |g| g.1 as u8),
                     ev_valid: self.ev.is_some(),
                     ev_sm: self.ev.map_or(0, |e| e.0 as u8),
-                    ev_reserved: self.ev.is_some_and(|e| e.1 == SmState::Reserved),
                     ev_setup: self.ev.is_some_and(|e| e.2),
                     free_valid: self.free.is_some(),
                     free: self.free.map_or(0, |k| k as u8),
                     ready: self.ready,
+                    ev_ready: self.ev_ready,
+                    named: self.named,
+                    wants: self.wants,
                     last: self.last,
                 }
             },
@@ -456,14 +486,6 @@ impl Framework {
     /// none). A probe for testbenches like [`Framework::engine_decision`]; it changes nothing.
     pub fn applied_decision(&self) -> (Act, u8, u8, u8) {
         self.app.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
-    }
-
-    /// The policy engine's decision being made this cycle (registered at this edge, applied in
-    /// the next cycle if it holds then); it does not depend on the cycle's inputs. A probe for
-    /// testbenches like [`Framework::engine_decision`]; it changes nothing.
-    pub fn engine_next_decision(&self) -> (Act, u8, u8, u8) {
-        let d = self.comb(&FwIn::default()).decision;
-        (d.act, d.sm as u8, d.kernel as u8, d.from as u8)
     }
 
     /// The model's invariants, checked after every clock edge (a violation panics there with
@@ -589,33 +611,52 @@ impl Framework {
                 c.checked = Some(d);
             }
         }
-        // The SM event picked in the cycle before, if its SM is still in the state it was
-        // picked in (a reservation may have come between).
+        // The SM event picked in the cycle before is applied: both its stages left out the SMs
+        // an edge between could change, so its SM is in the state it was picked in.
         if let Some((s, st, setup)) = self.ev {
-            if self.smst[s].state == st {
-                c.event = Some((s, setup));
-            }
+            assert!(self.smst[s].state == st, "the event picked for SM {s} ({st:?}) no longer holds: {:?}", self.smst[s]);
+            c.event = Some((s, setup));
         }
-        // The SM event for the next cycle, from the registers: the lowest-index SM with no
-        // blocks that is running a kernel with no work (release) or reserved (its preemption is
-        // complete: setup if the kernel it goes to has work), other than the SM of the event
-        // in flight and the SM a registered reservation names (it may be applied at the edge
-        // the event would be).
+        // The SMs the edge ahead may change (the SM issued to at it, the SM a reservation names,
+        // registered or applied at it, the SM of the event in flight): the SM event's and the
+        // issue's stages leave them out (`docs/sched-framework.md`).
+        let changing = |s: usize| {
+            self.grant.is_some_and(|(gs, _)| gs == s)
+                || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
+                || self.app.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
+                || self.ev.is_some_and(|(es, _, _)| es == s)
+        };
+        // The SM event for the next cycle: the lowest-index SM found with an event in the cycle
+        // before, not changing now; whether a reserved one goes to setup (its next kernel has
+        // work) is read now.
         for s in 0..n {
-            let e = self.smst[s];
-            if e.running_tbs != 0 || self.ev.is_some_and(|(es, _, _)| es == s) || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
+            if self.ev_ready >> s & 1 == 0 || changing(s) {
                 continue;
             }
-            match e.state {
-                SmState::Running if !self.ksrt[e.ksr.unwrap() as usize].has_work() => {
-                    c.ev_pick = Some((s, e.state, false));
-                }
-                SmState::Reserved => {
-                    c.ev_pick = Some((s, e.state, e.next.is_some_and(|k| self.ksrt[k as usize].has_work())));
-                }
-                _ => continue,
-            }
+            let e = self.smst[s];
+            c.ev_pick = match e.state {
+                SmState::Running => Some((s, e.state, false)),
+                SmState::Reserved => Some((s, e.state, e.next.is_some_and(|k| self.ksrt[k as usize].has_work()))),
+                _ => unreachable!("SM {s} was found with an event but is {:?}", e.state),
+            };
             break;
+        }
+        // The SMs with an event, from the registers, for the next cycle's pick: no blocks, and
+        // running a kernel with no work (release) or reserved (its preemption is complete),
+        // not changing now.
+        for s in 0..n {
+            let e = self.smst[s];
+            if e.running_tbs != 0 || changing(s) {
+                continue;
+            }
+            let event = match e.state {
+                SmState::Running => !self.ksrt[e.ksr.unwrap() as usize].has_work(),
+                SmState::Reserved => true,
+                _ => false,
+            };
+            if event {
+                c.ev_ready |= 1 << s;
+            }
         }
         // Admission into the entry picked in the cycle before (the lowest that was free and
         // that no SM named), if it is still free (a command may have entered it at the edge
@@ -625,7 +666,11 @@ impl Framework {
             c.admit = self.free.filter(|&k| !self.ksrt[k].valid);
             c.out.cmd_taken = c.admit.is_some();
         }
-        c.free_pick = (0..n).find(|&k| !self.ksrt[k].valid && !self.smst.iter().any(|e| e.ksr == Some(k as u8) || e.next == Some(k as u8)));
+        // (`named`: the entries some SM named in the cycle before; an entry named now but not
+        // then is valid now, so not free either)
+        c.free_pick = (0..n).find(|&k| !self.ksrt[k].valid && self.named >> k & 1 == 0);
+        c.named = self.named_now();
+        c.wants = self.wants_now();
         // The engine's trigger, registered (it sees it next cycle): a kernel retires or is
         // admitted, or an SM goes idle. (After an action the engine waits for it to be applied
         // before it scans again, `units::scan`.)
@@ -667,15 +712,8 @@ impl Framework {
             c.issue = Some((s, k, restore));
             c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
         }
-        // The issue's two stages (`docs/sched-framework.md`): an SM is left out of both while
-        // the edge ahead may change it (the SM issued to at it, the SM a registered
-        // reservation names, the SM of the event in flight).
-        let changing = |s: usize| {
-            self.grant.is_some_and(|(gs, _)| gs == s)
-                || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
-                || self.app.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
-                || self.ev.is_some_and(|(es, _, _)| es == s)
-        };
+        // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
+        // too.
         // The round robin's pick for the next cycle, among the SMs found ready in the cycle
         // before: not one the edge ahead changes, and not one whose kernel had under two
         // blocks left while a block is in flight (it may be that kernel's last).
@@ -736,7 +774,7 @@ impl Framework {
             k_has_work: k.has_work(),
             k_priority: k.priority,
             k_age: k.age,
-            k_wants_more: self.wants_more(a),
+            k_wants_more: self.wants >> a & 1 == 1,
             ..PrioIn::default()
         };
         Snap { prio, ..Snap::default() }
@@ -768,6 +806,9 @@ impl Unit for Framework {
         self.ready = 0;
         self.last = 0;
         self.ev = None;
+        self.ev_ready = 0;
+        self.named = 0;
+        self.wants = 0;
         self.free = Some(0);
         self.snap = Snap::default();
         self.cycle = 0;
@@ -828,6 +869,9 @@ impl Unit for Framework {
         self.ready = c.ready;
         self.last = c.last;
         self.ev = c.ev_pick;
+        self.ev_ready = c.ev_ready;
+        self.named = c.named;
+        self.wants = c.wants;
         self.free = c.free_pick;
         self.dec = (c.decision.act != Act::None).then_some(c.decision);
         self.app = c.checked;

@@ -461,14 +461,13 @@ pub mod fw {
         pub grant_valid: bool,
         pub grant_sm: u8,
         pub grant_kernel: u8,
-        /// The SM event picked the cycle before: its SM, whether that SM was reserved (else
-        /// running), and whether it goes to setup (else idle).
+        /// The SM event picked the cycle before: its SM, and whether it goes to setup (else
+        /// idle).
         pub ev_valid: bool,
         pub ev_sm: u8,
-        pub ev_reserved: bool,
         pub ev_setup: bool,
-        /// The KSRT entry a command may enter: the lowest that was free and named by no SM in
-        /// the cycle before.
+        /// The KSRT entry a command may enter: the lowest that was free in the cycle before and
+        /// named by no SM in the cycle before that (`named`).
         pub free_valid: bool,
         pub free: u8,
         /// The first stage: the SMs that could take a block (bit s), from the
@@ -476,6 +475,15 @@ pub mod fw {
         /// blocks left after the block then in flight.
         pub ready: u16,
         pub last: u16,
+        /// The SM event's first stage: the SMs found with an event (no blocks, and running a
+        /// kernel with no work, or reserved) from the registers of the cycle before.
+        pub ev_ready: u16,
+        /// The KSRT entries some SM named (as its kernel or its next kernel) in the cycle
+        /// before; the admission entry's pick skips them.
+        pub named: u16,
+        /// The kernels that could use more SMs (bit k: valid, owned x T_k < blocks left) in
+        /// the cycle before; the priority engine reads this for the entry it scans.
+        pub wants: u16,
     }
 }
 
