@@ -494,6 +494,13 @@ impl Logic for Ksrt {
         }
         self.wants_now.next = self.w_bit[0].val() | self.w_bit[1].val() | self.w_bit[2].val() | self.w_bit[3].val() | self.w_bit[4].val() | self.w_bit[5].val() | self.w_bit[6].val() | self.w_bit[7].val() | self.w_bit[8].val() | self.w_bit[9].val() | self.w_bit[10].val() | self.w_bit[11].val() | self.w_bit[12].val() | self.w_bit[13].val() | self.w_bit[14].val() | self.w_bit[15].val();
         self.wants_q.d.next = self.wants_now.val();
+        // (a kernel admitted at this edge: nothing owned yet, all its blocks left)
+        if self.admit.val() {
+            self.wants_q.d.next = self.wants_now.val() & !(self.one16.val() << self.admit_k.val());
+            if self.cmd_tbs.val() != 0 {
+                self.wants_q.d.next = self.wants_now.val() | (self.one16.val() << self.admit_k.val());
+            }
+        }
         self.wants_moved.next = self.wants_q.q.val() != self.wants_now.val();
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 

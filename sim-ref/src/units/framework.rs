@@ -872,6 +872,10 @@ impl Unit for Framework {
         self.ev_ready = c.ev_ready;
         self.named = c.named;
         self.wants = c.wants;
+        // (a kernel admitted at this edge: nothing owned yet, all its blocks left)
+        if let (Some(k), Some(cmd)) = (c.admit, i.cmd) {
+            self.wants = self.wants & !(1 << k) | u16::from(cmd.tbs > 0) << k;
+        }
         self.free = c.free_pick;
         self.dec = (c.decision.act != Act::None).then_some(c.decision);
         self.app = c.checked;

@@ -6,13 +6,13 @@
 //! spends one cycle deciding. After the decision cycle it scans again if the engine acted or a
 //! trigger arrived meanwhile; otherwise it stops. After an action it first waits
 //! [`SETTLE`] cycles: the framework checks a decision in the cycle after it is made and
-//! applies it in the one after that, and the engine reads each entry as it was one cycle
-//! before it scans it, so the scan after an action starts once the action shows in the tables
-//! it reads. The engine owns its candidates: it updates
+//! applies it in the one after that, it keeps every kernel's "wants more SMs" a cycle behind the
+//! tables, and the engine reads each entry as it was one cycle before it scans it, so the scan
+//! after an action starts once the action shows in what it reads. The engine owns its candidates: it updates
 //! them when [`ScanControl::clock`] says [`Step::Scan`], and clears them on [`Step::Start`].
 
 /// Cycles a policy engine waits after acting before it scans again.
-pub const SETTLE: u8 = 3;
+pub const SETTLE: u8 = 4;
 
 /// What the engine does with its candidates at this clock edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
