@@ -134,3 +134,21 @@ fn equal_spatial_sharing_on_13_sms_for_2_4_6_8_processes() {
         assert_eq!(equal_allocation(n), want, "{n} processes: SMs per process p0, p1, ...");
     }
 }
+
+/// The shipped priority workload (`workloads/priority-long.toml`, `docs/results.md`): with
+/// context switching, PPQ (exclusive and shared) serves the high-priority process in well under
+/// half of NPQ's turnaround, as soon as it arrives (the thesis's §5.3.3 result). A framework
+/// that preempts late, or for fewer SMs than it should, fails here even if it still beats NPQ.
+#[test]
+fn ppq_with_context_switch_serves_the_shipped_high_priority_process_at_once() {
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/priority-long.toml");
+    let w = Workload::load(&path).unwrap();
+    let high = |r: &RunResult| r.processes.iter().find(|p| p.name == "sgemm-high").unwrap().turnaround;
+    let (npq, _) = run_counted(&cfg, &w, Policy::Npq, Mechanism::ContextSwitch);
+    for p in [Policy::PpqExclusive, Policy::PpqShared] {
+        let (ppq, (preemptions, _)) = run_counted(&cfg, &w, p, Mechanism::ContextSwitch);
+        assert!(preemptions > 0, "{p:?} preempted nothing");
+        assert!(2 * high(&ppq) < high(&npq), "{p:?}: high-priority turnaround {} against NPQ's {}", high(&ppq), high(&npq));
+    }
+}
