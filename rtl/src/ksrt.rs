@@ -11,7 +11,8 @@
 //!   the block in flight (`iss_*`), for the readiness;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
 //! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
-//!   free, in use (below `sms`) and named by no SM (`named`)) if it is still free: `admit`,
+//!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)) if it is
+//!   still free: `admit`,
 //!   `admit_k`; the entry's age is `admitted`, which then counts up;
 //! - read ports at the table address `a` (and whether that kernel could use more SMs than it
 //!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
@@ -494,12 +495,10 @@ impl Logic for Ksrt {
         }
         self.wants_now.next = self.w_bit[0].val() | self.w_bit[1].val() | self.w_bit[2].val() | self.w_bit[3].val() | self.w_bit[4].val() | self.w_bit[5].val() | self.w_bit[6].val() | self.w_bit[7].val() | self.w_bit[8].val() | self.w_bit[9].val() | self.w_bit[10].val() | self.w_bit[11].val() | self.w_bit[12].val() | self.w_bit[13].val() | self.w_bit[14].val() | self.w_bit[15].val();
         self.wants_q.d.next = self.wants_now.val();
-        // (a kernel admitted at this edge: nothing owned yet, all its blocks left)
-        if self.admit.val() {
-            self.wants_q.d.next = self.wants_now.val() & !(self.one16.val() << self.admit_k.val());
-            if self.cmd_tbs.val() != 0 {
-                self.wants_q.d.next = self.wants_now.val() | (self.one16.val() << self.admit_k.val());
-            }
+        // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
+        // invalid, so its bit is clear)
+        if self.admit.val() & (self.cmd_tbs.val() != 0) {
+            self.wants_q.d.next = self.wants_now.val() | (self.one16.val() << self.admit_k.val());
         }
         self.wants_moved.next = self.wants_q.q.val() != self.wants_now.val();
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
@@ -557,7 +556,7 @@ impl Logic for Ksrt {
             if self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val()) {
                 self.rem_up[k].next = 1.into();
             }
-            if self.iss_any.val() & (self.iss_k.val() == self.ids[k].val()) {
+            if self.iss_hit[k].val() {
                 self.rem_down[k].next = 1.into();
             }
             self.k_rem[k].d.next = self.k_rem[k].q.val() + self.rem_up[k].val() - self.rem_down[k].val();

@@ -13,14 +13,18 @@
 //! - the finished block (`done_*`) may retire its kernel (its last block);
 //! - the command (`cmd_*`) enters the entry picked the cycle before (`ksrt.free_*`) if it is
 //!   still free;
-//! - the SM event picked the cycle before (`smst.evq_*`) is applied if its SM is in the same
-//!   state: a released SM goes idle with a token back to its kernel; a reserved SM with no
-//!   blocks goes to setup for its next kernel (if that had work) or idle with the token back;
-//! - the engine's decision of the cycle before (`dec_*`) is applied if it still holds;
+//! - the SM event picked the cycle before (`smst.evq_*`) is applied (both its stages left out
+//!   every SM an edge between could change): a released SM goes idle with a token back to its
+//!   kernel; a reserved SM with no blocks goes to setup for its next kernel (if that had work)
+//!   or idle with the token back;
+//! - the decision checked the cycle before (`app_*`) is applied, and the engine's decision of
+//!   the cycle before (`dec_*`) is checked into `app_*` if it holds;
 //! - the block picked the cycle before (`gr_*`) is issued: the head of the kernel's PTBQ, or
 //!   else its next new block;
-//! - the next event, pick and free entry are chosen from the registers; the engine scans the
-//!   entry read for it the cycle before (`s_*`), and its trigger and decision are registered.
+//! - the SMs with an event and those ready for an issue are found (`smst.evc_q`, `rdy_q`), and
+//!   the next event and pick are chosen among those found the cycle before; the next free entry
+//!   is chosen; the engine scans the entry read for it the cycle before (`s_*`), and its
+//!   trigger and decision are registered.
 //!
 //! Sizes (mpgpu-spec `fw`): 16 SMST and KSRT entries, 16 PTBQs of 256 entries in one
 //! 4096 x 20-bit RAM (queue index, then entry), 4-bit priorities, 16-bit ages, 8-bit tokens.
@@ -303,7 +307,7 @@ impl Logic for Sched {
             & self.smst.chk_ksr_valid.val()
             & (self.smst.chk_ksr.val() == self.dec_from.q.val())
             & self.target_ok.val()
-            & !(self.smst.ev_flight.val() & (self.smst.ev_flight_sm.val() == self.dec_sm.q.val()));
+            & !(self.smst.ev_any.val() & (self.smst.ev_sm.val() == self.dec_sm.q.val()));
         self.app_act.d.next = 0.into();
         self.app_sm.d.next = 0.into();
         self.app_k.d.next = 0.into();
@@ -466,7 +470,7 @@ impl Logic for Sched {
             | (self.dec_act.q.val() != 0)
             | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
-            | self.smst.ev_flight.val()
+            | self.smst.ev_any.val()
             | self.ksrt.wants_moved.val();
         self.retired_valid.next = self.ksrt.retire.val();
         self.retired_handle.next = self.ksrt.retired_handle.val();

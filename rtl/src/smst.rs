@@ -7,22 +7,22 @@
 //! resident blocks and its kernel's T_k. Every output is combinational from the registers and
 //! this cycle's inputs; the entries change at the clock edge:
 //! - blocks resident after this cycle's completion (`done_*`) and save (`saved_*`);
-//! - the SM event, picked from the registers into `evq_*` (the lowest-index SM with one, not the
-//!   SM of the event in flight) and applied the cycle after (`ev_*`) if its SM is still in the
-//!   state it was picked in: a running SM with no blocks whose kernel has no work (release:
-//!   idle, a token back to `ev_back`), or a reserved SM with no blocks (its preemption is
-//!   complete: setup for `ev_next` if that kernel had work, else idle with the token back);
+//! - the SM event in two stages: the SMs with one registered (`evc_q`), less those the edge
+//!   ahead may change (`changing`), then the lowest of them not changing then picked into
+//!   `evq_*` and applied the cycle after (`ev_*`): a running SM with no blocks whose kernel has
+//!   no work (release: idle, a token back to `ev_back`), or a reserved SM with no blocks (its
+//!   preemption is complete: setup for `ev_next` if that kernel had work, else idle with the
+//!   token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's SM `chk_sm` (for its check), the kernel of the SM the issue picks
 //!   (`pick`, one-hot);
-//! - `named`: the KSR indices some SM names (admission skips them); `busy`: an SM needs the
-//!   clock;
+//! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
+//!   `busy`: an SM needs the clock, or a registered vector is behind;
 //! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
 //!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
-//!   `rdy_q` less the SMs the next edge may change and, while a block is in flight, less
-//!   `lt2_q`.
+//!   `rdy_q` less the changing SMs and, while a block is in flight, less `lt2_q`.
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -90,8 +90,10 @@ pub struct Smst {
     /// cycle before).
     pub named_q: DFF<Bits<16>>,
     named_now: Signal<Local, Bits<16>>,
-    /// An SM has an event this cycle.
+    /// An SM event is applied at this edge (picked the cycle before; it always holds), on SM
+    /// `ev_sm`.
     pub ev_any: Signal<Out, Bit>,
+    pub ev_sm: Signal<Out, B4>,
     /// The event is a completed preemption going to setup for `ev_next`.
     pub ev_setup: Signal<Out, Bit>,
     /// The event returns a token to kernel `ev_back`.
@@ -100,9 +102,6 @@ pub struct Smst {
     pub ev_back: Signal<Out, B4>,
     /// The kernel the event's SM was reserved for.
     pub ev_next: Signal<Out, B4>,
-    /// An event is in flight (picked the cycle before, applied now) on SM `ev_flight_sm`.
-    pub ev_flight: Signal<Out, Bit>,
-    pub ev_flight_sm: Signal<Out, B4>,
     /// Pipeline: the event picked the cycle before, its SM and whether it goes to setup.
     pub evq_valid: DFF<Bit>,
     pub evq_sm: DFF<B4>,
@@ -168,9 +167,6 @@ pub struct Smst {
     onehot: [Constant<Bits<16>>; 16],
     /// Blocks left on each SM after this cycle's completion and save.
     left: [Signal<Local, Rt>; 16],
-    has_event: [Signal<Local, Bit>; 16],
-    /// The lowest-index SM with an event.
-    ev_sm: Signal<Local, B4>,
     setup_s: [Signal<Local, Bit>; 16],
     one: Constant<Bits<16>>,
     ev_bit: [Signal<Local, Bits<16>>; 16],
@@ -186,8 +182,8 @@ pub struct Smst {
     named_bit: [Signal<Local, Bits<16>>; 16],
     ready_bit: [Signal<Local, Bits<16>>; 16],
     lt2_bit: [Signal<Local, Bits<16>>; 16],
-    /// Bit s: the edge ahead may change SM s (the block in flight, a registered reservation or
-    /// the event in flight names it).
+    /// Bit s: the edge ahead may change SM s (the block in flight, a reservation or the event in
+    /// flight names it).
     changing: Signal<Local, Bits<16>>,
     pick_bit: [Signal<Local, B4>; 16],
 }
@@ -230,8 +226,6 @@ impl Smst {
             ev_token: Default::default(),
             ev_back: Default::default(),
             ev_next: Default::default(),
-            ev_flight: Default::default(),
-            ev_flight_sm: Default::default(),
             evq_valid: Default::default(),
             evq_sm: Default::default(),
             evq_setup: Default::default(),
@@ -262,7 +256,6 @@ impl Smst {
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             left: Default::default(),
-            has_event: Default::default(),
             setup_s: Default::default(),
             one: Constant::new(1u64.into()),
             ev_bit: Default::default(),
@@ -348,32 +341,29 @@ impl Logic for Smst {
         }
 
         // The SMs the edge ahead may change (the SM event's and the issue's stages leave them
-        // out): the SM of the block in
-        // flight, the SM a reservation names (registered and being checked, or applied at this
-        // edge), the SM of the event in flight.
-        // (one-hot registers: no decoding on these paths)
+        // out): the SM of the block in flight, the SM a reservation names (registered and being
+        // checked, or applied at this edge), the SM of the event in flight (one-hot registers:
+        // no decoding on these paths).
         self.changing.next = self.chg_in.val() | self.evq_oh.q.val();
         // The SM event in two stages. First, registered (`evc_q`): the SMs with no blocks that
         // run a kernel with no work, or are reserved, less the changing ones. Then the event
         // for the next cycle: the lowest of them not changing now; a reserved one goes to
         // setup if the kernel it goes to has work (read now).
         for s in 0..16 {
-            self.has_event[s].next = (self.sm_running[s].q.val() == 0)
-                & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
-                    | (self.sm_state[s].q.val() == 3));
-            self.setup_s[s].next =
-                (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
-        }
-        // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
-        for s in 0..16 {
             self.ev_bit[s].next = 0.into();
-            if self.has_event[s].val() {
+            if (self.sm_running[s].q.val() == 0)
+                & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
+                    | (self.sm_state[s].q.val() == 3))
+            {
                 self.ev_bit[s].next = self.onehot[s].val();
             }
+            self.setup_s[s].next =
+                (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
         }
         self.ev_any_bits.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
         self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
         self.ev_req.next = self.evc_q.q.val() & !self.changing.val();
+        // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
         for s in 0..16 {
             self.f_sm[s].next = 0.into();
@@ -401,8 +391,6 @@ impl Logic for Smst {
         self.evq_token.d.next = self.f_token[0].val() | self.f_token[1].val() | self.f_token[2].val() | self.f_token[3].val() | self.f_token[4].val() | self.f_token[5].val() | self.f_token[6].val() | self.f_token[7].val() | self.f_token[8].val() | self.f_token[9].val() | self.f_token[10].val() | self.f_token[11].val() | self.f_token[12].val() | self.f_token[13].val() | self.f_token[14].val() | self.f_token[15].val();
         self.evq_back.d.next = self.f_back[0].val() | self.f_back[1].val() | self.f_back[2].val() | self.f_back[3].val() | self.f_back[4].val() | self.f_back[5].val() | self.f_back[6].val() | self.f_back[7].val() | self.f_back[8].val() | self.f_back[9].val() | self.f_back[10].val() | self.f_back[11].val() | self.f_back[12].val() | self.f_back[13].val() | self.f_back[14].val() | self.f_back[15].val();
         self.evq_next.d.next = self.f_next[0].val() | self.f_next[1].val() | self.f_next[2].val() | self.f_next[3].val() | self.f_next[4].val() | self.f_next[5].val() | self.f_next[6].val() | self.f_next[7].val() | self.f_next[8].val() | self.f_next[9].val() | self.f_next[10].val() | self.f_next[11].val() | self.f_next[12].val() | self.f_next[13].val() | self.f_next[14].val() | self.f_next[15].val();
-        self.ev_flight.next = self.evq_valid.q.val();
-        self.ev_flight_sm.next = self.evq_sm.q.val();
 
         // The event picked the cycle before is applied: both its stages left out the SMs an
         // edge between could change, so its SM is in the state it was picked in.

@@ -9,29 +9,30 @@
 //! block `rtl/src/sched.rs` implements the same cycle contract (`docs/sched-framework.md`):
 //! everything a cycle does is computed from the registers at the start of the cycle and the
 //! inputs, and takes effect at the clock edge. The framework is pipelined so that the hardware
-//! meets its clock (`docs/fpga.md`): the SM event, the policy engine's decision, the issue's
-//! pick and the entry a command may enter are chosen from the registers in one cycle, kept in
+//! meets its clock (`docs/fpga.md`): what a cycle chooses from the registers is kept in
 //! pipeline registers ([`fw::Pipe`](mpgpu_spec::units::sched::fw::Pipe), compared like the
-//! tables) and applied in the next. Each cycle it takes at most one kernel command, one finished
-//! block and one saved block (the GPU queues the rest), and
+//! tables) and applied in a later cycle. Each cycle it takes at most one kernel command, one
+//! finished block and one saved block (the GPU queues the rest), and
 //! - retires the finished block's kernel if that was its last block;
 //! - admits the command into the entry picked in the cycle before, if it is still free;
-//! - applies the SM event picked in the cycle before, if its SM is still in the state it was
-//!   picked in: a running SM with no blocks whose kernel had no work is released (idle, its
-//!   token back to its kernel), a reserved SM with no blocks has finished its preemption (setup
-//!   for the kernel it was reserved for, or idle, the token back, if that kernel had no work);
-//! - applies the policy engine's decision of the cycle before if it still holds (its kernel has
-//!   work; an assignment's SM is idle; a reservation's SM still runs the kernel it is taken
-//!   from, with no block or event in flight to it);
+//! - applies the SM event picked in the cycle before: a running SM with no blocks whose kernel
+//!   had no work is released (idle, its token back to its kernel), a reserved SM with no blocks
+//!   has finished its preemption (setup for the kernel it was reserved for, or idle, the token
+//!   back, if that kernel had no work);
+//! - applies the decision checked in the cycle before, and checks the policy engine's decision
+//!   of the cycle before (its kernel has a block left after the block in flight; an
+//!   assignment's SM is idle; a reservation's SM still runs the kernel it is taken from, with no
+//!   event in flight to it);
 //! - issues the block picked in the cycle before (preempted blocks, the PTBQ's FIFO, before new
 //!   ones): the pick rules out whatever could stop it;
-//! - picks the next SM event, the next issue (round robin over the running SMs with room whose
-//!   kernel has work) and the next free entry, from the registers; runs the policy engine on
-//!   the table entry it reads a cycle ahead, and registers its trigger and its decision.
+//! - finds the SMs with an event and the SMs ready for an issue, and picks among those found in
+//!   the cycle before the next SM event and the next issue (round robin); picks the next free
+//!   entry; runs the policy engine on the table entry it reads a cycle ahead, and registers its
+//!   trigger and its decision.
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
-//! DSS scan (N_SM + 1 cycles, and two more after an action).
+//! DSS scan (N_SM + 1 cycles, and four more after an action).
 
 use super::dss::Dss;
 use super::prio::Prio;
@@ -240,9 +241,10 @@ pub struct Framework {
     /// The scan engine of the priority policies.
     prio: Box<dyn Unit<In = PrioIn, Out = PrioOut>>,
     issue_ptr: usize,
-    /// Pipeline registers (`docs/sched-framework.md`, "The cycle contract"): the engine's
-    /// trigger, its decision, the issue's pick and the engine's table reads, each from the
-    /// cycle before.
+    /// Pipeline registers (`docs/sched-framework.md`, "The cycle contract"), each from the cycle
+    /// before: the engine's trigger, its decision and the checked one, the issue's and the SM
+    /// event's two stages, the admission entry, the names and "wants more", and the engine's
+    /// table reads.
     trig: bool,
     dec: Option<Action>,
     /// The decision checked in the cycle before: applied in this one with no further check.
@@ -365,6 +367,16 @@ impl Framework {
     /// The KSRT entries some SM names now, as its kernel or its next kernel (bit k).
     fn named_now(&self) -> u16 {
         self.smst.iter().flat_map(|e| [e.ksr, e.next]).flatten().fold(0, |m, k| m | 1 << k)
+    }
+
+    /// Blocks kernel `k` has left to issue after the block in flight (0 if its entry is
+    /// invalid).
+    fn left_after_flight(&self, k: usize) -> u32 {
+        let ks = &self.ksrt[k];
+        if !ks.valid {
+            return 0;
+        }
+        ks.remaining() - u32::from(self.grant.is_some_and(|(_, gk)| gk == k))
     }
 
     /// The kernels that could use more SMs now (bit k).
@@ -592,10 +604,7 @@ impl Framework {
         // issue and the SM event picked now leave this SM alone.)
         if let Some(d) = self.dec {
             debug_assert!(self.app.is_none(), "two decisions in flight: {:?} then {d:?}", self.app);
-            let target_ok = d.kernel < n && {
-                let ks = &self.ksrt[d.kernel];
-                ks.valid && ks.remaining() > u32::from(self.grant.is_some_and(|(_, gk)| gk == d.kernel))
-            };
+            let target_ok = d.kernel < n && self.left_after_flight(d.kernel) >= 1;
             let holds = d.sm < n
                 && target_ok
                 && match d.act {
@@ -734,9 +743,8 @@ impl Framework {
                 continue;
             }
             let k = e.ksr.unwrap() as usize;
-            let ks = &self.ksrt[k];
-            let left = if ks.valid { ks.remaining() - u32::from(self.grant.is_some_and(|(_, gk)| gk == k)) } else { 0 };
-            if e.running_tbs < ks.tk && left >= 1 {
+            let left = self.left_after_flight(k);
+            if e.running_tbs < self.ksrt[k].tk && left >= 1 {
                 c.ready |= 1 << s;
                 if left < 2 {
                     c.last |= 1 << s;
@@ -872,9 +880,12 @@ impl Unit for Framework {
         self.ev_ready = c.ev_ready;
         self.named = c.named;
         self.wants = c.wants;
-        // (a kernel admitted at this edge: nothing owned yet, all its blocks left)
+        // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
+        // invalid, so its bit is clear)
         if let (Some(k), Some(cmd)) = (c.admit, i.cmd) {
-            self.wants = self.wants & !(1 << k) | u16::from(cmd.tbs > 0) << k;
+            if cmd.tbs > 0 {
+                self.wants |= 1 << k;
+            }
         }
         self.free = c.free_pick;
         self.dec = (c.decision.act != Act::None).then_some(c.decision);
