@@ -449,158 +449,252 @@ pub fn exec_mask(w: &Warp, inst: &Inst) -> u32 {
     }
 }
 
-/// Executes the warp's next instruction for its active lanes.
-///
-/// Counts go to the caller: the warp-instruction executed is `code[pc]` with `active_mask()`
-/// lanes, read both before the call.
-pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
-    let top = *w.stack.last().expect("step on a finished warp");
-    let pc = top.pc;
-    let inst = c.kernel.code[pc as usize];
-    let active = top.mask;
-    let exec = match inst.guard {
-        None => active,
-        Some(g) => {
-            let p = w.preds[g.pred as usize];
-            active & if g.neg { !p } else { p }
+/// An issued instruction's data on its way through the pipeline: what the operand-read stage
+/// read, and what the execute or memory stage produced, until writeback writes it to the
+/// warp. The timing model keeps one per instruction in flight; [`step`] runs the stages back to
+/// back.
+#[derive(Clone, Debug)]
+pub struct Flight {
+    pub pc: u32,
+    pub inst: Inst,
+    /// Lanes in which it takes effect (active, and the guard true), fixed at issue.
+    pub exec: u32,
+    /// Source operands as read: `a`, `b`, `c` (a store's data is `src[0]`, an atomic's
+    /// operands `src[0]` and `src[1]`).
+    pub src: [Lanes; 3],
+    /// Predicate sources as read (`pred` a and b; `selp`'s p in `psrc[0]`).
+    pub psrc: [u32; 2],
+    /// Byte address of each lane (loads, stores, atomics).
+    pub addr: Lanes,
+    /// The result of each lane for a register destination (a load's lanes are filled as its
+    /// accesses are performed).
+    pub res: Lanes,
+    /// The result lane mask for a predicate destination.
+    pub pres: u32,
+}
+
+impl Flight {
+#[inline(always)]
+    pub fn new(pc: u32, inst: Inst, exec: u32) -> Flight {
+        Flight { pc, inst, exec, src: [[0; W]; 3], psrc: [0; 2], addr: [0; W], res: [0; W], pres: 0 }
+    }
+
+    /// A record holding a `nop`, for scratch use.
+    pub fn empty() -> Flight {
+        Flight::new(0, Inst { guard: None, op: Op::Nop }, 0)
+    }
+}
+
+/// Whether the instruction moves data (anything but control flow, barriers, fences, phase
+/// markers and `nop`): those go through operand read, execute or memory, and writeback.
+#[inline]
+pub fn is_data(op: &Op) -> bool {
+    !matches!(op, Op::Bra { .. } | Op::Exit | Op::Bar | Op::Membar { .. } | Op::Phase { .. } | Op::Nop)
+}
+
+/// The operand-read stage: reads the instruction's register, special-register and predicate
+/// sources, and the lanes' addresses of a memory instruction.
+#[inline(always)]
+pub fn read_operands(w: &Warp, c: &BlockCtx, f: &mut Flight) {
+    let mut get = |i: usize, o: Operand| f.src[i] = fetch(w, c, o, &LANE_ID);
+    match f.inst.op {
+        Op::Bin { a, b, .. } | Op::Setp { a, b, .. } => {
+            get(0, a);
+            get(1, b);
         }
-    };
-    match inst.op {
-        Op::Bin { op, ty, d, a, b } => {
-            if exec != 0 {
-                let a = fetch(w, c, a, &LANE_ID);
-                let b = fetch(w, c, b, &LANE_ID);
-                let r = bin(op, ty, &a, &b);
-                write_masked(w.lanes_mut(d), &r, exec);
+        Op::Mad { a, b, c: cc, .. } => {
+            get(0, a);
+            get(1, b);
+            get(2, cc);
+        }
+        Op::Un { a, .. } | Op::Cvt { a, .. } => get(0, a),
+        Op::Selp { a, b, p, .. } => {
+            get(0, a);
+            get(1, b);
+            f.psrc[0] = w.preds[p as usize];
+        }
+        Op::Pred { a, b, .. } => f.psrc = [w.preds[a as usize], w.preds[b as usize]],
+        Op::Ld { addr, .. } => f.addr = addresses(w, addr),
+        Op::St { addr, src, .. } => {
+            f.addr = addresses(w, addr);
+            get(0, src);
+        }
+        Op::Atom { addr, b, c: cc, .. } => {
+            f.addr = addresses(w, addr);
+            get(0, b);
+            get(1, cc);
+        }
+        Op::Bra { .. } | Op::Exit | Op::Bar | Op::Membar { .. } | Op::Phase { .. } | Op::Nop => {}
+    }
+}
+
+/// The execute stage of an arithmetic, logic, conversion, comparison or select instruction:
+/// its result from the operands read. Memory instructions produce theirs in [`perform`].
+#[inline(always)]
+pub fn compute(f: &mut Flight) {
+    let [a, b, x] = &f.src;
+    match f.inst.op {
+        Op::Bin { op, ty, .. } => f.res = bin(op, ty, a, b),
+        Op::Mad { ty, .. } => {
+            let mut r = [0; W];
+            if ty == Ty::F32 {
+                for l in 0..W {
+                    r[l] = (f32::from_bits(a[l]) * f32::from_bits(b[l]) + f32::from_bits(x[l])).to_bits();
+                }
+            } else {
+                for l in 0..W {
+                    r[l] = a[l].wrapping_mul(b[l]).wrapping_add(x[l]);
+                }
             }
+            f.res = r;
         }
-        Op::Mad { ty, d, a, b, c: cc } => {
-            if exec != 0 {
-                let a = fetch(w, c, a, &LANE_ID);
-                let b = fetch(w, c, b, &LANE_ID);
-                let x = fetch(w, c, cc, &LANE_ID);
-                let r = if ty == Ty::F32 {
-                    let mut r = [0; W];
-                    for l in 0..W {
-                        r[l] = (f32::from_bits(a[l]) * f32::from_bits(b[l]) + f32::from_bits(x[l])).to_bits();
-                    }
-                    r
-                } else {
-                    let mut r = [0; W];
-                    for l in 0..W {
-                        r[l] = a[l].wrapping_mul(b[l]).wrapping_add(x[l]);
-                    }
-                    r
-                };
-                write_masked(w.lanes_mut(d), &r, exec);
-            }
-        }
-        Op::Un { op, ty, d, a } => {
-            if exec != 0 {
-                let a = fetch(w, c, a, &LANE_ID);
-                let r = un(op, ty, &a);
-                write_masked(w.lanes_mut(d), &r, exec);
-            }
-        }
-        Op::Cvt { rnd, to, from, d, a } => {
-            if exec != 0 {
-                let a = fetch(w, c, a, &LANE_ID);
-                let r = cvt(rnd, to, from, &a);
-                write_masked(w.lanes_mut(d), &r, exec);
-            }
-        }
-        Op::Setp { cmp, ty, d, a, b } => {
-            let a = fetch(w, c, a, &LANE_ID);
-            let b = fetch(w, c, b, &LANE_ID);
-            let m = compare(cmp, ty, &a, &b);
-            let p = &mut w.preds[d as usize];
-            *p = (*p & !exec) | (m & exec);
-        }
-        Op::Pred { op, d, a, b } => {
-            let (x, y) = (w.preds[a as usize], w.preds[b as usize]);
-            let m = match op {
+        Op::Un { op, ty, .. } => f.res = un(op, ty, a),
+        Op::Cvt { rnd, to, from, .. } => f.res = cvt(rnd, to, from, a),
+        Op::Setp { cmp, ty, .. } => f.pres = compare(cmp, ty, a, b),
+        Op::Pred { op, .. } => {
+            let [x, y] = f.psrc;
+            f.pres = match op {
                 PredOp::And => x & y,
                 PredOp::Or => x | y,
                 PredOp::Xor => x ^ y,
                 PredOp::Not => !x,
-            };
-            let p = &mut w.preds[d as usize];
-            *p = (*p & !exec) | (m & exec);
-        }
-        Op::Selp { d, a, b, p, .. } => {
-            if exec != 0 {
-                let a = fetch(w, c, a, &LANE_ID);
-                let b = fetch(w, c, b, &LANE_ID);
-                let pm = w.preds[p as usize];
-                let mut r = [0; W];
-                for l in 0..W {
-                    r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
-                }
-                write_masked(w.lanes_mut(d), &r, exec);
             }
         }
-        Op::Ld { space, d, addr, .. } => {
-            if exec != 0 {
-                let ad = addresses(w, addr);
-                let mut r = *w.lanes(d);
-                let mut m = exec;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let a = ad[l];
-                    r[l] = match space {
-                        Space::Global => mem.read(a).map_err(|e| gfault(pc, l, false, e))?,
-                        Space::Shared => c.shared[small_space_index(space, pc, l, false, a, c.kernel.shared_bytes)?],
-                        Space::Param => c.params[small_space_index(space, pc, l, false, a, c.kernel.param_bytes)?],
-                        Space::Local => w.local[small_space_index(space, pc, l, false, a, c.kernel.local_bytes)? * W + l],
-                    };
-                }
-                *w.lanes_mut(d) = r;
+        Op::Selp { .. } => {
+            let pm = f.psrc[0];
+            let mut r = [0; W];
+            for l in 0..W {
+                r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
+            }
+            f.res = r;
+        }
+        _ => {}
+    }
+}
+
+/// The memory space a load, store or atomic accesses.
+#[inline]
+pub fn space_of(op: &Op) -> Option<Space> {
+    match *op {
+        Op::Ld { space, .. } | Op::St { space, .. } | Op::Atom { space, .. } => Some(space),
+        _ => None,
+    }
+}
+
+/// Checks every executing lane's address of a load, store or atomic (in lane order; the
+/// first bad lane is the fault): alignment, and the mapping of global memory or the size of
+/// shared, parameter and local memory. Nothing is accessed.
+#[inline]
+pub fn check_addresses(f: &Flight, c: &BlockCtx, mem: &GlobalMem) -> Result<(), Fault> {
+    let Some(space) = space_of(&f.inst.op) else { return Ok(()) };
+    let store = !matches!(f.inst.op, Op::Ld { .. });
+    let limit = match space {
+        Space::Global => 0,
+        Space::Shared => c.kernel.shared_bytes,
+        Space::Param => c.kernel.param_bytes,
+        Space::Local => c.kernel.local_bytes,
+    };
+    let mut m = f.exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = f.addr[l];
+        match space {
+            Space::Global => {
+                mem.read(a).map_err(|e| gfault(f.pc, l, store, e))?;
+            }
+            _ => {
+                small_space_index(space, f.pc, l, store, a, limit)?;
             }
         }
-        Op::St { space, addr, src, .. } => {
-            if exec != 0 {
-                let ad = addresses(w, addr);
-                let v = fetch(w, c, src, &LANE_ID);
-                let mut m = exec;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let a = ad[l];
-                    match space {
-                        Space::Global => mem.write(a, v[l]).map_err(|e| gfault(pc, l, true, e))?,
-                        Space::Shared => c.shared[small_space_index(space, pc, l, true, a, c.kernel.shared_bytes)?] = v[l],
-                        Space::Local => {
-                            let i = small_space_index(space, pc, l, true, a, c.kernel.local_bytes)?;
-                            w.local[i * W + l] = v[l]
-                        }
-                        Space::Param => unreachable!("rejected by the assembler"),
+    }
+    Ok(())
+}
+
+/// The memory stage: performs the load, store or atomic for `lanes` (a subset of the executing
+/// lanes, e.g. those of one cache line), in lane order: a load reads into the result, a store
+/// writes its data, an atomic does its read-modify-write and returns the old value. Local
+/// memory is the warp's; shared memory and parameters the block's.
+#[inline]
+pub fn perform(f: &mut Flight, lanes: u32, w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<(), Fault> {
+    let pc = f.pc;
+    let mut m = lanes & f.exec;
+    match f.inst.op {
+        Op::Ld { space, .. } => {
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let a = f.addr[l];
+                f.res[l] = match space {
+                    Space::Global => mem.read(a).map_err(|e| gfault(pc, l, false, e))?,
+                    Space::Shared => c.shared[small_space_index(space, pc, l, false, a, c.kernel.shared_bytes)?],
+                    Space::Param => c.params[small_space_index(space, pc, l, false, a, c.kernel.param_bytes)?],
+                    Space::Local => w.local[small_space_index(space, pc, l, false, a, c.kernel.local_bytes)? * W + l],
+                };
+            }
+        }
+        Op::St { space, .. } => {
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let (a, v) = (f.addr[l], f.src[0][l]);
+                match space {
+                    Space::Global => mem.write(a, v).map_err(|e| gfault(pc, l, true, e))?,
+                    Space::Shared => c.shared[small_space_index(space, pc, l, true, a, c.kernel.shared_bytes)?] = v,
+                    Space::Local => {
+                        let i = small_space_index(space, pc, l, true, a, c.kernel.local_bytes)?;
+                        w.local[i * W + l] = v
                     }
+                    Space::Param => unreachable!("rejected by the assembler"),
                 }
             }
         }
-        Op::Atom { space, op, ty, d, addr, b, c: cc } => {
-            if exec != 0 {
-                let ad = addresses(w, addr);
-                let bv = fetch(w, c, b, &LANE_ID);
-                let cv = fetch(w, c, cc, &LANE_ID);
-                let mut r = *w.lanes(d);
-                let mut m = exec;
-                // Lanes perform their read-modify-write one after another, lowest lane first.
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let word = match space {
-                        Space::Global => mem.word_mut(ad[l]).map_err(|e| gfault(pc, l, true, e))?,
-                        _ => &mut c.shared[small_space_index(space, pc, l, true, ad[l], c.kernel.shared_bytes)?],
-                    };
-                    let old = *word;
-                    *word = atom_update(op, ty, old, bv[l], cv[l]);
-                    r[l] = old;
-                }
-                *w.lanes_mut(d) = r;
+        Op::Atom { space, op, ty, .. } => {
+            // Lanes perform their read-modify-write one after another, lowest lane first.
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let a = f.addr[l];
+                let word = match space {
+                    Space::Global => mem.word_mut(a).map_err(|e| gfault(pc, l, true, e))?,
+                    _ => &mut c.shared[small_space_index(space, pc, l, true, a, c.kernel.shared_bytes)?],
+                };
+                let old = *word;
+                *word = atom_update(op, ty, old, f.src[0][l], f.src[1][l]);
+                f.res[l] = old;
             }
         }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The writeback stage: the result goes to the destination register or predicate, in the
+/// executing lanes only.
+#[inline(always)]
+pub fn writeback(w: &mut Warp, f: &Flight) {
+    match f.inst.op {
+        Op::Setp { d, .. } | Op::Pred { d, .. } => {
+            let p = &mut w.preds[d as usize];
+            *p = (*p & !f.exec) | (f.pres & f.exec);
+        }
+        _ => {
+            if let Some(d) = f.inst.dst_reg() {
+                write_masked(w.lanes_mut(d), &f.res, f.exec);
+            }
+        }
+    }
+}
+
+/// The issue stage's part of an instruction: control flow (branches diverge or move the pc,
+/// `exit` retires lanes, `bar.sync` stops the warp at the barrier) and the pc moving on past
+/// any other instruction, whose data [`read_operands`], [`compute`] or [`perform`], and
+/// [`writeback`] move later. `exec` is the instruction's [`exec_mask`] at issue.
+#[inline]
+pub fn issue(w: &mut Warp, inst: &Inst, exec: u32) -> Event {
+    let top = *w.stack.last().expect("issue on a finished warp");
+    let (pc, active) = (top.pc, top.mask);
+    match inst.op {
         Op::Bra { target, reconv } => {
             let taken = exec;
             if taken == active || taken == 0 {
@@ -625,7 +719,6 @@ pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event
                     w.stack.push(StackEntry { pc: pc + 1, rpc: reconv, mask: active & !taken });
                 }
             }
-            return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
         }
         Op::Exit => {
             if exec != 0 {
@@ -639,22 +732,49 @@ pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event
             } else {
                 w.settle();
             }
-            return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
         }
         Op::Bar => {
             w.advance();
-            if exec == 0 {
-                // A guard that is false in every active lane skips the barrier.
-                return Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue });
+            // A guard that is false in every active lane skips the barrier.
+            if exec != 0 && w.state != WarpState::Done {
+                w.state = WarpState::AtBarrier;
+                return Event::Barrier;
             }
-            if w.state == WarpState::Done {
-                return Ok(Event::Done);
-            }
-            w.state = WarpState::AtBarrier;
-            return Ok(Event::Barrier);
         }
-        Op::Membar { .. } | Op::Phase { .. } | Op::Nop => {}
+        _ => w.advance(),
     }
-    w.advance();
-    Ok(if w.state == WarpState::Done { Event::Done } else { Event::Continue })
+    if w.state == WarpState::Done {
+        Event::Done
+    } else {
+        Event::Continue
+    }
+}
+
+/// Executes the warp's next instruction for its active lanes: every stage at once.
+///
+/// Counts go to the caller: the warp-instruction executed is `code[pc]` with `active_mask()`
+/// lanes, read both before the call.
+pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
+    let mut f = Flight::empty();
+    step_in(&mut f, w, c, mem)
+}
+
+/// [`step`], with `f` as the scratch record of the instruction in flight (reused from one call
+/// to the next: a loop over many instructions keeps one).
+#[inline]
+pub fn step_in(f: &mut Flight, w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
+    let pc = w.pc().expect("step on a finished warp");
+    let inst = c.kernel.code[pc as usize];
+    let exec = exec_mask(w, &inst);
+    if exec != 0 && is_data(&inst.op) {
+        (f.pc, f.inst, f.exec) = (pc, inst, exec);
+        read_operands(w, c, f);
+        if space_of(&inst.op).is_some() {
+            perform(f, exec, w, c, mem)?;
+        } else {
+            compute(f);
+        }
+        writeback(w, f);
+    }
+    Ok(issue(w, &inst, exec))
 }

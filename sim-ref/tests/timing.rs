@@ -6,7 +6,9 @@ use mpgpu_ref::func::Launch;
 use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
 use mpgpu_ref::timing::metrics::metrics;
-use mpgpu_ref::timing::sm::Sm;
+use mpgpu_ref::timing::context::send_lines;
+use mpgpu_ref::timing::memsys::{MemSys, ReqKind};
+use mpgpu_ref::timing::sm::{Sm, CONTEXT_TAG};
 use mpgpu_ref::workload::Workload;
 use mpgpu_ref::{assemble_one, library};
 use std::sync::Arc;
@@ -257,7 +259,7 @@ fn skipping_idle_cycles_changes_nothing() {
 
 #[test]
 fn every_library_kernel_verifies_under_timing() {
-    for name in ["gtx480", "heterocore", "k20c"] {
+    for &(name, _) in mpgpu_ref::config::PRESETS {
         let cfg = GpuConfig::preset(name).unwrap();
         let mut text = String::from("description = \"all\"\n");
         for b in library::library() {
@@ -474,9 +476,9 @@ fn context_switch_sgemm(n: usize, corrupt: bool) -> RunResult {
             stop(&mut g, limit);
         }
         let writes = g.mem.stats.requests;
+        let start = g.now;
         let saved = g.save_block(0, b).unwrap();
         assert!(g.mem.stats.requests > writes, "the save sent no traffic");
-        assert!(saved.ready_at > g.now + 100, "a save of {} B took no time", saved.bytes);
         if corrupt {
             let ctx = mpgpu_ref::timing::context::load(&g.gmem, saved.addr, saved.words, &saved.template).unwrap();
             // r13 is sgemm's accumulator.
@@ -484,9 +486,14 @@ fn context_switch_sgemm(n: usize, corrupt: bool) -> RunResult {
             let v = g.gmem.read(at).unwrap();
             g.gmem.write(at, v ^ 0x4000_0000).unwrap();
         }
-        // The save must complete before the restore starts.
-        limit = saved.ready_at;
-        stop(&mut g, limit);
+        // The save completes at its last acknowledgement, before the restore can start.
+        assert!(g.restore_saved(1, &saved).is_err(), "a restore before the save completed was taken");
+        while g.save_done(&saved).is_none() {
+            limit += 20;
+            stop(&mut g, limit);
+        }
+        let took = g.save_done(&saved).unwrap() - start;
+        assert!(took > 4 * saved.words as u64 / 128, "a save of {} words took {took} cycles", saved.words);
         let dest = (1..g.sms.len()).find(|&s| g.sms[s].fits(&saved.template.info.launch)).unwrap_or(0);
         let _ = k;
         g.restore_saved(dest, &saved).unwrap();
@@ -507,4 +514,149 @@ fn a_corrupted_saved_context_gives_a_wrong_result() {
     let r = context_switch_sgemm(1, true);
     assert!(!r.processes[0].verified, "a corrupted context went unnoticed");
     assert!(r.processes[0].failures[0].contains("output `C`"), "{:?}", r.processes[0].failures);
+}
+
+/// The Fig. 6.3 sequence of Tanasić's thesis (§6.2), on real values: `ld r3, [r2]` reads its
+/// address register at operand read and releases it, so the younger `add r2, ...` issues and
+/// writes r2 back while the load is still waiting for memory. The load still gets the value
+/// at the old address (the result checks it), and the model counts the overwrite. With the add
+/// placed after the load's consumer, which waits for the load, nothing is overwritten in
+/// flight.
+fn fig_6_3(add_first: bool) -> RunResult {
+    // out[tid] = tid + 100 (written, then fenced so that the load below misses in the L1 and
+    // waits for memory); then I0 ld r3 <- [r2]; I1 add r2 <- r2 + 8; I2 mul r8 <- r3 * 3.
+    let (i1, after) = ("add.u32 r2, r2, 8\n", "sub.u32 r2, r2, 8\n");
+    let src = format!(
+        ".kernel fig63\n.regs 10\n.threads 32\n.params 4\n\
+         mov.u32 r0, %tid.x\n shl.b32 r1, r0, 2\n ld.param.u32 r2, [0]\n add.u32 r2, r2, r1\n\
+         add.u32 r4, r0, 100\n st.global.u32 [r2], r4\n membar.gl\n\
+         ld.global.u32 r3, [r2]\n {}\n mul.u32 r8, r3, 3\n {}\n {}\n st.global.u32 [r2], r8\n exit\n",
+        if add_first { i1 } else { "" },
+        if add_first { "" } else { i1 },
+        after
+    );
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    run_custom(&cfg, custom(&src, 1, 32, (0..32).map(|t| 3 * (t + 100)).collect()))
+}
+
+#[test]
+fn a_younger_instruction_overwrites_the_source_of_an_older_load_in_flight() {
+    let hazard = fig_6_3(true);
+    assert_eq!(hazard.sm.war_overwrites, 1, "the add should overwrite r2 while the load is in flight");
+    let ordered = fig_6_3(false);
+    assert_eq!(ordered.sm.war_overwrites, 0, "the add comes after the load's consumer");
+}
+
+#[test]
+fn membar_waits_for_the_warps_stores_to_be_acknowledged() {
+    // 64 stores to one word, with or without a fence after each: a fenced store waits for its
+    // acknowledgement (a round trip through the interconnect and the L2) before the next.
+    let kernel = |fence: bool| {
+        format!(
+            ".kernel fence\n.regs 8\n.threads 32\n.params 4\n ld.param.u32 r1, [0]\n mov.u32 r2, %tid.x\n shl.b32 r3, r2, 2\n\
+             add.u32 r1, r1, r3\n mov.u32 r4, 0\nL:\n add.u32 r4, r4, 1\n st.global.u32 [r1], r4\n{}\
+             setp.lt.u32 p0, r4, 64\n@p0 bra L\n exit\n",
+            if fence { " membar.gl\n" } else { "" }
+        )
+    };
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let plain = run_custom(&cfg, custom(&kernel(false), 1, 32, vec![64; 32]));
+    let fenced = run_custom(&cfg, custom(&kernel(true), 1, 32, vec![64; 32]));
+    let m = &cfg.memory;
+    let round_trip = 2 * m.icnt_latency as u64 + m.l2_latency as u64;
+    assert!(
+        fenced.cycles >= plain.cycles + 63 * round_trip,
+        "fenced {} cycles, plain {}: each fence should wait a round trip of at least {round_trip}",
+        fenced.cycles,
+        plain.cycles
+    );
+}
+
+#[test]
+fn every_sm_saving_at_once_takes_table_5_2s_time_through_the_memory_model() {
+    // Table 5.2 of the thesis: context bytes per SM (TBs/SM x (4 x regs + shared bytes) per TB)
+    // and the save time at 706 MHz, 1/13 of 208 GB/s per SM. Every SM of k20c sends that many
+    // bytes as context-save traffic at once; each SM's save, from its first request to its last
+    // acknowledgement, comes out of the memory model (port, slices, channels) within 5 %.
+    let rows: [(&str, u32, u64); 24] = [
+        ("StreamCollide", 259200, 11437),
+        ("histo final", 233472, 10301),
+        ("histo prescan", 163840, 7229),
+        ("histo intermediates", 143424, 6326),
+        ("histo main", 92160, 4067),
+        ("genhists", 44032, 1942),
+        ("spmvjds", 59392, 2619),
+        ("ComputeQ", 172032, 7590),
+        ("ComputePhiMag", 98304, 4335),
+        ("largersadcalc8", 212992, 9397),
+        ("largersadcalc16", 53248, 2351),
+        ("mbsadcalc", 75348, 3325),
+        ("mysgemmNT", 258048, 11388),
+        ("block2Dregtiling", 167936, 7413),
+        ("lattice6overlap", 52284, 2309),
+        ("binning", 65536, 2895),
+        ("scaninter1", 85712, 3784),
+        ("scanL1", 123696, 5457),
+        ("uniformAdd", 65600, 2895),
+        ("reorder", 131072, 5782),
+        ("splitSort", 136332, 6015),
+        ("griddingGPU", 161280, 7116),
+        ("splitRearrange", 83136, 3671),
+        ("scaninter2", 85712, 3784),
+    ];
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let n = cfg.num_sms() as usize;
+    let line = cfg.sm[0].l1_line;
+    for (name, bytes, table) in rows {
+        let mut mem = MemSys::new(&cfg);
+        let region = (bytes / line + 8) * line;
+        for sm in 0..n {
+            let lines = send_lines(&mut mem, line, sm, 0x1000_0000 + sm as u32 * region, (bytes / 4) as usize, ReqKind::StreamWrite, CONTEXT_TAG | sm as u32, 0);
+            assert_eq!(lines, bytes.div_ceil(line));
+        }
+        let mut last = vec![0u64; n];
+        let mut t = 0;
+        while mem.busy() {
+            mem.tick(t);
+            for (sm, _) in mem.ready.drain(..) {
+                last[sm as usize] = t;
+            }
+            mem.performed.clear();
+            t += 1;
+        }
+        let (lo, hi) = (*last.iter().min().unwrap(), *last.iter().max().unwrap());
+        println!("{name:20} {bytes:7} B: {lo}..{hi} cycles per SM, Table 5.2 {table} ({:+.1} %..{:+.1} %)", 100.0 * (lo as f64 / table as f64 - 1.0), 100.0 * (hi as f64 / table as f64 - 1.0));
+        for (sm, &took) in last.iter().enumerate() {
+            let err = took.abs_diff(table) as f64 / table as f64;
+            assert!(err <= 0.05, "{name}: SM {sm} saved {bytes} B in {took} cycles, Table 5.2 gives {table} ({:.1} % off)", 100.0 * err);
+        }
+    }
+}
+
+#[test]
+fn save_areas_are_reused_so_memory_stays_bounded_under_many_preemptions() {
+    // High-priority sgemm processes arrive one after another while lbm runs: each arrival
+    // preempts lbm's SMs (context switch) and they are restored after. More preemptions must
+    // not take more memory for contexts.
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let cfg = GpuConfig::preset("k20c").unwrap();
+    let run = |highs: u32| {
+        let mut text = "description = \"x\"\n[[process]]\nname = \"low\"\nlaunches = [{ kernel = \"lbm\", size = 256, seed = 1 }]\n".to_string();
+        for i in 0..highs {
+            text += &format!("[[process]]\nname = \"h{i}\"\narrival = {}\npriority = 1\nlaunches = [{{ kernel = \"sgemm\", size = 32, seed = 2 }}]\n", 3000 + 15000 * i);
+        }
+        let w = workload(&text);
+        let mut g = Gpu::with_framework(&cfg, Policy::PpqExclusive, Mechanism::ContextSwitch, w.processes.len()).unwrap();
+        g.add_workload(&w).unwrap();
+        g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+        let r = g.result();
+        assert!(r.processes.iter().all(|p| p.verified), "{:?}", r.processes);
+        (r.preemptions, r.restores, g.ctx.allocated_bytes())
+    };
+    let (p1, r1, bytes1) = run(1);
+    let (p4, r4, bytes4) = run(3);
+    assert!(p1 > 0 && r1 > 0, "one arrival: {p1} preemptions, {r1} restores");
+    assert!(p4 >= 2 * p1 && r4 >= 2 * r1, "three arrivals should preempt more often: {p4} preemptions and {r4} restores against {p1} and {r1}");
+    assert!(bytes1 > 0);
+    assert_eq!(bytes4, bytes1, "context memory grew with the preemptions: {bytes4} B against {bytes1} B");
 }

@@ -2,21 +2,38 @@
 //! (thesis §5.2.2: every thread's registers, the block's shared memory, and the execution state
 //! — reconvergence stacks and barrier state).
 //!
-//! A captured block is written as 32-bit words into a region of global memory and read back
-//! from there on restore, so a context that is lost or corrupted on the way shows up as a wrong
-//! kernel output. The cost follows the thesis's model (§5.2.2 and Table 5.2, whose save times
-//! it reproduces; `docs/timing.md`): `4 × registers per block + shared bytes per block`, moved
-//! at the SM's share of the DRAM bandwidth.
+//! A captured block is written as 32-bit words into global memory and read back from there on
+//! restore, so a context that is lost or corrupted on the way shows up as a wrong kernel output.
+//! The cost is the memory system's: a save sends the context's lines from the SM as streamed
+//! writes and completes at the last acknowledgement; a restore streams them back and the block
+//! resumes when the last line has arrived. An SM's blocks share its port, and all SMs share the
+//! DRAM channels, so with every SM saving at once each SM gets its share of the bandwidth and
+//! the save times of the thesis's Table 5.2 (`4 × registers + shared bytes` per block at 1/13
+//! of 208 GB/s on the K20c) come out of the memory model (a test checks every row within 5 %).
+//!
+//! Where contexts go ([`ContextUnit`]): each launch that is preempted gets one save area at its
+//! first save, with a slot per block that can be saved at once (the framework keeps a kernel's
+//! resident and queued blocks within N_SM × T_max, the PTBQ's depth); a slot is taken at a
+//! save and given back when the block's restore completes, and the area goes back to a pool
+//! when the launch retires, for later launches to reuse. So memory stays bounded however many
+//! preemptions a run has.
 //!
 //! Layout (words): magic, warp count, shared words; the shared memory; then per warp: id,
 //! register count, local words, valid mask, exited mask, state, stack depth, the predicates,
 //! the stack entries (pc, reconvergence pc, mask), the registers (`r * 32 + lane`), the local
 //! memory. Thread indices are rebuilt from the launch.
 
+use super::memsys::{MemReq, MemSys, ReqKind};
 use super::sm::BlockContext;
 use crate::exec::{StackEntry, Warp, WarpState};
+use crate::kernel::Kernel;
 use crate::mem::{GlobalMem, MemFault};
 use mpgpu_spec::isa::NUM_PREDS;
+use std::collections::HashMap;
+
+/// The deepest reconvergence stack a saved context holds per warp (a save slot's room; a
+/// deeper stack is an error at the save).
+pub const MAX_STACK: usize = 64;
 
 const MAGIC: u32 = 0x6d70_4358; // "mpCX"
 
@@ -85,12 +102,24 @@ pub fn from_words(words: &[u32], template: &BlockContext) -> Result<BlockContext
     Ok(BlockContext { info: template.info.clone(), ctaid: template.ctaid, shared, warps })
 }
 
-/// Writes a context to a fresh region of global memory; returns its address and length.
-pub fn store(mem: &mut GlobalMem, ctx: &BlockContext) -> (u32, usize) {
+/// The most words a context of a block of `k` takes (a save slot): the layout of
+/// [`to_words`] with [`MAX_STACK`] entries per warp.
+pub fn slot_words(k: &Kernel) -> usize {
+    let per_warp = 7 + NUM_PREDS as usize + 3 * MAX_STACK + 32 * k.regs as usize + 32 * (k.local_bytes / 4) as usize;
+    3 + (k.shared_bytes / 4) as usize + k.warps() as usize * per_warp
+}
+
+/// Writes a context at `addr`, in at most `room` words; returns its length in words.
+pub fn store_at(mem: &mut GlobalMem, addr: u32, ctx: &BlockContext, room: usize) -> Result<usize, String> {
+    if let Some(w) = ctx.warps.iter().find(|w| w.stack.len() > MAX_STACK) {
+        return Err(format!("warp {} has a reconvergence stack {} deep; a saved context holds at most {MAX_STACK} entries", w.id, w.stack.len()));
+    }
     let words = to_words(ctx);
-    let addr = mem.alloc(4 * words.len() as u32);
+    if words.len() > room {
+        return Err(format!("a context of {} words does not fit its {room}-word save slot", words.len()));
+    }
     mem.write_u32s(addr, &words);
-    (addr, words.len())
+    Ok(words.len())
 }
 
 /// Reads a context back from global memory.
@@ -100,32 +129,160 @@ pub fn load(mem: &GlobalMem, addr: u32, len: usize, template: &BlockContext) -> 
     from_words(&words, template)
 }
 
-/// Bytes the thesis's cost model charges for one block: 4 × registers per block + shared bytes.
-pub fn charged_bytes(regs_per_block: u64, shared_per_block: u64) -> u64 {
-    4 * regs_per_block + shared_per_block
+/// Sends the lines holding `words` words at `addr` from (or, for a restore, to) SM `sm` at
+/// cycle `now`, tagged `tag`; returns how many lines.
+pub fn send_lines(mem: &mut MemSys, line_bytes: u32, sm: usize, addr: u32, words: usize, kind: ReqKind, tag: u32, now: u64) -> u32 {
+    let (first, last) = (addr / line_bytes, (addr + 4 * words as u32 - 1) / line_bytes);
+    for ln in first..=last {
+        mem.send(now, MemReq { sm: sm as u32, line: ln, kind, bytes: line_bytes, tag });
+    }
+    last - first + 1
 }
 
-/// Cycles to move `bytes` at one SM's share of the DRAM bandwidth (`dram_bytes_per_cycle /
-/// sms`), rounded up.
-pub fn move_cycles(bytes: u64, dram_bytes_per_cycle: f64, sms: u32) -> u64 {
-    (bytes as f64 / (dram_bytes_per_cycle / sms as f64)).ceil() as u64
+/// What a context transfer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XferKind {
+    Save,
+    /// The block restored into block slot `bslot` resumes when the transfer completes; then
+    /// the save slot it came from is free (`Some((launch, slot))`), or the region ([`Gpu`]'s
+    /// single-block API).
+    ///
+    /// [`Gpu`]: super::gpu::Gpu
+    Restore { bslot: u32, slot: Option<(usize, u32)>, region: Option<usize> },
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::GpuConfig;
+/// A context save or restore on its way through the memory system.
+#[derive(Clone, Copy, Debug)]
+pub struct Xfer {
+    pub sm: usize,
+    pub kind: XferKind,
+    pub lines_left: u32,
+    /// Cycle of its first request and of its last response.
+    pub start: u64,
+    pub done: Option<u64>,
+}
 
-    #[test]
-    fn the_cost_model_reproduces_thesis_table_5_2() {
-        // (kernel, TBs/SM, regs/TB, shmem/TB, save cycles at 706 MHz in Table 5.2 [D])
-        let rows = [("StreamCollide", 15u64, 4320u64, 0u64, 11437u64), ("mysgemmNT", 14, 4480, 512, 11388), ("histo main", 1, 16896, 24576, 4067), ("mbsadcalc", 7, 2135, 2224, 3325)];
-        let k20c = GpuConfig::preset("k20c").unwrap();
-        for (name, tbs, regs, shmem, cycles) in rows {
-            let bytes = tbs * charged_bytes(regs, shmem);
-            let got = move_cycles(bytes, k20c.dram_bytes_per_cycle(), k20c.num_sms());
-            assert!(got.abs_diff(cycles) <= 1, "{name}: {got} cycles for {bytes} B, Table 5.2 gives {cycles}");
+/// One launch's save area.
+#[derive(Clone, Debug)]
+struct Area {
+    region: usize,
+    slot_words: usize,
+    free: Vec<u32>,
+    /// The slot each saved block of the launch occupies, by block index.
+    slot_of: HashMap<u32, u32>,
+}
+
+/// The SM driver's context-switch bookkeeping: save areas and transfers in flight.
+#[derive(Clone, Debug, Default)]
+pub struct ContextUnit {
+    /// Regions of global memory allocated for contexts: (address, bytes, in use).
+    regions: Vec<(u32, u32, bool)>,
+    areas: HashMap<usize, Area>,
+    xfers: Vec<Option<Xfer>>,
+    free_xfers: Vec<u32>,
+}
+
+impl ContextUnit {
+    /// Bytes of global memory allocated for contexts so far (free or in use).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.regions.iter().map(|r| r.1 as u64).sum()
+    }
+
+    /// A free region of at least `bytes` (the smallest that fits), else a new one.
+    pub fn take_region(&mut self, mem: &mut GlobalMem, bytes: u32) -> usize {
+        let best = (0..self.regions.len()).filter(|&i| !self.regions[i].2 && self.regions[i].1 >= bytes).min_by_key(|&i| self.regions[i].1);
+        let i = best.unwrap_or_else(|| {
+            self.regions.push((mem.alloc(bytes), bytes, false));
+            self.regions.len() - 1
+        });
+        self.regions[i].2 = true;
+        i
+    }
+
+    pub fn region_addr(&self, i: usize) -> u32 {
+        self.regions[i].0
+    }
+
+    pub fn free_region(&mut self, i: usize) {
+        self.regions[i].2 = false;
+    }
+
+    /// A save slot for block `tb` of launch `launch` (kernel `k`; `slots` slots in its area,
+    /// which is taken at the launch's first save): the slot's address and room in words.
+    pub fn take_slot(&mut self, mem: &mut GlobalMem, launch: usize, k: &Kernel, slots: u32, tb: u32) -> Result<(u32, u32, usize), String> {
+        if !self.areas.contains_key(&launch) {
+            let slot_words = slot_words(k).div_ceil(32) * 32; // whole lines
+            let region = self.take_region(mem, (slot_words * 4) as u32 * slots);
+            self.areas.insert(launch, Area { region, slot_words, free: (0..slots).rev().collect(), slot_of: HashMap::new() });
         }
+        let a = self.areas.get_mut(&launch).unwrap();
+        let slot = a.free.pop().ok_or_else(|| format!("launch {launch}: all {slots} save slots are in use"))?;
+        if a.slot_of.insert(tb, slot).is_some() {
+            return Err(format!("block {tb} of launch {launch} saved twice"));
+        }
+        Ok((slot, self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words))
+    }
+
+    /// Where block `tb` of `launch` is saved: its slot, address and room in words.
+    pub fn saved_slot(&mut self, launch: usize, tb: u32) -> Option<(u32, u32, usize)> {
+        let a = self.areas.get_mut(&launch)?;
+        let slot = a.slot_of.remove(&tb)?;
+        Some((slot, self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words))
+    }
+
+    pub fn free_slot(&mut self, launch: usize, slot: u32) {
+        if let Some(a) = self.areas.get_mut(&launch) {
+            a.free.push(slot);
+        }
+    }
+
+    /// The launch has retired: its save area goes back to the pool.
+    pub fn retire(&mut self, launch: usize) {
+        if let Some(a) = self.areas.remove(&launch) {
+            debug_assert!(a.slot_of.is_empty(), "launch {launch} retired with saved blocks");
+            self.regions[a.region].2 = false;
+        }
+    }
+
+    pub fn new_xfer(&mut self, x: Xfer) -> u32 {
+        match self.free_xfers.pop() {
+            Some(i) => {
+                self.xfers[i as usize] = Some(x);
+                i
+            }
+            None => {
+                self.xfers.push(Some(x));
+                self.xfers.len() as u32 - 1
+            }
+        }
+    }
+
+    pub fn xfer(&self, id: u32) -> Option<&Xfer> {
+        self.xfers.get(id as usize).and_then(Option::as_ref)
+    }
+
+    pub fn end_xfer(&mut self, id: u32) -> Option<Xfer> {
+        let x = self.xfers.get_mut(id as usize)?.take()?;
+        self.free_xfers.push(id);
+        Some(x)
+    }
+
+    /// Sets how many lines transfer `id` waits for (once its requests are sent).
+    pub fn set_lines(&mut self, id: u32, lines: u32) {
+        if let Some(Some(x)) = self.xfers.get_mut(id as usize) {
+            x.lines_left = lines;
+        }
+    }
+
+    /// One line of transfer `id` answered at `now`; the transfer if that was its last.
+    pub fn line_answered(&mut self, id: u32, now: u64) -> Option<Xfer> {
+        let x = self.xfers.get_mut(id as usize)?.as_mut()?;
+        x.lines_left -= 1;
+        if x.lines_left == 0 {
+            x.done = Some(now);
+            return Some(*x);
+        }
+        None
     }
 }
 

@@ -14,8 +14,8 @@
 //! to the next event. Stall reasons and occupancy are accounted for the skipped cycles too, so
 //! the results are the same as stepping every cycle.
 
-use super::memsys::{MemStats, MemSys};
-use super::sm::{KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
+use super::memsys::{MemStats, MemSys, ReqKind};
+use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, CONTEXT_TAG, STALL_NAMES};
 use crate::config::GpuConfig;
 use crate::func::Launch;
 use crate::mem::GlobalMem;
@@ -24,7 +24,7 @@ use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy, Sch
 use mpgpu_spec::units::sched::fw::{MAX_GRID_BLOCKS, MAX_TMAX};
 use crate::workload::{self, Workload};
 use mpgpu_spec::units::sched::SchedParams;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -161,16 +161,16 @@ struct ProcState {
     programs_done: u32,
 }
 
-/// A block's context saved in global memory by a context switch.
+/// A block's context saved in global memory by [`Gpu::save_block`].
 #[derive(Clone, Debug)]
 pub struct SavedBlock {
-    /// Region in global memory and its length in words.
+    /// Where in global memory, and its length in words.
     pub addr: u32,
     pub words: usize,
-    /// Bytes the cost model charges (4 × registers + shared bytes).
-    pub bytes: u64,
-    /// Cycle the save completes.
-    pub ready_at: u64,
+    /// The region holding it (free again once it has been restored).
+    region: usize,
+    /// The save's transfer through the memory system ([`Gpu::save_done`]).
+    xfer: u32,
     /// The launch and block index (what the PTBQ entry and the KSR keep).
     pub template: super::sm::BlockContext,
 }
@@ -207,6 +207,8 @@ pub struct Gpu {
     last_issue: u64,
     /// Cycles the loop actually stepped (the rest were skipped as idle).
     pub stepped_cycles: u64,
+    /// Context save areas and the context transfers in flight.
+    pub ctx: super::context::ContextUnit,
 }
 
 /// The GPU's block-scheduler slot.
@@ -227,11 +229,14 @@ struct FwDriver {
     mechanism: Mechanism,
     cmds: VecDeque<KernelCmd>,
     done: VecDeque<u8>,
-    /// Saved blocks: (cycle the save completes, SM, block index), in completion order.
-    saving_q: VecDeque<(u64, u8, u32)>,
+    /// Saves under way: (transfer, SM, block index), in the order the blocks were taken off
+    /// their SMs; the framework hears of each (`tb_saved`) once it and those before it have
+    /// completed.
+    saving_q: VecDeque<(u32, u8, u32)>,
     /// SMs whose blocks are being switched out.
     switching: Vec<bool>,
-    saved: HashMap<(usize, u32), SavedBlock>,
+    /// Save slots per launch: the PTBQ's depth (N_SM × T_max).
+    slots: u32,
     /// Gate the framework's clock while it is idle with no input (on unless asked otherwise).
     gating: bool,
     /// The framework was idle after its last clock edge (`SchedUnit::quiet`, asked once per
@@ -328,6 +333,7 @@ impl Gpu {
             buf: Vec::new(),
             last_issue: 0,
             stepped_cycles: 0,
+            ctx: Default::default(),
         }
     }
 
@@ -400,7 +406,7 @@ impl Gpu {
             saving_q: VecDeque::new(),
             gating: true,
             switching: vec![false; n],
-            saved: HashMap::new(),
+            slots: (n * cfg.sm[0].blocks as usize) as u32,
             procs,
             preemptions: 0,
             restores: 0,
@@ -432,20 +438,27 @@ impl Gpu {
                 continue;
             }
             for b in self.sms[sm].quiescent_blocks() {
-                let saved = save_block_parts(&mut self.sms[sm], sm, b, now, &self.cfg, &mut self.gmem, &mut self.mem).unwrap();
-                let l = &saved.template.info.launch;
-                let c = saved.template.ctaid;
+                // Into a slot of the launch's save area, then out through the memory system.
+                let ctx = self.sms[sm].capture_block(now, b).unwrap();
+                let l = &ctx.info.launch;
+                let c = ctx.ctaid;
                 let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
-                d.saving_q.push_back((saved.ready_at, sm as u8, tb));
-                d.saved.insert((saved.template.info.id, tb), saved);
+                let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
+                let (_, addr, room) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb).map_err(ctx_err)?;
+                let words = super::context::store_at(&mut self.gmem, addr, &ctx, room).map_err(ctx_err)?;
+                let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: now, done: None });
+                let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, now);
+                self.ctx.set_lines(xfer, lines);
+                d.saving_q.push_back((xfer, sm as u8, tb));
             }
             if self.sms[sm].is_empty() {
                 d.switching[sm] = false;
             }
         }
         let saved_now = match d.saving_q.front() {
-            Some(&(t, sm, tb)) if t <= now => {
+            Some(&(x, sm, tb)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
                 d.saving_q.pop_front();
+                self.ctx.end_xfer(x);
                 Some((sm, tb))
             }
             _ => None,
@@ -489,17 +502,23 @@ impl Gpu {
                 return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
             }
             if t.restore {
-                let Some(saved) = d.saved.remove(&(t.handle as usize, t.tb)) else {
+                let launch = t.handle as usize;
+                let Some((slot, addr, room)) = self.ctx.saved_slot(launch, t.tb) else {
                     return bad(format!("the framework restored block {} of launch {}, which was never saved", t.tb, t.handle));
                 };
                 d.restores += 1;
-                let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
+                let info = self.launches[launch].info.clone();
+                let template = super::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new() };
+                let ctx = super::context::load(&self.gmem, addr, room, &template).map_err(SimError::BadLaunch)?;
                 if !self.sms[sm].fits(&ctx.info.launch) {
                     return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
                 }
-                context_traffic(&mut self.mem, &self.cfg, sm, saved.addr, saved.words, super::memsys::ReqKind::Read, now);
-                let start = now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
-                self.sms[sm].restore_block_at(now, ctx, start);
+                let words = super::context::to_words(&ctx).len();
+                let bslot = self.sms[sm].restore_block_at(now, ctx, true);
+                let kind = super::context::XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
+                let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind, lines_left: 0, start: now, done: None });
+                let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamRead, CONTEXT_TAG | xfer, now);
+                self.ctx.set_lines(xfer, lines);
             } else {
                 let Some(ls) = self.launches.get_mut(t.handle as usize) else {
                     return bad(format!("the framework issued a block of launch {}, which does not exist", t.handle));
@@ -671,11 +690,21 @@ impl Gpu {
                     self.next_program(p)?;
                 }
             }
-            // Memory responses.
+            // Requests performed at the L2, then memory responses.
             self.mem.tick(now);
+            for k in 0..self.mem.performed.len() {
+                let (sm, tag, line) = self.mem.performed[k];
+                if let Err(f) = self.sms[sm as usize].mem_perform(now, tag, line, &mut self.gmem) {
+                    return Err(self.fault(sm, f));
+                }
+            }
+            self.mem.performed.clear();
             for k in 0..self.mem.ready.len() {
                 let (sm, tag) = self.mem.ready[k];
-                self.sms[sm as usize].mem_response(now, tag);
+                match context_xfer(tag) {
+                    Some(x) => self.context_response(now, x),
+                    None => self.sms[sm as usize].mem_response(now, tag),
+                }
             }
             self.mem.ready.clear();
             // Block dispatch: the slot's scheduler.
@@ -793,25 +822,66 @@ impl Gpu {
         self.sms[sm].restore_block(self.now, ctx);
     }
 
-    /// Context switch, save half: takes a quiescent block off `sm` (see [`Gpu::freeze_block`]),
-    /// writes its whole state into global memory, and sends that many bytes through the memory
-    /// system from the SM. The save completes `SavedBlock::ready_at`, after the thesis's cost:
-    /// 4 × registers + shared bytes of the block at the SM's share of the DRAM bandwidth.
-    pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
-        let saved = save_block_parts(&mut self.sms[sm], sm, bslot, self.now, &self.cfg, &mut self.gmem, &mut self.mem)?;
-        self.touch();
-        Some(saved)
+    /// One line of context transfer `x` has been answered. After the last, a restored block
+    /// resumes and its save slot (or region) is free again; a save is then complete (the SM
+    /// driver tells the framework in order, [`Gpu::save_done`] tells a caller).
+    fn context_response(&mut self, now: u64, x: u32) {
+        let Some(done) = self.ctx.line_answered(x, now) else { return };
+        if let super::context::XferKind::Restore { bslot, slot, region } = done.kind {
+            self.ctx.end_xfer(x);
+            if let Some((launch, slot)) = slot {
+                self.ctx.free_slot(launch, slot);
+            }
+            if let Some(r) = region {
+                self.ctx.free_region(r);
+            }
+            self.sms[done.sm].resume_block(now, bslot);
+            self.touch();
+        }
     }
 
-    /// Context switch, restore half: reads a saved block back from global memory and makes it
-    /// resident on `sm`, issuing after the same cost as the save. Returns the cycle it resumes.
-    pub fn restore_saved(&mut self, sm: usize, saved: &SavedBlock) -> Result<u64, SimError> {
+    /// Context switch, save half: takes a quiescent block off `sm` (see [`Gpu::freeze_block`]),
+    /// writes its whole state into a region of global memory (a free one from the context pool
+    /// when one is big enough), and sends it through the memory system from the SM as streamed
+    /// writes. The save is complete at the last acknowledgement ([`Gpu::save_done`]).
+    pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
+        let ctx = self.sms[sm].capture_block(self.now, bslot)?;
+        let words = super::context::to_words(&ctx).len();
+        let region = self.ctx.take_region(&mut self.gmem, 4 * words as u32);
+        let addr = self.ctx.region_addr(region);
+        super::context::store_at(&mut self.gmem, addr, &ctx, words).ok()?;
+        let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: self.now, done: None });
+        let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, self.now);
+        self.ctx.set_lines(xfer, lines);
+        self.touch();
+        let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
+        Some(SavedBlock { addr, words, region, xfer, template })
+    }
+
+    /// The cycle a save's last line was acknowledged, once it has been.
+    pub fn save_done(&self, saved: &SavedBlock) -> Option<u64> {
+        self.ctx.xfer(saved.xfer).and_then(|x| x.done)
+    }
+
+    /// Context switch, restore half: reads a saved block (whose save is complete) back from
+    /// global memory and makes it resident on `sm`; its warps issue once the context's last
+    /// line has arrived from memory, and then its region is free for later saves.
+    pub fn restore_saved(&mut self, sm: usize, saved: &SavedBlock) -> Result<(), SimError> {
+        let cycle = self.now;
+        if self.save_done(saved).is_none() {
+            return Err(SimError::Cosim { cycle, detail: "restore_saved: the save has not completed".into() });
+        }
         let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
-        assert!(self.sms[sm].fits(&ctx.info.launch), "restore_saved: no room on SM {sm}");
-        context_traffic(&mut self.mem, &self.cfg, sm, saved.addr, saved.words, super::memsys::ReqKind::Read, self.now);
-        let start = self.now + super::context::move_cycles(saved.bytes, self.cfg.dram_bytes_per_cycle(), self.cfg.num_sms());
-        self.sms[sm].restore_block_at(self.now, ctx, start);
-        Ok(start)
+        if !self.sms[sm].fits(&ctx.info.launch) {
+            return Err(SimError::Cosim { cycle, detail: format!("restore_saved: no room on SM {sm}") });
+        }
+        self.ctx.end_xfer(saved.xfer);
+        let bslot = self.sms[sm].restore_block_at(self.now, ctx, true);
+        let kind = super::context::XferKind::Restore { bslot, slot: None, region: Some(saved.region) };
+        let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind, lines_left: 0, start: self.now, done: None });
+        let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, saved.addr, saved.words, ReqKind::StreamRead, CONTEXT_TAG | xfer, self.now);
+        self.ctx.set_lines(xfer, lines);
+        Ok(())
     }
 
     /// The baseline dispatcher has something new to look at.
@@ -875,6 +945,7 @@ impl Gpu {
             }
             let p = ls.process;
             self.launches[h as usize].retired = true;
+            self.ctx.retire(h as usize);
             self.next_launch(p)?;
         }
         Ok(())
@@ -932,6 +1003,7 @@ impl Gpu {
             sm.awake_cycles += s.stats.awake_cycles;
             sm.max_kernels_resident = sm.max_kernels_resident.max(s.stats.max_kernels_resident);
             sm.shared_conflict_cycles += s.stats.shared_conflict_cycles;
+            sm.war_overwrites += s.stats.war_overwrites;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];
             }
@@ -1018,23 +1090,3 @@ pub fn run_workload_with(
     Ok(gpu.result())
 }
 
-/// Saves a quiescent block of `sm_unit` (SM number `sm`) into global memory; see
-/// [`Gpu::save_block`].
-fn save_block_parts(sm_unit: &mut Sm, sm: usize, bslot: u32, now: u64, cfg: &GpuConfig, gmem: &mut GlobalMem, mem: &mut MemSys) -> Option<SavedBlock> {
-    let ctx = sm_unit.capture_block(now, bslot)?;
-    let (addr, len) = super::context::store(gmem, &ctx);
-    context_traffic(mem, cfg, sm, addr, len, super::memsys::ReqKind::Write, now);
-    let k = &ctx.info.launch.kernel;
-    let bytes = super::context::charged_bytes(k.regs as u64 * k.threads as u64, k.shared_bytes as u64);
-    let ready_at = now + super::context::move_cycles(bytes, cfg.dram_bytes_per_cycle(), cfg.num_sms());
-    let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
-    Some(SavedBlock { addr, words: len, bytes, ready_at, template })
-}
-
-/// The memory traffic of moving a context region between an SM and global memory.
-fn context_traffic(mem: &mut MemSys, cfg: &GpuConfig, sm: usize, addr: u32, words: usize, kind: super::memsys::ReqKind, now: u64) {
-    let line = cfg.sm[0].l1_line;
-    for ln in addr / line..=(addr + 4 * words as u32 - 1) / line {
-        mem.send(now, super::memsys::MemReq { sm: sm as u32, line: ln, kind, bytes: line, tag: super::sm::CONTEXT_TAG });
-    }
-}

@@ -12,8 +12,13 @@
 //! 3. the response (header plus the line, for reads and atomics) crosses the interconnect back
 //!    through the SM's ejection port.
 //! Writes are write-allocate without fetch in the L2 (write-back, so a dirty line costs DRAM
-//! bandwidth when it is evicted); writes and atomics need no response for timing except that
-//! atomics return their old value.
+//! bandwidth when it is evicted).
+//!
+//! The L2 slice is where requests are **performed**: the slice takes them one at a time, in
+//! arrival order, and reports each in [`MemSys::performed`] in the cycle it reaches the slice,
+//! so that the SM reads a load's data, writes a store's or does an atomic's read-modify-write
+//! then, in the order the slice sees them. Every request gets a response: a read its line, an
+//! atomic its old values, a write an acknowledgement (a header only).
 
 use super::cache::TagArray;
 use crate::config::GpuConfig;
@@ -25,6 +30,12 @@ pub enum ReqKind {
     Read,
     Write,
     Atomic,
+    /// Context-save traffic: streamed to DRAM through the slice without allocating in the L2
+    /// (a context is written once and read back once, later); acknowledged when its transfer
+    /// into the channel ends.
+    StreamWrite,
+    /// Context-restore traffic: streamed from DRAM, the line returned after the DRAM latency.
+    StreamRead,
 }
 
 /// One request from an SM for one line.
@@ -43,8 +54,9 @@ pub struct MemReq {
 enum Ev {
     /// The request reaches its L2 slice.
     AtL2(MemReq),
-    /// The response reaches the SM's ejection port (which serves responses in arrival order).
-    Eject { sm: u32, tag: u32 },
+    /// The response reaches the SM's ejection port (which serves responses in arrival order);
+    /// `bytes` of data follow its header.
+    Eject { sm: u32, tag: u32, bytes: u32 },
     /// The response reaches the SM.
     Response { sm: u32, tag: u32 },
 }
@@ -60,6 +72,8 @@ pub struct MemStats {
     pub dram_reads: u64,
     pub dram_writebacks: u64,
     pub dram_bytes: u64,
+    /// Lines of context-switch traffic (saves and restores) streamed to or from DRAM.
+    pub context_lines: u64,
 }
 
 pub struct MemSys {
@@ -83,6 +97,8 @@ pub struct MemSys {
     pub stats: MemStats,
     /// Responses due this cycle, for the GPU to hand to the SMs: (sm, tag).
     pub ready: Vec<(u32, u32)>,
+    /// Requests performed at their L2 slice this cycle, in the slices' order: (sm, tag, line).
+    pub performed: Vec<(u32, u32, u32)>,
 }
 
 impl MemSys {
@@ -110,6 +126,7 @@ impl MemSys {
             due: Vec::new(),
             stats: MemStats::default(),
             ready: Vec::new(),
+            performed: Vec::new(),
         }
     }
 
@@ -129,7 +146,7 @@ impl MemSys {
     /// Sends a request at cycle `now`.
     pub fn send(&mut self, now: u64, r: MemReq) {
         self.stats.requests += 1;
-        let size = 8 + if r.kind == ReqKind::Read { 0 } else { r.bytes };
+        let size = 8 + if matches!(r.kind, ReqKind::Read | ReqKind::StreamRead) { 0 } else { r.bytes };
         let p = r.sm as usize;
         let start = now.max(self.inject_free[p]);
         self.inject_free[p] = start + self.flits(size);
@@ -147,7 +164,8 @@ impl MemSys {
         !self.events.is_empty()
     }
 
-    /// Processes every event due at or before `now`; responses go to `self.ready`.
+    /// Processes every event due at or before `now`; responses go to `self.ready`, requests
+    /// performed to `self.performed`.
     pub fn tick(&mut self, now: u64) {
         // Events a handler schedules for this same cycle are handled in this call too.
         loop {
@@ -160,9 +178,9 @@ impl MemSys {
             for &(t, ev) in &due {
                 match ev {
                     Ev::Response { sm, tag } => self.ready.push((sm, tag)),
-                    Ev::Eject { sm, tag } => {
+                    Ev::Eject { sm, tag, bytes } => {
                         let p = sm as usize;
-                        let flits = self.flits(8 + self.line);
+                        let flits = self.flits(8 + bytes);
                         let start = t.max(self.eject_free[p]);
                         self.eject_free[p] = start + flits;
                         self.push(start + flits, Ev::Response { sm, tag });
@@ -183,6 +201,10 @@ impl MemSys {
     }
 
     fn at_l2(&mut self, t: u64, r: MemReq) {
+        if matches!(r.kind, ReqKind::StreamWrite | ReqKind::StreamRead) {
+            return self.stream(t, r);
+        }
+        self.performed.push((r.sm, r.tag, r.line));
         let c = self.channel_of(r.line);
         let t0 = t.max(self.slice_free[c]);
         self.slice_free[c] = t0 + 1;
@@ -222,9 +244,24 @@ impl MemSys {
             }
             arrive
         };
-        if r.kind != ReqKind::Write {
-            self.push(ready + self.icnt_latency, Ev::Eject { sm: r.sm, tag: r.tag });
-        }
+        // A write is acknowledged once the slice has it; reads and atomics answer with data.
+        let (at, bytes) = if r.kind == ReqKind::Write { (looked_up, 0) } else { (ready, self.line) };
+        self.push(at + self.icnt_latency, Ev::Eject { sm: r.sm, tag: r.tag, bytes });
+    }
+
+    /// A streamed line: the slice passes it to its channel (one request per cycle, no lookup),
+    /// where it queues for `line / bandwidth` cycles of the channel like any other transfer;
+    /// a write is acknowledged when its transfer ends, a read returns `dram_latency` later.
+    fn stream(&mut self, t: u64, r: MemReq) {
+        let c = self.channel_of(r.line);
+        let t0 = t.max(self.slice_free[c]);
+        self.slice_free[c] = t0 + 1;
+        // (a copy in the L2 could only be stale)
+        self.l2[c].invalidate(r.line);
+        self.stats.context_lines += 1;
+        let done = self.dram_transfer(c, t0 as f64);
+        let (at, bytes) = if r.kind == ReqKind::StreamWrite { (done.ceil() as u64, 0) } else { ((done + self.dram_latency).ceil() as u64, self.line) };
+        self.push(at + self.icnt_latency, Ev::Eject { sm: r.sm, tag: r.tag, bytes });
     }
 
     /// Peak DRAM bytes per cycle over all channels.
@@ -244,6 +281,7 @@ mod tests {
             for (_, tag) in m.ready.drain(..) {
                 out.push((tag, t));
             }
+            m.performed.clear();
         }
         out
     }
@@ -279,11 +317,13 @@ mod tests {
             }
             m.tick(t);
             m.ready.clear();
+            m.performed.clear();
         }
         let mut t = 2000;
         while m.busy() {
             m.tick(t);
             m.ready.clear();
+            m.performed.clear();
             t += 1;
         }
         let rate = m.stats.dram_bytes as f64 / t as f64;

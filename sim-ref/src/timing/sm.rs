@@ -12,17 +12,23 @@
 //! L1 TLB always hits for now, `l1_tlb_latency`), then the **memory** stage: shared memory with
 //! bank conflicts, parameters from the constant cache, global and local accesses coalesced into
 //! lines through the L1 (MSHRs, write-evict for stores) to the memory system; **writeback**
-//! releases the scoreboard. Out-of-order completion: a warp keeps issuing independent
-//! instructions past an outstanding load.
+//! writes the result and releases the scoreboard. Out-of-order completion: a warp keeps
+//! issuing independent instructions past an outstanding load.
 //!
-//! Data: the instruction executes on the functional state when it issues (the scoreboard
-//! guarantees that no later instruction of the warp reads a value before its timed writeback),
-//! so every kernel still produces its real output under timing.
+//! Data moves at those stages, on real values (see `docs/timing.md`, "Data and time"): every
+//! issued instruction has a record ([`Rec`]) until it completes; the issue stage does only
+//! control flow (branches, `exit`, barriers) and moves the pc; the operand-read stage reads the
+//! sources into the record, and the execute stage computes the result there; a load's lanes
+//! are read from memory when the memory stage performs its line (an L1 hit at its L1 access,
+//! a miss when its L2 slice performs the read), a store's written when its L2 slice performs
+//! it, an atomic's read-modify-write done there too; shared memory in the last cycle of its
+//! access; the register file is written at writeback. A store stays in flight until every line
+//! is acknowledged, and `membar` waits for the warp's loads, stores and atomics.
 
 use super::memsys::{MemReq, MemSys, ReqKind};
 use super::cache::TagArray;
 use crate::config::{SchedPolicy, SmConfig};
-use crate::exec::{self, BlockCtx, Event, Fault, Warp, WarpState};
+use crate::exec::{self, BlockCtx, Event, Fault, Flight, Warp, WarpState};
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
@@ -132,6 +138,10 @@ pub struct SmStats {
     /// Most different launches (kernels) resident at once (intra-SM sharing when above 1).
     pub max_kernels_resident: u32,
     pub shared_conflict_cycles: u64,
+    /// Register writebacks that overwrote a source register of an older load, store or atomic
+    /// of the same warp still in flight: the write-after-read hazard that early source release
+    /// allows (Tanasić's thesis, §6.2, Fig. 6.3), harmless unless that instruction is replayed.
+    pub war_overwrites: u64,
 }
 
 struct HwWarp {
@@ -142,8 +152,12 @@ struct HwWarp {
     pending_mem: RegMask,
     next_issue: u64,
     ibuf: u32,
-    /// Outstanding loads and atomics (the block cannot be captured while any remain).
-    loads: u32,
+    /// Instructions in flight (issued, not yet written back or acknowledged); the block cannot
+    /// be captured, nor end, while any remain.
+    inflight: u32,
+    /// Of those, global and local loads, stores and atomics (`membar` waits for none to
+    /// remain), with their records.
+    mem_recs: Vec<u32>,
     /// Queued for fetch.
     in_fetch: bool,
     /// Its block is frozen (draining for a context switch).
@@ -169,6 +183,9 @@ struct Block {
     shared_bytes: u32,
     /// Issue stopped (for a context switch): its warps issue nothing until it is captured.
     frozen: bool,
+    /// Its context is still being restored: its warps issue nothing, and it cannot be captured,
+    /// until [`Sm::resume_block`].
+    restoring: bool,
 }
 
 struct Sched {
@@ -183,11 +200,64 @@ struct Sched {
     wake: u64,
 }
 
-struct LoadRec {
+/// An instruction in flight, from issue to writeback (a store: to its last acknowledgement).
+struct Rec {
     warp: u32,
-    reg: u16,
+    bslot: u32,
+    /// Its data: operands read, result produced.
+    f: Flight,
+    /// The scoreboard bit its writeback releases.
+    write: Option<u16>,
+    /// The memory space of a load, store or atomic.
+    space: Option<Space>,
+    store: bool,
+    /// Lines still to arrive (loads, atomics) or to be acknowledged (stores).
     outstanding: u32,
+    /// Lines of a global or local access not yet performed (none may remain when it
+    /// completes: a checked invariant).
+    unperformed: u32,
+    /// A load's writeback comes no earlier than this (its L1 hits).
     ready_at: u64,
+    /// The L1 line of each lane (global and local accesses).
+    lane_line: [u32; WARP_SIZE],
+}
+
+impl Rec {
+    /// The executing lanes whose access falls in `line`.
+    fn lanes_on(&self, line: u32) -> u32 {
+        let mut m = 0;
+        for l in 0..WARP_SIZE {
+            m |= ((self.lane_line[l] == line) as u32) << l;
+        }
+        m & self.f.exec
+    }
+}
+
+/// The SM's own timed events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum SmEv {
+    /// The instruction's writeback: its result goes to the warp, the scoreboard is released.
+    Writeback(u32),
+    /// The L1 access of one line (`.1`) of a load that hits, of a load joining a miss whose read
+    /// has already been performed, or of a local access: its lanes are performed now.
+    Access(u32, u32),
+    /// A shared-memory access ends: performed, then written back.
+    Shared(u32),
+}
+
+/// An L1 miss-status holding register: one line on its way from memory.
+#[derive(Default)]
+struct Mshr {
+    used: bool,
+    line: u32,
+    /// Loads waiting for the line, with the cycle of their L1 access.
+    waiters: Vec<(u32, u64)>,
+    /// Its read has been performed at the L2: a load joining later takes its data at its own
+    /// L1 access.
+    performed: bool,
+    /// A store or atomic of this SM to the line came after it: no later load joins it, and its
+    /// data do not enter the L1.
+    stale: bool,
 }
 
 /// A block's whole architectural state, for context switching and migration.
@@ -210,9 +280,18 @@ pub struct SmFault {
     pub fault: Fault,
 }
 
+/// Request tags: the top three bits say what the request is for, the rest index a record or an
+/// MSHR. A read for an L1 miss has none of them (its MSHR's index).
 const ATOMIC_TAG: u32 = 1 << 31;
-/// Responses to context-restore reads: the SM only needs them for the traffic.
+/// Context save and restore traffic: the SM only needs it for the traffic.
 pub const CONTEXT_TAG: u32 = 1 << 30;
+const STORE_TAG: u32 = 1 << 29;
+const KIND_MASK: u32 = 0b111 << 29;
+
+/// The transfer a context-traffic tag (`CONTEXT_TAG | transfer`) belongs to.
+pub fn context_xfer(tag: u32) -> Option<u32> {
+    (tag & KIND_MASK == CONTEXT_TAG).then_some(tag & !KIND_MASK)
+}
 /// Addresses of local memory in the cache model (local data lives in the warp state).
 const LOCAL_BASE: u32 = 0xC000_0000;
 
@@ -250,12 +329,19 @@ pub struct Sm {
     sfu_free: u64,
     ldst_free: u64,
     l1: TagArray,
-    mshr: HashMap<u32, Vec<u32>>,
-    loads: Vec<Option<LoadRec>>,
-    free_loads: Vec<u32>,
-    /// Scoreboard releases: (warp slot, register bit, from memory), by cycle.
-    completions: Wheel<(u32, u16, bool)>,
-    drained: Vec<(u32, u16, bool)>,
+    mshrs: Vec<Mshr>,
+    free_mshrs: Vec<u32>,
+    /// The MSHR a load missing on a line joins.
+    mshr_of_line: HashMap<u32, u32>,
+    mshrs_used: u32,
+    /// Instructions in flight (reused; `free_recs` lists the free ones).
+    recs: Vec<Rec>,
+    free_recs: Vec<u32>,
+    /// Instructions issued in the previous cycle, for the operand-read stage.
+    oread: Vec<u32>,
+    /// Writebacks and accesses, by cycle.
+    events: Wheel<SmEv>,
+    drained: Vec<SmEv>,
     pub stats: SmStats,
     /// Blocks finished since the GPU last looked: launch ids.
     pub finished: Vec<usize>,
@@ -299,10 +385,14 @@ impl Sm {
             sfu_free: 0,
             ldst_free: 0,
             l1: TagArray::new(cfg.l1_bytes, cfg.l1_assoc, cfg.l1_line),
-            mshr: HashMap::default(),
-            loads: Vec::new(),
-            free_loads: Vec::new(),
-            completions: Wheel::default(),
+            mshrs: Vec::new(),
+            free_mshrs: Vec::new(),
+            mshr_of_line: HashMap::default(),
+            mshrs_used: 0,
+            recs: Vec::new(),
+            free_recs: Vec::new(),
+            oread: Vec::new(),
+            events: Wheel::default(),
             drained: Vec::new(),
             stats: SmStats::default(),
             finished: Vec::new(),
@@ -361,12 +451,13 @@ impl Sm {
 
     /// Makes a captured block resident again (on this or another SM).
     pub fn restore_block(&mut self, now: u64, ctx: BlockContext) {
-        self.restore_block_at(now, ctx, now + 1);
+        self.restore_block_at(now, ctx, false);
     }
 
-    /// [`Sm::restore_block`], with its warps issuing no earlier than `start` (after the cost of
-    /// loading the context).
-    pub fn restore_block_at(&mut self, now: u64, ctx: BlockContext, start: u64) {
+    /// [`Sm::restore_block`]; with `held`, its warps wait (and the block cannot be captured)
+    /// until [`Sm::resume_block`], while its context is on its way. Returns its block slot.
+    pub fn restore_block_at(&mut self, now: u64, ctx: BlockContext, held: bool) -> u32 {
+        let start = if held { u64::MAX } else { now + 1 };
         self.account(now);
         let f = ctx.info.launch.kernel.footprint();
         if self.is_empty() {
@@ -392,7 +483,8 @@ impl Sm {
                 pending_mem: [0; 5],
                 next_issue: start.max(now + 1),
                 ibuf: 0,
-                loads: 0,
+                inflight: 0,
+                mem_recs: Vec::new(),
                 in_fetch: live,
                 frozen: false,
                 mshr_need: None,
@@ -421,6 +513,7 @@ impl Sm {
             threads: nw * 32,
             shared_bytes: f.shared_per_block,
             frozen: false,
+            restoring: held,
         });
         self.wake_at = now;
         for sc in &mut self.scheds {
@@ -429,7 +522,27 @@ impl Sm {
         let kinds = self.resident_launches().len() as u32;
         self.stats.max_kernels_resident = self.stats.max_kernels_resident.max(kinds);
         // A restored block whose warps all wait at a barrier, or have all exited, moves on.
-        self.check_block(now, bslot as u32);
+        if !held {
+            self.check_block(now, bslot as u32);
+        }
+        bslot as u32
+    }
+
+    /// A block restored held ([`Sm::restore_block_at`]) has its context: its warps issue from
+    /// the next cycle.
+    pub fn resume_block(&mut self, now: u64, bslot: u32) {
+        self.account(now);
+        let Some(b) = self.blocks[bslot as usize].as_mut() else { return };
+        b.restoring = false;
+        for &s in &b.warp_slots {
+            let w = self.warps[s as usize].as_mut().unwrap();
+            w.next_issue = now + 1;
+        }
+        self.wake_at = self.wake_at.min(now);
+        for sc in &mut self.scheds {
+            sc.wake = sc.wake.min(now);
+        }
+        self.check_block(now, bslot);
     }
 
     /// The launches with blocks resident, without repeats.
@@ -445,10 +558,8 @@ impl Sm {
         (0..self.blocks.len() as u32)
             .filter(|&b| {
                 self.blocks[b as usize].as_ref().is_some_and(|blk| {
-                    blk.warp_slots.iter().all(|&s| {
-                        let w = self.warps[s as usize].as_ref().unwrap();
-                        w.loads == 0 && w.pending == [0; 5]
-                    })
+                    !blk.restoring &&
+                    blk.warp_slots.iter().all(|&s| self.warps[s as usize].as_ref().unwrap().inflight == 0)
                 })
             })
             .collect()
@@ -530,7 +641,7 @@ impl Sm {
         // until then (the slots stay allocated to the block in any case).
         let drained = blk.warp_slots.iter().all(|&s| {
             let w = self.warps[s as usize].as_ref().unwrap();
-            w.w.state == WarpState::Done && w.pending == [0; 5] && w.loads == 0
+            w.w.state == WarpState::Done && w.inflight == 0
         });
         if drained {
             let blk = self.blocks[bslot as usize].take().unwrap();
@@ -543,53 +654,237 @@ impl Sm {
         }
     }
 
-    /// A memory response (tag as sent).
+    /// A memory response (tag as sent): a missed line arrives (the L1 is filled, unless a
+    /// store overtook the read, and its loads count it), an atomic's old values return, or a
+    /// store's line is acknowledged.
     pub fn mem_response(&mut self, now: u64, tag: u32) {
-        if tag & CONTEXT_TAG != 0 && tag & ATOMIC_TAG == 0 {
+        if tag & KIND_MASK == CONTEXT_TAG {
             return;
         }
+        // (an acknowledgement can end a block: occupancy is accounted up to here first)
+        self.account(now);
         self.wake_at = self.wake_at.min(now);
         for sc in &mut self.scheds {
-            // A freed MSHR may unblock a load.
+            // A freed MSHR may unblock a load, a finished access a fence.
             sc.wake = sc.wake.min(now);
         }
-        let ids: Vec<u32> = if tag & ATOMIC_TAG != 0 {
-            vec![tag & !ATOMIC_TAG]
-        } else {
-            self.l1.fill(tag, false);
-            self.mshr.remove(&tag).unwrap_or_default()
-        };
-        for id in ids {
-            let rec = self.loads[id as usize].as_mut().unwrap();
-            rec.outstanding -= 1;
-            if rec.outstanding == 0 {
-                let rec = self.loads[id as usize].take().unwrap();
-                self.free_loads.push(id);
-                let t = rec.ready_at.max(now + 1);
-                self.completions.push(t, (rec.warp, rec.reg, true));
+        let id = tag & !KIND_MASK;
+        match tag & KIND_MASK {
+            ATOMIC_TAG | STORE_TAG => self.line_done(now, id),
+            _ => {
+                let m = &mut self.mshrs[id as usize];
+                m.used = false;
+                let waiters = std::mem::take(&mut m.waiters);
+                if !m.stale {
+                    self.l1.fill(m.line, false);
+                    self.mshr_of_line.remove(&m.line);
+                }
+                self.mshrs_used -= 1;
+                self.free_mshrs.push(id);
+                for &(w, _) in &waiters {
+                    self.line_done(now, w);
+                }
+                let mut waiters = waiters;
+                waiters.clear();
+                self.mshrs[id as usize].waiters = waiters;
             }
         }
     }
 
-    fn new_load(&mut self, warp: u32, reg: u16) -> u32 {
-        let rec = LoadRec { warp, reg, outstanding: 0, ready_at: 0 };
-        match self.free_loads.pop() {
-            Some(i) => {
-                self.loads[i as usize] = Some(rec);
-                i
-            }
-            None => {
-                self.loads.push(Some(rec));
-                self.loads.len() as u32 - 1
+    /// One line of a load, store or atomic has arrived or been acknowledged; after the last, a
+    /// load or atomic writes back (no earlier than its L1 hits allow) and a store completes.
+    fn line_done(&mut self, now: u64, id: u32) {
+        let r = &mut self.recs[id as usize];
+        r.outstanding -= 1;
+        if r.outstanding == 0 {
+            if r.store {
+                self.complete(now, id);
+            } else {
+                let t = r.ready_at.max(now + 1);
+                self.events.push(t, SmEv::Writeback(id));
             }
         }
+    }
+
+    /// A request performed at its L2 slice at cycle `now` (tag as sent, the line it is for): a
+    /// global load's lanes on that line read memory (a load that joined the read but has not
+    /// yet made its own L1 access takes its data at that access), a global store's write it,
+    /// an atomic's do their read-modify-writes. (Local accesses are performed at the L1,
+    /// context traffic carries no instruction.)
+    pub fn mem_perform(&mut self, now: u64, tag: u32, line: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        let id = tag & !KIND_MASK;
+        match tag & KIND_MASK {
+            CONTEXT_TAG => Ok(()),
+            ATOMIC_TAG | STORE_TAG => self.perform_line(id, line, gmem),
+            _ => {
+                let m = &mut self.mshrs[id as usize];
+                m.performed = true;
+                let waiters = std::mem::take(&mut m.waiters);
+                let mut res = Ok(());
+                for &(w, t) in &waiters {
+                    if t <= now {
+                        res = res.and_then(|_| self.perform_line(w, line, gmem));
+                    } else {
+                        self.events.push(t, SmEv::Access(w, line));
+                    }
+                }
+                self.mshrs[id as usize].waiters = waiters;
+                res
+            }
+        }
+    }
+
+    /// Performs the lanes of global instruction `id` that fall in `line` (at the L2).
+    fn perform_line(&mut self, id: u32, line: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        if self.recs[id as usize].space != Some(Space::Global) {
+            return Ok(());
+        }
+        self.perform_access(id, line, gmem)
+    }
+
+    /// Performs the lanes of global or local instruction `id` that fall in `line`.
+    fn perform_access(&mut self, id: u32, line: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        let r = &mut self.recs[id as usize];
+        r.unperformed -= 1;
+        let lanes = r.lanes_on(line);
+        self.perform(id, lanes, gmem)
+    }
+
+    /// What a pipeline stage of record `id` works on: the record, its warp, its block's
+    /// context, and where a fault is (launch, block, warp).
+    fn stage(&mut self, id: u32) -> (&mut Rec, &mut Warp, BlockCtx<'_>, (usize, [u32; 3], u32)) {
+        let r = &mut self.recs[id as usize];
+        let hw = self.warps[r.warp as usize].as_mut().unwrap();
+        let blk = self.blocks[r.bslot as usize].as_mut().unwrap();
+        let info = &*blk.info;
+        let at = (info.id, blk.ctaid, hw.w.id);
+        let ctx = BlockCtx {
+            kernel: &info.launch.kernel,
+            params: &info.launch.params,
+            grid: info.launch.grid,
+            block: info.launch.block,
+            ctaid: blk.ctaid,
+            smid: self.id,
+            shared: &mut blk.shared,
+        };
+        (r, &mut hw.w, ctx, at)
+    }
+
+    /// The memory stage of record `id` for `lanes`.
+    fn perform(&mut self, id: u32, lanes: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
+        exec::perform(&mut r.f, lanes, w, &mut ctx, gmem).map_err(|fault| SmFault { launch, ctaid, warp, fault })
+    }
+
+    /// The operand-read stage of record `id`: its sources are read; an arithmetic result is
+    /// computed; a memory instruction's addresses are checked (a bad one is the instruction's
+    /// fault) and a parameter load reads the constant cache.
+    fn operand_read(&mut self, id: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
+        exec::read_operands(w, &ctx, &mut r.f);
+        let fault = |fault| SmFault { launch, ctaid, warp, fault };
+        match r.space {
+            None => exec::compute(&mut r.f),
+            Some(space) => {
+                exec::check_addresses(&r.f, &ctx, gmem).map_err(fault)?;
+                if space == Space::Param {
+                    let lanes = r.f.exec;
+                    exec::perform(&mut r.f, lanes, w, &mut ctx, gmem).map_err(fault)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The writeback of record `id`: the result goes to the register or predicate, the
+    /// scoreboard is released (counting an overwritten source of an older memory instruction
+    /// in flight), and the instruction completes.
+    fn write_back(&mut self, now: u64, id: u32) {
+        let r = &self.recs[id as usize];
+        let hw = self.warps[r.warp as usize].as_mut().unwrap();
+        exec::writeback(&mut hw.w, &r.f);
+        if let Some(b) = r.write {
+            let (i, m) = (b as usize / 64, 1u64 << (b % 64));
+            hw.pending[i] &= !m;
+            hw.pending_mem[i] &= !m;
+            if b < 256 {
+                for &o in &hw.mem_recs {
+                    if o != id && self.recs[o as usize].f.inst.src_regs().any(|s| s as u16 == b) {
+                        self.stats.war_overwrites += 1;
+                    }
+                }
+            }
+        }
+        self.complete(now, id);
+    }
+
+    /// Instruction `id` has completed: its record is freed, its scheduler looks again, and a
+    /// finished warp's block may end.
+    fn complete(&mut self, now: u64, id: u32) {
+        let r = &self.recs[id as usize];
+        assert!(r.unperformed == 0, "SM {}: pc {} ({}) completed with {} lines not performed", self.id, r.f.pc, r.f.inst, r.unperformed);
+        let slot = r.warp;
+        self.free_recs.push(id);
+        let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
+        sc.wake = sc.wake.min(now);
+        let w = self.warps[slot as usize].as_mut().unwrap();
+        w.inflight -= 1;
+        if let Some(p) = w.mem_recs.iter().position(|&x| x == id) {
+            w.mem_recs.swap_remove(p);
+        }
+        if w.w.state == WarpState::Done {
+            let blk = w.block;
+            self.check_block(now, blk);
+        }
+    }
+
+    /// A record for the data instruction the warp in `slot` issues now (its scoreboard bit is
+    /// marked pending), queued for operand read in the next cycle.
+    fn new_rec(&mut self, slot: u32, d: &Decoded, plan: &MemPlan) -> u32 {
+        let id = match self.free_recs.pop() {
+            Some(i) => i,
+            None => {
+                self.recs.push(Rec { warp: 0, bslot: 0, f: Flight::new(0, d.inst, 0), write: None, space: None, store: false, outstanding: 0, unperformed: 0, ready_at: 0, lane_line: [0; WARP_SIZE] });
+                self.recs.len() as u32 - 1
+            }
+        };
+        let space = exec::space_of(&d.inst.op);
+        let r = &mut self.recs[id as usize];
+        r.warp = slot;
+        r.bslot = d.bslot;
+        r.f.pc = d.pc as u32;
+        r.f.inst = d.inst;
+        r.f.exec = d.exec_mask;
+        r.write = d.write;
+        r.space = space;
+        r.store = plan.store;
+        r.outstanding = 0;
+        r.unperformed = 0;
+        r.ready_at = 0;
+        r.lane_line = plan.lane_line;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.inflight += 1;
+        if matches!(space, Some(Space::Global | Space::Local)) {
+            hw.mem_recs.push(id);
+        }
+        if let Some(b) = d.write {
+            bit(&mut hw.pending, b as usize);
+            if matches!(d.class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
+                bit(&mut hw.pending_mem, b as usize);
+            }
+        }
+        self.oread.push(id);
+        id
     }
 
     /// Cycle of the next thing this SM would do by itself (a writeback, a unit or warp
     /// becoming free); memory responses and new blocks wake it from outside.
     pub fn next_wake(&self, now: u64) -> u64 {
         let mut t = u64::MAX;
-        if let Some(c) = self.completions.next_time() {
+        if !self.oread.is_empty() {
+            t = now + 1;
+        }
+        if let Some(c) = self.events.next_time() {
             t = t.min(c);
         }
         for w in self.warps.iter().flatten() {
@@ -609,27 +904,28 @@ impl Sm {
     pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         self.account(now);
         self.stats.awake_cycles += 1;
-        // Writeback.
-        let mut done = std::mem::take(&mut self.drained);
-        self.completions.drain_until(now, |_, e| done.push(e));
-        for &(slot, reg, from_mem) in &done {
-            let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
-            sc.wake = sc.wake.min(now);
-            if let Some(w) = self.warps[slot as usize].as_mut() {
-                let (i, b) = (reg as usize / 64, 1u64 << (reg % 64));
-                w.pending[i] &= !b;
-                w.pending_mem[i] &= !b;
-                if from_mem {
-                    w.loads -= 1;
-                }
-                if w.w.state == WarpState::Done {
-                    let blk = w.block;
-                    self.check_block(now, blk);
+        // Operand read of the instructions issued in the previous cycle.
+        let mut reads = std::mem::take(&mut self.oread);
+        for &id in &reads {
+            self.operand_read(id, gmem)?;
+        }
+        reads.clear();
+        self.oread = reads;
+        // Accesses and writebacks due.
+        let mut due = std::mem::take(&mut self.drained);
+        self.events.drain_until(now, |_, e| due.push(e));
+        for &e in &due {
+            match e {
+                SmEv::Writeback(id) => self.write_back(now, id),
+                SmEv::Access(id, line) => self.perform_access(id, line, gmem)?,
+                SmEv::Shared(id) => {
+                    self.perform(id, u32::MAX, gmem)?;
+                    self.write_back(now, id);
                 }
             }
         }
-        done.clear();
-        self.drained = done;
+        due.clear();
+        self.drained = due;
         let mut active = false;
         for s in 0..self.scheds.len() {
             // Fetch: refill one warp's instruction buffer.
@@ -648,7 +944,7 @@ impl Sm {
                 }
             }
             if now >= self.scheds[s].wake || !self.lazy {
-                let issued = self.schedule(now, s, gmem, mem)?;
+                let issued = self.schedule(now, s, mem)?;
                 active |= issued;
             }
         }
@@ -688,8 +984,12 @@ impl Sm {
         if any(&w.pending, t) {
             return Err((if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency }, u64::MAX));
         }
+        if w.next_class == Class::Fence && !w.mem_recs.is_empty() {
+            // A fence waits for the warp's loads, stores and atomics to complete.
+            return Err((Stall::Memory, u64::MAX));
+        }
         if let Some(need) = w.mshr_need {
-            if self.mshr.len() + need as usize > self.lat.l1_mshrs as usize && !self.mshr.is_empty() {
+            if self.mshrs_used + need > self.lat.l1_mshrs && self.mshrs_used > 0 {
                 // Refused for lack of MSHRs: a response frees one and wakes the scheduler.
                 return Err((Stall::Unit, u64::MAX));
             }
@@ -706,7 +1006,7 @@ impl Sm {
         Ok(())
     }
 
-    fn schedule(&mut self, now: u64, s: usize, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
+    fn schedule(&mut self, now: u64, s: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
         let n = self.scheds[s].warps.len();
         if n == 0 {
             self.scheds[s].reason = Stall::Idle;
@@ -759,7 +1059,7 @@ impl Sm {
             self.scheds[s].wake = wake;
             return Ok(false);
         };
-        if !self.issue(now, s, slot, gmem, mem)? {
+        if !self.issue(now, s, slot, mem) {
             // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
             // longer eligible (until an MSHR frees) and another may issue. Counted as activity
             // so that the SM stays awake for it.
@@ -778,25 +1078,36 @@ impl Sm {
     /// stage cannot take it this cycle (MSHRs exhausted).
     ///
     /// The stages, in order: [`Sm::decode`] reads the instruction; [`Sm::plan_memory`]
-    /// analyses a memory access while the registers still hold its addresses (and refuses a
-    /// load the MSHRs cannot take); [`Sm::execute`] runs the instruction on the functional
-    /// state; [`Sm::occupy_unit`] times it on its functional unit and sends its memory
-    /// traffic; [`Sm::reserve_writeback`] marks its result pending on the scoreboard;
-    /// [`Sm::advance_flow`] updates the instruction buffer and fetch queue; [`Sm::block_event`]
-    /// handles an arrival at a barrier or an exit.
-    fn issue(&mut self, now: u64, s: usize, slot: u32, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
+    /// works out a memory access's lines from the address registers (the values the
+    /// operand-read stage will read: the scoreboard keeps them from changing in between) and
+    /// refuses a load the MSHRs cannot take; [`exec::issue`] does the instruction's control
+    /// flow and moves the pc; a data instruction gets its record ([`Sm::new_rec`], which marks
+    /// its result pending and queues it for operand read); [`Sm::occupy_unit`] times it on its
+    /// functional unit and sends its memory traffic, and its writeback (or shared-memory
+    /// access) is scheduled; [`Sm::advance_flow`] updates the instruction buffer and fetch
+    /// queue; [`Sm::block_event`] handles an arrival at a barrier or an exit.
+    fn issue(&mut self, now: u64, s: usize, slot: u32, mem: &mut MemSys) -> bool {
         let d = self.decode(slot);
         let mut plan = MemPlan::new();
         if let Err(need) = self.plan_memory(slot, &d, &mut plan) {
             self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need);
-            return Ok(false);
+            return false;
         }
-        let (ev, seq_next) = self.execute(slot, &d, gmem)?;
-        let done_at = self.occupy_unit(now, s, slot, &d, &plan, mem);
-        self.reserve_writeback(slot, &d, done_at);
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
+        let ev = exec::issue(&mut hw.w, &d.inst, d.exec_mask);
+        let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += d.active_lanes;
+        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, &d, &plan));
+        let done_at = self.occupy_unit(now, s, rec, &d, &plan, mem);
+        if let (Some(id), Some(t)) = (rec, done_at) {
+            let e = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
+            self.events.push(t, e);
+        }
         self.advance_flow(now, s, slot, &d, seq_next);
         self.block_event(now, s, slot, d.bslot, ev);
-        Ok(true)
+        true
     }
 
     /// The launch of the block in slot `bslot` (which must be occupied).
@@ -878,6 +1189,7 @@ impl Sm {
                 ad[l]
             };
             plan.lines[n] = self.l1.line_of(a);
+            plan.lane_line[l] = plan.lines[n];
             words[n] = a >> 2;
             n += 1;
         }
@@ -901,43 +1213,20 @@ impl Sm {
     /// lines that miss and are not already on their way need more MSHRs than are free. (A
     /// load needing more MSHRs than exist goes ahead when all are free.)
     fn mshr_refusal(&self, lines: &[u32]) -> Option<u32> {
-        let cap = self.lat.l1_mshrs as usize;
+        let (cap, used) = (self.lat.l1_mshrs as usize, self.mshrs_used as usize);
         // (the misses are counted only when the MSHRs could run out)
-        if self.mshr.len() + lines.len() <= cap {
+        if used + lines.len() <= cap {
             return None;
         }
-        let need = lines.iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr.contains_key(&ln)).count();
-        (self.mshr.len() + need > cap && !self.mshr.is_empty()).then_some(need as u32)
-    }
-
-    /// Executes the instruction on the functional state (the warp's registers, the block's
-    /// shared memory, global memory) and counts it. Returns its event and whether the warp
-    /// went on to the next instruction in sequence.
-    fn execute(&mut self, slot: u32, d: &Decoded, gmem: &mut GlobalMem) -> Result<(Event, bool), SmFault> {
-        let hw = self.warps[slot as usize].as_mut().unwrap();
-        hw.mshr_need = None;
-        let blk = self.blocks[d.bslot as usize].as_mut().unwrap();
-        let info = &*blk.info;
-        let mut ctx = BlockCtx {
-            kernel: &info.launch.kernel,
-            params: &info.launch.params,
-            grid: info.launch.grid,
-            block: info.launch.block,
-            ctaid: blk.ctaid,
-            smid: self.id,
-            shared: &mut blk.shared,
-        };
-        let ev = exec::step(&mut hw.w, &mut ctx, gmem).map_err(|fault| SmFault { launch: info.id, ctaid: blk.ctaid, warp: hw.w.id, fault })?;
-        self.stats.warp_insts += 1;
-        self.stats.thread_insts += d.active_lanes;
-        Ok((ev, hw.w.pc() == Some(d.pc as u32 + 1)))
+        let need = lines.iter().filter(|&&ln| !self.l1.probe(ln) && !self.mshr_of_line.contains_key(&ln)).count();
+        (used + need > cap && used > 0).then_some(need as u32)
     }
 
     /// Occupies the instruction's functional unit for its initiation interval: the
     /// scheduler's ALU (arithmetic, control, barriers, fences, parameter loads), the SM's SFU,
     /// or the load/store path ([`Sm::memory_timing`]). Returns the writeback cycle of a
     /// fixed-latency result (`None`: nothing to write back at a fixed time).
-    fn occupy_unit(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+    fn occupy_unit(&mut self, now: u64, s: usize, rec: Option<u32>, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
         let cfg = self.lat;
         let or = now + 1; // operand read
         match d.class {
@@ -949,7 +1238,7 @@ impl Sm {
                 self.sfu_free = now + cfg.sfu_interval as u64;
                 Some(or + cfg.sfu_latency as u64)
             }
-            Class::Mem(_) | Class::Atomic => self.memory_timing(now, slot, d.write, plan, mem),
+            Class::Mem(_) | Class::Atomic => self.memory_timing(now, rec, plan, mem),
         }
     }
 
@@ -957,7 +1246,7 @@ impl Sm {
     /// and the TLB, then shared memory (serialised by its bank conflicts) or the L1
     /// ([`Sm::l1_traffic`]); an access no lane makes takes one cycle. Returns the writeback
     /// cycle of a fixed-latency result.
-    fn memory_timing(&mut self, now: u64, slot: u32, write: Option<u16>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+    fn memory_timing(&mut self, now: u64, rec: Option<u32>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
         let cfg = self.lat;
         let or = now + 1; // operand read
         let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + TLB
@@ -974,81 +1263,95 @@ impl Sm {
             }
             Some(_) => {
                 self.ldst_free = now + plan.nlines as u64;
-                self.l1_traffic(agen, slot, write, plan, mem)
+                self.l1_traffic(agen, rec.expect("an access with lanes has a record"), plan, mem)
             }
         }
     }
 
-    /// Sends a global or local access through the L1, one line per cycle after address
-    /// generation (`agen`): a store writes each line through to memory and evicts it from the
-    /// L1; an atomic goes to memory; a load hits in the L1 or misses ([`Sm::l1_miss`]).
-    /// Returns the writeback cycle of a load that hit in every line; `None` for a store
-    /// (nothing to write back) and for a load or atomic waiting on memory, whose register is
-    /// marked pending here until [`Sm::mem_response`] completes it.
-    fn l1_traffic(&mut self, agen: u64, slot: u32, write: Option<u16>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
-        let l1_latency = self.lat.l1_latency as u64;
-        let id = if plan.store { None } else { Some(self.new_load(slot, write.unwrap_or(0))) };
+    /// Sends a global or local access (record `id`) through the L1, one line per cycle after
+    /// address generation (`agen`): a store writes each line through to memory, an atomic goes
+    /// to memory, and both evict the line from the L1 (and keep later loads from joining a
+    /// read of it already on its way); a load hits in the L1 (performed at that access) or
+    /// misses ([`Sm::l1_miss`]). A local access is performed at its L1 access whatever the
+    /// cache does (local data is the warp's own). Returns the writeback cycle of a load that
+    /// hit in every line; `None` for a store (it completes at its last acknowledgement) and
+    /// for a load or atomic waiting on memory ([`Sm::mem_response`] schedules its writeback).
+    fn l1_traffic(&mut self, agen: u64, id: u32, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+        // (a line's data are read at its access, so its writeback comes at least a cycle later)
+        let l1_latency = self.lat.l1_latency.max(1) as u64;
+        let local = plan.space == Some(Space::Local);
         let mut hit_ready = 0;
+        let mut outstanding = 0;
         for (i, &ln) in plan.lines[..plan.nlines].iter().enumerate() {
             let t = agen + 1 + i as u64; // one L1 access per cycle
-            if plan.store {
-                let bytes = 4 * plan.line_words[i];
+            if local {
+                self.events.push(t, SmEv::Access(id, ln));
+            }
+            if plan.store || plan.atomic {
                 self.l1.invalidate(ln);
-                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: 0 });
-            } else if plan.atomic {
-                let id = id.unwrap();
-                self.loads[id as usize].as_mut().unwrap().outstanding += 1;
-                mem.send(t, MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id });
+                if let Some(m) = self.mshr_of_line.remove(&ln) {
+                    self.mshrs[m as usize].stale = true;
+                }
+                outstanding += 1;
+                let req = if plan.store {
+                    MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes: 4 * plan.line_words[i], tag: STORE_TAG | id }
+                } else {
+                    MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id }
+                };
+                mem.send(t, req);
             } else if self.l1.access(ln, false) {
                 self.stats.l1_hits += 1;
                 hit_ready = hit_ready.max(t + l1_latency);
+                if !local {
+                    self.events.push(t, SmEv::Access(id, ln));
+                }
             } else {
                 self.stats.l1_misses += 1;
-                self.l1_miss(t, ln, id.unwrap(), mem);
+                outstanding += 1;
+                self.l1_miss(t, ln, id, local, mem);
             }
         }
-        let id = id?; // a store: fire and forget
-        let rec = self.loads[id as usize].as_mut().unwrap();
-        rec.ready_at = hit_ready;
-        if rec.outstanding == 0 {
-            // All hits: a fixed-latency writeback.
-            self.loads[id as usize] = None;
-            self.free_loads.push(id);
-            return Some(hit_ready.max(agen + 1));
-        }
-        let hw = self.warps[slot as usize].as_mut().unwrap();
-        hw.loads += 1;
-        if let Some(r) = write {
-            bit(&mut hw.pending, r as usize);
-            bit(&mut hw.pending_mem, r as usize);
-        }
-        None
+        let rec = &mut self.recs[id as usize];
+        rec.ready_at = rec.ready_at.max(hit_ready);
+        rec.outstanding = outstanding;
+        rec.unperformed = plan.nlines as u32;
+        (outstanding == 0 && !plan.store).then(|| hit_ready.max(agen + 1))
     }
 
     /// A load (`id`) missing in the L1 on `line` at cycle `t`: it joins the MSHR already
-    /// waiting for the line, or takes a new MSHR and sends the line's read to memory.
-    fn l1_miss(&mut self, t: u64, line: u32, id: u32, mem: &mut MemSys) {
-        self.loads[id as usize].as_mut().unwrap().outstanding += 1;
-        match self.mshr.get_mut(&line) {
-            Some(v) => v.push(id),
+    /// waiting for the line (taking its data at this access if that read has already been
+    /// performed, and writing back no earlier than the cycle after it, even if the line
+    /// arrives first), or takes a new MSHR and sends the line's read to memory.
+    fn l1_miss(&mut self, t: u64, line: u32, id: u32, local: bool, mem: &mut MemSys) {
+        match self.mshr_of_line.get(&line) {
+            Some(&m) => {
+                let r = &mut self.recs[id as usize];
+                r.ready_at = r.ready_at.max(t + 1);
+                let m = &mut self.mshrs[m as usize];
+                m.waiters.push((id, t));
+                if m.performed && !local {
+                    self.events.push(t, SmEv::Access(id, line));
+                }
+            }
             None => {
-                self.mshr.insert(line, vec![id]);
-                mem.send(t, MemReq { sm: self.id, line, kind: ReqKind::Read, bytes: self.lat.l1_line, tag: line });
+                let m = match self.free_mshrs.pop() {
+                    Some(m) => m,
+                    None => {
+                        self.mshrs.push(Mshr::default());
+                        self.mshrs.len() as u32 - 1
+                    }
+                };
+                let e = &mut self.mshrs[m as usize];
+                e.used = true;
+                e.line = line;
+                e.performed = false;
+                e.stale = false;
+                e.waiters.push((id, t));
+                self.mshr_of_line.insert(line, m);
+                self.mshrs_used += 1;
+                mem.send(t, MemReq { sm: self.id, line, kind: ReqKind::Read, bytes: self.lat.l1_line, tag: m });
             }
         }
-    }
-
-    /// Marks the register a fixed-latency result writes as pending on the scoreboard until
-    /// its writeback at `done_at` (also as a memory dependency, for the stall breakdown, when
-    /// it comes from global, local or shared memory or an atomic).
-    fn reserve_writeback(&mut self, slot: u32, d: &Decoded, done_at: Option<u64>) {
-        let (Some(t), Some(r)) = (done_at, d.write) else { return };
-        let hw = self.warps[slot as usize].as_mut().unwrap();
-        bit(&mut hw.pending, r as usize);
-        if matches!(d.class, Class::Mem(Space::Global | Space::Local | Space::Shared) | Class::Atomic) {
-            bit(&mut hw.pending_mem, r as usize);
-        }
-        self.completions.push(t, (slot, r, false));
     }
 
     /// Instruction buffer and fetch after issue. A warp going on in sequence uses one buffered
@@ -1127,13 +1430,15 @@ struct MemPlan {
     nlines: usize,
     /// Distinct words a store writes to each line.
     line_words: [u32; WARP_SIZE],
+    /// The line of each executing lane.
+    lane_line: [u32; WARP_SIZE],
     /// Cycles a shared-memory access takes (its bank conflicts).
     shared_degree: u32,
 }
 
 impl MemPlan {
     fn new() -> MemPlan {
-        MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], shared_degree: 1 }
+        MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], lane_line: [0; WARP_SIZE], shared_degree: 1 }
     }
 }
 
