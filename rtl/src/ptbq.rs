@@ -5,9 +5,10 @@
 //! The 16 queues of 256 entries share one block RAM (`SyncRam`, registered reads: entry `e` of
 //! queue `k` at address `k * 256 + e`), with a head pointer and an occupancy per queue in
 //! registers:
-//! - push: a saved block (`push_tb`) goes to the tail of queue `push_k` at the edge;
-//! - head: the head of queue `pop_k` is on `head_tb` in the same cycle, `head_valid` when the
-//!   queue holds one; with `pop` it leaves at the edge;
+//! - push: a saved block's entry (`push_entry`: its index, and above it its save slot) goes to
+//!   the tail of queue `push_k` at the edge;
+//! - head: the head entry of queue `pop_k` is on `head_entry` in the same cycle, `head_valid`
+//!   when the queue holds one; with `pop` it leaves at the edge;
 //! - `clear`: queue `clear_k` is emptied at the edge (its kernel's entry is reused), over any
 //!   push or pop of it;
 //! - `queued`: which queues hold blocks; `q_len`, each queue's occupancy.
@@ -21,24 +22,25 @@
 //! with one RAM read and one RAM write at most per cycle.
 //! Parameters: the `lifo` test-only fault (the head read is the block pushed last).
 use crate::ram::SyncRam;
-use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS, TB_BITS};
+use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_ENTRY_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS};
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && PTBQ_PTR_BITS == 8 && PTBQ_LEN_BITS == 9 && PTBQ_ADDR_BITS == 12);
+const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PTBQ_ENTRY_BITS == 28 && PTBQ_PTR_BITS == 8 && PTBQ_LEN_BITS == 9 && PTBQ_ADDR_BITS == 12);
 
 type B4 = Bits<INDEX_BITS>;
-type Tb = Bits<TB_BITS>;
+/// A PTBQ entry: the block index (TB_BITS), its save slot above it (SLOT_BITS).
+type Tb = Bits<PTBQ_ENTRY_BITS>;
 
 #[derive(LogicBlock)]
 pub struct Ptbq {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
-    /// Push `push_tb` to queue `push_k` at this edge.
+    /// Push `push_entry` to queue `push_k` at this edge.
     pub push: Signal<In, Bit>,
     /// The queue pushed.
     pub push_k: Signal<In, B4>,
-    /// The block pushed.
-    pub push_tb: Signal<In, Tb>,
+    /// The entry pushed.
+    pub push_entry: Signal<In, Tb>,
     /// The queue whose head is read (and popped with `pop`).
     pub pop_k: Signal<In, B4>,
     /// Pop the head of queue `pop_k` at this edge, if it holds one.
@@ -49,8 +51,8 @@ pub struct Ptbq {
     pub clear_k: Signal<In, B4>,
     /// Queue `pop_k` holds a block.
     pub head_valid: Signal<Out, Bit>,
-    /// The head of queue `pop_k` (the block pushed to it last with the `lifo` fault).
-    pub head_tb: Signal<Out, Tb>,
+    /// The head entry of queue `pop_k` (the one pushed to it last with the `lifo` fault).
+    pub head_entry: Signal<Out, Tb>,
     /// Bit k: queue k holds a block.
     pub queued: Signal<Out, Bits<16>>,
     /// Head pointer of each queue.
@@ -96,13 +98,13 @@ impl Ptbq {
             clock: Default::default(),
             push: Default::default(),
             push_k: Default::default(),
-            push_tb: Default::default(),
+            push_entry: Default::default(),
             pop_k: Default::default(),
             pop: Default::default(),
             clear: Default::default(),
             clear_k: Default::default(),
             head_valid: Default::default(),
-            head_tb: Default::default(),
+            head_entry: Default::default(),
             queued: Default::default(),
             q_head: Default::default(),
             q_len: Default::default(),
@@ -207,14 +209,14 @@ impl Logic for Ptbq {
         }
         self.head_valid.next = self.pop_nz.val();
         // FIFO: the head; the LIFO fault reads the block pushed last.
-        self.head_tb.next = self.pop_h0.val();
+        self.head_entry.next = self.pop_h0.val();
         if self.fault_lifo.val() {
-            self.head_tb.next = self.pop_tail.val();
+            self.head_entry.next = self.pop_tail.val();
         }
         // A pushed block goes to the tail.
         self.ram.write_enable.next = self.push.val();
         self.ram.write_address.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_head.val() + bit_cast::<8, 9>(self.push_len.val()));
-        self.ram.write_data.next = self.push_tb.val();
+        self.ram.write_data.next = self.push_entry.val();
         // A pop of a queue holding three or more reads the entry that becomes its second.
         self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + 2);
         self.pend.d.next = self.pop.val() & (self.pop_len.val() > 2) & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
@@ -233,27 +235,27 @@ impl Logic for Ptbq {
                 self.q_nz[k].d.next = self.q_len[k].q.val() != 1;
             }
             if self.pushes[k].val() {
-                self.tail[k].d.next = self.push_tb.val();
+                self.tail[k].d.next = self.push_entry.val();
             }
             if self.pops[k].val() {
                 self.q_head[k].d.next = self.q_head[k].q.val() + 1;
                 // The second entry moves up; a block pushed now lands where the queue ends.
                 self.h0[k].d.next = self.second[k].val();
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
-                    self.h0[k].d.next = self.push_tb.val();
+                    self.h0[k].d.next = self.push_entry.val();
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 2) {
-                    self.h1[k].d.next = self.push_tb.val();
+                    self.h1[k].d.next = self.push_entry.val();
                 }
             } else {
                 if self.arriving[k].val() {
                     self.h1[k].d.next = self.ram.read_data.val();
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 0) {
-                    self.h0[k].d.next = self.push_tb.val();
+                    self.h0[k].d.next = self.push_entry.val();
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
-                    self.h1[k].d.next = self.push_tb.val();
+                    self.h1[k].d.next = self.push_entry.val();
                 }
             }
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {

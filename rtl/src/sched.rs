@@ -81,19 +81,21 @@ pub struct Sched {
     /// A block finished on SM `done_sm`.
     pub done_valid: Signal<In, Bit>,
     pub done_sm: Signal<In, B4>,
-    /// Block `saved_tb` of SM `saved_sm`'s kernel has been saved.
+    /// Block `saved_tb` of SM `saved_sm`'s kernel has been saved, in save slot `saved_slot`.
     pub saved_valid: Signal<In, Bit>,
     pub saved_sm: Signal<In, B4>,
     pub saved_tb: Signal<In, Tb>,
+    pub saved_slot: Signal<In, Bits<8>>,
     /// The command enters the KSRT at this edge.
     pub cmd_taken: Signal<Out, Bit>,
-    /// Start block `issue_tb` of launch `issue_handle` on SM `issue_sm` (restore its context if
-    /// `issue_restore`).
+    /// Start block `issue_tb` of launch `issue_handle` on SM `issue_sm` (restore its context
+    /// from save slot `issue_slot` if `issue_restore`).
     pub issue_valid: Signal<Out, Bit>,
     pub issue_sm: Signal<Out, B4>,
     pub issue_handle: Signal<Out, Bits<16>>,
     pub issue_tb: Signal<Out, Tb>,
     pub issue_restore: Signal<Out, Bit>,
+    pub issue_slot: Signal<Out, Bits<8>>,
     /// Start preempting SM `preempt_sm`.
     pub preempt_valid: Signal<Out, Bit>,
     pub preempt_sm: Signal<Out, B4>,
@@ -190,12 +192,14 @@ impl Sched {
             saved_valid: Default::default(),
             saved_sm: Default::default(),
             saved_tb: Default::default(),
+            saved_slot: Default::default(),
             cmd_taken: Default::default(),
             issue_valid: Default::default(),
             issue_sm: Default::default(),
             issue_handle: Default::default(),
             issue_tb: Default::default(),
             issue_restore: Default::default(),
+            issue_slot: Default::default(),
             preempt_valid: Default::default(),
             preempt_sm: Default::default(),
             busy: Default::default(),
@@ -266,6 +270,7 @@ impl Sched {
         self.saved_valid.connect();
         self.saved_sm.connect();
         self.saved_tb.connect();
+        self.saved_slot.connect();
         self.connect_all();
     }
 }
@@ -389,7 +394,7 @@ impl Logic for Sched {
         // head of its kernel's queue if it holds one; an admitted kernel's queue starts empty.
         self.ptbq.push.next = self.saved_valid.val();
         self.ptbq.push_k.next = self.smst.saved_k.val();
-        self.ptbq.push_tb.next = self.saved_tb.val();
+        self.ptbq.push_entry.next = (bit_cast::<28, 8>(self.saved_slot.val()) << 20) | bit_cast::<28, 20>(self.saved_tb.val());
         self.ptbq.pop_k.next = self.gr_k.q.val();
         self.ptbq.pop.next = self.gr_valid.q.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
@@ -449,14 +454,17 @@ impl Logic for Sched {
         self.issue_sm.next = self.gr_sm.q.val();
         self.issue_handle.next = self.ksrt.iss_handle.val();
         self.issue_tb.next = self.ksrt.iss_next_tb.val();
+        self.issue_slot.next = 0.into();
         if self.ptbq.head_valid.val() {
-            self.issue_tb.next = self.ptbq.head_tb.val();
+            self.issue_tb.next = self.ptbq.head_entry.val().get_bits::<20>(0);
+            self.issue_slot.next = self.ptbq.head_entry.val().get_bits::<8>(20);
         }
         self.issue_restore.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
         if !self.gr_valid.q.val() {
             self.issue_sm.next = 0.into();
             self.issue_handle.next = 0.into();
             self.issue_tb.next = 0.into();
+            self.issue_slot.next = 0.into();
         }
         self.preempt_valid.next = self.apply_reserve.val();
         self.preempt_sm.next = 0.into();

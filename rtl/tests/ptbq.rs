@@ -30,7 +30,7 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
     uut.clock.connect();
     uut.push.connect();
     uut.push_k.connect();
-    uut.push_tb.connect();
+    uut.push_entry.connect();
     uut.pop_k.connect();
     uut.pop.connect();
     uut.clear.connect();
@@ -54,11 +54,12 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         };
         let push = s.push.map(|(k, _)| {
             next_tb += 1;
-            (k, next_tb & 0xfffff)
+            // All 28 bits of an entry: the block index and the save slot above it.
+            (k, next_tb.wrapping_mul(0x9e37_79b1) & 0xfff_ffff)
         });
         uut.push.next = push.is_some();
         uut.push_k.next = push.map_or(0, |p| p.0).into();
-        uut.push_tb.next = push.map_or(0, |p| p.1).into();
+        uut.push_entry.next = push.map_or(0, |p| p.1).into();
         uut.pop_k.next = s.pop_k.into();
         uut.pop.next = s.pop;
         uut.clear.next = s.clear.is_some();
@@ -67,7 +68,7 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         assert!(simulate(&mut uut, 100), "did not settle");
         // Before the edge: the head of the queue asked for, as a FIFO gives it.
         let want = q[s.pop_k as usize].front().copied();
-        let (valid, tb) = (uut.head_valid.val(), uut.head_tb.val().to_u64());
+        let (valid, tb) = (uut.head_valid.val(), uut.head_entry.val().to_u64());
         if valid != want.is_some() || (valid && Some(tb) != want) {
             return Err(format!("cycle {c}: queue {} head {:?}, the RTL gives valid {valid} block {tb}", s.pop_k, want));
         }

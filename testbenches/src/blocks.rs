@@ -12,8 +12,8 @@ use mpgpu_spec::units::lowest_first as lf;
 use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 
 hdl_block!(Sched {
-    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb],
-    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, preempt_valid, preempt_sm, retired_valid, retired_handle],
+    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot],
+    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
     registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.named_q, ksrt.wants_q],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
@@ -62,7 +62,7 @@ impl Ports for SchedPorts {
     }
     fn encode(&self, i: &fw::In, v: &mut [u64]) {
         let c = i.cmd.unwrap_or_default();
-        let (ssm, stb) = i.tb_saved.unwrap_or((0, 0));
+        let (ssm, stb, sslot) = i.tb_saved.unwrap_or((0, 0, 0));
         let w = [
             i.cmd.is_some() as u64,
             c.handle as u64,
@@ -75,6 +75,7 @@ impl Ports for SchedPorts {
             i.tb_saved.is_some() as u64,
             ssm as u64,
             stb as u64,
+            sslot as u64,
         ];
         v.copy_from_slice(&w);
     }
@@ -88,6 +89,7 @@ impl Ports for SchedPorts {
             i.map_or(0, |i| i.handle as u64),
             i.map_or(0, |i| i.tb as u64),
             i.is_some_and(|i| i.restore) as u64,
+            i.map_or(0, |i| i.slot as u64),
             o.preempt.is_some() as u64,
             o.preempt.unwrap_or(0) as u64,
             o.retired.is_some() as u64,
@@ -99,16 +101,16 @@ impl Ports for SchedPorts {
         fw::Out {
             busy: v[0] != 0,
             cmd_taken: v[1] != 0,
-            issue: (v[2] != 0).then(|| fw::TbIssue { sm: v[3] as u8, handle: v[4] as u16, tb: v[5] as u32, restore: v[6] != 0 }),
-            preempt: (v[7] != 0).then_some(v[8] as u8),
-            retired: (v[9] != 0).then_some(v[10] as u16),
+            issue: (v[2] != 0).then(|| fw::TbIssue { sm: v[3] as u8, handle: v[4] as u16, tb: v[5] as u32, restore: v[6] != 0, slot: v[7] as u8 }),
+            preempt: (v[8] != 0).then_some(v[9] as u8),
+            retired: (v[10] != 0).then_some(v[11] as u16),
         }
     }
     fn care(&self, o: &fw::Out, care: &mut [bool]) {
         care.fill(true);
-        care[3..7].fill(o.issue.is_some());
-        care[8] = o.preempt.is_some();
-        care[10] = o.retired.is_some();
+        care[3..8].fill(o.issue.is_some());
+        care[9] = o.preempt.is_some();
+        care[11] = o.retired.is_some();
     }
     fn state(&self, r: &Regs) -> fw::State {
         let a = |n: &str| r.array(n);

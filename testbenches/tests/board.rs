@@ -278,7 +278,7 @@ fn a_board_holding_another_block_or_configuration_is_refused() {
     let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
     let mut link = dss_link(Box::new(dss_board(block_id(&DSS))));
     let e = link.connect(&Expected::of(&sched)).unwrap_err();
-    assert!(e.to_string().contains("expected") && e.to_string().contains("84 and 66 bits"), "{e}");
+    assert!(e.to_string().contains("expected") && e.to_string().contains("92 and 74 bits"), "{e}");
 }
 
 #[test]

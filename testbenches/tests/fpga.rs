@@ -97,12 +97,12 @@ fn every_block_synthesizes_for_every_family() {
             assert!(r.group("lut") > 0 && r.group("ff") > 0, "{block} {}: {:?}", f.name(), r.cells);
             assert_eq!(r.group("other"), 0, "{block} {}: unexpected cells {:?}", f.name(), r.cells);
             if *block == "sched" {
-                // The PTBQs (16 queues of 256 entries of 20 bits) in block RAM: five DP16KD
-                // (4096 x 4 bits each) on the ECP5, no distributed RAM.
+                // The PTBQs (16 queues of 256 entries of 28 bits: block index and save slot) in
+                // block RAM: seven DP16KD (4096 x 4 bits each) on the ECP5, no distributed RAM.
                 let want = match f {
-                    Family::Ecp5 => ("DP16KD", 5),
-                    Family::Xilinx7 => ("RAMB18E1", 5),
-                    Family::Ice40 => ("SB_RAM40_4K", 20),
+                    Family::Ecp5 => ("DP16KD", 7),
+                    Family::Xilinx7 => ("RAMB18E1", 7),
+                    Family::Ice40 => ("SB_RAM40_4K", 28),
                 };
                 assert_eq!(r.cells.get(want.0).copied(), Some(want.1), "the PTBQ RAM: {:?}", r.cells);
                 assert_eq!(r.group("dist_ram"), 0, "{:?}", r.cells);
@@ -166,12 +166,12 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
     let (d, cycles) = record("gate-sched", UnitKind::Sched, Policy::PpqExclusive);
     let (r, _) = gate_replay(&t, &d).unwrap();
     assert_eq!(r, Replay::Pass { cycles });
-    // Record: GPU cycle, 11 inputs, 11 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
+    // Record: GPU cycle, 12 inputs, 12 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
     // issue_handle, issue_tb, ...), care. Change the expected block of an issue.
     let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
-    let at = text.lines().position(|l| l.split_whitespace().nth(12 + 2) == Some("1")).expect("no block issued in the trace");
+    let at = text.lines().position(|l| l.split_whitespace().nth(13 + 2) == Some("1")).expect("no block issued in the trace");
     let bad = copy_trace(&d, "gate-sched-edited");
-    edit(&bad.join("trace.hex"), at, 12 + 5, |tb| tb ^ 1);
+    edit(&bad.join("trace.hex"), at, 13 + 5, |tb| tb ^ 1);
     // The netlist of the copy is the same block's: reuse it rather than synthesize again.
     std::fs::create_dir_all(bad.join("gate")).unwrap();
     for f in ["gate.v", "ecp5_cells.v"] {

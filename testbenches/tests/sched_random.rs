@@ -162,6 +162,12 @@ struct Env {
     knobs: Knobs,
 }
 
+/// The save slot the environment reports for a block (every bit of the slot field used, so
+/// that a PTBQ that loses or mixes up slots is caught at the restore).
+fn save_slot(handle: u16, tb: u32) -> u8 {
+    (tb.wrapping_mul(0x9e37_79b1) >> 7) as u8 ^ handle as u8
+}
+
 /// One cycle's stimulus: the inputs, and which resident blocks (SM, slot) finish and are saved.
 struct Stim {
     i: In,
@@ -302,7 +308,10 @@ impl Env {
         let i = In {
             cmd: self.pending.front().copied(),
             tb_done: done.map(|(s, _)| s as u8),
-            tb_saved: saved.map(|(s, j)| (s as u8, self.resident[s][j].1)),
+            tb_saved: saved.map(|(s, j)| {
+                let (h, tb) = self.resident[s][j];
+                (s as u8, tb, save_slot(h, tb))
+            }),
         };
         Stim { i, done, saved }
     }
@@ -337,6 +346,9 @@ impl Env {
             }
             if t.restore && !self.saved.remove(&(t.handle, t.tb)) {
                 return Err(format!("{t:?} restores a block that was not saved (or was restored already)"));
+            }
+            if t.restore && t.slot != save_slot(t.handle, t.tb) {
+                return Err(format!("{t:?} restores from save slot {}; the block was saved in slot {}", t.slot, save_slot(t.handle, t.tb)));
             }
             self.resident[s].push((t.handle, t.tb));
         }
@@ -396,7 +408,7 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, applied_d
         }
         if before.smst[s].state == STATE_RESERVED {
             c.done_on_preempted_sm += 1;
-            let gone = 1 + u8::from(i.tb_saved.is_some_and(|(x, _)| x as usize == s));
+            let gone = 1 + u8::from(i.tb_saved.is_some_and(|(x, _, _)| x as usize == s));
             if before.smst[s].running_tbs == gone {
                 c.done_empties_preempted_sm += 1;
             }

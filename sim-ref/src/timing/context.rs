@@ -168,8 +168,8 @@ struct Area {
     region: usize,
     slot_words: usize,
     free: Vec<u32>,
-    /// The slot each saved block of the launch occupies, by block index.
-    slot_of: HashMap<u32, u32>,
+    /// The block each slot holds (to check what a restore names).
+    holder: Vec<Option<u32>>,
 }
 
 /// The SM driver's context-switch bookkeeping: save areas and transfers in flight.
@@ -213,25 +213,30 @@ impl ContextUnit {
         if !self.areas.contains_key(&launch) {
             let slot_words = slot_words(k).div_ceil(32) * 32; // whole lines
             let region = self.take_region(mem, (slot_words * 4) as u32 * slots);
-            self.areas.insert(launch, Area { region, slot_words, free: (0..slots).rev().collect(), slot_of: HashMap::new() });
+            self.areas.insert(launch, Area { region, slot_words, free: (0..slots).rev().collect(), holder: vec![None; slots as usize] });
         }
         let a = self.areas.get_mut(&launch).unwrap();
         let slot = a.free.pop().ok_or_else(|| format!("launch {launch}: all {slots} save slots are in use"))?;
-        if a.slot_of.insert(tb, slot).is_some() {
-            return Err(format!("block {tb} of launch {launch} saved twice"));
-        }
+        a.holder[slot as usize] = Some(tb);
         Ok((slot, self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words))
     }
 
-    /// Where block `tb` of `launch` is saved: its slot, address and room in words.
-    pub fn saved_slot(&mut self, launch: usize, tb: u32) -> Option<(u32, u32, usize)> {
-        let a = self.areas.get_mut(&launch)?;
-        let slot = a.slot_of.remove(&tb)?;
-        Some((slot, self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words))
+    /// Where the restore of block `tb` of `launch` from save slot `slot` (what its PTBQ entry
+    /// carries) reads: the address and room in words; an error if that slot does not hold
+    /// that block.
+    pub fn saved_slot(&self, launch: usize, tb: u32, slot: u32) -> Result<(u32, usize), String> {
+        let a = self.areas.get(&launch).ok_or_else(|| format!("launch {launch} has saved no block"))?;
+        match a.holder.get(slot as usize) {
+            Some(&Some(held)) if held == tb => Ok((self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words)),
+            Some(&Some(held)) => Err(format!("save slot {slot} of launch {launch} holds block {held}, not block {tb}")),
+            _ => Err(format!("save slot {slot} of launch {launch} holds no block (block {tb} was never saved there)")),
+        }
     }
 
+    /// The restore from `slot` of `launch` has completed: the slot is free.
     pub fn free_slot(&mut self, launch: usize, slot: u32) {
         if let Some(a) = self.areas.get_mut(&launch) {
+            a.holder[slot as usize] = None;
             a.free.push(slot);
         }
     }
@@ -239,7 +244,7 @@ impl ContextUnit {
     /// The launch has retired: its save area goes back to the pool.
     pub fn retire(&mut self, launch: usize) {
         if let Some(a) = self.areas.remove(&launch) {
-            debug_assert!(a.slot_of.is_empty(), "launch {launch} retired with saved blocks");
+            debug_assert!(a.holder.iter().all(Option::is_none), "launch {launch} retired with saved blocks");
             self.regions[a.region].2 = false;
         }
     }

@@ -229,10 +229,10 @@ struct FwDriver {
     mechanism: Mechanism,
     cmds: VecDeque<KernelCmd>,
     done: VecDeque<u8>,
-    /// Saves under way: (transfer, SM, block index), in the order the blocks were taken off
-    /// their SMs; the framework hears of each (`tb_saved`) once it and those before it have
-    /// completed.
-    saving_q: VecDeque<(u32, u8, u32)>,
+    /// Saves under way: (transfer, SM, block index, save slot), in the order the blocks were
+    /// taken off their SMs; the framework hears of each (`tb_saved`, with its slot for the
+    /// PTBQ entry) once it and those before it have completed.
+    saving_q: VecDeque<(u32, u8, u32, u8)>,
     /// SMs whose blocks are being switched out.
     switching: Vec<bool>,
     /// Save slots per launch: the PTBQ's depth (N_SM × T_max).
@@ -444,22 +444,22 @@ impl Gpu {
                 let c = ctx.ctaid;
                 let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
                 let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
-                let (_, addr, room) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb).map_err(ctx_err)?;
+                let (slot, addr, room) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb).map_err(ctx_err)?;
                 let words = super::context::store_at(&mut self.gmem, addr, &ctx, room).map_err(ctx_err)?;
                 let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: now, done: None });
                 let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, now);
                 self.ctx.set_lines(xfer, lines);
-                d.saving_q.push_back((xfer, sm as u8, tb));
+                d.saving_q.push_back((xfer, sm as u8, tb, slot as u8));
             }
             if self.sms[sm].is_empty() {
                 d.switching[sm] = false;
             }
         }
         let saved_now = match d.saving_q.front() {
-            Some(&(x, sm, tb)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
+            Some(&(x, sm, tb, slot)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
                 d.saving_q.pop_front();
                 self.ctx.end_xfer(x);
-                Some((sm, tb))
+                Some((sm, tb, slot))
             }
             _ => None,
         };
@@ -503,8 +503,10 @@ impl Gpu {
             }
             if t.restore {
                 let launch = t.handle as usize;
-                let Some((slot, addr, room)) = self.ctx.saved_slot(launch, t.tb) else {
-                    return bad(format!("the framework restored block {} of launch {}, which was never saved", t.tb, t.handle));
+                let slot = t.slot as u32;
+                let (addr, room) = match self.ctx.saved_slot(launch, t.tb, slot) {
+                    Ok(at) => at,
+                    Err(e) => return bad(format!("the framework restored block {} of launch {} from save slot {slot}: {e}", t.tb, t.handle)),
                 };
                 d.restores += 1;
                 let info = self.launches[launch].info.clone();

@@ -159,7 +159,8 @@ struct Ksr {
     /// The tokens the command carried (model only: what token conservation is checked
     /// against; the hardware keeps just `count`).
     tokens: i8,
-    ptbq: VecDeque<u32>,
+    /// Preempted blocks, each with its save slot.
+    ptbq: VecDeque<(u32, u8)>,
 }
 
 impl Ksr {
@@ -571,7 +572,7 @@ impl Framework {
 
     /// Blocks resident on SM `s` after this cycle's completions and saves.
     fn left_after(&self, s: usize, i: &FwIn) -> u8 {
-        let gone = u8::from(i.tb_done == Some(s as u8)) + u8::from(i.tb_saved.is_some_and(|(x, _)| x == s as u8));
+        let gone = u8::from(i.tb_done == Some(s as u8)) + u8::from(i.tb_saved.is_some_and(|(x, _, _)| x == s as u8));
         self.smst[s].running_tbs.checked_sub(gone).unwrap_or_else(|| panic!("SM {s} reported more finished or saved blocks than it ran"))
     }
 
@@ -714,12 +715,12 @@ impl Framework {
                 e.state == SmState::Running && e.ksr == Some(k as u8) && e.running_tbs < ks.tk && ks.has_work(),
                 "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}"
             );
-            let (tb, restore) = match ks.ptbq.front() {
-                Some(&tb) => (tb, true),
-                None => (ks.next_tb, false),
+            let (tb, restore, slot) = match ks.ptbq.front() {
+                Some(&(tb, slot)) => (tb, true, slot),
+                None => (ks.next_tb, false, 0),
             };
             c.issue = Some((s, k, restore));
-            c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore });
+            c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore, slot });
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
@@ -840,9 +841,9 @@ impl Unit for Framework {
             let k = self.smst[s as usize].ksr.unwrap() as usize;
             self.ksrt[k].done_tbs += 1;
         }
-        if let Some((s, tb)) = i.tb_saved {
+        if let Some((s, tb, slot)) = i.tb_saved {
             let k = self.smst[s as usize].ksr.expect("a block was saved on an SM with no kernel") as usize;
-            self.ksrt[k].ptbq.push_back(tb);
+            self.ksrt[k].ptbq.push_back((tb, slot));
         }
         // Tokens.
         if let Some((s, false)) = c.event {

@@ -326,6 +326,13 @@ pub mod fw {
     pub const TB_BITS: usize = 20;
     /// Largest grid the framework takes.
     pub const MAX_GRID_BLOCKS: u64 = (1 << TB_BITS) - 1;
+    /// Bits of a save slot: where in its kernel's save area a preempted block's context is
+    /// (one slot per block that can be saved at once, N_SM x T_max, so as wide as a PTBQ
+    /// pointer). The thesis's PTBQ entry is {TB id, stack pointer} (§5.2.3); the slot is that
+    /// stack pointer.
+    pub const SLOT_BITS: usize = PTBQ_PTR_BITS;
+    /// Bits of a PTBQ entry: the block index, then its save slot above it.
+    pub const PTBQ_ENTRY_BITS: usize = TB_BITS + SLOT_BITS;
     /// Bits of a launch's handle (the command processor's name for it).
     pub const HANDLE_BITS: usize = 16;
     pub use super::prio::{AGE_BITS, PRIORITY_BITS};
@@ -357,8 +364,9 @@ pub mod fw {
         pub cmd: Option<KernelCmd>,
         /// A block finished on this SM.
         pub tb_done: Option<u8>,
-        /// The context of block `.1` of this SM's kernel has been saved (context switch).
-        pub tb_saved: Option<(u8, u32)>,
+        /// The context of block `.1` of this SM's kernel has been saved (context switch), in
+        /// save slot `.2` (SLOT_BITS) of the kernel's save area; the PTBQ entry keeps both.
+        pub tb_saved: Option<(u8, u32, u8)>,
     }
 
     /// One block to start.
@@ -369,6 +377,8 @@ pub mod fw {
         pub tb: u32,
         /// The block comes from the PTBQ: restore its saved context.
         pub restore: bool,
+        /// For a restore, the save slot its PTBQ entry carries (0 for a new block).
+        pub slot: u8,
     }
 
     /// One cycle's outputs.
