@@ -660,3 +660,55 @@ fn save_areas_are_reused_so_memory_stays_bounded_under_many_preemptions() {
     assert!(bytes1 > 0);
     assert_eq!(bytes4, bytes1, "context memory grew with the preemptions: {bytes4} B against {bytes1} B");
 }
+
+#[test]
+fn local_memory_loads_joining_misses_at_every_distance_read_the_right_values() {
+    // Each thread writes its local word 0 (the store evicts the line from the L1) and fences;
+    // then one load misses and a second load of the same line follows it 0 to 23 instructions
+    // later, joining the first one's miss before, while and after the L2 performs it. Every
+    // load must read the stored value exactly once: out[tid] = 49 * (tid + 5).
+    let mut body = String::new();
+    for gap in 0..24 {
+        body += " st.local.u32 [0], r5
+ membar.cta
+ ld.local.u32 r10, [0]
+";
+        for _ in 0..gap {
+            body += " add.u32 r9, r9, 1
+";
+        }
+        body += " ld.local.u32 r11, [0]
+ add.u32 r8, r8, r10
+ add.u32 r8, r8, r11
+";
+    }
+    let src = format!(
+        ".kernel locals\n.regs 16\n.threads 64\n.params 4\n.local 16\n\
+         mov.u32 r0, %tid.x\n add.u32 r5, r0, 5\n mov.u32 r8, r5\n mov.u32 r9, 0\n\
+         {body} ld.param.u32 r1, [0]\n shl.b32 r2, r0, 2\n add.u32 r1, r1, r2\n st.global.u32 [r1], r8\n exit\n"
+    );
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    run_custom(&cfg, custom(&src, 4, 64, (0..64).map(|t| 49 * (t + 5)).collect()));
+}
+
+#[test]
+fn global_loads_joining_misses_at_every_distance_read_the_right_values() {
+    // As above with global memory (each thread's word of the output, a line per warp): the
+    // store, a fence, a load that misses, then a second load of the line 0 to 23 instructions
+    // later, which joins the miss before, while or after the L2 performs its read.
+    let mut body = String::new();
+    for gap in 0..24 {
+        body += " st.global.u32 [r1], r5\n membar.gl\n ld.global.u32 r10, [r1]\n";
+        for _ in 0..gap {
+            body += " add.u32 r9, r9, 1\n";
+        }
+        body += " ld.global.u32 r11, [r1]\n add.u32 r8, r8, r10\n add.u32 r8, r8, r11\n";
+    }
+    let src = format!(
+        ".kernel joins\n.regs 16\n.threads 64\n.params 4\n\
+         mov.u32 r0, %tid.x\n mov.u32 r3, %ctaid.x\n mad.u32 r0, r3, %ntid.x, r0\n add.u32 r5, r0, 5\n mov.u32 r8, r5\n mov.u32 r9, 0\n\
+         ld.param.u32 r1, [0]\n shl.b32 r2, r0, 2\n add.u32 r1, r1, r2\n{body} st.global.u32 [r1], r8\n exit\n"
+    );
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    run_custom(&cfg, custom(&src, 4, 256, (0..256).map(|t| 49 * (t + 5)).collect()));
+}

@@ -724,7 +724,8 @@ impl Sm {
                 for &(w, t) in &waiters {
                     if t <= now {
                         res = res.and_then(|_| self.perform_line(w, line, gmem));
-                    } else {
+                    } else if self.recs[w as usize].space == Some(Space::Global) {
+                        // (a local load is performed at its own L1 access anyway)
                         self.events.push(t, SmEv::Access(w, line));
                     }
                 }
