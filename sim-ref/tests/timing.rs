@@ -497,6 +497,7 @@ fn context_switch_sgemm(n: usize, corrupt: bool) -> RunResult {
         let dest = (1..g.sms.len()).find(|&s| g.sms[s].fits(&saved.template.info.launch)).unwrap_or(0);
         let _ = k;
         g.restore_saved(dest, &saved).unwrap();
+        assert!(g.restore_saved(dest, &saved).is_err(), "a block was restored twice");
         limit += 500;
     }
     g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();

@@ -180,6 +180,9 @@ pub struct ContextUnit {
     areas: HashMap<usize, Area>,
     xfers: Vec<Option<Xfer>>,
     free_xfers: Vec<u32>,
+    /// Saves made through `Gpu::save_block` and not yet restored: their transfer, by serial.
+    pub single: HashMap<u64, u32>,
+    pub next_serial: u64,
 }
 
 impl ContextUnit {

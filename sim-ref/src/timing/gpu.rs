@@ -169,8 +169,8 @@ pub struct SavedBlock {
     pub words: usize,
     /// The region holding it (free again once it has been restored).
     region: usize,
-    /// The save's transfer through the memory system ([`Gpu::save_done`]).
-    xfer: u32,
+    /// Names the save ([`Gpu::save_done`]; a block is restored once).
+    serial: u64,
     /// The launch and block index (what the PTBQ entry and the KSR keep).
     pub template: super::sm::BlockContext,
 }
@@ -845,39 +845,54 @@ impl Gpu {
     /// Context switch, save half: takes a quiescent block off `sm` (see [`Gpu::freeze_block`]),
     /// writes its whole state into a region of global memory (a free one from the context pool
     /// when one is big enough), and sends it through the memory system from the SM as streamed
-    /// writes. The save is complete at the last acknowledgement ([`Gpu::save_done`]).
-    pub fn save_block(&mut self, sm: usize, bslot: u32) -> Option<SavedBlock> {
-        let ctx = self.sms[sm].capture_block(self.now, bslot)?;
+    /// writes. The save is complete at the last acknowledgement ([`Gpu::save_done`]). An error
+    /// if the block is not quiescent, or its context cannot be saved (the block then stays).
+    pub fn save_block(&mut self, sm: usize, bslot: u32) -> Result<SavedBlock, SimError> {
+        let cycle = self.now;
+        let err = |detail: String| SimError::Cosim { cycle, detail };
+        let ctx = self.sms[sm].capture_block(self.now, bslot).ok_or_else(|| err(format!("save_block: block slot {bslot} of SM {sm} is empty or has instructions in flight")))?;
         let words = super::context::to_words(&ctx).len();
         let region = self.ctx.take_region(&mut self.gmem, 4 * words as u32);
         let addr = self.ctx.region_addr(region);
-        super::context::store_at(&mut self.gmem, addr, &ctx, words).ok()?;
+        if let Err(e) = super::context::store_at(&mut self.gmem, addr, &ctx, words) {
+            self.ctx.free_region(region);
+            self.sms[sm].restore_block(self.now, ctx);
+            return Err(err(format!("save_block: SM {sm}, block slot {bslot}: {e}")));
+        }
         let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: self.now, done: None });
         let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, self.now);
         self.ctx.set_lines(xfer, lines);
         self.touch();
+        let serial = self.ctx.next_serial;
+        self.ctx.next_serial += 1;
+        self.ctx.single.insert(serial, xfer);
         let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
-        Some(SavedBlock { addr, words, region, xfer, template })
+        Ok(SavedBlock { addr, words, region, serial, template })
     }
 
-    /// The cycle a save's last line was acknowledged, once it has been.
+    /// The cycle a save's last line was acknowledged, once it has been (`None` too once the
+    /// block has been restored).
     pub fn save_done(&self, saved: &SavedBlock) -> Option<u64> {
-        self.ctx.xfer(saved.xfer).and_then(|x| x.done)
+        self.ctx.single.get(&saved.serial).and_then(|&x| self.ctx.xfer(x)).and_then(|x| x.done)
     }
 
     /// Context switch, restore half: reads a saved block (whose save is complete) back from
     /// global memory and makes it resident on `sm`; its warps issue once the context's last
-    /// line has arrived from memory, and then its region is free for later saves.
+    /// line has arrived from memory, and then its region is free for later saves. A block is
+    /// restored once: a second restore of the same save is refused.
     pub fn restore_saved(&mut self, sm: usize, saved: &SavedBlock) -> Result<(), SimError> {
         let cycle = self.now;
-        if self.save_done(saved).is_none() {
-            return Err(SimError::Cosim { cycle, detail: "restore_saved: the save has not completed".into() });
+        let err = |detail: &str| SimError::Cosim { cycle, detail: format!("restore_saved: {detail}") };
+        let Some(&save) = self.ctx.single.get(&saved.serial) else { return Err(err("the block was restored already")) };
+        if self.ctx.xfer(save).is_none_or(|x| x.done.is_none()) {
+            return Err(err("the save has not completed"));
         }
         let ctx = super::context::load(&self.gmem, saved.addr, saved.words, &saved.template).map_err(SimError::BadLaunch)?;
         if !self.sms[sm].fits(&ctx.info.launch) {
-            return Err(SimError::Cosim { cycle, detail: format!("restore_saved: no room on SM {sm}") });
+            return Err(err(&format!("no room on SM {sm}")));
         }
-        self.ctx.end_xfer(saved.xfer);
+        self.ctx.single.remove(&saved.serial);
+        self.ctx.end_xfer(save);
         let bslot = self.sms[sm].restore_block_at(self.now, ctx, true);
         let kind = super::context::XferKind::Restore { bslot, slot: None, region: Some(saved.region) };
         let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind, lines_left: 0, start: self.now, done: None });

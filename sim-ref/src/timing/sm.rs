@@ -725,8 +725,10 @@ impl Sm {
                     if t <= now {
                         res = res.and_then(|_| self.perform_line(w, line, gmem));
                     } else if self.recs[w as usize].space == Some(Space::Global) {
-                        // (a local load is performed at its own L1 access anyway)
+                        // (a local load is performed at its own L1 access anyway) The SM may be
+                        // asleep: it must wake for the access, not read memory later.
                         self.events.push(t, SmEv::Access(w, line));
+                        self.wake_at = self.wake_at.min(t);
                     }
                 }
                 self.mshrs[id as usize].waiters = waiters;
