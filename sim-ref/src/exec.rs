@@ -3,7 +3,9 @@
 //! State is kept structure-of-arrays: a warp's registers are `regs[r * 32 + lane]`, predicates
 //! are one 32-bit lane mask each, and divergence is a reconvergence stack of (pc, reconvergence
 //! pc, mask) entries. [`step`] executes the instruction at the top of the stack for the active
-//! lanes and allocates nothing. The functional GPU ([`crate::func`]) and the timing model call it.
+//! lanes and allocates nothing; it is the stages the timing model runs one by one ([`issue`],
+//! [`read_operands`], [`compute`] or [`perform`], [`writeback`]) run back to back. The
+//! functional GPU ([`crate::func`]) calls it.
 
 use crate::kernel::Kernel;
 use crate::mem::{GlobalMem, MemFault};
@@ -750,19 +752,14 @@ pub fn issue(w: &mut Warp, inst: &Inst, exec: u32) -> Event {
     }
 }
 
-/// Executes the warp's next instruction for its active lanes: every stage at once.
+/// Executes the warp's next instruction for its active lanes: every stage at once, with `f` as
+/// the scratch record of the instruction (a loop over many instructions keeps one, so nothing
+/// is allocated or cleared per instruction).
 ///
 /// Counts go to the caller: the warp-instruction executed is `code[pc]` with `active_mask()`
 /// lanes, read both before the call.
-pub fn step(w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
-    let mut f = Flight::empty();
-    step_in(&mut f, w, c, mem)
-}
-
-/// [`step`], with `f` as the scratch record of the instruction in flight (reused from one call
-/// to the next: a loop over many instructions keeps one).
 #[inline]
-pub fn step_in(f: &mut Flight, w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
+pub fn step(f: &mut Flight, w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem) -> Result<Event, Fault> {
     let pc = w.pc().expect("step on a finished warp");
     let inst = c.kernel.code[pc as usize];
     let exec = exec_mask(w, &inst);

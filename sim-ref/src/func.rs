@@ -213,7 +213,7 @@ fn run_block(
             let ev = loop {
                 lanes += w.active_mask().count_ones() as u64;
                 n += 1;
-                match exec::step_in(&mut f, w, ctx, mem) {
+                match exec::step(&mut f, w, ctx, mem) {
                     Ok(Event::Continue) => {
                         if n & 0xffff == 0 && counts.warp_insts + n > budget {
                             return Err(BlockError::Watchdog);

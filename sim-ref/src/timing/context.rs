@@ -109,17 +109,13 @@ pub fn slot_words(k: &Kernel) -> usize {
     3 + (k.shared_bytes / 4) as usize + k.warps() as usize * per_warp
 }
 
-/// Writes a context at `addr`, in at most `room` words; returns its length in words.
-pub fn store_at(mem: &mut GlobalMem, addr: u32, ctx: &BlockContext, room: usize) -> Result<usize, String> {
+/// The words a save writes for `ctx` ([`to_words`]); an error if a warp's reconvergence stack
+/// is deeper than a save slot holds.
+pub fn saved_words(ctx: &BlockContext) -> Result<Vec<u32>, String> {
     if let Some(w) = ctx.warps.iter().find(|w| w.stack.len() > MAX_STACK) {
         return Err(format!("warp {} has a reconvergence stack {} deep; a saved context holds at most {MAX_STACK} entries", w.id, w.stack.len()));
     }
-    let words = to_words(ctx);
-    if words.len() > room {
-        return Err(format!("a context of {} words does not fit its {room}-word save slot", words.len()));
-    }
-    mem.write_u32s(addr, &words);
-    Ok(words.len())
+    Ok(to_words(ctx))
 }
 
 /// Reads a context back from global memory.
@@ -157,8 +153,7 @@ pub struct Xfer {
     pub sm: usize,
     pub kind: XferKind,
     pub lines_left: u32,
-    /// Cycle of its first request and of its last response.
-    pub start: u64,
+    /// Cycle of its last response.
     pub done: Option<u64>,
 }
 
@@ -168,8 +163,9 @@ struct Area {
     region: usize,
     slot_words: usize,
     free: Vec<u32>,
-    /// The block each slot holds (to check what a restore names).
-    holder: Vec<Option<u32>>,
+    /// The block each slot holds (to check what a restore names), and its context's length in
+    /// words.
+    holder: Vec<Option<(u32, usize)>>,
 }
 
 /// The SM driver's context-switch bookkeeping: save areas and transfers in flight.
@@ -210,28 +206,34 @@ impl ContextUnit {
         self.regions[i].2 = false;
     }
 
-    /// A save slot for block `tb` of launch `launch` (kernel `k`; `slots` slots in its area,
-    /// which is taken at the launch's first save): the slot's address and room in words.
-    pub fn take_slot(&mut self, mem: &mut GlobalMem, launch: usize, k: &Kernel, slots: u32, tb: u32) -> Result<(u32, u32, usize), String> {
+    /// Writes the context `words` of block `tb` of launch `launch` (kernel `k`) into a free
+    /// save slot of the launch's area (`slots` slots, taken at its first save); returns the
+    /// slot and its address.
+    pub fn take_slot(&mut self, mem: &mut GlobalMem, launch: usize, k: &Kernel, slots: u32, tb: u32, words: &[u32]) -> Result<(u32, u32), String> {
         if !self.areas.contains_key(&launch) {
             let slot_words = slot_words(k).div_ceil(32) * 32; // whole lines
             let region = self.take_region(mem, (slot_words * 4) as u32 * slots);
             self.areas.insert(launch, Area { region, slot_words, free: (0..slots).rev().collect(), holder: vec![None; slots as usize] });
         }
         let a = self.areas.get_mut(&launch).unwrap();
+        if words.len() > a.slot_words {
+            return Err(format!("a context of {} words does not fit its {}-word save slot", words.len(), a.slot_words));
+        }
         let slot = a.free.pop().ok_or_else(|| format!("launch {launch}: all {slots} save slots are in use"))?;
-        a.holder[slot as usize] = Some(tb);
-        Ok((slot, self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words))
+        a.holder[slot as usize] = Some((tb, words.len()));
+        let addr = self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32;
+        mem.write_u32s(addr, words);
+        Ok((slot, addr))
     }
 
     /// Where the restore of block `tb` of `launch` from save slot `slot` (what its PTBQ entry
-    /// carries) reads: the address and room in words; an error if that slot does not hold
-    /// that block.
+    /// carries) reads: the address and the context's length in words; an error if that slot
+    /// does not hold that block.
     pub fn saved_slot(&self, launch: usize, tb: u32, slot: u32) -> Result<(u32, usize), String> {
         let a = self.areas.get(&launch).ok_or_else(|| format!("launch {launch} has saved no block"))?;
         match a.holder.get(slot as usize) {
-            Some(&Some(held)) if held == tb => Ok((self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, a.slot_words)),
-            Some(&Some(held)) => Err(format!("save slot {slot} of launch {launch} holds block {held}, not block {tb}")),
+            Some(&Some((held, len))) if held == tb => Ok((self.regions[a.region].0 + (slot as usize * a.slot_words * 4) as u32, len)),
+            Some(&Some((held, _))) => Err(format!("save slot {slot} of launch {launch} holds block {held}, not block {tb}")),
             _ => Err(format!("save slot {slot} of launch {launch} holds no block (block {tb} was never saved there)")),
         }
     }
@@ -252,8 +254,13 @@ impl ContextUnit {
         }
     }
 
-    pub fn new_xfer(&mut self, x: Xfer) -> u32 {
-        match self.free_xfers.pop() {
+    /// Starts a transfer for SM `sm` at cycle `now`: the lines holding `words` words at `addr`,
+    /// written (a save) or read back (a restore) as streamed requests tagged with the
+    /// transfer; returns it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_xfer(&mut self, mem: &mut MemSys, line_bytes: u32, sm: usize, kind: XferKind, addr: u32, words: usize, now: u64) -> u32 {
+        let x = Xfer { sm, kind, lines_left: 0, done: None };
+        let id = match self.free_xfers.pop() {
             Some(i) => {
                 self.xfers[i as usize] = Some(x);
                 i
@@ -262,7 +269,11 @@ impl ContextUnit {
                 self.xfers.push(Some(x));
                 self.xfers.len() as u32 - 1
             }
-        }
+        };
+        let req = if kind == XferKind::Save { ReqKind::StreamWrite } else { ReqKind::StreamRead };
+        let lines = send_lines(mem, line_bytes, sm, addr, words, req, super::sm::CONTEXT_TAG | id, now);
+        self.xfers[id as usize].as_mut().unwrap().lines_left = lines;
+        id
     }
 
     pub fn xfer(&self, id: u32) -> Option<&Xfer> {
@@ -273,13 +284,6 @@ impl ContextUnit {
         let x = self.xfers.get_mut(id as usize)?.take()?;
         self.free_xfers.push(id);
         Some(x)
-    }
-
-    /// Sets how many lines transfer `id` waits for (once its requests are sent).
-    pub fn set_lines(&mut self, id: u32, lines: u32) {
-        if let Some(Some(x)) = self.xfers.get_mut(id as usize) {
-            x.lines_left = lines;
-        }
     }
 
     /// One line of transfer `id` answered at `now`; the transfer if that was its last.

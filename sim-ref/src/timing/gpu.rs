@@ -14,8 +14,9 @@
 //! to the next event. Stall reasons and occupancy are accounted for the skipped cycles too, so
 //! the results are the same as stepping every cycle.
 
-use super::memsys::{MemStats, MemSys, ReqKind};
-use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, CONTEXT_TAG, STALL_NAMES};
+use super::context::XferKind;
+use super::memsys::{MemStats, MemSys};
+use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
 use crate::config::GpuConfig;
 use crate::func::Launch;
 use crate::mem::GlobalMem;
@@ -444,11 +445,9 @@ impl Gpu {
                 let c = ctx.ctaid;
                 let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
                 let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
-                let (slot, addr, room) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb).map_err(ctx_err)?;
-                let words = super::context::store_at(&mut self.gmem, addr, &ctx, room).map_err(ctx_err)?;
-                let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: now, done: None });
-                let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, now);
-                self.ctx.set_lines(xfer, lines);
+                let words = super::context::saved_words(&ctx).map_err(ctx_err)?;
+                let (slot, addr) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb, &words).map_err(ctx_err)?;
+                let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), now);
                 d.saving_q.push_back((xfer, sm as u8, tb, slot as u8));
             }
             if self.sms[sm].is_empty() {
@@ -504,23 +503,20 @@ impl Gpu {
             if t.restore {
                 let launch = t.handle as usize;
                 let slot = t.slot as u32;
-                let (addr, room) = match self.ctx.saved_slot(launch, t.tb, slot) {
+                let (addr, words) = match self.ctx.saved_slot(launch, t.tb, slot) {
                     Ok(at) => at,
                     Err(e) => return bad(format!("the framework restored block {} of launch {} from save slot {slot}: {e}", t.tb, t.handle)),
                 };
                 d.restores += 1;
                 let info = self.launches[launch].info.clone();
                 let template = super::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new() };
-                let ctx = super::context::load(&self.gmem, addr, room, &template).map_err(SimError::BadLaunch)?;
+                let ctx = super::context::load(&self.gmem, addr, words, &template).map_err(SimError::BadLaunch)?;
                 if !self.sms[sm].fits(&ctx.info.launch) {
                     return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
                 }
-                let words = super::context::to_words(&ctx).len();
                 let bslot = self.sms[sm].restore_block_at(now, ctx, true);
-                let kind = super::context::XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
-                let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind, lines_left: 0, start: now, done: None });
-                let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamRead, CONTEXT_TAG | xfer, now);
-                self.ctx.set_lines(xfer, lines);
+                let kind = XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
+                self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, kind, addr, words, now);
             } else {
                 let Some(ls) = self.launches.get_mut(t.handle as usize) else {
                     return bad(format!("the framework issued a block of launch {}, which does not exist", t.handle));
@@ -829,7 +825,7 @@ impl Gpu {
     /// driver tells the framework in order, [`Gpu::save_done`] tells a caller).
     fn context_response(&mut self, now: u64, x: u32) {
         let Some(done) = self.ctx.line_answered(x, now) else { return };
-        if let super::context::XferKind::Restore { bslot, slot, region } = done.kind {
+        if let XferKind::Restore { bslot, slot, region } = done.kind {
             self.ctx.end_xfer(x);
             if let Some((launch, slot)) = slot {
                 self.ctx.free_slot(launch, slot);
@@ -851,23 +847,23 @@ impl Gpu {
         let cycle = self.now;
         let err = |detail: String| SimError::Cosim { cycle, detail };
         let ctx = self.sms[sm].capture_block(self.now, bslot).ok_or_else(|| err(format!("save_block: block slot {bslot} of SM {sm} is empty or has instructions in flight")))?;
-        let words = super::context::to_words(&ctx).len();
-        let region = self.ctx.take_region(&mut self.gmem, 4 * words as u32);
+        let words = match super::context::saved_words(&ctx) {
+            Ok(w) => w,
+            Err(e) => {
+                self.sms[sm].restore_block(self.now, ctx);
+                return Err(err(format!("save_block: SM {sm}, block slot {bslot}: {e}")));
+            }
+        };
+        let region = self.ctx.take_region(&mut self.gmem, 4 * words.len() as u32);
         let addr = self.ctx.region_addr(region);
-        if let Err(e) = super::context::store_at(&mut self.gmem, addr, &ctx, words) {
-            self.ctx.free_region(region);
-            self.sms[sm].restore_block(self.now, ctx);
-            return Err(err(format!("save_block: SM {sm}, block slot {bslot}: {e}")));
-        }
-        let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind: super::context::XferKind::Save, lines_left: 0, start: self.now, done: None });
-        let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, addr, words, ReqKind::StreamWrite, CONTEXT_TAG | xfer, self.now);
-        self.ctx.set_lines(xfer, lines);
+        self.gmem.write_u32s(addr, &words);
+        let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), self.now);
         self.touch();
         let serial = self.ctx.next_serial;
         self.ctx.next_serial += 1;
         self.ctx.single.insert(serial, xfer);
         let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
-        Ok(SavedBlock { addr, words, region, serial, template })
+        Ok(SavedBlock { addr, words: words.len(), region, serial, template })
     }
 
     /// The cycle a save's last line was acknowledged, once it has been (`None` too once the
@@ -894,10 +890,8 @@ impl Gpu {
         self.ctx.single.remove(&saved.serial);
         self.ctx.end_xfer(save);
         let bslot = self.sms[sm].restore_block_at(self.now, ctx, true);
-        let kind = super::context::XferKind::Restore { bslot, slot: None, region: Some(saved.region) };
-        let xfer = self.ctx.new_xfer(super::context::Xfer { sm, kind, lines_left: 0, start: self.now, done: None });
-        let lines = super::context::send_lines(&mut self.mem, self.cfg.sm[0].l1_line, sm, saved.addr, saved.words, ReqKind::StreamRead, CONTEXT_TAG | xfer, self.now);
-        self.ctx.set_lines(xfer, lines);
+        let kind = XferKind::Restore { bslot, slot: None, region: Some(saved.region) };
+        self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, kind, saved.addr, saved.words, self.now);
         Ok(())
     }
 

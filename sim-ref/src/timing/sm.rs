@@ -16,7 +16,7 @@
 //! issuing independent instructions past an outstanding load.
 //!
 //! Data moves at those stages, on real values (see `docs/timing.md`, "Data and time"): every
-//! issued instruction has a record ([`Rec`]) until it completes; the issue stage does only
+//! issued instruction has a record (`Rec`) until it completes; the issue stage does only
 //! control flow (branches, `exit`, barriers) and moves the pc; the operand-read stage reads the
 //! sources into the record, and the execute stage computes the result there; a load's lanes
 //! are read from memory when the memory stage performs its line (an L1 hit at its L1 access,
@@ -248,7 +248,6 @@ enum SmEv {
 /// An L1 miss-status holding register: one line on its way from memory.
 #[derive(Default)]
 struct Mshr {
-    used: bool,
     line: u32,
     /// Loads waiting for the line, with the cycle of their L1 access.
     waiters: Vec<(u32, u64)>,
@@ -673,7 +672,6 @@ impl Sm {
             ATOMIC_TAG | STORE_TAG => self.line_done(now, id),
             _ => {
                 let m = &mut self.mshrs[id as usize];
-                m.used = false;
                 let waiters = std::mem::take(&mut m.waiters);
                 if !m.stale {
                     self.l1.fill(m.line, false);
@@ -864,7 +862,10 @@ impl Sm {
         r.outstanding = 0;
         r.unperformed = 0;
         r.ready_at = 0;
-        r.lane_line = plan.lane_line;
+        if matches!(space, Some(Space::Global | Space::Local)) {
+            // (only a global or local access performs by line)
+            r.lane_line = plan.lane_line;
+        }
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.inflight += 1;
         if matches!(space, Some(Space::Global | Space::Local)) {
@@ -1345,7 +1346,6 @@ impl Sm {
                     }
                 };
                 let e = &mut self.mshrs[m as usize];
-                e.used = true;
                 e.line = line;
                 e.performed = false;
                 e.stale = false;
