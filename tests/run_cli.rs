@@ -230,3 +230,24 @@ fn cosim_and_soak_refuse_a_gpu_the_framework_cannot_run_on_before_building_rtl()
         assert!(err.contains("at most 16 SMs") && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn run_with_demand_paging_reports_faults_and_writes_a_timeline() {
+    let w = temp_file("paging.toml", GOOD);
+    let csv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_cli").join("timeline.csv");
+    let (code, out, err) = mpgpu(&["run", &w, "--config", "thesis16", "--paging", "pcie", "--migration", "4k", "--faults", "wd-lastcheck", "--timeline", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("paging Pcie, 4 KB units:") && out.contains("faults under WdLastcheck:") && out.contains("PASS"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("cycle,sm,resident,faulted,active\n") && text.lines().count() > 16, "{text}");
+    // Bad values are refused, naming the option and what was expected.
+    let (code, _, err) = mpgpu(&["run", &w, "--paging", "nvlink", "--migration", "3000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("paging.migration_bytes") && err.contains("expected 4096"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--migration", "lots"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`lots` is not a byte count"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--config", "gtx480", "--timeline", csv.to_str().unwrap(), "--no-alone"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timeline needs demand paging"), "{err}");
+}

@@ -79,9 +79,12 @@ pub struct SmConfig {
     pub l1_mshrs: u32,
     #[serde(default = "d_l1_latency")]
     pub l1_latency: u32,
-    /// L1 TLB entries and hit latency (the TLB always hits in this model for now).
+    /// L1 TLB (per SM, LRU): entries, ways and hit latency (Table 6.1 of Tanasić's thesis:
+    /// 32 entries, 8-way; it gives no latency).
     #[serde(default = "d_l1_tlb")]
     pub l1_tlb_entries: u32,
+    #[serde(default = "d_tlb_assoc")]
+    pub l1_tlb_assoc: u32,
     #[serde(default = "d_one")]
     pub l1_tlb_latency: u32,
 }
@@ -109,11 +112,89 @@ pub struct MemConfig {
     pub icnt_latency: u32,
     #[serde(default = "d_icnt_bytes")]
     pub icnt_bytes_per_cycle: u32,
-    /// L2 TLB entries and page-walk latency (always hits for now).
+    /// Translate addresses (TLBs, walks, page tables, isolation between processes). Off (the
+    /// default, as in the papers other than Tanasić's thesis, whose simulators had no MMU):
+    /// an ideal MMU, every translation an L1 TLB hit, every page resident.
+    #[serde(default)]
+    pub vm: bool,
+    /// The L2 TLB shared by all SMs (LRU): entries, ways, lookup latency and MSHRs (misses
+    /// in flight, a walk or a fault each); the page-table walkers and their latency (Table 6.1
+    /// of Tanasić's thesis: 1024 entries, 8-way, 70 cycles, 128 MSHRs, 64 walkers, 500 cycles).
     #[serde(default = "d_l2_tlb")]
     pub l2_tlb_entries: u32,
+    #[serde(default = "d_tlb_assoc")]
+    pub l2_tlb_assoc: u32,
+    #[serde(default = "d_l2_latency")]
+    pub l2_tlb_latency: u32,
+    #[serde(default = "d_l2_tlb_mshrs")]
+    pub l2_tlb_mshrs: u32,
+    #[serde(default = "d_walkers")]
+    pub page_walkers: u32,
     #[serde(default = "d_walk")]
     pub page_walk_latency: u32,
+}
+
+/// Where a process's data start, and what a page fault costs (Tanasić's thesis, §6.5.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PagingLink {
+    /// Every page is in GPU memory from the start: no page faults.
+    #[default]
+    Off,
+    /// Data start in host memory; a fault costs 12 µs with the data, 10 µs without.
+    Nvlink,
+    /// As NVLink, over PCIe 3.0: 25 µs and 12 µs.
+    Pcie,
+}
+
+/// Demand paging.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PagingConfig {
+    #[serde(default)]
+    pub link: PagingLink,
+    /// Bytes migrated per fault: 4096 (a page) or a larger power of two (the thesis: 64 KB).
+    #[serde(default = "d_migration")]
+    pub migration_bytes: u32,
+    /// Override the link's fault latency with a data transfer, and without one (a page the
+    /// host never wrote, allocated zero-filled on the GPU), in µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc_us: Option<f64>,
+}
+
+impl Default for PagingConfig {
+    fn default() -> Self {
+        PagingConfig { link: PagingLink::Off, migration_bytes: d_migration(), transfer_us: None, alloc_us: None }
+    }
+}
+
+impl PagingConfig {
+    /// Fault latency with and without the data transfer, in µs (None when paging is off).
+    pub fn latencies_us(&self) -> Option<(f64, f64)> {
+        let (t, a) = match self.link {
+            PagingLink::Off => return None,
+            PagingLink::Nvlink => (12.0, 10.0),
+            PagingLink::Pcie => (25.0, 12.0),
+        };
+        Some((self.transfer_us.unwrap_or(t), self.alloc_us.unwrap_or(a)))
+    }
+}
+
+/// What an SM does when a memory instruction's translation faults (Tanasić's thesis, §6.1, §6.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultScheme {
+    /// The baseline: the faulting request waits in the MMU (a very long TLB miss) and is
+    /// retried when its page arrives; nothing can be preempted meanwhile.
+    #[default]
+    Stall,
+    /// Warp Disable: a global memory instruction stops its warp fetching until it commits; a
+    /// faulting one is squashed and replayed once its page arrives.
+    WdCommit,
+    /// Warp Disable re-enabling fetch at the instruction's last TLB check.
+    WdLastcheck,
 }
 
 /// A whole GPU.
@@ -128,6 +209,12 @@ pub struct GpuConfig {
     /// SM groups, in SM-number order.
     pub sm: Vec<SmConfig>,
     pub memory: MemConfig,
+    /// Demand paging (off: every page resident).
+    #[serde(default)]
+    pub paging: PagingConfig,
+    /// How the SMs take a page fault.
+    #[serde(default)]
+    pub faults: FaultScheme,
 }
 
 fn d_schedulers() -> u32 {
@@ -201,6 +288,18 @@ fn d_l2_tlb() -> u32 {
 }
 fn d_walk() -> u32 {
     500
+}
+fn d_tlb_assoc() -> u32 {
+    8
+}
+fn d_l2_tlb_mshrs() -> u32 {
+    128
+}
+fn d_walkers() -> u32 {
+    64
+}
+fn d_migration() -> u32 {
+    65536
 }
 
 /// A configuration error: the file (if any), the field and what was expected.
@@ -399,6 +498,9 @@ impl GpuConfig {
             range(&f("l1_mshrs"), s.l1_mshrs as u64, 1, 1024)?;
             range(&f("l1_latency"), s.l1_latency as u64, 1, 1000)?;
             range(&f("l1_tlb_entries"), s.l1_tlb_entries as u64, 1, 1 << 16)?;
+            range(&f("l1_tlb_assoc"), s.l1_tlb_assoc as u64, 1, 64)?;
+            range(&f("l1_tlb_entries"), s.l1_tlb_entries as u64, s.l1_tlb_assoc as u64, 1 << 16)?;
+            pow2(&f("l1_tlb_entries / l1_tlb_assoc (the number of sets)"), s.l1_tlb_entries / s.l1_tlb_assoc)?;
             range(&f("l1_tlb_latency"), s.l1_tlb_latency as u64, 0, 1000)?;
         }
         let m = &self.memory;
@@ -415,7 +517,26 @@ impl GpuConfig {
         range("memory.icnt_latency", m.icnt_latency as u64, 0, 10_000)?;
         range("memory.icnt_bytes_per_cycle", m.icnt_bytes_per_cycle as u64, 1, 4096)?;
         range("memory.l2_tlb_entries", m.l2_tlb_entries as u64, 1, 1 << 20)?;
-        range("memory.page_walk_latency", m.page_walk_latency as u64, 0, 1_000_000)?;
+        range("memory.l2_tlb_assoc", m.l2_tlb_assoc as u64, 1, 64)?;
+        range("memory.l2_tlb_entries", m.l2_tlb_entries as u64, m.l2_tlb_assoc as u64, 1 << 20)?;
+        pow2("memory.l2_tlb_entries / l2_tlb_assoc (the number of sets)", m.l2_tlb_entries / m.l2_tlb_assoc)?;
+        range("memory.l2_tlb_latency", m.l2_tlb_latency as u64, 1, 10_000)?;
+        range("memory.l2_tlb_mshrs", m.l2_tlb_mshrs as u64, 1, 4096)?;
+        range("memory.page_walkers", m.page_walkers as u64, 1, 1024)?;
+        range("memory.page_walk_latency", m.page_walk_latency as u64, 1, 1_000_000)?;
+        let pg = &self.paging;
+        if pg.link != PagingLink::Off && !m.vm {
+            return Err("field `paging.link`: demand paging needs virtual memory (`memory.vm = true`)".into());
+        }
+        range("paging.migration_bytes", pg.migration_bytes as u64, 4096, 1 << 21)?;
+        pow2("paging.migration_bytes", pg.migration_bytes)?;
+        for (n, v) in [("paging.transfer_us", pg.transfer_us), ("paging.alloc_us", pg.alloc_us)] {
+            if let Some(v) = v {
+                if !(v.is_finite() && (0.001..=1e6).contains(&v)) {
+                    return Err(format!("field `{n}`: {v} is out of range (expected 0.001..=1000000 µs)"));
+                }
+            }
+        }
         if self.sm.iter().any(|s| s.l1_line != line) {
             return Err("field `sm[*].l1_line`: every SM group must use the same line size".into());
         }

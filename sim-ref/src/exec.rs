@@ -176,6 +176,8 @@ pub enum FaultKind {
     Unmapped,
     Misaligned,
     OutOfRange { limit: u32 },
+    /// The address is in a page another process owns (its page table does not map it).
+    NotOwned { owner: u16 },
 }
 
 /// A fault in one lane of one instruction.
@@ -196,6 +198,9 @@ impl fmt::Display for Fault {
         match self.kind {
             FaultKind::Unmapped => write!(f, "{sp} {what} unmapped address 0x{:08x}", self.addr),
             FaultKind::Misaligned => write!(f, "{sp} {what} misaligned address 0x{:08x} (accesses are 4-byte aligned)", self.addr),
+            FaultKind::NotOwned { owner } => {
+                write!(f, "{sp} {what} address 0x{:08x}: the page belongs to another process (#{owner}), not to this one (isolation)", self.addr)
+            }
             FaultKind::OutOfRange { limit } => {
                 write!(f, "{sp} {what} byte address {} outside the {limit} bytes of {sp} memory", self.addr as i32)
             }

@@ -7,7 +7,7 @@
 /// Bytes per page.
 pub const PAGE_BYTES: u32 = 4096;
 const PAGE_WORDS: usize = (PAGE_BYTES / 4) as usize;
-const NUM_PAGES: usize = 1 << 20; // 4 GB / 4 KB
+pub const NUM_PAGES: usize = 1 << 20; // 4 GB / 4 KB
 const UNMAPPED: u32 = u32::MAX;
 /// First address the host allocator hands out (page 0 stays unmapped to catch null pointers).
 pub const HEAP_BASE: u32 = 0x0001_0000;
@@ -71,6 +71,17 @@ impl GlobalMem {
 
     pub fn num_mapped_pages(&self) -> usize {
         self.pages.len()
+    }
+
+    /// The address the next allocation starts at (the pages below it that are mapped were
+    /// allocated before).
+    pub fn alloc_mark(&self) -> u64 {
+        self.next_alloc
+    }
+
+    /// Whether a mapped page holds only zeros (as allocated, never written).
+    pub fn page_is_zero(&self, page_no: u32) -> bool {
+        self.page(page_no).is_none_or(|p| p.iter().all(|&w| w == 0))
     }
 
     fn page(&self, page_no: u32) -> Option<&[u32; PAGE_WORDS]> {

@@ -123,7 +123,7 @@ fn occupancy_equals_the_rule_for_every_kernel_on_every_preset() {
                     // What the SM admits, block after block.
                     let mut sm = Sm::new(0, g);
                     let launch = Launch::linear(&k, 1000, vec![0; (k.param_bytes / 4) as usize]);
-                    let info = Arc::new(mpgpu_ref::timing::sm::LaunchInfo { id: 0, timing: mpgpu_ref::timing::sm::KernelTiming::new(&launch.kernel), launch });
+                    let info = Arc::new(mpgpu_ref::timing::sm::LaunchInfo { id: 0, process: 0, timing: mpgpu_ref::timing::sm::KernelTiming::new(&launch.kernel), launch });
                     let mut n = 0;
                     while sm.fits(&info.launch) {
                         sm.place_block(0, &info, n as u64);

@@ -194,6 +194,10 @@ impl Default for RunLimits {
     }
 }
 
+/// Processes a run can have (each has its own address space, named in the TLBs by a 12-bit
+/// ASID).
+pub const MAX_PROCESSES: usize = 4095;
+
 pub struct Gpu {
     pub cfg: GpuConfig,
     pub sms: Vec<Sm>,
@@ -270,6 +274,13 @@ pub struct RunResult {
     pub launches: Vec<LaunchResult>,
     pub sm: SmStats,
     pub mem: MemStats,
+    /// Address translation and demand paging.
+    pub vm: super::mmu::MmuStats,
+    pub paging: crate::config::PagingConfig,
+    pub faults: crate::config::FaultScheme,
+    /// Per SM, resident and faulted warp-cycles over time (with demand paging).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<super::sm::Timeline>>,
     /// Warp-instructions per cycle, whole GPU.
     pub ipc: f64,
     /// Mean resident warps over warp slots, over all SMs and cycles.
@@ -318,7 +329,13 @@ impl Gpu {
         let mut id = 0;
         for g in &cfg.sm {
             for _ in 0..g.count {
-                sms.push(Sm::new(id, g));
+                let mut sm = Sm::new(id, g);
+                sm.scheme = cfg.faults;
+                sm.vm = cfg.memory.vm;
+                if cfg.paging.link != crate::config::PagingLink::Off {
+                    sm.timeline = Some(super::sm::Timeline::new());
+                }
+                sms.push(sm);
                 id += 1;
             }
         }
@@ -591,7 +608,14 @@ impl Gpu {
             Job::Library { bench, size, seed } => bench.program(*size, *seed).map_err(SimError::BadLaunch)?,
             Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
         };
+        if p >= MAX_PROCESSES {
+            return Err(SimError::BadLaunch(format!("process `{}`: the model takes at most {MAX_PROCESSES} processes (one address space each)", self.procs[p].name)));
+        }
+        // The pages the program allocates are its process's (with demand paging, in host
+        // memory until they fault in).
+        let mark = self.gmem.alloc_mark();
         prog.setup(&mut self.gmem);
+        self.mem.mmu.adopt(p as u16, mark, self.gmem.alloc_mark(), &self.gmem);
         self.procs[p].program = Some(prog);
         self.next_launch(p)
     }
@@ -633,7 +657,7 @@ impl Gpu {
         }
         let timing = KernelTiming::new(&l.kernel);
         self.launches.push(LaunchState {
-            info: Arc::new(LaunchInfo { id, launch: l, timing }),
+            info: Arc::new(LaunchInfo { id, process: p as u16, launch: l, timing }),
             process: p,
             priority: self.procs[p].priority,
             ready_at: self.now,
@@ -966,6 +990,16 @@ impl Gpu {
         let ls = &self.launches[f.launch];
         let k = &ls.info.launch.kernel;
         let line = k.line_of(f.fault.pc).map(|l| format!(" ({}:{l})", k.file)).unwrap_or_default();
+        let mut what = f.fault.to_string();
+        if let crate::exec::FaultKind::NotOwned { owner } = f.fault.kind {
+            let owner = self.procs.get(owner as usize).map_or("?", |p| p.name.as_str());
+            what = format!(
+                "{} {} address 0x{:08x}, in a page of process `{owner}`: a process reaches only its own pages (isolation error)",
+                f.fault.space.name(),
+                if f.fault.store { "store to" } else { "load from" },
+                f.fault.addr
+            );
+        }
         SimError::Fault {
             kernel: k.name.clone(),
             process: self.procs[ls.process].name.clone(),
@@ -973,7 +1007,7 @@ impl Gpu {
             warp: f.warp,
             sm,
             cycle: self.now,
-            detail: format!("lane {}, pc {}{line}: {}", f.fault.lane, f.fault.pc, f.fault),
+            detail: format!("lane {}, pc {}{line}: {what}", f.fault.lane, f.fault.pc),
         }
     }
 
@@ -1001,6 +1035,16 @@ impl Gpu {
         s
     }
 
+    /// Every SM's timeline, in bins of one width (with demand paging).
+    pub fn timeline(&self) -> Option<Vec<super::sm::Timeline>> {
+        let mut tl = self.sms.iter().map(|s| s.timeline.clone()).collect::<Option<Vec<_>>>().filter(|v| !v.is_empty())?;
+        let w = tl.iter().map(|t| t.width).max().unwrap_or(1);
+        for t in &mut tl {
+            t.widen(w);
+        }
+        Some(tl)
+    }
+
     /// The results of a finished run.
     pub fn result(&self) -> RunResult {
         let mut sm = SmStats::default();
@@ -1015,6 +1059,9 @@ impl Gpu {
             sm.max_kernels_resident = sm.max_kernels_resident.max(s.stats.max_kernels_resident);
             sm.shared_conflict_cycles += s.stats.shared_conflict_cycles;
             sm.war_overwrites += s.stats.war_overwrites;
+            sm.faulted_insts += s.stats.faulted_insts;
+            sm.squashed += s.stats.squashed;
+            sm.faulted_warp_cycles += s.stats.faulted_warp_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];
             }
@@ -1071,6 +1118,10 @@ impl Gpu {
             stalls: STALL_NAMES.iter().zip(sm.stalls).map(|(n, v)| (n.to_string(), v)).collect(),
             sm,
             mem: self.mem.stats,
+            vm: self.mem.mmu.stats,
+            paging: self.cfg.paging.clone(),
+            faults: self.cfg.faults,
+            timeline: self.timeline(),
             stepped_cycles: self.stepped_cycles,
             preemptions: self.fw().map_or(0, |d| d.preemptions),
             restores: self.fw().map_or(0, |d| d.restores),

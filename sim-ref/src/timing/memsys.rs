@@ -99,6 +99,9 @@ pub struct MemSys {
     pub ready: Vec<(u32, u32)>,
     /// Requests performed at their L2 slice this cycle, in the slices' order: (sm, tag, line).
     pub performed: Vec<(u32, u32, u32)>,
+    /// Address translation beyond the SMs' L1 TLBs: the L2 TLB, the walkers, the page tables
+    /// and demand paging.
+    pub mmu: super::mmu::Mmu,
 }
 
 impl MemSys {
@@ -127,6 +130,7 @@ impl MemSys {
             stats: MemStats::default(),
             ready: Vec::new(),
             performed: Vec::new(),
+            mmu: super::mmu::Mmu::new(cfg),
         }
     }
 

@@ -6,6 +6,7 @@ pub mod context;
 pub mod gpu;
 pub mod memsys;
 pub mod metrics;
+pub mod mmu;
 pub mod sm;
 pub mod wheel;
 

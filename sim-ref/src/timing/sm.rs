@@ -26,9 +26,11 @@
 //! is acknowledged, and `membar` waits for the warp's loads, stores and atomics.
 
 use super::memsys::{MemReq, MemSys, ReqKind};
+use super::mmu::{L1Tlb, NotOwned};
+use crate::mem::PAGE_BYTES;
 use super::cache::TagArray;
-use crate::config::{SchedPolicy, SmConfig};
-use crate::exec::{self, BlockCtx, Event, Fault, Flight, Warp, WarpState};
+use crate::config::{FaultScheme, SchedPolicy, SmConfig};
+use crate::exec::{self, BlockCtx, Event, Fault, FaultKind, Flight, Warp, WarpState};
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
@@ -97,6 +99,8 @@ impl KernelTiming {
 #[derive(Debug)]
 pub struct LaunchInfo {
     pub id: usize,
+    /// The process (its address space).
+    pub process: u16,
     pub launch: Launch,
     pub timing: KernelTiming,
 }
@@ -142,6 +146,64 @@ pub struct SmStats {
     /// of the same warp still in flight: the write-after-read hazard that early source release
     /// allows (Tanasić's thesis, §6.2, Fig. 6.3), harmless unless that instruction is replayed.
     pub war_overwrites: u64,
+    /// Global memory instructions whose translation faulted (a line's page was in host
+    /// memory), and under Warp Disable those squashed (each is replayed once its page is in).
+    pub faulted_insts: u64,
+    pub squashed: u64,
+    /// Warp-cycles with a faulted instruction outstanding (a warp counts once however many).
+    pub faulted_warp_cycles: u64,
+}
+
+/// Resident and faulted warp-cycles of one SM over time, in bins (for the active-warp
+/// timeline of Tanasić's thesis, Fig. 6.2). A bin is `width` cycles; the width doubles when
+/// the run outgrows `MAX_BINS`, so memory stays bounded.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Timeline {
+    pub width: u64,
+    /// (resident, faulted) warp-cycles per bin.
+    pub bins: Vec<(u64, u64)>,
+}
+
+const MAX_BINS: usize = 1024;
+
+impl Timeline {
+    pub fn new() -> Timeline {
+        Timeline { width: 1000, bins: Vec::new() }
+    }
+
+    /// Merges bins until they are `width` cycles wide (a power-of-two multiple of the current).
+    pub fn widen(&mut self, width: u64) {
+        while self.width < width {
+            self.width *= 2;
+            self.bins = self.bins.chunks(2).map(|c| c.iter().fold((0, 0), |x, y| (x.0 + y.0, x.1 + y.1))).collect();
+        }
+    }
+
+    /// Adds `w` warps over cycles `[a, b)` to the resident (`faulted` false) or faulted count.
+    fn add(&mut self, a: u64, b: u64, w: u64, faulted: bool) {
+        if b <= a || w == 0 {
+            return;
+        }
+        while (b - 1) / self.width >= MAX_BINS as u64 {
+            self.widen(self.width * 2);
+        }
+        let last = ((b - 1) / self.width) as usize;
+        if self.bins.len() <= last {
+            self.bins.resize(last + 1, (0, 0));
+        }
+        let mut t = a;
+        while t < b {
+            let k = (t / self.width) as usize;
+            let end = ((k as u64 + 1) * self.width).min(b);
+            let v = (end - t) * w;
+            if faulted {
+                self.bins[k].1 += v;
+            } else {
+                self.bins[k].0 += v;
+            }
+            t = end;
+        }
+    }
 }
 
 struct HwWarp {
@@ -168,6 +230,10 @@ struct HwWarp {
     /// Scoreboard mask and class of the next instruction (cached from the kernel's tables).
     next_touch: RegMask,
     next_class: Class,
+    /// Warp Disable (commit): the global memory instruction whose commit re-enables fetch.
+    wd_wait: Option<u32>,
+    /// The warp has a faulted instruction outstanding until this cycle.
+    fault_until: u64,
 }
 
 struct Block {
@@ -311,6 +377,14 @@ struct Lat {
 }
 
 pub struct Sm {
+    /// The L1 TLB.
+    pub tlb: L1Tlb,
+    /// What the SM does on a page fault.
+    pub scheme: FaultScheme,
+    /// Addresses are translated (false: an ideal MMU, every translation an L1 TLB hit).
+    pub vm: bool,
+    /// Resident and faulted warps over time (kept when demand paging is on).
+    pub timeline: Option<Timeline>,
     pub id: u32,
     cfg: SmConfig,
     lat: Lat,
@@ -356,6 +430,10 @@ pub struct Sm {
 impl Sm {
     pub fn new(id: u32, cfg: &SmConfig) -> Sm {
         Sm {
+            tlb: L1Tlb::new(cfg.l1_tlb_entries, cfg.l1_tlb_assoc, cfg.l1_tlb_latency),
+            scheme: FaultScheme::Stall,
+            vm: true,
+            timeline: None,
             id,
             cfg: cfg.clone(),
             lat: Lat {
@@ -435,6 +513,9 @@ impl Sm {
                 self.stats.stalls[s.reason as usize] += d;
             }
             self.stats.warp_cycles += d * self.used_warps as u64;
+            if let Some(tl) = &mut self.timeline {
+                tl.add(self.accounted, now, self.used_warps as u64, false);
+            }
             self.accounted = now;
         }
     }
@@ -489,6 +570,8 @@ impl Sm {
                 mshr_need: None,
                 next_touch: [0; 5],
                 next_class: Class::Alu,
+                wd_wait: None,
+                fault_until: 0,
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
             if live {
@@ -833,6 +916,11 @@ impl Sm {
         if let Some(p) = w.mem_recs.iter().position(|&x| x == id) {
             w.mem_recs.swap_remove(p);
         }
+        if w.wd_wait == Some(id) {
+            // Warp Disable (commit): fetch restarts the cycle after the commit, issue the next.
+            w.wd_wait = None;
+            w.next_issue = now + 2;
+        }
         if w.w.state == WarpState::Done {
             let blk = w.block;
             self.check_block(now, blk);
@@ -954,6 +1042,9 @@ impl Sm {
         }
         self.accounted = self.accounted.max(now + 1);
         self.stats.warp_cycles += self.used_warps as u64;
+        if let Some(tl) = &mut self.timeline {
+            tl.add(now, now + 1, self.used_warps as u64, false);
+        }
         for sc in &self.scheds {
             self.stats.stalls[sc.reason as usize] += 1;
         }
@@ -1063,7 +1154,7 @@ impl Sm {
             self.scheds[s].wake = wake;
             return Ok(false);
         };
-        if !self.issue(now, s, slot, mem) {
+        if !self.issue(now, s, slot, mem)? {
             // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
             // longer eligible (until an MSHR frees) and another may issue. Counted as activity
             // so that the SM stays awake for it.
@@ -1090,12 +1181,22 @@ impl Sm {
     /// functional unit and sends its memory traffic, and its writeback (or shared-memory
     /// access) is scheduled; [`Sm::advance_flow`] updates the instruction buffer and fetch
     /// queue; [`Sm::block_event`] handles an arrival at a barrier or an exit.
-    fn issue(&mut self, now: u64, s: usize, slot: u32, mem: &mut MemSys) -> bool {
+    fn issue(&mut self, now: u64, s: usize, slot: u32, mem: &mut MemSys) -> Result<bool, SmFault> {
         let d = self.decode(slot);
         let mut plan = MemPlan::new();
         if let Err(need) = self.plan_memory(slot, &d, &mut plan) {
             self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need);
-            return false;
+            return Ok(false);
+        }
+        if plan.space == Some(Space::Global) {
+            self.translate(now, slot, &d, &mut plan, mem)?;
+            if let Some((f, r)) = plan.fault {
+                self.note_fault(slot, f, r);
+                if self.scheme != FaultScheme::Stall {
+                    self.squash(now, slot, &plan, r);
+                    return Ok(true);
+                }
+            }
         }
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.mshr_need = None;
@@ -1110,8 +1211,91 @@ impl Sm {
             self.events.push(t, e);
         }
         self.advance_flow(now, s, slot, &d, seq_next);
+        if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
+            // Warp Disable: the warp fetches nothing more until this instruction commits, or
+            // until its last TLB check (then fetch the cycle after, issue the next).
+            let hw = self.warps[slot as usize].as_mut().unwrap();
+            match (self.scheme, rec) {
+                (FaultScheme::WdCommit, Some(id)) => {
+                    hw.wd_wait = Some(id);
+                    hw.next_issue = u64::MAX;
+                }
+                _ => hw.next_issue = hw.next_issue.max(plan.last_check + 2),
+            }
+        }
         self.block_event(now, s, slot, d.bslot, ev);
-        true
+        Ok(true)
+    }
+
+    /// Translates each line of a global access (record-to-be of the warp in `slot`, issued
+    /// now): the lines' addresses are generated the cycle after operand read and each asks the
+    /// L1 TLB then. Fills the plan's per-line ready cycles, its last TLB check and its fault;
+    /// a page of another process is the instruction's fault (isolation).
+    fn translate(&mut self, now: u64, slot: u32, d: &Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<(), SmFault> {
+        let info = &self.blocks[d.bslot as usize].as_ref().unwrap().info;
+        let asid = info.process;
+        let t0 = now + 2;
+        if !self.vm {
+            let t = t0 + self.lat.l1_tlb_latency as u64;
+            plan.ready[..plan.nlines].fill(t);
+            plan.last_check = t;
+            return Ok(());
+        }
+        let shift = PAGE_BYTES.trailing_zeros() - self.lat.l1_line.trailing_zeros();
+        let mut last = t0;
+        let mut fault: Option<(u64, u64)> = None;
+        for i in 0..plan.nlines {
+            let page = plan.lines[i] >> shift;
+            match mem.mmu.translate(&mut self.tlb, asid, page, t0) {
+                Ok(tr) => {
+                    plan.ready[i] = tr.ready;
+                    last = last.max(tr.ready);
+                    if let Some((f, r)) = tr.fault {
+                        fault = Some(fault.map_or((f, r), |(f0, r0)| (f0.min(f), r0.max(r))));
+                    }
+                }
+                Err(NotOwned { owner }) => {
+                    let hw = self.warps[slot as usize].as_ref().unwrap();
+                    let blk = self.blocks[d.bslot as usize].as_ref().unwrap();
+                    let lane = (0..WARP_SIZE).find(|&l| d.exec_mask >> l & 1 != 0 && plan.lane_line[l] == plan.lines[i]).unwrap_or(0);
+                    let (Op::Ld { addr, .. } | Op::St { addr, .. } | Op::Atom { addr, .. }) = d.inst.op else { unreachable!("a global access") };
+                    let ad = exec::addresses(&hw.w, addr);
+                    let fault = Fault { pc: d.pc as u32, lane: lane as u32, space: Space::Global, store: plan.store || plan.atomic, addr: ad[lane], kind: FaultKind::NotOwned { owner } };
+                    return Err(SmFault { launch: blk.info.id, ctaid: blk.ctaid, warp: hw.w.id, fault });
+                }
+            }
+        }
+        plan.last_check = last;
+        plan.fault = fault;
+        Ok(())
+    }
+
+    /// A faulted instruction of the warp in `slot` occupies [`f`, `r`): counted once per warp
+    /// cycle.
+    fn note_fault(&mut self, slot: u32, f: u64, r: u64) {
+        self.stats.faulted_insts += 1;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let a = f.max(hw.fault_until);
+        if r > a {
+            self.stats.faulted_warp_cycles += r - a;
+            if let Some(tl) = &mut self.timeline {
+                tl.add(a, r, 1, true);
+            }
+        }
+        hw.fault_until = hw.fault_until.max(r);
+    }
+
+    /// Warp Disable: the faulting instruction is squashed. It is the warp's youngest (nothing
+    /// issues behind a global memory instruction before its last TLB check), has read nothing
+    /// into the register file and performed no line (`docs/faults.md`, O2, O3), so squashing
+    /// it leaves the warp's pc on it; the warp is disabled until its page arrives, then
+    /// fetches and replays it. (The model decides at issue, where the translation is timed;
+    /// the warp could do nothing in between either way.)
+    fn squash(&mut self, now: u64, slot: u32, plan: &MemPlan, resolved: u64) {
+        self.stats.squashed += 1;
+        self.ldst_free = now + plan.nlines as u64;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.next_issue = resolved + 2;
     }
 
     /// The launch of the block in slot `bslot` (which must be occupied).
@@ -1253,7 +1437,7 @@ impl Sm {
     fn memory_timing(&mut self, now: u64, rec: Option<u32>, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
         let cfg = self.lat;
         let or = now + 1; // operand read
-        let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + TLB
+        let agen = or + 1 + cfg.l1_tlb_latency as u64; // address generation + L1 TLB hit
         match plan.space {
             None => {
                 self.ldst_free = now + 1;
@@ -1286,8 +1470,15 @@ impl Sm {
         let local = plan.space == Some(Space::Local);
         let mut hit_ready = 0;
         let mut outstanding = 0;
+        let global = plan.space == Some(Space::Global);
         for (i, &ln) in plan.lines[..plan.nlines].iter().enumerate() {
-            let t = agen + 1 + i as u64; // one L1 access per cycle
+            // One L1 access per cycle, a load's line once translated, a store's or atomic's
+            // lines once all are (`docs/faults.md`, O3).
+            let mut t = agen + 1 + i as u64;
+            if global {
+                let ready = if plan.store || plan.atomic { plan.last_check } else { plan.ready[i] };
+                t = t.max(ready + 1 + (plan.store || plan.atomic) as u64 * i as u64);
+            }
             if local {
                 self.events.push(t, SmEv::Access(id, ln));
             }
@@ -1437,11 +1628,16 @@ struct MemPlan {
     lane_line: [u32; WARP_SIZE],
     /// Cycles a shared-memory access takes (its bank conflicts).
     shared_degree: u32,
+    /// Global accesses: the cycle each line's translation completes, the last of them (the
+    /// last TLB check), and the span of a fault (detected, resolved).
+    ready: [u64; WARP_SIZE],
+    last_check: u64,
+    fault: Option<(u64, u64)>,
 }
 
 impl MemPlan {
     fn new() -> MemPlan {
-        MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], lane_line: [0; WARP_SIZE], shared_degree: 1 }
+        MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], lane_line: [0; WARP_SIZE], shared_degree: 1, ready: [0; WARP_SIZE], last_check: 0, fault: None }
     }
 }
 

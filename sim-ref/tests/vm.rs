@@ -1,0 +1,207 @@
+//! Virtual memory in the timing model: translation, isolation between processes, demand
+//! paging with stall-on-fault, and Warp Disable (Tanasić's thesis, Ch. 6).
+
+use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::func::Launch;
+use mpgpu_ref::mem::HEAP_BASE;
+use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
+use mpgpu_ref::workload::Workload;
+use mpgpu_ref::{assemble_one, library};
+use std::sync::Arc;
+
+fn thesis16(link: PagingLink, faults: FaultScheme) -> GpuConfig {
+    let mut c = GpuConfig::preset("thesis16").unwrap();
+    c.paging.link = link;
+    c.faults = faults;
+    c.validate().unwrap();
+    c
+}
+
+fn run_w(cfg: &GpuConfig, w: &Workload, skip_idle: bool) -> Result<RunResult, SimError> {
+    let mut g = Gpu::new(cfg);
+    g.add_workload(w)?;
+    g.run(RunLimits { skip_idle, ..RunLimits::default() }, &mut |_, _, _| {})?;
+    Ok(g.result())
+}
+
+fn one(kernel: &str, size: u32) -> Workload {
+    let t = format!("description = \"one\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
+    Workload::parse("test.toml", &t).unwrap()
+}
+
+/// Every library kernel, on its data starting in host memory, faults, waits for its pages and
+/// still computes the right results: NVLink and PCIe with the baseline's stall-on-fault, and
+/// Warp Disable (which squashes and replays the faulting instruction).
+#[test]
+fn every_kernel_verifies_with_demand_paging_and_faults() {
+    let cases = [
+        (PagingLink::Nvlink, FaultScheme::Stall),
+        (PagingLink::Pcie, FaultScheme::Stall),
+        (PagingLink::Nvlink, FaultScheme::WdCommit),
+        (PagingLink::Pcie, FaultScheme::WdLastcheck),
+    ];
+    for (link, faults) in cases {
+        let cfg = thesis16(link, faults);
+        for b in library::library() {
+            let r = run_w(&cfg, &one(b.name, b.test_sizes[0]), true).unwrap_or_else(|e| panic!("{link:?} {faults:?} {}: {e}", b.name));
+            let p = &r.processes[0];
+            assert!(p.verified, "{link:?} {faults:?} {}: {:?}", b.name, p.failures);
+            assert!(r.vm.faults > 0 && r.vm.migrations > 0, "{link:?} {faults:?} {}: no page faulted ({:?})", b.name, r.vm);
+            assert!(r.sm.faulted_insts > 0, "{link:?} {faults:?} {}: no instruction saw a fault", b.name);
+            match faults {
+                FaultScheme::Stall => assert_eq!(r.sm.squashed, 0),
+                _ => assert!(r.sm.squashed > 0, "{faults:?} {}: nothing squashed", b.name),
+            }
+            // Every migration waited at least the handler's latency for its unit.
+            let (transfer, alloc) = cfg.paging.latencies_us().unwrap();
+            let min = (transfer.min(alloc) * cfg.core_clock_mhz) as u64;
+            assert!(r.vm.fault_latency_cycles >= r.vm.migrations * min, "{}: mean fault latency below the link's", b.name);
+        }
+    }
+}
+
+/// With paging off every page is resident: nothing faults.
+#[test]
+fn no_fault_without_paging() {
+    let r = run_w(&thesis16(PagingLink::Off, FaultScheme::Stall), &one("spmv", 4096), true).unwrap();
+    assert!(r.processes[0].verified);
+    assert!(r.vm.translations > 0 && r.vm.walks > 0, "{:?}", r.vm);
+    assert_eq!((r.vm.faults, r.vm.migrations, r.sm.faulted_insts, r.sm.faulted_warp_cycles), (0, 0, 0, 0));
+}
+
+/// The host handler is serialized and migrates a unit at a time: 4 KB units mean many more
+/// migrations than 64 KB chunks, and a slower run; PCIe is slower than NVLink.
+#[test]
+fn migration_granularity_and_link_set_the_cost() {
+    let w = one("vecadd", 1 << 16);
+    let mut cfg = thesis16(PagingLink::Nvlink, FaultScheme::Stall);
+    let chunk = run_w(&cfg, &w, true).unwrap();
+    cfg.paging.migration_bytes = 4096;
+    let page = run_w(&cfg, &w, true).unwrap();
+    // 3 arrays of 256 KB: 192 pages; 12 chunks' worth, but guard pages between the arrays
+    // shift them off the 64 KB boundaries.
+    assert_eq!(page.vm.migrated_pages, 192);
+    assert_eq!(chunk.vm.migrated_pages, 192);
+    assert_eq!(page.vm.migrations, 192);
+    assert!((12..=15).contains(&chunk.vm.migrations), "{:?}", chunk.vm);
+    assert!(page.cycles > 4 * chunk.cycles, "4 KB {} vs 64 KB {}", page.cycles, chunk.cycles);
+    cfg.paging.migration_bytes = 65536;
+    cfg.paging.link = PagingLink::Pcie;
+    let pcie = run_w(&cfg, &w, true).unwrap();
+    assert!(pcie.cycles > chunk.cycles, "PCIe {} vs NVLink {}", pcie.cycles, chunk.cycles);
+    // The two input arrays' pages carry data, the output array's (never written by the host)
+    // are allocated zero-filled on the GPU, at the lower latency.
+    assert_eq!(page.vm.data_migrations, 128);
+}
+
+/// Faulted warps are counted over time, per SM (the thesis's Fig. 6.2), and the timeline
+/// accounts for every resident warp-cycle.
+#[test]
+fn the_timeline_shows_faulted_warps() {
+    let cfg = thesis16(PagingLink::Nvlink, FaultScheme::Stall);
+    let r = run_w(&cfg, &one("bfs", 16384), true).unwrap();
+    let tl = r.timeline.as_ref().expect("a timeline with paging on");
+    assert_eq!(tl.len(), 16);
+    let resident: u64 = tl.iter().flat_map(|t| &t.bins).map(|b| b.0).sum();
+    let faulted: u64 = tl.iter().flat_map(|t| &t.bins).map(|b| b.1).sum();
+    assert_eq!(resident, r.sm.warp_cycles);
+    assert_eq!(faulted, r.sm.faulted_warp_cycles);
+    assert!(faulted > 0);
+    assert!(tl.iter().all(|t| t.width == tl[0].width && t.bins.len() <= 1024));
+}
+
+/// Paging results do not depend on skipping idle cycles, and repeat exactly.
+#[test]
+fn paging_is_deterministic_and_independent_of_idle_skipping() {
+    let cfg = thesis16(PagingLink::Nvlink, FaultScheme::WdLastcheck);
+    let w = one("histo", 65536);
+    let a = run_w(&cfg, &w, true).unwrap();
+    let b = run_w(&cfg, &w, true).unwrap();
+    let c = run_w(&cfg, &w, false).unwrap();
+    assert_eq!((a.cycles, a.vm, a.sm.squashed), (b.cycles, b.vm, b.sm.squashed));
+    assert_eq!((a.cycles, a.vm, a.sm.squashed, a.sm.faulted_warp_cycles), (c.cycles, c.vm, c.sm.squashed, c.sm.faulted_warp_cycles));
+}
+
+/// A kernel that reads an address in another process's page gets an isolation error naming
+/// the process, kernel, block, warp and address, not the data. Without translation (an ideal
+/// MMU) the same read returns the other process's data: the page tables are what isolate.
+#[test]
+fn a_kernel_reading_another_processs_page_gets_an_isolation_error() {
+    // Process `owner` allocates first, so its buffer is at the heap's base; `intruder` reads it.
+    let owner_prog = || -> Box<dyn Program> {
+        let k = Arc::new(assemble_one("own.s", ".kernel own\n.regs 4\n.threads 32\n.params 4\n mov.u32 r0, %tid.x\n shl.b32 r1, r0, 2\n ld.param.u32 r2, [0]\n add.u32 r2, r2, r1\n st.global.u32 [r2], r0\n exit\n").unwrap());
+        Box::new(StaticProgram::new(move |mem| {
+            let buf = mem.alloc_u32s(&[7; 32]);
+            assert_eq!(buf, HEAP_BASE);
+            (vec![Launch::linear(&k, 1, vec![buf])], vec![Output { name: "buf".into(), addr: buf, expected: Expected::U32((0..32).collect()) }])
+        }))
+    };
+    let intruder_prog = || -> Box<dyn Program> {
+        let k = Arc::new(
+            assemble_one(
+                "peek.s",
+                ".kernel peek\n.regs 6\n.threads 64\n.params 8\n mov.u32 r0, %tid.x\n shl.b32 r1, r0, 2\n ld.param.u32 r2, [4]\n add.u32 r3, r2, r1\n ld.param.u32 r4, [0]\n add.u32 r4, r4, r1\n ld.global.u32 r5, [r3]\n st.global.u32 [r4], r5\n exit\n",
+            )
+            .unwrap(),
+        );
+        Box::new(StaticProgram::new(move |mem| {
+            let out = mem.alloc(4 * 64);
+            (vec![Launch::linear(&k, 1, vec![out, HEAP_BASE])], vec![Output { name: "out".into(), addr: out, expected: Expected::U32(vec![0; 64]) }])
+        }))
+    };
+    let go = |vm: bool| {
+        let mut cfg = GpuConfig::preset("thesis16").unwrap();
+        cfg.memory.vm = vm;
+        let mut g = Gpu::new(&cfg);
+        g.add_process("owner", 0, 0, vec![("own".into(), owner_prog())]);
+        g.add_process("intruder", 0, 0, vec![("peek".into(), intruder_prog())]);
+        g.run(RunLimits::default(), &mut |_, _, _| {}).map(|_| g.result())
+    };
+    let e = go(true).expect_err("the read of another process's page must fail");
+    let SimError::Fault { kernel, process, warp, block, detail, .. } = &e else { panic!("not a fault: {e}") };
+    assert_eq!((kernel.as_str(), process.as_str(), *block), ("peek", "intruder", [0, 0, 0]));
+    assert!(*warp <= 1, "{e}");
+    let msg = e.to_string();
+    for want in ["process `intruder`", "kernel `peek`", "block (0,0,0)", "warp", &format!("0x{HEAP_BASE:08x}"), "process `owner`", "isolation"] {
+        assert!(msg.contains(want), "`{want}` missing from: {msg}");
+    }
+    assert!(detail.contains("load from"), "{detail}");
+    // An ideal MMU lets the read through: the intruder sees the owner's data (its output check
+    // then fails, as it expects zeros).
+    let r = go(false).expect("no translation, no isolation");
+    let intr = r.processes.iter().find(|p| p.name == "intruder").unwrap();
+    assert!(!intr.verified, "without translation the intruder should read the owner's data");
+}
+
+/// Warp Disable costs performance with no faults at all (Tanasić's thesis, §6.5.2: a global
+/// memory instruction holds up its warp's fetch until it commits, or until its last TLB
+/// check), the commit variant more than the last-check one.
+#[test]
+fn warp_disable_costs_performance_without_faults() {
+    let w = one("spmv", 16384);
+    let base = run_w(&thesis16(PagingLink::Off, FaultScheme::Stall), &w, true).unwrap();
+    let last = run_w(&thesis16(PagingLink::Off, FaultScheme::WdLastcheck), &w, true).unwrap();
+    let commit = run_w(&thesis16(PagingLink::Off, FaultScheme::WdCommit), &w, true).unwrap();
+    for r in [&base, &last, &commit] {
+        assert!(r.processes[0].verified);
+        assert_eq!(r.sm.squashed, 0);
+    }
+    assert!(last.cycles > base.cycles, "WD-lastcheck {} not slower than the baseline {}", last.cycles, base.cycles);
+    assert!(commit.cycles > last.cycles, "WD-commit {} not slower than WD-lastcheck {}", commit.cycles, last.cycles);
+}
+
+/// Bad paging settings are refused with the field named.
+#[test]
+fn bad_paging_settings_are_refused() {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.paging.link = PagingLink::Nvlink;
+    assert!(c.validate().unwrap_err().contains("memory.vm"));
+    let mut c = thesis16(PagingLink::Nvlink, FaultScheme::Stall);
+    c.paging.migration_bytes = 3000;
+    assert!(c.validate().unwrap_err().contains("paging.migration_bytes"));
+    let e = GpuConfig::parse("x.toml", &GpuConfig::preset("thesis16").map(|_| PRESET_TAIL.to_string()).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("x.toml") && e.to_string().contains("link"), "{e}");
+}
+
+const PRESET_TAIL: &str = "name = \"x\"\ncore_clock_mhz = 1000.0\n[[sm]]\ncount = 1\nthreads = 1024\nwarps = 32\nregisters = 32768\nblocks = 8\nshared_bytes = 16384\n[memory]\nchannels = 1\ndram_bandwidth_gbs = 100.0\nvm = true\n[paging]\nlink = \"usb\"\n";
