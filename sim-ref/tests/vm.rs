@@ -205,3 +205,40 @@ fn bad_paging_settings_are_refused() {
 }
 
 const PRESET_TAIL: &str = "name = \"x\"\ncore_clock_mhz = 1000.0\n[[sm]]\ncount = 1\nthreads = 1024\nwarps = 32\nregisters = 32768\nblocks = 8\nshared_bytes = 16384\n[memory]\nchannels = 1\ndram_bandwidth_gbs = 100.0\nvm = true\n[paging]\nlink = \"usb\"\n";
+
+/// Warp Disable's timing on one warp (the thesis's Fig. 6.4): a global load's last TLB check
+/// comes 3 cycles after its issue (operand read, address generation, an L1 TLB hit); fetch
+/// restarts the cycle after, the next instruction issues the cycle after that. So each of K
+/// independent loads costs 4 cycles more than in the baseline (which issues the next one the
+/// cycle after), and with re-enable at commit it waits for the load's data as well.
+#[test]
+fn warp_disable_gates_one_warp_as_fig_6_4_times_it() {
+    const K: u32 = 48;
+    let mut src = String::from(".kernel wdk\n.regs 60\n.threads 32\n.params 4\n ld.param.u32 r2, [0]\n ld.global.u32 r3, [r2]\n add.u32 r3, r3, 1\n");
+    for i in 0..K {
+        src += &format!(" ld.global.u32 r{}, [r2]\n", 4 + i);
+    }
+    src += " st.global.u32 [r2], r3\n exit\n";
+    let k = Arc::new(assemble_one("wdk.s", &src).unwrap());
+    let go = |f: FaultScheme| {
+        let k = k.clone();
+        let p: Box<dyn Program> = Box::new(StaticProgram::new(move |mem| {
+            let b = mem.alloc_u32s(&[5]);
+            (vec![Launch::linear(&k, 1, vec![b])], vec![Output { name: "b".into(), addr: b, expected: Expected::U32(vec![6]) }])
+        }));
+        let mut g = Gpu::new(&thesis16(PagingLink::Off, f));
+        g.add_process("p", 0, 0, vec![("wdk".into(), p)]);
+        g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        assert!(r.processes[0].verified);
+        r.cycles
+    };
+    let (base, last, commit) = (go(FaultScheme::Stall), go(FaultScheme::WdLastcheck), go(FaultScheme::WdCommit));
+    let extra = last as i64 - base as i64;
+    assert!((extra - 4 * K as i64).abs() <= 4, "WD-lastcheck costs {extra} cycles over {K} loads (expected 4 each): {base} vs {last}");
+    // At commit: each load (an L1 hit: the line is in after the first load) commits at its
+    // L1 access (issue + 4) plus the 40-cycle L1 latency; the next issues 2 cycles later: 45
+    // cycles more than the baseline's 1.
+    let extra = commit as i64 - base as i64;
+    assert!((extra - 45 * K as i64).abs() <= 8, "WD-commit costs {extra} cycles over {K} loads (expected 45 each): {base} vs {commit}");
+}
