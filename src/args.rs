@@ -168,5 +168,5 @@ pub fn parse_bytes(s: &str) -> Result<u32, String> {
         (t.as_str(), 1)
     };
     let v: u64 = num.parse().map_err(|_| format!("`{s}` is not a byte count (expected e.g. 4096, 4k, 64k)"))?;
-    u32::try_from(v * mul).map_err(|_| format!("`{s}` is too large"))
+    v.checked_mul(mul).and_then(|b| u32::try_from(b).ok()).ok_or_else(|| format!("`{s}` is too large"))
 }

@@ -500,6 +500,9 @@ impl GpuConfig {
             range(&f("l1_tlb_entries"), s.l1_tlb_entries as u64, 1, 1 << 16)?;
             range(&f("l1_tlb_assoc"), s.l1_tlb_assoc as u64, 1, 64)?;
             range(&f("l1_tlb_entries"), s.l1_tlb_entries as u64, s.l1_tlb_assoc as u64, 1 << 16)?;
+            if s.l1_tlb_entries % s.l1_tlb_assoc != 0 {
+                return Err(format!("field `{}`: {} is not a multiple of l1_tlb_assoc ({})", f("l1_tlb_entries"), s.l1_tlb_entries, s.l1_tlb_assoc));
+            }
             pow2(&f("l1_tlb_entries / l1_tlb_assoc (the number of sets)"), s.l1_tlb_entries / s.l1_tlb_assoc)?;
             range(&f("l1_tlb_latency"), s.l1_tlb_latency as u64, 0, 1000)?;
         }
@@ -519,6 +522,9 @@ impl GpuConfig {
         range("memory.l2_tlb_entries", m.l2_tlb_entries as u64, 1, 1 << 20)?;
         range("memory.l2_tlb_assoc", m.l2_tlb_assoc as u64, 1, 64)?;
         range("memory.l2_tlb_entries", m.l2_tlb_entries as u64, m.l2_tlb_assoc as u64, 1 << 20)?;
+        if m.l2_tlb_entries % m.l2_tlb_assoc != 0 {
+            return Err(format!("field `memory.l2_tlb_entries`: {} is not a multiple of l2_tlb_assoc ({})", m.l2_tlb_entries, m.l2_tlb_assoc));
+        }
         pow2("memory.l2_tlb_entries / l2_tlb_assoc (the number of sets)", m.l2_tlb_entries / m.l2_tlb_assoc)?;
         range("memory.l2_tlb_latency", m.l2_tlb_latency as u64, 1, 10_000)?;
         range("memory.l2_tlb_mshrs", m.l2_tlb_mshrs as u64, 1, 4096)?;

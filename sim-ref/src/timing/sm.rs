@@ -1295,6 +1295,7 @@ impl Sm {
         self.stats.squashed += 1;
         self.ldst_free = now + plan.nlines as u64;
         let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
         hw.next_issue = resolved + 2;
     }
 
