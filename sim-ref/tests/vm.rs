@@ -117,13 +117,15 @@ fn the_timeline_shows_faulted_warps() {
 /// Paging results do not depend on skipping idle cycles, and repeat exactly.
 #[test]
 fn paging_is_deterministic_and_independent_of_idle_skipping() {
-    let cfg = thesis16(PagingLink::Nvlink, FaultScheme::WdLastcheck);
-    let w = one("histo", 65536);
-    let a = run_w(&cfg, &w, true).unwrap();
-    let b = run_w(&cfg, &w, true).unwrap();
-    let c = run_w(&cfg, &w, false).unwrap();
-    assert_eq!((a.cycles, a.vm, a.sm.squashed), (b.cycles, b.vm, b.sm.squashed));
-    assert_eq!((a.cycles, a.vm, a.sm.squashed, a.sm.faulted_warp_cycles), (c.cycles, c.vm, c.sm.squashed, c.sm.faulted_warp_cycles));
+    for faults in [FaultScheme::Stall, FaultScheme::WdLastcheck] {
+        let cfg = thesis16(PagingLink::Nvlink, faults);
+        let w = one("histo", 65536);
+        let a = run_w(&cfg, &w, true).unwrap();
+        let b = run_w(&cfg, &w, true).unwrap();
+        let c = run_w(&cfg, &w, false).unwrap();
+        assert_eq!((a.cycles, a.vm, a.sm.squashed), (b.cycles, b.vm, b.sm.squashed));
+        assert_eq!((a.cycles, a.vm, a.sm.squashed, a.sm.faulted_warp_cycles), (c.cycles, c.vm, c.sm.squashed, c.sm.faulted_warp_cycles), "{faults:?}");
+    }
 }
 
 /// A kernel that reads an address in another process's page gets an isolation error naming
@@ -244,4 +246,34 @@ fn warp_disable_gates_one_warp_as_fig_6_4_times_it() {
     // cycles more than the baseline's 1.
     let extra = commit as i64 - base as i64;
     assert!((extra - 45 * K as i64).abs() <= 8, "WD-commit costs {extra} cycles over {K} loads (expected 45 each): {base} vs {commit}");
+}
+
+/// A warp's global requests reach the L1 in issue order even when their translations finish
+/// out of order: a store whose lanes fault on two pages (so it waits for the later page, its
+/// last TLB check) and a younger load of the same words, whose first page arrives first. The
+/// load must read what the store wrote, on every lane.
+#[test]
+fn a_younger_load_does_not_overtake_an_older_faulting_store() {
+    // lane l writes base + (l >> 4) * 128 KB + (l & 15) * 4: lanes 0..15 on one page, 16..31
+    // on a page in another 64 KB chunk, migrated after the first.
+    let src = ".kernel ord\n.regs 10\n.threads 32\n.params 8\n\
+               mov.u32 r0, %tid.x\n shr.u32 r1, r0, 4\n shl.b32 r1, r1, 17\n and.b32 r2, r0, 15\n shl.b32 r2, r2, 2\n\
+               add.u32 r1, r1, r2\n ld.param.u32 r3, [0]\n add.u32 r3, r3, r1\n add.u32 r4, r0, 100\n\
+               st.global.u32 [r3], r4\n ld.global.u32 r5, [r3]\n\
+               ld.param.u32 r6, [4]\n shl.b32 r7, r0, 2\n add.u32 r6, r6, r7\n st.global.u32 [r6], r5\n exit\n";
+    let k = Arc::new(assemble_one("ord.s", src).unwrap());
+    for faults in [FaultScheme::Stall, FaultScheme::WdLastcheck] {
+        let k = k.clone();
+        let p: Box<dyn Program> = Box::new(StaticProgram::new(move |mem| {
+            let buf = mem.alloc(256 * 1024);
+            let out = mem.alloc(128);
+            (vec![Launch::linear(&k, 1, vec![buf, out])], vec![Output { name: "out".into(), addr: out, expected: Expected::U32((100..132).collect()) }])
+        }));
+        let mut g = Gpu::new(&thesis16(PagingLink::Nvlink, faults));
+        g.add_process("p", 0, 0, vec![("ord".into(), p)]);
+        g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        assert!(r.processes[0].verified, "{faults:?}: {:?}", r.processes[0].failures);
+        assert!(r.vm.migrations >= 3 && r.sm.faulted_insts >= 2, "{faults:?}: {:?}", r.vm);
+    }
 }

@@ -463,7 +463,9 @@ impl Gpu {
                 let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
                 let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
                 let words = super::context::saved_words(&ctx).map_err(ctx_err)?;
+                let mark = self.gmem.alloc_mark();
                 let (slot, addr) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb, &words).map_err(ctx_err)?;
+                self.mem.mmu.adopt_system(mark, self.gmem.alloc_mark(), &self.gmem);
                 let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), now);
                 d.saving_q.push_back((xfer, sm as u8, tb, slot as u8));
             }
@@ -878,7 +880,9 @@ impl Gpu {
                 return Err(err(format!("save_block: SM {sm}, block slot {bslot}: {e}")));
             }
         };
+        let mark = self.gmem.alloc_mark();
         let region = self.ctx.take_region(&mut self.gmem, 4 * words.len() as u32);
+        self.mem.mmu.adopt_system(mark, self.gmem.alloc_mark(), &self.gmem);
         let addr = self.ctx.region_addr(region);
         self.gmem.write_u32s(addr, &words);
         let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), self.now);
@@ -992,9 +996,12 @@ impl Gpu {
         let line = k.line_of(f.fault.pc).map(|l| format!(" ({}:{l})", k.file)).unwrap_or_default();
         let mut what = f.fault.to_string();
         if let crate::exec::FaultKind::NotOwned { owner } = f.fault.kind {
-            let owner = self.procs.get(owner as usize).map_or("?", |p| p.name.as_str());
+            let owner = match self.procs.get(owner as usize) {
+                Some(p) => format!("process `{}`", p.name),
+                None => "the GPU's context-save memory".to_string(),
+            };
             what = format!(
-                "{} {} address 0x{:08x}, in a page of process `{owner}`: a process reaches only its own pages (isolation error)",
+                "{} {} address 0x{:08x}, in a page of {owner}: a process reaches only its own pages (isolation error)",
                 f.fault.space.name(),
                 if f.fault.store { "store to" } else { "load from" },
                 f.fault.addr

@@ -19,21 +19,81 @@
 //! one unit at a time, and the request waits in the MMU (stall-on-fault) until the unit
 //! arrives, then is retried at the L2 TLB.
 
-use super::cache::TagArray;
 use crate::config::GpuConfig;
 use crate::mem::{GlobalMem, NUM_PAGES, PAGE_BYTES};
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
+
+/// A set-associative TLB with LRU replacement whose entries carry their translation's timing:
+/// an entry is filled when its translation is asked for, ready when it completes; a request
+/// for it before then joins it (the MSHR merge).
+#[derive(Clone, Debug)]
+pub struct Tlb {
+    sets: u32,
+    ways: u32,
+    /// Key + 1 (0: invalid), last use, and the translation, per way.
+    keys: Vec<u32>,
+    stamp: Vec<u64>,
+    tr: Vec<Translation>,
+    clock: u64,
+}
+
+/// What a TLB lookup found.
+enum Found {
+    Hit,
+    Joined(Translation),
+    Miss,
+}
+
+impl Tlb {
+    pub fn new(entries: u32, ways: u32) -> Tlb {
+        let sets = (entries / ways).max(1);
+        assert!(sets.is_power_of_two(), "TLB sets must be a power of two (the configuration check ensures it)");
+        let n = (sets * ways) as usize;
+        Tlb { sets, ways, keys: vec![0; n], stamp: vec![0; n], tr: vec![Translation { ready: 0, fault: None }; n], clock: 0 }
+    }
+
+    #[inline]
+    fn set(&self, key: u32) -> std::ops::Range<usize> {
+        let s = (key ^ (key >> 7) ^ (key >> 13)) & (self.sets - 1);
+        let b = (s * self.ways) as usize;
+        b..b + self.ways as usize
+    }
+
+    /// Looks `key` up at cycle `t` (a present entry is refreshed).
+    #[inline]
+    fn lookup(&mut self, key: u32, t: u64) -> Found {
+        self.clock += 1;
+        for i in self.set(key) {
+            if self.keys[i] == key + 1 {
+                self.stamp[i] = self.clock;
+                let tr = self.tr[i];
+                return if tr.ready > t { Found::Joined(joined(tr, t)) } else { Found::Hit };
+            }
+        }
+        Found::Miss
+    }
+
+    /// Inserts `key` (absent) with its translation, evicting the least recently used way.
+    fn fill(&mut self, key: u32, tr: Translation) {
+        self.clock += 1;
+        let r = self.set(key);
+        let v = r.clone().min_by_key(|&i| if self.keys[i] == 0 { 0 } else { self.stamp[i] }).unwrap();
+        self.keys[v] = key + 1;
+        self.stamp[v] = self.clock;
+        self.tr[v] = tr;
+    }
+}
 use std::collections::BinaryHeap;
 
 /// Page owner of a page no process allocated (anyone may use it: memory set up outside any
 /// process, by a test harness).
 pub const NO_OWNER: u16 = u16::MAX;
+/// Owner of the GPU's own memory (context-save areas): no process may touch it.
+pub const SYSTEM: u16 = u16::MAX - 1;
 /// A page still in host memory, with data (`HOST_DATA`) or never written (`HOST_ZERO`).
 const HOST_DATA: u64 = u64::MAX;
 const HOST_ZERO: u64 = u64::MAX - 1;
-/// Pending translations are swept when a table grows past this.
-const SWEEP: usize = 4096;
 
 /// A translation's timing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,22 +140,19 @@ pub struct MmuStats {
 
 /// One SM's L1 TLB.
 pub struct L1Tlb {
-    tags: TagArray,
-    /// Translations on their way, by key: a later miss joins them.
-    pending: HashMap<u32, Translation>,
+    tlb: Tlb,
     latency: u64,
 }
 
 impl L1Tlb {
     pub fn new(entries: u32, ways: u32, latency: u32) -> L1Tlb {
-        L1Tlb { tags: TagArray::new(entries, ways, 1), pending: HashMap::default(), latency: latency as u64 }
+        L1Tlb { tlb: Tlb::new(entries, ways), latency: latency as u64 }
     }
 }
 
 /// The shared part: L2 TLB, walkers, page tables, host handler.
 pub struct Mmu {
-    l2: TagArray,
-    pending: HashMap<u32, Translation>,
+    l2: Tlb,
     l2_latency: u64,
     /// Release cycles of the L2 MSHRs in use, and of the busy walkers.
     mshrs: BinaryHeap<Reverse<u64>>,
@@ -130,8 +187,7 @@ impl Mmu {
             (cyc(t), cyc(a), cfg.paging.migration_bytes / PAGE_BYTES)
         });
         Mmu {
-            l2: TagArray::new(m.l2_tlb_entries, m.l2_tlb_assoc, 1),
-            pending: HashMap::default(),
+            l2: Tlb::new(m.l2_tlb_entries, m.l2_tlb_assoc),
             l2_latency: m.l2_tlb_latency as u64,
             mshrs: BinaryHeap::new(),
             n_mshrs: m.l2_tlb_mshrs as usize,
@@ -165,6 +221,17 @@ impl Mmu {
         }
     }
 
+    /// Marks the pages mapped in `[from, to)` as the GPU's own (context-save areas): resident,
+    /// and no process's.
+    pub fn adopt_system(&mut self, from: u64, to: u64, gmem: &GlobalMem) {
+        let (a, b) = ((from / PAGE_BYTES as u64) as u32, to.div_ceil(PAGE_BYTES as u64).min(NUM_PAGES as u64) as u32);
+        for p in a..b {
+            if gmem.is_mapped(p * PAGE_BYTES) && self.owner[p as usize] == NO_OWNER {
+                self.owner[p as usize] = SYSTEM;
+            }
+        }
+    }
+
     /// The process owning a page.
     pub fn owner(&self, page: u32) -> u16 {
         self.owner[page as usize]
@@ -178,40 +245,37 @@ impl Mmu {
         }
         self.stats.translations += 1;
         let key = tlb_key(asid, page);
-        if let Some(p) = l1.pending.get(&key).copied() {
-            if p.ready > t {
-                self.stats.l1_tlb_joins += 1;
-                return Ok(joined(p, t));
+        match l1.tlb.lookup(key, t) {
+            Found::Hit => {
+                self.stats.l1_tlb_hits += 1;
+                Ok(Translation { ready: t + l1.latency, fault: None })
             }
-            l1.pending.remove(&key);
+            Found::Joined(tr) => {
+                self.stats.l1_tlb_joins += 1;
+                Ok(tr)
+            }
+            Found::Miss => {
+                self.stats.l1_tlb_misses += 1;
+                let tr = self.l2_translate(key, page, t + l1.latency);
+                l1.tlb.fill(key, tr);
+                Ok(tr)
+            }
         }
-        if l1.tags.access(key, false) {
-            self.stats.l1_tlb_hits += 1;
-            return Ok(Translation { ready: t + l1.latency, fault: None });
-        }
-        self.stats.l1_tlb_misses += 1;
-        let tr = self.l2_translate(key, page, t + l1.latency);
-        l1.tags.fill(key, false);
-        if l1.pending.len() >= SWEEP {
-            l1.pending.retain(|_, p| p.ready > t);
-        }
-        l1.pending.insert(key, tr);
-        Ok(tr)
     }
 
     /// The L2 TLB, asked at cycle `t`.
     fn l2_translate(&mut self, key: u32, page: u32, t: u64) -> Translation {
-        if let Some(p) = self.pending.get(&key).copied() {
-            if p.ready > t {
-                self.stats.l2_tlb_joins += 1;
-                return joined(p, t);
-            }
-            self.pending.remove(&key);
-        }
         let looked = t + self.l2_latency;
-        if self.l2.access(key, false) {
-            self.stats.l2_tlb_hits += 1;
-            return Translation { ready: looked, fault: None };
+        match self.l2.lookup(key, t) {
+            Found::Hit => {
+                self.stats.l2_tlb_hits += 1;
+                return Translation { ready: looked, fault: None };
+            }
+            Found::Joined(tr) => {
+                self.stats.l2_tlb_joins += 1;
+                return tr;
+            }
+            Found::Miss => {}
         }
         self.stats.l2_tlb_misses += 1;
         // An MSHR (held until the translation is done), then a walker.
@@ -231,11 +295,7 @@ impl Mmu {
             }
         }
         self.mshrs.push(Reverse(tr.ready));
-        self.l2.fill(key, false);
-        if self.pending.len() >= SWEEP {
-            self.pending.retain(|_, p| p.ready > t);
-        }
-        self.pending.insert(key, tr);
+        self.l2.fill(key, tr);
         tr
     }
 
@@ -344,6 +404,15 @@ mod tests {
         let page = a / PAGE_BYTES;
         assert_eq!(m.translate(&mut l1(), 4, page, 0), Err(NotOwned { owner: 3 }));
         assert!(m.translate(&mut l1(), 3, page, 0).is_ok());
+        // The GPU's own memory (context-save areas) is no process's.
+        let mark = g.alloc_mark();
+        let c = g.alloc(8192);
+        m.adopt_system(mark, g.alloc_mark(), &g);
+        for asid in [0, 3] {
+            assert_eq!(m.translate(&mut l1(), asid, c / PAGE_BYTES + 1, 0), Err(NotOwned { owner: SYSTEM }));
+        }
+        // (the guard page after it stays unowned: an access there is the executor's unmapped fault)
+        assert_eq!(m.owner(c / PAGE_BYTES + 2), NO_OWNER);
     }
 
     #[test]

@@ -232,6 +232,9 @@ struct HwWarp {
     next_class: Class,
     /// Warp Disable (commit): the global memory instruction whose commit re-enables fetch.
     wd_wait: Option<u32>,
+    /// The L1 access cycle of the warp's latest global line: a younger instruction's lines
+    /// come no earlier (a warp's global requests reach the L1 in issue order).
+    mem_order: u64,
     /// The warp has a faulted instruction outstanding until this cycle.
     fault_until: u64,
 }
@@ -309,6 +312,19 @@ enum SmEv {
     Access(u32, u32),
     /// A shared-memory access ends: performed, then written back.
     Shared(u32),
+    /// A global line whose translation came late makes its L1 access now (`.2`: what kind).
+    Line(u32, u32, LineKind),
+    /// A late line of a load hit in the L1: it has arrived.
+    LineDone(u32),
+}
+
+/// What a line of a global or local access does at the L1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum LineKind {
+    Load,
+    /// A store writing this many bytes of the line.
+    Store(u32),
+    Atomic,
 }
 
 /// An L1 miss-status holding register: one line on its way from memory.
@@ -571,6 +587,7 @@ impl Sm {
                 next_touch: [0; 5],
                 next_class: Class::Alu,
                 wd_wait: None,
+                mem_order: 0,
                 fault_until: 0,
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
@@ -1014,6 +1031,8 @@ impl Sm {
                     self.perform(id, u32::MAX, gmem)?;
                     self.write_back(now, id);
                 }
+                SmEv::Line(id, line, kind) => self.late_line(now, id, line, kind, gmem, mem)?,
+                SmEv::LineDone(id) => self.line_done(now, id),
             }
         }
         due.clear();
@@ -1246,6 +1265,13 @@ impl Sm {
         let mut fault: Option<(u64, u64)> = None;
         for i in 0..plan.nlines {
             let page = plan.lines[i] >> shift;
+            if i > 0 && plan.lines[i - 1] >> shift == page {
+                // (a line on the previous line's page: the same translation)
+                plan.ready[i] = plan.ready[i - 1];
+                mem.mmu.stats.translations += 1;
+                mem.mmu.stats.l1_tlb_joins += 1;
+                continue;
+            }
             match mem.mmu.translate(&mut self.tlb, asid, page, t0) {
                 Ok(tr) => {
                     plan.ready[i] = tr.ready;
@@ -1472,29 +1498,40 @@ impl Sm {
         let mut hit_ready = 0;
         let mut outstanding = 0;
         let global = plan.space == Some(Space::Global);
+        let slot = self.recs[id as usize].warp as usize;
+        let order = self.warps[slot].as_ref().unwrap().mem_order;
+        let mut latest = order;
         for (i, &ln) in plan.lines[..plan.nlines].iter().enumerate() {
             // One L1 access per cycle, a load's line once translated, a store's or atomic's
-            // lines once all are (`docs/faults.md`, O3).
-            let mut t = agen + 1 + i as u64;
+            // lines once all are (`docs/faults.md`, O3), and none before the warp's older
+            // global lines.
+            let t = agen + 1 + i as u64;
+            let kind = if plan.store {
+                LineKind::Store(4 * plan.line_words[i])
+            } else if plan.atomic {
+                LineKind::Atomic
+            } else {
+                LineKind::Load
+            };
             if global {
                 let ready = if plan.store || plan.atomic { plan.last_check } else { plan.ready[i] };
-                t = t.max(ready + 1 + (plan.store || plan.atomic) as u64 * i as u64);
+                let at = t.max(ready + 1 + (plan.store || plan.atomic) as u64 * i as u64).max(order);
+                latest = latest.max(at);
+                if at > t {
+                    // Its translation came late: the line makes its L1 access (and takes its
+                    // MSHR, and sends its request) in its own cycle, from an event, so that
+                    // nothing of it holds up the SM's other traffic meanwhile.
+                    outstanding += 1;
+                    self.events.push(at, SmEv::Line(id, ln, kind));
+                    continue;
+                }
             }
             if local {
                 self.events.push(t, SmEv::Access(id, ln));
             }
             if plan.store || plan.atomic {
-                self.l1.invalidate(ln);
-                if let Some(m) = self.mshr_of_line.remove(&ln) {
-                    self.mshrs[m as usize].stale = true;
-                }
                 outstanding += 1;
-                let req = if plan.store {
-                    MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes: 4 * plan.line_words[i], tag: STORE_TAG | id }
-                } else {
-                    MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id }
-                };
-                mem.send(t, req);
+                self.send_write(t, id, ln, kind, mem);
             } else if self.l1.access(ln, false) {
                 self.stats.l1_hits += 1;
                 hit_ready = hit_ready.max(t + l1_latency);
@@ -1504,8 +1541,13 @@ impl Sm {
             } else {
                 self.stats.l1_misses += 1;
                 outstanding += 1;
-                self.l1_miss(t, ln, id, local, mem);
+                if self.l1_miss(t, ln, id, mem) && !local {
+                    self.events.push(t, SmEv::Access(id, ln));
+                }
             }
+        }
+        if global {
+            self.warps[slot].as_mut().unwrap().mem_order = latest;
         }
         let rec = &mut self.recs[id as usize];
         rec.ready_at = rec.ready_at.max(hit_ready);
@@ -1518,16 +1560,14 @@ impl Sm {
     /// waiting for the line (taking its data at this access if that read has already been
     /// performed, and writing back no earlier than the cycle after it, even if the line
     /// arrives first), or takes a new MSHR and sends the line's read to memory.
-    fn l1_miss(&mut self, t: u64, line: u32, id: u32, local: bool, mem: &mut MemSys) {
+    fn l1_miss(&mut self, t: u64, line: u32, id: u32, mem: &mut MemSys) -> bool {
         match self.mshr_of_line.get(&line) {
             Some(&m) => {
                 let r = &mut self.recs[id as usize];
                 r.ready_at = r.ready_at.max(t + 1);
                 let m = &mut self.mshrs[m as usize];
                 m.waiters.push((id, t));
-                if m.performed && !local {
-                    self.events.push(t, SmEv::Access(id, line));
-                }
+                m.performed
             }
             None => {
                 let m = match self.free_mshrs.pop() {
@@ -1545,8 +1585,48 @@ impl Sm {
                 self.mshr_of_line.insert(line, m);
                 self.mshrs_used += 1;
                 mem.send(t, MemReq { sm: self.id, line, kind: ReqKind::Read, bytes: self.lat.l1_line, tag: m });
+                false
             }
         }
+    }
+
+    /// A store's or atomic's line leaves for memory at cycle `t`: it evicts the line from the
+    /// L1 and keeps later loads from joining a read of it already on its way.
+    fn send_write(&mut self, t: u64, id: u32, ln: u32, kind: LineKind, mem: &mut MemSys) {
+        self.l1.invalidate(ln);
+        if let Some(m) = self.mshr_of_line.remove(&ln) {
+            self.mshrs[m as usize].stale = true;
+        }
+        let req = match kind {
+            LineKind::Store(bytes) => MemReq { sm: self.id, line: ln, kind: ReqKind::Write, bytes, tag: STORE_TAG | id },
+            _ => MemReq { sm: self.id, line: ln, kind: ReqKind::Atomic, bytes: 4, tag: ATOMIC_TAG | id },
+        };
+        mem.send(t, req);
+    }
+
+    /// The L1 access of a global line whose translation came late (now): a store's or
+    /// atomic's is sent; a load's hits (performed now, arrived after the L1 latency) or misses
+    /// (an MSHR, joined or taken; the L1's MSHR limit is applied at issue only, so late misses
+    /// may exceed it for a while). It was counted outstanding at issue.
+    fn late_line(&mut self, now: u64, id: u32, ln: u32, kind: LineKind, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<(), SmFault> {
+        if kind != LineKind::Load {
+            self.send_write(now, id, ln, kind, mem);
+            return Ok(());
+        }
+        if self.l1.access(ln, false) {
+            self.stats.l1_hits += 1;
+            let l1_latency = self.lat.l1_latency.max(1) as u64;
+            let r = &mut self.recs[id as usize];
+            r.ready_at = r.ready_at.max(now + l1_latency);
+            self.events.push((now + l1_latency - 1).max(now + 1), SmEv::LineDone(id));
+            return self.perform_access(id, ln, gmem);
+        }
+        self.stats.l1_misses += 1;
+        if self.l1_miss(now, ln, id, mem) {
+            // (it joined a read already performed at the L2: it takes its data at this access)
+            self.perform_access(id, ln, gmem)?;
+        }
+        Ok(())
     }
 
     /// Instruction buffer and fetch after issue. A warp going on in sequence uses one buffered
