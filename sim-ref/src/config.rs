@@ -20,6 +20,21 @@ pub enum SchedPolicy {
     Lrr,
 }
 
+/// The SM pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pipeline {
+    /// GPGPU-Sim-like: per-scheduler warps, a small instruction buffer per warp, in-order issue
+    /// per warp.
+    #[default]
+    Gpgpusim,
+    /// Tanasić's thesis (§2.4, Table 6.1): one warp fetched per cycle into a unified issue
+    /// queue, out-of-order issue within a warp subject to the scoreboard (sources released at
+    /// operand read, destinations at commit), out-of-order commit, fetch gated by memory and
+    /// control-flow instructions; `schedulers` is the issue width.
+    Thesis,
+}
+
 /// One group of identical SMs (HeteroCore has a big and a small group).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -87,6 +102,14 @@ pub struct SmConfig {
     pub l1_tlb_assoc: u32,
     #[serde(default = "d_one")]
     pub l1_tlb_latency: u32,
+    /// The pipeline, and for `thesis` the unified issue queue's entries and the instructions
+    /// one fetch brings.
+    #[serde(default)]
+    pub pipeline: Pipeline,
+    #[serde(default = "d_iq")]
+    pub iq_entries: u32,
+    #[serde(default = "d_fetch")]
+    pub fetch_width: u32,
 }
 
 /// The memory system shared by all SMs.
@@ -288,6 +311,12 @@ fn d_l2_tlb() -> u32 {
 }
 fn d_walk() -> u32 {
     500
+}
+fn d_iq() -> u32 {
+    96
+}
+fn d_fetch() -> u32 {
+    4
 }
 fn d_tlb_assoc() -> u32 {
     8
@@ -505,6 +534,8 @@ impl GpuConfig {
             }
             pow2(&f("l1_tlb_entries / l1_tlb_assoc (the number of sets)"), s.l1_tlb_entries / s.l1_tlb_assoc)?;
             range(&f("l1_tlb_latency"), s.l1_tlb_latency as u64, 0, 1000)?;
+            range(&f("iq_entries"), s.iq_entries as u64, 1, 1024)?;
+            range(&f("fetch_width"), s.fetch_width as u64, 1, 16)?;
         }
         let m = &self.memory;
         range("memory.channels", m.channels as u64, 1, 64)?;

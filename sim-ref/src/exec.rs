@@ -139,7 +139,7 @@ impl Warp {
     }
 
     #[inline]
-    fn advance(&mut self) {
+    pub fn advance(&mut self) {
         let top = self.stack.last_mut().unwrap();
         top.pc += 1;
         if top.pc == top.rpc {

@@ -29,7 +29,7 @@ use super::memsys::{MemReq, MemSys, ReqKind};
 use super::mmu::{L1Tlb, NotOwned};
 use crate::mem::PAGE_BYTES;
 use super::cache::TagArray;
-use crate::config::{FaultScheme, SchedPolicy, SmConfig};
+use crate::config::{FaultScheme, Pipeline, SchedPolicy, SmConfig};
 use crate::exec::{self, BlockCtx, Event, Fault, FaultKind, Flight, Warp, WarpState};
 use crate::func::Launch;
 use crate::mem::GlobalMem;
@@ -57,6 +57,8 @@ pub struct KernelTiming {
     pub touches: Vec<RegMask>,
     /// The register or predicate written, as a scoreboard bit.
     pub writes: Vec<Option<u16>>,
+    /// Registers and predicates read (guard included).
+    pub reads: Vec<RegMask>,
     pub class: Vec<Class>,
 }
 
@@ -64,6 +66,7 @@ impl KernelTiming {
     pub fn new(k: &crate::kernel::Kernel) -> KernelTiming {
         let mut touches = Vec::with_capacity(k.code.len());
         let mut writes = Vec::with_capacity(k.code.len());
+        let mut reads = Vec::with_capacity(k.code.len());
         for i in &k.code {
             let mut m = [0u64; 5];
             for r in i.src_regs() {
@@ -85,13 +88,14 @@ impl KernelTiming {
                 }
                 _ => i.dst_reg().map(|r| r as u16),
             };
+            reads.push(m);
             if let Some(b) = w {
                 bit(&mut m, b as usize);
             }
             touches.push(m);
             writes.push(w);
         }
-        KernelTiming { touches, writes, class: k.code.iter().map(Inst::class).collect() }
+        KernelTiming { touches, writes, reads, class: k.code.iter().map(Inst::class).collect() }
     }
 }
 
@@ -237,6 +241,34 @@ struct HwWarp {
     mem_order: u64,
     /// The warp has a faulted instruction outstanding until this cycle.
     fault_until: u64,
+    /// Thesis pipeline: fetched instructions not yet issued, oldest first; fetch is stopped
+    /// behind a memory or control-flow instruction (`fetch_gated`) and allowed again from
+    /// `fetch_at`; the sources of the instructions issued in the last two cycles, not yet
+    /// released (read at operand read, visible to issue the cycle after).
+    iq: VecDeque<IqEntry>,
+    fetch_gated: bool,
+    fetch_at: u64,
+    src_hold: [(u64, RegMask); 2],
+}
+
+/// A fetched instruction in the unified issue queue: its pc, the warp's active lanes when it
+/// was fetched, and the first cycle it may issue.
+#[derive(Clone, Copy, Debug)]
+struct IqEntry {
+    pc: u32,
+    active: u32,
+    ready_at: u64,
+}
+
+/// A class that stops fetch until the instruction commits (control flow, barriers) and issues
+/// only as its warp's oldest.
+fn ctrl_like(c: Class) -> bool {
+    matches!(c, Class::Control | Class::Barrier)
+}
+
+/// A class that stops fetch until the instruction issues.
+fn mem_like(c: Class) -> bool {
+    matches!(c, Class::Mem(_) | Class::Atomic | Class::Fence)
 }
 
 struct Block {
@@ -316,6 +348,15 @@ enum SmEv {
     Line(u32, u32, LineKind),
     /// A late line of a load hit in the L1: it has arrived.
     LineDone(u32),
+}
+
+/// What the memory side says about issuing an instruction ([`Sm::prepare_memory`]).
+enum Prep {
+    Go,
+    /// The MSHRs cannot take the load now.
+    Refused,
+    /// Warp Disable squashed it: its page is in at this cycle.
+    Squashed(u64),
 }
 
 /// What a line of a global or local access does at the L1.
@@ -399,6 +440,14 @@ pub struct Sm {
     pub scheme: FaultScheme,
     /// Addresses are translated (false: an ideal MMU, every translation an L1 TLB hit).
     pub vm: bool,
+    /// The thesis's pipeline (unified issue queue, out-of-order issue within a warp).
+    ooo: bool,
+    /// Entries in use in the unified issue queue, and the warp slot the next fetch looks at
+    /// first.
+    iq_used: u32,
+    fetch_rr: u32,
+    /// The warp that issued last (greedy-then-oldest over the unified queue).
+    ooo_last: Option<u32>,
     /// Resident and faulted warps over time (kept when demand paging is on).
     pub timeline: Option<Timeline>,
     pub id: u32,
@@ -449,6 +498,10 @@ impl Sm {
             tlb: L1Tlb::new(cfg.l1_tlb_entries, cfg.l1_tlb_assoc, cfg.l1_tlb_latency),
             scheme: FaultScheme::Stall,
             vm: true,
+            ooo: cfg.pipeline == Pipeline::Thesis,
+            iq_used: 0,
+            fetch_rr: 0,
+            ooo_last: None,
             timeline: None,
             id,
             cfg: cfg.clone(),
@@ -589,6 +642,10 @@ impl Sm {
                 wd_wait: None,
                 mem_order: 0,
                 fault_until: 0,
+                iq: VecDeque::new(),
+                fetch_gated: false,
+                fetch_at: start.max(now + 1),
+                src_hold: [(0, [0; 5]); 2],
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
             if live {
@@ -636,6 +693,7 @@ impl Sm {
         for &s in &b.warp_slots {
             let w = self.warps[s as usize].as_mut().unwrap();
             w.next_issue = now + 1;
+            w.fetch_at = now + 1;
         }
         self.wake_at = self.wake_at.min(now);
         for sc in &mut self.scheds {
@@ -658,7 +716,10 @@ impl Sm {
             .filter(|&b| {
                 self.blocks[b as usize].as_ref().is_some_and(|blk| {
                     !blk.restoring &&
-                    blk.warp_slots.iter().all(|&s| self.warps[s as usize].as_ref().unwrap().inflight == 0)
+                    blk.warp_slots.iter().all(|&s| {
+                        let w = self.warps[s as usize].as_ref().unwrap();
+                        w.inflight == 0 && w.iq.is_empty()
+                    })
                 })
             })
             .collect()
@@ -705,7 +766,12 @@ impl Sm {
         if sched.last == Some(slot) {
             sched.last = None;
         }
-        self.warps[slot as usize].take().unwrap()
+        if self.ooo_last == Some(slot) {
+            self.ooo_last = None;
+        }
+        let w = self.warps[slot as usize].take().unwrap();
+        self.iq_used -= w.iq.len() as u32;
+        w
     }
 
     fn release(&mut self, blk: &Block) {
@@ -937,6 +1003,9 @@ impl Sm {
             // Warp Disable (commit): fetch restarts the cycle after the commit, issue the next.
             w.wd_wait = None;
             w.next_issue = now + 2;
+            w.fetch_gated = false;
+            w.fetch_at = now + 1;
+            self.wake_at = self.wake_at.min(now + 1);
         }
         if w.w.state == WarpState::Done {
             let blk = w.block;
@@ -1000,6 +1069,21 @@ impl Sm {
             if w.w.state == WarpState::Ready && w.next_issue > now {
                 t = t.min(w.next_issue);
             }
+            if self.ooo {
+                if w.w.state == WarpState::Ready && !w.fetch_gated && !w.frozen && w.fetch_at > now {
+                    t = t.min(w.fetch_at);
+                }
+                for e in &w.iq {
+                    if e.ready_at > now {
+                        t = t.min(e.ready_at);
+                    }
+                }
+                for &(c, _) in &w.src_hold {
+                    if c + 2 > now {
+                        t = t.min(c + 2);
+                    }
+                }
+            }
         }
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
@@ -1037,6 +1121,21 @@ impl Sm {
         }
         due.clear();
         self.drained = due;
+        let active = if self.ooo { self.ooo_cycle(now, mem)? } else { self.inorder_cycle(now, mem)? };
+        self.accounted = self.accounted.max(now + 1);
+        self.stats.warp_cycles += self.used_warps as u64;
+        if let Some(tl) = &mut self.timeline {
+            tl.add(now, now + 1, self.used_warps as u64, false);
+        }
+        for sc in &self.scheds {
+            self.stats.stalls[sc.reason as usize] += 1;
+        }
+        Ok(active)
+    }
+
+    /// Fetch and issue of one cycle of the GPGPU-Sim-like pipeline: each scheduler refills
+    /// one warp's instruction buffer and issues at most one warp-instruction.
+    fn inorder_cycle(&mut self, now: u64, mem: &mut MemSys) -> Result<bool, SmFault> {
         let mut active = false;
         for s in 0..self.scheds.len() {
             // Fetch: refill one warp's instruction buffer.
@@ -1059,15 +1158,254 @@ impl Sm {
                 active |= issued;
             }
         }
-        self.accounted = self.accounted.max(now + 1);
-        self.stats.warp_cycles += self.used_warps as u64;
-        if let Some(tl) = &mut self.timeline {
-            tl.add(now, now + 1, self.used_warps as u64, false);
-        }
-        for sc in &self.scheds {
-            self.stats.stalls[sc.reason as usize] += 1;
-        }
         Ok(active)
+    }
+
+    /// One cycle of the thesis's pipeline (Tanasić's thesis, §2.4): issue, then fetch.
+    ///
+    /// Issue: up to `schedulers` instructions from the unified issue queue, from one warp or
+    /// several, greedy-then-oldest over the warps; within a warp, the oldest entry that can go
+    /// (out of order): none of its sources or its destination has a write outstanding (in
+    /// flight, or an older entry's), its destination is no source an older entry or an
+    /// instruction issued in the last two cycles has still to read (sources are released at
+    /// operand read, visible to issue the cycle after), its unit is free; control flow and
+    /// barriers go only as their warp's oldest entry, fences also once its memory accesses
+    /// are done. Fetch: one warp per cycle (round robin over those with fetch enabled) brings
+    /// up to `fetch_width` instructions into the queue, stopping after a memory instruction
+    /// (fetch resumes when it issues, or under Warp Disable at its commit or last TLB check)
+    /// or before moving past a control-flow instruction (fetch resumes the cycle after it
+    /// commits).
+    fn ooo_cycle(&mut self, now: u64, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let width = self.cfg.schedulers as usize;
+        let mut issued = 0;
+        let mut active = false;
+        let nslots = self.warps.len() as u32;
+        let first = self.ooo_last;
+        let order = first.into_iter().chain((0..nslots).filter(|&w| Some(w) != first));
+        let order: Vec<u32> = order.collect();
+        for slot in order {
+            if issued == width {
+                break;
+            }
+            loop {
+                if issued == width {
+                    break;
+                }
+                let Some((k, unit)) = self.ooo_pick(now, slot) else { break };
+                active = true;
+                if self.ooo_issue(now, unit, slot, k, mem)? {
+                    issued += 1;
+                    self.ooo_last = self.warps[slot as usize].is_some().then_some(slot);
+                    if self.warps[slot as usize].is_none() {
+                        break;
+                    }
+                } else {
+                    break;
+                }
+            }
+        }
+        let resident = self.used_warps > 0;
+        for (i, sc) in self.scheds.iter_mut().enumerate() {
+            sc.reason = if i < issued {
+                Stall::Issued
+            } else if !resident {
+                Stall::Idle
+            } else if self.iq_used == 0 {
+                Stall::Fetch
+            } else {
+                Stall::Dependency
+            };
+        }
+        active |= self.ooo_fetch(now);
+        Ok(active)
+    }
+
+    /// The warp's oldest issue-queue entry that can issue now, and the ALU it would take.
+    fn ooo_pick(&self, now: u64, slot: u32) -> Option<(usize, usize)> {
+        let w = self.warps[slot as usize].as_ref()?;
+        if w.w.state != WarpState::Ready || w.iq.is_empty() {
+            return None;
+        }
+        let blk = self.blocks[w.block as usize].as_ref().unwrap();
+        if blk.restoring {
+            return None;
+        }
+        let t = &blk.info.timing;
+        let mut hold = [0u64; 5];
+        for &(c, m) in &w.src_hold {
+            if c + 2 > now {
+                for i in 0..5 {
+                    hold[i] |= m[i];
+                }
+            }
+        }
+        let (mut older_w, mut older_r) = ([0u64; 5], [0u64; 5]);
+        for (k, e) in w.iq.iter().enumerate() {
+            let pc = e.pc as usize;
+            let reads = &t.reads[pc];
+            let mut wr = [0u64; 5];
+            if let Some(b) = t.writes[pc] {
+                bit(&mut wr, b as usize);
+            }
+            let class = t.class[pc];
+            let touch = &t.touches[pc];
+            let ok = e.ready_at <= now
+                && !any(&w.pending, touch)
+                && !any(&older_w, touch)
+                && !any(&older_r, &wr)
+                && !any(&hold, &wr)
+                && (k == 0 || !(ctrl_like(class) || class == Class::Fence))
+                && (class != Class::Fence || w.mem_recs.is_empty());
+            if ok {
+                let unit = match class {
+                    Class::Sfu => (self.sfu_free <= now).then_some(0),
+                    Class::Mem(Space::Param) => (0..self.alu_free.len()).find(|&u| self.alu_free[u] <= now),
+                    Class::Mem(_) | Class::Atomic => {
+                        let mshrs_ok = w.mshr_need.is_none_or(|need| self.mshrs_used + need <= self.lat.l1_mshrs || self.mshrs_used == 0);
+                        (self.ldst_free <= now && mshrs_ok).then_some(0)
+                    }
+                    _ => (0..self.alu_free.len()).find(|&u| self.alu_free[u] <= now),
+                };
+                if let Some(u) = unit {
+                    return Some((k, u));
+                }
+            }
+            for i in 0..5 {
+                older_w[i] |= wr[i];
+                older_r[i] |= reads[i];
+            }
+        }
+        None
+    }
+
+    /// Issues entry `k` of the warp's issue queue on unit `unit` (an ALU's index). Returns
+    /// false (and changes nothing) if the memory stage cannot take it this cycle.
+    fn ooo_issue(&mut self, now: u64, unit: usize, slot: u32, k: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let e = self.warps[slot as usize].as_ref().unwrap().iq[k];
+        let d = self.decode_entry(slot, e.pc as usize, e.active);
+        let mut plan = MemPlan::new();
+        match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
+            Prep::Go => {}
+            Prep::Refused => return Ok(false),
+            Prep::Squashed(r) => {
+                // (it stays in the queue, the warp fetching nothing behind it, and issues
+                // again once its page is in)
+                self.warps[slot as usize].as_mut().unwrap().iq[k].ready_at = r + 2;
+                return Ok(true);
+            }
+        }
+        let cfg_alu = self.lat.alu_latency as u64;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
+        hw.iq.remove(k);
+        self.iq_used -= 1;
+        let ev = if ctrl_like(d.class) { exec::issue(&mut hw.w, &d.inst, d.exec_mask) } else { Event::Continue };
+        // Its sources are released at operand read (the next cycle).
+        let reads = self.info(d.bslot).timing.reads[d.pc];
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let old = if hw.src_hold[0].0 <= hw.src_hold[1].0 { 0 } else { 1 };
+        if hw.src_hold[1 - old].0 == now {
+            for i in 0..5 {
+                hw.src_hold[1 - old].1[i] |= reads[i];
+            }
+        } else {
+            hw.src_hold[old] = (now, reads);
+        }
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += d.active_lanes;
+        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, &d, &plan));
+        let done_at = self.occupy_unit(now, unit, rec, &d, &plan, mem);
+        if let (Some(id), Some(t)) = (rec, done_at) {
+            let ev = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
+            self.events.push(t, ev);
+        }
+        // Fetch gating.
+        let global = plan.space == Some(Space::Global);
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        if ctrl_like(d.class) {
+            // Commit after operand read and execute; fetch the cycle after.
+            hw.fetch_gated = false;
+            hw.fetch_at = now + 1 + cfg_alu + 1;
+        } else if mem_like(d.class) {
+            match (self.scheme, global, rec) {
+                (FaultScheme::WdCommit, true, Some(id)) => hw.wd_wait = Some(id),
+                (FaultScheme::WdLastcheck, true, _) => {
+                    hw.fetch_gated = false;
+                    hw.fetch_at = plan.last_check + 1;
+                }
+                _ => {
+                    hw.fetch_gated = false;
+                    hw.fetch_at = now;
+                }
+            }
+        }
+        let s = (slot % self.cfg.schedulers) as usize;
+        self.block_event(now, s, slot, d.bslot, ev);
+        Ok(true)
+    }
+
+    /// [`Sm::decode`] for an issue-queue entry: its pc and the lanes active when it was
+    /// fetched (its guard is read now).
+    fn decode_entry(&self, slot: u32, pc: usize, active: u32) -> Decoded {
+        let hw = self.warps[slot as usize].as_ref().unwrap();
+        let bslot = hw.block;
+        let info = self.info(bslot);
+        let inst = info.launch.kernel.code[pc];
+        let exec_mask = match inst.guard {
+            None => active,
+            Some(g) => {
+                let p = hw.w.preds[g.pred as usize];
+                active & if g.neg { !p } else { p }
+            }
+        };
+        Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0) }
+    }
+
+    /// Fetch: the next warp (round robin) whose fetch is enabled brings up to `fetch_width`
+    /// instructions into the issue queue, as space allows. A non-control instruction moves the
+    /// warp's pc on as it is fetched (no speculation: nothing after a control-flow instruction
+    /// is fetched before it commits, so the pc is always known); a control-flow instruction
+    /// moves it at issue.
+    fn ooo_fetch(&mut self, now: u64) -> bool {
+        let cap = self.cfg.iq_entries;
+        if self.iq_used >= cap {
+            return false;
+        }
+        let n = self.warps.len() as u32;
+        for k in 0..n {
+            let slot = (self.fetch_rr + k) % n;
+            let Some(w) = self.warps[slot as usize].as_ref() else { continue };
+            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() {
+                continue;
+            }
+            let blk = self.blocks[w.block as usize].as_ref().unwrap();
+            if blk.restoring {
+                continue;
+            }
+            let info = blk.info.clone();
+            let width = self.cfg.fetch_width.min(cap - self.iq_used);
+            let hw = self.warps[slot as usize].as_mut().unwrap();
+            let mut fetched = 0;
+            while fetched < width && hw.w.state == WarpState::Ready {
+                let Some(pc) = hw.w.pc() else { break };
+                let class = info.timing.class[pc as usize];
+                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1 });
+                fetched += 1;
+                if ctrl_like(class) {
+                    hw.fetch_gated = true;
+                    break;
+                }
+                hw.w.advance();
+                if mem_like(class) {
+                    hw.fetch_gated = true;
+                    break;
+                }
+            }
+            self.iq_used += fetched;
+            self.fetch_rr = (slot + 1) % n;
+            return fetched > 0;
+        }
+        false
     }
 
     /// Caches the scoreboard mask and class of the warp's next instruction.
@@ -1203,18 +1541,12 @@ impl Sm {
     fn issue(&mut self, now: u64, s: usize, slot: u32, mem: &mut MemSys) -> Result<bool, SmFault> {
         let d = self.decode(slot);
         let mut plan = MemPlan::new();
-        if let Err(need) = self.plan_memory(slot, &d, &mut plan) {
-            self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need);
-            return Ok(false);
-        }
-        if plan.space == Some(Space::Global) {
-            self.translate(now, slot, &d, &mut plan, mem)?;
-            if let Some((f, r)) = plan.fault {
-                self.note_fault(slot, f, r);
-                if self.scheme != FaultScheme::Stall {
-                    self.squash(now, slot, &plan, r);
-                    return Ok(true);
-                }
+        match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
+            Prep::Go => {}
+            Prep::Refused => return Ok(false),
+            Prep::Squashed(r) => {
+                self.warps[slot as usize].as_mut().unwrap().next_issue = r + 2;
+                return Ok(true);
             }
         }
         let hw = self.warps[slot as usize].as_mut().unwrap();
@@ -1311,18 +1643,33 @@ impl Sm {
         hw.fault_until = hw.fault_until.max(r);
     }
 
-    /// Warp Disable: the faulting instruction is squashed. It is the warp's youngest (nothing
-    /// issues behind a global memory instruction before its last TLB check), has read nothing
-    /// into the register file and performed no line (`docs/faults.md`, O2, O3), so squashing
-    /// it leaves the warp's pc on it; the warp is disabled until its page arrives, then
-    /// fetches and replays it. (The model decides at issue, where the translation is timed;
-    /// the warp could do nothing in between either way.)
-    fn squash(&mut self, now: u64, slot: u32, plan: &MemPlan, resolved: u64) {
-        self.stats.squashed += 1;
-        self.ldst_free = now + plan.nlines as u64;
-        let hw = self.warps[slot as usize].as_mut().unwrap();
-        hw.mshr_need = None;
-        hw.next_issue = resolved + 2;
+    /// The memory side of issuing the decoded instruction of the warp in `slot`: plans its
+    /// accesses ([`Sm::plan_memory`]; `Refused` when the MSHRs cannot take a load now) and
+    /// translates a global access ([`Sm::translate`]). Under Warp Disable a faulting
+    /// instruction is squashed (`Squashed(cycle its page is in)`): it is the warp's youngest
+    /// (nothing issues behind a global memory instruction before its last TLB check), has read
+    /// nothing into the register file and performed no line (`docs/faults.md`, O2, O3), so
+    /// squashing it leaves the warp's pc on it; the caller holds it until its page arrives,
+    /// then it is fetched and replayed. (The model decides at issue, where the translation is
+    /// timed; the warp could do nothing in between either way.)
+    fn prepare_memory(&mut self, now: u64, slot: u32, d: &Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<Prep, SmFault> {
+        if let Err(need) = self.plan_memory(slot, d, plan) {
+            self.warps[slot as usize].as_mut().unwrap().mshr_need = Some(need);
+            return Ok(Prep::Refused);
+        }
+        if plan.space == Some(Space::Global) {
+            self.translate(now, slot, d, plan, mem)?;
+            if let Some((f, r)) = plan.fault {
+                self.note_fault(slot, f, r);
+                if self.scheme != FaultScheme::Stall {
+                    self.stats.squashed += 1;
+                    self.ldst_free = now + plan.nlines as u64;
+                    self.warps[slot as usize].as_mut().unwrap().mshr_need = None;
+                    return Ok(Prep::Squashed(r));
+                }
+            }
+        }
+        Ok(Prep::Go)
     }
 
     /// The launch of the block in slot `bslot` (which must be occupied).
