@@ -446,7 +446,12 @@ pub fn addresses(w: &Warp, a: Addr) -> Lanes {
 /// The lanes in which `inst` takes effect for `w`: the active mask, narrowed by the guard.
 #[inline]
 pub fn exec_mask(w: &Warp, inst: &Inst) -> u32 {
-    let active = w.active_mask();
+    guard_mask(w, inst, w.active_mask())
+}
+
+/// The lanes of `active` whose guard predicate (read from the warp now) lets `inst` execute.
+#[inline]
+pub fn guard_mask(w: &Warp, inst: &Inst, active: u32) -> u32 {
     match inst.guard {
         None => active,
         Some(g) => {

@@ -1181,9 +1181,14 @@ impl Sm {
         let mut active = false;
         let nslots = self.warps.len() as u32;
         let first = self.ooo_last;
-        let order = first.into_iter().chain((0..nslots).filter(|&w| Some(w) != first));
-        let order: Vec<u32> = order.collect();
-        for slot in order {
+        // The last warp to issue first, then every other slot in order.
+        for k in 0..=nslots {
+            let slot = match (k, first) {
+                (0, Some(f)) => f,
+                (0, None) => continue,
+                (k, f) if f == Some(k - 1) => continue,
+                (k, _) => k - 1,
+            };
             if issued == width {
                 break;
             }
@@ -1311,14 +1316,7 @@ impl Sm {
         } else {
             hw.src_hold[old] = (now, reads);
         }
-        self.stats.warp_insts += 1;
-        self.stats.thread_insts += d.active_lanes;
-        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, &d, &plan));
-        let done_at = self.occupy_unit(now, unit, rec, &d, &plan, mem);
-        if let (Some(id), Some(t)) = (rec, done_at) {
-            let ev = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
-            self.events.push(t, ev);
-        }
+        let rec = self.execute(now, unit, slot, &d, &plan, mem);
         // Fetch gating.
         let global = plan.space == Some(Space::Global);
         let hw = self.warps[slot as usize].as_mut().unwrap();
@@ -1344,6 +1342,21 @@ impl Sm {
         Ok(true)
     }
 
+    /// The part of issue both pipelines share, once the instruction's control flow is done:
+    /// it is counted, a data instruction gets its record, it occupies its unit (`unit`: the
+    /// ALU's index) and its writeback or shared-memory access is scheduled. Returns its record.
+    fn execute(&mut self, now: u64, unit: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u32> {
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += d.active_lanes;
+        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, d, plan));
+        let done_at = self.occupy_unit(now, unit, rec, d, plan, mem);
+        if let (Some(id), Some(t)) = (rec, done_at) {
+            let ev = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
+            self.events.push(t, ev);
+        }
+        rec
+    }
+
     /// [`Sm::decode`] for an issue-queue entry: its pc and the lanes active when it was
     /// fetched (its guard is read now).
     fn decode_entry(&self, slot: u32, pc: usize, active: u32) -> Decoded {
@@ -1351,13 +1364,7 @@ impl Sm {
         let bslot = hw.block;
         let info = self.info(bslot);
         let inst = info.launch.kernel.code[pc];
-        let exec_mask = match inst.guard {
-            None => active,
-            Some(g) => {
-                let p = hw.w.preds[g.pred as usize];
-                active & if g.neg { !p } else { p }
-            }
-        };
+        let exec_mask = exec::guard_mask(&hw.w, &inst, active);
         Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0) }
     }
 
@@ -1553,14 +1560,7 @@ impl Sm {
         hw.mshr_need = None;
         let ev = exec::issue(&mut hw.w, &d.inst, d.exec_mask);
         let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
-        self.stats.warp_insts += 1;
-        self.stats.thread_insts += d.active_lanes;
-        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, &d, &plan));
-        let done_at = self.occupy_unit(now, s, rec, &d, &plan, mem);
-        if let (Some(id), Some(t)) = (rec, done_at) {
-            let e = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
-            self.events.push(t, e);
-        }
+        let rec = self.execute(now, s, slot, &d, &plan, mem);
         self.advance_flow(now, s, slot, &d, seq_next);
         if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
             // Warp Disable: the warp fetches nothing more until this instruction commits, or
