@@ -103,6 +103,12 @@ pub enum FaultsArg {
     WdCommit,
     /// Warp Disable, fetch re-enabled at the last TLB check.
     WdLastcheck,
+    /// The replay queue (thesis pipeline).
+    Rq,
+    /// The operand log with the replay queue (thesis pipeline).
+    Ol,
+    /// A naive squash-and-restart that is wrong on purpose, to show the hazards (thesis pipeline).
+    Naive,
 }
 
 impl From<FaultsArg> for mpgpu_ref::config::FaultScheme {
@@ -111,6 +117,9 @@ impl From<FaultsArg> for mpgpu_ref::config::FaultScheme {
             FaultsArg::Stall => Self::Stall,
             FaultsArg::WdCommit => Self::WdCommit,
             FaultsArg::WdLastcheck => Self::WdLastcheck,
+            FaultsArg::Rq => Self::Rq,
+            FaultsArg::Ol => Self::Ol,
+            FaultsArg::Naive => Self::Naive,
         }
     }
 }
@@ -133,6 +142,38 @@ pub struct VmArgs {
     /// paging switches it on). Off: an ideal MMU, every translation an L1 TLB hit.
     #[arg(long, value_parser = ["on", "off"])]
     pub vm: Option<String>,
+    /// The operand log's size per SM for `--faults ol` (128-byte entries; e.g. 4k and 8k are
+    /// the thesis's 8 KB and 16 KB logs at 32-bit operands).
+    #[arg(long, value_parser = parse_bytes)]
+    pub oplog_bytes: Option<u32>,
+    /// Replay-queue slots per SM for `--faults rq|ol`.
+    #[arg(long)]
+    pub rq_entries: Option<u32>,
+    /// Inject faults: RATE (probability per global memory instruction) or RATE,SEED or
+    /// RATE,SEED,LATENCY (cycles until the page is in; default 2000).
+    #[arg(long, value_parser = parse_inject)]
+    pub inject: Option<mpgpu_ref::config::FaultInjection>,
+}
+
+/// `RATE[,SEED[,LATENCY]]` for `--inject`.
+pub fn parse_inject(s: &str) -> Result<mpgpu_ref::config::FaultInjection, String> {
+    let mut it = s.split(',');
+    let mut inj = mpgpu_ref::config::FaultInjection::default();
+    let rate = it.next().unwrap_or("");
+    inj.rate = rate.trim().parse().map_err(|_| format!("`{rate}` is not a probability (expected e.g. 0.01, or 0.01,SEED,LATENCY)"))?;
+    if !(0.0..=1.0).contains(&inj.rate) {
+        return Err(format!("rate {} is not a probability in [0, 1]", inj.rate));
+    }
+    if let Some(seed) = it.next() {
+        inj.seed = seed.trim().parse().map_err(|_| format!("seed `{seed}` is not a whole number"))?;
+    }
+    if let Some(lat) = it.next() {
+        inj.latency = lat.trim().parse().map_err(|_| format!("latency `{lat}` is not a cycle count"))?;
+    }
+    if it.next().is_some() {
+        return Err(format!("`{s}`: expected RATE[,SEED[,LATENCY]]"));
+    }
+    Ok(inj)
 }
 
 impl VmArgs {
@@ -153,7 +194,18 @@ impl VmArgs {
         if let Some(v) = &self.vm {
             cfg.memory.vm = v == "on";
         }
-        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm: {e}"))
+        for g in &mut cfg.sm {
+            if let Some(b) = self.oplog_bytes {
+                g.oplog_bytes = b;
+            }
+            if let Some(n) = self.rq_entries {
+                g.rq_entries = n;
+            }
+        }
+        if let Some(i) = self.inject {
+            cfg.inject = i;
+        }
+        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--rq-entries/--inject: {e}"))
     }
 }
 

@@ -98,14 +98,19 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
             v.max_fault_latency,
             100.0 * v.handler_busy_cycles as f64 / r.cycles.max(1) as f64
         );
+    }
+    if r.paging.link != mpgpu_ref::config::PagingLink::Off || r.sm.faulted_insts > 0 {
         println!(
-            "faults under {:?}: {} faulted instructions ({} squashed and replayed), {} faulted warp-cycles ({:.1}% of resident warp-cycles)",
-            r.faults,
+            "faults under {}: {} faulted instructions ({} squashed and replayed), {} faulted warp-cycles ({:.1}% of resident warp-cycles)",
+            r.faults.name(),
             r.sm.faulted_insts,
             r.sm.squashed,
             r.sm.faulted_warp_cycles,
             100.0 * r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64
         );
+        if r.faults.replays() {
+            println!("replay queue: {} instructions replayed; issue refused {} times for a full replay queue, {} for a full log partition", r.sm.replayed, r.sm.rq_full, r.sm.log_full);
+        }
     }
     println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
     for (i, p) in r.processes.iter().enumerate() {

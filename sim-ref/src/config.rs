@@ -110,7 +110,19 @@ pub struct SmConfig {
     pub iq_entries: u32,
     #[serde(default = "d_fetch")]
     pub fetch_width: u32,
+    /// The replay queue's slots for issued global memory instructions (`faults = "rq"` or
+    /// `"ol"`; fetched, unissued instructions it takes on a fault share the issue queue's
+    /// entries; docs/faults.md O6).
+    #[serde(default = "d_rq")]
+    pub rq_entries: u32,
+    /// The operand log's size in bytes (`faults = "ol"`): entries of 32 lanes x 32 bits
+    /// (128 B), partitioned among the resident blocks (docs/faults.md O10-O12).
+    #[serde(default = "d_oplog")]
+    pub oplog_bytes: u32,
 }
+
+/// Bytes of one operand-log entry: one 32-bit operand of every lane of a warp.
+pub const OPLOG_ENTRY_BYTES: u32 = 128;
 
 /// The memory system shared by all SMs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -218,6 +230,62 @@ pub enum FaultScheme {
     WdCommit,
     /// Warp Disable re-enabling fetch at the instruction's last TLB check.
     WdLastcheck,
+    /// The replay queue (§6.3.2): a global memory instruction holds its sources until its last
+    /// TLB check; on a fault its warp drains, the faulted instructions are squashed and
+    /// replayed, in program order with the warp's unissued ones, once their pages are in.
+    Rq,
+    /// The operand log with the replay queue (§6.3.3): sources are released at operand read
+    /// as in the baseline; a global memory instruction logs its operands and a replay reads
+    /// them back from the log.
+    Ol,
+    /// A naive recovery that is wrong on purpose (§6.2): the baseline pipeline, and on a fault
+    /// the faulted instruction is squashed and its warp restarted at its pc. Committed younger
+    /// instructions run twice and a replayed load may read a clobbered source.
+    Naive,
+}
+
+impl FaultScheme {
+    /// A scheme that squashes faulting instructions at their fault (the replay queue's
+    /// family), on the thesis's pipeline.
+    pub fn replays(self) -> bool {
+        matches!(self, FaultScheme::Rq | FaultScheme::Ol | FaultScheme::Naive)
+    }
+
+    /// The name in configurations and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultScheme::Stall => "stall",
+            FaultScheme::WdCommit => "wd-commit",
+            FaultScheme::WdLastcheck => "wd-lastcheck",
+            FaultScheme::Rq => "rq",
+            FaultScheme::Ol => "ol",
+            FaultScheme::Naive => "naive",
+        }
+    }
+}
+
+/// Fault injection, for testing the schemes: each global memory instruction's translation
+/// faults with probability `rate` (a seeded hash of the SM and its instruction count, so runs
+/// are deterministic), its page in `latency` cycles after the fault; nothing migrates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultInjection {
+    #[serde(default)]
+    pub rate: f64,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "d_inject_latency")]
+    pub latency: u32,
+}
+
+fn d_inject_latency() -> u32 {
+    2000
+}
+
+impl Default for FaultInjection {
+    fn default() -> Self {
+        FaultInjection { rate: 0.0, seed: 0, latency: d_inject_latency() }
+    }
 }
 
 /// A whole GPU.
@@ -238,6 +306,15 @@ pub struct GpuConfig {
     /// How the SMs take a page fault.
     #[serde(default)]
     pub faults: FaultScheme,
+    /// Injected faults (off by default).
+    #[serde(default, skip_serializing_if = "FaultInjection::is_off")]
+    pub inject: FaultInjection,
+}
+
+impl FaultInjection {
+    pub fn is_off(&self) -> bool {
+        self.rate == 0.0
+    }
 }
 
 fn d_schedulers() -> u32 {
@@ -317,6 +394,12 @@ fn d_iq() -> u32 {
 }
 fn d_fetch() -> u32 {
     4
+}
+fn d_rq() -> u32 {
+    64
+}
+fn d_oplog() -> u32 {
+    8192
 }
 fn d_tlb_assoc() -> u32 {
     8
@@ -536,7 +619,25 @@ impl GpuConfig {
             range(&f("l1_tlb_latency"), s.l1_tlb_latency as u64, 0, 1000)?;
             range(&f("iq_entries"), s.iq_entries as u64, 1, 1024)?;
             range(&f("fetch_width"), s.fetch_width as u64, 1, 16)?;
+            range(&f("rq_entries"), s.rq_entries as u64, 1, 1024)?;
+            range(&f("oplog_bytes"), s.oplog_bytes as u64, OPLOG_ENTRY_BYTES as u64, 1 << 20)?;
+            if s.oplog_bytes % OPLOG_ENTRY_BYTES != 0 {
+                return Err(format!("field `{}`: {} is not a multiple of the {OPLOG_ENTRY_BYTES}-byte entry", f("oplog_bytes"), s.oplog_bytes));
+            }
+            // The smallest log holds one store (2 entries) for every block the SM can hold.
+            let min = 2 * s.blocks * OPLOG_ENTRY_BYTES;
+            if self.faults == FaultScheme::Ol && s.oplog_bytes < min {
+                return Err(format!("field `{}`: {} bytes cannot hold a store (2 entries of {OPLOG_ENTRY_BYTES} B) for each of the SM's {} blocks (expected at least {min})", f("oplog_bytes"), s.oplog_bytes, s.blocks));
+            }
+            if self.faults.replays() && s.pipeline != Pipeline::Thesis {
+                return Err(format!("field `faults`: \"{}\" needs the thesis's pipeline (sm[{i}].pipeline = \"thesis\", as in thesis16)", self.faults.name()));
+            }
         }
+        let inj = &self.inject;
+        if !(inj.rate.is_finite() && (0.0..=1.0).contains(&inj.rate)) {
+            return Err(format!("field `inject.rate`: {} is out of range (expected a probability in [0, 1])", inj.rate));
+        }
+        range("inject.latency", inj.latency as u64, 1, 100_000_000)?;
         let m = &self.memory;
         range("memory.channels", m.channels as u64, 1, 64)?;
         if !(m.dram_bandwidth_gbs.is_finite() && m.dram_bandwidth_gbs > 0.0 && m.dram_bandwidth_gbs <= 100_000.0) {

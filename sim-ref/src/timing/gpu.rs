@@ -331,6 +331,7 @@ impl Gpu {
             for _ in 0..g.count {
                 let mut sm = Sm::new(id, g);
                 sm.scheme = cfg.faults;
+                sm.inject = cfg.inject;
                 sm.vm = cfg.memory.vm;
                 if cfg.paging.link != crate::config::PagingLink::Off {
                     sm.timeline = Some(super::sm::Timeline::new());
@@ -1068,6 +1069,9 @@ impl Gpu {
             sm.war_overwrites += s.stats.war_overwrites;
             sm.faulted_insts += s.stats.faulted_insts;
             sm.squashed += s.stats.squashed;
+            sm.replayed += s.stats.replayed;
+            sm.rq_full += s.stats.rq_full;
+            sm.log_full += s.stats.log_full;
             sm.faulted_warp_cycles += s.stats.faulted_warp_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];

@@ -60,6 +60,10 @@ pub struct KernelTiming {
     /// Registers and predicates read (guard included).
     pub reads: Vec<RegMask>,
     pub class: Vec<Class>,
+    /// Operand-log entries a global load, store or atomic takes (0: not a global access, it
+    /// cannot fault): a load its addresses, a store its addresses and data, an atomic its
+    /// addresses and operand, a compare-and-swap both operands (docs/faults.md O3, O10).
+    pub log_need: Vec<u8>,
 }
 
 impl KernelTiming {
@@ -95,7 +99,18 @@ impl KernelTiming {
             touches.push(m);
             writes.push(w);
         }
-        KernelTiming { touches, writes, reads, class: k.code.iter().map(Inst::class).collect() }
+        let log_need = k
+            .code
+            .iter()
+            .map(|i| match i.op {
+                Op::Ld { space: Space::Global, .. } => 1,
+                Op::St { space: Space::Global, .. } => 2,
+                Op::Atom { space: Space::Global, op: mpgpu_spec::isa::AtomOp::Cas, .. } => 3,
+                Op::Atom { space: Space::Global, .. } => 2,
+                _ => 0,
+            })
+            .collect();
+        KernelTiming { touches, writes, reads, class: k.code.iter().map(Inst::class).collect(), log_need }
     }
 }
 
@@ -156,6 +171,12 @@ pub struct SmStats {
     pub squashed: u64,
     /// Warp-cycles with a faulted instruction outstanding (a warp counts once however many).
     pub faulted_warp_cycles: u64,
+    /// Replay queue and operand log: instructions issued again from the replay queue, and
+    /// issue attempts of global memory instructions refused because the replay queue was full
+    /// or their block's log partition had too few free entries.
+    pub replayed: u64,
+    pub rq_full: u64,
+    pub log_full: u64,
 }
 
 /// Resident and faulted warp-cycles of one SM over time, in bins (for the active-warp
@@ -249,6 +270,15 @@ struct HwWarp {
     fetch_gated: bool,
     fetch_at: u64,
     src_hold: [(u64, RegMask); 2],
+    /// Replay-queue schemes: the next fetched instruction's age (its sequence number in the
+    /// warp); the sources of issued global memory instructions, held until their last TLB
+    /// check (replay queue) as (cycle, registers); the latest last TLB check of the warp's
+    /// issued global memory instructions (a barrier or exit waits past it); and the cycle the
+    /// warp may issue and fetch again after a fault (its faulted instructions' pages are in).
+    age: u32,
+    mem_hold: Vec<(u64, RegMask)>,
+    check_until: u64,
+    resume_at: u64,
 }
 
 /// A fetched instruction in the unified issue queue: its pc, the warp's active lanes when it
@@ -258,6 +288,33 @@ struct IqEntry {
     pc: u32,
     active: u32,
     ready_at: u64,
+    /// Its age in the warp (program order).
+    age: u32,
+    /// A faulted instruction to replay: its replay-queue slot (its active lanes are the ones
+    /// it executed with, its guard is not read again).
+    replay: Option<u16>,
+}
+
+/// What a replay-queue slot is doing (Tanasić's thesis §6.3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RqState {
+    /// Issued, not yet committed.
+    InFlight,
+    /// Squashed by a fault, waiting to be replayed.
+    Faulted,
+}
+
+/// A replay-queue slot: an issued global memory instruction from issue to commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RqSlot {
+    pub warp: u32,
+    pub pc: u32,
+    pub exec: u32,
+    pub age: u32,
+    pub state: RqState,
+    /// Its operand-log entries (`nlog` of them).
+    pub log: [u16; 3],
+    pub nlog: u8,
 }
 
 /// A class that stops fetch until the instruction commits (control flow, barriers) and issues
@@ -321,6 +378,13 @@ struct Rec {
     ready_at: u64,
     /// The L1 line of each lane (global and local accesses).
     lane_line: [u32; WARP_SIZE],
+    /// Replay-queue schemes: its slot, its operand-log entries, whether its operands come from
+    /// the log (a replay under the operand log), and its age in the warp.
+    rq: Option<u16>,
+    log: [u16; 3],
+    nlog: u8,
+    from_log: bool,
+    age: u32,
 }
 
 impl Rec {
@@ -348,6 +412,11 @@ enum SmEv {
     Line(u32, u32, LineKind),
     /// A late line of a load hit in the L1: it has arrived.
     LineDone(u32),
+    /// Replay-queue schemes: the instruction's translation faults now; it is squashed.
+    Fault(u32),
+    /// An operand-log entry (`.1`) of block slot `.0` is freed (its instruction's last TLB
+    /// check succeeded).
+    LogFree(u32, u16),
 }
 
 /// What the memory side says about issuing an instruction ([`Sm::prepare_memory`]).
@@ -357,6 +426,8 @@ enum Prep {
     Refused,
     /// Warp Disable squashed it: its page is in at this cycle.
     Squashed(u64),
+    /// Replay-queue schemes: it issues and faults at `.0`, its page in at `.1`.
+    Faulting(u64, u64),
 }
 
 /// What a line of a global or local access does at the L1.
@@ -490,6 +561,21 @@ pub struct Sm {
     /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
     /// results are the same, which a test checks).
     pub lazy: bool,
+    /// The replay queue's slots for issued global memory instructions, and the free ones.
+    pub rq: Vec<Option<RqSlot>>,
+    rq_free: Vec<u16>,
+    /// The operand log: its data (entry: one operand of each lane), its entries not given to
+    /// a block, and each block slot's partition (its size and its free entries).
+    ol_data: Vec<[u32; WARP_SIZE]>,
+    ol_pool: Vec<u16>,
+    pub ol_part: Vec<u32>,
+    pub ol_free: Vec<Vec<u16>>,
+    /// Fault injection, and the global memory instructions translated so far.
+    pub inject: crate::config::FaultInjection,
+    inject_n: u64,
+    /// Counters bumped while looking for an instruction to issue.
+    rq_full: std::cell::Cell<u64>,
+    log_full: std::cell::Cell<u64>,
 }
 
 impl Sm {
@@ -545,6 +631,16 @@ impl Sm {
             accounted: 0,
             wake_at: 0,
             lazy: true,
+            rq: vec![None; cfg.rq_entries as usize],
+            rq_free: (0..cfg.rq_entries as u16).rev().collect(),
+            ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
+            ol_pool: (0..(cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as u16).rev().collect(),
+            ol_part: vec![0; cfg.blocks as usize],
+            ol_free: vec![Vec::new(); cfg.blocks as usize],
+            inject: crate::config::FaultInjection::default(),
+            inject_n: 0,
+            rq_full: std::cell::Cell::new(0),
+            log_full: std::cell::Cell::new(0),
         }
     }
 
@@ -571,6 +667,25 @@ impl Sm {
             && self.used_threads + warps * 32 <= self.cfg.threads
             && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
             && self.used_shared + f.shared_per_block <= cap
+            && (self.scheme != FaultScheme::Ol || self.ol_pool.len() as u32 >= self.log_partition(l))
+    }
+
+    /// The operand-log partition a block of `l` gets (Tanasić's thesis §6.3.3: the log is
+    /// shared among the blocks that can be resident, so fewer blocks get more entries): the
+    /// log's entries over the kernel's occupancy, and at least its largest instruction's need
+    /// (docs/faults.md O10).
+    pub fn log_partition(&self, l: &Launch) -> u32 {
+        let f = l.kernel.footprint();
+        let occ = self.cfg.occupancy(&f).blocks.max(1);
+        let entries = self.cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
+        let most = l.kernel.code.iter().map(|i| match i.op {
+            Op::Ld { space: Space::Global, .. } => 1,
+            Op::St { space: Space::Global, .. } => 2,
+            Op::Atom { space: Space::Global, op: mpgpu_spec::isa::AtomOp::Cas, .. } => 3,
+            Op::Atom { space: Space::Global, .. } => 2,
+            _ => 0,
+        }).max().unwrap_or(0);
+        (entries / occ).max(most)
     }
 
     /// Brings stall and occupancy accounting up to `now` (for cycles the SM slept through, the
@@ -646,12 +761,24 @@ impl Sm {
                 fetch_gated: false,
                 fetch_at: start.max(now + 1),
                 src_hold: [(0, [0; 5]); 2],
+                age: 0,
+                mem_hold: Vec::new(),
+                check_until: 0,
+                resume_at: 0,
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
             if live {
                 self.scheds[sched].fetch.push_back(slot);
             }
             slots.push(slot);
+        }
+        if self.scheme == FaultScheme::Ol {
+            let n = self.log_partition(&ctx.info.launch) as usize;
+            let n = n.min(self.ol_pool.len());
+            let at = self.ol_pool.len() - n;
+            let part: Vec<u16> = self.ol_pool.drain(at..).collect();
+            self.ol_part[bslot] = n as u32;
+            self.ol_free[bslot] = part;
         }
         self.used_blocks += 1;
         self.used_warps += nw;
@@ -752,7 +879,7 @@ impl Sm {
         for &s in &blk.warp_slots {
             warps.push(self.free_warp(s).w);
         }
-        self.release(&blk);
+        self.release(&blk, bslot);
         for sc in &mut self.scheds {
             sc.wake = sc.wake.min(now);
         }
@@ -774,7 +901,11 @@ impl Sm {
         w
     }
 
-    fn release(&mut self, blk: &Block) {
+    fn release(&mut self, blk: &Block, bslot: u32) {
+        let part = std::mem::take(&mut self.ol_free[bslot as usize]);
+        assert_eq!(part.len() as u32, self.ol_part[bslot as usize], "SM {}: a block left with operand-log entries in use", self.id);
+        self.ol_pool.extend(part);
+        self.ol_part[bslot as usize] = 0;
         self.used_blocks -= 1;
         self.used_warps -= blk.warp_slots.len() as u32;
         self.used_threads -= blk.threads;
@@ -813,7 +944,7 @@ impl Sm {
             for &s in &blk.warp_slots {
                 self.free_warp(s);
             }
-            self.release(&blk);
+            self.release(&blk, bslot);
             self.stats.blocks_done += 1;
             self.finished.push(blk.info.id);
         }
@@ -947,8 +1078,36 @@ impl Sm {
     /// computed; a memory instruction's addresses are checked (a bad one is the instruction's
     /// fault) and a parameter load reads the constant cache.
     fn operand_read(&mut self, id: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
+        let mut d = std::mem::take(&mut self.ol_data);
+        let (r, w, ctx, _) = self.stage(id);
+        if r.from_log {
+            // A replay under the operand log reads its operands from the log, not the
+            // registers (a younger instruction may have overwritten them).
+            let l = r.log;
+            r.f.addr = d[l[0] as usize];
+            if r.nlog > 1 {
+                r.f.src[0] = d[l[1] as usize];
+            }
+            if r.nlog > 2 {
+                r.f.src[1] = d[l[2] as usize];
+            }
+        } else {
+            exec::read_operands(w, &ctx, &mut r.f);
+            if r.nlog > 0 {
+                // The log is written as the registers are read.
+                let l = r.log;
+                d[l[0] as usize] = r.f.addr;
+                if r.nlog > 1 {
+                    d[l[1] as usize] = r.f.src[0];
+                }
+                if r.nlog > 2 {
+                    d[l[2] as usize] = r.f.src[1];
+                }
+            }
+        }
+        let _ = ctx;
+        self.ol_data = d;
         let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
-        exec::read_operands(w, &ctx, &mut r.f);
         let fault = |fault| SmFault { launch, ctaid, warp, fault };
         match r.space {
             None => exec::compute(&mut r.f),
@@ -991,6 +1150,10 @@ impl Sm {
         let r = &self.recs[id as usize];
         assert!(r.unperformed == 0, "SM {}: pc {} ({}) completed with {} lines not performed", self.id, r.f.pc, r.f.inst, r.unperformed);
         let slot = r.warp;
+        if let Some(q) = r.rq {
+            self.rq[q as usize] = None;
+            self.rq_free.push(q);
+        }
         self.free_recs.push(id);
         let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
         sc.wake = sc.wake.min(now);
@@ -1019,7 +1182,7 @@ impl Sm {
         let id = match self.free_recs.pop() {
             Some(i) => i,
             None => {
-                self.recs.push(Rec { warp: 0, bslot: 0, f: Flight::new(0, d.inst, 0), write: None, space: None, store: false, outstanding: 0, unperformed: 0, ready_at: 0, lane_line: [0; WARP_SIZE] });
+                self.recs.push(Rec { warp: 0, bslot: 0, f: Flight::new(0, d.inst, 0), write: None, space: None, store: false, outstanding: 0, unperformed: 0, ready_at: 0, lane_line: [0; WARP_SIZE], rq: None, log: [0; 3], nlog: 0, from_log: false, age: 0 });
                 self.recs.len() as u32 - 1
             }
         };
@@ -1036,6 +1199,9 @@ impl Sm {
         r.outstanding = 0;
         r.unperformed = 0;
         r.ready_at = 0;
+        r.rq = None;
+        r.nlog = 0;
+        r.from_log = false;
         if matches!(space, Some(Space::Global | Space::Local)) {
             // (only a global or local access performs by line)
             r.lane_line = plan.lane_line;
@@ -1083,6 +1249,17 @@ impl Sm {
                         t = t.min(c + 2);
                     }
                 }
+                for &(c, _) in &w.mem_hold {
+                    if c + 1 > now {
+                        t = t.min(c + 1);
+                    }
+                }
+                if w.resume_at > now {
+                    t = t.min(w.resume_at);
+                }
+                if w.check_until + 1 > now {
+                    t = t.min(w.check_until + 1);
+                }
             }
         }
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
@@ -1117,12 +1294,16 @@ impl Sm {
                 }
                 SmEv::Line(id, line, kind) => self.late_line(now, id, line, kind, gmem, mem)?,
                 SmEv::LineDone(id) => self.line_done(now, id),
+                SmEv::Fault(id) => self.fault(now, id),
+                SmEv::LogFree(b, l) => self.ol_free[b as usize].push(l),
             }
         }
         due.clear();
         self.drained = due;
         let active = if self.ooo { self.ooo_cycle(now, mem)? } else { self.inorder_cycle(now, mem)? };
         self.accounted = self.accounted.max(now + 1);
+        self.stats.rq_full += self.rq_full.take();
+        self.stats.log_full += self.log_full.take();
         self.stats.warp_cycles += self.used_warps as u64;
         if let Some(tl) = &mut self.timeline {
             tl.add(now, now + 1, self.used_warps as u64, false);
@@ -1228,7 +1409,7 @@ impl Sm {
     /// The warp's oldest issue-queue entry that can issue now, and the ALU it would take.
     fn ooo_pick(&self, now: u64, slot: u32) -> Option<(usize, usize)> {
         let w = self.warps[slot as usize].as_ref()?;
-        if w.w.state != WarpState::Ready || w.iq.is_empty() {
+        if w.w.state != WarpState::Ready || w.iq.is_empty() || w.resume_at > now {
             return None;
         }
         let blk = self.blocks[w.block as usize].as_ref().unwrap();
@@ -1244,6 +1425,15 @@ impl Sm {
                 }
             }
         }
+        for &(c, m) in &w.mem_hold {
+            if c >= now {
+                for i in 0..5 {
+                    hold[i] |= m[i];
+                }
+            }
+        }
+        let rqs = matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol);
+        let mut older_mem = false;
         let (mut older_w, mut older_r) = ([0u64; 5], [0u64; 5]);
         for (k, e) in w.iq.iter().enumerate() {
             let pc = e.pc as usize;
@@ -1260,7 +1450,12 @@ impl Sm {
                 && !any(&older_r, &wr)
                 && !any(&hold, &wr)
                 && (k == 0 || !(ctrl_like(class) || class == Class::Fence))
-                && (class != Class::Fence || w.mem_recs.is_empty());
+                && (class != Class::Fence || w.mem_recs.is_empty())
+                // (memory instructions issue in program order: only replayed ones can meet)
+                && !(older_mem && mem_like(class))
+                // (a barrier or exit waits until no older global access can fault)
+                && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc));
+            let ok = ok && (!rqs || e.replay.is_some() || t.log_need[pc] == 0 || self.log_room(w.block, t.log_need[pc]));
             if ok {
                 let unit = match class {
                     Class::Sfu => (self.sfu_free <= now).then_some(0),
@@ -1279,34 +1474,15 @@ impl Sm {
                 older_w[i] |= wr[i];
                 older_r[i] |= reads[i];
             }
+            older_mem |= mem_like(class);
         }
         None
     }
 
-    /// Issues entry `k` of the warp's issue queue on unit `unit` (an ALU's index). Returns
-    /// false (and changes nothing) if the memory stage cannot take it this cycle.
-    fn ooo_issue(&mut self, now: u64, unit: usize, slot: u32, k: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
-        let e = self.warps[slot as usize].as_ref().unwrap().iq[k];
-        let d = self.decode_entry(slot, e.pc as usize, e.active);
-        let mut plan = MemPlan::new();
-        match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
-            Prep::Go => {}
-            Prep::Refused => return Ok(false),
-            Prep::Squashed(r) => {
-                // (it stays in the queue, the warp fetching nothing behind it, and issues
-                // again once its page is in)
-                self.warps[slot as usize].as_mut().unwrap().iq[k].ready_at = r + 2;
-                return Ok(true);
-            }
-        }
-        let cfg_alu = self.lat.alu_latency as u64;
-        let hw = self.warps[slot as usize].as_mut().unwrap();
-        hw.mshr_need = None;
-        hw.iq.remove(k);
-        self.iq_used -= 1;
-        let ev = if ctrl_like(d.class) { exec::issue(&mut hw.w, &d.inst, d.exec_mask) } else { Event::Continue };
-        // Its sources are released at operand read (the next cycle).
-        let reads = self.info(d.bslot).timing.reads[d.pc];
+    /// The sources of the instruction at `pc`, issued now by the warp in `slot`, are held
+    /// until they are read (released at operand read, visible to issue the cycle after).
+    fn hold_sources(&mut self, now: u64, slot: u32, bslot: u32, pc: usize) {
+        let reads = self.info(bslot).timing.reads[pc];
         let hw = self.warps[slot as usize].as_mut().unwrap();
         let old = if hw.src_hold[0].0 <= hw.src_hold[1].0 { 0 } else { 1 };
         if hw.src_hold[1 - old].0 == now {
@@ -1316,9 +1492,90 @@ impl Sm {
         } else {
             hw.src_hold[old] = (now, reads);
         }
+    }
+
+    /// Whether a memory or control-flow instruction still waits in the warp's queue (a replayed
+    /// memory instruction issuing ahead of it does not re-enable fetch: that one does, at its
+    /// own issue or commit). Never true on the baseline, where the instruction that stopped
+    /// fetch is the warp's youngest.
+    fn gated_behind(&self, slot: u32) -> bool {
+        let w = self.warps[slot as usize].as_ref().unwrap();
+        let t = &self.info(w.block).timing;
+        w.iq.iter().any(|x| {
+            let c = t.class[x.pc as usize];
+            ctrl_like(c) || mem_like(c)
+        })
+    }
+
+    /// Whether the instruction at `pc` is `bar.sync` or `exit`.
+    fn is_exit_or_bar(&self, info: &LaunchInfo, pc: usize) -> bool {
+        matches!(info.launch.kernel.code[pc].op, Op::Bar | Op::Exit)
+    }
+
+    /// Replay-queue schemes: whether a new global memory instruction of block slot `bslot`
+    /// needing `need` log entries finds a replay-queue slot and (operand log) its entries; a
+    /// refusal is counted.
+    fn log_room(&self, bslot: u32, need: u8) -> bool {
+        if self.rq_free.is_empty() {
+            self.rq_full.set(self.rq_full.get() + 1);
+            return false;
+        }
+        if self.scheme == FaultScheme::Ol && self.ol_free[bslot as usize].len() < need as usize {
+            self.log_full.set(self.log_full.get() + 1);
+            return false;
+        }
+        true
+    }
+
+    /// Issues entry `k` of the warp's issue queue on unit `unit` (an ALU's index). Returns
+    /// false (and changes nothing) if the memory stage cannot take it this cycle.
+    fn ooo_issue(&mut self, now: u64, unit: usize, slot: u32, k: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let e = self.warps[slot as usize].as_ref().unwrap().iq[k];
+        let mut d = self.decode_entry(slot, e.pc as usize, e.active);
+        if let Some(q) = e.replay {
+            // (a replay executes in the lanes it executed in: its guard is not read again; under
+            // the operand log its addresses come from the log)
+            d.exec_mask = e.active;
+            d.write = self.info(d.bslot).timing.writes[d.pc];
+            let s = self.rq[q as usize].as_ref().expect("a replayed instruction's slot");
+            d.addr_log = (s.nlog > 0).then_some(s.log[0]);
+        }
+        let mut plan = MemPlan::new();
+        let faulting = match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
+            Prep::Go => None,
+            Prep::Refused => return Ok(false),
+            Prep::Squashed(r) => {
+                // (it stays in the queue, the warp fetching nothing behind it, and issues
+                // again once its page is in)
+                self.warps[slot as usize].as_mut().unwrap().iq[k].ready_at = r + 2;
+                return Ok(true);
+            }
+            Prep::Faulting(f, r) => Some((f, r)),
+        };
+        let cfg_alu = self.lat.alu_latency as u64;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
+        hw.iq.remove(k);
+        if e.replay.is_none() {
+            self.iq_used -= 1;
+        } else {
+            self.stats.replayed += 1;
+        }
+        if let Some((f, r)) = faulting {
+            return Ok(self.issue_faulting(now, slot, &d, &e, &plan, f, r));
+        }
+        let ev = if ctrl_like(d.class) { exec::issue(&mut hw.w, &d.inst, d.exec_mask) } else { Event::Continue };
+        // Its sources are released at operand read (the next cycle).
+        self.hold_sources(now, slot, d.bslot, d.pc);
         let rec = self.execute(now, unit, slot, &d, &plan, mem);
-        // Fetch gating.
         let global = plan.space == Some(Space::Global);
+        if global && self.scheme.replays() {
+            if let Some(id) = rec {
+                self.track_global(now, id, slot, &d, &e, plan.last_check, None);
+            }
+        }
+        // Fetch gating.
+        let gated_behind = self.gated_behind(slot);
         let hw = self.warps[slot as usize].as_mut().unwrap();
         if ctrl_like(d.class) {
             // Commit after operand read and execute; fetch the cycle after.
@@ -1331,6 +1588,7 @@ impl Sm {
                     hw.fetch_gated = false;
                     hw.fetch_at = plan.last_check + 1;
                 }
+                _ if gated_behind => {}
                 _ => {
                     hw.fetch_gated = false;
                     hw.fetch_at = now;
@@ -1357,6 +1615,134 @@ impl Sm {
         rec
     }
 
+    /// Replay-queue schemes: a global memory instruction issued now (record `id`) takes its
+    /// replay-queue slot (a replay keeps its own) and its operand-log entries (a replay keeps
+    /// its logged operands); under the replay queue its sources stay held until its last TLB
+    /// check; under the operand log its entries are freed then. A barrier or exit of its warp
+    /// waits past that check.
+    #[allow(clippy::too_many_arguments)]
+    fn track_global(&mut self, now: u64, id: u32, slot: u32, d: &Decoded, e: &IqEntry, last_check: u64, fault: Option<u64>) {
+        let bslot = d.bslot;
+        let need = self.info(bslot).timing.log_need[d.pc];
+        let (rq, log, nlog, from_log) = match e.replay {
+            Some(q) => {
+                let s = self.rq[q as usize].as_mut().expect("a replayed instruction's slot");
+                s.state = RqState::InFlight;
+                (Some(q), s.log, s.nlog, s.nlog > 0)
+            }
+            None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),
+            None => {
+                let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
+                let mut log = [0u16; 3];
+                let nlog = if self.scheme == FaultScheme::Ol { need } else { 0 };
+                for l in log.iter_mut().take(nlog as usize) {
+                    *l = self.ol_free[bslot as usize].pop().expect("issue checked the log partition");
+                }
+                self.rq[q as usize] = Some(RqSlot { warp: slot, pc: d.pc as u32, exec: d.exec_mask, age: e.age, state: RqState::InFlight, log, nlog });
+                (Some(q), log, nlog, false)
+            }
+        };
+        let r = &mut self.recs[id as usize];
+        r.rq = rq;
+        r.log = log;
+        r.nlog = nlog;
+        r.from_log = from_log;
+        r.age = e.age;
+        let reads = self.info(bslot).timing.reads[d.pc];
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        match fault {
+            None => {
+                hw.check_until = hw.check_until.max(last_check);
+                if self.scheme == FaultScheme::Rq {
+                    hw.mem_hold.retain(|&(c, _)| c >= now);
+                    hw.mem_hold.push((last_check, reads));
+                }
+                for &l in &log[..nlog as usize] {
+                    self.events.push(last_check, SmEv::LogFree(bslot, l));
+                }
+            }
+            Some(f) => {
+                hw.check_until = hw.check_until.max(f);
+                if self.scheme == FaultScheme::Rq {
+                    hw.mem_hold.retain(|&(c, _)| c >= now);
+                    hw.mem_hold.push((f, reads));
+                }
+                self.events.push(f, SmEv::Fault(id));
+            }
+        }
+    }
+
+    /// Replay-queue schemes: issues a global memory instruction whose translation will fault
+    /// at `f` (its page in at `r`). It takes its record, its slot and log entries, occupies the
+    /// load/store unit for its lines, reads its operands (and logs them), and sends nothing
+    /// (docs/faults.md O1-O3); at `f` it is squashed ([`Sm::fault`]).
+    #[allow(clippy::too_many_arguments)]
+    fn issue_faulting(&mut self, now: u64, slot: u32, d: &Decoded, e: &IqEntry, plan: &MemPlan, f: u64, r: u64) -> bool {
+        self.ldst_free = now + plan.nlines as u64;
+        let id = self.new_rec(slot, d, plan);
+        // (a squashed record never writes back: its ready cycle carries its page's arrival)
+        self.recs[id as usize].ready_at = r;
+        self.track_global(now, id, slot, d, e, plan.last_check, Some(f));
+        // Its sources are released at operand read (under the replay queue also held to its fault).
+        self.hold_sources(now, slot, d.bslot, d.pc);
+        let gated_behind = self.gated_behind(slot);
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        if !gated_behind {
+            hw.fetch_gated = false;
+            hw.fetch_at = now;
+        }
+        true
+    }
+
+    /// Replay-queue schemes: instruction `id`'s translation faults now. It is squashed: its
+    /// record is freed and its destination released (nothing was written or sent). Under the
+    /// replay queue and the operand log it goes back into its warp's queue in age order, as
+    /// the replay queue's faulted entry; the warp's fetched, unissued instructions stay behind
+    /// it (they are the replay queue's part of the issue queue, docs/faults.md O6, O7), and
+    /// the warp issues and fetches nothing until the page is in; the warp's other in-flight
+    /// instructions drain meanwhile. The naive recovery instead restarts the warp at the
+    /// faulted instruction's pc and throws its fetched instructions away.
+    fn fault(&mut self, now: u64, id: u32) {
+        let r = &self.recs[id as usize];
+        let (slot, pc, exec, age, rq, write) = (r.warp, r.f.pc, r.f.exec, r.age, r.rq, r.write);
+        // It issues again, and its warp fetches, from two cycles after its page is in.
+        let resume = r.ready_at + 2;
+        self.free_recs.push(id);
+        self.stats.squashed += 1;
+        let naive = self.scheme == FaultScheme::Naive;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.inflight -= 1;
+        if let Some(p) = hw.mem_recs.iter().position(|&x| x == id) {
+            hw.mem_recs.swap_remove(p);
+        }
+        if let Some(b) = write {
+            let (i, m) = (b as usize / 64, 1u64 << (b % 64));
+            hw.pending[i] &= !m;
+            hw.pending_mem[i] &= !m;
+        }
+        hw.resume_at = hw.resume_at.max(resume);
+        hw.fetch_at = hw.fetch_at.max(resume);
+        if naive {
+            let dropped = hw.iq.len() as u32;
+            hw.iq.clear();
+            self.iq_used -= dropped;
+            if let Some(top) = hw.w.stack.last_mut() {
+                top.pc = pc;
+            }
+            hw.fetch_gated = false;
+        } else {
+            let q = rq.expect("a replay-queue slot");
+            self.rq[q as usize].as_mut().unwrap().state = RqState::Faulted;
+            let at = hw.iq.iter().position(|x| x.age > age).unwrap_or(hw.iq.len());
+            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q) });
+        }
+        let ended = (hw.w.state == WarpState::Done && hw.inflight == 0).then_some(hw.block);
+        self.wake_at = self.wake_at.min(now);
+        if let Some(b) = ended {
+            self.check_block(now, b);
+        }
+    }
+
     /// [`Sm::decode`] for an issue-queue entry: its pc and the lanes active when it was
     /// fetched (its guard is read now).
     fn decode_entry(&self, slot: u32, pc: usize, active: u32) -> Decoded {
@@ -1365,7 +1751,7 @@ impl Sm {
         let info = self.info(bslot);
         let inst = info.launch.kernel.code[pc];
         let exec_mask = exec::guard_mask(&hw.w, &inst, active);
-        Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0) }
+        Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0), addr_log: None }
     }
 
     /// Fetch: the next warp (round robin) whose fetch is enabled brings up to `fetch_width`
@@ -1382,7 +1768,7 @@ impl Sm {
         for k in 0..n {
             let slot = (self.fetch_rr + k) % n;
             let Some(w) = self.warps[slot as usize].as_ref() else { continue };
-            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() {
+            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() || w.resume_at > now {
                 continue;
             }
             let blk = self.blocks[w.block as usize].as_ref().unwrap();
@@ -1396,7 +1782,8 @@ impl Sm {
             while fetched < width && hw.w.state == WarpState::Ready {
                 let Some(pc) = hw.w.pc() else { break };
                 let class = info.timing.class[pc as usize];
-                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1 });
+                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None });
+                hw.age = hw.age.wrapping_add(1);
                 fetched += 1;
                 if ctrl_like(class) {
                     hw.fetch_gated = true;
@@ -1555,6 +1942,7 @@ impl Sm {
                 self.warps[slot as usize].as_mut().unwrap().next_issue = r + 2;
                 return Ok(true);
             }
+            Prep::Faulting(..) => unreachable!("the replay-queue schemes run on the thesis's pipeline (checked by the configuration)"),
         }
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.mshr_need = None;
@@ -1583,6 +1971,27 @@ impl Sm {
     /// L1 TLB then. Fills the plan's per-line ready cycles, its last TLB check and its fault;
     /// a page of another process is the instruction's fault (isolation).
     fn translate(&mut self, now: u64, slot: u32, d: &Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<(), SmFault> {
+        self.translate_lines(now, slot, d, plan, mem)?;
+        if self.inject.rate > 0.0 && plan.nlines > 0 {
+            // An injected fault: at the instruction's last TLB check, its page in `latency`
+            // cycles later (under stall-on-fault its lines wait that long).
+            let n = self.inject_n;
+            self.inject_n += 1;
+            let h = splitmix(self.inject.seed ^ (self.id as u64) << 40 ^ n);
+            if ((h >> 11) as f64 / (1u64 << 53) as f64) < self.inject.rate {
+                let f = plan.last_check;
+                let r = f + self.inject.latency as u64;
+                plan.fault = Some(plan.fault.map_or((f, r), |(f0, r0)| (f0.min(f), r0.max(r))));
+                if self.scheme == FaultScheme::Stall {
+                    plan.ready[..plan.nlines].fill(r);
+                    plan.last_check = r;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn translate_lines(&mut self, now: u64, slot: u32, d: &Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<(), SmFault> {
         let info = &self.blocks[d.bslot as usize].as_ref().unwrap().info;
         let asid = info.process;
         let t0 = now + 2;
@@ -1617,7 +2026,7 @@ impl Sm {
                     let blk = self.blocks[d.bslot as usize].as_ref().unwrap();
                     let lane = (0..WARP_SIZE).find(|&l| d.exec_mask >> l & 1 != 0 && plan.lane_line[l] == plan.lines[i]).unwrap_or(0);
                     let (Op::Ld { addr, .. } | Op::St { addr, .. } | Op::Atom { addr, .. }) = d.inst.op else { unreachable!("a global access") };
-                    let ad = exec::addresses(&hw.w, addr);
+                    let ad = self.lane_addresses(slot, d, addr);
                     let fault = Fault { pc: d.pc as u32, lane: lane as u32, space: Space::Global, store: plan.store || plan.atomic, addr: ad[lane], kind: FaultKind::NotOwned { owner } };
                     return Err(SmFault { launch: blk.info.id, ctaid: blk.ctaid, warp: hw.w.id, fault });
                 }
@@ -1661,6 +2070,10 @@ impl Sm {
             self.translate(now, slot, d, plan, mem)?;
             if let Some((f, r)) = plan.fault {
                 self.note_fault(slot, f, r);
+                if self.scheme.replays() {
+                    self.warps[slot as usize].as_mut().unwrap().mshr_need = None;
+                    return Ok(Prep::Faulting(f, r));
+                }
                 if self.scheme != FaultScheme::Stall {
                     self.stats.squashed += 1;
                     self.ldst_free = now + plan.nlines as u64;
@@ -1694,6 +2107,16 @@ impl Sm {
             exec_mask,
             active_lanes: hw.w.active_mask().count_ones() as u64,
             write: info.timing.writes[pc].filter(|_| exec_mask != 0),
+            addr_log: None,
+        }
+    }
+
+    /// The lanes' addresses of the memory instruction `d` of the warp in `slot`: from its
+    /// registers, or for a replay under the operand log from the log.
+    fn lane_addresses(&self, slot: u32, d: &Decoded, addr: mpgpu_spec::isa::Addr) -> [u32; WARP_SIZE] {
+        match d.addr_log {
+            Some(l) => self.ol_data[l as usize],
+            None => exec::addresses(&self.warps[slot as usize].as_ref().unwrap().w, addr),
         }
     }
 
@@ -1711,7 +2134,7 @@ impl Sm {
         }
         plan.store = matches!(d.inst.op, Op::St { .. });
         plan.atomic = matches!(d.inst.op, Op::Atom { .. });
-        let ad = exec::addresses(&self.warps[slot as usize].as_ref().unwrap().w, addr);
+        let ad = self.lane_addresses(slot, d, addr);
         match space {
             Space::Global | Space::Local => {
                 self.coalesce_lines(slot, d, space, &ad, plan);
@@ -2038,6 +2461,9 @@ struct Decoded {
     active_lanes: u64,
     /// The scoreboard bit it writes, if any lane executes it.
     write: Option<u16>,
+    /// A replay under the operand log: the log entry holding its lanes' addresses (its
+    /// address registers may have been overwritten since it first issued).
+    addr_log: Option<u16>,
 }
 
 /// A load, store or atomic's accesses, worked out before it executes.
@@ -2102,6 +2528,14 @@ fn coalesce(lines: &mut [u32; WARP_SIZE], lanes: &mut [u32; WARP_SIZE], n: usize
         }
     }
     u
+}
+
+/// A 64-bit mix (splitmix64's finalizer) for seeded, deterministic choices.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Cycles a shared-memory access takes: the largest number of distinct words any bank must

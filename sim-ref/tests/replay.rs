@@ -1,0 +1,205 @@
+//! Preemptible page faults (Tanasić's thesis, Ch. 6): the two hazards of a naive recovery
+//! shown on real values (§6.2, Fig. 6.3), and the schemes that avoid them — Warp Disable
+//! (§6.3.1), the replay queue (§6.3.2) and the operand log (§6.3.3) — giving the outputs of a
+//! fault-free run under seeded fault injection and under demand paging.
+
+use mpgpu_ref::config::{FaultInjection, FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::func::Launch;
+use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
+use mpgpu_ref::workload::Workload;
+use mpgpu_ref::{assemble_one, library};
+use std::sync::Arc;
+
+fn thesis16(faults: FaultScheme) -> GpuConfig {
+    let mut c = GpuConfig::preset("thesis16").unwrap();
+    c.faults = faults;
+    c.validate().unwrap();
+    c
+}
+
+/// Runs a workload; returns the result and the whole memory image (every mapped page).
+fn run_w(cfg: &GpuConfig, w: &Workload) -> Result<(RunResult, Vec<u32>), SimError> {
+    let mut g = Gpu::new(cfg);
+    g.add_workload(w)?;
+    g.run(RunLimits::default(), &mut |_, _, _| {})?;
+    let mut pages: Vec<u32> = g.gmem.mapped_pages().collect();
+    pages.sort_unstable();
+    let mut image = Vec::new();
+    for p in pages {
+        image.extend(g.gmem.read_u32s(p * mpgpu_ref::mem::PAGE_BYTES, (mpgpu_ref::mem::PAGE_BYTES / 4) as usize));
+    }
+    Ok((g.result(), image))
+}
+
+fn one(kernel: &str, size: u32) -> Workload {
+    let t = format!("description = \"one\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
+    Workload::parse("test.toml", &t).unwrap()
+}
+
+/// The thesis's Fig. 6.3 as a kernel, one warp: `ld r3, [r2]` faults (its data start in host
+/// memory); `add r2, r2, 4` overwrites its address register (early source release), `mul`
+/// waits for it, `sub r9, r9, 4` is independent and commits before the fault is known.
+/// `out[t]` takes the load's value times 3, `out[32 + t]` takes r9: 3 * in[t] and 46.
+const FIG_6_3: &str = ".kernel fig63\n.regs 12\n.threads 32\n.params 8\n\
+    mov.u32 r0, %tid.x\n shl.b32 r1, r0, 2\n ld.param.u32 r2, [0]\n add.u32 r2, r2, r1\n\
+    ld.param.u32 r10, [4]\n add.u32 r10, r10, r1\n mov.u32 r9, 50\n\
+    ld.global.u32 r3, [r2]\n add.u32 r2, r2, 4\n mul.u32 r8, r3, 3\n sub.u32 r9, r9, 4\n\
+    st.global.u32 [r10], r8\n st.global.u32 [r10+128], r9\n exit\n";
+
+/// Runs the Fig. 6.3 kernel under demand paging; returns the result and `out`.
+fn fig_6_3(faults: FaultScheme) -> Result<(RunResult, Vec<u32>), SimError> {
+    let at = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let at2 = at.clone();
+    let k = Arc::new(assemble_one("fig63.s", FIG_6_3).unwrap_or_else(|e| panic!("{e}")));
+    let input: Vec<u32> = (0..40).map(|i| 1000 + 7 * i).collect();
+    let mut expect: Vec<u32> = (0..32).map(|t| 3 * input[t]).collect();
+    expect.extend([46; 32]);
+    let p: Box<dyn Program> = Box::new(StaticProgram::new(move |mem| {
+        let inp = mem.alloc_u32s(&input);
+        let out = mem.alloc(4 * 64);
+        at2.store(out, std::sync::atomic::Ordering::Relaxed);
+        let l = Launch::linear(&k, 1, vec![inp, out]);
+        (vec![l], vec![Output { name: "out".into(), addr: out, expected: Expected::U32(expect.clone()) }])
+    }));
+    let mut cfg = thesis16(faults);
+    cfg.paging.link = PagingLink::Nvlink;
+    let mut g = Gpu::new(&cfg);
+    g.add_process("fig63", 0, 0, vec![("fig63".into(), p)]);
+    g.run(RunLimits::default(), &mut |_, _, _| {})?;
+    let out = g.gmem.read_u32s(at.load(std::sync::atomic::Ordering::Relaxed), 64);
+    Ok((g.result(), out))
+}
+
+/// The naive recovery (squash the faulted load, restart the warp at its pc) gets both values
+/// wrong: the replayed load reads its clobbered address register (RAW on replay: it loads
+/// in[t + 1]) and the committed `sub` runs again (sparse replay: 42, not 46). Warp Disable,
+/// the replay queue and the operand log get them right.
+#[test]
+fn fig_6_3_naive_recovery_fails_and_the_schemes_do_not() {
+    let (r, out) = fig_6_3(FaultScheme::Naive).unwrap();
+    assert!(r.sm.squashed > 0, "the load should have faulted and been squashed");
+    assert!(!r.processes[0].verified, "the naive recovery should give wrong answers");
+    // Both hazards, in every lane: the load read in[t + 1] (3 * (1000 + 7 (t + 1))), and the
+    // sub ran twice (42).
+    let raw: Vec<u32> = (0..32).map(|t| 3 * (1000 + 7 * (t + 1))).collect();
+    assert_eq!(&out[..32], &raw[..], "RAW on replay: the replayed load should read its overwritten address register");
+    assert_eq!(&out[32..], &[42; 32][..], "sparse replay: the committed sub should run twice");
+    for s in [FaultScheme::WdCommit, FaultScheme::WdLastcheck, FaultScheme::Rq, FaultScheme::Ol] {
+        let (r, _) = fig_6_3(s).unwrap();
+        assert!(r.sm.squashed > 0, "{s:?}: the load should have faulted and been squashed");
+        assert!(r.processes[0].verified, "{s:?}: {:?}", r.processes[0].failures);
+    }
+}
+
+/// Seeded fault injection at many cycles (5% of global memory instructions, replays included,
+/// each page in 2,000 cycles later) over every library kernel — loops, divergent warps,
+/// barriers, atomics, several faulting memory instructions per warp: Warp Disable (both), the
+/// replay queue and the operand log leave memory exactly as a fault-free run does; the naive
+/// recovery does not, on most kernels.
+#[test]
+fn injected_faults_leave_the_fault_free_outputs() {
+    let mut naive_wrong = 0;
+    let lib = library::library();
+    for b in &lib {
+        let w = one(b.name, b.test_sizes[1]);
+        let (clean, golden) = run_w(&thesis16(FaultScheme::Stall), &w).unwrap_or_else(|e| panic!("{}: {e}", b.name));
+        assert!(clean.processes[0].verified && clean.sm.faulted_insts == 0, "{}", b.name);
+        let runs = [FaultScheme::WdCommit, FaultScheme::WdLastcheck, FaultScheme::Rq, FaultScheme::Ol, FaultScheme::Rq, FaultScheme::Ol];
+        for (i, s) in runs.into_iter().enumerate() {
+            let mut cfg = thesis16(s);
+            // (the last two: many faults, short ones, so that replays fault again)
+            let (rate, latency) = if i < 4 { (0.05, 2000) } else { (0.3, 300) };
+            cfg.inject = FaultInjection { rate, seed: 11 + i as u64, latency };
+            let (r, image) = run_w(&cfg, &w).unwrap_or_else(|e| panic!("{} {s:?}: {e}", b.name));
+            assert!(r.sm.squashed > 0, "{} {s:?}: no fault was injected", b.name);
+            assert!(r.processes[0].verified, "{} {s:?}: {:?}", b.name, r.processes[0].failures);
+            assert!(image == golden, "{} {s:?}: memory differs from the fault-free run", b.name);
+            if s.replays() {
+                assert!(r.sm.replayed >= r.sm.squashed, "{} {s:?}: {} squashed, {} replayed", b.name, r.sm.squashed, r.sm.replayed);
+            }
+        }
+        let mut cfg = thesis16(FaultScheme::Naive);
+        cfg.inject = FaultInjection { rate: 0.05, seed: 11, latency: 2000 };
+        match run_w(&cfg, &w) {
+            Err(_) => naive_wrong += 1,
+            Ok((r, image)) => {
+                assert!(r.sm.squashed > 0, "{} naive: no fault was injected", b.name);
+                if image != golden {
+                    naive_wrong += 1;
+                }
+            }
+        }
+    }
+    eprintln!("the naive recovery went wrong on {naive_wrong} of {} kernels", lib.len());
+    assert!(naive_wrong * 2 > lib.len(), "the naive recovery went wrong on only {naive_wrong} of {} kernels", lib.len());
+}
+
+/// Demand paging with real faults (NVLink, 64 KB units): the replay queue and the operand log
+/// verify every library kernel, squash and replay.
+#[test]
+fn replay_schemes_verify_under_demand_paging() {
+    for s in [FaultScheme::Rq, FaultScheme::Ol] {
+        let mut cfg = thesis16(s);
+        cfg.paging.link = PagingLink::Nvlink;
+        for b in library::library() {
+            let (r, _) = run_w(&cfg, &one(b.name, b.test_sizes[0])).unwrap_or_else(|e| panic!("{s:?} {}: {e}", b.name));
+            assert!(r.processes[0].verified, "{s:?} {}: {:?}", b.name, r.processes[0].failures);
+            assert!(r.vm.faults > 0 && r.sm.squashed > 0 && r.sm.replayed >= r.sm.squashed, "{s:?} {}: {:?} squashed {}", b.name, r.vm, r.sm.squashed);
+        }
+    }
+}
+
+/// Injection is deterministic: the same seed gives the same cycles; another seed, other ones.
+#[test]
+fn injection_is_seeded() {
+    let w = one("spmv", 4096);
+    let go = |seed| {
+        let mut cfg = thesis16(FaultScheme::Rq);
+        cfg.inject = FaultInjection { rate: 0.05, seed, latency: 2000 };
+        run_w(&cfg, &w).unwrap().0
+    };
+    let (a, b, c) = (go(1), go(1), go(2));
+    assert_eq!((a.cycles, a.sm.squashed), (b.cycles, b.sm.squashed));
+    assert_ne!((a.cycles, a.sm.squashed), (c.cycles, c.sm.squashed));
+}
+
+/// The operand log's partitions: a small log makes global memory instructions wait for room
+/// (counted), a larger one less; the replay queue never needs the log.
+#[test]
+fn a_small_log_stalls_issue() {
+    let w = one("lbm", 32);
+    let go = |s: FaultScheme, bytes: u32| {
+        let mut cfg = thesis16(s);
+        for g in &mut cfg.sm {
+            g.oplog_bytes = bytes;
+        }
+        cfg.validate().unwrap();
+        run_w(&cfg, &w).unwrap().0
+    };
+    let small = go(FaultScheme::Ol, 4096);
+    let big = go(FaultScheme::Ol, 65536);
+    let rq = go(FaultScheme::Rq, 4096);
+    assert!(small.processes[0].verified && big.processes[0].verified);
+    assert!(small.sm.log_full > big.sm.log_full, "log refusals: 4 KB {}, 64 KB {}", small.sm.log_full, big.sm.log_full);
+    assert!(small.cycles > big.cycles, "4 KB log {} cycles, 64 KB {}", small.cycles, big.cycles);
+    assert_eq!(rq.sm.log_full, 0);
+}
+
+/// The configuration refuses what the schemes cannot run with, naming the field.
+#[test]
+fn bad_scheme_settings_are_refused() {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.faults = FaultScheme::Rq;
+    let e = c.validate().unwrap_err();
+    assert!(e.contains("faults") && e.contains("thesis"), "{e}");
+    let mut c = thesis16(FaultScheme::Ol);
+    c.sm[0].oplog_bytes = 2048;
+    let e = c.validate().unwrap_err();
+    assert!(e.contains("oplog_bytes") && e.contains("4096"), "{e}");
+    c.sm[0].oplog_bytes = 4100;
+    assert!(c.validate().unwrap_err().contains("multiple"));
+    let mut c = thesis16(FaultScheme::Rq);
+    c.inject.rate = 1.5;
+    assert!(c.validate().unwrap_err().contains("inject.rate"));
+}
