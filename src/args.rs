@@ -146,6 +146,15 @@ pub struct VmArgs {
     /// the thesis's 8 KB and 16 KB logs at 32-bit operands).
     #[arg(long, value_parser = parse_bytes)]
     pub oplog_bytes: Option<u32>,
+    /// With `--faults ol`, a global memory instruction whose block's log partition is full:
+    /// `stall` (does not issue) or `hold` (issues unlogged, holding its sources as under the
+    /// replay queue).
+    #[arg(long, value_parser = ["stall", "hold"])]
+    pub oplog_full: Option<String>,
+    /// Thread-block switching on faults (needs --faults rq|ol): `on` (contexts saved and
+    /// restored through memory) or `ideal` (1-cycle switches).
+    #[arg(long, value_parser = ["off", "on", "ideal"])]
+    pub tb_switch: Option<String>,
     /// Replay-queue slots per SM for `--faults rq|ol`.
     #[arg(long)]
     pub rq_entries: Option<u32>,
@@ -201,11 +210,18 @@ impl VmArgs {
             if let Some(n) = self.rq_entries {
                 g.rq_entries = n;
             }
+            if let Some(f) = &self.oplog_full {
+                g.oplog_full = if f == "hold" { mpgpu_ref::config::OplogFull::Hold } else { mpgpu_ref::config::OplogFull::Stall };
+            }
         }
         if let Some(i) = self.inject {
             cfg.inject = i;
         }
-        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--rq-entries/--inject: {e}"))
+        if let Some(t) = &self.tb_switch {
+            cfg.tb_switch.enabled = t != "off";
+            cfg.tb_switch.ideal = t == "ideal";
+        }
+        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--oplog-full/--rq-entries/--inject/--tb-switch: {e}"))
     }
 }
 

@@ -109,7 +109,10 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
             100.0 * r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64
         );
         if r.faults.replays() {
-            println!("replay queue: {} instructions replayed; issue refused {} times for a full replay queue, {} for a full log partition", r.sm.replayed, r.sm.rq_full, r.sm.log_full);
+            println!("replay queue: {} instructions replayed; issue refused {} times for a full replay queue, {} for a full log partition; {} queued instructions saved with contexts", r.sm.replayed, r.sm.rq_full, r.sm.log_full, r.sm.saved_queued);
+            if r.sm.switched_out > 0 {
+                println!("thread-block switching on faults: {} blocks switched out, {} back in", r.sm.switched_out, r.sm.switched_in);
+            }
         }
     }
     println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");

@@ -4,7 +4,7 @@
 use crate::args::{parse_bytes, PagingArg};
 use crate::common::simulate;
 use anyhow::{anyhow, Result};
-use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::config::{FaultScheme, GpuConfig, OplogFull, PagingLink};
 use mpgpu_ref::timing::{RunLimits, RunResult};
 use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
 use std::path::PathBuf;
@@ -34,6 +34,41 @@ pub struct FaultsArgs {
     /// to DIR/<kernel>.csv.
     #[arg(long)]
     timeline: Option<PathBuf>,
+    /// Also run the operand log at each of these sizes per SM (e.g. 2k,4k,8k,16k).
+    #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
+    oplog_sweep: Vec<u32>,
+    /// The log-full policy of the --oplog-sweep runs.
+    #[arg(long, value_enum, default_value = "stall")]
+    oplog_full: OplogFullArg,
+    /// Write the tables as SVG bar charts into DIR.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum OplogFullArg {
+    Stall,
+    Hold,
+}
+
+impl From<OplogFullArg> for OplogFull {
+    fn from(o: OplogFullArg) -> Self {
+        match o {
+            OplogFullArg::Stall => OplogFull::Stall,
+            OplogFullArg::Hold => OplogFull::Hold,
+        }
+    }
+}
+
+/// A byte count as 512, 4K, 2M.
+fn human(b: u32) -> String {
+    if b >= 1 << 20 && b % (1 << 20) == 0 {
+        format!("{}M", b >> 20)
+    } else if b >= 1024 && b % 1024 == 0 {
+        format!("{}K", b >> 10)
+    } else {
+        b.to_string()
+    }
 }
 
 fn workload(kernel: &str, size: u32) -> Workload {
@@ -69,10 +104,28 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         }
         Ok(r)
     };
-    println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline", cfg.name, cfg.num_sms());
-    println!("{:<10} {:>8} {:>12} {:>12} {:>12} {:>8} {:>8}", "kernel", "size", "baseline", "WD-lastchk", "WD-commit", "lastchk", "commit");
-    let (mut last, mut commit) = (Vec::new(), Vec::new());
+    // The schemes of §6.5.2, fault-free, against the stall-on-fault baseline: Warp Disable
+    // (both), the replay queue, and the operand log at the thesis's two sizes (8 KB and 16 KB
+    // of 64-bit operands: 32 and 64 entries, 4 KB and 8 KB of our 32-bit ones).
+    // `hold`: the log-full policy that issues unlogged instead of stalling (docs/faults.md O10).
+    let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
+        ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
+        ("WD-lastchk", FaultScheme::WdLastcheck, 0, OplogFull::Stall),
+        ("RQ", FaultScheme::Rq, 0, OplogFull::Stall),
+        ("OL-4KB", FaultScheme::Ol, 4096, OplogFull::Stall),
+        ("OL-8KB", FaultScheme::Ol, 8192, OplogFull::Stall),
+        ("OL-4KB-h", FaultScheme::Ol, 4096, OplogFull::Hold),
+        ("OL-8KB-h", FaultScheme::Ol, 8192, OplogFull::Hold),
+    ];
+    println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline (baseline cycles / scheme cycles)", cfg.name, cfg.num_sms());
+    print!("{:<10} {:>8} {:>10}", "kernel", "size", "baseline");
+    for (n, _, _, _) in &schemes {
+        print!(" {n:>10}");
+    }
+    println!();
+    let mut rel: Vec<Vec<f64>> = vec![Vec::new(); schemes.len()];
     let mut sizes = Vec::new();
+    let mut sweep_rows = Vec::new();
     for k in &kernels {
         let b = mpgpu_ref::workload::find(k).map_err(|e| anyhow!("{e}"))?;
         let size = ((b.default_size as f64 * a.scale).round() as u32).max(1);
@@ -80,17 +133,78 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         sizes.push(size);
         let mut c = cfg.clone();
         c.paging.link = PagingLink::Off;
-        let mut cyc = Vec::new();
-        for f in [FaultScheme::Stall, FaultScheme::WdLastcheck, FaultScheme::WdCommit] {
+        c.faults = FaultScheme::Stall;
+        let base = run(&c, k, size)?.cycles;
+        print!("{:<10} {:>8} {:>10}", k, size, base);
+        for (i, &(_, f, bytes, full)) in schemes.iter().enumerate() {
+            let mut c = c.clone();
             c.faults = f;
-            cyc.push(run(&c, k, size)?.cycles);
+            if bytes > 0 {
+                c.sm.iter_mut().for_each(|g| {
+                    g.oplog_bytes = bytes;
+                    g.oplog_full = full;
+                });
+            }
+            c.validate().map_err(|e| anyhow!("{e}"))?;
+            let x = base as f64 / run(&c, k, size)?.cycles as f64;
+            rel[i].push(x);
+            print!(" {:>9.1}%", 100.0 * x);
         }
-        let (l, m) = (cyc[0] as f64 / cyc[1] as f64, cyc[0] as f64 / cyc[2] as f64);
-        last.push(l);
-        commit.push(m);
-        println!("{:<10} {:>8} {:>12} {:>12} {:>12} {:>7.1}% {:>7.1}%", k, size, cyc[0], cyc[1], cyc[2], 100.0 * l, 100.0 * m);
+        println!();
+        if !a.oplog_sweep.is_empty() {
+            let mut row = Vec::new();
+            for &bytes in &a.oplog_sweep {
+                let mut c = c.clone();
+                c.faults = FaultScheme::Ol;
+                c.sm.iter_mut().for_each(|g| {
+                    g.oplog_bytes = bytes;
+                    g.oplog_full = a.oplog_full.into();
+                });
+                c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {e}"))?;
+                row.push(base as f64 / run(&c, k, size)?.cycles as f64);
+            }
+            sweep_rows.push(row);
+        }
     }
-    println!("{:<10} {:>8} {:>12} {:>12} {:>12} {:>7.1}% {:>7.1}%", "geomean", "", "", "", "", 100.0 * geomean(&last), 100.0 * geomean(&commit));
+    print!("{:<10} {:>8} {:>10}", "geomean", "", "");
+    for r in &rel {
+        print!(" {:>9.1}%", 100.0 * geomean(r));
+    }
+    println!();
+    if !a.oplog_sweep.is_empty() {
+        println!("\noperand log size sweep (with the replay queue), no page faults: performance relative to the baseline");
+        print!("{:<10}", "kernel");
+        for &b in &a.oplog_sweep {
+            print!(" {:>9}", format!("{}B", human(b)));
+        }
+        println!();
+        for (k, row) in kernels.iter().zip(&sweep_rows) {
+            print!("{k:<10}");
+            for x in row {
+                print!(" {:>8.1}%", 100.0 * x);
+            }
+            println!();
+        }
+        print!("{:<10}", "geomean");
+        for i in 0..a.oplog_sweep.len() {
+            let col: Vec<f64> = sweep_rows.iter().map(|r| r[i]).collect();
+            print!(" {:>8.1}%", 100.0 * geomean(&col));
+        }
+        println!();
+    }
+    if let Some(d) = &a.svg {
+        std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
+        let series: Vec<(String, Vec<f64>)> = schemes.iter().zip(&rel).map(|((n, _, _, _), v)| (n.to_string(), v.clone())).collect();
+        let path = d.join("schemes.svg");
+        crate::plot::bars(&path, "Preemptible faults without faults: performance relative to stall-on-fault", &kernels, &series)?;
+        println!("wrote {}", path.display());
+        if !a.oplog_sweep.is_empty() {
+            let series: Vec<(String, Vec<f64>)> = a.oplog_sweep.iter().enumerate().map(|(i, &b)| (format!("OL {}B", human(b)), sweep_rows.iter().map(|r| r[i]).collect())).collect();
+            let path = d.join("oplog-sweep.svg");
+            crate::plot::bars(&path, "Operand log size: performance relative to stall-on-fault", &kernels, &series)?;
+            println!("wrote {}", path.display());
+        }
+    }
     if let Some(link) = a.paging.filter(|&p| p != PagingArg::Off) {
         let mut c = cfg.clone();
         c.paging.link = link.into();
@@ -106,9 +220,10 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             c.paging.migration_bytes / 1024
         );
         println!(
-            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}",
-            "kernel", "cycles", "slowdown", "faults", "migrations", "mean lat", "handler", "faulted", "min act"
+            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8}",
+            "kernel", "cycles", "slowdown", "faults", "migrations", "mean lat", "handler", "faulted", "min act", "RQ", "switch", "ideal"
         );
+        let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); 3];
         for (k, &size) in kernels.iter().zip(&sizes) {
             let mut base = cfg.clone();
             base.paging.link = PagingLink::Off;
@@ -127,8 +242,21 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
                     min_active = min_active.min((res - fl.min(res)) as f64 / (tl[0].width as f64 * tl.len() as f64));
                 }
             }
+            // The replay queue, and thread-block switching on it (through memory, and ideal).
+            let mut sp = Vec::new();
+            for (tb, ideal) in [(false, false), (true, false), (true, true)] {
+                let mut q = c.clone();
+                q.faults = FaultScheme::Rq;
+                q.tb_switch.enabled = tb;
+                q.tb_switch.ideal = ideal;
+                let x = r.cycles as f64 / run(&q, k, size)?.cycles as f64;
+                sp.push(x);
+            }
+            for (i, x) in sp.iter().enumerate() {
+                speedups[i].push(*x);
+            }
             println!(
-                "{:<10} {:>12} {:>8.2}x {:>10} {:>10} {:>10.0} {:>8.1}% {:>8.1}% {:>9.2}",
+                "{:<10} {:>12} {:>8.2}x {:>10} {:>10} {:>10.0} {:>8.1}% {:>8.1}% {:>9.2} {:>7.1}% {:>7.1}% {:>7.1}%",
                 k,
                 r.cycles,
                 r.cycles as f64 / b.cycles as f64,
@@ -137,13 +265,28 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
                 v.fault_latency_cycles as f64 / v.migrations.max(1) as f64,
                 100.0 * v.handler_busy_cycles as f64 / r.cycles as f64,
                 100.0 * r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64,
-                min_active
+                min_active,
+                100.0 * sp[0],
+                100.0 * sp[1],
+                100.0 * sp[2]
             );
             if let Some(d) = &a.timeline {
                 let path = d.join(format!("{k}.csv"));
                 std::fs::write(&path, crate::run_cmd::timeline_csv(tl)).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
             }
         }
+        println!(
+            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7.1}% {:>7.1}% {:>7.1}%",
+            "geomean", "", "", "", "", "", "", "", "", 100.0 * geomean(&speedups[0]), 100.0 * geomean(&speedups[1]), 100.0 * geomean(&speedups[2])
+        );
+        if let Some(d) = &a.svg {
+            std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
+            let series = vec![("RQ".to_string(), speedups[0].clone()), ("RQ + TB switch".to_string(), speedups[1].clone()), ("ideal switch".to_string(), speedups[2].clone())];
+            let path = d.join(format!("tb-switch-{}.svg", format!("{:?}", c.paging.link).to_lowercase()));
+            crate::plot::bars(&path, &format!("Thread-block switching on faults ({:?}): performance relative to stall-on-fault", c.paging.link), &kernels, &series)?;
+            println!("wrote {}", path.display());
+        }
+        println!("(RQ, switch, ideal: stall-on-fault cycles over the replay queue's, alone, with thread-block switching on faults, and with 1-cycle switches)");
         println!("(slowdown: against the same kernel with every page resident; handler: share of cycles the host handler was busy; faulted: share of resident warp-cycles with a fault outstanding; min act: fewest mean active warps per SM in any timeline bin)");
     }
     Ok(ExitCode::SUCCESS)

@@ -11,6 +11,7 @@ mod exec_cmd;
 mod faults_cmd;
 mod fpga_cmd;
 mod list_cmd;
+mod plot;
 mod run_cmd;
 mod soak_cmd;
 mod verilog_cmd;

@@ -237,7 +237,7 @@ fn run_with_demand_paging_reports_faults_and_writes_a_timeline() {
     let csv = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_cli").join("timeline.csv");
     let (code, out, err) = mpgpu(&["run", &w, "--config", "thesis16", "--paging", "pcie", "--migration", "4k", "--faults", "wd-lastcheck", "--timeline", csv.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("paging Pcie, 4 KB units:") && out.contains("faults under WdLastcheck:") && out.contains("PASS"), "{out}");
+    assert!(out.contains("paging Pcie, 4 KB units:") && out.contains("faults under wd-lastcheck:") && out.contains("PASS"), "{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("cycle,sm,resident,faulted,active\n") && text.lines().count() > 16, "{text}");
     // Bad values are refused, naming the option and what was expected.
@@ -250,4 +250,26 @@ fn run_with_demand_paging_reports_faults_and_writes_a_timeline() {
     let (code, _, err) = mpgpu(&["run", &w, "--config", "gtx480", "--timeline", csv.to_str().unwrap(), "--no-alone"]);
     assert_eq!(code, 2);
     assert!(err.contains("--timeline needs demand paging"), "{err}");
+}
+
+/// The replay queue and operand log from the command line: injected faults are squashed and
+/// replayed and the outputs verify; bad settings are refused with the option named.
+#[test]
+fn run_with_the_operand_log_and_injected_faults() {
+    let w = temp_file("ol.toml", GOOD);
+    let (code, out, err) = mpgpu(&["run", &w, "--config", "thesis16", "--faults", "ol", "--oplog-bytes", "4k", "--oplog-full", "hold", "--inject", "0.05,3", "--no-alone"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("faults under ol:") && out.contains("instructions replayed") && out.contains("PASS"), "{out}");
+    let (code, _, err) = mpgpu(&["run", &w, "--config", "thesis16", "--faults", "ol", "--oplog-bytes", "1k"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("oplog_bytes") && err.contains("expected at least 4096"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--faults", "rq"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("needs the thesis's pipeline"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--config", "thesis16", "--inject", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a probability"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--config", "thesis16", "--tb-switch", "on"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("tb_switch"), "{err}");
 }

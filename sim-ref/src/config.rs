@@ -119,6 +119,21 @@ pub struct SmConfig {
     /// (128 B), partitioned among the resident blocks (docs/faults.md O10-O12).
     #[serde(default = "d_oplog")]
     pub oplog_bytes: u32,
+    /// What a global memory instruction does when its block's log partition is full.
+    #[serde(default)]
+    pub oplog_full: OplogFull,
+}
+
+/// The operand log's full-partition policy (docs/faults.md O10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum OplogFull {
+    /// It does not issue until its partition has room.
+    #[default]
+    Stall,
+    /// It issues without logging, holding its sources until its last TLB check as under the
+    /// replay queue alone.
+    Hold,
 }
 
 /// Bytes of one operand-log entry: one 32-bit operand of every lane of a warp.
@@ -309,6 +324,47 @@ pub struct GpuConfig {
     /// Injected faults (off by default).
     #[serde(default, skip_serializing_if = "FaultInjection::is_off")]
     pub inject: FaultInjection,
+    /// Thread-block switching on a fault (off by default).
+    #[serde(default, skip_serializing_if = "TbSwitch::is_off")]
+    pub tb_switch: TbSwitch,
+}
+
+/// Thread-block switching on a fault (Tanasić's thesis §6.4.1, §6.5.3): an SM switches out a
+/// block whose warps are all faulted or at a barrier (its context saved through memory) and
+/// runs another, up to `extra` blocks per SM off chip; a switched-out block comes back to its
+/// SM once its faults are resolved, before any new block. `ideal`: saves and restores take one
+/// cycle (the thesis's "1-cycle switch").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TbSwitch {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default = "d_extra")]
+    pub extra: u32,
+    #[serde(default)]
+    pub ideal: bool,
+    /// A block is switched out only if its faults will take at least this many more cycles.
+    #[serde(default = "d_min_wait")]
+    pub min_wait: u32,
+}
+
+fn d_extra() -> u32 {
+    4
+}
+fn d_min_wait() -> u32 {
+    2000
+}
+
+impl Default for TbSwitch {
+    fn default() -> Self {
+        TbSwitch { enabled: false, extra: d_extra(), ideal: false, min_wait: d_min_wait() }
+    }
+}
+
+impl TbSwitch {
+    pub fn is_off(&self) -> bool {
+        !self.enabled
+    }
 }
 
 impl FaultInjection {
@@ -396,7 +452,7 @@ fn d_fetch() -> u32 {
     4
 }
 fn d_rq() -> u32 {
-    64
+    128
 }
 fn d_oplog() -> u32 {
     8192
@@ -638,6 +694,12 @@ impl GpuConfig {
             return Err(format!("field `inject.rate`: {} is out of range (expected a probability in [0, 1])", inj.rate));
         }
         range("inject.latency", inj.latency as u64, 1, 100_000_000)?;
+        if self.tb_switch.enabled {
+            if !matches!(self.faults, FaultScheme::Rq | FaultScheme::Ol) {
+                return Err(format!("field `tb_switch`: switching a faulted block out needs faults = \"rq\" or \"ol\" (its replay queue is saved with it), not \"{}\"", self.faults.name()));
+            }
+            range("tb_switch.extra", self.tb_switch.extra as u64, 1, 64)?;
+        }
         let m = &self.memory;
         range("memory.channels", m.channels as u64, 1, 64)?;
         if !(m.dram_bandwidth_gbs.is_finite() && m.dram_bandwidth_gbs > 0.0 && m.dram_bandwidth_gbs <= 100_000.0) {

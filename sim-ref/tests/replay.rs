@@ -203,3 +203,60 @@ fn bad_scheme_settings_are_refused() {
     c.inject.rate = 1.5;
     assert!(c.validate().unwrap_err().contains("inject.rate"));
 }
+
+/// Faults made preemptible (§6.1, §6.3.2): a high-priority kernel arrives while a streaming
+/// kernel's warps wait on page faults. Under stall-on-fault its blocks cannot be switched out
+/// until their faults are served; under the replay queue and the operand log a faulted block
+/// is switched out at once, its replay queue (fetched, unissued and faulted instructions, with
+/// their logged operands) saved with its context and restored with it. Outputs verify, and the
+/// high-priority kernel finishes far sooner.
+#[test]
+fn faulted_blocks_are_context_switched_with_their_replay_queue() {
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let w = Workload::parse(
+        "pair.toml",
+        "description = \"pair\"\n[[process]]\nname = \"low\"\narrival = 0\npriority = 0\nlaunches = [{ kernel = \"lbm\", size = 256, seed = 1 }]\n\
+         [[process]]\nname = \"high\"\narrival = 20000\npriority = 1\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 2 }]\n",
+    )
+    .unwrap();
+    let go = |s: FaultScheme| {
+        let mut cfg = thesis16(s);
+        cfg.paging.link = PagingLink::Nvlink;
+        let mut g = Gpu::with_framework(&cfg, Policy::PpqExclusive, Mechanism::ContextSwitch, 2).unwrap();
+        g.add_workload(&w).unwrap();
+        g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        let r = g.result();
+        assert!(r.processes.iter().all(|p| p.verified), "{s:?}: {:?}", r.processes.iter().map(|p| &p.failures).collect::<Vec<_>>());
+        r
+    };
+    let stall = go(FaultScheme::Stall);
+    let high = |r: &RunResult| r.processes.iter().find(|p| p.name == "high").unwrap().turnaround;
+    for s in [FaultScheme::Rq, FaultScheme::Ol] {
+        let r = go(s);
+        assert!(r.sm.saved_queued > 0, "{s:?}: no context was saved with queued instructions");
+        assert!(high(&r) * 2 < high(&stall), "{s:?}: high-priority turnaround {} vs {} under stall-on-fault", high(&r), high(&stall));
+    }
+}
+
+/// Thread-block switching on faults (§6.4.1): with more blocks than fit, an SM switches out a
+/// block whose warps all wait on faults (its context and replay queue saved through memory,
+/// or in one cycle when ideal) and runs a new one; every switched-out block comes back once
+/// its faults are resolved, and the outputs verify. It needs the replay queue.
+#[test]
+fn blocks_switch_out_on_faults_and_come_back() {
+    let w = one("reduction", 400_000);
+    for ideal in [false, true] {
+        let mut cfg = thesis16(FaultScheme::Rq);
+        cfg.paging.link = PagingLink::Nvlink;
+        cfg.tb_switch.enabled = true;
+        cfg.tb_switch.ideal = ideal;
+        cfg.validate().unwrap();
+        let (r, _) = run_w(&cfg, &w).unwrap_or_else(|e| panic!("ideal {ideal}: {e}"));
+        assert!(r.processes[0].verified, "ideal {ideal}: {:?}", r.processes[0].failures);
+        assert!(r.sm.switched_out > 0, "ideal {ideal}: no block was switched out");
+        assert_eq!(r.sm.switched_in, r.sm.switched_out, "ideal {ideal}: every block switched out comes back");
+    }
+    let mut cfg = thesis16(FaultScheme::Stall);
+    cfg.tb_switch.enabled = true;
+    assert!(cfg.validate().unwrap_err().contains("tb_switch"));
+}

@@ -36,10 +36,15 @@ use std::collections::HashMap;
 pub const MAX_STACK: usize = 64;
 
 const MAGIC: u32 = 0x6d70_4358; // "mpCX"
+/// A context that also carries the replay queue's contents (Tanasić's thesis §6.3.2): after the
+/// warps, per warp its next fetch age and its queued instructions (pc, lanes, age, faulted,
+/// log entries, then 32 words per logged operand).
+const MAGIC_QUEUED: u32 = 0x6d70_4351; // "mpCQ"
 
 /// Serialises a block context into words.
 pub fn to_words(ctx: &BlockContext) -> Vec<u32> {
-    let mut v = vec![MAGIC, ctx.warps.len() as u32, ctx.shared.len() as u32];
+    let magic = if ctx.queued.is_empty() { MAGIC } else { MAGIC_QUEUED };
+    let mut v = vec![magic, ctx.warps.len() as u32, ctx.shared.len() as u32];
     v.extend_from_slice(&ctx.shared);
     for w in &ctx.warps {
         let state = match w.state {
@@ -55,7 +60,23 @@ pub fn to_words(ctx: &BlockContext) -> Vec<u32> {
         v.extend_from_slice(&w.regs);
         v.extend_from_slice(&w.local);
     }
+    for (q, &age) in ctx.queued.iter().zip(&ctx.ages) {
+        v.extend_from_slice(&[age, q.len() as u32]);
+        for e in q {
+            v.extend_from_slice(&[e.pc, e.active, e.age, e.fixed as u32, e.log.len() as u32]);
+            for d in &e.log {
+                v.extend_from_slice(d);
+            }
+        }
+    }
     v
+}
+
+/// Words the replay queue's contents may add to a block's context ([`to_words`]), for a save
+/// slot: `entries` queued instructions at most (issue queue and replay queue) and `logged`
+/// operand-log entries (a block's partition).
+pub fn queue_words(k: &Kernel, entries: usize, logged: usize) -> usize {
+    2 * k.warps() as usize + 5 * entries + 32 * logged
 }
 
 /// Rebuilds a block context from words written by [`to_words`]; `template` supplies the launch
@@ -68,9 +89,10 @@ pub fn from_words(words: &[u32], template: &BlockContext) -> Result<BlockContext
         Ok(s)
     };
     let head = take(3)?;
-    if head[0] != MAGIC {
+    if head[0] != MAGIC && head[0] != MAGIC_QUEUED {
         return Err(format!("bad context magic {:#x}", head[0]));
     }
+    let has_queue = head[0] == MAGIC_QUEUED;
     let (nwarps, nshared) = (head[1] as usize, head[2] as usize);
     let shared = take(nshared)?.to_vec();
     let l = &template.info.launch;
@@ -99,7 +121,28 @@ pub fn from_words(words: &[u32], template: &BlockContext) -> Result<BlockContext
         w.local = take(local_words * 32)?.to_vec();
         warps.push(w);
     }
-    Ok(BlockContext { info: template.info.clone(), ctaid: template.ctaid, shared, warps })
+    let (mut queued, mut ages) = (Vec::new(), Vec::new());
+    if has_queue {
+        for _ in 0..nwarps {
+            let h = take(2)?;
+            let (age, n) = (h[0], h[1] as usize);
+            let mut q = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                let e = take(5)?.to_vec();
+                if e[4] > 3 {
+                    return Err(format!("a queued instruction with {} logged operands (at most 3)", e[4]));
+                }
+                let mut log = Vec::new();
+                for _ in 0..e[4] {
+                    log.push(<[u32; 32]>::try_from(take(32)?).unwrap());
+                }
+                q.push(super::sm::SavedEntry { pc: e[0], active: e[1], age: e[2], fixed: e[3] != 0, log });
+            }
+            queued.push(q);
+            ages.push(age);
+        }
+    }
+    Ok(BlockContext { info: template.info.clone(), ctaid: template.ctaid, shared, warps, queued, ages })
 }
 
 /// The most words a context of a block of `k` takes (a save slot): the layout of
@@ -171,6 +214,9 @@ struct Area {
 /// The SM driver's context-switch bookkeeping: save areas and transfers in flight.
 #[derive(Clone, Debug, Default)]
 pub struct ContextUnit {
+    /// Under the replay queue, the room a save slot keeps for its contents: queued
+    /// instructions and logged operand-log entries per block ([`queue_words`]).
+    pub queue_room: Option<(usize, usize)>,
     /// Regions of global memory allocated for contexts: (address, bytes, in use).
     regions: Vec<(u32, u32, bool)>,
     areas: HashMap<usize, Area>,
@@ -211,7 +257,8 @@ impl ContextUnit {
     /// slot and its address.
     pub fn take_slot(&mut self, mem: &mut GlobalMem, launch: usize, k: &Kernel, slots: u32, tb: u32, words: &[u32]) -> Result<(u32, u32), String> {
         if !self.areas.contains_key(&launch) {
-            let slot_words = slot_words(k).div_ceil(32) * 32; // whole lines
+            let room = self.queue_room.map_or(0, |(n, l)| queue_words(k, n, l));
+            let slot_words = (slot_words(k) + room).div_ceil(32) * 32; // whole lines
             let region = self.take_region(mem, (slot_words * 4) as u32 * slots);
             self.areas.insert(launch, Area { region, slot_words, free: (0..slots).rev().collect(), holder: vec![None; slots as usize] });
         }

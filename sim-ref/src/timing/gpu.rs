@@ -214,6 +214,17 @@ pub struct Gpu {
     pub stepped_cycles: u64,
     /// Context save areas and the context transfers in flight.
     pub ctx: super::context::ContextUnit,
+    /// Thread-block switching on a fault: the blocks switched out, off chip.
+    off: Vec<OffBlock>,
+}
+
+/// A block switched out on a fault: its SM, its saved context (or, with ideal switching, the
+/// context itself), and the cycle its faults are resolved.
+struct OffBlock {
+    sm: usize,
+    saved: Option<SavedBlock>,
+    ctx: Option<super::sm::BlockContext>,
+    resolved_at: u64,
 }
 
 /// The GPU's block-scheduler slot.
@@ -352,7 +363,15 @@ impl Gpu {
             buf: Vec::new(),
             last_issue: 0,
             stepped_cycles: 0,
-            ctx: Default::default(),
+            ctx: {
+                let mut c = super::context::ContextUnit::default();
+                c.queue_room = matches!(cfg.faults, crate::config::FaultScheme::Rq | crate::config::FaultScheme::Ol).then(|| {
+                    let s = &cfg.sm[0];
+                    ((s.iq_entries + s.rq_entries) as usize, (s.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize)
+                });
+                c
+            },
+            off: Vec::new(),
         }
     }
 
@@ -411,6 +430,9 @@ impl Gpu {
         procs: usize,
         make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
     ) -> Result<Gpu, String> {
+        if cfg.tb_switch.enabled {
+            return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
+        }
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
         let mut g = Gpu::new(cfg);
@@ -529,7 +551,7 @@ impl Gpu {
                 };
                 d.restores += 1;
                 let info = self.launches[launch].info.clone();
-                let template = super::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new() };
+                let template = super::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new(), queued: Vec::new(), ages: Vec::new() };
                 let ctx = super::context::load(&self.gmem, addr, words, &template).map_err(SimError::BadLaunch)?;
                 if !self.sms[sm].fits(&ctx.info.launch) {
                     return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
@@ -732,7 +754,8 @@ impl Gpu {
                 }
             }
             self.mem.ready.clear();
-            // Block dispatch: the slot's scheduler.
+            // Thread-block switching on faults, then block dispatch: the slot's scheduler.
+            self.tb_switch_cycle(now)?;
             self.framework_cycle(now)?;
             self.launches_retired()?;
             if let BlockSched::Baseline { d, dirty: dirty @ true } = &mut self.sched {
@@ -799,8 +822,12 @@ impl Gpu {
                 // skipped.
                 BlockSched::Framework(d) => d.pending() || !d.gating,
             };
+            let sched_pending = sched_pending || self.sms.iter().any(|s| s.tb_check && self.cfg.tb_switch.enabled);
             if limits.skip_idle && !active && !sched_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
+                for o in &self.off {
+                    t = t.min(o.resolved_at.max(now + 1));
+                }
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
                 }
@@ -891,7 +918,7 @@ impl Gpu {
         let serial = self.ctx.next_serial;
         self.ctx.next_serial += 1;
         self.ctx.single.insert(serial, xfer);
-        let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new() };
+        let template = super::sm::BlockContext { info: ctx.info, ctaid: ctx.ctaid, shared: Vec::new(), warps: Vec::new(), queued: Vec::new(), ages: Vec::new() };
         Ok(SavedBlock { addr, words: words.len(), region, serial, template })
     }
 
@@ -921,6 +948,67 @@ impl Gpu {
         let bslot = self.sms[sm].restore_block_at(self.now, ctx, true);
         let kind = XferKind::Restore { bslot, slot: None, region: Some(saved.region) };
         self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, kind, saved.addr, saved.words, self.now);
+        Ok(())
+    }
+
+    /// Thread-block switching on faults (Tanasić's thesis §6.4.1, §6.5.3; `docs/faults.md`,
+    /// "Thread-block switching"): first, each switched-out block whose faults are resolved
+    /// (and whose save has completed) comes back to its SM if it fits, before the dispatcher
+    /// can give the room to a new block; then each SM with fewer than `extra` blocks off chip
+    /// switches out a block whose warps are all faulted or at a barrier, if there is other
+    /// work to run: a block of a launch not yet fully issued, or one of its own resolved.
+    fn tb_switch_cycle(&mut self, now: u64) -> Result<(), SimError> {
+        let ts = self.cfg.tb_switch;
+        if !ts.enabled {
+            return Ok(());
+        }
+        let mut k = 0;
+        while k < self.off.len() {
+            let o = &self.off[k];
+            let saved_done = o.saved.as_ref().is_none_or(|s| self.save_done(s).is_some());
+            let launch = match (&o.saved, &o.ctx) {
+                (Some(s), _) => &s.template.info.launch,
+                (None, Some(c)) => &c.info.launch,
+                (None, None) => unreachable!("a switched-out block has its context somewhere"),
+            };
+            if o.resolved_at <= now && saved_done && self.sms[o.sm].fits(launch) {
+                let o = self.off.remove(k);
+                match (o.saved, o.ctx) {
+                    (Some(s), _) => self.restore_saved(o.sm, &s)?,
+                    (None, Some(c)) => self.sms[o.sm].restore_block(now, c),
+                    (None, None) => unreachable!(),
+                }
+                self.sms[o.sm].stats.switched_in += 1;
+                self.touch();
+            } else {
+                k += 1;
+            }
+        }
+        let new_work = self.launches.iter().any(|l| l.remaining() > 0);
+        for sm in 0..self.sms.len() {
+            if !self.sms[sm].tb_check {
+                continue;
+            }
+            self.sms[sm].tb_check = false;
+            let off_here = self.off.iter().filter(|o| o.sm == sm).count() as u32;
+            let resolved_here = self.off.iter().any(|o| o.sm == sm && o.resolved_at <= now);
+            if off_here >= ts.extra || !(new_work || resolved_here) {
+                continue;
+            }
+            let Some((bslot, resolved_at)) = self.sms[sm].switch_candidate(now, ts.min_wait as u64) else { continue };
+            let (saved, ctx) = if ts.ideal {
+                (None, self.capture_block(sm, bslot))
+            } else {
+                (Some(self.save_block(sm, bslot)?), None)
+            };
+            if saved.is_none() && ctx.is_none() {
+                continue;
+            }
+            self.sms[sm].stats.switched_out += 1;
+            self.off.push(OffBlock { sm, saved, ctx, resolved_at });
+            self.sms[sm].tb_check = true;
+            self.touch();
+        }
         Ok(())
     }
 
@@ -1040,6 +1128,11 @@ impl Gpu {
         }
         let resident: u32 = self.sms.iter().map(|s| s.resident_warps()).sum();
         s += &format!("  resident warps {resident}, memory requests in flight: {}\n", self.mem.busy());
+        for sm in &self.sms {
+            if let Some(r) = sm.stuck_report(self.now) {
+                s += &format!("  SM {}: {r}\n", sm.id);
+            }
+        }
         s
     }
 
@@ -1072,6 +1165,9 @@ impl Gpu {
             sm.replayed += s.stats.replayed;
             sm.rq_full += s.stats.rq_full;
             sm.log_full += s.stats.log_full;
+            sm.saved_queued += s.stats.saved_queued;
+            sm.switched_out += s.stats.switched_out;
+            sm.switched_in += s.stats.switched_in;
             sm.faulted_warp_cycles += s.stats.faulted_warp_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];

@@ -177,6 +177,11 @@ pub struct SmStats {
     pub replayed: u64,
     pub rq_full: u64,
     pub log_full: u64,
+    /// Queued instructions saved with a block's context (replay-queue contents).
+    pub saved_queued: u64,
+    /// Thread-block switching on a fault: blocks switched out, and back in.
+    pub switched_out: u64,
+    pub switched_in: u64,
 }
 
 /// Resident and faulted warp-cycles of one SM over time, in bins (for the active-warp
@@ -290,9 +295,27 @@ struct IqEntry {
     ready_at: u64,
     /// Its age in the warp (program order).
     age: u32,
-    /// A faulted instruction to replay: its replay-queue slot (its active lanes are the ones
-    /// it executed with, its guard is not read again).
+    /// A faulted instruction to replay: its replay-queue slot, if it still holds one (a
+    /// context restore gives it none: it takes one again when it issues).
     replay: Option<u16>,
+    /// A faulted instruction: `active` are the lanes it executed in (its guard is not read
+    /// again), and under the operand log `log` are its entries (`nlog`), which hold its
+    /// operands.
+    fixed: bool,
+    log: [u16; 3],
+    nlog: u8,
+}
+
+/// A fetched, unissued instruction of a warp saved with its block's context under the replay
+/// queue or operand log (the replay queue's contents: Tanasić's thesis §6.3.2): its pc, lanes
+/// and age, whether it is a faulted one to replay, and its logged operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedEntry {
+    pub pc: u32,
+    pub active: u32,
+    pub age: u32,
+    pub fixed: bool,
+    pub log: Vec<[u32; WARP_SIZE]>,
 }
 
 /// What a replay-queue slot is doing (Tanasić's thesis §6.3.2).
@@ -462,6 +485,11 @@ pub struct BlockContext {
     /// Every warp's state: pcs, reconvergence stacks, registers, predicates, local memory,
     /// barrier state (a warp waiting at `bar.sync` is in `WarpState::AtBarrier`).
     pub warps: Vec<Warp>,
+    /// Under the replay queue: each warp's fetched, unissued instructions, oldest first (the
+    /// replay queue's contents, with the operand log's entries of faulted ones), and each
+    /// warp's next fetch age. Empty when no warp has any (and always under other schemes).
+    pub queued: Vec<Vec<SavedEntry>>,
+    pub ages: Vec<u32>,
 }
 
 /// An execution fault inside the timing model, with its location.
@@ -576,6 +604,8 @@ pub struct Sm {
     /// Counters bumped while looking for an instruction to issue.
     rq_full: std::cell::Cell<u64>,
     log_full: std::cell::Cell<u64>,
+    /// A warp faulted or an instruction completed: thread-block switching looks again.
+    pub tb_check: bool,
 }
 
 impl Sm {
@@ -641,6 +671,7 @@ impl Sm {
             inject_n: 0,
             rq_full: std::cell::Cell::new(0),
             log_full: std::cell::Cell::new(0),
+            tb_check: false,
         }
     }
 
@@ -709,7 +740,7 @@ impl Sm {
         let l = &info.launch;
         let k = &l.kernel;
         let warps: Vec<Warp> = (0..k.warps()).map(|w| Warp::new(k, w, l.block)).collect();
-        let ctx = BlockContext { info: info.clone(), ctaid: l.block_coords(index), shared: vec![0; (k.shared_bytes / 4) as usize], warps };
+        let ctx = BlockContext { info: info.clone(), ctaid: l.block_coords(index), shared: vec![0; (k.shared_bytes / 4) as usize], warps, queued: Vec::new(), ages: Vec::new() };
         self.restore_block(now, ctx);
     }
 
@@ -733,6 +764,7 @@ impl Sm {
         let mut slots = Vec::with_capacity(nw as usize);
         let running = ctx.warps.iter().filter(|w| w.state != WarpState::Done).count() as u32;
         let at_barrier = ctx.warps.iter().filter(|w| w.state == WarpState::AtBarrier).count() as u32;
+        let (queued, ages) = (ctx.queued, ctx.ages);
         for w in ctx.warps {
             let slot = self.warps.iter().position(Option::is_none).expect("no free warp slot: check fits() first") as u32;
             let sched = (slot % self.cfg.schedulers) as usize;
@@ -779,6 +811,35 @@ impl Sm {
             let part: Vec<u16> = self.ol_pool.drain(at..).collect();
             self.ol_part[bslot] = n as u32;
             self.ol_free[bslot] = part;
+        }
+        // The replay queue's saved contents go back into the warps' queues (a faulted one gets
+        // log entries for its operands again; it takes a replay-queue slot when it issues).
+        for (k, q) in queued.into_iter().enumerate() {
+            let slot = slots[k];
+            let mut entries = VecDeque::with_capacity(q.len());
+            for e in q {
+                let mut log = [0u16; 3];
+                for (j, data) in e.log.iter().enumerate() {
+                    let l = self.ol_free[bslot].pop().expect("a restored block's partition holds its logged operands");
+                    self.ol_data[l as usize] = *data;
+                    log[j] = l;
+                }
+                entries.push_back(IqEntry { pc: e.pc, active: e.active, ready_at: now + 1, age: e.age, replay: None, fixed: e.fixed, log, nlog: e.log.len() as u8 });
+            }
+            self.iq_used += entries.len() as u32;
+            let hw = self.warps[slot as usize].as_mut().unwrap();
+            hw.age = ages[k];
+            hw.iq = entries;
+            hw.fetch_gated = false;
+        }
+        for &slot in &slots {
+            // (fetch waits behind a queued memory or control-flow instruction)
+            let t = &ctx.info.timing;
+            let w = self.warps[slot as usize].as_mut().unwrap();
+            w.fetch_gated = w.iq.iter().any(|x| {
+                let c = t.class[x.pc as usize];
+                ctrl_like(c) || mem_like(c)
+            });
         }
         self.used_blocks += 1;
         self.used_warps += nw;
@@ -845,11 +906,82 @@ impl Sm {
                     !blk.restoring &&
                     blk.warp_slots.iter().all(|&s| {
                         let w = self.warps[s as usize].as_ref().unwrap();
-                        w.inflight == 0 && w.iq.is_empty()
+                        w.inflight == 0 && (w.iq.is_empty() || self.saves_queue())
                     })
                 })
             })
             .collect()
+    }
+
+    /// Whether a block's context holds its warps' fetched, unissued instructions (the replay
+    /// queue's contents), so a block can be captured with instructions queued.
+    fn saves_queue(&self) -> bool {
+        matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol)
+    }
+
+    /// Thread-block switching on a fault (Tanasić's thesis §6.4.1): the resident block to
+    /// switch out now, if any, with the cycle its faults are all resolved. A block qualifies when
+    /// nothing of it is in flight, every warp has exited, waits at a barrier or waits for a
+    /// fault, at least one waits for a fault, and its last fault resolves `min_wait` cycles or
+    /// more from now; of several, the one that waits longest.
+    pub fn switch_candidate(&self, now: u64, min_wait: u64) -> Option<(u32, u64)> {
+        let mut best: Option<(u32, u64)> = None;
+        for (b, blk) in self.blocks.iter().enumerate() {
+            let Some(blk) = blk else { continue };
+            if blk.frozen || blk.restoring {
+                continue;
+            }
+            let mut until = 0;
+            let mut ok = true;
+            for &s in &blk.warp_slots {
+                let w = self.warps[s as usize].as_ref().unwrap();
+                let faulted = w.resume_at > now;
+                if w.inflight > 0 || !(faulted || w.w.state != WarpState::Ready) {
+                    ok = false;
+                    break;
+                }
+                if faulted {
+                    until = until.max(w.resume_at);
+                }
+            }
+            if ok && until >= now + min_wait && best.is_none_or(|(_, u)| until > u) {
+                best = Some((b as u32, until));
+            }
+        }
+        best
+    }
+
+    /// What holds up this SM's warps, for a watchdog report (`None`: nothing resident).
+    pub fn stuck_report(&self, now: u64) -> Option<String> {
+        if self.used_warps == 0 {
+            return None;
+        }
+        let mut r = format!("{} warps resident, issue queue {}/{}", self.used_warps, self.iq_used, self.cfg.iq_entries);
+        if self.scheme.replays() {
+            r += &format!(", replay-queue slots free {}/{}", self.rq_free.len(), self.rq.len());
+        }
+        let mut shown = 0;
+        for (slot, w) in self.warps.iter().enumerate() {
+            let Some(w) = w else { continue };
+            if shown == 4 {
+                r += "; ...";
+                break;
+            }
+            shown += 1;
+            let b = self.blocks[w.block as usize].as_ref().unwrap();
+            r += &format!(
+                "; warp slot {slot} ({:?}{}{}): pc {:?}, {} in flight, queue {:?}, pending {:?}{}",
+                w.w.state,
+                if w.frozen { ", frozen" } else { "" },
+                if b.restoring { ", restoring" } else { "" },
+                w.w.pc(),
+                w.inflight,
+                w.iq.iter().map(|e| (e.pc, e.ready_at.saturating_sub(now), e.replay, e.fixed)).collect::<Vec<_>>(),
+                w.pending,
+                if w.resume_at > now { format!(", faulted until {}", w.resume_at) } else { String::new() }
+            );
+        }
+        Some(r)
     }
 
     /// Block slots in use.
@@ -876,14 +1008,36 @@ impl Sm {
         self.account(now);
         let blk = self.blocks[bslot as usize].take().unwrap();
         let mut warps = Vec::new();
+        let mut queued = Vec::new();
+        let mut ages = Vec::new();
         for &s in &blk.warp_slots {
-            warps.push(self.free_warp(s).w);
+            let hw = self.free_warp(s);
+            let mut q = Vec::new();
+            for e in &hw.iq {
+                if let Some(r) = e.replay {
+                    self.rq[r as usize] = None;
+                    self.rq_free.push(r);
+                }
+                let log = e.log[..e.nlog as usize].iter().map(|&l| self.ol_data[l as usize]).collect();
+                if e.nlog > 0 {
+                    self.ol_free[bslot as usize].extend_from_slice(&e.log[..e.nlog as usize]);
+                }
+                q.push(SavedEntry { pc: e.pc, active: e.active, age: e.age, fixed: e.fixed, log });
+            }
+            self.stats.saved_queued += q.len() as u64;
+            queued.push(q);
+            ages.push(hw.age);
+            warps.push(hw.w);
         }
         self.release(&blk, bslot);
+        if queued.iter().all(Vec::is_empty) {
+            queued.clear();
+            ages.clear();
+        }
         for sc in &mut self.scheds {
             sc.wake = sc.wake.min(now);
         }
-        Some(BlockContext { info: blk.info, ctaid: blk.ctaid, shared: blk.shared, warps })
+        Some(BlockContext { info: blk.info, ctaid: blk.ctaid, shared: blk.shared, warps, queued, ages })
     }
 
     fn free_warp(&mut self, slot: u32) -> HwWarp {
@@ -897,7 +1051,7 @@ impl Sm {
             self.ooo_last = None;
         }
         let w = self.warps[slot as usize].take().unwrap();
-        self.iq_used -= w.iq.len() as u32;
+        self.iq_used -= w.iq.iter().filter(|e| e.replay.is_none()).count() as u32;
         w
     }
 
@@ -1154,6 +1308,7 @@ impl Sm {
             self.rq[q as usize] = None;
             self.rq_free.push(q);
         }
+        self.tb_check = true;
         self.free_recs.push(id);
         let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
         sc.wake = sc.wake.min(now);
@@ -1412,6 +1567,11 @@ impl Sm {
         if w.w.state != WarpState::Ready || w.iq.is_empty() || w.resume_at > now {
             return None;
         }
+        // (under the replay queue a frozen warp's queued instructions are saved with its
+        // context: it issues nothing more)
+        if w.frozen && matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol) {
+            return None;
+        }
         let blk = self.blocks[w.block as usize].as_ref().unwrap();
         if blk.restoring {
             return None;
@@ -1455,7 +1615,7 @@ impl Sm {
                 && !(older_mem && mem_like(class))
                 // (a barrier or exit waits until no older global access can fault)
                 && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc));
-            let ok = ok && (!rqs || e.replay.is_some() || t.log_need[pc] == 0 || self.log_room(w.block, t.log_need[pc]));
+            let ok = ok && (!rqs || e.replay.is_some() || t.log_need[pc] == 0 || self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] }));
             if ok {
                 let unit = match class {
                     Class::Sfu => (self.sfu_free <= now).then_some(0),
@@ -1522,7 +1682,8 @@ impl Sm {
         }
         if self.scheme == FaultScheme::Ol && self.ol_free[bslot as usize].len() < need as usize {
             self.log_full.set(self.log_full.get() + 1);
-            return false;
+            // (`hold`: it issues without a log, holding its sources as under the replay queue)
+            return self.cfg.oplog_full == crate::config::OplogFull::Hold;
         }
         true
     }
@@ -1532,13 +1693,12 @@ impl Sm {
     fn ooo_issue(&mut self, now: u64, unit: usize, slot: u32, k: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
         let e = self.warps[slot as usize].as_ref().unwrap().iq[k];
         let mut d = self.decode_entry(slot, e.pc as usize, e.active);
-        if let Some(q) = e.replay {
+        if e.fixed {
             // (a replay executes in the lanes it executed in: its guard is not read again; under
             // the operand log its addresses come from the log)
             d.exec_mask = e.active;
             d.write = self.info(d.bslot).timing.writes[d.pc];
-            let s = self.rq[q as usize].as_ref().expect("a replayed instruction's slot");
-            d.addr_log = (s.nlog > 0).then_some(s.log[0]);
+            d.addr_log = (e.nlog > 0).then_some(e.log[0]);
         }
         let mut plan = MemPlan::new();
         let faulting = match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
@@ -1558,7 +1718,8 @@ impl Sm {
         hw.iq.remove(k);
         if e.replay.is_none() {
             self.iq_used -= 1;
-        } else {
+        }
+        if e.fixed {
             self.stats.replayed += 1;
         }
         if let Some((f, r)) = faulting {
@@ -1631,10 +1792,17 @@ impl Sm {
                 (Some(q), s.log, s.nlog, s.nlog > 0)
             }
             None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),
+            None if e.fixed => {
+                // (a replay restored with its block's context: a slot again, its own log)
+                let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
+                self.rq[q as usize] = Some(RqSlot { warp: slot, pc: d.pc as u32, exec: d.exec_mask, age: e.age, state: RqState::InFlight, log: e.log, nlog: e.nlog });
+                (Some(q), e.log, e.nlog, e.nlog > 0)
+            }
             None => {
                 let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
                 let mut log = [0u16; 3];
-                let nlog = if self.scheme == FaultScheme::Ol { need } else { 0 };
+                let room = self.ol_free[bslot as usize].len() >= need as usize;
+                let nlog = if self.scheme == FaultScheme::Ol && room { need } else { 0 };
                 for l in log.iter_mut().take(nlog as usize) {
                     *l = self.ol_free[bslot as usize].pop().expect("issue checked the log partition");
                 }
@@ -1653,7 +1821,7 @@ impl Sm {
         match fault {
             None => {
                 hw.check_until = hw.check_until.max(last_check);
-                if self.scheme == FaultScheme::Rq {
+                if nlog == 0 && self.scheme != FaultScheme::Naive {
                     hw.mem_hold.retain(|&(c, _)| c >= now);
                     hw.mem_hold.push((last_check, reads));
                 }
@@ -1663,7 +1831,7 @@ impl Sm {
             }
             Some(f) => {
                 hw.check_until = hw.check_until.max(f);
-                if self.scheme == FaultScheme::Rq {
+                if nlog == 0 && self.scheme != FaultScheme::Naive {
                     hw.mem_hold.retain(|&(c, _)| c >= now);
                     hw.mem_hold.push((f, reads));
                 }
@@ -1734,10 +1902,12 @@ impl Sm {
             let q = rq.expect("a replay-queue slot");
             self.rq[q as usize].as_mut().unwrap().state = RqState::Faulted;
             let at = hw.iq.iter().position(|x| x.age > age).unwrap_or(hw.iq.len());
-            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q) });
+            let s = self.rq[q as usize].as_ref().unwrap();
+            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q), fixed: true, log: s.log, nlog: s.nlog });
         }
         let ended = (hw.w.state == WarpState::Done && hw.inflight == 0).then_some(hw.block);
         self.wake_at = self.wake_at.min(now);
+        self.tb_check = true;
         if let Some(b) = ended {
             self.check_block(now, b);
         }
@@ -1782,7 +1952,7 @@ impl Sm {
             while fetched < width && hw.w.state == WarpState::Ready {
                 let Some(pc) = hw.w.pc() else { break };
                 let class = info.timing.class[pc as usize];
-                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None });
+                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0 });
                 hw.age = hw.age.wrapping_add(1);
                 fetched += 1;
                 if ctrl_like(class) {
