@@ -151,6 +151,10 @@ pub struct VmArgs {
     /// replay queue).
     #[arg(long, value_parser = ["stall", "hold"])]
     pub oplog_full: Option<String>,
+    /// Local fault handling: faults on pages with no data are handled on the GPU (20 µs each,
+    /// in parallel), not by the host (needs a preemptible --faults).
+    #[arg(long)]
+    pub local_faults: bool,
     /// Thread-block switching on faults (needs --faults rq|ol): `on` (contexts saved and
     /// restored through memory) or `ideal` (1-cycle switches).
     #[arg(long, value_parser = ["off", "on", "ideal"])]
@@ -217,11 +221,14 @@ impl VmArgs {
         if let Some(i) = self.inject {
             cfg.inject = i;
         }
+        if self.local_faults {
+            cfg.paging.local = true;
+        }
         if let Some(t) = &self.tb_switch {
             cfg.tb_switch.enabled = t != "off";
             cfg.tb_switch.ideal = t == "ideal";
         }
-        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--oplog-full/--rq-entries/--inject/--tb-switch: {e}"))
+        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--oplog-full/--rq-entries/--inject/--tb-switch/--local-faults: {e}"))
     }
 }
 

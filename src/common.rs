@@ -98,6 +98,9 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
             v.max_fault_latency,
             100.0 * v.handler_busy_cycles as f64 / r.cycles.max(1) as f64
         );
+        if v.local_allocations > 0 {
+            println!("local fault handling: {} units with no data allocated on the GPU", v.local_allocations);
+        }
     }
     if r.paging.link != mpgpu_ref::config::PagingLink::Off || r.sm.faulted_insts > 0 {
         println!(

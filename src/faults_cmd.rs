@@ -37,6 +37,9 @@ pub struct FaultsArgs {
     /// Also run the operand log at each of these sizes per SM (e.g. 2k,4k,8k,16k).
     #[arg(long, value_delimiter = ',', value_parser = parse_bytes)]
     oplog_sweep: Vec<u32>,
+    /// With --paging, skip the table without faults.
+    #[arg(long)]
+    paging_only: bool,
     /// The log-full policy of the --oplog-sweep runs.
     #[arg(long, value_enum, default_value = "stall")]
     oplog_full: OplogFullArg,
@@ -108,6 +111,14 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     // (both), the replay queue, and the operand log at the thesis's two sizes (8 KB and 16 KB
     // of 64-bit operands: 32 and 64 entries, 4 KB and 8 KB of our 32-bit ones).
     // `hold`: the log-full policy that issues unlogged instead of stalling (docs/faults.md O10).
+    let mut sizes = Vec::new();
+    for k in &kernels {
+        let b = mpgpu_ref::workload::find(k).map_err(|e| anyhow!("{e}"))?;
+        let size = ((b.default_size as f64 * a.scale).round() as u32).max(1);
+        b.program(size, 1).map_err(|e| anyhow!("--scale gives {k} size {size}: {e}"))?;
+        sizes.push(size);
+    }
+    if !a.paging_only {
     let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
         ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
         ("WD-lastchk", FaultScheme::WdLastcheck, 0, OplogFull::Stall),
@@ -124,13 +135,8 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     }
     println!();
     let mut rel: Vec<Vec<f64>> = vec![Vec::new(); schemes.len()];
-    let mut sizes = Vec::new();
     let mut sweep_rows = Vec::new();
-    for k in &kernels {
-        let b = mpgpu_ref::workload::find(k).map_err(|e| anyhow!("{e}"))?;
-        let size = ((b.default_size as f64 * a.scale).round() as u32).max(1);
-        b.program(size, 1).map_err(|e| anyhow!("--scale gives {k} size {size}: {e}"))?;
-        sizes.push(size);
+    for (k, &size) in kernels.iter().zip(&sizes) {
         let mut c = cfg.clone();
         c.paging.link = PagingLink::Off;
         c.faults = FaultScheme::Stall;
@@ -205,6 +211,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             println!("wrote {}", path.display());
         }
     }
+    }
     if let Some(link) = a.paging.filter(|&p| p != PagingArg::Off) {
         let mut c = cfg.clone();
         c.paging.link = link.into();
@@ -220,10 +227,10 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             c.paging.migration_bytes / 1024
         );
         println!(
-            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8}",
-            "kernel", "cycles", "slowdown", "faults", "migrations", "mean lat", "handler", "faulted", "min act", "RQ", "switch", "ideal"
+            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8}",
+            "kernel", "cycles", "slowdown", "faults", "migrations", "mean lat", "handler", "faulted", "min act", "RQ", "switch", "ideal", "local"
         );
-        let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); 3];
+        let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); 4];
         for (k, &size) in kernels.iter().zip(&sizes) {
             let mut base = cfg.clone();
             base.paging.link = PagingLink::Off;
@@ -244,11 +251,12 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             }
             // The replay queue, and thread-block switching on it (through memory, and ideal).
             let mut sp = Vec::new();
-            for (tb, ideal) in [(false, false), (true, false), (true, true)] {
+            for (tb, ideal, local) in [(false, false, false), (true, false, false), (true, true, false), (false, false, true)] {
                 let mut q = c.clone();
                 q.faults = FaultScheme::Rq;
                 q.tb_switch.enabled = tb;
                 q.tb_switch.ideal = ideal;
+                q.paging.local = local;
                 let x = r.cycles as f64 / run(&q, k, size)?.cycles as f64;
                 sp.push(x);
             }
@@ -256,7 +264,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
                 speedups[i].push(*x);
             }
             println!(
-                "{:<10} {:>12} {:>8.2}x {:>10} {:>10} {:>10.0} {:>8.1}% {:>8.1}% {:>9.2} {:>7.1}% {:>7.1}% {:>7.1}%",
+                "{:<10} {:>12} {:>8.2}x {:>10} {:>10} {:>10.0} {:>8.1}% {:>8.1}% {:>9.2} {:>7.1}% {:>7.1}% {:>7.1}% {:>7.1}%",
                 k,
                 r.cycles,
                 r.cycles as f64 / b.cycles as f64,
@@ -268,7 +276,8 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
                 min_active,
                 100.0 * sp[0],
                 100.0 * sp[1],
-                100.0 * sp[2]
+                100.0 * sp[2],
+                100.0 * sp[3]
             );
             if let Some(d) = &a.timeline {
                 let path = d.join(format!("{k}.csv"));
@@ -276,17 +285,17 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             }
         }
         println!(
-            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7.1}% {:>7.1}% {:>7.1}%",
-            "geomean", "", "", "", "", "", "", "", "", 100.0 * geomean(&speedups[0]), 100.0 * geomean(&speedups[1]), 100.0 * geomean(&speedups[2])
+            "{:<10} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>7.1}% {:>7.1}% {:>7.1}% {:>7.1}%",
+            "geomean", "", "", "", "", "", "", "", "", 100.0 * geomean(&speedups[0]), 100.0 * geomean(&speedups[1]), 100.0 * geomean(&speedups[2]), 100.0 * geomean(&speedups[3])
         );
         if let Some(d) = &a.svg {
             std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
-            let series = vec![("RQ".to_string(), speedups[0].clone()), ("RQ + TB switch".to_string(), speedups[1].clone()), ("ideal switch".to_string(), speedups[2].clone())];
+            let series = vec![("RQ".to_string(), speedups[0].clone()), ("RQ + TB switch".to_string(), speedups[1].clone()), ("ideal switch".to_string(), speedups[2].clone()), ("RQ + local".to_string(), speedups[3].clone())];
             let path = d.join(format!("tb-switch-{}.svg", format!("{:?}", c.paging.link).to_lowercase()));
             crate::plot::bars(&path, &format!("Thread-block switching on faults ({:?}): performance relative to stall-on-fault", c.paging.link), &kernels, &series)?;
             println!("wrote {}", path.display());
         }
-        println!("(RQ, switch, ideal: stall-on-fault cycles over the replay queue's, alone, with thread-block switching on faults, and with 1-cycle switches)");
+        println!("(RQ, switch, ideal, local: stall-on-fault cycles over the replay queue's, alone, with thread-block switching on faults, with 1-cycle switches, and with local handling of faults on pages with no data)");
         println!("(slowdown: against the same kernel with every page resident; handler: share of cycles the host handler was busy; faulted: share of resident warp-cycles with a fault outstanding; min act: fewest mean active warps per SM in any timeline bin)");
     }
     Ok(ExitCode::SUCCESS)

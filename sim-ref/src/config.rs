@@ -212,11 +212,22 @@ pub struct PagingConfig {
     pub transfer_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alloc_us: Option<f64>,
+    /// Local fault handling (Tanasić's thesis §6.4.2): a fault on a unit with no data (never
+    /// written by the host) is handled by a handler on the GPU, `local_us` each (the thesis:
+    /// 20 µs), all in parallel; units with data still go to the host.
+    #[serde(default)]
+    pub local: bool,
+    #[serde(default = "d_local_us")]
+    pub local_us: f64,
+}
+
+fn d_local_us() -> f64 {
+    20.0
 }
 
 impl Default for PagingConfig {
     fn default() -> Self {
-        PagingConfig { link: PagingLink::Off, migration_bytes: d_migration(), transfer_us: None, alloc_us: None }
+        PagingConfig { link: PagingLink::Off, migration_bytes: d_migration(), transfer_us: None, alloc_us: None, local: false, local_us: d_local_us() }
     }
 }
 
@@ -694,6 +705,14 @@ impl GpuConfig {
             return Err(format!("field `inject.rate`: {} is out of range (expected a probability in [0, 1])", inj.rate));
         }
         range("inject.latency", inj.latency as u64, 1, 100_000_000)?;
+        if self.paging.local {
+            if !matches!(self.faults, FaultScheme::WdCommit | FaultScheme::WdLastcheck | FaultScheme::Rq | FaultScheme::Ol) {
+                return Err(format!("field `paging.local`: a fault handler on the GPU needs preemptible faults (faults = \"wd-commit\", \"wd-lastcheck\", \"rq\" or \"ol\"), not \"{}\"", self.faults.name()));
+            }
+            if !(self.paging.local_us.is_finite() && self.paging.local_us > 0.0 && self.paging.local_us <= 1e6) {
+                return Err(format!("field `paging.local_us`: {} is out of range (expected a latency in (0, 1e6] µs)", self.paging.local_us));
+            }
+        }
         if self.tb_switch.enabled {
             if !matches!(self.faults, FaultScheme::Rq | FaultScheme::Ol) {
                 return Err(format!("field `tb_switch`: switching a faulted block out needs faults = \"rq\" or \"ol\" (its replay queue is saved with it), not \"{}\"", self.faults.name()));

@@ -260,3 +260,28 @@ fn blocks_switch_out_on_faults_and_come_back() {
     cfg.tb_switch.enabled = true;
     assert!(cfg.validate().unwrap_err().contains("tb_switch"));
 }
+
+/// Local fault handling (§6.4.2): faults on pages with no data (vecadd's output) are handled
+/// on the GPU, 20 µs each but in parallel, instead of one at a time by the host; the output
+/// verifies and the run is faster. The handler on the GPU needs preemptible faults.
+#[test]
+fn local_handling_allocates_output_pages_on_the_gpu() {
+    let w = one("vecadd", 400_000);
+    let go = |local: bool| {
+        let mut cfg = thesis16(FaultScheme::Rq);
+        cfg.paging.link = PagingLink::Nvlink;
+        cfg.paging.local = local;
+        cfg.validate().unwrap();
+        run_w(&cfg, &w).unwrap().0
+    };
+    let (host, local) = (go(false), go(true));
+    assert!(host.processes[0].verified && local.processes[0].verified);
+    assert_eq!(host.vm.local_allocations, 0);
+    assert!(local.vm.local_allocations > 0, "no unit was allocated on the GPU");
+    assert!(local.vm.data_migrations == host.vm.data_migrations, "units with data still go to the host");
+    assert!(local.cycles < host.cycles, "local {} vs host {}", local.cycles, host.cycles);
+    let mut cfg = thesis16(FaultScheme::Stall);
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.paging.local = true;
+    assert!(cfg.validate().unwrap_err().contains("paging.local"));
+}

@@ -136,6 +136,8 @@ pub struct MmuStats {
     pub max_fault_latency: u64,
     /// Cycles the handler was busy.
     pub handler_busy_cycles: u64,
+    /// Local fault handling: units with no data allocated by a handler on the GPU.
+    pub local_allocations: u64,
 }
 
 /// One SM's L1 TLB.
@@ -170,6 +172,8 @@ pub struct Mmu {
     paging: Option<(u64, u64, u32)>,
     /// The handler is free from this cycle.
     handler_free: u64,
+    /// Local fault handling: the GPU handler's latency in cycles.
+    local: Option<u64>,
     pub stats: MmuStats,
 }
 
@@ -197,6 +201,7 @@ impl Mmu {
             owner: vec![NO_OWNER; NUM_PAGES],
             host: HashMap::default(),
             paging,
+            local: (cfg.paging.local && cfg.paging.link != crate::config::PagingLink::Off).then(|| (cfg.paging.local_us * cfg.core_clock_mhz).round() as u64),
             handler_free: 0,
             stats: MmuStats::default(),
         }
@@ -312,10 +317,25 @@ impl Mmu {
             data |= self.host[&p] == HOST_DATA;
             n += 1;
         }
+        let list: Vec<u32> = pages.collect();
+        if let (false, Some(lat)) = (data, self.local) {
+            // Local handling (§6.4.2): a unit with no data needs no host; the faulting SM's
+            // handler allocates it on the GPU (first touch), in parallel with other handlers.
+            let end = fault_at + lat;
+            for p in list {
+                self.host.insert(p, end);
+            }
+            let s = &mut self.stats;
+            s.local_allocations += 1;
+            s.migrated_pages += n;
+            s.fault_latency_cycles += lat;
+            s.max_fault_latency = s.max_fault_latency.max(lat);
+            s.migrations += 1;
+            return end;
+        }
         let start = self.handler_free.max(fault_at);
         let lat = if data { transfer } else { alloc };
         let end = start + lat;
-        let list: Vec<u32> = pages.collect();
         for p in list {
             self.host.insert(p, end);
         }
