@@ -174,8 +174,8 @@ pub fn parse_inject(s: &str) -> Result<mpgpu_ref::config::FaultInjection, String
     let mut inj = mpgpu_ref::config::FaultInjection::default();
     let rate = it.next().unwrap_or("");
     inj.rate = rate.trim().parse().map_err(|_| format!("`{rate}` is not a probability (expected e.g. 0.01, or 0.01,SEED,LATENCY)"))?;
-    if !(0.0..=1.0).contains(&inj.rate) {
-        return Err(format!("rate {} is not a probability in [0, 1]", inj.rate));
+    if !(0.0..1.0).contains(&inj.rate) {
+        return Err(format!("rate {} is not a probability in [0, 1) (at 1 every replay faults again)", inj.rate));
     }
     if let Some(seed) = it.next() {
         inj.seed = seed.trim().parse().map_err(|_| format!("seed `{seed}` is not a whole number"))?;

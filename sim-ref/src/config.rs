@@ -701,8 +701,8 @@ impl GpuConfig {
             }
         }
         let inj = &self.inject;
-        if !(inj.rate.is_finite() && (0.0..=1.0).contains(&inj.rate)) {
-            return Err(format!("field `inject.rate`: {} is out of range (expected a probability in [0, 1])", inj.rate));
+        if !(inj.rate.is_finite() && (0.0..1.0).contains(&inj.rate)) {
+            return Err(format!("field `inject.rate`: {} is out of range (expected a probability in [0, 1): at 1 every replay faults again)", inj.rate));
         }
         range("inject.latency", inj.latency as u64, 1, 100_000_000)?;
         if self.paging.local {

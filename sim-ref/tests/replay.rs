@@ -285,3 +285,41 @@ fn local_handling_allocates_output_pages_on_the_gpu() {
     cfg.paging.local = true;
     assert!(cfg.validate().unwrap_err().contains("paging.local"));
 }
+
+/// Memory order within a warp survives replays: a store, a load of the same word, and two
+/// atomic adds to it, under injected faults at 40 seeds. A faulted store is replayed later, so
+/// nothing younger of its warp may reach memory before its last TLB check (nor may a younger
+/// store overtake an older access that may still be replayed); without that rule 10 of 40
+/// seeds went wrong (a stale load, swapped atomics).
+#[test]
+fn a_replayed_store_is_not_overtaken() {
+    const K: &str = ".kernel order\n.regs 12\n.threads 32\n.params 8\n\
+        mov.u32 r0, %tid.x\n shl.b32 r1, r0, 2\n ld.param.u32 r2, [0]\n add.u32 r2, r2, r1\n\
+        ld.param.u32 r10, [4]\n add.u32 r10, r10, r1\n mov.u32 r5, 7\n\
+        st.global.u32 [r2], r5\n ld.global.u32 r6, [r2]\n st.global.u32 [r10], r6\n\
+        atom.global.add.u32 r7, [r2], 1\n atom.global.add.u32 r8, [r2], 1\n\
+        st.global.u32 [r10+128], r7\n st.global.u32 [r10+256], r8\n exit\n";
+    let k = Arc::new(assemble_one("order.s", K).unwrap_or_else(|e| panic!("{e}")));
+    let mut expect = vec![7u32; 64];
+    expect.extend([8; 32]);
+    for s in [FaultScheme::Rq, FaultScheme::Ol] {
+        let mut squashed = 0;
+        for seed in 0..40 {
+            let (k, expect) = (k.clone(), expect.clone());
+            let p: Box<dyn Program> = Box::new(StaticProgram::new(move |mem| {
+                let buf = mem.alloc_u32s(&[0u32; 32]);
+                let out = mem.alloc(4 * 96);
+                (vec![Launch::linear(&k, 1, vec![buf, out])], vec![Output { name: "out".into(), addr: out, expected: Expected::U32(expect.clone()) }])
+            }));
+            let mut cfg = thesis16(s);
+            cfg.inject = FaultInjection { rate: 0.3, seed, latency: 500 };
+            let mut g = Gpu::new(&cfg);
+            g.add_process("p", 0, 0, vec![("order".into(), p)]);
+            g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+            let r = g.result();
+            assert!(r.processes[0].verified, "{s:?} seed {seed}: {:?}", r.processes[0].failures);
+            squashed += r.sm.squashed;
+        }
+        assert!(squashed > 20, "{s:?}: only {squashed} faults injected");
+    }
+}

@@ -225,6 +225,8 @@ struct OffBlock {
     saved: Option<SavedBlock>,
     ctx: Option<super::sm::BlockContext>,
     resolved_at: u64,
+    /// Its SM has been told it is resolved (so the SM may switch out another block for it).
+    told: bool,
 }
 
 /// The GPU's block-scheduler slot.
@@ -735,6 +737,8 @@ impl Gpu {
                     self.procs[p].started = true;
                     self.last_issue = now;
                     self.next_program(p)?;
+                    // (new work: an SM may switch a faulted block out for it)
+                    self.sms.iter_mut().for_each(|s| s.tb_check = true);
                 }
             }
             // Requests performed at the L2, then memory responses.
@@ -984,6 +988,12 @@ impl Gpu {
                 k += 1;
             }
         }
+        for o in &mut self.off {
+            if o.resolved_at <= now && !o.told {
+                o.told = true;
+                self.sms[o.sm].tb_check = true;
+            }
+        }
         let new_work = self.launches.iter().any(|l| l.remaining() > 0);
         for sm in 0..self.sms.len() {
             if !self.sms[sm].tb_check {
@@ -1005,7 +1015,7 @@ impl Gpu {
                 continue;
             }
             self.sms[sm].stats.switched_out += 1;
-            self.off.push(OffBlock { sm, saved, ctx, resolved_at });
+            self.off.push(OffBlock { sm, saved, ctx, resolved_at, told: false });
             self.sms[sm].tb_check = true;
             self.touch();
         }

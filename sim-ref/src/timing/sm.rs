@@ -284,6 +284,10 @@ struct HwWarp {
     mem_hold: Vec<(u64, RegMask)>,
     check_until: u64,
     resume_at: u64,
+    /// The latest last TLB check of the warp's issued global stores and atomics: a younger
+    /// global access waits past it (a faulted store is replayed later, and nothing younger may
+    /// reach its address first), and a younger store or atomic waits past `check_until`.
+    store_check: u64,
 }
 
 /// A fetched instruction in the unified issue queue: its pc, the warp's active lanes when it
@@ -797,6 +801,7 @@ impl Sm {
                 mem_hold: Vec::new(),
                 check_until: 0,
                 resume_at: 0,
+                store_check: 0,
             });
             Self::refresh_next(self.warps[slot as usize].as_mut().unwrap(), &ctx.info);
             if live {
@@ -1415,6 +1420,9 @@ impl Sm {
                 if w.check_until + 1 > now {
                     t = t.min(w.check_until + 1);
                 }
+                if w.store_check + 1 > now {
+                    t = t.min(w.store_check + 1);
+                }
             }
         }
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
@@ -1614,7 +1622,11 @@ impl Sm {
                 // (memory instructions issue in program order: only replayed ones can meet)
                 && !(older_mem && mem_like(class))
                 // (a barrier or exit waits until no older global access can fault)
-                && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc));
+                && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc))
+                // (a global access does not overtake an older one that may still fault and be
+                // replayed, where memory order matters: a load an older store or atomic, a
+                // store or atomic any older access)
+                && !(rqs && t.log_need[pc] > 0 && (w.store_check >= now || (t.log_need[pc] > 1 && w.check_until >= now)));
             let ok = ok && (!rqs || e.replay.is_some() || t.log_need[pc] == 0 || self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] }));
             if ok {
                 let unit = match class {
@@ -1818,6 +1830,9 @@ impl Sm {
         r.age = e.age;
         let reads = self.info(bslot).timing.reads[d.pc];
         let hw = self.warps[slot as usize].as_mut().unwrap();
+        if need > 1 {
+            hw.store_check = hw.store_check.max(fault.unwrap_or(last_check));
+        }
         match fault {
             None => {
                 hw.check_until = hw.check_until.max(last_check);
@@ -2595,6 +2610,11 @@ impl Sm {
     /// towards its release; a warp that exited leaves its scheduler (it keeps its slot until
     /// the block ends). Either may release the barrier or end the block ([`Sm::check_block`]).
     fn block_event(&mut self, now: u64, s: usize, slot: u32, bslot: u32, ev: Event) {
+        if ev != Event::Continue {
+            // (a warp at a barrier or done may complete a block's wait for thread-block
+            // switching)
+            self.tb_check = true;
+        }
         match ev {
             Event::Continue => {}
             Event::Barrier => {
