@@ -99,17 +99,7 @@ impl KernelTiming {
             touches.push(m);
             writes.push(w);
         }
-        let log_need = k
-            .code
-            .iter()
-            .map(|i| match i.op {
-                Op::Ld { space: Space::Global, .. } => 1,
-                Op::St { space: Space::Global, .. } => 2,
-                Op::Atom { space: Space::Global, op: mpgpu_spec::isa::AtomOp::Cas, .. } => 3,
-                Op::Atom { space: Space::Global, .. } => 2,
-                _ => 0,
-            })
-            .collect();
+        let log_need = k.code.iter().map(log_need).collect();
         KernelTiming { touches, writes, reads, class: k.code.iter().map(Inst::class).collect(), log_need }
     }
 }
@@ -713,13 +703,7 @@ impl Sm {
         let f = l.kernel.footprint();
         let occ = self.cfg.occupancy(&f).blocks.max(1);
         let entries = self.cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
-        let most = l.kernel.code.iter().map(|i| match i.op {
-            Op::Ld { space: Space::Global, .. } => 1,
-            Op::St { space: Space::Global, .. } => 2,
-            Op::Atom { space: Space::Global, op: mpgpu_spec::isa::AtomOp::Cas, .. } => 3,
-            Op::Atom { space: Space::Global, .. } => 2,
-            _ => 0,
-        }).max().unwrap_or(0);
+        let most = l.kernel.code.iter().map(log_need).max().unwrap_or(0) as u32;
         (entries / occ).max(most)
     }
 
@@ -839,12 +823,8 @@ impl Sm {
         }
         for &slot in &slots {
             // (fetch waits behind a queued memory or control-flow instruction)
-            let t = &ctx.info.timing;
             let w = self.warps[slot as usize].as_mut().unwrap();
-            w.fetch_gated = w.iq.iter().any(|x| {
-                let c = t.class[x.pc as usize];
-                ctrl_like(c) || mem_like(c)
-            });
+            w.fetch_gated = gates_fetch(&ctx.info.timing, &w.iq);
         }
         self.used_blocks += 1;
         self.used_warps += nw;
@@ -1237,36 +1217,20 @@ impl Sm {
     /// computed; a memory instruction's addresses are checked (a bad one is the instruction's
     /// fault) and a parameter load reads the constant cache.
     fn operand_read(&mut self, id: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
-        let mut d = std::mem::take(&mut self.ol_data);
-        let (r, w, ctx, _) = self.stage(id);
-        if r.from_log {
+        let r = &mut self.recs[id as usize];
+        let (from_log, log) = (r.from_log, r.log);
+        let nlog = r.nlog as usize;
+        if from_log {
             // A replay under the operand log reads its operands from the log, not the
             // registers (a younger instruction may have overwritten them).
-            let l = r.log;
-            r.f.addr = d[l[0] as usize];
-            if r.nlog > 1 {
-                r.f.src[0] = d[l[1] as usize];
-            }
-            if r.nlog > 2 {
-                r.f.src[1] = d[l[2] as usize];
-            }
-        } else {
-            exec::read_operands(w, &ctx, &mut r.f);
-            if r.nlog > 0 {
-                // The log is written as the registers are read.
-                let l = r.log;
-                d[l[0] as usize] = r.f.addr;
-                if r.nlog > 1 {
-                    d[l[1] as usize] = r.f.src[0];
-                }
-                if r.nlog > 2 {
-                    d[l[2] as usize] = r.f.src[1];
-                }
+            for (j, &l) in log[..nlog].iter().enumerate() {
+                *logged_operand(&mut r.f, j) = self.ol_data[l as usize];
             }
         }
-        let _ = ctx;
-        self.ol_data = d;
         let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
+        if !from_log {
+            exec::read_operands(w, &ctx, &mut r.f);
+        }
         let fault = |fault| SmFault { launch, ctaid, warp, fault };
         match r.space {
             None => exec::compute(&mut r.f),
@@ -1276,6 +1240,13 @@ impl Sm {
                     let lanes = r.f.exec;
                     exec::perform(&mut r.f, lanes, w, &mut ctx, gmem).map_err(fault)?;
                 }
+            }
+        }
+        if !from_log && nlog > 0 {
+            // The log is written as the registers are read.
+            let r = &mut self.recs[id as usize];
+            for (j, &l) in log[..nlog].iter().enumerate() {
+                self.ol_data[l as usize] = *logged_operand(&mut r.f, j);
             }
         }
         Ok(())
@@ -1672,11 +1643,7 @@ impl Sm {
     /// fetch is the warp's youngest.
     fn gated_behind(&self, slot: u32) -> bool {
         let w = self.warps[slot as usize].as_ref().unwrap();
-        let t = &self.info(w.block).timing;
-        w.iq.iter().any(|x| {
-            let c = t.class[x.pc as usize];
-            ctrl_like(c) || mem_like(c)
-        })
+        gates_fetch(&self.info(w.block).timing, &w.iq)
     }
 
     /// Whether the instruction at `pc` is `bar.sync` or `exit`.
@@ -2718,6 +2685,38 @@ fn coalesce(lines: &mut [u32; WARP_SIZE], lanes: &mut [u32; WARP_SIZE], n: usize
         }
     }
     u
+}
+
+/// Operand-log entries a global load, store or atomic takes (0: not a global access, it
+/// cannot fault): a load its addresses, a store its addresses and data, an atomic its
+/// addresses and operand, a compare-and-swap both operands (docs/faults.md O3, O10).
+fn log_need(i: &Inst) -> u8 {
+    match i.op {
+        Op::Ld { space: Space::Global, .. } => 1,
+        Op::St { space: Space::Global, .. } => 2,
+        Op::Atom { space: Space::Global, op: mpgpu_spec::isa::AtomOp::Cas, .. } => 3,
+        Op::Atom { space: Space::Global, .. } => 2,
+        _ => 0,
+    }
+}
+
+/// Logged operand `j` of an instruction in flight, in log order: its lanes' addresses, then
+/// `src[0]` (store data, atomic operand), then `src[1]` (compare-and-swap).
+fn logged_operand(f: &mut Flight, j: usize) -> &mut [u32; WARP_SIZE] {
+    match j {
+        0 => &mut f.addr,
+        1 => &mut f.src[0],
+        _ => &mut f.src[1],
+    }
+}
+
+/// Whether a warp's queued instructions hold up its fetch: a memory or control-flow one is
+/// waiting (it re-enables fetch at its own issue or commit).
+fn gates_fetch(t: &KernelTiming, iq: &VecDeque<IqEntry>) -> bool {
+    iq.iter().any(|x| {
+        let c = t.class[x.pc as usize];
+        ctrl_like(c) || mem_like(c)
+    })
 }
 
 /// A 64-bit mix (splitmix64's finalizer) for seeded, deterministic choices.
