@@ -20,6 +20,10 @@ pub enum UnitArg {
     /// Only the framework's policy engine in RTL (DSS for dss and equal, the priority engine
     /// for the others).
     Engine,
+    /// The operand log's bookkeeping in RTL on every SM (or the SMs `--sms` names), under the
+    /// operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's
+    /// pipeline (`--config thesis16`).
+    Oplog,
 }
 
 /// What the slot holds.
@@ -41,6 +45,10 @@ pub enum BrokenArg {
     Lifo,
     /// sched: a released SM's token is not returned to its kernel.
     KeepToken,
+    /// oplog: a store's second log entry is not marked in use (freed at once).
+    DropSecond,
+    /// oplog: allocation takes a partition's highest free entry first.
+    HighestFirst,
 }
 
 #[derive(clap::Args)]
@@ -85,6 +93,11 @@ pub struct CosimArgs {
     /// is idle with no input (same results, slower).
     #[arg(long)]
     every_cycle: bool,
+    /// Per-SM units: the SMs whose slot carries the RTL (`all`, or `0,3,5-7`).
+    #[arg(long, default_value = "all")]
+    sms: String,
+    #[command(flatten)]
+    vm: crate::args::VmArgs,
     /// Test-only: co-simulate a deliberately broken RTL variant.
     #[arg(long, value_enum, hide = true)]
     broken: Option<BrokenArg>,
@@ -92,16 +105,26 @@ pub struct CosimArgs {
 
 pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
-    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let unit = match a.unit {
         UnitArg::Sched => UnitKind::Sched,
         UnitArg::Engine => UnitKind::Engine,
+        UnitArg::Oplog => UnitKind::Oplog,
     };
+    if matches!(a.unit, UnitArg::Oplog) {
+        // (the operand log's unit implies its scheme)
+        cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
+    }
+    a.vm.apply(&mut cfg)?;
+    let broken_oplog = matches!(a.broken, Some(BrokenArg::DropSecond | BrokenArg::HighestFirst));
+    if broken_oplog != (matches!(a.unit, UnitArg::Oplog) && a.broken.is_some()) {
+        bail!("--broken {:?} is not a variant of --unit {:?}", a.broken.unwrap(), a.unit);
+    }
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
-        ModeArg::Rtl if matches!(a.unit, UnitArg::Sched) => SlotMode::RtlAlone,
-        ModeArg::Model if matches!(a.unit, UnitArg::Sched) => SlotMode::ModelAlone,
-        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: only the whole framework (--unit sched) runs alone in its slot", a.mode),
+        ModeArg::Rtl if matches!(a.unit, UnitArg::Sched | UnitArg::Oplog) => SlotMode::RtlAlone,
+        ModeArg::Model if matches!(a.unit, UnitArg::Sched | UnitArg::Oplog) => SlotMode::ModelAlone,
+        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: only --unit sched and --unit oplog run alone in their slots", a.mode),
     };
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
@@ -120,7 +143,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         });
     }
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    o.broken_engine = a.broken.is_some();
+    o.broken_engine = a.broken.is_some() && !broken_oplog;
+    o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), highest_first: a.broken == Some(BrokenArg::HighestFirst) };
+    o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
+    if matches!(a.unit, UnitArg::Oplog) && a.backend == BackendArg::Fpga {
+        bail!("--backend fpga carries the scheduling framework's blocks; the operand log runs on rust-hdl or verilator");
+    }
     o.every_cycle = a.every_cycle;
     o.vcd = a.vcd.clone();
     o.trace = a.trace.clone();
@@ -158,7 +186,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         print_result(r, None, secs);
     }
     if let Some(p) = &rep.vcd {
-        println!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display());
+        match a.unit {
+            UnitArg::Oplog => println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm0.gtkw)", p.with_extension("").display(), p.with_extension("").display()),
+            _ => println!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display()),
+        }
     }
     if let Some(p) = &rep.trace {
         println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display());
@@ -166,7 +197,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(m) = &rep.mismatch {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
-            eprintln!("waveform around the mismatch: {}", p.display());
+            match a.unit {
+                UnitArg::Oplog => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
+                _ => eprintln!("waveform around the mismatch: {}", p.display()),
+            }
         }
         return Ok(ExitCode::FAILURE);
     }

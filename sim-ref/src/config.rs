@@ -696,6 +696,15 @@ impl GpuConfig {
             if self.faults == FaultScheme::Ol && s.oplog_bytes < min {
                 return Err(format!("field `{}`: {} bytes cannot hold a store (2 entries of {OPLOG_ENTRY_BYTES} B) for each of the SM's {} blocks (expected at least {min})", f("oplog_bytes"), s.oplog_bytes, s.blocks));
             }
+            // The log's bookkeeping block (docs/faults.md, "The operand log in RTL") holds 64
+            // entries and 16 block partitions.
+            let most = (mpgpu_spec::units::oplog::MAX_ENTRIES as u32) * OPLOG_ENTRY_BYTES;
+            if self.faults == FaultScheme::Ol && s.oplog_bytes > most {
+                return Err(format!("field `{}`: {} bytes is more than the operand log's {} entries of {OPLOG_ENTRY_BYTES} B (expected at most {most})", f("oplog_bytes"), s.oplog_bytes, mpgpu_spec::units::oplog::MAX_ENTRIES));
+            }
+            if self.faults == FaultScheme::Ol && s.blocks as usize > mpgpu_spec::units::oplog::MAX_BLOCKS {
+                return Err(format!("field `{}`: {} blocks per SM; the operand log partitions at most {} (expected at most that under faults = \"ol\")", f("blocks"), s.blocks, mpgpu_spec::units::oplog::MAX_BLOCKS));
+            }
             if self.faults.replays() && s.pipeline != Pipeline::Thesis {
                 return Err(format!("field `faults`: \"{}\" needs the thesis's pipeline (sm[{i}].pipeline = \"thesis\", as in thesis16)", self.faults.name()));
             }

@@ -178,11 +178,11 @@ fn a_small_log_stalls_issue() {
         run_w(&cfg, &w).unwrap().0
     };
     let small = go(FaultScheme::Ol, 4096);
-    let big = go(FaultScheme::Ol, 65536);
+    let big = go(FaultScheme::Ol, 8192);
     let rq = go(FaultScheme::Rq, 4096);
     assert!(small.processes[0].verified && big.processes[0].verified);
-    assert!(small.sm.log_full > big.sm.log_full, "log refusals: 4 KB {}, 64 KB {}", small.sm.log_full, big.sm.log_full);
-    assert!(small.cycles > big.cycles, "4 KB log {} cycles, 64 KB {}", small.cycles, big.cycles);
+    assert!(small.sm.log_full > big.sm.log_full, "log refusals: 4 KB {}, 8 KB {}", small.sm.log_full, big.sm.log_full);
+    assert!(small.cycles > big.cycles, "4 KB log {} cycles, 8 KB {}", small.cycles, big.cycles);
     assert_eq!(rq.sm.log_full, 0);
 }
 
@@ -197,6 +197,9 @@ fn bad_scheme_settings_are_refused() {
     c.sm[0].oplog_bytes = 2048;
     let e = c.validate().unwrap_err();
     assert!(e.contains("oplog_bytes") && e.contains("4096"), "{e}");
+    c.sm[0].oplog_bytes = 16384;
+    let e = c.validate().unwrap_err();
+    assert!(e.contains("oplog_bytes") && e.contains("at most 8192"), "{e}");
     c.sm[0].oplog_bytes = 4100;
     assert!(c.validate().unwrap_err().contains("multiple"));
     let mut c = thesis16(FaultScheme::Rq);

@@ -7,8 +7,9 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use crate::rtl::RtlUnit;
 use mpgpu_ref::units::framework::Policy;
-use mpgpu_rtl::{Dss, LowestFirst, Prio, Sched, SchedFaults};
+use mpgpu_rtl::{Dss, LowestFirst, Oplog, OplogFaults, Prio, Sched, SchedFaults};
 use mpgpu_spec::units::lowest_first as lf;
+use mpgpu_spec::units::oplog;
 use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 
 hdl_block!(Sched {
@@ -350,3 +351,59 @@ impl Default for LowestFirstRtl {
         Self::new()
     }
 }
+
+hdl_block!(Oplog {
+    inputs: [free, alloc, alloc_block, alloc_need, claim, claim_block, claim_n, claim_used, part_release],
+    outputs: [pool_free, room, alloc_idx0, alloc_idx1, alloc_idx2, claim_mask],
+    registers: [valid],
+    arrays: [own],
+});
+
+/// One SM's operand-log bookkeeping (`Oplog`) for a log of `entries` entries, with test-only
+/// faults.
+#[derive(Clone, Copy, Debug)]
+pub struct OplogPorts {
+    pub entries: usize,
+    pub faults: OplogFaults,
+}
+
+impl Ports for OplogPorts {
+    type In = oplog::In;
+    type Out = oplog::Out;
+    type State = oplog::State;
+    type Block = Oplog;
+    fn name(&self) -> String {
+        "oplog".into()
+    }
+    fn block(&self) -> Oplog {
+        let mut b = Oplog::new(self.entries, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &oplog::In, v: &mut [u64]) {
+        let w = [
+            i.free,
+            i.alloc as u64,
+            i.alloc_block as u64 & 15,
+            i.alloc_need as u64 & 3,
+            i.claim as u64,
+            i.claim_block as u64 & 15,
+            i.claim_n as u64 & 127,
+            i.claim_used as u64 & 127,
+            i.release as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &oplog::Out, v: &mut [u64]) {
+        let w = [o.pool_free as u64, o.room as u64, o.alloc_idx[0] as u64, o.alloc_idx[1] as u64, o.alloc_idx[2] as u64, o.claim_mask];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> oplog::Out {
+        oplog::Out { pool_free: v[0] as u8, room: v[1] as u32, alloc_idx: [v[2] as u8, v[3] as u8, v[4] as u8], claim_mask: v[5] }
+    }
+    fn state(&self, r: &Regs) -> oplog::State {
+        oplog::State { valid: r.scalar("valid"), own: r.array("own").to_vec() }
+    }
+}
+
+pub type OplogRtl = RtlUnit<OplogPorts>;

@@ -12,7 +12,8 @@
 //! ([`run_with`] with [`UnitKind::Sched`]), the RTL alone ([`SlotMode::RtlAlone`]), or only the
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
-use crate::blocks::{DssPorts, PrioPorts, SchedPorts};
+use crate::bank::{Bank, Slot};
+use crate::blocks::{DssPorts, OplogPorts, PrioPorts, SchedPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -24,7 +25,9 @@ use mpgpu_ref::units::dss::Dss;
 use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
-use mpgpu_rtl::SchedFaults;
+use mpgpu_ref::slots::SmSet;
+use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
+use mpgpu_rtl::{OplogFaults, SchedFaults};
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -282,6 +285,62 @@ impl Outcome for AloneOutcome {
     }
 }
 
+/// The RTL alone on several SMs: their clocked cycles, summed.
+struct AlonesOutcome(Vec<Rc<std::cell::Cell<u64>>>);
+
+impl Outcome for AlonesOutcome {
+    fn mismatch(&self) -> Option<Mismatch> {
+        None
+    }
+    fn cycles(&self) -> u64 {
+        self.0.iter().map(|c| c.get()).sum()
+    }
+    fn write_vcd(&self, _: &Path) -> Result<(), String> {
+        Ok(())
+    }
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        Ok(None)
+    }
+}
+
+/// A per-SM unit's bank: the first mismatch of any SM, the clocked cycles of all, one
+/// waveform per SM.
+struct BankOutcome<M: Unit<In = P::In, Out = P::Out>, P: Ports>(Bank<M, P>);
+
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> {
+    fn mismatch(&self) -> Option<Mismatch> {
+        self.0.mismatch()
+    }
+    fn cycles(&self) -> u64 {
+        self.0.slots.iter().map(|s| if let Slot::Pair(p) = s { p.0.borrow().pair.cycle } else { 0 }).sum()
+    }
+    /// Writes SM k's waveform as `<stem>-sm<k>.vcd` beside `p` (each with its save file).
+    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+        let stem = p.with_extension("");
+        for (k, s) in self.0.slots.iter().enumerate() {
+            if let Slot::Pair(x) = s {
+                if let Some(r) = x.0.borrow().vcd.as_ref() {
+                    let f = PathBuf::from(format!("{}-sm{k}.vcd", stem.display()));
+                    r.write(&f).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        Ok(None)
+    }
+}
+
+/// The operand log's RTL beside its model in an SM's slot: a mismatch stops the run.
+impl OplogSlot for Shared<Oplog, OplogPorts> {
+    fn halted(&self) -> Option<String> {
+        self.0.borrow().pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", self.0.borrow().pair.name, m.cycle))
+    }
+}
+
+impl OplogSlot for Alone<OplogPorts> {}
+
 /// What a co-simulation run found.
 pub struct CosimReport {
     pub result: Option<RunResult>,
@@ -313,6 +372,9 @@ pub enum UnitKind {
     /// Only the policy's engine (DSS for `dss` and `equal`, the priority engine otherwise),
     /// inside the framework model.
     Engine,
+    /// The operand log's bookkeeping (`Oplog`), one per SM, under `faults = "ol"`, with the
+    /// baseline dispatcher.
+    Oplog,
 }
 
 pub use mpgpu_ref::slots::SlotMode;
@@ -328,6 +390,10 @@ pub struct CosimOptions {
     /// Test-only faults of `Sched`, and the engines' broken variants.
     pub faults: SchedFaults,
     pub broken_engine: bool,
+    /// Test-only faults of `Oplog`.
+    pub oplog_faults: OplogFaults,
+    /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
+    pub sms: SmSet,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,
     /// The whole run's waveform.
@@ -349,6 +415,8 @@ impl CosimOptions {
             backend: Backend::RustHdl,
             faults: SchedFaults::default(),
             broken_engine: false,
+            oplog_faults: OplogFaults::default(),
+            sms: SmSet::All,
             every_cycle: false,
             vcd: None,
             mismatch_vcd: PathBuf::from("target/cosim/mismatch.vcd"),
@@ -419,6 +487,45 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             gpu.set_framework_clock_gating(!o.every_cycle);
             Ok((Box::new(AloneOutcome(Default::default())), gpu))
         }
+        (UnitKind::Oplog, mode) => {
+            let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
+            let ports = OplogPorts { entries, faults: o.oplog_faults };
+            let mut gpu = Gpu::new(cfg);
+            if mode == SlotMode::RtlAlone {
+                let mut counters = Vec::new();
+                let mut units: Vec<Box<dyn OplogSlot>> = Vec::new();
+                for k in 0..n {
+                    if o.sms.contains(k) {
+                        let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
+                        counters.push(a.cycles.clone());
+                        units.push(Box::new(a));
+                    } else {
+                        units.push(Box::new(Oplog::new(entries as u32)));
+                    }
+                }
+                let mut it = units.into_iter();
+                gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
+                return Ok((Box::new(AlonesOutcome(counters)), gpu));
+            }
+            let bank = Bank::new("oplog", n, mode, &o.sms, o.backend, |_| Oplog::new(entries as u32), |_| ports, Oplog::state)?;
+            for s in &bank.slots {
+                if let Slot::Pair(p) = s {
+                    let mut c = p.0.borrow_mut();
+                    c.record_from = from;
+                    c.record_until = until;
+                }
+            }
+            let mut k = 0;
+            gpu.set_oplog_units(&mut |_| {
+                let u: Box<dyn OplogSlot> = match &bank.slots[k] {
+                    Slot::Pair(p) => Box::new(p.clone()),
+                    _ => Box::new(Oplog::new(entries as u32)),
+                };
+                k += 1;
+                u
+            })?;
+            Ok((Box::new(BankOutcome(bank)), gpu))
+        }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
                 let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
@@ -441,8 +548,20 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
 /// asked for, the (deterministic) run is repeated recording the [`MISMATCH_WINDOW`] cycles
 /// around the mismatch into `o.mismatch_vcd`.
 pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
-    // Refuse a GPU the framework cannot run on before building any RTL for it.
-    Gpu::framework_params(cfg)?;
+    // Refuse a GPU the unit cannot run on before building any RTL for it.
+    match o.unit {
+        UnitKind::Oplog => {
+            if cfg.faults != mpgpu_ref::config::FaultScheme::Ol {
+                return Err(format!("--unit oplog: the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
+            }
+            if cfg.sm.len() != 1 {
+                return Err(format!("--unit oplog needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+            }
+        }
+        _ => {
+            Gpu::framework_params(cfg)?;
+        }
+    }
     let times = std::cell::Cell::new((0.0, 0.0));
     let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
         let t0 = std::time::Instant::now();

@@ -17,7 +17,7 @@
 use super::context::XferKind;
 use super::memsys::{MemStats, MemSys};
 use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
-use crate::config::GpuConfig;
+use crate::config::{FaultScheme, GpuConfig};
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
@@ -344,6 +344,10 @@ impl Gpu {
             for _ in 0..g.count {
                 let mut sm = Sm::new(id, g);
                 sm.scheme = cfg.faults;
+                if cfg.faults == FaultScheme::Ol {
+                    let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
+                    sm.set_oplog_unit(Box::new(crate::units::oplog::Oplog::new(entries)));
+                }
                 sm.inject = cfg.inject;
                 sm.vm = cfg.memory.vm;
                 if cfg.paging.link != crate::config::PagingLink::Off {
@@ -731,6 +735,8 @@ impl Gpu {
         let mut next_report = 0;
         loop {
             let now = self.now;
+            // The edge that ends the per-SM units' last clocked cycles.
+            self.sm_unit_edges(now)?;
             // Arrivals.
             for p in 0..self.procs.len() {
                 if !self.procs[p].started && self.procs[p].arrival <= now {
@@ -834,6 +840,9 @@ impl Gpu {
                 }
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
+                    if sm.ol_pending() {
+                        t = t.min(now + 1);
+                    }
                 }
                 if t == u64::MAX {
                     return Err(SimError::Stuck { cycle: now, report: self.report() });
@@ -856,7 +865,36 @@ impl Gpu {
         for sm in &mut self.sms {
             sm.account(self.now);
         }
+        self.sm_unit_edges(u64::MAX)?;
         progress(self.now, total_jobs, total_jobs);
+        Ok(())
+    }
+
+    /// Clocks each SM's per-SM units on the requests of their last cycle before `now` (a cycle
+    /// with no request leaves them as they are, so it is not clocked); a co-simulated unit
+    /// whose RTL and model parted stops the run.
+    fn sm_unit_edges(&mut self, now: u64) -> Result<(), SimError> {
+        let mut changed = false;
+        for sm in &mut self.sms {
+            if let Some((cycle, detail)) = sm.ol_edge(now) {
+                return Err(SimError::Cosim { cycle, detail });
+            }
+            changed |= std::mem::take(&mut sm.ol_room_changed);
+        }
+        if changed {
+            self.touch();
+        }
+        Ok(())
+    }
+
+    /// Puts `unit(k)` in SM k's operand-log slot (under `faults = "ol"`; before the run).
+    pub fn set_oplog_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::oplog::OplogSlot>) -> Result<(), String> {
+        if self.cfg.faults != FaultScheme::Ol {
+            return Err(format!("the operand log is used under faults = \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
+        }
+        for (k, sm) in self.sms.iter_mut().enumerate() {
+            sm.set_oplog_unit(unit(k));
+        }
         Ok(())
     }
 

@@ -312,6 +312,15 @@ pub struct SavedEntry {
     pub log: Vec<[u32; WARP_SIZE]>,
 }
 
+/// An SM's operand-log unit with the requests of the cycle it is in: requests made during a
+/// cycle gather into one input word, which the unit samples at that cycle's edge.
+pub struct OlPort {
+    pub unit: Box<dyn crate::units::oplog::OplogSlot>,
+    pub pending: mpgpu_spec::units::oplog::In,
+    /// The cycle of the pending requests.
+    pub at: u64,
+}
+
 /// What a replay-queue slot is doing (Tanasić's thesis §6.3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RqState {
@@ -586,12 +595,12 @@ pub struct Sm {
     /// The replay queue's slots for issued global memory instructions, and the free ones.
     pub rq: Vec<Option<RqSlot>>,
     rq_free: Vec<u16>,
-    /// The operand log: its data (entry: one operand of each lane), its entries not given to
-    /// a block, and each block slot's partition (its size and its free entries).
+    /// The operand log: its data (entry: one operand of each lane), and (under `ol`) its
+    /// bookkeeping unit, which owns the partitions and which entries are in use.
     ol_data: Vec<[u32; WARP_SIZE]>,
-    ol_pool: Vec<u16>,
-    pub ol_part: Vec<u32>,
-    pub ol_free: Vec<Vec<u16>>,
+    ol: Option<std::cell::RefCell<OlPort>>,
+    /// The operand log's last edge released or claimed a partition.
+    pub ol_room_changed: bool,
     /// Fault injection, and the global memory instructions translated so far.
     pub inject: crate::config::FaultInjection,
     inject_n: u64,
@@ -658,9 +667,8 @@ impl Sm {
             rq: vec![None; cfg.rq_entries as usize],
             rq_free: (0..cfg.rq_entries as u16).rev().collect(),
             ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
-            ol_pool: (0..(cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as u16).rev().collect(),
-            ol_part: vec![0; cfg.blocks as usize],
-            ol_free: vec![Vec::new(); cfg.blocks as usize],
+            ol: None,
+            ol_room_changed: false,
             inject: crate::config::FaultInjection::default(),
             inject_n: 0,
             rq_full: std::cell::Cell::new(0),
@@ -692,7 +700,11 @@ impl Sm {
             && self.used_threads + warps * 32 <= self.cfg.threads
             && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
             && self.used_shared + f.shared_per_block <= cap
-            && (self.scheme != FaultScheme::Ol || self.ol_pool.len() as u32 >= self.log_partition(l))
+            && self.ol.as_ref().is_none_or(|p| {
+                // (one partition claimed per cycle)
+                let p = p.borrow();
+                !p.pending.claim && p.unit.outputs(&p.pending).pool_free as u32 >= self.log_partition(l)
+            })
     }
 
     /// The operand-log partition a block of `l` gets (Tanasić's thesis §6.3.3: the log is
@@ -705,6 +717,61 @@ impl Sm {
         let entries = self.cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
         let most = l.kernel.code.iter().map(log_need).max().unwrap_or(0) as u32;
         (entries / occ).max(most)
+    }
+
+    /// Puts `unit` in the operand-log slot.
+    pub fn set_oplog_unit(&mut self, unit: Box<dyn crate::units::oplog::OplogSlot>) {
+        self.ol = Some(std::cell::RefCell::new(OlPort { unit, pending: Default::default(), at: 0 }));
+    }
+
+    /// The operand log's requests of cycles before `now` are sampled at their edge (called by
+    /// the GPU at the start of every cycle it steps). Returns the GPU cycle and the report when
+    /// a co-simulated unit parted from its model.
+    pub fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
+        let p = self.ol.as_mut()?.get_mut();
+        let edge = p.at < now && p.pending != Default::default();
+        if !edge {
+            // (the outputs read from now on are read in this cycle or later)
+            p.unit.at_cycle(now);
+        }
+        if edge {
+            let i = std::mem::take(&mut p.pending);
+            // (a partition released or claimed: a block the dispatcher could not place may fit)
+            self.ol_room_changed |= i.release != 0 || i.claim;
+            p.unit.at_cycle(p.at);
+            p.unit.clock(&i);
+            let halted = p.unit.halted().map(|d| (p.at, d));
+            p.unit.at_cycle(now);
+            // (entries freed or claimed: a memory instruction waiting for them looks again)
+            self.wake_at = self.wake_at.min(now);
+            for sc in &mut self.scheds {
+                sc.wake = sc.wake.min(now);
+            }
+            return halted;
+        }
+        None
+    }
+
+    /// Whether the operand log has requests waiting for their edge.
+    pub fn ol_pending(&self) -> bool {
+        self.ol.as_ref().is_some_and(|p| p.borrow().pending != Default::default())
+    }
+
+    /// Adds a request of cycle `now` to the operand log's input; returns its outputs with it.
+    fn ol_request(&self, now: u64, f: impl FnOnce(&mut mpgpu_spec::units::oplog::In)) -> mpgpu_spec::units::oplog::Out {
+        let mut p = self.ol.as_ref().expect("the operand log's unit").borrow_mut();
+        assert!(p.at == now || p.pending == Default::default(), "SM {}: operand-log requests of cycle {} not sampled before cycle {now}", self.id, p.at);
+        p.at = now;
+        f(&mut p.pending);
+        p.unit.outputs(&p.pending)
+    }
+
+    /// Block slot `bslot`'s free log entries, saturated at 3 (0 without an operand log).
+    fn ol_room(&self, bslot: u32) -> u8 {
+        self.ol.as_ref().map_or(0, |p| {
+            let p = p.borrow();
+            p.unit.outputs(&p.pending).room_of(bslot)
+        })
     }
 
     /// Brings stall and occupancy accounting up to `now` (for cycles the SM slept through, the
@@ -793,13 +860,18 @@ impl Sm {
             }
             slots.push(slot);
         }
-        if self.scheme == FaultScheme::Ol {
-            let n = self.log_partition(&ctx.info.launch) as usize;
-            let n = n.min(self.ol_pool.len());
-            let at = self.ol_pool.len() - n;
-            let part: Vec<u16> = self.ol_pool.drain(at..).collect();
-            self.ol_part[bslot] = n as u32;
-            self.ol_free[bslot] = part;
+        // The block's log partition (its lowest entries hold the restored logged operands).
+        let mut claimed = 0u64;
+        if self.ol.is_some() {
+            let n = self.log_partition(&ctx.info.launch);
+            let used: usize = queued.iter().flatten().map(|e| e.log.len()).sum();
+            let o = self.ol_request(now, |i| {
+                i.claim = true;
+                i.claim_block = bslot as u8;
+                i.claim_n = n as u8;
+                i.claim_used = used as u8;
+            });
+            claimed = o.claim_mask;
         }
         // The replay queue's saved contents go back into the warps' queues (a faulted one gets
         // log entries for its operands again; it takes a replay-queue slot when it issues).
@@ -809,7 +881,9 @@ impl Sm {
             for e in q {
                 let mut log = [0u16; 3];
                 for (j, data) in e.log.iter().enumerate() {
-                    let l = self.ol_free[bslot].pop().expect("a restored block's partition holds its logged operands");
+                    assert!(claimed != 0, "a restored block's partition holds its logged operands");
+                    let l = claimed.trailing_zeros() as u16;
+                    claimed &= claimed - 1;
                     self.ol_data[l as usize] = *data;
                     log[j] = l;
                 }
@@ -944,6 +1018,12 @@ impl Sm {
         let mut r = format!("{} warps resident, issue queue {}/{}", self.used_warps, self.iq_used, self.cfg.iq_entries);
         if self.scheme.replays() {
             r += &format!(", replay-queue slots free {}/{}", self.rq_free.len(), self.rq.len());
+            if let Some(p) = &self.ol {
+                let p = p.borrow();
+                let o = p.unit.outputs(&p.pending);
+                let room: Vec<u8> = (0..self.cfg.blocks).map(|b| o.room_of(b)).collect();
+                r += &format!(", operand log: {} entries in no partition, free per block slot (at most 3 shown) {room:?}", o.pool_free);
+            }
         }
         let mut shown = 0;
         for (slot, w) in self.warps.iter().enumerate() {
@@ -1003,10 +1083,8 @@ impl Sm {
                     self.rq[r as usize] = None;
                     self.rq_free.push(r);
                 }
+                // (its log entries are freed with the block's partition)
                 let log = e.log[..e.nlog as usize].iter().map(|&l| self.ol_data[l as usize]).collect();
-                if e.nlog > 0 {
-                    self.ol_free[bslot as usize].extend_from_slice(&e.log[..e.nlog as usize]);
-                }
                 q.push(SavedEntry { pc: e.pc, active: e.active, age: e.age, fixed: e.fixed, log });
             }
             self.stats.saved_queued += q.len() as u64;
@@ -1014,7 +1092,7 @@ impl Sm {
             ages.push(hw.age);
             warps.push(hw.w);
         }
-        self.release(&blk, bslot);
+        self.release(now, &blk, bslot);
         if queued.iter().all(Vec::is_empty) {
             queued.clear();
             ages.clear();
@@ -1040,11 +1118,10 @@ impl Sm {
         w
     }
 
-    fn release(&mut self, blk: &Block, bslot: u32) {
-        let part = std::mem::take(&mut self.ol_free[bslot as usize]);
-        assert_eq!(part.len() as u32, self.ol_part[bslot as usize], "SM {}: a block left with operand-log entries in use", self.id);
-        self.ol_pool.extend(part);
-        self.ol_part[bslot as usize] = 0;
+    fn release(&mut self, now: u64, blk: &Block, bslot: u32) {
+        if self.ol.is_some() {
+            self.ol_request(now, |i| i.release |= 1 << bslot);
+        }
         self.used_blocks -= 1;
         self.used_warps -= blk.warp_slots.len() as u32;
         self.used_threads -= blk.threads;
@@ -1083,7 +1160,7 @@ impl Sm {
             for &s in &blk.warp_slots {
                 self.free_warp(s);
             }
-            self.release(&blk, bslot);
+            self.release(now, &blk, bslot);
             self.stats.blocks_done += 1;
             self.finished.push(blk.info.id);
         }
@@ -1429,7 +1506,9 @@ impl Sm {
                 SmEv::Line(id, line, kind) => self.late_line(now, id, line, kind, gmem, mem)?,
                 SmEv::LineDone(id) => self.line_done(now, id),
                 SmEv::Fault(id) => self.fault(now, id),
-                SmEv::LogFree(b, l) => self.ol_free[b as usize].push(l),
+                SmEv::LogFree(_, l) => {
+                    self.ol_request(now, |i| i.free |= 1 << l);
+                }
             }
         }
         due.clear();
@@ -1659,7 +1738,7 @@ impl Sm {
             self.rq_full.set(self.rq_full.get() + 1);
             return false;
         }
-        if self.scheme == FaultScheme::Ol && self.ol_free[bslot as usize].len() < need as usize {
+        if self.ol.is_some() && self.ol_room(bslot) < need {
             self.log_full.set(self.log_full.get() + 1);
             // (`hold`: it issues without a log, holding its sources as under the replay queue)
             return self.cfg.oplog_full == crate::config::OplogFull::Hold;
@@ -1780,10 +1859,16 @@ impl Sm {
             None => {
                 let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
                 let mut log = [0u16; 3];
-                let room = self.ol_free[bslot as usize].len() >= need as usize;
-                let nlog = if self.scheme == FaultScheme::Ol && room { need } else { 0 };
-                for l in log.iter_mut().take(nlog as usize) {
-                    *l = self.ol_free[bslot as usize].pop().expect("issue checked the log partition");
+                let nlog = if self.ol.is_some() && self.ol_room(bslot) >= need { need } else { 0 };
+                if nlog > 0 {
+                    let o = self.ol_request(now, |i| {
+                        i.alloc = true;
+                        i.alloc_block = bslot as u8;
+                        i.alloc_need = nlog;
+                    });
+                    for (l, &x) in log.iter_mut().zip(&o.alloc_idx).take(nlog as usize) {
+                        *l = x as u16;
+                    }
                 }
                 self.rq[q as usize] = Some(RqSlot { warp: slot, pc: d.pc as u32, exec: d.exec_mask, age: e.age, state: RqState::InFlight, log, nlog });
                 (Some(q), log, nlog, false)

@@ -3,5 +3,6 @@
 pub mod dss;
 pub mod framework;
 pub mod lowest_first;
+pub mod oplog;
 pub mod prio;
 pub mod scan;

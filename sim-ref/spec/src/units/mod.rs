@@ -1,4 +1,5 @@
 //! The cycle interfaces (In/Out) of the RTL-backed units, one module per block.
 
 pub mod lowest_first;
+pub mod oplog;
 pub mod sched;

@@ -1,0 +1,170 @@
+//! The operand log's bookkeeping (`Oplog`) in the loop of the whole GPU on every SM: zero
+//! mismatches with faults, log-full stalls and context switches on both backends, the slot
+//! modes agree, and the broken variants are caught at the SM, clocked cycle and field that a
+//! run of the model alone predicts.
+
+use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::OplogFaults;
+use mpgpu_spec::units::oplog::{In, Out};
+use mpgpu_spec::Unit;
+use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
+use mpgpu_tb::Backend;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+/// thesis16 under the operand log of `bytes`, with injected faults at `rate`.
+fn config(bytes: u32, rate: f64) -> GpuConfig {
+    let mut c = GpuConfig::preset("thesis16").unwrap();
+    c.faults = FaultScheme::Ol;
+    for g in &mut c.sm {
+        g.oplog_bytes = bytes;
+    }
+    c.inject.rate = rate;
+    c.inject.seed = 5;
+    c.validate().unwrap();
+    c
+}
+
+/// Two kernels sharing the GPU: lbm (stores: two entries each) and spmv (loads).
+fn pair() -> Workload {
+    let t = "description = \"lbm and spmv\"\n\
+        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
+        [[process]]\nname = \"spmv\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 4 }]\n";
+    Workload::parse("pair.toml", t).unwrap()
+}
+
+fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: OplogFaults) -> CosimReport {
+    let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
+    o.unit = UnitKind::Oplog;
+    o.backend = backend;
+    o.mode = mode;
+    o.oplog_faults = faults;
+    o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oplog").join("mismatch.vcd");
+    run_with(cfg, w, &o).unwrap()
+}
+
+fn clean(r: &CosimReport, what: &str) {
+    if let Some(m) = &r.mismatch {
+        panic!("{what}: {m}");
+    }
+    assert!(r.error.is_none(), "{what}: {:?}", r.error);
+    let res = r.result.as_ref().unwrap();
+    assert!(res.processes.iter().all(|p| p.verified), "{what}: outputs do not verify");
+}
+
+#[test]
+fn the_operand_log_runs_in_lockstep_on_every_sm_with_faults_and_log_full_stalls() {
+    let cfg = config(4096, 0.02);
+    let w = pair();
+    let r = cosim(&cfg, &w, Backend::RustHdl, SlotMode::Lockstep, OplogFaults::default());
+    clean(&r, "rust-hdl lockstep");
+    let res = r.result.as_ref().unwrap();
+    assert!(r.cycles_checked > 1000, "only {} clocked cycles checked", r.cycles_checked);
+    assert!(res.sm.squashed > 0 && res.sm.replayed > 0, "no fault was replayed: {} squashed, {} replayed", res.sm.squashed, res.sm.replayed);
+    assert!(res.sm.log_full > 0, "the 4 KB log never stalled issue");
+    // Every SM carried the RTL: each clocked its unit.
+    // The model alone and the RTL alone drive the GPU to the same run, cycle for cycle.
+    let model = cosim(&cfg, &w, Backend::RustHdl, SlotMode::ModelAlone, OplogFaults::default());
+    let alone = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, OplogFaults::default());
+    for (x, what) in [(&model, "model alone"), (&alone, "verilator alone")] {
+        clean(x, what);
+        assert_eq!(x.result.as_ref().unwrap().cycles, res.cycles, "{what}");
+        assert_eq!(x.result.as_ref().unwrap().sm.log_full, res.sm.log_full, "{what}");
+    }
+    assert_eq!(alone.cycles_checked, r.cycles_checked, "the RTL alone is clocked in the same cycles");
+}
+
+/// Blocks switched out on faults and back take their partitions' logged operands with them
+/// (claim with entries in use, release), on the Verilated Verilog.
+#[test]
+fn the_operand_log_stays_in_lockstep_through_thread_block_switching() {
+    let mut cfg = config(8192, 0.0);
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.tb_switch.enabled = true;
+    cfg.validate().unwrap();
+    let t = "description = \"reduction\"\n[[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 200000, seed = 3 }]\n";
+    let w = Workload::parse("r.toml", t).unwrap();
+    let r = cosim(&cfg, &w, Backend::Verilator, SlotMode::Lockstep, OplogFaults::default());
+    clean(&r, "verilator lockstep");
+    let res = r.result.as_ref().unwrap();
+    assert!(res.sm.switched_out > 0 && res.sm.switched_in == res.sm.switched_out, "switched out {}, in {}", res.sm.switched_out, res.sm.switched_in);
+}
+
+/// The model's unit, recording for each SM the clocked cycles it sees, to predict where a
+/// broken RTL parts from it.
+struct Recorder {
+    inner: Oplog,
+    sm: usize,
+    clocked: u64,
+    /// (SM, clocked cycle) of the first store allocation, and of the first output read that
+    /// names two or more free entries of the asking block.
+    first_store: Rc<RefCell<Option<(u64, usize, u64)>>>,
+    first_two: Rc<RefCell<Option<(u64, usize, u64)>>>,
+    time: u64,
+}
+
+impl Unit for Recorder {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+    fn outputs(&self, i: &In) -> Out {
+        let o = self.inner.outputs(i);
+        let st = self.inner.state();
+        let free = st.own[i.alloc_block as usize] & !(st.valid & !i.free);
+        if free.count_ones() >= 2 {
+            let mut f = self.first_two.borrow_mut();
+            if f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s)) {
+                *f = Some((self.time, self.sm, self.clocked));
+            }
+        }
+        o
+    }
+    fn clock(&mut self, i: &In) {
+        if i.alloc && i.alloc_need == 2 {
+            let mut f = self.first_store.borrow_mut();
+            if f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s)) {
+                // (caught at this SM's next clocked cycle, when the registers are compared)
+                *f = Some((self.time, self.sm, self.clocked + 1));
+            }
+        }
+        self.inner.clock(i);
+        self.clocked += 1;
+    }
+    fn at_cycle(&mut self, t: u64) {
+        self.time = t;
+    }
+}
+
+impl OplogSlot for Recorder {}
+
+#[test]
+fn broken_operand_logs_are_caught_where_the_model_predicts() {
+    let cfg = config(4096, 0.0);
+    let t = "description = \"lbm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 3 }]\n";
+    let w = Workload::parse("lbm.toml", t).unwrap();
+    let (store, two) = (Rc::new(RefCell::new(None)), Rc::new(RefCell::new(None)));
+    let mut gpu = Gpu::new(&cfg);
+    gpu.set_oplog_units(&mut |k| Box::new(Recorder { inner: Oplog::new(32), sm: k, clocked: 0, first_store: store.clone(), first_two: two.clone(), time: 0 })).unwrap();
+    gpu.add_workload(&w).unwrap();
+    gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    let (_, store_sm, store_at) = store.borrow().expect("lbm stores");
+    let (_, two_sm, two_at) = two.borrow().expect("a partition with two free entries");
+    for (faults, sm, at, field) in [
+        (OplogFaults { drop_second: true, ..Default::default() }, store_sm, store_at, "state.valid"),
+        (OplogFaults { highest_first: true, ..Default::default() }, two_sm, two_at, "alloc_idx[0]"),
+    ] {
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
+            let m = r.mismatch.unwrap_or_else(|| panic!("{faults:?} on {backend:?} was not caught"));
+            let want = format!("sm[{sm}].oplog.{field}");
+            assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
+            assert!(m.diffs.iter().any(|d| d.field == want), "{faults:?} on {backend:?}: expected {want} among\n{m}");
+        }
+    }
+}
