@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -39,6 +39,12 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
             // The whole framework, with both policy engines; the DSS engine drives it (the
             // priority engine's mode is a constant, PPQ shared keeps all of its paths).
             let mut uut = crate::Sched::new(sms, PolicyCode::Dss, crate::SchedFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "oplog" => {
+            // One SM's operand-log bookkeeping at its largest: 64 entries (8 KB), 16 partitions.
+            let mut uut = crate::Oplog::new(mpgpu_spec::units::oplog::MAX_ENTRIES, crate::OplogFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

@@ -95,3 +95,9 @@ fn the_scheduling_blocks_synthesize_for_13_sms() {
     }
     assert!(mpgpu_rtl::verilog::verilog_sized("dss", 17).is_err());
 }
+
+#[test]
+fn the_operand_log_synthesizes_and_lints() {
+    let v = verilog_for("oplog").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("oplog"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
