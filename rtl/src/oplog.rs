@@ -277,11 +277,8 @@ impl Logic for Oplog {
         self.claim_mask.next = self.cmask.val();
         self.umask.next = 0.into();
         self.ucnt.next = 0.into();
-        // (the lowest `claim_used` entries of the claim mask are the pool's lowest
-        // min(claim_used, claim_n): counted beside the claim mask, not after it, which halves
-        // the longest path)
         for i in 0..64 {
-            if self.pool.val().get_bit(i) & (self.ucnt.val() < self.claim_used.val()) & (self.ucnt.val() < self.claim_n.val()) {
+            if self.cmask.val().get_bit(i) & (self.ucnt.val() < self.claim_used.val()) {
                 self.umask.next = self.umask.val().replace_bit(i, true);
                 self.ucnt.next = self.ucnt.val() + 1;
             }

@@ -78,7 +78,6 @@ impl Unit for Oplog {
         }
         if i.claim {
             set |= lowest_bits(o.claim_mask, i.claim_used as u32);
-            debug_assert_eq!(lowest_bits(o.claim_mask, i.claim_used as u32), lowest_bits(self.pool(), (i.claim_used as u32).min(i.claim_n as u32)));
         }
         self.valid = (self.valid & !i.free & !released) | set;
         for b in 0..MAX_BLOCKS {
