@@ -192,7 +192,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         }
     }
     if let Some(p) = &rep.trace {
-        println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display());
+        match a.unit {
+            UnitArg::Oplog => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
+        }
     }
     if let Some(m) = &rep.mismatch {
         eprintln!("{m}");

@@ -327,8 +327,16 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
         }
         Ok(())
     }
+    /// Finishes every SM's trace; returns the first SM's directory (`DIR/sm<k>`).
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
-        Ok(None)
+        let mut first = None;
+        for s in &self.0.slots {
+            if let Slot::Pair(p) = s {
+                let d = p.finish_trace()?;
+                first = first.or(d);
+            }
+        }
+        Ok(first)
     }
 }
 
@@ -508,11 +516,14 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 return Ok((Box::new(AlonesOutcome(counters)), gpu));
             }
             let bank = Bank::new("oplog", n, mode, &o.sms, o.backend, |_| Oplog::new(entries as u32), |_| ports, Oplog::state)?;
-            for s in &bank.slots {
+            for (k, s) in bank.slots.iter().enumerate() {
                 if let Slot::Pair(p) = s {
+                    // (each SM's trace in its own directory, `DIR/sm<k>`, for `mpgpu replay`)
+                    let tw = trace_writer(&p.0.borrow().pair.rtl, trace.map(|d| d.join(format!("sm{k}"))).as_deref())?;
                     let mut c = p.0.borrow_mut();
                     c.record_from = from;
                     c.record_until = until;
+                    c.trace = tw;
                 }
             }
             let mut k = 0;
