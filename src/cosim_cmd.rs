@@ -116,9 +116,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
     }
     a.vm.apply(&mut cfg)?;
+    // (each broken variant belongs to the operand log or to the scheduling blocks)
     let broken_oplog = matches!(a.broken, Some(BrokenArg::DropSecond | BrokenArg::HighestFirst));
-    if broken_oplog != (matches!(a.unit, UnitArg::Oplog) && a.broken.is_some()) {
-        bail!("--broken {:?} is not a variant of --unit {:?}", a.broken.unwrap(), a.unit);
+    if let Some(b) = a.broken {
+        if broken_oplog != matches!(a.unit, UnitArg::Oplog) {
+            bail!("--broken {b:?} is not a variant of --unit {:?}", a.unit);
+        }
     }
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
@@ -187,7 +190,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.vcd {
         match a.unit {
-            UnitArg::Oplog => println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm0.gtkw)", p.with_extension("").display(), p.with_extension("").display()),
+            UnitArg::Oplog => {
+                let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
+                println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
+            }
             _ => println!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display()),
         }
     }

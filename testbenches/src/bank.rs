@@ -115,11 +115,17 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Bank<M, P> {
     /// Writes each RTL instance's waveform as `<dir>/sm<k>-<block>.vcd` (with its GTKWave save
     /// file); returns the files written.
     pub fn write_vcds(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        self.write_vcds_as(|k| dir.join(format!("sm{k}-{}.vcd", self.block)))
+    }
+
+    /// Writes RTL instance k's waveform as `file(k)` (with its GTKWave save file beside it);
+    /// returns the files written.
+    pub fn write_vcds_as(&self, file: impl Fn(usize) -> PathBuf) -> Result<Vec<PathBuf>, String> {
         let mut out = Vec::new();
         for (k, s) in self.slots.iter().enumerate() {
             if let Slot::Pair(p) = s {
                 if let Some(r) = p.0.borrow().vcd.as_ref() {
-                    let f = dir.join(format!("sm{k}-{}.vcd", self.block));
+                    let f = file(k);
                     r.write(&f).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
                     out.push(f);
                 }

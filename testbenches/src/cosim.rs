@@ -268,27 +268,11 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for Shared<M, P> {
     }
 }
 
-struct AloneOutcome(Rc<std::cell::Cell<u64>>);
+/// The RTL alone in one slot or several (or the model alone: none): nothing is checked; the
+/// units' clocked cycles, summed.
+struct AloneOutcome(Vec<Rc<std::cell::Cell<u64>>>);
 
 impl Outcome for AloneOutcome {
-    fn mismatch(&self) -> Option<Mismatch> {
-        None
-    }
-    fn cycles(&self) -> u64 {
-        self.0.get()
-    }
-    fn write_vcd(&self, _: &Path) -> Result<(), String> {
-        Ok(())
-    }
-    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
-        Ok(None)
-    }
-}
-
-/// The RTL alone on several SMs: their clocked cycles, summed.
-struct AlonesOutcome(Vec<Rc<std::cell::Cell<u64>>>);
-
-impl Outcome for AlonesOutcome {
     fn mismatch(&self) -> Option<Mismatch> {
         None
     }
@@ -317,15 +301,7 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
     /// Writes SM k's waveform as `<stem>-sm<k>.vcd` beside `p` (each with its save file).
     fn write_vcd(&self, p: &Path) -> Result<(), String> {
         let stem = p.with_extension("");
-        for (k, s) in self.0.slots.iter().enumerate() {
-            if let Slot::Pair(x) = s {
-                if let Some(r) = x.0.borrow().vcd.as_ref() {
-                    let f = PathBuf::from(format!("{}-sm{k}.vcd", stem.display()));
-                    r.write(&f).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
-                }
-            }
-        }
-        Ok(())
+        self.0.write_vcds_as(|k| PathBuf::from(format!("{}-sm{k}.vcd", stem.display()))).map(drop)
     }
     /// Finishes every SM's trace; returns the first SM's directory (`DIR/sm<k>`).
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
@@ -488,12 +464,12 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let mut alone = Some(alone);
             let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |_model| Box::new(alone.take().expect("one framework")))?;
             gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(AloneOutcome(counter)), gpu))
+            Ok((Box::new(AloneOutcome(vec![counter])), gpu))
         }
         (UnitKind::Sched, SlotMode::ModelAlone) => {
             let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| Box::new(model))?;
             gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(AloneOutcome(Default::default())), gpu))
+            Ok((Box::new(AloneOutcome(Vec::new())), gpu))
         }
         (UnitKind::Oplog, mode) => {
             let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
@@ -513,7 +489,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 }
                 let mut it = units.into_iter();
                 gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
-                return Ok((Box::new(AlonesOutcome(counters)), gpu));
+                return Ok((Box::new(AloneOutcome(counters)), gpu));
             }
             let bank = Bank::new("oplog", n, mode, &o.sms, o.backend, |_| Oplog::new(entries as u32), |_| ports, Oplog::state)?;
             for (k, s) in bank.slots.iter().enumerate() {

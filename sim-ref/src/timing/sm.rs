@@ -440,9 +440,8 @@ enum SmEv {
     LineDone(u32),
     /// Replay-queue schemes: the instruction's translation faults now; it is squashed.
     Fault(u32),
-    /// An operand-log entry (`.1`) of block slot `.0` is freed (its instruction's last TLB
-    /// check succeeded).
-    LogFree(u32, u16),
+    /// An operand-log entry is freed (its instruction's last TLB check succeeded).
+    LogFree(u16),
 }
 
 /// What the memory side says about issuing an instruction ([`Sm::prepare_memory`]).
@@ -729,27 +728,24 @@ impl Sm {
     /// a co-simulated unit parted from its model.
     pub fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.ol.as_mut()?.get_mut();
-        let edge = p.at < now && p.pending != Default::default();
-        if !edge {
+        if p.at >= now || p.pending == Default::default() {
             // (the outputs read from now on are read in this cycle or later)
             p.unit.at_cycle(now);
+            return None;
         }
-        if edge {
-            let i = std::mem::take(&mut p.pending);
-            // (a partition released or claimed: a block the dispatcher could not place may fit)
-            self.ol_room_changed |= i.release != 0 || i.claim;
-            p.unit.at_cycle(p.at);
-            p.unit.clock(&i);
-            let halted = p.unit.halted().map(|d| (p.at, d));
-            p.unit.at_cycle(now);
-            // (entries freed or claimed: a memory instruction waiting for them looks again)
-            self.wake_at = self.wake_at.min(now);
-            for sc in &mut self.scheds {
-                sc.wake = sc.wake.min(now);
-            }
-            return halted;
+        let i = std::mem::take(&mut p.pending);
+        // (a partition released or claimed: a block the dispatcher could not place may fit)
+        self.ol_room_changed |= i.release != 0 || i.claim;
+        p.unit.at_cycle(p.at);
+        p.unit.clock(&i);
+        let halted = p.unit.halted().map(|d| (p.at, d));
+        p.unit.at_cycle(now);
+        // (entries freed or claimed: a memory instruction waiting for them looks again)
+        self.wake_at = self.wake_at.min(now);
+        for sc in &mut self.scheds {
+            sc.wake = sc.wake.min(now);
         }
-        None
+        halted
     }
 
     /// Whether the operand log has requests waiting for their edge.
@@ -1506,7 +1502,7 @@ impl Sm {
                 SmEv::Line(id, line, kind) => self.late_line(now, id, line, kind, gmem, mem)?,
                 SmEv::LineDone(id) => self.line_done(now, id),
                 SmEv::Fault(id) => self.fault(now, id),
-                SmEv::LogFree(_, l) => {
+                SmEv::LogFree(l) => {
                     self.ol_request(now, |i| i.free |= 1 << l);
                 }
             }
@@ -1893,7 +1889,7 @@ impl Sm {
                     hw.mem_hold.push((last_check, reads));
                 }
                 for &l in &log[..nlog as usize] {
-                    self.events.push(last_check, SmEv::LogFree(bslot, l));
+                    self.events.push(last_check, SmEv::LogFree(l));
                 }
             }
             Some(f) => {

@@ -65,7 +65,7 @@ impl Unit for Oplog {
     }
 
     fn clock(&mut self, i: &In) {
-        let o = self.outputs(i);
+        let claim_mask = lowest_bits(self.pool(), i.claim_n as u32);
         let mut released = 0;
         for b in 0..MAX_BLOCKS {
             if i.release >> b & 1 != 0 {
@@ -77,12 +77,12 @@ impl Unit for Oplog {
             set |= lowest_bits(self.free_of(i.alloc_block as usize % MAX_BLOCKS, i.free), i.alloc_need as u32);
         }
         if i.claim {
-            set |= lowest_bits(o.claim_mask, i.claim_used as u32);
+            set |= lowest_bits(claim_mask, i.claim_used as u32);
         }
         self.valid = (self.valid & !i.free & !released) | set;
         for b in 0..MAX_BLOCKS {
             if i.claim && i.claim_block as usize == b {
-                self.own[b] = o.claim_mask;
+                self.own[b] = claim_mask;
             } else if i.release >> b & 1 != 0 {
                 self.own[b] = 0;
             }
