@@ -24,6 +24,17 @@ pub enum UnitArg {
     /// operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's
     /// pipeline (`--config thesis16`).
     Oplog,
+    /// The replay queue in RTL on every SM (or the SMs `--sms` names), under the replay-queue
+    /// fault scheme (implied; `--faults ol` runs it with the operand log) with the baseline
+    /// dispatcher; needs the thesis's pipeline (`--config thesis16`).
+    Rq,
+}
+
+impl UnitArg {
+    /// A per-SM block (one instance per SM, `--sms`, per-SM waveforms and traces).
+    fn per_sm(self) -> bool {
+        matches!(self, UnitArg::Oplog | UnitArg::Rq)
+    }
 }
 
 /// What the slot holds.
@@ -49,6 +60,21 @@ pub enum BrokenArg {
     DropSecond,
     /// oplog: allocation takes a partition's highest free entry first.
     HighestFirst,
+    /// rq: a slot is free one cycle early (the commit's free reaches the allocation).
+    EarlyFree,
+    /// rq: replay out of age order (a warp's faulted slot of lowest index replays first).
+    ByIndex,
+}
+
+impl BrokenArg {
+    /// The unit the variant belongs to.
+    fn unit(self) -> &'static str {
+        match self {
+            BrokenArg::Lifo | BrokenArg::KeepToken => "sched or engine",
+            BrokenArg::DropSecond | BrokenArg::HighestFirst => "oplog",
+            BrokenArg::EarlyFree | BrokenArg::ByIndex => "rq",
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -110,24 +136,32 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         UnitArg::Sched => UnitKind::Sched,
         UnitArg::Engine => UnitKind::Engine,
         UnitArg::Oplog => UnitKind::Oplog,
+        UnitArg::Rq => UnitKind::Rq,
     };
-    if matches!(a.unit, UnitArg::Oplog) {
-        // (the operand log's unit implies its scheme)
-        cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
+    match a.unit {
+        // (the operand log's unit implies its scheme; the replay queue's implies rq, and
+        // --faults ol runs it with the operand log)
+        UnitArg::Oplog => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
+        UnitArg::Rq => cfg.faults = mpgpu_ref::config::FaultScheme::Rq,
+        _ => {}
     }
     a.vm.apply(&mut cfg)?;
-    // (each broken variant belongs to the operand log or to the scheduling blocks)
-    let broken_oplog = matches!(a.broken, Some(BrokenArg::DropSecond | BrokenArg::HighestFirst));
+    // (each broken variant belongs to one unit)
     if let Some(b) = a.broken {
-        if broken_oplog != matches!(a.unit, UnitArg::Oplog) {
-            bail!("--broken {b:?} is not a variant of --unit {:?}", a.unit);
+        let ok = match a.unit {
+            UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
+            UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::HighestFirst),
+            UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::ByIndex),
+        };
+        if !ok {
+            bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
         }
     }
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
-        ModeArg::Rtl if matches!(a.unit, UnitArg::Sched | UnitArg::Oplog) => SlotMode::RtlAlone,
-        ModeArg::Model if matches!(a.unit, UnitArg::Sched | UnitArg::Oplog) => SlotMode::ModelAlone,
-        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: only --unit sched and --unit oplog run alone in their slots", a.mode),
+        ModeArg::Rtl if !matches!(a.unit, UnitArg::Engine) => SlotMode::RtlAlone,
+        ModeArg::Model if !matches!(a.unit, UnitArg::Engine) => SlotMode::ModelAlone,
+        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: --unit engine runs only in lockstep", a.mode),
     };
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
@@ -146,11 +180,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         });
     }
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    o.broken_engine = a.broken.is_some() && !broken_oplog;
+    o.broken_engine = matches!(a.unit, UnitArg::Engine) && a.broken.is_some();
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), highest_first: a.broken == Some(BrokenArg::HighestFirst) };
+    o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), by_index: a.broken == Some(BrokenArg::ByIndex) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if matches!(a.unit, UnitArg::Oplog) && a.backend == BackendArg::Fpga {
-        bail!("--backend fpga carries the scheduling framework's blocks; the operand log runs on rust-hdl or verilator");
+    if a.unit.per_sm() && a.backend == BackendArg::Fpga {
+        bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
     o.every_cycle = a.every_cycle;
     o.vcd = a.vcd.clone();
@@ -190,7 +225,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.vcd {
         match a.unit {
-            UnitArg::Oplog => {
+            UnitArg::Oplog | UnitArg::Rq => {
                 let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
                 println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
             }
@@ -199,7 +234,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.trace {
         match a.unit {
-            UnitArg::Oplog => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitArg::Oplog | UnitArg::Rq => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
         }
     }
@@ -207,7 +242,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
             match a.unit {
-                UnitArg::Oplog => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
+                UnitArg::Oplog | UnitArg::Rq => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
                 _ => eprintln!("waveform around the mismatch: {}", p.display()),
             }
         }

@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -45,6 +45,12 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
         "oplog" => {
             // One SM's operand-log bookkeeping at its largest: 64 entries (8 KB), 16 partitions.
             let mut uut = crate::Oplog::new(mpgpu_spec::units::oplog::MAX_ENTRIES, crate::OplogFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "rq" => {
+            // One SM's replay queue at its largest: 128 slots.
+            let mut uut = crate::Rq::new(mpgpu_spec::units::rq::MAX_SLOTS, crate::RqFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

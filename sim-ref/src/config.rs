@@ -705,6 +705,17 @@ impl GpuConfig {
             if self.faults == FaultScheme::Ol && s.blocks as usize > mpgpu_spec::units::oplog::MAX_BLOCKS {
                 return Err(format!("field `{}`: {} blocks per SM; the operand log partitions at most {} (expected at most that under faults = \"ol\")", f("blocks"), s.blocks, mpgpu_spec::units::oplog::MAX_BLOCKS));
             }
+            // The replay queue's block (docs/faults.md, "The replay queue in RTL") holds 128
+            // slots and names warps of an SM of at most 64.
+            if matches!(self.faults, FaultScheme::Rq | FaultScheme::Ol) {
+                use mpgpu_spec::units::rq::{MAX_SLOTS, MAX_WARPS};
+                if s.rq_entries as usize > MAX_SLOTS {
+                    return Err(format!("field `{}`: {} slots is more than the replay queue holds (expected at most {MAX_SLOTS} under faults = \"{}\")", f("rq_entries"), s.rq_entries, self.faults.name()));
+                }
+                if s.warps as usize > MAX_WARPS {
+                    return Err(format!("field `{}`: {} warps per SM; the replay queue names at most {MAX_WARPS} (expected at most that under faults = \"{}\")", f("warps"), s.warps, self.faults.name()));
+                }
+            }
             if self.faults.replays() && s.pipeline != Pipeline::Thesis {
                 return Err(format!("field `faults`: \"{}\" needs the thesis's pipeline (sm[{i}].pipeline = \"thesis\", as in thesis16)", self.faults.name()));
             }

@@ -7,9 +7,10 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use crate::rtl::RtlUnit;
 use mpgpu_ref::units::framework::Policy;
-use mpgpu_rtl::{Dss, LowestFirst, Oplog, OplogFaults, Prio, Sched, SchedFaults};
+use mpgpu_rtl::{Dss, LowestFirst, Oplog, OplogFaults, Prio, Rq, RqFaults, Sched, SchedFaults};
 use mpgpu_spec::units::lowest_first as lf;
 use mpgpu_spec::units::oplog;
+use mpgpu_spec::units::rq;
 use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 
 hdl_block!(Sched {
@@ -407,3 +408,64 @@ impl Ports for OplogPorts {
 }
 
 pub type OplogRtl = RtlUnit<OplogPorts>;
+
+hdl_block!(Rq {
+    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, warp, pc, exec, age, log0, log1, log2, nlog],
+    outputs: [full, alloc_idx, head_valid, head],
+    registers: [],
+    arrays: [valid, faulted, warp_lo, warp_hi, age_lo, age_hi, exec_lo, exec_hi, info_lo, info_hi],
+});
+
+/// One SM's replay queue (`Rq`) of `slots` slots, with test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct RqPorts {
+    pub slots: usize,
+    pub faults: RqFaults,
+}
+
+impl Ports for RqPorts {
+    type In = rq::In;
+    type Out = rq::Out;
+    type State = rq::State;
+    type Block = Rq;
+    fn name(&self) -> String {
+        "rq".into()
+    }
+    fn block(&self) -> Rq {
+        let mut b = Rq::new(self.slots, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &rq::In, v: &mut [u64]) {
+        let w = [
+            i.free as u64,
+            (i.free >> 64) as u64,
+            i.fault as u64,
+            (i.fault >> 64) as u64,
+            i.issue as u64,
+            i.replay as u64,
+            i.warp as u64 & 63,
+            i.pc as u64,
+            i.exec as u64,
+            i.age as u64,
+            i.log[0] as u64 & 63,
+            i.log[1] as u64 & 63,
+            i.log[2] as u64 & 63,
+            i.nlog as u64 & 3,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &rq::Out, v: &mut [u64]) {
+        let w = [o.full as u64, o.alloc_idx as u64, o.head_valid as u64, o.head as u64];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> rq::Out {
+        rq::Out { full: v[0] != 0, alloc_idx: v[1] as u8, head_valid: v[2] != 0, head: v[3] as u8 }
+    }
+    fn state(&self, r: &Regs) -> rq::State {
+        let both = |n: &str| [r.array(&format!("{n}_lo")), r.array(&format!("{n}_hi"))].concat();
+        rq::State { valid: r.array("valid").to_vec(), faulted: r.array("faulted").to_vec(), warp: both("warp"), age: both("age"), exec: both("exec"), info: both("info") }
+    }
+}
+
+pub type RqRtl = RtlUnit<RqPorts>;

@@ -13,7 +13,7 @@
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
 use crate::bank::{Bank, Slot};
-use crate::blocks::{DssPorts, OplogPorts, PrioPorts, SchedPorts};
+use crate::blocks::{DssPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -27,7 +27,8 @@ use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
-use mpgpu_rtl::{OplogFaults, SchedFaults};
+use mpgpu_ref::units::rq::{ReplaySlot, Rq};
+use mpgpu_rtl::{OplogFaults, RqFaults, SchedFaults};
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -325,6 +326,15 @@ impl OplogSlot for Shared<Oplog, OplogPorts> {
 
 impl OplogSlot for Alone<OplogPorts> {}
 
+/// The replay queue's RTL beside its model in an SM's slot: a mismatch stops the run.
+impl ReplaySlot for Shared<Rq, RqPorts> {
+    fn halted(&self) -> Option<String> {
+        self.0.borrow().pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", self.0.borrow().pair.name, m.cycle))
+    }
+}
+
+impl ReplaySlot for Alone<RqPorts> {}
+
 /// What a co-simulation run found.
 pub struct CosimReport {
     pub result: Option<RunResult>,
@@ -359,6 +369,9 @@ pub enum UnitKind {
     /// The operand log's bookkeeping (`Oplog`), one per SM, under `faults = "ol"`, with the
     /// baseline dispatcher.
     Oplog,
+    /// The replay queue (`Rq`), one per SM, under `faults = "rq"` or `"ol"`, with the
+    /// baseline dispatcher.
+    Rq,
 }
 
 pub use mpgpu_ref::slots::SlotMode;
@@ -376,6 +389,8 @@ pub struct CosimOptions {
     pub broken_engine: bool,
     /// Test-only faults of `Oplog`.
     pub oplog_faults: OplogFaults,
+    /// Test-only faults of `Rq`.
+    pub rq_faults: RqFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
@@ -400,6 +415,7 @@ impl CosimOptions {
             faults: SchedFaults::default(),
             broken_engine: false,
             oplog_faults: OplogFaults::default(),
+            rq_faults: RqFaults::default(),
             sms: SmSet::All,
             every_cycle: false,
             vcd: None,
@@ -432,6 +448,61 @@ pub fn run_sched(
 ) -> Result<CosimReport, String> {
     let o = CosimOptions { faults, every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
     run_with(cfg, w, &o)
+}
+
+/// The units of a per-SM block for `n` SMs as `o.mode` and `o.sms` say (the RTL alone, the
+/// model alone, or both in lockstep; the model in the SMs without the RTL), each SM's trace in
+/// its own directory (`DIR/sm<k>`, for `mpgpu replay`), and what the run will report.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn per_sm<M, P, S: ?Sized>(
+    n: usize,
+    mode: SlotMode,
+    o: &CosimOptions,
+    ports: P,
+    model: &dyn Fn() -> M,
+    state: fn(&M) -> P::State,
+    from: u64,
+    until: u64,
+    trace: Option<&Path>,
+    pair: &dyn Fn(Shared<M, P>) -> Box<S>,
+    alone: &dyn Fn(Alone<P>) -> Box<S>,
+    plain: &dyn Fn(M) -> Box<S>,
+) -> Result<(Box<dyn Outcome>, Vec<Box<S>>), String>
+where
+    M: Unit<In = P::In, Out = P::Out> + 'static,
+    P: Ports + Copy + 'static,
+{
+    let mut units = Vec::with_capacity(n);
+    if mode == SlotMode::RtlAlone {
+        let mut counters = Vec::new();
+        for k in 0..n {
+            if o.sms.contains(k) {
+                let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
+                counters.push(a.cycles.clone());
+                units.push(alone(a));
+            } else {
+                units.push(plain(model()));
+            }
+        }
+        return Ok((Box::new(AloneOutcome(counters)), units));
+    }
+    let name = ports.name();
+    let bank = Bank::new(&name, n, mode, &o.sms, o.backend, |_| model(), |_| ports, state)?;
+    for (k, s) in bank.slots.iter().enumerate() {
+        match s {
+            Slot::Pair(p) => {
+                let tw = trace_writer(&p.0.borrow().pair.rtl, trace.map(|d| d.join(format!("sm{k}"))).as_deref())?;
+                let mut c = p.0.borrow_mut();
+                c.record_from = from;
+                c.record_until = until;
+                c.trace = tw;
+                drop(c);
+                units.push(pair(p.clone()));
+            }
+            _ => units.push(plain(model())),
+        }
+    }
+    Ok((Box::new(BankOutcome(bank)), units))
 }
 
 /// Builds the GPU for one run, recording the waveform of clocked cycles `from..=until`.
@@ -472,46 +543,22 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             Ok((Box::new(AloneOutcome(Vec::new())), gpu))
         }
         (UnitKind::Oplog, mode) => {
-            let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
-            let ports = OplogPorts { entries, faults: o.oplog_faults };
+            let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as u32;
+            let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
             let mut gpu = Gpu::new(cfg);
-            if mode == SlotMode::RtlAlone {
-                let mut counters = Vec::new();
-                let mut units: Vec<Box<dyn OplogSlot>> = Vec::new();
-                for k in 0..n {
-                    if o.sms.contains(k) {
-                        let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
-                        counters.push(a.cycles.clone());
-                        units.push(Box::new(a));
-                    } else {
-                        units.push(Box::new(Oplog::new(entries as u32)));
-                    }
-                }
-                let mut it = units.into_iter();
-                gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
-                return Ok((Box::new(AloneOutcome(counters)), gpu));
-            }
-            let bank = Bank::new("oplog", n, mode, &o.sms, o.backend, |_| Oplog::new(entries as u32), |_| ports, Oplog::state)?;
-            for (k, s) in bank.slots.iter().enumerate() {
-                if let Slot::Pair(p) = s {
-                    // (each SM's trace in its own directory, `DIR/sm<k>`, for `mpgpu replay`)
-                    let tw = trace_writer(&p.0.borrow().pair.rtl, trace.map(|d| d.join(format!("sm{k}"))).as_deref())?;
-                    let mut c = p.0.borrow_mut();
-                    c.record_from = from;
-                    c.record_until = until;
-                    c.trace = tw;
-                }
-            }
-            let mut k = 0;
-            gpu.set_oplog_units(&mut |_| {
-                let u: Box<dyn OplogSlot> = match &bank.slots[k] {
-                    Slot::Pair(p) => Box::new(p.clone()),
-                    _ => Box::new(Oplog::new(entries as u32)),
-                };
-                k += 1;
-                u
-            })?;
-            Ok((Box::new(BankOutcome(bank)), gpu))
+            let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let mut it = units.into_iter();
+            gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
+            Ok((outcome, gpu))
+        }
+        (UnitKind::Rq, mode) => {
+            let slots = cfg.sm[0].rq_entries;
+            let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
+            let mut gpu = Gpu::new(cfg);
+            let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let mut it = units.into_iter();
+            gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
+            Ok((outcome, gpu))
         }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
@@ -537,6 +584,14 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
 pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
     // Refuse a GPU the unit cannot run on before building any RTL for it.
     match o.unit {
+        UnitKind::Rq => {
+            if !matches!(cfg.faults, mpgpu_ref::config::FaultScheme::Rq | mpgpu_ref::config::FaultScheme::Ol) {
+                return Err(format!("--unit rq: the replay queue is used under faults = \"rq\" or \"ol\" (`{}` runs \"{}\"; add --faults rq)", cfg.name, cfg.faults.name()));
+            }
+            if cfg.sm.len() != 1 {
+                return Err(format!("--unit rq needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+            }
+        }
         UnitKind::Oplog => {
             if cfg.faults != mpgpu_ref::config::FaultScheme::Ol {
                 return Err(format!("--unit oplog: the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));

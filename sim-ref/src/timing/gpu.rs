@@ -344,6 +344,9 @@ impl Gpu {
             for _ in 0..g.count {
                 let mut sm = Sm::new(id, g);
                 sm.scheme = cfg.faults;
+                if matches!(cfg.faults, FaultScheme::Rq | FaultScheme::Ol) {
+                    sm.set_rq_unit(Box::new(crate::units::rq::Rq::new(g.rq_entries)));
+                }
                 if cfg.faults == FaultScheme::Ol {
                     let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
                     sm.set_oplog_unit(Box::new(crate::units::oplog::Oplog::new(entries)));
@@ -840,7 +843,7 @@ impl Gpu {
                 }
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
-                    if sm.ol_pending() {
+                    if sm.ol_pending() || sm.rq_pending() {
                         t = t.min(now + 1);
                     }
                 }
@@ -879,6 +882,9 @@ impl Gpu {
             if let Some((cycle, detail)) = sm.ol_edge(now) {
                 return Err(SimError::Cosim { cycle, detail });
             }
+            if let Some((cycle, detail)) = sm.rq_edge(now) {
+                return Err(SimError::Cosim { cycle, detail });
+            }
             changed |= std::mem::take(&mut sm.ol_room_changed);
         }
         if changed {
@@ -894,6 +900,18 @@ impl Gpu {
         }
         for (k, sm) in self.sms.iter_mut().enumerate() {
             sm.set_oplog_unit(unit(k));
+        }
+        Ok(())
+    }
+
+    /// Puts `unit(k)` in SM k's replay-queue slot (under `faults = "rq"` or `"ol"`; before the
+    /// run).
+    pub fn set_rq_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::rq::ReplaySlot>) -> Result<(), String> {
+        if !matches!(self.cfg.faults, FaultScheme::Rq | FaultScheme::Ol) {
+            return Err(format!("the replay queue is used under faults = \"rq\" or \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
+        }
+        for (k, sm) in self.sms.iter_mut().enumerate() {
+            sm.set_rq_unit(unit(k));
         }
         Ok(())
     }

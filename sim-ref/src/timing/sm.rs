@@ -34,6 +34,7 @@ use crate::exec::{self, BlockCtx, Event, Fault, FaultKind, Flight, Warp, WarpSta
 use crate::func::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
+use mpgpu_spec::Unit;
 use rustc_hash::FxHashMap as HashMap;
 use super::wheel::Wheel;
 use std::collections::VecDeque;
@@ -312,36 +313,55 @@ pub struct SavedEntry {
     pub log: Vec<[u32; WARP_SIZE]>,
 }
 
-/// An SM's operand-log unit with the requests of the cycle it is in: requests made during a
-/// cycle gather into one input word, which the unit samples at that cycle's edge.
-pub struct OlPort {
-    pub unit: Box<dyn crate::units::oplog::OplogSlot>,
-    pub pending: mpgpu_spec::units::oplog::In,
+/// One of an SM's per-SM units (the operand log's bookkeeping, the replay queue) with the
+/// requests of the cycle it is in: requests made during a cycle gather into one input word,
+/// which the unit samples at that cycle's edge.
+pub struct UnitPort<S: ?Sized + Unit> {
+    pub unit: Box<S>,
+    pub pending: S::In,
     /// The cycle of the pending requests.
     pub at: u64,
 }
 
-/// What a replay-queue slot is doing (Tanasić's thesis §6.3.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RqState {
-    /// Issued, not yet committed.
-    InFlight,
-    /// Squashed by a fault, waiting to be replayed.
-    Faulted,
+impl<S: ?Sized + Unit> UnitPort<S>
+where
+    S::In: Default,
+{
+    fn new(unit: Box<S>) -> Self {
+        UnitPort { unit, pending: Default::default(), at: 0 }
+    }
+
+    /// Clocks the unit on the requests of a cycle before `now`, if there were any (a cycle
+    /// without requests changes nothing, so it is not clocked), timing it at that cycle;
+    /// returns them. The caller then asks the unit whether it halted and moves it to `now`.
+    fn edge(&mut self, now: u64) -> Option<S::In> {
+        if self.at >= now || self.pending == Default::default() {
+            // (the outputs read from now on are read in this cycle or later)
+            self.unit.at_cycle(now);
+            return None;
+        }
+        let i = std::mem::take(&mut self.pending);
+        self.unit.at_cycle(self.at);
+        self.unit.clock(&i);
+        Some(i)
+    }
+
+    /// Whether requests wait for their edge.
+    fn pending(&self) -> bool {
+        self.pending != Default::default()
+    }
+
+    /// Adds a request of cycle `now` to the input; returns the outputs with it.
+    fn request(&mut self, sm: u32, what: &str, now: u64, f: impl FnOnce(&mut S::In)) -> S::Out {
+        assert!(self.at == now || !self.pending(), "SM {sm}: {what} requests of cycle {} not sampled before cycle {now}", self.at);
+        self.at = now;
+        f(&mut self.pending);
+        self.unit.outputs(&self.pending)
+    }
 }
 
-/// A replay-queue slot: an issued global memory instruction from issue to commit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RqSlot {
-    pub warp: u32,
-    pub pc: u32,
-    pub exec: u32,
-    pub age: u32,
-    pub state: RqState,
-    /// Its operand-log entries (`nlog` of them).
-    pub log: [u16; 3],
-    pub nlog: u8,
-}
+type OlPort = UnitPort<dyn crate::units::oplog::OplogSlot>;
+type RqPort = UnitPort<dyn crate::units::rq::ReplaySlot>;
 
 /// A class that stops fetch until the instruction commits (control flow, barriers) and issues
 /// only as its warp's oldest.
@@ -591,9 +611,11 @@ pub struct Sm {
     /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
     /// results are the same, which a test checks).
     pub lazy: bool,
-    /// The replay queue's slots for issued global memory instructions, and the free ones.
-    pub rq: Vec<Option<RqSlot>>,
-    rq_free: Vec<u16>,
+    /// The replay queue (under `rq` and `ol`): the unit that holds a slot for each issued
+    /// global memory instruction (docs/faults.md O6, "The replay queue in RTL"), and the slots
+    /// in use (for reports).
+    rq: Option<std::cell::RefCell<RqPort>>,
+    rq_used: u32,
     /// The operand log: its data (entry: one operand of each lane), and (under `ol`) its
     /// bookkeeping unit, which owns the partitions and which entries are in use.
     ol_data: Vec<[u32; WARP_SIZE]>,
@@ -663,8 +685,8 @@ impl Sm {
             accounted: 0,
             wake_at: 0,
             lazy: true,
-            rq: vec![None; cfg.rq_entries as usize],
-            rq_free: (0..cfg.rq_entries as u16).rev().collect(),
+            rq: None,
+            rq_used: 0,
             ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
             ol: None,
             ol_room_changed: false,
@@ -720,7 +742,7 @@ impl Sm {
 
     /// Puts `unit` in the operand-log slot.
     pub fn set_oplog_unit(&mut self, unit: Box<dyn crate::units::oplog::OplogSlot>) {
-        self.ol = Some(std::cell::RefCell::new(OlPort { unit, pending: Default::default(), at: 0 }));
+        self.ol = Some(std::cell::RefCell::new(OlPort::new(unit)));
     }
 
     /// The operand log's requests of cycles before `now` are sampled at their edge (called by
@@ -728,38 +750,32 @@ impl Sm {
     /// a co-simulated unit parted from its model.
     pub fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.ol.as_mut()?.get_mut();
-        if p.at >= now || p.pending == Default::default() {
-            // (the outputs read from now on are read in this cycle or later)
-            p.unit.at_cycle(now);
-            return None;
-        }
-        let i = std::mem::take(&mut p.pending);
+        let i = p.edge(now)?;
         // (a partition released or claimed: a block the dispatcher could not place may fit)
         self.ol_room_changed |= i.release != 0 || i.claim;
-        p.unit.at_cycle(p.at);
-        p.unit.clock(&i);
         let halted = p.unit.halted().map(|d| (p.at, d));
         p.unit.at_cycle(now);
         // (entries freed or claimed: a memory instruction waiting for them looks again)
+        self.wake_all(now);
+        halted
+    }
+
+    /// The SM and its schedulers look again in cycle `now`.
+    fn wake_all(&mut self, now: u64) {
         self.wake_at = self.wake_at.min(now);
         for sc in &mut self.scheds {
             sc.wake = sc.wake.min(now);
         }
-        halted
     }
 
     /// Whether the operand log has requests waiting for their edge.
     pub fn ol_pending(&self) -> bool {
-        self.ol.as_ref().is_some_and(|p| p.borrow().pending != Default::default())
+        self.ol.as_ref().is_some_and(|p| p.borrow().pending())
     }
 
     /// Adds a request of cycle `now` to the operand log's input; returns its outputs with it.
     fn ol_request(&self, now: u64, f: impl FnOnce(&mut mpgpu_spec::units::oplog::In)) -> mpgpu_spec::units::oplog::Out {
-        let mut p = self.ol.as_ref().expect("the operand log's unit").borrow_mut();
-        assert!(p.at == now || p.pending == Default::default(), "SM {}: operand-log requests of cycle {} not sampled before cycle {now}", self.id, p.at);
-        p.at = now;
-        f(&mut p.pending);
-        p.unit.outputs(&p.pending)
+        self.ol.as_ref().expect("the operand log's unit").borrow_mut().request(self.id, "operand-log", now, f)
     }
 
     /// Block slot `bslot`'s free log entries, saturated at 3 (0 without an operand log).
@@ -767,6 +783,53 @@ impl Sm {
         self.ol.as_ref().map_or(0, |p| {
             let p = p.borrow();
             p.unit.outputs(&p.pending).room_of(bslot)
+        })
+    }
+
+    /// Puts `unit` in the replay-queue slot.
+    pub fn set_rq_unit(&mut self, unit: Box<dyn crate::units::rq::ReplaySlot>) {
+        self.rq = Some(std::cell::RefCell::new(RqPort::new(unit)));
+    }
+
+    /// The replay queue's requests of cycles before `now` are sampled at their edge (as
+    /// [`Sm::ol_edge`]).
+    pub fn rq_edge(&mut self, now: u64) -> Option<(u64, String)> {
+        let p = self.rq.as_mut()?.get_mut();
+        p.edge(now)?;
+        let halted = p.unit.halted().map(|d| (p.at, d));
+        p.unit.at_cycle(now);
+        // (slots freed: a memory instruction waiting for one looks again)
+        self.wake_all(now);
+        halted
+    }
+
+    /// Whether the replay queue has requests waiting for their edge.
+    pub fn rq_pending(&self) -> bool {
+        self.rq.as_ref().is_some_and(|p| p.borrow().pending())
+    }
+
+    /// Adds a request of cycle `now` to the replay queue's input; returns its outputs with it.
+    /// At most one global memory instruction issues per cycle (the load/store unit takes one).
+    fn rq_request(&self, now: u64, f: impl FnOnce(&mut mpgpu_spec::units::rq::In)) -> mpgpu_spec::units::rq::Out {
+        let mut p = self.rq.as_ref().expect("the replay queue's unit").borrow_mut();
+        let key = |i: &mpgpu_spec::units::rq::In| (i.issue, i.replay, i.warp, i.pc, i.age);
+        let before = (p.at == now).then(|| key(&p.pending)).filter(|k| k.0 || k.1);
+        let o = p.request(self.id, "replay-queue", now, f);
+        assert!(before.is_none_or(|k| k == key(&p.pending)), "SM {}: two global memory instructions issued in cycle {now}", self.id);
+        o
+    }
+
+    /// Replay-queue slot `q` is freed (its instruction committed, or left with its block).
+    fn rq_free(&mut self, now: u64, q: u16) {
+        self.rq_request(now, |i| i.free |= 1 << q);
+        self.rq_used -= 1;
+    }
+
+    /// Whether every replay-queue slot is taken (a slot freed in this cycle serves from the next).
+    fn rq_is_full(&self) -> bool {
+        self.rq.as_ref().is_some_and(|p| {
+            let p = p.borrow();
+            p.unit.outputs(&p.pending).full
         })
     }
 
@@ -1013,7 +1076,7 @@ impl Sm {
         }
         let mut r = format!("{} warps resident, issue queue {}/{}", self.used_warps, self.iq_used, self.cfg.iq_entries);
         if self.scheme.replays() {
-            r += &format!(", replay-queue slots free {}/{}", self.rq_free.len(), self.rq.len());
+            r += &format!(", replay-queue slots free {}/{}", self.cfg.rq_entries - self.rq_used, self.cfg.rq_entries);
             if let Some(p) = &self.ol {
                 let p = p.borrow();
                 let o = p.unit.outputs(&p.pending);
@@ -1076,8 +1139,7 @@ impl Sm {
             let mut q = Vec::new();
             for e in &hw.iq {
                 if let Some(r) = e.replay {
-                    self.rq[r as usize] = None;
-                    self.rq_free.push(r);
+                    self.rq_free(now, r);
                 }
                 // (its log entries are freed with the block's partition)
                 let log = e.log[..e.nlog as usize].iter().map(|&l| self.ol_data[l as usize]).collect();
@@ -1354,8 +1416,7 @@ impl Sm {
         assert!(r.unperformed == 0, "SM {}: pc {} ({}) completed with {} lines not performed", self.id, r.f.pc, r.f.inst, r.unperformed);
         let slot = r.warp;
         if let Some(q) = r.rq {
-            self.rq[q as usize] = None;
-            self.rq_free.push(q);
+            self.rq_free(now, q);
         }
         self.tb_check = true;
         self.free_recs.push(id);
@@ -1730,7 +1791,7 @@ impl Sm {
     /// needing `need` log entries finds a replay-queue slot and (operand log) its entries; a
     /// refusal is counted.
     fn log_room(&self, bslot: u32, need: u8) -> bool {
-        if self.rq_free.is_empty() {
+        if self.rq_is_full() {
             self.rq_full.set(self.rq_full.get() + 1);
             return false;
         }
@@ -1840,34 +1901,47 @@ impl Sm {
         let bslot = d.bslot;
         let need = self.info(bslot).timing.log_need[d.pc];
         let (rq, log, nlog, from_log) = match e.replay {
-            Some(q) => {
-                let s = self.rq[q as usize].as_mut().expect("a replayed instruction's slot");
-                s.state = RqState::InFlight;
-                (Some(q), s.log, s.nlog, s.nlog > 0)
+            Some(_) => {
+                // (the replay queue names the slot replayed: the warp's oldest faulted one,
+                // which is this entry, the warp's oldest waiting memory instruction)
+                let o = self.rq_request(now, |i| {
+                    i.replay = true;
+                    i.warp = slot as u8;
+                });
+                (Some(o.head as u16), e.log, e.nlog, e.nlog > 0)
             }
             None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),
-            None if e.fixed => {
-                // (a replay restored with its block's context: a slot again, its own log)
-                let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
-                self.rq[q as usize] = Some(RqSlot { warp: slot, pc: d.pc as u32, exec: d.exec_mask, age: e.age, state: RqState::InFlight, log: e.log, nlog: e.nlog });
-                (Some(q), e.log, e.nlog, e.nlog > 0)
-            }
             None => {
-                let q = self.rq_free.pop().expect("issue checked for a free replay-queue slot");
-                let mut log = [0u16; 3];
-                let nlog = if self.ol.is_some() && self.ol_room(bslot) >= need { need } else { 0 };
-                if nlog > 0 {
-                    let o = self.ol_request(now, |i| {
-                        i.alloc = true;
-                        i.alloc_block = bslot as u8;
-                        i.alloc_need = nlog;
-                    });
-                    for (l, &x) in log.iter_mut().zip(&o.alloc_idx).take(nlog as usize) {
-                        *l = x as u16;
+                // (a new instruction, or a replay restored with its block's context, which
+                // takes a slot again and keeps its own log)
+                let (log, nlog) = if e.fixed {
+                    (e.log, e.nlog)
+                } else {
+                    let mut log = [0u16; 3];
+                    let nlog = if self.ol.is_some() && self.ol_room(bslot) >= need { need } else { 0 };
+                    if nlog > 0 {
+                        let o = self.ol_request(now, |i| {
+                            i.alloc = true;
+                            i.alloc_block = bslot as u8;
+                            i.alloc_need = nlog;
+                        });
+                        for (l, &x) in log.iter_mut().zip(&o.alloc_idx).take(nlog as usize) {
+                            *l = x as u16;
+                        }
                     }
-                }
-                self.rq[q as usize] = Some(RqSlot { warp: slot, pc: d.pc as u32, exec: d.exec_mask, age: e.age, state: RqState::InFlight, log, nlog });
-                (Some(q), log, nlog, false)
+                    (log, nlog)
+                };
+                let o = self.rq_request(now, |i| {
+                    i.issue = true;
+                    i.warp = slot as u8;
+                    i.pc = d.pc as u16;
+                    i.exec = d.exec_mask;
+                    i.age = e.age as u16;
+                    i.log = log.map(|l| l as u8);
+                    i.nlog = nlog;
+                });
+                self.rq_used += 1;
+                (Some(o.alloc_idx as u16), log, nlog, e.fixed && nlog > 0)
             }
         };
         let r = &mut self.recs[id as usize];
@@ -1935,7 +2009,7 @@ impl Sm {
     /// faulted instruction's pc and throws its fetched instructions away.
     fn fault(&mut self, now: u64, id: u32) {
         let r = &self.recs[id as usize];
-        let (slot, pc, exec, age, rq, write) = (r.warp, r.f.pc, r.f.exec, r.age, r.rq, r.write);
+        let (slot, pc, exec, age, rq, write, log, nlog) = (r.warp, r.f.pc, r.f.exec, r.age, r.rq, r.write, r.log, r.nlog);
         // It issues again, and its warp fetches, from two cycles after its page is in.
         let resume = r.ready_at + 2;
         self.free_recs.push(id);
@@ -1963,12 +2037,13 @@ impl Sm {
             hw.fetch_gated = false;
         } else {
             let q = rq.expect("a replay-queue slot");
-            self.rq[q as usize].as_mut().unwrap().state = RqState::Faulted;
             let at = hw.iq.iter().position(|x| x.age > age).unwrap_or(hw.iq.len());
-            let s = self.rq[q as usize].as_ref().unwrap();
-            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q), fixed: true, log: s.log, nlog: s.nlog });
+            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q), fixed: true, log, nlog });
         }
         let ended = (hw.w.state == WarpState::Done && hw.inflight == 0).then_some(hw.block);
+        if let (false, Some(q)) = (naive, rq) {
+            self.rq_request(now, |i| i.fault |= 1 << q);
+        }
         self.wake_at = self.wake_at.min(now);
         self.tb_check = true;
         if let Some(b) = ended {

@@ -4,5 +4,6 @@ pub mod dss;
 pub mod framework;
 pub mod lowest_first;
 pub mod oplog;
+pub mod rq;
 pub mod prio;
 pub mod scan;

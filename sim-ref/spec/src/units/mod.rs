@@ -2,4 +2,5 @@
 
 pub mod lowest_first;
 pub mod oplog;
+pub mod rq;
 pub mod sched;

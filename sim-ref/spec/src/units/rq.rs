@@ -1,0 +1,92 @@
+//! Interface of the replay queue (`rtl/src/rq.rs`; model `mpgpu_ref::units::rq`): Tanasić's
+//! thesis §6.3.2 and `docs/faults.md` (O6-O9, "The replay queue in RTL").
+//!
+//! One instance per SM. A slot holds an issued global memory instruction from its issue to its
+//! commit, and across a fault until its replay: the warp slot, pc, the lanes it executes, its
+//! age in the warp and its operand-log entries (`valid`: slots in use; `faulted`: squashed,
+//! waiting to be replayed). The warp's fetched, unissued instructions are not copied in: they
+//! stay in the issue queue (O6).
+//!
+//! Outputs depend on the state and on this cycle's `warp` only: a slot freed in cycle t can be
+//! taken from t+1 (the free is registered), and the replay port names the oldest faulted slot
+//! of the warp asked for. `issue`, `replay`, `fault` and `free` act at the rising edge. At
+//! most one of `issue` and `replay` per cycle (an SM issues one global memory instruction per
+//! cycle: its load/store unit takes one at a time).
+
+use serde::Serialize;
+
+/// Slots the block holds at most (the default `rq_entries`, two per warp slot: O6). A
+/// configuration with fewer uses the lowest ones.
+pub const MAX_SLOTS: usize = 128;
+/// Bits of a slot index.
+pub const SLOT_BITS: usize = crate::unit::clog2(MAX_SLOTS as u64) as usize;
+/// Warp slots per SM at most.
+pub const MAX_WARPS: usize = 64;
+pub const WARP_BITS: usize = crate::unit::clog2(MAX_WARPS as u64) as usize;
+/// Bits of a pc (kernels of up to 65,536 instructions).
+pub const PC_BITS: usize = 16;
+/// Bits of an age: ages are compared modulo 2^16 (`older`), which is exact while a warp's
+/// instructions in flight and waiting span fewer than 2^15 ages (at most the issue queue's
+/// 96 entries and the replay queue's 128 slots do).
+pub const AGE_BITS: usize = 16;
+/// Operand-log entry index bits, and entries an instruction holds at most.
+pub const LOG_BITS: usize = 6;
+pub const MAX_LOG: usize = 3;
+
+/// Sampled every clocked cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct In {
+    /// Slots whose instruction committed (its writeback, or a store's last acknowledgement),
+    /// or whose faulted instruction left with its block's saved context.
+    pub free: u128,
+    /// Slots whose instruction is squashed by a fault this cycle.
+    pub fault: u128,
+    /// A global memory instruction of warp slot `warp` issues: it takes the lowest free slot
+    /// (`alloc_idx`) with `pc`, `exec`, `age` and its log entries.
+    pub issue: bool,
+    /// Warp slot `warp`'s oldest faulted instruction (`head`) issues again: in flight again.
+    pub replay: bool,
+    pub warp: u8,
+    pub pc: u16,
+    pub exec: u32,
+    pub age: u16,
+    pub log: [u8; MAX_LOG],
+    pub nlog: u8,
+}
+
+/// Driven every clocked cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Out {
+    /// No slot is free: a new global memory instruction does not issue.
+    pub full: bool,
+    /// The lowest free slot (0 when full).
+    pub alloc_idx: u8,
+    /// Whether warp slot `warp` has a faulted slot, and its oldest one (lowest age, compared
+    /// modulo 2^16; 0 when none): the instruction it replays first.
+    pub head_valid: bool,
+    pub head: u8,
+}
+
+/// The architectural state compared with the RTL's registers (the extraction's §7.3: the
+/// replay queue's contents with their ages). Masks are two 64-bit halves (slots 0-63, 64-127);
+/// `info[s]` packs pc (bits 35..20), the log entry count (19..18) and three log entries (six
+/// bits each from bit 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct State {
+    pub valid: Vec<u64>,
+    pub faulted: Vec<u64>,
+    pub warp: Vec<u64>,
+    pub age: Vec<u64>,
+    pub exec: Vec<u64>,
+    pub info: Vec<u64>,
+}
+
+/// Whether age `a` is older than age `b` (modulo 2^16: `a - b` is negative).
+pub fn older(a: u16, b: u16) -> bool {
+    a.wrapping_sub(b) & 0x8000 != 0
+}
+
+/// `info` of a slot: pc, log entry count and entries.
+pub fn pack_info(pc: u16, nlog: u8, log: [u8; MAX_LOG]) -> u64 {
+    (pc as u64) << 20 | ((nlog & 3) as u64) << 18 | ((log[2] & 63) as u64) << 12 | ((log[1] & 63) as u64) << 6 | (log[0] & 63) as u64
+}

@@ -1,0 +1,105 @@
+//! The replay queue as a unit (interface `mpgpu_spec::units::rq`, RTL `rtl/src/rq.rs`): one
+//! slot per issued global memory instruction from issue to commit, kept across a fault; the
+//! lowest free slot is taken; the replay port names a warp's oldest faulted slot
+//! (docs/faults.md O6-O8, "The replay queue in RTL").
+
+use mpgpu_spec::units::rq::{older, pack_info, In, Out, State, MAX_SLOTS};
+use mpgpu_spec::Unit;
+
+/// One SM's replay queue.
+#[derive(Clone, Debug)]
+pub struct Rq {
+    /// The slots the configuration has (the lowest `slots` of [`MAX_SLOTS`]).
+    present: u128,
+    valid: u128,
+    faulted: u128,
+    warp: [u8; MAX_SLOTS],
+    age: [u16; MAX_SLOTS],
+    exec: [u32; MAX_SLOTS],
+    info: [u64; MAX_SLOTS],
+}
+
+impl Rq {
+    /// A replay queue of `slots` slots (1..=[`MAX_SLOTS`]).
+    pub fn new(slots: u32) -> Rq {
+        assert!((1..=MAX_SLOTS).contains(&(slots as usize)), "a replay queue of {slots} slots (1..={MAX_SLOTS})");
+        let present = if slots as usize == MAX_SLOTS { u128::MAX } else { (1u128 << slots) - 1 };
+        Rq { present, valid: 0, faulted: 0, warp: [0; MAX_SLOTS], age: [0; MAX_SLOTS], exec: [0; MAX_SLOTS], info: [0; MAX_SLOTS] }
+    }
+
+    pub fn state(&self) -> State {
+        let halves = |m: u128| vec![m as u64, (m >> 64) as u64];
+        State {
+            valid: halves(self.valid),
+            faulted: halves(self.faulted),
+            warp: self.warp.iter().map(|&x| x as u64).collect(),
+            age: self.age.iter().map(|&x| x as u64).collect(),
+            exec: self.exec.iter().map(|&x| x as u64).collect(),
+            info: self.info.to_vec(),
+        }
+    }
+
+    /// Slots in use.
+    pub fn used(&self) -> u32 {
+        self.valid.count_ones()
+    }
+
+    fn head(&self, warp: u8) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        let mut m = self.faulted;
+        while m != 0 {
+            let s = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if self.warp[s] == warp && best.is_none_or(|b| older(self.age[s], self.age[b])) {
+                best = Some(s);
+            }
+        }
+        best
+    }
+}
+
+impl Unit for Rq {
+    type In = In;
+    type Out = Out;
+
+    fn reset(&mut self) {
+        *self = Rq { present: self.present, ..Rq::new(1) };
+    }
+
+    fn outputs(&self, i: &In) -> Out {
+        let free = self.present & !self.valid;
+        let head = self.head(i.warp);
+        Out { full: free == 0, alloc_idx: if free == 0 { 0 } else { free.trailing_zeros() as u8 }, head_valid: head.is_some(), head: head.unwrap_or(0) as u8 }
+    }
+
+    fn clock(&mut self, i: &In) {
+        let free = self.present & !self.valid;
+        let mut set = 0u128;
+        if i.issue && free != 0 {
+            let s = free.trailing_zeros() as usize;
+            set = 1 << s;
+            self.warp[s] = i.warp & 63;
+            self.age[s] = i.age;
+            self.exec[s] = i.exec;
+            self.info[s] = pack_info(i.pc, i.nlog, i.log);
+        }
+        let mut replayed = 0u128;
+        if i.replay {
+            if let Some(h) = self.head(i.warp) {
+                replayed = 1 << h;
+            }
+        }
+        self.valid = (self.valid & !i.free) | set;
+        self.faulted = ((self.faulted & !replayed) | i.fault) & !i.free;
+    }
+}
+
+/// What an SM's replay-queue slot holds: the model, the RTL, or both in lockstep.
+pub trait ReplaySlot: Unit<In = In, Out = Out> {
+    /// Why the run must stop (a co-simulated RTL parted from the model).
+    fn halted(&self) -> Option<String> {
+        None
+    }
+}
+
+impl ReplaySlot for Rq {}

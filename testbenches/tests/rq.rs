@@ -1,0 +1,186 @@
+//! The replay queue (`Rq`) in the loop of the whole GPU on every SM: zero mismatches with
+//! injected faults, a full queue, the operand log beside it and context switches, on both
+//! backends; the slot modes agree; the broken variants are caught at the SM, clocked cycle and
+//! field that a run of the model alone predicts.
+
+use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+use mpgpu_ref::units::rq::{ReplaySlot, Rq};
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::RqFaults;
+use mpgpu_spec::units::rq::{In, Out, State};
+use mpgpu_spec::Unit;
+use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
+use mpgpu_tb::Backend;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+/// thesis16 under `scheme` with `slots` replay-queue slots and injected faults at `rate`.
+fn config(scheme: FaultScheme, slots: u32, rate: f64) -> GpuConfig {
+    let mut c = GpuConfig::preset("thesis16").unwrap();
+    c.faults = scheme;
+    for g in &mut c.sm {
+        g.rq_entries = slots;
+    }
+    c.inject.rate = rate;
+    c.inject.seed = 5;
+    c.validate().unwrap();
+    c
+}
+
+fn one(kernel: &str, size: u32) -> Workload {
+    let t = format!("description = \"{kernel}\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
+    Workload::parse("one.toml", &t).unwrap()
+}
+
+fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: RqFaults) -> CosimReport {
+    let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
+    o.unit = UnitKind::Rq;
+    o.backend = backend;
+    o.mode = mode;
+    o.rq_faults = faults;
+    o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq").join("mismatch.vcd");
+    run_with(cfg, w, &o).unwrap()
+}
+
+fn clean(r: &CosimReport, what: &str) {
+    if let Some(m) = &r.mismatch {
+        panic!("{what}: {m}");
+    }
+    assert!(r.error.is_none(), "{what}: {:?}", r.error);
+    let res = r.result.as_ref().unwrap();
+    assert!(res.processes.iter().all(|p| p.verified), "{what}: outputs do not verify");
+}
+
+#[test]
+fn the_replay_queue_runs_in_lockstep_on_every_sm_with_faults_and_a_full_queue() {
+    // 16 slots: the queue fills (a global memory instruction waits for a slot).
+    let cfg = config(FaultScheme::Rq, 16, 0.02);
+    let t = "description = \"lbm and spmv\"\n\
+        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
+        [[process]]\nname = \"spmv\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 4 }]\n";
+    let w = Workload::parse("pair.toml", t).unwrap();
+    let r = cosim(&cfg, &w, Backend::RustHdl, SlotMode::Lockstep, RqFaults::default());
+    clean(&r, "rust-hdl lockstep");
+    let res = r.result.as_ref().unwrap();
+    assert!(r.cycles_checked > 1000, "only {} clocked cycles checked", r.cycles_checked);
+    assert!(res.sm.squashed > 0 && res.sm.replayed > 0, "no fault was replayed: {} squashed, {} replayed", res.sm.squashed, res.sm.replayed);
+    assert!(res.sm.rq_full > 0, "the 16-slot replay queue never refused an issue");
+    // The model alone and the RTL alone drive the GPU to the same run, cycle for cycle.
+    let model = cosim(&cfg, &w, Backend::RustHdl, SlotMode::ModelAlone, RqFaults::default());
+    let alone = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, RqFaults::default());
+    for (x, what) in [(&model, "model alone"), (&alone, "verilator alone")] {
+        clean(x, what);
+        assert_eq!(x.result.as_ref().unwrap().cycles, res.cycles, "{what}");
+        assert_eq!(x.result.as_ref().unwrap().sm.rq_full, res.sm.rq_full, "{what}");
+    }
+    assert_eq!(alone.cycles_checked, r.cycles_checked, "the RTL alone is clocked in the same cycles");
+}
+
+/// Under the operand log with thread-block switching on faults: blocks switched out take their
+/// faulted instructions' slots out of the queue (freed) and back in (issued again), on the
+/// Verilated Verilog.
+#[test]
+fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_operand_log() {
+    let mut cfg = config(FaultScheme::Ol, 128, 0.0);
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.tb_switch.enabled = true;
+    cfg.validate().unwrap();
+    let w = one("reduction", 200000);
+    let r = cosim(&cfg, &w, Backend::Verilator, SlotMode::Lockstep, RqFaults::default());
+    clean(&r, "verilator lockstep");
+    let res = r.result.as_ref().unwrap();
+    assert!(res.sm.switched_out > 0 && res.sm.switched_in == res.sm.switched_out, "switched out {}, in {}", res.sm.switched_out, res.sm.switched_in);
+    assert!(res.sm.saved_queued > 0, "no queued instruction was saved with a context");
+}
+
+/// Where each broken variant first parts from the model: (GPU cycle, SM, clocked cycle).
+type First = Rc<RefCell<Option<(u64, usize, u64)>>>;
+
+/// The model's unit, recording where a broken RTL would first drive different outputs.
+struct Recorder {
+    inner: Rq,
+    sm: usize,
+    clocked: u64,
+    time: u64,
+    /// A slot freed in this cycle would change `full` or `alloc_idx` (early free).
+    early: First,
+    /// The asking warp's faulted slot of lowest index is not its oldest (replay by index).
+    by_index: First,
+}
+
+impl Recorder {
+    fn note(&self, f: &First) {
+        let mut f = f.borrow_mut();
+        if f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s)) {
+            *f = Some((self.time, self.sm, self.clocked));
+        }
+    }
+}
+
+fn mask(v: &[u64]) -> u128 {
+    v[0] as u128 | (v[1] as u128) << 64
+}
+
+impl Unit for Recorder {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+    fn outputs(&self, i: &In) -> Out {
+        let o = self.inner.outputs(i);
+        let st: State = self.inner.state();
+        let valid = mask(&st.valid);
+        let (now, early) = (!valid, !(valid & !i.free));
+        let low = |m: u128| if m == 0 { None } else { Some(m.trailing_zeros()) };
+        if low(now) != low(early) {
+            self.note(&self.early);
+        }
+        let faulted = mask(&st.faulted);
+        let first = (0..128).find(|&s| faulted >> s & 1 != 0 && st.warp[s] == i.warp as u64);
+        if o.head_valid && first != Some(o.head as usize) {
+            self.note(&self.by_index);
+        }
+        o
+    }
+    fn clock(&mut self, i: &In) {
+        self.inner.clock(i);
+        self.clocked += 1;
+    }
+    fn at_cycle(&mut self, t: u64) {
+        self.time = t;
+    }
+}
+
+impl ReplaySlot for Recorder {}
+
+#[test]
+fn broken_replay_queues_are_caught_where_the_model_predicts() {
+    let mut want = Vec::new();
+    // (a fifth of sgemm's global accesses fault: warps hold several faulted slots at once)
+    for (faults, w, rate, field) in [
+        (RqFaults { early_free: true, ..Default::default() }, one("lbm", 32), 0.05, &["alloc_idx", "full"][..]),
+        (RqFaults { by_index: true, ..Default::default() }, one("sgemm", 128), 0.2, &["head"][..]),
+    ] {
+        let cfg = config(FaultScheme::Rq, 128, rate);
+        let (early, by_index): (First, First) = Default::default();
+        let mut gpu = Gpu::new(&cfg);
+        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), by_index: by_index.clone() })).unwrap();
+        gpu.add_workload(&w).unwrap();
+        gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+        let first = if faults.early_free { early } else { by_index };
+        let (_, sm, at) = first.borrow().unwrap_or_else(|| panic!("{faults:?}: the run never exercises it"));
+        want.push((faults, cfg, w, sm, at, field));
+    }
+    for (faults, cfg, w, sm, at, fields) in want {
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
+            let m = r.mismatch.unwrap_or_else(|| panic!("{faults:?} on {backend:?} was not caught"));
+            let want: Vec<String> = fields.iter().map(|f| format!("sm[{sm}].rq.{f}")).collect();
+            assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
+            assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{faults:?} on {backend:?}: expected one of {want:?} among\n{m}");
+        }
+    }
+}
