@@ -463,8 +463,15 @@ impl Ports for RqPorts {
         rq::Out { full: v[0] != 0, alloc_idx: v[1] as u8, head_valid: v[2] != 0, head: v[3] as u8 }
     }
     fn state(&self, r: &Regs) -> rq::State {
-        let both = |n: &str| [r.array(&format!("{n}_lo")), r.array(&format!("{n}_hi"))].concat();
-        rq::State { valid: r.array("valid").to_vec(), faulted: r.array("faulted").to_vec(), warp: both("warp"), age: both("age"), exec: both("exec"), info: both("info") }
+        let both = |lo: &str, hi: &str| [r.array(lo), r.array(hi)].concat();
+        rq::State {
+            valid: r.array("valid").to_vec(),
+            faulted: r.array("faulted").to_vec(),
+            warp: both("warp_lo", "warp_hi"),
+            age: both("age_lo", "age_hi"),
+            exec: both("exec_lo", "exec_hi"),
+            info: both("info_lo", "info_hi"),
+        }
     }
 }
 

@@ -126,6 +126,10 @@ pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     /// Whether the observed state is compared (it is not when the RTL's registers cannot be
     /// read back, as on an FPGA over a serial link: then outputs only).
     compare_state: bool,
+    /// The clocked cycle (plus one) whose state was compared: the registers change only at
+    /// the edge, so the state is compared at the first look at a cycle's outputs (a unit may
+    /// be asked many times in a cycle), 0 before any.
+    state_seen: std::cell::Cell<u64>,
 }
 
 impl<M, R> InLoop<M, R, ()>
@@ -134,7 +138,7 @@ where
     R: Unit<In = M::In, Out = M::Out>,
 {
     pub fn new(model: M, rtl: R, depth: usize) -> Self {
-        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None, compare_state: false }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None, compare_state: false, state_seen: Default::default() }
     }
 }
 
@@ -145,7 +149,7 @@ where
 {
     /// A pair whose state, as `model_state` and `rtl_state` read it, is compared too.
     pub fn with_state(model: M, rtl: R, depth: usize, model_state: fn(&M) -> S, rtl_state: fn(&R) -> S) -> Self {
-        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)), compare_state: true }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)), compare_state: true, state_seen: Default::default() }
     }
 
     /// Compares outputs only from now on (the state is still read from the model, for
@@ -208,6 +212,7 @@ where
         self.model.reset();
         self.rtl.reset();
         self.cycle = 0;
+        self.state_seen.set(0);
         self.history.clear();
         *self.first.borrow_mut() = None;
     }
@@ -219,7 +224,8 @@ where
             return r;
         }
         let mut diffs = if m != r { diff(&m, &r) } else { Vec::new() };
-        if let Some((fm, fr)) = self.observe.as_ref().filter(|_| self.compare_state) {
+        if let Some((fm, fr)) = self.observe.as_ref().filter(|_| self.compare_state && self.state_seen.get() != self.cycle + 1) {
+            self.state_seen.set(self.cycle + 1);
             let (sm, sr) = (fm(&self.model), fr(&self.rtl));
             if sm != sr {
                 diffs.extend(diff(&sm, &sr).into_iter().map(|d| FieldDiff { field: format!("state.{}", d.field), ..d }));
