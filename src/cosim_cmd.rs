@@ -28,12 +28,15 @@ pub enum UnitArg {
     /// fault scheme (implied; `--faults ol` runs it with the operand log) with the baseline
     /// dispatcher; needs the thesis's pipeline (`--config thesis16`).
     Rq,
+    /// Both the replay queue and the operand log's bookkeeping in RTL on every SM (or the SMs
+    /// `--sms` names), under the operand-log fault scheme (implied).
+    RqOl,
 }
 
 impl UnitArg {
     /// A per-SM block (one instance per SM, `--sms`, per-SM waveforms and traces).
     fn per_sm(self) -> bool {
-        matches!(self, UnitArg::Oplog | UnitArg::Rq)
+        matches!(self, UnitArg::Oplog | UnitArg::Rq | UnitArg::RqOl)
     }
 }
 
@@ -137,11 +140,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         UnitArg::Engine => UnitKind::Engine,
         UnitArg::Oplog => UnitKind::Oplog,
         UnitArg::Rq => UnitKind::Rq,
+        UnitArg::RqOl => UnitKind::RqOl,
     };
     match a.unit {
         // (the operand log's unit implies its scheme; the replay queue's implies rq, and
         // --faults ol runs it with the operand log)
-        UnitArg::Oplog => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
+        UnitArg::Oplog | UnitArg::RqOl => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
         UnitArg::Rq => cfg.faults = mpgpu_ref::config::FaultScheme::Rq,
         _ => {}
     }
@@ -152,6 +156,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
             UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::HighestFirst),
             UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::ByIndex),
+            UnitArg::RqOl => !matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
         };
         if !ok {
             bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
@@ -225,6 +230,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.vcd {
         match a.unit {
+            UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
             UnitArg::Oplog | UnitArg::Rq => {
                 let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
                 println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
@@ -234,6 +240,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.trace {
         match a.unit {
+            UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             UnitArg::Oplog | UnitArg::Rq => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
         }
@@ -242,6 +249,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
             match a.unit {
+                UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
                 UnitArg::Oplog | UnitArg::Rq => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
                 _ => eprintln!("waveform around the mismatch: {}", p.display()),
             }

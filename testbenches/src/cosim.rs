@@ -317,6 +317,39 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
     }
 }
 
+/// Two per-SM units in the loop at once (the operand log's and the replay queue's): the first
+/// mismatch of either (earliest GPU cycle; the first unit's on a tie), the clocked cycles of
+/// both, waveforms `<stem>-<block>-sm<k>.vcd`, traces `DIR/<block>/sm<k>/`.
+struct Both(Box<dyn Outcome>, Box<dyn Outcome>, [&'static str; 2]);
+
+impl Both {
+    fn path(p: &Path, block: &str) -> PathBuf {
+        let stem = p.with_extension("");
+        PathBuf::from(format!("{}-{block}.vcd", stem.display()))
+    }
+}
+
+impl Outcome for Both {
+    fn mismatch(&self) -> Option<Mismatch> {
+        match (self.0.mismatch(), self.1.mismatch()) {
+            (Some(a), Some(b)) => Some(if b.time.unwrap_or(b.cycle) < a.time.unwrap_or(a.cycle) { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+    fn cycles(&self) -> u64 {
+        self.0.cycles() + self.1.cycles()
+    }
+    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+        self.0.write_vcd(&Both::path(p, self.2[0]))?;
+        self.1.write_vcd(&Both::path(p, self.2[1]))
+    }
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        let a = self.0.finish_trace()?;
+        let b = self.1.finish_trace()?;
+        Ok(a.or(b))
+    }
+}
+
 /// The operand log's RTL beside its model in an SM's slot: a mismatch stops the run.
 impl OplogSlot for Shared<Oplog, OplogPorts> {
     fn halted(&self) -> Option<String> {
@@ -372,6 +405,9 @@ pub enum UnitKind {
     /// The replay queue (`Rq`), one per SM, under `faults = "rq"` or `"ol"`, with the
     /// baseline dispatcher.
     Rq,
+    /// Both the replay queue and the operand log (`Rq` and `Oplog`) on every SM, under
+    /// `faults = "ol"`.
+    RqOl,
 }
 
 pub use mpgpu_ref::slots::SlotMode;
@@ -542,22 +578,35 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             gpu.set_framework_clock_gating(!o.every_cycle);
             Ok((Box::new(AloneOutcome(Vec::new())), gpu))
         }
-        (UnitKind::Oplog, mode) => {
-            let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as u32;
-            let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
+        (UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl, mode) => {
             let mut gpu = Gpu::new(cfg);
-            let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-            let mut it = units.into_iter();
-            gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
-            Ok((outcome, gpu))
-        }
-        (UnitKind::Rq, mode) => {
-            let slots = cfg.sm[0].rq_entries;
-            let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
-            let mut gpu = Gpu::new(cfg);
-            let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-            let mut it = units.into_iter();
-            gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
+            let both = o.unit == UnitKind::RqOl;
+            // (with both, each block's traces under DIR/<block>/)
+            let sub = |b: &str| if both { trace.map(|d| d.join(b)) } else { trace.map(Path::to_path_buf) };
+            let mut outcomes = Vec::new();
+            if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
+                let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as u32;
+                let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
+                let t = sub("oplog");
+                let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let mut it = units.into_iter();
+                gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
+                outcomes.push(outcome);
+            }
+            if matches!(o.unit, UnitKind::Rq | UnitKind::RqOl) {
+                let slots = cfg.sm[0].rq_entries;
+                let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
+                let t = sub("rq");
+                let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let mut it = units.into_iter();
+                gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
+                outcomes.push(outcome);
+            }
+            let outcome = match (outcomes.pop(), outcomes.pop()) {
+                (Some(rq), Some(ol)) => Box::new(Both(ol, rq, ["oplog", "rq"])),
+                (Some(one), None) => one,
+                _ => unreachable!("one or two per-SM units"),
+            };
             Ok((outcome, gpu))
         }
         (UnitKind::Engine, _) => {
@@ -592,9 +641,9 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
                 return Err(format!("--unit rq needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
             }
         }
-        UnitKind::Oplog => {
+        UnitKind::Oplog | UnitKind::RqOl => {
             if cfg.faults != mpgpu_ref::config::FaultScheme::Ol {
-                return Err(format!("--unit oplog: the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
+                return Err(format!("--unit oplog (or rq-ol): the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
             }
             if cfg.sm.len() != 1 {
                 return Err(format!("--unit oplog needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));

@@ -184,3 +184,29 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
         }
     }
 }
+
+/// Both per-SM units in the loop at once under demand paging (`--unit rq-ol`): the replay
+/// queue and the operand log's bookkeeping on every SM, zero mismatches, a waveform per block
+/// per SM.
+#[test]
+fn the_replay_queue_and_the_operand_log_run_together_under_demand_paging() {
+    let mut cfg = config(FaultScheme::Ol, 128, 0.0);
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.validate().unwrap();
+    let w = one("lbm", 32);
+    let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
+    o.unit = UnitKind::RqOl;
+    o.backend = Backend::Verilator;
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq-ol");
+    let _ = std::fs::remove_dir_all(&d);
+    o.vcd = Some(d.join("run.vcd"));
+    o.mismatch_vcd = d.join("mismatch.vcd");
+    let r = run_with(&cfg, &w, &o).unwrap();
+    clean(&r, "rq-ol lockstep");
+    let res = r.result.as_ref().unwrap();
+    assert!(res.sm.squashed > 0 && res.sm.replayed > 0, "no page fault was replayed");
+    for f in ["run-oplog-sm0.vcd", "run-rq-sm0.vcd", "run-rq-sm7.vcd"] {
+        let text = std::fs::read_to_string(d.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(text.contains(" mismatch $end") && text.contains("module expected"), "{f}: no expected values or mismatch marker");
+    }
+}
