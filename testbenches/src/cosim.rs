@@ -585,7 +585,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let sub = |b: &str| if both { trace.map(|d| d.join(b)) } else { trace.map(Path::to_path_buf) };
             let mut outcomes = Vec::new();
             if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
-                let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as u32;
+                let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;
                 let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
                 let t = sub("oplog");
                 let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
