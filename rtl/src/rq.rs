@@ -10,7 +10,8 @@
 //! Outputs, combinational on the registers and on `warp`:
 //! - `full`, `alloc_idx`: whether a slot is free, and the lowest free one (a slot freed in a
 //!   cycle is free from the next: the free is registered);
-//! - `head_valid`, `head`: warp `warp`'s oldest faulted slot (ages compared modulo 2^16).
+//! - `head_valid`, `head`: warp `warp`'s oldest faulted slot (ages compared modulo 2^16), from
+//!   a tree of pairwise choices, seven levels deep.
 //!
 //! At the rising edge: `issue` writes the entry into `alloc_idx`; `replay` clears `head`'s
 //! faulted bit; `fault` sets faulted bits; `free` clears slots. Loop bounds are literal
@@ -80,10 +81,32 @@ pub struct Rq {
     idx: Signal<Local, Bits<7>>,
     set_lo: Signal<Local, Bits<64>>,
     set_hi: Signal<Local, Bits<64>>,
-    found: Signal<Local, Bit>,
-    best_age: Signal<Local, Bits<16>>,
+    /// The head search, a tree of 7 levels over the 128 slots: at level k, node j holds
+    /// whether its 2^k slots include a faulted one of the warp (`vk`), the oldest one's age
+    /// (`ak`) and slot (`xk`).
+    lv: Signal<Local, Bit>,
+    rv: Signal<Local, Bit>,
     diff: Signal<Local, Bits<16>>,
-    hidx: Signal<Local, Bits<7>>,
+    v1: [Signal<Local, Bit>; 64],
+    a1: [Signal<Local, Bits<16>>; 64],
+    x1: [Signal<Local, Bits<7>>; 64],
+    v2: [Signal<Local, Bit>; 32],
+    a2: [Signal<Local, Bits<16>>; 32],
+    x2: [Signal<Local, Bits<7>>; 32],
+    v3: [Signal<Local, Bit>; 16],
+    a3: [Signal<Local, Bits<16>>; 16],
+    x3: [Signal<Local, Bits<7>>; 16],
+    v4: [Signal<Local, Bit>; 8],
+    a4: [Signal<Local, Bits<16>>; 8],
+    x4: [Signal<Local, Bits<7>>; 8],
+    v5: [Signal<Local, Bit>; 4],
+    a5: [Signal<Local, Bits<16>>; 4],
+    x5: [Signal<Local, Bits<7>>; 4],
+    v6: [Signal<Local, Bit>; 2],
+    a6: [Signal<Local, Bits<16>>; 2],
+    x6: [Signal<Local, Bits<7>>; 2],
+    v7: Signal<Local, Bit>,
+    x7: Signal<Local, Bits<7>>,
     hm_lo: Signal<Local, Bits<64>>,
     hm_hi: Signal<Local, Bits<64>>,
     info: Signal<Local, Bits<36>>,
@@ -141,10 +164,29 @@ impl Rq {
             idx: Default::default(),
             set_lo: Default::default(),
             set_hi: Default::default(),
-            found: Default::default(),
-            best_age: Default::default(),
+            lv: Default::default(),
+            rv: Default::default(),
             diff: Default::default(),
-            hidx: Default::default(),
+            v1: std::array::from_fn(|_| Default::default()),
+            a1: std::array::from_fn(|_| Default::default()),
+            x1: std::array::from_fn(|_| Default::default()),
+            v2: std::array::from_fn(|_| Default::default()),
+            a2: std::array::from_fn(|_| Default::default()),
+            x2: std::array::from_fn(|_| Default::default()),
+            v3: std::array::from_fn(|_| Default::default()),
+            a3: std::array::from_fn(|_| Default::default()),
+            x3: std::array::from_fn(|_| Default::default()),
+            v4: std::array::from_fn(|_| Default::default()),
+            a4: std::array::from_fn(|_| Default::default()),
+            x4: std::array::from_fn(|_| Default::default()),
+            v5: std::array::from_fn(|_| Default::default()),
+            a5: std::array::from_fn(|_| Default::default()),
+            x5: std::array::from_fn(|_| Default::default()),
+            v6: std::array::from_fn(|_| Default::default()),
+            a6: std::array::from_fn(|_| Default::default()),
+            x6: std::array::from_fn(|_| Default::default()),
+            v7: Default::default(),
+            x7: Default::default(),
             hm_lo: Default::default(),
             hm_hi: Default::default(),
             info: Default::default(),
@@ -232,45 +274,106 @@ impl Logic for Rq {
         }
         self.full.next = !(self.fr_lo.val().any() | self.fr_hi.val().any());
         self.alloc_idx.next = self.idx.val();
-        // The warp's oldest faulted slot: a scan keeping the oldest age seen.
-        self.found.next = false;
-        self.best_age.next = 0.into();
-        self.hidx.next = 0.into();
+        // The warp's oldest faulted slot: a tree of pairwise choices, the right (higher) one
+        // only if it is strictly older (ages modulo 2^16), so that a tie goes to the lower
+        // slot as in the model's scan; the test-only by-index variant ignores ages.
+        for j in 0..32 {
+            self.lv.next = self.faulted[0].q.val().get_bit(2 * j) & (self.warp_lo[2 * j].q.val() == self.warp.val());
+            self.rv.next = self.faulted[0].q.val().get_bit(2 * j + 1) & (self.warp_lo[2 * j + 1].q.val() == self.warp.val());
+            self.diff.next = self.age_lo[2 * j + 1].q.val() - self.age_lo[2 * j].q.val();
+            self.v1[j].next = self.lv.val() | self.rv.val();
+            self.a1[j].next = self.age_lo[2 * j].q.val();
+            self.x1[j].next = self.ids_lo[2 * j].val();
+            if self.rv.val() & (!self.lv.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a1[j].next = self.age_lo[2 * j + 1].q.val();
+                self.x1[j].next = self.ids_lo[2 * j + 1].val();
+            }
+            self.lv.next = self.faulted[1].q.val().get_bit(2 * j) & (self.warp_hi[2 * j].q.val() == self.warp.val());
+            self.rv.next = self.faulted[1].q.val().get_bit(2 * j + 1) & (self.warp_hi[2 * j + 1].q.val() == self.warp.val());
+            self.diff.next = self.age_hi[2 * j + 1].q.val() - self.age_hi[2 * j].q.val();
+            self.v1[32 + j].next = self.lv.val() | self.rv.val();
+            self.a1[32 + j].next = self.age_hi[2 * j].q.val();
+            self.x1[32 + j].next = self.ids_hi[2 * j].val();
+            if self.rv.val() & (!self.lv.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a1[32 + j].next = self.age_hi[2 * j + 1].q.val();
+                self.x1[32 + j].next = self.ids_hi[2 * j + 1].val();
+            }
+        }
+        for j in 0..32 {
+            self.diff.next = self.a1[2 * j + 1].val() - self.a1[2 * j].val();
+            self.v2[j].next = self.v1[2 * j].val() | self.v1[2 * j + 1].val();
+            self.a2[j].next = self.a1[2 * j].val();
+            self.x2[j].next = self.x1[2 * j].val();
+            if self.v1[2 * j + 1].val() & (!self.v1[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a2[j].next = self.a1[2 * j + 1].val();
+                self.x2[j].next = self.x1[2 * j + 1].val();
+            }
+        }
+        for j in 0..16 {
+            self.diff.next = self.a2[2 * j + 1].val() - self.a2[2 * j].val();
+            self.v3[j].next = self.v2[2 * j].val() | self.v2[2 * j + 1].val();
+            self.a3[j].next = self.a2[2 * j].val();
+            self.x3[j].next = self.x2[2 * j].val();
+            if self.v2[2 * j + 1].val() & (!self.v2[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a3[j].next = self.a2[2 * j + 1].val();
+                self.x3[j].next = self.x2[2 * j + 1].val();
+            }
+        }
+        for j in 0..8 {
+            self.diff.next = self.a3[2 * j + 1].val() - self.a3[2 * j].val();
+            self.v4[j].next = self.v3[2 * j].val() | self.v3[2 * j + 1].val();
+            self.a4[j].next = self.a3[2 * j].val();
+            self.x4[j].next = self.x3[2 * j].val();
+            if self.v3[2 * j + 1].val() & (!self.v3[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a4[j].next = self.a3[2 * j + 1].val();
+                self.x4[j].next = self.x3[2 * j + 1].val();
+            }
+        }
+        for j in 0..4 {
+            self.diff.next = self.a4[2 * j + 1].val() - self.a4[2 * j].val();
+            self.v5[j].next = self.v4[2 * j].val() | self.v4[2 * j + 1].val();
+            self.a5[j].next = self.a4[2 * j].val();
+            self.x5[j].next = self.x4[2 * j].val();
+            if self.v4[2 * j + 1].val() & (!self.v4[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a5[j].next = self.a4[2 * j + 1].val();
+                self.x5[j].next = self.x4[2 * j + 1].val();
+            }
+        }
+        for j in 0..2 {
+            self.diff.next = self.a5[2 * j + 1].val() - self.a5[2 * j].val();
+            self.v6[j].next = self.v5[2 * j].val() | self.v5[2 * j + 1].val();
+            self.a6[j].next = self.a5[2 * j].val();
+            self.x6[j].next = self.x5[2 * j].val();
+            if self.v5[2 * j + 1].val() & (!self.v5[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+                self.a6[j].next = self.a5[2 * j + 1].val();
+                self.x6[j].next = self.x5[2 * j + 1].val();
+            }
+        }
+        self.diff.next = self.a6[1].val() - self.a6[0].val();
+        self.v7.next = self.v6[0].val() | self.v6[1].val();
+        self.x7.next = self.x6[0].val();
+        if self.v6[1].val() & (!self.v6[0].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            self.x7.next = self.x6[1].val();
+        }
+        self.head_valid.next = self.v7.val();
+        self.head.next = self.x7.val();
+        // The head's slot, decoded, leaves `faulted` when it is replayed.
         self.hm_lo.next = 0.into();
         self.hm_hi.next = 0.into();
         for i in 0..64 {
-            self.diff.next = self.age_lo[i].q.val() - self.best_age.val();
-            if self.faulted[0].q.val().get_bit(i) & (self.warp_lo[i].q.val() == self.warp.val()) & (!self.found.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
-                self.found.next = true;
-                self.best_age.next = self.age_lo[i].q.val();
-                self.hidx.next = self.ids_lo[i].val();
-                self.hm_lo.next = 0.into();
+            if self.replay.val() & self.v7.val() & (self.x7.val() == self.ids_lo[i].val()) {
                 self.hm_lo.next = self.hm_lo.val().replace_bit(i, true);
             }
-        }
-        for i in 0..64 {
-            self.diff.next = self.age_hi[i].q.val() - self.best_age.val();
-            if self.faulted[1].q.val().get_bit(i) & (self.warp_hi[i].q.val() == self.warp.val()) & (!self.found.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
-                self.found.next = true;
-                self.best_age.next = self.age_hi[i].q.val();
-                self.hidx.next = self.ids_hi[i].val();
-                self.hm_lo.next = 0.into();
-                self.hm_hi.next = 0.into();
+            if self.replay.val() & self.v7.val() & (self.x7.val() == self.ids_hi[i].val()) {
                 self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
             }
         }
-        self.head_valid.next = self.found.val();
-        self.head.next = self.hidx.val();
         // The edge.
         self.set_lo.next = 0.into();
         self.set_hi.next = 0.into();
         if self.issue.val() {
             self.set_lo.next = self.low_lo.val();
             self.set_hi.next = self.low_hi.val();
-        }
-        if !self.replay.val() {
-            self.hm_lo.next = 0.into();
-            self.hm_hi.next = 0.into();
         }
         self.valid[0].d.next = (self.valid[0].q.val() & !self.free_lo.val()) | self.set_lo.val();
         self.valid[1].d.next = (self.valid[1].q.val() & !self.free_hi.val()) | self.set_hi.val();
