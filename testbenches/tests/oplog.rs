@@ -12,6 +12,9 @@ use mpgpu_spec::units::oplog::{In, Out};
 use mpgpu_spec::Unit;
 use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
+
+mod common;
+use common::{clean, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -47,15 +50,6 @@ fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults
     run_with(cfg, w, &o).unwrap()
 }
 
-fn clean(r: &CosimReport, what: &str) {
-    if let Some(m) = &r.mismatch {
-        panic!("{what}: {m}");
-    }
-    assert!(r.error.is_none(), "{what}: {:?}", r.error);
-    let res = r.result.as_ref().unwrap();
-    assert!(res.processes.iter().all(|p| p.verified), "{what}: outputs do not verify");
-}
-
 #[test]
 fn the_operand_log_runs_in_lockstep_on_every_sm_with_faults_and_log_full_stalls() {
     let cfg = config(4096, 0.02);
@@ -67,15 +61,7 @@ fn the_operand_log_runs_in_lockstep_on_every_sm_with_faults_and_log_full_stalls(
     assert!(res.sm.squashed > 0 && res.sm.replayed > 0, "no fault was replayed: {} squashed, {} replayed", res.sm.squashed, res.sm.replayed);
     assert!(res.sm.log_full > 0, "the 4 KB log never stalled issue");
     // Every SM carried the RTL: each clocked its unit.
-    // The model alone and the RTL alone drive the GPU to the same run, cycle for cycle.
-    let model = cosim(&cfg, &w, Backend::RustHdl, SlotMode::ModelAlone, OplogFaults::default());
-    let alone = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, OplogFaults::default());
-    for (x, what) in [(&model, "model alone"), (&alone, "verilator alone")] {
-        clean(x, what);
-        assert_eq!(x.result.as_ref().unwrap().cycles, res.cycles, "{what}");
-        assert_eq!(x.result.as_ref().unwrap().sm.log_full, res.sm.log_full, "{what}");
-    }
-    assert_eq!(alone.cycles_checked, r.cycles_checked, "the RTL alone is clocked in the same cycles");
+    slot_modes_agree(&r, |b, m| cosim(&cfg, &w, b, m, OplogFaults::default()), |x| x.sm.log_full);
 }
 
 /// Blocks switched out on faults and back take their partitions' logged operands with them

@@ -101,3 +101,35 @@ arrival = 3000
 priority = 1
 launches = [{ kernel = "sgemm", size = 96, seed = 3 }]
 "#;
+
+/// A co-simulation run that must be clean: no mismatch, no error, every output verified.
+#[allow(dead_code)]
+pub fn clean(r: &mpgpu_tb::cosim::CosimReport, what: &str) {
+    if let Some(m) = &r.mismatch {
+        panic!("{what}: {m}");
+    }
+    assert!(r.error.is_none(), "{what}: {:?}", r.error);
+    let res = r.result.as_ref().unwrap();
+    assert!(res.processes.iter().all(|p| p.verified), "{what}: outputs do not verify");
+}
+
+/// The model alone (rust-hdl build, no RTL) and the RTL alone (Verilator) drive the GPU to the
+/// same run as the lockstep pair `r`, cycle for cycle, with the same `count` (a stall counter
+/// the unit's outputs decide); the RTL alone is clocked in the same cycles.
+#[allow(dead_code)]
+pub fn slot_modes_agree(
+    r: &mpgpu_tb::cosim::CosimReport,
+    run: impl Fn(mpgpu_tb::Backend, mpgpu_tb::cosim::SlotMode) -> mpgpu_tb::cosim::CosimReport,
+    count: impl Fn(&mpgpu_ref::timing::gpu::RunResult) -> u64,
+) {
+    use mpgpu_tb::cosim::SlotMode;
+    let res = r.result.as_ref().unwrap();
+    let model = run(mpgpu_tb::Backend::RustHdl, SlotMode::ModelAlone);
+    let alone = run(mpgpu_tb::Backend::Verilator, SlotMode::RtlAlone);
+    for (x, what) in [(&model, "model alone"), (&alone, "verilator alone")] {
+        clean(x, what);
+        assert_eq!(x.result.as_ref().unwrap().cycles, res.cycles, "{what}");
+        assert_eq!(count(x.result.as_ref().unwrap()), count(res), "{what}");
+    }
+    assert_eq!(alone.cycles_checked, r.cycles_checked, "the RTL alone is clocked in the same cycles");
+}
