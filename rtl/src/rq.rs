@@ -11,7 +11,9 @@
 //! - `full`, `alloc_idx`: whether a slot is free, and the lowest free one (a slot freed in a
 //!   cycle is free from the next: the free is registered);
 //! - `head_valid`, `head`: warp `warp`'s oldest faulted slot (ages compared modulo 2^16), from
-//!   a tree of pairwise choices, seven levels deep.
+//!   a tree of pairwise choices, seven levels deep;
+//! - `rd_*`: slot `rd_idx`'s entry (pc, lanes, age, log entries), the squashed instruction's
+//!   entry that goes back to its warp.
 //!
 //! At the rising edge: `issue` writes the entry into `alloc_idx`; `replay` clears `head`'s
 //! faulted bit; `fault` sets faulted bits; `free` clears slots. Loop bounds are literal
@@ -56,6 +58,8 @@ pub struct Rq {
     pub log1: Signal<In, Bits<6>>,
     pub log2: Signal<In, Bits<6>>,
     pub nlog: Signal<In, Bits<2>>,
+    /// The slot read out on the `rd_*` outputs.
+    pub rd_idx: Signal<In, Bits<7>>,
     /// No slot is free.
     pub full: Signal<Out, Bit>,
     /// The lowest free slot.
@@ -63,6 +67,14 @@ pub struct Rq {
     /// Warp `warp`'s oldest faulted slot, if any.
     pub head_valid: Signal<Out, Bit>,
     pub head: Signal<Out, Bits<7>>,
+    /// Slot `rd_idx`'s entry (a squashed instruction's, which goes back to its warp).
+    pub rd_pc: Signal<Out, Bits<16>>,
+    pub rd_exec: Signal<Out, Bits<32>>,
+    pub rd_age: Signal<Out, Bits<16>>,
+    pub rd_log0: Signal<Out, Bits<6>>,
+    pub rd_log1: Signal<Out, Bits<6>>,
+    pub rd_log2: Signal<Out, Bits<6>>,
+    pub rd_nlog: Signal<Out, Bits<2>>,
     /// The slots the configuration has.
     present_lo: Constant<Bits<64>>,
     present_hi: Constant<Bits<64>>,
@@ -110,6 +122,7 @@ pub struct Rq {
     hm_lo: Signal<Local, Bits<64>>,
     hm_hi: Signal<Local, Bits<64>>,
     info: Signal<Local, Bits<36>>,
+    rinfo: Signal<Local, Bits<36>>,
     /// Slots in use, and squashed ones waiting to be replayed.
     pub valid: [DFF<Bits<64>>; 2],
     pub faulted: [DFF<Bits<64>>; 2],
@@ -149,6 +162,14 @@ impl Rq {
             alloc_idx: Default::default(),
             head_valid: Default::default(),
             head: Default::default(),
+            rd_idx: Default::default(),
+            rd_pc: Default::default(),
+            rd_exec: Default::default(),
+            rd_age: Default::default(),
+            rd_log0: Default::default(),
+            rd_log1: Default::default(),
+            rd_log2: Default::default(),
+            rd_nlog: Default::default(),
             present_lo: Constant::new(mask(slots).into()),
             present_hi: Constant::new(mask(slots.saturating_sub(64)).into()),
             one: Constant::new(1u64.into()),
@@ -190,6 +211,7 @@ impl Rq {
             hm_lo: Default::default(),
             hm_hi: Default::default(),
             info: Default::default(),
+            rinfo: Default::default(),
             valid: Default::default(),
             faulted: Default::default(),
             warp_lo: std::array::from_fn(|_| Default::default()),
@@ -220,6 +242,7 @@ impl Rq {
         self.log1.connect();
         self.log2.connect();
         self.nlog.connect();
+        self.rd_idx.connect();
         self.connect_all();
     }
 }
@@ -368,6 +391,27 @@ impl Logic for Rq {
                 self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
             }
         }
+        // The read port: slot `rd_idx`'s entry.
+        self.rd_exec.next = 0.into();
+        self.rd_age.next = 0.into();
+        self.rinfo.next = 0.into();
+        for i in 0..64 {
+            if self.rd_idx.val() == self.ids_lo[i].val() {
+                self.rd_exec.next = self.exec_lo[i].q.val();
+                self.rd_age.next = self.age_lo[i].q.val();
+                self.rinfo.next = self.info_lo[i].q.val();
+            }
+            if self.rd_idx.val() == self.ids_hi[i].val() {
+                self.rd_exec.next = self.exec_hi[i].q.val();
+                self.rd_age.next = self.age_hi[i].q.val();
+                self.rinfo.next = self.info_hi[i].q.val();
+            }
+        }
+        self.rd_pc.next = self.rinfo.val().get_bits::<16>(20);
+        self.rd_nlog.next = self.rinfo.val().get_bits::<2>(18);
+        self.rd_log2.next = self.rinfo.val().get_bits::<6>(12);
+        self.rd_log1.next = self.rinfo.val().get_bits::<6>(6);
+        self.rd_log0.next = self.rinfo.val().get_bits::<6>(0);
         // The edge.
         self.set_lo.next = 0.into();
         self.set_hi.next = 0.into();

@@ -410,8 +410,8 @@ impl Ports for OplogPorts {
 pub type OplogRtl = RtlUnit<OplogPorts>;
 
 hdl_block!(Rq {
-    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, warp, pc, exec, age, log0, log1, log2, nlog],
-    outputs: [full, alloc_idx, head_valid, head],
+    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
+    outputs: [full, alloc_idx, head_valid, head, rd_pc, rd_exec, rd_age, rd_log0, rd_log1, rd_log2, rd_nlog],
     registers: [],
     arrays: [valid, faulted, warp_lo, warp_hi, age_lo, age_hi, exec_lo, exec_hi, info_lo, info_hi],
 });
@@ -452,15 +452,38 @@ impl Ports for RqPorts {
             i.log[1] as u64 & 63,
             i.log[2] as u64 & 63,
             i.nlog as u64 & 3,
+            i.rd_idx as u64 & 127,
         ];
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &rq::Out, v: &mut [u64]) {
-        let w = [o.full as u64, o.alloc_idx as u64, o.head_valid as u64, o.head as u64];
+        let w = [
+            o.full as u64,
+            o.alloc_idx as u64,
+            o.head_valid as u64,
+            o.head as u64,
+            o.rd_pc as u64,
+            o.rd_exec as u64,
+            o.rd_age as u64,
+            o.rd_log[0] as u64,
+            o.rd_log[1] as u64,
+            o.rd_log[2] as u64,
+            o.rd_nlog as u64,
+        ];
         v.copy_from_slice(&w);
     }
     fn decode(&self, v: &[u64]) -> rq::Out {
-        rq::Out { full: v[0] != 0, alloc_idx: v[1] as u8, head_valid: v[2] != 0, head: v[3] as u8 }
+        rq::Out {
+            full: v[0] != 0,
+            alloc_idx: v[1] as u8,
+            head_valid: v[2] != 0,
+            head: v[3] as u8,
+            rd_pc: v[4] as u16,
+            rd_exec: v[5] as u32,
+            rd_age: v[6] as u16,
+            rd_log: [v[7] as u8, v[8] as u8, v[9] as u8],
+            rd_nlog: v[10] as u8,
+        }
     }
     fn state(&self, r: &Regs) -> rq::State {
         let both = |lo: &str, hi: &str| [r.array(lo), r.array(hi)].concat();

@@ -119,6 +119,7 @@ impl Unit for Recorder {
         let o = self.inner.outputs(i);
         let st: State = self.inner.state();
         let valid = mask(&st.valid);
+        // (the test's queues have all 128 slots: no slot is absent)
         let (now, early) = (!valid, !(valid & !i.free));
         let low = |m: u128| if m == 0 { None } else { Some(m.trailing_zeros()) };
         if low(now) != low(early) {
@@ -167,6 +168,13 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
             let want: Vec<String> = fields.iter().map(|f| format!("sm[{sm}].rq.{f}")).collect();
             assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
             assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{faults:?} on {backend:?}: expected one of {want:?} among\n{m}");
+        }
+        if faults.by_index {
+            // Alone in the slots, the broken RTL drives the GPU: the SM sees the named slot is
+            // not its oldest faulted instruction's and stops the run, naming both.
+            let r = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, faults);
+            let e = r.error.map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("oldest faulted instruction holds slot"), "the RTL alone was not stopped: {e:?}");
         }
     }
 }
@@ -261,12 +269,12 @@ fn per_sm_traces_replay_in_icarus() {
         }
     }
     assert_eq!(replayed, r.cycles_checked, "the two SMs' traces hold every clocked cycle");
-    // Record: GPU cycle, 14 inputs, 4 expected outputs (full, alloc_idx, ...), care mask.
+    // Record: GPU cycle, 15 inputs, 11 expected outputs (full, alloc_idx, ...), care mask.
     let bad = d.join("sm0");
     let text = std::fs::read_to_string(bad.join("trace.hex")).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let mut f: Vec<String> = lines[3].split_whitespace().map(String::from).collect();
-    f[16] = format!("{:x}", u64::from_str_radix(&f[16], 16).unwrap() ^ 1);
+    f[17] = format!("{:x}", u64::from_str_radix(&f[17], 16).unwrap() ^ 1);
     lines[3] = f.join(" ");
     std::fs::write(bad.join("trace.hex"), lines.join("\n") + "\n").unwrap();
     match replay(&bad).unwrap() {

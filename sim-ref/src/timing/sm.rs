@@ -616,6 +616,9 @@ pub struct Sm {
     /// in use (for reports).
     rq: Option<std::cell::RefCell<RqPort>>,
     rq_used: u32,
+    /// The replay queue contradicted the SM (only a broken unit can): the first time, which
+    /// stops the run at the unit's next edge.
+    rq_error: Option<(u64, String)>,
     /// The operand log: its data (entry: one operand of each lane), and (under `ol`) its
     /// bookkeeping unit, which owns the partitions and which entries are in use.
     ol_data: Vec<[u32; WARP_SIZE]>,
@@ -687,6 +690,7 @@ impl Sm {
             lazy: true,
             rq: None,
             rq_used: 0,
+            rq_error: None,
             ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
             ol: None,
             ol_room_changed: false,
@@ -796,7 +800,7 @@ impl Sm {
     pub fn rq_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.rq.as_mut()?.get_mut();
         p.edge(now)?;
-        let halted = p.unit.halted().map(|d| (p.at, d));
+        let halted = p.unit.halted().map(|d| (p.at, d)).or_else(|| self.rq_error.take());
         p.unit.at_cycle(now);
         // (slots freed: a memory instruction waiting for one looks again)
         self.wake_all(now);
@@ -817,6 +821,15 @@ impl Sm {
         let o = p.request(self.id, "replay-queue", now, f);
         assert!(before.is_none_or(|k| k == key(&p.pending)), "SM {}: two global memory instructions issued in cycle {now}", self.id);
         o
+    }
+
+    /// The replay queue's outputs contradicted the SM in cycle `now` (a broken RTL alone in the
+    /// slot): the run stops at the unit's edge with `what`. (In lockstep the mismatch with the
+    /// model is reported first.)
+    fn rq_broken(&mut self, now: u64, what: String) {
+        if self.rq_error.is_none() {
+            self.rq_error = Some((now, format!("SM {}: the replay queue {what}", self.id)));
+        }
     }
 
     /// Replay-queue slot `q` is freed (its instruction committed, or left with its block).
@@ -1901,13 +1914,16 @@ impl Sm {
         let bslot = d.bslot;
         let need = self.info(bslot).timing.log_need[d.pc];
         let (rq, log, nlog, from_log) = match e.replay {
-            Some(_) => {
+            Some(q) => {
                 // (the replay queue names the slot replayed: the warp's oldest faulted one,
                 // which is this entry, the warp's oldest waiting memory instruction)
                 let o = self.rq_request(now, |i| {
                     i.replay = true;
                     i.warp = slot as u8;
                 });
+                if !o.head_valid || o.head as u16 != q {
+                    self.rq_broken(now, format!("for warp slot {slot}'s replay it named slot {} (valid {}), but the warp's oldest faulted instruction holds slot {q}", o.head, o.head_valid));
+                }
                 (Some(o.head as u16), e.log, e.nlog, e.nlog > 0)
             }
             None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),
@@ -1941,6 +1957,9 @@ impl Sm {
                     i.nlog = nlog;
                 });
                 self.rq_used += 1;
+                if o.full {
+                    self.rq_broken(now, format!("it was full when warp slot {slot}'s memory instruction (pc {}) issued, after it had room in that cycle", d.pc));
+                }
                 (Some(o.alloc_idx as u16), log, nlog, e.fixed && nlog > 0)
             }
         };
@@ -2009,12 +2028,24 @@ impl Sm {
     /// faulted instruction's pc and throws its fetched instructions away.
     fn fault(&mut self, now: u64, id: u32) {
         let r = &self.recs[id as usize];
-        let (slot, pc, exec, age, rq, write, log, nlog) = (r.warp, r.f.pc, r.f.exec, r.age, r.rq, r.write, r.log, r.nlog);
+        let (slot, pc, age, rq, write) = (r.warp, r.f.pc, r.age, r.rq, r.write);
         // It issues again, and its warp fetches, from two cycles after its page is in.
         let resume = r.ready_at + 2;
         self.free_recs.push(id);
         self.stats.squashed += 1;
         let naive = self.scheme == FaultScheme::Naive;
+        // (under the replay queue its slot is marked faulted, and the entry that goes back to
+        // its warp is read from the slot: pc, lanes and log entries; the age stays the SM's)
+        let replay = match (naive, rq) {
+            (false, Some(q)) => {
+                let o = self.rq_request(now, |i| {
+                    i.fault |= 1 << q;
+                    i.rd_idx = q as u8;
+                });
+                Some(IqEntry { pc: o.rd_pc as u32, active: o.rd_exec, ready_at: resume, age, replay: Some(q), fixed: true, log: o.rd_log.map(u16::from), nlog: o.rd_nlog })
+            }
+            _ => None,
+        };
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.inflight -= 1;
         if let Some(p) = hw.mem_recs.iter().position(|&x| x == id) {
@@ -2036,14 +2067,11 @@ impl Sm {
             }
             hw.fetch_gated = false;
         } else {
-            let q = rq.expect("a replay-queue slot");
+            let e = replay.expect("a replay-queue slot");
             let at = hw.iq.iter().position(|x| x.age > age).unwrap_or(hw.iq.len());
-            hw.iq.insert(at, IqEntry { pc, active: exec, ready_at: resume, age, replay: Some(q), fixed: true, log, nlog });
+            hw.iq.insert(at, e);
         }
         let ended = (hw.w.state == WarpState::Done && hw.inflight == 0).then_some(hw.block);
-        if let (false, Some(q)) = (naive, rq) {
-            self.rq_request(now, |i| i.fault |= 1 << q);
-        }
         self.wake_at = self.wake_at.min(now);
         self.tb_check = true;
         if let Some(b) = ended {

@@ -3,7 +3,7 @@
 //! lowest free slot is taken; the replay port names a warp's oldest faulted slot
 //! (docs/faults.md O6-O8, "The replay queue in RTL").
 
-use mpgpu_spec::units::rq::{older, pack_info, In, Out, State, MAX_SLOTS};
+use mpgpu_spec::units::rq::{older, pack_info, unpack_info, In, Out, State, MAX_SLOTS};
 use mpgpu_spec::Unit;
 
 /// One SM's replay queue.
@@ -69,7 +69,19 @@ impl Unit for Rq {
     fn outputs(&self, i: &In) -> Out {
         let free = self.present & !self.valid;
         let head = self.head(i.warp);
-        Out { full: free == 0, alloc_idx: if free == 0 { 0 } else { free.trailing_zeros() as u8 }, head_valid: head.is_some(), head: head.unwrap_or(0) as u8 }
+        let r = i.rd_idx as usize % MAX_SLOTS;
+        let (rd_pc, rd_nlog, rd_log) = unpack_info(self.info[r]);
+        Out {
+            full: free == 0,
+            alloc_idx: if free == 0 { 0 } else { free.trailing_zeros() as u8 },
+            head_valid: head.is_some(),
+            head: head.unwrap_or(0) as u8,
+            rd_pc,
+            rd_exec: self.exec[r],
+            rd_age: self.age[r],
+            rd_log,
+            rd_nlog,
+        }
     }
 
     fn clock(&mut self, i: &In) {

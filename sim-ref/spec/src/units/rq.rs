@@ -52,6 +52,9 @@ pub struct In {
     pub age: u16,
     pub log: [u8; MAX_LOG],
     pub nlog: u8,
+    /// The slot read out (`rd_*`): a squashed instruction's entry, which goes back to its warp
+    /// to be replayed.
+    pub rd_idx: u8,
 }
 
 /// Driven every clocked cycle.
@@ -65,6 +68,12 @@ pub struct Out {
     /// modulo 2^16; 0 when none): the instruction it replays first.
     pub head_valid: bool,
     pub head: u8,
+    /// Slot `rd_idx`'s entry: pc, lanes, age, log entries and their count.
+    pub rd_pc: u16,
+    pub rd_exec: u32,
+    pub rd_age: u16,
+    pub rd_log: [u8; MAX_LOG],
+    pub rd_nlog: u8,
 }
 
 /// The architectural state compared with the RTL's registers (the extraction's §7.3: the
@@ -89,4 +98,9 @@ pub fn older(a: u16, b: u16) -> bool {
 /// `info` of a slot: pc, log entry count and entries.
 pub fn pack_info(pc: u16, nlog: u8, log: [u8; MAX_LOG]) -> u64 {
     (pc as u64) << 20 | ((nlog & 3) as u64) << 18 | ((log[2] & 63) as u64) << 12 | ((log[1] & 63) as u64) << 6 | (log[0] & 63) as u64
+}
+
+/// A slot's `info` unpacked: pc, log entry count, log entries.
+pub fn unpack_info(info: u64) -> (u16, u8, [u8; MAX_LOG]) {
+    ((info >> 20) as u16, (info >> 18) as u8 & 3, [(info & 63) as u8, (info >> 6) as u8 & 63, (info >> 12) as u8 & 63])
 }
