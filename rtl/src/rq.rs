@@ -79,7 +79,7 @@ pub struct Rq {
     present_lo: Constant<Bits<64>>,
     present_hi: Constant<Bits<64>>,
     one: Constant<Bits<64>>,
-    /// 2^15: an age difference at least this is negative (modulo 2^16).
+    /// 2^15: an age difference with this bit set is negative (modulo 2^16).
     half: Constant<Bits<16>>,
     early_free: Constant<Bit>,
     by_index: Constant<Bit>,
@@ -307,7 +307,7 @@ impl Logic for Rq {
             self.v1[j].next = self.lv.val() | self.rv.val();
             self.a1[j].next = self.age_lo[2 * j].q.val();
             self.x1[j].next = self.ids_lo[2 * j].val();
-            if self.rv.val() & (!self.lv.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.rv.val() & (!self.lv.val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a1[j].next = self.age_lo[2 * j + 1].q.val();
                 self.x1[j].next = self.ids_lo[2 * j + 1].val();
             }
@@ -317,7 +317,7 @@ impl Logic for Rq {
             self.v1[32 + j].next = self.lv.val() | self.rv.val();
             self.a1[32 + j].next = self.age_hi[2 * j].q.val();
             self.x1[32 + j].next = self.ids_hi[2 * j].val();
-            if self.rv.val() & (!self.lv.val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.rv.val() & (!self.lv.val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a1[32 + j].next = self.age_hi[2 * j + 1].q.val();
                 self.x1[32 + j].next = self.ids_hi[2 * j + 1].val();
             }
@@ -327,7 +327,7 @@ impl Logic for Rq {
             self.v2[j].next = self.v1[2 * j].val() | self.v1[2 * j + 1].val();
             self.a2[j].next = self.a1[2 * j].val();
             self.x2[j].next = self.x1[2 * j].val();
-            if self.v1[2 * j + 1].val() & (!self.v1[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.v1[2 * j + 1].val() & (!self.v1[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a2[j].next = self.a1[2 * j + 1].val();
                 self.x2[j].next = self.x1[2 * j + 1].val();
             }
@@ -337,7 +337,7 @@ impl Logic for Rq {
             self.v3[j].next = self.v2[2 * j].val() | self.v2[2 * j + 1].val();
             self.a3[j].next = self.a2[2 * j].val();
             self.x3[j].next = self.x2[2 * j].val();
-            if self.v2[2 * j + 1].val() & (!self.v2[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.v2[2 * j + 1].val() & (!self.v2[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a3[j].next = self.a2[2 * j + 1].val();
                 self.x3[j].next = self.x2[2 * j + 1].val();
             }
@@ -347,7 +347,7 @@ impl Logic for Rq {
             self.v4[j].next = self.v3[2 * j].val() | self.v3[2 * j + 1].val();
             self.a4[j].next = self.a3[2 * j].val();
             self.x4[j].next = self.x3[2 * j].val();
-            if self.v3[2 * j + 1].val() & (!self.v3[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.v3[2 * j + 1].val() & (!self.v3[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a4[j].next = self.a3[2 * j + 1].val();
                 self.x4[j].next = self.x3[2 * j + 1].val();
             }
@@ -357,7 +357,7 @@ impl Logic for Rq {
             self.v5[j].next = self.v4[2 * j].val() | self.v4[2 * j + 1].val();
             self.a5[j].next = self.a4[2 * j].val();
             self.x5[j].next = self.x4[2 * j].val();
-            if self.v4[2 * j + 1].val() & (!self.v4[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.v4[2 * j + 1].val() & (!self.v4[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a5[j].next = self.a4[2 * j + 1].val();
                 self.x5[j].next = self.x4[2 * j + 1].val();
             }
@@ -367,7 +367,7 @@ impl Logic for Rq {
             self.v6[j].next = self.v5[2 * j].val() | self.v5[2 * j + 1].val();
             self.a6[j].next = self.a5[2 * j].val();
             self.x6[j].next = self.x5[2 * j].val();
-            if self.v5[2 * j + 1].val() & (!self.v5[2 * j].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+            if self.v5[2 * j + 1].val() & (!self.v5[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
                 self.a6[j].next = self.a5[2 * j + 1].val();
                 self.x6[j].next = self.x5[2 * j + 1].val();
             }
@@ -375,7 +375,7 @@ impl Logic for Rq {
         self.diff.next = self.a6[1].val() - self.a6[0].val();
         self.v7.next = self.v6[0].val() | self.v6[1].val();
         self.x7.next = self.x6[0].val();
-        if self.v6[1].val() & (!self.v6[0].val() | ((self.diff.val() >= self.half.val()) & !self.by_index.val())) {
+        if self.v6[1].val() & (!self.v6[0].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
             self.x7.next = self.x6[1].val();
         }
         self.head_valid.next = self.v7.val();
