@@ -633,22 +633,17 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
 pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<CosimReport, String> {
     // Refuse a GPU the unit cannot run on before building any RTL for it.
     match o.unit {
-        UnitKind::Rq => {
-            if !matches!(cfg.faults, mpgpu_ref::config::FaultScheme::Rq | mpgpu_ref::config::FaultScheme::Ol) {
-                return Err(format!("--unit rq: the replay queue is used under faults = \"rq\" or \"ol\" (`{}` runs \"{}\"; add --faults rq)", cfg.name, cfg.faults.name()));
-            }
-            if cfg.sm.len() != 1 {
-                return Err(format!("--unit rq needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
-            }
+        UnitKind::Rq if !matches!(cfg.faults, mpgpu_ref::config::FaultScheme::Rq | mpgpu_ref::config::FaultScheme::Ol) => {
+            return Err(format!("--unit rq: the replay queue is used under faults = \"rq\" or \"ol\" (`{}` runs \"{}\"; add --faults rq)", cfg.name, cfg.faults.name()));
         }
-        UnitKind::Oplog | UnitKind::RqOl => {
-            if cfg.faults != mpgpu_ref::config::FaultScheme::Ol {
-                return Err(format!("--unit oplog (or rq-ol): the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
-            }
-            if cfg.sm.len() != 1 {
-                return Err(format!("--unit oplog needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
-            }
+        UnitKind::Oplog | UnitKind::RqOl if cfg.faults != mpgpu_ref::config::FaultScheme::Ol => {
+            return Err(format!("--unit oplog (or rq-ol): the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
         }
+        // (a per-SM unit is built once for every SM)
+        UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl if cfg.sm.len() != 1 => {
+            return Err(format!("--unit {:?} needs identical SMs; `{}` has {} kinds", o.unit, cfg.name, cfg.sm.len()));
+        }
+        UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl => {}
         _ => {
             Gpu::framework_params(cfg)?;
         }

@@ -14,7 +14,7 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{clean, slot_modes_agree};
+use common::{clean, flip_trace_field, replay_per_sm, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -174,25 +174,10 @@ fn per_sm_traces_replay_in_icarus() {
     clean(&r, "traced lockstep");
     assert_eq!(r.trace.as_deref(), Some(d.join("sm0").as_path()));
     assert!(!d.join("sm1").exists(), "an SM without the RTL has no trace");
-    let mut replayed = 0;
-    for k in [0, 5] {
-        match replay(&d.join(format!("sm{k}"))).unwrap() {
-            Replay::Pass { cycles } => replayed += cycles,
-            x => panic!("SM {k}: {x:?}"),
-        }
-    }
-    assert_eq!(replayed, r.cycles_checked, "the two SMs' traces hold every clocked cycle");
+    assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
     // Record: GPU cycle, 9 inputs, 6 expected outputs (pool_free first), care mask.
     let bad = d.join("sm0");
-    let edit = |line: usize| {
-        let text = std::fs::read_to_string(bad.join("trace.hex")).unwrap();
-        let mut lines: Vec<String> = text.lines().map(String::from).collect();
-        let mut f: Vec<String> = lines[line].split_whitespace().map(String::from).collect();
-        f[10] = format!("{:x}", u64::from_str_radix(&f[10], 16).unwrap() ^ 1);
-        lines[line] = f.join(" ");
-        std::fs::write(bad.join("trace.hex"), lines.join("\n") + "\n").unwrap();
-    };
-    edit(3);
+    flip_trace_field(&bad, 3, 10);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => assert_eq!((cycle, port.as_str()), (3, "pool_free"), "{line}"),
         x => panic!("the edited trace replayed as {x:?}"),

@@ -14,7 +14,7 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{clean, slot_modes_agree};
+use common::{clean, flip_trace_field, replay_per_sm, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -261,22 +261,10 @@ fn per_sm_traces_replay_in_icarus() {
     let r = run_with(&cfg, &w, &o).unwrap();
     clean(&r, "traced lockstep");
     assert!(r.result.as_ref().unwrap().sm.replayed > 0, "no replay in the traced run");
-    let mut replayed = 0;
-    for k in [0, 5] {
-        match replay(&d.join(format!("sm{k}"))).unwrap() {
-            Replay::Pass { cycles } => replayed += cycles,
-            x => panic!("SM {k}: {x:?}"),
-        }
-    }
-    assert_eq!(replayed, r.cycles_checked, "the two SMs' traces hold every clocked cycle");
+    assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
     // Record: GPU cycle, 15 inputs, 11 expected outputs (full, alloc_idx, ...), care mask.
     let bad = d.join("sm0");
-    let text = std::fs::read_to_string(bad.join("trace.hex")).unwrap();
-    let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let mut f: Vec<String> = lines[3].split_whitespace().map(String::from).collect();
-    f[17] = format!("{:x}", u64::from_str_radix(&f[17], 16).unwrap() ^ 1);
-    lines[3] = f.join(" ");
-    std::fs::write(bad.join("trace.hex"), lines.join("\n") + "\n").unwrap();
+    flip_trace_field(&bad, 3, 17);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => assert_eq!((cycle, port.as_str()), (3, "alloc_idx"), "{line}"),
         x => panic!("the edited trace replayed as {x:?}"),

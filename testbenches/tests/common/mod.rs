@@ -133,3 +133,30 @@ pub fn slot_modes_agree(
     }
     assert_eq!(alone.cycles_checked, r.cycles_checked, "the RTL alone is clocked in the same cycles");
 }
+
+/// Replays each SM's trace (`dir/sm<k>`) in Icarus; every one must pass. Returns the clocked
+/// cycles they hold together.
+#[allow(dead_code)]
+pub fn replay_per_sm(dir: &Path, sms: &[usize]) -> u64 {
+    use mpgpu_tb::trace::{replay, Replay};
+    let mut cycles = 0;
+    for k in sms {
+        match replay(&dir.join(format!("sm{k}"))).unwrap() {
+            Replay::Pass { cycles: c } => cycles += c,
+            x => panic!("SM {k}: {x:?}"),
+        }
+    }
+    cycles
+}
+
+/// Flips the lowest bit of field `field` (0: the GPU cycle, then inputs, then expected
+/// outputs) of record `line` in the trace in `dir`.
+#[allow(dead_code)]
+pub fn flip_trace_field(dir: &Path, line: usize, field: usize) {
+    let text = std::fs::read_to_string(dir.join("trace.hex")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut f: Vec<String> = lines[line].split_whitespace().map(String::from).collect();
+    f[field] = format!("{:x}", u64::from_str_radix(&f[field], 16).unwrap() ^ 1);
+    lines[line] = f.join(" ");
+    std::fs::write(dir.join("trace.hex"), lines.join("\n") + "\n").unwrap();
+}
