@@ -72,7 +72,6 @@ pub struct Oplog {
     blk: [Constant<Bits<4>>; 16],
     owned: Signal<Local, Bits<64>>,
     pool: Signal<Local, Bits<64>>,
-    pool_cnt: Signal<Local, Bits<7>>,
     live: Signal<Local, Bits<64>>,
     part_free: Signal<Local, Bits<64>>,
     rest1: Signal<Local, Bits<64>>,
@@ -90,14 +89,34 @@ pub struct Oplog {
     i2: Signal<Local, Bits<6>>,
     abits: Signal<Local, Bits<64>>,
     cmask: Signal<Local, Bits<64>>,
-    ccnt: Signal<Local, Bits<7>>,
     umask: Signal<Local, Bits<64>>,
-    ucnt: Signal<Local, Bits<7>>,
     released: Signal<Local, Bits<64>>,
+    back: Signal<Local, Bits<64>>,
+    /// Each entry's rank in the pool (pool entries below it), as kept (`rank ^ base`).
+    rk: [Signal<Local, Bits<7>>; 65],
+    /// The count a claim takes out of every rank (0 without a claim).
+    nc: Signal<Local, Bits<7>>,
+    /// Each rank less the claim's count, saturated at 0.
+    sub: [Signal<Local, Bits<7>>; 65],
+    /// The released entries' prefix counts, level by level of a Sklansky tree (`p6[i]`:
+    /// released entries at or below `i`).
+    p0: [Signal<Local, Bits<7>>; 64],
+    p1: [Signal<Local, Bits<7>>; 64],
+    p2: [Signal<Local, Bits<7>>; 64],
+    p3: [Signal<Local, Bits<7>>; 64],
+    p4: [Signal<Local, Bits<7>>; 64],
+    p5: [Signal<Local, Bits<7>>; 64],
+    p6: [Signal<Local, Bits<7>>; 64],
+    /// Each entry's rank at reset (`min(i, entries)`: every entry is in the pool).
+    base: [Constant<Bits<7>>; 65],
     /// Entries in use.
     pub valid: DFF<Bits<64>>,
     /// Each block slot's partition.
     pub own: [DFF<Bits<64>>; 16],
+    /// Each entry's rank in the pool: the pool entries below it, kept XORed with `base` so
+    /// that the flip-flops start at zero (`rank[64]`: the pool's size). Derived from `own` (not part of the compared state);
+    /// with it a claim is a compare per entry, not a count along the pool.
+    pub rank: [DFF<Bits<7>>; 65],
 }
 
 impl Oplog {
@@ -131,7 +150,6 @@ impl Oplog {
             blk: std::array::from_fn(|i| Constant::new((i as u64).into())),
             owned: Default::default(),
             pool: Default::default(),
-            pool_cnt: Default::default(),
             live: Default::default(),
             part_free: Default::default(),
             rest1: Default::default(),
@@ -149,12 +167,23 @@ impl Oplog {
             i2: Default::default(),
             abits: Default::default(),
             cmask: Default::default(),
-            ccnt: Default::default(),
             umask: Default::default(),
-            ucnt: Default::default(),
             released: Default::default(),
+            back: Default::default(),
+            rk: std::array::from_fn(|_| Default::default()),
+            nc: Default::default(),
+            sub: std::array::from_fn(|_| Default::default()),
+            p0: std::array::from_fn(|_| Default::default()),
+            p1: std::array::from_fn(|_| Default::default()),
+            p2: std::array::from_fn(|_| Default::default()),
+            p3: std::array::from_fn(|_| Default::default()),
+            p4: std::array::from_fn(|_| Default::default()),
+            p5: std::array::from_fn(|_| Default::default()),
+            p6: std::array::from_fn(|_| Default::default()),
+            base: std::array::from_fn(|i| Constant::new((i.min(entries) as u64).into())),
             valid: Default::default(),
             own: Default::default(),
+            rank: std::array::from_fn(|_| Default::default()),
         }
     }
 
@@ -182,25 +211,29 @@ impl Logic for Oplog {
             self.own[b].clock.next = self.clock.val();
             self.own[b].d.next = self.own[b].q.val();
         }
+        for i in 0..65 {
+            self.rank[i].clock.next = self.clock.val();
+            self.rk[i].next = self.rank[i].q.val() ^ self.base[i].val();
+        }
         // Entries in use, with this cycle's frees let through.
         self.live.next = self.valid.q.val() & !self.free.val();
-        // The pool: entries no partition owns.
+        // The pool: entries no partition owns. Released: the released partitions' entries;
+        // back: the entries that return to the pool (with a claimed block slot's old
+        // partition, should it have one).
         self.owned.next = 0.into();
         self.released.next = 0.into();
+        self.back.next = 0.into();
         for b in 0..16 {
             self.owned.next = self.owned.val() | self.own[b].q.val();
             if self.part_release.val().get_bit(b) {
                 self.released.next = self.released.val() | self.own[b].q.val();
             }
-        }
-        self.pool.next = self.present.val() & !self.owned.val();
-        self.pool_cnt.next = 0.into();
-        for i in 0..64 {
-            if self.pool.val().get_bit(i) {
-                self.pool_cnt.next = self.pool_cnt.val() + 1;
+            if self.part_release.val().get_bit(b) | (self.claim.val() & (self.claim_block.val() == self.blk[b].val())) {
+                self.back.next = self.back.val() | self.own[b].q.val();
             }
         }
-        self.pool_free.next = self.pool_cnt.val();
+        self.pool.next = self.present.val() & !self.owned.val();
+        self.pool_free.next = self.rk[64].val();
         // Each partition's free entries, saturated at 3 (clearing the lowest set bit twice).
         self.room_acc.next = 0.into();
         for b in 0..16 {
@@ -265,23 +298,68 @@ impl Logic for Oplog {
                 self.abits.next = self.l0.val() | self.l1.val() | self.l2.val();
             }
         }
-        // A partition: the lowest `claim_n` pool entries, the lowest `claim_used` in use.
+        // A partition: the pool entries whose rank is below `claim_n` (its lowest `claim_n`),
+        // of which those ranked below `claim_used` are in use.
         self.cmask.next = 0.into();
-        self.ccnt.next = 0.into();
+        self.umask.next = 0.into();
         for i in 0..64 {
-            if self.pool.val().get_bit(i) & (self.ccnt.val() < self.claim_n.val()) {
-                self.cmask.next = self.cmask.val().replace_bit(i, true);
-                self.ccnt.next = self.ccnt.val() + 1;
-            }
+            self.cmask.next = self.cmask.val().replace_bit(i, self.pool.val().get_bit(i) & (self.rk[i].val() < self.claim_n.val()));
+            self.umask.next = self.umask.val().replace_bit(i, self.pool.val().get_bit(i) & (self.rk[i].val() < self.claim_n.val()) & (self.rk[i].val() < self.claim_used.val()));
         }
         self.claim_mask.next = self.cmask.val();
-        self.umask.next = 0.into();
-        self.ucnt.next = 0.into();
-        for i in 0..64 {
-            if self.cmask.val().get_bit(i) & (self.ucnt.val() < self.claim_used.val()) {
-                self.umask.next = self.umask.val().replace_bit(i, true);
-                self.ucnt.next = self.ucnt.val() + 1;
+        // The ranks at the edge: a claim takes its entries, the lowest ranks, out of every rank
+        // (saturating); entries back in the pool add their prefix counts (a Sklansky tree, six levels).
+        self.nc.next = 0.into();
+        if self.claim.val() {
+            self.nc.next = self.claim_n.val();
+        }
+        for i in 0..65 {
+            self.sub[i].next = 0.into();
+            if self.rk[i].val() >= self.nc.val() {
+                self.sub[i].next = self.rk[i].val() - self.nc.val();
             }
+        }
+        for i in 0..64 {
+            self.p0[i].next = 0.into();
+            if self.back.val().get_bit(i) {
+                self.p0[i].next = 1.into();
+            }
+        }
+        for j in 0..32 {
+            self.p1[2 * j].next = self.p0[2 * j].val();
+            self.p1[2 * j + 1].next = self.p0[2 * j + 1].val() + self.p0[2 * j].val();
+        }
+        for j in 0..16 {
+            for k in 0..2 {
+                self.p2[4 * j + k].next = self.p1[4 * j + k].val();
+                self.p2[4 * j + 2 + k].next = self.p1[4 * j + 2 + k].val() + self.p1[4 * j + 1].val();
+            }
+        }
+        for j in 0..8 {
+            for k in 0..4 {
+                self.p3[8 * j + k].next = self.p2[8 * j + k].val();
+                self.p3[8 * j + 4 + k].next = self.p2[8 * j + 4 + k].val() + self.p2[8 * j + 3].val();
+            }
+        }
+        for j in 0..4 {
+            for k in 0..8 {
+                self.p4[16 * j + k].next = self.p3[16 * j + k].val();
+                self.p4[16 * j + 8 + k].next = self.p3[16 * j + 8 + k].val() + self.p3[16 * j + 7].val();
+            }
+        }
+        for j in 0..2 {
+            for k in 0..16 {
+                self.p5[32 * j + k].next = self.p4[32 * j + k].val();
+                self.p5[32 * j + 16 + k].next = self.p4[32 * j + 16 + k].val() + self.p4[32 * j + 15].val();
+            }
+        }
+        for k in 0..32 {
+            self.p6[k].next = self.p5[k].val();
+            self.p6[32 + k].next = self.p5[32 + k].val() + self.p5[31].val();
+        }
+        self.rank[0].d.next = self.sub[0].val() ^ self.base[0].val();
+        for i in 0..64 {
+            self.rank[i + 1].d.next = (self.sub[i + 1].val() + self.p6[i].val()) ^ self.base[i + 1].val();
         }
         // The edge.
         self.valid.d.next = (self.live.val() & !self.released.val()) | self.abits.val();
