@@ -24,7 +24,7 @@ pub use lowest_first::LowestFirst;
 pub use oplog::{Oplog, OplogFaults};
 pub use prio::Prio;
 pub use ptbq::Ptbq;
-pub use ram::SyncRam;
+pub use ram::{LutRam, SyncRam};
 pub use rq::{Rq, RqFaults};
 pub use round_robin::RoundRobin;
 pub use scan::ScanControl;

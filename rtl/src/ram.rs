@@ -10,25 +10,53 @@
 //! holds three or more, so that it is never the entry written). Parameters: `D` the word, `A`
 //! the address bits (2^A words). Words never written read as zero in simulation; the Verilog
 //! leaves them undefined.
+//!
+//! `LutRam`, the same RAM with a combinational read port (distributed RAM), is below.
 
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
-pub struct SyncRam<D: Synth, const A: usize> {
+/// A simple dual-port RAM: one write port on the clock and one read port, registered
+/// (`SYNC`, block RAM: [`SyncRam`]) or combinational (distributed RAM: [`LutRam`]).
+#[derive(Clone, Debug, LogicBlock)]
+pub struct Ram<D: Synth, const A: usize, const SYNC: bool> {
     /// Clock of both ports.
     pub clock: Signal<In, Clock>,
     pub write_enable: Signal<In, Bit>,
     pub write_address: Signal<In, Bits<A>>,
     pub write_data: Signal<In, D>,
     pub read_address: Signal<In, Bits<A>>,
-    /// The word that was at `read_address` at the last clock edge.
+    /// `SyncRam`: the word that was at `read_address` at the last clock edge; `LutRam`: the
+    /// word at `read_address`.
     pub read_data: Signal<Out, D>,
     _words: Vec<D>,
 }
 
-impl<D: Synth, const A: usize> Default for SyncRam<D, A> {
+pub type SyncRam<D, const A: usize> = Ram<D, A, true>;
+
+/// `LutRam`: a RAM with one write port (on the clock) and one combinational read port: the word
+/// at `read_address` now, with the writes of earlier edges. This is FPGA distributed RAM (ECP5
+/// TRELLIS_DPR16X4, Xilinx RAM64M/RAM128X1D; the iCE40 has none and gets flip-flops). For a
+/// table that one port writes and another reads at any address, when the reader cannot wait a
+/// cycle; its words are read back by the co-simulation as state (`word`, and the Verilog
+/// `mem` array). Every word starts at zero, in the simulation and in the Verilog (an initial
+/// value, which distributed RAM takes), so that a read of a word never written is defined, as
+/// the block's outputs must be every cycle.
+pub type LutRam<D, const A: usize> = Ram<D, A, false>;
+
+impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
+    /// Word `k` as it stands.
+    pub fn word(&self, k: usize) -> D {
+        self._words[k]
+    }
+    /// The number of words.
+    pub fn words(&self) -> usize {
+        1 << A
+    }
+}
+
+impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
     fn default() -> Self {
-        assert!(A <= 16, "SyncRam of 2^{A} words is larger than the blocks need");
+        assert!(A <= if SYNC { 16 } else { 10 }, "a RAM of 2^{A} words is larger than the blocks need");
         Self {
             clock: Default::default(),
             write_enable: Default::default(),
@@ -41,13 +69,18 @@ impl<D: Synth, const A: usize> Default for SyncRam<D, A> {
     }
 }
 
-impl<D: Synth, const A: usize> Logic for SyncRam<D, A> {
+impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            self.read_data.next = self._words[self.read_address.val().index()];
+            if SYNC {
+                self.read_data.next = self._words[self.read_address.val().index()];
+            }
             if self.write_enable.val() {
                 self._words[self.write_address.val().index()] = self.write_data.val();
             }
+        }
+        if !SYNC {
+            self.read_data.next = self._words[self.read_address.val().index()];
         }
     }
 
@@ -56,8 +89,10 @@ impl<D: Synth, const A: usize> Logic for SyncRam<D, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "\
+        let (msb, last) = (D::BITS - 1, (1usize << A) - 1);
+        Verilog::Custom(if SYNC {
+            format!(
+                "\
 (* no_rw_check *)
 reg [{msb}:0] mem [0:{last}];
 
@@ -67,9 +102,31 @@ always @(posedge clock) begin
     end
     read_data <= mem[read_address];
 end
-",
-            msb = D::BITS - 1,
-            last = (1usize << A) - 1
-        ))
+"
+            )
+        } else {
+            format!(
+                "\
+reg [{msb}:0] mem [0:{last}];
+
+integer k;
+initial begin
+    for (k = 0; k <= {last}; k = k + 1) begin
+        mem[k] = 0;
+    end
+end
+
+always @(posedge clock) begin
+    if (write_enable) begin
+        mem[write_address] <= write_data;
+    end
+end
+
+always @(*) begin
+    read_data = mem[read_address];
+end
+"
+            )
+        })
     }
 }

@@ -21,6 +21,7 @@
 //! `mpgpu_spec::units::rq`.
 
 use mpgpu_spec::units::rq::{AGE_BITS, LOG_BITS, MAX_SLOTS, MAX_WARPS, PC_BITS, SLOT_BITS, WARP_BITS};
+use crate::ram::LutRam;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SLOTS == 128 && SLOT_BITS == 7 && MAX_WARPS == 64 && WARP_BITS == 6 && PC_BITS == 16 && AGE_BITS == 16 && LOG_BITS == 6);
@@ -121,20 +122,21 @@ pub struct Rq {
     x7: Signal<Local, Bits<7>>,
     hm_lo: Signal<Local, Bits<64>>,
     hm_hi: Signal<Local, Bits<64>>,
-    info: Signal<Local, Bits<36>>,
+    ent_info: Signal<Local, Bits<36>>,
     rinfo: Signal<Local, Bits<36>>,
     /// Slots in use, and squashed ones waiting to be replayed.
     pub valid: [DFF<Bits<64>>; 2],
     pub faulted: [DFF<Bits<64>>; 2],
-    /// Each slot's warp, age, lanes and pc with log entries (`mpgpu_spec::units::rq::pack_info`).
+    /// Each slot's warp and age (flip-flops: the head search reads every slot's at once).
     pub warp_lo: [DFF<Bits<6>>; 64],
     pub warp_hi: [DFF<Bits<6>>; 64],
     pub age_lo: [DFF<Bits<16>>; 64],
     pub age_hi: [DFF<Bits<16>>; 64],
-    pub exec_lo: [DFF<Bits<32>>; 64],
-    pub exec_hi: [DFF<Bits<32>>; 64],
-    pub info_lo: [DFF<Bits<36>>; 64],
-    pub info_hi: [DFF<Bits<36>>; 64],
+    /// Each slot's lanes, and pc with log entries (`mpgpu_spec::units::rq::pack_info`), and a
+    /// copy of its age: distributed RAM, written at issue and read by the read port alone.
+    pub exec_ram: LutRam<Bits<32>, 7>,
+    pub info_ram: LutRam<Bits<36>, 7>,
+    pub age_ram: LutRam<Bits<16>, 7>,
 }
 
 impl Rq {
@@ -210,7 +212,7 @@ impl Rq {
             x7: Default::default(),
             hm_lo: Default::default(),
             hm_hi: Default::default(),
-            info: Default::default(),
+            ent_info: Default::default(),
             rinfo: Default::default(),
             valid: Default::default(),
             faulted: Default::default(),
@@ -218,10 +220,9 @@ impl Rq {
             warp_hi: std::array::from_fn(|_| Default::default()),
             age_lo: std::array::from_fn(|_| Default::default()),
             age_hi: std::array::from_fn(|_| Default::default()),
-            exec_lo: std::array::from_fn(|_| Default::default()),
-            exec_hi: std::array::from_fn(|_| Default::default()),
-            info_lo: std::array::from_fn(|_| Default::default()),
-            info_hi: std::array::from_fn(|_| Default::default()),
+            exec_ram: Default::default(),
+            info_ram: Default::default(),
+            age_ram: Default::default(),
         }
     }
 
@@ -265,14 +266,6 @@ impl Logic for Rq {
             self.age_lo[i].d.next = self.age_lo[i].q.val();
             self.age_hi[i].clock.next = self.clock.val();
             self.age_hi[i].d.next = self.age_hi[i].q.val();
-            self.exec_lo[i].clock.next = self.clock.val();
-            self.exec_lo[i].d.next = self.exec_lo[i].q.val();
-            self.exec_hi[i].clock.next = self.clock.val();
-            self.exec_hi[i].d.next = self.exec_hi[i].q.val();
-            self.info_lo[i].clock.next = self.clock.val();
-            self.info_lo[i].d.next = self.info_lo[i].q.val();
-            self.info_hi[i].clock.next = self.clock.val();
-            self.info_hi[i].d.next = self.info_hi[i].q.val();
         }
         // Free slots, and the lowest one.
         self.fr_lo.next = self.present_lo.val() & !self.valid[0].q.val();
@@ -391,22 +384,13 @@ impl Logic for Rq {
                 self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
             }
         }
-        // The read port: slot `rd_idx`'s entry.
-        self.rd_exec.next = 0.into();
-        self.rd_age.next = 0.into();
-        self.rinfo.next = 0.into();
-        for i in 0..64 {
-            if self.rd_idx.val() == self.ids_lo[i].val() {
-                self.rd_exec.next = self.exec_lo[i].q.val();
-                self.rd_age.next = self.age_lo[i].q.val();
-                self.rinfo.next = self.info_lo[i].q.val();
-            }
-            if self.rd_idx.val() == self.ids_hi[i].val() {
-                self.rd_exec.next = self.exec_hi[i].q.val();
-                self.rd_age.next = self.age_hi[i].q.val();
-                self.rinfo.next = self.info_hi[i].q.val();
-            }
-        }
+        // The read port: slot `rd_idx`'s entry, from the RAMs.
+        self.exec_ram.read_address.next = self.rd_idx.val();
+        self.info_ram.read_address.next = self.rd_idx.val();
+        self.age_ram.read_address.next = self.rd_idx.val();
+        self.rd_exec.next = self.exec_ram.read_data.val();
+        self.rd_age.next = self.age_ram.read_data.val();
+        self.rinfo.next = self.info_ram.read_data.val();
         self.rd_pc.next = self.rinfo.val().get_bits::<16>(20);
         self.rd_nlog.next = self.rinfo.val().get_bits::<2>(18);
         self.rd_log2.next = self.rinfo.val().get_bits::<6>(12);
@@ -423,7 +407,7 @@ impl Logic for Rq {
         self.valid[1].d.next = (self.valid[1].q.val() & !self.free_hi.val()) | self.set_hi.val();
         self.faulted[0].d.next = ((self.faulted[0].q.val() & !self.hm_lo.val()) | self.fault_lo.val()) & !self.free_lo.val();
         self.faulted[1].d.next = ((self.faulted[1].q.val() & !self.hm_hi.val()) | self.fault_hi.val()) & !self.free_hi.val();
-        self.info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
+        self.ent_info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
             | (bit_cast::<36, 2>(self.nlog.val()) << 18)
             | (bit_cast::<36, 6>(self.log2.val()) << 12)
             | (bit_cast::<36, 6>(self.log1.val()) << 6)
@@ -432,15 +416,24 @@ impl Logic for Rq {
             if self.set_lo.val().get_bit(i) {
                 self.warp_lo[i].d.next = self.warp.val();
                 self.age_lo[i].d.next = self.age.val();
-                self.exec_lo[i].d.next = self.exec.val();
-                self.info_lo[i].d.next = self.info.val();
             }
             if self.set_hi.val().get_bit(i) {
                 self.warp_hi[i].d.next = self.warp.val();
                 self.age_hi[i].d.next = self.age.val();
-                self.exec_hi[i].d.next = self.exec.val();
-                self.info_hi[i].d.next = self.info.val();
             }
         }
+        // (the RAMs are written at the slot the issue takes: none when the queue is full)
+        self.exec_ram.clock.next = self.clock.val();
+        self.info_ram.clock.next = self.clock.val();
+        self.age_ram.clock.next = self.clock.val();
+        self.exec_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
+        self.info_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
+        self.age_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
+        self.exec_ram.write_address.next = self.idx.val();
+        self.info_ram.write_address.next = self.idx.val();
+        self.age_ram.write_address.next = self.idx.val();
+        self.exec_ram.write_data.next = self.exec.val();
+        self.info_ram.write_data.next = self.ent_info.val();
+        self.age_ram.write_data.next = self.age.val();
     }
 }

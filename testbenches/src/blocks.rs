@@ -413,7 +413,8 @@ hdl_block!(Rq {
     inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
     outputs: [full, alloc_idx, head_valid, head, rd_pc, rd_exec, rd_age, rd_log0, rd_log1, rd_log2, rd_nlog],
     registers: [],
-    arrays: [valid, faulted, warp_lo, warp_hi, age_lo, age_hi, exec_lo, exec_hi, info_lo, info_hi],
+    arrays: [valid, faulted, warp_lo, warp_hi, age_lo, age_hi],
+    memories: [exec_ram, info_ram],
 });
 
 /// One SM's replay queue (`Rq`) of `slots` slots, with test-only faults.
@@ -492,8 +493,8 @@ impl Ports for RqPorts {
             faulted: r.array("faulted").to_vec(),
             warp: both("warp_lo", "warp_hi"),
             age: both("age_lo", "age_hi"),
-            exec: both("exec_lo", "exec_hi"),
-            info: both("info_lo", "info_hi"),
+            exec: r.array("exec_ram.mem").to_vec(),
+            info: r.array("info_ram.mem").to_vec(),
         }
     }
 }

@@ -68,12 +68,16 @@ pub trait HdlBlock: Block {
 }
 
 /// Implements [`HdlBlock`] for a rust-hdl block from its port lists: `inputs` and `outputs`
-/// (signals), `registers` (DFFs) and `arrays` (arrays of DFFs), each listed once. Registers
+/// (signals), `registers` (DFFs), `arrays` (arrays of DFFs) and optionally `memories`
+/// (`LutRam`s, whose words are read back as `name.mem[k]`), each listed once. Registers
 /// and arrays inside sub-blocks are named by their path (`smst.state`); their Verilog names are
 /// hierarchical (`smst.state$3$q`).
 #[macro_export]
 macro_rules! hdl_block {
     ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?] $(,)? }) => {
+        $crate::hdl_block!($t { inputs: [$($i),*], outputs: [$($o),*], registers: [$($($r).+),*], arrays: [$($($a).+),*], memories: [] });
+    };
+    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?], memories: [$($m:ident),* $(,)?] $(,)? }) => {
         impl $crate::ports::HdlBlock for $t {
             fn input_ports(&self) -> Vec<$crate::ports::Port> {
                 vec![$($crate::ports::Port::new(stringify!($i), rust_hdl::core::atom::Atom::bits(&self.$i))),*]
@@ -87,6 +91,9 @@ macro_rules! hdl_block {
                 $(v.push($crate::ports::Port::new(&format!("{}$q", [$(stringify!($r)),+].join(".")), rust_hdl::core::atom::Atom::bits(&self.$($r).+.q)));)*
                 $(for (k, d) in self.$($a).+.iter().enumerate() {
                     v.push($crate::ports::Port::new(&format!("{}${}$q", [$(stringify!($a)),+].join("."), k), rust_hdl::core::atom::Atom::bits(&d.q)));
+                })*
+                $(for k in 0..self.$m.words() {
+                    v.push($crate::ports::Port::new(&format!("{}.mem[{}]", stringify!($m), k), rust_hdl::core::atom::Atom::bits(&self.$m.read_data)));
                 })*
                 v
             }
@@ -108,6 +115,7 @@ macro_rules! hdl_block {
                 let mut k = 0;
                 $(v[k] = $crate::ports::Wire::word(&self.$($r).+.q.val()); k += 1;)*
                 $(for d in self.$($a).+.iter() { v[k] = $crate::ports::Wire::word(&d.q.val()); k += 1; })*
+                $(for w in 0..self.$m.words() { v[k] = $crate::ports::Wire::word(&self.$m.word(w)); k += 1; })*
             }
         }
     };
@@ -140,9 +148,13 @@ impl RegMap {
         let mut m: HashMap<String, (usize, usize)> = HashMap::new();
         for (k, p) in regs.iter().enumerate() {
             let stem = p.name.trim_end_matches("$q");
-            let base = match stem.rsplit_once('$') {
+            let base = match stem.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
+                // (a memory's words: `name.mem[k]`)
                 Some((b, idx)) if idx.chars().all(|c| c.is_ascii_digit()) => b,
-                _ => stem,
+                _ => match stem.rsplit_once('$') {
+                    Some((b, idx)) if idx.chars().all(|c| c.is_ascii_digit()) => b,
+                    _ => stem,
+                },
             };
             m.entry(base.to_string()).and_modify(|e| e.1 += 1).or_insert((k, 1));
         }
