@@ -1,13 +1,15 @@
 //! The FPGA flow (`docs/fpga.md`): every block synthesizes for the ECP5, Xilinx 7-series and
 //! iCE40, the framework's PTBQs in block RAM; the small blocks place and route on the LFE5U-85F
 //! at 100 MHz or more; the ECP5 netlists of the DSS engine and of the whole framework replay a co-simulation
-//! trace in Icarus with yosys's cell models, and an edited expected value is caught there.
+//! trace in Icarus with yosys's cell models, and an edited expected value is caught there; so
+//! does the replay queue's, with its distributed RAM, on one SM's trace.
 //!
 //! The tools are installed under `target/fpga-venv` on first use (`Tools::ensure`). Place and
 //! route of the whole framework takes minutes and runs only when asked:
 //! `cargo test --release -p mpgpu-tb --test fpga -- --ignored`.
 
-use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::config::{FaultScheme, GpuConfig};
+use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
@@ -193,6 +195,44 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
     match mpgpu_tb::trace::replay_on(&wrong_ram, &[files[0].as_path(), model.as_path()], "gate").unwrap() {
         Replay::Mismatch { port, .. } => assert_eq!(port, "issue_tb"),
         r => panic!("a wrong block RAM replayed as {r:?}"),
+    }
+}
+
+/// The replay queue's ECP5 netlist, with its tables in distributed RAM (TRELLIS_DPR16X4 cells
+/// and their zero initial values), replays one SM's trace under injected faults; the trace
+/// exercises those cells: a cell model that writes one bit wrong fails it on a read-port output.
+#[test]
+fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_ram_is_caught() {
+    let t = tools();
+    let mut cfg = GpuConfig::preset("thesis16").unwrap();
+    cfg.faults = FaultScheme::Rq;
+    cfg.inject.rate = 0.05;
+    cfg.inject.seed = 5;
+    cfg.validate().unwrap();
+    let w = Workload::parse("lbm.toml", "description = \"lbm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 3 }]\n").unwrap();
+    let d = dir("gate-rq");
+    let mut o = CosimOptions::new(Policy::Fcfs, Mechanism::ContextSwitch);
+    o.unit = UnitKind::Rq;
+    o.sms = SmSet::parse("0", 16).unwrap();
+    o.trace = Some(d.clone());
+    o.mismatch_vcd = d.join("unused.vcd");
+    let rep = run_with(&cfg, &w, &o).unwrap();
+    assert!(rep.mismatch.is_none());
+    assert!(rep.result.as_ref().unwrap().sm.replayed > 0, "no replay in the traced run");
+    let sm0 = d.join("sm0");
+    let (r, synth) = gate_replay(&t, &sm0).unwrap();
+    assert_eq!(r, Replay::Pass { cycles: rep.cycles_checked });
+    assert_eq!(synth.group("dist_ram"), 168, "the lanes, info and age tables as distributed RAM");
+    let gate = sm0.join("gate");
+    let cells = std::fs::read_to_string(gate.join("ecp5_cells.v")).unwrap();
+    let broken = cells.replacen("mem[WAD] <= DI;", "mem[WAD] <= DI ^ 4'b1;", 1);
+    assert_ne!(broken, cells, "the TRELLIS_DPR16X4 model's write is not where the test expects it");
+    let wrong_ram = copy_trace(&sm0, "gate-rq-wrong-ram");
+    let model = wrong_ram.join("cells.v");
+    std::fs::write(&model, broken).unwrap();
+    match mpgpu_tb::trace::replay_on(&wrong_ram, &[gate.join("gate.v").as_path(), model.as_path()], "gate").unwrap() {
+        Replay::Mismatch { port, .. } => assert!(port.starts_with("rd_"), "a wrong distributed RAM caught on {port}"),
+        r => panic!("a wrong distributed RAM replayed as {r:?}"),
     }
 }
 
