@@ -79,7 +79,42 @@ fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_o
     let res = r.result.as_ref().unwrap();
     assert!(res.sm.switched_out > 0 && res.sm.switched_in == res.sm.switched_out, "switched out {}, in {}", res.sm.switched_out, res.sm.switched_in);
     assert!(res.sm.saved_queued > 0, "no queued instruction was saved with a context");
+    // The same run with the model alone, counting the cycles whose frees include a faulted
+    // slot: a faulted instruction leaving with its block's context frees its slot (a commit
+    // frees only slots that are not faulted).
+    let n = Rc::new(std::cell::Cell::new(0u64));
+    let mut gpu = Gpu::new(&cfg);
+    gpu.set_rq_units(&mut |_| Box::new(FaultedFrees { inner: Rq::new(128), n: n.clone() })).unwrap();
+    gpu.add_workload(&w).unwrap();
+    gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    assert!(n.get() > 0, "no faulted slot was freed with its block's context");
 }
+
+/// The model's unit, counting the clocked cycles that free a faulted slot.
+struct FaultedFrees {
+    inner: Rq,
+    n: Rc<std::cell::Cell<u64>>,
+}
+
+impl Unit for FaultedFrees {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+    fn outputs(&self, i: &In) -> Out {
+        self.inner.outputs(i)
+    }
+    fn clock(&mut self, i: &In) {
+        let st: State = self.inner.state();
+        if i.free & mask(&st.faulted) != 0 {
+            self.n.set(self.n.get() + 1);
+        }
+        self.inner.clock(i);
+    }
+}
+
+impl ReplaySlot for FaultedFrees {}
 
 /// Where each broken variant first parts from the model: (GPU cycle, SM, clocked cycle).
 type First = Rc<RefCell<Option<(u64, usize, u64)>>>;
