@@ -1,5 +1,6 @@
 //! `mpgpu soak`: random multiprogrammed workloads co-simulated with the framework's RTL in the
-//! loop under every policy and mechanism.
+//! loop under every policy and mechanism, or with a per-SM block's RTL on every SM under
+//! injected faults and under demand paging with thread-block switching.
 
 use crate::args::BackendArg;
 use crate::cosim_cmd::BrokenArg;
@@ -7,7 +8,8 @@ use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::soakgen::SoakParams;
-use mpgpu_tb::soak::{Soak, MECHANISMS, POLICIES};
+use mpgpu_tb::cosim::UnitKind;
+use mpgpu_tb::soak::Soak;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,9 +21,16 @@ pub struct SoakArgs {
     /// Random workloads to run (each under every policy and mechanism).
     #[arg(long, default_value_t = 10)]
     workloads: u64,
-    /// A preset (at most 16 identical SMs) or a TOML file.
-    #[arg(long, default_value = "k20c")]
-    config: String,
+    /// A preset (at most 16 identical SMs) or a TOML file (default: k20c for the framework,
+    /// thesis16 for the per-SM blocks, which need the thesis's pipeline).
+    #[arg(long)]
+    config: Option<String>,
+    /// The block in the loop: the framework (`sched`, each workload under every policy and
+    /// mechanism), or on every SM the replay queue (`rq`), the operand log (`oplog`) or both
+    /// (`rq-ol`), each workload twice: with injected faults and under demand paging with
+    /// thread-block switching.
+    #[arg(long, value_enum, default_value = "sched")]
+    unit: SoakUnit,
     /// The simulator of the RTL.
     #[arg(long, value_enum, default_value = "rust-hdl")]
     backend: BackendArg,
@@ -33,12 +42,35 @@ pub struct SoakArgs {
     broken: Option<BrokenArg>,
 }
 
+/// The blocks a soak can put in the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SoakUnit {
+    Sched,
+    Rq,
+    Oplog,
+    RqOl,
+}
+
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
-    let config = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let unit = match a.unit {
+        SoakUnit::Sched => UnitKind::Sched,
+        SoakUnit::Rq => UnitKind::Rq,
+        SoakUnit::Oplog => UnitKind::Oplog,
+        SoakUnit::RqOl => UnitKind::RqOl,
+    };
+    if a.unit != SoakUnit::Sched && a.broken.is_some() {
+        return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
+    }
+    let config_arg = a.config.clone().unwrap_or_else(|| if a.unit == SoakUnit::Sched { "k20c" } else { "thesis16" }.to_string());
+    let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
     let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg: a.config.clone(), backend: a.backend.into(), faults, params: SoakParams::default(), out: a.out.clone() };
-    let per = (POLICIES.len() * MECHANISMS.len()) as u64;
-    println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), the framework's RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
+    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, faults, rq_faults: Default::default(), oplog_faults: Default::default(), params: SoakParams::default(), out: a.out.clone() };
+    let per = soak.runs_per_workload();
+    if soak.per_sm() {
+        println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), the {unit:?} RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
+    } else {
+        println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), the framework's RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
+    }
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ProgressBar::new(a.workloads * per) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise} < {eta_precise}] {msg}").unwrap());
     let t = std::time::Instant::now();
@@ -60,13 +92,20 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         secs,
         rep.failure.as_ref().map_or(0, |f| f.mismatch.is_some() as u32)
     );
+    if soak.per_sm() {
+        println!("faults: {} faulted instructions, {} replayed, {} blocks switched out", rep.faulted, rep.replayed, rep.switched_out);
+    }
     match &rep.failure {
         None => {
             println!("PASS");
             Ok(ExitCode::SUCCESS)
         }
         Some(f) => {
-            eprintln!("workload {} of seed {} failed under {} / {:?}:", f.index, a.seed, f.policy.name(), f.mechanism);
+            if soak.per_sm() {
+                eprintln!("workload {} of seed {} failed under {}:", f.index, a.seed, f.variant);
+            } else {
+                eprintln!("workload {} of seed {} failed under {} / {:?}:", f.index, a.seed, f.policy.name(), f.mechanism);
+            }
             if let Some(m) = &f.mismatch {
                 eprintln!("{m}");
             }

@@ -183,7 +183,10 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
         config: GpuConfig::preset("k20c").unwrap(),
         config_arg: "k20c".into(),
         backend,
+        unit: mpgpu_tb::cosim::UnitKind::Sched,
         faults,
+        rq_faults: Default::default(),
+        oplog_faults: Default::default(),
         params: SoakParams::default(),
         out: dir("soak"),
     };

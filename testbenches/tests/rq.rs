@@ -305,3 +305,36 @@ fn per_sm_traces_replay_in_icarus() {
         x => panic!("the edited trace replayed as {x:?}"),
     }
 }
+
+/// `mpgpu soak --unit rq-ol`: random workloads, each run with injected faults and under demand
+/// paging with thread-block switching, both blocks on every SM (Verilator): clean, with replays
+/// and switches; a broken replay queue (replay out of age order) is found, and the workload
+/// and command that reproduce it are given.
+#[test]
+fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queue() {
+    use mpgpu_ref::soakgen::SoakParams;
+    use mpgpu_tb::soak::Soak;
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq").join("soak");
+    let soak = |rq_faults: RqFaults, n: u64| Soak {
+        seed: 1,
+        workloads: n,
+        config: GpuConfig::preset("thesis16").unwrap(),
+        config_arg: "thesis16".into(),
+        backend: Backend::Verilator,
+        unit: UnitKind::RqOl,
+        faults: Default::default(),
+        rq_faults,
+        oplog_faults: Default::default(),
+        params: SoakParams::default(),
+        out: out.clone(),
+    };
+    let clean = soak(RqFaults::default(), 8).run(&mut |_, _, _| {}).unwrap();
+    assert!(clean.failure.is_none(), "{:?}", clean.failure);
+    assert_eq!((clean.workloads, clean.runs), (8, 16));
+    assert!(clean.replayed > 0 && clean.switched_out > 0, "replayed {}, switched out {}", clean.replayed, clean.switched_out);
+    let rep = soak(RqFaults { by_index: true, ..Default::default() }, 8).run(&mut |_, _, _| {}).unwrap();
+    let f = rep.failure.expect("eight random workloads did not find a replay out of age order");
+    let m = f.mismatch.expect("a mismatch, not another failure");
+    assert!(m.diffs.iter().any(|d| d.field.ends_with(".rq.head")), "{m}");
+    assert!(f.workload.exists() && f.command.contains("--unit rq-ol") && f.command.contains(&f.variant), "{}", f.command);
+}
