@@ -38,6 +38,24 @@ impl UnitArg {
     fn per_sm(self) -> bool {
         matches!(self, UnitArg::Oplog | UnitArg::Rq | UnitArg::RqOl)
     }
+
+    /// The unit, with the fault scheme it implies set in `cfg` (the operand log's unit implies
+    /// its scheme; the replay queue's implies rq, and `--faults ol` then runs it with the
+    /// operand log).
+    fn setup(self, cfg: &mut GpuConfig) -> UnitKind {
+        match self {
+            UnitArg::Oplog | UnitArg::RqOl => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
+            UnitArg::Rq => cfg.faults = mpgpu_ref::config::FaultScheme::Rq,
+            _ => {}
+        }
+        match self {
+            UnitArg::Sched => UnitKind::Sched,
+            UnitArg::Engine => UnitKind::Engine,
+            UnitArg::Oplog => UnitKind::Oplog,
+            UnitArg::Rq => UnitKind::Rq,
+            UnitArg::RqOl => UnitKind::RqOl,
+        }
+    }
 }
 
 /// What the slot holds.
@@ -135,20 +153,7 @@ pub struct CosimArgs {
 pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    let unit = match a.unit {
-        UnitArg::Sched => UnitKind::Sched,
-        UnitArg::Engine => UnitKind::Engine,
-        UnitArg::Oplog => UnitKind::Oplog,
-        UnitArg::Rq => UnitKind::Rq,
-        UnitArg::RqOl => UnitKind::RqOl,
-    };
-    match a.unit {
-        // (the operand log's unit implies its scheme; the replay queue's implies rq, and
-        // --faults ol runs it with the operand log)
-        UnitArg::Oplog | UnitArg::RqOl => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
-        UnitArg::Rq => cfg.faults = mpgpu_ref::config::FaultScheme::Rq,
-        _ => {}
-    }
+    let unit = a.unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     // (each broken variant belongs to one unit)
     if let Some(b) = a.broken {
@@ -321,24 +326,48 @@ pub struct BenchCosimArgs {
     /// Repetitions of each measurement (the fastest is kept).
     #[arg(long, default_value_t = 3)]
     reps: u32,
+    /// The block measured: the framework (`sched`) or its engine, or a per-SM block on every
+    /// SM (`oplog`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).
+    #[arg(long, value_enum, default_value = "sched")]
+    unit: UnitArg,
+    #[command(flatten)]
+    vm: crate::args::VmArgs,
 }
 
-/// Co-simulation speed: the framework's slot holding the model alone, then each backend in the
-/// loop with the clock gated and clocked every cycle, then each backend's RTL alone.
+/// Co-simulation speed: the slot holding the model alone, then each backend in the loop with
+/// the clock gated and (the framework) clocked every cycle, then each backend's RTL alone.
 pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     use mpgpu_tb::Backend;
     let w = load_workload(&a.workload)?;
-    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    println!("workload: {}\nconfig: {} ({} SMs), policy {}, best of {} runs each; the Verilator models are built first (cached)", w.description, cfg.name, cfg.num_sms(), mpgpu_ref::units::framework::Policy::from(a.policy).name(), a.reps);
-    let mut rows = vec![("model alone", SlotMode::ModelAlone, Backend::RustHdl, false), ("model alone, every cycle", SlotMode::ModelAlone, Backend::RustHdl, true)];
+    let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let unit = a.unit.setup(&mut cfg);
+    a.vm.apply(&mut cfg)?;
+    let per_sm = a.unit.per_sm();
+    println!(
+        "workload: {}\nconfig: {} ({} SMs), {}, best of {} runs each; the Verilator models are built first (cached)",
+        w.description,
+        cfg.name,
+        cfg.num_sms(),
+        if per_sm { format!("{unit:?} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
+        a.reps
+    );
+    // (a per-SM block is clocked when its SM asks something of it; "every cycle" is the
+    // framework's)
+    let mut rows = vec![("model alone", SlotMode::ModelAlone, Backend::RustHdl, false)];
+    if !per_sm {
+        rows.push(("model alone, every cycle", SlotMode::ModelAlone, Backend::RustHdl, true));
+    }
     for b in [Backend::RustHdl, Backend::Verilator] {
         rows.push((if b == Backend::RustHdl { "rust-hdl in the loop, gated" } else { "verilator in the loop, gated" }, SlotMode::Lockstep, b, false));
-        rows.push((if b == Backend::RustHdl { "rust-hdl in the loop, every cycle" } else { "verilator in the loop, every cycle" }, SlotMode::Lockstep, b, true));
+        if !per_sm {
+            rows.push((if b == Backend::RustHdl { "rust-hdl in the loop, every cycle" } else { "verilator in the loop, every cycle" }, SlotMode::Lockstep, b, true));
+        }
         rows.push((if b == Backend::RustHdl { "rust-hdl alone, gated" } else { "verilator alone, gated" }, SlotMode::RtlAlone, b, false));
     }
     // Build the Verilator model before timing anything.
     let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
     o.backend = Backend::Verilator;
+    o.unit = unit;
     o.limits.max_cycles = 1;
     let _ = run_with(&cfg, &w, &o);
     println!("{:<36} {:>10} {:>10} {:>8} {:>12} {:>8}", "slot", "GPU cycles", "clocked", "seconds", "K cycles/s", "x model");
@@ -348,6 +377,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         let mut last = None;
         for _ in 0..a.reps.max(1) {
             let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+            o.unit = unit;
             o.mode = mode;
             o.backend = backend;
             o.every_cycle = every;
