@@ -34,27 +34,21 @@ pub enum UnitArg {
 }
 
 impl UnitArg {
-    /// A per-SM block (one instance per SM, `--sms`, per-SM waveforms and traces).
-    fn per_sm(self) -> bool {
-        matches!(self, UnitArg::Oplog | UnitArg::Rq | UnitArg::RqOl)
-    }
-
     /// The unit, with the fault scheme it implies set in `cfg` (the operand log's unit implies
     /// its scheme; the replay queue's implies rq, and `--faults ol` then runs it with the
     /// operand log).
     fn setup(self, cfg: &mut GpuConfig) -> UnitKind {
-        match self {
-            UnitArg::Oplog | UnitArg::RqOl => cfg.faults = mpgpu_ref::config::FaultScheme::Ol,
-            UnitArg::Rq => cfg.faults = mpgpu_ref::config::FaultScheme::Rq,
-            _ => {}
-        }
-        match self {
+        let unit = match self {
             UnitArg::Sched => UnitKind::Sched,
             UnitArg::Engine => UnitKind::Engine,
             UnitArg::Oplog => UnitKind::Oplog,
             UnitArg::Rq => UnitKind::Rq,
             UnitArg::RqOl => UnitKind::RqOl,
+        };
+        if let Some(f) = unit.implied_faults() {
+            cfg.faults = f;
         }
+        unit
     }
 }
 
@@ -194,7 +188,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), highest_first: a.broken == Some(BrokenArg::HighestFirst) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), by_index: a.broken == Some(BrokenArg::ByIndex) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if a.unit.per_sm() && a.backend == BackendArg::Fpga {
+    if unit.per_sm() && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
     o.every_cycle = a.every_cycle;
@@ -342,7 +336,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let unit = a.unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
-    let per_sm = a.unit.per_sm();
+    let per_sm = unit.per_sm();
     println!(
         "workload: {}\nconfig: {} ({} SMs), {}, best of {} runs each; the Verilator models are built first (cached)",
         w.description,

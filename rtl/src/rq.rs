@@ -94,6 +94,8 @@ pub struct Rq {
     idx: Signal<Local, Bits<7>>,
     set_lo: Signal<Local, Bits<64>>,
     set_hi: Signal<Local, Bits<64>>,
+    /// The RAMs are written (an issue took a slot).
+    wr: Signal<Local, Bit>,
     /// The head search, a tree of 7 levels over the 128 slots: at level k, node j holds
     /// whether its 2^k slots include a faulted one of the warp (`vk`), the oldest one's age
     /// (`ak`) and slot (`xk`).
@@ -187,6 +189,7 @@ impl Rq {
             idx: Default::default(),
             set_lo: Default::default(),
             set_hi: Default::default(),
+            wr: Default::default(),
             lv: Default::default(),
             rv: Default::default(),
             diff: Default::default(),
@@ -426,9 +429,11 @@ impl Logic for Rq {
         self.exec_ram.clock.next = self.clock.val();
         self.info_ram.clock.next = self.clock.val();
         self.age_ram.clock.next = self.clock.val();
-        self.exec_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
-        self.info_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
-        self.age_ram.write_enable.next = self.issue.val() & (self.set_lo.val().any() | self.set_hi.val().any());
+        // (`set_*` is the issue's slot, empty without an issue)
+        self.wr.next = self.set_lo.val().any() | self.set_hi.val().any();
+        self.exec_ram.write_enable.next = self.wr.val();
+        self.info_ram.write_enable.next = self.wr.val();
+        self.age_ram.write_enable.next = self.wr.val();
         self.exec_ram.write_address.next = self.idx.val();
         self.info_ram.write_address.next = self.idx.val();
         self.age_ram.write_address.next = self.idx.val();

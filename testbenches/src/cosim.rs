@@ -410,6 +410,33 @@ pub enum UnitKind {
     RqOl,
 }
 
+impl UnitKind {
+    /// A per-SM block (one instance per SM, with the baseline dispatcher).
+    pub fn per_sm(self) -> bool {
+        matches!(self, UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl)
+    }
+
+    /// The fault scheme the unit implies (the replay queue's is `rq`, which `ol` also has).
+    pub fn implied_faults(self) -> Option<mpgpu_ref::config::FaultScheme> {
+        match self {
+            UnitKind::Oplog | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
+            UnitKind::Rq => Some(mpgpu_ref::config::FaultScheme::Rq),
+            UnitKind::Sched | UnitKind::Engine => None,
+        }
+    }
+
+    /// The name on the command line (`mpgpu cosim --unit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            UnitKind::Sched => "sched",
+            UnitKind::Engine => "engine",
+            UnitKind::Oplog => "oplog",
+            UnitKind::Rq => "rq",
+            UnitKind::RqOl => "rq-ol",
+        }
+    }
+}
+
 pub use mpgpu_ref::slots::SlotMode;
 
 /// A co-simulation run's settings.

@@ -7,7 +7,7 @@
 use crate::cosim::{run_with, CosimOptions, UnitKind};
 use crate::lockstep::Mismatch;
 use crate::rtl::Backend;
-use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::soakgen::{random_workload, SoakParams};
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_rtl::{OplogFaults, RqFaults, SchedFaults};
@@ -115,7 +115,7 @@ impl Soak {
 
     /// Whether the block in the loop is a per-SM one.
     pub fn per_sm(&self) -> bool {
-        matches!(self.unit, UnitKind::Rq | UnitKind::Oplog | UnitKind::RqOl)
+        self.unit.per_sm()
     }
 
     /// Runs per workload.
@@ -135,7 +135,8 @@ impl Soak {
         if !self.per_sm() {
             return Ok(POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m, self.config.clone(), String::new()))).collect());
         }
-        let (scheme, name) = if self.unit == UnitKind::Rq { (FaultScheme::Rq, "rq") } else { (FaultScheme::Ol, "ol") };
+        let scheme = self.unit.implied_faults().expect("a per-SM unit implies its fault scheme");
+        let name = scheme.name();
         let rate = [0.01, 0.02, 0.05][(index % 3) as usize];
         let seed = self.seed.wrapping_mul(1_000_003).wrapping_add(index) % 1_000_000_007;
         let mut injected = self.config.clone();
@@ -157,12 +158,7 @@ impl Soak {
     /// The command that reproduces a failed run.
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
         if self.per_sm() {
-            let unit = match self.unit {
-                UnitKind::Rq => "rq",
-                UnitKind::Oplog => "oplog",
-                _ => "rq-ol",
-            };
-            return format!("mpgpu cosim {} --config {} --unit {unit} {variant} --backend {}", file.display(), self.config_arg, self.backend);
+            return format!("mpgpu cosim {} --config {} --unit {} {variant} --backend {}", file.display(), self.config_arg, self.unit.name(), self.backend);
         }
         let broken = match (self.faults.ptbq_lifo, self.faults.keep_token) {
             (true, _) => " --broken lifo",

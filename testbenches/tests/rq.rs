@@ -84,37 +84,11 @@ fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_o
     // frees only slots that are not faulted).
     let n = Rc::new(std::cell::Cell::new(0u64));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_rq_units(&mut |_| Box::new(FaultedFrees { inner: Rq::new(128), n: n.clone() })).unwrap();
+    gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: Default::default(), by_index: Default::default(), faulted_frees: n.clone() })).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     assert!(n.get() > 0, "no faulted slot was freed with its block's context");
 }
-
-/// The model's unit, counting the clocked cycles that free a faulted slot.
-struct FaultedFrees {
-    inner: Rq,
-    n: Rc<std::cell::Cell<u64>>,
-}
-
-impl Unit for FaultedFrees {
-    type In = In;
-    type Out = Out;
-    fn reset(&mut self) {
-        self.inner.reset();
-    }
-    fn outputs(&self, i: &In) -> Out {
-        self.inner.outputs(i)
-    }
-    fn clock(&mut self, i: &In) {
-        let st: State = self.inner.state();
-        if i.free & mask(&st.faulted) != 0 {
-            self.n.set(self.n.get() + 1);
-        }
-        self.inner.clock(i);
-    }
-}
-
-impl ReplaySlot for FaultedFrees {}
 
 /// Where each broken variant first parts from the model: (GPU cycle, SM, clocked cycle).
 type First = Rc<RefCell<Option<(u64, usize, u64)>>>;
@@ -129,6 +103,8 @@ struct Recorder {
     early: First,
     /// The asking warp's faulted slot of lowest index is not its oldest (replay by index).
     by_index: First,
+    /// Clocked cycles whose frees include a faulted slot (one leaving with its block's context).
+    faulted_frees: Rc<std::cell::Cell<u64>>,
 }
 
 impl Recorder {
@@ -168,6 +144,9 @@ impl Unit for Recorder {
         o
     }
     fn clock(&mut self, i: &In) {
+        if i.free & mask(&self.inner.state().faulted) != 0 {
+            self.faulted_frees.set(self.faulted_frees.get() + 1);
+        }
         self.inner.clock(i);
         self.clocked += 1;
     }
@@ -189,7 +168,7 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
         let cfg = config(FaultScheme::Rq, 128, rate);
         let (early, by_index): (First, First) = Default::default();
         let mut gpu = Gpu::new(&cfg);
-        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), by_index: by_index.clone() })).unwrap();
+        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), by_index: by_index.clone(), faulted_frees: Default::default() })).unwrap();
         gpu.add_workload(&w).unwrap();
         gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
         let first = if faults.early_free { early } else { by_index };
