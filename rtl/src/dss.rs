@@ -8,11 +8,13 @@
 //!   trigger latch and scan counter are the `ScanControl` sub-block `scan`, shared with `Prio`).
 //! - A decision scans entries 0, 1, .., sms-1 on consecutive cycles, naming on `next_addr` the
 //!   entry it scans next cycle (the framework reads the SMST and KSRT there and registers them,
-//!   so the block samples each entry as it was the cycle before), then spends one cycle
-//!   deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve
-//!   running SM `act_sm` of `act_from` for `act_kernel`), using the live token counts of `kmax`
-//!   and `kmin` read back on `count_max`/`count_min`. The table writes are the framework's.
-//! - Latency: sms + 1 cycles per decision; after an action (once two cycles have passed, for the
+//!   so the block samples each entry as it was the cycle before), then one cycle (`holding`)
+//!   in which it registers whether the live token count of `kmax` exceeds that of `kmin` by
+//!   two or more (`gap_q`; the counts read back on `count_max`/`count_min`), then one cycle
+//!   deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve running SM
+//!   `act_sm` of `act_from` for `act_kernel`, if `gap_q`). The table writes are the
+//!   framework's.
+//! - Latency: sms + 2 cycles per decision; after an action (once two cycles have passed, for the
 //!   framework to apply it), or a trigger during the decision, it scans again.
 //! Parameters: 1..=16 SMs (`sms`); token counts are 8-bit, biased by 128.
 
@@ -70,6 +72,9 @@ pub struct Dss {
     kmin_valid: DFF<Bit>,
     kmin_index: DFF<Bits<DSS_INDEX_BITS>>,
     kmin_count: DFF<Bits<8>>,
+    /// `kmax`'s live token count exceeds `kmin`'s by two or more (registered in the cycle
+    /// between the scan and the decision).
+    gap_q: DFF<Bit>,
     /// Per kernel: its lowest-index running SM seen in this scan.
     first_valid: [DFF<Bit>; DSS_MAX_SMS],
     first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
@@ -107,7 +112,7 @@ impl Dss {
             act_sm: Default::default(),
             act_kernel: Default::default(),
             act_from: Default::default(),
-            scan: ScanControl::new(sms),
+            scan: ScanControl::new(sms, true),
             idle_valid: Default::default(),
             idle_index: Default::default(),
             kmax_valid: Default::default(),
@@ -116,6 +121,7 @@ impl Dss {
             kmin_valid: Default::default(),
             kmin_index: Default::default(),
             kmin_count: Default::default(),
+            gap_q: Default::default(),
             first_valid: Default::default(),
             first_index: Default::default(),
             tie_high: Constant::new(broken_tie),
@@ -150,7 +156,7 @@ impl Dss {
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count);
+        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q);
         self.scan.clock.next = self.clock.val();
         self.scan.trigger.next = self.trigger.val();
         // (literal bounds: 16 = DSS_MAX_SMS)
@@ -187,8 +193,7 @@ impl Logic for Dss {
                 self.act_kernel.next = self.kmax_index.q.val();
             } else if self.kmin_valid.q.val()
                 & (self.kmin_index.q.val() != self.kmax_index.q.val())
-                & !self.count_diff.val().get_bit(8)
-                & (self.count_diff.val() > 1)
+                & self.gap_q.q.val()
                 & self.from_valid.val()
             {
                 self.act_code.next = 2.into();
@@ -196,6 +201,11 @@ impl Logic for Dss {
                 self.act_kernel.next = self.kmax_index.q.val();
                 self.act_from.next = self.kmin_index.q.val();
             }
+        }
+        // The cycle before the decision: the candidates are final; their live counts are
+        // compared and the result registered.
+        if self.scan.holding.val() {
+            self.gap_q.d.next = !self.count_diff.val().get_bit(8) & (self.count_diff.val() > 1);
         }
         self.act.next = self.act_code.val();
         self.scan.act.next = self.act_code.val() != 0;
@@ -227,8 +237,8 @@ impl Logic for Dss {
                 self.kmin_count.d.next = self.k_count.val();
             }
         }
-        // A new scan forgets the candidates.
-        if self.scan.restart.val() {
+        // The end of a decision forgets the candidates (a scan starts with none).
+        if self.scan.deciding.val() {
             self.idle_valid.d.next = false;
             self.idle_index.d.next = 0.into();
             self.kmax_valid.d.next = false;
@@ -237,6 +247,7 @@ impl Logic for Dss {
             self.kmin_valid.d.next = false;
             self.kmin_index.d.next = 0.into();
             self.kmin_count.d.next = 0.into();
+            self.gap_q.d.next = false;
             for k in 0..16 {
                 self.first_valid[k].d.next = false;
                 self.first_index[k].d.next = 0.into();

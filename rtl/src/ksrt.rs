@@ -190,19 +190,30 @@ pub struct Ksrt {
     free_id: [Signal<Local, B4>; 16],
     one16: Constant<Bits<16>>,
     done_hit: Signal<Local, Bit>,
-    up_release: [Signal<Local, Bits<8>>; 16],
-    up_from: [Signal<Local, Bits<8>>; 16],
-    down_act: [Signal<Local, Bits<8>>; 16],
-    cap20: [Signal<Local, Tb>; 16],
+    /// Kernel k's token count moves: a released SM's token back, a reserved SM's token from
+    /// it, a token to it by the applied decision.
+    up_release: [Signal<Local, Bit>; 16],
+    up_from: [Signal<Local, Bit>; 16],
+    down_act: [Signal<Local, Bit>; 16],
+    /// The counters' candidate next values, from the registers only (so that the late
+    /// selects, not the carry chains, end each path): count + 1, + 2, - 1; owned x T_k + T_k,
+    /// - T_k, - 2 T_k; blocks left + 1, - 1.
+    cnt_p1: [Signal<Local, Bits<8>>; 16],
+    cnt_p2: [Signal<Local, Bits<8>>; 16],
+    cnt_m1: [Signal<Local, Bits<8>>; 16],
+    cap_p1: [Signal<Local, Bits<9>>; 16],
+    cap_m1: [Signal<Local, Bits<9>>; 16],
+    cap_m2: [Signal<Local, Bits<9>>; 16],
+    rem_p1: [Signal<Local, Tb>; 16],
+    rem_m1: [Signal<Local, Tb>; 16],
     w_bit: [Signal<Local, Bits<16>>; 16],
     wants_now: Signal<Local, Bits<16>>,
     /// T_k, as a cap step.
     tk9: [Signal<Local, Bits<9>>; 16],
-    cap_up: [Signal<Local, Bits<9>>; 16],
-    cap_down: [Signal<Local, Bits<9>>; 16],
-    cap_down2: [Signal<Local, Bits<9>>; 16],
-    rem_up: [Signal<Local, Tb>; 16],
-    rem_down: [Signal<Local, Tb>; 16],
+    /// owned x T_k moves: its SM returned (the token back, also under the keep_token fault).
+    cap_back: [Signal<Local, Bit>; 16],
+    rem_up: [Signal<Local, Bit>; 16],
+    rem_down: [Signal<Local, Bit>; 16],
 }
 
 impl Ksrt {
@@ -292,15 +303,20 @@ impl Ksrt {
             up_release: Default::default(),
             up_from: Default::default(),
             down_act: Default::default(),
-            cap20: Default::default(),
+            cnt_p1: Default::default(),
+            cnt_p2: Default::default(),
+            cnt_m1: Default::default(),
+            cap_p1: Default::default(),
+            cap_m1: Default::default(),
+            cap_m2: Default::default(),
+            rem_p1: Default::default(),
+            rem_m1: Default::default(),
             w_bit: Default::default(),
             wants_now: Default::default(),
             wants_q: Default::default(),
             wants_moved: Default::default(),
             tk9: Default::default(),
-            cap_up: Default::default(),
-            cap_down: Default::default(),
-            cap_down2: Default::default(),
+            cap_back: Default::default(),
             rem_up: Default::default(),
             k_ge2: Default::default(),
             k_ge3: Default::default(),
@@ -468,28 +484,13 @@ impl Logic for Ksrt {
             }
         }
         self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
-        // Whether kernel `a` could use more SMs: owned x T_k < blocks left.
         // Whether each kernel could use more SMs (owned x T_k < blocks left), registered: the
         // read at `a` is of the cycle before's tables.
-        self.cap20[0].next = bit_cast::<20, 9>(self.k_cap[0].q.val());
-        self.cap20[1].next = bit_cast::<20, 9>(self.k_cap[1].q.val());
-        self.cap20[2].next = bit_cast::<20, 9>(self.k_cap[2].q.val());
-        self.cap20[3].next = bit_cast::<20, 9>(self.k_cap[3].q.val());
-        self.cap20[4].next = bit_cast::<20, 9>(self.k_cap[4].q.val());
-        self.cap20[5].next = bit_cast::<20, 9>(self.k_cap[5].q.val());
-        self.cap20[6].next = bit_cast::<20, 9>(self.k_cap[6].q.val());
-        self.cap20[7].next = bit_cast::<20, 9>(self.k_cap[7].q.val());
-        self.cap20[8].next = bit_cast::<20, 9>(self.k_cap[8].q.val());
-        self.cap20[9].next = bit_cast::<20, 9>(self.k_cap[9].q.val());
-        self.cap20[10].next = bit_cast::<20, 9>(self.k_cap[10].q.val());
-        self.cap20[11].next = bit_cast::<20, 9>(self.k_cap[11].q.val());
-        self.cap20[12].next = bit_cast::<20, 9>(self.k_cap[12].q.val());
-        self.cap20[13].next = bit_cast::<20, 9>(self.k_cap[13].q.val());
-        self.cap20[14].next = bit_cast::<20, 9>(self.k_cap[14].q.val());
-        self.cap20[15].next = bit_cast::<20, 9>(self.k_cap[15].q.val());
         for k in 0..16 {
             self.w_bit[k].next = 0.into();
-            if self.k_valid[k].q.val() & (self.cap20[k].val() < self.k_rem[k].q.val()) {
+            // (owned x T_k has 9 bits: blocks left at 512 or more are more than it; the
+            // compare's carry chain is 9 bits long, not 20)
+            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val().get_bits::<11>(9) != 0) | (self.k_cap[k].q.val() < self.k_rem[k].q.val().get_bits::<9>(0))) {
                 self.w_bit[k].next = self.onehot[k].val();
             }
         }
@@ -522,57 +523,75 @@ impl Logic for Ksrt {
         self.tk9[15].next = bit_cast::<9, 5>(self.k_tk[15].q.val());
         // Next state.
         for k in 0..16 {
-            self.up_release[k].next = 0.into();
-            self.up_from[k].next = 0.into();
-            self.down_act[k].next = 0.into();
-            if self.ev_token.val() & !self.fault_keep_token.val() & (self.ev_back.val() == self.ids[k].val()) {
-                self.up_release[k].next = 1.into();
+            self.up_release[k].next = self.ev_token.val() & !self.fault_keep_token.val() & (self.ev_back.val() == self.ids[k].val());
+            self.up_from[k].next = self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val());
+            self.down_act[k].next = (self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val());
+            self.cap_back[k].next = self.ev_token.val() & (self.ev_back.val() == self.ids[k].val());
+            self.rem_up[k].next = self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val());
+            self.rem_down[k].next = self.iss_hit[k].val();
+            self.cnt_p1[k].next = self.k_count[k].q.val() + 1;
+            self.cnt_p2[k].next = self.k_count[k].q.val() + 2;
+            self.cnt_m1[k].next = self.k_count[k].q.val() - 1;
+            self.cap_p1[k].next = self.k_cap[k].q.val() + self.tk9[k].val();
+            self.cap_m1[k].next = self.k_cap[k].q.val() - self.tk9[k].val();
+            self.cap_m2[k].next = self.k_cap[k].q.val() - (self.tk9[k].val() << 1);
+            self.rem_p1[k].next = self.k_rem[k].q.val() + 1;
+            self.rem_m1[k].next = self.k_rem[k].q.val() - 1;
+            // The token count: + released + from - to.
+            if self.down_act[k].val() {
+                if self.up_release[k].val() & self.up_from[k].val() {
+                    self.k_count[k].d.next = self.cnt_p1[k].val();
+                }
+                if !self.up_release[k].val() & !self.up_from[k].val() {
+                    self.k_count[k].d.next = self.cnt_m1[k].val();
+                }
+            } else {
+                if self.up_release[k].val() & self.up_from[k].val() {
+                    self.k_count[k].d.next = self.cnt_p2[k].val();
+                }
+                if self.up_release[k].val() ^ self.up_from[k].val() {
+                    self.k_count[k].d.next = self.cnt_p1[k].val();
+                }
             }
-            if self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val()) {
-                self.up_from[k].next = 1.into();
+            // owned x T_k follows the owner changes: + T_k to it, - T_k from it, - T_k back
+            // (the released SM's too under the keep_token fault, which only keeps the token).
+            if self.down_act[k].val() {
+                if !self.up_from[k].val() & !self.cap_back[k].val() {
+                    self.k_cap[k].d.next = self.cap_p1[k].val();
+                }
+                if self.up_from[k].val() & self.cap_back[k].val() {
+                    self.k_cap[k].d.next = self.cap_m1[k].val();
+                }
+            } else {
+                if self.up_from[k].val() ^ self.cap_back[k].val() {
+                    self.k_cap[k].d.next = self.cap_m1[k].val();
+                }
+                if self.up_from[k].val() & self.cap_back[k].val() {
+                    self.k_cap[k].d.next = self.cap_m2[k].val();
+                }
             }
-            if (self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val()) {
-                self.down_act[k].next = 1.into();
-            }
-            self.k_count[k].d.next = self.k_count[k].q.val() + self.up_release[k].val() + self.up_from[k].val() - self.down_act[k].val();
-            // owned x T_k follows the owner changes (the released SM's too under the
-            // keep_token fault, which only keeps the token).
-            self.cap_up[k].next = 0.into();
-            self.cap_down[k].next = 0.into();
-            self.cap_down2[k].next = 0.into();
-            if self.down_act[k].val().get_bit(0) {
-                self.cap_up[k].next = self.tk9[k].val();
-            }
-            if self.up_from[k].val().get_bit(0) {
-                self.cap_down[k].next = self.tk9[k].val();
-            }
-            if self.ev_token.val() & (self.ev_back.val() == self.ids[k].val()) {
-                self.cap_down2[k].next = self.tk9[k].val();
-            }
-            self.k_cap[k].d.next = self.k_cap[k].q.val() + self.cap_up[k].val() - self.cap_down[k].val() - self.cap_down2[k].val();
             // Blocks left: one fewer per issue, one more per save.
-            self.rem_up[k].next = 0.into();
-            self.rem_down[k].next = 0.into();
-            if self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val()) {
-                self.rem_up[k].next = 1.into();
+            if self.rem_up[k].val() & !self.rem_down[k].val() {
+                self.k_rem[k].d.next = self.rem_p1[k].val();
             }
-            if self.iss_hit[k].val() {
-                self.rem_down[k].next = 1.into();
+            if !self.rem_up[k].val() & self.rem_down[k].val() {
+                self.k_rem[k].d.next = self.rem_m1[k].val();
             }
-            self.k_rem[k].d.next = self.k_rem[k].q.val() + self.rem_up[k].val() - self.rem_down[k].val();
             // The flags follow: up one (a save) or down one (an issue), or neither.
-            if self.rem_up[k].val().get_bit(0) & !self.rem_down[k].val().get_bit(0) {
+            if self.rem_up[k].val() & !self.rem_down[k].val() {
                 self.k_ge2[k].d.next = self.k_rem[k].q.val() != 0;
                 self.k_ge3[k].d.next = self.k_ge2[k].q.val();
             }
-            if !self.rem_up[k].val().get_bit(0) & self.rem_down[k].val().get_bit(0) {
+            if !self.rem_up[k].val() & self.rem_down[k].val() {
                 self.k_ge2[k].d.next = self.k_ge3[k].q.val();
                 self.k_ge3[k].d.next = self.k_rem[k].q.val() > 3;
             }
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;
                 self.k_last[k].d.next = (self.k_done[k].q.val() + 2) == self.k_tbs[k].q.val();
-                if self.retire.val() {
+                // (retirement, with this entry's own flag: not through `retire`, whose read of
+                // the finished block's entry is a multiplexer)
+                if self.k_last[k].q.val() {
                     self.k_valid[k].d.next = false;
                 }
             }

@@ -105,7 +105,7 @@ impl Prio {
             act_sm: Default::default(),
             act_kernel: Default::default(),
             act_from: Default::default(),
-            scan: ScanControl::new(sms),
+            scan: ScanControl::new(sms, false),
             idle_valid: Default::default(),
             idle_index: Default::default(),
             top_valid: Default::default(),
@@ -224,8 +224,8 @@ impl Logic for Prio {
                 self.victim_ksr.d.next = self.sm_ksr.val();
             }
         }
-        // A new scan forgets the candidates.
-        if self.scan.restart.val() {
+        // The end of a decision forgets the candidates (a scan starts with none).
+        if self.scan.deciding.val() {
             self.idle_valid.d.next = false;
             self.idle_index.d.next = 0.into();
             self.top_valid.d.next = false;

@@ -20,6 +20,13 @@
 //! queue holding fewer than two goes to those registers as well as to the RAM. So the
 //! interface and its timing are those of a queue with a combinational read (`docs/fpga.md`),
 //! with one RAM read and one RAM write at most per cycle.
+//!
+//! The RAM's write is registered (`wr_*`): a block pushed at an edge is written to the RAM at
+//! the next one, so that the push's queue pointers (read through the saved SM's kernel) end in a
+//! register, not in the RAM's address pins (`docs/fpga.md`). Only the RAM lags: a queue's
+//! pointers, length and head registers move at the push's edge, as before. The one read that can
+//! ask for the entry still in the write register (a pop of a queue of three that was pushed the
+//! cycle before) takes it from there (`byp`, `byp_data`), so the interface does not change.
 //! Parameters: the `lifo` test-only fault (the head read is the block pushed last).
 use crate::ram::SyncRam;
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_ENTRY_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS};
@@ -59,6 +66,9 @@ pub struct Ptbq {
     pub q_head: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
     /// Occupancy of each queue.
     pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
+    /// Each queue's tail (head + occupancy, mod 256: where its next push goes), kept beside
+    /// them so that a push's address is a read of one register, with no adder.
+    pub q_tail: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
     /// Each queue's occupancy is not zero (kept beside `q_len`, so that `queued` comes
     /// straight from flip-flops).
     pub q_nz: [DFF<Bit>; 16],
@@ -71,6 +81,14 @@ pub struct Ptbq {
     /// cycle (it is that queue's second entry).
     pub pend: DFF<Bit>,
     pub pend_k: DFF<B4>,
+    /// The RAM write of the block pushed at the last edge (enable, address, entry).
+    pub wr_en: DFF<Bit>,
+    pub wr_addr: DFF<Bits<PTBQ_ADDR_BITS>>,
+    pub wr_data: DFF<Tb>,
+    /// The RAM read on its way reads the entry written at the same edge (`wr_*`): its data is
+    /// `byp_data`, not the RAM's.
+    pub byp: DFF<Bit>,
+    pub byp_data: DFF<Tb>,
     /// The block pushed to each queue last (for the `lifo` fault only).
     tail: [DFF<Tb>; 16],
     ids: [Constant<B4>; 16],
@@ -83,12 +101,13 @@ pub struct Ptbq {
     /// Queue `pop_k` is not empty.
     pop_nz: Signal<Local, Bit>,
     pop_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
-    push_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
-    push_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+    push_tail: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     pop_h0: Signal<Local, Tb>,
     pop_tail: Signal<Local, Tb>,
     second: [Signal<Local, Tb>; 16],
     arriving: [Signal<Local, Bit>; 16],
+    /// The RAM read arriving now, or the entry it bypassed.
+    rd: Signal<Local, Tb>,
 }
 
 impl Ptbq {
@@ -108,12 +127,18 @@ impl Ptbq {
             queued: Default::default(),
             q_head: Default::default(),
             q_len: Default::default(),
+            q_tail: Default::default(),
             q_nz: Default::default(),
             ram: Default::default(),
             h0: Default::default(),
             h1: Default::default(),
             pend: Default::default(),
             pend_k: Default::default(),
+            wr_en: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            byp: Default::default(),
+            byp_data: Default::default(),
             tail: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -124,12 +149,12 @@ impl Ptbq {
             pop_len: Default::default(),
             pop_nz: Default::default(),
             pop_head: Default::default(),
-            push_head: Default::default(),
-            push_len: Default::default(),
+            push_tail: Default::default(),
             pop_h0: Default::default(),
             pop_tail: Default::default(),
             second: Default::default(),
             arriving: Default::default(),
+            rd: Default::default(),
         }
     }
 }
@@ -141,6 +166,8 @@ impl Logic for Ptbq {
         for k in 0..16 {
             self.q_head[k].clock.next = self.clock.val();
             self.q_len[k].clock.next = self.clock.val();
+            self.q_tail[k].clock.next = self.clock.val();
+            self.q_tail[k].d.next = self.q_tail[k].q.val();
             self.h0[k].clock.next = self.clock.val();
             self.h1[k].clock.next = self.clock.val();
             self.tail[k].clock.next = self.clock.val();
@@ -155,6 +182,7 @@ impl Logic for Ptbq {
         self.pend.clock.next = self.clock.val();
         self.pend_k.clock.next = self.clock.val();
         self.ram.clock.next = self.clock.val();
+        dff_setup!(self, clock, wr_en, wr_addr, wr_data, byp, byp_data);
 
         // Which queues hold blocks.
         for k in 0..16 {
@@ -180,14 +208,19 @@ impl Logic for Ptbq {
             | self.queued_bit[14].val()
             | self.queued_bit[15].val();
 
+        // The RAM read arriving now, or the entry written at the edge it was read at.
+        self.rd.next = self.ram.read_data.val();
+        if self.byp.q.val() {
+            self.rd.next = self.byp_data.q.val();
+        }
+
         // Pointers and head registers of the queues read and written.
         self.pop_len.next = 0.into();
         self.pop_nz.next = false;
         self.pop_head.next = 0.into();
         self.pop_h0.next = 0.into();
         self.pop_tail.next = 0.into();
-        self.push_head.next = 0.into();
-        self.push_len.next = 0.into();
+        self.push_tail.next = 0.into();
         for k in 0..16 {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_len.next = self.q_len[k].q.val();
@@ -197,14 +230,13 @@ impl Logic for Ptbq {
                 self.pop_tail.next = self.tail[k].q.val();
             }
             if self.push_k.val() == self.ids[k].val() {
-                self.push_head.next = self.q_head[k].q.val();
-                self.push_len.next = self.q_len[k].q.val();
+                self.push_tail.next = self.q_tail[k].q.val();
             }
             // Queue k's second entry: in its register, or arriving from the RAM.
             self.arriving[k].next = self.pend.q.val() & (self.pend_k.q.val() == self.ids[k].val());
             self.second[k].next = self.h1[k].q.val();
             if self.arriving[k].val() {
-                self.second[k].next = self.ram.read_data.val();
+                self.second[k].next = self.rd.val();
             }
         }
         self.head_valid.next = self.pop_nz.val();
@@ -214,11 +246,18 @@ impl Logic for Ptbq {
             self.head_entry.next = self.pop_tail.val();
         }
         // A pushed block goes to the tail.
-        self.ram.write_enable.next = self.push.val();
-        self.ram.write_address.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_head.val() + bit_cast::<8, 9>(self.push_len.val()));
-        self.ram.write_data.next = self.push_entry.val();
+        self.wr_en.d.next = self.push.val();
+        self.wr_addr.d.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_tail.val());
+        self.wr_data.d.next = self.push_entry.val();
+        self.ram.write_enable.next = self.wr_en.q.val();
+        self.ram.write_address.next = self.wr_addr.q.val();
+        self.ram.write_data.next = self.wr_data.q.val();
         // A pop of a queue holding three or more reads the entry that becomes its second.
         self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + 2);
+        // (the entry being written is the last of its queue; it is the one read, head + 2, when
+        // that queue now holds three: no address compare)
+        self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<4>(8) == self.pop_k.val()) & (self.pop_len.val() == 3);
+        self.byp_data.d.next = self.wr_data.q.val();
         self.pend.d.next = self.pop.val() & (self.pop_len.val() > 2) & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
         self.pend_k.d.next = self.pop_k.val();
 
@@ -236,6 +275,7 @@ impl Logic for Ptbq {
             }
             if self.pushes[k].val() {
                 self.tail[k].d.next = self.push_entry.val();
+                self.q_tail[k].d.next = self.q_tail[k].q.val() + 1;
             }
             if self.pops[k].val() {
                 self.q_head[k].d.next = self.q_head[k].q.val() + 1;
@@ -249,7 +289,7 @@ impl Logic for Ptbq {
                 }
             } else {
                 if self.arriving[k].val() {
-                    self.h1[k].d.next = self.ram.read_data.val();
+                    self.h1[k].d.next = self.rd.val();
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 0) {
                     self.h0[k].d.next = self.push_entry.val();
@@ -260,6 +300,7 @@ impl Logic for Ptbq {
             }
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
                 self.q_head[k].d.next = 0.into();
+                self.q_tail[k].d.next = 0.into();
                 self.q_len[k].d.next = 0.into();
                 self.q_nz[k].d.next = false;
             }

@@ -9,7 +9,8 @@
 //! - Structure, for timing (`docs/fpga.md`): the pointer is also kept as a mask of the indices
 //!   above the last grant (`above`), and each of the two candidates, the lowest request in that
 //!   mask and the lowest request, is isolated as `x & -x` on the carry chain, not by a priority
-//!   chain; the index is encoded from the one-hot grant.
+//!   chain; the index is encoded from the one-hot grant, and the next mask is `x ^ -x` of the
+//!   candidate granted, from the same carry chains.
 //! Parameters: `sms` (1..=16), the requests in use (the others are never set).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
@@ -40,6 +41,10 @@ pub struct RoundRobin {
     one: Constant<Bits<16>>,
     hi: Signal<Local, Bits<16>>,
     hi_first: Signal<Local, Bits<16>>,
+    /// -hi and -request (two's complement): `x & -x` is x's lowest set bit, `x ^ -x` the bits
+    /// above it.
+    hi_neg: Signal<Local, Bits<16>>,
+    req_neg: Signal<Local, Bits<16>>,
     lo_first: Signal<Local, Bits<16>>,
     id_bit: [Signal<Local, Bits<INDEX_BITS>>; 16],
 }
@@ -61,6 +66,8 @@ impl RoundRobin {
             one: Constant::new(1u64.into()),
             hi: Default::default(),
             hi_first: Default::default(),
+            hi_neg: Default::default(),
+            req_neg: Default::default(),
             lo_first: Default::default(),
             id_bit: Default::default(),
         }
@@ -73,8 +80,10 @@ impl Logic for RoundRobin {
         dff_setup!(self, clock, pointer, above);
         // The lowest set bit of each candidate set: x & -x (literal bounds: 16 = MAX_SMS).
         self.hi.next = self.request.val() & self.above.q.val();
-        self.hi_first.next = self.hi.val() & (!self.hi.val() + self.one.val());
-        self.lo_first.next = self.request.val() & (!self.request.val() + self.one.val());
+        self.hi_neg.next = !self.hi.val() + self.one.val();
+        self.req_neg.next = !self.request.val() + self.one.val();
+        self.hi_first.next = self.hi.val() & self.hi_neg.val();
+        self.lo_first.next = self.request.val() & self.req_neg.val();
         self.grant.next = self.lo_first.val();
         if self.hi.val().any() {
             self.grant.next = self.hi_first.val();
@@ -103,8 +112,12 @@ impl Logic for RoundRobin {
             | self.id_bit[14].val()
             | self.id_bit[15].val();
         if self.valid.val() {
-            // The bits above the grant: !((grant << 1) - 1); none after the last requester.
-            self.above.d.next = !((self.grant.val() << 1) - self.one.val());
+            // The indices above the grant, x ^ -x of the candidate granted (the same carry
+            // chains that isolate it; not a second one on the grant).
+            self.above.d.next = self.request.val() ^ self.req_neg.val();
+            if self.hi.val().any() {
+                self.above.d.next = self.hi.val() ^ self.hi_neg.val();
+            }
             self.pointer.d.next = self.index.val() + 1;
             if self.index.val() == self.last.val() {
                 self.pointer.d.next = 0.into();

@@ -11,10 +11,15 @@
 //!   arrived meanwhile; otherwise it goes idle. After an action it first waits four cycles
 //!   (`SETTLE` in the model: the framework checks the action a cycle later, applies it in the
 //!   cycle after that, keeps the kernels' "wants more SMs" a cycle behind, and registers its
-//!   table reads). `restart` tells the engine to clear its candidates at this edge.
-//! - `next_addr` is the address of the next cycle's scan (0 if it scans none).
-//! - Latency: sms + 1 cycles per decision; `busy`, `addr` and `next_addr` depend on the registers only,
-//!   `restart` also on `trigger` and `act` (combinationally).
+//!   table reads). The engine clears its candidates at the end of every decision cycle
+//!   (`deciding`, from the registers only), whatever it decides, so they are clear when a scan
+//!   starts.
+//! - `next_addr` is the address of the next cycle's scan (0 if it scans none), kept in its own
+//!   register (`na_q`), so that the engine's table reads start at a flip-flop.
+//! - With `hold` (the DSS engine) a cycle lies between the last entry and the decision
+//!   (`holding`), in which the engine registers what it reads for the candidates it found.
+//! - Latency: sms + 1 cycles per decision (sms + 2 with `hold`); `busy`, `addr` and `next_addr` depend on the registers only,
+//!   the next state also on `trigger` and `act` (combinationally).
 //! Parameters: 1..=16 entries (`sms`).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
@@ -39,24 +44,36 @@ pub struct ScanControl {
     pub next_addr: Signal<Out, Bits<INDEX_BITS>>,
     /// This cycle scans the entry at `addr`.
     pub scanning: Signal<Out, Bit>,
-    /// This cycle is the decision, after the last entry.
+    /// This cycle is the decision, after the last entry (and the hold cycle, if any).
     pub deciding: Signal<Out, Bit>,
-    /// A scan starts at this edge: the engine clears its candidates.
-    pub restart: Signal<Out, Bit>,
+    /// This cycle lies between the last entry and the decision (only with `hold`): the
+    /// candidates are final.
+    pub holding: Signal<Out, Bit>,
     busy_q: DFF<Bit>,
     pending_q: DFF<Bit>,
     deciding_q: DFF<Bit>,
     pos_q: DFF<Bits<INDEX_BITS>>,
     /// Cycles left to wait after an action (0: not waiting).
     wait_q: DFF<Bits<3>>,
+    /// In the cycle between the last entry and the decision.
+    hold_q: DFF<Bit>,
+    /// The block has that cycle.
+    pre: Constant<Bit>,
+    /// `next_addr`, registered: the address the cycle after the edge scans.
+    na_q: DFF<Bits<INDEX_BITS>>,
+    /// `next_addr` after a restart: 1, or 0 with one entry.
+    na_start: Constant<Bits<INDEX_BITS>>,
     /// sms - 1: the last address scanned.
     last: Constant<Bits<INDEX_BITS>>,
     pending_next: Signal<Local, Bit>,
+    /// A scan starts at this edge.
+    restart: Signal<Local, Bit>,
 }
 
 impl ScanControl {
-    /// The control of a scan over `sms` table entries (1..=16).
-    pub fn new(sms: usize) -> Self {
+    /// The control of a scan over `sms` table entries (1..=16), with a cycle between the last
+    /// entry and the decision if `hold`.
+    pub fn new(sms: usize, hold: bool) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "ScanControl supports 1..={MAX_SMS} entries, not {sms}");
         Self {
             clock: Default::default(),
@@ -67,14 +84,19 @@ impl ScanControl {
             next_addr: Default::default(),
             scanning: Default::default(),
             deciding: Default::default(),
-            restart: Default::default(),
+            holding: Default::default(),
             busy_q: Default::default(),
             pending_q: Default::default(),
             deciding_q: Default::default(),
             pos_q: Default::default(),
             wait_q: Default::default(),
+            hold_q: Default::default(),
+            pre: Constant::new(hold),
+            na_q: Default::default(),
+            na_start: Constant::new(((sms > 1) as u64).into()),
             last: Constant::new(((sms - 1) as u64).into()),
             pending_next: Default::default(),
+            restart: Default::default(),
         }
     }
 }
@@ -82,7 +104,7 @@ impl ScanControl {
 impl Logic for ScanControl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q, wait_q);
+        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q, wait_q, hold_q, na_q);
         // Outputs.
         self.busy.next = self.busy_q.q.val();
         self.addr.next = self.pos_q.q.val();
@@ -90,11 +112,9 @@ impl Logic for ScanControl {
             self.addr.next = 0.into();
         }
         self.scanning.next = self.busy_q.q.val() & !self.deciding_q.q.val();
-        self.next_addr.next = 0.into();
-        if self.busy_q.q.val() & !self.deciding_q.q.val() & (self.pos_q.q.val() != self.last.val()) {
-            self.next_addr.next = self.pos_q.q.val() + 1;
-        }
-        self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val() & (self.wait_q.q.val() == 0);
+        self.next_addr.next = self.na_q.q.val();
+        self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val() & (self.wait_q.q.val() == 0) & !self.hold_q.q.val();
+        self.holding.next = self.busy_q.q.val() & self.deciding_q.q.val() & self.hold_q.q.val();
         // Next state.
         self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
         self.pending_q.d.next = self.pending_next.val();
@@ -103,9 +123,12 @@ impl Logic for ScanControl {
             if !self.deciding_q.q.val() {
                 if self.pos_q.q.val() == self.last.val() {
                     self.deciding_q.d.next = true;
+                    self.hold_q.d.next = self.pre.val();
                 } else {
                     self.pos_q.d.next = self.pos_q.q.val() + 1;
                 }
+            } else if self.hold_q.q.val() {
+                self.hold_q.d.next = false;
             } else if self.wait_q.q.val() != 0 {
                 self.wait_q.d.next = self.wait_q.q.val() - 1;
                 if self.wait_q.q.val() == 1 {
@@ -126,6 +149,15 @@ impl Logic for ScanControl {
             self.pending_q.d.next = false;
             self.deciding_q.d.next = false;
             self.pos_q.d.next = 0.into();
+        }
+        // The address the cycle after the edge scans: 1 after a restart (0 with one entry); two
+        // on from this cycle's while the scan has them; else 0.
+        self.na_q.d.next = 0.into();
+        if self.busy_q.q.val() & !self.deciding_q.q.val() & (self.pos_q.q.val() != self.last.val()) & ((self.pos_q.q.val() + 1) != self.last.val()) {
+            self.na_q.d.next = self.pos_q.q.val() + 2;
+        }
+        if self.restart.val() {
+            self.na_q.d.next = self.na_start.val();
         }
     }
 }

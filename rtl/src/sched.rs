@@ -11,6 +11,8 @@
 //! the cycle and the inputs, and written at the edge; what a cycle chooses from the registers
 //! is kept in a pipeline register and applied in the next cycle. Each cycle:
 //! - the finished block (`done_*`) may retire its kernel (its last block);
+//! - the block saved the cycle before (`sv_*`, registered with the saving SM's kernel) enters
+//!   that kernel's PTBQ and blocks left; the block saved now (`saved_*`) is registered;
 //! - the command (`cmd_*`) enters the entry picked the cycle before (`ksrt.free_*`) if it is
 //!   still free;
 //! - the SM event picked the cycle before (`smst.evq_*`) is applied (both its stages left out
@@ -139,6 +141,12 @@ pub struct Sched {
     pub app_sm: DFF<B4>,
     pub app_k: DFF<B4>,
     pub app_from: DFF<B4>,
+    /// Pipeline: the block saved in the cycle before, with its kernel (the saving SM's then),
+    /// index and save slot; it enters the kernel's PTBQ and blocks left at this edge.
+    pub sv_valid: DFF<Bit>,
+    pub sv_k: DFF<B4>,
+    pub sv_tb: DFF<Tb>,
+    pub sv_slot: DFF<Bits<8>>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
@@ -224,6 +232,10 @@ impl Sched {
             app_sm: Default::default(),
             app_k: Default::default(),
             app_from: Default::default(),
+            sv_valid: Default::default(),
+            sv_k: Default::default(),
+            sv_tb: Default::default(),
+            sv_slot: Default::default(),
             gr_valid: Default::default(),
             gr_sm: Default::default(),
             gr_k: Default::default(),
@@ -280,7 +292,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -387,14 +399,26 @@ impl Logic for Sched {
         self.ksrt.iss_k.next = self.gr_k.q.val();
         self.ksrt.iss_new.next = self.gr_valid.q.val() & !self.ptbq.head_valid.val();
         self.ksrt.iss_any.next = self.gr_valid.q.val();
-        self.ksrt.saved_valid.next = self.saved_valid.val();
-        self.ksrt.saved_k.next = self.smst.saved_k.val();
+        self.ksrt.saved_valid.next = self.sv_valid.q.val();
+        self.ksrt.saved_k.next = self.sv_k.q.val();
+
+        // A saved block is registered with its kernel (the saving SM's now), and enters the
+        // kernel's PTBQ and blocks left at the next edge.
+        self.sv_valid.d.next = self.saved_valid.val();
+        self.sv_k.d.next = 0.into();
+        self.sv_tb.d.next = 0.into();
+        self.sv_slot.d.next = 0.into();
+        if self.saved_valid.val() {
+            self.sv_k.d.next = self.smst.saved_k.val();
+            self.sv_tb.d.next = self.saved_tb.val();
+            self.sv_slot.d.next = self.saved_slot.val();
+        }
 
         // The PTBQs: a saved block goes to the tail of its kernel's queue; an issue restores the
         // head of its kernel's queue if it holds one; an admitted kernel's queue starts empty.
-        self.ptbq.push.next = self.saved_valid.val();
-        self.ptbq.push_k.next = self.smst.saved_k.val();
-        self.ptbq.push_entry.next = (bit_cast::<28, 8>(self.saved_slot.val()) << 20) | bit_cast::<28, 20>(self.saved_tb.val());
+        self.ptbq.push.next = self.sv_valid.q.val();
+        self.ptbq.push_k.next = self.sv_k.q.val();
+        self.ptbq.push_entry.next = (bit_cast::<28, 8>(self.sv_slot.q.val()) << 20) | bit_cast::<28, 20>(self.sv_tb.q.val());
         self.ptbq.pop_k.next = self.gr_k.q.val();
         self.ptbq.pop.next = self.gr_valid.q.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
@@ -471,7 +495,8 @@ impl Logic for Sched {
         if self.apply_reserve.val() {
             self.preempt_sm.next = self.app_sm.q.val();
         }
-        self.busy.next = self.dss.busy.val()
+        self.busy.next = self.sv_valid.q.val()
+            | self.dss.busy.val()
             | self.prio.busy.val()
             | self.smst.busy.val()
             | self.trig_q.q.val()

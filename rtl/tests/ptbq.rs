@@ -1,7 +1,8 @@
 //! The PTBQs (`Ptbq`) against sixteen software FIFOs, cycle by cycle, on random pushes, pops and
 //! clears: the head read in the cycle it is asked for although the entries live in a RAM with
 //! registered reads (`docs/fpga.md`): consecutive pops of one queue, pushes into a queue
-//! holding none, one or two blocks while it is popped, and clears.
+//! holding none, one or two blocks while it is popped, clears, and a read of the entry whose RAM
+//! write is still in the write register (the write lags the push by a cycle).
 
 use mpgpu_rtl::Ptbq;
 use rust_hdl::prelude::*;
@@ -14,18 +15,10 @@ struct Step {
     clear: Option<u64>,
 }
 
-/// Seeded xorshift.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+mod common;
+use common::Rng;
 
-fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
+fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize, usize), String> {
     let mut uut = Ptbq::new(lifo);
     uut.clock.connect();
     uut.push.connect();
@@ -39,7 +32,7 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
     let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); 16];
     let mut r = Rng(seed | 1);
     let mut next_tb = 1u64;
-    let (mut deep_pops, mut back_to_back) = (0, 0);
+    let (mut deep_pops, mut back_to_back, mut bypassed) = (0, 0, 0);
     let mut last_pop = None;
     for c in 0..cycles {
         let x = r.next();
@@ -66,6 +59,7 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         uut.clear_k.next = s.clear.unwrap_or(0).into();
         uut.clock.next = Clock::from(false);
         assert!(simulate(&mut uut, 100), "did not settle");
+        bypassed += uut.byp.q.val() as usize;
         // Before the edge: the head of the queue asked for, as a FIFO gives it.
         let want = q[s.pop_k as usize].front().copied();
         let (valid, tb) = (uut.head_valid.val(), uut.head_entry.val().to_u64());
@@ -108,15 +102,16 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         uut.clock.next = Clock::from(true);
         assert!(simulate(&mut uut, 100), "did not settle");
     }
-    Ok((deep_pops, back_to_back))
+    Ok((deep_pops, back_to_back, bypassed))
 }
 
 #[test]
 fn the_queues_read_their_heads_in_the_cycle_asked_for_every_case() {
-    for seed in [1, 2, 3] {
-        let (deep, b2b) = run(false, seed, 20_000).unwrap();
-        // The cases that need the RAM's registered read to be hidden did happen.
-        assert!(deep > 1000 && b2b > 1000, "seed {seed}: {deep} pops of deep queues, {b2b} back-to-back pops");
+    // (The generator takes `seed | 1`: odd seeds only.)
+    for seed in [1, 3, 5] {
+        let (deep, b2b, byp) = run(false, seed, 20_000).unwrap();
+        // The cases that need the RAM's registered read and write to be hidden did happen.
+        assert!(deep > 1000 && b2b > 1000 && byp > 20, "seed {seed}: {deep} pops of deep queues, {b2b} back-to-back pops, {byp} reads of the entry being written");
     }
 }
 

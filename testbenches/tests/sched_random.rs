@@ -581,11 +581,13 @@ fn policy(p: Policy) {
     if !matches!(p, Policy::Fcfs | Policy::Npq) {
         assert!(total.done_on_sm_reserved_now > 0, "{what}: no block finished on the SM reserved that cycle");
         assert!(total.done_empties_preempted_sm > 0, "{what}: no preemption completed by a block finishing");
-        // (Under Equal Spatial Sharing reservations only rebalance the shares as processes come
-        // and go, and a reservation meeting a release in flight is rare there: 0 to 2 times on
-        // these seeds as the pipeline's timing moved; DSS, on the same engine, and the priority
-        // policies meet it every time.)
-        if p != Policy::Equal {
+        // (The check that drops such a reservation is the framework's, the same for every
+        // policy; the priority policies meet it on every run. Under the DSS engine it is rare:
+        // the reserved SM must lose its last block in the last cycle of the scan, and since the
+        // decision has its own cycle for the live counts (2026-11-24) that happened 5 times in
+        // 48 runs of 24 seeds, none on these; under Equal Spatial Sharing, where reservations
+        // only rebalance the shares as processes come and go, 0 to 2 times on these seeds.)
+        if !matches!(p, Policy::Equal | Policy::Dss) {
             assert!(total.reserve_blocked_by_flight > 0, "{what}: no reservation dropped for an event in flight");
         }
     }

@@ -13,9 +13,12 @@
 //! - `kmin`: the valid kernel running on at least one SM with the fewest tokens (ties: lowest),
 //! - for every kernel, its lowest-index running SM;
 //!
-//! then, in one more cycle, it acts (on `act`, with the live counts of `kmax` and `kmin` read
-//! back): an idle SM always goes to `kmax` (debt allowed); otherwise, if `kmax` has at least two
-//! tokens more than `kmin`, `kmin`'s lowest running SM is reserved for `kmax`, and a token moves
+//! then, in one more cycle, it reads back the live token counts of `kmax` and `kmin`
+//! (`count_max`, `count_min`) and registers whether `kmax` has at least two more (a cycle of its
+//! own since 2026-11-24, so that the test ends in a register: `docs/fpga.md`), and in the cycle
+//! after that it acts (on `act`): an idle SM always goes to `kmax` (debt allowed); otherwise, if
+//! `kmax` had at least two tokens more than `kmin` in the cycle before, `kmin`'s lowest running
+//! SM is reserved for `kmax`, and a token moves
 //! from `kmax` to `kmin` (at the reservation, not again at the release). After an action (two cycles
 //! later, `units::scan::SETTLE`), or if a trigger arrived meanwhile, it scans again; otherwise
 //! it stops.
@@ -36,6 +39,9 @@ pub struct Dss {
     kmax: Option<(i8, u8)>,
     kmin: Option<(i8, u8)>,
     first_running: [Option<u8>; MAX_SMS],
+    /// `kmax` had at least two tokens more than `kmin` (their live counts, read in the cycle
+    /// between the scan and the decision).
+    gap: bool,
     /// Test-only fault injection: ties for `kmax` go to the highest index (the co-simulation
     /// tests use it to show that the checker catches a wrong block).
     pub broken_tie: bool,
@@ -44,15 +50,16 @@ pub struct Dss {
 impl Dss {
     pub fn new(sms: usize) -> Dss {
         assert!((1..=MAX_SMS).contains(&sms), "the DSS block supports 1..={MAX_SMS} SMs");
-        Dss { scan: ScanControl::new(sms), idle: None, kmax: None, kmin: None, first_running: [None; MAX_SMS], broken_tie: false }
+        Dss { scan: ScanControl::with_hold(sms), idle: None, kmax: None, kmin: None, first_running: [None; MAX_SMS], gap: false, broken_tie: false }
     }
 
-    /// A new scan: no candidates yet.
+    /// The end of a decision: no candidates for the next scan.
     fn start(&mut self) {
         self.idle = None;
         self.kmax = None;
         self.kmin = None;
         self.first_running = [None; MAX_SMS];
+        self.gap = false;
     }
 
     /// Scans the table entry at `p`.
@@ -86,7 +93,7 @@ impl Unit for Dss {
         self.broken_tie = broken;
     }
 
-    fn outputs(&self, i: &In) -> Out {
+    fn outputs(&self, _i: &In) -> Out {
         let mut o = Out {
             busy: self.scan.busy(),
             next_addr: self.scan.next_addr(),
@@ -105,7 +112,7 @@ impl Unit for Dss {
             return o;
         }
         let Some((_, kmin)) = self.kmin else { return o };
-        if kmin == kmax || i.count_max as i16 <= i.count_min as i16 + 1 {
+        if kmin == kmax || !self.gap {
             return o;
         }
         if let Some(sm) = self.first_running[kmin as usize] {
@@ -119,10 +126,19 @@ impl Unit for Dss {
 
     fn clock(&mut self, i: &In) {
         let o = self.outputs(i);
+        // The candidates are forgotten at the end of every decision cycle, whatever it
+        // decided, so a scan always starts with none (the RTL clears them from its registers,
+        // not from the decision).
+        let deciding = self.scan.deciding();
+        if self.scan.holding() {
+            self.gap = i.count_max as i16 > i.count_min as i16 + 1;
+        }
         match self.scan.clock(i.trigger, o.act != Act::None) {
             Step::Scan(p) => self.scan_entry(i, p),
-            Step::Start => self.start(),
-            Step::Hold => {}
+            Step::Start | Step::Hold => {}
+        }
+        if deciding {
+            self.start();
         }
     }
 }
@@ -319,11 +335,12 @@ mod tests {
     }
 
     #[test]
-    fn a_decision_takes_one_cycle_per_sm_plus_one() {
+    fn a_decision_takes_one_cycle_per_sm_plus_two() {
         let mut h = harness(13, 1);
         h.insert(13);
-        // The trigger is latched in cycle 0; the scan runs in cycles 1..=13.
-        for c in 0..14 {
+        // The trigger is latched in cycle 0; the scan runs in cycles 1..=13, the live counts
+        // are read in cycle 14, the decision is cycle 15.
+        for c in 0..15 {
             let o = h.tick();
             assert_eq!(o.act, Act::None, "cycle {c}");
             assert!(h.tables.smst.iter().all(|e| e.state == SmState::Idle));

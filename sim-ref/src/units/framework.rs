@@ -32,7 +32,8 @@
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
-//! DSS scan (N_SM + 1 cycles, and four more after an action).
+//! DSS scan but for the DSS engine's cycle that reads its candidates' live counts (N_SM + 1
+//! cycles against N_SM + 2, and four more after an action).
 
 use super::dss::Dss;
 use super::prio::Prio;
@@ -265,6 +266,9 @@ pub struct Framework {
     wants: u16,
     /// The lowest KSRT entry that was free and named by no SM in the cycle before.
     free: Option<usize>,
+    /// The block saved in the cycle before: its kernel (the saving SM's, read then), index and
+    /// save slot; it enters its kernel's PTBQ (and its blocks left) at this edge.
+    saved: Option<(usize, u32, u8)>,
     snap: Snap,
     pub cycle: u64,
 }
@@ -293,6 +297,7 @@ impl Framework {
             wants: 0,
             // (entry 0 is free at reset)
             free: Some(0),
+            saved: None,
             snap: Snap::default(),
             cycle: 0,
         }
@@ -394,6 +399,7 @@ impl Framework {
     /// preemption, a release or an issue pending): when not, the GPU may skip cycles.
     pub fn busy(&self) -> bool {
         self.trig
+            || self.saved.is_some()
             || self.dec.is_some()
             || self.app.is_some()
             || self.grant.is_some()
@@ -482,6 +488,10 @@ impl Framework {
                     named: self.named,
                     wants: self.wants,
                     last: self.last,
+                    saved_valid: self.saved.is_some(),
+                    saved_kernel: self.saved.map_or(0, |v| v.0 as u8),
+                    saved_tb: self.saved.map_or(0, |v| v.1),
+                    saved_slot: self.saved.map_or(0, |v| v.2),
                 }
             },
         }
@@ -546,7 +556,8 @@ impl Framework {
             }
         }
         for (k, e) in self.ksrt.iter().enumerate().filter(|(_, e)| e.valid) {
-            let queued = e.ptbq.len() as u32;
+            // (queued: in the PTBQ, or saved in the cycle before and on its way to it)
+            let queued = e.ptbq.len() as u32 + u32::from(self.saved.is_some_and(|v| v.0 == k));
             let cap = n as u32 * e.tk as u32;
             if resident[k] + queued > cap {
                 return Err(format!(
@@ -819,6 +830,7 @@ impl Unit for Framework {
         self.named = 0;
         self.wants = 0;
         self.free = Some(0);
+        self.saved = None;
         self.snap = Snap::default();
         self.cycle = 0;
     }
@@ -841,9 +853,14 @@ impl Unit for Framework {
             let k = self.smst[s as usize].ksr.unwrap() as usize;
             self.ksrt[k].done_tbs += 1;
         }
+        // The block saved in the cycle before enters its kernel's PTBQ; this cycle's is
+        // registered with its kernel.
+        if let Some((k, tb, slot)) = self.saved.take() {
+            self.ksrt[k].ptbq.push_back((tb, slot));
+        }
         if let Some((s, tb, slot)) = i.tb_saved {
             let k = self.smst[s as usize].ksr.expect("a block was saved on an SM with no kernel") as usize;
-            self.ksrt[k].ptbq.push_back((tb, slot));
+            self.saved = Some((k, tb, slot));
         }
         // Tokens.
         if let Some((s, false)) = c.event {

@@ -51,7 +51,7 @@ impl Prio {
         Prio { scan: ScanControl::new(sms), mode, idle: None, top: None, best: None, victim: None, broken_victim: false }
     }
 
-    /// A new scan: no candidates yet.
+    /// The end of a decision: no candidates for the next scan.
     fn start(&mut self) {
         self.idle = None;
         self.top = None;
@@ -130,10 +130,16 @@ impl Unit for Prio {
 
     fn clock(&mut self, i: &In) {
         let o = self.outputs(i);
+        // The candidates are forgotten at the end of every decision cycle, whatever it
+        // decided, so a scan always starts with none (the RTL clears them from its registers,
+        // not from the decision).
+        let deciding = self.scan.deciding();
         match self.scan.clock(i.trigger, o.act != Act::None) {
             Step::Scan(p) => self.scan_entry(i, p),
-            Step::Start => self.start(),
-            Step::Hold => {}
+            Step::Start | Step::Hold => {}
+        }
+        if deciding {
+            self.start();
         }
     }
 }

@@ -9,7 +9,10 @@
 //! applies it in the one after that, it keeps every kernel's "wants more SMs" a cycle behind the
 //! tables, and the engine reads each entry as it was one cycle before it scans it, so the scan
 //! after an action starts once the action shows in what it reads. The engine owns its candidates: it updates
-//! them when [`ScanControl::clock`] says [`Step::Scan`], and clears them on [`Step::Start`].
+//! them when [`ScanControl::clock`] says [`Step::Scan`], and clears them at the end of every
+//! decision cycle ([`ScanControl::deciding`]), whatever it decided, so that a scan
+//! ([`Step::Start`]) begins with none; in the RTL the clear then depends on the scan's registers
+//! only, not on the decision (`docs/fpga.md`).
 
 /// Cycles a policy engine waits after acting before it scans again.
 pub const SETTLE: u8 = 4;
@@ -21,7 +24,7 @@ pub enum Step {
     Hold,
     /// Scan the table entry at this address (the cycle's `addr`).
     Scan(u8),
-    /// A new scan starts from entry 0: forget the candidates.
+    /// A new scan starts from entry 0 (the candidates were cleared at the last decision).
     Start,
 }
 
@@ -36,11 +39,27 @@ pub struct ScanControl {
     pos: u8,
     /// Cycles left to wait after an action.
     wait: u8,
+    /// A cycle between the last entry and the decision (the DSS engine registers the live
+    /// token counts of its candidates in it); `hold` is set in that cycle.
+    pre: bool,
+    hold: bool,
 }
 
 impl ScanControl {
     pub fn new(sms: usize) -> ScanControl {
-        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0, wait: 0 }
+        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0, wait: 0, pre: false, hold: false }
+    }
+
+    /// A scan control with a cycle between the last entry and the decision
+    /// ([`ScanControl::holding`]): sms + 2 cycles per decision.
+    pub fn with_hold(sms: usize) -> ScanControl {
+        ScanControl { pre: true, ..ScanControl::new(sms) }
+    }
+
+    /// This cycle is the one between the last entry and the decision (only
+    /// [`ScanControl::with_hold`] has it): the candidates are final.
+    pub fn holding(&self) -> bool {
+        self.busy && self.pos == self.sms && self.hold
     }
 
     /// Entries scanned.
@@ -74,7 +93,7 @@ impl ScanControl {
 
     /// This cycle is the decision cycle (after the last entry).
     pub fn deciding(&self) -> bool {
-        self.busy && self.pos == self.sms && self.wait == 0
+        self.busy && self.pos == self.sms && self.wait == 0 && !self.hold
     }
 
     /// The clock edge: `trigger` the cycle's trigger, `acted` whether the engine acted in this
@@ -86,7 +105,12 @@ impl ScanControl {
         if self.busy {
             if self.pos < self.sms {
                 self.pos += 1;
+                self.hold = self.pos == self.sms && self.pre;
                 return Step::Scan(self.pos - 1);
+            }
+            if self.hold {
+                self.hold = false;
+                return Step::Hold;
             }
             if self.wait > 0 {
                 self.wait -= 1;

@@ -100,9 +100,9 @@ impl SchedParams {
     }
 
     /// Cycles of one DSS decision: the serial scan of the SMST and KSRT (one entry per cycle),
-    /// then one cycle to act on what it found.
+    /// one cycle to read the live token counts of its candidates, then one cycle to act.
     pub fn dss_decision_cycles(&self) -> usize {
-        self.sms + 1
+        self.sms + 2
     }
 }
 
@@ -189,7 +189,9 @@ pub mod dss {
         pub k_count: i8,
         pub k_has_work: bool,
         pub k_running: bool,
-        /// KSRT[kmax].count and KSRT[kmin].count, read live for the decision.
+        /// KSRT[kmax].count and KSRT[kmin].count, read live; the block uses them in the cycle
+        /// between its scan and its decision (the candidates are final then) and registers
+        /// whether they differ by two or more for the decision.
         pub count_max: i8,
         pub count_min: i8,
     }
@@ -494,6 +496,13 @@ pub mod fw {
         /// The kernels that could use more SMs (bit k: valid, owned x T_k < blocks left) in
         /// the cycle before; the priority engine reads this for the entry it scans.
         pub wants: u16,
+        /// The block saved in the cycle before (`In::tb_saved`), with its kernel (the saving
+        /// SM's then), its index and its save slot: it enters the kernel's PTBQ, and its blocks
+        /// left, at the edge that ends this cycle.
+        pub saved_valid: bool,
+        pub saved_kernel: u8,
+        pub saved_tb: u32,
+        pub saved_slot: u8,
     }
 }
 
