@@ -8,8 +8,8 @@
 //!   trigger latch and scan counter are the `ScanControl` sub-block `scan`, shared with `Prio`).
 //! - A decision scans entries 0, 1, .., sms-1 on consecutive cycles, naming on `next_addr` the
 //!   entry it scans next cycle (the framework reads the SMST and KSRT there and registers them,
-//!   so the block samples each entry as it was the cycle before), then one cycle (`holding`)
-//!   in which it registers whether the live token count of `kmax` exceeds that of `kmin` by
+//!   so the block samples each entry as it was the cycle before), then one cycle (the scan's
+//!   hold cycle) in which it registers whether the live token count of `kmax` exceeds that of `kmin` by
 //!   two or more (`gap_q`; the counts read back on `count_max`/`count_min`), then one cycle
 //!   deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve running SM
 //!   `act_sm` of `act_from` for `act_kernel`, if `gap_q`). The table writes are the
@@ -202,9 +202,9 @@ impl Logic for Dss {
                 self.act_from.next = self.kmin_index.q.val();
             }
         }
-        // The cycle before the decision: the candidates are final; their live counts are
-        // compared and the result registered.
-        if self.scan.holding.val() {
+        // The live counts' test, registered every cycle but the decision (which clears it): a
+        // decision always follows the hold cycle, in which the candidates are already final.
+        if !self.scan.deciding.val() {
             self.gap_q.d.next = !self.count_diff.val().get_bit(8) & (self.count_diff.val() > 1);
         }
         self.act.next = self.act_code.val();

@@ -16,8 +16,9 @@
 //!   starts.
 //! - `next_addr` is the address of the next cycle's scan (0 if it scans none), kept in its own
 //!   register (`na_q`), so that the engine's table reads start at a flip-flop.
-//! - With `hold` (the DSS engine) a cycle lies between the last entry and the decision
-//!   (`holding`), in which the engine registers what it reads for the candidates it found.
+//! - With `hold` (the DSS engine) a cycle lies between the last entry and the decision, so
+//!   that every decision cycle follows a cycle in which the candidates were already final: the
+//!   engine registers there what it reads for them.
 //! - Latency: sms + 1 cycles per decision (sms + 2 with `hold`); `busy`, `addr` and `next_addr` depend on the registers only,
 //!   the next state also on `trigger` and `act` (combinationally).
 //! Parameters: 1..=16 entries (`sms`).
@@ -46,9 +47,6 @@ pub struct ScanControl {
     pub scanning: Signal<Out, Bit>,
     /// This cycle is the decision, after the last entry (and the hold cycle, if any).
     pub deciding: Signal<Out, Bit>,
-    /// This cycle lies between the last entry and the decision (only with `hold`): the
-    /// candidates are final.
-    pub holding: Signal<Out, Bit>,
     busy_q: DFF<Bit>,
     pending_q: DFF<Bit>,
     deciding_q: DFF<Bit>,
@@ -84,7 +82,6 @@ impl ScanControl {
             next_addr: Default::default(),
             scanning: Default::default(),
             deciding: Default::default(),
-            holding: Default::default(),
             busy_q: Default::default(),
             pending_q: Default::default(),
             deciding_q: Default::default(),
@@ -114,7 +111,6 @@ impl Logic for ScanControl {
         self.scanning.next = self.busy_q.q.val() & !self.deciding_q.q.val();
         self.next_addr.next = self.na_q.q.val();
         self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val() & (self.wait_q.q.val() == 0) & !self.hold_q.q.val();
-        self.holding.next = self.busy_q.q.val() & self.deciding_q.q.val() & self.hold_q.q.val();
         // Next state.
         self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
         self.pending_q.d.next = self.pending_next.val();

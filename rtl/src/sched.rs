@@ -10,7 +10,9 @@
 //! docs, `docs/sched-framework.md`): everything is decided from the registers at the start of
 //! the cycle and the inputs, and written at the edge; what a cycle chooses from the registers
 //! is kept in a pipeline register and applied in the next cycle. Each cycle:
-//! - the finished block (`done_*`) may retire its kernel (its last block);
+//! - the block finished the cycle before (`dn_*`, registered with the finishing SM's kernel)
+//!   is counted and may retire its kernel (its last block); the block finished now
+//!   (`done_*`) leaves its SM and is registered;
 //! - the block saved the cycle before (`sv_*`, registered with the saving SM's kernel) enters
 //!   that kernel's PTBQ and blocks left; the block saved now (`saved_*`) is registered;
 //! - the command (`cmd_*`) enters the entry picked the cycle before (`ksrt.free_*`) if it is
@@ -147,6 +149,10 @@ pub struct Sched {
     pub sv_k: DFF<B4>,
     pub sv_tb: DFF<Tb>,
     pub sv_slot: DFF<Bits<8>>,
+    /// Pipeline: the block finished in the cycle before, with its kernel (the finishing SM's
+    /// then); it is counted, and may retire the kernel, in this cycle.
+    pub dn_valid: DFF<Bit>,
+    pub dn_k: DFF<B4>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
@@ -232,6 +238,8 @@ impl Sched {
             app_sm: Default::default(),
             app_k: Default::default(),
             app_from: Default::default(),
+            dn_valid: Default::default(),
+            dn_k: Default::default(),
             sv_valid: Default::default(),
             sv_k: Default::default(),
             sv_tb: Default::default(),
@@ -292,7 +300,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -384,8 +392,15 @@ impl Logic for Sched {
         self.ksrt.cmd_priority.next = self.cmd_priority.val();
         self.ksrt.cmd_tokens.next = self.cmd_tokens.val();
         self.ksrt.named.next = self.smst.named.val();
-        self.ksrt.done_valid.next = self.done_valid.val();
-        self.ksrt.done_k.next = self.smst.done_k.val();
+        // A finished block is registered with its kernel (the finishing SM's now), and counted
+        // in the KSRT (retiring its kernel if it was the last) in the next cycle.
+        self.dn_valid.d.next = self.done_valid.val();
+        self.dn_k.d.next = 0.into();
+        if self.done_valid.val() {
+            self.dn_k.d.next = self.smst.done_k.val();
+        }
+        self.ksrt.done_valid.next = self.dn_valid.q.val();
+        self.ksrt.done_k.next = self.dn_k.q.val();
         self.ksrt.a.next = self.a.val();
         self.ksrt.kmax.next = self.dss.kmax.val();
         self.ksrt.kmin.next = self.dss.kmin.val();
@@ -496,6 +511,7 @@ impl Logic for Sched {
             self.preempt_sm.next = self.app_sm.q.val();
         }
         self.busy.next = self.sv_valid.q.val()
+            | self.dn_valid.q.val()
             | self.dss.busy.val()
             | self.prio.busy.val()
             | self.smst.busy.val()

@@ -16,7 +16,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot],
+    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -172,6 +172,8 @@ impl Ports for SchedPorts {
             saved_kernel: r.scalar("sv_k") as u8,
             saved_tb: r.scalar("sv_tb") as u32,
             saved_slot: r.scalar("sv_slot") as u8,
+            done_valid: r.scalar("dn_valid") != 0,
+            done_kernel: r.scalar("dn_k") as u8,
         };
         fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe }
     }

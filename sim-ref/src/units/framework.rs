@@ -269,6 +269,9 @@ pub struct Framework {
     /// The block saved in the cycle before: its kernel (the saving SM's, read then), index and
     /// save slot; it enters its kernel's PTBQ (and its blocks left) at this edge.
     saved: Option<(usize, u32, u8)>,
+    /// The kernel of the block finished in the cycle before (the finishing SM's, read then): it
+    /// is counted done, and retires the kernel if it was its last, in this cycle.
+    done: Option<usize>,
     snap: Snap,
     pub cycle: u64,
 }
@@ -298,6 +301,7 @@ impl Framework {
             // (entry 0 is free at reset)
             free: Some(0),
             saved: None,
+            done: None,
             snap: Snap::default(),
             cycle: 0,
         }
@@ -400,6 +404,7 @@ impl Framework {
     pub fn busy(&self) -> bool {
         self.trig
             || self.saved.is_some()
+            || self.done.is_some()
             || self.dec.is_some()
             || self.app.is_some()
             || self.grant.is_some()
@@ -492,6 +497,8 @@ impl Framework {
                     saved_kernel: self.saved.map_or(0, |v| v.0 as u8),
                     saved_tb: self.saved.map_or(0, |v| v.1),
                     saved_slot: self.saved.map_or(0, |v| v.2),
+                    done_valid: self.done.is_some(),
+                    done_kernel: self.done.map_or(0, |k| k as u8),
                 }
             },
         }
@@ -503,6 +510,20 @@ impl Framework {
     /// cycle that applies a decision and count the corners around it; it changes nothing.
     pub fn engine_decision(&self) -> (Act, u8, u8, u8) {
         self.dec.map_or((Act::None, 0, 0, 0), |d| (d.act, d.sm as u8, d.kernel as u8, d.from as u8))
+    }
+
+    /// The policy engine's decision this cycle (from its registers; registered at the edge and
+    /// checked in the next cycle) (`Act::None` when there is none). A probe for testbenches like
+    /// [`Framework::engine_decision`]; it changes nothing.
+    pub fn engine_act(&self) -> (Act, u8, u8, u8) {
+        let (act, sm, kernel, from) = if self.policy.uses_dss() {
+            let o = self.dss.outputs(&DssIn::default());
+            (o.act, o.act_sm, o.act_kernel, o.act_from)
+        } else {
+            let o = self.prio.outputs(&PrioIn::default());
+            (o.act, o.act_sm, o.act_kernel, o.act_from)
+        };
+        (act, sm, kernel, from)
     }
 
     /// The decision applied this cycle (checked in the cycle before; `Act::None` when there is
@@ -565,7 +586,9 @@ impl Framework {
                     e.handle, resident[k], e.tk
                 ));
             }
-            if e.next_tb != e.done_tbs + resident[k] + queued {
+            // (done: counted, or finished in the cycle before and counted in this one)
+            let done = e.done_tbs + u32::from(self.done == Some(k));
+            if e.next_tb != done + resident[k] + queued {
                 return Err(format!(
                     "kernel {k} (handle {}): blocks not conserved: {} issued new != {} done + {} resident + {queued} queued",
                     e.handle, e.next_tb, e.done_tbs, resident[k]
@@ -591,9 +614,8 @@ impl Framework {
         let n = self.params.sms;
         let mut c = Comb::default();
         c.out.busy = self.busy();
-        // Retirement: the finished block was its kernel's last.
-        if let Some(s) = i.tb_done {
-            let k = self.smst[s as usize].ksr.expect("a block finished on an SM with no kernel") as usize;
+        // Retirement: the block finished in the cycle before was its kernel's last.
+        if let Some(k) = self.done {
             let e = &self.ksrt[k];
             if e.valid && e.done_tbs + 1 == e.tbs {
                 debug_assert!(e.ptbq.is_empty(), "kernel retired with preempted blocks queued");
@@ -831,6 +853,7 @@ impl Unit for Framework {
         self.wants = 0;
         self.free = Some(0);
         self.saved = None;
+        self.done = None;
         self.snap = Snap::default();
         self.cycle = 0;
     }
@@ -849,9 +872,13 @@ impl Unit for Framework {
         }
         let left: Vec<u8> = (0..n).map(|s| self.left_after(s, i)).collect();
         // Completions and saves.
-        if let Some(s) = i.tb_done {
-            let k = self.smst[s as usize].ksr.unwrap() as usize;
+        // The block finished in the cycle before is counted; this cycle's is registered with
+        // its kernel.
+        if let Some(k) = self.done.take() {
             self.ksrt[k].done_tbs += 1;
+        }
+        if let Some(s) = i.tb_done {
+            self.done = Some(self.smst[s as usize].ksr.expect("a block finished on an SM with no kernel") as usize);
         }
         // The block saved in the cycle before enters its kernel's PTBQ; this cycle's is
         // registered with its kernel.

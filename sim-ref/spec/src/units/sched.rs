@@ -503,6 +503,11 @@ pub mod fw {
         pub saved_kernel: u8,
         pub saved_tb: u32,
         pub saved_slot: u8,
+        /// The block finished in the cycle before (`In::tb_done`), with its kernel (the
+        /// finishing SM's then): it is counted done at the edge that ends this cycle, and
+        /// retires its kernel in this cycle if it was the kernel's last.
+        pub done_valid: bool,
+        pub done_kernel: u8,
     }
 }
 
