@@ -131,8 +131,13 @@ fn the_small_blocks_place_and_route_at_100_mhz_in_their_io_ring() {
 
 /// Records a co-simulation trace of `unit` under `policy` on the two-process workload.
 fn record(name: &str, unit: UnitKind, policy: Policy) -> (PathBuf, u64) {
+    record_on(name, unit, policy, TWO)
+}
+
+/// [`record`] on a workload of its own.
+fn record_on(name: &str, unit: UnitKind, policy: Policy, workload: &str) -> (PathBuf, u64) {
     let cfg = GpuConfig::preset("k20c").unwrap();
-    let w = Workload::parse("two.toml", TWO).unwrap();
+    let w = Workload::parse("two.toml", workload).unwrap();
     let d = dir(name);
     let o = CosimOptions { unit, trace: Some(d.clone()), mismatch_vcd: d.join("unused.vcd"), ..CosimOptions::new(policy, Mechanism::ContextSwitch) };
     let rep = run_with(&cfg, &w, &o).unwrap();
@@ -165,7 +170,12 @@ fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught(
 #[test]
 fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
     let t = tools();
-    let (d, cycles) = record("gate-sched", UnitKind::Sched, Policy::PpqExclusive);
+    // (A larger sgemm than `TWO`'s: restores then pop queues deep enough that their entries come
+    // from the block RAM, not only from the write register's bypass, which serves an entry
+    // pushed the cycle before; with `TWO` every RAM-sourced entry is bypassed, as corrupting the
+    // RAM's reads in the rust-hdl simulation shows.)
+    let two_deep = TWO.replace("size = 96", "size = 128");
+    let (d, cycles) = record_on("gate-sched", UnitKind::Sched, Policy::PpqExclusive, &two_deep);
     let (r, _) = gate_replay(&t, &d).unwrap();
     assert_eq!(r, Replay::Pass { cycles });
     // Record: GPU cycle, 12 inputs, 12 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
