@@ -72,8 +72,8 @@ pub struct Dss {
     kmin_valid: DFF<Bit>,
     kmin_index: DFF<Bits<DSS_INDEX_BITS>>,
     kmin_count: DFF<Bits<8>>,
-    /// `kmax`'s live token count exceeds `kmin`'s by two or more (registered in the cycle
-    /// between the scan and the decision).
+    /// `kmax`'s live token count exceeds `kmin`'s by two or more (registered every cycle but
+    /// the decision, which reads the value of the hold cycle before it and clears it).
     gap_q: DFF<Bit>,
     /// Per kernel: its lowest-index running SM seen in this scan.
     first_valid: [DFF<Bit>; DSS_MAX_SMS],

@@ -523,10 +523,10 @@ impl Logic for Ksrt {
         self.tk9[15].next = bit_cast::<9, 5>(self.k_tk[15].q.val());
         // Next state.
         for k in 0..16 {
-            self.up_release[k].next = self.ev_token.val() & !self.fault_keep_token.val() & (self.ev_back.val() == self.ids[k].val());
+            self.cap_back[k].next = self.ev_token.val() & (self.ev_back.val() == self.ids[k].val());
+            self.up_release[k].next = self.cap_back[k].val() & !self.fault_keep_token.val();
             self.up_from[k].next = self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val());
             self.down_act[k].next = (self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val());
-            self.cap_back[k].next = self.ev_token.val() & (self.ev_back.val() == self.ids[k].val());
             self.rem_up[k].next = self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val());
             self.rem_down[k].next = self.iss_hit[k].val();
             self.cnt_p1[k].next = self.k_count[k].q.val() + 1;
