@@ -77,8 +77,8 @@ pub enum BrokenArg {
     HighestFirst,
     /// rq: a slot is free one cycle early (the commit's free reaches the allocation).
     EarlyFree,
-    /// rq: replay out of age order (a warp's faulted slot of lowest index replays first).
-    ByIndex,
+    /// rq: a replay clears the faulted bit of the read port's slot, not its own.
+    WrongSlot,
 }
 
 impl BrokenArg {
@@ -87,7 +87,7 @@ impl BrokenArg {
         match self {
             BrokenArg::Lifo | BrokenArg::KeepToken => "sched or engine",
             BrokenArg::DropSecond | BrokenArg::HighestFirst => "oplog",
-            BrokenArg::EarlyFree | BrokenArg::ByIndex => "rq",
+            BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
         }
     }
 }
@@ -154,7 +154,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         let ok = match a.unit {
             UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
             UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::HighestFirst),
-            UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::ByIndex),
+            UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
             UnitArg::RqOl => !matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
         };
         if !ok {
@@ -186,7 +186,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
     o.broken_engine = matches!(a.unit, UnitArg::Engine) && a.broken.is_some();
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), highest_first: a.broken == Some(BrokenArg::HighestFirst) };
-    o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), by_index: a.broken == Some(BrokenArg::ByIndex) };
+    o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if unit.per_sm() && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);

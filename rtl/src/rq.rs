@@ -7,17 +7,21 @@
 //! replayed. Slots are split in two halves of 64 (`*_lo`, `*_hi`: slots 0-63 and 64-127)
 //! because the generator names array entries by literal index.
 //!
-//! Outputs, combinational on the registers and on `warp`:
+//! Outputs, combinational on the registers and on `replay_idx`, `rd_idx`:
 //! - `full`, `alloc_idx`: whether a slot is free, and the lowest free one (a slot freed in a
 //!   cycle is free from the next: the free is registered);
-//! - `head_valid`, `head`: warp `warp`'s oldest faulted slot (ages compared modulo 2^16), from
-//!   a tree of pairwise choices, seven levels deep;
-//! - `rd_*`: slot `rd_idx`'s entry (pc, lanes, age, log entries), the squashed instruction's
+//! - `replay_ok`: slot `replay_idx` is faulted (the slot a replay names must be);
+//! - `rd_*`: slot `rd_idx`'s entry (warp slot, pc, lanes, age, log entries), the squashed instruction's
 //!   entry that goes back to its warp.
 //!
-//! At the rising edge: `issue` writes the entry into `alloc_idx`; `replay` clears `head`'s
-//! faulted bit; `fault` sets faulted bits; `free` clears slots. Loop bounds are literal
-//! because rust-hdl's Verilog generator needs them; the widths come from
+//! The slot a replay issues from comes with it (`replay_idx`): the warp's waiting entry in the
+//! issue queue carries it, and the issue queue, sorted by age, gives the replay order
+//! (`docs/faults.md`, O7). The block searches nothing: the entry fields sit in distributed RAM,
+//! and the one path through logic is the lowest free slot.
+//!
+//! At the rising edge: `issue` writes the entry into `alloc_idx`; `replay` clears slot
+//! `replay_idx`'s faulted bit; `fault` sets faulted bits; `free` clears slots. Loop bounds are
+//! literal because rust-hdl's Verilog generator needs them; the widths come from
 //! `mpgpu_spec::units::rq`.
 
 use mpgpu_spec::units::rq::{AGE_BITS, LOG_BITS, MAX_SLOTS, MAX_WARPS, PC_BITS, SLOT_BITS, WARP_BITS};
@@ -32,9 +36,9 @@ pub struct RqFaults {
     /// A slot is free one cycle early: the cycle's `free` reaches `full` and `alloc_idx`, so an
     /// instruction issued in the cycle of a commit takes the committing one's slot.
     pub early_free: bool,
-    /// Replay out of age order: the head is the warp's faulted slot of lowest index, not of
-    /// lowest age.
-    pub by_index: bool,
+    /// The replay clears the faulted bit of the read port's slot (`rd_idx`), not its own
+    /// (`replay_idx`): the two slot-index inputs crossed.
+    pub wrong_slot: bool,
 }
 
 #[derive(Clone, Debug, LogicBlock)]
@@ -49,8 +53,9 @@ pub struct Rq {
     pub fault_hi: Signal<In, Bits<64>>,
     /// A global memory instruction issues into `alloc_idx` with the fields below.
     pub issue: Signal<In, Bit>,
-    /// Warp `warp`'s oldest faulted instruction (`head`) issues again.
+    /// The faulted instruction in slot `replay_idx` issues again.
     pub replay: Signal<In, Bit>,
+    pub replay_idx: Signal<In, Bits<7>>,
     pub warp: Signal<In, Bits<6>>,
     pub pc: Signal<In, Bits<16>>,
     pub exec: Signal<In, Bits<32>>,
@@ -65,10 +70,10 @@ pub struct Rq {
     pub full: Signal<Out, Bit>,
     /// The lowest free slot.
     pub alloc_idx: Signal<Out, Bits<7>>,
-    /// Warp `warp`'s oldest faulted slot, if any.
-    pub head_valid: Signal<Out, Bit>,
-    pub head: Signal<Out, Bits<7>>,
+    /// Slot `replay_idx` is faulted.
+    pub replay_ok: Signal<Out, Bit>,
     /// Slot `rd_idx`'s entry (a squashed instruction's, which goes back to its warp).
+    pub rd_warp: Signal<Out, Bits<6>>,
     pub rd_pc: Signal<Out, Bits<16>>,
     pub rd_exec: Signal<Out, Bits<32>>,
     pub rd_age: Signal<Out, Bits<16>>,
@@ -80,10 +85,14 @@ pub struct Rq {
     present_lo: Constant<Bits<64>>,
     present_hi: Constant<Bits<64>>,
     one: Constant<Bits<64>>,
-    /// 2^15: an age difference with this bit set is negative (modulo 2^16).
-    half: Constant<Bits<16>>,
     early_free: Constant<Bit>,
-    by_index: Constant<Bit>,
+    wrong_slot: Constant<Bit>,
+    /// The top bit of each level's index (the upper node chosen).
+    b2: Constant<Bits<7>>,
+    b3: Constant<Bits<7>>,
+    b4: Constant<Bits<7>>,
+    b5: Constant<Bits<7>>,
+    b6: Constant<Bits<7>>,
     /// Slot numbers (rust-hdl's generator takes no casts of loop variables).
     ids_lo: [Constant<Bits<7>>; 64],
     ids_hi: [Constant<Bits<7>>; 64],
@@ -91,37 +100,28 @@ pub struct Rq {
     fr_hi: Signal<Local, Bits<64>>,
     low_lo: Signal<Local, Bits<64>>,
     low_hi: Signal<Local, Bits<64>>,
+    /// The priority-encoder tree: level k's node j covers 2^(k+2) slots, whether one is free
+    /// (`vk`) and the lowest one's number within them (`ik`, its upper bits zero).
+    q4: [Signal<Local, Bits<4>>; 32],
+    v0: [Signal<Local, Bit>; 32],
+    i0: [Signal<Local, Bits<7>>; 32],
+    v1: [Signal<Local, Bit>; 16],
+    i1: [Signal<Local, Bits<7>>; 16],
+    v2: [Signal<Local, Bit>; 8],
+    i2: [Signal<Local, Bits<7>>; 8],
+    v3: [Signal<Local, Bit>; 4],
+    i3: [Signal<Local, Bits<7>>; 4],
+    v4: [Signal<Local, Bit>; 2],
+    i4: [Signal<Local, Bits<7>>; 2],
     idx: Signal<Local, Bits<7>>,
     set_lo: Signal<Local, Bits<64>>,
     set_hi: Signal<Local, Bits<64>>,
     /// The RAMs are written (an issue took a slot).
     wr: Signal<Local, Bit>,
-    /// The head search, a tree of 7 levels over the 128 slots: at level k, node j holds
-    /// whether its 2^k slots include a faulted one of the warp (`vk`), the oldest one's age
-    /// (`ak`) and slot (`xk`).
-    lv: Signal<Local, Bit>,
-    rv: Signal<Local, Bit>,
-    diff: Signal<Local, Bits<16>>,
-    v1: [Signal<Local, Bit>; 64],
-    a1: [Signal<Local, Bits<16>>; 64],
-    x1: [Signal<Local, Bits<7>>; 64],
-    v2: [Signal<Local, Bit>; 32],
-    a2: [Signal<Local, Bits<16>>; 32],
-    x2: [Signal<Local, Bits<7>>; 32],
-    v3: [Signal<Local, Bit>; 16],
-    a3: [Signal<Local, Bits<16>>; 16],
-    x3: [Signal<Local, Bits<7>>; 16],
-    v4: [Signal<Local, Bit>; 8],
-    a4: [Signal<Local, Bits<16>>; 8],
-    x4: [Signal<Local, Bits<7>>; 8],
-    v5: [Signal<Local, Bit>; 4],
-    a5: [Signal<Local, Bits<16>>; 4],
-    x5: [Signal<Local, Bits<7>>; 4],
-    v6: [Signal<Local, Bit>; 2],
-    a6: [Signal<Local, Bits<16>>; 2],
-    x6: [Signal<Local, Bits<7>>; 2],
-    v7: Signal<Local, Bit>,
-    x7: Signal<Local, Bits<7>>,
+    /// The half of `faulted` holding slot `replay_idx`.
+    rp_word: Signal<Local, Bits<64>>,
+    /// The slot whose faulted bit a replay clears (`replay_idx`), and it decoded.
+    rp_idx: Signal<Local, Bits<7>>,
     hm_lo: Signal<Local, Bits<64>>,
     hm_hi: Signal<Local, Bits<64>>,
     ent_info: Signal<Local, Bits<36>>,
@@ -129,16 +129,13 @@ pub struct Rq {
     /// Slots in use, and squashed ones waiting to be replayed.
     pub valid: [DFF<Bits<64>>; 2],
     pub faulted: [DFF<Bits<64>>; 2],
-    /// Each slot's warp and age (flip-flops: the head search reads every slot's at once).
-    pub warp_lo: [DFF<Bits<6>>; 64],
-    pub warp_hi: [DFF<Bits<6>>; 64],
-    pub age_lo: [DFF<Bits<16>>; 64],
-    pub age_hi: [DFF<Bits<16>>; 64],
-    /// Each slot's lanes, and pc with log entries (`mpgpu_spec::units::rq::pack_info`), and a
-    /// copy of its age: distributed RAM, written at issue and read by the read port alone.
+    /// Each slot's warp, age, lanes, and pc with log entries (`mpgpu_spec::units::rq::pack_info`):
+    /// distributed RAM, written at issue and read by the read port; the co-simulation reads
+    /// every word back as state.
+    pub warp_ram: LutRam<Bits<6>, 7>,
+    pub age_ram: LutRam<Bits<16>, 7>,
     pub exec_ram: LutRam<Bits<32>, 7>,
     pub info_ram: LutRam<Bits<36>, 7>,
-    pub age_ram: LutRam<Bits<16>, 7>,
 }
 
 impl Rq {
@@ -154,6 +151,7 @@ impl Rq {
             fault_hi: Default::default(),
             issue: Default::default(),
             replay: Default::default(),
+            replay_idx: Default::default(),
             warp: Default::default(),
             pc: Default::default(),
             exec: Default::default(),
@@ -162,11 +160,11 @@ impl Rq {
             log1: Default::default(),
             log2: Default::default(),
             nlog: Default::default(),
+            rd_idx: Default::default(),
             full: Default::default(),
             alloc_idx: Default::default(),
-            head_valid: Default::default(),
-            head: Default::default(),
-            rd_idx: Default::default(),
+            replay_ok: Default::default(),
+            rd_warp: Default::default(),
             rd_pc: Default::default(),
             rd_exec: Default::default(),
             rd_age: Default::default(),
@@ -177,9 +175,24 @@ impl Rq {
             present_lo: Constant::new(mask(slots).into()),
             present_hi: Constant::new(mask(slots.saturating_sub(64)).into()),
             one: Constant::new(1u64.into()),
-            half: Constant::new(0x8000u64.into()),
             early_free: Constant::new(faults.early_free),
-            by_index: Constant::new(faults.by_index),
+            wrong_slot: Constant::new(faults.wrong_slot),
+            b2: Constant::new(4u64.into()),
+            b3: Constant::new(8u64.into()),
+            b4: Constant::new(16u64.into()),
+            b5: Constant::new(32u64.into()),
+            b6: Constant::new(64u64.into()),
+            q4: std::array::from_fn(|_| Default::default()),
+            v0: std::array::from_fn(|_| Default::default()),
+            i0: std::array::from_fn(|_| Default::default()),
+            v1: std::array::from_fn(|_| Default::default()),
+            i1: std::array::from_fn(|_| Default::default()),
+            v2: std::array::from_fn(|_| Default::default()),
+            i2: std::array::from_fn(|_| Default::default()),
+            v3: std::array::from_fn(|_| Default::default()),
+            i3: std::array::from_fn(|_| Default::default()),
+            v4: std::array::from_fn(|_| Default::default()),
+            i4: std::array::from_fn(|_| Default::default()),
             ids_lo: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ids_hi: std::array::from_fn(|i| Constant::new((64 + i as u64).into())),
             fr_lo: Default::default(),
@@ -190,42 +203,18 @@ impl Rq {
             set_lo: Default::default(),
             set_hi: Default::default(),
             wr: Default::default(),
-            lv: Default::default(),
-            rv: Default::default(),
-            diff: Default::default(),
-            v1: std::array::from_fn(|_| Default::default()),
-            a1: std::array::from_fn(|_| Default::default()),
-            x1: std::array::from_fn(|_| Default::default()),
-            v2: std::array::from_fn(|_| Default::default()),
-            a2: std::array::from_fn(|_| Default::default()),
-            x2: std::array::from_fn(|_| Default::default()),
-            v3: std::array::from_fn(|_| Default::default()),
-            a3: std::array::from_fn(|_| Default::default()),
-            x3: std::array::from_fn(|_| Default::default()),
-            v4: std::array::from_fn(|_| Default::default()),
-            a4: std::array::from_fn(|_| Default::default()),
-            x4: std::array::from_fn(|_| Default::default()),
-            v5: std::array::from_fn(|_| Default::default()),
-            a5: std::array::from_fn(|_| Default::default()),
-            x5: std::array::from_fn(|_| Default::default()),
-            v6: std::array::from_fn(|_| Default::default()),
-            a6: std::array::from_fn(|_| Default::default()),
-            x6: std::array::from_fn(|_| Default::default()),
-            v7: Default::default(),
-            x7: Default::default(),
+            rp_idx: Default::default(),
+            rp_word: Default::default(),
             hm_lo: Default::default(),
             hm_hi: Default::default(),
             ent_info: Default::default(),
             rinfo: Default::default(),
             valid: Default::default(),
             faulted: Default::default(),
-            warp_lo: std::array::from_fn(|_| Default::default()),
-            warp_hi: std::array::from_fn(|_| Default::default()),
-            age_lo: std::array::from_fn(|_| Default::default()),
-            age_hi: std::array::from_fn(|_| Default::default()),
+            warp_ram: Default::default(),
+            age_ram: Default::default(),
             exec_ram: Default::default(),
             info_ram: Default::default(),
-            age_ram: Default::default(),
         }
     }
 
@@ -238,6 +227,7 @@ impl Rq {
         self.fault_hi.connect();
         self.issue.connect();
         self.replay.connect();
+        self.replay_idx.connect();
         self.warp.connect();
         self.pc.connect();
         self.exec.connect();
@@ -260,16 +250,6 @@ impl Logic for Rq {
             self.faulted[k].clock.next = self.clock.val();
             self.faulted[k].d.next = self.faulted[k].q.val();
         }
-        for i in 0..64 {
-            self.warp_lo[i].clock.next = self.clock.val();
-            self.warp_lo[i].d.next = self.warp_lo[i].q.val();
-            self.warp_hi[i].clock.next = self.clock.val();
-            self.warp_hi[i].d.next = self.warp_hi[i].q.val();
-            self.age_lo[i].clock.next = self.clock.val();
-            self.age_lo[i].d.next = self.age_lo[i].q.val();
-            self.age_hi[i].clock.next = self.clock.val();
-            self.age_hi[i].d.next = self.age_hi[i].q.val();
-        }
         // Free slots, and the lowest one.
         self.fr_lo.next = self.present_lo.val() & !self.valid[0].q.val();
         self.fr_hi.next = self.present_hi.val() & !self.valid[1].q.val();
@@ -282,115 +262,90 @@ impl Logic for Rq {
         if self.fr_lo.val().any() {
             self.low_hi.next = 0.into();
         }
-        self.idx.next = 0.into();
-        for i in 0..64 {
-            if self.low_lo.val().get_bit(i) {
-                self.idx.next = self.ids_lo[i].val();
-            }
-            if self.low_hi.val().get_bit(i) {
-                self.idx.next = self.ids_hi[i].val();
-            }
-        }
-        self.full.next = !(self.fr_lo.val().any() | self.fr_hi.val().any());
-        self.alloc_idx.next = self.idx.val();
-        // The warp's oldest faulted slot: a tree of pairwise choices, the right (higher) one
-        // only if it is strictly older (ages modulo 2^16), so that a tie goes to the lower
-        // slot as in the model's scan; the test-only by-index variant ignores ages.
-        for j in 0..32 {
-            self.lv.next = self.faulted[0].q.val().get_bit(2 * j) & (self.warp_lo[2 * j].q.val() == self.warp.val());
-            self.rv.next = self.faulted[0].q.val().get_bit(2 * j + 1) & (self.warp_lo[2 * j + 1].q.val() == self.warp.val());
-            self.diff.next = self.age_lo[2 * j + 1].q.val() - self.age_lo[2 * j].q.val();
-            self.v1[j].next = self.lv.val() | self.rv.val();
-            self.a1[j].next = self.age_lo[2 * j].q.val();
-            self.x1[j].next = self.ids_lo[2 * j].val();
-            if self.rv.val() & (!self.lv.val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a1[j].next = self.age_lo[2 * j + 1].q.val();
-                self.x1[j].next = self.ids_lo[2 * j + 1].val();
-            }
-            self.lv.next = self.faulted[1].q.val().get_bit(2 * j) & (self.warp_hi[2 * j].q.val() == self.warp.val());
-            self.rv.next = self.faulted[1].q.val().get_bit(2 * j + 1) & (self.warp_hi[2 * j + 1].q.val() == self.warp.val());
-            self.diff.next = self.age_hi[2 * j + 1].q.val() - self.age_hi[2 * j].q.val();
-            self.v1[32 + j].next = self.lv.val() | self.rv.val();
-            self.a1[32 + j].next = self.age_hi[2 * j].q.val();
-            self.x1[32 + j].next = self.ids_hi[2 * j].val();
-            if self.rv.val() & (!self.lv.val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a1[32 + j].next = self.age_hi[2 * j + 1].q.val();
-                self.x1[32 + j].next = self.ids_hi[2 * j + 1].val();
-            }
+        // The lowest free slot's number, from a tree of priority encoders (no carry chain:
+        // each level is one LUT deep): 4-slot groups, then pairs of nodes, the lower one
+        // first, up to the 128 slots.
+        for j in 0..16 {
+            self.q4[j].next = self.fr_lo.val().get_bits::<4>(4 * j);
+            self.q4[16 + j].next = self.fr_hi.val().get_bits::<4>(4 * j);
         }
         for j in 0..32 {
-            self.diff.next = self.a1[2 * j + 1].val() - self.a1[2 * j].val();
-            self.v2[j].next = self.v1[2 * j].val() | self.v1[2 * j + 1].val();
-            self.a2[j].next = self.a1[2 * j].val();
-            self.x2[j].next = self.x1[2 * j].val();
-            if self.v1[2 * j + 1].val() & (!self.v1[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a2[j].next = self.a1[2 * j + 1].val();
-                self.x2[j].next = self.x1[2 * j + 1].val();
+            self.v0[j].next = self.q4[j].val().any();
+            self.i0[j].next = 3.into();
+            if self.q4[j].val().get_bit(2) {
+                self.i0[j].next = 2.into();
+            }
+            if self.q4[j].val().get_bit(1) {
+                self.i0[j].next = 1.into();
+            }
+            if self.q4[j].val().get_bit(0) {
+                self.i0[j].next = 0.into();
             }
         }
         for j in 0..16 {
-            self.diff.next = self.a2[2 * j + 1].val() - self.a2[2 * j].val();
-            self.v3[j].next = self.v2[2 * j].val() | self.v2[2 * j + 1].val();
-            self.a3[j].next = self.a2[2 * j].val();
-            self.x3[j].next = self.x2[2 * j].val();
-            if self.v2[2 * j + 1].val() & (!self.v2[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a3[j].next = self.a2[2 * j + 1].val();
-                self.x3[j].next = self.x2[2 * j + 1].val();
+            self.v1[j].next = self.v0[2 * j].val() | self.v0[2 * j + 1].val();
+            self.i1[j].next = self.i0[2 * j].val();
+            if !self.v0[2 * j].val() {
+                self.i1[j].next = self.i0[2 * j + 1].val() | self.b2.val();
             }
         }
         for j in 0..8 {
-            self.diff.next = self.a3[2 * j + 1].val() - self.a3[2 * j].val();
-            self.v4[j].next = self.v3[2 * j].val() | self.v3[2 * j + 1].val();
-            self.a4[j].next = self.a3[2 * j].val();
-            self.x4[j].next = self.x3[2 * j].val();
-            if self.v3[2 * j + 1].val() & (!self.v3[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a4[j].next = self.a3[2 * j + 1].val();
-                self.x4[j].next = self.x3[2 * j + 1].val();
+            self.v2[j].next = self.v1[2 * j].val() | self.v1[2 * j + 1].val();
+            self.i2[j].next = self.i1[2 * j].val();
+            if !self.v1[2 * j].val() {
+                self.i2[j].next = self.i1[2 * j + 1].val() | self.b3.val();
             }
         }
         for j in 0..4 {
-            self.diff.next = self.a4[2 * j + 1].val() - self.a4[2 * j].val();
-            self.v5[j].next = self.v4[2 * j].val() | self.v4[2 * j + 1].val();
-            self.a5[j].next = self.a4[2 * j].val();
-            self.x5[j].next = self.x4[2 * j].val();
-            if self.v4[2 * j + 1].val() & (!self.v4[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a5[j].next = self.a4[2 * j + 1].val();
-                self.x5[j].next = self.x4[2 * j + 1].val();
+            self.v3[j].next = self.v2[2 * j].val() | self.v2[2 * j + 1].val();
+            self.i3[j].next = self.i2[2 * j].val();
+            if !self.v2[2 * j].val() {
+                self.i3[j].next = self.i2[2 * j + 1].val() | self.b4.val();
             }
         }
         for j in 0..2 {
-            self.diff.next = self.a5[2 * j + 1].val() - self.a5[2 * j].val();
-            self.v6[j].next = self.v5[2 * j].val() | self.v5[2 * j + 1].val();
-            self.a6[j].next = self.a5[2 * j].val();
-            self.x6[j].next = self.x5[2 * j].val();
-            if self.v5[2 * j + 1].val() & (!self.v5[2 * j].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-                self.a6[j].next = self.a5[2 * j + 1].val();
-                self.x6[j].next = self.x5[2 * j + 1].val();
+            self.v4[j].next = self.v3[2 * j].val() | self.v3[2 * j + 1].val();
+            self.i4[j].next = self.i3[2 * j].val();
+            if !self.v3[2 * j].val() {
+                self.i4[j].next = self.i3[2 * j + 1].val() | self.b5.val();
             }
         }
-        self.diff.next = self.a6[1].val() - self.a6[0].val();
-        self.v7.next = self.v6[0].val() | self.v6[1].val();
-        self.x7.next = self.x6[0].val();
-        if self.v6[1].val() & (!self.v6[0].val() | ((self.diff.val() & self.half.val()).any() & !self.by_index.val())) {
-            self.x7.next = self.x6[1].val();
+        self.idx.next = self.i4[0].val();
+        if !self.v4[0].val() {
+            self.idx.next = self.i4[1].val() | self.b6.val();
         }
-        self.head_valid.next = self.v7.val();
-        self.head.next = self.x7.val();
-        // The head's slot, decoded, leaves `faulted` when it is replayed.
+        if !self.v4[0].val() & !self.v4[1].val() {
+            self.idx.next = 0.into();
+        }
+        self.full.next = !(self.fr_lo.val().any() | self.fr_hi.val().any());
+        self.alloc_idx.next = self.idx.val();
+        // Whether the replayed slot is faulted (a multiplexer on `replay_idx`).
+        self.rp_word.next = self.faulted[0].q.val();
+        if self.replay_idx.val().get_bit(6) {
+            self.rp_word.next = self.faulted[1].q.val();
+        }
+        self.replay_ok.next = ((self.rp_word.val() >> self.replay_idx.val().get_bits::<6>(0)) & self.one.val()).any();
+        // The replayed slot, decoded, leaves `faulted` at the edge.
+        self.rp_idx.next = self.replay_idx.val();
+        if self.wrong_slot.val() {
+            self.rp_idx.next = self.rd_idx.val();
+        }
         self.hm_lo.next = 0.into();
         self.hm_hi.next = 0.into();
         for i in 0..64 {
-            if self.replay.val() & self.v7.val() & (self.x7.val() == self.ids_lo[i].val()) {
+            if self.replay.val() & (self.rp_idx.val() == self.ids_lo[i].val()) {
                 self.hm_lo.next = self.hm_lo.val().replace_bit(i, true);
             }
-            if self.replay.val() & self.v7.val() & (self.x7.val() == self.ids_hi[i].val()) {
+            if self.replay.val() & (self.rp_idx.val() == self.ids_hi[i].val()) {
                 self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
             }
         }
         // The read port: slot `rd_idx`'s entry, from the RAMs.
+        self.warp_ram.read_address.next = self.rd_idx.val();
+        self.age_ram.read_address.next = self.rd_idx.val();
         self.exec_ram.read_address.next = self.rd_idx.val();
         self.info_ram.read_address.next = self.rd_idx.val();
-        self.age_ram.read_address.next = self.rd_idx.val();
+        self.rd_warp.next = self.warp_ram.read_data.val();
         self.rd_exec.next = self.exec_ram.read_data.val();
         self.rd_age.next = self.age_ram.read_data.val();
         self.rinfo.next = self.info_ram.read_data.val();
@@ -415,30 +370,23 @@ impl Logic for Rq {
             | (bit_cast::<36, 6>(self.log2.val()) << 12)
             | (bit_cast::<36, 6>(self.log1.val()) << 6)
             | bit_cast::<36, 6>(self.log0.val());
-        for i in 0..64 {
-            if self.set_lo.val().get_bit(i) {
-                self.warp_lo[i].d.next = self.warp.val();
-                self.age_lo[i].d.next = self.age.val();
-            }
-            if self.set_hi.val().get_bit(i) {
-                self.warp_hi[i].d.next = self.warp.val();
-                self.age_hi[i].d.next = self.age.val();
-            }
-        }
         // (the RAMs are written at the slot the issue takes: none when the queue is full)
+        self.warp_ram.clock.next = self.clock.val();
+        self.age_ram.clock.next = self.clock.val();
         self.exec_ram.clock.next = self.clock.val();
         self.info_ram.clock.next = self.clock.val();
-        self.age_ram.clock.next = self.clock.val();
-        // (`set_*` is the issue's slot, empty without an issue)
-        self.wr.next = self.set_lo.val().any() | self.set_hi.val().any();
+        self.wr.next = self.issue.val() & (self.fr_lo.val().any() | self.fr_hi.val().any());
+        self.warp_ram.write_enable.next = self.wr.val();
+        self.age_ram.write_enable.next = self.wr.val();
         self.exec_ram.write_enable.next = self.wr.val();
         self.info_ram.write_enable.next = self.wr.val();
-        self.age_ram.write_enable.next = self.wr.val();
+        self.warp_ram.write_address.next = self.idx.val();
+        self.age_ram.write_address.next = self.idx.val();
         self.exec_ram.write_address.next = self.idx.val();
         self.info_ram.write_address.next = self.idx.val();
-        self.age_ram.write_address.next = self.idx.val();
+        self.warp_ram.write_data.next = self.warp.val();
+        self.age_ram.write_data.next = self.age.val();
         self.exec_ram.write_data.next = self.exec.val();
         self.info_ram.write_data.next = self.ent_info.val();
-        self.age_ram.write_data.next = self.age.val();
     }
 }

@@ -416,11 +416,11 @@ impl Ports for OplogPorts {
 pub type OplogRtl = RtlUnit<OplogPorts>;
 
 hdl_block!(Rq {
-    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
-    outputs: [full, alloc_idx, head_valid, head, rd_pc, rd_exec, rd_age, rd_log0, rd_log1, rd_log2, rd_nlog],
+    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, replay_idx, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
+    outputs: [full, alloc_idx, replay_ok, rd_warp, rd_pc, rd_exec, rd_age, rd_log0, rd_log1, rd_log2, rd_nlog],
     registers: [],
-    arrays: [valid, faulted, warp_lo, warp_hi, age_lo, age_hi],
-    memories: [exec_ram, info_ram],
+    arrays: [valid, faulted],
+    memories: [warp_ram, age_ram, exec_ram, info_ram],
 });
 
 /// One SM's replay queue (`Rq`) of `slots` slots, with test-only faults.
@@ -451,6 +451,7 @@ impl Ports for RqPorts {
             (i.fault >> 64) as u64,
             i.issue as u64,
             i.replay as u64,
+            i.replay_idx as u64 & 127,
             i.warp as u64 & 63,
             i.pc as u64,
             i.exec as u64,
@@ -467,8 +468,8 @@ impl Ports for RqPorts {
         let w = [
             o.full as u64,
             o.alloc_idx as u64,
-            o.head_valid as u64,
-            o.head as u64,
+            o.replay_ok as u64,
+            o.rd_warp as u64,
             o.rd_pc as u64,
             o.rd_exec as u64,
             o.rd_age as u64,
@@ -483,8 +484,8 @@ impl Ports for RqPorts {
         rq::Out {
             full: v[0] != 0,
             alloc_idx: v[1] as u8,
-            head_valid: v[2] != 0,
-            head: v[3] as u8,
+            replay_ok: v[2] != 0,
+            rd_warp: v[3] as u8,
             rd_pc: v[4] as u16,
             rd_exec: v[5] as u32,
             rd_age: v[6] as u16,
@@ -493,12 +494,11 @@ impl Ports for RqPorts {
         }
     }
     fn state(&self, r: &Regs) -> rq::State {
-        let both = |lo: &str, hi: &str| [r.array(lo), r.array(hi)].concat();
         rq::State {
             valid: r.array("valid").to_vec(),
             faulted: r.array("faulted").to_vec(),
-            warp: both("warp_lo", "warp_hi"),
-            age: both("age_lo", "age_hi"),
+            warp: r.array("warp_ram.mem").to_vec(),
+            age: r.array("age_ram.mem").to_vec(),
             exec: r.array("exec_ram.mem").to_vec(),
             info: r.array("info_ram.mem").to_vec(),
         }

@@ -362,7 +362,8 @@ impl OplogSlot for Alone<OplogPorts> {}
 /// The replay queue's RTL beside its model in an SM's slot: a mismatch stops the run.
 impl ReplaySlot for Shared<Rq, RqPorts> {
     fn halted(&self) -> Option<String> {
-        self.0.borrow().pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", self.0.borrow().pair.name, m.cycle))
+        let c = self.0.borrow();
+        c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle)).or_else(|| c.pair.model.halted())
     }
 }
 

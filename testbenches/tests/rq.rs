@@ -84,7 +84,7 @@ fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_o
     // frees only slots that are not faulted).
     let n = Rc::new(std::cell::Cell::new(0u64));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: Default::default(), by_index: Default::default(), faulted_frees: n.clone() })).unwrap();
+    gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: Default::default(), wrong: Default::default(), pending: Default::default(), faulted_frees: n.clone() })).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     assert!(n.get() > 0, "no faulted slot was freed with its block's context");
@@ -101,8 +101,11 @@ struct Recorder {
     time: u64,
     /// A slot freed in this cycle would change `full` or `alloc_idx` (early free).
     early: First,
-    /// The asking warp's faulted slot of lowest index is not its oldest (replay by index).
-    by_index: First,
+    /// A replay's slot differs from the read port's (a replay clearing the read port's slot
+    /// leaves its own faulted): seen in the state at the next clocked cycle.
+    wrong: First,
+    /// The last clocked cycle had such a replay.
+    pending: std::cell::Cell<bool>,
     /// Clocked cycles whose frees include a faulted slot (one leaving with its block's context).
     faulted_frees: Rc<std::cell::Cell<u64>>,
 }
@@ -136,10 +139,8 @@ impl Unit for Recorder {
         if low(now) != low(early) {
             self.note(&self.early);
         }
-        let faulted = mask(&st.faulted);
-        let first = (0..128).find(|&s| faulted >> s & 1 != 0 && st.warp[s] == i.warp as u64);
-        if o.head_valid && first != Some(o.head as usize) {
-            self.note(&self.by_index);
+        if self.pending.replace(false) {
+            self.note(&self.wrong);
         }
         o
     }
@@ -147,6 +148,7 @@ impl Unit for Recorder {
         if i.free & mask(&self.inner.state().faulted) != 0 {
             self.faulted_frees.set(self.faulted_frees.get() + 1);
         }
+        self.pending.set(i.replay && i.rd_idx as usize % 128 != i.replay_idx as usize);
         self.inner.clock(i);
         self.clocked += 1;
     }
@@ -163,15 +165,15 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
     // (a fifth of sgemm's global accesses fault: warps hold several faulted slots at once)
     for (faults, w, rate, field) in [
         (RqFaults { early_free: true, ..Default::default() }, one("lbm", 32), 0.05, &["alloc_idx", "full"][..]),
-        (RqFaults { by_index: true, ..Default::default() }, one("sgemm", 128), 0.2, &["head"][..]),
+        (RqFaults { wrong_slot: true, ..Default::default() }, one("sgemm", 128), 0.2, &["state.faulted[0]", "state.faulted[1]"][..]),
     ] {
         let cfg = config(FaultScheme::Rq, 128, rate);
-        let (early, by_index): (First, First) = Default::default();
+        let (early, wrong): (First, First) = Default::default();
         let mut gpu = Gpu::new(&cfg);
-        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), by_index: by_index.clone(), faulted_frees: Default::default() })).unwrap();
+        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), wrong: wrong.clone(), pending: Default::default(), faulted_frees: Default::default() })).unwrap();
         gpu.add_workload(&w).unwrap();
         gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
-        let first = if faults.early_free { early } else { by_index };
+        let first = if faults.early_free { early } else { wrong };
         let (_, sm, at) = first.borrow().unwrap_or_else(|| panic!("{faults:?}: the run never exercises it"));
         want.push((faults, cfg, w, sm, at, field));
     }
@@ -183,12 +185,13 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
             assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
             assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{faults:?} on {backend:?}: expected one of {want:?} among\n{m}");
         }
-        if faults.by_index {
-            // Alone in the slots, the broken RTL drives the GPU: the SM sees the named slot is
-            // not its oldest faulted instruction's and stops the run, naming both.
+        if faults.wrong_slot {
+            // Alone in the slots, the broken RTL drives the GPU: a replay clears slot 0's
+            // faulted bit, and when slot 0's own replay comes the SM sees that the unit does
+            // not hold it as faulted and stops the run.
             let r = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, faults);
             let e = r.error.map(|e| e.to_string()).unwrap_or_default();
-            assert!(e.contains("oldest faulted instruction holds slot"), "the RTL alone was not stopped: {e:?}");
+            assert!(e.contains("does not hold slot 0, which warp slot"), "the RTL alone was not stopped: {e:?}");
         }
     }
 }
@@ -232,7 +235,7 @@ impl Unit for HighReplays {
         self.0.outputs(i)
     }
     fn clock(&mut self, i: &In) {
-        if i.replay && self.0.outputs(i).head >= 64 {
+        if i.replay && i.replay_idx >= 64 {
             self.1.set(self.1.get() + 1);
         }
         self.0.clock(i);
@@ -276,9 +279,9 @@ fn per_sm_traces_replay_in_icarus() {
     clean(&r, "traced lockstep");
     assert!(r.result.as_ref().unwrap().sm.replayed > 0, "no replay in the traced run");
     assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
-    // Record: GPU cycle, 15 inputs, 11 expected outputs (full, alloc_idx, ...), care mask.
+    // Record: GPU cycle, 16 inputs, 11 expected outputs (full, alloc_idx, ...), care mask.
     let bad = d.join("sm0");
-    flip_trace_field(&bad, 3, 17);
+    flip_trace_field(&bad, 3, 18);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => assert_eq!((cycle, port.as_str()), (3, "alloc_idx"), "{line}"),
         x => panic!("the edited trace replayed as {x:?}"),
@@ -311,9 +314,9 @@ fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queu
     assert!(clean.failure.is_none(), "{:?}", clean.failure);
     assert_eq!((clean.workloads, clean.runs), (8, 16));
     assert!(clean.replayed > 0 && clean.switched_out > 0, "replayed {}, switched out {}", clean.replayed, clean.switched_out);
-    let rep = soak(RqFaults { by_index: true, ..Default::default() }, 8).run(&mut |_, _, _| {}).unwrap();
-    let f = rep.failure.expect("eight random workloads did not find a replay out of age order");
+    let rep = soak(RqFaults { wrong_slot: true, ..Default::default() }, 8).run(&mut |_, _, _| {}).unwrap();
+    let f = rep.failure.expect("eight random workloads did not find a replay that clears the wrong slot");
     let m = f.mismatch.expect("a mismatch, not another failure");
-    assert!(m.diffs.iter().any(|d| d.field.ends_with(".rq.head")), "{m}");
+    assert!(m.diffs.iter().any(|d| d.field.contains(".rq.state.faulted[")), "{m}");
     assert!(f.workload.exists() && f.command.contains("--unit rq-ol") && f.command.contains(&f.variant), "{}", f.command);
 }

@@ -1915,16 +1915,16 @@ impl Sm {
         let need = self.info(bslot).timing.log_need[d.pc];
         let (rq, log, nlog, from_log) = match e.replay {
             Some(q) => {
-                // (the replay queue names the slot replayed: the warp's oldest faulted one,
-                // which is this entry, the warp's oldest waiting memory instruction)
+                // (the entry names its slot; it is the warp's oldest faulted instruction, the
+                // oldest waiting memory instruction of an issue queue sorted by age, O7)
                 let o = self.rq_request(now, |i| {
                     i.replay = true;
-                    i.warp = slot as u8;
+                    i.replay_idx = q as u8;
                 });
-                if !o.head_valid || o.head as u16 != q {
-                    self.rq_broken(now, format!("for warp slot {slot}'s replay it named slot {} (valid {}), but the warp's oldest faulted instruction holds slot {q}", o.head, o.head_valid));
+                if !o.replay_ok {
+                    self.rq_broken(now, format!("does not hold slot {q}, which warp slot {slot} replays, as faulted"));
                 }
-                (Some(o.head as u16), e.log, e.nlog, e.nlog > 0)
+                (Some(q), e.log, e.nlog, e.nlog > 0)
             }
             None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),
             None => {
@@ -2042,6 +2042,9 @@ impl Sm {
                     i.fault |= 1 << q;
                     i.rd_idx = q as u8;
                 });
+                if o.rd_warp as u32 != slot {
+                    self.rq_broken(now, format!("holds warp slot {} in slot {q}, whose instruction is warp slot {slot}'s", o.rd_warp));
+                }
                 Some(IqEntry { pc: o.rd_pc as u32, active: o.rd_exec, ready_at: resume, age, replay: Some(q), fixed: true, log: o.rd_log.map(u16::from), nlog: o.rd_nlog })
             }
             _ => None,

@@ -1,7 +1,7 @@
 //! The replay queue as a unit (interface `mpgpu_spec::units::rq`, RTL `rtl/src/rq.rs`): one
 //! slot per issued global memory instruction from issue to commit, kept across a fault; the
-//! lowest free slot is taken; the replay port names a warp's oldest faulted slot
-//! (docs/faults.md O6-O8, "The replay queue in RTL").
+//! lowest free slot is taken; a replay names its slot, which must be faulted and its warp's
+//! oldest faulted one (docs/faults.md O6-O8, "The replay queue in RTL").
 
 use mpgpu_spec::units::rq::{older, pack_info, unpack_info, In, Out, State, MAX_SLOTS};
 use mpgpu_spec::Unit;
@@ -17,6 +17,8 @@ pub struct Rq {
     age: [u16; MAX_SLOTS],
     exec: [u32; MAX_SLOTS],
     info: [u64; MAX_SLOTS],
+    /// A replay out of its warp's age order (the SM's issue queue broke O7): the run stops.
+    order_error: Option<String>,
 }
 
 impl Rq {
@@ -24,7 +26,7 @@ impl Rq {
     pub fn new(slots: u32) -> Rq {
         assert!((1..=MAX_SLOTS).contains(&(slots as usize)), "a replay queue of {slots} slots (1..={MAX_SLOTS})");
         let present = if slots as usize == MAX_SLOTS { u128::MAX } else { (1u128 << slots) - 1 };
-        Rq { present, valid: 0, faulted: 0, warp: [0; MAX_SLOTS], age: [0; MAX_SLOTS], exec: [0; MAX_SLOTS], info: [0; MAX_SLOTS] }
+        Rq { present, valid: 0, faulted: 0, warp: [0; MAX_SLOTS], age: [0; MAX_SLOTS], exec: [0; MAX_SLOTS], info: [0; MAX_SLOTS], order_error: None }
     }
 
     pub fn state(&self) -> State {
@@ -44,7 +46,8 @@ impl Rq {
         self.valid.count_ones()
     }
 
-    fn head(&self, warp: u8) -> Option<usize> {
+    /// Warp slot `warp`'s oldest faulted slot (ages modulo 2^16, a tie to the lower slot).
+    pub fn oldest_faulted(&self, warp: u8) -> Option<usize> {
         let mut best: Option<usize> = None;
         let mut m = self.faulted;
         while m != 0 {
@@ -68,14 +71,13 @@ impl Unit for Rq {
 
     fn outputs(&self, i: &In) -> Out {
         let free = self.present & !self.valid;
-        let head = self.head(i.warp);
         let r = i.rd_idx as usize % MAX_SLOTS;
         let (rd_pc, rd_nlog, rd_log) = unpack_info(self.info[r]);
         Out {
             full: free == 0,
             alloc_idx: if free == 0 { 0 } else { free.trailing_zeros() as u8 },
-            head_valid: head.is_some(),
-            head: head.unwrap_or(0) as u8,
+            replay_ok: self.faulted >> (i.replay_idx as usize % MAX_SLOTS) & 1 != 0,
+            rd_warp: self.warp[r],
             rd_pc,
             rd_exec: self.exec[r],
             rd_age: self.age[r],
@@ -97,8 +99,14 @@ impl Unit for Rq {
         }
         let mut replayed = 0u128;
         if i.replay {
-            if let Some(h) = self.head(i.warp) {
-                replayed = 1 << h;
+            let q = i.replay_idx as usize % MAX_SLOTS;
+            replayed = 1 << q;
+            let w = self.warp[q];
+            match self.oldest_faulted(w) {
+                Some(h) if h != q && self.order_error.is_none() => {
+                    self.order_error = Some(format!("replayed slot {q} (age {}) of warp slot {w} before the warp's older faulted slot {h} (age {})", self.age[q], self.age[h]));
+                }
+                _ => {}
             }
         }
         self.valid = (self.valid & !i.free) | set;
@@ -114,4 +122,43 @@ pub trait ReplaySlot: Unit<In = In, Out = Out> {
     }
 }
 
-impl ReplaySlot for Rq {}
+impl ReplaySlot for Rq {
+    fn halted(&self) -> Option<String> {
+        self.order_error.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two instructions of warp 3 issued with ages `a0`, `a1` (slots 0 and 1), both squashed.
+    fn two_faulted(a0: u16, a1: u16) -> Rq {
+        let mut q = Rq::new(8);
+        for age in [a0, a1] {
+            q.clock(&In { issue: true, warp: 3, age, ..Default::default() });
+        }
+        q.clock(&In { fault: 0b11, ..Default::default() });
+        q
+    }
+
+    fn replay(q: &mut Rq, slot: u8) -> bool {
+        let i = In { replay: true, replay_idx: slot, ..Default::default() };
+        let ok = q.outputs(&i).replay_ok;
+        q.clock(&i);
+        ok
+    }
+
+    #[test]
+    fn replays_in_age_order_pass_and_out_of_order_stop_the_run() {
+        let mut q = two_faulted(10, 11);
+        assert!(replay(&mut q, 0) && replay(&mut q, 1));
+        assert_eq!(q.halted(), None);
+        assert!(!replay(&mut q, 1), "slot 1 is no longer faulted");
+        // (ages modulo 2^16: 0xffff is older than 1)
+        let mut q = two_faulted(1, 0xffff);
+        assert!(replay(&mut q, 0));
+        let e = q.halted().expect("a replay out of age order stops the run");
+        assert!(e.contains("slot 0 (age 1)") && e.contains("older faulted slot 1 (age 65535)"), "{e}");
+    }
+}

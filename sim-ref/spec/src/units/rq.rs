@@ -7,11 +7,13 @@
 //! waiting to be replayed). The warp's fetched, unissued instructions are not copied in: they
 //! stay in the issue queue (O6).
 //!
-//! Outputs depend on the state and on this cycle's `warp` only: a slot freed in cycle t can be
-//! taken from t+1 (the free is registered), and the replay port names the oldest faulted slot
-//! of the warp asked for. `issue`, `replay`, `fault` and `free` act at the rising edge. At
-//! most one of `issue` and `replay` per cycle (an SM issues one global memory instruction per
-//! cycle: its load/store unit takes one at a time).
+//! Outputs depend on the state and on this cycle's `replay_idx` and `rd_idx` only: a slot freed
+//! in cycle t can be taken from t+1 (the free is registered). A replay names its slot: the
+//! warp's waiting entry in the issue queue carries it, and the issue queue, sorted by age,
+//! gives the replay order (`docs/faults.md`, O7), so the block searches nothing. `issue`,
+//! `replay`, `fault` and `free` act at the rising edge. At most one of `issue` and `replay` per
+//! cycle (an SM issues one global memory instruction per cycle: its load/store unit takes one
+//! at a time).
 
 use serde::Serialize;
 
@@ -44,8 +46,11 @@ pub struct In {
     /// A global memory instruction of warp slot `warp` issues: it takes the lowest free slot
     /// (`alloc_idx`) with `pc`, `exec`, `age` and its log entries.
     pub issue: bool,
-    /// Warp slot `warp`'s oldest faulted instruction (`head`) issues again: in flight again.
+    /// The faulted instruction in slot `replay_idx` issues again: in flight again. (It is its
+    /// warp's oldest faulted one: the SM replays in age order.)
     pub replay: bool,
+    pub replay_idx: u8,
+    /// The issuing instruction's warp slot.
     pub warp: u8,
     pub pc: u16,
     pub exec: u32,
@@ -64,11 +69,10 @@ pub struct Out {
     pub full: bool,
     /// The lowest free slot (0 when full).
     pub alloc_idx: u8,
-    /// Whether warp slot `warp` has a faulted slot, and its oldest one (lowest age, compared
-    /// modulo 2^16; 0 when none): the instruction it replays first.
-    pub head_valid: bool,
-    pub head: u8,
-    /// Slot `rd_idx`'s entry: pc, lanes, age, log entries and their count.
+    /// Slot `replay_idx` is faulted (the slot a replay names must be).
+    pub replay_ok: bool,
+    /// Slot `rd_idx`'s entry: warp slot, pc, lanes, age, log entries and their count.
+    pub rd_warp: u8,
     pub rd_pc: u16,
     pub rd_exec: u32,
     pub rd_age: u16,
