@@ -115,8 +115,6 @@ pub struct Ksrt {
     pub a_wants_more: Signal<Out, Bit>,
     /// Pipeline: bit k, kernel k could use more SMs (valid, owned x T_k < blocks left).
     pub wants_q: DFF<Bits<16>>,
-    /// `wants_q` is about to change (the clock is needed).
-    pub wants_moved: Signal<Out, Bit>,
     /// KSRT[kmax].count.
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
@@ -314,7 +312,6 @@ impl Ksrt {
             w_bit: Default::default(),
             wants_now: Default::default(),
             wants_q: Default::default(),
-            wants_moved: Default::default(),
             tk9: Default::default(),
             cap_back: Default::default(),
             rem_up: Default::default(),
@@ -501,7 +498,6 @@ impl Logic for Ksrt {
         if self.admit.val() & (self.cmd_tbs.val() != 0) {
             self.wants_q.d.next = self.wants_now.val() | (self.one16.val() << self.admit_k.val());
         }
-        self.wants_moved.next = self.wants_q.q.val() != self.wants_now.val();
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 
         // T_k widened to the cap's width (unrolled: a cast takes no loop index).

@@ -264,7 +264,9 @@ impl Logic for Ptbq {
         // Next state.
         for k in 0..16 {
             self.pushes[k].next = self.push.val() & (self.push_k.val() == self.ids[k].val());
-            self.pops[k].next = self.pop.val() & self.head_valid.val() & (self.pop_k.val() == self.ids[k].val());
+            // (queue k's own non-empty flag, not `head_valid`, the multiplexer's output: the
+            // same value when `pop_k` is k, one multiplexer shorter)
+            self.pops[k].next = self.pop.val() & self.q_nz[k].q.val() & (self.pop_k.val() == self.ids[k].val());
             if self.pushes[k].val() & !self.pops[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() + 1;
                 self.q_nz[k].d.next = true;

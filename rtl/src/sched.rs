@@ -153,6 +153,11 @@ pub struct Sched {
     /// then); it is counted, and may retire the kernel, in this cycle.
     pub dn_valid: DFF<Bit>,
     pub dn_k: DFF<B4>,
+    /// The clock request: activity (work in flight or an input) at the last clocked edge and
+    /// at the one before.
+    pub act1_q: DFF<Bit>,
+    pub act2_q: DFF<Bit>,
+    in_flight: Signal<Local, Bit>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
@@ -161,6 +166,8 @@ pub struct Sched {
     /// reservation's SM and the checked reservation's SM (0 when there is none).
     gr_oh: DFF<Bits<16>>,
     dres_oh: DFF<Bits<16>>,
+    /// The registered decision's SM, one-hot (for its check).
+    dec_oh: DFF<Bits<16>>,
     ares_oh: DFF<Bits<16>>,
     one16: Constant<Bits<16>>,
     /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
@@ -241,6 +248,9 @@ impl Sched {
             dn_valid: Default::default(),
             dn_k: Default::default(),
             sv_valid: Default::default(),
+            act1_q: Default::default(),
+            act2_q: Default::default(),
+            in_flight: Default::default(),
             sv_k: Default::default(),
             sv_tb: Default::default(),
             sv_slot: Default::default(),
@@ -250,6 +260,7 @@ impl Sched {
             gr_oh: Default::default(),
             dres_oh: Default::default(),
             ares_oh: Default::default(),
+            dec_oh: Default::default(),
             one16: Constant::new(1u64.into()),
             s_sm_state: Default::default(),
             s_sm_ksr_valid: Default::default(),
@@ -300,7 +311,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, dec_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -321,16 +332,15 @@ impl Logic for Sched {
         self.dec_sm.d.next = self.e_sm.val();
         self.dec_k.d.next = self.e_k.val();
         self.dec_from.d.next = self.e_from.val();
+        self.dec_oh.d.next = self.one16.val() << self.e_sm.val();
         // The registered decision is checked (from the registers) and, if it holds, registered
         // to be applied in the next cycle: its kernel has a block left after the block in
         // flight; an assignment's SM is idle; a reservation's SM still runs the kernel it is
         // taken from and no event is in flight to it.
         self.target_ok.next = self.ksrt.left1.val().get_bit(self.dec_k.q.val().index());
-        self.assign_ok.next = (self.dec_act.q.val() == 1) & (self.smst.chk_state.val() == 0) & self.target_ok.val();
+        self.assign_ok.next = (self.dec_act.q.val() == 1) & self.smst.chk_idle.val() & self.target_ok.val();
         self.reserve_ok.next = (self.dec_act.q.val() == 2)
-            & (self.smst.chk_state.val() == 2)
-            & self.smst.chk_ksr_valid.val()
-            & (self.smst.chk_ksr.val() == self.dec_from.q.val())
+            & self.smst.chk_runs.val()
             & self.target_ok.val()
             & !(self.smst.ev_any.val() & (self.smst.ev_sm.val() == self.dec_sm.q.val()));
         self.app_act.d.next = 0.into();
@@ -345,7 +355,7 @@ impl Logic for Sched {
         }
         self.ares_oh.d.next = 0.into();
         if self.reserve_ok.val() {
-            self.ares_oh.d.next = self.one16.val() << self.dec_sm.q.val();
+            self.ares_oh.d.next = self.dec_oh.q.val();
         }
         self.dres_oh.d.next = 0.into();
         if self.e_act.val() == 2 {
@@ -368,7 +378,8 @@ impl Logic for Sched {
         self.smst.a.next = self.a.val();
         self.smst.act_sm.next = self.app_sm.q.val();
         self.smst.act_k.next = self.app_k.q.val();
-        self.smst.chk_sm.next = self.dec_sm.q.val();
+        self.smst.chk_oh.next = self.dec_oh.q.val();
+        self.smst.chk_from.next = self.dec_from.q.val();
         self.smst.act_k_tk.next = self.ksrt.act_tk.val();
         self.smst.act_k_priority.next = self.ksrt.act_priority.val();
         self.smst.act_k_age.next = self.ksrt.act_age.val();
@@ -510,7 +521,11 @@ impl Logic for Sched {
         if self.apply_reserve.val() {
             self.preempt_sm.next = self.app_sm.q.val();
         }
-        self.busy.next = self.sv_valid.q.val()
+        // The clock request (`docs/sched-framework.md`, "The clock request"): the work in
+        // flight, from registers, and the two clocked cycles after any activity (work in
+        // flight or an input), which cover the lag of the SMST's registered needs and of the
+        // registered names and "wants more".
+        self.in_flight.next = self.sv_valid.q.val()
             | self.dn_valid.q.val()
             | self.dss.busy.val()
             | self.prio.busy.val()
@@ -519,8 +534,10 @@ impl Logic for Sched {
             | (self.dec_act.q.val() != 0)
             | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
-            | self.smst.ev_any.val()
-            | self.ksrt.wants_moved.val();
+            | self.smst.ev_any.val();
+        self.act1_q.d.next = self.in_flight.val() | self.cmd_valid.val() | self.done_valid.val() | self.saved_valid.val();
+        self.act2_q.d.next = self.act1_q.q.val();
+        self.busy.next = self.in_flight.val() | self.act1_q.q.val() | self.act2_q.q.val();
         self.retired_valid.next = self.ksrt.retire.val();
         self.retired_handle.next = self.ksrt.retired_handle.val();
     }

@@ -15,10 +15,11 @@
 //!   token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
-//!   entry at the registered decision's SM `chk_sm` (for its check), the kernel of the SM the issue picks
+//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running `chk_from`), the kernel of the SM the issue picks
 //!   (`pick`, one-hot);
 //! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
-//!   `busy`: an SM needs the clock, or a registered vector is behind;
+//!   `busy`: an SM needed the clock in the cycle before (`need_q`), or an issue or event stage
+//!   holds something;
 //! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
 //!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
@@ -73,8 +74,10 @@ pub struct Smst {
     /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
     pub left1: Signal<In, Bits<16>>,
     pub left2: Signal<In, Bits<16>>,
-    /// The SM of the registered decision (read for its check).
-    pub chk_sm: Signal<In, B4>,
+    /// The SM of the registered decision, one-hot (read for its check), and the kernel a
+    /// reservation takes it from.
+    pub chk_oh: Signal<In, Bits<16>>,
+    pub chk_from: Signal<In, B4>,
     /// One-hot, from registers: the SM of the block in flight, of a registered reservation and
     /// of the reservation applied at this edge (the edge ahead may change them).
     pub chg_in: Signal<In, Bits<16>>,
@@ -124,12 +127,10 @@ pub struct Smst {
     pub a_age: Signal<Out, Bits<16>>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
-    /// SMST[chk_sm].state.
-    pub chk_state: Signal<Out, Bits<2>>,
-    /// SMST[chk_sm].ksr is valid.
-    pub chk_ksr_valid: Signal<Out, Bit>,
-    /// SMST[chk_sm].ksr.
-    pub chk_ksr: Signal<Out, B4>,
+    /// The checked SM is idle; it runs `chk_from` (each SM compared in place, then ORed:
+    /// no multiplexer on the SM before the compare).
+    pub chk_idle: Signal<Out, Bit>,
+    pub chk_runs: Signal<Out, Bit>,
     /// Bit s: SM s may take a block (it requests an issue): it was ready in the cycle before
     /// (`rdy_q`) and the edge ahead does not change it.
     pub ready: Signal<Out, Bits<16>>,
@@ -142,8 +143,14 @@ pub struct Smst {
     pub lt2_q: DFF<Bits<16>>,
     /// The kernel of `pick`.
     pub pick_ksr: Signal<Out, B4>,
-    /// Some SM needs the clock: in setup or reserved, to be released, or able to take a block.
+    /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
+    /// block), as of the cycle before (`need_q`), or an issue or event stage is in flight.
     pub busy: Signal<Out, Bit>,
+    /// The clock request's registers: each SM's "its kernel has work" (bit s), and some SM's
+    /// need computed from them and the SMST (`docs/sched-framework.md`, "The clock request").
+    pub hw_q: DFF<Bits<16>>,
+    pub need_q: DFF<Bit>,
+    hw_now: Signal<Local, Bits<16>>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
     pub sm_state: [DFF<Bits<2>>; 16],
     /// `sm_ksr` is valid.
@@ -213,13 +220,17 @@ impl Smst {
             grant_sm: Default::default(),
             left1: Default::default(),
             left2: Default::default(),
-            chk_sm: Default::default(),
+            chk_oh: Default::default(),
+            chk_from: Default::default(),
             pick: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
             named_q: Default::default(),
             named_now: Default::default(),
+            hw_q: Default::default(),
+            need_q: Default::default(),
+            hw_now: Default::default(),
             ev_any: Default::default(),
             ev_sm: Default::default(),
             ev_setup: Default::default(),
@@ -238,9 +249,8 @@ impl Smst {
             a_priority: Default::default(),
             a_age: Default::default(),
             a_running: Default::default(),
-            chk_state: Default::default(),
-            chk_ksr_valid: Default::default(),
-            chk_ksr: Default::default(),
+            chk_idle: Default::default(),
+            chk_runs: Default::default(),
             ready: Default::default(),
             pick_ksr: Default::default(),
             busy: Default::default(),
@@ -291,7 +301,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, named_q, evq_oh, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, evq_oh, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -465,29 +475,35 @@ impl Logic for Smst {
         }
 
         // The registered decision's SM, for its check.
-        self.chk_state.next = 0.into();
-        self.chk_ksr_valid.next = false;
-        self.chk_ksr.next = 0.into();
+        self.chk_idle.next = false;
+        self.chk_runs.next = false;
         for s in 0..16 {
-            if self.chk_sm.val() == self.ids[s].val() {
-                self.chk_state.next = self.sm_state[s].q.val();
-                self.chk_ksr_valid.next = self.sm_ksr_valid[s].q.val();
-                self.chk_ksr.next = self.sm_ksr[s].q.val();
+            if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 0) {
+                self.chk_idle.next = true;
+            }
+            if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 2) & self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.chk_from.val()) {
+                self.chk_runs.next = true;
             }
         }
 
-        // SMs that need the clock (and SMs found ready for the issue).
-        self.busy.next = self.rdy_q.q.val().any() | self.evc_q.q.val().any() | (self.named_q.q.val() != self.named_now.val());
+        // SMs that need the clock, registered: each SM's "its kernel has work" in one
+        // register, the needs computed from it in the next (the clock request is conservative:
+        // the framework keeps the clock for two cycles after any activity, which covers the lag).
+        self.hw_now.next = 0.into();
+        self.need_q.d.next = false;
         for s in 0..16 {
+            self.hw_now.next = self.hw_now.val().replace_bit(s, self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()));
             if (self.sm_state[s].q.val() == 1)
                 | (self.sm_state[s].q.val() == 3)
                 | ((self.sm_state[s].q.val() == 2)
-                    & (((self.sm_running[s].q.val() == 0) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
-                        | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))))
+                    & (((self.sm_running[s].q.val() == 0) & !self.hw_q.q.val().get_bit(s))
+                        | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_q.q.val().get_bit(s))))
             {
-                self.busy.next = true;
+                self.need_q.d.next = true;
             }
         }
+        self.hw_q.d.next = self.hw_now.val();
+        self.busy.next = self.rdy_q.q.val().any() | self.evc_q.q.val().any() | self.need_q.q.val();
 
         // The issue's two stages.
         // First stage, registered: running SMs with room, not changing, whose kernel has a

@@ -273,6 +273,12 @@ pub struct Framework {
     /// is counted done, and retires the kernel if it was its last, in this cycle.
     done: Option<usize>,
     snap: Snap,
+    /// The clock request's registers (`busy`): each SM's "its kernel has work" (bit s), some
+    /// SM's need computed from them, and activity at the last two clocked edges.
+    had_work: u16,
+    sm_need: bool,
+    act1: bool,
+    act2: bool,
     pub cycle: u64,
 }
 
@@ -303,6 +309,10 @@ impl Framework {
             saved: None,
             done: None,
             snap: Snap::default(),
+            had_work: 0,
+            sm_need: false,
+            act1: false,
+            act2: false,
             cycle: 0,
         }
     }
@@ -400,8 +410,17 @@ impl Framework {
     }
 
     /// Whether anything is under way that needs the clock (a decision, a setup, a
-    /// preemption, a release or an issue pending): when not, the GPU may skip cycles.
+    /// preemption, a release or an issue pending): when not, the GPU may skip cycles. A
+    /// function of registers only, and conservative (`docs/sched-framework.md`, "The clock
+    /// request"): the work in flight, the SMs' needs as of the cycle before (`sm_need`), and
+    /// the two clocked cycles after any activity (`act1`, `act2`), which cover whatever the
+    /// SMs' needs and the registered copies of the names and "wants more" lag behind.
     pub fn busy(&self) -> bool {
+        self.in_flight() || self.act1 || self.act2
+    }
+
+    /// The part of [`Framework::busy`] that counts as activity for the cycles after it.
+    fn in_flight(&self) -> bool {
         self.trig
             || self.saved.is_some()
             || self.done.is_some()
@@ -411,18 +430,32 @@ impl Framework {
             || self.ready != 0
             || self.ev.is_some()
             || self.ev_ready != 0
-            || self.named != self.named_now()
-            || self.wants != self.wants_now()
+            || self.sm_need
             || self.dss.outputs(&DssIn::default()).busy
             || self.prio.outputs(&PrioIn::default()).busy
-            || self.smst.iter().any(|e| match e.state {
-                SmState::Setup | SmState::Reserved => true,
-                SmState::Running => {
-                    let k = &self.ksrt[e.ksr.unwrap() as usize];
-                    (e.running_tbs == 0 && !k.has_work()) || (e.running_tbs < k.tk && k.has_work())
-                }
-                SmState::Idle => false,
-            })
+    }
+
+    /// Whether some SM needs the clock, with each SM's "its kernel has work" as `had_work`
+    /// holds it: one in setup or reserved, a running one that holds no block and whose kernel
+    /// has none left (to release), or one with room whose kernel has work (to issue).
+    fn sm_needs(&self, had_work: u16) -> bool {
+        self.smst.iter().enumerate().any(|(s, e)| match e.state {
+            SmState::Setup | SmState::Reserved => true,
+            SmState::Running => {
+                let k = &self.ksrt[e.ksr.unwrap() as usize];
+                let hw = had_work >> s & 1 != 0;
+                (e.running_tbs == 0 && !hw) || (e.running_tbs < k.tk && hw)
+            }
+            SmState::Idle => false,
+        })
+    }
+
+    /// Bit s: SM s's kernel has work now.
+    fn has_work_now(&self) -> u16 {
+        self.smst.iter().enumerate().fold(0, |m, (s, e)| match e.ksr {
+            Some(k) if self.ksrt[k as usize].has_work() => m | 1 << s,
+            _ => m,
+        })
     }
 
     /// The architectural state the co-simulation compares (invalid KSRT entries read as zero).
@@ -863,8 +896,15 @@ impl Unit for Framework {
     }
 
     fn clock(&mut self, i: &FwIn) {
+        // The clock request's registers, from this cycle's registers and inputs (read before
+        // the cycle's combinational pass, whose engine outputs are the last looked at before
+        // the engine's edge: a co-simulated engine records its cycle from them).
+        let act = self.in_flight() || i.cmd.is_some() || i.tb_done.is_some() || i.tb_saved.is_some();
+        let (sm_need, had_work) = (self.sm_needs(self.had_work), self.has_work_now());
         let c = self.comb(i);
         let n = self.params.sms;
+        (self.act2, self.act1) = (self.act1, act);
+        (self.sm_need, self.had_work) = (sm_need, had_work);
         if self.policy.uses_dss() {
             self.dss.clock(&c.dss_in);
         } else {
