@@ -816,7 +816,7 @@ impl Sm {
     /// At most one global memory instruction issues per cycle (the load/store unit takes one).
     fn rq_request(&self, now: u64, f: impl FnOnce(&mut mpgpu_spec::units::rq::In)) -> mpgpu_spec::units::rq::Out {
         let mut p = self.rq.as_ref().expect("the replay queue's unit").borrow_mut();
-        let key = |i: &mpgpu_spec::units::rq::In| (i.issue, i.replay, i.warp, i.pc, i.age);
+        let key = |i: &mpgpu_spec::units::rq::In| (i.issue, i.replay, i.replay_idx, i.warp, i.pc, i.age);
         let before = (p.at == now).then(|| key(&p.pending)).filter(|k| k.0 || k.1);
         let o = p.request(self.id, "replay-queue", now, f);
         assert!(before.is_none_or(|k| k == key(&p.pending)), "SM {}: two global memory instructions issued in cycle {now}", self.id);

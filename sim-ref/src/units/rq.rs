@@ -47,7 +47,7 @@ impl Rq {
     }
 
     /// Warp slot `warp`'s oldest faulted slot (ages modulo 2^16, a tie to the lower slot).
-    pub fn oldest_faulted(&self, warp: u8) -> Option<usize> {
+    fn oldest_faulted(&self, warp: u8) -> Option<usize> {
         let mut best: Option<usize> = None;
         let mut m = self.faulted;
         while m != 0 {
