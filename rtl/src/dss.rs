@@ -75,6 +75,10 @@ pub struct Dss {
     /// `kmax`'s live token count exceeds `kmin`'s by two or more (registered every cycle but
     /// the decision, which reads the value of the hold cycle before it and clears it).
     gap_q: DFF<Bit>,
+    /// `kmin`'s lowest running SM (`from_valid`, `from_index`), registered as `gap_q` is: the
+    /// decision reads the value of the hold cycle before it, when `kmin` is final.
+    from_valid_q: DFF<Bit>,
+    from_index_q: DFF<Bits<DSS_INDEX_BITS>>,
     /// Per kernel: its lowest-index running SM seen in this scan.
     first_valid: [DFF<Bit>; DSS_MAX_SMS],
     first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
@@ -122,6 +126,8 @@ impl Dss {
             kmin_index: Default::default(),
             kmin_count: Default::default(),
             gap_q: Default::default(),
+            from_valid_q: Default::default(),
+            from_index_q: Default::default(),
             first_valid: Default::default(),
             first_index: Default::default(),
             tie_high: Constant::new(broken_tie),
@@ -156,7 +162,7 @@ impl Dss {
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q);
+        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q, from_valid_q, from_index_q);
         self.scan.clock.next = self.clock.val();
         self.scan.trigger.next = self.trigger.val();
         // (literal bounds: 16 = DSS_MAX_SMS)
@@ -194,10 +200,10 @@ impl Logic for Dss {
             } else if self.kmin_valid.q.val()
                 & (self.kmin_index.q.val() != self.kmax_index.q.val())
                 & self.gap_q.q.val()
-                & self.from_valid.val()
+                & self.from_valid_q.q.val()
             {
                 self.act_code.next = 2.into();
-                self.act_sm.next = self.from_index.val();
+                self.act_sm.next = self.from_index_q.q.val();
                 self.act_kernel.next = self.kmax_index.q.val();
                 self.act_from.next = self.kmin_index.q.val();
             }
@@ -206,6 +212,8 @@ impl Logic for Dss {
         // decision always follows the hold cycle, in which the candidates are already final.
         if !self.scan.deciding.val() {
             self.gap_q.d.next = !self.count_diff.val().get_bit(8) & (self.count_diff.val() > 1);
+            self.from_valid_q.d.next = self.from_valid.val();
+            self.from_index_q.d.next = self.from_index.val();
         }
         self.act.next = self.act_code.val();
         self.scan.act.next = self.act_code.val() != 0;
@@ -248,6 +256,8 @@ impl Logic for Dss {
             self.kmin_index.d.next = 0.into();
             self.kmin_count.d.next = 0.into();
             self.gap_q.d.next = false;
+            self.from_valid_q.d.next = false;
+            self.from_index_q.d.next = 0.into();
             for k in 0..16 {
                 self.first_valid[k].d.next = false;
                 self.first_index[k].d.next = 0.into();

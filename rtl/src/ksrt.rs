@@ -7,8 +7,9 @@
 //! complement). Every output is combinational from the registers and this cycle's inputs; the
 //! entries change at the clock edge:
 //! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ,
-//!   which `queued` reports); `left1`, `left2`: those with one, and two, or more left after
-//!   the block in flight (`iss_*`), for the issue's readiness;
+//!   which `queued` reports); `rem_ge1..3`: those with at least one, two, three
+//!   left (from registers; the readers take off the block in flight, `iss_*`), for the issue's
+//!   readiness and the decision's check;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
 //! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
 //!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)) if it is
@@ -16,9 +17,9 @@
 //!   `admit_k`; the entry's age is `admitted`, which then counts up;
 //! - read ports at the table address `a` (and whether that kernel could use more SMs than it
 //!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
-//!   the DSS engine's `kmax`/`kmin`, at the decision's kernel `act_k` and at `ev_next` (T_k,
-//!   priority and age, which the SMST copies as it names the kernel) and at the issuing kernel
-//!   `iss_k`;
+//!   the DSS engine's `kmax`/`kmin`, at the decision's kernel `act_k` (T_k, priority and age,
+//!   which the SMST copies as it names the kernel, for an assignment at once and for a
+//!   reservation when the preemption completes) and at the issuing kernel `iss_k`;
 //! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test
 //!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
@@ -72,8 +73,6 @@ pub struct Ksrt {
     pub assign_ok: Signal<In, Bit>,
     /// The decision reserves an SM of `act_from` for `act_k` at this edge.
     pub reserve_ok: Signal<In, Bit>,
-    /// The kernel the SM event's SM was reserved for.
-    pub ev_next: Signal<In, B4>,
     /// The SM event returns a token to `ev_back`.
     pub ev_token: Signal<In, Bit>,
     /// The kernel the SM event's token goes back to.
@@ -89,10 +88,12 @@ pub struct Ksrt {
     pub saved_k: Signal<In, B4>,
     /// Bit k: entry k has blocks to issue.
     pub has_work: Signal<Out, Bits<16>>,
-    /// Bit k: entry k has a block to issue after the block in flight (`iss_*`), and two or
-    /// more (the issue's readiness, `Smst`).
-    pub left1: Signal<Out, Bits<16>>,
-    pub left2: Signal<Out, Bits<16>>,
+    /// Bit k: entry k has at least one, two, three blocks left to issue, from registers (the
+    /// block in flight not taken off: its readers take it off by reading the next vector when
+    /// the block in flight is of that kernel, with the compare in parallel with the read).
+    pub rem_ge1: Signal<Out, Bits<16>>,
+    pub rem_ge2: Signal<Out, Bits<16>>,
+    pub rem_ge3: Signal<Out, Bits<16>>,
     /// The finished block is its kernel's last: the entry leaves at this edge.
     pub retire: Signal<Out, Bit>,
     /// The handle of `done_k` (of the retiring launch).
@@ -123,10 +124,6 @@ pub struct Ksrt {
     pub act_tk: Signal<Out, Rt>,
     pub act_priority: Signal<Out, Bits<PRIORITY_BITS>>,
     pub act_age: Signal<Out, Bits<AGE_BITS>>,
-    /// KSRT[ev_next].tk, priority and age.
-    pub ev_tk: Signal<Out, Rt>,
-    pub ev_priority: Signal<Out, Bits<PRIORITY_BITS>>,
-    pub ev_age: Signal<Out, Bits<AGE_BITS>>,
     /// KSRT[iss_k].handle.
     pub iss_handle: Signal<Out, Bits<HANDLE_BITS>>,
     /// KSRT[iss_k].next_tb: its next new block.
@@ -172,14 +169,22 @@ pub struct Ksrt {
     /// (stored inverted, so that the reset value names entry 0, free at reset).
     pub free_none: DFF<Bit>,
     pub free_k: DFF<B4>,
+    /// `free_k` one-hot, and whether its entry was admitted into at the edge that picked it
+    /// (the only way a free entry turns valid): the admission's check that the entry is still
+    /// free, from registers instead of a read of `k_valid` at `free_k`. `free_oh` is kept
+    /// XORed with entry 0's bit, so that the flip-flops start at zero naming entry 0.
+    free_oh: DFF<Bits<16>>,
+    taken: DFF<Bit>,
+    free_hot: Signal<Local, Bits<16>>,
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Entry k is within the `sms` in use.
     in_use: [Constant<Bit>; 16],
     fault_keep_token: Constant<Bit>,
     hw_bit: [Signal<Local, Bits<16>>; 16],
-    l1_bit: [Signal<Local, Bits<16>>; 16],
-    l2_bit: [Signal<Local, Bits<16>>; 16],
+    ge1_acc: Signal<Local, Bits<16>>,
+    ge2_acc: Signal<Local, Bits<16>>,
+    ge3_acc: Signal<Local, Bits<16>>,
     /// The block in flight is kernel k's.
     iss_hit: [Signal<Local, Bit>; 16],
     free_bit: [Signal<Local, Bits<16>>; 16],
@@ -237,7 +242,6 @@ impl Ksrt {
             act_from: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
-            ev_next: Default::default(),
             ev_token: Default::default(),
             ev_back: Default::default(),
             iss_k: Default::default(),
@@ -246,8 +250,9 @@ impl Ksrt {
             saved_valid: Default::default(),
             saved_k: Default::default(),
             has_work: Default::default(),
-            left1: Default::default(),
-            left2: Default::default(),
+            rem_ge1: Default::default(),
+            rem_ge2: Default::default(),
+            rem_ge3: Default::default(),
             retire: Default::default(),
             retired_handle: Default::default(),
             admit: Default::default(),
@@ -263,9 +268,6 @@ impl Ksrt {
             act_tk: Default::default(),
             act_priority: Default::default(),
             act_age: Default::default(),
-            ev_priority: Default::default(),
-            ev_age: Default::default(),
-            ev_tk: Default::default(),
             iss_handle: Default::default(),
             iss_next_tb: Default::default(),
             k_valid: Default::default(),
@@ -284,14 +286,18 @@ impl Ksrt {
             admitted: Default::default(),
             free_none: Default::default(),
             free_k: Default::default(),
+            free_oh: Default::default(),
+            taken: Default::default(),
+            free_hot: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             fault_keep_token: Constant::new(keep_token),
             one16: Constant::new(1u64.into()),
             hw_bit: Default::default(),
-            l1_bit: Default::default(),
-            l2_bit: Default::default(),
+            ge1_acc: Default::default(),
+            ge2_acc: Default::default(),
+            ge3_acc: Default::default(),
             iss_hit: Default::default(),
             free_bit: Default::default(),
             free_vec: Default::default(),
@@ -325,7 +331,7 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted, free_none, free_k, wants_q);
+        dff_setup!(self, clock, admitted, free_none, free_k, free_oh, taken, wants_q);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
@@ -362,18 +368,16 @@ impl Logic for Ksrt {
 
         // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with two
         // or more.
+        self.ge1_acc.next = 0.into();
+        self.ge2_acc.next = 0.into();
+        self.ge3_acc.next = 0.into();
         for k in 0..16 {
             // Blocks left after the block in flight: k_rem less one if it is this kernel's.
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
-            self.l1_bit[k].next = 0.into();
-            self.l2_bit[k].next = 0.into();
             // (k_rem >= 1 is "has work": k_new or a block queued)
-            if self.k_valid[k].q.val() & (self.k_ge2[k].q.val() | ((self.k_new[k].q.val() | self.queued.val().get_bit(k)) & !self.iss_hit[k].val())) {
-                self.l1_bit[k].next = self.onehot[k].val();
-            }
-            if self.k_valid[k].q.val() & (self.k_ge3[k].q.val() | (self.k_ge2[k].q.val() & !self.iss_hit[k].val())) {
-                self.l2_bit[k].next = self.onehot[k].val();
-            }
+            self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_valid[k].q.val() & (self.k_ge2[k].q.val() | self.k_new[k].q.val() | self.queued.val().get_bit(k)));
+            self.ge2_acc.next = self.ge2_acc.val().replace_bit(k, self.k_valid[k].q.val() & self.k_ge2[k].q.val());
+            self.ge3_acc.next = self.ge3_acc.val().replace_bit(k, self.k_valid[k].q.val() & self.k_ge3[k].q.val());
             self.hw_bit[k].next = 0.into();
             if self.k_valid[k].q.val() & (self.k_new[k].q.val() | self.queued.val().get_bit(k)) {
                 self.hw_bit[k].next = self.onehot[k].val();
@@ -395,8 +399,9 @@ impl Logic for Ksrt {
             | self.hw_bit[13].val()
             | self.hw_bit[14].val()
             | self.hw_bit[15].val();
-        self.left1.next = self.l1_bit[0].val() | self.l1_bit[1].val() | self.l1_bit[2].val() | self.l1_bit[3].val() | self.l1_bit[4].val() | self.l1_bit[5].val() | self.l1_bit[6].val() | self.l1_bit[7].val() | self.l1_bit[8].val() | self.l1_bit[9].val() | self.l1_bit[10].val() | self.l1_bit[11].val() | self.l1_bit[12].val() | self.l1_bit[13].val() | self.l1_bit[14].val() | self.l1_bit[15].val();
-        self.left2.next = self.l2_bit[0].val() | self.l2_bit[1].val() | self.l2_bit[2].val() | self.l2_bit[3].val() | self.l2_bit[4].val() | self.l2_bit[5].val() | self.l2_bit[6].val() | self.l2_bit[7].val() | self.l2_bit[8].val() | self.l2_bit[9].val() | self.l2_bit[10].val() | self.l2_bit[11].val() | self.l2_bit[12].val() | self.l2_bit[13].val() | self.l2_bit[14].val() | self.l2_bit[15].val();
+        self.rem_ge1.next = self.ge1_acc.val();
+        self.rem_ge2.next = self.ge2_acc.val();
+        self.rem_ge3.next = self.ge3_acc.val();
 
         // Retirement: the finished block was its kernel's last.
         self.done_hit.next = false;
@@ -413,12 +418,8 @@ impl Logic for Ksrt {
         // names only valid entries, so it is not named). The entry for the next cycle: the
         // lowest free entry in use that no SM names.
         self.admit_k.next = self.free_k.q.val();
-        self.admit.next = false;
-        for k in 0..16 {
-            if self.free_k.q.val() == self.ids[k].val() {
-                self.admit.next = self.cmd_valid.val() & !self.free_none.q.val() & !self.k_valid[k].q.val();
-            }
-        }
+        self.admit.next = self.cmd_valid.val() & !self.free_none.q.val() & !self.taken.q.val();
+        self.free_hot.next = self.free_oh.q.val() ^ self.one16.val();
         // (the lowest isolated as x & -x on the carry chain, then encoded)
         for k in 0..16 {
             self.free_bit[k].next = 0.into();
@@ -435,6 +436,8 @@ impl Logic for Ksrt {
             }
         }
         self.free_none.d.next = !self.free_vec.val().any();
+        self.free_oh.d.next = self.free_first.val() ^ self.one16.val();
+        self.taken.d.next = self.admit.val() & (self.free_first.val() & self.free_hot.val()).any();
         self.free_k.d.next = self.free_id[0].val() | self.free_id[1].val() | self.free_id[2].val() | self.free_id[3].val() | self.free_id[4].val() | self.free_id[5].val() | self.free_id[6].val() | self.free_id[7].val() | self.free_id[8].val() | self.free_id[9].val() | self.free_id[10].val() | self.free_id[11].val() | self.free_id[12].val() | self.free_id[13].val() | self.free_id[14].val() | self.free_id[15].val();
 
         // Read ports.
@@ -445,11 +448,8 @@ impl Logic for Ksrt {
         self.count_max.next = 0.into();
         self.count_min.next = 0.into();
         self.act_tk.next = 0.into();
-        self.ev_tk.next = 0.into();
         self.act_priority.next = 0.into();
-        self.ev_priority.next = 0.into();
         self.act_age.next = 0.into();
-        self.ev_age.next = 0.into();
         self.iss_handle.next = 0.into();
         self.iss_next_tb.next = 0.into();
         for k in 0..16 {
@@ -469,11 +469,6 @@ impl Logic for Ksrt {
                 self.act_tk.next = self.k_tk[k].q.val();
                 self.act_priority.next = self.k_priority[k].q.val();
                 self.act_age.next = self.k_age[k].q.val();
-            }
-            if self.ev_next.val() == self.ids[k].val() {
-                self.ev_tk.next = self.k_tk[k].q.val();
-                self.ev_priority.next = self.k_priority[k].q.val();
-                self.ev_age.next = self.k_age[k].q.val();
             }
             if self.iss_k.val() == self.ids[k].val() {
                 self.iss_handle.next = self.k_handle[k].q.val();
@@ -496,7 +491,7 @@ impl Logic for Ksrt {
         // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
         // invalid, so its bit is clear)
         if self.admit.val() & (self.cmd_tbs.val() != 0) {
-            self.wants_q.d.next = self.wants_now.val() | (self.one16.val() << self.admit_k.val());
+            self.wants_q.d.next = self.wants_now.val() | self.free_hot.val();
         }
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 
@@ -595,7 +590,7 @@ impl Logic for Ksrt {
                 self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
                 self.k_new[k].d.next = (self.k_next_tb[k].q.val() + 1) < self.k_tbs[k].q.val();
             }
-            if self.admit.val() & (self.admit_k.val() == self.ids[k].val()) {
+            if self.admit.val() & self.free_hot.val().get_bit(k) {
                 self.k_valid[k].d.next = true;
                 self.k_handle[k].d.next = self.cmd_handle.val();
                 self.k_tbs[k].d.next = self.cmd_tbs.val();

@@ -64,6 +64,10 @@ pub struct Ptbq {
     pub queued: Signal<Out, Bits<16>>,
     /// Head pointer of each queue.
     pub q_head: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
+    /// Each queue's head + 2 (the entry a pop reads from the RAM), kept beside the head so
+    /// that the read address is a multiplexer of registers with no adder; XORed with 2 so
+    /// that the flip-flops start at zero.
+    q_h2: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
     /// Occupancy of each queue.
     pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
     /// Each queue's tail (head + occupancy, mod 256: where its next push goes), kept beside
@@ -77,6 +81,13 @@ pub struct Ptbq {
     /// Each queue's head entry, and the one after it.
     pub h0: [DFF<Tb>; 16],
     pub h1: [DFF<Tb>; 16],
+    /// The RAM read that arrived at the last edge (`land`), and which queue's head (`p0`) or
+    /// second entry (`p1`) it is (at most one bit of the two set): that register stands for
+    /// it in this cycle and takes it at the next edge. The RAM's output, 5.8 ns after its
+    /// clock on the ECP5, goes into this one register, not through the queues' multiplexers.
+    land: DFF<Tb>,
+    p0: DFF<Bits<16>>,
+    p1: DFF<Bits<16>>,
     /// A RAM read of queue `pend_k`'s next-but-one entry arrives on the RAM's read port in this
     /// cycle (it is that queue's second entry).
     pub pend: DFF<Bit>,
@@ -100,11 +111,16 @@ pub struct Ptbq {
     pop_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
     /// Queue `pop_k` is not empty.
     pop_nz: Signal<Local, Bit>,
-    pop_head: Signal<Local, Bits<PTBQ_PTR_BITS>>,
+    pop_h2: Signal<Local, Bits<PTBQ_PTR_BITS>>,
+    two: Constant<Bits<PTBQ_PTR_BITS>>,
     push_tail: Signal<Local, Bits<PTBQ_PTR_BITS>>,
     pop_h0: Signal<Local, Tb>,
     pop_tail: Signal<Local, Tb>,
-    second: [Signal<Local, Tb>; 16],
+    /// Each queue's head and second entry as they are now (in `h0`/`h1`, or in `land`).
+    e0: [Signal<Local, Tb>; 16],
+    e1: [Signal<Local, Tb>; 16],
+    p0n: Signal<Local, Bits<16>>,
+    p1n: Signal<Local, Bits<16>>,
     arriving: [Signal<Local, Bit>; 16],
     /// The RAM read arriving now, or the entry it bypassed.
     rd: Signal<Local, Tb>,
@@ -126,12 +142,16 @@ impl Ptbq {
             head_entry: Default::default(),
             queued: Default::default(),
             q_head: Default::default(),
+            q_h2: Default::default(),
             q_len: Default::default(),
             q_tail: Default::default(),
             q_nz: Default::default(),
             ram: Default::default(),
             h0: Default::default(),
             h1: Default::default(),
+            land: Default::default(),
+            p0: Default::default(),
+            p1: Default::default(),
             pend: Default::default(),
             pend_k: Default::default(),
             wr_en: Default::default(),
@@ -148,11 +168,15 @@ impl Ptbq {
             pops: Default::default(),
             pop_len: Default::default(),
             pop_nz: Default::default(),
-            pop_head: Default::default(),
+            pop_h2: Default::default(),
+            two: Constant::new(2u64.into()),
             push_tail: Default::default(),
             pop_h0: Default::default(),
             pop_tail: Default::default(),
-            second: Default::default(),
+            e0: Default::default(),
+            e1: Default::default(),
+            p0n: Default::default(),
+            p1n: Default::default(),
             arriving: Default::default(),
             rd: Default::default(),
         }
@@ -172,17 +196,29 @@ impl Logic for Ptbq {
             self.h1[k].clock.next = self.clock.val();
             self.tail[k].clock.next = self.clock.val();
             self.q_head[k].d.next = self.q_head[k].q.val();
+            self.q_h2[k].clock.next = self.clock.val();
+            self.q_h2[k].d.next = self.q_h2[k].q.val();
             self.q_len[k].d.next = self.q_len[k].q.val();
             self.q_nz[k].clock.next = self.clock.val();
             self.q_nz[k].d.next = self.q_nz[k].q.val();
-            self.h0[k].d.next = self.h0[k].q.val();
-            self.h1[k].d.next = self.h1[k].q.val();
+            // (an entry standing in `land` moves into its register at the edge, unless it is
+            // replaced)
+            self.e0[k].next = self.h0[k].q.val();
+            if self.p0.q.val().get_bit(k) {
+                self.e0[k].next = self.land.q.val();
+            }
+            self.e1[k].next = self.h1[k].q.val();
+            if self.p1.q.val().get_bit(k) {
+                self.e1[k].next = self.land.q.val();
+            }
+            self.h0[k].d.next = self.e0[k].val();
+            self.h1[k].d.next = self.e1[k].val();
             self.tail[k].d.next = self.tail[k].q.val();
         }
         self.pend.clock.next = self.clock.val();
         self.pend_k.clock.next = self.clock.val();
         self.ram.clock.next = self.clock.val();
-        dff_setup!(self, clock, wr_en, wr_addr, wr_data, byp, byp_data);
+        dff_setup!(self, clock, wr_en, wr_addr, wr_data, byp, byp_data, land, p0, p1);
 
         // Which queues hold blocks.
         for k in 0..16 {
@@ -217,7 +253,7 @@ impl Logic for Ptbq {
         // Pointers and head registers of the queues read and written.
         self.pop_len.next = 0.into();
         self.pop_nz.next = false;
-        self.pop_head.next = 0.into();
+        self.pop_h2.next = 0.into();
         self.pop_h0.next = 0.into();
         self.pop_tail.next = 0.into();
         self.push_tail.next = 0.into();
@@ -225,19 +261,15 @@ impl Logic for Ptbq {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_len.next = self.q_len[k].q.val();
                 self.pop_nz.next = self.q_nz[k].q.val();
-                self.pop_head.next = self.q_head[k].q.val();
-                self.pop_h0.next = self.h0[k].q.val();
+                self.pop_h2.next = self.q_h2[k].q.val() ^ self.two.val();
+                self.pop_h0.next = self.e0[k].val();
                 self.pop_tail.next = self.tail[k].q.val();
             }
             if self.push_k.val() == self.ids[k].val() {
                 self.push_tail.next = self.q_tail[k].q.val();
             }
-            // Queue k's second entry: in its register, or arriving from the RAM.
+            // Queue k's second entry is arriving from the RAM (it lands in `land`).
             self.arriving[k].next = self.pend.q.val() & (self.pend_k.q.val() == self.ids[k].val());
-            self.second[k].next = self.h1[k].q.val();
-            if self.arriving[k].val() {
-                self.second[k].next = self.rd.val();
-            }
         }
         self.head_valid.next = self.pop_nz.val();
         // FIFO: the head; the LIFO fault reads the block pushed last.
@@ -253,7 +285,7 @@ impl Logic for Ptbq {
         self.ram.write_address.next = self.wr_addr.q.val();
         self.ram.write_data.next = self.wr_data.q.val();
         // A pop of a queue holding three or more reads the entry that becomes its second.
-        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_head.val() + 2);
+        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_h2.val());
         // (the entry being written is the last of its queue; it is the one read, head + 2, when
         // that queue now holds three: no address compare)
         self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<4>(8) == self.pop_k.val()) & (self.pop_len.val() == 3);
@@ -262,6 +294,9 @@ impl Logic for Ptbq {
         self.pend_k.d.next = self.pop_k.val();
 
         // Next state.
+        self.land.d.next = self.rd.val();
+        self.p0n.next = 0.into();
+        self.p1n.next = 0.into();
         for k in 0..16 {
             self.pushes[k].next = self.push.val() & (self.push_k.val() == self.ids[k].val());
             // (queue k's own non-empty flag, not `head_valid`, the multiplexer's output: the
@@ -281,31 +316,41 @@ impl Logic for Ptbq {
             }
             if self.pops[k].val() {
                 self.q_head[k].d.next = self.q_head[k].q.val() + 1;
-                // The second entry moves up; a block pushed now lands where the queue ends.
-                self.h0[k].d.next = self.second[k].val();
+                self.q_h2[k].d.next = ((self.q_h2[k].q.val() ^ self.two.val()) + 1) ^ self.two.val();
+                // The second entry moves up (the one arriving lands in `land` as the head); a
+                // block pushed now lands where the queue ends.
+                self.h0[k].d.next = self.e1[k].val();
+                if self.arriving[k].val() {
+                    self.p0n.next = self.p0n.val().replace_bit(k, true);
+                }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
                     self.h0[k].d.next = self.push_entry.val();
+                    self.p0n.next = self.p0n.val().replace_bit(k, false);
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 2) {
                     self.h1[k].d.next = self.push_entry.val();
                 }
             } else {
                 if self.arriving[k].val() {
-                    self.h1[k].d.next = self.rd.val();
+                    self.p1n.next = self.p1n.val().replace_bit(k, true);
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 0) {
                     self.h0[k].d.next = self.push_entry.val();
                 }
                 if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
                     self.h1[k].d.next = self.push_entry.val();
+                    self.p1n.next = self.p1n.val().replace_bit(k, false);
                 }
             }
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
                 self.q_head[k].d.next = 0.into();
+                self.q_h2[k].d.next = 0.into();
                 self.q_tail[k].d.next = 0.into();
                 self.q_len[k].d.next = 0.into();
                 self.q_nz[k].d.next = false;
             }
         }
+        self.p0.d.next = self.p0n.val();
+        self.p1.d.next = self.p1n.val();
     }
 }

@@ -9,8 +9,12 @@
 //! - Structure, for timing (`docs/fpga.md`): the pointer is also kept as a mask of the indices
 //!   above the last grant (`above`), and each of the two candidates, the lowest request in that
 //!   mask and the lowest request, is isolated as `x & -x` on the carry chain, not by a priority
-//!   chain; the index is encoded from the one-hot grant, and the next mask is `x ^ -x` of the
+//!   chain; the next mask is `x ^ -x` of the
 //!   candidate granted, from the same carry chains.
+//! - Each requester brings a 4-bit `data` word (the framework's: the kernel of the SM); the
+//!   granted one's is on `data_out`. It and `index` come from two trees of 2:1 multiplexers
+//!   (the lowest requester in `above`, the lowest requester), four levels each, selected by
+//!   whether any request is in `above`: not from an encoder behind the one-hot grant.
 //! Parameters: `sms` (1..=16), the requests in use (the others are never set).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
@@ -28,6 +32,10 @@ pub struct RoundRobin {
     pub valid: Signal<Out, Bit>,
     /// The requester granted.
     pub index: Signal<Out, Bits<INDEX_BITS>>,
+    /// Requester s's data word, at bits 4s+3..4s.
+    pub data: Signal<In, Bits<64>>,
+    /// The granted requester's data word (0 without a grant).
+    pub data_out: Signal<Out, Bits<4>>,
     /// The requester granted, one-hot (0 without a grant).
     pub grant: Signal<Out, Bits<16>>,
     /// The first index to consider next.
@@ -46,7 +54,27 @@ pub struct RoundRobin {
     hi_neg: Signal<Local, Bits<16>>,
     req_neg: Signal<Local, Bits<16>>,
     lo_first: Signal<Local, Bits<16>>,
-    id_bit: [Signal<Local, Bits<INDEX_BITS>>; 16],
+    /// The two trees, level by level (`*v`: a request below the node; `*i`: the lowest's index;
+    /// `*d`: its data): `h*` over the requests in `above`, `r*` over all of them.
+    hv1: [Signal<Local, Bit>; 8],
+    hi1: [Signal<Local, Bits<INDEX_BITS>>; 8],
+    hd1: [Signal<Local, Bits<4>>; 8],
+    hv2: [Signal<Local, Bit>; 4],
+    hi2: [Signal<Local, Bits<INDEX_BITS>>; 4],
+    hd2: [Signal<Local, Bits<4>>; 4],
+    hv3: [Signal<Local, Bit>; 2],
+    hi3: [Signal<Local, Bits<INDEX_BITS>>; 2],
+    hd3: [Signal<Local, Bits<4>>; 2],
+    rv1: [Signal<Local, Bit>; 8],
+    ri1: [Signal<Local, Bits<INDEX_BITS>>; 8],
+    rd1: [Signal<Local, Bits<4>>; 8],
+    rv2: [Signal<Local, Bit>; 4],
+    ri2: [Signal<Local, Bits<INDEX_BITS>>; 4],
+    rd2: [Signal<Local, Bits<4>>; 4],
+    rv3: [Signal<Local, Bit>; 2],
+    ri3: [Signal<Local, Bits<INDEX_BITS>>; 2],
+    rd3: [Signal<Local, Bits<4>>; 2],
+    word: [Signal<Local, Bits<4>>; 16],
 }
 
 impl RoundRobin {
@@ -64,12 +92,32 @@ impl RoundRobin {
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             last: Constant::new(((sms - 1) as u64).into()),
             one: Constant::new(1u64.into()),
+            data: Default::default(),
+            data_out: Default::default(),
             hi: Default::default(),
             hi_first: Default::default(),
             hi_neg: Default::default(),
             req_neg: Default::default(),
             lo_first: Default::default(),
-            id_bit: Default::default(),
+            hv1: Default::default(),
+            hi1: Default::default(),
+            hd1: Default::default(),
+            hv2: Default::default(),
+            hi2: Default::default(),
+            hd2: Default::default(),
+            hv3: Default::default(),
+            hi3: Default::default(),
+            hd3: Default::default(),
+            rv1: Default::default(),
+            ri1: Default::default(),
+            rd1: Default::default(),
+            rv2: Default::default(),
+            ri2: Default::default(),
+            rd2: Default::default(),
+            rv3: Default::default(),
+            ri3: Default::default(),
+            rd3: Default::default(),
+            word: Default::default(),
         }
     }
 }
@@ -89,28 +137,77 @@ impl Logic for RoundRobin {
             self.grant.next = self.hi_first.val();
         }
         self.valid.next = self.request.val().any();
+        // The two trees: at each node the lower half's lowest request if it has one, else the
+        // upper half's.
         for s in 0..16 {
-            self.id_bit[s].next = 0.into();
-            if self.grant.val().get_bit(s) {
-                self.id_bit[s].next = self.ids[s].val();
+            self.word[s].next = self.data.val().get_bits::<4>(4 * s);
+        }
+        for j in 0..8 {
+            self.hv1[j].next = self.hi.val().get_bit(2 * j) | self.hi.val().get_bit(2 * j + 1);
+            self.hi1[j].next = self.ids[2 * j + 1].val();
+            self.hd1[j].next = self.word[2 * j + 1].val();
+            if self.hi.val().get_bit(2 * j) {
+                self.hi1[j].next = self.ids[2 * j].val();
+                self.hd1[j].next = self.word[2 * j].val();
+            }
+            self.rv1[j].next = self.request.val().get_bit(2 * j) | self.request.val().get_bit(2 * j + 1);
+            self.ri1[j].next = self.ids[2 * j + 1].val();
+            self.rd1[j].next = self.word[2 * j + 1].val();
+            if self.request.val().get_bit(2 * j) {
+                self.ri1[j].next = self.ids[2 * j].val();
+                self.rd1[j].next = self.word[2 * j].val();
             }
         }
-        self.index.next = self.id_bit[0].val()
-            | self.id_bit[1].val()
-            | self.id_bit[2].val()
-            | self.id_bit[3].val()
-            | self.id_bit[4].val()
-            | self.id_bit[5].val()
-            | self.id_bit[6].val()
-            | self.id_bit[7].val()
-            | self.id_bit[8].val()
-            | self.id_bit[9].val()
-            | self.id_bit[10].val()
-            | self.id_bit[11].val()
-            | self.id_bit[12].val()
-            | self.id_bit[13].val()
-            | self.id_bit[14].val()
-            | self.id_bit[15].val();
+        for j in 0..4 {
+            self.hv2[j].next = self.hv1[2 * j].val() | self.hv1[2 * j + 1].val();
+            self.hi2[j].next = self.hi1[2 * j + 1].val();
+            self.hd2[j].next = self.hd1[2 * j + 1].val();
+            if self.hv1[2 * j].val() {
+                self.hi2[j].next = self.hi1[2 * j].val();
+                self.hd2[j].next = self.hd1[2 * j].val();
+            }
+            self.rv2[j].next = self.rv1[2 * j].val() | self.rv1[2 * j + 1].val();
+            self.ri2[j].next = self.ri1[2 * j + 1].val();
+            self.rd2[j].next = self.rd1[2 * j + 1].val();
+            if self.rv1[2 * j].val() {
+                self.ri2[j].next = self.ri1[2 * j].val();
+                self.rd2[j].next = self.rd1[2 * j].val();
+            }
+        }
+        for j in 0..2 {
+            self.hv3[j].next = self.hv2[2 * j].val() | self.hv2[2 * j + 1].val();
+            self.hi3[j].next = self.hi2[2 * j + 1].val();
+            self.hd3[j].next = self.hd2[2 * j + 1].val();
+            if self.hv2[2 * j].val() {
+                self.hi3[j].next = self.hi2[2 * j].val();
+                self.hd3[j].next = self.hd2[2 * j].val();
+            }
+            self.rv3[j].next = self.rv2[2 * j].val() | self.rv2[2 * j + 1].val();
+            self.ri3[j].next = self.ri2[2 * j + 1].val();
+            self.rd3[j].next = self.rd2[2 * j + 1].val();
+            if self.rv2[2 * j].val() {
+                self.ri3[j].next = self.ri2[2 * j].val();
+                self.rd3[j].next = self.rd2[2 * j].val();
+            }
+        }
+        // (the roots; without a request the index is meaningless and the data 0)
+        self.index.next = self.ri3[1].val();
+        self.data_out.next = 0.into();
+        if self.rv3[1].val() {
+            self.data_out.next = self.rd3[1].val();
+        }
+        if self.rv3[0].val() {
+            self.index.next = self.ri3[0].val();
+            self.data_out.next = self.rd3[0].val();
+        }
+        if self.hv3[1].val() {
+            self.index.next = self.hi3[1].val();
+            self.data_out.next = self.hd3[1].val();
+        }
+        if self.hv3[0].val() {
+            self.index.next = self.hi3[0].val();
+            self.data_out.next = self.hd3[0].val();
+        }
         if self.valid.val() {
             // The indices above the grant, x ^ -x of the candidate granted (the same carry
             // chains that isolate it; not a second one on the grant).

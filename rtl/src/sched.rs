@@ -162,13 +162,14 @@ pub struct Sched {
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
     pub gr_k: DFF<B4>,
-    /// One-hot copies, for the SMST's "changing" mask: the pick in flight's SM, the registered
-    /// reservation's SM and the checked reservation's SM (0 when there is none).
+    /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
     gr_oh: DFF<Bits<16>>,
-    dres_oh: DFF<Bits<16>>,
     /// The registered decision's SM, one-hot (for its check).
     dec_oh: DFF<Bits<16>>,
-    ares_oh: DFF<Bits<16>>,
+    /// The SMs of the reservation decided now and of the reservation checked now, one-hot (0
+    /// when there is none): the SMST registers them with its event's SM for its "changing"
+    /// mask of the next cycle.
+    chg_nx: Signal<Local, Bits<16>>,
     one16: Constant<Bits<16>>,
     /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
     pub s_sm_state: DFF<Bits<2>>,
@@ -258,8 +259,7 @@ impl Sched {
             gr_sm: Default::default(),
             gr_k: Default::default(),
             gr_oh: Default::default(),
-            dres_oh: Default::default(),
-            ares_oh: Default::default(),
+            chg_nx: Default::default(),
             dec_oh: Default::default(),
             one16: Constant::new(1u64.into()),
             s_sm_state: Default::default(),
@@ -311,7 +311,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dres_oh, ares_oh, dec_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -337,7 +337,11 @@ impl Logic for Sched {
         // to be applied in the next cycle: its kernel has a block left after the block in
         // flight; an assignment's SM is idle; a reservation's SM still runs the kernel it is
         // taken from and no event is in flight to it.
-        self.target_ok.next = self.ksrt.left1.val().get_bit(self.dec_k.q.val().index());
+        // (one fewer left if the block in flight is of that kernel: the next vector's bit)
+        self.target_ok.next = self.ksrt.rem_ge1.val().get_bit(self.dec_k.q.val().index());
+        if self.gr_valid.q.val() & (self.gr_k.q.val() == self.dec_k.q.val()) {
+            self.target_ok.next = self.ksrt.rem_ge2.val().get_bit(self.dec_k.q.val().index());
+        }
         self.assign_ok.next = (self.dec_act.q.val() == 1) & self.smst.chk_idle.val() & self.target_ok.val();
         self.reserve_ok.next = (self.dec_act.q.val() == 2)
             & self.smst.chk_runs.val()
@@ -353,15 +357,15 @@ impl Logic for Sched {
             self.app_k.d.next = self.dec_k.q.val();
             self.app_from.d.next = self.dec_from.q.val();
         }
-        self.ares_oh.d.next = 0.into();
+        self.chg_nx.next = 0.into();
         if self.reserve_ok.val() {
-            self.ares_oh.d.next = self.dec_oh.q.val();
+            self.chg_nx.next = self.dec_oh.q.val();
         }
-        self.dres_oh.d.next = 0.into();
         if self.e_act.val() == 2 {
-            self.dres_oh.d.next = self.one16.val() << self.e_sm.val();
+            self.chg_nx.next = self.chg_nx.val() | (self.one16.val() << self.e_sm.val());
         }
-        self.smst.chg_in.next = self.gr_oh.q.val() | self.dres_oh.q.val() | self.ares_oh.q.val();
+        self.smst.chg_in.next = self.gr_oh.q.val();
+        self.smst.chg_next.next = self.chg_nx.val();
         self.apply_assign.next = self.app_act.q.val() == 1;
         self.apply_reserve.next = self.app_act.q.val() == 2;
         self.trigger.next = self.ksrt.retire.val()
@@ -383,16 +387,14 @@ impl Logic for Sched {
         self.smst.act_k_tk.next = self.ksrt.act_tk.val();
         self.smst.act_k_priority.next = self.ksrt.act_priority.val();
         self.smst.act_k_age.next = self.ksrt.act_age.val();
-        self.smst.ev_priority.next = self.ksrt.ev_priority.val();
-        self.smst.ev_age.next = self.ksrt.ev_age.val();
         self.smst.assign_ok.next = self.apply_assign.val();
         self.smst.reserve_ok.next = self.apply_reserve.val();
-        self.smst.ev_tk.next = self.ksrt.ev_tk.val();
         self.smst.flight_valid.next = self.gr_valid.q.val();
         self.smst.grant_sm.next = self.gr_sm.q.val();
-        self.smst.left1.next = self.ksrt.left1.val();
-        self.smst.left2.next = self.ksrt.left2.val();
-        self.smst.pick.next = self.issue.grant.val();
+        self.smst.flight_k.next = self.gr_k.q.val();
+        self.smst.rem_ge1.next = self.ksrt.rem_ge1.val();
+        self.smst.rem_ge2.next = self.ksrt.rem_ge2.val();
+        self.smst.rem_ge3.next = self.ksrt.rem_ge3.val();
 
         // The KSRT.
         self.ksrt.queued.next = self.ptbq.queued.val();
@@ -419,7 +421,6 @@ impl Logic for Sched {
         self.ksrt.act_from.next = self.app_from.q.val();
         self.ksrt.assign_ok.next = self.apply_assign.val();
         self.ksrt.reserve_ok.next = self.apply_reserve.val();
-        self.ksrt.ev_next.next = self.smst.ev_next.val();
         self.ksrt.ev_token.next = self.smst.ev_token.val();
         self.ksrt.ev_back.next = self.smst.ev_back.val();
         self.ksrt.iss_k.next = self.gr_k.q.val();
@@ -452,13 +453,14 @@ impl Logic for Sched {
 
         // The SM driver's issue: the round robin picks from the registers for the next cycle.
         self.issue.request.next = self.smst.ready.val();
+        self.issue.data.next = self.smst.ksr_all.val();
         self.gr_valid.d.next = self.issue.valid.val();
         self.gr_oh.d.next = self.issue.grant.val();
         self.gr_sm.d.next = 0.into();
         self.gr_k.d.next = 0.into();
         if self.issue.valid.val() {
             self.gr_sm.d.next = self.issue.index.val();
-            self.gr_k.d.next = self.smst.pick_ksr.val();
+            self.gr_k.d.next = self.issue.data_out.val();
         }
 
         // The engines' table reads for next cycle, registered.

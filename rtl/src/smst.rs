@@ -11,12 +11,11 @@
 //!   ahead may change (`changing`), then the lowest of them not changing then picked into
 //!   `evq_*` and applied the cycle after (`ev_*`): a running SM with no blocks whose kernel has
 //!   no work (release: idle, a token back to `ev_back`), or a reserved SM with no blocks (its
-//!   preemption is complete: setup for `ev_next` if that kernel had work, else idle with the
+//!   preemption is complete: setup for `sm_next` if that kernel had work, else idle with the
 //!   token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
-//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running `chk_from`), the kernel of the SM the issue picks
-//!   (`pick`, one-hot);
+//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running `chk_from`), every SM's kernel (`ksr_all`, for the issue's round robin, which passes the granted SM's on);
 //! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
 //!   `busy`: an SM needed the clock in the cycle before (`need_q`), or an issue or event stage
 //!   holds something;
@@ -62,27 +61,28 @@ pub struct Smst {
     pub assign_ok: Signal<In, Bit>,
     /// The decision reserves running SM `act_sm` for `act_k` at this edge.
     pub reserve_ok: Signal<In, Bit>,
-    /// T_k, priority and age of `ev_next`.
-    pub ev_tk: Signal<In, Rt>,
-    pub ev_priority: Signal<In, B4>,
-    pub ev_age: Signal<In, Bits<16>>,
     /// The issue's pick of the cycle before is in flight, to SM `grant_sm`; it is issued at
     /// this edge.
     pub flight_valid: Signal<In, Bit>,
     /// The SM of the pick in flight.
     pub grant_sm: Signal<In, B4>,
-    /// Bit k: kernel k has a block left to issue after the block in flight, and two or more.
-    pub left1: Signal<In, Bits<16>>,
-    pub left2: Signal<In, Bits<16>>,
+    /// The kernel of the pick in flight.
+    pub flight_k: Signal<In, B4>,
+    /// Bit k: kernel k has at least one, two, three blocks left to issue (the block in flight
+    /// not taken off).
+    pub rem_ge1: Signal<In, Bits<16>>,
+    pub rem_ge2: Signal<In, Bits<16>>,
+    pub rem_ge3: Signal<In, Bits<16>>,
     /// The SM of the registered decision, one-hot (read for its check), and the kernel a
     /// reservation takes it from.
     pub chk_oh: Signal<In, Bits<16>>,
     pub chk_from: Signal<In, B4>,
-    /// One-hot, from registers: the SM of the block in flight, of a registered reservation and
-    /// of the reservation applied at this edge (the edge ahead may change them).
+    /// One-hot, from a register: the SM of the block in flight (the edge ahead may change it).
     pub chg_in: Signal<In, Bits<16>>,
-    /// The issue's round robin picks this SM (one-hot; for the next cycle).
-    pub pick: Signal<In, Bits<16>>,
+    /// One-hot: the SMs of the reservation decided now and of the reservation checked now
+    /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
+    /// them).
+    pub chg_next: Signal<In, Bits<16>>,
     /// The kernel of `done_sm`.
     pub done_k: Signal<Out, B4>,
     /// The kernel of `saved_sm`.
@@ -97,19 +97,20 @@ pub struct Smst {
     /// `ev_sm`.
     pub ev_any: Signal<Out, Bit>,
     pub ev_sm: Signal<Out, B4>,
-    /// The event is a completed preemption going to setup for `ev_next`.
+    /// The event is a completed preemption going to setup for the kernel it was reserved for.
     pub ev_setup: Signal<Out, Bit>,
     /// The event returns a token to kernel `ev_back`.
     pub ev_token: Signal<Out, Bit>,
     /// The kernel the event's token goes back to.
     pub ev_back: Signal<Out, B4>,
-    /// The kernel the event's SM was reserved for.
-    pub ev_next: Signal<Out, B4>,
     /// Pipeline: the event picked the cycle before, its SM and whether it goes to setup.
     pub evq_valid: DFF<Bit>,
     pub evq_sm: DFF<B4>,
-    /// `evq_sm` one-hot (0 without an event).
-    evq_oh: DFF<Bits<16>>,
+    /// The SMs the edge ahead may change besides the pick in flight's, one-hot, registered:
+    /// `evq_sm` (0 without an event), the registered reservation's and the checked
+    /// reservation's SM (one gate less in front of the issue's round robin than ORing them
+    /// here).
+    blk_q: DFF<Bits<16>>,
     pub evq_setup: DFF<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
@@ -141,8 +142,8 @@ pub struct Smst {
     /// Pipeline, the SM event's first stage: the SMs with an event, less the changing ones.
     pub evc_q: DFF<Bits<16>>,
     pub lt2_q: DFF<Bits<16>>,
-    /// The kernel of `pick`.
-    pub pick_ksr: Signal<Out, B4>,
+    /// Every SM's kernel (KSR index), at bits 4s+3..4s.
+    pub ksr_all: Signal<Out, Bits<64>>,
     /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
     /// block), as of the cycle before (`need_q`), or an issue or event stage is in flight.
     pub busy: Signal<Out, Bit>,
@@ -170,6 +171,14 @@ pub struct Smst {
     /// read of them is one multiplexer, not two in a row.
     pub sm_prio: [DFF<B4>; 16],
     pub sm_age: [DFF<Bits<16>>; 16],
+    /// T_k, priority and age of `sm_next` (copied at the reservation, from the same read of
+    /// the KSRT as an assignment's): a completed preemption's setup copies them within its own
+    /// entry, with no read of the KSRT at the event's kernel. They cannot change in between:
+    /// the reservation's kernel has blocks left (so it is not retired at that edge), and its
+    /// entry is not reused while an SM names it (`named`).
+    sm_ntk: [DFF<Rt>; 16],
+    sm_nprio: [DFF<B4>; 16],
+    sm_nage: [DFF<Bits<16>>; 16],
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Blocks left on each SM after this cycle's completion and save.
@@ -189,10 +198,12 @@ pub struct Smst {
     named_bit: [Signal<Local, Bits<16>>; 16],
     ready_bit: [Signal<Local, Bits<16>>; 16],
     lt2_bit: [Signal<Local, Bits<16>>; 16],
+    /// Each SM's kernel has a block left after the block in flight, and two.
+    l1_s: [Signal<Local, Bit>; 16],
+    l2_s: [Signal<Local, Bit>; 16],
     /// Bit s: the edge ahead may change SM s (the block in flight, a reservation or the event in
     /// flight names it).
     changing: Signal<Local, Bits<16>>,
-    pick_bit: [Signal<Local, B4>; 16],
 }
 
 impl Smst {
@@ -211,18 +222,16 @@ impl Smst {
             act_k_tk: Default::default(),
             act_k_priority: Default::default(),
             act_k_age: Default::default(),
-            ev_priority: Default::default(),
-            ev_age: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
-            ev_tk: Default::default(),
             flight_valid: Default::default(),
             grant_sm: Default::default(),
-            left1: Default::default(),
-            left2: Default::default(),
+            flight_k: Default::default(),
+            rem_ge1: Default::default(),
+            rem_ge2: Default::default(),
+            rem_ge3: Default::default(),
             chk_oh: Default::default(),
             chk_from: Default::default(),
-            pick: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
@@ -236,7 +245,6 @@ impl Smst {
             ev_setup: Default::default(),
             ev_token: Default::default(),
             ev_back: Default::default(),
-            ev_next: Default::default(),
             evq_valid: Default::default(),
             evq_sm: Default::default(),
             evq_setup: Default::default(),
@@ -252,13 +260,16 @@ impl Smst {
             chk_idle: Default::default(),
             chk_runs: Default::default(),
             ready: Default::default(),
-            pick_ksr: Default::default(),
+            ksr_all: Default::default(),
             busy: Default::default(),
             sm_state: Default::default(),
             sm_ksr_valid: Default::default(),
             sm_ksr: Default::default(),
             sm_next_valid: Default::default(),
             sm_next: Default::default(),
+            sm_ntk: Default::default(),
+            sm_nprio: Default::default(),
+            sm_nage: Default::default(),
             sm_running: Default::default(),
             sm_tk: Default::default(),
             sm_prio: Default::default(),
@@ -284,10 +295,12 @@ impl Smst {
             rdy_q: Default::default(),
             lt2_q: Default::default(),
             lt2_bit: Default::default(),
+            l1_s: Default::default(),
+            l2_s: Default::default(),
             changing: Default::default(),
             chg_in: Default::default(),
-            evq_oh: Default::default(),
-            pick_bit: Default::default(),
+            chg_next: Default::default(),
+            blk_q: Default::default(),
         }
     }
 }
@@ -301,7 +314,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hw_q, need_q, named_q, evq_oh, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -322,6 +335,12 @@ impl Logic for Smst {
             self.sm_next[s].d.next = self.sm_next[s].q.val();
             self.sm_running[s].d.next = self.sm_running[s].q.val();
             self.sm_tk[s].d.next = self.sm_tk[s].q.val();
+            self.sm_ntk[s].clock.next = self.clock.val();
+            self.sm_nprio[s].clock.next = self.clock.val();
+            self.sm_nage[s].clock.next = self.clock.val();
+            self.sm_ntk[s].d.next = self.sm_ntk[s].q.val();
+            self.sm_nprio[s].d.next = self.sm_nprio[s].q.val();
+            self.sm_nage[s].d.next = self.sm_nage[s].q.val();
         }
 
         // Blocks left on each SM after this cycle's completion and save.
@@ -354,7 +373,7 @@ impl Logic for Smst {
         // out): the SM of the block in flight, the SM a reservation names (registered and being
         // checked, or applied at this edge), the SM of the event in flight (one-hot registers:
         // no decoding on these paths).
-        self.changing.next = self.chg_in.val() | self.evq_oh.q.val();
+        self.changing.next = self.chg_in.val() | self.blk_q.q.val();
         // The SM event in two stages. First, registered (`evc_q`): the SMs with no blocks that
         // run a kernel with no work, or are reserved, less the changing ones. Then the event
         // for the next cycle: the lowest of them not changing now; a reserved one goes to
@@ -395,7 +414,7 @@ impl Logic for Smst {
             }
         }
         self.evq_valid.d.next = self.ev_req.val().any();
-        self.evq_oh.d.next = self.ev_sel.val();
+        self.blk_q.d.next = self.ev_sel.val() | self.chg_next.val();
         self.evq_sm.d.next = self.f_sm[0].val() | self.f_sm[1].val() | self.f_sm[2].val() | self.f_sm[3].val() | self.f_sm[4].val() | self.f_sm[5].val() | self.f_sm[6].val() | self.f_sm[7].val() | self.f_sm[8].val() | self.f_sm[9].val() | self.f_sm[10].val() | self.f_sm[11].val() | self.f_sm[12].val() | self.f_sm[13].val() | self.f_sm[14].val() | self.f_sm[15].val();
         self.evq_setup.d.next = self.f_setup[0].val() | self.f_setup[1].val() | self.f_setup[2].val() | self.f_setup[3].val() | self.f_setup[4].val() | self.f_setup[5].val() | self.f_setup[6].val() | self.f_setup[7].val() | self.f_setup[8].val() | self.f_setup[9].val() | self.f_setup[10].val() | self.f_setup[11].val() | self.f_setup[12].val() | self.f_setup[13].val() | self.f_setup[14].val() | self.f_setup[15].val();
         self.evq_token.d.next = self.f_token[0].val() | self.f_token[1].val() | self.f_token[2].val() | self.f_token[3].val() | self.f_token[4].val() | self.f_token[5].val() | self.f_token[6].val() | self.f_token[7].val() | self.f_token[8].val() | self.f_token[9].val() | self.f_token[10].val() | self.f_token[11].val() | self.f_token[12].val() | self.f_token[13].val() | self.f_token[14].val() | self.f_token[15].val();
@@ -407,7 +426,6 @@ impl Logic for Smst {
         self.ev_sm.next = self.evq_sm.q.val();
         self.ev_any.next = self.evq_valid.q.val();
         self.ev_setup.next = self.evq_setup.q.val();
-        self.ev_next.next = self.evq_next.q.val();
         self.ev_back.next = self.evq_back.q.val();
         self.ev_token.next = self.ev_any.val() & self.evq_token.q.val();
 
@@ -511,12 +529,17 @@ impl Logic for Smst {
         for s in 0..16 {
             self.ready_bit[s].next = 0.into();
             self.lt2_bit[s].next = 0.into();
-            if (self.sm_state[s].q.val() == 2)
-                & (self.sm_running[s].q.val() < self.sm_tk[s].q.val())
-                & self.left1.val().get_bit(self.sm_ksr[s].q.val().index())
-            {
+            // (blocks left after the block in flight: one fewer if it is of this SM's kernel, so
+            // the next vector's bit; the compare runs beside the reads)
+            self.l1_s[s].next = self.rem_ge1.val().get_bit(self.sm_ksr[s].q.val().index());
+            self.l2_s[s].next = self.rem_ge2.val().get_bit(self.sm_ksr[s].q.val().index());
+            if self.flight_valid.val() & (self.flight_k.val() == self.sm_ksr[s].q.val()) {
+                self.l1_s[s].next = self.rem_ge2.val().get_bit(self.sm_ksr[s].q.val().index());
+                self.l2_s[s].next = self.rem_ge3.val().get_bit(self.sm_ksr[s].q.val().index());
+            }
+            if (self.sm_state[s].q.val() == 2) & (self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.l1_s[s].val() {
                 self.ready_bit[s].next = self.onehot[s].val();
-                if !self.left2.val().get_bit(self.sm_ksr[s].q.val().index()) {
+                if !self.l2_s[s].val() {
                     self.lt2_bit[s].next = self.onehot[s].val();
                 }
             }
@@ -561,29 +584,13 @@ impl Logic for Smst {
         if self.flight_valid.val() {
             self.ready.next = self.rdy_q.q.val() & !self.changing.val() & !self.lt2_q.q.val();
         }
-        // The kernel of this cycle's pick (one-hot, so an AND-OR).
+        // Every SM's kernel, 4 bits each (the issue's round robin passes the granted SM's on).
+        self.ksr_all.next = 0.into();
         for s in 0..16 {
-            self.pick_bit[s].next = 0.into();
-            if self.pick.val().get_bit(s) {
-                self.pick_bit[s].next = self.sm_ksr[s].q.val();
+            for b in 0..4 {
+                self.ksr_all.next = self.ksr_all.val().replace_bit(4 * s + b, self.sm_ksr[s].q.val().get_bit(b));
             }
         }
-        self.pick_ksr.next = self.pick_bit[0].val()
-            | self.pick_bit[1].val()
-            | self.pick_bit[2].val()
-            | self.pick_bit[3].val()
-            | self.pick_bit[4].val()
-            | self.pick_bit[5].val()
-            | self.pick_bit[6].val()
-            | self.pick_bit[7].val()
-            | self.pick_bit[8].val()
-            | self.pick_bit[9].val()
-            | self.pick_bit[10].val()
-            | self.pick_bit[11].val()
-            | self.pick_bit[12].val()
-            | self.pick_bit[13].val()
-            | self.pick_bit[14].val()
-            | self.pick_bit[15].val();
 
         // Next state.
         for s in 0..16 {
@@ -606,6 +613,9 @@ impl Logic for Smst {
                 self.sm_state[s].d.next = 3.into();
                 self.sm_next_valid[s].d.next = true;
                 self.sm_next[s].d.next = self.act_k.val();
+                self.sm_ntk[s].d.next = self.act_k_tk.val();
+                self.sm_nprio[s].d.next = self.act_k_priority.val();
+                self.sm_nage[s].d.next = self.act_k_age.val();
             }
             if self.ev_any.val() & (self.ev_sm.val() == self.ids[s].val()) {
                 self.sm_next_valid[s].d.next = false;
@@ -614,10 +624,10 @@ impl Logic for Smst {
                 if self.ev_setup.val() {
                     self.sm_state[s].d.next = 1.into();
                     self.sm_ksr_valid[s].d.next = true;
-                    self.sm_ksr[s].d.next = self.ev_next.val();
-                    self.sm_tk[s].d.next = self.ev_tk.val();
-                    self.sm_prio[s].d.next = self.ev_priority.val();
-                    self.sm_age[s].d.next = self.ev_age.val();
+                    self.sm_ksr[s].d.next = self.evq_next.q.val();
+                    self.sm_tk[s].d.next = self.sm_ntk[s].q.val();
+                    self.sm_prio[s].d.next = self.sm_nprio[s].q.val();
+                    self.sm_age[s].d.next = self.sm_nage[s].q.val();
                 } else {
                     self.sm_state[s].d.next = 0.into();
                     self.sm_ksr_valid[s].d.next = false;

@@ -1,6 +1,6 @@
 //! The SM driver's round-robin arbiter (`RoundRobin`) against a plain software round robin,
 //! cycle by cycle, on random request vectors for several SM counts: the grant (one-hot and
-//! encoded), `valid`, and the pointer after each edge, including grants of the last requester
+//! encoded), the granted requester's data word, `valid`, and the pointer after each edge, including grants of the last requester
 //! (the pointer wraps) and requests only below the pointer.
 
 use mpgpu_rtl::RoundRobin;
@@ -20,6 +20,7 @@ fn run(sms: usize, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
     let mut uut = RoundRobin::new(sms);
     uut.clock.connect();
     uut.request.connect();
+    uut.data.connect();
     uut.connect_all();
     let mut r = Rng(seed);
     let mut pointer = 0usize;
@@ -29,17 +30,19 @@ fn run(sms: usize, seed: u64, cycles: usize) -> Result<(usize, usize), String> {
         let x = r.next();
         // Sparse requests half of the time, so that the pick often wraps.
         let request = if x % 2 == 0 { (x >> 8) as u16 & mask } else { (x >> 8) as u16 & (x >> 24) as u16 & (x >> 40) as u16 & mask };
+        let data = r.next();
         uut.request.next = (request as u64).into();
+        uut.data.next = data.into();
         uut.clock.next = Clock::from(false);
         assert!(simulate(&mut uut, 100), "did not settle");
         let want = pick(request, pointer);
-        let (valid, index, grant) = (uut.valid.val(), uut.index.val().to_u64() as usize, uut.grant.val().to_u64());
+        let (valid, index, grant, out) = (uut.valid.val(), uut.index.val().to_u64() as usize, uut.grant.val().to_u64(), uut.data_out.val().to_u64());
         let ok = match want {
-            Some(i) => valid && index == i && grant == 1 << i,
-            None => !valid && grant == 0,
+            Some(i) => valid && index == i && grant == 1 << i && out == data >> (4 * i) & 15,
+            None => !valid && grant == 0 && out == 0,
         };
         if !ok {
-            return Err(format!("sms {sms} cycle {c}: request {request:#06x} pointer {pointer}: want {want:?}, the RTL grants valid {valid} index {index} one-hot {grant:#06x}"));
+            return Err(format!("sms {sms} cycle {c}: request {request:#06x} pointer {pointer}: want {want:?}, the RTL grants valid {valid} index {index} one-hot {grant:#06x} data {out:#x} (words {data:#018x})"));
         }
         if let Some(i) = want {
             last += (i == sms - 1) as usize;
