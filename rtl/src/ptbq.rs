@@ -62,10 +62,8 @@ pub struct Ptbq {
     pub head_entry: Signal<Out, Tb>,
     /// Bit k: queue k holds a block.
     pub queued: Signal<Out, Bits<16>>,
-    /// Head pointer of each queue.
-    pub q_head: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
-    /// Each queue's head + 2 (the entry a pop reads from the RAM), kept beside the head so
-    /// that the read address is a multiplexer of registers with no adder; XORed with 2 so
+    /// Each queue's head pointer, kept as head + 2 (the entry a pop reads from the RAM) so
+    /// that the read address is a multiplexer of registers with no adder, and XORed with 2 so
     /// that the flip-flops start at zero.
     q_h2: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
     /// Occupancy of each queue.
@@ -141,7 +139,6 @@ impl Ptbq {
             head_valid: Default::default(),
             head_entry: Default::default(),
             queued: Default::default(),
-            q_head: Default::default(),
             q_h2: Default::default(),
             q_len: Default::default(),
             q_tail: Default::default(),
@@ -188,14 +185,12 @@ impl Logic for Ptbq {
     fn update(&mut self) {
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
-            self.q_head[k].clock.next = self.clock.val();
             self.q_len[k].clock.next = self.clock.val();
             self.q_tail[k].clock.next = self.clock.val();
             self.q_tail[k].d.next = self.q_tail[k].q.val();
             self.h0[k].clock.next = self.clock.val();
             self.h1[k].clock.next = self.clock.val();
             self.tail[k].clock.next = self.clock.val();
-            self.q_head[k].d.next = self.q_head[k].q.val();
             self.q_h2[k].clock.next = self.clock.val();
             self.q_h2[k].d.next = self.q_h2[k].q.val();
             self.q_len[k].d.next = self.q_len[k].q.val();
@@ -315,7 +310,6 @@ impl Logic for Ptbq {
                 self.q_tail[k].d.next = self.q_tail[k].q.val() + 1;
             }
             if self.pops[k].val() {
-                self.q_head[k].d.next = self.q_head[k].q.val() + 1;
                 self.q_h2[k].d.next = ((self.q_h2[k].q.val() ^ self.two.val()) + 1) ^ self.two.val();
                 // The second entry moves up (the one arriving lands in `land` as the head); a
                 // block pushed now lands where the queue ends.
@@ -343,7 +337,6 @@ impl Logic for Ptbq {
                 }
             }
             if self.clear.val() & (self.clear_k.val() == self.ids[k].val()) {
-                self.q_head[k].d.next = 0.into();
                 self.q_h2[k].d.next = 0.into();
                 self.q_tail[k].d.next = 0.into();
                 self.q_len[k].d.next = 0.into();

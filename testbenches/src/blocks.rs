@@ -21,7 +21,7 @@ hdl_block!(Sched {
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
         ksrt.k_cap, ksrt.k_rem,
-        ptbq.q_head, ptbq.q_len,
+        ptbq.q_len,
     ],
 });
 
