@@ -366,13 +366,13 @@ impl Logic for Ksrt {
             self.k_new[k].d.next = self.k_new[k].q.val();
         }
 
-        // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with two
-        // or more.
+        // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with at
+        // least one, two, three left (the block in flight not taken off: see `rem_ge1`).
         self.ge1_acc.next = 0.into();
         self.ge2_acc.next = 0.into();
         self.ge3_acc.next = 0.into();
         for k in 0..16 {
-            // Blocks left after the block in flight: k_rem less one if it is this kernel's.
+            // (the block in flight is this kernel's: its k_rem goes down at the edge)
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
             // (k_rem >= 1 is "has work": k_new or a block queued)
             self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_valid[k].q.val() & (self.k_ge2[k].q.val() | self.k_new[k].q.val() | self.queued.val().get_bit(k)));
