@@ -71,10 +71,11 @@ pub enum BrokenArg {
     Lifo,
     /// sched: a released SM's token is not returned to its kernel.
     KeepToken,
-    /// oplog: a store's second log entry is not marked in use (freed at once).
+    /// oplog: a store's second log entry is not marked in use (it never comes back).
     DropSecond,
-    /// oplog: allocation takes a partition's highest free entry first.
-    HighestFirst,
+    /// oplog: a freed entry is credited to its block's quota a clocked cycle early (at its
+    /// push onto the free list, not at the edge after).
+    EarlyCredit,
     /// rq: a slot is free one cycle early (the commit's free reaches the allocation).
     EarlyFree,
     /// rq: a replay clears the faulted bit of the read port's slot, not its own.
@@ -86,7 +87,7 @@ impl BrokenArg {
     fn unit(self) -> &'static str {
         match self {
             BrokenArg::Lifo | BrokenArg::KeepToken => "sched or engine",
-            BrokenArg::DropSecond | BrokenArg::HighestFirst => "oplog",
+            BrokenArg::DropSecond | BrokenArg::EarlyCredit => "oplog",
             BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
         }
     }
@@ -153,7 +154,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(b) = a.broken {
         let ok = match a.unit {
             UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
-            UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::HighestFirst),
+            UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
             UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
             UnitArg::RqOl => !matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
         };
@@ -165,7 +166,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         ModeArg::Lockstep => SlotMode::Lockstep,
         ModeArg::Rtl if !matches!(a.unit, UnitArg::Engine) => SlotMode::RtlAlone,
         ModeArg::Model if !matches!(a.unit, UnitArg::Engine) => SlotMode::ModelAlone,
-        ModeArg::Rtl | ModeArg::Model => bail!("--mode {:?}: --unit engine runs only in lockstep", a.mode),
+        ModeArg::Rtl | ModeArg::Model => {
+            bail!("--mode {:?}: --unit engine runs only in lockstep", a.mode)
+        }
     };
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
@@ -185,7 +188,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
     o.broken_engine = matches!(a.unit, UnitArg::Engine) && a.broken.is_some();
-    o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), highest_first: a.broken == Some(BrokenArg::HighestFirst) };
+    o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), early_credit: a.broken == Some(BrokenArg::EarlyCredit) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if unit.per_sm() && a.backend == BackendArg::Fpga {

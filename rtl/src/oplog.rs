@@ -1,23 +1,24 @@
 //! `Oplog`: the operand log's bookkeeping for one SM (Tanasić's thesis §6.3.3; interface and
-//! timing in `mpgpu_spec::units::oplog`, decisions in `docs/faults.md`, O10-O12).
+//! timing in `mpgpu_spec::units::oplog`, decisions in `docs/faults.md`, O10-O12 and "The
+//! operand log in RTL").
 //!
-//! State: `valid` (one bit per log entry: in use by an issued global memory instruction) and
-//! `own[b]` (one mask per block slot: the entries of its partition). The log's data array is
-//! not here: the SM keeps it (`docs/faults.md`, "The operand log in RTL").
+//! A block's partition is a quota (`quota`, `left`: counts per block slot, no entry masks);
+//! the entries come from one free list, a ring of 64 slots in four banks of distributed RAM
+//! (16 x 6 bits each), so the three entries an allocation takes are the list's first three,
+//! read from the banks by registered row addresses (`rrow`), never searched for. A slot
+//! holds its entry XORed with its own number, so that the RAMs' zero initial value is the full
+//! list in order. Freed entries (and a leaving block's entries in use) wait in `pend`; each
+//! clocked cycle the lowest and the highest are picked (`pick*`), and at the next one pushed at
+//! the list's tail and credited to their block's `left` (if `cred`: the block has not left).
+//! A leaving block's quota is unclaimed at once, one block slot per edge (`ret` holds the
+//! others). Every output is a function of the registers. The state changes only in a cycle
+//! with some request (`en`), so that a block that is not clocked, or clocked with an all-zero
+//! input, stands still.
 //!
-//! Outputs, combinational on the state and on this cycle's `free` (which bypasses `valid`) and
-//! on the block (`alloc_block`) or count (`claim_n`) asked for:
-//! - `pool_free`: entries no partition owns;
-//! - `room`: per block slot b, bits 2b+1..2b, its free entries saturated at 3;
-//! - `alloc_idx0..2`: the lowest three free entries of `alloc_block`'s partition;
-//! - `claim_mask`: the lowest `claim_n` entries no partition owns.
-//!
-//! At the rising edge: `free` and released partitions' entries leave `valid`; `alloc` marks
-//! `alloc_need` entries (the lowest free ones) in use; `claim` gives `claim_block` the claim
-//! mask, its lowest `claim_used` entries in use; `release` empties partitions. Loop bounds are
-//! literal (64 entries, 16 block slots) because rust-hdl's Verilog generator needs them; the
-//! widths come from `mpgpu_spec::units::oplog`.
+//! Loop bounds are literal (64 entries, 16 block slots, 4 banks) because rust-hdl's Verilog
+//! generator needs them; the widths come from `mpgpu_spec::units::oplog`.
 
+use crate::ram::LutRam;
 use mpgpu_spec::units::oplog::{BLOCK_BITS, COUNT_BITS, INDEX_BITS, MAX_BLOCKS, MAX_ENTRIES};
 use rust_hdl::prelude::*;
 
@@ -26,11 +27,11 @@ const _: () = assert!(MAX_ENTRIES == 64 && MAX_BLOCKS == 16 && INDEX_BITS == 6 &
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct OplogFaults {
-    /// A store's second entry is not marked in use: freed at once instead of at the last TLB
-    /// check.
+    /// A store's second entry is not marked in use: it is never freed into the pending set.
     pub drop_second: bool,
-    /// Allocation takes the highest free entry of the partition first instead of the lowest.
-    pub highest_first: bool,
+    /// A freed entry is credited to its block's quota at its push onto the list, a clocked
+    /// cycle early (and not again at the edge after).
+    pub early_credit: bool,
 }
 
 #[derive(Clone, Debug, LogicBlock)]
@@ -39,151 +40,288 @@ pub struct Oplog {
     pub clock: Signal<In, Clock>,
     /// Entries freed this cycle (their instruction's last TLB check).
     pub free: Signal<In, Bits<64>>,
-    /// An instruction of block slot `alloc_block` takes `alloc_need` entries.
+    /// An instruction of block slot `alloc_block` takes `alloc_need` entries (from the
+    /// block's reservation with `alloc_res`).
     pub alloc: Signal<In, Bit>,
     pub alloc_block: Signal<In, Bits<4>>,
     pub alloc_need: Signal<In, Bits<2>>,
-    /// Block slot `claim_block` takes a partition of `claim_n` entries, `claim_used` in use.
+    pub alloc_res: Signal<In, Bit>,
+    /// Block slot `claim_block` takes a quota of `claim_n` entries, `claim_used` of them
+    /// reserved.
     pub claim: Signal<In, Bit>,
     pub claim_block: Signal<In, Bits<4>>,
     pub claim_n: Signal<In, Bits<7>>,
     pub claim_used: Signal<In, Bits<7>>,
-    /// Block slots whose partitions return to the pool (`release` in the interface; the port
-    /// is not called that because `release` is a Verilog keyword).
+    /// Block slots that leave (`release` in the interface; the port is not called that
+    /// because `release` is a Verilog keyword).
     pub part_release: Signal<In, Bits<16>>,
-    /// Entries no partition owns.
+    /// Clocks the block while it is busy and nothing else is asked of it.
+    pub tick: Signal<In, Bit>,
+    /// Unclaimed entries.
     pub pool_free: Signal<Out, Bits<7>>,
-    /// Per block slot, its free entries saturated at 3 (2 bits each).
+    /// Per block slot, the entries it can take, saturated at 3 (2 bits each).
     pub room: Signal<Out, Bits<32>>,
-    /// The lowest three free entries of `alloc_block`'s partition.
+    /// The list's length, saturated at 3.
+    pub list_room: Signal<Out, Bits<2>>,
+    /// The list's first three entries.
     pub alloc_idx0: Signal<Out, Bits<6>>,
     pub alloc_idx1: Signal<Out, Bits<6>>,
     pub alloc_idx2: Signal<Out, Bits<6>>,
-    /// The lowest `claim_n` entries no partition owns.
-    pub claim_mask: Signal<Out, Bits<64>>,
-    /// The entries the configuration has.
-    present: Constant<Bits<64>>,
+    /// Entries pending or picked, or quotas still to be unclaimed.
+    pub busy: Signal<Out, Bit>,
+    /// The block slots whose quota is still to be unclaimed.
+    pub returning: Signal<Out, Bits<16>>,
+    /// The entries the configuration has (reset values of `count` and `pool`, the tail's).
+    entries: Constant<Bits<7>>,
+    tail0: Constant<Bits<6>>,
     one: Constant<Bits<64>>,
-    ones: Constant<Bits<64>>,
-    highest_first: Constant<Bit>,
+    one16: Constant<Bits<16>>,
     drop_second: Constant<Bit>,
+    early_credit: Constant<Bit>,
     /// Index constants (rust-hdl's generator takes no casts of loop variables).
     ids: [Constant<Bits<6>>; 64],
     blk: [Constant<Bits<4>>; 16],
-    owned: Signal<Local, Bits<64>>,
-    pool: Signal<Local, Bits<64>>,
-    live: Signal<Local, Bits<64>>,
-    part_free: Signal<Local, Bits<64>>,
-    rest1: Signal<Local, Bits<64>>,
-    rest2: Signal<Local, Bits<64>>,
+    bank: [Constant<Bits<2>>; 4],
+    /// `idbit[k]`: the entries whose number has bit k set.
+    idbit: [Constant<Bits<64>>; 6],
+    en: Signal<Local, Bit>,
+    /// Each entry's block leaves now.
+    rel_e: Signal<Local, Bits<64>>,
+    /// The picks: the lowest pending entry, and the highest (through the reversed vector).
+    lo1h: Signal<Local, Bits<64>>,
+    rev: Signal<Local, Bits<64>>,
+    rlo: Signal<Local, Bits<64>>,
+    hi1h: Signal<Local, Bits<64>>,
+    hi2: Signal<Local, Bits<64>>,
+    /// The owners' bits, one vector per bit.
+    ob: [Signal<Local, Bits<64>>; 4],
+    /// Last cycle's picks, pushed now: going back to a block, and which.
+    n_cr: Signal<Local, Bits<2>>,
+    n_own0: Signal<Local, Bits<4>>,
+    n_own1: Signal<Local, Bits<4>>,
+    /// The entries credited at this edge: those pushed at the last (the broken variant: those
+    /// pushed now), whether, and their blocks.
+    k_cr: Signal<Local, Bits<2>>,
+    k_own0: Signal<Local, Bits<4>>,
+    k_own1: Signal<Local, Bits<4>>,
+    /// The list: its entries read from the banks, its head's bank, its length.
+    ent: [Signal<Local, Bits<6>>; 4],
+    hb: Signal<Local, Bits<2>>,
+    cnt: Signal<Local, Bits<7>>,
+    list: Signal<Local, Bits<2>>,
+    a0: Signal<Local, Bits<6>>,
+    a1: Signal<Local, Bits<6>>,
+    a2: Signal<Local, Bits<6>>,
+    /// The allocation: entries it takes, the count it moves the head by.
+    need: Signal<Local, Bits<7>>,
+    take: Signal<Local, Bits<64>>,
+    /// Last cycle's picks pushed at the tail (`t0`, `t1`) and credited.
+    tl: Signal<Local, Bits<6>>,
+    t1: Signal<Local, Bits<6>>,
+    pushed: Signal<Local, Bits<7>>,
+    /// The quota unclaimed at this edge: all leaving slots, the one picked (one-hot), its quota.
+    all: Signal<Local, Bits<16>>,
+    ga: [Signal<Local, Bit>; 3],
+    gp: [Signal<Local, Bit>; 4],
+    r1h: Signal<Local, Bits<16>>,
+    retq: Signal<Local, Bits<7>>,
+    /// The block slots' quota bits, one vector per bit.
+    qb: [Signal<Local, Bits<16>>; 7],
+    pool_n: Signal<Local, Bits<7>>,
+    inc: Signal<Local, Bits<7>>,
+    dec: Signal<Local, Bits<7>>,
     room_acc: Signal<Local, Bits<32>>,
-    sel: Signal<Local, Bits<64>>,
-    x0: Signal<Local, Bits<64>>,
-    x1: Signal<Local, Bits<64>>,
-    x2: Signal<Local, Bits<64>>,
-    l0: Signal<Local, Bits<64>>,
-    l1: Signal<Local, Bits<64>>,
-    l2: Signal<Local, Bits<64>>,
-    i0: Signal<Local, Bits<6>>,
-    i1: Signal<Local, Bits<6>>,
-    i2: Signal<Local, Bits<6>>,
-    abits: Signal<Local, Bits<64>>,
-    cmask: Signal<Local, Bits<64>>,
-    umask: Signal<Local, Bits<64>>,
-    released: Signal<Local, Bits<64>>,
-    back: Signal<Local, Bits<64>>,
-    /// Each entry's rank in the pool (pool entries below it), as kept (`rank ^ base`).
-    rk: [Signal<Local, Bits<7>>; 65],
-    /// The count a claim takes out of every rank (0 without a claim).
-    nc: Signal<Local, Bits<7>>,
-    /// Each rank less the claim's count, saturated at 0.
-    sub: [Signal<Local, Bits<7>>; 65],
-    /// The released entries' prefix counts, level by level of a Sklansky tree (`p6[i]`:
-    /// released entries at or below `i`).
-    p0: [Signal<Local, Bits<7>>; 64],
-    p1: [Signal<Local, Bits<7>>; 64],
-    p2: [Signal<Local, Bits<7>>; 64],
-    p3: [Signal<Local, Bits<7>>; 64],
-    p4: [Signal<Local, Bits<7>>; 64],
-    p5: [Signal<Local, Bits<7>>; 64],
-    p6: [Signal<Local, Bits<7>>; 64],
-    /// Each entry's rank at reset (`min(i, entries)`: every entry is in the pool).
-    base: [Constant<Bits<7>>; 65],
-    /// Entries in use.
+    lq: Signal<Local, Bits<2>>,
+    hn: Signal<Local, Bits<6>>,
+    /// The head's bank plus one and two; each bank's slot read; the next head's row and the
+    /// row after it.
+    hb1: Signal<Local, Bits<2>>,
+    hb2: Signal<Local, Bits<2>>,
+    rs: [Signal<Local, Bits<6>>; 4],
+    hr: Signal<Local, Bits<4>>,
+    /// Each bank's entry's place after the head, and whether the allocation takes it.
+    tpos: [Signal<Local, Bits<2>>; 4],
+    tsel: [Signal<Local, Bit>; 4],
+    p1: Constant<Bits<2>>,
+    hr1: Signal<Local, Bits<4>>,
+    /// Last cycle's picks: valid, entry.
+    pv0: Signal<Local, Bit>,
+    pvn: Signal<Local, Bits<2>>,
+    g4: [Signal<Local, Bits<4>>; 16],
+    g_any: [Signal<Local, Bit>; 16],
+    g_two: [Signal<Local, Bit>; 16],
+    n_any: [Signal<Local, Bit>; 4],
+    n_two: [Signal<Local, Bit>; 4],
+    two_q: Signal<Local, Bit>,
+    pv1: Signal<Local, Bit>,
+    pk0: Signal<Local, Bits<6>>,
+    pk1: Signal<Local, Bits<6>>,
+    three: Constant<Bits<7>>,
+    two: Constant<Bits<7>>,
+    c7one: Constant<Bits<7>>,
+    zero7: Constant<Bits<7>>,
+    /// Entries in use, pending, and credited to a resident block.
     pub valid: DFF<Bits<64>>,
-    /// Each block slot's partition.
-    pub own: [DFF<Bits<64>>; 16],
-    /// Each entry's rank in the pool: the pool entries below it, kept XORed with `base` so
-    /// that the flip-flops start at zero (`rank[64]`: the pool's size). Derived from `own` (not part of the compared state);
-    /// with it a claim is a compare per entry, not a count along the pool.
-    pub rank: [DFF<Bits<7>>; 65],
+    pub pend: DFF<Bits<64>>,
+    pub cred: DFF<Bits<64>>,
+    /// Each entry's block slot.
+    pub owner: [DFF<Bits<4>>; 64],
+    /// The list: its head, its tail and length (kept XORed with their reset values), the row
+    /// each bank reads (the rows of the slots head .. head + 3).
+    pub head: DFF<Bits<6>>,
+    pub tail: DFF<Bits<6>>,
+    pub count: DFF<Bits<7>>,
+    pub rrow: [DFF<Bits<4>>; 4],
+    /// Unclaimed entries (kept XORed with the entries) and the quota unclaimed at the last
+    /// edge (added to them at the next; `pool_free` is their sum), each slot's quota and what
+    /// is left of it, the slots whose quota is still to be unclaimed.
+    pub pool: DFF<Bits<7>>,
+    pub back: DFF<Bits<7>>,
+    pub quota: [DFF<Bits<7>>; 16],
+    pub left: [DFF<Bits<7>>; 16],
+    pub ret: DFF<Bits<16>>,
+    /// The two entries picked at the last clocked edge (one-hot; the lowest, and the highest
+    /// if it is another). Whether one goes back to a block is read from `cred` and `owner` at
+    /// the push (a release clears `cred` there as it would have cleared the pick's).
+    pub p0h: DFF<Bits<64>>,
+    pub p1h: DFF<Bits<64>>,
+    /// Whether each is valid (registered with them, so that the push counts them without a
+    /// 64-bit OR).
+    pub pv: DFF<Bits<2>>,
+    /// The two entries pushed at the last clocked edge that go back to their block at this
+    /// one (bits 0, 1), their blocks, and the block slots that left at that edge.
+    pub cr: DFF<Bits<2>>,
+    pub cown0: DFF<Bits<4>>,
+    pub cown1: DFF<Bits<4>>,
+    pub relq: DFF<Bits<16>>,
+    /// The list's four banks: slot 4r + k is bank k's word r.
+    pub bank0: LutRam<Bits<6>, 4>,
+    pub bank1: LutRam<Bits<6>, 4>,
+    pub bank2: LutRam<Bits<6>, 4>,
+    pub bank3: LutRam<Bits<6>, 4>,
 }
 
 impl Oplog {
     /// A log of `entries` (1..=64) entries.
     pub fn new(entries: usize, faults: OplogFaults) -> Self {
         assert!((1..=MAX_ENTRIES).contains(&entries), "an operand log of {entries} entries (1..={MAX_ENTRIES})");
-        let present = if entries == 64 { u64::MAX } else { (1u64 << entries) - 1 };
         Self {
             clock: Default::default(),
             free: Default::default(),
             alloc: Default::default(),
             alloc_block: Default::default(),
             alloc_need: Default::default(),
+            alloc_res: Default::default(),
             claim: Default::default(),
             claim_block: Default::default(),
             claim_n: Default::default(),
             claim_used: Default::default(),
             part_release: Default::default(),
+            tick: Default::default(),
             pool_free: Default::default(),
             room: Default::default(),
+            list_room: Default::default(),
             alloc_idx0: Default::default(),
             alloc_idx1: Default::default(),
             alloc_idx2: Default::default(),
-            claim_mask: Default::default(),
-            present: Constant::new(present.into()),
+            busy: Default::default(),
+            returning: Default::default(),
+            entries: Constant::new((entries as u64).into()),
+            tail0: Constant::new((entries as u64 % 64).into()),
             one: Constant::new(1u64.into()),
-            ones: Constant::new(u64::MAX.into()),
-            highest_first: Constant::new(faults.highest_first),
+            one16: Constant::new(1u64.into()),
             drop_second: Constant::new(faults.drop_second),
+            early_credit: Constant::new(faults.early_credit),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             blk: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            owned: Default::default(),
-            pool: Default::default(),
-            live: Default::default(),
-            part_free: Default::default(),
-            rest1: Default::default(),
-            rest2: Default::default(),
+            bank: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            idbit: std::array::from_fn(|k| Constant::new((0..64u64).filter(|i| i >> k & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
+            en: Default::default(),
+            rel_e: Default::default(),
+            lo1h: Default::default(),
+            rev: Default::default(),
+            rlo: Default::default(),
+            hi1h: Default::default(),
+            hi2: Default::default(),
+            ob: std::array::from_fn(|_| Default::default()),
+            n_cr: Default::default(),
+            n_own0: Default::default(),
+            n_own1: Default::default(),
+            k_cr: Default::default(),
+            k_own0: Default::default(),
+            k_own1: Default::default(),
+            ent: std::array::from_fn(|_| Default::default()),
+            hb: Default::default(),
+            cnt: Default::default(),
+            list: Default::default(),
+            a0: Default::default(),
+            a1: Default::default(),
+            a2: Default::default(),
+            need: Default::default(),
+            take: Default::default(),
+            tl: Default::default(),
+            t1: Default::default(),
+            pushed: Default::default(),
+            all: Default::default(),
+            ga: std::array::from_fn(|_| Default::default()),
+            gp: std::array::from_fn(|_| Default::default()),
+            r1h: Default::default(),
+            retq: Default::default(),
+            qb: std::array::from_fn(|_| Default::default()),
+            pool_n: Default::default(),
+            inc: Default::default(),
+            dec: Default::default(),
             room_acc: Default::default(),
-            sel: Default::default(),
-            x0: Default::default(),
-            x1: Default::default(),
-            x2: Default::default(),
-            l0: Default::default(),
-            l1: Default::default(),
-            l2: Default::default(),
-            i0: Default::default(),
-            i1: Default::default(),
-            i2: Default::default(),
-            abits: Default::default(),
-            cmask: Default::default(),
-            umask: Default::default(),
-            released: Default::default(),
-            back: Default::default(),
-            rk: std::array::from_fn(|_| Default::default()),
-            nc: Default::default(),
-            sub: std::array::from_fn(|_| Default::default()),
-            p0: std::array::from_fn(|_| Default::default()),
-            p1: std::array::from_fn(|_| Default::default()),
-            p2: std::array::from_fn(|_| Default::default()),
-            p3: std::array::from_fn(|_| Default::default()),
-            p4: std::array::from_fn(|_| Default::default()),
-            p5: std::array::from_fn(|_| Default::default()),
-            p6: std::array::from_fn(|_| Default::default()),
-            base: std::array::from_fn(|i| Constant::new((i.min(entries) as u64).into())),
+            lq: Default::default(),
+            hn: Default::default(),
+            hb1: Default::default(),
+            hb2: Default::default(),
+            rs: std::array::from_fn(|_| Default::default()),
+            hr: Default::default(),
+            tpos: std::array::from_fn(|_| Default::default()),
+            tsel: std::array::from_fn(|_| Default::default()),
+            p1: Constant::new(1u64.into()),
+            hr1: Default::default(),
+            pv0: Default::default(),
+            pvn: Default::default(),
+            g4: std::array::from_fn(|_| Default::default()),
+            g_any: std::array::from_fn(|_| Default::default()),
+            g_two: std::array::from_fn(|_| Default::default()),
+            n_any: std::array::from_fn(|_| Default::default()),
+            n_two: std::array::from_fn(|_| Default::default()),
+            two_q: Default::default(),
+            pv1: Default::default(),
+            pk0: Default::default(),
+            pk1: Default::default(),
+            three: Constant::new(3u64.into()),
+            two: Constant::new(2u64.into()),
+            c7one: Constant::new(1u64.into()),
+            zero7: Constant::new(0u64.into()),
             valid: Default::default(),
-            own: Default::default(),
-            rank: std::array::from_fn(|_| Default::default()),
+            pend: Default::default(),
+            cred: Default::default(),
+            owner: std::array::from_fn(|_| Default::default()),
+            head: Default::default(),
+            tail: Default::default(),
+            count: Default::default(),
+            rrow: std::array::from_fn(|_| Default::default()),
+            pool: Default::default(),
+            back: Default::default(),
+            quota: std::array::from_fn(|_| Default::default()),
+            left: std::array::from_fn(|_| Default::default()),
+            ret: Default::default(),
+            p0h: Default::default(),
+            p1h: Default::default(),
+            pv: Default::default(),
+            cr: Default::default(),
+            cown0: Default::default(),
+            cown1: Default::default(),
+            relq: Default::default(),
+
+            bank0: Default::default(),
+            bank1: Default::default(),
+            bank2: Default::default(),
+            bank3: Default::default(),
         }
     }
 
@@ -194,11 +332,13 @@ impl Oplog {
         self.alloc.connect();
         self.alloc_block.connect();
         self.alloc_need.connect();
+        self.alloc_res.connect();
         self.claim.connect();
         self.claim_block.connect();
         self.claim_n.connect();
         self.claim_used.connect();
         self.part_release.connect();
+        self.tick.connect();
         self.connect_all();
     }
 }
@@ -206,172 +346,386 @@ impl Oplog {
 impl Logic for Oplog {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid);
+        dff_setup!(self, clock, valid, pend, cred, head, tail, count, pool, back, ret, p0h, p1h, pv, cr, cown0, cown1, relq);
+        for i in 0..64 {
+            self.owner[i].clock.next = self.clock.val();
+            self.owner[i].d.next = self.owner[i].q.val();
+        }
+        for k in 0..4 {
+            self.rrow[k].clock.next = self.clock.val();
+            self.rrow[k].d.next = self.rrow[k].q.val();
+        }
         for b in 0..16 {
-            self.own[b].clock.next = self.clock.val();
-            self.own[b].d.next = self.own[b].q.val();
+            self.quota[b].clock.next = self.clock.val();
+            self.quota[b].d.next = self.quota[b].q.val();
+            self.left[b].clock.next = self.clock.val();
+            self.left[b].d.next = self.left[b].q.val();
         }
-        for i in 0..65 {
-            self.rank[i].clock.next = self.clock.val();
-            self.rk[i].next = self.rank[i].q.val() ^ self.base[i].val();
-        }
-        // Entries in use, with this cycle's frees let through.
-        self.live.next = self.valid.q.val() & !self.free.val();
-        // The pool: entries no partition owns. Released: the released partitions' entries;
-        // back: the entries that return to the pool (with a claimed block slot's old
-        // partition, should it have one).
-        self.owned.next = 0.into();
-        self.released.next = 0.into();
-        self.back.next = 0.into();
-        for b in 0..16 {
-            self.owned.next = self.owned.val() | self.own[b].q.val();
-            if self.part_release.val().get_bit(b) {
-                self.released.next = self.released.val() | self.own[b].q.val();
+        self.bank0.clock.next = self.clock.val();
+        self.bank1.clock.next = self.clock.val();
+        self.bank2.clock.next = self.clock.val();
+        self.bank3.clock.next = self.clock.val();
+        // Some request this cycle: the state moves.
+        self.en.next = self.tick.val() | self.alloc.val() | self.claim.val() | self.part_release.val().any() | self.free.val().any();
+        // The list's first entries: each bank reads its row; a slot holds its entry XORed with
+        // its number (row, bank).
+        self.bank0.read_address.next = self.rrow[0].q.val();
+        self.bank1.read_address.next = self.rrow[1].q.val();
+        self.bank2.read_address.next = self.rrow[2].q.val();
+        self.bank3.read_address.next = self.rrow[3].q.val();
+        self.rs[0].next = bit_cast::<6, 4>(self.rrow[0].q.val()) << 2;
+        self.rs[1].next = (bit_cast::<6, 4>(self.rrow[1].q.val()) << 2) | bit_cast::<6, 2>(self.bank[1].val());
+        self.rs[2].next = (bit_cast::<6, 4>(self.rrow[2].q.val()) << 2) | bit_cast::<6, 2>(self.bank[2].val());
+        self.rs[3].next = (bit_cast::<6, 4>(self.rrow[3].q.val()) << 2) | bit_cast::<6, 2>(self.bank[3].val());
+        self.ent[0].next = self.bank0.read_data.val() ^ self.rs[0].val();
+        self.ent[1].next = self.bank1.read_data.val() ^ self.rs[1].val();
+        self.ent[2].next = self.bank2.read_data.val() ^ self.rs[2].val();
+        self.ent[3].next = self.bank3.read_data.val() ^ self.rs[3].val();
+        self.hb.next = self.head.q.val().get_bits::<2>(0);
+        self.hb1.next = self.hb.val() + 1;
+        self.hb2.next = self.hb.val() + 2;
+        self.a0.next = self.ent[0].val();
+        self.a1.next = self.ent[0].val();
+        self.a2.next = self.ent[0].val();
+        for k in 0..4 {
+            if self.hb.val() == self.bank[k].val() {
+                self.a0.next = self.ent[k].val();
             }
-            if self.part_release.val().get_bit(b) | (self.claim.val() & (self.claim_block.val() == self.blk[b].val())) {
-                self.back.next = self.back.val() | self.own[b].q.val();
+            if self.hb1.val() == self.bank[k].val() {
+                self.a1.next = self.ent[k].val();
+            }
+            if self.hb2.val() == self.bank[k].val() {
+                self.a2.next = self.ent[k].val();
             }
         }
-        self.pool.next = self.present.val() & !self.owned.val();
-        self.pool_free.next = self.rk[64].val();
-        // Each partition's free entries, saturated at 3 (clearing the lowest set bit twice).
+        self.cnt.next = self.count.q.val() ^ self.entries.val();
+        self.list.next = 3.into();
+        if self.cnt.val() < self.three.val() {
+            self.list.next = self.cnt.val().get_bits::<2>(0);
+        }
+        self.alloc_idx0.next = 0.into();
+        self.alloc_idx1.next = 0.into();
+        self.alloc_idx2.next = 0.into();
+        if self.cnt.val() > self.zero7.val() {
+            self.alloc_idx0.next = self.a0.val();
+        }
+        if self.cnt.val() > self.c7one.val() {
+            self.alloc_idx1.next = self.a1.val();
+        }
+        if self.cnt.val() > self.two.val() {
+            self.alloc_idx2.next = self.a2.val();
+        }
+        self.list_room.next = self.list.val();
+        // What each block slot can take: its quota left, saturated at 3, at most the list's length.
         self.room_acc.next = 0.into();
         for b in 0..16 {
-            self.part_free.next = self.own[b].q.val() & !self.live.val();
-            self.rest1.next = self.part_free.val() & (self.part_free.val() + self.ones.val());
-            self.rest2.next = self.rest1.val() & (self.rest1.val() + self.ones.val());
-            self.room_acc.next = self.room_acc.val().replace_bit(2 * b, (self.part_free.val().any() & !self.rest1.val().any()) | self.rest2.val().any());
-            self.room_acc.next = self.room_acc.val().replace_bit(2 * b + 1, self.rest1.val().any());
+            self.lq.next = 3.into();
+            if self.left[b].q.val() < self.three.val() {
+                self.lq.next = self.left[b].q.val().get_bits::<2>(0);
+            }
+            if self.list.val() < self.lq.val() {
+                self.lq.next = self.list.val();
+            }
+            self.room_acc.next = self.room_acc.val().replace_bit(2 * b, self.lq.val().get_bit(0));
+            self.room_acc.next = self.room_acc.val().replace_bit(2 * b + 1, self.lq.val().get_bit(1));
         }
         self.room.next = self.room_acc.val();
-        // Allocation: the lowest three free entries of the asking block's partition.
-        self.sel.next = 0.into();
-        for b in 0..16 {
-            if self.alloc_block.val() == self.blk[b].val() {
-                self.sel.next = self.own[b].q.val();
-            }
-        }
-        self.x0.next = self.sel.val() & !self.live.val();
-        self.l0.next = self.x0.val() & (!self.x0.val() + self.one.val());
-        if self.highest_first.val() {
-            self.l0.next = 0.into();
-            for i in 0..64 {
-                if self.x0.val().get_bit(i) {
-                    self.l0.next = 0.into();
-                    self.l0.next = self.l0.val().replace_bit(i, true);
-                }
-            }
-        }
-        self.x1.next = self.x0.val() & !self.l0.val();
-        self.l1.next = self.x1.val() & (!self.x1.val() + self.one.val());
-        self.x2.next = self.x1.val() & !self.l1.val();
-        self.l2.next = self.x2.val() & (!self.x2.val() + self.one.val());
-        self.i0.next = 0.into();
-        self.i1.next = 0.into();
-        self.i2.next = 0.into();
-        for i in 0..64 {
-            if self.l0.val().get_bit(i) {
-                self.i0.next = self.ids[i].val();
-            }
-            if self.l1.val().get_bit(i) {
-                self.i1.next = self.ids[i].val();
-            }
-            if self.l2.val().get_bit(i) {
-                self.i2.next = self.ids[i].val();
-            }
-        }
-        self.alloc_idx0.next = self.i0.val();
-        self.alloc_idx1.next = self.i1.val();
-        self.alloc_idx2.next = self.i2.val();
-        self.abits.next = 0.into();
-        if self.alloc.val() {
-            if self.alloc_need.val() == 1 {
-                self.abits.next = self.l0.val();
-            }
-            if self.alloc_need.val() == 2 {
-                self.abits.next = self.l0.val() | self.l1.val();
-                if self.drop_second.val() {
-                    self.abits.next = self.l0.val();
-                }
-            }
-            if self.alloc_need.val() == 3 {
-                self.abits.next = self.l0.val() | self.l1.val() | self.l2.val();
-            }
-        }
-        // A partition: the pool entries whose rank is below `claim_n` (its lowest `claim_n`),
-        // of which those ranked below `claim_used` are in use.
-        self.cmask.next = 0.into();
-        self.umask.next = 0.into();
-        for i in 0..64 {
-            self.cmask.next = self.cmask.val().replace_bit(i, self.pool.val().get_bit(i) & (self.rk[i].val() < self.claim_n.val()));
-            self.umask.next = self.umask.val().replace_bit(i, self.pool.val().get_bit(i) & (self.rk[i].val() < self.claim_n.val()) & (self.rk[i].val() < self.claim_used.val()));
-        }
-        self.claim_mask.next = self.cmask.val();
-        // The ranks at the edge: a claim takes its entries, the lowest ranks, out of every rank
-        // (saturating); entries back in the pool add their prefix counts (a Sklansky tree, six levels).
-        self.nc.next = 0.into();
-        if self.claim.val() {
-            self.nc.next = self.claim_n.val();
-        }
-        for i in 0..65 {
-            self.sub[i].next = 0.into();
-            if self.rk[i].val() >= self.nc.val() {
-                self.sub[i].next = self.rk[i].val() - self.nc.val();
-            }
+        self.pool_free.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val();
+        self.returning.next = self.ret.q.val();
+        self.busy.next = self.ret.q.val().any() | self.pend.q.val().any() | self.pv.q.val().any() | self.cr.q.val().any();
+        // Each entry's block leaves now; the owners' bits as vectors.
+        self.rel_e.next = 0.into();
+        for k in 0..4 {
+            self.ob[k].next = 0.into();
         }
         for i in 0..64 {
-            self.p0[i].next = 0.into();
-            if self.back.val().get_bit(i) {
-                self.p0[i].next = 1.into();
+            for k in 0..4 {
+                self.ob[k].next = self.ob[k].val().replace_bit(i, self.owner[i].q.val().get_bit(k));
             }
+            self.rel_e.next = self.rel_e.val().replace_bit(i, ((self.part_release.val() >> self.owner[i].q.val()) & self.one16.val()).any());
         }
-        for j in 0..32 {
-            self.p1[2 * j].next = self.p0[2 * j].val();
-            self.p1[2 * j + 1].next = self.p0[2 * j + 1].val() + self.p0[2 * j].val();
+        // The picks: the lowest pending entry, and the highest (the lowest of the reversed).
+        self.lo1h.next = self.pend.q.val() & (!self.pend.q.val() + self.one.val());
+        self.rev.next = 0.into();
+        for i in 0..64 {
+            self.rev.next = self.rev.val().replace_bit(63 - i, self.pend.q.val().get_bit(i));
+        }
+        self.rlo.next = self.rev.val() & (!self.rev.val() + self.one.val());
+        self.hi1h.next = 0.into();
+        for i in 0..64 {
+            self.hi1h.next = self.hi1h.val().replace_bit(63 - i, self.rlo.val().get_bit(i));
+        }
+        self.hi2.next = self.hi1h.val() & !self.lo1h.val();
+        // (whether two or more are pending, from a tree beside the carry chains: 4-entry
+        // groups, then groups of four groups)
+        for j in 0..16 {
+            self.g4[j].next = self.pend.q.val().get_bits::<4>(4 * j);
         }
         for j in 0..16 {
-            for k in 0..2 {
-                self.p2[4 * j + k].next = self.p1[4 * j + k].val();
-                self.p2[4 * j + 2 + k].next = self.p1[4 * j + 2 + k].val() + self.p1[4 * j + 1].val();
-            }
-        }
-        for j in 0..8 {
-            for k in 0..4 {
-                self.p3[8 * j + k].next = self.p2[8 * j + k].val();
-                self.p3[8 * j + 4 + k].next = self.p2[8 * j + 4 + k].val() + self.p2[8 * j + 3].val();
-            }
+            self.g_any[j].next = self.g4[j].val().any();
+            self.g_two[j].next = (self.g4[j].val().get_bit(0) & (self.g4[j].val().get_bit(1) | self.g4[j].val().get_bit(2) | self.g4[j].val().get_bit(3)))
+                | (self.g4[j].val().get_bit(1) & (self.g4[j].val().get_bit(2) | self.g4[j].val().get_bit(3)))
+                | (self.g4[j].val().get_bit(2) & self.g4[j].val().get_bit(3));
         }
         for j in 0..4 {
-            for k in 0..8 {
-                self.p4[16 * j + k].next = self.p3[16 * j + k].val();
-                self.p4[16 * j + 8 + k].next = self.p3[16 * j + 8 + k].val() + self.p3[16 * j + 7].val();
+            self.n_any[j].next = self.g_any[4 * j].val() | self.g_any[4 * j + 1].val() | self.g_any[4 * j + 2].val() | self.g_any[4 * j + 3].val();
+            self.n_two[j].next = self.g_two[4 * j].val()
+                | self.g_two[4 * j + 1].val()
+                | self.g_two[4 * j + 2].val()
+                | self.g_two[4 * j + 3].val()
+                | (self.g_any[4 * j].val() & (self.g_any[4 * j + 1].val() | self.g_any[4 * j + 2].val() | self.g_any[4 * j + 3].val()))
+                | (self.g_any[4 * j + 1].val() & (self.g_any[4 * j + 2].val() | self.g_any[4 * j + 3].val()))
+                | (self.g_any[4 * j + 2].val() & self.g_any[4 * j + 3].val());
+        }
+        self.two_q.next = self.n_two[0].val()
+            | self.n_two[1].val()
+            | self.n_two[2].val()
+            | self.n_two[3].val()
+            | (self.n_any[0].val() & (self.n_any[1].val() | self.n_any[2].val() | self.n_any[3].val()))
+            | (self.n_any[1].val() & (self.n_any[2].val() | self.n_any[3].val()))
+            | (self.n_any[2].val() & self.n_any[3].val());
+        // The allocation: the list's first `alloc_need` entries.
+        self.need.next = 0.into();
+        if self.alloc.val() {
+            self.need.next = bit_cast::<7, 2>(self.alloc_need.val());
+        }
+        // (per bank: whether the allocation takes its entry, the entry's place after the head
+        // being below the need; then each bank's entry decoded, without the head's multiplexer)
+        for k in 0..4 {
+            self.tpos[k].next = self.bank[k].val() - self.hb.val();
+            self.tsel[k].next = self.alloc.val() & (self.tpos[k].val() < self.alloc_need.val());
+            if self.drop_second.val() & (self.need.val() == self.two.val()) & (self.tpos[k].val() == self.p1.val()) {
+                self.tsel[k].next = false;
             }
         }
-        for j in 0..2 {
-            for k in 0..16 {
-                self.p5[32 * j + k].next = self.p4[32 * j + k].val();
-                self.p5[32 * j + 16 + k].next = self.p4[32 * j + 16 + k].val() + self.p4[32 * j + 15].val();
-            }
-        }
-        for k in 0..32 {
-            self.p6[k].next = self.p5[k].val();
-            self.p6[32 + k].next = self.p5[32 + k].val() + self.p5[31].val();
-        }
-        self.rank[0].d.next = self.sub[0].val() ^ self.base[0].val();
+        self.take.next = 0.into();
         for i in 0..64 {
-            self.rank[i + 1].d.next = (self.sub[i + 1].val() + self.p6[i].val()) ^ self.base[i + 1].val();
+            self.take.next = self.take.val().replace_bit(
+                i,
+                (self.tsel[0].val() & (self.ent[0].val() == self.ids[i].val()))
+                    | (self.tsel[1].val() & (self.ent[1].val() == self.ids[i].val()))
+                    | (self.tsel[2].val() & (self.ent[2].val() == self.ids[i].val()))
+                    | (self.tsel[3].val() & (self.ent[3].val() == self.ids[i].val())),
+            );
         }
-        // The edge.
-        self.valid.d.next = (self.live.val() & !self.released.val()) | self.abits.val();
-        if self.claim.val() {
-            self.valid.d.next = (self.live.val() & !self.released.val()) | self.abits.val() | self.umask.val();
+        // Last cycle's picks: pushed at the tail, credited to their block if it stays.
+        self.tl.next = self.tail.q.val() ^ self.tail0.val();
+        self.t1.next = self.tl.val() + 1;
+        self.pv0.next = self.pv.q.val().get_bit(0);
+        self.pv1.next = self.pv.q.val().get_bit(1);
+        self.pk0.next = 0.into();
+        self.pk1.next = 0.into();
+        for k in 0..6 {
+            self.pk0.next = self.pk0.val().replace_bit(k, (self.p0h.q.val() & self.idbit[k].val()).any());
+            self.pk1.next = self.pk1.val().replace_bit(k, (self.p1h.q.val() & self.idbit[k].val()).any());
+        }
+        self.pushed.next = 0.into();
+        if self.pv0.val() {
+            self.pushed.next = 1.into();
+        }
+        if self.pv1.val() {
+            self.pushed.next = 2.into();
+        }
+        // (whether they go back to a block, and which: AND-ORs of the one-hot picks)
+        self.n_cr.next = 0.into();
+        self.n_cr.next = self.n_cr.val().replace_bit(0, (self.p0h.q.val() & self.cred.q.val()).any());
+        self.n_cr.next = self.n_cr.val().replace_bit(1, (self.p1h.q.val() & self.cred.q.val()).any());
+        self.n_own0.next = 0.into();
+        self.n_own1.next = 0.into();
+        for k in 0..4 {
+            self.n_own0.next = self.n_own0.val().replace_bit(k, (self.p0h.q.val() & self.ob[k].val()).any());
+            self.n_own1.next = self.n_own1.val().replace_bit(k, (self.p1h.q.val() & self.ob[k].val()).any());
+        }
+        self.k_cr.next = self.cr.q.val();
+        self.k_own0.next = self.cown0.q.val();
+        self.k_own1.next = self.cown1.q.val();
+        if self.early_credit.val() {
+            self.k_cr.next = self.n_cr.val();
+            self.k_own0.next = self.n_own0.val();
+            self.k_own1.next = self.n_own1.val();
+        }
+        self.bank0.write_enable.next = false;
+        self.bank1.write_enable.next = false;
+        self.bank2.write_enable.next = false;
+        self.bank3.write_enable.next = false;
+        self.bank0.write_address.next = self.tl.val().get_bits::<4>(2);
+        self.bank1.write_address.next = self.tl.val().get_bits::<4>(2);
+        self.bank2.write_address.next = self.tl.val().get_bits::<4>(2);
+        self.bank3.write_address.next = self.tl.val().get_bits::<4>(2);
+        self.bank0.write_data.next = self.pk0.val() ^ self.tl.val();
+        self.bank1.write_data.next = self.pk0.val() ^ self.tl.val();
+        self.bank2.write_data.next = self.pk0.val() ^ self.tl.val();
+        self.bank3.write_data.next = self.pk0.val() ^ self.tl.val();
+        if self.en.val() & self.pv0.val() {
+            if self.tl.val().get_bits::<2>(0) == 0 {
+                self.bank0.write_enable.next = true;
+            }
+            if self.tl.val().get_bits::<2>(0) == 1 {
+                self.bank1.write_enable.next = true;
+            }
+            if self.tl.val().get_bits::<2>(0) == 2 {
+                self.bank2.write_enable.next = true;
+            }
+            if self.tl.val().get_bits::<2>(0) == 3 {
+                self.bank3.write_enable.next = true;
+            }
+        }
+        if self.en.val() & self.pv1.val() {
+            if self.t1.val().get_bits::<2>(0) == 0 {
+                self.bank0.write_enable.next = true;
+                self.bank0.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank0.write_data.next = self.pk1.val() ^ self.t1.val();
+            }
+            if self.t1.val().get_bits::<2>(0) == 1 {
+                self.bank1.write_enable.next = true;
+                self.bank1.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank1.write_data.next = self.pk1.val() ^ self.t1.val();
+            }
+            if self.t1.val().get_bits::<2>(0) == 2 {
+                self.bank2.write_enable.next = true;
+                self.bank2.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank2.write_data.next = self.pk1.val() ^ self.t1.val();
+            }
+            if self.t1.val().get_bits::<2>(0) == 3 {
+                self.bank3.write_enable.next = true;
+                self.bank3.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank3.write_data.next = self.pk1.val() ^ self.t1.val();
+            }
+        }
+        // One returning quota is unclaimed at this edge, the lowest slot's (slots leaving now
+        // join them; a claim is never into either).
+        self.all.next = self.ret.q.val();
+        // (the lowest: a two-level priority over groups of four, no carry chain)
+        for j in 0..3 {
+            self.ga[j].next = self.all.val().get_bits::<4>(4 * j).any();
+        }
+        self.gp[0].next = false;
+        self.gp[1].next = self.ga[0].val();
+        self.gp[2].next = self.ga[0].val() | self.ga[1].val();
+        self.gp[3].next = self.ga[0].val() | self.ga[1].val() | self.ga[2].val();
+        self.r1h.next = 0.into();
+        for j in 0..4 {
+            self.r1h.next = self.r1h.val().replace_bit(4 * j, self.all.val().get_bit(4 * j) & !self.gp[j].val());
+            self.r1h.next = self.r1h.val().replace_bit(4 * j + 1, self.all.val().get_bit(4 * j + 1) & !self.all.val().get_bit(4 * j) & !self.gp[j].val());
+            self.r1h.next =
+                self.r1h.val().replace_bit(4 * j + 2, self.all.val().get_bit(4 * j + 2) & !self.all.val().get_bit(4 * j + 1) & !self.all.val().get_bit(4 * j) & !self.gp[j].val());
+            self.r1h.next = self.r1h.val().replace_bit(
+                4 * j + 3,
+                self.all.val().get_bit(4 * j + 3) & !self.all.val().get_bit(4 * j + 2) & !self.all.val().get_bit(4 * j + 1) & !self.all.val().get_bit(4 * j) & !self.gp[j].val(),
+            );
+        }
+        // (its quota, from the slot's one-hot: an AND-OR per bit)
+        for k in 0..7 {
+            self.qb[k].next = 0.into();
         }
         for b in 0..16 {
-            if self.part_release.val().get_bit(b) {
-                self.own[b].d.next = 0.into();
+            for k in 0..7 {
+                self.qb[k].next = self.qb[k].val().replace_bit(b, self.quota[b].q.val().get_bit(k));
+            }
+        }
+        self.retq.next = 0.into();
+        for k in 0..7 {
+            self.retq.next = self.retq.val().replace_bit(k, (self.r1h.val() & self.qb[k].val()).any());
+        }
+        self.pool_n.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val();
+        if self.claim.val() {
+            self.pool_n.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val() - self.claim_n.val();
+        }
+        // The list's head moves by the allocation; each bank's row follows it.
+        self.hn.next = self.head.q.val() + bit_cast::<6, 2>(self.alloc_need.val());
+        if !self.alloc.val() {
+            self.hn.next = self.head.q.val();
+        }
+        // The edge (held below when nothing is asked).
+        self.valid.d.next = (self.valid.q.val() & !self.free.val() & !self.rel_e.val()) | self.take.val();
+        self.pend.d.next = (self.pend.q.val() & !self.lo1h.val() & !self.hi1h.val()) | (self.valid.q.val() & (self.free.val() | self.rel_e.val()));
+        self.cred.d.next = (self.cred.q.val() & !self.rel_e.val()) | self.take.val();
+        for i in 0..64 {
+            if self.take.val().get_bit(i) {
+                self.owner[i].d.next = self.alloc_block.val();
+            }
+        }
+        self.p0h.d.next = self.lo1h.val();
+        self.p1h.d.next = self.hi2.val();
+        self.pvn.next = 0.into();
+        self.pvn.next = self.pvn.val().replace_bit(0, self.pend.q.val().any());
+        self.pvn.next = self.pvn.val().replace_bit(1, self.two_q.val());
+        self.pv.d.next = self.pvn.val();
+        self.cr.d.next = self.n_cr.val();
+        self.cown0.d.next = self.n_own0.val();
+        self.cown1.d.next = self.n_own1.val();
+        self.relq.d.next = self.part_release.val();
+        self.head.d.next = self.hn.val();
+        // (bank k holds the list's slot head + ((k - head) mod 4): in the head's row, or the
+        // next row for the banks below the head's)
+        self.hr.next = self.hn.val().get_bits::<4>(2);
+        self.hr1.next = self.hr.val() + 1;
+        for k in 0..4 {
+            self.rrow[k].d.next = self.hr.val();
+        }
+        for k in 1..3 {
+            if self.bank[k].val() < self.hn.val().get_bits::<2>(0) {
+                self.rrow[k].d.next = self.hr1.val();
+            }
+        }
+        if self.hn.val().get_bits::<2>(0).any() {
+            self.rrow[0].d.next = self.hr1.val();
+        }
+        self.tail.d.next = (self.tl.val() + self.pushed.val().get_bits::<6>(0)) ^ self.tail0.val();
+        self.count.d.next = (self.cnt.val() - self.need.val() + self.pushed.val()) ^ self.entries.val();
+        self.pool.d.next = self.pool_n.val() ^ self.entries.val();
+        self.back.d.next = self.retq.val();
+        self.ret.d.next = (self.all.val() & !self.r1h.val()) | self.part_release.val();
+        for b in 0..16 {
+            self.inc.next = 0.into();
+            if self.k_cr.val().get_bit(0) & (self.k_own0.val() == self.blk[b].val()) & !self.relq.q.val().get_bit(b) {
+                self.inc.next = 1.into();
+            }
+            if self.k_cr.val().get_bit(1) & (self.k_own1.val() == self.blk[b].val()) & !self.relq.q.val().get_bit(b) {
+                self.inc.next = self.inc.val() + 1;
+            }
+            self.dec.next = 0.into();
+            if self.alloc.val() & !self.alloc_res.val() & (self.alloc_block.val() == self.blk[b].val()) {
+                self.dec.next = self.need.val();
+            }
+            self.left[b].d.next = self.left[b].q.val() + self.inc.val() - self.dec.val();
+            if self.part_release.val().get_bit(b) | self.r1h.val().get_bit(b) {
+                self.left[b].d.next = 0.into();
+            }
+            if self.r1h.val().get_bit(b) {
+                self.quota[b].d.next = 0.into();
             }
             if self.claim.val() & (self.claim_block.val() == self.blk[b].val()) {
-                self.own[b].d.next = self.cmask.val();
+                self.quota[b].d.next = self.claim_n.val();
+                self.left[b].d.next = self.claim_n.val() - self.claim_used.val();
+            }
+        }
+        if !self.en.val() {
+            self.valid.d.next = self.valid.q.val();
+            self.pend.d.next = self.pend.q.val();
+            self.cred.d.next = self.cred.q.val();
+            self.head.d.next = self.head.q.val();
+            self.tail.d.next = self.tail.q.val();
+            self.count.d.next = self.count.q.val();
+            self.pool.d.next = self.pool.q.val();
+            self.back.d.next = self.back.q.val();
+            self.ret.d.next = self.ret.q.val();
+            self.p0h.d.next = self.p0h.q.val();
+            self.p1h.d.next = self.p1h.q.val();
+            self.pv.d.next = self.pv.q.val();
+            self.cr.d.next = self.cr.q.val();
+            self.cown0.d.next = self.cown0.q.val();
+            self.cown1.d.next = self.cown1.q.val();
+            self.relq.d.next = self.relq.q.val();
+            for i in 0..64 {
+                self.owner[i].d.next = self.owner[i].q.val();
+            }
+            for k in 0..4 {
+                self.rrow[k].d.next = self.rrow[k].q.val();
+            }
+            for b in 0..16 {
+                self.quota[b].d.next = self.quota[b].q.val();
+                self.left[b].d.next = self.left[b].q.val();
             }
         }
     }

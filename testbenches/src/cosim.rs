@@ -92,7 +92,9 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         let l = self.pair.rtl.layout().clone();
         let mut exp = vec![0; l.outputs.len()];
         ports.encode_out(&expected, &mut exp);
-        let inputs = self.pair.rtl.input_words();
+        // (the clocked cycle's inputs, whatever the RTL was last asked)
+        let mut inputs = vec![0; l.inputs.len()];
+        ports.encode(i, &mut inputs);
         let time = self.pair.time.unwrap_or(cycle);
         if let Some(t) = self.trace.as_mut() {
             let mut care = vec![true; exp.len()];
@@ -610,7 +612,13 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let mut gpu = Gpu::new(cfg);
             let both = o.unit == UnitKind::RqOl;
             // (with both, each block's traces under DIR/<block>/)
-            let sub = |b: &str| if both { trace.map(|d| d.join(b)) } else { trace.map(Path::to_path_buf) };
+            let sub = |b: &str| {
+                if both {
+                    trace.map(|d| d.join(b))
+                } else {
+                    trace.map(Path::to_path_buf)
+                }
+            };
             let mut outcomes = Vec::new();
             if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
                 let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;

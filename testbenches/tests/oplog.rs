@@ -86,10 +86,10 @@ struct Recorder {
     inner: Oplog,
     sm: usize,
     clocked: u64,
-    /// (SM, clocked cycle) of the first store allocation, and of the first output read that
-    /// names two or more free entries of the asking block.
+    /// (GPU cycle, SM, clocked cycle) of the first store allocation, and (with the block
+    /// slot) of the first push of a freed entry that goes back to its block's quota.
     first_store: Rc<RefCell<Option<(u64, usize, u64)>>>,
-    first_two: Rc<RefCell<Option<(u64, usize, u64)>>>,
+    first_credit: Rc<RefCell<Option<(u64, usize, u64, u8)>>>,
     time: u64,
 }
 
@@ -100,16 +100,7 @@ impl Unit for Recorder {
         self.inner.reset();
     }
     fn outputs(&self, i: &In) -> Out {
-        let o = self.inner.outputs(i);
-        let st = self.inner.state();
-        let free = st.own[i.alloc_block as usize] & !(st.valid & !i.free);
-        if free.count_ones() >= 2 {
-            let mut f = self.first_two.borrow_mut();
-            if f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s)) {
-                *f = Some((self.time, self.sm, self.clocked));
-            }
-        }
-        o
+        self.inner.outputs(i)
     }
     fn clock(&mut self, i: &In) {
         if i.alloc && i.alloc_need == 2 {
@@ -120,6 +111,14 @@ impl Unit for Recorder {
             }
         }
         self.inner.clock(i);
+        let st = self.inner.state();
+        if let Some(p) = (0..2).find(|&p| st.cr[p]) {
+            let mut f = self.first_credit.borrow_mut();
+            if f.is_none_or(|(t, s, _, _)| (self.time, self.sm) < (t, s)) {
+                // (credited at this edge by the broken block, at the next by the model)
+                *f = Some((self.time, self.sm, self.clocked + 1, st.cown[p]));
+            }
+        }
         self.clocked += 1;
     }
     fn at_cycle(&mut self, t: u64) {
@@ -134,16 +133,17 @@ fn broken_operand_logs_are_caught_where_the_model_predicts() {
     let cfg = config(4096, 0.0);
     let t = "description = \"lbm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 3 }]\n";
     let w = Workload::parse("lbm.toml", t).unwrap();
-    let (store, two) = (Rc::new(RefCell::new(None)), Rc::new(RefCell::new(None)));
+    let (store, credit) = (Rc::new(RefCell::new(None)), Rc::new(RefCell::new(None)));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_oplog_units(&mut |k| Box::new(Recorder { inner: Oplog::new(32), sm: k, clocked: 0, first_store: store.clone(), first_two: two.clone(), time: 0 })).unwrap();
+    gpu.set_oplog_units(&mut |k| Box::new(Recorder { inner: Oplog::new(32), sm: k, clocked: 0, first_store: store.clone(), first_credit: credit.clone(), time: 0 })).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let (_, store_sm, store_at) = store.borrow().expect("lbm stores");
-    let (_, two_sm, two_at) = two.borrow().expect("a partition with two free entries");
+    let (_, credit_sm, credit_at, credit_block) = credit.borrow().expect("a freed entry back to its block");
+    let credit_field = format!("state.left[{credit_block}]");
     for (faults, sm, at, field) in [
         (OplogFaults { drop_second: true, ..Default::default() }, store_sm, store_at, "state.valid"),
-        (OplogFaults { highest_first: true, ..Default::default() }, two_sm, two_at, "alloc_idx[0]"),
+        (OplogFaults { early_credit: true, ..Default::default() }, credit_sm, credit_at, credit_field.as_str()),
     ] {
         for backend in [Backend::RustHdl, Backend::Verilator] {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
@@ -175,11 +175,13 @@ fn per_sm_traces_replay_in_icarus() {
     assert_eq!(r.trace.as_deref(), Some(d.join("sm0").as_path()));
     assert!(!d.join("sm1").exists(), "an SM without the RTL has no trace");
     assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
-    // Record: GPU cycle, 9 inputs, 6 expected outputs (pool_free first), care mask.
+    // Record: GPU cycle, 11 inputs, 8 expected outputs (pool_free first), care mask.
     let bad = d.join("sm0");
-    flip_trace_field(&bad, 3, 10);
+    flip_trace_field(&bad, 3, 12);
     match replay(&bad).unwrap() {
-        Replay::Mismatch { cycle, port, line } => assert_eq!((cycle, port.as_str()), (3, "pool_free"), "{line}"),
+        Replay::Mismatch { cycle, port, line } => {
+            assert_eq!((cycle, port.as_str()), (3, "pool_free"), "{line}")
+        }
         x => panic!("the edited trace replayed as {x:?}"),
     }
 }

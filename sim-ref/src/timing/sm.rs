@@ -299,6 +299,10 @@ struct IqEntry {
     fixed: bool,
     log: [u16; 3],
     nlog: u8,
+    /// A faulted instruction restored with its block's context whose logged operands wait in
+    /// the SM's staging store (`log` names them there) until it issues and takes entries of its
+    /// block's reservation again.
+    staged: bool,
 }
 
 /// A fetched, unissued instruction of a warp saved with its block's context under the replay
@@ -620,11 +624,16 @@ pub struct Sm {
     /// stops the run at the unit's next edge.
     rq_error: Option<(u64, String)>,
     /// The operand log: its data (entry: one operand of each lane), and (under `ol`) its
-    /// bookkeeping unit, which owns the partitions and which entries are in use.
+    /// bookkeeping unit, which keeps the blocks' quotas, the free list and which entries are
+    /// in use.
     ol_data: Vec<[u32; WARP_SIZE]>,
+    /// Restored logged operands waiting for their instruction to issue (`IqEntry::staged`).
+    ol_staged: Vec<Option<[u32; WARP_SIZE]>>,
     ol: Option<std::cell::RefCell<OlPort>>,
-    /// The operand log's last edge released or claimed a partition.
+    /// The operand log's last edge claimed or unclaimed a quota.
     pub ol_room_changed: bool,
+    /// Its unclaimed entries after its last edge.
+    ol_pool: u8,
     /// Fault injection, and the global memory instructions translated so far.
     pub inject: crate::config::FaultInjection,
     inject_n: u64,
@@ -692,8 +701,10 @@ impl Sm {
             rq_used: 0,
             rq_error: None,
             ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
+            ol_staged: Vec::new(),
             ol: None,
             ol_room_changed: false,
+            ol_pool: 0,
             inject: crate::config::FaultInjection::default(),
             inject_n: 0,
             rq_full: std::cell::Cell::new(0),
@@ -720,16 +731,26 @@ impl Sm {
         let f = l.kernel.footprint();
         let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
         let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
-        self.used_blocks < self.cfg.blocks
+        self.free_block_slot().is_some()
             && self.used_warps + warps <= self.cfg.warps
             && self.used_threads + warps * 32 <= self.cfg.threads
             && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
             && self.used_shared + f.shared_per_block <= cap
             && self.ol.as_ref().is_none_or(|p| {
-                // (one partition claimed per cycle)
+                // (one quota claimed per cycle)
                 let p = p.borrow();
                 !p.pending.claim && p.unit.outputs(&p.pending).pool_free as u32 >= self.log_partition(l)
             })
+    }
+
+    /// The lowest block slot free for a new block: none resident, and under the operand log
+    /// none whose log quota is still being unclaimed (released in this cycle or returning).
+    fn free_block_slot(&self) -> Option<u32> {
+        let busy = self.ol.as_ref().map_or(0, |p| {
+            let p = p.borrow();
+            p.unit.outputs(&p.pending).returning | p.pending.release
+        });
+        (0..self.cfg.blocks).find(|&b| self.blocks[b as usize].is_none() && busy >> b & 1 == 0)
     }
 
     /// The operand-log partition a block of `l` gets (Tanasić's thesis §6.3.3: the log is
@@ -746,6 +767,7 @@ impl Sm {
 
     /// Puts `unit` in the operand-log slot.
     pub fn set_oplog_unit(&mut self, unit: Box<dyn crate::units::oplog::OplogSlot>) {
+        self.ol_pool = unit.outputs(&Default::default()).pool_free;
         self.ol = Some(std::cell::RefCell::new(OlPort::new(unit)));
     }
 
@@ -755,10 +777,18 @@ impl Sm {
     pub fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.ol.as_mut()?.get_mut();
         let i = p.edge(now)?;
-        // (a partition released or claimed: a block the dispatcher could not place may fit)
-        self.ol_room_changed |= i.release != 0 || i.claim;
+        let o = p.unit.outputs(&p.pending);
+        // (a quota claimed or unclaimed: a block the dispatcher could not place may fit)
+        self.ol_room_changed |= i.claim || o.pool_free != self.ol_pool;
+        self.ol_pool = o.pool_free;
         let halted = p.unit.halted().map(|d| (p.at, d));
         p.unit.at_cycle(now);
+        if o.busy && now != u64::MAX {
+            // (entries or a quota on their way back: the unit is clocked every cycle until
+            // they are)
+            p.at = now;
+            p.pending.tick = true;
+        }
         // (entries freed or claimed: a memory instruction waiting for them looks again)
         self.wake_all(now);
         halted
@@ -782,7 +812,32 @@ impl Sm {
         self.ol.as_ref().expect("the operand log's unit").borrow_mut().request(self.id, "operand-log", now, f)
     }
 
-    /// Block slot `bslot`'s free log entries, saturated at 3 (0 without an operand log).
+    /// Puts a restored logged operand in the staging store; returns where.
+    fn ol_stage(&mut self, data: [u32; WARP_SIZE]) -> u16 {
+        match self.ol_staged.iter().position(Option::is_none) {
+            Some(k) => {
+                self.ol_staged[k] = Some(data);
+                k as u16
+            }
+            None => {
+                self.ol_staged.push(Some(data));
+                (self.ol_staged.len() - 1) as u16
+            }
+        }
+    }
+
+    /// Takes a restored logged operand out of the staging store.
+    fn ol_unstage(&mut self, k: u16) -> [u32; WARP_SIZE] {
+        self.ol_staged[k as usize].take().expect("a staged logged operand")
+    }
+
+    /// The operand log's outputs this cycle (they depend on its registers only).
+    fn ol_out(&self) -> mpgpu_spec::units::oplog::Out {
+        let p = self.ol.as_ref().expect("the operand log's unit").borrow();
+        p.unit.outputs(&p.pending)
+    }
+
+    /// Block slot `bslot`'s log quota left, saturated at 3 (0 without an operand log).
     fn ol_room(&self, bslot: u32) -> u8 {
         self.ol.as_ref().map_or(0, |p| {
             let p = p.borrow();
@@ -885,7 +940,7 @@ impl Sm {
         if self.is_empty() {
             self.shared_cap = self.cfg.shared_config_for(f.shared_per_block);
         }
-        let bslot = self.blocks.iter().position(Option::is_none).expect("no free block slot: check fits() first");
+        let bslot = self.free_block_slot().expect("no free block slot: check fits() first") as usize;
         let nw = ctx.warps.len() as u32;
         let regs = self.cfg.block_registers(&f);
         let mut slots = Vec::with_capacity(nw as usize);
@@ -932,18 +987,17 @@ impl Sm {
             }
             slots.push(slot);
         }
-        // The block's log partition (its lowest entries hold the restored logged operands).
-        let mut claimed = 0u64;
+        // The block's log quota, of which its restored logged operands have a reservation:
+        // they wait in the staging store until their instruction issues and takes entries.
         if self.ol.is_some() {
             let n = self.log_partition(&ctx.info.launch);
             let used: usize = queued.iter().flatten().map(|e| e.log.len()).sum();
-            let o = self.ol_request(now, |i| {
+            self.ol_request(now, |i| {
                 i.claim = true;
                 i.claim_block = bslot as u8;
                 i.claim_n = n as u8;
                 i.claim_used = used as u8;
             });
-            claimed = o.claim_mask;
         }
         // The replay queue's saved contents go back into the warps' queues (a faulted one gets
         // log entries for its operands again; it takes a replay-queue slot when it issues).
@@ -953,13 +1007,19 @@ impl Sm {
             for e in q {
                 let mut log = [0u16; 3];
                 for (j, data) in e.log.iter().enumerate() {
-                    assert!(claimed != 0, "a restored block's partition holds its logged operands");
-                    let l = claimed.trailing_zeros() as u16;
-                    claimed &= claimed - 1;
-                    self.ol_data[l as usize] = *data;
-                    log[j] = l;
+                    log[j] = self.ol_stage(*data);
                 }
-                entries.push_back(IqEntry { pc: e.pc, active: e.active, ready_at: now + 1, age: e.age, replay: None, fixed: e.fixed, log, nlog: e.log.len() as u8 });
+                entries.push_back(IqEntry {
+                    pc: e.pc,
+                    active: e.active,
+                    ready_at: now + 1,
+                    age: e.age,
+                    replay: None,
+                    fixed: e.fixed,
+                    log,
+                    nlog: e.log.len() as u8,
+                    staged: !e.log.is_empty(),
+                });
             }
             self.iq_used += entries.len() as u32;
             let hw = self.warps[slot as usize].as_mut().unwrap();
@@ -1007,7 +1067,9 @@ impl Sm {
     /// the next cycle.
     pub fn resume_block(&mut self, now: u64, bslot: u32) {
         self.account(now);
-        let Some(b) = self.blocks[bslot as usize].as_mut() else { return };
+        let Some(b) = self.blocks[bslot as usize].as_mut() else {
+            return;
+        };
         b.restoring = false;
         for &s in &b.warp_slots {
             let w = self.warps[s as usize].as_mut().unwrap();
@@ -1094,7 +1156,7 @@ impl Sm {
                 let p = p.borrow();
                 let o = p.unit.outputs(&p.pending);
                 let room: Vec<u8> = (0..self.cfg.blocks).map(|b| o.room_of(b)).collect();
-                r += &format!(", operand log: {} entries in no partition, free per block slot (at most 3 shown) {room:?}", o.pool_free);
+                r += &format!(", operand log: {} entries unclaimed, quota left per block slot (at most 3 shown) {room:?}{}", o.pool_free, if o.busy { ", settling" } else { "" });
             }
         }
         let mut shown = 0;
@@ -1154,8 +1216,8 @@ impl Sm {
                 if let Some(r) = e.replay {
                     self.rq_free(now, r);
                 }
-                // (its log entries are freed with the block's partition)
-                let log = e.log[..e.nlog as usize].iter().map(|&l| self.ol_data[l as usize]).collect();
+                // (its log entries are freed with the block's quota)
+                let log = e.log[..e.nlog as usize].iter().map(|&l| if e.staged { self.ol_unstage(l) } else { self.ol_data[l as usize] }).collect();
                 q.push(SavedEntry { pc: e.pc, active: e.active, age: e.age, fixed: e.fixed, log });
             }
             self.stats.saved_queued += q.len() as u64;
@@ -1202,7 +1264,9 @@ impl Sm {
 
     /// Frees drained warps and finished blocks; releases barriers that everyone reached.
     fn check_block(&mut self, now: u64, bslot: u32) {
-        let Some(blk) = self.blocks[bslot as usize].as_mut() else { return };
+        let Some(blk) = self.blocks[bslot as usize].as_mut() else {
+            return;
+        };
         if blk.running > 0 && blk.at_barrier == blk.running {
             blk.at_barrier = 0;
             for &s in &blk.warp_slots {
@@ -1604,7 +1668,9 @@ impl Sm {
         for s in 0..self.scheds.len() {
             // Fetch: refill one warp's instruction buffer.
             while let Some(slot) = self.scheds[s].fetch.pop_front() {
-                let Some(w) = self.warps[slot as usize].as_mut() else { continue };
+                let Some(w) = self.warps[slot as usize].as_mut() else {
+                    continue;
+                };
                 w.in_fetch = false;
                 match w.w.state {
                     WarpState::Ready => {
@@ -1660,7 +1726,9 @@ impl Sm {
                 if issued == width {
                     break;
                 }
-                let Some((k, unit)) = self.ooo_pick(now, slot) else { break };
+                let Some((k, unit)) = self.ooo_pick(now, slot) else {
+                    break;
+                };
                 active = true;
                 if self.ooo_issue(now, unit, slot, k, mem)? {
                     issued += 1;
@@ -1747,7 +1815,13 @@ impl Sm {
                 // replayed, where memory order matters: a load an older store or atomic, a
                 // store or atomic any older access)
                 && !(rqs && t.log_need[pc] > 0 && (w.store_check >= now || (t.log_need[pc] > 1 && w.check_until >= now)));
-            let ok = ok && (!rqs || e.replay.is_some() || t.log_need[pc] == 0 || self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] }));
+            let ok = ok
+                && (!rqs
+                    || e.replay.is_some()
+                    || t.log_need[pc] == 0
+                    // (a restored one takes entries for its logged operands, out of its block's
+                    // reservation, when the list holds them)
+                    || if e.staged { self.ol_out().list_room >= e.nlog } else { self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] }) });
             if ok {
                 let unit = match class {
                     Class::Sfu => (self.sfu_free <= now).then_some(0),
@@ -1827,6 +1901,16 @@ impl Sm {
             d.exec_mask = e.active;
             d.write = self.info(d.bslot).timing.writes[d.pc];
             d.addr_log = (e.nlog > 0).then_some(e.log[0]);
+            if e.staged {
+                // (a restored one's logged operands go into the entries it takes if it issues
+                // now, the free list's first: entries not in use, so writing them is harmless
+                // if it does not)
+                let o = self.ol_out();
+                for j in 0..e.nlog as usize {
+                    self.ol_data[o.alloc_idx[j] as usize] = self.ol_staged[e.log[j] as usize].expect("a staged logged operand");
+                }
+                d.addr_log = Some(o.alloc_idx[0] as u16);
+            }
         }
         let mut plan = MemPlan::new();
         let faulting = match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
@@ -1930,7 +2014,22 @@ impl Sm {
             None => {
                 // (a new instruction, or a replay restored with its block's context, which
                 // takes a slot again and keeps its own log)
-                let (log, nlog) = if e.fixed {
+                let (log, nlog) = if e.staged {
+                    // (its entries from its block's reservation; its operands were written
+                    // into them at issue)
+                    let o = self.ol_request(now, |i| {
+                        i.alloc = true;
+                        i.alloc_block = bslot as u8;
+                        i.alloc_need = e.nlog;
+                        i.alloc_res = true;
+                    });
+                    let mut log = [0u16; 3];
+                    for j in 0..e.nlog as usize {
+                        self.ol_unstage(e.log[j]);
+                        log[j] = o.alloc_idx[j] as u16;
+                    }
+                    (log, e.nlog)
+                } else if e.fixed {
                     (e.log, e.nlog)
                 } else {
                     let mut log = [0u16; 3];
@@ -2045,7 +2144,17 @@ impl Sm {
                 if o.rd_warp as u32 != slot {
                     self.rq_broken(now, format!("holds warp slot {} in slot {q}, whose instruction is warp slot {slot}'s", o.rd_warp));
                 }
-                Some(IqEntry { pc: o.rd_pc as u32, active: o.rd_exec, ready_at: resume, age, replay: Some(q), fixed: true, log: o.rd_log.map(u16::from), nlog: o.rd_nlog })
+                Some(IqEntry {
+                    pc: o.rd_pc as u32,
+                    active: o.rd_exec,
+                    ready_at: resume,
+                    age,
+                    replay: Some(q),
+                    fixed: true,
+                    log: o.rd_log.map(u16::from),
+                    nlog: o.rd_nlog,
+                    staged: false,
+                })
             }
             _ => None,
         };
@@ -2106,7 +2215,9 @@ impl Sm {
         let n = self.warps.len() as u32;
         for k in 0..n {
             let slot = (self.fetch_rr + k) % n;
-            let Some(w) = self.warps[slot as usize].as_ref() else { continue };
+            let Some(w) = self.warps[slot as usize].as_ref() else {
+                continue;
+            };
             if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() || w.resume_at > now {
                 continue;
             }
@@ -2121,7 +2232,7 @@ impl Sm {
             while fetched < width && hw.w.state == WarpState::Ready {
                 let Some(pc) = hw.w.pc() else { break };
                 let class = info.timing.class[pc as usize];
-                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0 });
+                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0, staged: false });
                 hw.age = hw.age.wrapping_add(1);
                 fetched += 1;
                 if ctrl_like(class) {
