@@ -118,7 +118,7 @@ fn every_block_synthesizes_for_every_family() {
 #[test]
 fn the_small_blocks_place_and_route_at_100_mhz_in_their_io_ring() {
     let t = tools();
-    for block in ["lowest_first", "dss", "prio", "rq"] {
+    for block in ["lowest_first", "dss", "prio", "rq", "oplog"] {
         let d = dir(&format!("pnr-{block}"));
         let v = write_block(&d, block);
         let ring = synthesize_ring(&t, &v, &d).unwrap();
