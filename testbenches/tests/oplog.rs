@@ -185,3 +185,72 @@ fn per_sm_traces_replay_in_icarus() {
         x => panic!("the edited trace replayed as {x:?}"),
     }
 }
+
+/// Random, legal stimulus for the block alone (no GPU around it), in lockstep with the model
+/// every cycle, outputs and state: frees of entries in use, allocations within `room` (and
+/// reserved ones within `list_room`), claims within `pool_free` into slots neither leaving nor
+/// returning, and releases of several slots at once, so that a slot leaves while its entries
+/// are being picked or pushed and quotas queue up to return. Each corner must happen.
+#[test]
+fn random_legal_stimulus_keeps_the_block_in_lockstep_with_the_model() {
+    use mpgpu_tb::blocks::OplogPorts;
+    use mpgpu_tb::{InLoop, RtlUnit};
+    use rand::{Rng, SeedableRng};
+    for (seed, entries) in [(1u64, 64usize), (2, 32), (3, 40)] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let rtl = RtlUnit::rust_hdl(OplogPorts { entries, faults: OplogFaults::default() });
+        let mut pair = InLoop::with_state(Oplog::new(entries as u32), rtl, 16, Oplog::state, RtlUnit::<OplogPorts>::state);
+        let mut resident = [false; 16];
+        let mut reserved = [0u8; 16];
+        let (mut allocs, mut multi, mut left_while_pushed) = (0, 0, 0);
+        for _ in 0..6000 {
+            let st = pair.model.state();
+            let o = pair.outputs(&In::default());
+            let mut i = In::default();
+            for e in 0..64 {
+                if st.valid >> e & 1 != 0 && rng.gen_range(0..6) == 0 {
+                    i.free |= 1 << e;
+                }
+            }
+            let b = rng.gen_range(0..16usize);
+            let need = rng.gen_range(1..=3u8);
+            if resident[b] && reserved[b] >= need && o.list_room >= need && rng.gen_range(0..3) == 0 {
+                (i.alloc, i.alloc_block, i.alloc_need, i.alloc_res) = (true, b as u8, need, true);
+                reserved[b] -= need;
+            } else if resident[b] && o.room_of(b as u32) >= need && rng.gen_range(0..2) == 0 {
+                (i.alloc, i.alloc_block, i.alloc_need) = (true, b as u8, need);
+                allocs += 1;
+            }
+            if rng.gen_range(0..40) == 0 {
+                // (several slots leave together, not the one allocating)
+                for s in 0..16 {
+                    if resident[s] && !(i.alloc && i.alloc_block as usize == s) && rng.gen_range(0..2) == 0 {
+                        i.release |= 1 << s;
+                        resident[s] = false;
+                        reserved[s] = 0;
+                    }
+                }
+                if i.release.count_ones() >= 2 {
+                    multi += 1;
+                }
+                if st.cr.iter().zip(&st.cown).any(|(&c, &w)| c && i.release >> w & 1 != 0) || (0..2).any(|p| st.pick_v[p] && i.release >> st.owner[st.pick[p] as usize] & 1 != 0) {
+                    left_while_pushed += 1;
+                }
+            }
+            let c = rng.gen_range(0..16usize);
+            let n = rng.gen_range(2..=6u8);
+            if !resident[c] && (o.returning | i.release) >> c & 1 == 0 && o.pool_free >= n && rng.gen_range(0..3) == 0 {
+                let used = rng.gen_range(0..=2u8);
+                (i.claim, i.claim_block, i.claim_n, i.claim_used) = (true, c as u8, n, used);
+                resident[c] = true;
+                reserved[c] = used;
+            }
+            i.tick = o.busy;
+            pair.clock(&i);
+            if let Some(m) = pair.mismatch() {
+                panic!("seed {seed}, {entries} entries:\n{m}");
+            }
+        }
+        assert!(allocs > 600 && multi > 10 && left_while_pushed > 0, "seed {seed}: {allocs} allocations, {multi} multiple releases, {left_while_pushed} releases of a block whose entries were picked or pushed");
+    }
+}
