@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
-use mpgpu_tb::fpga::{default_venv, place_and_route, synthesize, synthesize_ring, Family, PnrReport, SynthReport, Tools, DEVICE};
+use mpgpu_tb::fpga::{default_venv, path_estimate, place_and_route, synthesize, synthesize_ring, Family, PathFamily, PnrReport, SynthReport, Tools, DEVICE};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,8 +35,17 @@ pub struct FpgaArgs {
     #[arg(long)]
     no_io_ring: bool,
     /// Exit non-zero when the routed Fmax is below --freq.
-    #[arg(long, conflicts_with = "synth_only")]
+    #[arg(long, conflicts_with_all = ["synth_only", "estimate"])]
     check: bool,
+    /// Synthesize the block in its I/O ring and rank its paths by a delay estimate (every
+    /// family of paths the estimate puts over the --freq period), without place and route:
+    /// a minute or two where place and route takes several. The ranking is also written
+    /// after every ring synthesis (`ring/paths.json`).
+    #[arg(long, conflicts_with_all = ["synth_only", "no_io_ring"])]
+    estimate: bool,
+    /// Families of paths to print from the ranking.
+    #[arg(long, default_value_t = 12)]
+    paths: usize,
     /// Output directory; the block's files go to OUT/<block>/.
     #[arg(long, default_value = "target/fpga")]
     out: PathBuf,
@@ -79,6 +88,9 @@ struct Summary<'a> {
     pnr: Option<PnrReport>,
     /// Flip-flops of the I/O ring the block was placed and routed in (0: none).
     io_ring_ffs: u64,
+    /// The families of paths over the period by the estimate before place and route (in the
+    /// ring; empty without it).
+    estimate: Vec<PathFamily>,
     verilog_seconds: f64,
 }
 
@@ -104,6 +116,7 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         println!("  synth {:<11} {:>7.1} s  {}", family.name(), r.seconds, dir.join(format!("{}.log", family.name())).display());
         synth.push(r);
     }
+    let mut estimate = Vec::new();
     let pnr = if a.synth_only {
         None
     } else {
@@ -113,13 +126,18 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
             let start = Instant::now();
             let bits = synthesize_ring(&tools, &vpath, &dir.join("ring")).map_err(|e| anyhow!(e))?;
             println!("  synth ecp5 ring   {:>7.1} s  {} ({bits} port bits registered)", start.elapsed().as_secs_f64(), dir.join("ring").join("ring.log").display());
+            estimate = rank_paths(&dir.join("ring"), a.freq, a.paths)?;
             bits
         };
-        eprintln!("  placing and routing (large blocks take minutes) ...");
-        let pdir = if a.no_io_ring { dir.clone() } else { dir.join("ring") };
-        let r = place_and_route(&tools, &pdir, a.seed, a.freq).map_err(|e| anyhow!(e))?;
-        println!("  place and route   {:>7.1} s  {}", r.seconds, pdir.join("pnr.log").display());
-        Some((r, ring))
+        if a.estimate {
+            None
+        } else {
+            eprintln!("  placing and routing (large blocks take minutes) ...");
+            let pdir = if a.no_io_ring { dir.clone() } else { dir.join("ring") };
+            let r = place_and_route(&tools, &pdir, a.seed, a.freq).map_err(|e| anyhow!(e))?;
+            println!("  place and route   {:>7.1} s  {}", r.seconds, pdir.join("pnr.log").display());
+            Some((r, ring))
+        }
     };
 
     println!();
@@ -167,9 +185,34 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         }
     }
     let io_ring_ffs = pnr.as_ref().map(|p| p.1).unwrap_or(0);
-    let summary = Summary { block: &a.block, sms: a.sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, verilog_seconds };
+    let summary = Summary { block: &a.block, sms: a.sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
     let spath = dir.join("summary.json");
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());
     Ok(if a.check && !ok { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Ranks the paths of the ring's ECP5 netlist (`dir/ecp5.json`) by the estimate of
+/// [`path_estimate`], writes them to `dir/paths.json` and prints the worst `show` families.
+fn rank_paths(dir: &Path, freq: f64, show: usize) -> Result<Vec<PathFamily>> {
+    let path = dir.join("ecp5.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let period = 1000.0 / freq;
+    let fams = path_estimate(&text, "mpgpu_io_ring", period).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let out = dir.join("paths.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&fams)?).with_context(|| format!("cannot write {}", out.display()))?;
+    let bits: usize = fams.iter().map(|f| f.bits).sum();
+    println!(
+        "  path estimate: {} families of paths ({bits} endpoint bits) over the {period:.2} ns period, before place and route (LUT level {:.2} ns with routing); {}",
+        fams.len(),
+        mpgpu_tb::fpga::EST_LUT_NS,
+        out.display()
+    );
+    for f in fams.iter().take(show) {
+        println!("    {:>6.2} ns {:>2} LUTs {:>4} bits  {} -> {}.{}", f.ns, f.luts, f.bits, f.start, f.end, f.pin);
+    }
+    if fams.len() > show {
+        println!("    ... {} more (--paths N)", fams.len() - show);
+    }
+    Ok(fams)
 }

@@ -26,6 +26,17 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(&out).join("dss").join("summary.json")).unwrap()).unwrap();
     assert!(summary["pnr"]["fmax_mhz"].as_f64().unwrap() > 100.0);
     assert!(summary["io_ring_ffs"].as_u64().unwrap() > 0);
+    assert!(stdout.contains("path estimate:"), "{stdout}");
+    // --estimate stops before place and route; at 400 MHz every family over 2.5 ns is listed.
+    let (code, stdout, stderr) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--estimate", "--freq", "400", "--paths", "3", "--out", &out]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("Fmax") && stdout.contains("path estimate:") && stdout.contains("more (--paths N)"), "{stdout}");
+    let paths: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(&out).join("dss").join("ring").join("paths.json")).unwrap()).unwrap();
+    let p = paths.as_array().unwrap();
+    assert!(p.len() > 3 && p.iter().all(|f| f["ns"].as_f64().unwrap() >= 2.5), "{paths}");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--estimate", "--check"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
     // An unreachable target fails with --check.
     let (code, stdout, _) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--freq", "2000", "--check", "--out", &out]);
     assert_eq!(code, 1, "{stdout}");

@@ -534,3 +534,230 @@ pub fn gate_replay(tools: &Tools, trace_dir: &Path) -> Result<(Replay, SynthRepo
     let r = trace::replay_on(trace_dir, &[netlist.as_path(), cells.as_path()], "gate")?;
     Ok((r, synth))
 }
+
+/// One family of register-to-register paths in the [`path_estimate`]: the paths that end in
+/// register `end` (all its bits) and start at register `start` on the worst of them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PathFamily {
+    /// The register (flip-flop cell, its bit suffix dropped) or RAM the paths end in, and the
+    /// pin (`DI` data, `CE` clock enable, `LSR` set/reset; a RAM's address or data).
+    pub end: String,
+    pub pin: String,
+    /// Where the worst of them starts (a flip-flop or a RAM).
+    pub start: String,
+    /// Its estimated delay (ns) and its LUT levels (carry cells and wide-LUT multiplexers not
+    /// counted).
+    pub ns: f64,
+    pub luts: u32,
+    /// Endpoint bits of `end` at or over the estimate's threshold.
+    pub bits: usize,
+}
+
+/// The delay model of [`path_estimate`], for the LFE5U-85F at speed 6, from the routed
+/// critical paths of the framework (`docs/fpga.md`): a LUT level costs its 0.24 ns and about
+/// 1.2 ns of routing on average; a flip-flop's clock to out 0.52 ns; a block RAM's 5.83 ns.
+pub const EST_LUT_NS: f64 = 1.44;
+pub const EST_MUX_NS: f64 = 0.3;
+pub const EST_CARRY_NS: f64 = 0.06;
+pub const EST_FF_NS: f64 = 0.52;
+pub const EST_BRAM_NS: f64 = 5.83;
+
+/// A ranking of the register-to-register paths of a synthesized ECP5 netlist (yosys
+/// `write_json`, module `top`), by a delay estimate made before place and route: each cell's
+/// output arrives at the latest of its inputs plus the cell's cost (above), a carry cell's
+/// carry-in to carry-out at [`EST_CARRY_NS`]. nextpnr reports only the worst path after
+/// routing; this lists every family of paths at or over `min_ns`, worst first, so that timing
+/// work can see how many stand between a block and its clock. An estimate: routing varies
+/// with placement by a nanosecond or more either way.
+pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFamily>, String> {
+    let v: serde_json::Value = serde_json::from_str(netlist).map_err(|e| format!("not a yosys JSON netlist: {e}"))?;
+    let cells = v["modules"][top]["cells"].as_object().ok_or_else(|| format!("the netlist has no module `{top}` with cells"))?;
+    let bits = |c: &serde_json::Value, p: &str| -> Vec<u64> { c["connections"][p].as_array().map(|a| a.iter().filter_map(|b| b.as_u64()).collect()).unwrap_or_default() };
+    let is_input = |c: &serde_json::Value, p: &str| c["port_directions"][p].as_str() == Some("input");
+    // Driver of each net bit: (cell index, port).
+    let list: Vec<(&String, &serde_json::Value)> = cells.iter().collect();
+    let mut drv: std::collections::HashMap<u64, (usize, String)> = std::collections::HashMap::new();
+    for (i, (_, c)) in list.iter().enumerate() {
+        for (p, d) in c["port_directions"].as_object().into_iter().flatten() {
+            if d.as_str() == Some("output") {
+                for b in bits(c, p) {
+                    drv.insert(b, (i, p.clone()));
+                }
+            }
+        }
+    }
+    // The inputs each combinational output depends on, with the cost of the hop.
+    let fanin = |i: usize, port: &str| -> Vec<(u64, f64, bool)> {
+        let c = list[i].1;
+        let ty = c["type"].as_str().unwrap_or("");
+        let lut = |ps: &[&str]| ps.iter().flat_map(|p| bits(c, p)).map(|b| (b, EST_LUT_NS, true)).collect::<Vec<_>>();
+        match ty {
+            "LUT4" => lut(&["A", "B", "C", "D"]),
+            "PFUMX" | "L6MUX21" => {
+                let mut v: Vec<(u64, f64, bool)> = ["ALUT", "BLUT", "D0", "D1"].iter().flat_map(|p| bits(c, p)).map(|b| (b, EST_MUX_NS, false)).collect();
+                v.extend(lut(&["C0", "SD"]));
+                v
+            }
+            "CCU2C" => {
+                let mut v = lut(&["A0", "B0", "C0", "D0", "A1", "B1", "C1", "D1"]);
+                v.extend(bits(c, "CIN").into_iter().map(|b| (b, EST_CARRY_NS, false)));
+                v
+            }
+            "TRELLIS_DPR16X4" => lut(&["RAD"]),
+            "TRELLIS_FF" | "DP16KD" | "PDPW16KD" => vec![],
+            _ => c["port_directions"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(p, d)| d.as_str() == Some("input") && !p.starts_with("CLK") && p.as_str() != port)
+                .flat_map(|(p, _)| bits(c, p))
+                .map(|b| (b, EST_LUT_NS, true))
+                .collect(),
+        }
+    };
+    let launch = |i: usize| match list[i].1["type"].as_str().unwrap_or("") {
+        "TRELLIS_FF" => Some(EST_FF_NS),
+        "DP16KD" | "PDPW16KD" => Some(EST_BRAM_NS),
+        _ => None,
+    };
+    // Arrival of each net bit: (ns, LUT levels, the cell the path starts at), computed
+    // without recursion (carry chains and deep logic would overflow a thread's stack).
+    let mut arr: std::collections::HashMap<u64, (f64, u32, Option<usize>)> = std::collections::HashMap::new();
+    let arrival = |b: u64, arr: &mut std::collections::HashMap<u64, (f64, u32, Option<usize>)>| {
+        let mut stack = vec![(b, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if arr.contains_key(&x) {
+                continue;
+            }
+            let Some((i, port)) = drv.get(&x) else {
+                arr.insert(x, (0.0, 0, None));
+                continue;
+            };
+            if let Some(t) = launch(*i) {
+                arr.insert(x, (t, 0, Some(*i)));
+                continue;
+            }
+            let ins = fanin(*i, port);
+            if !expanded {
+                stack.push((x, true));
+                stack.extend(ins.iter().filter(|f| !arr.contains_key(&f.0)).map(|f| (f.0, false)));
+                continue;
+            }
+            let mut best = (0.0, 0, None);
+            for (y, d, l) in ins {
+                let (t, n, s) = arr.get(&y).copied().unwrap_or((0.0, 0, None));
+                if t + d > best.0 {
+                    best = (t + d, n + l as u32, s);
+                }
+            }
+            arr.insert(x, best);
+        }
+        arr[&b]
+    };
+    let base = |name: &str| -> String {
+        let n = name.strip_prefix("dut.").unwrap_or(name);
+        let n = n.split("_TRELLIS_FF").next().unwrap_or(n);
+        let n = n.strip_suffix(".q").or_else(|| n.strip_suffix("$q")).unwrap_or(n);
+        // (the copies of an array of registers are one family: `k_valid$7` is `k_valid[]`)
+        let mut out = String::new();
+        let mut rest = n;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let digits = rest[at + 1..].chars().take_while(|c| c.is_ascii_digit()).count();
+            if digits > 0 {
+                out.push_str("[]");
+            } else {
+                out.push('$');
+            }
+            rest = &rest[at + 1 + digits..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let mut fam: BTreeMap<(String, String), PathFamily> = BTreeMap::new();
+    for (name, c) in list.iter() {
+        let ty = c["type"].as_str().unwrap_or("");
+        let pins: Vec<String> = match ty {
+            "TRELLIS_FF" => vec!["DI".into(), "CE".into(), "LSR".into()],
+            "DP16KD" | "PDPW16KD" | "TRELLIS_DPR16X4" => c["port_directions"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(p, _)| is_input(c, p) && !p.starts_with("CLK") && !(ty == "TRELLIS_DPR16X4" && p.as_str() == "RAD"))
+                .map(|(p, _)| p.clone())
+                .collect(),
+            _ => continue,
+        };
+        for pin in pins {
+            let group: String = pin.trim_end_matches(|ch: char| ch.is_ascii_digit()).to_string();
+            for b in bits(c, &pin) {
+                let (t, n, s) = arrival(b, &mut arr);
+                if t < min_ns {
+                    continue;
+                }
+                let start = s.map(|s| base(list[s].0)).unwrap_or_else(|| "?".into());
+                let e = fam.entry((base(name), group.clone())).or_insert(PathFamily { end: base(name), pin: group.clone(), start: start.clone(), ns: 0.0, luts: 0, bits: 0 });
+                e.bits += 1;
+                if t > e.ns {
+                    e.ns = t;
+                    e.luts = n;
+                    e.start = start;
+                }
+            }
+        }
+    }
+    let mut out: Vec<PathFamily> = fam.into_values().collect();
+    out.sort_by(|a, b| b.ns.total_cmp(&a.ns).then_with(|| a.end.cmp(&b.end)));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A netlist by hand: `a` (a flip-flop) -> two LUTs -> `b`'s data; `a` -> a carry cell's
+    /// input, its carry out -> a second carry cell's carry in, its sum -> `c`'s clock enable;
+    /// a block RAM's output -> a LUT -> `d`.
+    fn netlist() -> String {
+        let ff = |q: u64, d: u64, ce: u64| {
+            format!(r#"{{"type":"TRELLIS_FF","port_directions":{{"CLK":"input","DI":"input","CE":"input","LSR":"input","Q":"output"}},"connections":{{"CLK":[2],"DI":[{d}],"CE":[{ce}],"LSR":["0"],"Q":[{q}]}}}}"#)
+        };
+        let lut = |a: u64, z: u64| format!(r#"{{"type":"LUT4","port_directions":{{"A":"input","B":"input","C":"input","D":"input","Z":"output"}},"connections":{{"A":[{a}],"B":["0"],"C":["0"],"D":["0"],"Z":[{z}]}}}}"#);
+        let ccu = |a: u64, cin: &str, s: u64, cout: u64| {
+            format!(r#"{{"type":"CCU2C","port_directions":{{"A0":"input","B0":"input","C0":"input","D0":"input","A1":"input","B1":"input","C1":"input","D1":"input","CIN":"input","S0":"output","S1":"output","COUT":"output"}},"connections":{{"A0":[{a}],"B0":["0"],"C0":["0"],"D0":["0"],"A1":["0"],"B1":["0"],"C1":["0"],"D1":["0"],"CIN":[{cin}],"S0":[{s}],"S1":[99],"COUT":[{cout}]}}}}"#)
+        };
+        let bram = r#"{"type":"DP16KD","port_directions":{"CLKA":"input","ADA0":"input","DOA0":"output"},"connections":{"CLKA":[2],"ADA0":[10],"DOA0":[30]}}"#;
+        format!(
+            r#"{{"modules":{{"top":{{"cells":{{"dut.a_TRELLIS_FF_Q":{},"l1":{},"l2":{},"dut.blk.b$3.q_TRELLIS_FF_Q":{},"c1":{},"c2":{},"dut.c$q_TRELLIS_FF_Q_2":{},"ram":{bram},"l3":{},"d_TRELLIS_FF_Q":{}}}}}}}}}"#,
+            ff(10, 13, 1),
+            lut(10, 11),
+            lut(11, 12),
+            ff(20, 12, 1),
+            ccu(10, "\"0\"", 98, 21),
+            ccu(97, "21", 22, 96),
+            ff(23, 0, 22),
+            lut(30, 31),
+            ff(32, 31, 1),
+        )
+    }
+
+    #[test]
+    fn the_path_estimate_adds_its_cells_and_names_the_families() {
+        let f = path_estimate(&netlist(), "top", 0.0).unwrap();
+        let get = |end: &str, pin: &str| f.iter().find(|x| x.end == end && x.pin == pin).unwrap_or_else(|| panic!("no {end}.{pin} in {f:?}"));
+        let b = get("blk.b[]", "DI");
+        assert!((b.ns - (EST_FF_NS + 2.0 * EST_LUT_NS)).abs() < 1e-9, "{b:?}");
+        assert_eq!((b.luts, b.bits, b.start.as_str()), (2, 1, "a"));
+        let c = get("c", "CE");
+        assert!((c.ns - (EST_FF_NS + EST_LUT_NS + EST_CARRY_NS)).abs() < 1e-9, "{c:?}");
+        let d = get("d", "DI");
+        assert!((d.ns - (EST_BRAM_NS + EST_LUT_NS)).abs() < 1e-9, "{d:?}");
+        assert_eq!(d.start, "ram");
+        // the worst first; a threshold leaves out what is under it
+        assert_eq!(f[0].end, "d");
+        let over = path_estimate(&netlist(), "top", 3.0).unwrap();
+        assert_eq!(over.iter().map(|x| x.end.as_str()).collect::<Vec<_>>(), ["d", "blk.b[]"]);
+        assert!(path_estimate(&netlist(), "nope", 0.0).unwrap_err().contains("no module `nope`"));
+        assert!(path_estimate("{", "top", 0.0).unwrap_err().contains("not a yosys JSON netlist"));
+    }
+}

@@ -14,7 +14,7 @@ use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
 use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
-use mpgpu_tb::fpga::{self, default_venv, gate_replay, io_ring, place_and_route, synthesize, synthesize_ring, top_ports, Family, Tools};
+use mpgpu_tb::fpga::{self, default_venv, gate_replay, io_ring, path_estimate, place_and_route, synthesize, synthesize_ring, top_ports, Family, Tools};
 use mpgpu_tb::trace::Replay;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -123,6 +123,11 @@ fn the_small_blocks_place_and_route_at_100_mhz_in_their_io_ring() {
         let v = write_block(&d, block);
         let ring = synthesize_ring(&t, &v, &d).unwrap();
         assert!(ring > 0);
+        // the estimate before place and route ranks every register-to-register path family,
+        // worst first
+        let est = path_estimate(&std::fs::read_to_string(d.join("ecp5.json")).unwrap(), "mpgpu_io_ring", 0.0).unwrap();
+        assert!(!est.is_empty() && est.windows(2).all(|w| w[0].ns >= w[1].ns), "{block}: {est:?}");
+        assert!(est.iter().all(|f| f.ns < 11.0), "{block}: {:?}", est.first());
         let r = place_and_route(&t, &d, 1, 100.0).unwrap();
         eprintln!("{block}: Fmax {:?} MHz, {} logic cells, {} s", r.fmax_mhz, r.used("TRELLIS_COMB"), r.seconds);
         let f = r.fmax_mhz.expect("no timed path");
