@@ -574,20 +574,20 @@ pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFa
     let cells = v["modules"][top]["cells"].as_object().ok_or_else(|| format!("the netlist has no module `{top}` with cells"))?;
     let bits = |c: &serde_json::Value, p: &str| -> Vec<u64> { c["connections"][p].as_array().map(|a| a.iter().filter_map(|b| b.as_u64()).collect()).unwrap_or_default() };
     let is_input = |c: &serde_json::Value, p: &str| c["port_directions"][p].as_str() == Some("input");
-    // Driver of each net bit: (cell index, port).
+    // The cell driving each net bit.
     let list: Vec<(&String, &serde_json::Value)> = cells.iter().collect();
-    let mut drv: std::collections::HashMap<u64, (usize, String)> = std::collections::HashMap::new();
+    let mut drv: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for (i, (_, c)) in list.iter().enumerate() {
         for (p, d) in c["port_directions"].as_object().into_iter().flatten() {
             if d.as_str() == Some("output") {
                 for b in bits(c, p) {
-                    drv.insert(b, (i, p.clone()));
+                    drv.insert(b, i);
                 }
             }
         }
     }
     // The inputs each combinational output depends on, with the cost of the hop.
-    let fanin = |i: usize, port: &str| -> Vec<(u64, f64, bool)> {
+    let fanin = |i: usize| -> Vec<(u64, f64, bool)> {
         let c = list[i].1;
         let ty = c["type"].as_str().unwrap_or("");
         let lut = |ps: &[&str]| ps.iter().flat_map(|p| bits(c, p)).map(|b| (b, EST_LUT_NS, true)).collect::<Vec<_>>();
@@ -609,7 +609,7 @@ pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFa
                 .as_object()
                 .into_iter()
                 .flatten()
-                .filter(|(p, d)| d.as_str() == Some("input") && !p.starts_with("CLK") && p.as_str() != port)
+                .filter(|(p, d)| d.as_str() == Some("input") && !p.starts_with("CLK"))
                 .flat_map(|(p, _)| bits(c, p))
                 .map(|b| (b, EST_LUT_NS, true))
                 .collect(),
@@ -629,15 +629,15 @@ pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFa
             if arr.contains_key(&x) {
                 continue;
             }
-            let Some((i, port)) = drv.get(&x) else {
+            let Some(&i) = drv.get(&x) else {
                 arr.insert(x, (0.0, 0, None));
                 continue;
             };
-            if let Some(t) = launch(*i) {
-                arr.insert(x, (t, 0, Some(*i)));
+            if let Some(t) = launch(i) {
+                arr.insert(x, (t, 0, Some(i)));
                 continue;
             }
-            let ins = fanin(*i, port);
+            let ins = fanin(i);
             if !expanded {
                 stack.push((x, true));
                 stack.extend(ins.iter().filter(|f| !arr.contains_key(&f.0)).map(|f| (f.0, false)));
@@ -688,6 +688,7 @@ pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFa
                 .collect(),
             _ => continue,
         };
+        let end = base(name);
         for pin in pins {
             let group: String = pin.trim_end_matches(|ch: char| ch.is_ascii_digit()).to_string();
             for b in bits(c, &pin) {
@@ -696,7 +697,7 @@ pub fn path_estimate(netlist: &str, top: &str, min_ns: f64) -> Result<Vec<PathFa
                     continue;
                 }
                 let start = s.map(|s| base(list[s].0)).unwrap_or_else(|| "?".into());
-                let e = fam.entry((base(name), group.clone())).or_insert(PathFamily { end: base(name), pin: group.clone(), start: start.clone(), ns: 0.0, luts: 0, bits: 0 });
+                let e = fam.entry((end.clone(), group.clone())).or_insert(PathFamily { end: end.clone(), pin: group.clone(), start: start.clone(), ns: 0.0, luts: 0, bits: 0 });
                 e.bits += 1;
                 if t > e.ns {
                     e.ns = t;
