@@ -79,6 +79,12 @@ pub struct Dss {
     /// decision reads the value of the hold cycle before it, when `kmin` is final.
     from_valid_q: DFF<Bit>,
     from_index_q: DFF<Bits<DSS_INDEX_BITS>>,
+    /// The decision's tests of the candidates, registered as `gap_q` is (the candidates are
+    /// final in the hold cycle): an idle SM to assign to `kmax` (`assign_q`); `kmin` is a
+    /// kernel other than `kmax` and no SM is idle (`reserve_q`, with `gap_q` and
+    /// `from_valid_q` a reservation).
+    assign_q: DFF<Bit>,
+    reserve_q: DFF<Bit>,
     /// Per kernel: its lowest-index running SM seen in this scan.
     first_valid: [DFF<Bit>; DSS_MAX_SMS],
     first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
@@ -128,6 +134,8 @@ impl Dss {
             gap_q: Default::default(),
             from_valid_q: Default::default(),
             from_index_q: Default::default(),
+            assign_q: Default::default(),
+            reserve_q: Default::default(),
             first_valid: Default::default(),
             first_index: Default::default(),
             tie_high: Constant::new(broken_tie),
@@ -162,7 +170,7 @@ impl Dss {
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q, from_valid_q, from_index_q);
+        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q, from_valid_q, from_index_q, assign_q, reserve_q);
         self.scan.clock.next = self.clock.val();
         self.scan.trigger.next = self.trigger.val();
         // (literal bounds: 16 = DSS_MAX_SMS)
@@ -192,16 +200,12 @@ impl Logic for Dss {
         self.act_from.next = 0.into();
         // One subtraction on the carry chain (not an increment, then a compare).
         self.count_diff.next = bit_cast::<9, 8>(self.count_max.val()) - bit_cast::<9, 8>(self.count_min.val());
-        if self.scan.deciding.val() & self.kmax_valid.q.val() {
-            if self.idle_valid.q.val() {
+        if self.scan.deciding.val() {
+            if self.assign_q.q.val() {
                 self.act_code.next = 1.into();
                 self.act_sm.next = self.idle_index.q.val();
                 self.act_kernel.next = self.kmax_index.q.val();
-            } else if self.kmin_valid.q.val()
-                & (self.kmin_index.q.val() != self.kmax_index.q.val())
-                & self.gap_q.q.val()
-                & self.from_valid_q.q.val()
-            {
+            } else if self.reserve_q.q.val() & self.gap_q.q.val() & self.from_valid_q.q.val() {
                 self.act_code.next = 2.into();
                 self.act_sm.next = self.from_index_q.q.val();
                 self.act_kernel.next = self.kmax_index.q.val();
@@ -214,6 +218,8 @@ impl Logic for Dss {
             self.gap_q.d.next = !self.count_diff.val().get_bit(8) & (self.count_diff.val() > 1);
             self.from_valid_q.d.next = self.from_valid.val();
             self.from_index_q.d.next = self.from_index.val();
+            self.assign_q.d.next = self.kmax_valid.q.val() & self.idle_valid.q.val();
+            self.reserve_q.d.next = self.kmax_valid.q.val() & !self.idle_valid.q.val() & self.kmin_valid.q.val() & (self.kmin_index.q.val() != self.kmax_index.q.val());
         }
         self.act.next = self.act_code.val();
         self.scan.act.next = self.act_code.val() != 0;
@@ -258,6 +264,8 @@ impl Logic for Dss {
             self.gap_q.d.next = false;
             self.from_valid_q.d.next = false;
             self.from_index_q.d.next = 0.into();
+            self.assign_q.d.next = false;
+            self.reserve_q.d.next = false;
             for k in 0..16 {
                 self.first_valid[k].d.next = false;
                 self.first_index[k].d.next = 0.into();

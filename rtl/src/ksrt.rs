@@ -17,9 +17,10 @@
 //!   `admit_k`; the entry's age is `admitted`, which then counts up;
 //! - read ports at the table address `a` (and whether that kernel could use more SMs than it
 //!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
-//!   the DSS engine's `kmax`/`kmin`, at the decision's kernel `act_k` (T_k, priority and age,
-//!   which the SMST copies as it names the kernel, for an assignment at once and for a
-//!   reservation when the preemption completes) and at the issuing kernel `iss_k`;
+//!   the DSS engine's `kmax`/`kmin`, at the kernel of the decision being checked `chk_k` (T_k,
+//!   priority and age, which the framework registers with the checked decision and the SMST
+//!   copies as it names the kernel, for an assignment at once and for a reservation when the
+//!   preemption completes) and at the issuing kernel `iss_k`;
 //! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test
 //!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
@@ -67,6 +68,8 @@ pub struct Ksrt {
     pub kmin: Signal<In, B4>,
     /// The kernel of the engine's decision.
     pub act_k: Signal<In, B4>,
+    /// The kernel of the decision checked in this cycle (applied in the next if it holds).
+    pub chk_k: Signal<In, B4>,
     /// The kernel a reservation takes its SM from.
     pub act_from: Signal<In, B4>,
     /// The decision assigns an idle SM to `act_k` at this edge.
@@ -120,10 +123,12 @@ pub struct Ksrt {
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
     pub count_min: Signal<Out, Bits<8>>,
-    /// KSRT[act_k].tk, priority and age.
-    pub act_tk: Signal<Out, Rt>,
-    pub act_priority: Signal<Out, Bits<PRIORITY_BITS>>,
-    pub act_age: Signal<Out, Bits<AGE_BITS>>,
+    /// KSRT[chk_k].tk, priority and age (set at the kernel's admission and fixed while it is
+    /// valid; a kernel that passes the check has blocks left, so it is still valid when the
+    /// decision is applied a cycle later).
+    pub chk_tk: Signal<Out, Rt>,
+    pub chk_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    pub chk_age: Signal<Out, Bits<AGE_BITS>>,
     /// KSRT[iss_k].handle.
     pub iss_handle: Signal<Out, Bits<HANDLE_BITS>>,
     /// KSRT[iss_k].next_tb: its next new block.
@@ -239,6 +244,7 @@ impl Ksrt {
             kmax: Default::default(),
             kmin: Default::default(),
             act_k: Default::default(),
+            chk_k: Default::default(),
             act_from: Default::default(),
             assign_ok: Default::default(),
             reserve_ok: Default::default(),
@@ -265,9 +271,9 @@ impl Ksrt {
             a_wants_more: Default::default(),
             count_max: Default::default(),
             count_min: Default::default(),
-            act_tk: Default::default(),
-            act_priority: Default::default(),
-            act_age: Default::default(),
+            chk_tk: Default::default(),
+            chk_priority: Default::default(),
+            chk_age: Default::default(),
             iss_handle: Default::default(),
             iss_next_tb: Default::default(),
             k_valid: Default::default(),
@@ -447,9 +453,9 @@ impl Logic for Ksrt {
         self.a_age.next = 0.into();
         self.count_max.next = 0.into();
         self.count_min.next = 0.into();
-        self.act_tk.next = 0.into();
-        self.act_priority.next = 0.into();
-        self.act_age.next = 0.into();
+        self.chk_tk.next = 0.into();
+        self.chk_priority.next = 0.into();
+        self.chk_age.next = 0.into();
         self.iss_handle.next = 0.into();
         self.iss_next_tb.next = 0.into();
         for k in 0..16 {
@@ -465,10 +471,10 @@ impl Logic for Ksrt {
             if self.kmin.val() == self.ids[k].val() {
                 self.count_min.next = self.k_count[k].q.val();
             }
-            if self.act_k.val() == self.ids[k].val() {
-                self.act_tk.next = self.k_tk[k].q.val();
-                self.act_priority.next = self.k_priority[k].q.val();
-                self.act_age.next = self.k_age[k].q.val();
+            if self.chk_k.val() == self.ids[k].val() {
+                self.chk_tk.next = self.k_tk[k].q.val();
+                self.chk_priority.next = self.k_priority[k].q.val();
+                self.chk_age.next = self.k_age[k].q.val();
             }
             if self.iss_k.val() == self.ids[k].val() {
                 self.iss_handle.next = self.k_handle[k].q.val();

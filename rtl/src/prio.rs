@@ -72,12 +72,25 @@ pub struct Prio {
     victim_ksr: DFF<Bits<4>>,
     /// The policy's code (0..=3).
     mode: Constant<Bits<2>>,
-    /// Test-only fault: the victim is the oldest kernel's SM.
-    victim_oldest: Constant<Bit>,
     act_code: Signal<Local, Bits<2>>,
     better_best: Signal<Local, Bit>,
     better_victim: Signal<Local, Bit>,
-    younger: Signal<Local, Bit>,
+    /// The candidates' compares as one unsigned compare each, on one carry chain (not a
+    /// priority compare, an age compare and the logic joining them): a victim's key is its
+    /// inverted priority above its age (inverted with the test-only fault `broken_victim`, which makes the oldest kernel's SM the victim), greater is better; a
+    /// kernel's is its priority (0 in FCFS) above its inverted age.
+    cand_key: Signal<Local, Bits<20>>,
+    vic_key: Signal<Local, Bits<20>>,
+    k_key: Signal<Local, Bits<20>>,
+    best_key: Signal<Local, Bits<20>>,
+    /// The inverted ages, at their own width (inverted inside the 20-bit expression, Verilog
+    /// would widen them first and set the priority's bits).
+    k_age_n: Signal<Local, Bits<16>>,
+    best_age_n: Signal<Local, Bits<16>>,
+    /// All ones with the test-only fault (the ages inverted), else zero.
+    age_flip: Constant<Bits<16>>,
+    /// The priority's weight in a kernel's key: zero in FCFS (ages only), else all ones.
+    prio_mask: Constant<Bits<4>>,
 }
 
 impl Prio {
@@ -121,11 +134,17 @@ impl Prio {
             victim_age: Default::default(),
             victim_ksr: Default::default(),
             mode: Constant::new((mode.code() as u64).into()),
-            victim_oldest: Constant::new(broken_victim),
             act_code: Default::default(),
             better_best: Default::default(),
             better_victim: Default::default(),
-            younger: Default::default(),
+            cand_key: Default::default(),
+            vic_key: Default::default(),
+            k_key: Default::default(),
+            best_key: Default::default(),
+            k_age_n: Default::default(),
+            best_age_n: Default::default(),
+            age_flip: Constant::new((if broken_victim { 0xffffu64 } else { 0 }).into()),
+            prio_mask: Constant::new((if mode.code() == 0 { 0u64 } else { 0xf }).into()),
         }
     }
 
@@ -184,21 +203,17 @@ impl Logic for Prio {
         }
         self.act.next = self.act_code.val();
         self.scan.act.next = self.act_code.val() != 0;
-        // Candidate comparisons.
-        if self.mode.val() == 0 {
-            self.better_best.next = !self.best_valid.q.val() | (self.k_age.val() < self.best_age.q.val());
-        } else {
-            self.better_best.next = !self.best_valid.q.val()
-                | (self.k_priority.val() > self.best_priority.q.val())
-                | ((self.k_priority.val() == self.best_priority.q.val()) & (self.k_age.val() < self.best_age.q.val()));
-        }
-        self.younger.next = self.smk_age.val() > self.victim_age.q.val();
-        if self.victim_oldest.val() {
-            self.younger.next = self.smk_age.val() < self.victim_age.q.val();
-        }
-        self.better_victim.next = !self.victim_valid.q.val()
-            | (self.smk_priority.val() < self.victim_priority.q.val())
-            | ((self.smk_priority.val() == self.victim_priority.q.val()) & self.younger.val());
+        // Candidate comparisons: a kernel is better than the best so far if its priority is
+        // higher (not in FCFS), or equal and it is older; an SM's kernel is a better victim if
+        // its priority is lower, or equal and it is younger (older with the fault).
+        self.k_age_n.next = !self.k_age.val();
+        self.best_age_n.next = !self.best_age.q.val();
+        self.k_key.next = (bit_cast::<20, 4>(self.k_priority.val() & self.prio_mask.val()) << 16) | bit_cast::<20, 16>(self.k_age_n.val());
+        self.best_key.next = (bit_cast::<20, 4>(self.best_priority.q.val() & self.prio_mask.val()) << 16) | bit_cast::<20, 16>(self.best_age_n.val());
+        self.better_best.next = !self.best_valid.q.val() | (self.k_key.val() > self.best_key.val());
+        self.cand_key.next = (bit_cast::<20, 4>(!self.smk_priority.val()) << 16) | bit_cast::<20, 16>(self.smk_age.val() ^ self.age_flip.val());
+        self.vic_key.next = (bit_cast::<20, 4>(!self.victim_priority.q.val()) << 16) | bit_cast::<20, 16>(self.victim_age.q.val() ^ self.age_flip.val());
+        self.better_victim.next = !self.victim_valid.q.val() | (self.cand_key.val() > self.vic_key.val());
         // Scan one entry.
         if self.scan.scanning.val() {
             if (self.sm_state.val() == 0) & !self.idle_valid.q.val() {

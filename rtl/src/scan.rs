@@ -55,6 +55,10 @@ pub struct ScanControl {
     wait_q: DFF<Bits<3>>,
     /// In the cycle between the last entry and the decision.
     hold_q: DFF<Bit>,
+    /// `deciding` of this cycle, registered at the edge before from the registers (a decision
+    /// cycle is never followed by one: after it the block waits, restarts or goes idle), so
+    /// that the engines' decisions, and from them the next state, start at one flip-flop.
+    dnow_q: DFF<Bit>,
     /// The block has that cycle.
     pre: Constant<Bit>,
     /// `next_addr`, registered: the address the cycle after the edge scans.
@@ -88,6 +92,7 @@ impl ScanControl {
             pos_q: Default::default(),
             wait_q: Default::default(),
             hold_q: Default::default(),
+            dnow_q: Default::default(),
             pre: Constant::new(hold),
             na_q: Default::default(),
             na_start: Constant::new(((sms > 1) as u64).into()),
@@ -101,7 +106,7 @@ impl ScanControl {
 impl Logic for ScanControl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q, wait_q, hold_q, na_q);
+        dff_setup!(self, clock, busy_q, pending_q, deciding_q, pos_q, wait_q, hold_q, dnow_q, na_q);
         // Outputs.
         self.busy.next = self.busy_q.q.val();
         self.addr.next = self.pos_q.q.val();
@@ -110,7 +115,12 @@ impl Logic for ScanControl {
         }
         self.scanning.next = self.busy_q.q.val() & !self.deciding_q.q.val();
         self.next_addr.next = self.na_q.q.val();
-        self.deciding.next = self.busy_q.q.val() & self.deciding_q.q.val() & (self.wait_q.q.val() == 0) & !self.hold_q.q.val();
+        // (busy, in the decision phase, no wait and no hold cycle left; registered: the last
+        // entry scanned without a hold cycle, or the hold cycle, comes before it)
+        self.deciding.next = self.dnow_q.q.val();
+        self.dnow_q.d.next = self.busy_q.q.val()
+            & ((!self.deciding_q.q.val() & (self.pos_q.q.val() == self.last.val()) & !self.pre.val())
+                | (self.deciding_q.q.val() & self.hold_q.q.val()));
         // Next state.
         self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
         self.pending_q.d.next = self.pending_next.val();

@@ -143,6 +143,11 @@ pub struct Sched {
     pub app_sm: DFF<B4>,
     pub app_k: DFF<B4>,
     pub app_from: DFF<B4>,
+    /// ... and its kernel's T_k, priority and age, read at the check (the SMST copies them at
+    /// the apply's edge: no KSRT read on the path from `app_k` into every SM's registers).
+    app_tk: DFF<Rt>,
+    app_prio: DFF<B4>,
+    app_age: DFF<Bits<16>>,
     /// Pipeline: the block saved in the cycle before, with its kernel (the saving SM's then),
     /// index and save slot; it enters the kernel's PTBQ and blocks left at this edge.
     pub sv_valid: DFF<Bit>,
@@ -166,6 +171,9 @@ pub struct Sched {
     gr_oh: DFF<Bits<16>>,
     /// The registered decision's SM, one-hot (for its check).
     dec_oh: DFF<Bits<16>>,
+    /// The registered decision's kernel, one-hot: its check's "blocks left" is an AND-OR of
+    /// the blocks-left vectors with it, not a 16-way multiplexer on `dec_k`.
+    dec_koh: DFF<Bits<16>>,
     /// The SMs of the reservation decided now and of the reservation checked now, one-hot (0
     /// when there is none): the SMST registers them with its event's SM for its "changing"
     /// mask of the next cycle.
@@ -246,6 +254,9 @@ impl Sched {
             app_sm: Default::default(),
             app_k: Default::default(),
             app_from: Default::default(),
+            app_tk: Default::default(),
+            app_prio: Default::default(),
+            app_age: Default::default(),
             dn_valid: Default::default(),
             dn_k: Default::default(),
             sv_valid: Default::default(),
@@ -261,6 +272,7 @@ impl Sched {
             gr_oh: Default::default(),
             chg_nx: Default::default(),
             dec_oh: Default::default(),
+            dec_koh: Default::default(),
             one16: Constant::new(1u64.into()),
             s_sm_state: Default::default(),
             s_sm_ksr_valid: Default::default(),
@@ -311,7 +323,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, app_tk, app_prio, app_age, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -333,14 +345,15 @@ impl Logic for Sched {
         self.dec_k.d.next = self.e_k.val();
         self.dec_from.d.next = self.e_from.val();
         self.dec_oh.d.next = self.one16.val() << self.e_sm.val();
+        self.dec_koh.d.next = self.one16.val() << self.e_k.val();
         // The registered decision is checked (from the registers) and, if it holds, registered
         // to be applied in the next cycle: its kernel has a block left after the block in
         // flight; an assignment's SM is idle; a reservation's SM still runs the kernel it is
         // taken from and no event is in flight to it.
         // (one fewer left if the block in flight is of that kernel: the next vector's bit)
-        self.target_ok.next = self.ksrt.rem_ge1.val().get_bit(self.dec_k.q.val().index());
+        self.target_ok.next = (self.ksrt.rem_ge1.val() & self.dec_koh.q.val()).any();
         if self.gr_valid.q.val() & (self.gr_k.q.val() == self.dec_k.q.val()) {
-            self.target_ok.next = self.ksrt.rem_ge2.val().get_bit(self.dec_k.q.val().index());
+            self.target_ok.next = (self.ksrt.rem_ge2.val() & self.dec_koh.q.val()).any();
         }
         self.assign_ok.next = (self.dec_act.q.val() == 1) & self.smst.chk_idle.val() & self.target_ok.val();
         self.reserve_ok.next = (self.dec_act.q.val() == 2)
@@ -357,6 +370,9 @@ impl Logic for Sched {
             self.app_k.d.next = self.dec_k.q.val();
             self.app_from.d.next = self.dec_from.q.val();
         }
+        self.app_tk.d.next = self.ksrt.chk_tk.val();
+        self.app_prio.d.next = self.ksrt.chk_priority.val();
+        self.app_age.d.next = self.ksrt.chk_age.val();
         self.chg_nx.next = 0.into();
         if self.reserve_ok.val() {
             self.chg_nx.next = self.dec_oh.q.val();
@@ -383,10 +399,10 @@ impl Logic for Sched {
         self.smst.act_sm.next = self.app_sm.q.val();
         self.smst.act_k.next = self.app_k.q.val();
         self.smst.chk_oh.next = self.dec_oh.q.val();
-        self.smst.chk_from.next = self.dec_from.q.val();
-        self.smst.act_k_tk.next = self.ksrt.act_tk.val();
-        self.smst.act_k_priority.next = self.ksrt.act_priority.val();
-        self.smst.act_k_age.next = self.ksrt.act_age.val();
+        self.smst.dec_from.next = self.e_from.val();
+        self.smst.act_k_tk.next = self.app_tk.q.val();
+        self.smst.act_k_priority.next = self.app_prio.q.val();
+        self.smst.act_k_age.next = self.app_age.q.val();
         self.smst.assign_ok.next = self.apply_assign.val();
         self.smst.reserve_ok.next = self.apply_reserve.val();
         self.smst.flight_valid.next = self.gr_valid.q.val();
@@ -418,6 +434,7 @@ impl Logic for Sched {
         self.ksrt.kmax.next = self.dss.kmax.val();
         self.ksrt.kmin.next = self.dss.kmin.val();
         self.ksrt.act_k.next = self.app_k.q.val();
+        self.ksrt.chk_k.next = self.dec_k.q.val();
         self.ksrt.act_from.next = self.app_from.q.val();
         self.ksrt.assign_ok.next = self.apply_assign.val();
         self.ksrt.reserve_ok.next = self.apply_reserve.val();

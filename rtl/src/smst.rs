@@ -15,9 +15,9 @@
 //!   token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
-//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running `chk_from`), every SM's kernel (`ksr_all`, for the issue's round robin, which passes the granted SM's on);
+//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the kernel it is taken from, `from_q`), every SM's kernel (`ksr_all`, for the issue's round robin, which passes the granted SM's on);
 //! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
-//!   `busy`: an SM needed the clock in the cycle before (`need_q`), or an issue or event stage
+//!   `busy`: an SM needed the clock in the cycle before (`need_q`, one bit per SM), or an issue or event stage
 //!   holds something;
 //! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
@@ -73,10 +73,11 @@ pub struct Smst {
     pub rem_ge1: Signal<In, Bits<16>>,
     pub rem_ge2: Signal<In, Bits<16>>,
     pub rem_ge3: Signal<In, Bits<16>>,
-    /// The SM of the registered decision, one-hot (read for its check), and the kernel a
-    /// reservation takes it from.
+    /// The SM of the registered decision, one-hot (read for its check).
     pub chk_oh: Signal<In, Bits<16>>,
-    pub chk_from: Signal<In, B4>,
+    /// The kernel the engine's decision of this cycle takes its SM from (registered with it,
+    /// and checked in the next cycle).
+    pub dec_from: Signal<In, B4>,
     /// One-hot, from a register: the SM of the block in flight (the edge ahead may change it).
     pub chg_in: Signal<In, Bits<16>>,
     /// One-hot: the SMs of the reservation decided now and of the reservation checked now
@@ -111,6 +112,12 @@ pub struct Smst {
     /// reservation's SM (one gate less in front of the issue's round robin than ORing them
     /// here).
     blk_q: DFF<Bits<16>>,
+    /// Bit s: SM s names the kernel the engine's decision takes its SM from (`dec_from`), as
+    /// of the edge that registered the decision. An SM's kernel changes only at an edge that
+    /// makes it idle or sets it up, so an SM running at the check runs the kernel it ran
+    /// when this was registered: the check's "runs it" is this bit and the SM's state, with
+    /// no compare of kernels on its path.
+    from_q: DFF<Bits<16>>,
     pub evq_setup: DFF<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
@@ -128,8 +135,8 @@ pub struct Smst {
     pub a_age: Signal<Out, Bits<16>>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
-    /// The checked SM is idle; it runs `chk_from` (each SM compared in place, then ORed:
-    /// no multiplexer on the SM before the compare).
+    /// The checked SM is idle; it runs the kernel its reservation takes it from (each SM
+    /// tested in place, then ORed: no multiplexer on the SM before the compare).
     pub chk_idle: Signal<Out, Bit>,
     pub chk_runs: Signal<Out, Bit>,
     /// Bit s: SM s may take a block (it requests an issue): it was ready in the cycle before
@@ -147,11 +154,15 @@ pub struct Smst {
     /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
     /// block), as of the cycle before (`need_q`), or an issue or event stage is in flight.
     pub busy: Signal<Out, Bit>,
-    /// The clock request's registers: each SM's "its kernel has work" (bit s), and some SM's
-    /// need computed from them and the SMST (`docs/sched-framework.md`, "The clock request").
+    /// The clock request's registers: each SM's "its kernel has work" (bit s), and each SM's
+    /// need computed from them and the SMST (bit s; `docs/sched-framework.md`, "The clock
+    /// request"). The need is kept per SM and ORed after the register, into `busy` (the same
+    /// value as ORing before it, one OR fewer on the path from the SMST).
     pub hw_q: DFF<Bits<16>>,
-    pub need_q: DFF<Bit>,
+    pub need_q: DFF<Bits<16>>,
     hw_now: Signal<Local, Bits<16>>,
+    need_now: Signal<Local, Bits<16>>,
+    from_now: Signal<Local, Bits<16>>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
     pub sm_state: [DFF<Bits<2>>; 16],
     /// `sm_ksr` is valid.
@@ -231,7 +242,8 @@ impl Smst {
             rem_ge2: Default::default(),
             rem_ge3: Default::default(),
             chk_oh: Default::default(),
-            chk_from: Default::default(),
+            dec_from: Default::default(),
+            from_q: Default::default(),
             done_k: Default::default(),
             saved_k: Default::default(),
             named: Default::default(),
@@ -240,6 +252,8 @@ impl Smst {
             hw_q: Default::default(),
             need_q: Default::default(),
             hw_now: Default::default(),
+            need_now: Default::default(),
+            from_now: Default::default(),
             ev_any: Default::default(),
             ev_sm: Default::default(),
             ev_setup: Default::default(),
@@ -314,7 +328,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -493,35 +507,39 @@ impl Logic for Smst {
         }
 
         // The registered decision's SM, for its check.
+        self.from_now.next = 0.into();
         self.chk_idle.next = false;
         self.chk_runs.next = false;
         for s in 0..16 {
             if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 0) {
                 self.chk_idle.next = true;
             }
-            if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 2) & self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.chk_from.val()) {
+            if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 2) & self.from_q.q.val().get_bit(s) {
                 self.chk_runs.next = true;
             }
+            self.from_now.next = self.from_now.val().replace_bit(s, self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.dec_from.val()));
         }
+        self.from_q.d.next = self.from_now.val();
 
         // SMs that need the clock, registered: each SM's "its kernel has work" in one
         // register, the needs computed from it in the next (the clock request is conservative:
         // the framework keeps the clock for two cycles after any activity, which covers the lag).
         self.hw_now.next = 0.into();
-        self.need_q.d.next = false;
+        self.need_now.next = 0.into();
         for s in 0..16 {
             self.hw_now.next = self.hw_now.val().replace_bit(s, self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()));
-            if (self.sm_state[s].q.val() == 1)
-                | (self.sm_state[s].q.val() == 3)
-                | ((self.sm_state[s].q.val() == 2)
-                    & (((self.sm_running[s].q.val() == 0) & !self.hw_q.q.val().get_bit(s))
-                        | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_q.q.val().get_bit(s))))
-            {
-                self.need_q.d.next = true;
-            }
+            self.need_now.next = self.need_now.val().replace_bit(
+                s,
+                (self.sm_state[s].q.val() == 1)
+                    | (self.sm_state[s].q.val() == 3)
+                    | ((self.sm_state[s].q.val() == 2)
+                        & (((self.sm_running[s].q.val() == 0) & !self.hw_q.q.val().get_bit(s))
+                            | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_q.q.val().get_bit(s)))),
+            );
         }
         self.hw_q.d.next = self.hw_now.val();
-        self.busy.next = self.rdy_q.q.val().any() | self.evc_q.q.val().any() | self.need_q.q.val();
+        self.need_q.d.next = self.need_now.val();
+        self.busy.next = (self.rdy_q.q.val() | self.evc_q.q.val() | self.need_q.q.val()).any();
 
         // The issue's two stages.
         // First stage, registered: running SMs with room, not changing, whose kernel has a
