@@ -76,8 +76,9 @@ pub struct Prio {
     better_best: Signal<Local, Bit>,
     better_victim: Signal<Local, Bit>,
     /// The candidates' compares as one unsigned compare each, on one carry chain (not a
-    /// priority compare, an age compare and the logic joining them): a victim's key is its
-    /// inverted priority above its age (inverted with the test-only fault `broken_victim`, which makes the oldest kernel's SM the victim), greater is better; a
+    /// priority compare, an age compare and the logic joining them); greater is better. A
+    /// victim's key is its inverted priority above its age (the age inverted with the
+    /// test-only fault `broken_victim`, which makes the oldest kernel's SM the victim); a
     /// kernel's is its priority (0 in FCFS) above its inverted age.
     cand_key: Signal<Local, Bits<20>>,
     vic_key: Signal<Local, Bits<20>>,

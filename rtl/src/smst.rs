@@ -15,10 +15,12 @@
 //!   token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
-//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the kernel it is taken from, `from_q`), every SM's kernel (`ksr_all`, for the issue's round robin, which passes the granted SM's on);
+//!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the
+//!   kernel it is taken from, `from_q`), every SM's kernel (`ksr_all`, for the issue's round
+//!   robin, which passes the granted SM's on);
 //! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
-//!   `busy`: an SM needed the clock in the cycle before (`need_q`, one bit per SM), or an issue or event stage
-//!   holds something;
+//!   `busy`: an SM needed the clock in the cycle before (`need_q`, one bit per SM), or an
+//!   issue or event stage holds something;
 //! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
 //!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
