@@ -74,6 +74,11 @@ pub struct Ptbq {
     /// Each queue's occupancy is not zero (kept beside `q_len`, so that `queued` comes
     /// straight from flip-flops).
     pub q_nz: [DFF<Bit>; 16],
+    /// Each queue's occupancy is over two, and is three (kept likewise, so that a pop's read
+    /// of the entry after next needs a multiplexer of one bit, not of the occupancy and then
+    /// a compare: `docs/fpga.md`, seventh round).
+    q_gt2: [DFF<Bit>; 16],
+    q_eq3: [DFF<Bit>; 16],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
     pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
     /// Each queue's head entry, and the one after it.
@@ -106,7 +111,8 @@ pub struct Ptbq {
     queued_bit: [Signal<Local, Bits<16>>; 16],
     pushes: [Signal<Local, Bit>; 16],
     pops: [Signal<Local, Bit>; 16],
-    pop_len: Signal<Local, Bits<PTBQ_LEN_BITS>>,
+    pop_gt2: Signal<Local, Bit>,
+    pop_eq3: Signal<Local, Bit>,
     /// Queue `pop_k` is not empty.
     pop_nz: Signal<Local, Bit>,
     pop_h2: Signal<Local, Bits<PTBQ_PTR_BITS>>,
@@ -143,6 +149,8 @@ impl Ptbq {
             q_len: Default::default(),
             q_tail: Default::default(),
             q_nz: Default::default(),
+            q_gt2: Default::default(),
+            q_eq3: Default::default(),
             ram: Default::default(),
             h0: Default::default(),
             h1: Default::default(),
@@ -163,7 +171,8 @@ impl Ptbq {
             queued_bit: Default::default(),
             pushes: Default::default(),
             pops: Default::default(),
-            pop_len: Default::default(),
+            pop_gt2: Default::default(),
+            pop_eq3: Default::default(),
             pop_nz: Default::default(),
             pop_h2: Default::default(),
             two: Constant::new(2u64.into()),
@@ -196,6 +205,10 @@ impl Logic for Ptbq {
             self.q_len[k].d.next = self.q_len[k].q.val();
             self.q_nz[k].clock.next = self.clock.val();
             self.q_nz[k].d.next = self.q_nz[k].q.val();
+            self.q_gt2[k].clock.next = self.clock.val();
+            self.q_gt2[k].d.next = self.q_gt2[k].q.val();
+            self.q_eq3[k].clock.next = self.clock.val();
+            self.q_eq3[k].d.next = self.q_eq3[k].q.val();
             // (an entry standing in `land` moves into its register at the edge, unless it is
             // replaced)
             self.e0[k].next = self.h0[k].q.val();
@@ -246,7 +259,8 @@ impl Logic for Ptbq {
         }
 
         // Pointers and head registers of the queues read and written.
-        self.pop_len.next = 0.into();
+        self.pop_gt2.next = false;
+        self.pop_eq3.next = false;
         self.pop_nz.next = false;
         self.pop_h2.next = 0.into();
         self.pop_h0.next = 0.into();
@@ -254,7 +268,8 @@ impl Logic for Ptbq {
         self.push_tail.next = 0.into();
         for k in 0..16 {
             if self.pop_k.val() == self.ids[k].val() {
-                self.pop_len.next = self.q_len[k].q.val();
+                self.pop_gt2.next = self.q_gt2[k].q.val();
+                self.pop_eq3.next = self.q_eq3[k].q.val();
                 self.pop_nz.next = self.q_nz[k].q.val();
                 self.pop_h2.next = self.q_h2[k].q.val() ^ self.two.val();
                 self.pop_h0.next = self.e0[k].val();
@@ -283,9 +298,9 @@ impl Logic for Ptbq {
         self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_h2.val());
         // (the entry being written is the last of its queue; it is the one read, head + 2, when
         // that queue now holds three: no address compare)
-        self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<4>(8) == self.pop_k.val()) & (self.pop_len.val() == 3);
+        self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<4>(8) == self.pop_k.val()) & self.pop_eq3.val();
         self.byp_data.d.next = self.wr_data.q.val();
-        self.pend.d.next = self.pop.val() & (self.pop_len.val() > 2) & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
+        self.pend.d.next = self.pop.val() & self.pop_gt2.val() & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
         self.pend_k.d.next = self.pop_k.val();
 
         // Next state.
@@ -300,10 +315,14 @@ impl Logic for Ptbq {
             if self.pushes[k].val() & !self.pops[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() + 1;
                 self.q_nz[k].d.next = true;
+                self.q_gt2[k].d.next = self.q_len[k].q.val() >= 2;
+                self.q_eq3[k].d.next = self.q_len[k].q.val() == 2;
             }
             if self.pops[k].val() & !self.pushes[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() - 1;
                 self.q_nz[k].d.next = self.q_len[k].q.val() != 1;
+                self.q_gt2[k].d.next = self.q_len[k].q.val() >= 4;
+                self.q_eq3[k].d.next = self.q_len[k].q.val() == 4;
             }
             if self.pushes[k].val() {
                 self.tail[k].d.next = self.push_entry.val();
@@ -341,6 +360,8 @@ impl Logic for Ptbq {
                 self.q_tail[k].d.next = 0.into();
                 self.q_len[k].d.next = 0.into();
                 self.q_nz[k].d.next = false;
+                self.q_gt2[k].d.next = false;
+                self.q_eq3[k].d.next = false;
             }
         }
         self.p0.d.next = self.p0n.val();

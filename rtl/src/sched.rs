@@ -19,8 +19,8 @@
 //!   still free;
 //! - the SM event picked the cycle before (`smst.evq_*`) is applied (both its stages left out
 //!   every SM an edge between could change): a released SM goes idle with a token back to its
-//!   kernel; a reserved SM with no blocks goes to setup for its next kernel (if that had work)
-//!   or idle with the token back;
+//!   kernel; a reserved SM with no blocks goes to setup for its next kernel (if that had work
+//!   when the SM was found with the event, `smst.evw_q`) or idle with the token back;
 //! - the decision checked the cycle before (`app_*`) is applied, and the engine's decision of
 //!   the cycle before (`dec_*`) is checked into `app_*` if it holds;
 //! - the block picked the cycle before (`gr_*`) is issued: the head of the kernel's PTBQ, or
@@ -138,7 +138,9 @@ pub struct Sched {
     pub dec_k: DFF<B4>,
     pub dec_from: DFF<B4>,
     /// Pipeline: the decision checked in the cycle before (it held), applied now with no further
-    /// check (act 0 none, 1 assign, 2 reserve).
+    /// check (act 0 none, 1 assign, 2 reserve). The SM and kernels are the registered
+    /// decision's of the cycle before whether or not it held (meaningful only with an act; the
+    /// compared state shows them as 0 without one).
     pub app_act: DFF<Bits<2>>,
     pub app_sm: DFF<B4>,
     pub app_k: DFF<B4>,
@@ -167,6 +169,10 @@ pub struct Sched {
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
     pub gr_k: DFF<B4>,
+    /// A copy of `gr_k` for the PTBQ's reads alone, kept inverted so that synthesis does not
+    /// merge it with `gr_k`: each copy drives half the multiplexers (`docs/fpga.md`, seventh
+    /// round).
+    gr_kn: DFF<B4>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
     gr_oh: DFF<Bits<16>>,
     /// The registered decision's SM, one-hot (for its check).
@@ -269,6 +275,7 @@ impl Sched {
             gr_valid: Default::default(),
             gr_sm: Default::default(),
             gr_k: Default::default(),
+            gr_kn: Default::default(),
             gr_oh: Default::default(),
             chg_nx: Default::default(),
             dec_oh: Default::default(),
@@ -323,7 +330,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, app_tk, app_prio, app_age, gr_valid, gr_sm, gr_k, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, app_tk, app_prio, app_age, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -360,16 +367,15 @@ impl Logic for Sched {
             & self.smst.chk_runs.val()
             & self.target_ok.val()
             & !(self.smst.ev_any.val() & (self.smst.ev_sm.val() == self.dec_sm.q.val()));
+        // Only the act is gated by the check: the SM and kernels are copied every cycle (each
+        // use of them is gated by the act), so the check drives 2 bits, not 14.
         self.app_act.d.next = 0.into();
-        self.app_sm.d.next = 0.into();
-        self.app_k.d.next = 0.into();
-        self.app_from.d.next = 0.into();
         if self.assign_ok.val() | self.reserve_ok.val() {
             self.app_act.d.next = self.dec_act.q.val();
-            self.app_sm.d.next = self.dec_sm.q.val();
-            self.app_k.d.next = self.dec_k.q.val();
-            self.app_from.d.next = self.dec_from.q.val();
         }
+        self.app_sm.d.next = self.dec_sm.q.val();
+        self.app_k.d.next = self.dec_k.q.val();
+        self.app_from.d.next = self.dec_from.q.val();
         self.app_tk.d.next = self.ksrt.chk_tk.val();
         self.app_prio.d.next = self.ksrt.chk_priority.val();
         self.app_age.d.next = self.ksrt.chk_age.val();
@@ -463,13 +469,14 @@ impl Logic for Sched {
         self.ptbq.push.next = self.sv_valid.q.val();
         self.ptbq.push_k.next = self.sv_k.q.val();
         self.ptbq.push_entry.next = (bit_cast::<28, 8>(self.sv_slot.q.val()) << 20) | bit_cast::<28, 20>(self.sv_tb.q.val());
-        self.ptbq.pop_k.next = self.gr_k.q.val();
+        self.ptbq.pop_k.next = !self.gr_kn.q.val();
         self.ptbq.pop.next = self.gr_valid.q.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
         self.ptbq.clear_k.next = self.ksrt.admit_k.val();
 
         // The SM driver's issue: the round robin picks from the registers for the next cycle.
         self.issue.request.next = self.smst.ready.val();
+        self.smst.grant_now.next = self.issue.grant.val();
         self.issue.data.next = self.smst.ksr_all.val();
         self.gr_valid.d.next = self.issue.valid.val();
         self.gr_oh.d.next = self.issue.grant.val();
@@ -479,6 +486,8 @@ impl Logic for Sched {
             self.gr_sm.d.next = self.issue.index.val();
             self.gr_k.d.next = self.issue.data_out.val();
         }
+        // (the round robin's data word is 0 without a grant)
+        self.gr_kn.d.next = !self.issue.data_out.val();
 
         // The engines' table reads for next cycle, registered.
         self.s_sm_state.d.next = self.smst.a_state.val();

@@ -8,11 +8,11 @@
 //! this cycle's inputs; the entries change at the clock edge:
 //! - blocks resident after this cycle's completion (`done_*`) and save (`saved_*`);
 //! - the SM event in two stages: the SMs with one registered (`evc_q`), less those the edge
-//!   ahead may change (`changing`), then the lowest of them not changing then picked into
-//!   `evq_*` and applied the cycle after (`ev_*`): a running SM with no blocks whose kernel has
-//!   no work (release: idle, a token back to `ev_back`), or a reserved SM with no blocks (its
-//!   preemption is complete: setup for `sm_next` if that kernel had work, else idle with the
-//!   token back);
+//!   ahead may change (`changing`), with, for the reserved ones, whether their next kernel has
+//!   work (`evw_q`); then the lowest of them not changing then picked into `evq_*` and applied
+//!   the cycle after (`ev_*`): a running SM with no blocks whose kernel has no work (release:
+//!   idle, a token back to `ev_back`), or a reserved SM with no blocks (its preemption is
+//!   complete: setup for `sm_next` if its `evw_q` bit is set, else idle with the token back);
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the
@@ -24,7 +24,10 @@
 //! - the two stages: `rdy_q` registers the running SMs with room whose kernel has a
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
 //!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
-//!   `rdy_q` less the changing SMs and, while a block is in flight, less `lt2_q`.
+//!   `rdy_q` less the changing SMs and, while a block is in flight, less `lt2_q`. (The SM
+//!   picked at an edge, the next cycle's `chg_in`, is taken out of copies of `rdy_q` and
+//!   `evc_q` registered at that edge, `rq_q` and `ex_q`, from the pick's one-hot `grant_now`:
+//!   only `blk_q` is left to take out after the registers.)
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -82,6 +85,9 @@ pub struct Smst {
     pub dec_from: Signal<In, B4>,
     /// One-hot, from a register: the SM of the block in flight (the edge ahead may change it).
     pub chg_in: Signal<In, Bits<16>>,
+    /// One-hot: the SM the round robin picks now (registered by `Sched` as the next
+    /// cycle's `chg_in`; here it is taken out of `rq_q`).
+    pub grant_now: Signal<In, Bits<16>>,
     /// One-hot: the SMs of the reservation decided now and of the reservation checked now
     /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
     /// them).
@@ -150,7 +156,15 @@ pub struct Smst {
     pub rdy_q: DFF<Bits<16>>,
     /// Pipeline, the SM event's first stage: the SMs with an event, less the changing ones.
     pub evc_q: DFF<Bits<16>>,
+    /// Of those, the reserved SMs whose next kernel has work (read in the first stage: the
+    /// pick sends these to setup, any other reserved one idle).
+    pub evw_q: DFF<Bits<16>>,
     pub lt2_q: DFF<Bits<16>>,
+    /// `rdy_q` less the SM picked at the same edge (the next cycle's `chg_in`): the same bits as
+    /// `rdy_q & !chg_in` a cycle later, so the requests need not take `chg_in` out.
+    rq_q: DFF<Bits<16>>,
+    /// `evc_q` less the SM picked at the same edge, likewise.
+    ex_q: DFF<Bits<16>>,
     /// Every SM's kernel (KSR index), at bits 4s+3..4s.
     pub ksr_all: Signal<Out, Bits<64>>,
     /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
@@ -163,6 +177,7 @@ pub struct Smst {
     pub hw_q: DFF<Bits<16>>,
     pub need_q: DFF<Bits<16>>,
     hw_now: Signal<Local, Bits<16>>,
+    rdy_now: Signal<Local, Bits<16>>,
     need_now: Signal<Local, Bits<16>>,
     from_now: Signal<Local, Bits<16>>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
@@ -197,6 +212,7 @@ pub struct Smst {
     /// Blocks left on each SM after this cycle's completion and save.
     left: [Signal<Local, Rt>; 16],
     setup_s: [Signal<Local, Bit>; 16],
+    ev_wk: Signal<Local, Bits<16>>,
     one: Constant<Bits<16>>,
     ev_bit: [Signal<Local, Bits<16>>; 16],
     ev_req: Signal<Local, Bits<16>>,
@@ -254,6 +270,7 @@ impl Smst {
             hw_q: Default::default(),
             need_q: Default::default(),
             hw_now: Default::default(),
+            rdy_now: Default::default(),
             need_now: Default::default(),
             from_now: Default::default(),
             ev_any: Default::default(),
@@ -294,11 +311,15 @@ impl Smst {
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             left: Default::default(),
             setup_s: Default::default(),
+            ev_wk: Default::default(),
             one: Constant::new(1u64.into()),
             ev_bit: Default::default(),
             ev_req: Default::default(),
             ev_any_bits: Default::default(),
             evc_q: Default::default(),
+            evw_q: Default::default(),
+            rq_q: Default::default(),
+            ex_q: Default::default(),
             ev_sel: Default::default(),
             f_sm: Default::default(),
             f_setup: Default::default(),
@@ -315,6 +336,7 @@ impl Smst {
             l2_s: Default::default(),
             changing: Default::default(),
             chg_in: Default::default(),
+            grant_now: Default::default(),
             chg_next: Default::default(),
             blk_q: Default::default(),
         }
@@ -330,7 +352,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q, evw_q, rq_q, ex_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -391,9 +413,12 @@ impl Logic for Smst {
         // no decoding on these paths).
         self.changing.next = self.chg_in.val() | self.blk_q.q.val();
         // The SM event in two stages. First, registered (`evc_q`): the SMs with no blocks that
-        // run a kernel with no work, or are reserved, less the changing ones. Then the event
-        // for the next cycle: the lowest of them not changing now; a reserved one goes to
-        // setup if the kernel it goes to has work (read now).
+        // run a kernel with no work, or are reserved, less the changing ones, and of the
+        // reserved ones those whose next kernel has work (`evw_q`). Then the event for the next
+        // cycle: the lowest of them not changing now; a reserved one goes to setup if its bit
+        // in `evw_q` is set (the kernel's "has work" is thus read a cycle before the pick, off
+        // the pick's path: `docs/fpga.md`, seventh round).
+        self.ev_wk.next = 0.into();
         for s in 0..16 {
             self.ev_bit[s].next = 0.into();
             if (self.sm_running[s].q.val() == 0)
@@ -402,12 +427,18 @@ impl Logic for Smst {
             {
                 self.ev_bit[s].next = self.onehot[s].val();
             }
-            self.setup_s[s].next =
-                (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index());
+            self.ev_wk.next = self.ev_wk.val().replace_bit(
+                s,
+                (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index()),
+            );
+            self.setup_s[s].next = self.evw_q.q.val().get_bit(s);
         }
         self.ev_any_bits.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
         self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
-        self.ev_req.next = self.evc_q.q.val() & !self.changing.val();
+        self.ex_q.d.next = self.ev_any_bits.val() & !self.changing.val() & !self.grant_now.val();
+        self.evw_q.d.next = self.ev_any_bits.val() & self.ev_wk.val() & !self.changing.val();
+        // (`ex_q` is `evc_q` less `chg_in`)
+        self.ev_req.next = self.ex_q.q.val() & !self.blk_q.q.val();
         // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
         for s in 0..16 {
@@ -564,7 +595,7 @@ impl Logic for Smst {
                 }
             }
         }
-        self.rdy_q.d.next = (self.ready_bit[0].val()
+        self.rdy_now.next = (self.ready_bit[0].val()
             | self.ready_bit[1].val()
             | self.ready_bit[2].val()
             | self.ready_bit[3].val()
@@ -581,6 +612,8 @@ impl Logic for Smst {
             | self.ready_bit[14].val()
             | self.ready_bit[15].val())
             & !self.changing.val();
+        self.rq_q.d.next = self.rdy_now.val() & !self.grant_now.val();
+        self.rdy_q.d.next = self.rdy_now.val();
         self.lt2_q.d.next = (self.lt2_bit[0].val()
             | self.lt2_bit[1].val()
             | self.lt2_bit[2].val()
@@ -600,9 +633,10 @@ impl Logic for Smst {
             & !self.changing.val();
         // Second stage: the requests, those ready less any the edge ahead changes, and, while a
         // block is in flight, any whose kernel had under two left (it may be that kernel's last).
-        self.ready.next = self.rdy_q.q.val() & !self.changing.val();
+        // (`rq_q` is `rdy_q` less `chg_in`; `blk_q` is the rest of `changing`)
+        self.ready.next = self.rq_q.q.val() & !self.blk_q.q.val();
         if self.flight_valid.val() {
-            self.ready.next = self.rdy_q.q.val() & !self.changing.val() & !self.lt2_q.q.val();
+            self.ready.next = self.rq_q.q.val() & !self.blk_q.q.val() & !self.lt2_q.q.val();
         }
         // Every SM's kernel, 4 bits each (the round robin passes the granted SM's on).
         self.ksr_all.next = 0.into();

@@ -16,7 +16,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
+    registers: [ksrt.admitted, issue.pointer, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -152,9 +152,10 @@ impl Ports for SchedPorts {
             dec_kernel: r.scalar("dec_k") as u8,
             dec_from: r.scalar("dec_from") as u8,
             app_act: r.scalar("app_act") as u8,
-            app_sm: r.scalar("app_sm") as u8,
-            app_kernel: r.scalar("app_k") as u8,
-            app_from: r.scalar("app_from") as u8,
+            // (the RTL copies these every cycle; they mean something only with an act)
+            app_sm: if r.scalar("app_act") != 0 { r.scalar("app_sm") as u8 } else { 0 },
+            app_kernel: if r.scalar("app_act") != 0 { r.scalar("app_k") as u8 } else { 0 },
+            app_from: if r.scalar("app_act") != 0 { r.scalar("app_from") as u8 } else { 0 },
             grant_valid: r.scalar("gr_valid") != 0,
             grant_sm: r.scalar("gr_sm") as u8,
             grant_kernel: r.scalar("gr_k") as u8,
@@ -166,6 +167,7 @@ impl Ports for SchedPorts {
             ready: r.scalar("smst.rdy_q") as u16,
             last: r.scalar("smst.lt2_q") as u16,
             ev_ready: r.scalar("smst.evc_q") as u16,
+            ev_work: r.scalar("smst.evw_q") as u16,
             named: r.scalar("smst.named_q") as u16,
             wants: r.scalar("ksrt.wants_q") as u16,
             saved_valid: r.scalar("sv_valid") != 0,

@@ -216,6 +216,8 @@ struct Comb {
     free_pick: Option<usize>,
     /// The SMs with an event (bit s), for the next cycle's pick.
     ev_ready: u16,
+    /// Of those, the reserved SMs whose next kernel has work now (bit s).
+    ev_work: u16,
     /// The KSRT entries some SM names now (bit k).
     named: u16,
     /// The kernels that could use more SMs now (bit k).
@@ -260,6 +262,8 @@ pub struct Framework {
     ev: Option<(usize, SmState, bool)>,
     /// The SMs found with an event in the cycle before (the event's first stage).
     ev_ready: u16,
+    /// Of those, the reserved SMs whose next kernel had work then: they go to setup if picked.
+    ev_work: u16,
     /// The KSRT entries some SM named (as its kernel or its next kernel) in the cycle before.
     named: u16,
     /// The kernels that could use more SMs in the cycle before (bit k).
@@ -302,6 +306,7 @@ impl Framework {
             last: 0,
             ev: None,
             ev_ready: 0,
+            ev_work: 0,
             named: 0,
             wants: 0,
             // (entry 0 is free at reset)
@@ -523,6 +528,7 @@ impl Framework {
                     free: self.free.map_or(0, |k| k as u8),
                     ready: self.ready,
                     ev_ready: self.ev_ready,
+                    ev_work: self.ev_work,
                     named: self.named,
                     wants: self.wants,
                     last: self.last,
@@ -703,8 +709,8 @@ impl Framework {
                 || self.ev.is_some_and(|(es, _, _)| es == s)
         };
         // The SM event for the next cycle: the lowest-index SM found with an event in the cycle
-        // before, not changing now; whether a reserved one goes to setup (its next kernel has
-        // work) is read now.
+        // before, not changing now; a reserved one goes to setup if its next kernel had work
+        // when it was found (registered with it: `docs/sched-framework.md`, item 3).
         for s in 0..n {
             if self.ev_ready >> s & 1 == 0 || changing(s) {
                 continue;
@@ -712,7 +718,7 @@ impl Framework {
             let e = self.smst[s];
             c.ev_pick = match e.state {
                 SmState::Running => Some((s, e.state, false)),
-                SmState::Reserved => Some((s, e.state, e.next.is_some_and(|k| self.ksrt[k as usize].has_work()))),
+                SmState::Reserved => Some((s, e.state, self.ev_work >> s & 1 != 0)),
                 _ => unreachable!("SM {s} was found with an event but is {:?}", e.state),
             };
             break;
@@ -732,6 +738,9 @@ impl Framework {
             };
             if event {
                 c.ev_ready |= 1 << s;
+                if e.state == SmState::Reserved && e.next.is_some_and(|k| self.ksrt[k as usize].has_work()) {
+                    c.ev_work |= 1 << s;
+                }
             }
         }
         // Admission into the entry picked in the cycle before (the lowest that was free and
@@ -882,6 +891,7 @@ impl Unit for Framework {
         self.last = 0;
         self.ev = None;
         self.ev_ready = 0;
+        self.ev_work = 0;
         self.named = 0;
         self.wants = 0;
         self.free = Some(0);
@@ -963,6 +973,7 @@ impl Unit for Framework {
         self.last = c.last;
         self.ev = c.ev_pick;
         self.ev_ready = c.ev_ready;
+        self.ev_work = c.ev_work;
         self.named = c.named;
         self.wants = c.wants;
         // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was

@@ -490,6 +490,10 @@ pub mod fw {
         /// The SM event's first stage: the SMs found with an event (no blocks, and running a
         /// kernel with no work, or reserved) from the registers of the cycle before.
         pub ev_ready: u16,
+        /// Of those, the reserved SMs whose next kernel had work then (bit s): the pick sends
+        /// such an SM to setup, any other reserved one idle (its kernel's "has work" is read a
+        /// cycle before the pick, `docs/fpga.md`, seventh round).
+        pub ev_work: u16,
         /// The KSRT entries some SM named (as its kernel or its next kernel) in the cycle
         /// before; the admission entry's pick skips them.
         pub named: u16,
