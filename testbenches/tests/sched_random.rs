@@ -82,6 +82,10 @@ struct Corners {
     /// An SM event applied (both its stages leave out the SMs an edge between could change, so
     /// it always holds: its SM goes from running or reserved to idle or setup).
     events: u64,
+    /// An SM event picked for a reserved SM whose next kernel's "has work" changed at the edge
+    /// between its two stages: the pick follows the registered bit (`pipe.ev_work`), so the SM
+    /// goes to setup for a kernel with no work now, or idle from one that has work again.
+    ev_work_stale: u64,
     /// A registered reservation whose SM still runs the kernel it is taken from, with an event
     /// in flight to it: it must be dropped at its check.
     reserve_blocked_by_flight: u64,
@@ -114,6 +118,7 @@ impl Corners {
             cmd_blocked_by_stale_entry,
             cmd_free_entry_taken,
             events,
+            ev_work_stale,
             reserve_blocked_by_flight,
             decision_target_retires,
             decision_dropped,
@@ -444,6 +449,23 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, applied_d
         }
         c.events += 1;
     }
+    // The SM event picked in this cycle (`after.pipe.ev_*`): a reserved SM goes to setup if its
+    // next kernel had work when the SM was found with the event (`before.pipe.ev_work`), which
+    // is "has work now" unless the work ran out or came back at the edge between.
+    let q = after.pipe;
+    if q.ev_valid && before.smst[q.ev_sm as usize].state == STATE_RESERVED {
+        let s = q.ev_sm as usize;
+        let registered = before.pipe.ev_work >> s & 1 != 0;
+        if q.ev_setup != registered {
+            return Err(format!("the event picked for reserved SM {s}: setup {}, but its registered 'next kernel has work' is {registered}", q.ev_setup));
+        }
+        let e = before.smst[s];
+        let k = &before.ksrt[e.next as usize];
+        let now = e.next_valid && k.valid && (k.next_tb < k.tbs || k.ptbq_len > 0);
+        if now != registered {
+            c.ev_work_stale += 1;
+        }
+    }
     if p.dec_act == Act::Reserve.code() {
         let e = before.smst[p.dec_sm as usize];
         let holds_otherwise = e.state == STATE_RUNNING && e.ksr_valid && e.ksr == p.dec_from;
@@ -596,6 +618,12 @@ fn policy(p: Policy) {
         // and go, 0 to 2 times. It is required of the priority policies.)
         if !matches!(p, Policy::Equal | Policy::Dss) {
             assert!(total.reserve_blocked_by_flight > 0, "{what}: no reservation dropped for an event in flight");
+        }
+        // (A reserved SM's next kernel running out of work, or getting a saved block back, at
+        // the one edge between the event's two stages: on these seeds 3 times under DSS, once
+        // under PPQ exclusive, never under the others (2026-11-24). Required of DSS.)
+        if matches!(p, Policy::Dss) {
+            assert!(total.ev_work_stale > 0, "{what}: no SM event whose registered 'next kernel has work' was stale");
         }
     }
 }
