@@ -163,7 +163,10 @@ pub struct Smst {
     /// `rdy_q` less the SM picked at the same edge (the next cycle's `chg_in`): the same bits as
     /// `rdy_q & !chg_in` a cycle later, so the requests need not take `chg_in` out.
     rq_q: DFF<Bits<16>>,
-    /// `evc_q` less the SM picked at the same edge, likewise.
+    /// `evc_q` less the SM picked at the same edge, likewise. That SM had a block to take, so
+    /// it is never found with an event in the same cycle: `ex_q` always equals `evc_q` (a
+    /// mutant without the grant's term survives). Redundant, but kept until the framework is
+    /// placed and routed again: the figures in `docs/fpga.md` are of the netlist with it.
     ex_q: DFF<Bits<16>>,
     /// Every SM's kernel (KSR index), at bits 4s+3..4s.
     pub ksr_all: Signal<Out, Bits<64>>,
@@ -437,7 +440,8 @@ impl Logic for Smst {
         self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
         self.ex_q.d.next = self.ev_any_bits.val() & !self.changing.val() & !self.grant_now.val();
         self.evw_q.d.next = self.ev_any_bits.val() & self.ev_wk.val() & !self.changing.val();
-        // (`ex_q` is `evc_q` less `chg_in`)
+        // (`ex_q`, `evc_q` less the SM picked at the edge, is `evc_q & !chg_in`; `blk_q` is the
+        // rest of `changing`)
         self.ev_req.next = self.ex_q.q.val() & !self.blk_q.q.val();
         // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
