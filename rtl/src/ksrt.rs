@@ -198,6 +198,10 @@ pub struct Ksrt {
     free_id: [Signal<Local, B4>; 16],
     one16: Constant<Bits<16>>,
     done_hit: Signal<Local, Bit>,
+    /// The entries whose next finished block is their last (`k_valid & k_last`), read at
+    /// `done_k` by a bit select (a tree on `done_k`'s bits, not a chain: `docs/fpga.md`, eighth
+    /// round).
+    last_v: Signal<Local, Bits<16>>,
     /// Kernel k's token count moves: a released SM's token back, a reserved SM's token from
     /// it, a token to it by the applied decision.
     up_release: [Signal<Local, Bit>; 16],
@@ -310,6 +314,7 @@ impl Ksrt {
             free_first: Default::default(),
             free_id: Default::default(),
             done_hit: Default::default(),
+            last_v: Default::default(),
             up_release: Default::default(),
             up_from: Default::default(),
             down_act: Default::default(),
@@ -410,14 +415,15 @@ impl Logic for Ksrt {
         self.rem_ge3.next = self.ge3_acc.val();
 
         // Retirement: the finished block was its kernel's last.
-        self.done_hit.next = false;
+        self.last_v.next = 0.into();
         self.retired_handle.next = 0.into();
         for k in 0..16 {
+            self.last_v.next = self.last_v.val().replace_bit(k, self.k_valid[k].q.val() & self.k_last[k].q.val());
             if self.done_k.val() == self.ids[k].val() {
-                self.done_hit.next = self.k_valid[k].q.val() & self.k_last[k].q.val();
                 self.retired_handle.next = self.k_handle[k].q.val();
             }
         }
+        self.done_hit.next = self.last_v.val().get_bit(self.done_k.val().index());
         self.retire.next = self.done_valid.val() & self.done_hit.val();
 
         // Admission: into the entry picked in the cycle before, if it is still free (an SM

@@ -261,7 +261,9 @@ impl Logic for Ptbq {
         // Pointers and head registers of the queues read and written.
         self.pop_gt2.next = false;
         self.pop_eq3.next = false;
-        self.pop_nz.next = false;
+        // (queue `pop_k` not empty: a bit select, which yosys builds as a tree on `pop_k`'s bits,
+        // not the chain of the reads below: it ends in the KSRT's enables through `head_valid`)
+        self.pop_nz.next = self.queued.val().get_bit(self.pop_k.val().index());
         self.pop_h2.next = 0.into();
         self.pop_h0.next = 0.into();
         self.pop_tail.next = 0.into();
@@ -270,7 +272,6 @@ impl Logic for Ptbq {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_gt2.next = self.q_gt2[k].q.val();
                 self.pop_eq3.next = self.q_eq3[k].q.val();
-                self.pop_nz.next = self.q_nz[k].q.val();
                 self.pop_h2.next = self.q_h2[k].q.val() ^ self.two.val();
                 self.pop_h0.next = self.e0[k].val();
                 self.pop_tail.next = self.tail[k].q.val();

@@ -25,9 +25,10 @@
 //!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
 //!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
 //!   `rdy_q` less the changing SMs and, while a block is in flight, less `lt2_q`. (The SM
-//!   picked at an edge, the next cycle's `chg_in`, is taken out of copies of `rdy_q` and
-//!   `evc_q` registered at that edge, `rq_q` and `ex_q`, from the pick's one-hot `grant_now`:
-//!   only `blk_q` is left to take out after the registers.)
+//!   picked at an edge, the next cycle's `chg_in`, is taken out of a copy of `rdy_q`
+//!   registered at that edge, `rq_q`, from the pick's one-hot `grant_now`: only `blk_q` is left
+//!   to take out after the registers. The SM event's requests are `evc_q` less `blk_q`: the SM
+//!   picked for a block had one to take, so it is never found with an event at that edge.)
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -163,11 +164,6 @@ pub struct Smst {
     /// `rdy_q` less the SM picked at the same edge (the next cycle's `chg_in`): the same bits as
     /// `rdy_q & !chg_in` a cycle later, so the requests need not take `chg_in` out.
     rq_q: DFF<Bits<16>>,
-    /// `evc_q` less the SM picked at the same edge, likewise. That SM had a block to take, so
-    /// it is never found with an event in the same cycle: `ex_q` always equals `evc_q` (a
-    /// mutant without the grant's term survives). Redundant, but kept until the framework is
-    /// placed and routed again: the figures in `docs/fpga.md` are of the netlist with it.
-    ex_q: DFF<Bits<16>>,
     /// Every SM's kernel (KSR index), at bits 4s+3..4s.
     pub ksr_all: Signal<Out, Bits<64>>,
     /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
@@ -322,7 +318,6 @@ impl Smst {
             evc_q: Default::default(),
             evw_q: Default::default(),
             rq_q: Default::default(),
-            ex_q: Default::default(),
             ev_sel: Default::default(),
             f_sm: Default::default(),
             f_setup: Default::default(),
@@ -355,7 +350,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q, evw_q, rq_q, ex_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q, evw_q, rq_q);
         // (literal bounds: 16 = MAX_SMS)
         for s in 0..16 {
             self.sm_state[s].clock.next = self.clock.val();
@@ -438,11 +433,10 @@ impl Logic for Smst {
         }
         self.ev_any_bits.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
         self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
-        self.ex_q.d.next = self.ev_any_bits.val() & !self.changing.val() & !self.grant_now.val();
         self.evw_q.d.next = self.ev_any_bits.val() & self.ev_wk.val() & !self.changing.val();
-        // (`ex_q`, `evc_q` less the SM picked at the edge, is `evc_q & !chg_in`; `blk_q` is the
-        // rest of `changing`)
-        self.ev_req.next = self.ex_q.q.val() & !self.blk_q.q.val();
+        // (the SM picked at the edge, `chg_in`, is not in `evc_q`: it had a block to take, so it
+        // had no event; `blk_q` is the rest of `changing`)
+        self.ev_req.next = self.evc_q.q.val() & !self.blk_q.q.val();
         // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
         for s in 0..16 {
