@@ -210,7 +210,6 @@ pub struct Smst {
     onehot: [Constant<Bits<16>>; 16],
     /// Blocks left on each SM after this cycle's completion and save.
     left: [Signal<Local, Rt>; 16],
-    setup_s: [Signal<Local, Bit>; 16],
     ev_wk: Signal<Local, Bits<16>>,
     one: Constant<Bits<16>>,
     ev_bit: [Signal<Local, Bits<16>>; 16],
@@ -309,7 +308,6 @@ impl Smst {
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             left: Default::default(),
-            setup_s: Default::default(),
             ev_wk: Default::default(),
             one: Constant::new(1u64.into()),
             ev_bit: Default::default(),
@@ -429,7 +427,6 @@ impl Logic for Smst {
                 s,
                 (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index()),
             );
-            self.setup_s[s].next = self.evw_q.q.val().get_bit(s);
         }
         self.ev_any_bits.next = self.ev_bit[0].val() | self.ev_bit[1].val() | self.ev_bit[2].val() | self.ev_bit[3].val() | self.ev_bit[4].val() | self.ev_bit[5].val() | self.ev_bit[6].val() | self.ev_bit[7].val() | self.ev_bit[8].val() | self.ev_bit[9].val() | self.ev_bit[10].val() | self.ev_bit[11].val() | self.ev_bit[12].val() | self.ev_bit[13].val() | self.ev_bit[14].val() | self.ev_bit[15].val();
         self.evc_q.d.next = self.ev_any_bits.val() & !self.changing.val();
@@ -447,10 +444,10 @@ impl Logic for Smst {
             self.f_next[s].next = 0.into();
             if self.ev_sel.val().get_bit(s) {
                 self.f_sm[s].next = self.ids[s].val();
-                self.f_setup[s].next = self.setup_s[s].val();
+                self.f_setup[s].next = self.evw_q.q.val().get_bit(s);
                 // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
                 // it ran or was reserved for.
-                self.f_token[s].next = !self.setup_s[s].val() & ((self.sm_state[s].q.val() == 2) | self.sm_next_valid[s].q.val());
+                self.f_token[s].next = !self.evw_q.q.val().get_bit(s) & ((self.sm_state[s].q.val() == 2) | self.sm_next_valid[s].q.val());
                 self.f_back[s].next = self.sm_ksr[s].q.val();
                 if self.sm_state[s].q.val() == 3 {
                     self.f_back[s].next = self.sm_next[s].q.val();

@@ -145,6 +145,7 @@ impl Ports for SchedPorts {
                 }
             })
             .collect();
+        let app = |name: &str| if r.scalar("app_act") != 0 { r.scalar(name) as u8 } else { 0 };
         let pipe = fw::Pipe {
             trigger: r.scalar("trig_q") != 0,
             dec_act: r.scalar("dec_act") as u8,
@@ -153,9 +154,9 @@ impl Ports for SchedPorts {
             dec_from: r.scalar("dec_from") as u8,
             app_act: r.scalar("app_act") as u8,
             // (the RTL copies these every cycle; they mean something only with an act)
-            app_sm: if r.scalar("app_act") != 0 { r.scalar("app_sm") as u8 } else { 0 },
-            app_kernel: if r.scalar("app_act") != 0 { r.scalar("app_k") as u8 } else { 0 },
-            app_from: if r.scalar("app_act") != 0 { r.scalar("app_from") as u8 } else { 0 },
+            app_sm: app("app_sm"),
+            app_kernel: app("app_k"),
+            app_from: app("app_from"),
             grant_valid: r.scalar("gr_valid") != 0,
             grant_sm: r.scalar("gr_sm") as u8,
             grant_kernel: r.scalar("gr_k") as u8,
