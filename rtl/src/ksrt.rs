@@ -6,10 +6,10 @@
 //! blocks done, T_k, priority, age (admission order modulo 2^16) and DSS token count (8-bit two's
 //! complement). Every output is combinational from the registers and this cycle's inputs; the
 //! entries change at the clock edge:
-//! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ,
-//!   which `queued` reports); `rem_ge1..3`: those with at least one, two, three
-//!   left (from registers; the readers take off the block in flight, `iss_*`), for the issue's
-//!   readiness and the decision's check;
+//! - `has_work`: the entries with blocks to issue (new ones, or preempted ones in their PTBQ);
+//!   `rem_ge1..3`: those with at least one, two, three left (flags of `k_rem` kept in
+//!   registers, so that no reader waits for the PTBQ's flags; the readers take off the block
+//!   in flight, `iss_*`), for the issue's readiness and the decision's check;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
 //! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
 //!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)) if it is
@@ -40,8 +40,6 @@ type Rt = Bits<TBS_PER_SM_BITS>;
 pub struct Ksrt {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
-    /// Bit k: PTBQ k holds preempted blocks.
-    pub queued: Signal<In, Bits<16>>,
     /// A kernel launch is presented.
     pub cmd_valid: Signal<In, Bit>,
     /// The launch's handle.
@@ -151,12 +149,12 @@ pub struct Ksrt {
     pub k_age: [DFF<Bits<AGE_BITS>>; 16],
     /// DSS tokens, two's complement.
     pub k_count: [DFF<Bits<8>>; 16],
-    /// Flags kept beside the counters so that no compare of them is on the paths of a cycle's
+    /// A flag kept beside the counters so that no compare of them is on the paths of a cycle's
     /// decisions (`docs/fpga.md`): the next block to finish is the kernel's last
-    /// (`k_done + 1 == k_tbs`), and it has new blocks to issue (`k_next_tb < k_tbs`). Each is
-    /// set at the edges that change the counters it follows.
+    /// (`k_done + 1 == k_tbs`), set at the edges that change the counters it follows. (A flag
+    /// for "new blocks left", `k_next_tb < k_tbs`, was read with the PTBQ's flags for "has
+    /// work" until the ninth timing round; `k_ge1` replaces both.)
     pub k_last: [DFF<Bit>; 16],
-    pub k_new: [DFF<Bit>; 16],
     /// owned x T_k: the blocks the SMs the kernel has or is getting hold (setup, running, or
     /// reserved for it), kept as the owner changes: by T_k whenever its token count moves (every
     /// token move pairs with a change of owner, `Framework::check_invariants`).
@@ -164,8 +162,11 @@ pub struct Ksrt {
     /// Blocks left to issue, new or preempted: `tbs - next_tb + queued`, kept as blocks are
     /// issued and saved.
     pub k_rem: [DFF<Tb>; 16],
-    /// `k_rem` >= 2 and >= 3, kept as flags set at the edges that move `k_rem` (as `k_last`
-    /// is), so that the issue's readiness needs no 20-bit compare.
+    /// `k_rem` >= 1, 2 and 3, kept as flags set at the edges that move `k_rem` (as `k_last`
+    /// is), so that the issue's readiness needs no 20-bit compare. `k_ge1` is "has work"
+    /// (a new block left, or a block in the PTBQ) without a read of the PTBQ's flags
+    /// (`docs/fpga.md`, ninth round).
+    k_ge1: [DFF<Bit>; 16],
     k_ge2: [DFF<Bit>; 16],
     k_ge3: [DFF<Bit>; 16],
     /// Admission counter (the next launch's age).
@@ -234,7 +235,6 @@ impl Ksrt {
         assert!((1..=MAX_SMS).contains(&sms), "Ksrt supports 1..={MAX_SMS} entries, not {sms}");
         Self {
             clock: Default::default(),
-            queued: Default::default(),
             cmd_valid: Default::default(),
             cmd_handle: Default::default(),
             cmd_tbs: Default::default(),
@@ -290,7 +290,6 @@ impl Ksrt {
             k_age: Default::default(),
             k_count: Default::default(),
             k_last: Default::default(),
-            k_new: Default::default(),
             k_cap: Default::default(),
             k_rem: Default::default(),
             admitted: Default::default(),
@@ -332,6 +331,7 @@ impl Ksrt {
             tk9: Default::default(),
             cap_back: Default::default(),
             rem_up: Default::default(),
+            k_ge1: Default::default(),
             k_ge2: Default::default(),
             k_ge3: Default::default(),
             rem_down: Default::default(),
@@ -355,11 +355,12 @@ impl Logic for Ksrt {
             self.k_age[k].clock.next = self.clock.val();
             self.k_count[k].clock.next = self.clock.val();
             self.k_last[k].clock.next = self.clock.val();
-            self.k_new[k].clock.next = self.clock.val();
             self.k_cap[k].clock.next = self.clock.val();
             self.k_rem[k].clock.next = self.clock.val();
+            self.k_ge1[k].clock.next = self.clock.val();
             self.k_ge2[k].clock.next = self.clock.val();
             self.k_ge3[k].clock.next = self.clock.val();
+            self.k_ge1[k].d.next = self.k_ge1[k].q.val();
             self.k_ge2[k].d.next = self.k_ge2[k].q.val();
             self.k_ge3[k].d.next = self.k_ge3[k].q.val();
             self.k_cap[k].d.next = self.k_cap[k].q.val();
@@ -374,7 +375,6 @@ impl Logic for Ksrt {
             self.k_age[k].d.next = self.k_age[k].q.val();
             self.k_count[k].d.next = self.k_count[k].q.val();
             self.k_last[k].d.next = self.k_last[k].q.val();
-            self.k_new[k].d.next = self.k_new[k].q.val();
         }
 
         // Kernels with blocks to issue (new ones, or preempted ones in their PTBQ), and with at
@@ -385,12 +385,15 @@ impl Logic for Ksrt {
         for k in 0..16 {
             // (the block in flight is this kernel's: its k_rem goes down at the edge)
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
-            // (k_rem >= 1 is "has work": k_new or a block queued)
-            self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_valid[k].q.val() & (self.k_ge2[k].q.val() | self.k_new[k].q.val() | self.queued.val().get_bit(k)));
-            self.ge2_acc.next = self.ge2_acc.val().replace_bit(k, self.k_valid[k].q.val() & self.k_ge2[k].q.val());
-            self.ge3_acc.next = self.ge3_acc.val().replace_bit(k, self.k_valid[k].q.val() & self.k_ge3[k].q.val());
+            // (k_rem >= 1 is "has work": k_new or a block queued. The flags are the registers
+            // themselves, with no valid bit: an entry retires only when all its blocks are done,
+            // so with none left, and an invalid entry's flags are clear; `docs/fpga.md`, ninth
+            // round.)
+            self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_ge1[k].q.val());
+            self.ge2_acc.next = self.ge2_acc.val().replace_bit(k, self.k_ge2[k].q.val());
+            self.ge3_acc.next = self.ge3_acc.val().replace_bit(k, self.k_ge3[k].q.val());
             self.hw_bit[k].next = 0.into();
-            if self.k_valid[k].q.val() & (self.k_new[k].q.val() | self.queued.val().get_bit(k)) {
+            if self.k_ge1[k].q.val() {
                 self.hw_bit[k].next = self.onehot[k].val();
             }
         }
@@ -493,8 +496,9 @@ impl Logic for Ksrt {
         for k in 0..16 {
             self.w_bit[k].next = 0.into();
             // (owned x T_k has 9 bits: blocks left at 512 or more are more than it; the
-            // compare's carry chain is 9 bits long, not 20)
-            if self.k_valid[k].q.val() & ((self.k_rem[k].q.val().get_bits::<11>(9) != 0) | (self.k_cap[k].q.val() < self.k_rem[k].q.val().get_bits::<9>(0))) {
+            // compare's carry chain is 9 bits long, not 20. No valid bit: an invalid entry has
+            // no blocks left.)
+            if (self.k_rem[k].q.val().get_bits::<11>(9) != 0) | (self.k_cap[k].q.val() < self.k_rem[k].q.val().get_bits::<9>(0)) {
                 self.w_bit[k].next = self.onehot[k].val();
             }
         }
@@ -582,10 +586,12 @@ impl Logic for Ksrt {
             }
             // The flags follow: up one (a save) or down one (an issue), or neither.
             if self.rem_up[k].val() & !self.rem_down[k].val() {
+                self.k_ge1[k].d.next = true;
                 self.k_ge2[k].d.next = self.k_rem[k].q.val() != 0;
                 self.k_ge3[k].d.next = self.k_ge2[k].q.val();
             }
             if !self.rem_up[k].val() & self.rem_down[k].val() {
+                self.k_ge1[k].d.next = self.k_ge2[k].q.val();
                 self.k_ge2[k].d.next = self.k_ge3[k].q.val();
                 self.k_ge3[k].d.next = self.k_rem[k].q.val() > 3;
             }
@@ -600,7 +606,6 @@ impl Logic for Ksrt {
             }
             if self.iss_new.val() & (self.iss_k.val() == self.ids[k].val()) {
                 self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
-                self.k_new[k].d.next = (self.k_next_tb[k].q.val() + 1) < self.k_tbs[k].q.val();
             }
             if self.admit.val() & self.free_hot.val().get_bit(k) {
                 self.k_valid[k].d.next = true;
@@ -613,9 +618,9 @@ impl Logic for Ksrt {
                 self.k_age[k].d.next = self.admitted.q.val();
                 self.k_count[k].d.next = self.cmd_tokens.val();
                 self.k_last[k].d.next = self.cmd_tbs.val() == 1;
-                self.k_new[k].d.next = self.cmd_tbs.val() != 0;
                 self.k_cap[k].d.next = 0.into();
                 self.k_rem[k].d.next = self.cmd_tbs.val();
+                self.k_ge1[k].d.next = self.cmd_tbs.val() != 0;
                 self.k_ge2[k].d.next = self.cmd_tbs.val() > 1;
                 self.k_ge3[k].d.next = self.cmd_tbs.val() > 2;
             }

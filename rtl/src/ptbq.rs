@@ -11,7 +11,7 @@
 //!   when the queue holds one; with `pop` it leaves at the edge;
 //! - `clear`: queue `clear_k` is emptied at the edge (its kernel's entry is reused), over any
 //!   push or pop of it;
-//! - `queued`: which queues hold blocks; `q_len`, each queue's occupancy.
+//! - `queued` (internal): which queues hold blocks; `q_len`, each queue's occupancy.
 //!
 //! The head is read in the cycle it is needed although the RAM's reads are registered: each
 //! queue keeps its first two entries in registers (`h0`, `h1`), and a pop reads the entry that
@@ -60,8 +60,9 @@ pub struct Ptbq {
     pub head_valid: Signal<Out, Bit>,
     /// The head entry of queue `pop_k` (the one pushed to it last with the `lifo` fault).
     pub head_entry: Signal<Out, Tb>,
-    /// Bit k: queue k holds a block.
-    pub queued: Signal<Out, Bits<16>>,
+    /// Bit k: queue k holds a block (read inside for a pop; the KSRT keeps its own "blocks
+    /// left" flags, so this is no longer a port).
+    pub queued: Signal<Local, Bits<16>>,
     /// Each queue's head pointer, kept as head + 2 (the entry a pop reads from the RAM) so
     /// that the read address is a multiplexer of registers with no adder, and XORed with 2 so
     /// that the flip-flops start at zero.

@@ -419,7 +419,6 @@ impl Logic for Sched {
         self.smst.rem_ge3.next = self.ksrt.rem_ge3.val();
 
         // The KSRT.
-        self.ksrt.queued.next = self.ptbq.queued.val();
         self.ksrt.cmd_valid.next = self.cmd_valid.val();
         self.ksrt.cmd_handle.next = self.cmd_handle.val();
         self.ksrt.cmd_tbs.next = self.cmd_tbs.val();
