@@ -187,6 +187,7 @@ pub struct Ksrt {
     /// Entry k is within the `sms` in use.
     in_use: [Constant<Bit>; 16],
     fault_keep_token: Constant<Bit>,
+    hw_bit: [Signal<Local, Bits<16>>; 16],
     ge1_acc: Signal<Local, Bits<16>>,
     ge2_acc: Signal<Local, Bits<16>>,
     ge3_acc: Signal<Local, Bits<16>>,
@@ -302,6 +303,7 @@ impl Ksrt {
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
             fault_keep_token: Constant::new(keep_token),
             one16: Constant::new(1u64.into()),
+            hw_bit: Default::default(),
             ge1_acc: Default::default(),
             ge2_acc: Default::default(),
             ge3_acc: Default::default(),
@@ -383,15 +385,34 @@ impl Logic for Ksrt {
         for k in 0..16 {
             // (the block in flight is this kernel's: its k_rem goes down at the edge)
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
-            // (k_rem >= 1 is "has work": a new block left or a block queued. The flags are the
-            // registers themselves, with no valid bit: an entry retires only when all its blocks are done,
+            // (k_rem >= 1 is "has work": k_new or a block queued. The flags are the registers
+            // themselves, with no valid bit: an entry retires only when all its blocks are done,
             // so with none left, and an invalid entry's flags are clear; `docs/fpga.md`, ninth
             // round.)
             self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_ge1[k].q.val());
             self.ge2_acc.next = self.ge2_acc.val().replace_bit(k, self.k_ge2[k].q.val());
             self.ge3_acc.next = self.ge3_acc.val().replace_bit(k, self.k_ge3[k].q.val());
+            self.hw_bit[k].next = 0.into();
+            if self.k_ge1[k].q.val() {
+                self.hw_bit[k].next = self.onehot[k].val();
+            }
         }
-        self.has_work.next = self.ge1_acc.val();
+        self.has_work.next = self.hw_bit[0].val()
+            | self.hw_bit[1].val()
+            | self.hw_bit[2].val()
+            | self.hw_bit[3].val()
+            | self.hw_bit[4].val()
+            | self.hw_bit[5].val()
+            | self.hw_bit[6].val()
+            | self.hw_bit[7].val()
+            | self.hw_bit[8].val()
+            | self.hw_bit[9].val()
+            | self.hw_bit[10].val()
+            | self.hw_bit[11].val()
+            | self.hw_bit[12].val()
+            | self.hw_bit[13].val()
+            | self.hw_bit[14].val()
+            | self.hw_bit[15].val();
         self.rem_ge1.next = self.ge1_acc.val();
         self.rem_ge2.next = self.ge2_acc.val();
         self.rem_ge3.next = self.ge3_acc.val();
