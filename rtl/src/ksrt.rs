@@ -385,8 +385,8 @@ impl Logic for Ksrt {
         for k in 0..16 {
             // (the block in flight is this kernel's: its k_rem goes down at the edge)
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
-            // (k_rem >= 1 is "has work": k_new or a block queued. The flags are the registers
-            // themselves, with no valid bit: an entry retires only when all its blocks are done,
+            // (k_rem >= 1 is "has work": a new block left or a block queued. The flags are the
+            // registers themselves, with no valid bit: an entry retires only when all its blocks are done,
             // so with none left, and an invalid entry's flags are clear; `docs/fpga.md`, ninth
             // round.)
             self.ge1_acc.next = self.ge1_acc.val().replace_bit(k, self.k_ge1[k].q.val());
