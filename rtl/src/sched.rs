@@ -23,12 +23,14 @@
 //!   when the SM was found with the event, `smst.evw_q`) or idle with the token back;
 //! - the decision checked the cycle before (`app_*`) is applied, and the engine's decision of
 //!   the cycle before (`dec_*`) is checked into `app_*` if it holds;
-//! - the block picked the cycle before (`gr_*`) is issued: the head of the kernel's PTBQ, or
+//! - the block picked two cycles before (`gr_*`) is issued: the head of the kernel's PTBQ, or
 //!   else its next new block;
+//! - the SM picked the cycle before (`issue.granted`, one-hot) is encoded with its kernel into
+//!   `gr_*`, unless the registered decision reserves it;
 //! - the SMs with an event and those ready for an issue are found (`smst.evc_q`, `rdy_q`), and
-//!   the next event and pick are chosen among those found the cycle before; the next free entry
-//!   is chosen; the engine scans the entry read for it the cycle before (`s_*`), and its
-//!   trigger and decision are registered.
+//!   the next event and pick (none while a pick is in its second stage) are chosen among those
+//!   found the cycle before; the next free entry is chosen; the engine scans the entry read
+//!   for it the cycle before (`s_*`), and its trigger and decision are registered.
 //!
 //! Sizes (mpgpu-spec `fw`): 16 SMST and KSRT entries, 16 PTBQs of 256 entries in one
 //! 4096 x 20-bit RAM (queue index, then entry), 4-bit priorities, 16-bit ages, 8-bit tokens.
@@ -175,6 +177,9 @@ pub struct Sched {
     gr_kn: DFF<B4>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
     gr_oh: DFF<Bits<16>>,
+    /// The pick in its second stage holds: a reservation of its SM registered now (decided in
+    /// the cycle before, applied at the edge that would issue to it) cancels it.
+    pick_ok: Signal<Local, Bit>,
     /// The registered decision's SM, one-hot (for its check).
     dec_oh: DFF<Bits<16>>,
     /// The registered decision's kernel, one-hot: its check's "blocks left" is an AND-OR of
@@ -278,6 +283,7 @@ impl Sched {
             gr_kn: Default::default(),
             gr_oh: Default::default(),
             chg_nx: Default::default(),
+            pick_ok: Default::default(),
             dec_oh: Default::default(),
             dec_koh: Default::default(),
             one16: Constant::new(1u64.into()),
@@ -473,20 +479,24 @@ impl Logic for Sched {
         self.ptbq.clear.next = self.ksrt.admit.val();
         self.ptbq.clear_k.next = self.ksrt.admit_k.val();
 
-        // The SM driver's issue: the round robin picks from the registers for the next cycle.
+        // The SM driver's issue in three stages (`docs/sched-framework.md`): the round robin
+        // picks an SM from the registers (one-hot, registered in `issue.granted`; no pick in
+        // the cycle after a pick); in the next cycle its SM and kernel are encoded into `gr_*`
+        // unless a reservation of that SM was registered at the edge between; the cycle after
+        // issues.
         self.issue.request.next = self.smst.ready.val();
-        self.smst.grant_now.next = self.issue.grant.val();
-        self.issue.data.next = self.smst.ksr_all.val();
-        self.gr_valid.d.next = self.issue.valid.val();
-        self.gr_oh.d.next = self.issue.grant.val();
-        self.gr_sm.d.next = 0.into();
-        self.gr_k.d.next = 0.into();
-        if self.issue.valid.val() {
-            self.gr_sm.d.next = self.issue.index.val();
-            self.gr_k.d.next = self.issue.data_out.val();
+        self.smst.pick_now.next = self.issue.valid.val();
+        self.smst.pick_oh.next = self.issue.granted.val();
+        self.pick_ok.next = self.issue.granted.val().any() & !((self.issue.granted.val() & self.dec_oh.q.val()).any() & (self.dec_act.q.val() == 2));
+        self.gr_valid.d.next = self.pick_ok.val();
+        self.gr_oh.d.next = 0.into();
+        if self.pick_ok.val() {
+            self.gr_oh.d.next = self.issue.granted.val();
         }
-        // (the round robin's data word is 0 without a grant)
-        self.gr_kn.d.next = !self.issue.data_out.val();
+        // (copied every cycle: each use of them is gated by `gr_valid`; 0 without a pick)
+        self.gr_sm.d.next = self.smst.pick_sm.val();
+        self.gr_k.d.next = self.smst.pick_k.val();
+        self.gr_kn.d.next = !self.smst.pick_k.val();
 
         // The engines' table reads for next cycle, registered.
         self.s_sm_state.d.next = self.smst.a_state.val();
@@ -561,6 +571,7 @@ impl Logic for Sched {
             | (self.dec_act.q.val() != 0)
             | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
+            | self.issue.granted.val().any()
             | self.smst.ev_any.val();
         self.act1_q.d.next = self.in_flight.val() | self.cmd_valid.val() | self.done_valid.val() | self.saved_valid.val();
         self.act2_q.d.next = self.act1_q.q.val();

@@ -16,19 +16,19 @@
 //! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the
-//!   kernel it is taken from, `from_q`), every SM's kernel (`ksr_all`, for the issue's round
-//!   robin, which passes the granted SM's on);
+//!   kernel it is taken from, `from_q`), the kernel of the pick in its second stage;
 //! - `named`: the KSR indices some SM named in the cycle before (admission skips them);
 //!   `busy`: an SM needed the clock in the cycle before (`need_q`, one bit per SM), or an
 //!   issue or event stage holds something;
-//! - the issue's two stages: `rdy_q` registers the running SMs with room whose kernel has a
-//!   block left after the block in flight, less those the edge ahead may change, and `lt2_q`
-//!   those of them whose kernel then had under two; `ready` (the round robin's requests) is
-//!   `rdy_q` less the changing SMs and, while a block is in flight, less `lt2_q`. (The SM
-//!   picked at an edge, the next cycle's `chg_in`, is taken out of a copy of `rdy_q`
-//!   registered at that edge, `rq_q`, from the pick's one-hot `grant_now`: only `blk_q` is left
-//!   to take out after the registers. The SM event's requests are `evc_q` less `blk_q`: the SM
-//!   picked for a block had one to take, so it is never found with an event at that edge.)
+//! - the issue's first two stages: `rdy_q` registers the running SMs with room whose kernel
+//!   has a block left after the block in flight, less those the edge ahead may change or the
+//!   one after (the pick in its second stage, `pick_oh`), and `lt2_q` those of them whose
+//!   kernel then had under two; `ready` (the round robin's requests) is `rq_q` (`rdy_q`, or
+//!   nothing in the cycle after a pick) less `blk_q` and, while a block is in flight, less
+//!   `lt2_q`. The SM event's requests are `evc_q` less `blk_q` (an SM picked for a block had one
+//!   to take, so it is never found with an event while the pick is on its way);
+//! - the pick's second stage: `pick_sm` and `pick_k`, the SM of the one-hot pick and its kernel
+//!   (an AND-OR).
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
@@ -86,9 +86,12 @@ pub struct Smst {
     pub dec_from: Signal<In, B4>,
     /// One-hot, from a register: the SM of the block in flight (the edge ahead may change it).
     pub chg_in: Signal<In, Bits<16>>,
-    /// One-hot: the SM the issue's round robin picks now (registered by `Sched` as the next
-    /// cycle's `chg_in`; here it is taken out of `rq_q`).
-    pub grant_now: Signal<In, Bits<16>>,
+    /// The issue's round robin grants now: no request in the next cycle (the pick's second
+    /// stage), so `rq_q` is cleared.
+    pub pick_now: Signal<In, Bit>,
+    /// One-hot: the SM picked by the round robin in the cycle before, in the pick's second
+    /// stage now (the edge after next issues to it: it is changing).
+    pub pick_oh: Signal<In, Bits<16>>,
     /// One-hot: the SMs of the reservation decided now and of the reservation checked now
     /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
     /// them).
@@ -161,11 +164,11 @@ pub struct Smst {
     /// pick sends these to setup, any other reserved one idle).
     pub evw_q: DFF<Bits<16>>,
     pub lt2_q: DFF<Bits<16>>,
-    /// `rdy_q` less the SM picked at the same edge (the next cycle's `chg_in`): the same bits as
-    /// `rdy_q & !chg_in` a cycle later, so the requests need not take `chg_in` out.
+    /// `rdy_q`, or nothing after a pick (the round robin picks at most every other cycle).
     rq_q: DFF<Bits<16>>,
-    /// Every SM's kernel (KSR index), at bits 4s+3..4s.
-    pub ksr_all: Signal<Out, Bits<64>>,
+    /// The SM of `pick_oh` and its kernel (0 when there is none).
+    pub pick_sm: Signal<Out, B4>,
+    pub pick_k: Signal<Out, B4>,
     /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
     /// block), as of the cycle before (`need_q`), or an issue or event stage is in flight.
     pub busy: Signal<Out, Bit>,
@@ -291,7 +294,8 @@ impl Smst {
             chk_idle: Default::default(),
             chk_runs: Default::default(),
             ready: Default::default(),
-            ksr_all: Default::default(),
+            pick_sm: Default::default(),
+            pick_k: Default::default(),
             busy: Default::default(),
             sm_state: Default::default(),
             sm_ksr_valid: Default::default(),
@@ -332,7 +336,8 @@ impl Smst {
             l2_s: Default::default(),
             changing: Default::default(),
             chg_in: Default::default(),
-            grant_now: Default::default(),
+            pick_now: Default::default(),
+            pick_oh: Default::default(),
             chg_next: Default::default(),
             blk_q: Default::default(),
         }
@@ -407,7 +412,7 @@ impl Logic for Smst {
         // out): the SM of the block in flight, the SM a reservation names (registered and being
         // checked, or applied at this edge), the SM of the event in flight (one-hot registers:
         // no decoding on these paths).
-        self.changing.next = self.chg_in.val() | self.blk_q.q.val();
+        self.changing.next = self.chg_in.val() | self.blk_q.q.val() | self.pick_oh.val();
         // The SM event in two stages. First, registered (`evc_q`): the SMs with no blocks that
         // run a kernel with no work, or are reserved, less the changing ones, and of the
         // reserved ones those whose next kernel has work (`evw_q`). Then the event for the next
@@ -607,7 +612,10 @@ impl Logic for Smst {
             | self.ready_bit[14].val()
             | self.ready_bit[15].val())
             & !self.changing.val();
-        self.rq_q.d.next = self.rdy_now.val() & !self.grant_now.val();
+        self.rq_q.d.next = self.rdy_now.val();
+        if self.pick_now.val() {
+            self.rq_q.d.next = 0.into();
+        }
         self.rdy_q.d.next = self.rdy_now.val();
         self.lt2_q.d.next = (self.lt2_bit[0].val()
             | self.lt2_bit[1].val()
@@ -628,16 +636,19 @@ impl Logic for Smst {
             & !self.changing.val();
         // Second stage: the requests, those ready less any the edge ahead changes, and, while a
         // block is in flight, any whose kernel had under two left (it may be that kernel's last).
-        // (`rq_q` is `rdy_q` less `chg_in`; `blk_q` is the rest of `changing`)
+        // (`rq_q` is `rdy_q`, found with the pick in its second stage changing, so less the
+        // SM in flight now; `blk_q` is the rest of `changing`)
         self.ready.next = self.rq_q.q.val() & !self.blk_q.q.val();
         if self.flight_valid.val() {
             self.ready.next = self.rq_q.q.val() & !self.blk_q.q.val() & !self.lt2_q.q.val();
         }
-        // Every SM's kernel, 4 bits each (the issue's round robin passes the granted SM's on).
-        self.ksr_all.next = 0.into();
+        // The pick's second stage: its SM and that SM's kernel, an AND-OR over the one-hot pick.
+        self.pick_sm.next = 0.into();
+        self.pick_k.next = 0.into();
         for s in 0..16 {
-            for b in 0..4 {
-                self.ksr_all.next = self.ksr_all.val().replace_bit(4 * s + b, self.sm_ksr[s].q.val().get_bit(b));
+            if self.pick_oh.val().get_bit(s) {
+                self.pick_sm.next = self.pick_sm.val() | self.ids[s].val();
+                self.pick_k.next = self.pick_k.val() | self.sm_ksr[s].q.val();
             }
         }
 

@@ -299,7 +299,7 @@ impl Env {
             let c = self.new_cmd();
             self.pending.push_back(c);
         }
-        let p_done = if act.0 != Act::None || decision.0 != Act::None || applied.0 != Act::None { 0.8 } else { self.knobs.p_done };
+        let p_done = if act.0 != Act::None || decision.0 != Act::None || applied.0 != Act::None { 0.4 } else { self.knobs.p_done };
         let done = if self.rng.gen_bool(p_done) { self.pick_done(st, act, applied) } else { None };
         let mut saved = None;
         if self.mechanism == Mechanism::ContextSwitch && self.rng.gen_bool(self.knobs.p_save) {

@@ -23,12 +23,14 @@
 //!   of the cycle before (its kernel has a block left after the block in flight; an
 //!   assignment's SM is idle; a reservation's SM still runs the kernel it is taken from, with no
 //!   event in flight to it);
-//! - issues the block picked in the cycle before (preempted blocks, the PTBQ's FIFO, before new
+//! - issues the block picked two cycles before (preempted blocks, the PTBQ's FIFO, before new
 //!   ones): the pick rules out whatever could stop it;
+//! - takes the SM picked in the cycle before through the pick's second stage (its kernel read,
+//!   the pick dropped if the registered decision reserves the SM);
 //! - finds the SMs with an event and the SMs ready for an issue, and picks among those found in
-//!   the cycle before the next SM event and the next issue (round robin); picks the next free
-//!   entry; runs the policy engine on the table entry it reads a cycle ahead, and registers its
-//!   trigger and its decision.
+//!   the cycle before the next SM event and, unless a pick is in its second stage, the next
+//!   issue (round robin); picks the next free entry; runs the policy engine on the table entry
+//!   it reads a cycle ahead, and registers its trigger and its decision.
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
@@ -202,8 +204,11 @@ struct Comb {
     checked: Option<Action>,
     /// (SM, kernel, from the PTBQ)
     issue: Option<(usize, usize, bool)>,
-    /// The round robin's pick for the next cycle's issue: (SM, kernel).
-    pick: Option<(usize, usize)>,
+    /// The round robin's pick, registered for its second stage: its SM.
+    pick: Option<usize>,
+    /// The pick of the cycle before, in its second stage, if it holds: (SM, kernel), for the
+    /// next cycle's issue.
+    grant: Option<(usize, usize)>,
     /// The SMs that may take a block two cycles on (bit s), and those of them whose kernel may
     /// then have fewer than two blocks left; registered for the next cycle's pick.
     ready: u16,
@@ -253,6 +258,9 @@ pub struct Framework {
     dec: Option<Action>,
     /// The decision checked in the cycle before: applied in this one with no further check.
     app: Option<Action>,
+    /// The SM the round robin picked in the cycle before (the pick's second stage).
+    pick: Option<usize>,
+    /// The block picked two cycles before, issued in this one: (SM, kernel).
     grant: Option<(usize, usize)>,
     /// The SMs that could take a block, from the registers of the cycle before (the pick
     /// chooses among them), and those whose kernel then had under two blocks left after the
@@ -301,6 +309,7 @@ impl Framework {
             trig: false,
             dec: None,
             app: None,
+            pick: None,
             grant: None,
             ready: 0,
             last: 0,
@@ -432,6 +441,7 @@ impl Framework {
             || self.dec.is_some()
             || self.app.is_some()
             || self.grant.is_some()
+            || self.pick.is_some()
             || self.ready != 0
             || self.ev.is_some()
             || self.ev_ready != 0
@@ -521,6 +531,8 @@ impl Framework {
                     grant_valid: g.is_some(),
                     grant_sm: g.map_or(0, |g| g.0 as u8),
                     grant_kernel: g.map_or(0, |g| g.1 as u8),
+                    pick_valid: self.pick.is_some(),
+                    pick_sm: self.pick.map_or(0, |s| s as u8),
                     ev_valid: self.ev.is_some(),
                     ev_sm: self.ev.map_or(0, |e| e.0 as u8),
                     ev_setup: self.ev.is_some_and(|e| e.2),
@@ -700,10 +712,12 @@ impl Framework {
             c.event = Some((s, setup));
         }
         // The SMs the edge ahead may change (the SM issued to at it, the SM a reservation names,
-        // registered or applied at it, the SM of the event in flight): the SM event's and the
-        // issue's stages leave them out (`docs/sched-framework.md`).
+        // registered or applied at it, the SM of the event in flight) or the one after it (the
+        // SM of the pick in its second stage): the SM event's and the issue's stages leave them
+        // out (`docs/sched-framework.md`).
         let changing = |s: usize| {
             self.grant.is_some_and(|(gs, _)| gs == s)
+                || self.pick == Some(s)
                 || self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
                 || self.app.is_some_and(|a| a.act == Act::Reserve && a.sm == s)
                 || self.ev.is_some_and(|(es, _, _)| es == s)
@@ -799,15 +813,27 @@ impl Framework {
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
-        // The round robin's pick for the next cycle, among the SMs found ready in the cycle
-        // before: not one the edge ahead changes, and not one whose kernel had under two
-        // blocks left while a block is in flight (it may be that kernel's last).
+        // The pick's second stage: the SM picked in the cycle before, with its kernel, for the
+        // next cycle's issue, unless the registered decision reserves that SM (it was decided
+        // as the SM was picked, and would be applied at the edge that issues to it). (The
+        // pick left out every other change up to that edge: the SMs the edge ahead changed
+        // then, and the SMs whose changes were registered then; the SM event's first stage
+        // never finds a picked SM, whose kernel had work.)
+        if let Some(s) = self.pick {
+            if !self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
+                c.grant = Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize));
+            }
+        }
+        // The round robin's pick, among the SMs found ready in the cycle before, unless a pick
+        // is in its second stage (one every other cycle at most): not one the edge ahead
+        // changes, and not one whose kernel had under two blocks left while a block is in
+        // flight (it may be that kernel's last).
         for d in 0..n {
             let s = (self.issue_ptr + d) % n;
-            if self.ready >> s & 1 == 0 || changing(s) || (self.last >> s & 1 == 1 && self.grant.is_some()) {
+            if self.pick.is_some() || self.ready >> s & 1 == 0 || changing(s) || (self.last >> s & 1 == 1 && self.grant.is_some()) {
                 continue;
             }
-            c.pick = Some((s, self.smst[s].ksr.expect("a ready SM runs a kernel") as usize));
+            c.pick = Some(s);
             break;
         }
         // The SMs ready for the pick of the next cycle, from the registers: running with room,
@@ -886,6 +912,7 @@ impl Unit for Framework {
         self.trig = false;
         self.dec = None;
         self.app = None;
+        self.pick = None;
         self.grant = None;
         self.ready = 0;
         self.last = 0;
@@ -965,10 +992,11 @@ impl Unit for Framework {
             }
         }
         // The pipeline registers.
-        if let Some((s, _)) = c.pick {
+        if let Some(s) = self.pick {
             self.issue_ptr = (s + 1) % n;
         }
-        self.grant = c.pick;
+        self.pick = c.pick;
+        self.grant = c.grant;
         self.ready = c.ready;
         self.last = c.last;
         self.ev = c.ev_pick;

@@ -469,10 +469,14 @@ pub mod fw {
         pub app_sm: u8,
         pub app_kernel: u8,
         pub app_from: u8,
-        /// The SM the issue's round robin picked the cycle before, and its kernel.
+        /// The block the issue issues in this cycle: the SM the round robin picked two cycles
+        /// before, and its kernel (read in the pick's second stage).
         pub grant_valid: bool,
         pub grant_sm: u8,
         pub grant_kernel: u8,
+        /// The pick's second stage: the SM the round robin picked in the cycle before.
+        pub pick_valid: bool,
+        pub pick_sm: u8,
         /// The SM event picked the cycle before: its SM, and whether it goes to setup (else
         /// idle).
         pub ev_valid: bool,
