@@ -11,7 +11,8 @@
 //!   registers, so that no reader waits for the PTBQ's flags; the readers take off the block
 //!   in flight, `iss_*`), for the readiness and the decision's check;
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
-//! - admission: `cmd_*` enters the entry picked the cycle before (`free_*`: the lowest that was
+//! - admission: the command registered the cycle before (`cq_*`, from `cmd_*`, with its grid
+//!   size's compares) enters the entry picked the cycle before (`free_*`: the lowest that was
 //!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)) if it is
 //!   still free: `admit`,
 //!   `admit_k`; the entry's age is `admitted`, which then counts up;
@@ -181,6 +182,27 @@ pub struct Ksrt {
     /// XORed with entry 0's bit, so that the flip-flops start at zero naming entry 0.
     free_oh: DFF<Bits<16>>,
     taken: DFF<Bit>,
+    /// The entries below `free_k` (registered with it): the entry admitted into now is taken
+    /// for the next pick iff no free entry lies below it (it is free itself), an OR of 16
+    /// ANDs in place of a compare of the next pick, off its carry chain, with the admitted
+    /// entry (`docs/fpga.md`, tenth round).
+    free_below: DFF<Bits<16>>,
+    free_neg: Signal<Local, Bits<16>>,
+    /// Pipeline: the command presented in the cycle before and not taken then (the GPU still
+    /// presents it), which admission takes; its fields are copied every cycle, with the grid
+    /// size's compares for the new entry's flags (`tenth round`, `docs/fpga.md`).
+    pub cq_valid: DFF<Bit>,
+    pub cq_handle: DFF<Bits<HANDLE_BITS>>,
+    pub cq_tbs: DFF<Tb>,
+    cq_tk: DFF<Rt>,
+    cq_priority: DFF<Bits<PRIORITY_BITS>>,
+    cq_tokens: DFF<Bits<8>>,
+    cq_ge1: DFF<Bit>,
+    cq_ge2: DFF<Bit>,
+    cq_ge3: DFF<Bit>,
+    cq_eq1: DFF<Bit>,
+    /// A command is registered (`cq_valid`): the clock request.
+    pub cmd_pending: Signal<Out, Bit>,
     free_hot: Signal<Local, Bits<16>>,
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
@@ -297,6 +319,19 @@ impl Ksrt {
             free_k: Default::default(),
             free_oh: Default::default(),
             taken: Default::default(),
+            free_below: Default::default(),
+            free_neg: Default::default(),
+            cq_valid: Default::default(),
+            cq_handle: Default::default(),
+            cq_tbs: Default::default(),
+            cq_tk: Default::default(),
+            cq_priority: Default::default(),
+            cq_tokens: Default::default(),
+            cq_ge1: Default::default(),
+            cq_ge2: Default::default(),
+            cq_ge3: Default::default(),
+            cq_eq1: Default::default(),
+            cmd_pending: Default::default(),
             free_hot: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -342,7 +377,7 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted, free_none, free_k, free_oh, taken, wants_q);
+        dff_setup!(self, clock, admitted, free_none, free_k, free_oh, taken, free_below, wants_q, cq_valid, cq_handle, cq_tbs, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
@@ -429,11 +464,24 @@ impl Logic for Ksrt {
         self.done_hit.next = self.last_v.val().get_bit(self.done_k.val().index());
         self.retire.next = self.done_valid.val() & self.done_hit.val();
 
-        // Admission: into the entry picked in the cycle before, if it is still free (an SM
-        // names only valid entries, so it is not named). The entry for the next cycle: the
-        // lowest free entry in use that no SM names.
+        // Admission: the command registered in the cycle before, into the entry picked in the
+        // cycle before, if it is still free (an SM names only valid entries, so it is not
+        // named). The command presented now is registered unless it is taken now (the GPU
+        // presents a command until it is taken). The entry for the next cycle: the lowest free
+        // entry in use that no SM names.
         self.admit_k.next = self.free_k.q.val();
-        self.admit.next = self.cmd_valid.val() & !self.free_none.q.val() & !self.taken.q.val();
+        self.admit.next = self.cq_valid.q.val() & !self.free_none.q.val() & !self.taken.q.val();
+        self.cq_valid.d.next = self.cmd_valid.val() & !self.admit.val();
+        self.cq_handle.d.next = self.cmd_handle.val();
+        self.cq_tbs.d.next = self.cmd_tbs.val();
+        self.cq_tk.d.next = self.cmd_tk.val();
+        self.cq_priority.d.next = self.cmd_priority.val();
+        self.cq_tokens.d.next = self.cmd_tokens.val();
+        self.cq_ge1.d.next = self.cmd_tbs.val() != 0;
+        self.cq_ge2.d.next = self.cmd_tbs.val() > 1;
+        self.cq_ge3.d.next = self.cmd_tbs.val() > 2;
+        self.cq_eq1.d.next = self.cmd_tbs.val() == 1;
+        self.cmd_pending.next = self.cq_valid.q.val();
         self.free_hot.next = self.free_oh.q.val() ^ self.one16.val();
         // (the lowest isolated as x & -x on the carry chain, then encoded)
         for k in 0..16 {
@@ -443,7 +491,8 @@ impl Logic for Ksrt {
             }
         }
         self.free_vec.next = (self.free_bit[0].val() | self.free_bit[1].val() | self.free_bit[2].val() | self.free_bit[3].val() | self.free_bit[4].val() | self.free_bit[5].val() | self.free_bit[6].val() | self.free_bit[7].val() | self.free_bit[8].val() | self.free_bit[9].val() | self.free_bit[10].val() | self.free_bit[11].val() | self.free_bit[12].val() | self.free_bit[13].val() | self.free_bit[14].val() | self.free_bit[15].val()) & !self.named.val();
-        self.free_first.next = self.free_vec.val() & (!self.free_vec.val() + self.one16.val());
+        self.free_neg.next = !self.free_vec.val() + self.one16.val();
+        self.free_first.next = self.free_vec.val() & self.free_neg.val();
         for k in 0..16 {
             self.free_id[k].next = 0.into();
             if self.free_first.val().get_bit(k) {
@@ -452,7 +501,10 @@ impl Logic for Ksrt {
         }
         self.free_none.d.next = !self.free_vec.val().any();
         self.free_oh.d.next = self.free_first.val() ^ self.one16.val();
-        self.taken.d.next = self.admit.val() & (self.free_first.val() & self.free_hot.val()).any();
+        // (the next pick is the entry admitted into now iff no free entry lies below that one,
+        // which is free itself: admission needs it free, and no SM named it, as it was free)
+        self.free_below.d.next = !(self.free_vec.val() | self.free_neg.val());
+        self.taken.d.next = self.admit.val() & !(self.free_vec.val() & self.free_below.q.val()).any();
         self.free_k.d.next = self.free_id[0].val() | self.free_id[1].val() | self.free_id[2].val() | self.free_id[3].val() | self.free_id[4].val() | self.free_id[5].val() | self.free_id[6].val() | self.free_id[7].val() | self.free_id[8].val() | self.free_id[9].val() | self.free_id[10].val() | self.free_id[11].val() | self.free_id[12].val() | self.free_id[13].val() | self.free_id[14].val() | self.free_id[15].val();
 
         // Read ports.
@@ -506,7 +558,7 @@ impl Logic for Ksrt {
         self.wants_q.d.next = self.wants_now.val();
         // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
         // invalid, so its bit is clear)
-        if self.admit.val() & (self.cmd_tbs.val() != 0) {
+        if self.admit.val() & self.cq_ge1.q.val() {
             self.wants_q.d.next = self.wants_now.val() | self.free_hot.val();
         }
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
@@ -609,20 +661,20 @@ impl Logic for Ksrt {
             }
             if self.admit.val() & self.free_hot.val().get_bit(k) {
                 self.k_valid[k].d.next = true;
-                self.k_handle[k].d.next = self.cmd_handle.val();
-                self.k_tbs[k].d.next = self.cmd_tbs.val();
+                self.k_handle[k].d.next = self.cq_handle.q.val();
+                self.k_tbs[k].d.next = self.cq_tbs.q.val();
                 self.k_next_tb[k].d.next = 0.into();
                 self.k_done[k].d.next = 0.into();
-                self.k_tk[k].d.next = self.cmd_tk.val();
-                self.k_priority[k].d.next = self.cmd_priority.val();
+                self.k_tk[k].d.next = self.cq_tk.q.val();
+                self.k_priority[k].d.next = self.cq_priority.q.val();
                 self.k_age[k].d.next = self.admitted.q.val();
-                self.k_count[k].d.next = self.cmd_tokens.val();
-                self.k_last[k].d.next = self.cmd_tbs.val() == 1;
+                self.k_count[k].d.next = self.cq_tokens.q.val();
+                self.k_last[k].d.next = self.cq_eq1.q.val();
                 self.k_cap[k].d.next = 0.into();
-                self.k_rem[k].d.next = self.cmd_tbs.val();
-                self.k_ge1[k].d.next = self.cmd_tbs.val() != 0;
-                self.k_ge2[k].d.next = self.cmd_tbs.val() > 1;
-                self.k_ge3[k].d.next = self.cmd_tbs.val() > 2;
+                self.k_rem[k].d.next = self.cq_tbs.q.val();
+                self.k_ge1[k].d.next = self.cq_ge1.q.val();
+                self.k_ge2[k].d.next = self.cq_ge2.q.val();
+                self.k_ge3[k].d.next = self.cq_ge3.q.val();
             }
         }
         if self.admit.val() {

@@ -572,6 +572,7 @@ impl Logic for Sched {
             | (self.app_act.q.val() != 0)
             | self.gr_valid.q.val()
             | self.issue.granted.val().any()
+            | self.ksrt.cmd_pending.val()
             | self.smst.ev_any.val();
         self.act1_q.d.next = self.in_flight.val() | self.cmd_valid.val() | self.done_valid.val() | self.saved_valid.val();
         self.act2_q.d.next = self.act1_q.q.val();

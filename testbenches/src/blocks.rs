@@ -16,7 +16,7 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, issue.last_grant, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
+    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
@@ -163,6 +163,10 @@ impl Ports for SchedPorts {
             grant_kernel: if r.scalar("gr_valid") != 0 { r.scalar("gr_k") as u8 } else { 0 },
             pick_valid: r.scalar("issue.last_grant") != 0,
             pick_sm: (r.scalar("issue.last_grant") as u16).trailing_zeros() as u8 & 15,
+            cmd_valid: r.scalar("ksrt.cq_valid") != 0,
+            // (copied every cycle: they mean something only with `cq_valid`)
+            cmd_handle: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_handle") as u16 } else { 0 },
+            cmd_tbs: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_tbs") as u32 } else { 0 },
             ev_valid: r.scalar("smst.evq_valid") != 0,
             ev_sm: r.scalar("smst.evq_sm") as u8,
             ev_setup: r.scalar("smst.evq_setup") != 0,

@@ -164,8 +164,8 @@ fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none());
         // Inputs 12 + outputs 2 x 12 + clocked + mismatch + 13 SMST x 6 + 13 KSRT x 12 + 2 + the
-        // 29 pipeline registers (`fw::Pipe`).
-        assert_eq!(gtkw_names_only_real_signals(&path), 12 + 24 + 2 + 13 * 6 + 13 * 12 + 2 + 29, "{backend}");
+        // 34 pipeline registers (`fw::Pipe`).
+        assert_eq!(gtkw_names_only_real_signals(&path), 12 + 24 + 2 + 13 * 6 + 13 * 12 + 2 + 34, "{backend}");
         // Time is the GPU cycle: the last time step is the GPU cycle of the last clocked cycle,
         // and `gpu.clocked` counts the clocked cycles.
         let text = std::fs::read_to_string(&path).unwrap();

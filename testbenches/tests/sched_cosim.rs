@@ -315,9 +315,9 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
     }
     check(&now, t.unwrap());
     assert_eq!(steps, rep.cycles_checked, "one time step per checked cycle");
-    // The first command is taken in the first clocked cycle and is in KSRT entry 0 from the
-    // next.
-    assert_eq!(k0_first, Some(1));
+    // The first command is registered in the first clocked cycle, taken in the second and is
+    // in KSRT entry 0 from the third (`docs/sched-framework.md`, item 2).
+    assert_eq!(k0_first, Some(2));
     assert!(preempts > 0 && restores > 0, "PPQ with context switch: {preempts} preemptions, {restores} restores in the waveform");
     // A decision takes N_SM + 1 cycles, so preempt_valid never stays high two cycles running:
     // every rising edge is one preemption, as many as the GPU counted.

@@ -14,7 +14,8 @@
 //! tables) and applied in a later cycle. Each cycle it takes at most one kernel command, one
 //! finished block and one saved block (the GPU queues the rest), and
 //! - retires the finished block's kernel if that was its last block;
-//! - admits the command into the entry picked in the cycle before, if it is still free;
+//! - admits the command registered in the cycle before (the GPU presents a command until it
+//!   is taken) into the entry picked in the cycle before, if it is still free;
 //! - applies the SM event picked in the cycle before: a running SM with no blocks whose kernel
 //!   had no work is released (idle, its token back to its kernel), a reserved SM with no blocks
 //!   has finished its preemption (setup for the kernel it was reserved for, or idle, the token
@@ -260,6 +261,9 @@ pub struct Framework {
     app: Option<Action>,
     /// The SM the round robin picked in the cycle before (the pick's second stage).
     pick: Option<usize>,
+    /// The command presented in the cycle before and not taken then: admission takes it (the
+    /// GPU presents it until it is taken).
+    cmd: Option<KernelCmd>,
     /// The block picked two cycles before, issued in this one: (SM, kernel).
     grant: Option<(usize, usize)>,
     /// The SMs that could take a block, from the registers of the cycle before (the pick
@@ -310,6 +314,7 @@ impl Framework {
             dec: None,
             app: None,
             pick: None,
+            cmd: None,
             grant: None,
             ready: 0,
             last: 0,
@@ -442,6 +447,7 @@ impl Framework {
             || self.app.is_some()
             || self.grant.is_some()
             || self.pick.is_some()
+            || self.cmd.is_some()
             || self.ready != 0
             || self.ev.is_some()
             || self.ev_ready != 0
@@ -533,6 +539,9 @@ impl Framework {
                     grant_kernel: g.map_or(0, |g| g.1 as u8),
                     pick_valid: self.pick.is_some(),
                     pick_sm: self.pick.map_or(0, |s| s as u8),
+                    cmd_valid: self.cmd.is_some(),
+                    cmd_handle: self.cmd.map_or(0, |c| c.handle),
+                    cmd_tbs: self.cmd.map_or(0, |c| c.tbs),
                     ev_valid: self.ev.is_some(),
                     ev_sm: self.ev.map_or(0, |e| e.0 as u8),
                     ev_setup: self.ev.is_some_and(|e| e.2),
@@ -661,7 +670,10 @@ impl Framework {
         self.smst[s].running_tbs.checked_sub(gone).unwrap_or_else(|| panic!("SM {s} reported more finished or saved blocks than it ran"))
     }
 
-    fn comb(&self, i: &FwIn) -> Comb {
+    /// The cycle's decisions and outputs. Since the command is registered before admission
+    /// (the tenth timing round, `docs/fpga.md`) they come from the registers alone: no output
+    /// depends on this cycle's inputs, which only enter registers at the edge.
+    fn comb(&self, _i: &FwIn) -> Comb {
         let n = self.params.sms;
         let mut c = Comb::default();
         c.out.busy = self.busy();
@@ -757,11 +769,12 @@ impl Framework {
                 }
             }
         }
-        // Admission into the entry picked in the cycle before (the lowest that was free and
-        // that no SM named), if it is still free (a command may have entered it at the edge
-        // between; an SM names only valid entries, so one free then is not named now). The
-        // entry for the next cycle, from the registers.
-        if i.cmd.is_some() {
+        // Admission of the command registered in the cycle before (the GPU still presents it)
+        // into the entry picked in the cycle before (the lowest that was free and that no SM
+        // named), if it is still free (a command may have entered it at the edge between; an
+        // SM names only valid entries, so one free then is not named now). The entry for the
+        // next cycle, from the registers.
+        if self.cmd.is_some() {
             c.admit = self.free.filter(|&k| !self.ksrt[k].valid);
             c.out.cmd_taken = c.admit.is_some();
         }
@@ -913,6 +926,7 @@ impl Unit for Framework {
         self.dec = None;
         self.app = None;
         self.pick = None;
+        self.cmd = None;
         self.grant = None;
         self.ready = 0;
         self.last = 0;
@@ -1006,7 +1020,7 @@ impl Unit for Framework {
         self.wants = c.wants;
         // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
         // invalid, so its bit is clear)
-        if let (Some(k), Some(cmd)) = (c.admit, i.cmd) {
+        if let (Some(k), Some(cmd)) = (c.admit, self.cmd) {
             if cmd.tbs > 0 {
                 self.wants |= 1 << k;
             }
@@ -1043,7 +1057,7 @@ impl Unit for Framework {
         if let Some(k) = c.retire {
             self.ksrt[k].valid = false;
         }
-        if let (Some(k), Some(cmd)) = (c.admit, i.cmd) {
+        if let (Some(k), Some(cmd)) = (c.admit, self.cmd) {
             self.ksrt[k] = Ksr {
                 valid: true,
                 handle: cmd.handle,
@@ -1060,6 +1074,8 @@ impl Unit for Framework {
             };
             self.admitted += 1;
         }
+        // The command presented now is registered unless it was taken now.
+        self.cmd = if c.out.cmd_taken { None } else { i.cmd };
         if let Err(e) = self.check_invariants() {
             panic!("framework invariant broken at the edge of cycle {}: {e}", self.cycle);
         }

@@ -477,6 +477,11 @@ pub mod fw {
         /// The pick's second stage: the SM the round robin picked in the cycle before.
         pub pick_valid: bool,
         pub pick_sm: u8,
+        /// The command presented in the cycle before and not taken then (admission takes it in
+        /// this cycle if its entry is free): its handle and grid size.
+        pub cmd_valid: bool,
+        pub cmd_handle: u16,
+        pub cmd_tbs: u32,
         /// The SM event picked the cycle before: its SM, and whether it goes to setup (else
         /// idle).
         pub ev_valid: bool,
