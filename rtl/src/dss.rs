@@ -9,12 +9,13 @@
 //! - A decision scans entries 0, 1, .., sms-1 on consecutive cycles, naming on `next_addr` the
 //!   entry it scans next cycle (the framework reads the SMST and KSRT there and registers them,
 //!   so the block samples each entry as it was the cycle before), then one cycle (the scan's
-//!   hold cycle) in which it registers whether the live token count of `kmax` exceeds that of `kmin` by
-//!   two or more (`gap_q`; the counts read back on `count_max`/`count_min`), then one cycle
+//!   first hold cycle) in which it registers the live token counts of `kmax` and `kmin` (read
+//!   back on `count_max`/`count_min`), one (the second) in which it registers whether the first
+//!   exceeds the second by two or more (`gap_q`), then one cycle
 //!   deciding: `act` = 1 (assign idle SM `act_sm` to `act_kernel`) or 2 (reserve running SM
 //!   `act_sm` of `act_from` for `act_kernel`, if `gap_q`). The table writes are the
 //!   framework's.
-//! - Latency: sms + 2 cycles per decision; after an action (once two cycles have passed, for the
+//! - Latency: sms + 3 cycles per decision (sms + 2 until the eleventh timing round); after an action (once two cycles have passed, for the
 //!   framework to apply it), or a trigger during the decision, it scans again.
 //! Parameters: 1..=16 SMs (`sms`); token counts are 8-bit, biased by 128.
 
@@ -72,15 +73,21 @@ pub struct Dss {
     kmin_valid: DFF<Bit>,
     kmin_index: DFF<Bits<DSS_INDEX_BITS>>,
     kmin_count: DFF<Bits<8>>,
-    /// `kmax`'s live token count exceeds `kmin`'s by two or more (registered every cycle but
-    /// the decision, which reads the value of the hold cycle before it and clears it).
+    /// `kmax`'s and `kmin`'s live token counts (`count_max`, `count_min`), registered every
+    /// cycle but the decision: the decision compares the values of the first hold cycle.
+    cmax_q: DFF<Bits<8>>,
+    cmin_q: DFF<Bits<8>>,
+    /// `cmax_q` exceeds `cmin_q` by two or more (registered every cycle but the decision, which
+    /// reads the value of the second hold cycle, from the counts of the first, and clears it):
+    /// the read through the KSRT's multiplexers and the subtraction are in separate cycles
+    /// (`docs/fpga.md`, eleventh round).
     gap_q: DFF<Bit>,
     /// `kmin`'s lowest running SM (`from_valid`, `from_index`), registered as `gap_q` is: the
-    /// decision reads the value of the hold cycle before it, when `kmin` is final.
+    /// decision reads the value of the second hold cycle, when `kmin` is final.
     from_valid_q: DFF<Bit>,
     from_index_q: DFF<Bits<DSS_INDEX_BITS>>,
     /// The decision's tests of the candidates, registered as `gap_q` is (the candidates are
-    /// final in the hold cycle): an idle SM to assign to `kmax` (`assign_q`); `kmin` is a
+    /// final in the hold cycles): an idle SM to assign to `kmax` (`assign_q`); `kmin` is a
     /// kernel other than `kmax` and no SM is idle (`reserve_q`, with `gap_q` and
     /// `from_valid_q` a reservation).
     assign_q: DFF<Bit>,
@@ -94,7 +101,7 @@ pub struct Dss {
     act_code: Signal<Local, Bits<2>>,
     from_valid: Signal<Local, Bit>,
     from_index: Signal<Local, Bits<DSS_INDEX_BITS>>,
-    /// count_max - count_min, 9 bits (no wrap): the reservation needs it to be 2 or more.
+    /// cmax_q - cmin_q, 9 bits (no wrap): the reservation needs it to be 2 or more.
     count_diff: Signal<Local, Bits<9>>,
 }
 
@@ -131,6 +138,8 @@ impl Dss {
             kmin_valid: Default::default(),
             kmin_index: Default::default(),
             kmin_count: Default::default(),
+            cmax_q: Default::default(),
+            cmin_q: Default::default(),
             gap_q: Default::default(),
             from_valid_q: Default::default(),
             from_index_q: Default::default(),
@@ -170,7 +179,7 @@ impl Dss {
 impl Logic for Dss {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, gap_q, from_valid_q, from_index_q, assign_q, reserve_q);
+        dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, cmax_q, cmin_q, gap_q, from_valid_q, from_index_q, assign_q, reserve_q);
         self.scan.clock.next = self.clock.val();
         self.scan.trigger.next = self.trigger.val();
         // (literal bounds: 16 = DSS_MAX_SMS)
@@ -199,7 +208,7 @@ impl Logic for Dss {
         self.act_kernel.next = 0.into();
         self.act_from.next = 0.into();
         // One subtraction on the carry chain (not an increment, then a compare).
-        self.count_diff.next = bit_cast::<9, 8>(self.count_max.val()) - bit_cast::<9, 8>(self.count_min.val());
+        self.count_diff.next = bit_cast::<9, 8>(self.cmax_q.q.val()) - bit_cast::<9, 8>(self.cmin_q.q.val());
         if self.scan.deciding.val() {
             if self.assign_q.q.val() {
                 self.act_code.next = 1.into();
@@ -212,9 +221,12 @@ impl Logic for Dss {
                 self.act_from.next = self.kmin_index.q.val();
             }
         }
-        // The live counts' test, registered every cycle but the decision (which clears it): a
-        // decision always follows the hold cycle, in which the candidates are already final.
+        // The live counts, and their test a cycle later, registered every cycle but the
+        // decision (which clears the test): a decision always follows the two hold cycles, in
+        // which the candidates are already final.
         if !self.scan.deciding.val() {
+            self.cmax_q.d.next = self.count_max.val();
+            self.cmin_q.d.next = self.count_min.val();
             self.gap_q.d.next = !self.count_diff.val().get_bit(8) & (self.count_diff.val() > 1);
             self.from_valid_q.d.next = self.from_valid.val();
             self.from_index_q.d.next = self.from_index.val();

@@ -2,7 +2,7 @@
 //! `docs/sched-framework.md`) as register arrays, with admission, retirement, token counts and
 //! its read ports; a sub-block of `Sched`, whose header states the cycle contract.
 //!
-//! Each entry: valid bit, launch handle, grid size (`k_tbs`), the next new block to issue, the
+//! Each entry: valid bit, launch handle, grid size (as `k_tbs_m2`, less two), the next new block to issue, the
 //! blocks done, T_k, priority, age (admission order modulo 2^16) and DSS token count (8-bit two's
 //! complement). Every output is combinational from the registers and this cycle's inputs; the
 //! entries change at the clock edge:
@@ -136,8 +136,10 @@ pub struct Ksrt {
     pub k_valid: [DFF<Bit>; 16],
     /// The launch's handle.
     pub k_handle: [DFF<Bits<HANDLE_BITS>>; 16],
-    /// Blocks in the grid.
-    pub k_tbs: [DFF<Tb>; 16],
+    /// Blocks in the grid, less two (modulo 2^20): after a finish the next block to finish
+    /// is the last iff `k_done` equalled it, an equality of two registers in place of an
+    /// increment and a compare (`docs/fpga.md`, eleventh round).
+    pub k_tbs_m2: [DFF<Tb>; 16],
     /// The next new block to issue.
     pub k_next_tb: [DFF<Tb>; 16],
     /// Blocks finished.
@@ -152,8 +154,8 @@ pub struct Ksrt {
     pub k_count: [DFF<Bits<8>>; 16],
     /// A flag kept beside the counters so that no compare of them is on the paths of a cycle's
     /// decisions (`docs/fpga.md`): the next block to finish is the kernel's last
-    /// (`k_done + 1 == k_tbs`), set at the edges that change the counters it follows. (A flag
-    /// for "new blocks left", `k_next_tb < k_tbs`, was read with the PTBQ's flags for "has
+    /// (`k_done + 1 ==` the grid size), set at the edges that change the counters it follows. (A flag
+    /// for "new blocks left", `k_next_tb <` the grid size, was read with the PTBQ's flags for "has
     /// work" until the ninth timing round; `k_ge1` replaces both.)
     pub k_last: [DFF<Bit>; 16],
     /// owned x T_k: the blocks the SMs the kernel has or is getting hold (setup, running, or
@@ -176,12 +178,16 @@ pub struct Ksrt {
     /// (stored inverted, so that the reset value names entry 0, free at reset).
     pub free_none: DFF<Bit>,
     pub free_k: DFF<B4>,
-    /// `free_k` one-hot, and whether its entry was admitted into at the edge that picked it
-    /// (the only way a free entry turns valid): the admission's check that the entry is still
-    /// free, from registers instead of a read of `k_valid` at `free_k`. `free_oh` is kept
-    /// XORed with entry 0's bit, so that the flip-flops start at zero naming entry 0.
-    free_oh: DFF<Bits<16>>,
+    /// Whether `free_k`'s entry was admitted into at the edge that picked it (the only way a
+    /// free entry turns valid): the admission's check that the entry is still free, from
+    /// registers instead of a read of `k_valid` at `free_k`.
     taken: DFF<Bit>,
+    /// The admission of this cycle as a one-hot entry enable (`admit` at `free_k`),
+    /// registered from the values `admit` and `free_k` are registered from: each entry's
+    /// writes take one flip-flop's bit in place of `admit`, a function of three registers
+    /// driving every entry (`docs/fpga.md`, eleventh round).
+    adm_en: DFF<Bits<16>>,
+    admit_nx: Signal<Local, Bit>,
     /// The entries below `free_k` (registered with it): the entry admitted into now is taken
     /// for the next pick iff no free entry lies below it (it is free itself), an OR of 16
     /// ANDs in place of a compare of the next pick, off its carry chain, with the admitted
@@ -194,6 +200,8 @@ pub struct Ksrt {
     pub cq_valid: DFF<Bit>,
     pub cq_handle: DFF<Bits<HANDLE_BITS>>,
     pub cq_tbs: DFF<Tb>,
+    /// The grid size less two (for `k_tbs_m2`).
+    cq_tbs_m2: DFF<Tb>,
     cq_tk: DFF<Rt>,
     cq_priority: DFF<Bits<PRIORITY_BITS>>,
     cq_tokens: DFF<Bits<8>>,
@@ -203,7 +211,6 @@ pub struct Ksrt {
     cq_eq1: DFF<Bit>,
     /// A command is registered (`cq_valid`): the clock request.
     pub cmd_pending: Signal<Out, Bit>,
-    free_hot: Signal<Local, Bits<16>>,
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Entry k is within the `sms` in use.
@@ -304,7 +311,7 @@ impl Ksrt {
             iss_next_tb: Default::default(),
             k_valid: Default::default(),
             k_handle: Default::default(),
-            k_tbs: Default::default(),
+            k_tbs_m2: Default::default(),
             k_next_tb: Default::default(),
             k_done: Default::default(),
             k_tk: Default::default(),
@@ -317,13 +324,15 @@ impl Ksrt {
             admitted: Default::default(),
             free_none: Default::default(),
             free_k: Default::default(),
-            free_oh: Default::default(),
+            adm_en: Default::default(),
+            admit_nx: Default::default(),
             taken: Default::default(),
             free_below: Default::default(),
             free_neg: Default::default(),
             cq_valid: Default::default(),
             cq_handle: Default::default(),
             cq_tbs: Default::default(),
+            cq_tbs_m2: Default::default(),
             cq_tk: Default::default(),
             cq_priority: Default::default(),
             cq_tokens: Default::default(),
@@ -332,7 +341,6 @@ impl Ksrt {
             cq_ge3: Default::default(),
             cq_eq1: Default::default(),
             cmd_pending: Default::default(),
-            free_hot: Default::default(),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             onehot: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             in_use: std::array::from_fn(|i| Constant::new(i < sms)),
@@ -377,12 +385,12 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted, free_none, free_k, free_oh, taken, free_below, wants_q, cq_valid, cq_handle, cq_tbs, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
+        dff_setup!(self, clock, admitted, free_none, free_k, adm_en, taken, free_below, wants_q, cq_valid, cq_handle, cq_tbs, cq_tbs_m2, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
             self.k_handle[k].clock.next = self.clock.val();
-            self.k_tbs[k].clock.next = self.clock.val();
+            self.k_tbs_m2[k].clock.next = self.clock.val();
             self.k_next_tb[k].clock.next = self.clock.val();
             self.k_done[k].clock.next = self.clock.val();
             self.k_tk[k].clock.next = self.clock.val();
@@ -402,7 +410,7 @@ impl Logic for Ksrt {
             self.k_rem[k].d.next = self.k_rem[k].q.val();
             self.k_valid[k].d.next = self.k_valid[k].q.val();
             self.k_handle[k].d.next = self.k_handle[k].q.val();
-            self.k_tbs[k].d.next = self.k_tbs[k].q.val();
+            self.k_tbs_m2[k].d.next = self.k_tbs_m2[k].q.val();
             self.k_next_tb[k].d.next = self.k_next_tb[k].q.val();
             self.k_done[k].d.next = self.k_done[k].q.val();
             self.k_tk[k].d.next = self.k_tk[k].q.val();
@@ -474,6 +482,7 @@ impl Logic for Ksrt {
         self.cq_valid.d.next = self.cmd_valid.val() & !self.admit.val();
         self.cq_handle.d.next = self.cmd_handle.val();
         self.cq_tbs.d.next = self.cmd_tbs.val();
+        self.cq_tbs_m2.d.next = self.cmd_tbs.val() - 2;
         self.cq_tk.d.next = self.cmd_tk.val();
         self.cq_priority.d.next = self.cmd_priority.val();
         self.cq_tokens.d.next = self.cmd_tokens.val();
@@ -482,7 +491,6 @@ impl Logic for Ksrt {
         self.cq_ge3.d.next = self.cmd_tbs.val() > 2;
         self.cq_eq1.d.next = self.cmd_tbs.val() == 1;
         self.cmd_pending.next = self.cq_valid.q.val();
-        self.free_hot.next = self.free_oh.q.val() ^ self.one16.val();
         // (the lowest isolated as x & -x on the carry chain, then encoded)
         for k in 0..16 {
             self.free_bit[k].next = 0.into();
@@ -500,11 +508,15 @@ impl Logic for Ksrt {
             }
         }
         self.free_none.d.next = !self.free_vec.val().any();
-        self.free_oh.d.next = self.free_first.val() ^ self.one16.val();
         // (the next pick is the entry admitted into now iff no free entry lies below that one,
         // which is free itself: admission needs it free, and no SM named it, as it was free)
         self.free_below.d.next = !(self.free_vec.val() | self.free_neg.val());
         self.taken.d.next = self.admit.val() & !(self.free_vec.val() & self.free_below.q.val()).any();
+        self.admit_nx.next = self.cq_valid.d.val() & !self.free_none.d.val() & !self.taken.d.val();
+        self.adm_en.d.next = 0.into();
+        if self.admit_nx.val() {
+            self.adm_en.d.next = self.free_first.val();
+        }
         self.free_k.d.next = self.free_id[0].val() | self.free_id[1].val() | self.free_id[2].val() | self.free_id[3].val() | self.free_id[4].val() | self.free_id[5].val() | self.free_id[6].val() | self.free_id[7].val() | self.free_id[8].val() | self.free_id[9].val() | self.free_id[10].val() | self.free_id[11].val() | self.free_id[12].val() | self.free_id[13].val() | self.free_id[14].val() | self.free_id[15].val();
 
         // Read ports.
@@ -558,8 +570,8 @@ impl Logic for Ksrt {
         self.wants_q.d.next = self.wants_now.val();
         // (a kernel admitted at this edge: nothing owned yet, all its blocks left; its entry was
         // invalid, so its bit is clear)
-        if self.admit.val() & self.cq_ge1.q.val() {
-            self.wants_q.d.next = self.wants_now.val() | self.free_hot.val();
+        if self.cq_ge1.q.val() {
+            self.wants_q.d.next = self.wants_now.val() | self.adm_en.q.val();
         }
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 
@@ -639,17 +651,18 @@ impl Logic for Ksrt {
             // The flags follow: up one (a save) or down one (an issue), or neither.
             if self.rem_up[k].val() & !self.rem_down[k].val() {
                 self.k_ge1[k].d.next = true;
-                self.k_ge2[k].d.next = self.k_rem[k].q.val() != 0;
+                self.k_ge2[k].d.next = self.k_ge1[k].q.val();
                 self.k_ge3[k].d.next = self.k_ge2[k].q.val();
             }
             if !self.rem_up[k].val() & self.rem_down[k].val() {
                 self.k_ge1[k].d.next = self.k_ge2[k].q.val();
                 self.k_ge2[k].d.next = self.k_ge3[k].q.val();
-                self.k_ge3[k].d.next = self.k_rem[k].q.val() > 3;
+                // (four or more: a bit above the lowest two, an OR, not a compare's carry chain)
+                self.k_ge3[k].d.next = self.k_rem[k].q.val().get_bits::<18>(2) != 0;
             }
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;
-                self.k_last[k].d.next = (self.k_done[k].q.val() + 2) == self.k_tbs[k].q.val();
+                self.k_last[k].d.next = self.k_done[k].q.val() == self.k_tbs_m2[k].q.val();
                 // (retirement, with this entry's own flag: not through `retire`, whose read of
                 // the finished block's entry is a multiplexer)
                 if self.k_last[k].q.val() {
@@ -659,10 +672,10 @@ impl Logic for Ksrt {
             if self.iss_new.val() & (self.iss_k.val() == self.ids[k].val()) {
                 self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
             }
-            if self.admit.val() & self.free_hot.val().get_bit(k) {
+            if self.adm_en.q.val().get_bit(k) {
                 self.k_valid[k].d.next = true;
                 self.k_handle[k].d.next = self.cq_handle.q.val();
-                self.k_tbs[k].d.next = self.cq_tbs.q.val();
+                self.k_tbs_m2[k].d.next = self.cq_tbs_m2.q.val();
                 self.k_next_tb[k].d.next = 0.into();
                 self.k_done[k].d.next = 0.into();
                 self.k_tk[k].d.next = self.cq_tk.q.val();

@@ -80,6 +80,11 @@ pub struct Ptbq {
     /// a compare: `docs/fpga.md`, seventh round).
     q_gt2: [DFF<Bit>; 16],
     q_eq3: [DFF<Bit>; 16],
+    /// Each queue holds exactly one, exactly two blocks: the push's choice of head register
+    /// reads a flag, not a compare of `q_len` that drives both registers' 28 enables
+    /// (`docs/fpga.md`, eleventh round).
+    q_eq1: [DFF<Bit>; 16],
+    q_eq2: [DFF<Bit>; 16],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
     pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
     /// Each queue's head entry, and the one after it.
@@ -152,6 +157,8 @@ impl Ptbq {
             q_nz: Default::default(),
             q_gt2: Default::default(),
             q_eq3: Default::default(),
+            q_eq1: Default::default(),
+            q_eq2: Default::default(),
             ram: Default::default(),
             h0: Default::default(),
             h1: Default::default(),
@@ -210,6 +217,10 @@ impl Logic for Ptbq {
             self.q_gt2[k].d.next = self.q_gt2[k].q.val();
             self.q_eq3[k].clock.next = self.clock.val();
             self.q_eq3[k].d.next = self.q_eq3[k].q.val();
+            self.q_eq1[k].clock.next = self.clock.val();
+            self.q_eq1[k].d.next = self.q_eq1[k].q.val();
+            self.q_eq2[k].clock.next = self.clock.val();
+            self.q_eq2[k].d.next = self.q_eq2[k].q.val();
             // (an entry standing in `land` moves into its register at the edge, unless it is
             // replaced)
             self.e0[k].next = self.h0[k].q.val();
@@ -319,12 +330,16 @@ impl Logic for Ptbq {
                 self.q_nz[k].d.next = true;
                 self.q_gt2[k].d.next = self.q_len[k].q.val() >= 2;
                 self.q_eq3[k].d.next = self.q_len[k].q.val() == 2;
+                self.q_eq1[k].d.next = !self.q_nz[k].q.val();
+                self.q_eq2[k].d.next = self.q_eq1[k].q.val();
             }
             if self.pops[k].val() & !self.pushes[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() - 1;
                 self.q_nz[k].d.next = self.q_len[k].q.val() != 1;
                 self.q_gt2[k].d.next = self.q_len[k].q.val() >= 4;
                 self.q_eq3[k].d.next = self.q_len[k].q.val() == 4;
+                self.q_eq1[k].d.next = self.q_eq2[k].q.val();
+                self.q_eq2[k].d.next = self.q_eq3[k].q.val();
             }
             if self.pushes[k].val() {
                 self.tail[k].d.next = self.push_entry.val();
@@ -338,21 +353,21 @@ impl Logic for Ptbq {
                 if self.arriving[k].val() {
                     self.p0n.next = self.p0n.val().replace_bit(k, true);
                 }
-                if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
+                if self.pushes[k].val() & self.q_eq1[k].q.val() {
                     self.h0[k].d.next = self.push_entry.val();
                     self.p0n.next = self.p0n.val().replace_bit(k, false);
                 }
-                if self.pushes[k].val() & (self.q_len[k].q.val() == 2) {
+                if self.pushes[k].val() & self.q_eq2[k].q.val() {
                     self.h1[k].d.next = self.push_entry.val();
                 }
             } else {
                 if self.arriving[k].val() {
                     self.p1n.next = self.p1n.val().replace_bit(k, true);
                 }
-                if self.pushes[k].val() & (self.q_len[k].q.val() == 0) {
+                if self.pushes[k].val() & !self.q_nz[k].q.val() {
                     self.h0[k].d.next = self.push_entry.val();
                 }
-                if self.pushes[k].val() & (self.q_len[k].q.val() == 1) {
+                if self.pushes[k].val() & self.q_eq1[k].q.val() {
                     self.h1[k].d.next = self.push_entry.val();
                     self.p1n.next = self.p1n.val().replace_bit(k, false);
                 }
@@ -364,6 +379,8 @@ impl Logic for Ptbq {
                 self.q_nz[k].d.next = false;
                 self.q_gt2[k].d.next = false;
                 self.q_eq3[k].d.next = false;
+                self.q_eq1[k].d.next = false;
+                self.q_eq2[k].d.next = false;
             }
         }
         self.p0.d.next = self.p0n.val();

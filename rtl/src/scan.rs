@@ -16,10 +16,11 @@
 //!   starts.
 //! - `next_addr` is the address of the next cycle's scan (0 if it scans none), kept in its own
 //!   register (`na_q`), so that the engine's table reads start at a flip-flop.
-//! - With `hold` (the DSS engine) a cycle lies between the last entry and the decision, so
-//!   that every decision cycle follows a cycle in which the candidates were already final: the
-//!   engine registers there what it reads for them.
-//! - Latency: sms + 1 cycles per decision (sms + 2 with `hold`); `busy`, `addr` and `next_addr` depend on the registers only,
+//! - With `hold` (the DSS engine) two cycles lie between the last entry and the decision, so
+//!   that every decision cycle follows two cycles in which the candidates were already final:
+//!   the engine registers in the first what it reads for them, and in the second what it
+//!   computes from that (one cycle until the eleventh timing round, `docs/fpga.md`).
+//! - Latency: sms + 1 cycles per decision (sms + 3 with `hold`); `busy`, `addr` and `next_addr` depend on the registers only,
 //!   the next state also on `trigger` and `act` (combinationally).
 //! Parameters: 1..=16 entries (`sms`).
 
@@ -45,7 +46,7 @@ pub struct ScanControl {
     pub next_addr: Signal<Out, Bits<INDEX_BITS>>,
     /// This cycle scans the entry at `addr`.
     pub scanning: Signal<Out, Bit>,
-    /// This cycle is the decision, after the last entry (and the hold cycle, if any).
+    /// This cycle is the decision, after the last entry (and the hold cycles, if any).
     pub deciding: Signal<Out, Bit>,
     busy_q: DFF<Bit>,
     pending_q: DFF<Bit>,
@@ -53,14 +54,14 @@ pub struct ScanControl {
     pos_q: DFF<Bits<INDEX_BITS>>,
     /// Cycles left to wait after an action (0: not waiting).
     wait_q: DFF<Bits<3>>,
-    /// In the cycle between the last entry and the decision.
-    hold_q: DFF<Bit>,
+    /// Hold cycles left between the last entry and the decision, this one included.
+    hold_q: DFF<Bits<2>>,
     /// `deciding` of this cycle, registered at the edge before from the registers (a decision
     /// cycle is never followed by one: after it the block waits, restarts or goes idle), so
     /// that the engines' decisions, and from them the next state, start at one flip-flop.
     dnow_q: DFF<Bit>,
-    /// The block has that cycle.
-    pre: Constant<Bit>,
+    /// The block's hold cycles (0 or 2).
+    pre: Constant<Bits<2>>,
     /// `next_addr`, registered: the address the cycle after the edge scans.
     na_q: DFF<Bits<INDEX_BITS>>,
     /// `next_addr` after a restart: 1, or 0 with one entry.
@@ -73,8 +74,8 @@ pub struct ScanControl {
 }
 
 impl ScanControl {
-    /// The control of a scan over `sms` table entries (1..=16), with a cycle between the last
-    /// entry and the decision if `hold`.
+    /// The control of a scan over `sms` table entries (1..=16), with two cycles between the
+    /// last entry and the decision if `hold`.
     pub fn new(sms: usize, hold: bool) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "ScanControl supports 1..={MAX_SMS} entries, not {sms}");
         Self {
@@ -93,7 +94,7 @@ impl ScanControl {
             wait_q: Default::default(),
             hold_q: Default::default(),
             dnow_q: Default::default(),
-            pre: Constant::new(hold),
+            pre: Constant::new(if hold { 2.into() } else { 0.into() }),
             na_q: Default::default(),
             na_start: Constant::new(((sms > 1) as u64).into()),
             last: Constant::new(((sms - 1) as u64).into()),
@@ -116,11 +117,11 @@ impl Logic for ScanControl {
         self.scanning.next = self.busy_q.q.val() & !self.deciding_q.q.val();
         self.next_addr.next = self.na_q.q.val();
         // (busy, in the decision phase, no wait and no hold cycle left; registered: the last
-        // entry scanned without a hold cycle, or the hold cycle, comes before it)
+        // entry scanned without hold cycles, or the last hold cycle, comes before it)
         self.deciding.next = self.dnow_q.q.val();
         self.dnow_q.d.next = self.busy_q.q.val()
-            & ((!self.deciding_q.q.val() & (self.pos_q.q.val() == self.last.val()) & !self.pre.val())
-                | (self.deciding_q.q.val() & self.hold_q.q.val()));
+            & ((!self.deciding_q.q.val() & (self.pos_q.q.val() == self.last.val()) & (self.pre.val() == 0))
+                | (self.deciding_q.q.val() & (self.hold_q.q.val() == 1)));
         // Next state.
         self.pending_next.next = self.pending_q.q.val() | self.trigger.val();
         self.pending_q.d.next = self.pending_next.val();
@@ -133,8 +134,8 @@ impl Logic for ScanControl {
                 } else {
                     self.pos_q.d.next = self.pos_q.q.val() + 1;
                 }
-            } else if self.hold_q.q.val() {
-                self.hold_q.d.next = false;
+            } else if self.hold_q.q.val() != 0 {
+                self.hold_q.d.next = self.hold_q.q.val() - 1;
             } else if self.wait_q.q.val() != 0 {
                 self.wait_q.d.next = self.wait_q.q.val() - 1;
                 if self.wait_q.q.val() == 1 {

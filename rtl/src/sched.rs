@@ -140,10 +140,13 @@ pub struct Sched {
     pub dec_k: DFF<B4>,
     pub dec_from: DFF<B4>,
     /// Pipeline: the decision checked in the cycle before (it held), applied now with no further
-    /// check (act 0 none, 1 assign, 2 reserve). The SM and kernels are the registered
-    /// decision's of the cycle before whether or not it held (meaningful only with an act; the
-    /// compared state shows them as 0 without one).
-    pub app_act: DFF<Bits<2>>,
+    /// check: an assignment (`app_asg`) or a reservation (`app_rsv`), each the check's own
+    /// result, with no multiplexer after it (`docs/fpga.md`, eleventh round; the compared state
+    /// shows them as one act, 0 none, 1 assign, 2 reserve). The SM and kernels are the
+    /// registered decision's of the cycle before whether or not it held (meaningful only with
+    /// an act; the compared state shows them as 0 without one).
+    pub app_asg: DFF<Bit>,
+    pub app_rsv: DFF<Bit>,
     pub app_sm: DFF<B4>,
     pub app_k: DFF<B4>,
     pub app_from: DFF<B4>,
@@ -167,6 +170,14 @@ pub struct Sched {
     pub act1_q: DFF<Bit>,
     pub act2_q: DFF<Bit>,
     in_flight: Signal<Local, Bit>,
+    /// The issue's outputs, registered: the block issued at an edge is driven on the issue
+    /// ports in the cycle after it (`docs/sched-framework.md`, "The cycle contract").
+    pub iq_valid: DFF<Bit>,
+    pub iq_sm: DFF<B4>,
+    pub iq_handle: DFF<Bits<16>>,
+    pub iq_tb: DFF<Tb>,
+    pub iq_restore: DFF<Bit>,
+    pub iq_slot: DFF<Bits<8>>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: DFF<Bit>,
     pub gr_sm: DFF<B4>,
@@ -261,7 +272,8 @@ impl Sched {
             dec_sm: Default::default(),
             dec_k: Default::default(),
             dec_from: Default::default(),
-            app_act: Default::default(),
+            app_asg: Default::default(),
+            app_rsv: Default::default(),
             app_sm: Default::default(),
             app_k: Default::default(),
             app_from: Default::default(),
@@ -277,6 +289,12 @@ impl Sched {
             sv_k: Default::default(),
             sv_tb: Default::default(),
             sv_slot: Default::default(),
+            iq_valid: Default::default(),
+            iq_sm: Default::default(),
+            iq_handle: Default::default(),
+            iq_tb: Default::default(),
+            iq_restore: Default::default(),
+            iq_slot: Default::default(),
             gr_valid: Default::default(),
             gr_sm: Default::default(),
             gr_k: Default::default(),
@@ -336,7 +354,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, app_tk, app_prio, app_age, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -375,10 +393,8 @@ impl Logic for Sched {
             & !(self.smst.ev_any.val() & (self.smst.ev_sm.val() == self.dec_sm.q.val()));
         // Only the act is gated by the check: the SM and kernels are copied every cycle (each
         // use of them is gated by the act), so the check drives 2 bits, not 14.
-        self.app_act.d.next = 0.into();
-        if self.assign_ok.val() | self.reserve_ok.val() {
-            self.app_act.d.next = self.dec_act.q.val();
-        }
+        self.app_asg.d.next = self.assign_ok.val();
+        self.app_rsv.d.next = self.reserve_ok.val();
         self.app_sm.d.next = self.dec_sm.q.val();
         self.app_k.d.next = self.dec_k.q.val();
         self.app_from.d.next = self.dec_from.q.val();
@@ -394,8 +410,8 @@ impl Logic for Sched {
         }
         self.smst.chg_in.next = self.gr_oh.q.val();
         self.smst.chg_next.next = self.chg_nx.val();
-        self.apply_assign.next = self.app_act.q.val() == 1;
-        self.apply_reserve.next = self.app_act.q.val() == 2;
+        self.apply_assign.next = self.app_asg.q.val();
+        self.apply_reserve.next = self.app_rsv.q.val();
         self.trigger.next = self.ksrt.retire.val()
             | self.ksrt.admit.val()
             | (self.smst.ev_any.val() & !self.smst.ev_setup.val());
@@ -537,22 +553,30 @@ impl Logic for Sched {
 
         // Outputs.
         self.cmd_taken.next = self.ksrt.admit.val();
-        self.issue_valid.next = self.gr_valid.q.val();
-        self.issue_sm.next = self.gr_sm.q.val();
-        self.issue_handle.next = self.ksrt.iss_handle.val();
-        self.issue_tb.next = self.ksrt.iss_next_tb.val();
-        self.issue_slot.next = 0.into();
+        // The block issued at this edge (the head of its kernel's PTBQ, else its next new
+        // block), registered: the issue ports drive it in the next cycle.
+        self.iq_valid.d.next = self.gr_valid.q.val();
+        self.iq_sm.d.next = self.gr_sm.q.val();
+        self.iq_handle.d.next = self.ksrt.iss_handle.val();
+        self.iq_tb.d.next = self.ksrt.iss_next_tb.val();
+        self.iq_slot.d.next = 0.into();
         if self.ptbq.head_valid.val() {
-            self.issue_tb.next = self.ptbq.head_entry.val().get_bits::<20>(0);
-            self.issue_slot.next = self.ptbq.head_entry.val().get_bits::<8>(20);
+            self.iq_tb.d.next = self.ptbq.head_entry.val().get_bits::<20>(0);
+            self.iq_slot.d.next = self.ptbq.head_entry.val().get_bits::<8>(20);
         }
-        self.issue_restore.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
+        self.iq_restore.d.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
         if !self.gr_valid.q.val() {
-            self.issue_sm.next = 0.into();
-            self.issue_handle.next = 0.into();
-            self.issue_tb.next = 0.into();
-            self.issue_slot.next = 0.into();
+            self.iq_sm.d.next = 0.into();
+            self.iq_handle.d.next = 0.into();
+            self.iq_tb.d.next = 0.into();
+            self.iq_slot.d.next = 0.into();
         }
+        self.issue_valid.next = self.iq_valid.q.val();
+        self.issue_sm.next = self.iq_sm.q.val();
+        self.issue_handle.next = self.iq_handle.q.val();
+        self.issue_tb.next = self.iq_tb.q.val();
+        self.issue_restore.next = self.iq_restore.q.val();
+        self.issue_slot.next = self.iq_slot.q.val();
         self.preempt_valid.next = self.apply_reserve.val();
         self.preempt_sm.next = 0.into();
         if self.apply_reserve.val() {
@@ -569,7 +593,8 @@ impl Logic for Sched {
             | self.smst.busy.val()
             | self.trig_q.q.val()
             | (self.dec_act.q.val() != 0)
-            | (self.app_act.q.val() != 0)
+            | self.app_asg.q.val()
+            | self.app_rsv.q.val()
             | self.gr_valid.q.val()
             | self.issue.granted.val().any()
             | self.ksrt.cmd_pending.val()

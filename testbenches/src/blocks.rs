@@ -16,10 +16,10 @@ use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_act, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
+    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
-        ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
+        ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs_m2, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
         ksrt.k_cap, ksrt.k_rem,
         ptbq.q_len,
     ],
@@ -121,7 +121,7 @@ impl Ports for SchedPorts {
         let smst = (0..self.sms)
             .map(|s| fw::SmState { state: st[s] as u8, ksr_valid: kv[s] != 0, ksr: kr[s] as u8, next_valid: nv[s] != 0, next: nx[s] as u8, running_tbs: run[s] as u8 })
             .collect();
-        let (valid, handle, tbs, next_tb, done, tk) = (a("ksrt.k_valid"), a("ksrt.k_handle"), a("ksrt.k_tbs"), a("ksrt.k_next_tb"), a("ksrt.k_done"), a("ksrt.k_tk"));
+        let (valid, handle, tbs, next_tb, done, tk) = (a("ksrt.k_valid"), a("ksrt.k_handle"), a("ksrt.k_tbs_m2"), a("ksrt.k_next_tb"), a("ksrt.k_done"), a("ksrt.k_tk"));
         let (prio, age, count, qlen) = (a("ksrt.k_priority"), a("ksrt.k_age"), a("ksrt.k_count"), a("ptbq.q_len"));
         let (cap, rem) = (a("ksrt.k_cap"), a("ksrt.k_rem"));
         let ksrt = (0..self.sms)
@@ -132,7 +132,7 @@ impl Ports for SchedPorts {
                 fw::KsrState {
                     valid: true,
                     handle: handle[k] as u16,
-                    tbs: tbs[k] as u32,
+                    tbs: (tbs[k] as u32).wrapping_add(2) & ((1 << fw::TB_BITS) - 1),
                     next_tb: next_tb[k] as u32,
                     done_tbs: done[k] as u32,
                     tk: tk[k] as u8,
@@ -145,14 +145,15 @@ impl Ports for SchedPorts {
                 }
             })
             .collect();
-        let app = |name: &str| if r.scalar("app_act") != 0 { r.scalar(name) as u8 } else { 0 };
+        let app_act = if r.scalar("app_asg") != 0 { 1 } else if r.scalar("app_rsv") != 0 { 2 } else { 0 };
+        let app = |name: &str| if app_act != 0 { r.scalar(name) as u8 } else { 0 };
         let pipe = fw::Pipe {
             trigger: r.scalar("trig_q") != 0,
             dec_act: r.scalar("dec_act") as u8,
             dec_sm: r.scalar("dec_sm") as u8,
             dec_kernel: r.scalar("dec_k") as u8,
             dec_from: r.scalar("dec_from") as u8,
-            app_act: r.scalar("app_act") as u8,
+            app_act,
             // (the RTL copies these every cycle; they mean something only with an act)
             app_sm: app("app_sm"),
             app_kernel: app("app_k"),

@@ -120,14 +120,14 @@ fn the_waveform_holds_rtl_and_expected_values() {
     // Value of a signal at a cycle: its last change at or before it.
     let value = |i: vcd::IdCode, c: u64| (0..=c).rev().find_map(|t| at.get(&(i, t)).cloned()).unwrap_or_default();
     // Kernel 0's trigger is latched in cycle 0, the scan runs in cycles 1..=13, the live
-    // counts are read in cycle 14 and the first decision (assign SM 0 to kernel 0) is in cycle
-    // 15: act = 01 on both sides.
+    // counts are read in cycle 14 and compared in cycle 15, and the first decision (assign SM
+    // 0 to kernel 0) is in cycle 16: act = 01 on both sides.
     assert_eq!(value(exp_busy, 0), "0");
     assert_eq!(value(exp_busy, 1), "1");
-    assert_eq!(value(exp_act, 14).trim_start_matches('0'), "");
-    assert_eq!(value(exp_act, 15).trim_start_matches('0'), "1");
-    assert_eq!(value(rtl_act, 15).trim_start_matches('0'), "1");
-    assert!(!value(kmax_q, 15).is_empty());
+    assert_eq!(value(exp_act, 15).trim_start_matches('0'), "");
+    assert_eq!(value(exp_act, 16).trim_start_matches('0'), "1");
+    assert_eq!(value(rtl_act, 16).trim_start_matches('0'), "1");
+    assert!(!value(kmax_q, 16).is_empty());
     assert!((0..200).all(|c| value(mism, c) != "1"), "a mismatch was marked");
 }
 

@@ -80,13 +80,18 @@ fn every_policy_and_mechanism_in_lockstep_on_two_processes() {
 }
 
 /// The reference framework, watching every cycle for the first one where a given fault must
-/// show: `watch(cycle, state before the edge, outputs, state after the edge)` returns the cycle
-/// and field at which the faulty RTL parts from the model.
+/// show: `watch(cycle, state at the start of the cycle before, state before the edge,
+/// outputs, state after the edge)` returns the cycle and field at which the faulty RTL parts
+/// from the model.
 struct Watch {
     fw: Framework,
     found: Rc<RefCell<Option<(u64, String)>>>,
-    watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>,
+    watch: Probe,
+    /// The state at the start of the last clocked cycle.
+    prev: State,
 }
+
+type Probe = fn(u64, &State, &State, &Out, &State) -> Option<(u64, String)>;
 
 impl Unit for Watch {
     type In = In;
@@ -101,8 +106,9 @@ impl Unit for Watch {
         let (cycle, before, out) = (self.fw.cycle, self.fw.state(), self.fw.outputs(i));
         self.fw.clock(i);
         if self.found.borrow().is_none() {
-            *self.found.borrow_mut() = (self.watch)(cycle, &before, &out, &self.fw.state());
+            *self.found.borrow_mut() = (self.watch)(cycle, &self.prev, &before, &out, &self.fw.state());
         }
+        self.prev = before;
     }
 }
 
@@ -112,26 +118,28 @@ impl SchedUnit for Watch {
     }
 }
 
-fn expected(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>) -> (u64, String) {
+fn expected(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, watch: Probe) -> (u64, String) {
     let found = Rc::new(RefCell::new(None));
     let f = found.clone();
-    let mut gpu = Gpu::with_sched_unit(cfg, p, m, w.processes.len(), &mut |fw| Box::new(Watch { fw, found: f.clone(), watch })).unwrap();
+    let mut gpu = Gpu::with_sched_unit(cfg, p, m, w.processes.len(), &mut |fw| Box::new(Watch { fw, found: f.clone(), watch, prev: State::default() })).unwrap();
     gpu.add_workload(w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let r = found.borrow().clone();
     r.expect("the workload never exercises the fault")
 }
 
-/// LIFO first differs where a restore pops a PTBQ holding two or more blocks.
-fn first_deep_pop(cycle: u64, before: &State, out: &Out, _: &State) -> Option<(u64, String)> {
+/// LIFO first differs where a restore pops a PTBQ holding two or more blocks. The issue's
+/// outputs are registered, so the block on the ports now was popped in the cycle before, from
+/// the queue as it was then.
+fn first_deep_pop(cycle: u64, prev: &State, _: &State, out: &Out, _: &State) -> Option<(u64, String)> {
     let i = out.issue.filter(|i| i.restore)?;
-    let k = before.smst[i.sm as usize].ksr as usize;
-    (before.ksrt[k].ptbq_len >= 2).then(|| (cycle, "issue.tb".to_string()))
+    let k = prev.smst[i.sm as usize].ksr as usize;
+    (prev.ksrt[k].ptbq_len >= 2).then(|| (cycle, "issue.tb".to_string()))
 }
 
 /// A kept token first shows in the state after an SM is released (running or reserved to
 /// idle) while the kernel the token goes back to stays valid.
-fn first_token_return(cycle: u64, before: &State, _: &Out, after: &State) -> Option<(u64, String)> {
+fn first_token_return(cycle: u64, _: &State, before: &State, _: &Out, after: &State) -> Option<(u64, String)> {
     for (b, a) in before.smst.iter().zip(&after.smst) {
         let k = match b.state {
             STATE_RUNNING => b.ksr,
@@ -152,7 +160,7 @@ fn marker(text: &str) -> String {
 }
 
 /// The fault is caught at the cycle and field the model predicts, on both backends.
-fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: fn(u64, &State, &Out, &State) -> Option<(u64, String)>) {
+fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: Probe) {
     let cfg = GpuConfig::preset("k20c").unwrap();
     let w = Workload::parse("two.toml", TWO).unwrap();
     let (cycle, field) = expected(&cfg, &w, p, m, watch);

@@ -534,18 +534,6 @@ impl Gpu {
         // The framework's outputs drive the GPU; with its RTL alone nothing else checks them, so
         // one the GPU cannot carry out stops the run with an error naming it.
         let bad = |detail: String| Err(SimError::Cosim { cycle: now, detail });
-        if let Some(sm) = out.preempt {
-            if sm as usize >= self.sms.len() {
-                return bad(format!("the framework preempted SM {sm}; the GPU has {}", self.sms.len()));
-            }
-            d.preemptions += 1;
-            if d.mechanism == Mechanism::ContextSwitch {
-                d.switching[sm as usize] = true;
-                for b in self.sms[sm as usize].blocks_resident() {
-                    self.sms[sm as usize].freeze_block(b);
-                }
-            }
-        }
         if let Some(t) = out.issue {
             let sm = t.sm as usize;
             if sm >= self.sms.len() {
@@ -582,6 +570,21 @@ impl Gpu {
                 ls.first_block_at.get_or_insert(now);
                 let info = ls.info.clone();
                 self.sms[sm].place_block(now, &info, t.tb as u64);
+            }
+        }
+        // A preemption after the block issued in the same cycle: the issue's outputs are
+        // registered, so the block picked before a reservation of its SM may arrive with the
+        // preemption, and is then saved with the SM's other blocks.
+        if let Some(sm) = out.preempt {
+            if sm as usize >= self.sms.len() {
+                return bad(format!("the framework preempted SM {sm}; the GPU has {}", self.sms.len()));
+            }
+            d.preemptions += 1;
+            if d.mechanism == Mechanism::ContextSwitch {
+                d.switching[sm as usize] = true;
+                for b in self.sms[sm as usize].blocks_resident() {
+                    self.sms[sm as usize].freeze_block(b);
+                }
             }
         }
         Ok(())

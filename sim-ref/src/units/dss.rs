@@ -39,8 +39,8 @@ pub struct Dss {
     kmax: Option<(i8, u8)>,
     kmin: Option<(i8, u8)>,
     first_running: [Option<u8>; MAX_SMS],
-    /// `kmax` had at least two tokens more than `kmin` (their live counts, read in the cycle
-    /// between the scan and the decision).
+    /// `kmax` had at least two tokens more than `kmin` (their live counts, read in the first
+    /// of the two cycles between the scan and the decision).
     gap: bool,
     /// Test-only fault injection: ties for `kmax` go to the highest index (the co-simulation
     /// tests use it to show that the checker catches a wrong block).
@@ -335,12 +335,12 @@ mod tests {
     }
 
     #[test]
-    fn a_decision_takes_one_cycle_per_sm_plus_two() {
+    fn a_decision_takes_one_cycle_per_sm_plus_three() {
         let mut h = harness(13, 1);
         h.insert(13);
         // The trigger is latched in cycle 0; the scan runs in cycles 1..=13, the live counts
-        // are read in cycle 14, the decision is cycle 15.
-        for c in 0..15 {
+        // are read in cycle 14 and compared in cycle 15, the decision is cycle 16.
+        for c in 0..16 {
             let o = h.tick();
             assert_eq!(o.act, Act::None, "cycle {c}");
             assert!(h.tables.smst.iter().all(|e| e.state == SmState::Idle));

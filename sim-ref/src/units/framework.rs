@@ -35,8 +35,8 @@
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
-//! DSS scan but for the DSS engine's cycle that reads its candidates' live counts (N_SM + 1
-//! cycles against N_SM + 2, and four more after an action).
+//! DSS scan but for the DSS engine's two cycles that read and compare its candidates' live
+//! counts (N_SM + 1 cycles against N_SM + 3, and four more after an action).
 
 use super::dss::Dss;
 use super::prio::Prio;
@@ -205,6 +205,8 @@ struct Comb {
     checked: Option<Action>,
     /// (SM, kernel, from the PTBQ)
     issue: Option<(usize, usize, bool)>,
+    /// The block issued at this edge, for the issue ports of the next cycle.
+    issued: Option<TbIssue>,
     /// The round robin's pick, registered for its second stage: its SM.
     pick: Option<usize>,
     /// The pick of the cycle before, in its second stage, if it holds: (SM, kernel), for the
@@ -266,6 +268,9 @@ pub struct Framework {
     cmd: Option<KernelCmd>,
     /// The block picked two cycles before, issued in this one: (SM, kernel).
     grant: Option<(usize, usize)>,
+    /// The block issued at the last edge: the issue ports drive it in this cycle (the issue's
+    /// outputs are registered, `docs/sched-framework.md`).
+    issued: Option<TbIssue>,
     /// The SMs that could take a block, from the registers of the cycle before (the pick
     /// chooses among them), and those whose kernel then had under two blocks left after the
     /// issue in flight.
@@ -316,6 +321,7 @@ impl Framework {
             pick: None,
             cmd: None,
             grant: None,
+            issued: None,
             ready: 0,
             last: 0,
             ev: None,
@@ -677,6 +683,7 @@ impl Framework {
         let n = self.params.sms;
         let mut c = Comb::default();
         c.out.busy = self.busy();
+        c.out.issue = self.issued;
         // Retirement: the block finished in the cycle before was its kernel's last.
         if let Some(k) = self.done {
             let e = &self.ksrt[k];
@@ -822,7 +829,7 @@ impl Framework {
                 None => (ks.next_tb, false, 0),
             };
             c.issue = Some((s, k, restore));
-            c.out.issue = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore, slot });
+            c.issued = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore, slot });
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
@@ -928,6 +935,7 @@ impl Unit for Framework {
         self.pick = None;
         self.cmd = None;
         self.grant = None;
+        self.issued = None;
         self.ready = 0;
         self.last = 0;
         self.ev = None;
@@ -1011,6 +1019,7 @@ impl Unit for Framework {
         }
         self.pick = c.pick;
         self.grant = c.grant;
+        self.issued = c.issued;
         self.ready = c.ready;
         self.last = c.last;
         self.ev = c.ev_pick;

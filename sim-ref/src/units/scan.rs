@@ -3,7 +3,7 @@
 //!
 //! A trigger is latched (`pending`); when the engine is free it starts a decision at the next
 //! edge. A decision scans table entries 0..sms-1, one per cycle (the address on `addr`), then
-//! spends one cycle deciding. After the decision cycle it scans again if the engine acted or a
+//! (the DSS engine) holds two cycles, then spends one cycle deciding. After the decision cycle it scans again if the engine acted or a
 //! trigger arrived meanwhile; otherwise it stops. After an action it first waits
 //! [`SETTLE`] cycles: the framework checks a decision in the cycle after it is made and
 //! applies it in the one after that, it keeps every kernel's "wants more SMs" a cycle behind the
@@ -39,27 +39,29 @@ pub struct ScanControl {
     pos: u8,
     /// Cycles left to wait after an action.
     wait: u8,
-    /// A cycle between the last entry and the decision (the DSS engine registers the live
-    /// token counts of its candidates in it); `hold` is set in that cycle.
-    pre: bool,
-    hold: bool,
+    /// Cycles between the last entry and the decision (two for the DSS engine: it registers
+    /// the live token counts of its candidates in the first and compares them in the second;
+    /// none for the priority engine); `hold` counts those left, the cycle's own included.
+    pre: u8,
+    hold: u8,
 }
 
 impl ScanControl {
     pub fn new(sms: usize) -> ScanControl {
-        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0, wait: 0, pre: false, hold: false }
+        ScanControl { sms: sms as u8, busy: false, pending: false, pos: 0, wait: 0, pre: 0, hold: 0 }
     }
 
-    /// A scan control with a cycle between the last entry and the decision
-    /// ([`ScanControl::holding`]): sms + 2 cycles per decision.
+    /// A scan control with two cycles between the last entry and the decision
+    /// ([`ScanControl::holding`]): sms + 3 cycles per decision (sms + 2 until the eleventh
+    /// timing round, 2026-11-25, with one).
     pub fn with_hold(sms: usize) -> ScanControl {
-        ScanControl { pre: true, ..ScanControl::new(sms) }
+        ScanControl { pre: 2, ..ScanControl::new(sms) }
     }
 
-    /// This cycle is the one between the last entry and the decision (only
-    /// [`ScanControl::with_hold`] has it): the candidates are final.
+    /// This cycle is the first of those between the last entry and the decision (only
+    /// [`ScanControl::with_hold`] has them): the candidates are final.
     pub fn holding(&self) -> bool {
-        self.busy && self.pos == self.sms && self.hold
+        self.busy && self.pos == self.sms && self.pre > 0 && self.hold == self.pre
     }
 
     /// Entries scanned.
@@ -93,7 +95,7 @@ impl ScanControl {
 
     /// This cycle is the decision cycle (after the last entry).
     pub fn deciding(&self) -> bool {
-        self.busy && self.pos == self.sms && self.wait == 0 && !self.hold
+        self.busy && self.pos == self.sms && self.wait == 0 && self.hold == 0
     }
 
     /// The clock edge: `trigger` the cycle's trigger, `acted` whether the engine acted in this
@@ -105,11 +107,11 @@ impl ScanControl {
         if self.busy {
             if self.pos < self.sms {
                 self.pos += 1;
-                self.hold = self.pos == self.sms && self.pre;
+                self.hold = if self.pos == self.sms { self.pre } else { 0 };
                 return Step::Scan(self.pos - 1);
             }
-            if self.hold {
-                self.hold = false;
+            if self.hold > 0 {
+                self.hold -= 1;
                 return Step::Hold;
             }
             if self.wait > 0 {

@@ -100,9 +100,10 @@ impl SchedParams {
     }
 
     /// Cycles of one DSS decision: the serial scan of the SMST and KSRT (one entry per cycle),
-    /// one cycle to read the live token counts of its candidates, then one cycle to act.
+    /// one cycle to read the live token counts of its candidates, one to compare them (since
+    /// the eleventh timing round, 2026-11-25), then one cycle to act.
     pub fn dss_decision_cycles(&self) -> usize {
-        self.sms + 2
+        self.sms + 3
     }
 }
 
@@ -393,6 +394,10 @@ pub mod fw {
         pub busy: bool,
         /// `In::cmd` enters the active queue at this edge.
         pub cmd_taken: bool,
+        /// The block issued at the last edge (the outputs are registered: the pick of three
+        /// cycles before, popped from its PTBQ or counted as its kernel's next new block at
+        /// that edge). The SM takes it before a preemption output in the same cycle: a block
+        /// picked just before its SM's reservation can arrive with the preemption.
         pub issue: Option<TbIssue>,
         /// Start taking this SM from its kernel (context switch: save its blocks as they
         /// drain; draining: nothing to do, it gets no more blocks).
@@ -469,8 +474,9 @@ pub mod fw {
         pub app_sm: u8,
         pub app_kernel: u8,
         pub app_from: u8,
-        /// The block the issue issues in this cycle: the SM the round robin picked two cycles
-        /// before, and its kernel (read in the pick's second stage).
+        /// The block the issue issues at the edge that ends this cycle (on the issue ports in
+        /// the next): the SM the round robin picked two cycles before, and its kernel (read in
+        /// the pick's second stage).
         pub grant_valid: bool,
         pub grant_sm: u8,
         pub grant_kernel: u8,
