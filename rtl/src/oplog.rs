@@ -74,27 +74,34 @@ pub struct Oplog {
     /// The entries the configuration has (reset values of `count` and `pool`, the tail's).
     entries: Constant<Bits<7>>,
     tail0: Constant<Bits<6>>,
-    one: Constant<Bits<64>>,
-    one16: Constant<Bits<16>>,
+    one: Constant<Bits<32>>,
     drop_second: Constant<Bit>,
     early_credit: Constant<Bit>,
     /// Index constants (rust-hdl's generator takes no casts of loop variables).
     ids: [Constant<Bits<6>>; 64],
     blk: [Constant<Bits<4>>; 16],
     bank: [Constant<Bits<2>>; 4],
-    /// `idbit[k]`: the entries whose number has bit k set.
-    idbit: [Constant<Bits<64>>; 6],
+    /// `idbit[k]`: the entries of a half whose number has bit k set (bit 5 is the half).
+    idbit: [Constant<Bits<32>>; 5],
     en: Signal<Local, Bit>,
+    /// The entry vectors are kept in halves of 32 (entries 0-31, 32-63): rust-hdl simulates
+    /// a vector of more than 32 bits as an array of booleans and its arithmetic through big
+    /// integers, many times slower (`docs/faults.md`, "Speed").
+    /// The entries freed now.
+    fr: [Signal<Local, Bits<32>>; 2],
     /// Each entry's block leaves now.
-    rel_e: Signal<Local, Bits<64>>,
-    /// The picks: the lowest pending entry, and the highest (through the reversed vector).
-    lo1h: Signal<Local, Bits<64>>,
-    rev: Signal<Local, Bits<64>>,
-    rlo: Signal<Local, Bits<64>>,
-    hi1h: Signal<Local, Bits<64>>,
-    hi2: Signal<Local, Bits<64>>,
-    /// The owners' bits, one vector per bit.
-    ob: [Signal<Local, Bits<64>>; 4],
+    rel_e: [Signal<Local, Bits<32>>; 2],
+    /// The picks: the lowest pending entry, and the highest (through the reversed vector),
+    /// each half's, then the whole vector's.
+    lo_h: [Signal<Local, Bits<32>>; 2],
+    lo1h: [Signal<Local, Bits<32>>; 2],
+    rev: [Signal<Local, Bits<32>>; 2],
+    rlo: [Signal<Local, Bits<32>>; 2],
+    hi_h: [Signal<Local, Bits<32>>; 2],
+    hi1h: [Signal<Local, Bits<32>>; 2],
+    hi2: [Signal<Local, Bits<32>>; 2],
+    /// The owners' bits, one vector per bit and half (`ob[2k + h]`).
+    ob: [Signal<Local, Bits<32>>; 8],
     /// Last cycle's picks, pushed now: going back to a block, and which.
     n_cr: Signal<Local, Bits<2>>,
     n_own0: Signal<Local, Bits<4>>,
@@ -114,7 +121,7 @@ pub struct Oplog {
     a2: Signal<Local, Bits<6>>,
     /// The allocation: entries it takes, the count it moves the head by.
     need: Signal<Local, Bits<7>>,
-    take: Signal<Local, Bits<64>>,
+    take: [Signal<Local, Bits<32>>; 2],
     /// Last cycle's picks pushed at the tail (`t0`, `t1`) and credited.
     tl: Signal<Local, Bits<6>>,
     t1: Signal<Local, Bits<6>>,
@@ -139,6 +146,14 @@ pub struct Oplog {
     hb2: Signal<Local, Bits<2>>,
     rs: [Signal<Local, Bits<6>>; 4],
     hr: Signal<Local, Bits<4>>,
+    /// The tail's, the tail plus one's and the next head's bank and row, and the freed
+    /// half-vectors' bits (from bit selects: rust-hdl simulates a shift or a part select
+    /// through big integers).
+    tl_b: Signal<Local, Bits<2>>,
+    tl_r: Signal<Local, Bits<4>>,
+    t1_b: Signal<Local, Bits<2>>,
+    t1_r: Signal<Local, Bits<4>>,
+    hn_b: Signal<Local, Bits<2>>,
     /// Each bank's entry's place after the head, and whether the allocation takes it.
     tpos: [Signal<Local, Bits<2>>; 4],
     tsel: [Signal<Local, Bit>; 4],
@@ -147,12 +162,11 @@ pub struct Oplog {
     /// Last cycle's picks: valid, entry.
     pv0: Signal<Local, Bit>,
     pvn: Signal<Local, Bits<2>>,
-    g4: [Signal<Local, Bits<4>>; 16],
+    two_q: Signal<Local, Bit>,
     g_any: [Signal<Local, Bit>; 16],
     g_two: [Signal<Local, Bit>; 16],
     n_any: [Signal<Local, Bit>; 4],
     n_two: [Signal<Local, Bit>; 4],
-    two_q: Signal<Local, Bit>,
     pv1: Signal<Local, Bit>,
     pk0: Signal<Local, Bits<6>>,
     pk1: Signal<Local, Bits<6>>,
@@ -161,9 +175,9 @@ pub struct Oplog {
     c7one: Constant<Bits<7>>,
     zero7: Constant<Bits<7>>,
     /// Entries in use, pending, and credited to a resident block.
-    pub valid: DFF<Bits<64>>,
-    pub pend: DFF<Bits<64>>,
-    pub cred: DFF<Bits<64>>,
+    pub valid: [DFF<Bits<32>>; 2],
+    pub pend: [DFF<Bits<32>>; 2],
+    pub cred: [DFF<Bits<32>>; 2],
     /// Each entry's block slot.
     pub owner: [DFF<Bits<4>>; 64],
     /// The list: its head, its tail and length (kept XORed with their reset values), the row
@@ -183,8 +197,8 @@ pub struct Oplog {
     /// The two entries picked at the last clocked edge (one-hot; the lowest, and the highest
     /// if it is another). Whether one goes back to a block is read from `cred` and `owner` at
     /// the push (a release clears `cred` there as it would have cleared the pick's).
-    pub p0h: DFF<Bits<64>>,
-    pub p1h: DFF<Bits<64>>,
+    pub p0h: [DFF<Bits<32>>; 2],
+    pub p1h: [DFF<Bits<32>>; 2],
     /// Whether each is valid (registered with them, so that the push counts them without a
     /// 64-bit OR).
     pub pv: DFF<Bits<2>>,
@@ -229,20 +243,22 @@ impl Oplog {
             entries: Constant::new((entries as u64).into()),
             tail0: Constant::new((entries as u64 % 64).into()),
             one: Constant::new(1u64.into()),
-            one16: Constant::new(1u64.into()),
             drop_second: Constant::new(faults.drop_second),
             early_credit: Constant::new(faults.early_credit),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             blk: std::array::from_fn(|i| Constant::new((i as u64).into())),
             bank: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            idbit: std::array::from_fn(|k| Constant::new((0..64u64).filter(|i| i >> k & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
+            idbit: std::array::from_fn(|k| Constant::new((0..32u64).filter(|i| i >> k & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
             en: Default::default(),
-            rel_e: Default::default(),
-            lo1h: Default::default(),
-            rev: Default::default(),
-            rlo: Default::default(),
-            hi1h: Default::default(),
-            hi2: Default::default(),
+            fr: std::array::from_fn(|_| Default::default()),
+            rel_e: std::array::from_fn(|_| Default::default()),
+            lo_h: std::array::from_fn(|_| Default::default()),
+            lo1h: std::array::from_fn(|_| Default::default()),
+            rev: std::array::from_fn(|_| Default::default()),
+            rlo: std::array::from_fn(|_| Default::default()),
+            hi_h: std::array::from_fn(|_| Default::default()),
+            hi1h: std::array::from_fn(|_| Default::default()),
+            hi2: std::array::from_fn(|_| Default::default()),
             ob: std::array::from_fn(|_| Default::default()),
             n_cr: Default::default(),
             n_own0: Default::default(),
@@ -258,7 +274,7 @@ impl Oplog {
             a1: Default::default(),
             a2: Default::default(),
             need: Default::default(),
-            take: Default::default(),
+            take: std::array::from_fn(|_| Default::default()),
             tl: Default::default(),
             t1: Default::default(),
             pushed: Default::default(),
@@ -278,18 +294,22 @@ impl Oplog {
             hb2: Default::default(),
             rs: std::array::from_fn(|_| Default::default()),
             hr: Default::default(),
+            tl_b: Default::default(),
+            tl_r: Default::default(),
+            t1_b: Default::default(),
+            t1_r: Default::default(),
+            hn_b: Default::default(),
             tpos: std::array::from_fn(|_| Default::default()),
             tsel: std::array::from_fn(|_| Default::default()),
             p1: Constant::new(1u64.into()),
             hr1: Default::default(),
             pv0: Default::default(),
             pvn: Default::default(),
-            g4: std::array::from_fn(|_| Default::default()),
+            two_q: Default::default(),
             g_any: std::array::from_fn(|_| Default::default()),
             g_two: std::array::from_fn(|_| Default::default()),
             n_any: std::array::from_fn(|_| Default::default()),
             n_two: std::array::from_fn(|_| Default::default()),
-            two_q: Default::default(),
             pv1: Default::default(),
             pk0: Default::default(),
             pk1: Default::default(),
@@ -297,9 +317,9 @@ impl Oplog {
             two: Constant::new(2u64.into()),
             c7one: Constant::new(1u64.into()),
             zero7: Constant::new(0u64.into()),
-            valid: Default::default(),
-            pend: Default::default(),
-            cred: Default::default(),
+            valid: std::array::from_fn(|_| Default::default()),
+            pend: std::array::from_fn(|_| Default::default()),
+            cred: std::array::from_fn(|_| Default::default()),
             owner: std::array::from_fn(|_| Default::default()),
             head: Default::default(),
             tail: Default::default(),
@@ -310,8 +330,8 @@ impl Oplog {
             quota: std::array::from_fn(|_| Default::default()),
             left: std::array::from_fn(|_| Default::default()),
             ret: Default::default(),
-            p0h: Default::default(),
-            p1h: Default::default(),
+            p0h: std::array::from_fn(|_| Default::default()),
+            p1h: std::array::from_fn(|_| Default::default()),
             pv: Default::default(),
             cr: Default::default(),
             cown0: Default::default(),
@@ -346,7 +366,19 @@ impl Oplog {
 impl Logic for Oplog {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, pend, cred, head, tail, count, pool, back, ret, p0h, p1h, pv, cr, cown0, cown1, relq);
+        dff_setup!(self, clock, head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq);
+        for h in 0..2 {
+            self.valid[h].clock.next = self.clock.val();
+            self.valid[h].d.next = self.valid[h].q.val();
+            self.pend[h].clock.next = self.clock.val();
+            self.pend[h].d.next = self.pend[h].q.val();
+            self.cred[h].clock.next = self.clock.val();
+            self.cred[h].d.next = self.cred[h].q.val();
+            self.p0h[h].clock.next = self.clock.val();
+            self.p0h[h].d.next = self.p0h[h].q.val();
+            self.p1h[h].clock.next = self.clock.val();
+            self.p1h[h].d.next = self.p1h[h].q.val();
+        }
         for i in 0..64 {
             self.owner[i].clock.next = self.clock.val();
             self.owner[i].d.next = self.owner[i].q.val();
@@ -366,22 +398,29 @@ impl Logic for Oplog {
         self.bank2.clock.next = self.clock.val();
         self.bank3.clock.next = self.clock.val();
         // Some request this cycle: the state moves.
-        self.en.next = self.tick.val() | self.alloc.val() | self.claim.val() | self.part_release.val().any() | self.free.val().any();
+        self.fr[0].next = self.free.val().get_bits::<32>(0);
+        self.fr[1].next = self.free.val().get_bits::<32>(32);
+        self.en.next = self.tick.val() | self.alloc.val() | self.claim.val() | self.part_release.val().any() | self.fr[0].val().any() | self.fr[1].val().any();
         // The list's first entries: each bank reads its row; a slot holds its entry XORed with
         // its number (row, bank).
         self.bank0.read_address.next = self.rrow[0].q.val();
         self.bank1.read_address.next = self.rrow[1].q.val();
         self.bank2.read_address.next = self.rrow[2].q.val();
         self.bank3.read_address.next = self.rrow[3].q.val();
-        self.rs[0].next = bit_cast::<6, 4>(self.rrow[0].q.val()) << 2;
-        self.rs[1].next = (bit_cast::<6, 4>(self.rrow[1].q.val()) << 2) | bit_cast::<6, 2>(self.bank[1].val());
-        self.rs[2].next = (bit_cast::<6, 4>(self.rrow[2].q.val()) << 2) | bit_cast::<6, 2>(self.bank[2].val());
-        self.rs[3].next = (bit_cast::<6, 4>(self.rrow[3].q.val()) << 2) | bit_cast::<6, 2>(self.bank[3].val());
+        self.rs[0].next = bit_cast::<6, 2>(self.bank[0].val());
+        self.rs[1].next = bit_cast::<6, 2>(self.bank[1].val());
+        self.rs[2].next = bit_cast::<6, 2>(self.bank[2].val());
+        self.rs[3].next = bit_cast::<6, 2>(self.bank[3].val());
+        for j in 0..4 {
+            for k in 0..4 {
+                self.rs[j].next = self.rs[j].val().replace_bit(k + 2, self.rrow[j].q.val().get_bit(k));
+            }
+        }
         self.ent[0].next = self.bank0.read_data.val() ^ self.rs[0].val();
         self.ent[1].next = self.bank1.read_data.val() ^ self.rs[1].val();
         self.ent[2].next = self.bank2.read_data.val() ^ self.rs[2].val();
         self.ent[3].next = self.bank3.read_data.val() ^ self.rs[3].val();
-        self.hb.next = self.head.q.val().get_bits::<2>(0);
+        self.hb.next = bit_cast::<2, 6>(self.head.q.val());
         self.hb1.next = self.hb.val() + 1;
         self.hb2.next = self.hb.val() + 2;
         self.a0.next = self.ent[0].val();
@@ -401,7 +440,7 @@ impl Logic for Oplog {
         self.cnt.next = self.count.q.val() ^ self.entries.val();
         self.list.next = 3.into();
         if self.cnt.val() < self.three.val() {
-            self.list.next = self.cnt.val().get_bits::<2>(0);
+            self.list.next = bit_cast::<2, 7>(self.cnt.val());
         }
         self.alloc_idx0.next = 0.into();
         self.alloc_idx1.next = 0.into();
@@ -421,7 +460,9 @@ impl Logic for Oplog {
         for b in 0..16 {
             self.lq.next = 3.into();
             if self.left[b].q.val() < self.three.val() {
-                self.lq.next = self.left[b].q.val().get_bits::<2>(0);
+                self.lq.next = 0.into();
+                self.lq.next = self.lq.val().replace_bit(0, self.left[b].q.val().get_bit(0));
+                self.lq.next = self.lq.val().replace_bit(1, self.left[b].q.val().get_bit(1));
             }
             if self.list.val() < self.lq.val() {
                 self.lq.next = self.list.val();
@@ -432,40 +473,57 @@ impl Logic for Oplog {
         self.room.next = self.room_acc.val();
         self.pool_free.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val();
         self.returning.next = self.ret.q.val();
-        self.busy.next = self.ret.q.val().any() | self.pend.q.val().any() | self.pv.q.val().any() | self.cr.q.val().any();
-        // Each entry's block leaves now; the owners' bits as vectors.
-        self.rel_e.next = 0.into();
-        for k in 0..4 {
-            self.ob[k].next = 0.into();
-        }
-        for i in 0..64 {
-            for k in 0..4 {
-                self.ob[k].next = self.ob[k].val().replace_bit(i, self.owner[i].q.val().get_bit(k));
+        self.busy.next = self.ret.q.val().any() | self.pend[0].q.val().any() | self.pend[1].q.val().any() | self.pv.q.val().any() | self.cr.q.val().any();
+        // Each entry's block leaves now: the release bit its slot selects (zero when no slot
+        // leaves, which the simulation skips).
+        for h in 0..2 {
+            self.rel_e[h].next = 0.into();
+            if self.part_release.val().any() {
+                for i in 0..32 {
+                    self.rel_e[h].next = self.rel_e[h].val().replace_bit(i, self.part_release.val().get_bit(self.owner[32 * h + i].q.val().index()));
+                }
             }
-            self.rel_e.next = self.rel_e.val().replace_bit(i, ((self.part_release.val() >> self.owner[i].q.val()) & self.one16.val()).any());
         }
-        // The picks: the lowest pending entry, and the highest (the lowest of the reversed).
-        self.lo1h.next = self.pend.q.val() & (!self.pend.q.val() + self.one.val());
-        self.rev.next = 0.into();
-        for i in 0..64 {
-            self.rev.next = self.rev.val().replace_bit(63 - i, self.pend.q.val().get_bit(i));
+        // The picks: the lowest pending entry, and the highest (the lowest of the reversed),
+        // in each half, then the low half's lowest and the high half's highest first.
+        // (the reversals are wiring; the simulation skips them for an empty half)
+        for h in 0..2 {
+            self.lo_h[h].next = self.pend[h].q.val() & (!self.pend[h].q.val() + self.one.val());
+            self.rev[h].next = 0.into();
+            self.rlo[h].next = 0.into();
+            self.hi_h[h].next = 0.into();
+            if self.pend[h].q.val().any() {
+                for i in 0..32 {
+                    self.rev[h].next = self.rev[h].val().replace_bit(31 - i, self.pend[h].q.val().get_bit(i));
+                }
+                self.rlo[h].next = self.rev[h].val() & (!self.rev[h].val() + self.one.val());
+                for i in 0..32 {
+                    self.hi_h[h].next = self.hi_h[h].val().replace_bit(31 - i, self.rlo[h].val().get_bit(i));
+                }
+            }
         }
-        self.rlo.next = self.rev.val() & (!self.rev.val() + self.one.val());
-        self.hi1h.next = 0.into();
-        for i in 0..64 {
-            self.hi1h.next = self.hi1h.val().replace_bit(63 - i, self.rlo.val().get_bit(i));
+        self.lo1h[0].next = self.lo_h[0].val();
+        self.lo1h[1].next = self.lo_h[1].val();
+        if self.pend[0].q.val().any() {
+            self.lo1h[1].next = 0.into();
         }
-        self.hi2.next = self.hi1h.val() & !self.lo1h.val();
+        self.hi1h[0].next = self.hi_h[0].val();
+        self.hi1h[1].next = self.hi_h[1].val();
+        if self.pend[1].q.val().any() {
+            self.hi1h[0].next = 0.into();
+        }
+        for h in 0..2 {
+            self.hi2[h].next = self.hi1h[h].val() & !self.lo1h[h].val();
+        }
         // (whether two or more are pending, from a tree beside the carry chains: 4-entry
         // groups, then groups of four groups)
-        for j in 0..16 {
-            self.g4[j].next = self.pend.q.val().get_bits::<4>(4 * j);
-        }
-        for j in 0..16 {
-            self.g_any[j].next = self.g4[j].val().any();
-            self.g_two[j].next = (self.g4[j].val().get_bit(0) & (self.g4[j].val().get_bit(1) | self.g4[j].val().get_bit(2) | self.g4[j].val().get_bit(3)))
-                | (self.g4[j].val().get_bit(1) & (self.g4[j].val().get_bit(2) | self.g4[j].val().get_bit(3)))
-                | (self.g4[j].val().get_bit(2) & self.g4[j].val().get_bit(3));
+        for h in 0..2 {
+            for j in 0..8 {
+                self.g_any[8 * h + j].next = self.pend[h].q.val().get_bit(4 * j) | self.pend[h].q.val().get_bit(4 * j + 1) | self.pend[h].q.val().get_bit(4 * j + 2) | self.pend[h].q.val().get_bit(4 * j + 3);
+                self.g_two[8 * h + j].next = (self.pend[h].q.val().get_bit(4 * j) & (self.pend[h].q.val().get_bit(4 * j + 1) | self.pend[h].q.val().get_bit(4 * j + 2) | self.pend[h].q.val().get_bit(4 * j + 3)))
+                    | (self.pend[h].q.val().get_bit(4 * j + 1) & (self.pend[h].q.val().get_bit(4 * j + 2) | self.pend[h].q.val().get_bit(4 * j + 3)))
+                    | (self.pend[h].q.val().get_bit(4 * j + 2) & self.pend[h].q.val().get_bit(4 * j + 3));
+            }
         }
         for j in 0..4 {
             self.n_any[j].next = self.g_any[4 * j].val() | self.g_any[4 * j + 1].val() | self.g_any[4 * j + 2].val() | self.g_any[4 * j + 3].val();
@@ -498,26 +556,66 @@ impl Logic for Oplog {
                 self.tsel[k].next = false;
             }
         }
-        self.take.next = 0.into();
-        for i in 0..64 {
-            self.take.next = self.take.val().replace_bit(
-                i,
-                (self.tsel[0].val() & (self.ent[0].val() == self.ids[i].val()))
-                    | (self.tsel[1].val() & (self.ent[1].val() == self.ids[i].val()))
-                    | (self.tsel[2].val() & (self.ent[2].val() == self.ids[i].val()))
-                    | (self.tsel[3].val() & (self.ent[3].val() == self.ids[i].val())),
-            );
+        // (zero without an allocation: every `tsel` is low; the simulation skips the decode)
+        for h in 0..2 {
+            self.take[h].next = 0.into();
+            if self.alloc.val() {
+            for i in 0..32 {
+                self.take[h].next = self.take[h].val().replace_bit(
+                    i,
+                    (self.tsel[0].val() & (self.ent[0].val() == self.ids[32 * h + i].val()))
+                        | (self.tsel[1].val() & (self.ent[1].val() == self.ids[32 * h + i].val()))
+                        | (self.tsel[2].val() & (self.ent[2].val() == self.ids[32 * h + i].val()))
+                        | (self.tsel[3].val() & (self.ent[3].val() == self.ids[32 * h + i].val())),
+                );
+            }
+            }
         }
         // Last cycle's picks: pushed at the tail, credited to their block if it stays.
         self.tl.next = self.tail.q.val() ^ self.tail0.val();
         self.t1.next = self.tl.val() + 1;
+        self.tl_b.next = bit_cast::<2, 6>(self.tl.val());
+        self.t1_b.next = bit_cast::<2, 6>(self.t1.val());
+        self.tl_r.next = 0.into();
+        self.t1_r.next = 0.into();
+        for k in 0..4 {
+            self.tl_r.next = self.tl_r.val().replace_bit(k, self.tl.val().get_bit(k + 2));
+            self.t1_r.next = self.t1_r.val().replace_bit(k, self.t1.val().get_bit(k + 2));
+        }
         self.pv0.next = self.pv.q.val().get_bit(0);
         self.pv1.next = self.pv.q.val().get_bit(1);
+        // (the picks' numbers, and below whether they go back to a block and which: zero
+        // without a pick, which the simulation skips)
         self.pk0.next = 0.into();
         self.pk1.next = 0.into();
-        for k in 0..6 {
-            self.pk0.next = self.pk0.val().replace_bit(k, (self.p0h.q.val() & self.idbit[k].val()).any());
-            self.pk1.next = self.pk1.val().replace_bit(k, (self.p1h.q.val() & self.idbit[k].val()).any());
+        self.n_cr.next = 0.into();
+        self.n_own0.next = 0.into();
+        self.n_own1.next = 0.into();
+        for j in 0..8 {
+            self.ob[j].next = 0.into();
+        }
+        if self.pv.q.val().any() {
+            // (the owners' bits as vectors)
+            for h in 0..2 {
+                for i in 0..32 {
+                    for k in 0..4 {
+                        self.ob[2 * k + h].next = self.ob[2 * k + h].val().replace_bit(i, self.owner[32 * h + i].q.val().get_bit(k));
+                    }
+                }
+            }
+            for k in 0..5 {
+                self.pk0.next = self.pk0.val().replace_bit(k, ((self.p0h[0].q.val() | self.p0h[1].q.val()) & self.idbit[k].val()).any());
+                self.pk1.next = self.pk1.val().replace_bit(k, ((self.p1h[0].q.val() | self.p1h[1].q.val()) & self.idbit[k].val()).any());
+            }
+            self.pk0.next = self.pk0.val().replace_bit(5, self.p0h[1].q.val().any());
+            self.pk1.next = self.pk1.val().replace_bit(5, self.p1h[1].q.val().any());
+            // (AND-ORs of the one-hot picks)
+            self.n_cr.next = self.n_cr.val().replace_bit(0, ((self.p0h[0].q.val() & self.cred[0].q.val()) | (self.p0h[1].q.val() & self.cred[1].q.val())).any());
+            self.n_cr.next = self.n_cr.val().replace_bit(1, ((self.p1h[0].q.val() & self.cred[0].q.val()) | (self.p1h[1].q.val() & self.cred[1].q.val())).any());
+            for k in 0..4 {
+                self.n_own0.next = self.n_own0.val().replace_bit(k, ((self.p0h[0].q.val() & self.ob[2 * k].val()) | (self.p0h[1].q.val() & self.ob[2 * k + 1].val())).any());
+                self.n_own1.next = self.n_own1.val().replace_bit(k, ((self.p1h[0].q.val() & self.ob[2 * k].val()) | (self.p1h[1].q.val() & self.ob[2 * k + 1].val())).any());
+            }
         }
         self.pushed.next = 0.into();
         if self.pv0.val() {
@@ -525,16 +623,6 @@ impl Logic for Oplog {
         }
         if self.pv1.val() {
             self.pushed.next = 2.into();
-        }
-        // (whether they go back to a block, and which: AND-ORs of the one-hot picks)
-        self.n_cr.next = 0.into();
-        self.n_cr.next = self.n_cr.val().replace_bit(0, (self.p0h.q.val() & self.cred.q.val()).any());
-        self.n_cr.next = self.n_cr.val().replace_bit(1, (self.p1h.q.val() & self.cred.q.val()).any());
-        self.n_own0.next = 0.into();
-        self.n_own1.next = 0.into();
-        for k in 0..4 {
-            self.n_own0.next = self.n_own0.val().replace_bit(k, (self.p0h.q.val() & self.ob[k].val()).any());
-            self.n_own1.next = self.n_own1.val().replace_bit(k, (self.p1h.q.val() & self.ob[k].val()).any());
         }
         self.k_cr.next = self.cr.q.val();
         self.k_own0.next = self.cown0.q.val();
@@ -548,47 +636,47 @@ impl Logic for Oplog {
         self.bank1.write_enable.next = false;
         self.bank2.write_enable.next = false;
         self.bank3.write_enable.next = false;
-        self.bank0.write_address.next = self.tl.val().get_bits::<4>(2);
-        self.bank1.write_address.next = self.tl.val().get_bits::<4>(2);
-        self.bank2.write_address.next = self.tl.val().get_bits::<4>(2);
-        self.bank3.write_address.next = self.tl.val().get_bits::<4>(2);
+        self.bank0.write_address.next = self.tl_r.val();
+        self.bank1.write_address.next = self.tl_r.val();
+        self.bank2.write_address.next = self.tl_r.val();
+        self.bank3.write_address.next = self.tl_r.val();
         self.bank0.write_data.next = self.pk0.val() ^ self.tl.val();
         self.bank1.write_data.next = self.pk0.val() ^ self.tl.val();
         self.bank2.write_data.next = self.pk0.val() ^ self.tl.val();
         self.bank3.write_data.next = self.pk0.val() ^ self.tl.val();
         if self.en.val() & self.pv0.val() {
-            if self.tl.val().get_bits::<2>(0) == 0 {
+            if self.tl_b.val() == 0 {
                 self.bank0.write_enable.next = true;
             }
-            if self.tl.val().get_bits::<2>(0) == 1 {
+            if self.tl_b.val() == 1 {
                 self.bank1.write_enable.next = true;
             }
-            if self.tl.val().get_bits::<2>(0) == 2 {
+            if self.tl_b.val() == 2 {
                 self.bank2.write_enable.next = true;
             }
-            if self.tl.val().get_bits::<2>(0) == 3 {
+            if self.tl_b.val() == 3 {
                 self.bank3.write_enable.next = true;
             }
         }
         if self.en.val() & self.pv1.val() {
-            if self.t1.val().get_bits::<2>(0) == 0 {
+            if self.t1_b.val() == 0 {
                 self.bank0.write_enable.next = true;
-                self.bank0.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank0.write_address.next = self.t1_r.val();
                 self.bank0.write_data.next = self.pk1.val() ^ self.t1.val();
             }
-            if self.t1.val().get_bits::<2>(0) == 1 {
+            if self.t1_b.val() == 1 {
                 self.bank1.write_enable.next = true;
-                self.bank1.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank1.write_address.next = self.t1_r.val();
                 self.bank1.write_data.next = self.pk1.val() ^ self.t1.val();
             }
-            if self.t1.val().get_bits::<2>(0) == 2 {
+            if self.t1_b.val() == 2 {
                 self.bank2.write_enable.next = true;
-                self.bank2.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank2.write_address.next = self.t1_r.val();
                 self.bank2.write_data.next = self.pk1.val() ^ self.t1.val();
             }
-            if self.t1.val().get_bits::<2>(0) == 3 {
+            if self.t1_b.val() == 3 {
                 self.bank3.write_enable.next = true;
-                self.bank3.write_address.next = self.t1.val().get_bits::<4>(2);
+                self.bank3.write_address.next = self.t1_r.val();
                 self.bank3.write_data.next = self.pk1.val() ^ self.t1.val();
             }
         }
@@ -597,7 +685,7 @@ impl Logic for Oplog {
         self.all.next = self.ret.q.val();
         // (the lowest: a two-level priority over groups of four, no carry chain)
         for j in 0..3 {
-            self.ga[j].next = self.all.val().get_bits::<4>(4 * j).any();
+            self.ga[j].next = self.all.val().get_bit(4 * j) | self.all.val().get_bit(4 * j + 1) | self.all.val().get_bit(4 * j + 2) | self.all.val().get_bit(4 * j + 3);
         }
         self.gp[0].next = false;
         self.gp[1].next = self.ga[0].val();
@@ -615,17 +703,20 @@ impl Logic for Oplog {
             );
         }
         // (its quota, from the slot's one-hot: an AND-OR per bit)
+        // (zero when no quota returns; the simulation skips it then)
         for k in 0..7 {
             self.qb[k].next = 0.into();
         }
-        for b in 0..16 {
-            for k in 0..7 {
-                self.qb[k].next = self.qb[k].val().replace_bit(b, self.quota[b].q.val().get_bit(k));
-            }
-        }
         self.retq.next = 0.into();
-        for k in 0..7 {
-            self.retq.next = self.retq.val().replace_bit(k, (self.r1h.val() & self.qb[k].val()).any());
+        if self.all.val().any() {
+            for b in 0..16 {
+                for k in 0..7 {
+                    self.qb[k].next = self.qb[k].val().replace_bit(b, self.quota[b].q.val().get_bit(k));
+                }
+            }
+            for k in 0..7 {
+                self.retq.next = self.retq.val().replace_bit(k, (self.r1h.val() & self.qb[k].val()).any());
+            }
         }
         self.pool_n.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val();
         if self.claim.val() {
@@ -637,18 +728,20 @@ impl Logic for Oplog {
             self.hn.next = self.head.q.val();
         }
         // The edge (held below when nothing is asked).
-        self.valid.d.next = (self.valid.q.val() & !self.free.val() & !self.rel_e.val()) | self.take.val();
-        self.pend.d.next = (self.pend.q.val() & !self.lo1h.val() & !self.hi1h.val()) | (self.valid.q.val() & (self.free.val() | self.rel_e.val()));
-        self.cred.d.next = (self.cred.q.val() & !self.rel_e.val()) | self.take.val();
-        for i in 0..64 {
-            if self.take.val().get_bit(i) {
-                self.owner[i].d.next = self.alloc_block.val();
+        for h in 0..2 {
+            self.valid[h].d.next = (self.valid[h].q.val() & !self.fr[h].val() & !self.rel_e[h].val()) | self.take[h].val();
+            self.pend[h].d.next = (self.pend[h].q.val() & !self.lo1h[h].val() & !self.hi1h[h].val()) | (self.valid[h].q.val() & (self.fr[h].val() | self.rel_e[h].val()));
+            self.cred[h].d.next = (self.cred[h].q.val() & !self.rel_e[h].val()) | self.take[h].val();
+            for i in 0..32 {
+                if self.take[h].val().get_bit(i) {
+                    self.owner[32 * h + i].d.next = self.alloc_block.val();
+                }
             }
+            self.p0h[h].d.next = self.lo1h[h].val();
+            self.p1h[h].d.next = self.hi2[h].val();
         }
-        self.p0h.d.next = self.lo1h.val();
-        self.p1h.d.next = self.hi2.val();
         self.pvn.next = 0.into();
-        self.pvn.next = self.pvn.val().replace_bit(0, self.pend.q.val().any());
+        self.pvn.next = self.pvn.val().replace_bit(0, self.pend[0].q.val().any() | self.pend[1].q.val().any());
         self.pvn.next = self.pvn.val().replace_bit(1, self.two_q.val());
         self.pv.d.next = self.pvn.val();
         self.cr.d.next = self.n_cr.val();
@@ -658,20 +751,24 @@ impl Logic for Oplog {
         self.head.d.next = self.hn.val();
         // (bank k holds the list's slot head + ((k - head) mod 4): in the head's row, or the
         // next row for the banks below the head's)
-        self.hr.next = self.hn.val().get_bits::<4>(2);
+        self.hn_b.next = bit_cast::<2, 6>(self.hn.val());
+        self.hr.next = 0.into();
+        for k in 0..4 {
+            self.hr.next = self.hr.val().replace_bit(k, self.hn.val().get_bit(k + 2));
+        }
         self.hr1.next = self.hr.val() + 1;
         for k in 0..4 {
             self.rrow[k].d.next = self.hr.val();
         }
         for k in 1..3 {
-            if self.bank[k].val() < self.hn.val().get_bits::<2>(0) {
+            if self.bank[k].val() < self.hn_b.val() {
                 self.rrow[k].d.next = self.hr1.val();
             }
         }
-        if self.hn.val().get_bits::<2>(0).any() {
+        if self.hn_b.val().any() {
             self.rrow[0].d.next = self.hr1.val();
         }
-        self.tail.d.next = (self.tl.val() + self.pushed.val().get_bits::<6>(0)) ^ self.tail0.val();
+        self.tail.d.next = (self.tl.val() + bit_cast::<6, 7>(self.pushed.val())) ^ self.tail0.val();
         self.count.d.next = (self.cnt.val() - self.need.val() + self.pushed.val()) ^ self.entries.val();
         self.pool.d.next = self.pool_n.val() ^ self.entries.val();
         self.back.d.next = self.retq.val();
@@ -701,17 +798,19 @@ impl Logic for Oplog {
             }
         }
         if !self.en.val() {
-            self.valid.d.next = self.valid.q.val();
-            self.pend.d.next = self.pend.q.val();
-            self.cred.d.next = self.cred.q.val();
+            for h in 0..2 {
+                self.valid[h].d.next = self.valid[h].q.val();
+                self.pend[h].d.next = self.pend[h].q.val();
+                self.cred[h].d.next = self.cred[h].q.val();
+                self.p0h[h].d.next = self.p0h[h].q.val();
+                self.p1h[h].d.next = self.p1h[h].q.val();
+            }
             self.head.d.next = self.head.q.val();
             self.tail.d.next = self.tail.q.val();
             self.count.d.next = self.count.q.val();
             self.pool.d.next = self.pool.q.val();
             self.back.d.next = self.back.q.val();
             self.ret.d.next = self.ret.q.val();
-            self.p0h.d.next = self.p0h.q.val();
-            self.p1h.d.next = self.p1h.q.val();
             self.pv.d.next = self.pv.q.val();
             self.cr.d.next = self.cr.q.val();
             self.cown0.d.next = self.cown0.q.val();

@@ -126,6 +126,8 @@ pub struct Rq {
     hm_hi: Signal<Local, Bits<64>>,
     ent_info: Signal<Local, Bits<36>>,
     rinfo: Signal<Local, Bits<36>>,
+    /// The replayed slot within its half.
+    rp6: Signal<Local, Bits<6>>,
     /// Slots in use, and squashed ones waiting to be replayed.
     pub valid: [DFF<Bits<64>>; 2],
     pub faulted: [DFF<Bits<64>>; 2],
@@ -209,6 +211,7 @@ impl Rq {
             hm_hi: Default::default(),
             ent_info: Default::default(),
             rinfo: Default::default(),
+            rp6: Default::default(),
             valid: Default::default(),
             faulted: Default::default(),
             warp_ram: Default::default(),
@@ -265,9 +268,15 @@ impl Logic for Rq {
         // The lowest free slot's number, from a tree of priority encoders (no carry chain:
         // each level is one LUT deep): 4-slot groups, then pairs of nodes, the lower one
         // first, up to the 128 slots.
+        // (from bit selects: rust-hdl simulates a part select of a vector of more than 32
+        // bits through big integers)
         for j in 0..16 {
-            self.q4[j].next = self.fr_lo.val().get_bits::<4>(4 * j);
-            self.q4[16 + j].next = self.fr_hi.val().get_bits::<4>(4 * j);
+            self.q4[j].next = 0.into();
+            self.q4[16 + j].next = 0.into();
+            for k in 0..4 {
+                self.q4[j].next = self.q4[j].val().replace_bit(k, self.fr_lo.val().get_bit(4 * j + k));
+                self.q4[16 + j].next = self.q4[16 + j].val().replace_bit(k, self.fr_hi.val().get_bit(4 * j + k));
+            }
         }
         for j in 0..32 {
             self.v0[j].next = self.q4[j].val().any();
@@ -324,7 +333,8 @@ impl Logic for Rq {
         if self.replay_idx.val().get_bit(6) {
             self.rp_word.next = self.faulted[1].q.val();
         }
-        self.replay_ok.next = ((self.rp_word.val() >> self.replay_idx.val().get_bits::<6>(0)) & self.one.val()).any();
+        self.rp6.next = bit_cast::<6, 7>(self.replay_idx.val());
+        self.replay_ok.next = self.rp_word.val().get_bit(self.rp6.val().index());
         // The replayed slot, decoded, leaves `faulted` at the edge.
         self.rp_idx.next = self.replay_idx.val();
         if self.wrong_slot.val() {
@@ -332,12 +342,15 @@ impl Logic for Rq {
         }
         self.hm_lo.next = 0.into();
         self.hm_hi.next = 0.into();
-        for i in 0..64 {
-            if self.replay.val() & (self.rp_idx.val() == self.ids_lo[i].val()) {
-                self.hm_lo.next = self.hm_lo.val().replace_bit(i, true);
-            }
-            if self.replay.val() & (self.rp_idx.val() == self.ids_hi[i].val()) {
-                self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
+        // (zero without a replay; the simulation skips the decode then)
+        if self.replay.val() {
+            for i in 0..64 {
+                if self.rp_idx.val() == self.ids_lo[i].val() {
+                    self.hm_lo.next = self.hm_lo.val().replace_bit(i, true);
+                }
+                if self.rp_idx.val() == self.ids_hi[i].val() {
+                    self.hm_hi.next = self.hm_hi.val().replace_bit(i, true);
+                }
             }
         }
         // The read port: slot `rd_idx`'s entry, from the RAMs.
@@ -365,11 +378,15 @@ impl Logic for Rq {
         self.valid[1].d.next = (self.valid[1].q.val() & !self.free_hi.val()) | self.set_hi.val();
         self.faulted[0].d.next = ((self.faulted[0].q.val() & !self.hm_lo.val()) | self.fault_lo.val()) & !self.free_lo.val();
         self.faulted[1].d.next = ((self.faulted[1].q.val() & !self.hm_hi.val()) | self.fault_hi.val()) & !self.free_hi.val();
-        self.ent_info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
-            | (bit_cast::<36, 2>(self.nlog.val()) << 18)
-            | (bit_cast::<36, 6>(self.log2.val()) << 12)
-            | (bit_cast::<36, 6>(self.log1.val()) << 6)
-            | bit_cast::<36, 6>(self.log0.val());
+        // (written only at an issue; the simulation skips the packing otherwise)
+        self.ent_info.next = 0.into();
+        if self.issue.val() {
+            self.ent_info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
+                | (bit_cast::<36, 2>(self.nlog.val()) << 18)
+                | (bit_cast::<36, 6>(self.log2.val()) << 12)
+                | (bit_cast::<36, 6>(self.log1.val()) << 6)
+                | bit_cast::<36, 6>(self.log0.val());
+        }
         // (the RAMs are written at the slot the issue takes: none when the queue is full)
         self.warp_ram.clock.next = self.clock.val();
         self.age_ram.clock.next = self.clock.val();

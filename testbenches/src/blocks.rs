@@ -373,8 +373,8 @@ impl Default for LowestFirstRtl {
 hdl_block!(Oplog {
     inputs: [free, alloc, alloc_block, alloc_need, alloc_res, claim, claim_block, claim_n, claim_used, part_release, tick],
     outputs: [pool_free, room, list_room, alloc_idx0, alloc_idx1, alloc_idx2, busy, returning],
-    registers: [valid, pend, cred, head, tail, count, pool, back, ret, p0h, p1h, pv, cr, cown0, cown1, relq],
-    arrays: [owner, rrow, quota, left],
+    registers: [head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq],
+    arrays: [valid, pend, cred, p0h, p1h, owner, rrow, quota, left],
     memories: [bank0, bank1, bank2, bank3],
 });
 
@@ -428,12 +428,14 @@ impl Ports for OplogPorts {
         let banks = [r.array("bank0.mem"), r.array("bank1.mem"), r.array("bank2.mem"), r.array("bank3.mem")];
         let e = self.entries as u64;
         // (the picks are kept one-hot)
-        let (p0, p1, cr) = (r.scalar("p0h"), r.scalar("p1h"), r.scalar("cr"));
+        // (the entry vectors in halves of 32)
+        let v64 = |name: &str| r.array(name)[0] | r.array(name)[1] << 32;
+        let (p0, p1, cr) = (v64("p0h"), v64("p1h"), r.scalar("cr"));
         let at = |h: u64| if h == 0 { 0 } else { h.trailing_zeros() as u8 };
         oplog::State {
-            valid: r.scalar("valid"),
-            pend: r.scalar("pend"),
-            cred: r.scalar("cred"),
+            valid: v64("valid"),
+            pend: v64("pend"),
+            cred: v64("cred"),
             owner: r.array("owner").iter().map(|&x| x as u8).collect(),
             slot: (0..64).map(|s| (banks[s % 4][s / 4] ^ s as u64) as u8).collect(),
             head: r.scalar("head") as u8,
@@ -449,6 +451,10 @@ impl Ports for OplogPorts {
             cown: vec![r.scalar("cown0") as u8, r.scalar("cown1") as u8],
             relq: r.scalar("relq") as u16,
         }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (every output is a function of the registers: `mpgpu_spec::units::oplog`)
+        Some(&[])
     }
 }
 
@@ -540,6 +546,15 @@ impl Ports for RqPorts {
             age: r.array("age_ram.mem").to_vec(),
             exec: r.array("exec_ram.mem").to_vec(),
             info: r.array("info_ram.mem").to_vec(),
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (the outputs are the registers' and the read ports': `mpgpu_spec::units::rq`; the
+        // broken `early_free` lets this cycle's `free` through)
+        if self.faults.early_free {
+            None
+        } else {
+            Some(&["replay_idx", "rd_idx"])
         }
     }
 }

@@ -120,7 +120,9 @@ pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     /// The GPU cycle of the coming clocked cycle, when the caller knows it.
     pub time: Option<u64>,
     depth: usize,
-    history: VecDeque<(u64, String, String, String)>,
+    /// (kept as values and written out only for a mismatch report: formatting them every
+    /// clocked cycle was a good part of the co-simulation's time)
+    history: VecDeque<(u64, M::In, M::Out, M::Out)>,
     first: std::cell::RefCell<Option<Mismatch>>,
     observe: Option<(fn(&M) -> S, fn(&R) -> S)>,
     /// Whether the observed state is compared (it is not when the RTL's registers cannot be
@@ -187,7 +189,7 @@ where
     pub fn flag<T: std::fmt::Debug>(&self, field: &str, model: &T, rtl: &T) {
         if self.first.borrow().is_none() {
             let diffs = vec![FieldDiff { field: self.field(field), model: format!("{model:?}"), rtl: format!("{rtl:?}") }];
-            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, time: self.time, diffs, history: self.history.iter().cloned().collect() });
+            *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, time: self.time, diffs, history: self.history_text() });
         }
     }
 
@@ -235,7 +237,7 @@ where
             d.field = self.field(&d.field);
         }
         if !diffs.is_empty() {
-            let mut history: Vec<_> = self.history.iter().cloned().collect();
+            let mut history = self.history_text();
             history.push((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
             *self.first.borrow_mut() = Some(Mismatch { cycle: self.cycle, time: self.time, diffs, history });
         }
@@ -265,6 +267,17 @@ where
         if self.history.len() == self.depth {
             self.history.pop_front();
         }
-        self.history.push_back((self.cycle, format!("{i:?}"), format!("{m:?}"), format!("{r:?}")));
+        self.history.push_back((self.cycle, i.clone(), m.clone(), r.clone()));
+    }
+}
+
+impl<M, R, S> InLoop<M, R, S>
+where
+    M: Unit,
+    R: Unit<In = M::In, Out = M::Out>,
+{
+    /// The recent cycles as a mismatch report shows them.
+    fn history_text(&self) -> Vec<(u64, String, String, String)> {
+        self.history.iter().map(|(c, i, m, r)| (*c, format!("{i:?}"), format!("{m:?}"), format!("{r:?}"))).collect()
     }
 }

@@ -99,11 +99,14 @@ macro_rules! hdl_block {
             }
             #[allow(unused_assignments)]
             fn set_inputs(&mut self, v: &[u64]) {
+                // (applied at once, so that the settle's first pass computes with them: an
+                // input has no driver inside the block to wait for)
                 let mut k = 0;
-                $(self.$i.next = $crate::ports::Wire::from_word(v[k]); k += 1;)*
+                $(self.$i.next = $crate::ports::Wire::from_word(v[k]); rust_hdl::core::block::Block::update_all(&mut self.$i); k += 1;)*
             }
             fn set_clock(&mut self, high: bool) {
                 self.clock.next = rust_hdl::prelude::Clock::from(high);
+                rust_hdl::core::block::Block::update_all(&mut self.clock);
             }
             #[allow(unused_assignments)]
             fn get_outputs(&self, v: &mut [u64]) {
@@ -186,6 +189,12 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
         care.fill(true);
     }
     fn state(&self, r: &Regs) -> Self::State;
+    /// The inputs the outputs depend on combinationally (`None`: any of them). Reading the
+    /// outputs with other values of the rest needs no settle of the simulation (the rust-hdl
+    /// backend's cost is in its settles).
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        None
+    }
 }
 
 /// The Verilog of a block as `mpgpu verilog` writes it (module `top`), generated once per
