@@ -512,8 +512,15 @@ impl Logic for Oplog {
         if self.pend[1].q.val().any() {
             self.hi1h[0].next = 0.into();
         }
-        for h in 0..2 {
-            self.hi2[h].next = self.hi1h[h].val() & !self.lo1h[h].val();
+        // (the second pick, the highest unless it is the lowest, written per half so that a
+        // half's emptiness and the carry chains meet in one LUT)
+        self.hi2[0].next = self.hi_h[0].val() & !self.lo_h[0].val();
+        self.hi2[1].next = self.hi_h[1].val() & !self.lo_h[1].val();
+        if self.pend[1].q.val().any() {
+            self.hi2[0].next = 0.into();
+        }
+        if self.pend[0].q.val().any() {
+            self.hi2[1].next = self.hi_h[1].val();
         }
         // (whether two or more are pending, from a tree beside the carry chains: 4-entry
         // groups, then groups of four groups)
