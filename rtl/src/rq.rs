@@ -268,8 +268,8 @@ impl Logic for Rq {
         // The lowest free slot's number, from a tree of priority encoders (no carry chain:
         // each level is one LUT deep): 4-slot groups, then pairs of nodes, the lower one
         // first, up to the 128 slots.
-        // (from bit selects: rust-hdl simulates a part select of a vector of more than 32
-        // bits through big integers)
+        // (from bit selects: rust-hdl simulates a part select as a shift, of a boolean array
+        // for a vector of more than 32 bits, `docs/harness.md`)
         for j in 0..16 {
             self.q4[j].next = 0.into();
             self.q4[16 + j].next = 0.into();
