@@ -85,8 +85,8 @@ pub struct Oplog {
     idbit: [Constant<Bits<32>>; 5],
     en: Signal<Local, Bit>,
     /// The entry vectors are kept in halves of 32 (entries 0-31, 32-63): rust-hdl simulates
-    /// a vector of more than 32 bits as an array of booleans and its arithmetic through big
-    /// integers, many times slower (`docs/faults.md`, "Speed").
+    /// a vector of more than 32 bits as an array of booleans, many times slower
+    /// (`docs/harness.md`, "What rust-hdl's simulator costs").
     /// The entries freed now.
     fr: [Signal<Local, Bits<32>>; 2],
     /// Each entry's block leaves now.
@@ -146,9 +146,8 @@ pub struct Oplog {
     hb2: Signal<Local, Bits<2>>,
     rs: [Signal<Local, Bits<6>>; 4],
     hr: Signal<Local, Bits<4>>,
-    /// The tail's, the tail plus one's and the next head's bank and row, and the freed
-    /// half-vectors' bits (from bit selects: rust-hdl simulates a shift or a part select
-    /// through big integers).
+    /// The tail's, the tail plus one's and the next head's bank and row (from bit selects:
+    /// rust-hdl simulates a shift or a part select through big integers).
     tl_b: Signal<Local, Bits<2>>,
     tl_r: Signal<Local, Bits<4>>,
     t1_b: Signal<Local, Bits<2>>,
@@ -567,15 +566,15 @@ impl Logic for Oplog {
         for h in 0..2 {
             self.take[h].next = 0.into();
             if self.alloc.val() {
-            for i in 0..32 {
-                self.take[h].next = self.take[h].val().replace_bit(
-                    i,
-                    (self.tsel[0].val() & (self.ent[0].val() == self.ids[32 * h + i].val()))
-                        | (self.tsel[1].val() & (self.ent[1].val() == self.ids[32 * h + i].val()))
-                        | (self.tsel[2].val() & (self.ent[2].val() == self.ids[32 * h + i].val()))
-                        | (self.tsel[3].val() & (self.ent[3].val() == self.ids[32 * h + i].val())),
-                );
-            }
+                for i in 0..32 {
+                    self.take[h].next = self.take[h].val().replace_bit(
+                        i,
+                        (self.tsel[0].val() & (self.ent[0].val() == self.ids[32 * h + i].val()))
+                            | (self.tsel[1].val() & (self.ent[1].val() == self.ids[32 * h + i].val()))
+                            | (self.tsel[2].val() & (self.ent[2].val() == self.ids[32 * h + i].val()))
+                            | (self.tsel[3].val() & (self.ent[3].val() == self.ids[32 * h + i].val())),
+                    );
+                }
             }
         }
         // Last cycle's picks: pushed at the tail, credited to their block if it stays.
