@@ -19,6 +19,7 @@
 //! generator needs them; the widths come from `mpgpu_spec::units::oplog`.
 
 use crate::ram::LutRam;
+use crate::reg::{any_q, Reg};
 use mpgpu_spec::units::oplog::{BLOCK_BITS, COUNT_BITS, INDEX_BITS, MAX_BLOCKS, MAX_ENTRIES};
 use rust_hdl::prelude::*;
 
@@ -38,8 +39,9 @@ pub struct OplogFaults {
 pub struct Oplog {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
-    /// Entries freed this cycle (their instruction's last TLB check).
-    pub free: Signal<In, Bits<64>>,
+    /// Entries freed this cycle (their instruction's last TLB check): entries 0-31, 32-63.
+    pub free_lo: Signal<In, Bits<32>>,
+    pub free_hi: Signal<In, Bits<32>>,
     /// An instruction of block slot `alloc_block` takes `alloc_need` entries (from the
     /// block's reservation with `alloc_res`).
     pub alloc: Signal<In, Bit>,
@@ -174,44 +176,48 @@ pub struct Oplog {
     c7one: Constant<Bits<7>>,
     zero7: Constant<Bits<7>>,
     /// Entries in use, pending, and credited to a resident block.
-    pub valid: [DFF<Bits<32>>; 2],
-    pub pend: [DFF<Bits<32>>; 2],
-    pub cred: [DFF<Bits<32>>; 2],
+    pub valid: [Reg<Bits<32>>; 2],
+    pub pend: [Reg<Bits<32>>; 2],
+    pub cred: [Reg<Bits<32>>; 2],
     /// Each entry's block slot.
-    pub owner: [DFF<Bits<4>>; 64],
+    pub owner: [Reg<Bits<4>>; 64],
     /// The list: its head, its tail and length (kept XORed with their reset values), the row
     /// each bank reads (the rows of the slots head .. head + 3).
-    pub head: DFF<Bits<6>>,
-    pub tail: DFF<Bits<6>>,
-    pub count: DFF<Bits<7>>,
-    pub rrow: [DFF<Bits<4>>; 4],
+    pub head: Reg<Bits<6>>,
+    pub tail: Reg<Bits<6>>,
+    pub count: Reg<Bits<7>>,
+    pub rrow: [Reg<Bits<4>>; 4],
     /// Unclaimed entries (kept XORed with the entries) and the quota unclaimed at the last
     /// edge (added to them at the next; `pool_free` is their sum), each slot's quota and what
     /// is left of it, the slots whose quota is still to be unclaimed.
-    pub pool: DFF<Bits<7>>,
-    pub back: DFF<Bits<7>>,
-    pub quota: [DFF<Bits<7>>; 16],
-    pub left: [DFF<Bits<7>>; 16],
-    pub ret: DFF<Bits<16>>,
+    pub pool: Reg<Bits<7>>,
+    pub back: Reg<Bits<7>>,
+    pub quota: [Reg<Bits<7>>; 16],
+    pub left: [Reg<Bits<7>>; 16],
+    pub ret: Reg<Bits<16>>,
     /// The two entries picked at the last clocked edge (one-hot; the lowest, and the highest
     /// if it is another). Whether one goes back to a block is read from `cred` and `owner` at
     /// the push (a release clears `cred` there as it would have cleared the pick's).
-    pub p0h: [DFF<Bits<32>>; 2],
-    pub p1h: [DFF<Bits<32>>; 2],
+    pub p0h: [Reg<Bits<32>>; 2],
+    pub p1h: [Reg<Bits<32>>; 2],
     /// Whether each is valid (registered with them, so that the push counts them without a
     /// 64-bit OR).
-    pub pv: DFF<Bits<2>>,
+    pub pv: Reg<Bits<2>>,
     /// The two entries pushed at the last clocked edge that go back to their block at this
     /// one (bits 0, 1), their blocks, and the block slots that left at that edge.
-    pub cr: DFF<Bits<2>>,
-    pub cown0: DFF<Bits<4>>,
-    pub cown1: DFF<Bits<4>>,
-    pub relq: DFF<Bits<16>>,
+    pub cr: Reg<Bits<2>>,
+    pub cown0: Reg<Bits<4>>,
+    pub cown1: Reg<Bits<4>>,
+    pub relq: Reg<Bits<16>>,
     /// The list's four banks: slot 4r + k is bank k's word r.
     pub bank0: LutRam<Bits<6>, 4>,
     pub bank1: LutRam<Bits<6>, 4>,
     pub bank2: LutRam<Bits<6>, 4>,
     pub bank3: LutRam<Bits<6>, 4>,
+    /// Evaluate the logic in every pass, not only in those after a change (for the test that
+    /// the skipping changes nothing; not hardware).
+    pub _always: bool,
+    _ran: bool,
 }
 
 impl Oplog {
@@ -220,7 +226,8 @@ impl Oplog {
         assert!((1..=MAX_ENTRIES).contains(&entries), "an operand log of {entries} entries (1..={MAX_ENTRIES})");
         Self {
             clock: Default::default(),
-            free: Default::default(),
+            free_lo: Default::default(),
+            free_hi: Default::default(),
             alloc: Default::default(),
             alloc_block: Default::default(),
             alloc_need: Default::default(),
@@ -341,13 +348,16 @@ impl Oplog {
             bank1: Default::default(),
             bank2: Default::default(),
             bank3: Default::default(),
+            _always: false,
+            _ran: false,
         }
     }
 
     /// Marks the inputs as driven from outside and connects the block.
     pub fn connect_inputs(&mut self) {
         self.clock.connect();
-        self.free.connect();
+        self.free_lo.connect();
+        self.free_hi.connect();
         self.alloc.connect();
         self.alloc_block.connect();
         self.alloc_need.connect();
@@ -362,9 +372,87 @@ impl Oplog {
     }
 }
 
-impl Logic for Oplog {
+crate::flat_logic!(Oplog);
+
+impl Oplog {
+    /// Whether a signal the logic reads, other than the clock, changed in the last pass
+    /// (`crate::reg::any_q`).
+    pub fn read_changed(&self) -> bool {
+        self.free_lo.has_changed()
+            || self.free_hi.has_changed()
+            || self.alloc.has_changed()
+            || self.alloc_block.has_changed()
+            || self.alloc_need.has_changed()
+            || self.alloc_res.has_changed()
+            || self.claim.has_changed()
+            || self.claim_block.has_changed()
+            || self.claim_n.has_changed()
+            || self.claim_used.has_changed()
+            || self.part_release.has_changed()
+            || self.tick.has_changed()
+            || any_q(&self.valid)
+            || any_q(&self.pend)
+            || any_q(&self.cred)
+            || any_q(&self.owner)
+            || self.head.q.has_changed()
+            || self.tail.q.has_changed()
+            || self.count.q.has_changed()
+            || any_q(&self.rrow)
+            || self.pool.q.has_changed()
+            || self.back.q.has_changed()
+            || any_q(&self.quota)
+            || any_q(&self.left)
+            || self.ret.q.has_changed()
+            || any_q(&self.p0h)
+            || any_q(&self.p1h)
+            || self.pv.q.has_changed()
+            || self.cr.q.has_changed()
+            || self.cown0.q.has_changed()
+            || self.cown1.q.has_changed()
+            || self.relq.q.has_changed()
+            || self.bank0.read_data.has_changed()
+            || self.bank1.read_data.has_changed()
+            || self.bank2.read_data.has_changed()
+            || self.bank3.read_data.has_changed()
+    }
+
+    /// The clock to every register and RAM, as `comb` drives it.
+    fn fan_clock(&mut self) {
+        let c = self.clock.val();
+        for r in [&mut self.head, &mut self.tail] {
+            r.clock.next = c;
+        }
+        for r in [&mut self.count, &mut self.pool, &mut self.back] {
+            r.clock.next = c;
+        }
+        for r in [&mut self.ret, &mut self.relq] {
+            r.clock.next = c;
+        }
+        for r in [&mut self.pv, &mut self.cr] {
+            r.clock.next = c;
+        }
+        for r in [&mut self.cown0, &mut self.cown1] {
+            r.clock.next = c;
+        }
+        for r in self.valid.iter_mut().chain(&mut self.pend).chain(&mut self.cred).chain(&mut self.p0h).chain(&mut self.p1h) {
+            r.clock.next = c;
+        }
+        for r in &mut self.owner {
+            r.clock.next = c;
+        }
+        for r in &mut self.rrow {
+            r.clock.next = c;
+        }
+        for r in self.quota.iter_mut().chain(&mut self.left) {
+            r.clock.next = c;
+        }
+        for m in [&mut self.bank0, &mut self.bank1, &mut self.bank2, &mut self.bank3] {
+            m.clock.next = c;
+        }
+    }
+
     #[hdl_gen]
-    fn update(&mut self) {
+    fn comb(&mut self) {
         dff_setup!(self, clock, head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq);
         for h in 0..2 {
             self.valid[h].clock.next = self.clock.val();
@@ -397,8 +485,8 @@ impl Logic for Oplog {
         self.bank2.clock.next = self.clock.val();
         self.bank3.clock.next = self.clock.val();
         // Some request this cycle: the state moves.
-        self.fr[0].next = self.free.val().get_bits::<32>(0);
-        self.fr[1].next = self.free.val().get_bits::<32>(32);
+        self.fr[0].next = self.free_lo.val();
+        self.fr[1].next = self.free_hi.val();
         self.en.next = self.tick.val() | self.alloc.val() | self.claim.val() | self.part_release.val().any() | self.fr[0].val().any() | self.fr[1].val().any();
         // The list's first entries: each bank reads its row; a slot holds its entry XORed with
         // its number (row, bank).

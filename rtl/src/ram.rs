@@ -29,6 +29,9 @@ pub struct Ram<D: Synth, const A: usize, const SYNC: bool> {
     /// word at `read_address`.
     pub read_data: Signal<Out, D>,
     _words: Vec<D>,
+    /// Writes so far, and the count when the words were last read back (`take_written`).
+    _writes: u64,
+    _read_at: std::cell::Cell<u64>,
 }
 
 pub type SyncRam<D, const A: usize> = Ram<D, A, true>;
@@ -52,6 +55,11 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
     pub fn words(&self) -> usize {
         1 << A
     }
+    /// Whether a word was written since the last call (true at the first): a reader that
+    /// keeps the words it read back need not read them again otherwise.
+    pub fn take_written(&self) -> bool {
+        self._read_at.replace(self._writes) != self._writes
+    }
 }
 
 impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
@@ -65,22 +73,28 @@ impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
             read_address: Default::default(),
             read_data: Default::default(),
             _words: vec![D::default(); 1 << A],
+            _writes: 0,
+            _read_at: std::cell::Cell::new(u64::MAX),
         }
     }
 }
 
 impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
     fn update(&mut self) {
-        if self.clock.pos_edge() {
+        // (the clock edge and the ports are taken from the inputs' pending values, what the
+        // parent drove in this pass, one pass sooner than rust-hdl's own memories and flip-flops
+        // would and with the same values: see `crate::reg::Reg`)
+        if self.clock.next.clk && !self.clock.val().clk {
             if SYNC {
-                self.read_data.next = self._words[self.read_address.val().index()];
+                self.read_data.next = self._words[self.read_address.next.index()];
             }
-            if self.write_enable.val() {
-                self._words[self.write_address.val().index()] = self.write_data.val();
+            if self.write_enable.next {
+                self._words[self.write_address.next.index()] = self.write_data.next;
+                self._writes += 1;
             }
         }
         if !SYNC {
-            self.read_data.next = self._words[self.read_address.val().index()];
+            self.read_data.next = self._words[self.read_address.next.index()];
         }
     }
 

@@ -64,7 +64,15 @@ pub trait HdlBlock: Block {
     fn set_inputs(&mut self, v: &[u64]);
     fn set_clock(&mut self, high: bool);
     fn get_outputs(&self, v: &mut [u64]);
+    /// The registers into `v`, which holds what the last call put there (a memory's words are
+    /// only read again after a write).
     fn get_registers(&self, v: &mut [u64]);
+    /// After a pass: no signal the block's logic reads changed in it, so another pass would
+    /// change nothing (a flat block that skips its logic then, `mpgpu_rtl::reg::any_q`;
+    /// `hdl_block!`'s `quiet`). False: settle until no signal changes.
+    fn quiet(&self) -> bool {
+        false
+    }
 }
 
 /// Implements [`HdlBlock`] for a rust-hdl block from its port lists: `inputs` and `outputs`
@@ -77,8 +85,13 @@ macro_rules! hdl_block {
     ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?] $(,)? }) => {
         $crate::hdl_block!($t { inputs: [$($i),*], outputs: [$($o),*], registers: [$($($r).+),*], arrays: [$($($a).+),*], memories: [] });
     };
-    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?], memories: [$($m:ident),* $(,)?] $(,)? }) => {
+    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?], memories: [$($m:ident),* $(,)?] $(, quiet: $q:expr)? $(,)? }) => {
         impl $crate::ports::HdlBlock for $t {
+            #[allow(unreachable_code)]
+            fn quiet(&self) -> bool {
+                $(return ($q)(self);)?
+                false
+            }
             fn input_ports(&self) -> Vec<$crate::ports::Port> {
                 vec![$($crate::ports::Port::new(stringify!($i), rust_hdl::core::atom::Atom::bits(&self.$i))),*]
             }
@@ -118,7 +131,12 @@ macro_rules! hdl_block {
                 let mut k = 0;
                 $(v[k] = $crate::ports::Wire::word(&self.$($r).+.q.val()); k += 1;)*
                 $(for d in self.$($a).+.iter() { v[k] = $crate::ports::Wire::word(&d.q.val()); k += 1; })*
-                $(for w in 0..self.$m.words() { v[k] = $crate::ports::Wire::word(&self.$m.word(w)); k += 1; })*
+                // (a memory's words only when it was written since they were last read: the
+                // caller keeps `v`, RtlUnit's register words)
+                $(if self.$m.take_written() {
+                    for w in 0..self.$m.words() { v[k + w] = $crate::ports::Wire::word(&self.$m.word(w)); }
+                }
+                k += self.$m.words();)*
             }
         }
     };
@@ -134,21 +152,22 @@ pub struct Regs<'a> {
 impl Regs<'_> {
     /// The entries of a register array.
     pub fn array(&self, name: &str) -> &[u64] {
-        let (at, n) = self.map.0.get(name).unwrap_or_else(|| panic!("no register array `{name}`"));
-        &self.values[*at..*at + *n]
+        let (at, n) = self.map.find(name).unwrap_or_else(|| panic!("no register array `{name}`"));
+        &self.values[at..at + n]
     }
     pub fn scalar(&self, name: &str) -> u64 {
         self.array(name)[0]
     }
 }
 
-/// Where each register (array) of a block sits in the register words.
+/// Where each register (array) of a block sits in the register words. (Looked up by name some
+/// twenty times per clocked cycle, so with a fast hash.)
 #[derive(Clone, Debug, Default)]
-pub struct RegMap(HashMap<String, (usize, usize)>);
+pub struct RegMap(rustc_hash::FxHashMap<String, (usize, usize)>);
 
 impl RegMap {
     pub fn new(regs: &[Port]) -> RegMap {
-        let mut m: HashMap<String, (usize, usize)> = HashMap::new();
+        let mut m = rustc_hash::FxHashMap::<String, (usize, usize)>::default();
         for (k, p) in regs.iter().enumerate() {
             let stem = p.name.trim_end_matches("$q");
             let base = match stem.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
@@ -162,6 +181,11 @@ impl RegMap {
             m.entry(base.to_string()).and_modify(|e| e.1 += 1).or_insert((k, 1));
         }
         RegMap(m)
+    }
+
+    /// Where the registers named `name` start, and how many there are.
+    pub fn find(&self, name: &str) -> Option<(usize, usize)> {
+        self.0.get(name).copied()
     }
 }
 
@@ -194,6 +218,14 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
     /// backend's cost is in its settles).
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
         None
+    }
+    /// The block is flat: one `update` computing every signal from its inputs and registers
+    /// in one pass, its children only flip-flops (`mpgpu_rtl::Reg`) and RAMs (`mpgpu_rtl::ram`)
+    /// whose read addresses do not depend on another RAM's read data. Then the rust-hdl
+    /// backend applies a cycle's inputs with one pass instead of a settle, and the clock edge
+    /// settles from there ([`RtlUnit`](crate::rtl::RtlUnit)'s `clock`).
+    fn flat(&self) -> bool {
+        false
     }
 }
 

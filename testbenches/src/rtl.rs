@@ -56,6 +56,11 @@ pub(crate) trait Sim {
     fn set_inputs(&mut self, v: &[u64]);
     fn set_clock(&mut self, high: bool);
     fn settle(&mut self);
+    /// One evaluation pass, without waiting for the signals to settle (a flat block's inputs,
+    /// [`Ports::flat`]).
+    fn pass(&mut self) {
+        self.settle();
+    }
     fn outputs(&self, v: &mut [u64]);
     fn registers(&self, v: &mut [u64]);
     /// The rust-hdl block, for its full signal hierarchy in waveforms.
@@ -78,11 +83,14 @@ impl<B: HdlBlock> Sim for HdlSim<B> {
         // rust_hdl::core::simulate::simulate, for a block known by trait.
         for _ in 0..1000 {
             self.b.update_all();
-            if !self.b.has_changed() {
+            if self.b.quiet() || !self.b.has_changed() {
                 return;
             }
         }
         panic!("the RTL of `{}` did not settle in 1000 iterations (a combinational loop?)", self.name);
+    }
+    fn pass(&mut self) {
+        self.b.update_all();
     }
     fn outputs(&self, v: &mut [u64]) {
         self.b.get_outputs(v);
@@ -151,6 +159,8 @@ pub struct RtlUnit<P: Ports> {
     /// ([`Ports::output_inputs`]), and a scratch encoding.
     out_deps: Option<Vec<usize>>,
     scratch: RefCell<Vec<u64>>,
+    /// A cycle's inputs are applied with one pass before the edge ([`Ports::flat`], rust-hdl).
+    flat: bool,
 }
 
 impl<P: Ports> RtlUnit<P> {
@@ -181,7 +191,8 @@ impl<P: Ports> RtlUnit<P> {
             _ => None,
         };
         let scratch = RefCell::new(vec![0; layout.inputs.len()]);
-        let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false), masks, out_deps, scratch };
+        let flat = backend == Backend::RustHdl && ports.flat();
+        let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false), masks, out_deps, scratch, flat };
         {
             // Settled at reset with all inputs zero, so the outputs read before the first cycle
             // (`busy` for clock gating) are the block's.
@@ -207,7 +218,13 @@ impl<P: Ports> RtlUnit<P> {
         &self.layout
     }
 
+    /// Sets some inputs of the settled simulation (and the clock low) and settles it, or with
+    /// `one_pass` only evaluates it once.
     fn drive(&self, i: &P::In) {
+        self.apply(i, false);
+    }
+
+    fn apply(&self, i: &P::In, one_pass: bool) {
         if self.driven.borrow().as_ref() == Some(i) {
             return;
         }
@@ -219,6 +236,12 @@ impl<P: Ports> RtlUnit<P> {
         let mut s = self.sim.borrow_mut();
         s.set_inputs(&io.ins);
         s.set_clock(false);
+        if one_pass {
+            // (the outputs are not read: the edge settles the block from here)
+            s.pass();
+            *self.driven.borrow_mut() = None;
+            return;
+        }
         s.settle();
         s.outputs(&mut io.outs);
         *self.driven.borrow_mut() = Some(i.clone());
@@ -295,12 +318,53 @@ impl<P: Ports> Unit for RtlUnit<P> {
         self.ports.decode(&self.io.borrow().outs)
     }
     fn clock(&mut self, i: &P::In) {
-        self.drive(i);
+        // (a flat block computes the registers' next values in one pass from its inputs and
+        // registers, so the edge can follow that pass: the registers take them in the edge's
+        // first pass, `mpgpu_rtl::Reg`; a RAM read at an address from the inputs is taken by
+        // the same pass and read by the block in the edge's first pass)
+        self.apply(i, self.flat);
         let mut s = self.sim.borrow_mut();
         s.set_clock(true);
         s.settle();
         s.outputs(&mut self.io.borrow_mut().outs);
         *self.driven.borrow_mut() = None;
         self.regs_fresh.set(false);
+    }
+}
+
+/// A block simulated the plain way, for checking the shortcuts of [`RtlUnit`] and of the flat
+/// blocks (`mpgpu_rtl::reg`): each cycle the inputs with the clock low, settled until no signal
+/// changes, then the rising edge, settled the same way.
+pub struct FullSettle<B: HdlBlock> {
+    pub b: B,
+    pub outputs: Vec<u64>,
+    pub registers: Vec<u64>,
+}
+
+impl<B: HdlBlock> FullSettle<B> {
+    /// `b` connected, its inputs marked driven; the ports' counts from `layout`.
+    pub fn new(b: B, layout: &Layout) -> Self {
+        let mut s = FullSettle { b, outputs: vec![0; layout.outputs.len()], registers: vec![0; layout.registers.len()] };
+        s.settle();
+        s
+    }
+    fn settle(&mut self) {
+        for _ in 0..1000 {
+            self.b.update_all();
+            if !self.b.has_changed() {
+                return;
+            }
+        }
+        panic!("the block did not settle in 1000 passes");
+    }
+    /// One clocked cycle with these input words; then the outputs and registers are read.
+    pub fn cycle(&mut self, inputs: &[u64]) {
+        self.b.set_inputs(inputs);
+        self.b.set_clock(false);
+        self.settle();
+        self.b.set_clock(true);
+        self.settle();
+        self.b.get_outputs(&mut self.outputs);
+        self.b.get_registers(&mut self.registers);
     }
 }

@@ -175,9 +175,10 @@ fn per_sm_traces_replay_in_icarus() {
     assert_eq!(r.trace.as_deref(), Some(d.join("sm0").as_path()));
     assert!(!d.join("sm1").exists(), "an SM without the RTL has no trace");
     assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
-    // Record: GPU cycle, 11 inputs, 8 expected outputs (pool_free first), care mask.
+    // Record: GPU cycle, 12 inputs (`free` in two halves), 8 expected outputs (pool_free
+    // first), care mask.
     let bad = d.join("sm0");
-    flip_trace_field(&bad, 3, 12);
+    flip_trace_field(&bad, 3, 13);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => {
             assert_eq!((cycle, port.as_str()), (3, "pool_free"), "{line}")
@@ -194,11 +195,23 @@ fn per_sm_traces_replay_in_icarus() {
 #[test]
 fn random_legal_stimulus_keeps_the_block_in_lockstep_with_the_model() {
     use mpgpu_tb::blocks::OplogPorts;
+    use mpgpu_tb::ports::Ports;
     use mpgpu_tb::{InLoop, RtlUnit};
     use rand::{Rng, SeedableRng};
     for (seed, entries) in [(1u64, 64usize), (2, 32), (3, 40)] {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let rtl = RtlUnit::rust_hdl(OplogPorts { entries, faults: OplogFaults::default() });
+        let ports = OplogPorts { entries, faults: OplogFaults::default() };
+        let rtl = RtlUnit::rust_hdl(ports);
+        // (and the same block simulated without the shortcuts: its logic evaluated in every
+        // pass, each settle until nothing changes, the inputs settled before the edge)
+        let mut slow = mpgpu_tb::rtl::FullSettle::new(
+            {
+                let mut b = ports.block();
+                b._always = true;
+                b
+            },
+            rtl.layout(),
+        );
         let mut pair = InLoop::with_state(Oplog::new(entries as u32), rtl, 16, Oplog::state, RtlUnit::<OplogPorts>::state);
         let mut resident = [false; 16];
         let mut reserved = [0u8; 16];
@@ -250,6 +263,8 @@ fn random_legal_stimulus_keeps_the_block_in_lockstep_with_the_model() {
             if let Some(m) = pair.mismatch() {
                 panic!("seed {seed}, {entries} entries:\n{m}");
             }
+            slow.cycle(&pair.rtl.input_words());
+            assert_eq!((&slow.outputs, &slow.registers), (&pair.rtl.output_words(), &pair.rtl.register_words()), "seed {seed}: the plain simulation parted at cycle {}", pair.cycle);
         }
         assert!(allocs > 600 && multi > 10 && left_while_pushed > 0, "seed {seed}: {allocs} allocations, {multi} multiple releases, {left_while_pushed} releases of a block whose entries were picked or pushed");
     }

@@ -1,0 +1,97 @@
+//! `Reg`: a D flip-flop, the same hardware as rust-hdl's `DFF` (the same ports and the same
+//! Verilog), simulated one pass sooner.
+//!
+//! rust-hdl's `DFF` sees its clock rise in the pass after the parent block drove it (its clock
+//! input only takes the new level when the pass ends) and then takes `d` as it stood at the
+//! end of that pass. `Reg` sees the rise in the pass the parent drives it, on the clock input's
+//! pending value, and takes `d`'s pending value: what the parent has just driven in the same
+//! pass, which is what `DFF` would take one pass later, since nothing drives `d` in between.
+//! Every register of a block moves one pass sooner, so their order is unchanged, and each
+//! clock edge takes one settling pass less (`docs/harness.md`, "What rust-hdl's simulator
+//! costs"). Wired with `dff_setup!` like `DFF`.
+
+use rust_hdl::prelude::*;
+
+#[derive(Clone, Debug, LogicBlock)]
+pub struct Reg<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Default for Reg<T> {
+    fn default() -> Self {
+        Self { d: Default::default(), q: Default::default(), clock: Default::default() }
+    }
+}
+
+impl<T: Synth> Logic for Reg<T> {
+    fn update(&mut self) {
+        // (`next` of an input is what its driver set in this pass; `val()` what it was at the
+        // end of the last one)
+        if self.clock.next.clk && !self.clock.val().clk {
+            self.q.next = self.d.next;
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+initial begin
+   q = {:x};
+end
+
+always @(posedge clock) begin
+   q <= d;
+end
+      ",
+            T::default().verilog()
+        ))
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo { name: "dff".into(), clock: "clock".into(), inputs: vec!["d".into()], outputs: vec!["q".into()] }]
+    }
+}
+
+/// Whether any of `regs` changed its output in the last pass.
+///
+/// A block whose logic reads only its inputs, its registers and its RAMs' read data (a flat
+/// block) can skip its logic in a pass in which none of those changed: the logic would compute
+/// what it computed in the last pass, and every signal it drives keeps that value. Each clock
+/// edge of such a block then costs two evaluations of its logic (the edge, and the registers'
+/// new values) and a pass that skips it, instead of three (`docs/harness.md`).
+pub fn any_q<T: Synth>(regs: &[Reg<T>]) -> bool {
+    regs.iter().any(|r| r.q.has_changed())
+}
+
+/// `Logic` for a flat block (`any_q`): its `#[hdl_gen]` logic is an inherent `comb`, its
+/// `read_changed` tells whether an input, a register or a RAM read port changed in the last
+/// pass, its `fan_clock` drives the clock to every register and RAM as `comb` does, and its
+/// fields `_always` (evaluate in every pass: the plain simulation, for tests) and `_ran`
+/// (evaluated once) are not hardware. The Verilog is `comb`'s.
+#[macro_export]
+macro_rules! flat_logic {
+    ($t:ty) => {
+        impl Logic for $t {
+            fn update(&mut self) {
+                // (the first pass always: before it, nothing has been computed; in a pass in
+                // which only the clock changed, the registers and RAMs take what the logic
+                // computed in the last one)
+                if self._always || !self._ran || self.read_changed() {
+                    self._ran = true;
+                    self.comb();
+                } else if self.clock.has_changed() {
+                    self.fan_clock();
+                }
+            }
+            fn connect(&mut self) {
+                <$t>::connect(self)
+            }
+            fn hdl(&self) -> Verilog {
+                <$t>::hdl(self)
+            }
+        }
+    };
+}
