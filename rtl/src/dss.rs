@@ -21,6 +21,7 @@
 
 use crate::scan::ScanControl;
 pub use mpgpu_spec::units::sched::dss::{INDEX_BITS as DSS_INDEX_BITS, MAX_SMS as DSS_MAX_SMS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(DSS_MAX_SMS == 16 && DSS_INDEX_BITS == 4);
@@ -65,36 +66,36 @@ pub struct Dss {
     pub act_from: Signal<Out, Bits<DSS_INDEX_BITS>>,
     /// Trigger latch, scan address and decision cycle.
     scan: ScanControl,
-    idle_valid: DFF<Bit>,
-    idle_index: DFF<Bits<DSS_INDEX_BITS>>,
-    kmax_valid: DFF<Bit>,
-    kmax_index: DFF<Bits<DSS_INDEX_BITS>>,
-    kmax_count: DFF<Bits<8>>,
-    kmin_valid: DFF<Bit>,
-    kmin_index: DFF<Bits<DSS_INDEX_BITS>>,
-    kmin_count: DFF<Bits<8>>,
+    idle_valid: Reg<Bit>,
+    idle_index: Reg<Bits<DSS_INDEX_BITS>>,
+    kmax_valid: Reg<Bit>,
+    kmax_index: Reg<Bits<DSS_INDEX_BITS>>,
+    kmax_count: Reg<Bits<8>>,
+    kmin_valid: Reg<Bit>,
+    kmin_index: Reg<Bits<DSS_INDEX_BITS>>,
+    kmin_count: Reg<Bits<8>>,
     /// `kmax`'s and `kmin`'s live token counts (`count_max`, `count_min`), registered every
     /// cycle but the decision: the decision compares the values of the first hold cycle.
-    cmax_q: DFF<Bits<8>>,
-    cmin_q: DFF<Bits<8>>,
+    cmax_q: Reg<Bits<8>>,
+    cmin_q: Reg<Bits<8>>,
     /// `cmax_q` exceeds `cmin_q` by two or more (registered every cycle but the decision, which
     /// reads the value of the second hold cycle, from the counts of the first, and clears it):
     /// the read through the KSRT's multiplexers and the subtraction are in separate cycles
     /// (`docs/fpga.md`, eleventh round).
-    gap_q: DFF<Bit>,
+    gap_q: Reg<Bit>,
     /// `kmin`'s lowest running SM (`from_valid`, `from_index`), registered as `gap_q` is: the
     /// decision reads the value of the second hold cycle, when `kmin` is final.
-    from_valid_q: DFF<Bit>,
-    from_index_q: DFF<Bits<DSS_INDEX_BITS>>,
+    from_valid_q: Reg<Bit>,
+    from_index_q: Reg<Bits<DSS_INDEX_BITS>>,
     /// The decision's tests of the candidates, registered as `gap_q` is (the candidates are
     /// final in the hold cycles): an idle SM to assign to `kmax` (`assign_q`); `kmin` is a
     /// kernel other than `kmax` and no SM is idle (`reserve_q`, with `gap_q` and
     /// `from_valid_q` a reservation).
-    assign_q: DFF<Bit>,
-    reserve_q: DFF<Bit>,
+    assign_q: Reg<Bit>,
+    reserve_q: Reg<Bit>,
     /// Per kernel: its lowest-index running SM seen in this scan.
-    first_valid: [DFF<Bit>; DSS_MAX_SMS],
-    first_index: [DFF<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
+    first_valid: [Reg<Bit>; DSS_MAX_SMS],
+    first_index: [Reg<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
     /// Test-only fault: ties for kmax go to the highest index.
     tie_high: Constant<Bit>,
     ids: [Constant<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],

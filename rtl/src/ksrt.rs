@@ -27,6 +27,7 @@
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
 
 use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_LEN_BITS, TBS_PER_SM_BITS, TB_BITS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(
@@ -117,7 +118,7 @@ pub struct Ksrt {
     /// KSRT[a] could use more SMs than it has or is getting (as of the cycle before: `wants_q`).
     pub a_wants_more: Signal<Out, Bit>,
     /// Pipeline: bit k, kernel k could use more SMs (valid, owned x T_k < blocks left).
-    pub wants_q: DFF<Bits<16>>,
+    pub wants_q: Reg<Bits<16>>,
     /// KSRT[kmax].count.
     pub count_max: Signal<Out, Bits<8>>,
     /// KSRT[kmin].count.
@@ -133,82 +134,82 @@ pub struct Ksrt {
     /// KSRT[iss_k].next_tb: its next new block.
     pub iss_next_tb: Signal<Out, Tb>,
     /// The entry holds a launch.
-    pub k_valid: [DFF<Bit>; 16],
+    pub k_valid: [Reg<Bit>; 16],
     /// The launch's handle.
-    pub k_handle: [DFF<Bits<HANDLE_BITS>>; 16],
+    pub k_handle: [Reg<Bits<HANDLE_BITS>>; 16],
     /// Blocks in the grid, less two (modulo 2^20): after a finish the next block to finish
     /// is the last iff `k_done` equalled it, an equality of two registers in place of an
     /// increment and a compare (`docs/fpga.md`, eleventh round).
-    pub k_tbs_m2: [DFF<Tb>; 16],
+    pub k_tbs_m2: [Reg<Tb>; 16],
     /// The next new block to issue.
-    pub k_next_tb: [DFF<Tb>; 16],
+    pub k_next_tb: [Reg<Tb>; 16],
     /// Blocks finished.
-    pub k_done: [DFF<Tb>; 16],
+    pub k_done: [Reg<Tb>; 16],
     /// T_k.
-    pub k_tk: [DFF<Rt>; 16],
+    pub k_tk: [Reg<Rt>; 16],
     /// Priority.
-    pub k_priority: [DFF<Bits<PRIORITY_BITS>>; 16],
+    pub k_priority: [Reg<Bits<PRIORITY_BITS>>; 16],
     /// Admission order modulo 2^16.
-    pub k_age: [DFF<Bits<AGE_BITS>>; 16],
+    pub k_age: [Reg<Bits<AGE_BITS>>; 16],
     /// DSS tokens, two's complement.
-    pub k_count: [DFF<Bits<8>>; 16],
+    pub k_count: [Reg<Bits<8>>; 16],
     /// A flag kept beside the counters so that no compare of them is on the paths of a cycle's
     /// decisions (`docs/fpga.md`): the next block to finish is the kernel's last
     /// (`k_done + 1 ==` the grid size), set at the edges that change the counters it follows. (A flag
     /// for "new blocks left", `k_next_tb <` the grid size, was read with the PTBQ's flags for "has
     /// work" until the ninth timing round; `k_ge1` replaces both.)
-    pub k_last: [DFF<Bit>; 16],
+    pub k_last: [Reg<Bit>; 16],
     /// owned x T_k: the blocks the SMs the kernel has or is getting hold (setup, running, or
     /// reserved for it), kept as the owner changes: by T_k whenever its token count moves (every
     /// token move pairs with a change of owner, `Framework::check_invariants`).
-    pub k_cap: [DFF<Bits<9>>; 16],
+    pub k_cap: [Reg<Bits<9>>; 16],
     /// Blocks left to issue, new or preempted: `tbs - next_tb + queued`, kept as blocks are
     /// issued and saved.
-    pub k_rem: [DFF<Tb>; 16],
+    pub k_rem: [Reg<Tb>; 16],
     /// `k_rem` >= 1, 2 and 3, kept as flags set at the edges that move `k_rem` (as `k_last`
     /// is), so that the issue's readiness needs no 20-bit compare. `k_ge1` is "has work"
     /// (a new block left, or a block in the PTBQ) without a read of the PTBQ's flags
     /// (`docs/fpga.md`, ninth round).
-    k_ge1: [DFF<Bit>; 16],
-    k_ge2: [DFF<Bit>; 16],
-    k_ge3: [DFF<Bit>; 16],
+    k_ge1: [Reg<Bit>; 16],
+    k_ge2: [Reg<Bit>; 16],
+    k_ge3: [Reg<Bit>; 16],
     /// Admission counter (the next launch's age).
-    pub admitted: DFF<Bits<AGE_BITS>>,
+    pub admitted: Reg<Bits<AGE_BITS>>,
     /// Pipeline: the entry a command may enter (picked in the cycle before), unless `free_none`
     /// (stored inverted, so that the reset value names entry 0, free at reset).
-    pub free_none: DFF<Bit>,
-    pub free_k: DFF<B4>,
+    pub free_none: Reg<Bit>,
+    pub free_k: Reg<B4>,
     /// Whether `free_k`'s entry was admitted into at the edge that picked it (the only way a
     /// free entry turns valid): the admission's check that the entry is still free, from
     /// registers instead of a read of `k_valid` at `free_k`.
-    taken: DFF<Bit>,
+    taken: Reg<Bit>,
     /// The admission of this cycle as a one-hot entry enable (`admit` at `free_k`),
     /// registered from the values `admit` and `free_k` are registered from: each entry's
     /// writes take one flip-flop's bit in place of `admit`, a function of three registers
     /// driving every entry (`docs/fpga.md`, eleventh round).
-    adm_en: DFF<Bits<16>>,
+    adm_en: Reg<Bits<16>>,
     admit_nx: Signal<Local, Bit>,
     /// The entries below `free_k` (registered with it): the entry admitted into now is taken
     /// for the next pick iff no free entry lies below it (it is free itself), an OR of 16
     /// ANDs in place of a compare of the next pick, off its carry chain, with the admitted
     /// entry (`docs/fpga.md`, tenth round).
-    free_below: DFF<Bits<16>>,
+    free_below: Reg<Bits<16>>,
     free_neg: Signal<Local, Bits<16>>,
     /// Pipeline: the command presented in the cycle before and not taken then (the GPU still
     /// presents it), which admission takes; its fields are copied every cycle, with the grid
     /// size's compares for the new entry's flags (`tenth round`, `docs/fpga.md`).
-    pub cq_valid: DFF<Bit>,
-    pub cq_handle: DFF<Bits<HANDLE_BITS>>,
-    pub cq_tbs: DFF<Tb>,
+    pub cq_valid: Reg<Bit>,
+    pub cq_handle: Reg<Bits<HANDLE_BITS>>,
+    pub cq_tbs: Reg<Tb>,
     /// The grid size less two (for `k_tbs_m2`).
-    cq_tbs_m2: DFF<Tb>,
-    cq_tk: DFF<Rt>,
-    cq_priority: DFF<Bits<PRIORITY_BITS>>,
-    cq_tokens: DFF<Bits<8>>,
-    cq_ge1: DFF<Bit>,
-    cq_ge2: DFF<Bit>,
-    cq_ge3: DFF<Bit>,
-    cq_eq1: DFF<Bit>,
+    cq_tbs_m2: Reg<Tb>,
+    cq_tk: Reg<Rt>,
+    cq_priority: Reg<Bits<PRIORITY_BITS>>,
+    cq_tokens: Reg<Bits<8>>,
+    cq_ge1: Reg<Bit>,
+    cq_ge2: Reg<Bit>,
+    cq_ge3: Reg<Bit>,
+    cq_eq1: Reg<Bit>,
     /// A command is registered (`cq_valid`): the clock request.
     pub cmd_pending: Signal<Out, Bit>,
     ids: [Constant<B4>; 16],

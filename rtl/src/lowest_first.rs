@@ -7,6 +7,7 @@
 //! width is fixed at 16 because rust-hdl's Verilog generator needs literal loop bounds.
 
 pub use mpgpu_spec::units::lowest_first::{INDEX_BITS as LOWEST_FIRST_INDEX_BITS, WIDTH as LOWEST_FIRST_WIDTH};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(LOWEST_FIRST_WIDTH == 16 && LOWEST_FIRST_INDEX_BITS == 4);
@@ -24,8 +25,8 @@ pub struct LowestFirst {
     pick: Signal<Local, Bits<LOWEST_FIRST_INDEX_BITS>>,
     /// The index constants 0..16 (rust-hdl's generator takes no casts of loop variables).
     ids: [Constant<Bits<LOWEST_FIRST_INDEX_BITS>>; LOWEST_FIRST_WIDTH],
-    granted_valid: DFF<Bit>,
-    granted_index: DFF<Bits<LOWEST_FIRST_INDEX_BITS>>,
+    granted_valid: Reg<Bit>,
+    granted_index: Reg<Bits<LOWEST_FIRST_INDEX_BITS>>,
 }
 
 impl Default for LowestFirst {

@@ -14,6 +14,7 @@
 use crate::scan::ScanControl;
 use mpgpu_spec::units::sched::prio::{PolicyCode, AGE_BITS, PRIORITY_BITS};
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PRIORITY_BITS == 4 && AGE_BITS == 16);
@@ -56,20 +57,20 @@ pub struct Prio {
     pub act_from: Signal<Out, Bits<4>>,
     /// Trigger latch, scan address and decision cycle.
     scan: ScanControl,
-    idle_valid: DFF<Bit>,
-    idle_index: DFF<Bits<4>>,
-    top_valid: DFF<Bit>,
-    top_priority: DFF<Bits<4>>,
-    best_valid: DFF<Bit>,
-    best_index: DFF<Bits<4>>,
-    best_priority: DFF<Bits<4>>,
-    best_age: DFF<Bits<16>>,
-    best_wants: DFF<Bit>,
-    victim_valid: DFF<Bit>,
-    victim_index: DFF<Bits<4>>,
-    victim_priority: DFF<Bits<4>>,
-    victim_age: DFF<Bits<16>>,
-    victim_ksr: DFF<Bits<4>>,
+    idle_valid: Reg<Bit>,
+    idle_index: Reg<Bits<4>>,
+    top_valid: Reg<Bit>,
+    top_priority: Reg<Bits<4>>,
+    best_valid: Reg<Bit>,
+    best_index: Reg<Bits<4>>,
+    best_priority: Reg<Bits<4>>,
+    best_age: Reg<Bits<16>>,
+    best_wants: Reg<Bit>,
+    victim_valid: Reg<Bit>,
+    victim_index: Reg<Bits<4>>,
+    victim_priority: Reg<Bits<4>>,
+    victim_age: Reg<Bits<16>>,
+    victim_ksr: Reg<Bits<4>>,
     /// The policy's code (0..=3).
     mode: Constant<Bits<2>>,
     act_code: Signal<Local, Bits<2>>,

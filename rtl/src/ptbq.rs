@@ -30,6 +30,7 @@
 //! Parameters: the `lifo` test-only fault (the head read is the block pushed last).
 use crate::ram::SyncRam;
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_ENTRY_BITS, PTBQ_LEN_BITS, PTBQ_PTR_BITS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PTBQ_ENTRY_BITS == 28 && PTBQ_PTR_BITS == 8 && PTBQ_LEN_BITS == 9 && PTBQ_ADDR_BITS == 12);
@@ -66,51 +67,51 @@ pub struct Ptbq {
     /// Each queue's head pointer, kept as head + 2 (the entry a pop reads from the RAM) so
     /// that the read address is a multiplexer of registers with no adder, and XORed with 2 so
     /// that the flip-flops start at zero.
-    q_h2: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
+    q_h2: [Reg<Bits<PTBQ_PTR_BITS>>; 16],
     /// Occupancy of each queue.
-    pub q_len: [DFF<Bits<PTBQ_LEN_BITS>>; 16],
+    pub q_len: [Reg<Bits<PTBQ_LEN_BITS>>; 16],
     /// Each queue's tail (head + occupancy, mod 256: where its next push goes), kept beside
     /// them so that a push's address is a read of one register, with no adder.
-    pub q_tail: [DFF<Bits<PTBQ_PTR_BITS>>; 16],
+    pub q_tail: [Reg<Bits<PTBQ_PTR_BITS>>; 16],
     /// Each queue's occupancy is not zero (kept beside `q_len`, so that `queued` comes
     /// straight from flip-flops).
-    pub q_nz: [DFF<Bit>; 16],
+    pub q_nz: [Reg<Bit>; 16],
     /// Each queue's occupancy is over two, and is three (kept likewise, so that a pop's read
     /// of the entry after next needs a multiplexer of one bit, not of the occupancy and then
     /// a compare: `docs/fpga.md`, seventh round).
-    q_gt2: [DFF<Bit>; 16],
-    q_eq3: [DFF<Bit>; 16],
+    q_gt2: [Reg<Bit>; 16],
+    q_eq3: [Reg<Bit>; 16],
     /// Each queue holds exactly one, exactly two blocks: the push's choice of head register
     /// reads a flag, not a compare of `q_len` that drives both registers' 28 enables
     /// (`docs/fpga.md`, eleventh round).
-    q_eq1: [DFF<Bit>; 16],
-    q_eq2: [DFF<Bit>; 16],
+    q_eq1: [Reg<Bit>; 16],
+    q_eq2: [Reg<Bit>; 16],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
     pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
     /// Each queue's head entry, and the one after it.
-    pub h0: [DFF<Tb>; 16],
-    pub h1: [DFF<Tb>; 16],
+    pub h0: [Reg<Tb>; 16],
+    pub h1: [Reg<Tb>; 16],
     /// The RAM read that arrived at the last edge (`land`), and which queue's head (`p0`) or
     /// second entry (`p1`) it is (at most one bit of the two set): that register stands for
     /// it in this cycle and takes it at the next edge. The RAM's output, 5.8 ns after its
     /// clock on the ECP5, goes into this one register, not through the queues' multiplexers.
-    land: DFF<Tb>,
-    p0: DFF<Bits<16>>,
-    p1: DFF<Bits<16>>,
+    land: Reg<Tb>,
+    p0: Reg<Bits<16>>,
+    p1: Reg<Bits<16>>,
     /// A RAM read of queue `pend_k`'s next-but-one entry arrives on the RAM's read port in this
     /// cycle (it is that queue's second entry).
-    pub pend: DFF<Bit>,
-    pub pend_k: DFF<B4>,
+    pub pend: Reg<Bit>,
+    pub pend_k: Reg<B4>,
     /// The RAM write of the block pushed at the last edge (enable, address, entry).
-    pub wr_en: DFF<Bit>,
-    pub wr_addr: DFF<Bits<PTBQ_ADDR_BITS>>,
-    pub wr_data: DFF<Tb>,
+    pub wr_en: Reg<Bit>,
+    pub wr_addr: Reg<Bits<PTBQ_ADDR_BITS>>,
+    pub wr_data: Reg<Tb>,
     /// The RAM read on its way reads the entry written at the same edge (`wr_*`): its data is
     /// `byp_data`, not the RAM's.
-    pub byp: DFF<Bit>,
-    pub byp_data: DFF<Tb>,
+    pub byp: Reg<Bit>,
+    pub byp_data: Reg<Tb>,
     /// The block pushed to each queue last (for the `lifo` fault only).
-    tail: [DFF<Tb>; 16],
+    tail: [Reg<Tb>; 16],
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     fault_lifo: Constant<Bit>,

@@ -15,6 +15,7 @@
 //! Parameters: `sms` (1..=16), the requests in use (the others are never set).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4);
@@ -33,13 +34,13 @@ pub struct RoundRobin {
     /// The grant of the cycle before, one-hot (0 without one).
     pub granted: Signal<Out, Bits<16>>,
     /// Pipeline: the grant of the cycle before.
-    pub last_grant: DFF<Bits<16>>,
+    pub last_grant: Reg<Bits<16>>,
     /// The first index to consider: the one after the grant in `last_grant` (a cycle after
     /// `above` moves; it is what the model keeps).
-    pub pointer: DFF<Bits<INDEX_BITS>>,
+    pub pointer: Reg<Bits<INDEX_BITS>>,
     /// Bit s: s is above the last grant and below `sms` (all clear after a grant of the last
     /// requester: then the lowest request wins anyway).
-    above: DFF<Bits<16>>,
+    above: Reg<Bits<16>>,
     ids: [Constant<Bits<INDEX_BITS>>; 16],
     /// sms - 1: the pointer wraps after it.
     last: Constant<Bits<INDEX_BITS>>,

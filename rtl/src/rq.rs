@@ -125,24 +125,22 @@ pub struct Rq {
     rp_idx: Signal<Local, Bits<7>>,
     hm_lo: Signal<Local, Bits<64>>,
     hm_hi: Signal<Local, Bits<64>>,
-    /// An issue's log entries and their count as `log_ram` holds them, and the read port's.
-    ent_log: Signal<Local, Bits<20>>,
-    rlog: Signal<Local, Bits<20>>,
+    ent_info: Signal<Local, Bits<36>>,
+    rinfo: Signal<Local, Bits<36>>,
     /// The replayed slot within its half.
     rp6: Signal<Local, Bits<6>>,
     /// Slots in use, and squashed ones waiting to be replayed.
     pub valid: [Reg<Bits<64>>; 2],
     pub faulted: [Reg<Bits<64>>; 2],
-    /// Each slot's warp, age, lanes, pc, and log entries with their count (bits 19..0 of
-    /// `mpgpu_spec::units::rq::pack_info`, whose bits 35..20 are the pc): distributed RAM,
-    /// written at issue and read by the read port; the co-simulation reads every word back as
-    /// state. (No word is wider than 32 bits: rust-hdl simulates a wider one as an array of
-    /// booleans, `docs/harness.md`.)
+    /// Each slot's warp, age, lanes, and pc with log entries (`mpgpu_spec::units::rq::pack_info`):
+    /// distributed RAM, written at issue and read by the read port; the co-simulation reads
+    /// every word back as state. (One RAM of 36 bits, not a 16-bit and a 20-bit one, which
+    /// rust-hdl would simulate faster, `docs/harness.md`: yosys maps the pair with an 8-LUT
+    /// path to their write enables, over the 10 ns period.)
     pub warp_ram: LutRam<Bits<6>, 7>,
     pub age_ram: LutRam<Bits<16>, 7>,
     pub exec_ram: LutRam<Bits<32>, 7>,
-    pub pc_ram: LutRam<Bits<16>, 7>,
-    pub log_ram: LutRam<Bits<20>, 7>,
+    pub info_ram: LutRam<Bits<36>, 7>,
     /// Evaluate the logic in every pass, not only in those after a change (for the test that
     /// the skipping changes nothing; not hardware).
     pub _always: bool,
@@ -218,16 +216,15 @@ impl Rq {
             rp_word: Default::default(),
             hm_lo: Default::default(),
             hm_hi: Default::default(),
-            ent_log: Default::default(),
-            rlog: Default::default(),
+            ent_info: Default::default(),
+            rinfo: Default::default(),
             rp6: Default::default(),
             valid: Default::default(),
             faulted: Default::default(),
             warp_ram: Default::default(),
             age_ram: Default::default(),
             exec_ram: Default::default(),
-            pc_ram: Default::default(),
-            log_ram: Default::default(),
+            info_ram: Default::default(),
             _always: false,
             _ran: false,
         }
@@ -282,8 +279,7 @@ impl Rq {
             || self.warp_ram.read_data.has_changed()
             || self.age_ram.read_data.has_changed()
             || self.exec_ram.read_data.has_changed()
-            || self.pc_ram.read_data.has_changed()
-            || self.log_ram.read_data.has_changed()
+            || self.info_ram.read_data.has_changed()
     }
 
     /// The clock to every register and RAM, as `comb` drives it (a pass in which only the
@@ -296,8 +292,7 @@ impl Rq {
         self.warp_ram.clock.next = c;
         self.age_ram.clock.next = c;
         self.exec_ram.clock.next = c;
-        self.pc_ram.clock.next = c;
-        self.log_ram.clock.next = c;
+        self.info_ram.clock.next = c;
     }
 
     #[hdl_gen]
@@ -412,23 +407,16 @@ impl Rq {
         self.warp_ram.read_address.next = self.rd_idx.val();
         self.age_ram.read_address.next = self.rd_idx.val();
         self.exec_ram.read_address.next = self.rd_idx.val();
-        self.pc_ram.read_address.next = self.rd_idx.val();
-        self.log_ram.read_address.next = self.rd_idx.val();
+        self.info_ram.read_address.next = self.rd_idx.val();
         self.rd_warp.next = self.warp_ram.read_data.val();
         self.rd_exec.next = self.exec_ram.read_data.val();
         self.rd_age.next = self.age_ram.read_data.val();
-        self.rd_pc.next = self.pc_ram.read_data.val();
-        self.rlog.next = self.log_ram.read_data.val();
-        self.rd_log0.next = bit_cast::<6, 20>(self.rlog.val());
-        self.rd_log1.next = 0.into();
-        self.rd_log2.next = 0.into();
-        for k in 0..6 {
-            self.rd_log1.next = self.rd_log1.val().replace_bit(k, self.rlog.val().get_bit(6 + k));
-            self.rd_log2.next = self.rd_log2.val().replace_bit(k, self.rlog.val().get_bit(12 + k));
-        }
-        self.rd_nlog.next = 0.into();
-        self.rd_nlog.next = self.rd_nlog.val().replace_bit(0, self.rlog.val().get_bit(18));
-        self.rd_nlog.next = self.rd_nlog.val().replace_bit(1, self.rlog.val().get_bit(19));
+        self.rinfo.next = self.info_ram.read_data.val();
+        self.rd_pc.next = self.rinfo.val().get_bits::<16>(20);
+        self.rd_nlog.next = self.rinfo.val().get_bits::<2>(18);
+        self.rd_log2.next = self.rinfo.val().get_bits::<6>(12);
+        self.rd_log1.next = self.rinfo.val().get_bits::<6>(6);
+        self.rd_log0.next = self.rinfo.val().get_bits::<6>(0);
         // The edge.
         self.set_lo.next = 0.into();
         self.set_hi.next = 0.into();
@@ -441,37 +429,31 @@ impl Rq {
         self.faulted[0].d.next = ((self.faulted[0].q.val() & !self.hm_lo.val()) | self.fault_lo.val()) & !self.free_lo.val();
         self.faulted[1].d.next = ((self.faulted[1].q.val() & !self.hm_hi.val()) | self.fault_hi.val()) & !self.free_hi.val();
         // (written only at an issue; the simulation skips the packing otherwise)
-        self.ent_log.next = 0.into();
+        self.ent_info.next = 0.into();
         if self.issue.val() {
-            self.ent_log.next = bit_cast::<20, 6>(self.log0.val());
-            for k in 0..6 {
-                self.ent_log.next = self.ent_log.val().replace_bit(6 + k, self.log1.val().get_bit(k));
-                self.ent_log.next = self.ent_log.val().replace_bit(12 + k, self.log2.val().get_bit(k));
-            }
-            self.ent_log.next = self.ent_log.val().replace_bit(18, self.nlog.val().get_bit(0));
-            self.ent_log.next = self.ent_log.val().replace_bit(19, self.nlog.val().get_bit(1));
+            self.ent_info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
+                | (bit_cast::<36, 2>(self.nlog.val()) << 18)
+                | (bit_cast::<36, 6>(self.log2.val()) << 12)
+                | (bit_cast::<36, 6>(self.log1.val()) << 6)
+                | bit_cast::<36, 6>(self.log0.val());
         }
         // (the RAMs are written at the slot the issue takes: none when the queue is full)
         self.warp_ram.clock.next = self.clock.val();
         self.age_ram.clock.next = self.clock.val();
         self.exec_ram.clock.next = self.clock.val();
-        self.pc_ram.clock.next = self.clock.val();
-        self.log_ram.clock.next = self.clock.val();
+        self.info_ram.clock.next = self.clock.val();
         self.wr.next = self.issue.val() & (self.fr_lo.val().any() | self.fr_hi.val().any());
         self.warp_ram.write_enable.next = self.wr.val();
         self.age_ram.write_enable.next = self.wr.val();
         self.exec_ram.write_enable.next = self.wr.val();
-        self.pc_ram.write_enable.next = self.wr.val();
-        self.log_ram.write_enable.next = self.wr.val();
+        self.info_ram.write_enable.next = self.wr.val();
         self.warp_ram.write_address.next = self.idx.val();
         self.age_ram.write_address.next = self.idx.val();
         self.exec_ram.write_address.next = self.idx.val();
-        self.pc_ram.write_address.next = self.idx.val();
-        self.log_ram.write_address.next = self.idx.val();
+        self.info_ram.write_address.next = self.idx.val();
         self.warp_ram.write_data.next = self.warp.val();
         self.age_ram.write_data.next = self.age.val();
         self.exec_ram.write_data.next = self.exec.val();
-        self.pc_ram.write_data.next = self.pc.val();
-        self.log_ram.write_data.next = self.ent_log.val();
+        self.info_ram.write_data.next = self.ent_info.val();
     }
 }

@@ -25,6 +25,7 @@
 //! Parameters: 1..=16 entries (`sms`).
 
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4);
@@ -48,22 +49,22 @@ pub struct ScanControl {
     pub scanning: Signal<Out, Bit>,
     /// This cycle is the decision, after the last entry (and the hold cycles, if any).
     pub deciding: Signal<Out, Bit>,
-    busy_q: DFF<Bit>,
-    pending_q: DFF<Bit>,
-    deciding_q: DFF<Bit>,
-    pos_q: DFF<Bits<INDEX_BITS>>,
+    busy_q: Reg<Bit>,
+    pending_q: Reg<Bit>,
+    deciding_q: Reg<Bit>,
+    pos_q: Reg<Bits<INDEX_BITS>>,
     /// Cycles left to wait after an action (0: not waiting).
-    wait_q: DFF<Bits<3>>,
+    wait_q: Reg<Bits<3>>,
     /// Hold cycles left between the last entry and the decision, this one included.
-    hold_q: DFF<Bits<2>>,
+    hold_q: Reg<Bits<2>>,
     /// `deciding` of this cycle, registered at the edge before from the registers (a decision
     /// cycle is never followed by one: after it the block waits, restarts or goes idle), so
     /// that the engines' decisions, and from them the next state, start at one flip-flop.
-    dnow_q: DFF<Bit>,
+    dnow_q: Reg<Bit>,
     /// The block's hold cycles (0 or 2).
     pre: Constant<Bits<2>>,
     /// `next_addr`, registered: the address the cycle after the edge scans.
-    na_q: DFF<Bits<INDEX_BITS>>,
+    na_q: Reg<Bits<INDEX_BITS>>,
     /// `next_addr` after a restart: 1, or 0 with one entry.
     na_start: Constant<Bits<INDEX_BITS>>,
     /// sms - 1: the last address scanned.

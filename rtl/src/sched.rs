@@ -53,6 +53,7 @@
 use crate::{Dss, Ksrt, Prio, Ptbq, RoundRobin, Smst};
 use mpgpu_spec::units::sched::fw::{HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, TBS_PER_SM_BITS, TB_BITS};
 use mpgpu_spec::units::sched::PolicyCode;
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && HANDLE_BITS == 16 && TBS_PER_SM_BITS == 5 && PRIORITY_BITS == 4);
@@ -133,87 +134,87 @@ pub struct Sched {
     /// A kernel entered the KSRT, an SM went idle or a kernel retired.
     trigger: Signal<Local, Bit>,
     /// Pipeline: the engine's trigger, raised the cycle before.
-    pub trig_q: DFF<Bit>,
+    pub trig_q: Reg<Bit>,
     /// Pipeline: the engine's decision of the cycle before (act 0 none, 1 assign, 2 reserve).
-    pub dec_act: DFF<Bits<2>>,
-    pub dec_sm: DFF<B4>,
-    pub dec_k: DFF<B4>,
-    pub dec_from: DFF<B4>,
+    pub dec_act: Reg<Bits<2>>,
+    pub dec_sm: Reg<B4>,
+    pub dec_k: Reg<B4>,
+    pub dec_from: Reg<B4>,
     /// Pipeline: the decision checked in the cycle before (it held), applied now with no further
     /// check: an assignment (`app_asg`) or a reservation (`app_rsv`), each the check's own
     /// result, with no multiplexer after it (`docs/fpga.md`, eleventh round; the compared state
     /// shows them as one act, 0 none, 1 assign, 2 reserve). The SM and kernels are the
     /// registered decision's of the cycle before whether or not it held (meaningful only with
     /// an act; the compared state shows them as 0 without one).
-    pub app_asg: DFF<Bit>,
-    pub app_rsv: DFF<Bit>,
-    pub app_sm: DFF<B4>,
-    pub app_k: DFF<B4>,
-    pub app_from: DFF<B4>,
+    pub app_asg: Reg<Bit>,
+    pub app_rsv: Reg<Bit>,
+    pub app_sm: Reg<B4>,
+    pub app_k: Reg<B4>,
+    pub app_from: Reg<B4>,
     /// ... and its kernel's T_k, priority and age, read at the check (the SMST copies them at
     /// the apply's edge: no KSRT read on the path from `app_k` into every SM's registers).
-    app_tk: DFF<Rt>,
-    app_prio: DFF<B4>,
-    app_age: DFF<Bits<16>>,
+    app_tk: Reg<Rt>,
+    app_prio: Reg<B4>,
+    app_age: Reg<Bits<16>>,
     /// Pipeline: the block saved in the cycle before, with its kernel (the saving SM's then),
     /// index and save slot; it enters the kernel's PTBQ and blocks left at this edge.
-    pub sv_valid: DFF<Bit>,
-    pub sv_k: DFF<B4>,
-    pub sv_tb: DFF<Tb>,
-    pub sv_slot: DFF<Bits<8>>,
+    pub sv_valid: Reg<Bit>,
+    pub sv_k: Reg<B4>,
+    pub sv_tb: Reg<Tb>,
+    pub sv_slot: Reg<Bits<8>>,
     /// Pipeline: the block finished in the cycle before, with its kernel (the finishing SM's
     /// then); it is counted, and may retire the kernel, in this cycle.
-    pub dn_valid: DFF<Bit>,
-    pub dn_k: DFF<B4>,
+    pub dn_valid: Reg<Bit>,
+    pub dn_k: Reg<B4>,
     /// The clock request: activity (work in flight or an input) at the last clocked edge and
     /// at the one before.
-    pub act1_q: DFF<Bit>,
-    pub act2_q: DFF<Bit>,
+    pub act1_q: Reg<Bit>,
+    pub act2_q: Reg<Bit>,
     in_flight: Signal<Local, Bit>,
     /// The issue's outputs, registered: the block issued at an edge is driven on the issue
     /// ports in the cycle after it (`docs/sched-framework.md`, "The cycle contract").
-    pub iq_valid: DFF<Bit>,
-    pub iq_sm: DFF<B4>,
-    pub iq_handle: DFF<Bits<16>>,
-    pub iq_tb: DFF<Tb>,
-    pub iq_restore: DFF<Bit>,
-    pub iq_slot: DFF<Bits<8>>,
+    pub iq_valid: Reg<Bit>,
+    pub iq_sm: Reg<B4>,
+    pub iq_handle: Reg<Bits<16>>,
+    pub iq_tb: Reg<Tb>,
+    pub iq_restore: Reg<Bit>,
+    pub iq_slot: Reg<Bits<8>>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
-    pub gr_valid: DFF<Bit>,
-    pub gr_sm: DFF<B4>,
-    pub gr_k: DFF<B4>,
+    pub gr_valid: Reg<Bit>,
+    pub gr_sm: Reg<B4>,
+    pub gr_k: Reg<B4>,
     /// A copy of `gr_k` for the PTBQ's reads alone, kept inverted so that synthesis does not
     /// merge it with `gr_k`: each copy drives half the multiplexers (`docs/fpga.md`, seventh
     /// round).
-    gr_kn: DFF<B4>,
+    gr_kn: Reg<B4>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
-    gr_oh: DFF<Bits<16>>,
+    gr_oh: Reg<Bits<16>>,
     /// The pick in its second stage holds: a reservation of its SM registered now (decided in
     /// the cycle before, applied at the edge that would issue to it) cancels it.
     pick_ok: Signal<Local, Bit>,
     /// The registered decision's SM, one-hot (for its check).
-    dec_oh: DFF<Bits<16>>,
+    dec_oh: Reg<Bits<16>>,
     /// The registered decision's kernel, one-hot: its check's "blocks left" is an AND-OR of
     /// the blocks-left vectors with it, not a 16-way multiplexer on `dec_k`.
-    dec_koh: DFF<Bits<16>>,
+    dec_koh: Reg<Bits<16>>,
     /// The SMs of the reservation decided now and of the reservation checked now, one-hot (0
     /// when there is none): the SMST registers them with its event's SM for its "changing"
     /// mask of the next cycle.
     chg_nx: Signal<Local, Bits<16>>,
     one16: Constant<Bits<16>>,
     /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
-    pub s_sm_state: DFF<Bits<2>>,
-    pub s_sm_ksr_valid: DFF<Bit>,
-    pub s_sm_ksr: DFF<B4>,
-    pub s_k_valid: DFF<Bit>,
-    pub s_k_count: DFF<Bits<8>>,
-    pub s_k_has_work: DFF<Bit>,
-    pub s_k_running: DFF<Bit>,
-    pub s_smk_priority: DFF<B4>,
-    pub s_smk_age: DFF<Bits<16>>,
-    pub s_k_priority: DFF<B4>,
-    pub s_k_age: DFF<Bits<16>>,
-    pub s_k_wants_more: DFF<Bit>,
+    pub s_sm_state: Reg<Bits<2>>,
+    pub s_sm_ksr_valid: Reg<Bit>,
+    pub s_sm_ksr: Reg<B4>,
+    pub s_k_valid: Reg<Bit>,
+    pub s_k_count: Reg<Bits<8>>,
+    pub s_k_has_work: Reg<Bit>,
+    pub s_k_running: Reg<Bit>,
+    pub s_smk_priority: Reg<B4>,
+    pub s_smk_age: Reg<Bits<16>>,
+    pub s_k_priority: Reg<B4>,
+    pub s_k_age: Reg<Bits<16>>,
+    pub s_k_wants_more: Reg<Bit>,
     // The engine in use's outputs.
     e_act: Signal<Local, Bits<2>>,
     e_sm: Signal<Local, B4>,

@@ -32,6 +32,7 @@
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TBS_PER_SM_BITS == 5);
@@ -104,7 +105,7 @@ pub struct Smst {
     pub named: Signal<Out, Bits<16>>,
     /// Pipeline: the KSR indices some SM names (`named` is this register: the names of the
     /// cycle before).
-    pub named_q: DFF<Bits<16>>,
+    pub named_q: Reg<Bits<16>>,
     named_now: Signal<Local, Bits<16>>,
     /// An SM event is applied at this edge (picked the cycle before; it always holds), on SM
     /// `ev_sm`.
@@ -117,25 +118,25 @@ pub struct Smst {
     /// The kernel the event's token goes back to.
     pub ev_back: Signal<Out, B4>,
     /// Pipeline: the event picked the cycle before, its SM and whether it goes to setup.
-    pub evq_valid: DFF<Bit>,
-    pub evq_sm: DFF<B4>,
+    pub evq_valid: Reg<Bit>,
+    pub evq_sm: Reg<B4>,
     /// The SMs the edge ahead may change besides the pick in flight's, one-hot, registered:
     /// `evq_sm` (0 without an event), the registered reservation's and the checked
     /// reservation's SM (one gate less in front of the issue's round robin than ORing them
     /// here).
-    blk_q: DFF<Bits<16>>,
+    blk_q: Reg<Bits<16>>,
     /// Bit s: SM s names the kernel the engine's decision takes its SM from (`dec_from`), as
     /// of the edge that registered the decision. An SM's kernel changes only at an edge that
     /// makes it idle or sets it up, so an SM running at the check runs the kernel it ran
     /// when this was registered: the check's "runs it" is this bit and the SM's state, with
     /// no compare of kernels on its path.
-    from_q: DFF<Bits<16>>,
-    pub evq_setup: DFF<Bit>,
+    from_q: Reg<Bits<16>>,
+    pub evq_setup: Reg<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
-    evq_next: DFF<B4>,
-    evq_token: DFF<Bit>,
-    evq_back: DFF<B4>,
+    evq_next: Reg<B4>,
+    evq_token: Reg<Bit>,
+    evq_back: Reg<B4>,
     /// SMST[a].state.
     pub a_state: Signal<Out, Bits<2>>,
     /// SMST[a].ksr is valid.
@@ -157,15 +158,15 @@ pub struct Smst {
     /// Pipeline, the issue's first stage: the SMs running with room, not changed by the edge
     /// ahead, whose kernel has a block left after the block in flight; and those of them whose
     /// kernel then has fewer than two (`lt2_q`).
-    pub rdy_q: DFF<Bits<16>>,
+    pub rdy_q: Reg<Bits<16>>,
     /// Pipeline, the SM event's first stage: the SMs with an event, less the changing ones.
-    pub evc_q: DFF<Bits<16>>,
+    pub evc_q: Reg<Bits<16>>,
     /// Of those, the reserved SMs whose next kernel has work (read in the first stage: the
     /// pick sends these to setup, any other reserved one idle).
-    pub evw_q: DFF<Bits<16>>,
-    pub lt2_q: DFF<Bits<16>>,
+    pub evw_q: Reg<Bits<16>>,
+    pub lt2_q: Reg<Bits<16>>,
     /// `rdy_q`, or nothing after a pick (the round robin picks at most every other cycle).
-    rq_q: DFF<Bits<16>>,
+    rq_q: Reg<Bits<16>>,
     /// The SM of `pick_oh` and its kernel (0 when there is none).
     pub pick_sm: Signal<Out, B4>,
     pub pick_k: Signal<Out, B4>,
@@ -176,39 +177,39 @@ pub struct Smst {
     /// need computed from them and the SMST (bit s; `docs/sched-framework.md`, "The clock
     /// request"). The need is kept per SM and ORed after the register, into `busy` (the same
     /// value as ORing before it, one OR fewer on the path from the SMST).
-    pub hw_q: DFF<Bits<16>>,
-    pub need_q: DFF<Bits<16>>,
+    pub hw_q: Reg<Bits<16>>,
+    pub need_q: Reg<Bits<16>>,
     hw_now: Signal<Local, Bits<16>>,
     rdy_now: Signal<Local, Bits<16>>,
     need_now: Signal<Local, Bits<16>>,
     from_now: Signal<Local, Bits<16>>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
-    pub sm_state: [DFF<Bits<2>>; 16],
+    pub sm_state: [Reg<Bits<2>>; 16],
     /// `sm_ksr` is valid.
-    pub sm_ksr_valid: [DFF<Bit>; 16],
+    pub sm_ksr_valid: [Reg<Bit>; 16],
     /// The kernel the SM runs (or is being taken from).
-    pub sm_ksr: [DFF<B4>; 16],
+    pub sm_ksr: [Reg<B4>; 16],
     /// `sm_next` is valid.
-    pub sm_next_valid: [DFF<Bit>; 16],
+    pub sm_next_valid: [Reg<Bit>; 16],
     /// The kernel a reserved SM goes to.
-    pub sm_next: [DFF<B4>; 16],
+    pub sm_next: [Reg<B4>; 16],
     /// Blocks resident.
-    pub sm_running: [DFF<Rt>; 16],
+    pub sm_running: [Reg<Rt>; 16],
     /// T_k of the SM's kernel (copied at setup).
-    pub sm_tk: [DFF<Rt>; 16],
+    pub sm_tk: [Reg<Rt>; 16],
     /// The priority and age of the SM's kernel (copied at setup; they do not change while the
     /// SM names it, and its entry is not reused until no SM does), so that the priority engine's
     /// read of them is one multiplexer, not two in a row.
-    pub sm_prio: [DFF<B4>; 16],
-    pub sm_age: [DFF<Bits<16>>; 16],
+    pub sm_prio: [Reg<B4>; 16],
+    pub sm_age: [Reg<Bits<16>>; 16],
     /// T_k, priority and age of `sm_next` (copied at the reservation, from the same read of
     /// the KSRT as an assignment's): a completed preemption's setup copies them within its own
     /// entry, with no read of the KSRT at the event's kernel. They cannot change in between:
     /// the reservation's kernel has blocks left (so it is not retired at that edge), and its
     /// entry is not reused while an SM names it (`named`).
-    sm_ntk: [DFF<Rt>; 16],
-    sm_nprio: [DFF<B4>; 16],
-    sm_nage: [DFF<Bits<16>>; 16],
+    sm_ntk: [Reg<Rt>; 16],
+    sm_nprio: [Reg<B4>; 16],
+    sm_nage: [Reg<Bits<16>>; 16],
     ids: [Constant<B4>; 16],
     onehot: [Constant<Bits<16>>; 16],
     /// Blocks left on each SM after this cycle's completion and save.

@@ -371,7 +371,7 @@ impl Default for LowestFirstRtl {
 }
 
 hdl_block!(Oplog {
-    inputs: [free_lo, free_hi, alloc, alloc_block, alloc_need, alloc_res, claim, claim_block, claim_n, claim_used, part_release, tick],
+    inputs: [free, alloc, alloc_block, alloc_need, alloc_res, claim, claim_block, claim_n, claim_used, part_release, tick],
     outputs: [pool_free, room, list_room, alloc_idx0, alloc_idx1, alloc_idx2, busy, returning],
     registers: [head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq],
     arrays: [valid, pend, cred, p0h, p1h, owner, rrow, quota, left],
@@ -402,8 +402,7 @@ impl Ports for OplogPorts {
     }
     fn encode(&self, i: &oplog::In, v: &mut [u64]) {
         let w = [
-            i.free & 0xffff_ffff,
-            i.free >> 32,
+            i.free,
             i.alloc as u64,
             i.alloc_block as u64 & 15,
             i.alloc_need as u64 & 3,
@@ -470,7 +469,7 @@ hdl_block!(Rq {
     outputs: [full, alloc_idx, replay_ok, rd_warp, rd_pc, rd_exec, rd_age, rd_log0, rd_log1, rd_log2, rd_nlog],
     registers: [],
     arrays: [valid, faulted],
-    memories: [warp_ram, age_ram, exec_ram, pc_ram, log_ram],
+    memories: [warp_ram, age_ram, exec_ram, info_ram],
     quiet: |b: &Rq| !b.read_changed(),
 });
 
@@ -551,7 +550,7 @@ impl Ports for RqPorts {
             warp: r.array("warp_ram.mem").to_vec(),
             age: r.array("age_ram.mem").to_vec(),
             exec: r.array("exec_ram.mem").to_vec(),
-            info: r.array("pc_ram.mem").iter().zip(r.array("log_ram.mem")).map(|(pc, log)| pc << 20 | log).collect(),
+            info: r.array("info_ram.mem").to_vec(),
         }
     }
     fn output_inputs(&self) -> Option<&'static [&'static str]> {

@@ -175,10 +175,9 @@ fn per_sm_traces_replay_in_icarus() {
     assert_eq!(r.trace.as_deref(), Some(d.join("sm0").as_path()));
     assert!(!d.join("sm1").exists(), "an SM without the RTL has no trace");
     assert_eq!(replay_per_sm(&d, &[0, 5]), r.cycles_checked, "the two SMs' traces hold every clocked cycle");
-    // Record: GPU cycle, 12 inputs (`free` in two halves), 8 expected outputs (pool_free
-    // first), care mask.
+    // Record: GPU cycle, 11 inputs, 8 expected outputs (pool_free first), care mask.
     let bad = d.join("sm0");
-    flip_trace_field(&bad, 3, 13);
+    flip_trace_field(&bad, 3, 12);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => {
             assert_eq!((cycle, port.as_str()), (3, "pool_free"), "{line}")
