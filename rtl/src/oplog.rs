@@ -414,7 +414,7 @@ impl Oplog {
             || self.bank3.read_data.has_changed()
     }
 
-    /// The clock to every register and RAM, as `comb` drives it.
+    /// The clock to every register and RAM, as `update` drives it.
     fn fan_clock(&mut self) {
         let c = self.clock.val();
         for r in [&mut self.head, &mut self.tail] {
@@ -449,8 +449,10 @@ impl Oplog {
         }
     }
 
+    /// The logic (the block's Verilog). An inherent `update`: `Logic::update`
+    /// (`crate::flat_logic!`) calls it when a signal it reads changed.
     #[hdl_gen]
-    fn comb(&mut self) {
+    fn update(&mut self) {
         dff_setup!(self, clock, head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq);
         for h in 0..2 {
             self.valid[h].clock.next = self.clock.val();

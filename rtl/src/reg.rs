@@ -66,11 +66,12 @@ pub fn any_q<T: Synth>(regs: &[Reg<T>]) -> bool {
     regs.iter().any(|r| r.q.has_changed())
 }
 
-/// `Logic` for a flat block (`any_q`): its `#[hdl_gen]` logic is an inherent `comb`, its
+/// `Logic` for a flat block (`any_q`): its `#[hdl_gen]` logic is an inherent `update` (so
+/// named for the tools that look for a block's logic there, `mutate-rtl` among them), its
 /// `read_changed` tells whether an input, a register or a RAM read port changed in the last
-/// pass, its `fan_clock` drives the clock to every register and RAM as `comb` does, and its
+/// pass, its `fan_clock` drives the clock to every register and RAM as the logic does, and its
 /// fields `_always` (evaluate in every pass: the plain simulation, for tests) and `_ran`
-/// (evaluated once) are not hardware. The Verilog is `comb`'s.
+/// (evaluated once) are not hardware. The Verilog is the inherent `update`'s.
 #[macro_export]
 macro_rules! flat_logic {
     ($t:ty) => {
@@ -81,7 +82,8 @@ macro_rules! flat_logic {
                 // computed in the last one)
                 if self._always || !self._ran || self.read_changed() {
                     self._ran = true;
-                    self.comb();
+                    // (the inherent `update`, the logic: a path call picks it before the trait's)
+                    <$t>::update(self);
                 } else if self.clock.has_changed() {
                     self.fan_clock();
                 }

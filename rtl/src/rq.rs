@@ -282,7 +282,7 @@ impl Rq {
             || self.info_ram.read_data.has_changed()
     }
 
-    /// The clock to every register and RAM, as `comb` drives it (a pass in which only the
+    /// The clock to every register and RAM, as `update` drives it (a pass in which only the
     /// clock changed: they take what the logic computed in the last pass).
     fn fan_clock(&mut self) {
         let c = self.clock.val();
@@ -295,8 +295,10 @@ impl Rq {
         self.info_ram.clock.next = c;
     }
 
+    /// The logic (the block's Verilog). An inherent `update`: `Logic::update`
+    /// (`crate::flat_logic!`) calls it when a signal it reads changed.
     #[hdl_gen]
-    fn comb(&mut self) {
+    fn update(&mut self) {
         for k in 0..2 {
             self.valid[k].clock.next = self.clock.val();
             self.valid[k].d.next = self.valid[k].q.val();
