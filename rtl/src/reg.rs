@@ -66,33 +66,31 @@ pub fn any_q<T: Synth>(regs: &[Reg<T>]) -> bool {
     regs.iter().any(|r| r.q.has_changed())
 }
 
-/// `Logic` for a flat block (`any_q`): its `#[hdl_gen]` logic is an inherent `update` (so
-/// named for the tools that look for a block's logic there, `mutate-rtl` among them), its
-/// `read_changed` tells whether an input, a register or a RAM read port changed in the last
-/// pass, its `fan_clock` drives the clock to every register and RAM as the logic does, and its
-/// fields `_always` (evaluate in every pass: the plain simulation, for tests) and `_ran`
-/// (evaluated once) are not hardware. The Verilog is the inherent `update`'s.
+/// The simulation of a flat block (`any_q`), whose logic is its `Logic::update`
+/// (`#[hdl_gen]`, the block's Verilog): an inherent `update`, which the block's derived
+/// `Block::update_all` calls in its place (`self.update()` picks an inherent method before a
+/// trait's), evaluating the logic only when an input, a register or a RAM read port changed
+/// in the last pass (the block's `read_changed`), and in a pass where only the clock changed
+/// passing it on to every register and RAM (the block's `fan_clock`). The block's fields
+/// `_always` (evaluate in every pass: the plain simulation, for tests), `_ran` (evaluated
+/// once) and `_skips` (passes skipped) are not hardware.
 #[macro_export]
 macro_rules! flat_logic {
     ($t:ty) => {
-        impl Logic for $t {
-            fn update(&mut self) {
+        impl $t {
+            pub fn update(&mut self) {
                 // (the first pass always: before it, nothing has been computed; in a pass in
                 // which only the clock changed, the registers and RAMs take what the logic
                 // computed in the last one)
                 if self._always || !self._ran || self.read_changed() {
                     self._ran = true;
-                    // (the inherent `update`, the logic: a path call picks it before the trait's)
-                    <$t>::update(self);
-                } else if self.clock.has_changed() {
-                    self.fan_clock();
+                    <$t as Logic>::update(self);
+                } else {
+                    self._skips += 1;
+                    if self.clock.has_changed() {
+                        self.fan_clock();
+                    }
                 }
-            }
-            fn connect(&mut self) {
-                <$t>::connect(self)
-            }
-            fn hdl(&self) -> Verilog {
-                <$t>::hdl(self)
             }
         }
     };

@@ -145,6 +145,8 @@ pub struct Rq {
     /// the skipping changes nothing; not hardware).
     pub _always: bool,
     _ran: bool,
+    /// Passes in which the logic was skipped (`crate::flat_logic!`; not hardware).
+    pub _skips: u64,
 }
 
 impl Rq {
@@ -227,6 +229,7 @@ impl Rq {
             info_ram: Default::default(),
             _always: false,
             _ran: false,
+            _skips: 0,
         }
     }
 
@@ -295,8 +298,11 @@ impl Rq {
         self.info_ram.clock.next = c;
     }
 
-    /// The logic (the block's Verilog). An inherent `update`: `Logic::update`
-    /// (`crate::flat_logic!`) calls it when a signal it reads changed.
+}
+
+impl Logic for Rq {
+    /// The logic (the block's Verilog). The simulation calls it through the inherent
+    /// `update` of `crate::flat_logic!`, only when a signal it reads changed.
     #[hdl_gen]
     fn update(&mut self) {
         for k in 0..2 {
