@@ -376,7 +376,7 @@ hdl_block!(Oplog {
     registers: [head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq],
     arrays: [valid, pend, cred, p0h, p1h, owner, rrow, quota, left],
     memories: [bank0, bank1, bank2, bank3],
-    quiet: |b: &Oplog| !b.read_changed(),
+    flat: read_changed,
 });
 
 /// One SM's operand-log bookkeeping (`Oplog`) for a log of `entries` entries, with test-only
@@ -457,9 +457,6 @@ impl Ports for OplogPorts {
         // (every output is a function of the registers: `mpgpu_spec::units::oplog`)
         Some(&[])
     }
-    fn flat(&self) -> bool {
-        true
-    }
 }
 
 pub type OplogRtl = RtlUnit<OplogPorts>;
@@ -470,7 +467,7 @@ hdl_block!(Rq {
     registers: [],
     arrays: [valid, faulted],
     memories: [warp_ram, age_ram, exec_ram, info_ram],
-    quiet: |b: &Rq| !b.read_changed(),
+    flat: read_changed,
 });
 
 /// One SM's replay queue (`Rq`) of `slots` slots, with test-only faults.
@@ -561,9 +558,6 @@ impl Ports for RqPorts {
         } else {
             Some(&["replay_idx", "rd_idx"])
         }
-    }
-    fn flat(&self) -> bool {
-        true
     }
 }
 

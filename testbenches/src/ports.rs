@@ -67,9 +67,18 @@ pub trait HdlBlock: Block {
     /// The registers into `v`, which holds what the last call put there (a memory's words are
     /// only read again after a write).
     fn get_registers(&self, v: &mut [u64]);
-    /// After a pass: no signal the block's logic reads changed in it, so another pass would
-    /// change nothing (a flat block that skips its logic then, `mpgpu_rtl::reg::any_q`;
-    /// `hdl_block!`'s `quiet`). False: settle until no signal changes.
+    /// The block is flat (`mpgpu_rtl::flat_logic!`; `hdl_block!`'s `flat:`): one logic
+    /// function computing every signal from its inputs, registers and RAM read ports in one
+    /// pass, its children only flip-flops (`mpgpu_rtl::Reg`) and RAMs (`mpgpu_rtl::ram`) whose
+    /// read addresses do not depend on another RAM's read data. Then the rust-hdl backend
+    /// applies a cycle's inputs with one pass instead of a settle, and the clock edge settles
+    /// from there ([`RtlUnit`](crate::rtl::RtlUnit)'s `clock`).
+    fn flat(&self) -> bool {
+        false
+    }
+    /// After a pass: no signal a flat block's logic reads changed in it, so another pass would
+    /// change nothing (the block skips its logic then, `mpgpu_rtl::reg::any_q`). False: settle
+    /// until no signal changes.
     fn quiet(&self) -> bool {
         false
     }
@@ -85,11 +94,18 @@ macro_rules! hdl_block {
     ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?] $(,)? }) => {
         $crate::hdl_block!($t { inputs: [$($i),*], outputs: [$($o),*], registers: [$($($r).+),*], arrays: [$($($a).+),*], memories: [] });
     };
-    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?], memories: [$($m:ident),* $(,)?] $(, quiet: $q:expr)? $(,)? }) => {
+    ($t:ty { inputs: [$($i:ident),* $(,)?], outputs: [$($o:ident),* $(,)?], registers: [$($($r:ident).+),* $(,)?], arrays: [$($($a:ident).+),* $(,)?], memories: [$($m:ident),* $(,)?] $(, flat: $changed:ident)? $(,)? }) => {
         impl $crate::ports::HdlBlock for $t {
+            // (`flat: read_changed`: the block's method telling whether a signal its logic
+            // reads changed in the last pass)
+            #[allow(unreachable_code)]
+            fn flat(&self) -> bool {
+                $(let _ = stringify!($changed); return true;)?
+                false
+            }
             #[allow(unreachable_code)]
             fn quiet(&self) -> bool {
-                $(return ($q)(self);)?
+                $(return !self.$changed();)?
                 false
             }
             fn input_ports(&self) -> Vec<$crate::ports::Port> {
@@ -218,14 +234,6 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
     /// backend's cost is in its settles).
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
         None
-    }
-    /// The block is flat: one `update` computing every signal from its inputs and registers
-    /// in one pass, its children only flip-flops (`mpgpu_rtl::Reg`) and RAMs (`mpgpu_rtl::ram`)
-    /// whose read addresses do not depend on another RAM's read data. Then the rust-hdl
-    /// backend applies a cycle's inputs with one pass instead of a settle, and the clock edge
-    /// settles from there ([`RtlUnit`](crate::rtl::RtlUnit)'s `clock`).
-    fn flat(&self) -> bool {
-        false
     }
 }
 

@@ -57,7 +57,7 @@ pub(crate) trait Sim {
     fn set_clock(&mut self, high: bool);
     fn settle(&mut self);
     /// One evaluation pass, without waiting for the signals to settle (a flat block's inputs,
-    /// [`Ports::flat`]).
+    /// [`HdlBlock::flat`]).
     fn pass(&mut self) {
         self.settle();
     }
@@ -159,7 +159,7 @@ pub struct RtlUnit<P: Ports> {
     /// ([`Ports::output_inputs`]), and a scratch encoding.
     out_deps: Option<Vec<usize>>,
     scratch: RefCell<Vec<u64>>,
-    /// A cycle's inputs are applied with one pass before the edge ([`Ports::flat`], rust-hdl).
+    /// A cycle's inputs are applied with one pass before the edge ([`HdlBlock::flat`], rust-hdl).
     flat: bool,
 }
 
@@ -173,6 +173,7 @@ impl<P: Ports> RtlUnit<P> {
     pub fn with_backend(ports: P, backend: Backend) -> Result<Self, String> {
         let b = ports.block();
         let layout = Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: b.register_ports() };
+        let flat = backend == Backend::RustHdl && b.flat();
         let sim: Box<dyn Sim> = match backend {
             Backend::RustHdl => Box::new(HdlSim { b, name: ports.name() }),
             Backend::Verilator => {
@@ -191,7 +192,6 @@ impl<P: Ports> RtlUnit<P> {
             _ => None,
         };
         let scratch = RefCell::new(vec![0; layout.inputs.len()]);
-        let flat = backend == Backend::RustHdl && ports.flat();
         let u = RtlUnit { map: RegMap::new(&layout.registers), ports, backend, layout, sim: RefCell::new(sim), io: RefCell::new(io), driven: RefCell::new(None), regs_fresh: Cell::new(false), masks, out_deps, scratch, flat };
         {
             // Settled at reset with all inputs zero, so the outputs read before the first cycle
@@ -366,5 +366,18 @@ impl<B: HdlBlock> FullSettle<B> {
         self.settle();
         self.b.get_outputs(&mut self.outputs);
         self.b.get_registers(&mut self.registers);
+    }
+    /// One cycle with the inputs `u` was last clocked with, then the outputs and every
+    /// register word compared with `u`'s: an error names what parted.
+    pub fn follow<P: Ports<Block = B>>(&mut self, u: &RtlUnit<P>) -> Result<(), String> {
+        self.cycle(&u.input_words());
+        if self.outputs != u.output_words() {
+            return Err(format!("outputs: plain {:?}, {:?}", self.outputs, u.output_words()));
+        }
+        let regs = u.register_words();
+        match self.registers.iter().zip(&regs).position(|(a, b)| a != b) {
+            Some(k) => Err(format!("register `{}`: plain {}, {}", u.layout().registers[k].name, self.registers[k], regs[k])),
+            None => Ok(()),
+        }
     }
 }
