@@ -113,6 +113,12 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
         );
         if r.faults.replays() {
             println!("replay queue: {} instructions replayed; issue refused {} times for a full replay queue, {} for a full log partition; {} queued instructions saved with contexts", r.sm.replayed, r.sm.rq_full, r.sm.log_full, r.sm.saved_queued);
+            if r.faults == mpgpu_ref::config::FaultScheme::Ol {
+                println!(
+                    "operand log data array: {} entries written, {} read ({} for context saves, the rest for replays); {} of the full-log refusals for a full write queue; {} issue attempts of replays waiting for their entries",
+                    r.sm.ol_writes, r.sm.ol_reads, r.sm.ol_save_reads, r.sm.ol_queue_full, r.sm.ol_replay_wait
+                );
+            }
             if r.sm.switched_out > 0 {
                 println!("thread-block switching on faults: {} blocks switched out, {} back in", r.sm.switched_out, r.sm.switched_in);
             }

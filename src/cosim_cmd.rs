@@ -24,12 +24,16 @@ pub enum UnitArg {
     /// operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's
     /// pipeline (`--config thesis16`).
     Oplog,
+    /// The operand log's data array in RTL on every SM (or the SMs `--sms` names): 32 lane
+    /// RAMs, one entry written and one read per cycle; under the operand-log fault scheme
+    /// (implied), needs the thesis's pipeline (`--config thesis16`).
+    Oldata,
     /// The replay queue in RTL on every SM (or the SMs `--sms` names), under the replay-queue
     /// fault scheme (implied; `--faults ol` runs it with the operand log) with the baseline
     /// dispatcher; needs the thesis's pipeline (`--config thesis16`).
     Rq,
-    /// Both the replay queue and the operand log's bookkeeping in RTL on every SM (or the SMs
-    /// `--sms` names), under the operand-log fault scheme (implied).
+    /// The replay queue and the operand log (bookkeeping and data array) in RTL on every SM (or
+    /// the SMs `--sms` names), under the operand-log fault scheme (implied).
     RqOl,
 }
 
@@ -42,6 +46,7 @@ impl UnitArg {
             UnitArg::Sched => UnitKind::Sched,
             UnitArg::Engine => UnitKind::Engine,
             UnitArg::Oplog => UnitKind::Oplog,
+            UnitArg::Oldata => UnitKind::Oldata,
             UnitArg::Rq => UnitKind::Rq,
             UnitArg::RqOl => UnitKind::RqOl,
         };
@@ -80,6 +85,10 @@ pub enum BrokenArg {
     EarlyFree,
     /// rq: a replay clears the faulted bit of the read port's slot, not its own.
     WrongSlot,
+    /// oldata: lane 31 never takes a write.
+    DropLane,
+    /// oldata: the read port always looks at the write address.
+    ReadWaddr,
 }
 
 impl BrokenArg {
@@ -89,6 +98,7 @@ impl BrokenArg {
             BrokenArg::Lifo | BrokenArg::KeepToken => "sched or engine",
             BrokenArg::DropSecond | BrokenArg::EarlyCredit => "oplog",
             BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
+            BrokenArg::DropLane | BrokenArg::ReadWaddr => "oldata",
         }
     }
 }
@@ -156,6 +166,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
             UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
             UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
+            UnitArg::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
             UnitArg::RqOl => !matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
         };
         if !ok {
@@ -189,6 +200,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
     o.broken_engine = matches!(a.unit, UnitArg::Engine) && a.broken.is_some();
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), early_credit: a.broken == Some(BrokenArg::EarlyCredit) };
+    o.oldata_faults = mpgpu_rtl::OldataFaults { drop_lane: a.broken == Some(BrokenArg::DropLane), read_waddr: a.broken == Some(BrokenArg::ReadWaddr) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if unit.per_sm() && a.backend == BackendArg::Fpga {
@@ -232,8 +244,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.vcd {
         match a.unit {
-            UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
-            UnitArg::Oplog | UnitArg::Rq => {
+            UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
+            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => {
                 let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
                 println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
             }
@@ -242,8 +254,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.trace {
         match a.unit {
-            UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitArg::Oplog | UnitArg::Rq => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
         }
     }
@@ -251,8 +263,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
             match a.unit {
-                UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
-                UnitArg::Oplog | UnitArg::Rq => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
+                UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
+                UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
                 _ => eprintln!("waveform around the mismatch: {}", p.display()),
             }
         }
@@ -324,7 +336,7 @@ pub struct BenchCosimArgs {
     #[arg(long, default_value_t = 3)]
     reps: u32,
     /// The block measured: the framework (`sched`) or its engine, or a per-SM block on every
-    /// SM (`oplog`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).
+    /// SM (`oplog`, `oldata`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).
     #[arg(long, value_enum, default_value = "sched")]
     unit: UnitArg,
     #[command(flatten)]

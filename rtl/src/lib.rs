@@ -4,6 +4,7 @@
 pub mod board;
 pub mod check;
 pub mod dss;
+pub mod oldata;
 pub mod ksrt;
 pub mod lowest_first;
 pub mod oplog;
@@ -22,6 +23,7 @@ pub use board::{BoardDss, BoardPrio, BoardSched};
 pub use dss::Dss;
 pub use ksrt::Ksrt;
 pub use lowest_first::LowestFirst;
+pub use oldata::{Oldata, OldataFaults};
 pub use oplog::{Oplog, OplogFaults};
 pub use prio::Prio;
 pub use ptbq::Ptbq;

@@ -32,6 +32,8 @@ pub struct Ram<D: Synth, const A: usize, const SYNC: bool> {
     /// Writes so far, and the count when the words were last read back (`take_written`).
     _writes: u64,
     _read_at: std::cell::Cell<u64>,
+    /// The word the last write went to.
+    _last: usize,
 }
 
 pub type SyncRam<D, const A: usize> = Ram<D, A, true>;
@@ -60,6 +62,16 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
     pub fn take_written(&self) -> bool {
         self._read_at.replace(self._writes) != self._writes
     }
+    /// As `take_written`, naming the word when exactly one write was made since the last call
+    /// (`Some(Some(k))`; `Some(None)`: more, or the first call).
+    pub fn take_written_word(&self) -> Option<Option<usize>> {
+        let since = self._writes.wrapping_sub(self._read_at.replace(self._writes));
+        match since {
+            0 => None,
+            1 => Some(Some(self._last)),
+            _ => Some(None),
+        }
+    }
 }
 
 impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
@@ -75,6 +87,7 @@ impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
             _words: vec![D::default(); 1 << A],
             _writes: 0,
             _read_at: std::cell::Cell::new(u64::MAX),
+            _last: 0,
         }
     }
 }
@@ -89,7 +102,8 @@ impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
                 self.read_data.next = self._words[self.read_address.next.index()];
             }
             if self.write_enable.next {
-                self._words[self.write_address.next.index()] = self.write_data.next;
+                self._last = self.write_address.next.index();
+                self._words[self._last] = self.write_data.next;
                 self._writes += 1;
             }
         }

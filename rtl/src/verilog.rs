@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -51,6 +51,12 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
         "rq" => {
             // One SM's replay queue at its largest: 128 slots.
             let mut uut = crate::Rq::new(mpgpu_spec::units::rq::MAX_SLOTS, crate::RqFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "oldata" => {
+            // One SM's operand-log data array: 64 entries of 32 lanes x 32 bits (8 KB).
+            let mut uut = crate::Oldata::new(crate::OldataFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

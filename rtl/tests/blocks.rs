@@ -103,6 +103,12 @@ fn the_operand_log_synthesizes_and_lints() {
 }
 
 #[test]
+fn the_operand_log_data_array_synthesizes_and_lints() {
+    let v = verilog_for("oldata").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("oldata"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn the_replay_queue_synthesizes_and_lints() {
     let v = verilog_for("rq").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("rq"), &v).unwrap_or_else(|e| panic!("{e}"));

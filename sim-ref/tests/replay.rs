@@ -237,6 +237,9 @@ fn faulted_blocks_are_context_switched_with_their_replay_queue() {
     for s in [FaultScheme::Rq, FaultScheme::Ol] {
         let r = go(s);
         assert!(r.sm.saved_queued > 0, "{s:?}: no context was saved with queued instructions");
+        // (under the operand log, the saved replays' logged operands were read out of the
+        // log's data array through its read port)
+        assert!(s != FaultScheme::Ol || r.sm.ol_save_reads > 0, "{s:?}: no logged operand was read for a save");
         assert!(high(&r) * 2 < high(&stall), "{s:?}: high-priority turnaround {} vs {} under stall-on-fault", high(&r), high(&stall));
     }
 }

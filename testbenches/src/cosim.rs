@@ -13,7 +13,7 @@
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
 use crate::bank::{Bank, Slot};
-use crate::blocks::{DssPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts};
+use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -26,9 +26,10 @@ use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_ref::slots::SmSet;
+use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
 use mpgpu_ref::units::rq::{ReplaySlot, Rq};
-use mpgpu_rtl::{OplogFaults, RqFaults, SchedFaults};
+use mpgpu_rtl::{OldataFaults, OplogFaults, RqFaults, SchedFaults};
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -319,36 +320,47 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
     }
 }
 
-/// Two per-SM units in the loop at once (the operand log's and the replay queue's): the first
-/// mismatch of either (earliest GPU cycle; the first unit's on a tie), the clocked cycles of
-/// both, waveforms `<stem>-<block>-sm<k>.vcd`, traces `DIR/<block>/sm<k>/`.
-struct Both(Box<dyn Outcome>, Box<dyn Outcome>, [&'static str; 2]);
+/// Several per-SM units in the loop at once (the operand log's bookkeeping and data array and
+/// the replay queue's): the first mismatch of any (earliest GPU cycle; the earlier-listed
+/// unit's on a tie), the clocked cycles of all, waveforms `<stem>-<block>-sm<k>.vcd`, traces
+/// `DIR/<block>/sm<k>/`.
+struct Several(Vec<(Box<dyn Outcome>, &'static str)>);
 
-impl Both {
+impl Several {
     fn path(p: &Path, block: &str) -> PathBuf {
         let stem = p.with_extension("");
         PathBuf::from(format!("{}-{block}.vcd", stem.display()))
     }
 }
 
-impl Outcome for Both {
+impl Outcome for Several {
     fn mismatch(&self) -> Option<Mismatch> {
-        match (self.0.mismatch(), self.1.mismatch()) {
-            (Some(a), Some(b)) => Some(if b.time.unwrap_or(b.cycle) < a.time.unwrap_or(a.cycle) { b } else { a }),
-            (a, b) => a.or(b),
+        let mut first: Option<Mismatch> = None;
+        for (o, _) in &self.0 {
+            if let Some(m) = o.mismatch() {
+                if first.as_ref().is_none_or(|f| m.time.unwrap_or(m.cycle) < f.time.unwrap_or(f.cycle)) {
+                    first = Some(m);
+                }
+            }
         }
+        first
     }
     fn cycles(&self) -> u64 {
-        self.0.cycles() + self.1.cycles()
+        self.0.iter().map(|(o, _)| o.cycles()).sum()
     }
     fn write_vcd(&self, p: &Path) -> Result<(), String> {
-        self.0.write_vcd(&Both::path(p, self.2[0]))?;
-        self.1.write_vcd(&Both::path(p, self.2[1]))
+        for (o, block) in &self.0 {
+            o.write_vcd(&Several::path(p, block))?;
+        }
+        Ok(())
     }
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
-        let a = self.0.finish_trace()?;
-        let b = self.1.finish_trace()?;
-        Ok(a.or(b))
+        let mut first = None;
+        for (o, _) in &self.0 {
+            let d = o.finish_trace()?;
+            first = first.or(d);
+        }
+        Ok(first)
     }
 }
 
@@ -360,6 +372,16 @@ impl OplogSlot for Shared<Oplog, OplogPorts> {
 }
 
 impl OplogSlot for Alone<OplogPorts> {}
+
+/// The operand log's data array's RTL beside its model in an SM's slot: a mismatch stops the
+/// run.
+impl OldataSlot for Shared<Oldata, OldataPorts> {
+    fn halted(&self) -> Option<String> {
+        self.0.borrow().pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", self.0.borrow().pair.name, m.cycle))
+    }
+}
+
+impl OldataSlot for Alone<OldataPorts> {}
 
 /// The replay queue's RTL beside its model in an SM's slot: a mismatch stops the run.
 impl ReplaySlot for Shared<Rq, RqPorts> {
@@ -408,21 +430,24 @@ pub enum UnitKind {
     /// The replay queue (`Rq`), one per SM, under `faults = "rq"` or `"ol"`, with the
     /// baseline dispatcher.
     Rq,
-    /// Both the replay queue and the operand log (`Rq` and `Oplog`) on every SM, under
-    /// `faults = "ol"`.
+    /// The operand log's data array (`Oldata`), one per SM, under `faults = "ol"`, with the
+    /// baseline dispatcher.
+    Oldata,
+    /// The replay queue and the operand log, bookkeeping and data array (`Rq`, `Oplog` and
+    /// `Oldata`), on every SM, under `faults = "ol"`.
     RqOl,
 }
 
 impl UnitKind {
     /// A per-SM block (one instance per SM, with the baseline dispatcher).
     pub fn per_sm(self) -> bool {
-        matches!(self, UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl)
+        matches!(self, UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl)
     }
 
     /// The fault scheme the unit implies (the replay queue's is `rq`, which `ol` also has).
     pub fn implied_faults(self) -> Option<mpgpu_ref::config::FaultScheme> {
         match self {
-            UnitKind::Oplog | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
+            UnitKind::Oplog | UnitKind::Oldata | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
             UnitKind::Rq => Some(mpgpu_ref::config::FaultScheme::Rq),
             UnitKind::Sched | UnitKind::Engine => None,
         }
@@ -434,6 +459,7 @@ impl UnitKind {
             UnitKind::Sched => "sched",
             UnitKind::Engine => "engine",
             UnitKind::Oplog => "oplog",
+            UnitKind::Oldata => "oldata",
             UnitKind::Rq => "rq",
             UnitKind::RqOl => "rq-ol",
         }
@@ -455,6 +481,8 @@ pub struct CosimOptions {
     pub broken_engine: bool,
     /// Test-only faults of `Oplog`.
     pub oplog_faults: OplogFaults,
+    /// Test-only faults of `Oldata`.
+    pub oldata_faults: OldataFaults,
     /// Test-only faults of `Rq`.
     pub rq_faults: RqFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
@@ -481,6 +509,7 @@ impl CosimOptions {
             faults: SchedFaults::default(),
             broken_engine: false,
             oplog_faults: OplogFaults::default(),
+            oldata_faults: OldataFaults::default(),
             rq_faults: RqFaults::default(),
             sms: SmSet::All,
             every_cycle: false,
@@ -608,18 +637,18 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             gpu.set_framework_clock_gating(!o.every_cycle);
             Ok((Box::new(AloneOutcome(Vec::new())), gpu))
         }
-        (UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl, mode) => {
+        (UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl, mode) => {
             let mut gpu = Gpu::new(cfg);
-            let both = o.unit == UnitKind::RqOl;
-            // (with both, each block's traces under DIR/<block>/)
+            let all = o.unit == UnitKind::RqOl;
+            // (with several, each block's traces under DIR/<block>/)
             let sub = |b: &str| {
-                if both {
+                if all {
                     trace.map(|d| d.join(b))
                 } else {
                     trace.map(Path::to_path_buf)
                 }
             };
-            let mut outcomes = Vec::new();
+            let mut outcomes: Vec<(Box<dyn Outcome>, &'static str)> = Vec::new();
             if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
                 let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;
                 let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
@@ -627,7 +656,15 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
-                outcomes.push(outcome);
+                outcomes.push((outcome, "oplog"));
+            }
+            if matches!(o.unit, UnitKind::Oldata | UnitKind::RqOl) {
+                let ports = OldataPorts { faults: o.oldata_faults };
+                let t = sub("oldata");
+                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &Oldata::new, Oldata::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let mut it = units.into_iter();
+                gpu.set_oldata_units(&mut |_| it.next().expect("one unit per SM"))?;
+                outcomes.push((outcome, "oldata"));
             }
             if matches!(o.unit, UnitKind::Rq | UnitKind::RqOl) {
                 let slots = cfg.sm[0].rq_entries;
@@ -636,13 +673,9 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
-                outcomes.push(outcome);
+                outcomes.push((outcome, "rq"));
             }
-            let outcome = match (outcomes.pop(), outcomes.pop()) {
-                (Some(rq), Some(ol)) => Box::new(Both(ol, rq, ["oplog", "rq"])),
-                (Some(one), None) => one,
-                _ => unreachable!("one or two per-SM units"),
-            };
+            let outcome: Box<dyn Outcome> = if outcomes.len() == 1 { outcomes.pop().expect("one per-SM unit").0 } else { Box::new(Several(outcomes)) };
             Ok((outcome, gpu))
         }
         (UnitKind::Engine, _) => {
@@ -672,14 +705,14 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         UnitKind::Rq if !matches!(cfg.faults, mpgpu_ref::config::FaultScheme::Rq | mpgpu_ref::config::FaultScheme::Ol) => {
             return Err(format!("--unit rq: the replay queue is used under faults = \"rq\" or \"ol\" (`{}` runs \"{}\"; add --faults rq)", cfg.name, cfg.faults.name()));
         }
-        UnitKind::Oplog | UnitKind::RqOl if cfg.faults != mpgpu_ref::config::FaultScheme::Ol => {
-            return Err(format!("--unit oplog (or rq-ol): the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", cfg.name, cfg.faults.name()));
+        UnitKind::Oplog | UnitKind::Oldata | UnitKind::RqOl if cfg.faults != mpgpu_ref::config::FaultScheme::Ol => {
+            return Err(format!("--unit {}: the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", o.unit.name(), cfg.name, cfg.faults.name()));
         }
         // (a per-SM unit is built once for every SM)
-        UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl if cfg.sm.len() != 1 => {
+        UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl if cfg.sm.len() != 1 => {
             return Err(format!("--unit {:?} needs identical SMs; `{}` has {} kinds", o.unit, cfg.name, cfg.sm.len()));
         }
-        UnitKind::Oplog | UnitKind::Rq | UnitKind::RqOl => {}
+        UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => {}
         _ => {
             Gpu::framework_params(cfg)?;
         }

@@ -350,8 +350,10 @@ impl Gpu {
                 if cfg.faults == FaultScheme::Ol {
                     let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
                     sm.set_oplog_unit(Box::new(crate::units::oplog::Oplog::new(entries)));
+                    sm.set_oldata_unit(Box::new(crate::units::oldata::Oldata::new()));
                 }
                 sm.inject = cfg.inject;
+                sm.tb_switch_wait = cfg.tb_switch.enabled.then_some(cfg.tb_switch.min_wait as u64);
                 sm.vm = cfg.memory.vm;
                 if cfg.paging.link != crate::config::PagingLink::Off {
                     sm.timeline = Some(super::sm::Timeline::new());
@@ -846,7 +848,7 @@ impl Gpu {
                 }
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
-                    if sm.ol_pending() || sm.rq_pending() {
+                    if sm.ol_pending() || sm.rq_pending() || sm.od_pending() {
                         t = t.min(now + 1);
                     }
                 }
@@ -888,6 +890,9 @@ impl Gpu {
             if let Some((cycle, detail)) = sm.rq_edge(now) {
                 return Err(SimError::Cosim { cycle, detail });
             }
+            if let Some((cycle, detail)) = sm.od_edge(now) {
+                return Err(SimError::Cosim { cycle, detail });
+            }
             changed |= std::mem::take(&mut sm.ol_room_changed);
         }
         if changed {
@@ -903,6 +908,18 @@ impl Gpu {
         }
         for (k, sm) in self.sms.iter_mut().enumerate() {
             sm.set_oplog_unit(unit(k));
+        }
+        Ok(())
+    }
+
+    /// Puts `unit(k)` in SM k's operand-log data-array slot (under `faults = "ol"`; before the
+    /// run).
+    pub fn set_oldata_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::oldata::OldataSlot>) -> Result<(), String> {
+        if self.cfg.faults != FaultScheme::Ol {
+            return Err(format!("the operand log is used under faults = \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
+        }
+        for (k, sm) in self.sms.iter_mut().enumerate() {
+            sm.set_oldata_unit(unit(k));
         }
         Ok(())
     }
@@ -1234,6 +1251,11 @@ impl Gpu {
             sm.replayed += s.stats.replayed;
             sm.rq_full += s.stats.rq_full;
             sm.log_full += s.stats.log_full;
+            sm.ol_writes += s.stats.ol_writes;
+            sm.ol_reads += s.stats.ol_reads;
+            sm.ol_save_reads += s.stats.ol_save_reads;
+            sm.ol_queue_full += s.stats.ol_queue_full;
+            sm.ol_replay_wait += s.stats.ol_replay_wait;
             sm.saved_queued += s.stats.saved_queued;
             sm.switched_out += s.stats.switched_out;
             sm.switched_in += s.stats.switched_in;

@@ -168,6 +168,15 @@ pub struct SmStats {
     pub replayed: u64,
     pub rq_full: u64,
     pub log_full: u64,
+    /// The operand log's data array (`docs/faults.md` O11): entries written and read through
+    /// its ports, issue attempts refused because its write queue had too few places left
+    /// (also counted in `log_full`), and cycles a replay waited at issue for its entries.
+    pub ol_writes: u64,
+    pub ol_reads: u64,
+    /// (of which for context saves)
+    pub ol_save_reads: u64,
+    pub ol_queue_full: u64,
+    pub ol_replay_wait: u64,
     /// Queued instructions saved with a block's context (replay-queue contents).
     pub saved_queued: u64,
     /// Thread-block switching on a fault: blocks switched out, and back in.
@@ -366,6 +375,34 @@ where
 
 type OlPort = UnitPort<dyn crate::units::oplog::OplogSlot>;
 type RqPort = UnitPort<dyn crate::units::rq::ReplaySlot>;
+type OdPort = UnitPort<dyn crate::units::oldata::OldataSlot>;
+
+/// Where an entry read from the operand log's data array goes when it arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OlRead {
+    /// A context save's (`Sm::ol_saved`).
+    Save,
+    /// The replay being loaded (`Sm::ol_rbuf`), its `j`th entry.
+    Replay(u8),
+}
+
+/// The replay whose logged operands are being read out of the array before it issues: its
+/// warp slot and age, its entries, and those that have arrived.
+#[derive(Clone, Debug)]
+struct ReplayLoad {
+    slot: u32,
+    age: u32,
+    log: [u16; 3],
+    nlog: u8,
+    got: u8,
+    /// The cycle its last entry arrived.
+    loaded_at: u64,
+    data: [[u32; WARP_SIZE]; 3],
+}
+
+/// Cycles a loaded replay keeps the load buffer while it cannot issue, once another replay is
+/// due (`docs/faults.md` O11).
+const OL_HOLD: u64 = 4;
 
 /// A class that stops fetch until the instruction commits (control flow, barriers) and issues
 /// only as its warp's oldest.
@@ -623,10 +660,25 @@ pub struct Sm {
     /// The replay queue contradicted the SM (only a broken unit can): the first time, which
     /// stops the run at the unit's next edge.
     rq_error: Option<(u64, String)>,
-    /// The operand log: its data (entry: one operand of each lane), and (under `ol`) its
-    /// bookkeeping unit, which keeps the blocks' quotas, the free list and which entries are
-    /// in use.
-    ol_data: Vec<[u32; WARP_SIZE]>,
+    /// The operand log (under `ol`): its data array (`od`, entry: one operand of each lane,
+    /// one entry written and one read per cycle), the queue of writes in front of it and the
+    /// places reserved in it by instructions issued and not yet at operand read, the read of
+    /// the last cycle, the replay being loaded and the entries a context save has read
+    /// (`docs/faults.md` O11); and its bookkeeping unit, which keeps the blocks' quotas, the
+    /// free list and which entries are in use.
+    od: Option<std::cell::RefCell<OdPort>>,
+    ol_wq: VecDeque<(u8, [u32; WARP_SIZE])>,
+    ol_wq_res: u8,
+    ol_rd: Option<(u8, OlRead)>,
+    ol_rbuf: Option<ReplayLoad>,
+    ol_saved: Vec<Option<[u32; WARP_SIZE]>>,
+    /// Reads are wanted (a save or a replay to load): the SM looks again next cycle.
+    ol_more: bool,
+    /// No replay can be loaded before this cycle (a new one, or the one loaded leaving, says
+    /// otherwise).
+    ol_load_at: u64,
+    /// The warp slot the next replay load looks at first (round robin).
+    ol_rr: u32,
     /// Restored logged operands waiting for their instruction to issue (`IqEntry::staged`).
     ol_staged: Vec<Option<[u32; WARP_SIZE]>>,
     ol: Option<std::cell::RefCell<OlPort>>,
@@ -640,8 +692,13 @@ pub struct Sm {
     /// Counters bumped while looking for an instruction to issue.
     rq_full: std::cell::Cell<u64>,
     log_full: std::cell::Cell<u64>,
+    ol_queue_full: std::cell::Cell<u64>,
+    ol_wait: std::cell::Cell<u64>,
     /// A warp faulted or an instruction completed: thread-block switching looks again.
     pub tb_check: bool,
+    /// Thread-block switching on faults is on, switching out blocks whose faults take at
+    /// least this many more cycles (the blocks whose logged operands are read out for a save).
+    pub tb_switch_wait: Option<u64>,
 }
 
 impl Sm {
@@ -700,7 +757,15 @@ impl Sm {
             rq: None,
             rq_used: 0,
             rq_error: None,
-            ol_data: vec![[0; WARP_SIZE]; (cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES) as usize],
+            od: None,
+            ol_wq: VecDeque::new(),
+            ol_wq_res: 0,
+            ol_rd: None,
+            ol_rbuf: None,
+            ol_saved: vec![None; mpgpu_spec::units::oldata::MAX_ENTRIES],
+            ol_more: false,
+            ol_load_at: 0,
+            ol_rr: 0,
             ol_staged: Vec::new(),
             ol: None,
             ol_room_changed: false,
@@ -709,7 +774,10 @@ impl Sm {
             inject_n: 0,
             rq_full: std::cell::Cell::new(0),
             log_full: std::cell::Cell::new(0),
+            ol_queue_full: std::cell::Cell::new(0),
+            ol_wait: std::cell::Cell::new(0),
             tb_check: false,
+            tb_switch_wait: None,
         }
     }
 
@@ -843,6 +911,217 @@ impl Sm {
             let p = p.borrow();
             p.unit.outputs(&p.pending).room_of(bslot)
         })
+    }
+
+    /// Puts `unit` in the operand log's data-array slot.
+    pub fn set_oldata_unit(&mut self, unit: Box<dyn crate::units::oldata::OldataSlot>) {
+        self.od = Some(std::cell::RefCell::new(OdPort::new(unit)));
+    }
+
+    /// The data array's requests of cycles before `now` are sampled at their edge (as
+    /// [`Sm::ol_edge`]).
+    pub fn od_edge(&mut self, now: u64) -> Option<(u64, String)> {
+        let p = self.od.as_mut()?.get_mut();
+        p.edge(now)?;
+        let halted = p.unit.halted().map(|d| (p.at, d));
+        p.unit.at_cycle(now);
+        halted
+    }
+
+    /// Whether the data array has requests waiting for their edge.
+    pub fn od_pending(&self) -> bool {
+        self.od.as_ref().is_some_and(|p| p.borrow().pending())
+    }
+
+    /// Places of the data array's write queue neither taken nor reserved (3, as many as an
+    /// instruction needs, without a data array).
+    fn ol_wq_free(&self) -> u8 {
+        if self.od.is_none() {
+            return 3;
+        }
+        (mpgpu_spec::units::oldata::WRITE_QUEUE - self.ol_wq.len()) as u8 - self.ol_wq_res
+    }
+
+    /// Queues a write of entry `l` (what a save read of it before is no longer its word).
+    fn ol_push(&mut self, l: u16, data: [u32; WARP_SIZE]) {
+        self.ol_saved[l as usize] = None;
+        self.ol_wq.push_back((l as u8, data));
+    }
+
+    /// Whether the replay of the warp in `slot` with age `age` has its logged operands read out
+    /// of the array.
+    fn ol_loaded(&self, slot: u32, age: u32) -> bool {
+        self.ol_rbuf.as_ref().is_some_and(|b| b.slot == slot && b.age == age && b.got == b.nlog)
+    }
+
+    /// The entries a context save of block slot `b` reads out of the array: those of its warps'
+    /// queued replays (a restored one's are in the staging store).
+    fn ol_save_entries(&self, b: u32) -> impl Iterator<Item = u16> + '_ {
+        let blk = self.blocks[b as usize].as_ref();
+        blk.into_iter().flat_map(move |blk| {
+            blk.warp_slots.iter().flat_map(move |&s| {
+                let w = self.warps[s as usize].as_ref().unwrap();
+                w.iq.iter().filter(|e| !e.staged).flat_map(|e| e.log[..e.nlog as usize].iter().copied())
+            })
+        })
+    }
+
+    /// Whether block slot `b`'s logged operands have been read for its context save (always
+    /// without a data array).
+    fn ol_log_saved(&self, b: u32) -> bool {
+        self.od.is_none() || self.ol_save_entries(b).all(|l| self.ol_saved[l as usize].is_some())
+    }
+
+    /// Whether block slot `b` may be saved soon, so that its logged operands are read out for
+    /// it: nothing of it in flight, and it is frozen (a context switch) or every warp has
+    /// exited, waits at a barrier or waits for a fault (thread-block switching,
+    /// [`Sm::switch_candidate`]).
+    fn ol_save_wanted(&self, now: u64, b: u32) -> bool {
+        let Some(blk) = self.blocks[b as usize].as_ref() else { return false };
+        if blk.restoring || !(blk.frozen || self.tb_switch_wait.is_some()) {
+            return false;
+        }
+        let mut until = 0;
+        for &s in &blk.warp_slots {
+            let w = self.warps[s as usize].as_ref().unwrap();
+            if w.inflight > 0 || !(blk.frozen || w.resume_at > now || w.w.state != WarpState::Ready) {
+                return false;
+            }
+            until = until.max(w.resume_at);
+        }
+        blk.frozen || self.tb_switch_wait.is_some_and(|m| until >= now + m)
+    }
+
+    /// The data array's part of a cycle, before the operand reads: the entry read in the last
+    /// cycle arrives (at a context save's store, or the replay being loaded).
+    fn ol_deliver(&mut self, now: u64) {
+        let Some((l, dest)) = self.ol_rd.take() else { return };
+        let data = {
+            let p = self.od.as_ref().expect("the data array's unit").borrow();
+            p.unit.outputs(&p.pending).rdata
+        };
+        match dest {
+            OlRead::Save => {
+                self.ol_saved[l as usize] = Some(data);
+                // (a block may now be ready to switch out)
+                self.tb_check = true;
+            }
+            OlRead::Replay(j) => {
+                if let Some(b) = self.ol_rbuf.as_mut().filter(|b| b.got == j && b.log[j as usize] == l as u16) {
+                    b.data[j as usize] = data;
+                    b.got += 1;
+                    if b.got == b.nlog {
+                        b.loaded_at = now;
+                    }
+                }
+            }
+        }
+        self.ol_more = true;
+    }
+
+    /// The first warp slot from `from` on, in round robin, other than `skip`, whose oldest
+    /// replay has logged operands and may issue within two cycles (its entries are read out
+    /// from then); and the earliest cycle at which one of the others may.
+    fn ol_due(&self, now: u64, from: u32, skip: Option<u32>) -> (Option<u32>, u64) {
+        let n = self.warps.len() as u32;
+        let mut next = u64::MAX;
+        for i in 0..n {
+            let slot = (from + i) % n;
+            if Some(slot) == skip {
+                continue;
+            }
+            let Some(w) = self.warps[slot as usize].as_ref() else { continue };
+            if w.frozen {
+                continue;
+            }
+            if let Some(e) = w.iq.iter().find(|e| e.replay.is_some()) {
+                if e.nlog == 0 {
+                    continue;
+                }
+                let at = e.ready_at.max(w.resume_at).saturating_sub(2);
+                if at <= now {
+                    return (Some(slot), now);
+                }
+                next = next.min(at);
+            }
+        }
+        (None, next)
+    }
+
+    /// The data array's part of a cycle, after the operand reads: the write queue's head is
+    /// written, and one entry is read: a context save's first, then the next entry of the
+    /// replay being loaded (a replay is loaded once its page is in, from two cycles before it
+    /// may issue). An entry with a write waiting in the queue is not read.
+    fn ol_step(&mut self, now: u64) {
+        if self.od.is_none() {
+            return;
+        }
+        let queued = |sm: &Sm, l: u16| sm.ol_wq.iter().any(|&(e, _)| e as u16 == l);
+        let mut read = None;
+        for b in 0..self.blocks.len() as u32 {
+            if read.is_none() && self.ol_save_wanted(now, b) {
+                read = self.ol_save_entries(b).find(|&l| self.ol_saved[l as usize].is_none() && !queued(self, l)).map(|l| (l, OlRead::Save));
+            }
+        }
+        // (the replay being loaded, while it can still issue soon: its warp's oldest replay, as
+        // an older one faulting again goes back into the queue before it; a loaded one that has
+        // not issued `OL_HOLD` cycles after its entries arrived gives the buffer up to another
+        // that is due, so that a replay kept from issuing, by a busy load/store unit or its
+        // warp's dependences, does not keep every other replay of the SM waiting)
+        if let Some(b) = &self.ol_rbuf {
+            let live = self.warps[b.slot as usize].as_ref().is_some_and(|w| {
+                !w.frozen && w.iq.iter().find(|e| e.replay.is_some()).is_some_and(|e| e.age == b.age && e.ready_at.max(w.resume_at).saturating_sub(2) <= now)
+            });
+            let held = b.got == b.nlog && now >= b.loaded_at + OL_HOLD;
+            let other = held && self.ol_due(now, b.slot + 1, Some(b.slot)).0.is_some();
+            if !live || other {
+                self.ol_rbuf = None;
+                self.ol_load_at = now;
+            } else if b.got == b.nlog {
+                // (looked at again next cycle while it waits)
+                self.ol_more = true;
+            }
+        }
+        if self.ol_rbuf.is_none() && now >= self.ol_load_at {
+            // (the next warp slot in round robin whose oldest replay may issue within two cycles;
+            // the scan is skipped until the earliest of the others may)
+            let (due, next) = self.ol_due(now, self.ol_rr, None);
+            if let Some(slot) = due {
+                let w = self.warps[slot as usize].as_ref().unwrap();
+                let e = w.iq.iter().find(|e| e.replay.is_some()).unwrap();
+                self.ol_rbuf = Some(ReplayLoad { slot, age: e.age, log: e.log, nlog: e.nlog, got: 0, loaded_at: u64::MAX, data: [[0; WARP_SIZE]; 3] });
+                self.ol_rr = (slot + 1) % self.warps.len() as u32;
+            }
+            self.ol_load_at = if due.is_some() { now } else { next };
+        }
+        if read.is_none() {
+            if let Some(b) = self.ol_rbuf.as_ref().filter(|b| b.got < b.nlog) {
+                let l = b.log[b.got as usize];
+                if !queued(self, l) {
+                    read = Some((l, OlRead::Replay(b.got)));
+                }
+            }
+        }
+        let write = self.ol_wq.pop_front();
+        if read.is_none() && write.is_none() {
+            return;
+        }
+        self.ol_rd = read.map(|(l, d)| (l as u8, d));
+        self.stats.ol_reads += read.is_some() as u64;
+        self.stats.ol_save_reads += matches!(read, Some((_, OlRead::Save))) as u64;
+        self.stats.ol_writes += write.is_some() as u64;
+        self.ol_more = true;
+        self.od.as_ref().expect("the data array's unit").borrow_mut().request(self.id, "operand-log data", now, |i| {
+            if let Some((l, _)) = read {
+                i.re = true;
+                i.raddr = l as u8;
+            }
+            if let Some((l, data)) = write {
+                i.we = true;
+                i.waddr = l;
+                i.wdata = data;
+            }
+        });
     }
 
     /// Puts `unit` in the replay-queue slot.
@@ -1101,6 +1380,8 @@ impl Sm {
                         let w = self.warps[s as usize].as_ref().unwrap();
                         w.inflight == 0 && (w.iq.is_empty() || self.saves_queue())
                     })
+                    // (under the operand log, once its logged operands are read out)
+                    && self.ol_log_saved(b)
                 })
             })
             .collect()
@@ -1137,7 +1418,7 @@ impl Sm {
                     until = until.max(w.resume_at);
                 }
             }
-            if ok && until >= now + min_wait && best.is_none_or(|(_, u)| until > u) {
+            if ok && until >= now + min_wait && best.is_none_or(|(_, u)| until > u) && self.ol_log_saved(b as u32) {
                 best = Some((b as u32, until));
             }
         }
@@ -1157,14 +1438,21 @@ impl Sm {
                 let o = p.unit.outputs(&p.pending);
                 let room: Vec<u8> = (0..self.cfg.blocks).map(|b| o.room_of(b)).collect();
                 r += &format!(", operand log: {} entries unclaimed, quota left per block slot (at most 3 shown) {room:?}{}", o.pool_free, if o.busy { ", settling" } else { "" });
+                r += &format!(
+                    ", data array: {} writes queued, {} places reserved, loading {}",
+                    self.ol_wq.len(),
+                    self.ol_wq_res,
+                    self.ol_rbuf.as_ref().map_or("no replay".to_string(), |b| format!("warp slot {}'s replay of age {} ({} of {} entries read)", b.slot, b.age, b.got, b.nlog))
+                );
             }
         }
         let mut shown = 0;
         for (slot, w) in self.warps.iter().enumerate() {
             let Some(w) = w else { continue };
-            if shown == 4 {
-                r += "; ...";
-                break;
+            // (and the warp whose replay is loaded)
+            let loading = self.ol_rbuf.as_ref().is_some_and(|b| b.slot == slot as u32);
+            if shown >= 4 && !loading {
+                continue;
             }
             shown += 1;
             let b = self.blocks[w.block as usize].as_ref().unwrap();
@@ -1217,7 +1505,11 @@ impl Sm {
                     self.rq_free(now, r);
                 }
                 // (its log entries are freed with the block's quota)
-                let log = e.log[..e.nlog as usize].iter().map(|&l| if e.staged { self.ol_unstage(l) } else { self.ol_data[l as usize] }).collect();
+                // (a queued replay's were read out of the array for the save, `Sm::ol_step`)
+                let log = e.log[..e.nlog as usize]
+                    .iter()
+                    .map(|&l| if e.staged { self.ol_unstage(l) } else { self.ol_saved[l as usize].take().expect("a logged operand read for the save") })
+                    .collect();
                 q.push(SavedEntry { pc: e.pc, active: e.active, age: e.age, fixed: e.fixed, log });
             }
             self.stats.saved_queued += q.len() as u64;
@@ -1432,13 +1724,9 @@ impl Sm {
         let r = &mut self.recs[id as usize];
         let (from_log, log) = (r.from_log, r.log);
         let nlog = r.nlog as usize;
-        if from_log {
-            // A replay under the operand log reads its operands from the log, not the
-            // registers (a younger instruction may have overwritten them).
-            for (j, &l) in log[..nlog].iter().enumerate() {
-                *logged_operand(&mut r.f, j) = self.ol_data[l as usize];
-            }
-        }
+        // (a replay under the operand log has its operands from the log, not the registers (a
+        // younger instruction may have overwritten them): read out of the array before it
+        // issued, they came with it, `Sm::track_global`)
         let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
         if !from_log {
             exec::read_operands(w, &ctx, &mut r.f);
@@ -1455,10 +1743,12 @@ impl Sm {
             }
         }
         if !from_log && nlog > 0 {
-            // The log is written as the registers are read.
-            let r = &mut self.recs[id as usize];
+            // The log is written as the registers are read: into the places its issue
+            // reserved in the array's write queue.
+            self.ol_wq_res -= nlog as u8;
             for (j, &l) in log[..nlog].iter().enumerate() {
-                self.ol_data[l as usize] = *logged_operand(&mut r.f, j);
+                let data = *logged_operand(&mut self.recs[id as usize].f, j);
+                self.ol_push(l, data);
             }
         }
         Ok(())
@@ -1567,7 +1857,7 @@ impl Sm {
     /// becoming free); memory responses and new blocks wake it from outside.
     pub fn next_wake(&self, now: u64) -> u64 {
         let mut t = u64::MAX;
-        if !self.oread.is_empty() {
+        if !self.oread.is_empty() || self.ol_more || !self.ol_wq.is_empty() {
             t = now + 1;
         }
         if let Some(c) = self.events.next_time() {
@@ -1584,6 +1874,14 @@ impl Sm {
                 for e in &w.iq {
                     if e.ready_at > now {
                         t = t.min(e.ready_at);
+                    }
+                    // (a replay's logged operands are read out from two cycles before it may
+                    // issue)
+                    if e.replay.is_some() && e.nlog > 0 && self.od.is_some() {
+                        let at = e.ready_at.max(w.resume_at).saturating_sub(2);
+                        if at > now {
+                            t = t.min(at);
+                        }
                     }
                 }
                 for &(c, _) in &w.src_hold {
@@ -1619,6 +1917,8 @@ impl Sm {
     pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         self.account(now);
         self.stats.awake_cycles += 1;
+        self.ol_more = false;
+        self.ol_deliver(now);
         // Operand read of the instructions issued in the previous cycle.
         let mut reads = std::mem::take(&mut self.oread);
         for &id in &reads {
@@ -1626,6 +1926,7 @@ impl Sm {
         }
         reads.clear();
         self.oread = reads;
+        self.ol_step(now);
         // Accesses and writebacks due.
         let mut due = std::mem::take(&mut self.drained);
         self.events.drain_until(now, |_, e| due.push(e));
@@ -1651,6 +1952,8 @@ impl Sm {
         self.accounted = self.accounted.max(now + 1);
         self.stats.rq_full += self.rq_full.take();
         self.stats.log_full += self.log_full.take();
+        self.stats.ol_queue_full += self.ol_queue_full.take();
+        self.stats.ol_replay_wait += self.ol_wait.take();
         self.stats.warp_cycles += self.used_warps as u64;
         if let Some(tl) = &mut self.timeline {
             tl.add(now, now + 1, self.used_warps as u64, false);
@@ -1817,11 +2120,21 @@ impl Sm {
                 && !(rqs && t.log_need[pc] > 0 && (w.store_check >= now || (t.log_need[pc] > 1 && w.check_until >= now)));
             let ok = ok
                 && (!rqs
-                    || e.replay.is_some()
                     || t.log_need[pc] == 0
-                    // (a restored one takes entries for its logged operands, out of its block's
-                    // reservation, when the list holds them)
-                    || if e.staged { self.ol_out().list_room >= e.nlog } else { self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] }) });
+                    // (a replay under the operand log once its logged operands are read out of
+                    // the array)
+                    || if e.replay.is_some() {
+                        e.nlog == 0 || self.ol_loaded(slot, e.age) || {
+                            self.ol_wait.set(self.ol_wait.get() + 1);
+                            false
+                        }
+                    } else if e.staged {
+                        // (a restored one takes entries for its logged operands, out of its
+                        // block's reservation, when the list holds them, and writes them)
+                        self.ol_out().list_room >= e.nlog && self.ol_wq_free() >= e.nlog
+                    } else {
+                        self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] })
+                    });
             if ok {
                 let unit = match class {
                     Class::Sfu => (self.sfu_free <= now).then_some(0),
@@ -1882,8 +2195,11 @@ impl Sm {
             self.rq_full.set(self.rq_full.get() + 1);
             return false;
         }
-        if self.ol.is_some() && self.ol_room(bslot) < need {
+        if self.ol.is_some() && (self.ol_room(bslot) < need || self.ol_wq_free() < need) {
             self.log_full.set(self.log_full.get() + 1);
+            if self.ol_room(bslot) >= need {
+                self.ol_queue_full.set(self.ol_queue_full.get() + 1);
+            }
             // (`hold`: it issues without a log, holding its sources as under the replay queue)
             return self.cfg.oplog_full == crate::config::OplogFull::Hold;
         }
@@ -1900,17 +2216,14 @@ impl Sm {
             // the operand log its addresses come from the log)
             d.exec_mask = e.active;
             d.write = self.info(d.bslot).timing.writes[d.pc];
-            d.addr_log = (e.nlog > 0).then_some(e.log[0]);
-            if e.staged {
-                // (a restored one's logged operands go into the entries it takes if it issues
-                // now, the free list's first: entries not in use, so writing them is harmless
-                // if it does not)
-                let o = self.ol_out();
-                for j in 0..e.nlog as usize {
-                    self.ol_data[o.alloc_idx[j] as usize] = self.ol_staged[e.log[j] as usize].expect("a staged logged operand");
-                }
-                d.addr_log = Some(o.alloc_idx[0] as u16);
-            }
+            // (a restored one's from the staging store, a replay's as read out of the array)
+            d.addr_ops = if e.nlog == 0 {
+                None
+            } else if e.staged {
+                Some(self.ol_staged[e.log[0] as usize].expect("a staged logged operand"))
+            } else {
+                Some(self.ol_rbuf.as_ref().filter(|_| self.ol_loaded(slot, e.age)).expect("a replay's logged operands read out before it issues").data[0])
+            };
         }
         let mut plan = MemPlan::new();
         let faulting = match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
@@ -1997,6 +2310,8 @@ impl Sm {
     fn track_global(&mut self, now: u64, id: u32, slot: u32, d: &Decoded, e: &IqEntry, last_check: u64, fault: Option<u64>) {
         let bslot = d.bslot;
         let need = self.info(bslot).timing.log_need[d.pc];
+        // (the logged operands a replay issues with)
+        let mut ops = [[0u32; WARP_SIZE]; 3];
         let (rq, log, nlog, from_log) = match e.replay {
             Some(q) => {
                 // (the entry names its slot; it is the warp's oldest faulted instruction, the
@@ -2007,6 +2322,10 @@ impl Sm {
                 });
                 if !o.replay_ok {
                     self.rq_broken(now, format!("does not hold slot {q}, which warp slot {slot} replays, as faulted"));
+                }
+                if e.nlog > 0 {
+                    ops = self.ol_rbuf.take().expect("a replay's logged operands read out before it issues").data;
+                    self.ol_load_at = now;
                 }
                 (Some(q), e.log, e.nlog, e.nlog > 0)
             }
@@ -2025,16 +2344,22 @@ impl Sm {
                     });
                     let mut log = [0u16; 3];
                     for j in 0..e.nlog as usize {
-                        self.ol_unstage(e.log[j]);
+                        ops[j] = self.ol_unstage(e.log[j]);
                         log[j] = o.alloc_idx[j] as u16;
+                        // (through the write queue, whose places its issue found free)
+                        self.ol_push(log[j], ops[j]);
                     }
                     (log, e.nlog)
                 } else if e.fixed {
                     (e.log, e.nlog)
                 } else {
                     let mut log = [0u16; 3];
-                    let nlog = if self.ol.is_some() && self.ol_room(bslot) >= need { need } else { 0 };
+                    let nlog = if self.ol.is_some() && self.ol_room(bslot) >= need && self.ol_wq_free() >= need { need } else { 0 };
                     if nlog > 0 {
+                        // (its places in the array's write queue, filled at its operand read)
+                        if self.od.is_some() {
+                            self.ol_wq_res += nlog;
+                        }
                         let o = self.ol_request(now, |i| {
                             i.alloc = true;
                             i.alloc_block = bslot as u8;
@@ -2067,6 +2392,11 @@ impl Sm {
         r.log = log;
         r.nlog = nlog;
         r.from_log = from_log;
+        if from_log {
+            for (j, o) in ops.iter().enumerate().take(nlog as usize) {
+                *logged_operand(&mut r.f, j) = *o;
+            }
+        }
         r.age = e.age;
         let reads = self.info(bslot).timing.reads[d.pc];
         let hw = self.warps[slot as usize].as_mut().unwrap();
@@ -2144,6 +2474,8 @@ impl Sm {
                 if o.rd_warp as u32 != slot {
                     self.rq_broken(now, format!("holds warp slot {} in slot {q}, whose instruction is warp slot {slot}'s", o.rd_warp));
                 }
+                // (its logged operands are loaded from two cycles before it may issue)
+                self.ol_load_at = self.ol_load_at.min(resume.saturating_sub(2));
                 Some(IqEntry {
                     pc: o.rd_pc as u32,
                     active: o.rd_exec,
@@ -2199,7 +2531,7 @@ impl Sm {
         let info = self.info(bslot);
         let inst = info.launch.kernel.code[pc];
         let exec_mask = exec::guard_mask(&hw.w, &inst, active);
-        Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0), addr_log: None }
+        Decoded { bslot, pc, inst, class: info.timing.class[pc], exec_mask, active_lanes: active.count_ones() as u64, write: info.timing.writes[pc].filter(|_| exec_mask != 0), addr_ops: None }
     }
 
     /// Fetch: the next warp (round robin) whose fetch is enabled brings up to `fetch_width`
@@ -2557,15 +2889,15 @@ impl Sm {
             exec_mask,
             active_lanes: hw.w.active_mask().count_ones() as u64,
             write: info.timing.writes[pc].filter(|_| exec_mask != 0),
-            addr_log: None,
+            addr_ops: None,
         }
     }
 
     /// The lanes' addresses of the memory instruction `d` of the warp in `slot`: from its
     /// registers, or for a replay under the operand log from the log.
     fn lane_addresses(&self, slot: u32, d: &Decoded, addr: mpgpu_spec::isa::Addr) -> [u32; WARP_SIZE] {
-        match d.addr_log {
-            Some(l) => self.ol_data[l as usize],
+        match d.addr_ops {
+            Some(a) => a,
             None => exec::addresses(&self.warps[slot as usize].as_ref().unwrap().w, addr),
         }
     }
@@ -2916,9 +3248,9 @@ struct Decoded {
     active_lanes: u64,
     /// The scoreboard bit it writes, if any lane executes it.
     write: Option<u16>,
-    /// A replay under the operand log: the log entry holding its lanes' addresses (its
-    /// address registers may have been overwritten since it first issued).
-    addr_log: Option<u16>,
+    /// A replay under the operand log: its lanes' addresses as logged (its address registers
+    /// may have been overwritten since it first issued).
+    addr_ops: Option<[u32; WARP_SIZE]>,
 }
 
 /// A load, store or atomic's accesses, worked out before it executes.

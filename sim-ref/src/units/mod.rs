@@ -3,6 +3,7 @@
 pub mod dss;
 pub mod framework;
 pub mod lowest_first;
+pub mod oldata;
 pub mod oplog;
 pub mod rq;
 pub mod prio;

@@ -1,6 +1,7 @@
 //! The cycle interfaces (In/Out) of the RTL-backed units, one module per block.
 
 pub mod lowest_first;
+pub mod oldata;
 pub mod oplog;
 pub mod rq;
 pub mod sched;
