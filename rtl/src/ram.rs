@@ -8,8 +8,10 @@
 //! simulation returns the old word. A block may present such an address but must not use what
 //! it reads (the PTBQ reads a queue's head + 2 every cycle and uses it only when the queue
 //! holds three or more, so that it is never the entry written). Parameters: `D` the word, `A`
-//! the address bits (2^A words). Words never written read as zero in simulation; the Verilog
-//! leaves them undefined.
+//! the address bits (2^A words). Every word and the read register start at zero, in the
+//! simulation and in the Verilog (an initial value: block RAM is loaded with zeros when the
+//! FPGA is configured, and its output register cleared), so that a block whose outputs are
+//! the read port (`Oldata`) drives defined values from the first cycle.
 //!
 //! `LutRam`, the same RAM with a combinational read port (distributed RAM), is below.
 
@@ -123,6 +125,14 @@ impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
                 "\
 (* no_rw_check *)
 reg [{msb}:0] mem [0:{last}];
+
+integer k;
+initial begin
+    for (k = 0; k <= {last}; k = k + 1) begin
+        mem[k] = 0;
+    end
+    read_data = 0;
+end
 
 always @(posedge clock) begin
     if (write_enable) begin

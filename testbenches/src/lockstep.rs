@@ -135,6 +135,9 @@ pub struct InLoop<M: Unit, R: Unit<In = M::In, Out = M::Out>, S = ()> {
     /// The last outputs compared in this cycle: the cycle, the inputs, the model's and the
     /// RTL's outputs (a unit asked again with the same inputs in a cycle answers the same).
     last: std::cell::RefCell<Option<(u64, M::In, M::Out, M::Out)>>,
+    /// The GPU cycle of the last clock edge: a mismatch seen at a look still dated so was seen
+    /// before the pair was moved to a later GPU cycle (`clock`).
+    clock_time: Option<u64>,
 }
 
 impl<M, R> InLoop<M, R, ()>
@@ -143,7 +146,7 @@ where
     R: Unit<In = M::In, Out = M::Out>,
 {
     pub fn new(model: M, rtl: R, depth: usize) -> Self {
-        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None, compare_state: false, state_seen: Default::default(), last: Default::default() }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: None, compare_state: false, state_seen: Default::default(), last: Default::default(), clock_time: None }
     }
 }
 
@@ -154,7 +157,7 @@ where
 {
     /// A pair whose state, as `model_state` and `rtl_state` read it, is compared too.
     pub fn with_state(model: M, rtl: R, depth: usize, model_state: fn(&M) -> S, rtl_state: fn(&R) -> S) -> Self {
-        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)), compare_state: true, state_seen: Default::default(), last: Default::default() }
+        InLoop { model, rtl, cycle: 0, name: String::new(), time: None, depth, history: VecDeque::new(), first: std::cell::RefCell::new(None), observe: Some((model_state, rtl_state)), compare_state: true, state_seen: Default::default(), last: Default::default(), clock_time: None }
     }
 
     /// Compares outputs only from now on (the state is still read from the model, for
@@ -219,6 +222,7 @@ where
         self.cycle = 0;
         self.state_seen.set(0);
         *self.last.borrow_mut() = None;
+        self.clock_time = None;
         self.history.clear();
         *self.first.borrow_mut() = None;
     }
@@ -260,10 +264,16 @@ where
             _ => (self.model.outputs(i), self.rtl.outputs(i)),
         };
         // A mismatch seen when this cycle's outputs were looked at early (a unit may read its
-        // sub-unit's outputs after the previous edge) is dated to the GPU cycle it is clocked in.
-        if let Some(x) = self.first.borrow_mut().as_mut().filter(|x| x.cycle == self.cycle) {
+        // sub-unit's outputs after the previous edge, before it is moved to the next GPU cycle)
+        // is dated to the GPU cycle it is clocked in. One seen after the pair was moved to a
+        // later GPU cycle keeps that cycle: a unit clocked only in the cycles that have
+        // requests (a per-SM unit) may be looked at many cycles before its next edge, which
+        // may never come if the run stops first.
+        let clock_time = self.clock_time;
+        if let Some(x) = self.first.borrow_mut().as_mut().filter(|x| x.cycle == self.cycle && (x.time == clock_time || x.time.is_none())) {
             x.time = self.time;
         }
+        self.clock_time = self.time;
         self.remember(i, &m, &r);
         self.model.clock(i);
         self.rtl.clock(i);
