@@ -6,9 +6,9 @@
 //! is written whole (`we`, `waddr`, `wd0`..`wd31`) and read whole (`re`, `raddr`; the words are
 //! on `rd0`..`rd31` after the edge). With `re` low the read port looks at `waddr` (its value
 //! is then not used): every address input is used, so nothing is left dangling for the lint.
-//! There is no logic beyond the address select: the array is the whole block. A configuration
-//! with fewer entries than 64 uses the lowest words (block RAM comes in 512-word blocks at 36
-//! bits, so a lane costs one either way).
+//! There is no logic beyond the address select: the array is the whole block. The lane RAMs
+//! hold as many words as the configuration has entries (1..=64; addresses are 6 bits either
+//! way); on the FPGA a lane is one block RAM whatever the depth (512 words at 36 bits).
 //!
 //! The ports are one signal per lane (`wd<k>`, `rd<k>`) because the harness moves each port as
 //! one word of at most 64 bits, and rust-hdl simulates wider vectors slowly.
@@ -114,7 +114,9 @@ pub struct Oldata {
 }
 
 impl Oldata {
-    pub fn new(faults: OldataFaults) -> Self {
+    /// The array for a log of `entries` entries (1..=64).
+    pub fn new(entries: usize, faults: OldataFaults) -> Self {
+        assert!((1..=MAX_ENTRIES).contains(&entries), "an operand-log data array of {entries} entries (1..={MAX_ENTRIES})");
         Self {
             clock: Default::default(),
             we: Default::default(),
@@ -185,7 +187,7 @@ impl Oldata {
             rd29: Default::default(),
             rd30: Default::default(),
             rd31: Default::default(),
-            lane: std::array::from_fn(|_| Default::default()),
+            lane: std::array::from_fn(|_| SyncRam::with_words(entries)),
             drop_lane: Constant::new(faults.drop_lane),
             read_waddr: Constant::new(faults.read_waddr),
             _always: false,

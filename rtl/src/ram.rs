@@ -57,7 +57,14 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
     }
     /// The number of words.
     pub fn words(&self) -> usize {
-        1 << A
+        self._words.len()
+    }
+    /// A RAM of `n` words (1..=2^A; the default has 2^A), as a configuration sizes it: the
+    /// Verilog declares `n` words. An address at or past `n` reads zero in the simulation and
+    /// is not written (the blocks never present one that they use).
+    pub fn with_words(n: usize) -> Self {
+        assert!((1..=1 << A).contains(&n), "a RAM of {n} words with {A} address bits");
+        Self { _words: vec![D::default(); n], ..Self::default() }
     }
     /// Whether a word was written since the last call (true at the first): a reader that
     /// keeps the words it read back need not read them again otherwise.
@@ -101,16 +108,16 @@ impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
         // would and with the same values: see `crate::reg::Reg`)
         if self.clock.next.clk && !self.clock.val().clk {
             if SYNC {
-                self.read_data.next = self._words[self.read_address.next.index()];
+                self.read_data.next = self._words.get(self.read_address.next.index()).copied().unwrap_or_default();
             }
-            if self.write_enable.next {
+            if self.write_enable.next && self.write_address.next.index() < self._words.len() {
                 self._last = self.write_address.next.index();
                 self._words[self._last] = self.write_data.next;
                 self._writes += 1;
             }
         }
         if !SYNC {
-            self.read_data.next = self._words[self.read_address.next.index()];
+            self.read_data.next = self._words.get(self.read_address.next.index()).copied().unwrap_or_default();
         }
     }
 
@@ -119,7 +126,7 @@ impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
     }
 
     fn hdl(&self) -> Verilog {
-        let (msb, last) = (D::BITS - 1, (1usize << A) - 1);
+        let (msb, last) = (D::BITS - 1, self._words.len() - 1);
         Verilog::Custom(if SYNC {
             format!(
                 "\

@@ -55,8 +55,9 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
             generate_verilog(&uut)
         }
         "oldata" => {
-            // One SM's operand-log data array: 64 entries of 32 lanes x 32 bits (8 KB).
-            let mut uut = crate::Oldata::new(crate::OldataFaults::default());
+            // One SM's operand-log data array at its largest: 64 entries of 32 lanes x 32 bits
+            // (8 KB).
+            let mut uut = crate::Oldata::new(mpgpu_spec::units::oldata::MAX_ENTRIES, crate::OldataFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

@@ -631,9 +631,11 @@ impl crate::ports::HdlBlock for Oldata {
     }
 }
 
-/// One SM's operand-log data array (`Oldata`), with test-only faults.
+/// One SM's operand-log data array (`Oldata`) of `entries` entries (the configuration's log),
+/// with test-only faults.
 #[derive(Clone, Copy, Debug)]
 pub struct OldataPorts {
+    pub entries: usize,
     pub faults: OldataFaults,
 }
 
@@ -646,7 +648,7 @@ impl Ports for OldataPorts {
         "oldata".into()
     }
     fn block(&self) -> Oldata {
-        let mut b = Oldata::new(self.faults);
+        let mut b = Oldata::new(self.entries, self.faults);
         b.connect_inputs();
         b
     }
@@ -670,7 +672,7 @@ impl Ports for OldataPorts {
     fn state(&self, r: &Regs) -> oldata::State {
         // (the registers are the lane RAMs' words and nothing else, lane after lane: the
         // state's layout)
-        debug_assert_eq!(r.values.len(), oldata::LANES * oldata::MAX_ENTRIES);
+        debug_assert_eq!(r.values.len(), oldata::LANES * self.entries);
         oldata::State { words: r.values.iter().map(|&x| x as u32).collect() }
     }
     fn output_inputs(&self) -> Option<&'static [&'static str]> {

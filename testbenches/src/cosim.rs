@@ -659,9 +659,10 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 outcomes.push((outcome, "oplog"));
             }
             if matches!(o.unit, UnitKind::Oldata | UnitKind::RqOl) {
-                let ports = OldataPorts { faults: o.oldata_faults };
+                let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
+                let ports = OldataPorts { entries, faults: o.oldata_faults };
                 let t = sub("oldata");
-                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &Oldata::new, Oldata::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_oldata_units(&mut |_| it.next().expect("one unit per SM"))?;
                 outcomes.push((outcome, "oldata"));

@@ -10,7 +10,7 @@ use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
 use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::OldataFaults;
-use mpgpu_spec::units::oldata::{In, Out, LANES, MAX_ENTRIES};
+use mpgpu_spec::units::oldata::{In, Out, LANES};
 use mpgpu_spec::Unit;
 use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
@@ -166,12 +166,13 @@ fn broken_data_arrays_are_caught_where_the_model_predicts() {
     let w = one("lbm", 32);
     let (lane31, crossed, entry): (First, First, Rc<RefCell<Option<u8>>>) = Default::default();
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_oldata_units(&mut |k| Box::new(Recorder { inner: Oldata::new(), sm: k, clocked: 0, time: 0, lane31: lane31.clone(), lane31_entry: entry.clone(), crossed: crossed.clone(), pending: Default::default() })).unwrap();
+    gpu.set_oldata_units(&mut |k| Box::new(Recorder { inner: Oldata::new(32), sm: k, clocked: 0, time: 0, lane31: lane31.clone(), lane31_entry: entry.clone(), crossed: crossed.clone(), pending: Default::default() })).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let (_, l_sm, l_at) = lane31.borrow().expect("lbm writes its log");
     let (_, c_sm, c_at) = crossed.borrow().expect("a replay reads an entry other than the one written");
-    let word = format!("state.words[{}]", (LANES - 1) * MAX_ENTRIES + entry.borrow().unwrap() as usize);
+    // (a 4 KB log: 32 entries, lane k's word of entry e at state.words[k * 32 + e])
+    let word = format!("state.words[{}]", (LANES - 1) * 32 + entry.borrow().unwrap() as usize);
     for (faults, sm, at, fields) in [
         (OldataFaults { drop_lane: true, ..Default::default() }, l_sm, l_at, vec![word.clone()]),
         (OldataFaults { read_waddr: true, ..Default::default() }, c_sm, c_at, (0..LANES).map(|k| format!("rdata[{k}]")).collect()),
@@ -256,48 +257,52 @@ fn per_sm_traces_replay_in_icarus() {
 /// Random stimulus for the block alone, in lockstep with the model every cycle (outputs and
 /// every word), and against the same block simulated without the shortcuts of a flat block
 /// (its logic in every pass, every settle until nothing changes): writes and reads of random
-/// entries, alone and together, the same entry read as written, idle cycles.
+/// entries, alone and together, the same entry read as written, idle cycles; at the three log
+/// sizes (4, 6 and 8 KB: 32, 48 and 64 entries).
 #[test]
 fn random_stimulus_matches_the_model_and_the_plain_simulation() {
     use mpgpu_tb::blocks::OldataPorts;
     use mpgpu_tb::ports::Ports;
     use mpgpu_tb::{InLoop, RtlUnit};
     use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-    let ports = OldataPorts { faults: OldataFaults::default() };
-    let rtl = RtlUnit::rust_hdl(ports);
-    let mut slow = mpgpu_tb::rtl::FullSettle::new(
-        {
-            let mut b = ports.block();
-            b._always = true;
-            b
-        },
-        rtl.layout(),
-    );
-    let mut pair = InLoop::with_state(Oldata::new(), rtl, 16, Oldata::state, mpgpu_tb::RtlUnit::<OldataPorts>::state);
-    let (mut both, mut same, mut nonzero) = (0, 0, 0);
-    for _ in 0..3000 {
-        let mut i = In::default();
-        if rng.gen_range(0..3) != 0 {
-            i.we = true;
-            i.waddr = rng.gen_range(0..MAX_ENTRIES as u8);
-            i.wdata = std::array::from_fn(|_| rng.gen());
+    for (seed, entries) in [(7u64, 64usize), (8, 32), (9, 48)] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let ports = OldataPorts { entries, faults: OldataFaults::default() };
+        let rtl = RtlUnit::rust_hdl(ports);
+        let mut slow = mpgpu_tb::rtl::FullSettle::new(
+            {
+                let mut b = ports.block();
+                b._always = true;
+                b
+            },
+            rtl.layout(),
+        );
+        let mut pair = InLoop::with_state(Oldata::new(entries), rtl, 16, Oldata::state, RtlUnit::<OldataPorts>::state);
+        let (mut both, mut same, mut nonzero) = (0, 0, 0);
+        for _ in 0..2000 {
+            let mut i = In::default();
+            if rng.gen_range(0..3) != 0 {
+                i.we = true;
+                i.waddr = rng.gen_range(0..entries as u8);
+                i.wdata = std::array::from_fn(|_| rng.gen());
+            }
+            if rng.gen_range(0..3) != 0 {
+                i.re = true;
+                i.raddr = if i.we && rng.gen_range(0..8) == 0 { i.waddr } else { rng.gen_range(0..entries as u8) };
+            }
+            both += (i.we && i.re) as u32;
+            same += (i.we && i.re && i.waddr == i.raddr) as u32;
+            let o = pair.outputs(&i);
+            nonzero += o.rdata.iter().any(|&x| x != 0) as u32;
+            pair.clock(&i);
+            if let Some(m) = pair.mismatch() {
+                panic!("{entries} entries: {m}");
+            }
+            if let Err(e) = slow.follow(&pair.rtl) {
+                panic!("{entries} entries: the plain simulation parted at cycle {}: {e}", pair.cycle);
+            }
         }
-        if rng.gen_range(0..3) != 0 {
-            i.re = true;
-            i.raddr = if i.we && rng.gen_range(0..8) == 0 { i.waddr } else { rng.gen_range(0..MAX_ENTRIES as u8) };
-        }
-        both += (i.we && i.re) as u32;
-        same += (i.we && i.re && i.waddr == i.raddr) as u32;
-        let o = pair.outputs(&i);
-        nonzero += o.rdata.iter().any(|&x| x != 0) as u32;
-        pair.clock(&i);
-        if let Some(m) = pair.mismatch() {
-            panic!("{m}");
-        }
-        if let Err(e) = slow.follow(&pair.rtl) {
-            panic!("the plain simulation parted at cycle {}: {e}", pair.cycle);
-        }
+        assert_eq!(pair.model_state().unwrap().words.len(), LANES * entries);
+        assert!(both > 300 && same > 30 && nonzero > 1000, "{entries} entries: {both} writes with reads, {same} of the written entry, {nonzero} cycles with a word read");
     }
-    assert!(both > 500 && same > 50 && nonzero > 1000, "{both} writes with reads, {same} of the written entry, {nonzero} cycles with a word read");
 }

@@ -350,7 +350,7 @@ impl Gpu {
                 if cfg.faults == FaultScheme::Ol {
                     let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
                     sm.set_oplog_unit(Box::new(crate::units::oplog::Oplog::new(entries)));
-                    sm.set_oldata_unit(Box::new(crate::units::oldata::Oldata::new()));
+                    sm.set_oldata_unit(Box::new(crate::units::oldata::Oldata::new(entries as usize)));
                 }
                 sm.inject = cfg.inject;
                 sm.tb_switch_wait = cfg.tb_switch.enabled.then_some(cfg.tb_switch.min_wait as u64);

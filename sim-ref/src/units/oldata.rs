@@ -8,31 +8,37 @@ use mpgpu_spec::Unit;
 /// One SM's operand-log data array.
 #[derive(Clone, Debug)]
 pub struct Oldata {
-    /// `words[k * MAX_ENTRIES + e]`: lane k's operand in entry e (the state's layout, so that
-    /// the co-simulation's comparison every clocked cycle costs a copy).
+    /// Entries (the configuration's log size).
+    entries: usize,
+    /// `words[k * entries + e]`: lane k's operand in entry e (the state's layout, so that the
+    /// co-simulation's comparison costs a copy).
     words: Vec<u32>,
     rdata: [u32; LANES],
 }
 
-impl Default for Oldata {
-    fn default() -> Self {
-        Oldata::new()
-    }
-}
-
 impl Oldata {
-    /// The array at reset: every word zero (the simulations' RAMs start so).
-    pub fn new() -> Oldata {
-        Oldata { words: vec![0; LANES * MAX_ENTRIES], rdata: [0; LANES] }
+    /// The array of a log of `entries` entries (1..=64) at reset: every word zero (the
+    /// simulations' RAMs start so).
+    pub fn new(entries: usize) -> Oldata {
+        assert!((1..=MAX_ENTRIES).contains(&entries), "an operand-log data array of {entries} entries (1..={MAX_ENTRIES})");
+        Oldata { entries, words: vec![0; LANES * entries], rdata: [0; LANES] }
+    }
+
+    /// The entries it holds.
+    pub fn entries(&self) -> usize {
+        self.entries
     }
 
     pub fn state(&self) -> State {
         State { words: self.words.clone() }
     }
 
-    /// Entry `e` as it stands.
+    /// Entry `e` as it stands (zero past the last entry, as the RTL's RAMs read there).
     pub fn entry(&self, e: usize) -> [u32; LANES] {
-        std::array::from_fn(|k| self.words[k * MAX_ENTRIES + e % MAX_ENTRIES])
+        if e >= self.entries {
+            return [0; LANES];
+        }
+        std::array::from_fn(|k| self.words[k * self.entries + e])
     }
 }
 
@@ -41,7 +47,7 @@ impl Unit for Oldata {
     type Out = Out;
 
     fn reset(&mut self) {
-        *self = Oldata::new();
+        *self = Oldata::new(self.entries);
     }
 
     fn outputs(&self, _: &In) -> Out {
@@ -49,11 +55,12 @@ impl Unit for Oldata {
     }
 
     fn clock(&mut self, i: &In) {
-        self.rdata = self.entry(if i.re { i.raddr } else { i.waddr } as usize);
-        if i.we {
-            let e = i.waddr as usize % MAX_ENTRIES;
+        // (addresses are INDEX_BITS wide, as the RTL's ports)
+        let (raddr, waddr) = (i.raddr as usize % MAX_ENTRIES, i.waddr as usize % MAX_ENTRIES);
+        self.rdata = self.entry(if i.re { raddr } else { waddr });
+        if i.we && waddr < self.entries {
             for (k, &x) in i.wdata.iter().enumerate() {
-                self.words[k * MAX_ENTRIES + e] = x;
+                self.words[k * self.entries + waddr] = x;
             }
         }
     }
@@ -75,13 +82,17 @@ mod tests {
 
     #[test]
     fn a_read_gives_the_word_before_the_edges_write_and_the_new_one_after() {
-        let mut u = Oldata::new();
+        let mut u = Oldata::new(32);
         let w = In { we: true, waddr: 5, wdata: std::array::from_fn(|k| k as u32 + 1), ..In::default() };
         u.clock(&w);
         // (re low: the port looked at the written entry, before the write)
         assert_eq!(u.outputs(&In::default()).rdata, [0; LANES]);
         u.clock(&In { re: true, raddr: 5, ..In::default() });
         assert_eq!(u.outputs(&In::default()).rdata, w.wdata);
-        assert_eq!(u.state().words[3 * MAX_ENTRIES + 5], 4);
+        assert_eq!(u.state().words[3 * 32 + 5], 4);
+        // (past the last entry: read as zero, not written)
+        u.clock(&In { we: true, waddr: 40, wdata: [7; LANES], re: true, raddr: 40 });
+        assert_eq!(u.outputs(&In::default()).rdata, [0; LANES]);
+        assert_eq!(u.state().words.len(), LANES * 32);
     }
 }

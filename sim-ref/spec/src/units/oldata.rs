@@ -2,9 +2,9 @@
 //! `mpgpu_ref::units::oldata`): Tanasić's thesis §6.3.3 and `docs/faults.md` O11.
 //!
 //! One instance per SM, beside the log's bookkeeping (`oplog`). An entry holds one operand of
-//! each of the 32 lanes (32 x 32 bits, `docs/faults.md` O12); the array is 32 lane RAMs of
-//! [`MAX_ENTRIES`] words x 32 bits, each with one write port and one registered read port, as
-//! FPGA block RAM has. Per clocked cycle the unit takes one whole entry written and one read:
+//! each of the 32 lanes (32 x 32 bits, `docs/faults.md` O12); the array is 32 lane RAMs of as
+//! many words x 32 bits as the log has entries (at most [`MAX_ENTRIES`]), each with one write
+//! port and one registered read port, as FPGA block RAM has. Per clocked cycle the unit takes one whole entry written and one read:
 //! the entry named by `raddr` at an edge is on `rdata` after it, as the word stood before
 //! that edge's write. The SM reads an entry only when no write to it is waiting, so a read
 //! never meets a write of the same entry (block RAM does not define that case; the
@@ -21,8 +21,9 @@ use serde::Serialize;
 
 /// Lanes of an entry.
 pub const LANES: usize = 32;
-/// Entries the array holds: 64 x 128 B = 8 KB. A configuration with fewer uses the lowest ones
-/// (`oplog::MAX_ENTRIES`).
+/// Entries the array can hold: 64 x 128 B = 8 KB (`oplog::MAX_ENTRIES`). The array holds as
+/// many as the configuration's log has (`oplog_bytes / 128`); addresses are [`INDEX_BITS`]
+/// wide whatever the size.
 pub const MAX_ENTRIES: usize = super::oplog::MAX_ENTRIES;
 /// Bits of an entry index.
 pub const INDEX_BITS: usize = super::oplog::INDEX_BITS;
@@ -49,7 +50,7 @@ pub struct Out {
 }
 
 /// The architectural state, compared with the RTL's RAMs (after a write only): lane k's word
-/// of entry e at `words[k * MAX_ENTRIES + e]`.
+/// of entry e at `words[k * entries + e]`, for a log of `entries` entries.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct State {
     pub words: Vec<u32>,
