@@ -187,7 +187,7 @@ impl Oldata {
             rd29: Default::default(),
             rd30: Default::default(),
             rd31: Default::default(),
-            lane: std::array::from_fn(|_| SyncRam::with_words(entries)),
+            lane: std::array::from_fn(|_| SyncRam::with_words(entries).zeroed()),
             drop_lane: Constant::new(faults.drop_lane),
             read_waddr: Constant::new(faults.read_waddr),
             _always: false,

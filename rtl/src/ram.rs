@@ -8,10 +8,10 @@
 //! simulation returns the old word. A block may present such an address but must not use what
 //! it reads (the PTBQ reads a queue's head + 2 every cycle and uses it only when the queue
 //! holds three or more, so that it is never the entry written). Parameters: `D` the word, `A`
-//! the address bits (2^A words). Every word and the read register start at zero, in the
-//! simulation and in the Verilog (an initial value: block RAM is loaded with zeros when the
-//! FPGA is configured, and its output register cleared), so that a block whose outputs are
-//! the read port (`Oldata`) drives defined values from the first cycle.
+//! the address bits (2^A words). Words never written read as zero in simulation; the Verilog
+//! leaves them undefined unless the RAM is made `zeroed` (an initial value: block RAM is loaded
+//! with zeros when the FPGA is configured, and its output register cleared), for a block whose
+//! outputs are the read port (`Oldata`) and so must be defined from the first cycle.
 //!
 //! `LutRam`, the same RAM with a combinational read port (distributed RAM), is below.
 
@@ -36,6 +36,8 @@ pub struct Ram<D: Synth, const A: usize, const SYNC: bool> {
     _read_at: std::cell::Cell<u64>,
     /// The word the last write went to.
     _last: usize,
+    /// The Verilog starts every word and the read register at zero (`zeroed`).
+    _zeroed: bool,
 }
 
 pub type SyncRam<D, const A: usize> = Ram<D, A, true>;
@@ -65,6 +67,14 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
     pub fn with_words(n: usize) -> Self {
         assert!((1..=1 << A).contains(&n), "a RAM of {n} words with {A} address bits");
         Self { _words: vec![D::default(); n], ..Self::default() }
+    }
+    /// The same RAM whose Verilog starts every word and (`SyncRam`) the read register at zero,
+    /// as the simulation does: for a block whose outputs are the read port, which must be
+    /// defined from the first cycle (`Oldata`). Block RAM takes the initial words from the
+    /// bitstream and clears its output register at configuration.
+    pub fn zeroed(mut self) -> Self {
+        self._zeroed = true;
+        self
     }
     /// Whether a word was written since the last call (true at the first): a reader that
     /// keeps the words it read back need not read them again otherwise.
@@ -97,6 +107,7 @@ impl<D: Synth, const A: usize, const SYNC: bool> Default for Ram<D, A, SYNC> {
             _writes: 0,
             _read_at: std::cell::Cell::new(u64::MAX),
             _last: 0,
+            _zeroed: false,
         }
     }
 }
@@ -127,12 +138,9 @@ impl<D: Synth, const A: usize, const SYNC: bool> Logic for Ram<D, A, SYNC> {
 
     fn hdl(&self) -> Verilog {
         let (msb, last) = (D::BITS - 1, self._words.len() - 1);
-        Verilog::Custom(if SYNC {
+        let init = if self._zeroed {
             format!(
-                "\
-(* no_rw_check *)
-reg [{msb}:0] mem [0:{last}];
-
+                "
 integer k;
 initial begin
     for (k = 0; k <= {last}; k = k + 1) begin
@@ -140,7 +148,17 @@ initial begin
     end
     read_data = 0;
 end
-
+"
+            )
+        } else {
+            String::new()
+        };
+        Verilog::Custom(if SYNC {
+            format!(
+                "\
+(* no_rw_check *)
+reg [{msb}:0] mem [0:{last}];
+{init}
 always @(posedge clock) begin
     if (write_enable) begin
         mem[write_address] <= write_data;
