@@ -1538,6 +1538,12 @@ impl Sm {
         if self.ooo_last == Some(slot) {
             self.ooo_last = None;
         }
+        // (a replay being loaded for the slot goes with its warp: a warp placed in the slot
+        // later must not find it)
+        if self.ol_rbuf.as_ref().is_some_and(|b| b.slot == slot) {
+            self.ol_rbuf = None;
+            self.ol_load_at = 0;
+        }
         let w = self.warps[slot as usize].take().unwrap();
         self.iq_used -= w.iq.iter().filter(|e| e.replay.is_none()).count() as u32;
         w
