@@ -84,8 +84,9 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
     /// As `take_written`, naming the word when exactly one write was made since the last call
     /// (`Some(Some(k))`; `Some(None)`: more, or the first call).
     pub fn take_written_word(&self) -> Option<Option<usize>> {
-        let since = self._writes.wrapping_sub(self._read_at.replace(self._writes));
-        match since {
+        let at = self._read_at.replace(self._writes);
+        match self._writes.wrapping_sub(at) {
+            _ if at == u64::MAX => Some(None),
             0 => None,
             1 => Some(Some(self._last)),
             _ => Some(None),

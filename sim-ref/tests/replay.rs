@@ -329,3 +329,48 @@ fn a_replayed_store_is_not_overtaken() {
         assert!(squashed > 20, "{s:?}: only {squashed} faults injected");
     }
 }
+
+/// The operand log's data array is read one entry a cycle for context saves and replays
+/// (`docs/faults.md` O11); those reads happen in the same cycles whether or not the GPU skips
+/// the cycles where an SM has nothing to do: a frozen block's save reads wake its SM, under the
+/// framework's context switch and under thread-block switching. (Before the SM woke for them, a
+/// preempted SM slept until its next replay was due and the save waited tens of thousands of
+/// cycles.)
+#[test]
+fn the_logs_port_reads_do_not_depend_on_idle_skipping() {
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let w = Workload::parse(
+        "pair.toml",
+        "description = \"pair\"\n[[process]]\nname = \"low\"\narrival = 0\npriority = 0\nlaunches = [{ kernel = \"lbm\", size = 256, seed = 1 }]\n\
+         [[process]]\nname = \"high\"\narrival = 20000\npriority = 1\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 2 }]\n",
+    )
+    .unwrap();
+    let mut cfg = thesis16(FaultScheme::Ol);
+    cfg.paging.link = PagingLink::Nvlink;
+    let go = |skip: bool| {
+        let mut g = Gpu::with_framework(&cfg, Policy::PpqExclusive, Mechanism::ContextSwitch, 2).unwrap();
+        g.add_workload(&w).unwrap();
+        g.run(RunLimits { skip_idle: skip, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        assert!(r.processes.iter().all(|p| p.verified));
+        (r.cycles, r.processes.iter().map(|p| p.turnaround).collect::<Vec<_>>(), r.sm.ol_reads, r.sm.ol_save_reads, r.sm.saved_queued)
+    };
+    let lazy = go(true);
+    assert!(lazy.3 > 0, "no logged operand was read for a save: {lazy:?}");
+    assert_eq!(lazy, go(false), "the run differs when every cycle is stepped");
+    // Thread-block switching under paging.
+    let mut cfg = thesis16(FaultScheme::Ol);
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.tb_switch.enabled = true;
+    let w = one("reduction", 200000);
+    let go = |skip: bool| {
+        let mut g = Gpu::new(&cfg);
+        g.add_workload(&w).unwrap();
+        g.run(RunLimits { skip_idle: skip, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        (r.cycles, r.sm.switched_out, r.sm.ol_reads, r.sm.ol_save_reads)
+    };
+    let lazy = go(true);
+    assert!(lazy.1 > 0 && lazy.3 > 0, "no block switched out with logged operands read: {lazy:?}");
+    assert_eq!(lazy, go(false), "the run differs when every cycle is stepped");
+}

@@ -612,7 +612,6 @@ impl crate::ports::HdlBlock for Oldata {
         }
     }
     fn get_registers(&self, v: &mut [u64]) {
-        // (a lane's words only when it was written since they were last read)
         // (a lane's words only when it was written since they were last read, and only the
         // one written when it was one)
         let mut at = 0;

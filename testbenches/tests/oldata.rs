@@ -5,7 +5,7 @@
 //! gives wrong answers; traces replay in Icarus; random stimulus against the model and the
 //! plain simulation.
 
-use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
 use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::workload::Workload;
@@ -16,36 +16,10 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{clean, flip_trace_field, replay_per_sm, slot_modes_agree};
+use common::{caught_where_predicted, clean, flip_trace_field, lbm_and_spmv as pair, ol_config as config, one, replay_per_sm, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
-
-/// thesis16 under the operand log of `bytes`, with injected faults at `rate`.
-fn config(bytes: u32, rate: f64) -> GpuConfig {
-    let mut c = GpuConfig::preset("thesis16").unwrap();
-    c.faults = FaultScheme::Ol;
-    for g in &mut c.sm {
-        g.oplog_bytes = bytes;
-    }
-    c.inject.rate = rate;
-    c.inject.seed = 5;
-    c.validate().unwrap();
-    c
-}
-
-fn one(kernel: &str, size: u32) -> Workload {
-    let t = format!("description = \"{kernel}\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
-    Workload::parse("one.toml", &t).unwrap()
-}
-
-/// Two kernels sharing the GPU: lbm (stores: two entries each) and spmv (loads).
-fn pair() -> Workload {
-    let t = "description = \"lbm and spmv\"\n\
-        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
-        [[process]]\nname = \"spmv\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 4 }]\n";
-    Workload::parse("pair.toml", t).unwrap()
-}
 
 fn options(backend: Backend, mode: SlotMode, faults: OldataFaults) -> CosimOptions {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
@@ -179,10 +153,8 @@ fn broken_data_arrays_are_caught_where_the_model_predicts() {
     ] {
         for backend in [Backend::RustHdl, Backend::Verilator] {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
-            let m = r.mismatch.unwrap_or_else(|| panic!("{faults:?} on {backend:?} was not caught"));
-            let want: Vec<String> = fields.iter().map(|f| format!("sm[{sm}].oldata.{f}")).collect();
-            assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
-            assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{faults:?} on {backend:?}: expected one of {want:?} among\n{m}");
+            let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+            caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "oldata", sm, at, &fields);
         }
     }
     // Alone in the slots, the RTL drives the GPU: with lane 31's writes dropped, replays

@@ -3,7 +3,7 @@
 //! modes agree, and the broken variants are caught at the SM, clocked cycle and field that a
 //! run of the model alone predicts.
 
-use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
 use mpgpu_ref::workload::Workload;
@@ -14,31 +14,10 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{clean, flip_trace_field, replay_per_sm, slot_modes_agree};
+use common::{caught_where_predicted, clean, flip_trace_field, lbm_and_spmv as pair, ol_config as config, replay_per_sm, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
-
-/// thesis16 under the operand log of `bytes`, with injected faults at `rate`.
-fn config(bytes: u32, rate: f64) -> GpuConfig {
-    let mut c = GpuConfig::preset("thesis16").unwrap();
-    c.faults = FaultScheme::Ol;
-    for g in &mut c.sm {
-        g.oplog_bytes = bytes;
-    }
-    c.inject.rate = rate;
-    c.inject.seed = 5;
-    c.validate().unwrap();
-    c
-}
-
-/// Two kernels sharing the GPU: lbm (stores: two entries each) and spmv (loads).
-fn pair() -> Workload {
-    let t = "description = \"lbm and spmv\"\n\
-        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
-        [[process]]\nname = \"spmv\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 4 }]\n";
-    Workload::parse("pair.toml", t).unwrap()
-}
 
 fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: OplogFaults) -> CosimReport {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
@@ -147,10 +126,7 @@ fn broken_operand_logs_are_caught_where_the_model_predicts() {
     ] {
         for backend in [Backend::RustHdl, Backend::Verilator] {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
-            let m = r.mismatch.unwrap_or_else(|| panic!("{faults:?} on {backend:?} was not caught"));
-            let want = format!("sm[{sm}].oplog.{field}");
-            assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
-            assert!(m.diffs.iter().any(|d| d.field == want), "{faults:?} on {backend:?}: expected {want} among\n{m}");
+            caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "oplog", sm, at, &[field]);
         }
     }
 }

@@ -14,7 +14,7 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{clean, flip_trace_field, replay_per_sm, slot_modes_agree};
+use common::{caught_where_predicted, clean, flip_trace_field, one, replay_per_sm, slot_modes_agree};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -30,11 +30,6 @@ fn config(scheme: FaultScheme, slots: u32, rate: f64) -> GpuConfig {
     c.inject.seed = 5;
     c.validate().unwrap();
     c
-}
-
-fn one(kernel: &str, size: u32) -> Workload {
-    let t = format!("description = \"{kernel}\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
-    Workload::parse("one.toml", &t).unwrap()
 }
 
 fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: RqFaults) -> CosimReport {
@@ -180,10 +175,7 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
     for (faults, cfg, w, sm, at, fields) in want {
         for backend in [Backend::RustHdl, Backend::Verilator] {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
-            let m = r.mismatch.unwrap_or_else(|| panic!("{faults:?} on {backend:?} was not caught"));
-            let want: Vec<String> = fields.iter().map(|f| format!("sm[{sm}].rq.{f}")).collect();
-            assert_eq!(m.cycle, at, "{faults:?} on {backend:?}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
-            assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{faults:?} on {backend:?}: expected one of {want:?} among\n{m}");
+            caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "rq", sm, at, fields);
         }
         if faults.wrong_slot {
             // Alone in the slots, the broken RTL drives the GPU: a replay clears slot 0's

@@ -1452,6 +1452,10 @@ impl Sm {
             // (and the warp whose replay is loaded)
             let loading = self.ol_rbuf.as_ref().is_some_and(|b| b.slot == slot as u32);
             if shown >= 4 && !loading {
+                if shown == 4 {
+                    r += "; ...";
+                    shown += 1;
+                }
                 continue;
             }
             shown += 1;
@@ -1484,6 +1488,9 @@ impl Sm {
             for &s in &b.warp_slots {
                 self.warps[s as usize].as_mut().unwrap().frozen = true;
             }
+            // (the SM looks at it at once: under the operand log its queued replays' logged
+            // operands are read out of the array for the save, from its next cycle)
+            self.wake_at = 0;
         }
     }
 
@@ -1751,7 +1758,9 @@ impl Sm {
         if !from_log && nlog > 0 {
             // The log is written as the registers are read: into the places its issue
             // reserved in the array's write queue.
-            self.ol_wq_res -= nlog as u8;
+            if self.od.is_some() {
+                self.ol_wq_res -= nlog as u8;
+            }
             for (j, &l) in log[..nlog].iter().enumerate() {
                 let data = *logged_operand(&mut self.recs[id as usize].f, j);
                 self.ol_push(l, data);
@@ -1864,6 +1873,11 @@ impl Sm {
     pub fn next_wake(&self, now: u64) -> u64 {
         let mut t = u64::MAX;
         if !self.oread.is_empty() || self.ol_more || !self.ol_wq.is_empty() {
+            t = now + 1;
+        }
+        // (a block to be saved whose logged operands are still to be read out of the array: one
+        // a cycle, from the next)
+        if self.od.is_some() && (0..self.blocks.len() as u32).any(|b| self.ol_save_wanted(now, b) && self.ol_save_entries(b).any(|l| self.ol_saved[l as usize].is_none())) {
             t = now + 1;
         }
         if let Some(c) = self.events.next_time() {
@@ -2331,8 +2345,10 @@ impl Sm {
                 }
                 if e.nlog > 0 {
                     ops = self.ol_rbuf.take().expect("a replay's logged operands read out before it issues").data;
-                    self.ol_load_at = now;
                 }
+                // (the warp's next replay, which the load scan passed over while this one was
+                // its oldest, may be loaded from now on)
+                self.ol_load_at = now;
                 (Some(q), e.log, e.nlog, e.nlog > 0)
             }
             None if self.scheme == FaultScheme::Naive => (None, [0; 3], 0, false),

@@ -160,3 +160,44 @@ pub fn flip_trace_field(dir: &Path, line: usize, field: usize) {
     lines[line] = f.join(" ");
     std::fs::write(dir.join("trace.hex"), lines.join("\n") + "\n").unwrap();
 }
+
+/// One process running `kernel` of the library at `size` (seed 3).
+#[allow(dead_code)]
+pub fn one(kernel: &str, size: u32) -> mpgpu_ref::workload::Workload {
+    let t = format!("description = \"{kernel}\"\n[[process]]\nname = \"{kernel}\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size}, seed = 3 }}]\n");
+    mpgpu_ref::workload::Workload::parse("one.toml", &t).unwrap()
+}
+
+/// Two kernels sharing the GPU: lbm (stores: two log entries each) and spmv (loads).
+#[allow(dead_code)]
+pub fn lbm_and_spmv() -> mpgpu_ref::workload::Workload {
+    let t = "description = \"lbm and spmv\"\n\
+        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
+        [[process]]\nname = \"spmv\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 4 }]\n";
+    mpgpu_ref::workload::Workload::parse("pair.toml", t).unwrap()
+}
+
+/// thesis16 under the operand log of `bytes`, with injected faults at `rate` (seed 5).
+#[allow(dead_code)]
+pub fn ol_config(bytes: u32, rate: f64) -> mpgpu_ref::config::GpuConfig {
+    let mut c = mpgpu_ref::config::GpuConfig::preset("thesis16").unwrap();
+    c.faults = mpgpu_ref::config::FaultScheme::Ol;
+    for g in &mut c.sm {
+        g.oplog_bytes = bytes;
+    }
+    c.inject.rate = rate;
+    c.inject.seed = 5;
+    c.validate().unwrap();
+    c
+}
+
+/// A broken per-SM block's run `r` (`what`: the variant and backend) stopped where a run of the
+/// model alone predicts: at clocked cycle `at` of SM `sm`, with one of `fields` of `block`
+/// (`sm[<sm>].<block>.<field>`) among the differences.
+#[allow(dead_code)]
+pub fn caught_where_predicted(r: &mpgpu_tb::cosim::CosimReport, what: &str, block: &str, sm: usize, at: u64, fields: &[&str]) {
+    let m = r.mismatch.as_ref().unwrap_or_else(|| panic!("{what} was not caught"));
+    let want: Vec<String> = fields.iter().map(|f| format!("sm[{sm}].{block}.{f}")).collect();
+    assert_eq!(m.cycle, at, "{what}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
+    assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{what}: expected one of {want:?} among\n{m}");
+}
