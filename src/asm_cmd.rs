@@ -1,4 +1,5 @@
-//! `mpgpu asm`: assemble a file and report its kernels (or print them back).
+//! `mpgpu asm`: assemble a file and report its kernels (or print them back, or with the phase
+//! specifiers the placement pass puts in them).
 
 use anyhow::{anyhow, Context, Result};
 use std::path::PathBuf;
@@ -7,16 +8,29 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct AsmArgs {
     file: PathBuf,
+    /// Print the program back in canonical form.
     #[arg(long)]
     disasm: bool,
+    /// Replace each kernel's `phase` specifiers with those the placement pass puts by Zorua's
+    /// rule (25 % change in live registers or scratchpad, 10 instructions apart, no divergence;
+    /// docs/zorua.md) and print it back, with a line per kernel comparing them to the file's.
+    #[arg(long, conflicts_with = "disasm")]
+    place_phases: bool,
 }
 
 pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
-    let AsmArgs { file, disasm } = a;
+    let AsmArgs { file, disasm, place_phases } = a;
     let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
     for k in &ks {
-        if disasm {
+        if place_phases {
+            use mpgpu_ref::phases::{place, rewrite, without_phases};
+            let placed = place(&without_phases(k), k.shared_bytes);
+            let file = k.phases().iter().map(|&(_, r, s)| format!("{r},{s}")).collect::<Vec<_>>().join(" ");
+            let ours = placed.iter().map(|p| format!("{}({}),{}", p.regs, p.live, p.smem)).collect::<Vec<_>>().join(" ");
+            println!("// kernel `{}`: the file's specifiers [{file}]; placed [{ours}] (registers: highest live + 1, and in brackets the most live at once)", k.name);
+            print!("{}", mpgpu_ref::disassemble(&rewrite(k, &placed)));
+        } else if disasm {
             print!("{}", mpgpu_ref::disassemble(k));
         } else {
             println!(

@@ -100,3 +100,16 @@ fn verilog_writes_under_target() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown block `nosuch`"), "{err}");
 }
+
+/// `asm --place-phases` prints each kernel with the pass's phase specifiers, in a form that
+/// assembles again, with a line comparing them to the file's.
+#[test]
+fn asm_places_phase_specifiers_and_prints_a_kernel_that_assembles() {
+    let (code, out, err) = mpgpu(&["asm", "--place-phases", "kernels/reduction.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("// kernel `reduce`: the file's specifiers [7,0 6,2048 4,0]; placed ["), "{out}");
+    let k = mpgpu_ref::assemble_one("placed.s", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert!(k.phases().len() >= 2 && k.phases()[0].0 == 0, "{:?}", k.phases());
+    let (code, _, err) = mpgpu(&["asm", "--place-phases", "--disasm", "kernels/reduction.s"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -126,3 +126,38 @@ fn footprints_span_the_range_and_phases_are_present() {
     assert!(*smem.iter().max().unwrap() >= 8192, "shared range {smem:?}");
     assert!(threads.len() >= 3, "thread range {threads:?}");
 }
+
+/// The phase-placement pass (`mpgpu_ref::phases`, Zorua §4.6) on every library kernel: what it
+/// places keeps its promises (boundaries only where no branch crosses, 10 instructions apart,
+/// every instruction's registers and scratchpad covered), and every application still
+/// verifies with its kernels rewritten with the placed specifiers (branches and labels moved).
+#[test]
+fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies() {
+    use mpgpu_ref::library::Kernels;
+    use mpgpu_ref::phases::{check, place, with_placed_phases, without_phases};
+    use std::sync::Arc;
+    let mut boundaries = 0;
+    for b in library() {
+        let ks = b.kernels().unwrap();
+        let placed = Kernels(
+            ks.0.iter()
+                .map(|k| {
+                    let code = without_phases(k);
+                    let p = place(&code, k.shared_bytes);
+                    check(&code, k.shared_bytes, &p).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+                    boundaries += p.len() - 1;
+                    let w = with_placed_phases(k);
+                    assert_eq!(w.phases().len(), p.len());
+                    assert!(w.phases().iter().all(|&(_, r, s)| (r as u32) <= k.regs && s <= k.shared_bytes), "{}: {:?}", k.name, w.phases());
+                    Arc::new(w)
+                })
+                .collect(),
+        );
+        let size = b.test_sizes[0];
+        let mut p = (b.make)(&placed, size, 1).unwrap();
+        let mut gpu = FuncGpu::new();
+        gpu.run(p.as_mut()).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
+        p.verify(&gpu.mem).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
+    }
+    assert!(boundaries >= 5, "the pass found only {boundaries} phase changes over the library");
+}

@@ -9,6 +9,7 @@ pub mod func;
 pub mod kernel;
 pub mod library;
 pub mod mem;
+pub mod phases;
 pub mod program;
 pub mod slots;
 pub mod soakgen;
