@@ -87,6 +87,11 @@ fn every_preset_and_shipped_workload_is_valid_and_described() {
     let k = GpuConfig::preset("k20c").unwrap();
     assert_eq!((k.num_sms(), k.sm[0].registers, k.sm[0].blocks, k.sm[0].threads, k.memory.dram_bandwidth_gbs), (13, 65536, 16, 2048, 208.0));
     assert_eq!(k.sm[0].shared_configs, vec![16384, 32768, 49152]);
+    // (Zorua's portability study, Table 2: the Fermi-like GPU with the Kepler and Maxwell SMs)
+    for (name, shared) in [("kepler15", 49152), ("maxwell15", 65536)] {
+        let z = GpuConfig::preset(name).unwrap();
+        assert_eq!((z.num_sms(), z.sm[0].warps, z.sm[0].registers, z.sm[0].shared_bytes, z.core_clock_mhz), (15, 64, 65536, shared, 1400.0), "{name}");
+    }
     let h = GpuConfig::preset("heterocore").unwrap();
     assert_eq!((h.sm[0].count, h.sm[1].count, h.sm[0].registers + h.sm[1].registers), (8, 8, 65536));
     let mut sizes = Vec::new();

@@ -500,6 +500,8 @@ impl std::error::Error for ConfigError {}
 pub const PRESETS: &[(&str, &str)] = &[
     ("gtx480", include_str!("../configs/gtx480.toml")),
     ("fermi15", include_str!("../configs/fermi15.toml")),
+    ("kepler15", include_str!("../configs/kepler15.toml")),
+    ("maxwell15", include_str!("../configs/maxwell15.toml")),
     ("k20c", include_str!("../configs/k20c.toml")),
     ("thesis16", include_str!("../configs/thesis16.toml")),
     ("heterocore", include_str!("../configs/heterocore.toml")),
