@@ -15,6 +15,7 @@ pub mod slots;
 pub mod soakgen;
 pub mod timing;
 pub mod workload;
+pub mod zorua;
 pub mod units;
 
 pub use asm::{assemble, assemble_one, disassemble, AsmError, AsmErrors};
