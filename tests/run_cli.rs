@@ -72,7 +72,7 @@ fn bad_configs_name_the_field_and_the_legal_range() {
         assert!(e.contains(want), "error `{e}` lacks `{want}`");
     }
     let e = GpuConfig::from_arg("gtx9000").unwrap_err().to_string();
-    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, k20c, thesis16, heterocore)"), "{e}");
+    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, kepler15, maxwell15, k20c, thesis16, heterocore)"), "{e}");
 }
 
 #[test]
