@@ -404,6 +404,17 @@ struct ReplayLoad {
 /// due (`docs/faults.md` O11).
 const OL_HOLD: u64 = 4;
 
+/// The warp's oldest replay: the one that issues next of its replays.
+fn oldest_replay(w: &HwWarp) -> Option<&IqEntry> {
+    w.iq.iter().find(|e| e.replay.is_some())
+}
+
+/// The cycle from which replay `e` of warp `w` has its logged operands read out of the array:
+/// two cycles before it may issue.
+fn ol_load_from(w: &HwWarp, e: &IqEntry) -> u64 {
+    e.ready_at.max(w.resume_at).saturating_sub(2)
+}
+
 /// A class that stops fetch until the instruction commits (control flow, barriers) and issues
 /// only as its warp's oldest.
 fn ctrl_like(c: Class) -> bool {
@@ -978,18 +989,31 @@ impl Sm {
     /// [`Sm::switch_candidate`]).
     fn ol_save_wanted(&self, now: u64, b: u32) -> bool {
         let Some(blk) = self.blocks[b as usize].as_ref() else { return false };
-        if blk.restoring || !(blk.frozen || self.tb_switch_wait.is_some()) {
+        if blk.restoring {
             return false;
         }
+        if blk.frozen {
+            return blk.warp_slots.iter().all(|&s| self.warps[s as usize].as_ref().unwrap().inflight == 0);
+        }
+        self.tb_switch_wait.is_some_and(|m| self.faults_wait(now, blk).is_some_and(|until| until >= now + m))
+    }
+
+    /// Until when block `blk`'s faults keep it waiting, if it could be switched out now: nothing
+    /// of it in flight, and every warp waits for a fault, at a barrier or has exited (0 when
+    /// none waits for a fault). The test of thread-block switching ([`Sm::switch_candidate`]).
+    fn faults_wait(&self, now: u64, blk: &Block) -> Option<u64> {
         let mut until = 0;
         for &s in &blk.warp_slots {
             let w = self.warps[s as usize].as_ref().unwrap();
-            if w.inflight > 0 || !(blk.frozen || w.resume_at > now || w.w.state != WarpState::Ready) {
-                return false;
+            let faulted = w.resume_at > now;
+            if w.inflight > 0 || !(faulted || w.w.state != WarpState::Ready) {
+                return None;
             }
-            until = until.max(w.resume_at);
+            if faulted {
+                until = until.max(w.resume_at);
+            }
         }
-        blk.frozen || self.tb_switch_wait.is_some_and(|m| until >= now + m)
+        Some(until)
     }
 
     /// The data array's part of a cycle, before the operand reads: the entry read in the last
@@ -1034,11 +1058,11 @@ impl Sm {
             if w.frozen {
                 continue;
             }
-            if let Some(e) = w.iq.iter().find(|e| e.replay.is_some()) {
+            if let Some(e) = oldest_replay(w) {
                 if e.nlog == 0 {
                     continue;
                 }
-                let at = e.ready_at.max(w.resume_at).saturating_sub(2);
+                let at = ol_load_from(w, e);
                 if at <= now {
                     return (Some(slot), now);
                 }
@@ -1070,7 +1094,7 @@ impl Sm {
         // warp's dependences, does not keep every other replay of the SM waiting)
         if let Some(b) = &self.ol_rbuf {
             let live = self.warps[b.slot as usize].as_ref().is_some_and(|w| {
-                !w.frozen && w.iq.iter().find(|e| e.replay.is_some()).is_some_and(|e| e.age == b.age && e.ready_at.max(w.resume_at).saturating_sub(2) <= now)
+                !w.frozen && oldest_replay(w).is_some_and(|e| e.age == b.age && ol_load_from(w, e) <= now)
             });
             let held = b.got == b.nlog && now >= b.loaded_at + OL_HOLD;
             let other = held && self.ol_due(now, b.slot + 1, Some(b.slot)).0.is_some();
@@ -1088,7 +1112,7 @@ impl Sm {
             let (due, next) = self.ol_due(now, self.ol_rr, None);
             if let Some(slot) = due {
                 let w = self.warps[slot as usize].as_ref().unwrap();
-                let e = w.iq.iter().find(|e| e.replay.is_some()).unwrap();
+                let e = oldest_replay(w).unwrap();
                 self.ol_rbuf = Some(ReplayLoad { slot, age: e.age, log: e.log, nlog: e.nlog, got: 0, loaded_at: u64::MAX, data: [[0; WARP_SIZE]; 3] });
                 self.ol_rr = (slot + 1) % self.warps.len() as u32;
             }
@@ -1405,20 +1429,8 @@ impl Sm {
             if blk.frozen || blk.restoring {
                 continue;
             }
-            let mut until = 0;
-            let mut ok = true;
-            for &s in &blk.warp_slots {
-                let w = self.warps[s as usize].as_ref().unwrap();
-                let faulted = w.resume_at > now;
-                if w.inflight > 0 || !(faulted || w.w.state != WarpState::Ready) {
-                    ok = false;
-                    break;
-                }
-                if faulted {
-                    until = until.max(w.resume_at);
-                }
-            }
-            if ok && until >= now + min_wait && best.is_none_or(|(_, u)| until > u) && self.ol_log_saved(b as u32) {
+            let Some(until) = self.faults_wait(now, blk) else { continue };
+            if until >= now + min_wait && best.is_none_or(|(_, u)| until > u) && self.ol_log_saved(b as u32) {
                 best = Some((b as u32, until));
             }
         }
@@ -1898,7 +1910,7 @@ impl Sm {
                     // (a replay's logged operands are read out from two cycles before it may
                     // issue)
                     if e.replay.is_some() && e.nlog > 0 && self.od.is_some() {
-                        let at = e.ready_at.max(w.resume_at).saturating_sub(2);
+                        let at = ol_load_from(w, e);
                         if at > now {
                             t = t.min(at);
                         }
