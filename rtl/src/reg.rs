@@ -78,6 +78,13 @@ pub fn any_q<T: Synth>(regs: &[Reg<T>]) -> bool {
 macro_rules! flat_logic {
     ($t:ty) => {
         impl $t {
+            /// The same block with its logic evaluated in every pass: the plain simulation,
+            /// against which tests check the shortcut (not hardware).
+            pub fn plain(mut self) -> Self {
+                self._always = true;
+                self
+            }
+
             pub fn update(&mut self) {
                 // (the first pass always: before it, nothing has been computed; in a pass in
                 // which only the clock changed, the registers and RAMs take what the logic

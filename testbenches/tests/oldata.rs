@@ -16,7 +16,7 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{caught_where_predicted, clean, flip_trace_field, lbm_and_spmv as pair, ol_config as config, one, replay_per_sm, slot_modes_agree};
+use common::{caught_where_predicted, clean, flip_trace_field, lbm_and_spmv as pair, note_first, ol_config as config, one, replay_per_sm, slot_modes_agree, First};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -69,9 +69,6 @@ fn the_data_array_stays_in_lockstep_through_context_saves_and_restores() {
     assert!(res.sm.saved_queued > 0 && res.sm.ol_save_reads > 0, "{} queued instructions saved, {} entries read for saves", res.sm.saved_queued, res.sm.ol_save_reads);
 }
 
-/// Where a broken variant first parts from the model: (GPU cycle, SM, clocked cycle).
-type First = Rc<RefCell<Option<(u64, usize, u64)>>>;
-
 /// The model's unit, recording where each broken RTL would first differ. What an edge does
 /// wrong is seen at the SM's next look at the unit (the state after the edge, or the word read
 /// at it, compared then), dated to the GPU cycle of that look.
@@ -93,12 +90,7 @@ struct Recorder {
 
 impl Recorder {
     fn note(&self, f: &First) -> bool {
-        let mut f = f.borrow_mut();
-        let first = f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s));
-        if first {
-            *f = Some((self.time, self.sm, self.clocked));
-        }
-        first
+        note_first(f, self.time, self.sm, self.clocked)
     }
 }
 
@@ -241,14 +233,7 @@ fn random_stimulus_matches_the_model_and_the_plain_simulation() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let ports = OldataPorts { entries, faults: OldataFaults::default() };
         let rtl = RtlUnit::rust_hdl(ports);
-        let mut slow = mpgpu_tb::rtl::FullSettle::new(
-            {
-                let mut b = ports.block();
-                b._always = true;
-                b
-            },
-            rtl.layout(),
-        );
+        let mut slow = mpgpu_tb::rtl::FullSettle::new(ports.block().plain(), rtl.layout());
         let mut pair = InLoop::with_state(Oldata::new(entries), rtl, 16, Oldata::state, RtlUnit::<OldataPorts>::state);
         let (mut both, mut same, mut nonzero, mut re_alone) = (0, 0, 0, 0);
         let mut prev = In::default();

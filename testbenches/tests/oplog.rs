@@ -179,14 +179,7 @@ fn random_legal_stimulus_keeps_the_block_in_lockstep_with_the_model() {
         let rtl = RtlUnit::rust_hdl(ports);
         // (and the same block simulated without the shortcuts: its logic evaluated in every
         // pass, each settle until nothing changes, the inputs settled before the edge)
-        let mut slow = mpgpu_tb::rtl::FullSettle::new(
-            {
-                let mut b = ports.block();
-                b._always = true;
-                b
-            },
-            rtl.layout(),
-        );
+        let mut slow = mpgpu_tb::rtl::FullSettle::new(ports.block().plain(), rtl.layout());
         let mut pair = InLoop::with_state(Oplog::new(entries as u32), rtl, 16, Oplog::state, RtlUnit::<OplogPorts>::state);
         let mut resident = [false; 16];
         let mut reserved = [0u8; 16];

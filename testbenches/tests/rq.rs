@@ -14,8 +14,7 @@ use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
 use mpgpu_tb::Backend;
 
 mod common;
-use common::{caught_where_predicted, clean, flip_trace_field, one, replay_per_sm, slot_modes_agree};
-use std::cell::RefCell;
+use common::{caught_where_predicted, clean, flip_trace_field, note_first, one, replay_per_sm, slot_modes_agree, First};
 use std::path::Path;
 use std::rc::Rc;
 
@@ -85,9 +84,6 @@ fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_o
     assert!(n.get() > 0, "no faulted slot was freed with its block's context");
 }
 
-/// Where each broken variant first parts from the model: (GPU cycle, SM, clocked cycle).
-type First = Rc<RefCell<Option<(u64, usize, u64)>>>;
-
 /// The model's unit, recording where a broken RTL would first drive different outputs.
 struct Recorder {
     inner: Rq,
@@ -107,10 +103,7 @@ struct Recorder {
 
 impl Recorder {
     fn note(&self, f: &First) {
-        let mut f = f.borrow_mut();
-        if f.is_none_or(|(t, s, _)| (self.time, self.sm) < (t, s)) {
-            *f = Some((self.time, self.sm, self.clocked));
-        }
+        note_first(f, self.time, self.sm, self.clocked);
     }
 }
 
@@ -328,14 +321,7 @@ fn random_stimulus_matches_the_model_and_the_plain_simulation() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let ports = RqPorts { slots, faults: RqFaults::default() };
         let rtl = RtlUnit::rust_hdl(ports);
-        let mut slow = mpgpu_tb::rtl::FullSettle::new(
-            {
-                let mut b = ports.block();
-                b._always = true;
-                b
-            },
-            rtl.layout(),
-        );
+        let mut slow = mpgpu_tb::rtl::FullSettle::new(ports.block().plain(), rtl.layout());
         let mut pair = InLoop::with_state(Rq::new(slots as u32), rtl, 16, Rq::state, RtlUnit::<RqPorts>::state);
         let (mut full, mut replays) = (0, 0);
         for _ in 0..5000 {

@@ -201,3 +201,20 @@ pub fn caught_where_predicted(r: &mpgpu_tb::cosim::CosimReport, what: &str, bloc
     assert_eq!(m.cycle, at, "{what}: caught at clocked cycle {} of its SM, predicted {at} on SM {sm}\n{m}", m.cycle);
     assert!(m.diffs.iter().any(|d| want.contains(&d.field)), "{what}: expected one of {want:?} among\n{m}");
 }
+
+/// Where a broken per-SM block first parts from the model, as a run of the model alone
+/// predicts it: (GPU cycle, SM, clocked cycle of that SM).
+#[allow(dead_code)]
+pub type First = std::rc::Rc<std::cell::RefCell<Option<(u64, usize, u64)>>>;
+
+/// Records (`time`, `sm`, `clocked`) in `f` if it is earlier than what `f` holds (GPU cycle,
+/// then SM); returns whether it was.
+#[allow(dead_code)]
+pub fn note_first(f: &First, time: u64, sm: usize, clocked: u64) -> bool {
+    let mut f = f.borrow_mut();
+    let first = f.is_none_or(|(t, s, _)| (time, sm) < (t, s));
+    if first {
+        *f = Some((time, sm, clocked));
+    }
+    first
+}
