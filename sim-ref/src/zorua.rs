@@ -51,10 +51,16 @@ impl Threshold {
     /// Algorithm 1 at an epoch's end, with the cumulative counters `c_idle` and `c_mem`;
     /// returns the new threshold.
     pub fn epoch_end(&mut self, c_idle: u64, c_mem: u64) -> u32 {
-        let p = self.params;
         let idle = c_idle - self.c_idle_prev;
         let mem = c_mem - self.c_mem_prev;
         (self.c_idle_prev, self.c_mem_prev) = (c_idle, c_mem);
+        self.epoch(idle, mem)
+    }
+
+    /// Algorithm 1 with one epoch's own counts of idle and memory cycles (the deltas);
+    /// returns the new threshold.
+    pub fn epoch(&mut self, idle: u64, mem: u64) -> u32 {
+        let p = self.params;
         if idle > mem + p.c_delta_thresh {
             self.o_thresh = (self.o_thresh + p.o_thresh_step).min(p.o_max);
         } else if mem > idle + p.c_delta_thresh {

@@ -8,3 +8,4 @@ pub mod oplog;
 pub mod rq;
 pub mod prio;
 pub mod scan;
+pub mod zorua;

@@ -5,3 +5,4 @@ pub mod oldata;
 pub mod oplog;
 pub mod rq;
 pub mod sched;
+pub mod zorua;

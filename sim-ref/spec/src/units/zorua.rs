@@ -1,0 +1,168 @@
+//! Interface of Zorua's coordinator and its three mapping tables (model
+//! `mpgpu_ref::units::zorua`): Vijaykumar et al., "Zorua", MICRO 2016, §4.1-§4.5, and the
+//! decisions in `docs/zorua.md`, "The coordinator".
+//!
+//! One instance per SM. The SM gives the coordinator its three events, one per cycle when
+//! `ready`: a block's start (its logical block and warps, and its first phase's needs), a
+//! warp's phase change (a `phase` specifier, or a fence with the current needs), a warp's
+//! arrival at a barrier, a warp's end, a block's end; and, every epoch, the epoch's idle and
+//! memory cycles (Algorithm 1). The coordinator answers with grants: a logical warp becomes
+//! schedulable on a physical warp slot, with its register-set mapping row and its block's
+//! scratchpad mapping row, which the SM uses for every register and scratchpad access the
+//! warp makes until it leaves the schedulable set at its next event (the rows cannot change
+//! meanwhile: a warp's register row changes only while it is not schedulable, and a block's
+//! scratchpad row only grows, by sets no schedulable warp of the block may use yet).
+//!
+//! Cycle behaviour (both sides implement exactly this; `docs/zorua.md`):
+//! - **Idle** (`ready`): an event is taken at the edge. Block start, barrier and epoch take
+//!   one cycle; a phase change to fewer register sets, a warp end and a block end then free
+//!   one set per cycle, highest logical set first.
+//! - **Scan** (after every event but an epoch): one waiting warp examined per cycle, the
+//!   register queue's first, then the scratchpad queue's, then the thread/barrier queue's,
+//!   lowest logical warp first within a queue, each warp once. An examined warp passes as many
+//!   of its remaining queues as it can (incremental: it keeps what it took). If it moved, one
+//!   cycle per set allocated (scratchpad first, then registers; physical sets lowest first,
+//!   then swap) and a finishing cycle follow, in which `grant` is driven if it became
+//!   schedulable. A cycle that finds no warp left to examine ends the scan.
+
+use serde::Serialize;
+
+/// Logical warps per SM at most (the paper's 64, §4.5.1).
+pub const MAX_LWARPS: usize = 64;
+pub const LWARP_BITS: usize = crate::unit::clog2(MAX_LWARPS as u64) as usize;
+/// Logical thread blocks per SM at most (the paper's 16).
+pub const MAX_LBLOCKS: usize = 16;
+pub const LBLOCK_BITS: usize = crate::unit::clog2(MAX_LBLOCKS as u64) as usize;
+/// Registers per thread in a register set (a set is 4 x warp size registers, §4.5.1).
+pub const SET_REGS: u32 = 4;
+/// Logical register sets per warp (64 registers per thread).
+pub const REG_SETS: usize = 16;
+/// Bytes in a scratchpad set.
+pub const SMEM_SET_BYTES: u32 = 1024;
+/// Logical scratchpad sets per block at most (64 KB, Maxwell's scratchpad; the Fermi
+/// configuration's table uses 48).
+pub const SMEM_SETS: usize = 64;
+/// Physical register sets at most (the Kepler and Maxwell presets' 65,536 registers; the Fermi
+/// table's 8-bit entries reach 256).
+pub const MAX_PREG_SETS: usize = 512;
+/// Physical scratchpad sets and physical warp slots at most.
+pub const MAX_PSMEM_SETS: usize = 64;
+pub const MAX_PSLOTS: usize = 64;
+/// The highest threshold, in sixteenths of a resource's physical amount.
+pub const O_MAX: u8 = 16;
+
+/// Register sets a phase of `regs` registers per thread needs.
+pub const fn reg_sets(regs: u32) -> u32 {
+    regs.div_ceil(SET_REGS)
+}
+
+/// Scratchpad sets a phase of `bytes` per block needs.
+pub const fn smem_sets(bytes: u32) -> u32 {
+    bytes.div_ceil(SMEM_SET_BYTES)
+}
+
+/// An event (`In::ev`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Ev {
+    #[default]
+    None,
+    /// Block `block` starts with logical warps `warps`, its first phase needing `regs` per
+    /// thread and `smem` bytes.
+    BlockStart,
+    /// Warp `warp` (schedulable) begins a phase needing `regs` and `smem` (a specifier, or a
+    /// fence with the needs unchanged).
+    Phase,
+    /// Warp `warp` (schedulable) arrives at a barrier: it gives up its physical slot and waits
+    /// in the thread/barrier queue until every warp of its block that has not ended arrives.
+    Barrier,
+    /// Warp `warp` ends: its slot and register sets are freed.
+    WarpEnd,
+    /// Block `block` ends (after its warps): its scratchpad sets are freed.
+    BlockEnd,
+    /// An epoch ended with `idle` idle and `mem` memory cycles (Algorithm 1).
+    Epoch,
+}
+
+/// Sampled every clocked cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct In {
+    pub ev: Ev,
+    pub warp: u8,
+    pub block: u8,
+    pub warps: u64,
+    /// Registers per thread (0..=64) and scratchpad bytes per block of the phase.
+    pub regs: u8,
+    pub smem: u32,
+    /// Epoch statistics.
+    pub idle: u16,
+    pub mem: u16,
+}
+
+/// Driven every clocked cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Out {
+    /// An event is taken this cycle.
+    pub ready: bool,
+    /// Logical warp `grant_warp` becomes schedulable on physical slot `grant_slot`.
+    pub grant: bool,
+    pub grant_warp: u8,
+    pub grant_slot: u8,
+    /// Its register mapping row: set `s` is physical (bit `s` of `reg_phys`) at physical set
+    /// `reg_set[s]`, or in swap. Sets at or above its phase's need are unallocated (0).
+    pub reg_phys: u16,
+    pub reg_set: [u16; REG_SETS],
+    /// Its block's scratchpad mapping row, likewise.
+    pub smem_phys: u64,
+    #[serde(with = "serde_big_array")]
+    pub smem_set: [u8; SMEM_SETS],
+    /// The oversubscription threshold.
+    pub o_thresh: u8,
+}
+
+impl Default for Out {
+    fn default() -> Self {
+        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], o_thresh: 0 }
+    }
+}
+
+mod serde_big_array {
+    use serde::Serializer;
+    pub fn serialize<S: Serializer>(a: &[u8; super::SMEM_SETS], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(a.iter())
+    }
+}
+
+/// The architectural state compared with the RTL's registers: the queues, the counters, the
+/// threshold and the per-warp and per-block bookkeeping (`warp_info`: block, need and held
+/// register sets, physical slot and its valid bit; `block_info`: need and held scratchpad sets,
+/// warps not ended, warps at the barrier), and the free maps of the three physical resources.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct State {
+    pub tq: u64,
+    pub sq: u64,
+    pub rq: u64,
+    pub sched: u64,
+    pub bar: u64,
+    pub live: u64,
+    pub blocks: u16,
+    pub reg_free: u32,
+    pub reg_swap: u32,
+    pub smem_free: u32,
+    pub smem_swap: u32,
+    pub slots_free: u64,
+    pub o_thresh: u8,
+    pub warp_info: Vec<u32>,
+    pub block_info: Vec<u32>,
+    pub reg_map_free: Vec<u64>,
+    pub smem_map_free: u64,
+}
+
+/// `warp_info` of a warp.
+pub fn pack_warp(block: u8, need: u8, held: u8, slot: Option<u8>) -> u32 {
+    (block as u32) << 24 | (need as u32) << 16 | (held as u32) << 8 | slot.map_or(0, |s| 0x80 | s as u32)
+}
+
+/// `block_info` of a block.
+pub fn pack_block(need: u8, held: u8, warps: u8, arrived: u8) -> u32 {
+    (need as u32) << 24 | (held as u32) << 16 | (warps as u32) << 8 | arrived as u32
+}

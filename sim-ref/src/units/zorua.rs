@@ -1,0 +1,939 @@
+//! Zorua's coordinator and mapping tables as a unit (interface `mpgpu_spec::units::zorua`):
+//! Vijaykumar et al., "Zorua", MICRO 2016, §4.2-§4.5, with the decisions of `docs/zorua.md`,
+//! "The coordinator". One per SM.
+//!
+//! The three queues hold the logical warps waiting for resources: the thread/barrier queue
+//! (a physical warp slot, and for a warp at a barrier its whole block's arrival), the
+//! scratchpad queue (its block's scratchpad sets for the phase) and the register queue (its
+//! register sets). A warp passes them in that order and keeps what it takes; once past the
+//! register queue it is schedulable. At each event the coordinator scans the waiting warps, the
+//! register queue's first. A set goes to swap when no physical set is free and the threshold
+//! allows (`o_thresh` sixteenths of the resource's physical amount in swap at most), or when
+//! no warp is schedulable (forward progress: swap in global memory has room for every logical
+//! set, so the first warp examined then always gets its sets).
+
+use crate::config::SmConfig;
+use crate::zorua::{ThreshParams, Threshold};
+use bitvec::prelude::*;
+use mpgpu_spec::units::zorua::*;
+use mpgpu_spec::Unit;
+
+/// What the coordinator manages on one SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Logical warps and thread blocks.
+    pub lwarps: u32,
+    pub lblocks: u32,
+    /// Physical register sets (registers / (4 x 32)), scratchpad sets (1 KB) and warp slots.
+    pub reg_sets: u32,
+    pub smem_sets: u32,
+    pub slots: u32,
+    pub thresh: ThreshParams,
+}
+
+impl Geometry {
+    /// The geometry of an SM of configuration `c`: the paper's 64 logical warps and 16 logical
+    /// blocks, and the SM's physical registers, scratchpad and warp slots.
+    pub fn of(c: &SmConfig) -> Result<Geometry, String> {
+        let g = Geometry {
+            lwarps: MAX_LWARPS as u32,
+            lblocks: MAX_LBLOCKS as u32,
+            reg_sets: c.registers / (SET_REGS * 32),
+            smem_sets: c.shared_bytes / SMEM_SET_BYTES,
+            slots: c.warps,
+            thresh: ThreshParams::default(),
+        };
+        g.check()?;
+        Ok(g)
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        let bad = |what: &str, v: u32, lo: u32, hi: usize| {
+            if v < lo || v as usize > hi {
+                Err(format!("Zorua: {what} is {v}, expected {lo}..={hi}"))
+            } else {
+                Ok(())
+            }
+        };
+        bad("the logical warps", self.lwarps, 1, MAX_LWARPS)?;
+        bad("the logical blocks", self.lblocks, 1, MAX_LBLOCKS)?;
+        bad("the physical register sets (registers / 128)", self.reg_sets, 1, MAX_PREG_SETS)?;
+        bad("the physical scratchpad sets (shared_bytes / 1024)", self.smem_sets, 1, MAX_PSMEM_SETS)?;
+        bad("the physical warp slots", self.slots, 1, MAX_PSLOTS)?;
+        if self.slots > self.lwarps {
+            return Err(format!("Zorua: {} physical warp slots but {} logical warps", self.slots, self.lwarps));
+        }
+        Ok(())
+    }
+}
+
+/// Test-only broken variants (`docs/zorua.md`, "Broken variants").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Broken {
+    /// The rescan starts from the thread/barrier queue.
+    pub rescan_from_thread: bool,
+    /// A warp's end frees its block's scratchpad.
+    pub smem_at_warp_end: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Free {
+    /// Warp `w`'s register sets down to `to`.
+    Regs { w: u8, to: u8 },
+    /// Block `b`'s scratchpad sets, all; `end`: the block ends when they are freed.
+    Smem { b: u8, end: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Idle,
+    /// Freeing sets, one per cycle, highest first; then `then` (a block's scratchpad after a
+    /// broken warp end), then a scan.
+    Free(Free, Option<Free>),
+    /// Scanning; `seen`: the warps examined in this scan.
+    Scan { seen: u64 },
+    /// Allocating warp `w`'s sets, one per cycle: `smem` scratchpad sets then `regs` register
+    /// sets, of which the first `smem_phys` and `regs_phys` physical.
+    Alloc { w: u8, smem: u8, smem_phys: u8, regs: u8, regs_phys: u8, grant: bool, seen: u64 },
+    /// The warp's tables are written; `grant`: it becomes schedulable.
+    Finish { w: u8, grant: bool, seen: u64 },
+}
+
+/// One SM's coordinator.
+#[derive(Clone, Debug)]
+pub struct Coord {
+    g: Geometry,
+    pub broken: Broken,
+    th: Threshold,
+    tq: u64,
+    sq: u64,
+    rq: u64,
+    sched: u64,
+    bar: u64,
+    live: u64,
+    blocks: u16,
+    wblock: [u8; MAX_LWARPS],
+    rneed: [u8; MAX_LWARPS],
+    rheld: [u8; MAX_LWARPS],
+    slot: [Option<u8>; MAX_LWARPS],
+    sneed: [u8; MAX_LBLOCKS],
+    sheld: [u8; MAX_LBLOCKS],
+    nwarps: [u8; MAX_LBLOCKS],
+    narr: [u8; MAX_LBLOCKS],
+    /// Free maps (1: free) and their counts; sets in swap.
+    reg_map: BitVec<u64>,
+    smem_map: BitVec<u64>,
+    slot_map: BitVec<u64>,
+    reg_free: u32,
+    reg_swap: u32,
+    smem_free: u32,
+    smem_swap: u32,
+    /// The mapping tables: an entry is its physical set, with bit 15 (registers) or bit 7
+    /// (scratchpad) set when physical; allocated iff below the warp's or block's held count.
+    rtab: Vec<[u16; REG_SETS]>,
+    stab: Vec<[u8; SMEM_SETS]>,
+    step: Step,
+    /// The SM broke the protocol (an event while busy, a phase change of a warp that is not
+    /// schedulable, ...): the first time.
+    error: Option<String>,
+    /// Counters for reports: grants, sets allocated physical and in swap, forward-progress
+    /// grants past the threshold.
+    pub grants: u64,
+    pub reg_allocs: [u64; 2],
+    pub smem_allocs: [u64; 2],
+    pub valve_grants: u64,
+}
+
+const REG_VALID: u16 = 0x8000;
+const SMEM_VALID: u8 = 0x80;
+
+fn bits(m: u64) -> impl Iterator<Item = usize> {
+    let mut m = m;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
+}
+
+/// A free map as 64-bit words, bits past its length zero.
+fn words(m: &BitVec<u64>) -> Vec<u64> {
+    m.chunks(64).map(|c| c.load_le::<u64>()).collect()
+}
+
+impl Coord {
+    pub fn new(g: Geometry) -> Coord {
+        g.check().expect("Zorua geometry");
+        let mut c = Coord {
+            g,
+            broken: Broken::default(),
+            th: Threshold::new(g.thresh),
+            tq: 0,
+            sq: 0,
+            rq: 0,
+            sched: 0,
+            bar: 0,
+            live: 0,
+            blocks: 0,
+            wblock: [0; MAX_LWARPS],
+            rneed: [0; MAX_LWARPS],
+            rheld: [0; MAX_LWARPS],
+            slot: [None; MAX_LWARPS],
+            sneed: [0; MAX_LBLOCKS],
+            sheld: [0; MAX_LBLOCKS],
+            nwarps: [0; MAX_LBLOCKS],
+            narr: [0; MAX_LBLOCKS],
+            reg_map: BitVec::new(),
+            smem_map: BitVec::new(),
+            slot_map: BitVec::new(),
+            reg_free: 0,
+            reg_swap: 0,
+            smem_free: 0,
+            smem_swap: 0,
+            rtab: vec![[0; REG_SETS]; MAX_LWARPS],
+            stab: vec![[0; SMEM_SETS]; MAX_LBLOCKS],
+            step: Step::Idle,
+            error: None,
+            grants: 0,
+            reg_allocs: [0; 2],
+            smem_allocs: [0; 2],
+            valve_grants: 0,
+        };
+        c.reset();
+        c
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.g
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Warps schedulable now.
+    pub fn schedulable(&self) -> u64 {
+        self.sched
+    }
+
+    /// Warps waiting in the queues.
+    pub fn waiting(&self) -> u64 {
+        self.tq | self.sq | self.rq
+    }
+
+    pub fn o_thresh(&self) -> u32 {
+        self.th.o_thresh
+    }
+
+    /// Register and scratchpad sets in swap now.
+    pub fn swapped(&self) -> (u32, u32) {
+        (self.reg_swap, self.smem_swap)
+    }
+
+    pub fn state(&self) -> State {
+        let lw = self.g.lwarps as usize;
+        State {
+            tq: self.tq,
+            sq: self.sq,
+            rq: self.rq,
+            sched: self.sched,
+            bar: self.bar,
+            live: self.live,
+            blocks: self.blocks,
+            reg_free: self.reg_free,
+            reg_swap: self.reg_swap,
+            smem_free: self.smem_free,
+            smem_swap: self.smem_swap,
+            slots_free: words(&self.slot_map)[0],
+            o_thresh: self.th.o_thresh as u8,
+            warp_info: (0..lw).map(|w| pack_warp(self.wblock[w], self.rneed[w], self.rheld[w], self.slot[w])).collect(),
+            block_info: (0..self.g.lblocks as usize).map(|b| pack_block(self.sneed[b], self.sheld[b], self.nwarps[b], self.narr[b])).collect(),
+            reg_map_free: words(&self.reg_map),
+            smem_map_free: words(&self.smem_map)[0],
+        }
+    }
+
+    /// Checks that the tables, free maps and counters agree: every physical set and slot is
+    /// either free or held by exactly one allocated entry, and the swap counters count the
+    /// allocated entries in swap.
+    pub fn audit(&self) -> Result<(), String> {
+        fn one(what: &str, free: &BitVec<u64>, free_n: u32, swap_n: u32, held: &mut dyn Iterator<Item = Option<usize>>) -> Result<(), String> {
+            let mut owner = bitvec![u64, Lsb0; 0; free.len()];
+            let mut swap = 0;
+            for e in held {
+                match e {
+                    Some(p) if p >= free.len() || free[p] || owner[p] => return Err(format!("{what}: physical {p} is free, out of range or held twice")),
+                    Some(p) => owner.set(p, true),
+                    None => swap += 1,
+                }
+            }
+            if free.count_ones() as u32 != free_n || owner.count_ones() + free.count_ones() != free.len() || swap != swap_n {
+                return Err(format!("{what}: {} free in the map, {free_n} counted, {} held, {swap} in swap, {swap_n} counted", free.count_ones(), owner.count_ones()));
+            }
+            Ok(())
+        }
+        let lw = self.g.lwarps as usize;
+        let regs = (0..lw).flat_map(|w| self.rtab[w][..self.rheld[w] as usize].iter().map(|&e| (e & REG_VALID != 0).then_some((e & !REG_VALID) as usize)));
+        one("register sets", &self.reg_map, self.reg_free + self.pending_phys().0, self.reg_swap - self.pending_swap().0, &mut regs.into_iter())?;
+        let smem = (0..self.g.lblocks as usize).flat_map(|b| self.stab[b][..self.sheld[b] as usize].iter().map(|&e| (e & SMEM_VALID != 0).then_some((e & !SMEM_VALID) as usize)));
+        one("scratchpad sets", &self.smem_map, self.smem_free + self.pending_phys().1, self.smem_swap - self.pending_swap().1, &mut smem.into_iter())?;
+        let slots = (0..lw).filter_map(|w| self.slot[w].map(|s| Some(s as usize)));
+        one("warp slots", &self.slot_map, self.slot_map.count_ones() as u32, 0, &mut slots.into_iter())?;
+        for w in bits(self.sched) {
+            if self.slot[w].is_none() || self.rheld[w] != self.rneed[w] {
+                return Err(format!("schedulable logical warp {w} lacks a slot or sets"));
+            }
+        }
+        if (self.tq | self.sq | self.rq | self.sched) & !self.live != 0 || self.tq & self.sq != 0 || self.sq & self.rq != 0 || self.tq & self.rq != 0 || self.sched & (self.tq | self.sq | self.rq) != 0 {
+            return Err("a warp is in two queues, or queued and not live".into());
+        }
+        Ok(())
+    }
+
+    /// Sets reserved by an `Alloc` step and not allocated yet: physical (registers,
+    /// scratchpad), and in swap.
+    fn pending_phys(&self) -> (u32, u32) {
+        match self.step {
+            Step::Alloc { smem_phys, regs_phys, .. } => (regs_phys as u32, smem_phys as u32),
+            _ => (0, 0),
+        }
+    }
+
+    fn pending_swap(&self) -> (u32, u32) {
+        match self.step {
+            Step::Alloc { smem, smem_phys, regs, regs_phys, .. } => ((regs - regs_phys) as u32, (smem - smem_phys) as u32),
+            _ => (0, 0),
+        }
+    }
+
+    fn fail(&mut self, what: String) {
+        self.error.get_or_insert(what);
+    }
+
+    /// Releases the barrier of block `b` when every warp of it that has not ended waits there.
+    fn check_barrier(&mut self, b: u8) {
+        let bi = b as usize;
+        if self.narr[bi] > 0 && self.narr[bi] >= self.nwarps[bi] {
+            for w in bits(self.bar) {
+                if self.wblock[w] == b {
+                    self.bar &= !(1 << w);
+                }
+            }
+            self.narr[bi] = 0;
+        }
+    }
+
+    fn free_slot(&mut self, w: usize) {
+        if let Some(s) = self.slot[w].take() {
+            self.slot_map.set(s as usize, true);
+        }
+    }
+
+    /// An event, taken in an idle cycle.
+    fn event(&mut self, i: &In) {
+        let scan = Step::Scan { seen: 0 };
+        let w = i.warp as usize;
+        let bit = 1u64.checked_shl(i.warp as u32).unwrap_or(0);
+        let warp_ok = w < self.g.lwarps as usize && self.live & bit != 0;
+        match i.ev {
+            Ev::None => {}
+            Ev::BlockStart => {
+                let b = i.block as usize;
+                let lw_mask = if self.g.lwarps == 64 { u64::MAX } else { (1u64 << self.g.lwarps) - 1 };
+                if b >= self.g.lblocks as usize || self.blocks >> b & 1 != 0 || i.warps == 0 || i.warps & !lw_mask != 0 || i.warps & self.live != 0 {
+                    return self.fail(format!("block start of logical block {b} with warps {:#x}: the block or a warp is in use or out of range", i.warps));
+                }
+                if i.regs as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
+                    return self.fail(format!("block start with {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
+                }
+                self.blocks |= 1 << b;
+                self.live |= i.warps;
+                self.tq |= i.warps;
+                for w in bits(i.warps) {
+                    self.wblock[w] = b as u8;
+                    self.rneed[w] = reg_sets(i.regs as u32) as u8;
+                    self.rheld[w] = 0;
+                    self.slot[w] = None;
+                }
+                self.sneed[b] = smem_sets(i.smem) as u8;
+                self.sheld[b] = 0;
+                self.nwarps[b] = i.warps.count_ones() as u8;
+                self.narr[b] = 0;
+                self.step = scan;
+            }
+            Ev::Phase => {
+                if !warp_ok || self.sched & bit == 0 {
+                    return self.fail(format!("phase change of logical warp {w}, which is not schedulable"));
+                }
+                if i.regs as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
+                    return self.fail(format!("phase change of logical warp {w} to {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
+                }
+                self.sched &= !bit;
+                self.sq |= bit;
+                let b = self.wblock[w] as usize;
+                self.sneed[b] = self.sneed[b].max(smem_sets(i.smem) as u8);
+                let to = reg_sets(i.regs as u32) as u8;
+                self.rneed[w] = to;
+                self.step = if self.rheld[w] > to { Step::Free(Free::Regs { w: w as u8, to }, None) } else { scan };
+            }
+            Ev::Barrier => {
+                if !warp_ok || self.sched & bit == 0 {
+                    return self.fail(format!("barrier arrival of logical warp {w}, which is not schedulable"));
+                }
+                self.sched &= !bit;
+                self.free_slot(w);
+                self.tq |= bit;
+                self.bar |= bit;
+                let b = self.wblock[w];
+                self.narr[b as usize] += 1;
+                self.check_barrier(b);
+                self.step = scan;
+            }
+            Ev::WarpEnd => {
+                if !warp_ok || self.sched & bit == 0 {
+                    return self.fail(format!("end of logical warp {w}, which is not schedulable"));
+                }
+                self.sched &= !bit;
+                self.live &= !bit;
+                self.free_slot(w);
+                let b = self.wblock[w];
+                self.nwarps[b as usize] -= 1;
+                self.check_barrier(b);
+                self.rneed[w] = 0;
+                let smem = (self.broken.smem_at_warp_end && self.sheld[b as usize] > 0).then_some(Free::Smem { b, end: false });
+                self.step = match (self.rheld[w] > 0, smem) {
+                    (true, then) => Step::Free(Free::Regs { w: w as u8, to: 0 }, then),
+                    (false, Some(f)) => Step::Free(f, None),
+                    (false, None) => scan,
+                };
+            }
+            Ev::BlockEnd => {
+                let b = i.block as usize;
+                if b >= self.g.lblocks as usize || self.blocks >> b & 1 == 0 || self.nwarps[b] != 0 {
+                    return self.fail(format!("end of logical block {b}, which is not resident or has warps left"));
+                }
+                self.step = if self.sheld[b] > 0 {
+                    Step::Free(Free::Smem { b: b as u8, end: true }, None)
+                } else {
+                    self.blocks &= !(1 << b);
+                    scan
+                };
+            }
+            Ev::Epoch => {
+                self.th.epoch(i.idle as u64, i.mem as u64);
+            }
+        }
+    }
+
+    /// Frees one set; whether that was the last.
+    fn free_one(&mut self, f: Free) -> bool {
+        match f {
+            Free::Regs { w, to } => {
+                let w = w as usize;
+                let s = self.rheld[w] as usize - 1;
+                let e = std::mem::take(&mut self.rtab[w][s]);
+                if e & REG_VALID != 0 {
+                    self.reg_map.set((e & !REG_VALID) as usize, true);
+                    self.reg_free += 1;
+                } else {
+                    self.reg_swap -= 1;
+                }
+                self.rheld[w] -= 1;
+                self.rheld[w] == to
+            }
+            Free::Smem { b, end } => {
+                let b = b as usize;
+                let s = self.sheld[b] as usize - 1;
+                let e = std::mem::take(&mut self.stab[b][s]);
+                if e & SMEM_VALID != 0 {
+                    self.smem_map.set((e & !SMEM_VALID) as usize, true);
+                    self.smem_free += 1;
+                } else {
+                    self.smem_swap -= 1;
+                }
+                self.sheld[b] -= 1;
+                let last = self.sheld[b] == 0;
+                if last && end {
+                    self.blocks &= !(1 << b);
+                }
+                last
+            }
+        }
+    }
+
+    /// The next warp to examine: the first queue in scan order with a warp not yet seen, its
+    /// lowest.
+    fn candidate(&self, seen: u64) -> Option<usize> {
+        let order = if self.broken.rescan_from_thread { [self.tq, self.sq, self.rq] } else { [self.rq, self.sq, self.tq] };
+        order.iter().map(|q| q & !seen).find(|&q| q != 0).map(|q| q.trailing_zeros() as usize)
+    }
+
+    /// Splits `need` sets into physical and swap: `Some((physical, swap))` when allowed.
+    fn split(&self, need: u32, free: u32, physical: u32, swapped: u32, valve: bool) -> Option<(u32, u32)> {
+        let phys = need.min(free);
+        let swap = need - phys;
+        (swap == 0 || valve || self.th.may_swap(physical, swapped, swap)).then_some((phys, swap))
+    }
+
+    /// Examines warp `w` (in a queue): it passes what it can.
+    fn examine(&mut self, w: usize, seen: u64) {
+        let bit = 1u64 << w;
+        let b = self.wblock[w] as usize;
+        let valve = self.sched == 0;
+        let from_t = self.tq & bit != 0;
+        let mut moved = false;
+        let (mut smem, mut smem_phys, mut regs, mut regs_phys, mut grant) = (0, 0, 0, 0, false);
+        let mut at_t = from_t;
+        if from_t && self.bar & bit == 0 {
+            if let Some(s) = self.slot_map.first_one() {
+                self.slot_map.set(s, false);
+                self.slot[w] = Some(s as u8);
+                moved = true;
+                at_t = false;
+            }
+        }
+        let mut at_s = !at_t && self.rq & bit == 0;
+        if at_s {
+            let need = self.sneed[b].saturating_sub(self.sheld[b]) as u32;
+            if let Some((p, s)) = self.split(need, self.smem_free, self.g.smem_sets, self.smem_swap, valve) {
+                self.smem_free -= p;
+                self.smem_swap += s;
+                (smem, smem_phys) = (need as u8, p as u8);
+                moved |= need > 0 || self.sq & bit != 0;
+                at_s = false;
+            }
+        }
+        let mut at_r = false;
+        if !at_t && !at_s {
+            let need = self.rneed[w].saturating_sub(self.rheld[w]) as u32;
+            if let Some((p, s)) = self.split(need, self.reg_free, self.g.reg_sets, self.reg_swap, valve) {
+                self.reg_free -= p;
+                self.reg_swap += s;
+                (regs, regs_phys) = (need as u8, p as u8);
+                moved = true;
+                grant = true;
+                if valve && s > 0 {
+                    self.valve_grants += 1;
+                }
+            } else {
+                at_r = true;
+            }
+        }
+        self.tq &= !bit;
+        self.sq &= !bit;
+        self.rq &= !bit;
+        if at_t {
+            self.tq |= bit;
+        } else if at_s {
+            self.sq |= bit;
+        } else if at_r {
+            self.rq |= bit;
+        }
+        self.step = if !moved {
+            Step::Scan { seen }
+        } else if smem + regs > 0 {
+            Step::Alloc { w: w as u8, smem, smem_phys, regs, regs_phys, grant, seen }
+        } else {
+            Step::Finish { w: w as u8, grant, seen }
+        };
+    }
+
+    /// Allocates one set of an `Alloc` step.
+    fn alloc_one(&mut self) {
+        let Step::Alloc { w, mut smem, mut smem_phys, mut regs, mut regs_phys, grant, seen } = self.step else { unreachable!() };
+        let wi = w as usize;
+        if smem > 0 {
+            let b = self.wblock[wi] as usize;
+            let s = self.sheld[b] as usize;
+            self.stab[b][s] = if smem_phys > 0 {
+                let p = self.smem_map.first_one().expect("a free scratchpad set was counted");
+                self.smem_map.set(p, false);
+                smem_phys -= 1;
+                self.smem_allocs[0] += 1;
+                SMEM_VALID | p as u8
+            } else {
+                self.smem_allocs[1] += 1;
+                0
+            };
+            self.sheld[b] += 1;
+            smem -= 1;
+        } else {
+            let s = self.rheld[wi] as usize;
+            self.rtab[wi][s] = if regs_phys > 0 {
+                let p = self.reg_map.first_one().expect("a free register set was counted");
+                self.reg_map.set(p, false);
+                regs_phys -= 1;
+                self.reg_allocs[0] += 1;
+                REG_VALID | p as u16
+            } else {
+                self.reg_allocs[1] += 1;
+                0
+            };
+            self.rheld[wi] += 1;
+            regs -= 1;
+        }
+        self.step = if smem + regs > 0 { Step::Alloc { w, smem, smem_phys, regs, regs_phys, grant, seen } } else { Step::Finish { w, grant, seen } };
+    }
+}
+
+impl Unit for Coord {
+    type In = In;
+    type Out = Out;
+
+    fn reset(&mut self) {
+        let g = self.g;
+        let broken = self.broken;
+        let mut c = Coord { g, broken, th: Threshold::new(g.thresh), step: Step::Idle, error: None, ..self.clone() };
+        (c.tq, c.sq, c.rq, c.sched, c.bar, c.live, c.blocks) = (0, 0, 0, 0, 0, 0, 0);
+        c.wblock = [0; MAX_LWARPS];
+        c.rneed = [0; MAX_LWARPS];
+        c.rheld = [0; MAX_LWARPS];
+        c.slot = [None; MAX_LWARPS];
+        c.sneed = [0; MAX_LBLOCKS];
+        c.sheld = [0; MAX_LBLOCKS];
+        c.nwarps = [0; MAX_LBLOCKS];
+        c.narr = [0; MAX_LBLOCKS];
+        c.reg_map = bitvec![u64, Lsb0; 1; g.reg_sets as usize];
+        c.smem_map = bitvec![u64, Lsb0; 1; g.smem_sets as usize];
+        c.slot_map = bitvec![u64, Lsb0; 1; g.slots as usize];
+        (c.reg_free, c.reg_swap, c.smem_free, c.smem_swap) = (g.reg_sets, 0, g.smem_sets, 0);
+        c.rtab.iter_mut().for_each(|r| *r = [0; REG_SETS]);
+        c.stab.iter_mut().for_each(|r| *r = [0; SMEM_SETS]);
+        (c.grants, c.reg_allocs, c.smem_allocs, c.valve_grants) = (0, [0; 2], [0; 2], 0);
+        *self = c;
+    }
+
+    fn outputs(&self, _i: &In) -> Out {
+        let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, ..Out::default() };
+        if let Step::Finish { w, grant: true, .. } = self.step {
+            let wi = w as usize;
+            o.grant = true;
+            o.grant_warp = w;
+            o.grant_slot = self.slot[wi].unwrap_or(0);
+            for (s, &e) in self.rtab[wi].iter().enumerate() {
+                o.reg_phys |= ((e & REG_VALID != 0) as u16) << s;
+                o.reg_set[s] = e & !REG_VALID;
+            }
+            for (s, &e) in self.stab[self.wblock[wi] as usize].iter().enumerate() {
+                o.smem_phys |= ((e & SMEM_VALID != 0) as u64) << s;
+                o.smem_set[s] = e & !SMEM_VALID;
+            }
+        }
+        o
+    }
+
+    fn clock(&mut self, i: &In) {
+        if i.ev != Ev::None && self.step != Step::Idle {
+            self.fail(format!("event {:?} while the coordinator is busy", i.ev));
+        }
+        match self.step {
+            Step::Idle => self.event(i),
+            Step::Free(f, then) => {
+                if self.free_one(f) {
+                    self.step = match then {
+                        Some(g) => Step::Free(g, None),
+                        None => Step::Scan { seen: 0 },
+                    };
+                }
+            }
+            Step::Scan { seen } => match self.candidate(seen) {
+                Some(w) => self.examine(w, seen | 1 << w),
+                None => self.step = Step::Idle,
+            },
+            Step::Alloc { .. } => self.alloc_one(),
+            Step::Finish { w, grant, seen } => {
+                if grant {
+                    self.sched |= 1 << w;
+                    self.grants += 1;
+                }
+                self.step = Step::Scan { seen };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small SM: 8 logical warps' worth of room on 4 slots, 8 register sets, 4 scratchpad
+    /// sets.
+    fn small() -> Coord {
+        Coord::new(Geometry { lwarps: 64, lblocks: 16, reg_sets: 8, smem_sets: 4, slots: 4, thresh: ThreshParams { o_default: 4, ..ThreshParams::default() } })
+    }
+
+    /// Presents `i` when the coordinator is ready and clocks until it is idle again; returns
+    /// the grants as (cycle after the event was taken, warp, slot, register row's physical
+    /// mask) and the cycles taken.
+    fn run(c: &mut Coord, i: In) -> (Vec<(u32, u8, u8, u16)>, u32) {
+        assert!(c.outputs(&In::default()).ready, "busy");
+        let mut grants = Vec::new();
+        c.clock(&i);
+        let mut t = 1;
+        while !c.outputs(&In::default()).ready {
+            let o = c.outputs(&In::default());
+            if o.grant {
+                grants.push((t, o.grant_warp, o.grant_slot, o.reg_phys));
+            }
+            c.clock(&In::default());
+            t += 1;
+            assert!(t < 10_000, "the coordinator does not return to idle");
+        }
+        assert_eq!(c.error(), None);
+        (grants, t)
+    }
+
+    fn start(block: u8, warps: u64, regs: u8, smem: u32) -> In {
+        In { ev: Ev::BlockStart, block, warps, regs, smem, ..In::default() }
+    }
+
+    fn ev(ev: Ev, warp: u8) -> In {
+        In { ev, warp, ..In::default() }
+    }
+
+    #[test]
+    fn a_block_start_grants_its_warps_one_by_one_with_physical_sets_lowest_first() {
+        let mut c = small();
+        // two warps, 8 registers (2 sets) each, 1 KB of scratchpad
+        let (g, t) = run(&mut c, start(0, 0b11, 8, 1000));
+        // cycle 0 takes the event; warp 0: examine (1), a scratchpad set and 2 register sets
+        // (2-4), finish with the grant (5); warp 1: examine (6), 2 sets (7, 8), grant (9); a
+        // cycle finding none left (10); idle in 11.
+        assert_eq!(g, vec![(5, 0, 0, 0b11), (9, 1, 1, 0b11)]);
+        assert_eq!(t, 11);
+        let s = c.state();
+        assert_eq!((s.sched, s.reg_free, s.smem_free, s.slots_free), (0b11, 4, 3, 0b1100));
+        // the rows: warp 1's sets are physical sets 2 and 3
+        assert_eq!(c.rtab[1][..3], [REG_VALID | 2, REG_VALID | 3, 0]);
+        assert_eq!(c.stab[0][..2], [SMEM_VALID, 0]);
+    }
+
+    #[test]
+    fn registers_oversubscribe_within_the_threshold_and_a_warp_waits_past_it() {
+        let mut c = small();
+        // o_thresh 4/16 of 8 sets: 2 sets may be in swap. Three warps of 12 registers (3 sets):
+        // 8 physical + 1 swap for the first three... the third gets 2 physical and 1 swap.
+        let (g, _) = run(&mut c, start(0, 0b1111, 12, 0));
+        assert_eq!(g.iter().map(|x| (x.1, x.3)).collect::<Vec<_>>(), vec![(0, 0b111), (1, 0b111), (2, 0b011)]);
+        // the fourth needs 3 sets in swap, over the threshold: it waits in the register queue
+        let s = c.state();
+        assert_eq!((s.rq, s.reg_free, s.reg_swap), (0b1000, 0, 1));
+        // warp 0 ends: its 3 physical sets free, and the rescan grants warp 3 on them
+        let (g, _) = run(&mut c, ev(Ev::WarpEnd, 0));
+        assert_eq!(g.iter().map(|x| (x.1, x.3)).collect::<Vec<_>>(), vec![(3, 0b111)]);
+        assert_eq!(c.reg_allocs, [11, 1]);
+    }
+
+    #[test]
+    fn the_rescan_starts_from_the_register_queue() {
+        for broken in [false, true] {
+            let mut c = small();
+            c.broken.rescan_from_thread = broken;
+            c.th.o_thresh = 0;
+            // warps 0..2 of block 0 and warp 3 of block 1 take every slot and 2 sets each
+            run(&mut c, start(0, 0b0111, 8, 0));
+            run(&mut c, start(1, 0b1000, 8, 0));
+            // warp 1 asks for 2 more sets: none is free, it waits in the register queue
+            run(&mut c, In { ev: Ev::Phase, warp: 1, regs: 16, ..In::default() });
+            // warp 4 of block 2 waits for a slot in the thread queue
+            run(&mut c, start(2, 0b1_0000, 8, 0));
+            assert_eq!((c.state().rq, c.state().tq), (0b10, 0b1_0000));
+            // warp 0 ends: a slot and 2 sets free
+            let (g, _) = run(&mut c, ev(Ev::WarpEnd, 0));
+            let s = c.state();
+            if broken {
+                // from the thread queue: warp 4 takes both, warp 1 still waits
+                assert_eq!((g[0].1, s.rq), (4, 0b10));
+            } else {
+                // from the register queue: warp 1 has its sets; warp 4 has the slot and waits
+                // for sets
+                assert_eq!((g[0].1, s.rq), (1, 0b1_0000));
+            }
+            assert_eq!(g.len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_barrier_holds_the_block_until_every_warp_arrives_and_frees_the_slots_meanwhile() {
+        let mut c = small();
+        run(&mut c, start(0, 0b111, 4, 0));
+        run(&mut c, ev(Ev::Barrier, 0));
+        run(&mut c, ev(Ev::Barrier, 2));
+        let s = c.state();
+        assert_eq!((s.sched, s.tq, s.bar, s.slots_free), (0b010, 0b101, 0b101, 0b1101));
+        // a new block's warp may take a freed slot meanwhile
+        let (g, _) = run(&mut c, start(1, 0b1000, 4, 0));
+        assert_eq!((g[0].1, g[0].2), (3, 0));
+        // the last warp arrives: all three pass again, keeping their registers
+        let (g, _) = run(&mut c, ev(Ev::Barrier, 1));
+        assert_eq!(g.iter().map(|x| (x.1, x.2)).collect::<Vec<_>>(), vec![(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(c.reg_allocs, [4, 0]);
+        // an ended warp no longer counts: warps 0 and 2 wait, warp 1 ends, the barrier opens
+        run(&mut c, ev(Ev::Barrier, 0));
+        run(&mut c, ev(Ev::Barrier, 2));
+        let (g, _) = run(&mut c, ev(Ev::WarpEnd, 1));
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0, 2]);
+    }
+
+    #[test]
+    fn scratchpad_is_freed_at_the_blocks_end_not_a_warps() {
+        for broken in [false, true] {
+            let mut c = small();
+            c.broken.smem_at_warp_end = broken;
+            run(&mut c, start(0, 0b11, 4, 2048));
+            assert_eq!(c.state().smem_free, 2);
+            run(&mut c, ev(Ev::WarpEnd, 0));
+            assert_eq!(c.state().smem_free, if broken { 4 } else { 2 });
+            run(&mut c, ev(Ev::WarpEnd, 1));
+            run(&mut c, In { ev: Ev::BlockEnd, block: 0, ..In::default() });
+            let s = c.state();
+            assert_eq!((s.smem_free, s.blocks), (4, 0));
+        }
+    }
+
+    #[test]
+    fn scratchpad_grows_with_the_first_request_and_never_shrinks_before_the_end() {
+        let mut c = small();
+        run(&mut c, start(0, 0b11, 4, 0));
+        // warp 0's phase asks for 3 KB: the block gets 3 sets; warp 1's later phase asks for 1 KB
+        run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 4, smem: 3 * 1024, ..In::default() });
+        assert_eq!(c.state().smem_free, 1);
+        let (g, _) = run(&mut c, In { ev: Ev::Phase, warp: 1, regs: 4, smem: 1024, ..In::default() });
+        assert_eq!(g.len(), 1);
+        run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 4, smem: 0, ..In::default() });
+        assert_eq!(c.state().smem_free, 1);
+    }
+
+    #[test]
+    fn with_no_warp_schedulable_the_first_examined_goes_past_the_threshold() {
+        let mut c = small();
+        c.th.o_thresh = 0;
+        // 12 register sets for one warp on 8: 4 in swap although the threshold allows none
+        let (g, _) = run(&mut c, start(0, 0b1, 48, 0));
+        assert_eq!(g[0].3, 0xff);
+        assert_eq!((c.state().reg_swap, c.valve_grants), (4, 1));
+        // a second warp then waits: one warp is schedulable
+        run(&mut c, start(1, 0b10, 4, 0));
+        assert_eq!(c.state().rq, 0b10);
+        // a phase change freeing sets to 2 (physical 0,1 kept): the waiting warp gets one
+        let (g, _) = run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 8, ..In::default() });
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(c.state().reg_swap, 0);
+    }
+
+    #[test]
+    fn an_epoch_moves_the_threshold_and_the_protocol_is_checked() {
+        let mut c = small();
+        run(&mut c, In { ev: Ev::Epoch, idle: 900, mem: 100, ..In::default() });
+        assert_eq!(c.outputs(&In::default()).o_thresh, 5);
+        run(&mut c, In { ev: Ev::Epoch, idle: 100, mem: 900, ..In::default() });
+        assert_eq!(c.outputs(&In::default()).o_thresh, 4);
+        c.clock(&ev(Ev::Phase, 3));
+        assert!(c.error().unwrap().contains("not schedulable"));
+    }
+
+    /// Random blocks of warps running random phases and barriers against the coordinator,
+    /// as an SM would: every cycle the tables, maps and counters agree, every block ends (no
+    /// deadlock, with the threshold at zero too), and swap, barriers and the forward-progress
+    /// rule were all exercised.
+    #[test]
+    fn random_blocks_all_finish_and_the_tables_stay_consistent() {
+        use rand::{Rng, SeedableRng};
+        for (seed, o) in [(1u64, 2u32), (2, 0), (3, 8)] {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let g = Geometry { lwarps: 64, lblocks: 16, reg_sets: 24, smem_sets: 6, slots: 12, thresh: ThreshParams { o_default: o, ..ThreshParams::default() } };
+            let mut c = Coord::new(g);
+            #[derive(Clone, Copy, Debug)]
+            enum Act {
+                Phase(u8, u32),
+                Bar,
+                End,
+            }
+            let total_blocks = 60;
+            let (mut started, mut ended) = (0, 0);
+            let mut evq: std::collections::VecDeque<In> = Default::default();
+            // per logical warp: (block, program position, cycle of its next action)
+            let mut warp: Vec<Option<(usize, usize, Option<u64>)>> = vec![None; 64];
+            let mut prog: Vec<Vec<Act>> = vec![Vec::new(); 16];
+            let mut alive = [0u32; 16];
+            let mut used_blocks = 0u16;
+            let (mut bars, mut swaps_seen) = (0, false);
+            for now in 0..400_000u64 {
+                // a new block when a logical block and enough logical warps are free
+                let nw = rng.gen_range(1..=8);
+                let free: Vec<usize> = (0..64).filter(|&w| warp[w].is_none()).collect();
+                if started < total_blocks && rng.gen_bool(0.05) && free.len() >= nw {
+                    if let Some(b) = (0..16).find(|&b| used_blocks >> b & 1 == 0) {
+                        let mut p = Vec::new();
+                        for _ in 0..rng.gen_range(1..5) {
+                            p.push(if rng.gen_bool(0.4) { Act::Bar } else { Act::Phase(rng.gen_range(0..=40), rng.gen_range(0..=3) * 1024) });
+                        }
+                        p.push(Act::End);
+                        prog[b] = p;
+                        let mut mask = 0u64;
+                        for &w in &free[..nw] {
+                            warp[w] = Some((b, 0, None));
+                            mask |= 1 << w;
+                        }
+                        alive[b] = nw as u32;
+                        used_blocks |= 1 << b;
+                        started += 1;
+                        evq.push_back(start(b as u8, mask, rng.gen_range(0..=40), rng.gen_range(0..=2) * 1024));
+                    }
+                }
+                // schedulable warps act when their time comes
+                for w in 0..64 {
+                    if let Some((b, pos, Some(at))) = warp[w] {
+                        if at == now {
+                            warp[w] = Some((b, pos + 1, None));
+                            let e = match prog[b][pos] {
+                                Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, regs: r, smem: s, ..In::default() },
+                                Act::Bar => {
+                                    bars += 1;
+                                    ev(Ev::Barrier, w as u8)
+                                }
+                                Act::End => {
+                                    warp[w] = None;
+                                    alive[b] -= 1;
+                                    ev(Ev::WarpEnd, w as u8)
+                                }
+                            };
+                            evq.push_back(e);
+                            if e.ev == Ev::WarpEnd && alive[b] == 0 {
+                                // the block ends after its last warp
+                                evq.push_back(In { ev: Ev::BlockEnd, block: b as u8, ..In::default() });
+                            }
+                        }
+                    }
+                }
+                let o = c.outputs(&In::default());
+                let i = if o.ready { evq.pop_front().unwrap_or_default() } else { In::default() };
+                if i.ev == Ev::BlockEnd {
+                    used_blocks &= !(1 << i.block);
+                    ended += 1;
+                }
+                if o.grant {
+                    let w = o.grant_warp as usize;
+                    let (b, pos, _) = warp[w].expect("a grant to a warp that is not running");
+                    warp[w] = Some((b, pos, Some(now + rng.gen_range(1..20))));
+                }
+                c.clock(&i);
+                swaps_seen |= c.reg_allocs[1] > 0;
+                if let Err(e) = c.audit() {
+                    panic!("seed {seed}, cycle {now}: {e}");
+                }
+                assert_eq!(c.error(), None, "seed {seed}, cycle {now}");
+                if ended == total_blocks {
+                    break;
+                }
+            }
+            assert_eq!(ended, total_blocks, "seed {seed}: blocks left unfinished (deadlock)");
+            assert!(swaps_seen && bars > 50 && c.grants > 300, "seed {seed}: swaps {swaps_seen}, barriers {bars}, grants {}", c.grants);
+            if o == 0 {
+                assert!(c.valve_grants > 0, "with the threshold at zero, only the forward-progress rule swaps");
+            }
+        }
+    }
+}
