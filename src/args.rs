@@ -166,6 +166,10 @@ pub struct VmArgs {
     /// RATE,SEED,LATENCY (cycles until the page is in; default 2000).
     #[arg(long, value_parser = parse_inject)]
     pub inject: Option<mpgpu_ref::config::FaultInjection>,
+    /// How SMs allocate registers, scratchpad and warp slots: `block` (the occupancy rule) or
+    /// `zorua` (Zorua's coordinator and mapping tables, docs/zorua.md).
+    #[arg(long, value_parser = ["block", "zorua"])]
+    pub alloc: Option<String>,
 }
 
 /// `RATE[,SEED[,LATENCY]]` for `--inject`.
@@ -220,6 +224,9 @@ impl VmArgs {
         }
         if let Some(i) = self.inject {
             cfg.inject = i;
+        }
+        if let Some(a) = &self.alloc {
+            cfg.alloc = if a == "zorua" { mpgpu_ref::config::Alloc::Zorua } else { mpgpu_ref::config::Alloc::Block };
         }
         if self.local_faults {
             cfg.paging.local = true;

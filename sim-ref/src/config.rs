@@ -338,6 +338,36 @@ pub struct GpuConfig {
     /// Thread-block switching on a fault (off by default).
     #[serde(default, skip_serializing_if = "TbSwitch::is_off")]
     pub tb_switch: TbSwitch,
+    /// How the SMs allocate registers, scratchpad and warp slots (`block`: by block, the
+    /// occupancy rule; `zorua`: Zorua's coordinator, docs/zorua.md).
+    #[serde(default, skip_serializing_if = "Alloc::is_block")]
+    pub alloc: Alloc,
+}
+
+/// How an SM allocates its on-chip resources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Alloc {
+    /// The baseline: a block gets its whole specification for its whole life (the occupancy
+    /// rule).
+    #[default]
+    Block,
+    /// Zorua (Vijaykumar et al., MICRO 2016): per warp and per phase, through the
+    /// coordinator and its mapping tables, oversubscribed into swap in global memory.
+    Zorua,
+}
+
+impl Alloc {
+    pub fn is_block(&self) -> bool {
+        *self == Alloc::Block
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Alloc::Block => "block",
+            Alloc::Zorua => "zorua",
+        }
+    }
 }
 
 /// Thread-block switching on a fault (Tanasić's thesis §6.4.1, §6.5.3): an SM switches out a
@@ -733,6 +763,17 @@ impl GpuConfig {
             }
             if !(self.paging.local_us.is_finite() && self.paging.local_us > 0.0 && self.paging.local_us <= 1e6) {
                 return Err(format!("field `paging.local_us`: {} is out of range (expected a latency in (0, 1e6] µs)", self.paging.local_us));
+            }
+        }
+        if self.alloc == Alloc::Zorua {
+            for (i, s) in self.sm.iter().enumerate() {
+                if s.pipeline != Pipeline::Gpgpusim {
+                    return Err(format!("field `alloc`: \"zorua\" runs on the GPGPU-Sim-like pipeline (sm[{i}].pipeline = \"gpgpusim\"), not \"thesis\""));
+                }
+                crate::units::zorua::Geometry::of(s).map_err(|e| format!("field `alloc`: sm[{i}]: {e}"))?;
+            }
+            if self.faults != FaultScheme::Stall || self.tb_switch.enabled {
+                return Err(format!("field `alloc`: \"zorua\" is built for faults = \"stall\" without thread-block switching, not faults = \"{}\"", self.faults.name()));
             }
         }
         if self.tb_switch.enabled {

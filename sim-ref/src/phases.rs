@@ -311,6 +311,45 @@ pub fn rewrite(k: &Kernel, placed: &[Placed]) -> Kernel {
 /// included), and every instruction's registers and scratchpad covered by the specifier
 /// placed last before it. Says what is wrong.
 pub fn check(code: &[Inst], shared: u32, placed: &[Placed]) -> Result<(), String> {
+    check_gap(code, shared, placed, 10)
+}
+
+/// The specifiers `k` carries, as the pass would give them (positions in the code without
+/// them); a kernel without one at its start begins with its declared registers and
+/// scratchpad.
+pub fn carried(k: &Kernel) -> Vec<Placed> {
+    let (code, from) = strip(&k.code);
+    let mut placed = Vec::new();
+    let mut next = 0usize;
+    for (pc, i) in k.code.iter().enumerate() {
+        while next < from.len() && from[next] < pc {
+            next += 1;
+        }
+        if let Op::Phase { regs, smem } = i.op {
+            let at = next.min(code.len().saturating_sub(1)) as u32;
+            match placed.last_mut() {
+                Some(p @ Placed { .. }) if p.pc == at => *p = Placed { pc: at, regs, smem, live: regs as u32 },
+                _ => placed.push(Placed { pc: at, regs, smem, live: regs as u32 }),
+            }
+        }
+    }
+    if placed.first().is_none_or(|p| p.pc != 0) {
+        placed.insert(0, Placed { pc: 0, regs: k.regs as u16, smem: k.shared_bytes, live: k.regs });
+    }
+    placed
+}
+
+/// Whether `k`'s own specifiers are enough for Zorua's coordinator to allocate by: each
+/// instruction's occupied registers lie below its phase's register count and its scratchpad
+/// is within its phase's, every specifier stands where no branch crosses (a whole warp
+/// reaches it together and no jump skips it), as [`check`] asks of the pass, without the
+/// 10-instruction spacing.
+pub fn sound(k: &Kernel) -> Result<(), String> {
+    let code = without_phases(k);
+    check_gap(&code, k.shared_bytes, &carried(k), 0)
+}
+
+fn check_gap(code: &[Inst], shared: u32, placed: &[Placed], gap: usize) -> Result<(), String> {
     let need = needs(code);
     let ok = may_begin_phase(code);
     if !code.is_empty() && placed.first().map(|p| p.pc) != Some(0) {
@@ -327,7 +366,7 @@ pub fn check(code: &[Inst], shared: u32, placed: &[Placed]) -> Result<(), String
             if !ok[pc] {
                 return Err(format!("a specifier at instruction {pc}, where no phase may begin"));
             }
-            if pc - last < 10 {
+            if pc - last < gap {
                 return Err(format!("a specifier at instruction {pc}, {} after the last boundary", pc - last));
             }
             last = pc;

@@ -308,6 +308,9 @@ pub struct RunResult {
     /// SMs the scheduling framework preempted and blocks it restored (0 without it).
     pub preemptions: u64,
     pub restores: u64,
+    /// Zorua's counters, summed over the SMs (`alloc = "zorua"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zorua: Option<super::sm::ZoruaStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -333,6 +336,33 @@ pub struct LaunchResult {
 }
 
 impl Gpu {
+    /// Zorua's counters summed over the SMs (the threshold: the mean's floor).
+    pub fn zorua_stats(&self) -> Option<super::sm::ZoruaStats> {
+        let all: Vec<_> = self.sms.iter().filter_map(|s| s.zorua_stats()).collect();
+        let mut t = all.first()?.clone();
+        for s in &all[1..] {
+            t.events += s.events;
+            t.grants += s.grants;
+            for k in 0..2 {
+                t.reg_sets[k] += s.reg_sets[k];
+                t.smem_sets[k] += s.smem_sets[k];
+                t.reg_accesses[k] += s.reg_accesses[k];
+                t.smem_accesses[k] += s.smem_accesses[k];
+                t.thresh_moves[k] += s.thresh_moves[k];
+            }
+            t.swap_reads += s.swap_reads;
+            t.swap_writes += s.swap_writes;
+            t.valve_grants += s.valve_grants;
+            t.sched_warp_cycles += s.sched_warp_cycles;
+            t.waiting_warp_cycles += s.waiting_warp_cycles;
+            t.c_idle += s.c_idle;
+            t.c_mem += s.c_mem;
+            t.o_thresh += s.o_thresh;
+        }
+        t.o_thresh /= all.len() as u32;
+        Some(t)
+    }
+
     pub fn new(cfg: &GpuConfig) -> Gpu {
         Gpu::with_dispatcher(cfg, Box::new(Fcfs::default()))
     }
@@ -362,11 +392,22 @@ impl Gpu {
                 id += 1;
             }
         }
+        let mut gmem = GlobalMem::new();
+        if cfg.alloc == crate::config::Alloc::Zorua {
+            // Each SM's coordinator, and its swap areas in global memory (outside every
+            // process's allocations; docs/zorua.md, "Swap").
+            for sm in &mut sms {
+                let (unit, geom) = Sm::zorua_model(sm.config()).expect("validated configuration");
+                let regs = gmem.alloc(geom.lwarps * super::sm::REG_SWAP_BYTES);
+                let smem = gmem.alloc(geom.lblocks * super::sm::SMEM_SWAP_BYTES);
+                sm.set_zorua(unit, geom, regs, smem);
+            }
+        }
         Gpu {
             cfg: cfg.clone(),
             sms,
             mem: MemSys::new(cfg),
-            gmem: GlobalMem::new(),
+            gmem,
             now: 0,
             launches: Vec::new(),
             procs: Vec::new(),
@@ -443,6 +484,9 @@ impl Gpu {
     ) -> Result<Gpu, String> {
         if cfg.tb_switch.enabled {
             return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
+        }
+        if cfg.alloc != crate::config::Alloc::Block {
+            return Err(format!("--alloc {} runs with the baseline dispatcher for now, not the scheduling framework (--policy): see docs/zorua.md", cfg.alloc.name()));
         }
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
@@ -679,8 +723,11 @@ impl Gpu {
 
     fn submit(&mut self, p: usize, l: Launch) -> Result<(), SimError> {
         l.validate().map_err(SimError::BadLaunch)?;
+        let mut l = l;
         let f = l.kernel.footprint();
-        if !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
+        if self.cfg.alloc == crate::config::Alloc::Zorua {
+            l = self.zorua_launch(p, l)?;
+        } else if !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
             return Err(SimError::BadLaunch(format!(
                 "kernel `{}` of process `{}`: one block ({} threads, {} registers/thread, {} B shared) fits on no SM of `{}`",
                 l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name
@@ -723,6 +770,27 @@ impl Gpu {
             *dirty = true;
         }
         Ok(())
+    }
+
+    /// A launch under Zorua: within the coordinator's logical limits, and with phase
+    /// specifiers it can allocate by: the kernel's own when they are sound
+    /// ([`crate::phases::sound`]), else the compiler pass's (docs/zorua.md, "Which specifiers").
+    fn zorua_launch(&mut self, p: usize, mut l: Launch) -> Result<Launch, SimError> {
+        use mpgpu_spec::units::zorua::{MAX_LWARPS, REG_SETS, SET_REGS, SMEM_SETS, SMEM_SET_BYTES};
+        let k = &l.kernel;
+        let bad = |what: String| Err(SimError::BadLaunch(format!("kernel `{}` of process `{}` under --alloc zorua: {what}", k.name, self.procs[p].name)));
+        if k.warps() as usize > MAX_LWARPS {
+            return bad(format!("{} warps per block, more than the {MAX_LWARPS} logical warps of an SM", k.warps()));
+        }
+        let max_regs = REG_SETS as u32 * SET_REGS;
+        let max_smem = SMEM_SETS as u32 * SMEM_SET_BYTES;
+        if k.regs > max_regs || k.shared_bytes > max_smem {
+            return bad(format!("{} registers per thread and {} B of scratchpad per block; the mapping tables take at most {max_regs} and {max_smem}", k.regs, k.shared_bytes));
+        }
+        if crate::phases::sound(k).is_err() {
+            l.kernel = Arc::new(crate::phases::with_placed_phases(k));
+        }
+        Ok(l)
     }
 
     fn all_done(&self) -> bool {
@@ -891,6 +959,9 @@ impl Gpu {
                 return Err(SimError::Cosim { cycle, detail });
             }
             if let Some((cycle, detail)) = sm.od_edge(now) {
+                return Err(SimError::Cosim { cycle, detail });
+            }
+            if let Some((cycle, detail)) = sm.zorua_error() {
                 return Err(SimError::Cosim { cycle, detail });
             }
             changed |= std::mem::take(&mut sm.ol_room_changed);
@@ -1323,6 +1394,7 @@ impl Gpu {
             stepped_cycles: self.stepped_cycles,
             preemptions: self.fw().map_or(0, |d| d.preemptions),
             restores: self.fw().map_or(0, |d| d.restores),
+            zorua: self.zorua_stats(),
         }
     }
 }

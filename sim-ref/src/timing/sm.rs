@@ -40,6 +40,9 @@ use super::wheel::Wheel;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+mod zorua;
+pub use zorua::{ZoruaStats, REG_SWAP_BYTES, SMEM_SWAP_BYTES};
+
 /// Scoreboard bits: general registers 0..255, predicates 256..263.
 pub type RegMask = [u64; 5];
 
@@ -710,6 +713,10 @@ pub struct Sm {
     /// Thread-block switching on faults is on, switching out blocks whose faults take at
     /// least this many more cycles (the blocks whose logged operands are read out for a save).
     pub tb_switch_wait: Option<u64>,
+    /// Zorua (`alloc = "zorua"`): the coordinator and what the SM keeps of its grants
+    /// (`sm/zorua.rs`), and register values on their way to swap.
+    zorua: Option<Box<zorua::ZSm>>,
+    z_swap_data: Vec<(u32, Vec<u32>)>,
 }
 
 impl Sm {
@@ -789,6 +796,8 @@ impl Sm {
             ol_wait: std::cell::Cell::new(0),
             tb_check: false,
             tb_switch_wait: None,
+            zorua: None,
+            z_swap_data: Vec::new(),
         }
     }
 
@@ -807,6 +816,9 @@ impl Sm {
 
     /// Whether one more block of `l` fits next to what is resident.
     pub fn fits(&self, l: &Launch) -> bool {
+        if self.zorua.is_some() {
+            return self.z_fits(l);
+        }
         let f = l.kernel.footprint();
         let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
         let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
@@ -829,7 +841,7 @@ impl Sm {
             let p = p.borrow();
             p.unit.outputs(&p.pending).returning | p.pending.release
         });
-        (0..self.cfg.blocks).find(|&b| self.blocks[b as usize].is_none() && busy >> b & 1 == 0)
+        (0..self.blocks.len() as u32).find(|&b| self.blocks[b as usize].is_none() && busy >> b & 1 == 0)
     }
 
     /// The operand-log partition a block of `l` gets (Tanasić's thesis §6.3.3: the log is
@@ -1212,6 +1224,7 @@ impl Sm {
             for s in &self.scheds {
                 self.stats.stalls[s.reason as usize] += d;
             }
+            self.z_account(d);
             self.stats.warp_cycles += d * self.used_warps as u64;
             if let Some(tl) = &mut self.timeline {
                 tl.add(self.accounted, now, self.used_warps as u64, false);
@@ -1253,7 +1266,8 @@ impl Sm {
         for w in ctx.warps {
             let slot = self.warps.iter().position(Option::is_none).expect("no free warp slot: check fits() first") as u32;
             let sched = (slot % self.cfg.schedulers) as usize;
-            let live = w.state != WarpState::Done;
+            // (under Zorua a warp joins its scheduler when the coordinator grants it)
+            let live = w.state != WarpState::Done && self.zorua.is_none();
             if live {
                 self.scheds[sched].warps.push(slot);
             }
@@ -1356,6 +1370,9 @@ impl Sm {
         self.wake_at = now;
         for sc in &mut self.scheds {
             sc.wake = sc.wake.min(now);
+        }
+        if self.zorua.is_some() {
+            self.z_block_start(bslot as u32, &self.blocks[bslot].as_ref().unwrap().warp_slots.clone());
         }
         let kinds = self.resident_launches().len() as u32;
         self.stats.max_kernels_resident = self.stats.max_kernels_resident.max(kinds);
@@ -1548,7 +1565,8 @@ impl Sm {
     }
 
     fn free_warp(&mut self, slot: u32) -> HwWarp {
-        let sched = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
+        let s = self.sched_of(slot);
+        let sched = &mut self.scheds[s];
         sched.warps.retain(|&w| w != slot);
         sched.fetch.retain(|&w| w != slot);
         if sched.last == Some(slot) {
@@ -1584,7 +1602,8 @@ impl Sm {
         let Some(blk) = self.blocks[bslot as usize].as_mut() else {
             return;
         };
-        if blk.running > 0 && blk.at_barrier == blk.running {
+        // (under Zorua the coordinator releases a barrier: its grants)
+        if blk.running > 0 && blk.at_barrier == blk.running && self.zorua.is_none() {
             blk.at_barrier = 0;
             for &s in &blk.warp_slots {
                 if let Some(w) = self.warps[s as usize].as_mut() {
@@ -1608,6 +1627,10 @@ impl Sm {
             w.w.state == WarpState::Done && w.inflight == 0
         });
         if drained {
+            if self.zorua.is_some() {
+                let slots = blk.warp_slots.clone();
+                self.z_block_end(bslot, &slots);
+            }
             let blk = self.blocks[bslot as usize].take().unwrap();
             for &s in &blk.warp_slots {
                 self.free_warp(s);
@@ -1623,6 +1646,11 @@ impl Sm {
     /// store's line is acknowledged.
     pub fn mem_response(&mut self, now: u64, tag: u32) {
         if tag & KIND_MASK == CONTEXT_TAG {
+            return;
+        }
+        if tag & KIND_MASK == zorua::SWAP_TAG || tag & KIND_MASK == zorua::SWAP_WRITE_TAG {
+            self.wake_at = self.wake_at.min(now);
+            self.z_swap_response(now, tag);
             return;
         }
         // (an acknowledgement can end a block: occupancy is accounted up to here first)
@@ -1677,7 +1705,8 @@ impl Sm {
     pub fn mem_perform(&mut self, now: u64, tag: u32, line: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
         let id = tag & !KIND_MASK;
         match tag & KIND_MASK {
-            CONTEXT_TAG => Ok(()),
+            // (swap traffic moves no instruction's data: docs/zorua.md, "Swap")
+            CONTEXT_TAG | zorua::SWAP_TAG | zorua::SWAP_WRITE_TAG => Ok(()),
             ATOMIC_TAG | STORE_TAG => self.perform_line(id, line, gmem),
             _ => {
                 let m = &mut self.mshrs[id as usize];
@@ -1814,7 +1843,8 @@ impl Sm {
         }
         self.tb_check = true;
         self.free_recs.push(id);
-        let sc = &mut self.scheds[(slot % self.cfg.schedulers) as usize];
+        let sc = self.sched_of(slot);
+        let sc = &mut self.scheds[sc];
         sc.wake = sc.wake.min(now);
         let w = self.warps[slot as usize].as_mut().unwrap();
         w.inflight -= 1;
@@ -1829,8 +1859,11 @@ impl Sm {
             w.fetch_at = now + 1;
             self.wake_at = self.wake_at.min(now + 1);
         }
-        if w.w.state == WarpState::Done {
-            let blk = w.block;
+        let (done, blk) = (w.w.state == WarpState::Done, w.block);
+        if w.inflight == 0 && self.zorua.is_some() {
+            self.z_flush(now, slot);
+        }
+        if done {
             self.check_block(now, blk);
         }
     }
@@ -1942,7 +1975,7 @@ impl Sm {
                 t = t.min(f);
             }
         }
-        t
+        t.min(self.z_wake(now))
     }
 
     /// One cycle. Returns whether anything was fetched or issued.
@@ -1967,7 +2000,16 @@ impl Sm {
                 SmEv::Writeback(id) => self.write_back(now, id),
                 SmEv::Access(id, line) => self.perform_access(id, line, gmem)?,
                 SmEv::Shared(id) => {
-                    self.perform(id, u32::MAX, gmem)?;
+                    if self.zorua.is_some() {
+                        // (under Zorua the words live where the block's scratchpad row says)
+                        let r = &self.recs[id as usize];
+                        let (b, ad, lanes) = (r.bslot, r.f.addr, r.f.exec);
+                        self.z_shared(b, &ad, lanes, true, gmem);
+                        self.perform(id, u32::MAX, gmem)?;
+                        self.z_shared(b, &ad, lanes, false, gmem);
+                    } else {
+                        self.perform(id, u32::MAX, gmem)?;
+                    }
                     self.write_back(now, id);
                 }
                 SmEv::Line(id, line, kind) => self.late_line(now, id, line, kind, gmem, mem)?,
@@ -1980,6 +2022,7 @@ impl Sm {
         }
         due.clear();
         self.drained = due;
+        self.z_cycle(now, gmem);
         let active = if self.ooo { self.ooo_cycle(now, mem)? } else { self.inorder_cycle(now, mem)? };
         self.accounted = self.accounted.max(now + 1);
         self.stats.rq_full += self.rq_full.take();
@@ -1993,6 +2036,7 @@ impl Sm {
         for sc in &self.scheds {
             self.stats.stalls[sc.reason as usize] += 1;
         }
+        self.z_account(1);
         Ok(active)
     }
 
@@ -2638,6 +2682,10 @@ impl Sm {
             WarpState::AtBarrier => return Err((Stall::Barrier, u64::MAX)),
             WarpState::Ready => {}
         }
+        if self.z_swap_waiting(slot) {
+            // (reading its next instruction's sets from swap)
+            return Err((Stall::Memory, u64::MAX));
+        }
         if w.next_issue > now || w.ibuf == 0 {
             let t = if w.ibuf == 0 { now + 1 } else { w.next_issue };
             return Err((Stall::Fetch, t.max(w.next_issue)));
@@ -2721,6 +2769,15 @@ impl Sm {
             self.scheds[s].wake = wake;
             return Ok(false);
         };
+        if self.zorua.is_some() {
+            let d = self.decode(slot);
+            if self.z_swap_before_issue(now, slot, &d, mem) {
+                // (the instruction's sets in swap are read first: the warp waits for them)
+                self.scheds[s].reason = Stall::Memory;
+                self.scheds[s].wake = now + 1;
+                return Ok(true);
+            }
+        }
         if !self.issue(now, s, slot, mem)? {
             // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
             // longer eligible (until an MSHR frees) and another may issue. Counted as activity
@@ -2766,6 +2823,7 @@ impl Sm {
         let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
         let rec = self.execute(now, s, slot, &d, &plan, mem);
         self.advance_flow(now, s, slot, &d, seq_next);
+        self.z_issued(now, s, slot, d.pc, &d.inst, ev);
         if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
             // Warp Disable: the warp fetches nothing more until this instruction commits, or
             // until its last TLB check (then fetch the cycle after, issue the next).

@@ -67,6 +67,26 @@ impl Geometry {
     }
 }
 
+/// A coordinator in an SM's slot: the model, or (in a co-simulation) its RTL or both.
+pub trait ZoruaSlot: Unit<In = In, Out = Out> {
+    /// The unit broke the protocol (or, in lockstep, disagreed with the model): what.
+    fn halted(&self) -> Option<String>;
+    /// Grants made past the threshold by the forward-progress rule (for reports).
+    fn valve_grants(&self) -> u64 {
+        0
+    }
+}
+
+impl ZoruaSlot for Coord {
+    fn halted(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    fn valve_grants(&self) -> u64 {
+        self.valve_grants
+    }
+}
+
 /// Test-only broken variants (`docs/zorua.md`, "Broken variants").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Broken {

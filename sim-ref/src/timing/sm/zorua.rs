@@ -1,0 +1,604 @@
+//! An SM under Zorua (`alloc = "zorua"`, `docs/zorua.md`): its coordinator unit
+//! ([`crate::units::zorua`]) decides which logical warps are schedulable and where their
+//! registers and their block's scratchpad live; the SM sends it its events and uses its
+//! mapping rows.
+//!
+//! - **Logical and physical.** The SM's warp slots are the coordinator's logical warps (64)
+//!   and its block slots its logical blocks (16). A warp is in a scheduler's list only while
+//!   the coordinator has it schedulable, on the scheduler of its physical slot.
+//! - **Events.** A warp that issues a `phase` specifier (not the one at instruction 0, which
+//!   the block's start carries), a fence, a barrier or its `exit` leaves its scheduler; its
+//!   event goes to the coordinator once its instructions in flight have completed (it then
+//!   frees registers nothing may still write). A block's end follows its warps' ends.
+//!   Events queue in order; the coordinator takes one per cycle when ready. Every epoch the
+//!   SM sends the epoch's idle and memory cycles (Algorithm 1).
+//! - **Data through the tables.** The registers of a warp live, between its events, in the
+//!   SM's physical register file (sets of 4 registers x 32 lanes) or in swap in global memory
+//!   (the set's swap address), as its mapping row says: at an event the warp's registers are
+//!   written to where its row puts them and the warp's working copy is poisoned; at a grant
+//!   the sets it kept are read back from there, and new sets start poisoned. The scratchpad
+//!   lives in the physical scratchpad (1 KB sets) or in swap; each shared access reads and
+//!   writes its sets there through the block's row. A wrong table (a set given twice, a row
+//!   changed under a warp) shows as a wrong answer.
+//! - **Time.** Every instruction's register access goes through the register table (+2
+//!   cycles on its latency), a shared access also through the scratchpad table (+2 more); an
+//!   instruction reading a register or scratchpad set in swap first reads its lines through
+//!   the memory system (bypassing the L1, like context traffic), and one writing such a set
+//!   sends the line write.
+
+use super::*;
+use crate::units::zorua::{Coord, Geometry, ZoruaSlot};
+use mpgpu_spec::units::zorua::{Ev, In as ZIn, Out as ZOut, REG_SETS, SET_REGS, SMEM_SETS, SMEM_SET_BYTES};
+
+/// Poison for registers and scratchpad words whose value is not where the tables say.
+pub(super) const POISON: u32 = 0xDEAD_BEEF;
+/// Swap read lines (`| warp slot`) and swap writes (acknowledgements ignored).
+pub(super) const SWAP_TAG: u32 = 0b011 << 29;
+pub(super) const SWAP_WRITE_TAG: u32 = 0b101 << 29;
+/// Bytes of swap per logical warp's registers (16 sets of 512 B) and per logical block's
+/// scratchpad (64 sets of 1 KB).
+pub const REG_SWAP_BYTES: u32 = REG_SETS as u32 * SET_REGS * 32 * 4;
+pub const SMEM_SWAP_BYTES: u32 = SMEM_SETS as u32 * SMEM_SET_BYTES;
+
+/// What a schedulable warp has from its grant.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Row {
+    pub phys: u16,
+    pub set: [u16; REG_SETS],
+    /// Register sets whose values it holds (kept through events).
+    pub held: u8,
+    pub slot: u8,
+}
+
+/// Zorua's counters on one SM.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ZoruaStats {
+    pub events: u64,
+    pub grants: u64,
+    /// Register and scratchpad sets allocated: physical, in swap.
+    pub reg_sets: [u64; 2],
+    pub smem_sets: [u64; 2],
+    /// Register operand accesses and shared-memory instruction accesses: to physical sets,
+    /// to sets in swap (the paper's physical hit rates, §6.4).
+    pub reg_accesses: [u64; 2],
+    pub smem_accesses: [u64; 2],
+    /// Lines read from and written to swap.
+    pub swap_reads: u64,
+    pub swap_writes: u64,
+    /// Grants past the threshold by the forward-progress rule.
+    pub valve_grants: u64,
+    /// Sum over cycles of schedulable warps not at a barrier (the paper's schedulable warps,
+    /// §6.4, Fig. 12), and of warps waiting in the coordinator's queues.
+    pub sched_warp_cycles: u64,
+    pub waiting_warp_cycles: u64,
+    /// Idle and memory cycles (Algorithm 1's `c_idle`, `c_mem`).
+    pub c_idle: u64,
+    pub c_mem: u64,
+    /// The threshold at the end, and the epochs that moved it up and down.
+    pub o_thresh: u32,
+    pub thresh_moves: [u64; 2],
+}
+
+pub(super) struct ZSm {
+    pub unit: Box<dyn ZoruaSlot>,
+    pub geom: Geometry,
+    /// Events waiting for the coordinator, oldest first.
+    pub evq: VecDeque<ZIn>,
+    /// Per logical warp: its grant's row, its current phase (registers, scratchpad bytes),
+    /// its event waiting for its instructions in flight, its birth order (GTO's age), the
+    /// number of its swap lines outstanding and the pc they were read for.
+    pub rows: Vec<Row>,
+    pub phase: Vec<(u8, u32)>,
+    pub pend: Vec<Option<ZIn>>,
+    pub birth: Vec<u64>,
+    pub swap_wait: Vec<u32>,
+    pub swap_pc: Vec<Option<u32>>,
+    pub births: u64,
+    /// Per logical block: its scratchpad row (physical mask, sets), and the sets its granted
+    /// warps' phases have needed at most.
+    pub srows: Vec<(u64, [u8; SMEM_SETS])>,
+    pub smem_held: Vec<(u8, ())>,
+    /// The physical register file (`[set][register % 4][lane]`) and scratchpad (words).
+    pub prf: Vec<u32>,
+    pub psmem: Vec<u32>,
+    /// Swap areas in global memory: registers, then scratchpad.
+    pub reg_base: u32,
+    pub smem_base: u32,
+    pub next_epoch: u64,
+    pub epoch_idle: u64,
+    pub epoch_mem: u64,
+    pub stats: ZoruaStats,
+    /// The coordinator broke the protocol or contradicted the SM: the first time.
+    pub error: Option<(u64, String)>,
+}
+
+impl ZSm {
+    fn busy(&self) -> bool {
+        !self.evq.is_empty() || !self.unit.outputs(&ZIn::default()).ready
+    }
+}
+
+impl Sm {
+    /// Puts the SM under Zorua with coordinator `unit` (geometry `geom`), its swap areas at
+    /// `reg_base` (64 warps x [`REG_SWAP_BYTES`]) and `smem_base` (16 blocks x
+    /// [`SMEM_SWAP_BYTES`]) in global memory. Call before any block is placed.
+    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32) {
+        assert!(self.is_empty());
+        let (lw, lb) = (geom.lwarps as usize, geom.lblocks as usize);
+        self.warps = (0..lw).map(|_| None).collect();
+        self.blocks = (0..lb).map(|_| None).collect();
+        self.lat.alu_latency += 2;
+        self.lat.sfu_latency += 2;
+        self.lat.shared_latency += 4;
+        self.lat.l1_latency += 2;
+        self.zorua = Some(Box::new(ZSm {
+            unit,
+            geom,
+            evq: VecDeque::new(),
+            rows: vec![Row::default(); lw],
+            phase: vec![(0, 0); lw],
+            pend: vec![None; lw],
+            birth: vec![0; lw],
+            swap_wait: vec![0; lw],
+            swap_pc: vec![None; lw],
+            births: 0,
+            srows: vec![(0, [0; SMEM_SETS]); lb],
+            smem_held: vec![(0, ()); lb],
+            prf: vec![POISON; geom.reg_sets as usize * 128],
+            psmem: vec![POISON; geom.smem_sets as usize * 256],
+            reg_base,
+            smem_base,
+            next_epoch: geom.thresh.epoch,
+            epoch_idle: 0,
+            epoch_mem: 0,
+            stats: ZoruaStats::default(),
+            error: None,
+        }));
+    }
+
+    /// A coordinator model for configuration `c`.
+    pub fn zorua_model(c: &SmConfig) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
+        let g = Geometry::of(c)?;
+        Ok((Box::new(Coord::new(g)), g))
+    }
+
+    pub fn zorua_stats(&self) -> Option<ZoruaStats> {
+        self.zorua.as_ref().map(|z| {
+            let mut s = z.stats.clone();
+            s.o_thresh = z.unit.outputs(&ZIn::default()).o_thresh as u32;
+            s.valve_grants = z.unit.valve_grants();
+            s
+        })
+    }
+
+    /// The coordinator's error, if it broke the protocol: (cycle, what).
+    pub fn zorua_error(&mut self) -> Option<(u64, String)> {
+        self.zorua.as_mut()?.error.take()
+    }
+
+    /// Whether a block of `l` fits under Zorua: a free logical block and enough free logical
+    /// warps.
+    pub(super) fn z_fits(&self, l: &Launch) -> bool {
+        let nw = l.kernel.warps() as usize;
+        self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
+    }
+
+    /// A block was placed in block slot `bslot` with warps `slots`: its warps wait for the
+    /// coordinator, which gets the block's start with the needs of its first phase.
+    pub(super) fn z_block_start(&mut self, bslot: u32, slots: &[u32]) {
+        let z = self.zorua.as_mut().unwrap();
+        let info = &self.blocks[bslot as usize].as_ref().unwrap().info;
+        let k = &info.launch.kernel;
+        let (regs, smem) = match k.code.first().map(|i| i.op) {
+            Some(Op::Phase { regs, smem }) => (regs as u8, smem),
+            _ => (k.regs as u8, k.shared_bytes),
+        };
+        let mut mask = 0u64;
+        for &s in slots {
+            mask |= 1 << s;
+            z.phase[s as usize] = (regs, smem);
+            z.rows[s as usize] = Row::default();
+            z.birth[s as usize] = z.births;
+            z.births += 1;
+            let hw = self.warps[s as usize].as_mut().unwrap();
+            hw.w.regs.fill(POISON);
+        }
+        self.blocks[bslot as usize].as_mut().unwrap().shared.fill(POISON);
+        z.smem_held[bslot as usize] = (0, ());
+        z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, regs, smem, ..ZIn::default() });
+    }
+
+    /// The warp in `slot` issued `inst` at `pc` with outcome `ev`: under Zorua a specifier
+    /// (past instruction 0), fence, barrier or exit takes it off its scheduler and queues its
+    /// event for when its instructions in flight complete.
+    pub(super) fn z_issued(&mut self, now: u64, s: usize, slot: u32, pc: usize, inst: &Inst, ev: Event) {
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        let w = slot as usize;
+        let e = match (ev, inst.op) {
+            (Event::Done, _) => ZIn { ev: Ev::WarpEnd, warp: slot as u8, ..ZIn::default() },
+            (Event::Barrier, _) => ZIn { ev: Ev::Barrier, warp: slot as u8, ..ZIn::default() },
+            (_, Op::Phase { regs, smem }) if pc > 0 => {
+                z.phase[w] = (regs as u8, smem);
+                ZIn { ev: Ev::Phase, warp: slot as u8, regs: regs as u8, smem, ..ZIn::default() }
+            }
+            (_, Op::Membar { .. }) => {
+                let (regs, smem) = z.phase[w];
+                ZIn { ev: Ev::Phase, warp: slot as u8, regs, smem, ..ZIn::default() }
+            }
+            _ => return,
+        };
+        z.pend[w] = Some(e);
+        if ev != Event::Done {
+            let sched = &mut self.scheds[s];
+            sched.warps.retain(|&x| x != slot);
+            sched.fetch.retain(|&x| x != slot);
+            if sched.last == Some(slot) {
+                sched.last = None;
+            }
+            let hw = self.warps[w].as_mut().unwrap();
+            hw.in_fetch = false;
+            hw.ibuf = 0;
+        }
+        self.z_flush(now, slot);
+    }
+
+    /// Sends the warp's waiting event once nothing of it is in flight: its registers go to
+    /// where its row puts them first.
+    pub(super) fn z_flush(&mut self, _now: u64, slot: u32) {
+        let w = slot as usize;
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        let Some(hw) = self.warps[w].as_ref() else {
+            return;
+        };
+        if hw.inflight > 0 || z.pend[w].is_none() {
+            return;
+        }
+        let e = z.pend[w].take().unwrap();
+        // (the sets the warp keeps: all at a barrier or fence, those of the new phase at a
+        // specifier, none at its end)
+        let row = z.rows[w];
+        let keep = match e.ev {
+            Ev::Phase => row.held.min(mpgpu_spec::units::zorua::reg_sets(e.regs as u32) as u8),
+            Ev::WarpEnd => 0,
+            _ => row.held,
+        };
+        let hw = self.warps[w].as_mut().unwrap();
+        let nregs = hw.w.nregs as usize;
+        let mut gmem_writes = Vec::new();
+        for set in 0..keep as usize {
+            for r in set * 4..(set * 4 + 4).min(nregs) {
+                let lanes = &hw.w.regs[r * 32..r * 32 + 32];
+                if row.phys >> set & 1 != 0 {
+                    let at = row.set[set] as usize * 128 + (r % 4) * 32;
+                    z.prf[at..at + 32].copy_from_slice(lanes);
+                } else {
+                    gmem_writes.push((z.reg_base + (w as u32 * REG_SWAP_BYTES) + ((set * 4 + r % 4) * 128) as u32, lanes.to_vec()));
+                }
+            }
+        }
+        hw.w.regs.fill(POISON);
+        z.rows[w].held = keep;
+        z.evq.push_back(e);
+        z.stats.events += 1;
+        self.z_swap_data.extend(gmem_writes);
+        self.wake_at = self.wake_at.min(_now);
+    }
+
+    /// A block's warps have all ended and drained: its end goes to the coordinator after them.
+    pub(super) fn z_block_end(&mut self, bslot: u32, slots: &[u32]) {
+        for &s in slots {
+            self.z_flush(0, s);
+        }
+        if let Some(z) = self.zorua.as_mut() {
+            z.evq.push_back(ZIn { ev: Ev::BlockEnd, block: bslot as u8, ..ZIn::default() });
+            z.stats.events += 1;
+        }
+    }
+
+    /// The coordinator's cycle: the epoch's statistics when due, the next event when it is
+    /// ready, a grant acted on, the clock edge. Moves register data to and from swap.
+    pub(super) fn z_cycle(&mut self, now: u64, gmem: &mut GlobalMem) {
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        for (addr, words) in self.z_swap_data.drain(..) {
+            for (k, v) in words.into_iter().enumerate() {
+                let _ = gmem.write(addr + 4 * k as u32, v);
+            }
+        }
+        if now >= z.next_epoch {
+            let idle = (z.stats.c_idle - z.epoch_idle).min(u16::MAX as u64) as u16;
+            let mem = (z.stats.c_mem - z.epoch_mem).min(u16::MAX as u64) as u16;
+            (z.epoch_idle, z.epoch_mem) = (z.stats.c_idle, z.stats.c_mem);
+            z.evq.push_back(ZIn { ev: Ev::Epoch, idle, mem, ..ZIn::default() });
+            z.next_epoch += z.geom.thresh.epoch;
+        }
+        if !z.busy() {
+            return;
+        }
+        let ready = z.unit.outputs(&ZIn::default()).ready;
+        let i = if ready { z.evq.pop_front().unwrap_or_default() } else { ZIn::default() };
+        let o = z.unit.outputs(&i);
+        let before = o.o_thresh;
+        z.unit.clock(&i);
+        let after = z.unit.outputs(&ZIn::default()).o_thresh;
+        if after > before {
+            z.stats.thresh_moves[0] += 1;
+        } else if after < before {
+            z.stats.thresh_moves[1] += 1;
+        }
+        if let Some(e) = z.unit.halted() {
+            z.error.get_or_insert((now, format!("SM {}: the Zorua coordinator: {e}", self.id)));
+        }
+        if o.grant {
+            self.z_grant(now, &o, gmem);
+        }
+    }
+
+    /// Warp `o.grant_warp` becomes schedulable on physical slot `o.grant_slot`.
+    fn z_grant(&mut self, now: u64, o: &ZOut, gmem: &GlobalMem) {
+        let id = self.id;
+        let z = self.zorua.as_mut().unwrap();
+        let w = o.grant_warp as usize;
+        let Some(hw) = self.warps.get_mut(w).and_then(Option::as_mut) else {
+            z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator granted logical warp {w}, which holds no warp")));
+            return;
+        };
+        let (regs, _) = z.phase[w];
+        let need = mpgpu_spec::units::zorua::reg_sets(regs as u32) as u8;
+        let kept = z.rows[w].held.min(need);
+        // the sets kept since the warp's last event are where the new row says
+        let nregs = hw.w.nregs as usize;
+        for set in 0..kept as usize {
+            for r in set * 4..(set * 4 + 4).min(nregs) {
+                let lanes = &mut hw.w.regs[r * 32..r * 32 + 32];
+                if o.reg_phys >> set & 1 != 0 {
+                    let at = o.reg_set[set] as usize * 128 + (r % 4) * 32;
+                    if at + 32 > z.prf.len() {
+                        z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator mapped register set {set} of logical warp {w} to physical set {}, past the register file", o.reg_set[set])));
+                        return;
+                    }
+                    lanes.copy_from_slice(&z.prf[at..at + 32]);
+                } else {
+                    let a = z.reg_base + (w as u32 * REG_SWAP_BYTES) + ((set * 4 + r % 4) * 128) as u32;
+                    for (k, l) in lanes.iter_mut().enumerate() {
+                        *l = gmem.read(a + 4 * k as u32).unwrap_or(POISON);
+                    }
+                }
+            }
+        }
+        z.rows[w] = Row { phys: o.reg_phys, set: o.reg_set, held: need, slot: o.grant_slot };
+        z.stats.grants += 1;
+        for set in kept..need {
+            z.stats.reg_sets[(o.reg_phys >> set & 1 == 0) as usize] += 1;
+        }
+        let bslot = hw.block as usize;
+        // (a block's scratchpad sets: as many as the largest need its granted warps had)
+        let (sets_before, _) = z.smem_held[bslot];
+        let sets = sets_before.max(mpgpu_spec::units::zorua::smem_sets(z.phase[w].1) as u8);
+        for set in sets_before..sets {
+            z.stats.smem_sets[(o.smem_phys >> set & 1 == 0) as usize] += 1;
+        }
+        z.smem_held[bslot].0 = sets;
+        z.srows[bslot] = (o.smem_phys, o.smem_set);
+        if hw.w.state == WarpState::AtBarrier {
+            hw.w.state = WarpState::Ready;
+            if let Some(b) = self.blocks[bslot].as_mut() {
+                b.at_barrier = b.at_barrier.saturating_sub(1);
+            }
+        }
+        hw.next_issue = hw.next_issue.max(now + 1);
+        Self::refresh_next(hw, &self.blocks[bslot].as_ref().unwrap().info);
+        let s = (o.grant_slot as u32 % self.cfg.schedulers) as usize;
+        let birth = z.birth[w];
+        let list = &mut self.scheds[s].warps;
+        let at = list.iter().position(|&x| z.birth[x as usize] > birth).unwrap_or(list.len());
+        list.insert(at, w as u32);
+        if !hw.in_fetch && hw.w.state == WarpState::Ready {
+            hw.in_fetch = true;
+            self.scheds[s].fetch.push_back(w as u32);
+        }
+        self.scheds[s].wake = self.scheds[s].wake.min(now + 1);
+        self.wake_at = self.wake_at.min(now + 1);
+    }
+
+    /// The earliest cycle the coordinator needs the SM (busy, events queued, the next epoch).
+    pub(super) fn z_wake(&self, now: u64) -> u64 {
+        match &self.zorua {
+            Some(z) if z.busy() || !self.z_swap_data.is_empty() => now + 1,
+            Some(z) => z.next_epoch.max(now + 1),
+            None => u64::MAX,
+        }
+    }
+
+    /// Counts `d` cycles with the schedulers' present reasons: Algorithm 1's idle cycles (no
+    /// scheduler issued and none has a warp that could) and memory cycles (no scheduler
+    /// issued, and those with warps wait on memory); schedulable and waiting warps.
+    pub(super) fn z_account(&mut self, d: u64) {
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        let reasons = self.scheds.iter().map(|s| s.reason);
+        let issued = reasons.clone().any(|r| r == Stall::Issued);
+        if !issued {
+            if reasons.clone().all(|r| r == Stall::Idle) {
+                z.stats.c_idle += d;
+            } else if reasons.clone().all(|r| matches!(r, Stall::Memory | Stall::Idle)) {
+                z.stats.c_mem += d;
+            }
+        }
+        let sched: u64 = self.scheds.iter().map(|s| s.warps.len() as u64).sum();
+        z.stats.sched_warp_cycles += d * sched;
+        z.stats.waiting_warp_cycles += d * z.pend.iter().filter(|p| p.is_some()).count() as u64;
+    }
+
+    /// Before the warp in `slot` issues `d`: counts its register accesses, and if it reads a
+    /// register set or scratchpad set in swap not yet read for this instruction, sends the
+    /// lines' reads and returns true (the warp waits for them; the cycle's issue slot is
+    /// used). Writes to sets in swap are sent as the instruction issues.
+    pub(super) fn z_swap_before_issue(&mut self, now: u64, slot: u32, d: &Decoded, mem: &mut MemSys) -> bool {
+        let line = self.cfg.l1_line;
+        let sm = self.id;
+        let Some(z) = self.zorua.as_mut() else {
+            return false;
+        };
+        let w = slot as usize;
+        if z.swap_pc[w] == Some(d.pc as u32) {
+            z.swap_pc[w] = None;
+            return false;
+        }
+        let row = z.rows[w];
+        let mut reads: Vec<u32> = Vec::new();
+        let mut writes: Vec<u32> = Vec::new();
+        let reg_addr = |r: usize| z.reg_base + (w as u32 * REG_SWAP_BYTES) + (r as u32) * 128;
+        for r in d.inst.src_regs() {
+            let set = r as usize / 4;
+            if row.phys >> set & 1 != 0 {
+                z.stats.reg_accesses[0] += 1;
+            } else {
+                z.stats.reg_accesses[1] += 1;
+                reads.push(reg_addr(r as usize) / line);
+            }
+        }
+        if let (Some(r), true) = (d.inst.dst_reg(), d.write.is_some_and(|b| b < 256)) {
+            let set = r as usize / 4;
+            if row.phys >> set & 1 != 0 {
+                z.stats.reg_accesses[0] += 1;
+            } else {
+                z.stats.reg_accesses[1] += 1;
+                writes.push(reg_addr(r as usize) / line);
+            }
+        }
+        let shared = match d.inst.op {
+            Op::Ld { space: Space::Shared, addr, .. } => Some((addr, true, false)),
+            Op::St { space: Space::Shared, addr, .. } => Some((addr, false, true)),
+            Op::Atom { space: Space::Shared, addr, .. } => Some((addr, true, true)),
+            _ => None,
+        };
+        if let Some((a, rd, wr)) = shared {
+            let hw = self.warps[w].as_ref().unwrap();
+            let ad = exec::addresses(&hw.w, a);
+            let (phys, _) = z.srows[hw.block as usize];
+            let mut sets = 0u64;
+            for l in 0..WARP_SIZE {
+                if d.exec_mask >> l & 1 != 0 {
+                    sets |= 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63);
+                }
+            }
+            for s in (0..64).filter(|s| sets >> s & 1 != 0) {
+                if phys >> s & 1 != 0 {
+                    z.stats.smem_accesses[0] += 1;
+                } else {
+                    z.stats.smem_accesses[1] += 1;
+                    let base = z.smem_base + hw.block * SMEM_SWAP_BYTES + s as u32 * SMEM_SET_BYTES;
+                    let mut lines: Vec<u32> = (0..WARP_SIZE).filter(|&l| d.exec_mask >> l & 1 != 0 && (ad[l] / SMEM_SET_BYTES) as usize == s).map(|l| (base + ad[l] % SMEM_SET_BYTES) / line).collect();
+                    lines.sort_unstable();
+                    lines.dedup();
+                    if rd {
+                        reads.extend(&lines);
+                    }
+                    if wr {
+                        writes.extend(&lines);
+                    }
+                }
+            }
+        }
+        reads.sort_unstable();
+        reads.dedup();
+        for &ln in &writes {
+            mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
+            z.stats.swap_writes += 1;
+        }
+        if reads.is_empty() {
+            return false;
+        }
+        for &ln in &reads {
+            mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Read, bytes: line, tag: SWAP_TAG | slot });
+            z.stats.swap_reads += 1;
+        }
+        z.swap_wait[w] = reads.len() as u32;
+        z.swap_pc[w] = Some(d.pc as u32);
+        true
+    }
+
+    /// A swap line arrived (or a swap write was acknowledged).
+    pub(super) fn z_swap_response(&mut self, now: u64, tag: u32) {
+        if tag & KIND_MASK != SWAP_TAG {
+            return;
+        }
+        let w = (tag & !KIND_MASK) as usize;
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        z.swap_wait[w] = z.swap_wait[w].saturating_sub(1);
+        if z.swap_wait[w] == 0 {
+            if let Some(hw) = self.warps[w].as_ref() {
+                let s = (z.rows[w].slot as u32 % self.cfg.schedulers) as usize;
+                let _ = hw;
+                self.scheds[s].wake = self.scheds[s].wake.min(now);
+            }
+        }
+    }
+
+    /// Whether the warp waits for swap lines.
+    pub(super) fn z_swap_waiting(&self, slot: u32) -> bool {
+        self.zorua.as_ref().is_some_and(|z| z.swap_wait[slot as usize] > 0)
+    }
+
+    /// The scheduler a warp in `slot` issues on: its physical slot's under Zorua.
+    pub(super) fn sched_of(&self, slot: u32) -> usize {
+        match &self.zorua {
+            Some(z) => (z.rows[slot as usize].slot as u32 % self.cfg.schedulers) as usize,
+            None => (slot % self.cfg.schedulers) as usize,
+        }
+    }
+
+    /// Around a shared-memory access of the block in `bslot` by `lanes` at addresses `ad`: the
+    /// words of the sets it touches are brought from where the block's row puts them
+    /// (`load`), or put back there and poisoned in the working copy.
+    pub(super) fn z_shared(&mut self, bslot: u32, ad: &[u32; WARP_SIZE], lanes: u32, load: bool, gmem: &mut GlobalMem) {
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        let blk = self.blocks[bslot as usize].as_mut().unwrap();
+        let (phys, set) = z.srows[bslot as usize];
+        let mut sets = 0u64;
+        for l in 0..WARP_SIZE {
+            if lanes >> l & 1 != 0 {
+                sets |= 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63);
+            }
+        }
+        for s in (0..64usize).filter(|s| sets >> s & 1 != 0) {
+            let words = 256usize;
+            let lo = s * words;
+            if lo >= blk.shared.len() {
+                continue;
+            }
+            let hi = (lo + words).min(blk.shared.len());
+            if phys >> s & 1 != 0 {
+                let at = set[s] as usize * words;
+                if load {
+                    blk.shared[lo..hi].copy_from_slice(&z.psmem[at..at + hi - lo]);
+                } else {
+                    z.psmem[at..at + hi - lo].copy_from_slice(&blk.shared[lo..hi]);
+                }
+            } else {
+                let a = z.smem_base + bslot * SMEM_SWAP_BYTES + s as u32 * SMEM_SET_BYTES;
+                for k in 0..hi - lo {
+                    if load {
+                        blk.shared[lo + k] = gmem.read(a + 4 * k as u32).unwrap_or(POISON);
+                    } else {
+                        let _ = gmem.write(a + 4 * k as u32, blk.shared[lo + k]);
+                    }
+                }
+            }
+            if !load {
+                blk.shared[lo..hi].fill(POISON);
+            }
+        }
+    }
+}
