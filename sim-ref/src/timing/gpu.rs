@@ -336,12 +336,25 @@ pub struct LaunchResult {
 }
 
 impl Gpu {
+    /// Puts `unit(k)` in SM k's Zorua coordinator slot (under `alloc = "zorua"`; before the
+    /// run).
+    pub fn set_zorua_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::zorua::ZoruaSlot>) -> Result<(), String> {
+        for (k, sm) in self.sms.iter_mut().enumerate() {
+            if !sm.replace_zorua_unit(unit(k)) {
+                return Err(format!("SM {k} is not under Zorua (alloc = \"zorua\")"));
+            }
+        }
+        Ok(())
+    }
+
     /// Zorua's counters summed over the SMs (the threshold: the mean's floor).
     pub fn zorua_stats(&self) -> Option<super::sm::ZoruaStats> {
         let all: Vec<_> = self.sms.iter().filter_map(|s| s.zorua_stats()).collect();
         let mut t = all.first()?.clone();
         for s in &all[1..] {
             t.events += s.events;
+            t.phase_events += s.phase_events;
+            t.barrier_events += s.barrier_events;
             t.grants += s.grants;
             for k in 0..2 {
                 t.reg_sets[k] += s.reg_sets[k];

@@ -54,6 +54,9 @@ pub(super) struct Row {
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ZoruaStats {
     pub events: u64,
+    /// Of which phase changes (specifiers and fences) and barrier arrivals.
+    pub phase_events: u64,
+    pub barrier_events: u64,
     pub grants: u64,
     /// Register and scratchpad sets allocated: physical, in swap.
     pub reg_sets: [u64; 2],
@@ -154,6 +157,18 @@ impl Sm {
             stats: ZoruaStats::default(),
             error: None,
         }));
+    }
+
+    /// Replaces the coordinator (before the run): a co-simulation's RTL or lockstep pair, or a
+    /// test's broken one. Returns false if the SM is not under Zorua.
+    pub fn replace_zorua_unit(&mut self, unit: Box<dyn ZoruaSlot>) -> bool {
+        match self.zorua.as_mut() {
+            Some(z) => {
+                z.unit = unit;
+                true
+            }
+            None => false,
+        }
     }
 
     /// A coordinator model for configuration `c`.
@@ -282,8 +297,10 @@ impl Sm {
         }
         hw.w.regs.fill(POISON);
         z.rows[w].held = keep;
-        z.evq.push_back(e);
         z.stats.events += 1;
+        z.stats.phase_events += (e.ev == Ev::Phase) as u64;
+        z.stats.barrier_events += (e.ev == Ev::Barrier) as u64;
+        z.evq.push_back(e);
         self.z_swap_data.extend(gmem_writes);
         self.wake_at = self.wake_at.min(_now);
     }

@@ -1,0 +1,154 @@
+//! Zorua in the whole GPU (`alloc = "zorua"`, docs/zorua.md): every application verifies with
+//! its registers and scratchpad living where the coordinator's tables say, swap included; the
+//! tables really carry the data (a coordinator that maps two warps onto one set gives wrong
+//! answers); the run does not depend on idle-cycle skipping.
+
+use mpgpu_ref::config::{Alloc, GpuConfig};
+use mpgpu_ref::library::library;
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult};
+use mpgpu_ref::timing::sm::ZoruaStats;
+use mpgpu_ref::units::zorua::{Coord, Geometry, ZoruaSlot};
+use mpgpu_spec::units::zorua::{In, Out};
+use mpgpu_spec::Unit;
+
+/// fermi15 under Zorua.
+fn fermi() -> GpuConfig {
+    let mut c = GpuConfig::preset("fermi15").unwrap();
+    c.alloc = Alloc::Zorua;
+    c
+}
+
+/// fermi15 under Zorua, two SMs with a quarter of the registers, scratchpad and warp slots:
+/// the library's kernels then oversubscribe, and swap.
+fn tight() -> GpuConfig {
+    let mut c = fermi();
+    let s = &mut c.sm[0];
+    s.count = 2;
+    s.registers = 8192;
+    s.shared_bytes = 12288;
+    s.warps = 12;
+    s.threads = 384;
+    c.validate().unwrap();
+    c
+}
+
+fn run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Box<dyn ZoruaSlot>>) -> RunResult {
+    try_run(cfg, bench, size, skip_idle, unit).unwrap_or_else(|e| panic!("{bench}: {e}"))
+}
+
+fn try_run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Box<dyn ZoruaSlot>>) -> Result<RunResult, String> {
+    let b = mpgpu_ref::library::find(bench).unwrap();
+    let mut g = Gpu::new(cfg);
+    g.add_process(bench, 0, 0, vec![(bench.into(), b.program(size, 7).unwrap())]);
+    if let Some(u) = unit {
+        g.set_zorua_units(&mut |_| u(cfg)).unwrap();
+    }
+    g.run(RunLimits { skip_idle, watchdog: 2_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).map_err(|e| e.to_string())?;
+    Ok(g.result())
+}
+
+fn zs(r: &RunResult) -> &ZoruaStats {
+    r.zorua.as_ref().expect("Zorua's counters")
+}
+
+#[test]
+fn every_application_verifies_under_zorua_with_oversubscription_and_swap() {
+    for cfg in [fermi(), tight()] {
+        let mut total = ZoruaStats::default();
+        for b in library() {
+            let r = run(&cfg, b.name, b.test_sizes[1], true, None);
+            assert!(r.processes[0].verified, "{} on {} registers: {:?}", b.name, cfg.sm[0].registers, r.processes[0].failures);
+            let z = zs(&r);
+            assert!(z.grants > 0 && z.events > 0, "{}: the coordinator did nothing", b.name);
+            total.phase_events += z.phase_events;
+            total.barrier_events += z.barrier_events;
+            total.reg_sets[1] += z.reg_sets[1];
+            total.reg_accesses[1] += z.reg_accesses[1];
+            total.smem_accesses[1] += z.smem_accesses[1];
+            total.swap_reads += z.swap_reads;
+        }
+        assert!(total.phase_events > 100 && total.barrier_events > 100, "phase changes {} and barriers {}", total.phase_events, total.barrier_events);
+        if cfg.sm[0].registers == 8192 {
+            // (the tight SM oversubscribes both registers and scratchpad, and reads them back)
+            assert!(total.reg_sets[1] > 0 && total.reg_accesses[1] > 0 && total.smem_accesses[1] > 0 && total.swap_reads > 0, "no swap on the tight SM: {total:?}");
+        }
+    }
+}
+
+#[test]
+fn skipping_idle_cycles_changes_nothing_under_zorua() {
+    let cfg = tight();
+    for (bench, size) in [("reduction", 20000), ("sgemm", 64)] {
+        let go = |skip| {
+            let mut r = run(&cfg, bench, size, skip, None);
+            let stepped = r.stepped_cycles;
+            r.stepped_cycles = 0;
+            r.sm.awake_cycles = 0;
+            (serde_json::to_string(&r).unwrap(), stepped)
+        };
+        let (lazy, s1) = go(true);
+        let (full, s2) = go(false);
+        assert_eq!(lazy, full, "{bench}: results differ when every cycle is stepped");
+        assert!(s1 < s2, "{bench}: nothing was skipped");
+    }
+}
+
+/// The model's coordinator with its grants' mapping rows changed by `f`.
+struct Bent {
+    c: Coord,
+    f: fn(&mut Out),
+}
+
+impl Unit for Bent {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.c.reset()
+    }
+    fn outputs(&self, i: &In) -> Out {
+        let mut o = self.c.outputs(i);
+        if o.grant {
+            (self.f)(&mut o);
+        }
+        o
+    }
+    fn clock(&mut self, i: &In) {
+        self.c.clock(i)
+    }
+}
+
+impl ZoruaSlot for Bent {
+    fn halted(&self) -> Option<String> {
+        self.c.halted()
+    }
+}
+
+fn bent(f: fn(&mut Out)) -> impl Fn(&GpuConfig) -> Box<dyn ZoruaSlot> {
+    move |cfg: &GpuConfig| Box::new(Bent { c: Coord::new(Geometry::of(&cfg.sm[0]).unwrap()), f }) as Box<dyn ZoruaSlot>
+}
+
+#[test]
+fn the_data_lives_where_the_tables_say() {
+    let cfg = fermi();
+    // every physical register set mapped onto set 0, and every scratchpad set onto set 0:
+    // warps overwrite each other's registers, blocks each other's scratchpad
+    for (what, f) in [
+        ("register", (|o: &mut Out| o.reg_set = [0; 16]) as fn(&mut Out)),
+        ("scratchpad", |o: &mut Out| o.smem_set = [0; 64]),
+    ] {
+        let bench = if what == "register" { "sgemm" } else { "reduction" };
+        // (a wrong answer, or a wrong address from a clobbered register)
+        match try_run(&cfg, bench, 64, true, Some(&bent(f))) {
+            Ok(r) => assert!(!r.processes[0].verified, "{bench} verified with every {what} set mapped to one"),
+            Err(e) => assert!(e.contains("address"), "{e}"),
+        }
+    }
+    // every set in swap instead: the answers hold, through global memory
+    let r = run(&cfg, "sgemm", 64, true, Some(&bent(|o| {
+        o.reg_phys = 0;
+        o.smem_phys = 0;
+    })));
+    assert!(r.processes[0].verified, "{:?}", r.processes[0].failures);
+    let z = zs(&r);
+    assert!(z.reg_accesses[0] == 0 && z.reg_accesses[1] > 0 && z.smem_accesses[1] > 0 && z.swap_reads > 0, "{z:?}");
+}
