@@ -14,6 +14,7 @@ mod list_cmd;
 mod plot;
 mod run_cmd;
 mod soak_cmd;
+mod sweep_cmd;
 mod verilog_cmd;
 
 pub(crate) use common::{load_workload, print_result};
@@ -27,6 +28,7 @@ use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
 use run_cmd::{run_cmd, RunArgs};
 use soak_cmd::{soak_cmd, SoakArgs};
+use sweep_cmd::{sweep_cmd, SweepArgs};
 use verilog_cmd::{verilog_cmd, VerilogArgs};
 
 use anyhow::Result;
@@ -53,6 +55,10 @@ enum Cmd {
     /// Run a multiprogrammed workload on the cycle-level GPU model; with no workload, the
     /// embedded default. Each process also runs alone for the metrics (NTT, ANTT, STP, fairness).
     Run(RunArgs),
+    /// Run one application at many resource specifications (registers per thread, threads per
+    /// block, scratchpad per block; the same work each) under each allocation scheme (`block`,
+    /// `zorua`): every point's cycles to a CSV file, and each scheme's performance range.
+    Sweep(SweepArgs),
     /// Co-simulate an RTL block inside the whole GPU: the RTL drives the GPU while its reference
     /// model runs beside it and every cycle is compared. Exits non-zero on the first mismatch
     /// (with a report and a waveform of the run).
@@ -110,6 +116,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Asm(a) => asm_cmd(a),
         Cmd::Configs => configs_cmd(),
         Cmd::Run(a) => run_cmd(a),
+        Cmd::Sweep(a) => sweep_cmd(a),
         Cmd::Cosim(a) => cosim_cmd(a),
         Cmd::Replay(a) => replay_cmd(a),
         Cmd::Soak(a) => soak_cmd(a),

@@ -113,3 +113,28 @@ fn asm_places_phase_specifiers_and_prints_a_kernel_that_assembles() {
     let (code, _, err) = mpgpu(&["asm", "--place-phases", "--disasm", "kernels/reduction.s"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn sweep_runs_every_specification_under_each_scheme_and_writes_a_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("s.csv");
+    let (code, out, err) = mpgpu(&["sweep", "spmv", "--regs", "14..22:8", "--threads", "64..128", "--size", "600", "--csv", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("all outputs verified: PASS") && out.contains("range"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    // header, 2 register counts x 3 block sizes x 2 schemes
+    assert_eq!(rows.len(), 1 + 2 * 3 * 2, "{text}");
+    assert!(rows[0].starts_with("alloc,regs,threads,smem,fits,cycles,verified"));
+    assert!(rows.iter().any(|r| r.starts_with("zorua,22,128,,true,")), "{text}");
+    // a specification the application cannot take, and a malformed range
+    let (code, _, err) = mpgpu(&["sweep", "sgemm", "--threads", "64..128"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("fixed blocks of 256 threads"), "{err}");
+    let (code, _, err) = mpgpu(&["sweep", "spmv", "--regs", "8..4"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("A <= B"), "{err}");
+    let (code, _, err) = mpgpu(&["sweep", "spmv", "--regs", "4..8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--regs must be"), "{err}");
+}

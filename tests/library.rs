@@ -161,3 +161,50 @@ fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies()
     }
     assert!(boundaries >= 5, "the pass found only {boundaries} phase changes over the library");
 }
+
+/// Zorua's sweeps (§5.2): each application runs the same work at other specifications, and
+/// one it cannot take is refused with a reason.
+#[test]
+fn applications_run_the_same_work_at_other_specifications() {
+    use mpgpu_ref::library::{regs_used, Spec};
+    let verify = |b: &Bench, spec: Spec| {
+        let size = b.test_sizes[1];
+        let mut p = b.program_at(size, 5, spec).unwrap_or_else(|e| panic!("{e}"));
+        let mut g = FuncGpu::new();
+        g.run(p.as_mut()).unwrap_or_else(|e| panic!("{} at {spec:?}: {e}", b.name));
+        p.verify(&g.mem).unwrap_or_else(|e| panic!("{} at {spec:?}: {e}", b.name));
+        // (the specification is the launch's)
+        let l = p.next_launch(&g.mem);
+        assert!(l.is_none(), "one program, launched once");
+    };
+    let mut flexible = 0;
+    for b in library() {
+        let ks = b.kernels().unwrap();
+        let used = ks.0.iter().map(|k| regs_used(k)).max().unwrap();
+        verify(&b, Spec { regs: Some(used), ..Spec::default() });
+        verify(&b, Spec { regs: Some(64), ..Spec::default() });
+        let e = b.program_at(b.test_sizes[0], 1, Spec { regs: Some(used - 1), ..Spec::default() }).err().unwrap();
+        assert!(e.contains("--regs must be"), "{e}");
+        match b.threads {
+            Some((lo, hi)) => {
+                flexible += 1;
+                for t in [lo, (lo + hi) / 64 * 32, hi] {
+                    verify(&b, Spec { threads: Some(t), ..Spec::default() });
+                }
+                let e = b.program_at(b.test_sizes[0], 1, Spec { threads: Some(lo + 16), ..Spec::default() }).err().unwrap();
+                assert!(e.contains("multiple of 32"), "{e}");
+            }
+            None => {
+                let e = b.program_at(b.test_sizes[0], 1, Spec { threads: Some(128), ..Spec::default() }).err().unwrap();
+                assert!(e.contains("fixed blocks"), "{e}");
+            }
+        }
+        let smem = ks.0.iter().map(|k| k.shared_bytes).max().unwrap();
+        if smem > 0 {
+            verify(&b, Spec { smem: Some(smem + 8192), ..Spec::default() });
+        } else {
+            assert!(b.program_at(b.test_sizes[0], 1, Spec { smem: Some(4096), ..Spec::default() }).is_err());
+        }
+    }
+    assert!(flexible >= 7, "{flexible} applications can change their block size");
+}

@@ -152,3 +152,28 @@ fn the_data_lives_where_the_tables_say() {
     let z = zs(&r);
     assert!(z.reg_accesses[0] == 0 && z.reg_accesses[1] > 0 && z.smem_accesses[1] > 0 && z.swap_reads > 0, "{z:?}");
 }
+
+/// The barrier-heavy reduction (a barrier per tree level) at every specification of its sweep,
+/// on the full and the tight SM: every run ends and verifies. A deadlock would trip the
+/// watchdog (no instruction issued for its cycles), which fails the test with the SM's state;
+/// it does not hang.
+#[test]
+fn no_deadlock_on_the_barrier_heavy_reduction_at_any_specification() {
+    use mpgpu_ref::library::{find, Spec};
+    let b = find("reduction").unwrap();
+    let mut specs: Vec<Spec> = (10..=64).step_by(6).map(|r| Spec { regs: Some(r), ..Spec::default() }).collect();
+    specs.extend((2048..=47104).step_by(5120).map(|s| Spec { smem: Some(s), ..Spec::default() }));
+    specs.push(Spec { regs: Some(64), smem: Some(47104), threads: None });
+    let mut barriers = 0;
+    for cfg in [fermi(), tight()] {
+        for &spec in &specs {
+            let mut g = Gpu::new(&cfg);
+            g.add_process("r", 0, 0, vec![("reduction".into(), b.program_at(20000, 3, spec).unwrap())]);
+            g.run(RunLimits { watchdog: 200_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{spec:?} on {} registers: {e}", cfg.sm[0].registers));
+            let r = g.result();
+            assert!(r.processes[0].verified, "{spec:?}: {:?}", r.processes[0].failures);
+            barriers += zs(&r).barrier_events;
+        }
+    }
+    assert!(barriers > 1000, "{barriers} barrier arrivals");
+}

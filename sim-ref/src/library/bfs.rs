@@ -21,6 +21,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/bfs.s"),
     default_size: 1 << 17,
     test_sizes: [300, 2000],
+    threads: Some((32, 1024)),
     make,
 };
 

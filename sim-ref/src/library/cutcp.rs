@@ -34,6 +34,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/cutcp.s"),
     default_size: 192,
     test_sizes: [16, 24],
+    threads: Some((128, 1024)),
     make,
 };
 

@@ -20,6 +20,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/histo.s"),
     default_size: 1 << 22,
     test_sizes: [5000, 40000],
+    threads: Some((32, 1024)),
     make,
 };
 

@@ -21,6 +21,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/lbm.s"),
     default_size: 512,
     test_sizes: [16, 60],
+    threads: Some((32, 1024)),
     make,
 };
 

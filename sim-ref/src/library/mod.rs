@@ -42,6 +42,9 @@ pub struct Bench {
     pub default_size: u32,
     /// Two small sizes the test suite runs.
     pub test_sizes: [u32; 2],
+    /// The block sizes its host program can launch the same work at (multiples of 32 from
+    /// the first to the second), if it can change its kernels' block size.
+    pub threads: Option<(u32, u32)>,
     /// Builds the host program for a size and seed, or says why the size is not allowed.
     pub make: fn(&Kernels, u32, u64) -> Result<Box<dyn Program>, String>,
 }
@@ -57,8 +60,72 @@ impl Bench {
 
     /// The host program at `size` with inputs drawn from `seed`.
     pub fn program(&self, size: u32, seed: u64) -> Result<Box<dyn Program>, String> {
+        self.program_at(size, seed, Spec::default())
+    }
+
+    /// [`Bench::program`] with its kernels at resource specification `spec` (the same work).
+    pub fn program_at(&self, size: u32, seed: u64, spec: Spec) -> Result<Box<dyn Program>, String> {
         let ks = self.kernels().map_err(|e| e.to_string())?;
+        let ks = spec.apply(self, ks)?;
         (self.make)(&ks, size, seed).map_err(|e| format!("{}: --size {size}: {e}", self.name))
+    }
+}
+
+/// A resource specification an application's kernels are launched at (Zorua, §2.1, §5.2: the
+/// same work at other registers per thread, threads per block and scratchpad per block). A
+/// field left `None` keeps the kernel's declaration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Spec {
+    /// Registers per thread allocated (at least the highest the code uses, plus one).
+    pub regs: Option<u32>,
+    /// Threads per block (a multiple of 32 in the application's [`Bench::threads`] range).
+    pub threads: Option<u32>,
+    /// Scratchpad bytes per block allocated, for the kernels that use scratchpad (at least
+    /// their declaration).
+    pub smem: Option<u32>,
+}
+
+/// The registers a kernel's code names: the highest plus one.
+pub fn regs_used(k: &Kernel) -> u32 {
+    k.code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as u32 + 1).max().unwrap_or(0)
+}
+
+impl Spec {
+    /// `ks` at this specification, or why an application's kernels cannot take it.
+    pub fn apply(&self, b: &Bench, ks: Kernels) -> Result<Kernels, String> {
+        let mut out = Vec::with_capacity(ks.0.len());
+        for k in ks.0 {
+            let mut k = (*k).clone();
+            if let Some(r) = self.regs {
+                let used = regs_used(&k);
+                if r < used || r > 255 {
+                    return Err(format!("{}: kernel `{}` names registers r0..r{}: --regs must be {used}..=255, not {r}", b.name, k.name, used - 1));
+                }
+                k.regs = r;
+            }
+            if let Some(t) = self.threads {
+                let Some((lo, hi)) = b.threads else {
+                    return Err(format!("{}: its host program launches fixed blocks of {} threads; --threads cannot change them", b.name, k.threads));
+                };
+                if t % 32 != 0 || t < lo || t > hi {
+                    return Err(format!("{}: --threads must be a multiple of 32 in {lo}..={hi}, not {t}", b.name));
+                }
+                k.threads = t;
+            }
+            if let Some(s) = self.smem {
+                if k.shared_bytes > 0 {
+                    if s < k.shared_bytes {
+                        return Err(format!("{}: kernel `{}` uses {} B of scratchpad: --smem must be at least that, not {s}", b.name, k.name, k.shared_bytes));
+                    }
+                    k.shared_bytes = s;
+                }
+            }
+            out.push(Arc::new(k));
+        }
+        if self.smem.is_some() && out.iter().all(|k| k.shared_bytes == 0) {
+            return Err(format!("{}: its kernels use no scratchpad; --smem does not apply", b.name));
+        }
+        Ok(Kernels(out))
     }
 }
 

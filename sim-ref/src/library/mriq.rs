@@ -24,6 +24,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/mriq.s"),
     default_size: 16384,
     test_sizes: [40, 300],
+    threads: None,
     make,
 };
 

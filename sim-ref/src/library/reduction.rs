@@ -17,6 +17,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/reduction.s"),
     default_size: 1 << 20,
     test_sizes: [3000, 20000],
+    threads: None,
     make,
 };
 

@@ -26,6 +26,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/sad.s"),
     default_size: 192,
     test_sizes: [16, 32],
+    threads: Some((64, 1024)),
     make,
 };
 

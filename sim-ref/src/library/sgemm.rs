@@ -15,6 +15,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/sgemm.s"),
     default_size: 256,
     test_sizes: [32, 64],
+    threads: None,
     make,
 };
 

@@ -12,6 +12,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/spmv.s"),
     default_size: 1 << 17,
     test_sizes: [300, 2000],
+    threads: Some((32, 1024)),
     make,
 };
 

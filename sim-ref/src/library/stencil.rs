@@ -17,6 +17,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/stencil.s"),
     default_size: 128,
     test_sizes: [5, 29],
+    threads: None,
     make,
 };
 

@@ -12,6 +12,7 @@ pub const BENCH: Bench = Bench {
     source: include_str!("../../../kernels/vecadd.s"),
     default_size: 1 << 20,
     test_sizes: [1000, 4096],
+    threads: Some((32, 1024)),
     make,
 };
 

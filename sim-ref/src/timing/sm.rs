@@ -2770,6 +2770,8 @@ impl Sm {
             return Ok(false);
         };
         if self.zorua.is_some() {
+            // (only a warp the coordinator has schedulable issues)
+            assert!(self.scheds[s].warps.contains(&slot), "SM {}: warp slot {slot} picked while not schedulable", self.id);
             let d = self.decode(slot);
             if self.z_swap_before_issue(now, slot, &d, mem) {
                 // (the instruction's sets in swap are read first: the warp waits for them)
@@ -2786,8 +2788,10 @@ impl Sm {
             self.scheds[s].wake = now + 1;
             return Ok(true);
         }
-        // (the warp may have exited and been freed by its last instruction)
-        self.scheds[s].last = self.warps[slot as usize].is_some().then_some(slot);
+        // (the warp may have exited and been freed by its last instruction; under Zorua it may
+        // have left its scheduler for the coordinator)
+        let stays = self.warps[slot as usize].is_some() && (self.zorua.is_none() || self.scheds[s].warps.contains(&slot));
+        self.scheds[s].last = stays.then_some(slot);
         self.scheds[s].reason = Stall::Issued;
         self.scheds[s].wake = now + 1;
         Ok(true)

@@ -1,0 +1,189 @@
+//! `mpgpu sweep`: one library application at many resource specifications (registers per
+//! thread, threads per block, scratchpad per block), the same work each, under each allocation
+//! scheme: the cycles of every point to a CSV file, and each scheme's performance range (Zorua,
+//! §2.1, §5.2, §6.1; docs/zorua.md).
+
+use anyhow::{anyhow, bail, Context, Result};
+use mpgpu_ref::config::{Alloc, GpuConfig};
+use mpgpu_ref::library::{find, Spec};
+use mpgpu_ref::timing::gpu::Gpu;
+use mpgpu_ref::timing::RunLimits;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// The library application (see `mpgpu kernels`).
+    app: String,
+    /// Registers per thread: A..B, or A..B:STEP (default step 4).
+    #[arg(long, value_parser = parse_range)]
+    regs: Option<(u32, u32, Option<u32>)>,
+    /// Threads per block: C..D, or C..D:STEP (default step 32).
+    #[arg(long, value_parser = parse_range)]
+    threads: Option<(u32, u32, Option<u32>)>,
+    /// Scratchpad bytes per block: E..F, or E..F:STEP (default step 1024).
+    #[arg(long, value_parser = parse_range)]
+    smem: Option<(u32, u32, Option<u32>)>,
+    /// A preset name (see `mpgpu configs`) or a TOML file.
+    #[arg(long, default_value = "fermi15")]
+    config: String,
+    /// The allocation schemes to run each point under, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values = ["block", "zorua"], value_parser = ["block", "zorua"])]
+    alloc: Vec<String>,
+    /// Problem size (default: the application's default; see `mpgpu kernels`).
+    #[arg(long)]
+    size: Option<u32>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The CSV file (default target/sweep/<app>.csv).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Stop a point that has not finished by this cycle (an error naming it).
+    #[arg(long)]
+    max_cycles: Option<u64>,
+}
+
+/// `A..B` or `A..B:STEP`.
+fn parse_range(s: &str) -> Result<(u32, u32, Option<u32>), String> {
+    let (r, step) = match s.split_once(':') {
+        Some((r, st)) => (r, Some(st.trim().parse::<u32>().map_err(|_| format!("step `{st}` is not a whole number"))?)),
+        None => (s, None),
+    };
+    let (a, b) = r.split_once("..").ok_or_else(|| format!("`{s}`: expected A..B or A..B:STEP"))?;
+    let a: u32 = a.trim().parse().map_err(|_| format!("`{a}` is not a whole number"))?;
+    let b: u32 = b.trim().parse().map_err(|_| format!("`{b}` is not a whole number"))?;
+    if a > b || step == Some(0) {
+        return Err(format!("`{s}`: expected A <= B and a step above 0"));
+    }
+    Ok((a, b, step))
+}
+
+fn values(r: Option<(u32, u32, Option<u32>)>, step: u32) -> Vec<Option<u32>> {
+    match r {
+        None => vec![None],
+        Some((a, b, st)) => (a..=b).step_by(st.unwrap_or(step) as usize).map(Some).collect(),
+    }
+}
+
+/// One point of a sweep.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub alloc: Alloc,
+    pub spec: Spec,
+    pub cycles: u64,
+    pub verified: bool,
+    /// Blocks per SM the occupancy rule gives the application's first kernel.
+    pub blocks_per_sm: u32,
+    /// Under the block allocation, no block fits an SM: the point did not run.
+    pub fits: bool,
+    pub zorua: Option<mpgpu_ref::timing::sm::ZoruaStats>,
+}
+
+/// Runs application `app` at `spec` under `alloc` on `cfg`.
+pub fn run_point(cfg: &GpuConfig, app: &str, size: u32, seed: u64, spec: Spec, alloc: Alloc, limits: RunLimits) -> Result<Point> {
+    let b = find(app).ok_or_else(|| anyhow!("no application `{app}` (see `mpgpu kernels`)"))?;
+    let mut cfg = cfg.clone();
+    cfg.alloc = alloc;
+    cfg.validate().map_err(|e| anyhow!("{e}"))?;
+    let prog = b.program_at(size, seed, spec).map_err(|e| anyhow!(e))?;
+    let k = spec.apply(&b, b.kernels().map_err(|e| anyhow!("{e}"))?).map_err(|e| anyhow!(e))?.0[0].clone();
+    let blocks_per_sm = cfg.sm[0].occupancy(&k.footprint()).blocks;
+    if alloc == Alloc::Block && blocks_per_sm == 0 {
+        return Ok(Point { alloc, spec, cycles: 0, verified: false, blocks_per_sm, fits: false, zorua: None });
+    }
+    let mut g = Gpu::new(&cfg);
+    g.add_process(app, 0, 0, vec![(app.to_string(), prog)]);
+    g.run(limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{app} at {} under {}: {e}", describe(&spec), alloc.name()))?;
+    let r = g.result();
+    Ok(Point { alloc, spec, cycles: r.cycles, verified: r.processes[0].verified, blocks_per_sm, fits: true, zorua: r.zorua })
+}
+
+fn describe(s: &Spec) -> String {
+    let f = |v: Option<u32>| v.map_or("-".to_string(), |x| x.to_string());
+    format!("regs {} threads {} smem {}", f(s.regs), f(s.threads), f(s.smem))
+}
+
+/// The performance range of a set of cycle counts: worst over best, minus one (Zorua §6.1).
+pub fn range(cycles: &[u64]) -> f64 {
+    let best = *cycles.iter().min().unwrap_or(&1) as f64;
+    let worst = *cycles.iter().max().unwrap_or(&1) as f64;
+    worst / best - 1.0
+}
+
+pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
+    let b = find(&a.app).ok_or_else(|| anyhow!("no application `{}` (see `mpgpu kernels`)", a.app))?;
+    if a.regs.is_none() && a.threads.is_none() && a.smem.is_none() {
+        bail!("give at least one of --regs, --threads, --smem to sweep");
+    }
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    let size = a.size.unwrap_or(b.default_size);
+    let mut specs = Vec::new();
+    for r in values(a.regs, 4) {
+        for t in values(a.threads, 32) {
+            for s in values(a.smem, 1024) {
+                specs.push(Spec { regs: r, threads: t, smem: s });
+            }
+        }
+    }
+    // (every point is checked before any runs)
+    for s in &specs {
+        b.program_at(size, a.seed, *s).map_err(|e| anyhow!("{e}"))?;
+    }
+    let allocs: Vec<Alloc> = a.alloc.iter().map(|x| if x == "zorua" { Alloc::Zorua } else { Alloc::Block }).collect();
+    let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
+    let pb = indicatif::ProgressBar::new((specs.len() * allocs.len()) as u64);
+    pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed})").unwrap().progress_chars("=> "));
+    pb.set_prefix("sweep");
+    let mut points = Vec::new();
+    for &al in &allocs {
+        for s in &specs {
+            pb.set_message(format!("{} {}", al.name(), describe(s)));
+            points.push(run_point(&cfg, b.name, size, a.seed, *s, al, limits)?);
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes\n");
+    for p in &points {
+        let f = |v: Option<u32>| v.map_or(String::new(), |x| x.to_string());
+        let (g, rs, ss, rh, sh, sr, sw) = match &p.zorua {
+            Some(z) => {
+                let hit = |a: [u64; 2]| if a[0] + a[1] == 0 { String::new() } else { format!("{:.4}", a[0] as f64 / (a[0] + a[1]) as f64) };
+                (z.grants.to_string(), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), hit(z.reg_accesses), hit(z.smem_accesses), z.swap_reads.to_string(), z.swap_writes.to_string())
+            }
+            None => Default::default(),
+        };
+        let cycles = if p.fits { p.cycles.to_string() } else { String::new() };
+        writeln!(csv, "{},{},{},{},{},{cycles},{},{},{g},{rs},{ss},{rh},{sh},{sr},{sw}", p.alloc.name(), f(p.spec.regs), f(p.spec.threads), f(p.spec.smem), p.fits, p.verified, p.blocks_per_sm).unwrap();
+    }
+    let path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    std::fs::write(&path, &csv).with_context(|| format!("cannot write {}", path.display()))?;
+    println!("{:<8} {:>10} {:>28} {:>10} {:>28} {:>8}", "alloc", "best", "at", "worst", "at", "range");
+    for &al in &allocs {
+        let ps: Vec<&Point> = points.iter().filter(|p| p.alloc == al && p.fits).collect();
+        let skipped = points.iter().filter(|p| p.alloc == al && !p.fits).count();
+        if skipped > 0 {
+            println!("{:<8} {skipped} specifications fit no SM (not run)", al.name());
+        }
+        if ps.is_empty() {
+            continue;
+        }
+        let best = ps.iter().min_by_key(|p| p.cycles).unwrap();
+        let worst = ps.iter().max_by_key(|p| p.cycles).unwrap();
+        let cycles: Vec<u64> = ps.iter().map(|p| p.cycles).collect();
+        println!("{:<8} {:>10} {:>28} {:>10} {:>28} {:>7.1}%", al.name(), best.cycles, describe(&best.spec), worst.cycles, describe(&worst.spec), 100.0 * range(&cycles));
+    }
+    let failed = points.iter().filter(|p| p.fits && !p.verified).count();
+    println!("wrote {}", path.display());
+    if failed > 0 {
+        println!("{failed} points FAILED verification");
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("all outputs verified: PASS");
+    Ok(ExitCode::SUCCESS)
+}
