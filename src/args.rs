@@ -166,9 +166,10 @@ pub struct VmArgs {
     /// RATE,SEED,LATENCY (cycles until the page is in; default 2000).
     #[arg(long, value_parser = parse_inject)]
     pub inject: Option<mpgpu_ref::config::FaultInjection>,
-    /// How SMs allocate registers, scratchpad and warp slots: `block` (the occupancy rule) or
-    /// `zorua` (Zorua's coordinator and mapping tables, docs/zorua.md).
-    #[arg(long, value_parser = ["block", "zorua"])]
+    /// How SMs allocate registers, scratchpad and warp slots: `block` (the occupancy rule),
+    /// `zorua` (Zorua's coordinator and mapping tables, docs/zorua.md) or `wlm` (a warp-level
+    /// manager, the paper's comparison).
+    #[arg(long, value_parser = ["block", "zorua", "wlm"])]
     pub alloc: Option<String>,
 }
 
@@ -226,7 +227,7 @@ impl VmArgs {
             cfg.inject = i;
         }
         if let Some(a) = &self.alloc {
-            cfg.alloc = if a == "zorua" { mpgpu_ref::config::Alloc::Zorua } else { mpgpu_ref::config::Alloc::Block };
+            cfg.alloc = mpgpu_ref::config::Alloc::parse(a).map_err(|e| anyhow::anyhow!(e))?;
         }
         if self.local_faults {
             cfg.paging.local = true;

@@ -29,7 +29,7 @@ pub struct SweepArgs {
     #[arg(long, default_value = "fermi15")]
     config: String,
     /// The allocation schemes to run each point under, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values = ["block", "zorua"], value_parser = ["block", "zorua"])]
+    #[arg(long, value_delimiter = ',', default_values = ["block", "wlm", "zorua"], value_parser = ["block", "zorua", "wlm"])]
     alloc: Vec<String>,
     /// Problem size (default: the application's default; see `mpgpu kernels`).
     #[arg(long)]
@@ -75,7 +75,7 @@ pub struct Point {
     pub verified: bool,
     /// Blocks per SM the occupancy rule gives the application's first kernel.
     pub blocks_per_sm: u32,
-    /// Under the block allocation, no block fits an SM: the point did not run.
+    /// Under the block allocation or WLM, no block fits an SM: the point did not run.
     pub fits: bool,
     pub zorua: Option<mpgpu_ref::timing::sm::ZoruaStats>,
 }
@@ -89,7 +89,7 @@ pub fn run_point(cfg: &GpuConfig, app: &str, size: u32, seed: u64, spec: Spec, a
     let prog = b.program_at(size, seed, spec).map_err(|e| anyhow!(e))?;
     let k = spec.apply(&b, b.kernels().map_err(|e| anyhow!("{e}"))?).map_err(|e| anyhow!(e))?.0[0].clone();
     let blocks_per_sm = cfg.sm[0].occupancy(&k.footprint()).blocks;
-    if alloc == Alloc::Block && blocks_per_sm == 0 {
+    if alloc != Alloc::Zorua && blocks_per_sm == 0 {
         return Ok(Point { alloc, spec, cycles: 0, verified: false, blocks_per_sm, fits: false, zorua: None });
     }
     let mut g = Gpu::new(&cfg);
@@ -130,7 +130,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     for s in &specs {
         b.program_at(size, a.seed, *s).map_err(|e| anyhow!("{e}"))?;
     }
-    let allocs: Vec<Alloc> = a.alloc.iter().map(|x| if x == "zorua" { Alloc::Zorua } else { Alloc::Block }).collect();
+    let allocs: Vec<Alloc> = a.alloc.iter().map(|x| Alloc::parse(x).map_err(|e| anyhow!(e))).collect::<Result<_>>()?;
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
     println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
     let pb = indicatif::ProgressBar::new((specs.len() * allocs.len()) as u64);

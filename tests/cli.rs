@@ -123,8 +123,9 @@ fn sweep_runs_every_specification_under_each_scheme_and_writes_a_csv() {
     assert!(out.contains("all outputs verified: PASS") && out.contains("range"), "{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();
-    // header, 2 register counts x 3 block sizes x 2 schemes
-    assert_eq!(rows.len(), 1 + 2 * 3 * 2, "{text}");
+    // header, 2 register counts x 3 block sizes x 3 schemes (block, wlm, zorua)
+    assert_eq!(rows.len(), 1 + 2 * 3 * 3, "{text}");
+    assert!(rows.iter().any(|r| r.starts_with("wlm,14,64,,true,")), "{text}");
     assert!(rows[0].starts_with("alloc,regs,threads,smem,fits,cycles,verified"));
     assert!(rows.iter().any(|r| r.starts_with("zorua,22,128,,true,")), "{text}");
     // a specification the application cannot take, and a malformed range

@@ -355,6 +355,10 @@ pub enum Alloc {
     /// Zorua (Vijaykumar et al., MICRO 2016): per warp and per phase, through the
     /// coordinator and its mapping tables, oversubscribed into swap in global memory.
     Zorua,
+    /// A warp-level manager (WLM, Xiang et al., HPCA 2014; the comparison of Zorua §5.2):
+    /// each warp gets its block's declared registers when it starts and frees them when it
+    /// ends; no phases, no swap.
+    Wlm,
 }
 
 impl Alloc {
@@ -362,10 +366,21 @@ impl Alloc {
         *self == Alloc::Block
     }
 
+    /// `block`, `zorua` or `wlm`.
+    pub fn parse(s: &str) -> Result<Alloc, String> {
+        match s {
+            "block" => Ok(Alloc::Block),
+            "zorua" => Ok(Alloc::Zorua),
+            "wlm" => Ok(Alloc::Wlm),
+            _ => Err(format!("allocation `{s}`: expected block, zorua or wlm")),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Alloc::Block => "block",
             Alloc::Zorua => "zorua",
+            Alloc::Wlm => "wlm",
         }
     }
 }
@@ -765,15 +780,15 @@ impl GpuConfig {
                 return Err(format!("field `paging.local_us`: {} is out of range (expected a latency in (0, 1e6] µs)", self.paging.local_us));
             }
         }
-        if self.alloc == Alloc::Zorua {
+        if self.alloc != Alloc::Block {
             for (i, s) in self.sm.iter().enumerate() {
                 if s.pipeline != Pipeline::Gpgpusim {
-                    return Err(format!("field `alloc`: \"zorua\" runs on the GPGPU-Sim-like pipeline (sm[{i}].pipeline = \"gpgpusim\"), not \"thesis\""));
+                    return Err(format!("field `alloc`: \"{}\" runs on the GPGPU-Sim-like pipeline (sm[{i}].pipeline = \"gpgpusim\"), not \"thesis\"", self.alloc.name()));
                 }
                 crate::units::zorua::Geometry::of(s).map_err(|e| format!("field `alloc`: sm[{i}]: {e}"))?;
             }
             if self.faults != FaultScheme::Stall || self.tb_switch.enabled {
-                return Err(format!("field `alloc`: \"zorua\" is built for faults = \"stall\" without thread-block switching, not faults = \"{}\"", self.faults.name()));
+                return Err(format!("field `alloc`: \"{}\" is built for faults = \"stall\" without thread-block switching, not faults = \"{}\"", self.alloc.name(), self.faults.name()));
             }
         }
         if self.tb_switch.enabled {

@@ -75,6 +75,26 @@ fn every_application_verifies_under_zorua_with_oversubscription_and_swap() {
     }
 }
 
+/// The warp-level manager (WLM) of the paper's comparison: every application verifies, with
+/// registers given and freed per warp and nothing in swap.
+#[test]
+fn every_application_verifies_under_the_warp_level_manager() {
+    // (two fermi15 SMs: WLM runs only blocks that fit an SM whole, and the tight SM's 12 warp
+    // slots take no reduction block)
+    let mut cfg = fermi();
+    cfg.sm[0].count = 2;
+    cfg.alloc = Alloc::Wlm;
+    let mut grants = 0;
+    for b in library() {
+        let r = run(&cfg, b.name, b.test_sizes[1], true, None);
+        assert!(r.processes[0].verified, "{}: {:?}", b.name, r.processes[0].failures);
+        let z = zs(&r);
+        assert!(z.reg_sets[1] == 0 && z.smem_sets[1] == 0 && z.swap_reads == 0 && z.phase_events == 0 && z.barrier_events == 0, "{}: {z:?}", b.name);
+        grants += z.grants;
+    }
+    assert!(grants > 1000);
+}
+
 #[test]
 fn skipping_idle_cycles_changes_nothing_under_zorua() {
     let cfg = tight();

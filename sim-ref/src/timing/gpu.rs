@@ -406,14 +406,14 @@ impl Gpu {
             }
         }
         let mut gmem = GlobalMem::new();
-        if cfg.alloc == crate::config::Alloc::Zorua {
+        if cfg.alloc != crate::config::Alloc::Block {
             // Each SM's coordinator, and its swap areas in global memory (outside every
             // process's allocations; docs/zorua.md, "Swap").
             for sm in &mut sms {
-                let (unit, geom) = Sm::zorua_model(sm.config()).expect("validated configuration");
+                let (unit, geom) = Sm::zorua_model(sm.config(), cfg.alloc == crate::config::Alloc::Wlm).expect("validated configuration");
                 let regs = gmem.alloc(geom.lwarps * super::sm::REG_SWAP_BYTES);
                 let smem = gmem.alloc(geom.lblocks * super::sm::SMEM_SWAP_BYTES);
-                sm.set_zorua(unit, geom, regs, smem);
+                sm.set_zorua(unit, geom, regs, smem, cfg.alloc == crate::config::Alloc::Wlm);
             }
         }
         Gpu {
@@ -738,9 +738,10 @@ impl Gpu {
         l.validate().map_err(SimError::BadLaunch)?;
         let mut l = l;
         let f = l.kernel.footprint();
-        if self.cfg.alloc == crate::config::Alloc::Zorua {
+        if self.cfg.alloc != crate::config::Alloc::Block {
             l = self.zorua_launch(p, l)?;
-        } else if !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
+        }
+        if self.cfg.alloc != crate::config::Alloc::Zorua && !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
             return Err(SimError::BadLaunch(format!(
                 "kernel `{}` of process `{}`: one block ({} threads, {} registers/thread, {} B shared) fits on no SM of `{}`",
                 l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name
@@ -800,7 +801,7 @@ impl Gpu {
         if k.regs > max_regs || k.shared_bytes > max_smem {
             return bad(format!("{} registers per thread and {} B of scratchpad per block; the mapping tables take at most {max_regs} and {max_smem}", k.regs, k.shared_bytes));
         }
-        if crate::phases::sound(k).is_err() {
+        if self.cfg.alloc == crate::config::Alloc::Zorua && crate::phases::sound(k).is_err() {
             l.kernel = Arc::new(crate::phases::with_placed_phases(k));
         }
         Ok(l)

@@ -1599,11 +1599,12 @@ impl Sm {
 
     /// Frees drained warps and finished blocks; releases barriers that everyone reached.
     fn check_block(&mut self, now: u64, bslot: u32) {
+        // (under Zorua the coordinator releases a barrier: its grants)
+        let own_barriers = !self.z_barriers();
         let Some(blk) = self.blocks[bslot as usize].as_mut() else {
             return;
         };
-        // (under Zorua the coordinator releases a barrier: its grants)
-        if blk.running > 0 && blk.at_barrier == blk.running && self.zorua.is_none() {
+        if blk.running > 0 && blk.at_barrier == blk.running && own_barriers {
             blk.at_barrier = 0;
             for &s in &blk.warp_slots {
                 if let Some(w) = self.warps[s as usize].as_mut() {

@@ -124,6 +124,13 @@ enum Step {
 pub struct Coord {
     g: Geometry,
     pub broken: Broken,
+    /// The warp-level manager of the paper's comparison (WLM, Xiang et al., HPCA 2014): each
+    /// warp gets its block's declared registers and its block the declared scratchpad, nothing
+    /// goes to swap, and warps are granted in the order their blocks started, the first that
+    /// cannot be ending the scan (so an older block is never starved by a younger one).
+    pub wlm: bool,
+    /// Logical blocks in the order they started.
+    order: Vec<u8>,
     th: Threshold,
     tq: u64,
     sq: u64,
@@ -189,6 +196,8 @@ impl Coord {
         let mut c = Coord {
             g,
             broken: Broken::default(),
+            wlm: false,
+            order: Vec::new(),
             th: Threshold::new(g.thresh),
             tq: 0,
             sq: 0,
@@ -223,6 +232,11 @@ impl Coord {
         };
         c.reset();
         c
+    }
+
+    /// A warp-level manager (WLM) on geometry `g`.
+    pub fn wlm(g: Geometry) -> Coord {
+        Coord { wlm: true, ..Coord::new(g) }
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -369,6 +383,7 @@ impl Coord {
                     return self.fail(format!("block start with {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
                 }
                 self.blocks |= 1 << b;
+                self.order.push(b as u8);
                 self.live |= i.warps;
                 self.tq |= i.warps;
                 for w in bits(i.warps) {
@@ -438,6 +453,7 @@ impl Coord {
                     Step::Free(Free::Smem { b: b as u8, end: true }, None)
                 } else {
                     self.blocks &= !(1 << b);
+                    self.order.retain(|&x| x as usize != b);
                     scan
                 };
             }
@@ -477,6 +493,7 @@ impl Coord {
                 let last = self.sheld[b] == 0;
                 if last && end {
                     self.blocks &= !(1 << b);
+                    self.order.retain(|&x| x as usize != b);
                 }
                 last
             }
@@ -486,6 +503,14 @@ impl Coord {
     /// The next warp to examine: the first queue in scan order with a warp not yet seen, its
     /// lowest.
     fn candidate(&self, seen: u64) -> Option<usize> {
+        if self.wlm {
+            // (the oldest block's lowest waiting warp)
+            let waiting = (self.tq | self.sq | self.rq) & !seen;
+            return self.order.iter().find_map(|&b| {
+                let m = bits(waiting).filter(|&w| self.wblock[w] == b).map(|w| 1u64 << w).fold(0, |a, x| a | x);
+                (m != 0).then(|| m.trailing_zeros() as usize)
+            });
+        }
         let order = if self.broken.rescan_from_thread { [self.tq, self.sq, self.rq] } else { [self.rq, self.sq, self.tq] };
         order.iter().map(|q| q & !seen).find(|&q| q != 0).map(|q| q.trailing_zeros() as usize)
     }
@@ -494,7 +519,7 @@ impl Coord {
     fn split(&self, need: u32, free: u32, physical: u32, swapped: u32, valve: bool) -> Option<(u32, u32)> {
         let phys = need.min(free);
         let swap = need - phys;
-        (swap == 0 || valve || self.th.may_swap(physical, swapped, swap)).then_some((phys, swap))
+        (swap == 0 || !self.wlm && (valve || self.th.may_swap(physical, swapped, swap))).then_some((phys, swap))
     }
 
     /// Examines warp `w` (in a queue): it passes what it can.
@@ -551,6 +576,8 @@ impl Coord {
         } else if at_r {
             self.rq |= bit;
         }
+        // (WLM: a warp that is not granted ends the scan)
+        let seen = if self.wlm && !grant { u64::MAX } else { seen };
         self.step = if !moved {
             Step::Scan { seen }
         } else if smem + regs > 0 {
@@ -605,7 +632,7 @@ impl Unit for Coord {
     fn reset(&mut self) {
         let g = self.g;
         let broken = self.broken;
-        let mut c = Coord { g, broken, th: Threshold::new(g.thresh), step: Step::Idle, error: None, ..self.clone() };
+        let mut c = Coord { g, broken, th: Threshold::new(g.thresh), step: Step::Idle, error: None, order: Vec::new(), ..self.clone() };
         (c.tq, c.sq, c.rq, c.sched, c.bar, c.live, c.blocks) = (0, 0, 0, 0, 0, 0, 0);
         c.wblock = [0; MAX_LWARPS];
         c.rneed = [0; MAX_LWARPS];
@@ -854,6 +881,27 @@ mod tests {
         assert!(c.error().unwrap().contains("not schedulable"));
     }
 
+    #[test]
+    fn wlm_grants_in_block_order_without_swap() {
+        let mut c = Coord::wlm(small().g);
+        // block 0 takes 6 of the 8 register sets
+        run(&mut c, start(0, 0b11, 12, 0));
+        // block 1's first warp needs 3 sets, 2 are free: no swap, and the scan ends there, so
+        // block 2's warp, which one set would do, waits behind it
+        let (g, _) = run(&mut c, start(1, 0b1100, 12, 0));
+        assert!(g.is_empty());
+        let (g, _) = run(&mut c, start(2, 0b1_0000, 4, 0));
+        assert!(g.is_empty());
+        assert_eq!((c.state().reg_swap, c.state().reg_free), (0, 2));
+        // a warp of block 0 ends: block 1's first warp goes, then the scan stops at its second
+        let (g, _) = run(&mut c, ev(Ev::WarpEnd, 0));
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![2]);
+        // the other ends: block 1's second warp, then block 2's
+        let (g, _) = run(&mut c, ev(Ev::WarpEnd, 1));
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(c.state().reg_free, 1);
+    }
+
     /// Random blocks of warps running random phases and barriers against the coordinator,
     /// as an SM would: every cycle the tables, maps and counters agree, every block ends (no
     /// deadlock, with the threshold at zero too), and swap, barriers and the forward-progress
@@ -861,10 +909,10 @@ mod tests {
     #[test]
     fn random_blocks_all_finish_and_the_tables_stay_consistent() {
         use rand::{Rng, SeedableRng};
-        for (seed, o) in [(1u64, 2u32), (2, 0), (3, 8)] {
+        for (seed, o, wlm) in [(1u64, 2u32, false), (2, 0, false), (3, 8, false), (4, 0, true)] {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let g = Geometry { lwarps: 64, lblocks: 16, reg_sets: 24, smem_sets: 6, slots: 12, thresh: ThreshParams { o_default: o, ..ThreshParams::default() } };
-            let mut c = Coord::new(g);
+            let mut c = if wlm { Coord::wlm(g) } else { Coord::new(g) };
             #[derive(Clone, Copy, Debug)]
             enum Act {
                 Phase(u8, u32),
@@ -887,7 +935,8 @@ mod tests {
                 if started < total_blocks && rng.gen_bool(0.05) && free.len() >= nw {
                     if let Some(b) = (0..16).find(|&b| used_blocks >> b & 1 == 0) {
                         let mut p = Vec::new();
-                        for _ in 0..rng.gen_range(1..5) {
+                        // (a warp-level manager has no phases, and the SM keeps barriers)
+                        for _ in 0..if wlm { 0 } else { rng.gen_range(1..5) } {
                             p.push(if rng.gen_bool(0.4) { Act::Bar } else { Act::Phase(rng.gen_range(0..=40), rng.gen_range(0..=3) * 1024) });
                         }
                         p.push(Act::End);
@@ -950,6 +999,10 @@ mod tests {
                 }
             }
             assert_eq!(ended, total_blocks, "seed {seed}: blocks left unfinished (deadlock)");
+            if wlm {
+                assert!(!swaps_seen && c.grants > 200, "seed {seed}: WLM swapped, or granted only {}", c.grants);
+                continue;
+            }
             assert!(swaps_seen && bars > 50 && c.grants > 300, "seed {seed}: swaps {swaps_seen}, barriers {bars}, grants {}", c.grants);
             if o == 0 {
                 assert!(c.valve_grants > 0, "with the threshold at zero, only the forward-progress rule swaps");

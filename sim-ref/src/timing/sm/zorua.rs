@@ -84,6 +84,9 @@ pub struct ZoruaStats {
 
 pub(super) struct ZSm {
     pub unit: Box<dyn ZoruaSlot>,
+    /// A warp-level manager (WLM) in the slot: the block's declared needs, no phase changes,
+    /// and the SM keeps its barriers itself.
+    pub wlm: bool,
     pub geom: Geometry,
     /// Events waiting for the coordinator, oldest first.
     pub evq: VecDeque<ZIn>,
@@ -125,7 +128,7 @@ impl Sm {
     /// Puts the SM under Zorua with coordinator `unit` (geometry `geom`), its swap areas at
     /// `reg_base` (64 warps x [`REG_SWAP_BYTES`]) and `smem_base` (16 blocks x
     /// [`SMEM_SWAP_BYTES`]) in global memory. Call before any block is placed.
-    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32) {
+    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool) {
         assert!(self.is_empty());
         let (lw, lb) = (geom.lwarps as usize, geom.lblocks as usize);
         self.warps = (0..lw).map(|_| None).collect();
@@ -136,6 +139,7 @@ impl Sm {
         self.lat.l1_latency += 2;
         self.zorua = Some(Box::new(ZSm {
             unit,
+            wlm,
             geom,
             evq: VecDeque::new(),
             rows: vec![Row::default(); lw],
@@ -171,10 +175,15 @@ impl Sm {
         }
     }
 
-    /// A coordinator model for configuration `c`.
-    pub fn zorua_model(c: &SmConfig) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
+    /// A coordinator model for configuration `c` (`wlm`: the warp-level manager).
+    pub fn zorua_model(c: &SmConfig, wlm: bool) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
         let g = Geometry::of(c)?;
-        Ok((Box::new(Coord::new(g)), g))
+        Ok((Box::new(if wlm { Coord::wlm(g) } else { Coord::new(g) }), g))
+    }
+
+    /// The SM's coordinator keeps its barriers (Zorua; not WLM, nor the block allocation).
+    pub(super) fn z_barriers(&self) -> bool {
+        self.zorua.as_ref().is_some_and(|z| !z.wlm)
     }
 
     pub fn zorua_stats(&self) -> Option<ZoruaStats> {
@@ -205,7 +214,7 @@ impl Sm {
         let info = &self.blocks[bslot as usize].as_ref().unwrap().info;
         let k = &info.launch.kernel;
         let (regs, smem) = match k.code.first().map(|i| i.op) {
-            Some(Op::Phase { regs, smem }) => (regs as u8, smem),
+            Some(Op::Phase { regs, smem }) if !z.wlm => (regs as u8, smem),
             _ => (k.regs as u8, k.shared_bytes),
         };
         let mut mask = 0u64;
@@ -233,6 +242,7 @@ impl Sm {
         let w = slot as usize;
         let e = match (ev, inst.op) {
             (Event::Done, _) => ZIn { ev: Ev::WarpEnd, warp: slot as u8, ..ZIn::default() },
+            _ if z.wlm => return,
             (Event::Barrier, _) => ZIn { ev: Ev::Barrier, warp: slot as u8, ..ZIn::default() },
             (_, Op::Phase { regs, smem }) if pc > 0 => {
                 z.phase[w] = (regs as u8, smem);
