@@ -366,6 +366,13 @@ impl Gpu {
             t.swap_reads += s.swap_reads;
             t.swap_writes += s.swap_writes;
             t.valve_grants += s.valve_grants;
+            t.drain_cycles += s.drain_cycles;
+            t.coord_cycles += s.coord_cycles;
+            t.offs += s.offs;
+            t.bar_coord_cycles += s.bar_coord_cycles;
+            t.bar_offs += s.bar_offs;
+            t.busy_cycles += s.busy_cycles;
+            t.queue_cycles += s.queue_cycles;
             t.sched_warp_cycles += s.sched_warp_cycles;
             t.waiting_warp_cycles += s.waiting_warp_cycles;
             t.c_idle += s.c_idle;

@@ -1818,6 +1818,15 @@ impl Sm {
         let r = &self.recs[id as usize];
         let hw = self.warps[r.warp as usize].as_mut().unwrap();
         exec::writeback(&mut hw.w, &r.f);
+        if self.zorua.is_some() {
+            // (a warp whose event was sent has its registers at home: the value follows them)
+            let (slot, write, lanes) = (r.warp, r.write, r.f.exec);
+            if let Some(b) = write.filter(|&b| b < 256) {
+                self.z_late_write(slot, b as usize, lanes);
+            }
+        }
+        let r = &self.recs[id as usize];
+        let hw = self.warps[r.warp as usize].as_mut().unwrap();
         if let Some(b) = r.write {
             let (i, m) = (b as usize / 64, 1u64 << (b % 64));
             hw.pending[i] &= !m;
@@ -1829,6 +1838,10 @@ impl Sm {
                     }
                 }
             }
+        }
+        if self.zorua.is_some() {
+            let slot = self.recs[id as usize].warp;
+            self.z_flush(now, slot);
         }
         self.complete(now, id);
     }

@@ -511,7 +511,10 @@ impl Coord {
                 (m != 0).then(|| m.trailing_zeros() as usize)
             });
         }
-        let order = if self.broken.rescan_from_thread { [self.tq, self.sq, self.rq] } else { [self.rq, self.sq, self.tq] };
+        // (a warp at a barrier its block has not all reached cannot pass, nor can one in the
+        // thread/barrier queue while no physical slot is free: the scan skips them)
+        let tq = if self.slot_map.any() { self.tq & !self.bar } else { 0 };
+        let order = if self.broken.rescan_from_thread { [tq, self.sq, self.rq] } else { [self.rq, self.sq, tq] };
         order.iter().map(|q| q & !seen).find(|&q| q != 0).map(|q| q.trailing_zeros() as usize)
     }
 
@@ -653,7 +656,9 @@ impl Unit for Coord {
     }
 
     fn outputs(&self, _i: &In) -> Out {
-        let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, ..Out::default() };
+        let wanting = (self.tq & !self.bar).count_ones();
+        let slot_room = (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8;
+        let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, slot_room, ..Out::default() };
         if let Step::Finish { w, grant: true, .. } = self.step {
             let wi = w as usize;
             o.grant = true;

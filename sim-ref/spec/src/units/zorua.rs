@@ -117,11 +117,15 @@ pub struct Out {
     pub smem_set: [u8; SMEM_SETS],
     /// The oversubscription threshold.
     pub o_thresh: u8,
+    /// Physical warp slots free and not wanted by a warp waiting in the thread/barrier queue
+    /// (one at a barrier not counted): the room for a new block's warps (§4.2: the coordinator
+    /// asks for a block when it has free warp slots for it).
+    pub slot_room: u8,
 }
 
 impl Default for Out {
     fn default() -> Self {
-        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], o_thresh: 0 }
+        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], o_thresh: 0, slot_room: 0 }
     }
 }
 

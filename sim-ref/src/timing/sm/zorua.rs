@@ -70,6 +70,19 @@ pub struct ZoruaStats {
     pub swap_writes: u64,
     /// Grants past the threshold by the forward-progress rule.
     pub valve_grants: u64,
+    /// Warp-cycles off the schedulers between an event and the grant after it: waiting for the
+    /// instructions in flight that write registers it frees (`drain_cycles`), then for the
+    /// coordinator (`coord_cycles`); and the number of such spans.
+    pub drain_cycles: u64,
+    pub coord_cycles: u64,
+    pub offs: u64,
+    /// Of which after a barrier arrival (the wait for the block's other warps included).
+    pub bar_coord_cycles: u64,
+    pub bar_offs: u64,
+    /// Cycles the coordinator was busy (not idle), and event-cycles events waited in the SM's
+    /// queue for it.
+    pub busy_cycles: u64,
+    pub queue_cycles: u64,
     /// Sum over cycles of schedulable warps not at a barrier (the paper's schedulable warps,
     /// §6.4, Fig. 12), and of warps waiting in the coordinator's queues.
     pub sched_warp_cycles: u64,
@@ -96,6 +109,12 @@ pub(super) struct ZSm {
     pub rows: Vec<Row>,
     pub phase: Vec<(u8, u32)>,
     pub pend: Vec<Option<ZIn>>,
+    /// Its registers are at home (sent with its event, not granted again): a late writeback
+    /// goes there too. The cycle it left its scheduler, and the cycle its event was sent.
+    pub spilled: Vec<bool>,
+    pub at_bar: Vec<bool>,
+    pub left_at: Vec<u64>,
+    pub sent_at: Vec<u64>,
     pub birth: Vec<u64>,
     pub swap_wait: Vec<u32>,
     pub swap_pc: Vec<Option<u32>>,
@@ -145,6 +164,10 @@ impl Sm {
             rows: vec![Row::default(); lw],
             phase: vec![(0, 0); lw],
             pend: vec![None; lw],
+            spilled: vec![false; lw],
+            at_bar: vec![false; lw],
+            left_at: vec![0; lw],
+            sent_at: vec![0; lw],
             birth: vec![0; lw],
             swap_wait: vec![0; lw],
             swap_pc: vec![None; lw],
@@ -204,7 +227,12 @@ impl Sm {
     /// warps.
     pub(super) fn z_fits(&self, l: &Launch) -> bool {
         let nw = l.kernel.warps() as usize;
-        self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
+        let z = self.zorua.as_ref().unwrap();
+        // (physical slots the coordinator has room in, less the warps of blocks started but
+        // not yet taken by it)
+        let queued: u32 = z.evq.iter().filter(|e| e.ev == Ev::BlockStart).map(|e| e.warps.count_ones()).sum();
+        let room = (z.unit.outputs(&ZIn::default()).slot_room as u32).saturating_sub(queued) as usize;
+        room >= nw && self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
     }
 
     /// A block was placed in block slot `bslot` with warps `slots`: its warps wait for the
@@ -255,6 +283,7 @@ impl Sm {
             _ => return,
         };
         z.pend[w] = Some(e);
+        z.left_at[w] = now;
         if ev != Event::Done {
             let sched = &mut self.scheds[s];
             sched.warps.retain(|&x| x != slot);
@@ -269,8 +298,9 @@ impl Sm {
         self.z_flush(now, slot);
     }
 
-    /// Sends the warp's waiting event once nothing of it is in flight: its registers go to
-    /// where its row puts them first.
+    /// Sends the warp's waiting event once nothing in flight writes a register it frees (at
+    /// its end: once nothing of it is in flight): its registers go to where its row puts them
+    /// first, and a later writeback follows them there ([`Sm::z_late_write`]).
     pub(super) fn z_flush(&mut self, _now: u64, slot: u32) {
         let w = slot as usize;
         let Some(z) = self.zorua.as_mut() else {
@@ -279,10 +309,9 @@ impl Sm {
         let Some(hw) = self.warps[w].as_ref() else {
             return;
         };
-        if hw.inflight > 0 || z.pend[w].is_none() {
+        let Some(e) = z.pend[w] else {
             return;
-        }
-        let e = z.pend[w].take().unwrap();
+        };
         // (the sets the warp keeps: all at a barrier or fence, those of the new phase at a
         // specifier, none at its end)
         let row = z.rows[w];
@@ -291,6 +320,14 @@ impl Sm {
             Ev::WarpEnd => 0,
             _ => row.held,
         };
+        let freed_pending = (keep as usize * 4..256).any(|r| hw.pending[r / 64] >> (r % 64) & 1 != 0);
+        if freed_pending || e.ev == Ev::WarpEnd && hw.inflight > 0 {
+            return;
+        }
+        z.pend[w] = None;
+        z.spilled[w] = e.ev != Ev::WarpEnd;
+        z.at_bar[w] = e.ev == Ev::Barrier;
+        z.sent_at[w] = _now;
         let hw = self.warps[w].as_mut().unwrap();
         let nregs = hw.w.nregs as usize;
         let mut gmem_writes = Vec::new();
@@ -313,6 +350,30 @@ impl Sm {
         z.evq.push_back(e);
         self.z_swap_data.extend(gmem_writes);
         self.wake_at = self.wake_at.min(_now);
+    }
+
+    /// A writeback of register `r` (lanes `lanes`) of the warp in `slot` after its event was
+    /// sent: the lanes written go to the register's home too.
+    pub(super) fn z_late_write(&mut self, slot: u32, r: usize, lanes: u32) {
+        let w = slot as usize;
+        let Some(z) = self.zorua.as_mut() else {
+            return;
+        };
+        if !z.spilled[w] {
+            return;
+        }
+        let hw = self.warps[w].as_mut().unwrap();
+        let row = z.rows[w];
+        let set = r / 4;
+        let vals = &mut hw.w.regs[r * 32..r * 32 + 32];
+        for l in (0..32).filter(|l| lanes >> l & 1 != 0) {
+            if row.phys >> set & 1 != 0 {
+                z.prf[row.set[set] as usize * 128 + (r % 4) * 32 + l] = vals[l];
+            } else {
+                self.z_swap_data.push((z.reg_base + (w as u32 * REG_SWAP_BYTES) + (r as u32) * 128 + 4 * l as u32, vec![vals[l]]));
+            }
+        }
+        vals.fill(POISON);
     }
 
     /// A block's warps have all ended and drained: its end goes to the coordinator after them.
@@ -348,6 +409,8 @@ impl Sm {
             return;
         }
         let ready = z.unit.outputs(&ZIn::default()).ready;
+        z.stats.busy_cycles += !ready as u64;
+        z.stats.queue_cycles += z.evq.len() as u64 - ready as u64 * (!z.evq.is_empty()) as u64;
         let i = if ready { z.evq.pop_front().unwrap_or_default() } else { ZIn::default() };
         let o = z.unit.outputs(&i);
         let before = o.o_thresh;
@@ -400,6 +463,16 @@ impl Sm {
         }
         z.rows[w] = Row { phys: o.reg_phys, set: o.reg_set, held: need, slot: o.grant_slot };
         z.stats.grants += 1;
+        if z.spilled[w] {
+            z.spilled[w] = false;
+            z.stats.drain_cycles += z.sent_at[w] - z.left_at[w];
+            z.stats.coord_cycles += now - z.sent_at[w];
+            z.stats.offs += 1;
+            if z.at_bar[w] {
+                z.stats.bar_coord_cycles += now - z.sent_at[w];
+                z.stats.bar_offs += 1;
+            }
+        }
         for set in kept..need {
             z.stats.reg_sets[(o.reg_phys >> set & 1 == 0) as usize] += 1;
         }
