@@ -232,7 +232,9 @@ impl Sm {
         // not yet taken by it)
         let queued: u32 = z.evq.iter().filter(|e| e.ev == Ev::BlockStart).map(|e| e.warps.count_ones()).sum();
         let room = (z.unit.outputs(&ZIn::default()).slot_room as u32).saturating_sub(queued) as usize;
-        room >= nw && self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
+        // (a block of more warps than the SM has slots goes in when they are all free: its
+        // warps take turns, giving them up at barriers)
+        room >= nw.min(z.geom.slots as usize) && self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
     }
 
     /// A block was placed in block slot `bslot` with warps `slots`: its warps wait for the
