@@ -342,6 +342,43 @@ pub struct GpuConfig {
     /// occupancy rule; `zorua`: Zorua's coordinator, docs/zorua.md).
     #[serde(default, skip_serializing_if = "Alloc::is_block")]
     pub alloc: Alloc,
+    /// Zorua's parameters (Table 1 and the table latency; used under `alloc = "zorua"`).
+    #[serde(default, skip_serializing_if = "ZoruaConfig::is_default")]
+    pub zorua: ZoruaConfig,
+}
+
+/// Zorua's parameters: Algorithm 1's constants (Table 1; the paper gives no values, ours are
+/// decisions, docs/zorua.md) and the mapping tables' latency (§5.1: 2 cycles per access).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZoruaConfig {
+    /// Cycles between threshold updates.
+    pub epoch: u64,
+    /// The initial threshold, in sixteenths of each resource's physical amount (0..=16).
+    pub o_default: u32,
+    pub o_thresh_step: u32,
+    /// The difference of idle and memory cycles in an epoch that moves the threshold.
+    pub c_delta_thresh: u64,
+    /// Cycles a mapping-table access adds (registers: every instruction; scratchpad: shared
+    /// accesses, again).
+    pub table_latency: u32,
+}
+
+impl Default for ZoruaConfig {
+    fn default() -> Self {
+        let t = crate::zorua::ThreshParams::default();
+        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2 }
+    }
+}
+
+impl ZoruaConfig {
+    pub fn is_default(&self) -> bool {
+        *self == ZoruaConfig::default()
+    }
+
+    pub fn thresh(&self) -> crate::zorua::ThreshParams {
+        crate::zorua::ThreshParams { epoch: self.epoch, o_default: self.o_default, o_thresh_step: self.o_thresh_step, o_max: 16, c_delta_thresh: self.c_delta_thresh }
+    }
 }
 
 /// How an SM allocates its on-chip resources.
@@ -787,6 +824,12 @@ impl GpuConfig {
                 }
                 crate::units::zorua::Geometry::of(s).map_err(|e| format!("field `alloc`: sm[{i}]: {e}"))?;
             }
+            let z = &self.zorua;
+            range("zorua.epoch", z.epoch, 1, 1 << 20)?;
+            range("zorua.o_default", z.o_default as u64, 0, 16)?;
+            range("zorua.o_thresh_step", z.o_thresh_step as u64, 0, 16)?;
+            range("zorua.c_delta_thresh", z.c_delta_thresh, 0, 1 << 20)?;
+            range("zorua.table_latency", z.table_latency as u64, 0, 100)?;
             if self.faults != FaultScheme::Stall || self.tb_switch.enabled {
                 return Err(format!("field `alloc`: \"{}\" is built for faults = \"stall\" without thread-block switching, not faults = \"{}\"", self.alloc.name(), self.faults.name()));
             }

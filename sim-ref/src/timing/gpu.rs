@@ -417,10 +417,10 @@ impl Gpu {
             // Each SM's coordinator, and its swap areas in global memory (outside every
             // process's allocations; docs/zorua.md, "Swap").
             for sm in &mut sms {
-                let (unit, geom) = Sm::zorua_model(sm.config(), cfg.alloc == crate::config::Alloc::Wlm).expect("validated configuration");
+                let (unit, geom) = Sm::zorua_model(sm.config(), &cfg.zorua, cfg.alloc == crate::config::Alloc::Wlm).expect("validated configuration");
                 let regs = gmem.alloc(geom.lwarps * super::sm::REG_SWAP_BYTES);
                 let smem = gmem.alloc(geom.lblocks * super::sm::SMEM_SWAP_BYTES);
-                sm.set_zorua(unit, geom, regs, smem, cfg.alloc == crate::config::Alloc::Wlm);
+                sm.set_zorua(unit, geom, regs, smem, cfg.alloc == crate::config::Alloc::Wlm, cfg.zorua.table_latency);
             }
         }
         Gpu {

@@ -657,7 +657,7 @@ impl Unit for Coord {
 
     fn outputs(&self, _i: &In) -> Out {
         let wanting = (self.tq & !self.bar).count_ones();
-        let slot_room = (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8;
+        let slot_room = if self.sq | self.rq != 0 { 0 } else { (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8 };
         let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, slot_room, ..Out::default() };
         if let Step::Finish { w, grant: true, .. } = self.step {
             let wi = w as usize;

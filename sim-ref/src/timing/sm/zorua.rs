@@ -147,15 +147,16 @@ impl Sm {
     /// Puts the SM under Zorua with coordinator `unit` (geometry `geom`), its swap areas at
     /// `reg_base` (64 warps x [`REG_SWAP_BYTES`]) and `smem_base` (16 blocks x
     /// [`SMEM_SWAP_BYTES`]) in global memory. Call before any block is placed.
-    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool) {
+    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool, table_latency: u32) {
         assert!(self.is_empty());
         let (lw, lb) = (geom.lwarps as usize, geom.lblocks as usize);
         self.warps = (0..lw).map(|_| None).collect();
         self.blocks = (0..lb).map(|_| None).collect();
-        self.lat.alu_latency += 2;
-        self.lat.sfu_latency += 2;
-        self.lat.shared_latency += 4;
-        self.lat.l1_latency += 2;
+        let t = table_latency;
+        self.lat.alu_latency += t;
+        self.lat.sfu_latency += t;
+        self.lat.shared_latency += 2 * t;
+        self.lat.l1_latency += t;
         self.zorua = Some(Box::new(ZSm {
             unit,
             wlm,
@@ -198,9 +199,10 @@ impl Sm {
         }
     }
 
-    /// A coordinator model for configuration `c` (`wlm`: the warp-level manager).
-    pub fn zorua_model(c: &SmConfig, wlm: bool) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
-        let g = Geometry::of(c)?;
+    /// A coordinator model for configuration `c` with parameters `z` (`wlm`: the warp-level
+    /// manager).
+    pub fn zorua_model(c: &SmConfig, z: &crate::config::ZoruaConfig, wlm: bool) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
+        let g = Geometry { thresh: z.thresh(), ..Geometry::of(c)? };
         Ok((Box::new(if wlm { Coord::wlm(g) } else { Coord::new(g) }), g))
     }
 
