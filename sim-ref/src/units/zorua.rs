@@ -115,8 +115,11 @@ enum Step {
     /// Allocating warp `w`'s sets, one per cycle: `smem` scratchpad sets then `regs` register
     /// sets, of which the first `smem_phys` and `regs_phys` physical.
     Alloc { w: u8, smem: u8, smem_phys: u8, regs: u8, regs_phys: u8, grant: bool, seen: u64 },
-    /// The warp's tables are written; `grant`: it becomes schedulable.
-    Finish { w: u8, grant: bool, seen: u64 },
+    /// The tables' rows of a warp to be granted are read (their RAMs read a cycle after the
+    /// address: the last set allocated is in them).
+    Read { w: u8, seen: u64 },
+    /// Warp `w` becomes schedulable: the grant, with its rows.
+    Finish { w: u8, seen: u64 },
 }
 
 /// One SM's coordinator.
@@ -585,8 +588,10 @@ impl Coord {
             Step::Scan { seen }
         } else if smem + regs > 0 {
             Step::Alloc { w: w as u8, smem, smem_phys, regs, regs_phys, grant, seen }
+        } else if grant {
+            Step::Read { w: w as u8, seen }
         } else {
-            Step::Finish { w: w as u8, grant, seen }
+            Step::Scan { seen }
         };
     }
 
@@ -624,7 +629,13 @@ impl Coord {
             self.rheld[wi] += 1;
             regs -= 1;
         }
-        self.step = if smem + regs > 0 { Step::Alloc { w, smem, smem_phys, regs, regs_phys, grant, seen } } else { Step::Finish { w, grant, seen } };
+        self.step = if smem + regs > 0 {
+            Step::Alloc { w, smem, smem_phys, regs, regs_phys, grant, seen }
+        } else if grant {
+            Step::Read { w, seen }
+        } else {
+            Step::Scan { seen }
+        };
     }
 }
 
@@ -659,7 +670,7 @@ impl Unit for Coord {
         let wanting = (self.tq & !self.bar).count_ones();
         let slot_room = if self.sq | self.rq != 0 { 0 } else { (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8 };
         let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, slot_room, ..Out::default() };
-        if let Step::Finish { w, grant: true, .. } = self.step {
+        if let Step::Finish { w, .. } = self.step {
             let wi = w as usize;
             o.grant = true;
             o.grant_warp = w;
@@ -695,11 +706,10 @@ impl Unit for Coord {
                 None => self.step = Step::Idle,
             },
             Step::Alloc { .. } => self.alloc_one(),
-            Step::Finish { w, grant, seen } => {
-                if grant {
-                    self.sched |= 1 << w;
-                    self.grants += 1;
-                }
+            Step::Read { w, seen } => self.step = Step::Finish { w, seen },
+            Step::Finish { w, seen } => {
+                self.sched |= 1 << w;
+                self.grants += 1;
                 self.step = Step::Scan { seen };
             }
         }
@@ -751,10 +761,10 @@ mod tests {
         // two warps, 8 registers (2 sets) each, 1 KB of scratchpad
         let (g, t) = run(&mut c, start(0, 0b11, 8, 1000));
         // cycle 0 takes the event; warp 0: examine (1), a scratchpad set and 2 register sets
-        // (2-4), finish with the grant (5); warp 1: examine (6), 2 sets (7, 8), grant (9); a
-        // cycle finding none left (10); idle in 11.
-        assert_eq!(g, vec![(5, 0, 0, 0b11), (9, 1, 1, 0b11)]);
-        assert_eq!(t, 11);
+        // (2-4), the rows read (5), the grant (6); warp 1: examine (7), 2 sets (8, 9), read
+        // (10), grant (11); a cycle finding none left (12); idle in 13.
+        assert_eq!(g, vec![(6, 0, 0, 0b11), (11, 1, 1, 0b11)]);
+        assert_eq!(t, 13);
         let s = c.state();
         assert_eq!((s.sched, s.reg_free, s.smem_free, s.slots_free), (0b11, 4, 3, 0b1100));
         // the rows: warp 1's sets are physical sets 2 and 3

@@ -21,9 +21,9 @@
 //!   register queue's first, then the scratchpad queue's, then the thread/barrier queue's,
 //!   lowest logical warp first within a queue, each warp once. An examined warp passes as many
 //!   of its remaining queues as it can (incremental: it keeps what it took). If it moved, one
-//!   cycle per set allocated (scratchpad first, then registers; physical sets lowest first,
-//!   then swap) and a finishing cycle follow, in which `grant` is driven if it became
-//!   schedulable. A cycle that finds no warp left to examine ends the scan.
+//!   cycle per set allocated follows (scratchpad first, then registers; physical sets lowest
+//!   first, then swap); if it became schedulable, a cycle reading its rows and a cycle driving
+//!   `grant` with them. A cycle that finds no warp left to examine ends the scan.
 
 use serde::Serialize;
 
