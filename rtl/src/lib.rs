@@ -18,6 +18,7 @@ pub mod scan;
 pub mod sched;
 pub mod smst;
 pub mod verilog;
+pub mod zorua;
 
 pub use board::{BoardDss, BoardPrio, BoardSched};
 pub use dss::Dss;
@@ -34,3 +35,4 @@ pub use round_robin::RoundRobin;
 pub use scan::ScanControl;
 pub use sched::{Sched, SchedFaults};
 pub use smst::Smst;
+pub use zorua::{Zorua, ZoruaFaults, ZoruaParams};

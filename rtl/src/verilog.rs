@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -58,6 +58,13 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
             // One SM's operand-log data array at its largest: 64 entries of 32 lanes x 32 bits
             // (8 KB).
             let mut uut = crate::Oldata::new(mpgpu_spec::units::oldata::MAX_ENTRIES, crate::OldataFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "zorua" => {
+            // One SM's Zorua coordinator and mapping tables on the Fermi configuration: 48
+            // warp slots, Algorithm 1's default constants (docs/zorua.md).
+            let mut uut = crate::Zorua::new(crate::ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, crate::ZoruaFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

@@ -113,3 +113,9 @@ fn the_replay_queue_synthesizes_and_lints() {
     let v = verilog_for("rq").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("rq"), &v).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn the_zorua_coordinator_synthesizes_and_lints() {
+    let v = verilog_for("zorua").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("zorua"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
