@@ -125,7 +125,6 @@ pub struct Zorua {
     /// A table entry's valid (physical) bit.
     v9: Constant<Bits<9>>,
     v7: Constant<Bits<7>>,
-    one256: Constant<Bits<256>>,
     c_start: Constant<Bits<3>>,
     c_phase: Constant<Bits<3>>,
     c_bar: Constant<Bits<3>>,
@@ -145,7 +144,12 @@ pub struct Zorua {
     eff_o: Signal<Local, Bits<5>>,
     slot_free: Signal<Local, Bits<64>>,
     smem_free_map: Signal<Local, Bits<64>>,
-    reg_free_map: Signal<Local, Bits<256>>,
+    /// The register free map in four words, each word's lowest free set, and the first word
+    /// with one.
+    reg_free_map: [Signal<Local, Bits<64>>; 4],
+    reg_low4: [Signal<Local, Bits<64>>; 4],
+    reg_word: Signal<Local, Bits<2>>,
+    word_ids: [Constant<Bits<2>>; 4],
     n_slot_free: Signal<Local, Bits<7>>,
     n_want: Signal<Local, Bits<7>>,
     waiting_t: Signal<Local, Bits<64>>,
@@ -204,7 +208,6 @@ pub struct Zorua {
     lhs_s: Signal<Local, Bits<16>>,
     slot_low: Signal<Local, Bits<64>>,
     slot_new: Signal<Local, Bits<6>>,
-    reg_low: Signal<Local, Bits<256>>,
     reg_new: Signal<Local, Bits<8>>,
     smem_low: Signal<Local, Bits<64>>,
     smem_new: Signal<Local, Bits<6>>,
@@ -232,7 +235,8 @@ pub struct Zorua {
     pub sheld: [Reg<Bits<7>>; 16],
     pub nwarps: [Reg<Bits<7>>; 16],
     pub narr: [Reg<Bits<7>>; 16],
-    pub reg_used: Reg<Bits<256>>,
+    /// The register sets in use, 64 per word.
+    pub reg_used: [Reg<Bits<64>>; 4],
     pub smem_used: Reg<Bits<64>>,
     pub slot_used: Reg<Bits<64>>,
     /// Register and scratchpad sets in use or reserved, and in swap.
@@ -308,7 +312,6 @@ impl Zorua {
             one64: Constant::new(1u64.into()),
             v9: Constant::new(256u64.into()),
             v7: Constant::new(64u64.into()),
-            one256: Constant::new(1u64.into()),
             c_start: c3(EV_START),
             c_phase: c3(EV_PHASE),
             c_bar: c3(EV_BARRIER),
@@ -327,7 +330,10 @@ impl Zorua {
             eff_o: Default::default(),
             slot_free: Default::default(),
             smem_free_map: Default::default(),
-            reg_free_map: Default::default(),
+            reg_free_map: std::array::from_fn(|_| Default::default()),
+            reg_low4: std::array::from_fn(|_| Default::default()),
+            reg_word: Default::default(),
+            word_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             n_slot_free: Default::default(),
             n_want: Default::default(),
             waiting_t: Default::default(),
@@ -385,7 +391,6 @@ impl Zorua {
             lhs_s: Default::default(),
             slot_low: Default::default(),
             slot_new: Default::default(),
-            reg_low: Default::default(),
             reg_new: Default::default(),
             smem_low: Default::default(),
             smem_new: Default::default(),
@@ -412,7 +417,7 @@ impl Zorua {
             sheld: std::array::from_fn(|_| Default::default()),
             nwarps: std::array::from_fn(|_| Default::default()),
             narr: std::array::from_fn(|_| Default::default()),
-            reg_used: Default::default(),
+            reg_used: std::array::from_fn(|_| Default::default()),
             smem_used: Default::default(),
             slot_used: Default::default(),
             reg_cnt: Default::default(),
@@ -484,7 +489,7 @@ impl Zorua {
             || any_q(&self.sheld)
             || any_q(&self.nwarps)
             || any_q(&self.narr)
-            || self.reg_used.q.has_changed()
+            || any_q(&self.reg_used)
             || self.reg_cnt.q.has_changed()
             || self.reg_swap.q.has_changed()
             || self.smem_cnt.q.has_changed()
@@ -526,7 +531,9 @@ impl Zorua {
             self.nwarps[k].clock.next = c;
             self.narr[k].clock.next = c;
         }
-        self.reg_used.clock.next = c;
+        for r in &mut self.reg_used {
+            r.clock.next = c;
+        }
         self.reg_cnt.clock.next = c;
         self.reg_swap.clock.next = c;
         self.smem_cnt.clock.next = c;
@@ -569,7 +576,6 @@ impl Logic for Zorua {
         self.live.clock.next = self.clock.val();
         self.blocks.clock.next = self.clock.val();
         self.seen.clock.next = self.clock.val();
-        self.reg_used.clock.next = self.clock.val();
         self.smem_used.clock.next = self.clock.val();
         self.slot_used.clock.next = self.clock.val();
         self.reg_cnt.clock.next = self.clock.val();
@@ -597,7 +603,10 @@ impl Logic for Zorua {
         self.live.d.next = self.live.q.val();
         self.blocks.d.next = self.blocks.q.val();
         self.seen.d.next = self.seen.q.val();
-        self.reg_used.d.next = self.reg_used.q.val();
+        for k in 0..4 {
+            self.reg_used[k].clock.next = self.clock.val();
+            self.reg_used[k].d.next = self.reg_used[k].q.val();
+        }
         self.smem_used.d.next = self.smem_used.q.val();
         self.slot_used.d.next = self.slot_used.q.val();
         self.reg_cnt.d.next = self.reg_cnt.q.val();
@@ -658,7 +667,9 @@ impl Logic for Zorua {
         self.o_thresh.next = self.eff_o.val();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
-        self.reg_free_map.next = !self.reg_used.q.val();
+        for k in 0..4 {
+            self.reg_free_map[k].next = !self.reg_used[k].q.val();
+        }
         self.n_reg_free.next = self.reg_total.val().get_bits::<10>(0) - self.reg_cnt.q.val();
         self.n_smem_free.next = self.smem_total.val().get_bits::<7>(0) - self.smem_cnt.q.val();
         // (popcounts: free slots, and warps in the thread/barrier queue not at a barrier)
@@ -684,7 +695,16 @@ impl Logic for Zorua {
         // The lowest free slot, scratchpad set and register set.
         self.slot_low.next = self.slot_free.val() & (!self.slot_free.val() + self.one64.val());
         self.smem_low.next = self.smem_free_map.val() & (!self.smem_free_map.val() + self.one64.val());
-        self.reg_low.next = self.reg_free_map.val() & (!self.reg_free_map.val() + self.one256.val());
+        for k in 0..4 {
+            self.reg_low4[k].next = self.reg_free_map[k].val() & (!self.reg_free_map[k].val() + self.one64.val());
+        }
+        // (the first word with a free set)
+        self.reg_word.next = 3.into();
+        for k in 0..3 {
+            if self.reg_free_map[2 - k].val().any() {
+                self.reg_word.next = self.word_ids[2 - k].val();
+            }
+        }
         self.slot_new.next = 0.into();
         self.smem_new.next = 0.into();
         for i in 0..64 {
@@ -696,9 +716,13 @@ impl Logic for Zorua {
             }
         }
         self.reg_new.next = 0.into();
-        for i in 0..256 {
-            if self.reg_low.val().get_bit(i) {
-                self.reg_new.next = self.reg_new.val() | self.preg_ids[i].val();
+        for k in 0..4 {
+            if self.reg_word.val() == self.word_ids[k].val() {
+                for i in 0..64 {
+                    if self.reg_low4[k].val().get_bit(i) {
+                        self.reg_new.next = self.preg_ids[64 * k + i].val();
+                    }
+                }
             }
         }
 
@@ -1053,9 +1077,11 @@ impl Logic for Zorua {
         // Freeing the highest held register set of warp `fw`.
         if self.step.q.val() == self.c_free_regs.val() {
             if self.rentry.val().get_bit(8) {
-                for i in 0..256 {
-                    if self.rentry.val().get_bits::<8>(0) == self.preg_ids[i].val() {
-                        self.reg_used.d.next = self.reg_used.q.val().replace_bit(i, false);
+                for k in 0..4 {
+                    for i in 0..64 {
+                        if self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val() {
+                            self.reg_used[k].d.next = self.reg_used[k].q.val().replace_bit(i, false);
+                        }
                     }
                 }
                 self.reg_cnt.d.next = self.reg_cnt.q.val() - 1;
@@ -1196,7 +1222,11 @@ impl Logic for Zorua {
                     }
                 }
                 if self.a_rphys.q.val().any() {
-                    self.reg_used.d.next = self.reg_used.q.val() | self.reg_low.val();
+                    for k in 0..4 {
+                        if self.reg_word.val() == self.word_ids[k].val() {
+                            self.reg_used[k].d.next = self.reg_used[k].q.val() | self.reg_low4[k].val();
+                        }
+                    }
                     self.a_rphys.d.next = self.a_rphys.q.val() - 1;
                 }
                 for i in 0..64 {

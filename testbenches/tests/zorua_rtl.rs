@@ -93,7 +93,6 @@ impl Rtl {
     fn state(&self) -> State {
         let b = &self.b;
         let q64 = |r: &mpgpu_rtl::Reg<Bits<64>>| u(r.q.val().to_u64());
-        let used = b.reg_used.q.val();
         State {
             tq: q64(&b.tq),
             sq: q64(&b.sq),
@@ -110,7 +109,7 @@ impl Rtl {
             o_thresh: b.o_thresh.val().to_u64() as u8,
             warp_info: (0..64).map(|w| pack_warp(b.wblock[w].q.val().to_u64() as u8, b.rneed[w].q.val().to_u64() as u8, b.rheld[w].q.val().to_u64() as u8, b.slotv[w].q.val().then(|| b.slot[w].q.val().to_u64() as u8))).collect(),
             block_info: (0..16).map(|k| pack_block(b.sneed[k].q.val().to_u64() as u8, b.sheld[k].q.val().to_u64() as u8, b.nwarps[k].q.val().to_u64() as u8, b.narr[k].q.val().to_u64() as u8)).collect(),
-            reg_map_free: (0..4).map(|k| !(used.get_bits::<64>(64 * k).to_u64())).collect(),
+            reg_map_free: (0..4).map(|k| !q64(&b.reg_used[k])).collect(),
             smem_map_free: !q64(&b.smem_used) & ((1u64 << 48) - 1),
         }
     }
