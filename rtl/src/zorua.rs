@@ -151,6 +151,13 @@ pub struct Zorua {
     reg_word: Signal<Local, Bits<2>>,
     word_ids: [Constant<Bits<2>>; 4],
     n_slot_free: Signal<Local, Bits<7>>,
+    /// Popcount trees of the free slots, the warps wanting one and a block's warps (each
+    /// level's nodes for the three side by side).
+    pc1: [Signal<Local, Bits<7>>; 96],
+    pc2: [Signal<Local, Bits<7>>; 48],
+    pc3: [Signal<Local, Bits<7>>; 24],
+    pc4: [Signal<Local, Bits<7>>; 12],
+    pc5: [Signal<Local, Bits<7>>; 6],
     n_want: Signal<Local, Bits<7>>,
     waiting_t: Signal<Local, Bits<64>>,
     m_rq: Signal<Local, Bits<64>>,
@@ -335,6 +342,11 @@ impl Zorua {
             reg_word: Default::default(),
             word_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             n_slot_free: Default::default(),
+            pc1: std::array::from_fn(|_| Default::default()),
+            pc2: std::array::from_fn(|_| Default::default()),
+            pc3: std::array::from_fn(|_| Default::default()),
+            pc4: std::array::from_fn(|_| Default::default()),
+            pc5: std::array::from_fn(|_| Default::default()),
             n_want: Default::default(),
             waiting_t: Default::default(),
             m_rq: Default::default(),
@@ -674,20 +686,38 @@ impl Logic for Zorua {
         self.n_smem_free.next = self.smem_total.val().get_bits::<7>(0) - self.smem_cnt.q.val();
         // (popcounts: free slots, and warps in the thread/barrier queue not at a barrier)
         self.waiting_t.next = self.tq.q.val() & !self.bar.q.val();
-        self.n_slot_free.next = 0.into();
-        self.n_want.next = 0.into();
-        self.pop_w.next = 0.into();
-        for i in 0..64 {
-            if self.slot_free.val().get_bit(i) {
-                self.n_slot_free.next = self.n_slot_free.val() + 1;
-            }
-            if self.waiting_t.val().get_bit(i) {
-                self.n_want.next = self.n_want.val() + 1;
-            }
-            if self.warps.val().get_bit(i) {
-                self.pop_w.next = self.pop_w.val() + 1;
+        // (popcounts by adder trees: pairs, then sums of 2, 4, ... 32)
+        for j in 0..32 {
+            self.pc1[j].next = 0.into();
+            self.pc1[32 + j].next = 0.into();
+            self.pc1[64 + j].next = 0.into();
+            for h in 0..2 {
+                if self.slot_free.val().get_bit(2 * j + h) {
+                    self.pc1[j].next = self.pc1[j].val() + 1;
+                }
+                if self.waiting_t.val().get_bit(2 * j + h) {
+                    self.pc1[32 + j].next = self.pc1[32 + j].val() + 1;
+                }
+                if self.warps.val().get_bit(2 * j + h) {
+                    self.pc1[64 + j].next = self.pc1[64 + j].val() + 1;
+                }
             }
         }
+        for j in 0..48 {
+            self.pc2[j].next = self.pc1[2 * j].val() + self.pc1[2 * j + 1].val();
+        }
+        for j in 0..24 {
+            self.pc3[j].next = self.pc2[2 * j].val() + self.pc2[2 * j + 1].val();
+        }
+        for j in 0..12 {
+            self.pc4[j].next = self.pc3[2 * j].val() + self.pc3[2 * j + 1].val();
+        }
+        for j in 0..6 {
+            self.pc5[j].next = self.pc4[2 * j].val() + self.pc4[2 * j + 1].val();
+        }
+        self.n_slot_free.next = self.pc5[0].val() + self.pc5[1].val();
+        self.n_want.next = self.pc5[2].val() + self.pc5[3].val();
+        self.pop_w.next = self.pc5[4].val() + self.pc5[5].val();
         self.slot_room.next = 0.into();
         if !(self.sq.q.val() | self.rq.q.val()).any() & (self.n_slot_free.val() > self.n_want.val()) {
             self.slot_room.next = self.n_slot_free.val() - self.n_want.val();
@@ -720,7 +750,7 @@ impl Logic for Zorua {
             if self.reg_word.val() == self.word_ids[k].val() {
                 for i in 0..64 {
                     if self.reg_low4[k].val().get_bit(i) {
-                        self.reg_new.next = self.preg_ids[64 * k + i].val();
+                        self.reg_new.next = self.reg_new.val() | self.preg_ids[64 * k + i].val();
                     }
                 }
             }
@@ -774,13 +804,16 @@ impl Logic for Zorua {
         self.cur_rneed.next = 0.into();
         self.cur_rheld.next = 0.into();
         self.cur_slot.next = 0.into();
+        // (a one-hot select, and OR-multiplexers: no priority chain)
         for i in 0..64 {
-            if self.cur_w.val() == self.ids64[i].val() {
-                self.cur_bit.next = self.cur_bit.val().replace_bit(i, true);
-                self.cur_wb.next = self.wblock[i].q.val();
-                self.cur_rneed.next = self.rneed[i].q.val();
-                self.cur_rheld.next = self.rheld[i].q.val();
-                self.cur_slot.next = self.slot[i].q.val();
+            self.cur_bit.next = self.cur_bit.val().replace_bit(i, self.cur_w.val() == self.ids64[i].val());
+        }
+        for i in 0..64 {
+            if self.cur_bit.val().get_bit(i) {
+                self.cur_wb.next = self.cur_wb.val() | self.wblock[i].q.val();
+                self.cur_rneed.next = self.cur_rneed.val() | self.rneed[i].q.val();
+                self.cur_rheld.next = self.cur_rheld.val() | self.rheld[i].q.val();
+                self.cur_slot.next = self.cur_slot.val() | self.slot[i].q.val();
             }
         }
         self.cur_b.next = self.cur_wb.val();
@@ -796,12 +829,14 @@ impl Logic for Zorua {
         self.cur_nw.next = 0.into();
         self.cur_narr.next = 0.into();
         for i in 0..16 {
-            if self.cur_b.val() == self.ids16[i].val() {
-                self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, true);
-                self.cur_sneed.next = self.sneed[i].q.val();
-                self.cur_sheld.next = self.sheld[i].q.val();
-                self.cur_nw.next = self.nwarps[i].q.val();
-                self.cur_narr.next = self.narr[i].q.val();
+            self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, self.cur_b.val() == self.ids16[i].val());
+        }
+        for i in 0..16 {
+            if self.cur_bbit.val().get_bit(i) {
+                self.cur_sneed.next = self.cur_sneed.val() | self.sneed[i].q.val();
+                self.cur_sheld.next = self.cur_sheld.val() | self.sheld[i].q.val();
+                self.cur_nw.next = self.cur_nw.val() | self.nwarps[i].q.val();
+                self.cur_narr.next = self.cur_narr.val() | self.narr[i].q.val();
             }
         }
         // The warps of that block (a barrier's release).
@@ -823,13 +858,13 @@ impl Logic for Zorua {
         self.rentry.next = 0.into();
         for k in 0..16 {
             if self.cur_rheld.val() == self.rs_ids[k + 1].val() {
-                self.rentry.next = self.reg_ram[k].read_data.val();
+                self.rentry.next = self.rentry.val() | self.reg_ram[k].read_data.val();
             }
         }
         self.sentry.next = 0.into();
         for k in 0..48 {
             if self.cur_sheld.val() == self.ss_ids[k + 1].val() {
-                self.sentry.next = self.smem_ram[k].read_data.val();
+                self.sentry.next = self.sentry.val() | self.smem_ram[k].read_data.val();
             }
         }
         // An event's needs: register sets (registers / 4, up), scratchpad sets (KB, up).
