@@ -7,11 +7,12 @@ use crate::hdl_block;
 use crate::ports::{Port, Ports, Regs};
 use crate::rtl::RtlUnit;
 use mpgpu_ref::units::framework::Policy;
-use mpgpu_rtl::{Dss, LowestFirst, Oldata, OldataFaults, Oplog, OplogFaults, Prio, Rq, RqFaults, Sched, SchedFaults};
+use mpgpu_rtl::{Dss, LowestFirst, Oldata, OldataFaults, Oplog, OplogFaults, Prio, Rq, RqFaults, Sched, SchedFaults, Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_spec::units::lowest_first as lf;
 use mpgpu_spec::units::oldata;
 use mpgpu_spec::units::oplog;
 use mpgpu_spec::units::rq;
+use mpgpu_spec::units::zorua;
 use mpgpu_spec::units::sched::{dss, fw, prio, PolicyCode};
 
 hdl_block!(Sched {
@@ -681,3 +682,233 @@ impl Ports for OldataPorts {
 }
 
 pub type OldataRtl = RtlUnit<OldataPorts>;
+
+/// `Zorua`'s ports by hand rather than through `hdl_block!`: its rows are output arrays
+/// (`reg_set$k`, `smem_set$k`). It is flat (`mpgpu_rtl::flat_logic!`).
+impl crate::ports::HdlBlock for Zorua {
+    fn flat(&self) -> bool {
+        true
+    }
+    fn quiet(&self) -> bool {
+        !self.read_changed()
+    }
+    fn input_ports(&self) -> Vec<Port> {
+        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16)].iter().map(|&(n, w)| Port::new(n, w)).collect()
+    }
+    fn output_ports(&self) -> Vec<Port> {
+        let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
+        v.extend((0..16).map(|k| Port::new(&format!("reg_set${k}"), 8)));
+        v.extend((0..48).map(|k| Port::new(&format!("smem_set${k}"), 6)));
+        v
+    }
+    fn register_ports(&self) -> Vec<Port> {
+        let mut v: Vec<Port> = ZORUA_SCALARS.iter().map(|&(n, w)| Port::new(&format!("{n}$q"), w)).collect();
+        for &(n, len, w) in ZORUA_ARRAYS {
+            v.extend((0..len).map(|k| Port::new(&format!("{n}${k}$q"), w)));
+        }
+        v
+    }
+    fn set_inputs(&mut self, v: &[u64]) {
+        use crate::ports::Wire;
+        use rust_hdl::core::block::Block;
+        self.ev.next = Wire::from_word(v[0]);
+        self.ev.update_all();
+        self.warp.next = Wire::from_word(v[1]);
+        self.warp.update_all();
+        self.block.next = Wire::from_word(v[2]);
+        self.block.update_all();
+        self.warps.next = Wire::from_word(v[3]);
+        self.warps.update_all();
+        self.regs.next = Wire::from_word(v[4]);
+        self.regs.update_all();
+        self.smem.next = Wire::from_word(v[5]);
+        self.smem.update_all();
+        self.idle.next = Wire::from_word(v[6]);
+        self.idle.update_all();
+        self.mem.next = Wire::from_word(v[7]);
+        self.mem.update_all();
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.clock.next = rust_hdl::prelude::Clock::from(high);
+        rust_hdl::core::block::Block::update_all(&mut self.clock);
+    }
+    fn get_outputs(&self, v: &mut [u64]) {
+        use crate::ports::Wire;
+        let w = [
+            self.ready.val().word(),
+            self.grant.val().word(),
+            self.grant_warp.val().word(),
+            self.grant_slot.val().word(),
+            self.reg_phys.val().word(),
+            self.smem_phys.val().word(),
+            self.o_thresh.val().word(),
+            self.slot_room.val().word(),
+        ];
+        v[..8].copy_from_slice(&w);
+        for k in 0..16 {
+            v[8 + k] = self.reg_set[k].val().word();
+        }
+        for k in 0..48 {
+            v[24 + k] = self.smem_set[k].val().word();
+        }
+    }
+    fn get_registers(&self, v: &mut [u64]) {
+        use crate::ports::Wire;
+        let s = [
+            self.tq.q.val().word(),
+            self.sq.q.val().word(),
+            self.rq.q.val().word(),
+            self.sched.q.val().word(),
+            self.bar.q.val().word(),
+            self.live.q.val().word(),
+            self.blocks.q.val().word(),
+            self.reg_cnt.q.val().word(),
+            self.reg_swap.q.val().word(),
+            self.smem_cnt.q.val().word(),
+            self.smem_swap.q.val().word(),
+            self.smem_used.q.val().word(),
+            self.slot_used.q.val().word(),
+            self.th_q.q.val().word(),
+            self.th_set.q.val().word(),
+        ];
+        v[..s.len()].copy_from_slice(&s);
+        let mut at = s.len();
+        for k in 0..64 {
+            v[at + k] = self.wblock[k].q.val().word();
+            v[at + 64 + k] = self.rneed[k].q.val().word();
+            v[at + 128 + k] = self.rheld[k].q.val().word();
+            v[at + 192 + k] = self.slotv[k].q.val().word();
+            v[at + 256 + k] = self.slot[k].q.val().word();
+        }
+        at += 320;
+        for k in 0..16 {
+            v[at + k] = self.sneed[k].q.val().word();
+            v[at + 16 + k] = self.sheld[k].q.val().word();
+            v[at + 32 + k] = self.nwarps[k].q.val().word();
+            v[at + 48 + k] = self.narr[k].q.val().word();
+        }
+        at += 64;
+        for k in 0..4 {
+            v[at + k] = self.reg_used[k].q.val().word();
+        }
+    }
+}
+
+/// `Zorua`'s scalar registers read back as state (name, width), in `get_registers` order.
+const ZORUA_SCALARS: &[(&str, usize)] = &[
+    ("tq", 64),
+    ("sq", 64),
+    ("rq", 64),
+    ("sched", 64),
+    ("bar", 64),
+    ("live", 64),
+    ("blocks", 16),
+    ("reg_cnt", 10),
+    ("reg_swap", 11),
+    ("smem_cnt", 7),
+    ("smem_swap", 11),
+    ("smem_used", 64),
+    ("slot_used", 64),
+    ("th_q", 5),
+    ("th_set", 1),
+];
+
+/// Its register arrays (name, entries, width), after the scalars.
+const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 64, 4), ("rneed", 64, 5), ("rheld", 64, 5), ("slotv", 64, 1), ("slot", 64, 6), ("sneed", 16, 7), ("sheld", 16, 7), ("nwarps", 16, 7), ("narr", 16, 7), ("reg_used", 4, 64)];
+
+/// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
+/// threshold constants and test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct ZoruaPorts {
+    pub params: ZoruaParams,
+    pub faults: ZoruaFaults,
+}
+
+impl Ports for ZoruaPorts {
+    type In = zorua::In;
+    type Out = zorua::Out;
+    type State = zorua::State;
+    type Block = Zorua;
+    fn name(&self) -> String {
+        "zorua".into()
+    }
+    fn block(&self) -> Zorua {
+        let mut b = Zorua::new(self.params, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &zorua::In, v: &mut [u64]) {
+        let ev = match i.ev {
+            zorua::Ev::None => 0,
+            zorua::Ev::BlockStart => mpgpu_rtl::zorua::EV_START,
+            zorua::Ev::Phase => mpgpu_rtl::zorua::EV_PHASE,
+            zorua::Ev::Barrier => mpgpu_rtl::zorua::EV_BARRIER,
+            zorua::Ev::WarpEnd => mpgpu_rtl::zorua::EV_WARP_END,
+            zorua::Ev::BlockEnd => mpgpu_rtl::zorua::EV_BLOCK_END,
+            zorua::Ev::Epoch => mpgpu_rtl::zorua::EV_EPOCH,
+        };
+        let w = [ev, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {
+        let w = [o.ready as u64, o.grant as u64, o.grant_warp as u64, o.grant_slot as u64, o.reg_phys as u64, o.smem_phys, o.o_thresh as u64, o.slot_room as u64];
+        v[..8].copy_from_slice(&w);
+        for k in 0..16 {
+            v[8 + k] = o.reg_set[k] as u64;
+        }
+        for k in 0..48 {
+            v[24 + k] = o.smem_set[k] as u64;
+        }
+    }
+    fn decode(&self, v: &[u64]) -> zorua::Out {
+        let mut o = zorua::Out {
+            ready: v[0] != 0,
+            grant: v[1] != 0,
+            grant_warp: v[2] as u8,
+            grant_slot: v[3] as u8,
+            reg_phys: v[4] as u16,
+            smem_phys: v[5],
+            o_thresh: v[6] as u8,
+            slot_room: v[7] as u8,
+            ..zorua::Out::default()
+        };
+        for k in 0..16 {
+            o.reg_set[k] = v[8 + k] as u16;
+        }
+        for k in 0..48 {
+            o.smem_set[k] = v[24 + k] as u8;
+        }
+        o
+    }
+    fn state(&self, r: &Regs) -> zorua::State {
+        let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
+        let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
+        let (wb, rn, rh, sv, sl) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.array("slotv"), r.array("slot"));
+        let (sn, sh, nw, na) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"));
+        zorua::State {
+            tq: r.scalar("tq"),
+            sq: r.scalar("sq"),
+            rq: r.scalar("rq"),
+            sched: r.scalar("sched"),
+            bar: r.scalar("bar"),
+            live: r.scalar("live"),
+            blocks: r.scalar("blocks") as u16,
+            reg_free: mpgpu_rtl::zorua::RTL_REG_SETS as u32 - r.scalar("reg_cnt") as u32,
+            reg_swap: r.scalar("reg_swap") as u32,
+            smem_free: mpgpu_rtl::zorua::RTL_SMEM_SETS as u32 - r.scalar("smem_cnt") as u32,
+            smem_swap: r.scalar("smem_swap") as u32,
+            slots_free: !r.scalar("slot_used") & present,
+            o_thresh: th as u8,
+            warp_info: (0..64).map(|w| zorua::pack_warp(wb[w] as u8, rn[w] as u8, rh[w] as u8, (sv[w] != 0).then_some(sl[w] as u8))).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(sn[b] as u8, sh[b] as u8, nw[b] as u8, na[b] as u8)).collect(),
+            reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
+            smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (the outputs are functions of the registers and the tables' read registers)
+        Some(&[])
+    }
+}
+
+pub type ZoruaRtl = RtlUnit<ZoruaPorts>;

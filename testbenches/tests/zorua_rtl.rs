@@ -6,6 +6,8 @@
 use mpgpu_ref::units::zorua::{Broken, Coord, Geometry};
 use mpgpu_ref::zorua::ThreshParams;
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
+use mpgpu_tb::blocks::{ZoruaPorts, ZoruaRtl};
+use mpgpu_tb::rtl::Backend;
 use mpgpu_spec::units::zorua::{pack_block, pack_warp, Ev, In, Out, State, REG_SETS};
 use mpgpu_spec::Unit;
 use rand::{Rng, SeedableRng};
@@ -119,6 +121,8 @@ impl Rtl {
 enum Side {
     Rtl(Box<Rtl>),
     Model(Box<Coord>),
+    /// The harness's adapter (`ZoruaPorts`) on either backend.
+    Unit(Box<ZoruaRtl>),
 }
 
 impl Side {
@@ -126,18 +130,21 @@ impl Side {
         match self {
             Side::Rtl(r) => r.outputs(i),
             Side::Model(m) => m.outputs(i),
+            Side::Unit(u) => u.outputs(i),
         }
     }
     fn clock(&mut self, i: &In) {
         match self {
             Side::Rtl(r) => r.clock(i),
             Side::Model(m) => m.clock(i),
+            Side::Unit(u) => u.clock(i),
         }
     }
     fn state(&self) -> State {
         match self {
             Side::Rtl(r) => r.state(),
             Side::Model(m) => m.state(),
+            Side::Unit(u) => u.state(),
         }
     }
 }
@@ -276,5 +283,19 @@ fn broken_rtl_variants_are_caught_where_the_broken_model_parts() {
         let rtl = Rtl::new(48, g.thresh, faults);
         let (caught, ..) = lockstep(1, 48, 2, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
         assert_eq!(caught, Some(predicted.clone()), "{faults:?}: predicted {predicted:?}");
+    }
+}
+
+/// The harness's adapter (port mapping, state read back from the registers) on rust-hdl and
+/// on the generated Verilog through Verilator, against the model.
+#[test]
+fn the_adapter_matches_the_model_on_both_backends() {
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let g = geometry(48, 2);
+        let ports = ZoruaPorts { params: ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: ZoruaFaults::default() };
+        let u = ZoruaRtl::with_backend(ports, backend).unwrap_or_else(|e| panic!("{e}"));
+        let (mismatch, grants, ..) = lockstep(4, 48, 2, 24, Coord::new(g), Side::Unit(Box::new(u)));
+        assert_eq!(mismatch, None, "{backend:?}");
+        assert!(grants > 200, "{backend:?}: {grants} grants");
     }
 }
