@@ -219,6 +219,21 @@ pub struct Zorua {
     smem_low: Signal<Local, Bits<64>>,
     smem_new: Signal<Local, Bits<6>>,
     rentry: Signal<Local, Bits<9>>,
+    /// One-hot index to bits, and the columns of the fields' bits (warps: block, need, held,
+    /// slot; blocks: need, held, warps, arrived; the freed entries).
+    bitmask: [Constant<Bits<64>>; 6],
+    h_reg: Signal<Local, Bits<64>>,
+    col_w: [Signal<Local, Bits<64>>; 20],
+    col_sv: Signal<Local, Bits<64>>,
+    cur_slotv: Signal<Local, Bit>,
+    col_b: [Signal<Local, Bits<16>>; 28],
+    rsel: Signal<Local, Bits<16>>,
+    col_re: [Signal<Local, Bits<16>>; 9],
+    ssel: Signal<Local, Bits<64>>,
+    col_se: [Signal<Local, Bits<64>>; 7],
+    slot_clr: Signal<Local, Bits<64>>,
+    smem_clr: Signal<Local, Bits<64>>,
+    reg_clr: [Signal<Local, Bits<64>>; 4],
     sentry: Signal<Local, Bits<7>>,
     went: Signal<Local, Bits<9>>,
     sent: Signal<Local, Bits<7>>,
@@ -407,6 +422,19 @@ impl Zorua {
             smem_low: Default::default(),
             smem_new: Default::default(),
             rentry: Default::default(),
+            bitmask: std::array::from_fn(|b| Constant::new((0..64u64).filter(|i| i >> b & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
+            h_reg: Default::default(),
+            col_w: std::array::from_fn(|_| Default::default()),
+            col_sv: Default::default(),
+            cur_slotv: Default::default(),
+            col_b: std::array::from_fn(|_| Default::default()),
+            rsel: Default::default(),
+            col_re: std::array::from_fn(|_| Default::default()),
+            ssel: Default::default(),
+            col_se: std::array::from_fn(|_| Default::default()),
+            slot_clr: Default::default(),
+            smem_clr: Default::default(),
+            reg_clr: std::array::from_fn(|_| Default::default()),
             sentry: Default::default(),
             went: Default::default(),
             sent: Default::default(),
@@ -735,26 +763,23 @@ impl Logic for Zorua {
                 self.reg_word.next = self.word_ids[2 - k].val();
             }
         }
-        self.slot_new.next = 0.into();
-        self.smem_new.next = 0.into();
-        for i in 0..64 {
-            if self.slot_low.val().get_bit(i) {
-                self.slot_new.next = self.slot_new.val() | self.ids64[i].val();
-            }
-            if self.smem_low.val().get_bit(i) {
-                self.smem_new.next = self.smem_new.val() | self.ids64[i].val();
-            }
-        }
-        self.reg_new.next = 0.into();
+        // (one-hot to index: bit b is whether the set bit is at an index with bit b set)
+        self.h_reg.next = 0.into();
         for k in 0..4 {
             if self.reg_word.val() == self.word_ids[k].val() {
-                for i in 0..64 {
-                    if self.reg_low4[k].val().get_bit(i) {
-                        self.reg_new.next = self.reg_new.val() | self.preg_ids[64 * k + i].val();
-                    }
-                }
+                self.h_reg.next = self.h_reg.val() | self.reg_low4[k].val();
             }
         }
+        self.slot_new.next = 0.into();
+        self.smem_new.next = 0.into();
+        self.reg_new.next = 0.into();
+        for b in 0..6 {
+            self.slot_new.next = self.slot_new.val().replace_bit(b, (self.slot_low.val() & self.bitmask[b].val()).any());
+            self.smem_new.next = self.smem_new.val().replace_bit(b, (self.smem_low.val() & self.bitmask[b].val()).any());
+            self.reg_new.next = self.reg_new.val().replace_bit(b, (self.h_reg.val() & self.bitmask[b].val()).any());
+        }
+        self.reg_new.next = self.reg_new.val().replace_bit(6, self.reg_word.val().get_bit(0));
+        self.reg_new.next = self.reg_new.val().replace_bit(7, self.reg_word.val().get_bit(1));
 
         // The scan's next warp: the first queue in scan order with a warp not yet seen, its
         // lowest (the thread/barrier queue without the warps at a barrier, and empty while no
@@ -784,10 +809,8 @@ impl Logic for Zorua {
         }
         self.cand_bit.next = self.m_sel.val() & (!self.m_sel.val() + self.one64.val());
         self.cand_w.next = 0.into();
-        for i in 0..64 {
-            if self.cand_bit.val().get_bit(i) {
-                self.cand_w.next = self.cand_w.val() | self.ids64[i].val();
-            }
+        for b in 0..6 {
+            self.cand_w.next = self.cand_w.val().replace_bit(b, (self.cand_bit.val() & self.bitmask[b].val()).any());
         }
 
         // The warp this cycle is about (the event's, the scan's candidate, or the one being
@@ -808,14 +831,35 @@ impl Logic for Zorua {
         for i in 0..64 {
             self.cur_bit.next = self.cur_bit.val().replace_bit(i, self.cur_w.val() == self.ids64[i].val());
         }
+        // (each field bit from its column of the 64 warps' bits)
+        self.col_sv.next = 0.into();
+        for j in 0..20 {
+            self.col_w[j].next = 0.into();
+        }
         for i in 0..64 {
-            if self.cur_bit.val().get_bit(i) {
-                self.cur_wb.next = self.cur_wb.val() | self.wblock[i].q.val();
-                self.cur_rneed.next = self.cur_rneed.val() | self.rneed[i].q.val();
-                self.cur_rheld.next = self.cur_rheld.val() | self.rheld[i].q.val();
-                self.cur_slot.next = self.cur_slot.val() | self.slot[i].q.val();
+            self.col_sv.next = self.col_sv.val().replace_bit(i, self.slotv[i].q.val());
+            for j in 0..4 {
+                self.col_w[j].next = self.col_w[j].val().replace_bit(i, self.wblock[i].q.val().get_bit(j));
+            }
+            for j in 0..5 {
+                self.col_w[4 + j].next = self.col_w[4 + j].val().replace_bit(i, self.rneed[i].q.val().get_bit(j));
+                self.col_w[9 + j].next = self.col_w[9 + j].val().replace_bit(i, self.rheld[i].q.val().get_bit(j));
+            }
+            for j in 0..6 {
+                self.col_w[14 + j].next = self.col_w[14 + j].val().replace_bit(i, self.slot[i].q.val().get_bit(j));
             }
         }
+        for j in 0..4 {
+            self.cur_wb.next = self.cur_wb.val().replace_bit(j, (self.col_w[j].val() & self.cur_bit.val()).any());
+        }
+        for j in 0..5 {
+            self.cur_rneed.next = self.cur_rneed.val().replace_bit(j, (self.col_w[4 + j].val() & self.cur_bit.val()).any());
+            self.cur_rheld.next = self.cur_rheld.val().replace_bit(j, (self.col_w[9 + j].val() & self.cur_bit.val()).any());
+        }
+        for j in 0..6 {
+            self.cur_slot.next = self.cur_slot.val().replace_bit(j, (self.col_w[14 + j].val() & self.cur_bit.val()).any());
+        }
+        self.cur_slotv.next = (self.col_sv.val() & self.cur_bit.val()).any();
         self.cur_b.next = self.cur_wb.val();
         if (self.step.q.val() == self.c_idle.val()) & ((self.ev.val() == self.c_start.val()) | (self.ev.val() == self.c_bend.val())) {
             self.cur_b.next = self.block.val();
@@ -831,20 +875,30 @@ impl Logic for Zorua {
         for i in 0..16 {
             self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, self.cur_b.val() == self.ids16[i].val());
         }
+        for j in 0..7 {
+            self.col_b[j].next = 0.into();
+            self.col_b[7 + j].next = 0.into();
+            self.col_b[14 + j].next = 0.into();
+            self.col_b[21 + j].next = 0.into();
+        }
         for i in 0..16 {
-            if self.cur_bbit.val().get_bit(i) {
-                self.cur_sneed.next = self.cur_sneed.val() | self.sneed[i].q.val();
-                self.cur_sheld.next = self.cur_sheld.val() | self.sheld[i].q.val();
-                self.cur_nw.next = self.cur_nw.val() | self.nwarps[i].q.val();
-                self.cur_narr.next = self.cur_narr.val() | self.narr[i].q.val();
+            for j in 0..7 {
+                self.col_b[j].next = self.col_b[j].val().replace_bit(i, self.sneed[i].q.val().get_bit(j));
+                self.col_b[7 + j].next = self.col_b[7 + j].val().replace_bit(i, self.sheld[i].q.val().get_bit(j));
+                self.col_b[14 + j].next = self.col_b[14 + j].val().replace_bit(i, self.nwarps[i].q.val().get_bit(j));
+                self.col_b[21 + j].next = self.col_b[21 + j].val().replace_bit(i, self.narr[i].q.val().get_bit(j));
             }
+        }
+        for j in 0..7 {
+            self.cur_sneed.next = self.cur_sneed.val().replace_bit(j, (self.col_b[j].val() & self.cur_bbit.val()).any());
+            self.cur_sheld.next = self.cur_sheld.val().replace_bit(j, (self.col_b[7 + j].val() & self.cur_bbit.val()).any());
+            self.cur_nw.next = self.cur_nw.val().replace_bit(j, (self.col_b[14 + j].val() & self.cur_bbit.val()).any());
+            self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.col_b[21 + j].val() & self.cur_bbit.val()).any());
         }
         // The warps of that block (a barrier's release).
         self.bmask.next = 0.into();
         for i in 0..64 {
-            if self.wblock[i].q.val() == self.cur_b.val() {
-                self.bmask.next = self.bmask.val().replace_bit(i, true);
-            }
+            self.bmask.next = self.bmask.val().replace_bit(i, self.wblock[i].q.val() == self.cur_b.val());
         }
         // The rows the RAMs read: the current warp's and block's (a freeing reads the row the
         // event's cycle presented; a grant the rows its read cycle presented).
@@ -855,16 +909,45 @@ impl Logic for Zorua {
             self.smem_ram[k].read_address.next = self.cur_b.val();
         }
         // The entries being freed: the highest held set's.
-        self.rentry.next = 0.into();
+        self.rsel.next = 0.into();
+        for j in 0..9 {
+            self.col_re[j].next = 0.into();
+        }
         for k in 0..16 {
-            if self.cur_rheld.val() == self.rs_ids[k + 1].val() {
-                self.rentry.next = self.rentry.val() | self.reg_ram[k].read_data.val();
+            self.rsel.next = self.rsel.val().replace_bit(k, self.cur_rheld.val() == self.rs_ids[k + 1].val());
+            for j in 0..9 {
+                self.col_re[j].next = self.col_re[j].val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(j));
+            }
+        }
+        self.rentry.next = 0.into();
+        for j in 0..9 {
+            self.rentry.next = self.rentry.val().replace_bit(j, (self.col_re[j].val() & self.rsel.val()).any());
+        }
+        self.ssel.next = 0.into();
+        for j in 0..7 {
+            self.col_se[j].next = 0.into();
+        }
+        for k in 0..48 {
+            self.ssel.next = self.ssel.val().replace_bit(k, self.cur_sheld.val() == self.ss_ids[k + 1].val());
+            for j in 0..7 {
+                self.col_se[j].next = self.col_se[j].val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(j));
             }
         }
         self.sentry.next = 0.into();
-        for k in 0..48 {
-            if self.cur_sheld.val() == self.ss_ids[k + 1].val() {
-                self.sentry.next = self.sentry.val() | self.smem_ram[k].read_data.val();
+        for j in 0..7 {
+            self.sentry.next = self.sentry.val().replace_bit(j, (self.col_se[j].val() & self.ssel.val()).any());
+        }
+        // The free maps' bits a freeing clears: the freed entry's set, the leaving warp's slot.
+        self.slot_clr.next = 0.into();
+        self.smem_clr.next = 0.into();
+        for i in 0..64 {
+            self.slot_clr.next = self.slot_clr.val().replace_bit(i, self.cur_slotv.val() & (self.cur_slot.val() == self.ids64[i].val()));
+            self.smem_clr.next = self.smem_clr.val().replace_bit(i, self.sentry.val().get_bit(6) & (self.sentry.val().get_bits::<6>(0) == self.ids64[i].val()));
+        }
+        for k in 0..4 {
+            self.reg_clr[k].next = 0.into();
+            for i in 0..64 {
+                self.reg_clr[k].next = self.reg_clr[k].val().replace_bit(i, self.rentry.val().get_bit(8) & (self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val()));
             }
         }
         // An event's needs: register sets (registers / 4, up), scratchpad sets (KB, up).
@@ -1027,10 +1110,8 @@ impl Logic for Zorua {
                     if self.cur_bit.val().get_bit(i) {
                         self.slotv[i].d.next = false;
                     }
-                    if self.cur_slot.val() == self.ids64[i].val() {
-                        self.slot_used.d.next = self.slot_used.q.val().replace_bit(i, false);
-                    }
                 }
+                self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
                 self.bar_open.next = self.narr_new.val() >= self.cur_nw.val();
                 for i in 0..16 {
                     if self.cur_bbit.val().get_bit(i) {
@@ -1054,10 +1135,8 @@ impl Logic for Zorua {
                         self.slotv[i].d.next = false;
                         self.rneed[i].d.next = 0.into();
                     }
-                    if self.cur_slot.val() == self.ids64[i].val() {
-                        self.slot_used.d.next = self.slot_used.q.val().replace_bit(i, false);
-                    }
                 }
+                self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
                 self.bar_open.next = self.cur_narr.val().any() & (self.cur_narr.val() >= self.nw_new.val());
                 for i in 0..16 {
                     if self.cur_bbit.val().get_bit(i) {
@@ -1113,11 +1192,7 @@ impl Logic for Zorua {
         if self.step.q.val() == self.c_free_regs.val() {
             if self.rentry.val().get_bit(8) {
                 for k in 0..4 {
-                    for i in 0..64 {
-                        if self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val() {
-                            self.reg_used[k].d.next = self.reg_used[k].q.val().replace_bit(i, false);
-                        }
-                    }
+                    self.reg_used[k].d.next = self.reg_used[k].q.val() & !self.reg_clr[k].val();
                 }
                 self.reg_cnt.d.next = self.reg_cnt.q.val() - 1;
             } else {
@@ -1146,11 +1221,7 @@ impl Logic for Zorua {
         // Freeing the highest held scratchpad set of block `fb`.
         if self.step.q.val() == self.c_free_smem.val() {
             if self.sentry.val().get_bit(6) {
-                for i in 0..64 {
-                    if self.sentry.val().get_bits::<6>(0) == self.ids64[i].val() {
-                        self.smem_used.d.next = self.smem_used.q.val().replace_bit(i, false);
-                    }
-                }
+                self.smem_used.d.next = self.smem_used.q.val() & !self.smem_clr.val();
                 self.smem_cnt.d.next = self.smem_cnt.q.val() - 1;
             } else {
                 self.smem_swap.d.next = self.smem_swap.q.val() - 1;
