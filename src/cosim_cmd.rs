@@ -35,6 +35,10 @@ pub enum UnitArg {
     /// The replay queue and the operand log (bookkeeping and data array) in RTL on every SM (or
     /// the SMs `--sms` names), under the operand-log fault scheme (implied).
     RqOl,
+    /// Zorua's coordinator and mapping tables in RTL on every SM (or the SMs `--sms` names),
+    /// under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are
+    /// the Fermi configuration's (`--config fermi15`).
+    Zorua,
 }
 
 impl UnitArg {
@@ -49,9 +53,13 @@ impl UnitArg {
             UnitArg::Oldata => UnitKind::Oldata,
             UnitArg::Rq => UnitKind::Rq,
             UnitArg::RqOl => UnitKind::RqOl,
+            UnitArg::Zorua => UnitKind::Zorua,
         };
         if let Some(f) = unit.implied_faults() {
             cfg.faults = f;
+        }
+        if unit == UnitKind::Zorua {
+            cfg.alloc = mpgpu_ref::config::Alloc::Zorua;
         }
         unit
     }
@@ -89,6 +97,10 @@ pub enum BrokenArg {
     DropLane,
     /// oldata: the read port always looks at the write address.
     ReadWaddr,
+    /// zorua: the rescan starts from the thread/barrier queue.
+    RescanFromThread,
+    /// zorua: a warp's end frees its block's scratchpad.
+    SmemAtWarpEnd,
 }
 
 impl BrokenArg {
@@ -99,6 +111,7 @@ impl BrokenArg {
             BrokenArg::DropSecond | BrokenArg::EarlyCredit => "oplog",
             BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
             BrokenArg::DropLane | BrokenArg::ReadWaddr => "oldata",
+            BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd => "zorua",
         }
     }
 }
@@ -167,7 +180,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
             UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
             UnitArg::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
-            UnitArg::RqOl => !matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
+            UnitArg::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
+            UnitArg::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
         };
         if !ok {
             bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
@@ -202,6 +216,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), early_credit: a.broken == Some(BrokenArg::EarlyCredit) };
     o.oldata_faults = mpgpu_rtl::OldataFaults { drop_lane: a.broken == Some(BrokenArg::DropLane), read_waddr: a.broken == Some(BrokenArg::ReadWaddr) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
+    o.zorua_faults = mpgpu_rtl::ZoruaFaults { rescan_from_thread: a.broken == Some(BrokenArg::RescanFromThread), smem_at_warp_end: a.broken == Some(BrokenArg::SmemAtWarpEnd) };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if unit.per_sm() && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
@@ -245,7 +260,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(p) = &rep.vcd {
         match a.unit {
             UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
-            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => {
+            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => {
                 let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
                 println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
             }
@@ -255,7 +270,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(p) = &rep.trace {
         match a.unit {
             UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
         }
     }
@@ -264,7 +279,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         if let Some(p) = &rep.vcd {
             match a.unit {
                 UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
-                UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
+                UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
                 _ => eprintln!("waveform around the mismatch: {}", p.display()),
             }
         }

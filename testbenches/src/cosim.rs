@@ -13,7 +13,7 @@
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
 use crate::bank::{Bank, Slot};
-use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts};
+use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts, ZoruaPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -29,7 +29,8 @@ use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
 use mpgpu_ref::units::rq::{ReplaySlot, Rq};
-use mpgpu_rtl::{OldataFaults, OplogFaults, RqFaults, SchedFaults};
+use mpgpu_rtl::{OldataFaults, OplogFaults, RqFaults, SchedFaults, ZoruaFaults, ZoruaParams};
+use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -393,6 +394,20 @@ impl ReplaySlot for Shared<Rq, RqPorts> {
 
 impl ReplaySlot for Alone<RqPorts> {}
 
+/// Zorua's coordinator RTL beside its model in an SM's slot: a mismatch stops the run.
+impl ZoruaSlot for Shared<Coord, ZoruaPorts> {
+    fn halted(&self) -> Option<String> {
+        let c = self.0.borrow();
+        c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle)).or_else(|| c.pair.model.halted())
+    }
+}
+
+impl ZoruaSlot for Alone<ZoruaPorts> {
+    fn halted(&self) -> Option<String> {
+        None
+    }
+}
+
 /// What a co-simulation run found.
 pub struct CosimReport {
     pub result: Option<RunResult>,
@@ -436,12 +451,15 @@ pub enum UnitKind {
     /// The replay queue and the operand log, bookkeeping and data array (`Rq`, `Oplog` and
     /// `Oldata`), on every SM, under `faults = "ol"`.
     RqOl,
+    /// Zorua's coordinator and mapping tables (`Zorua`), one per SM, under `alloc = "zorua"`,
+    /// with the baseline dispatcher.
+    Zorua,
 }
 
 impl UnitKind {
     /// A per-SM block (one instance per SM, with the baseline dispatcher).
     pub fn per_sm(self) -> bool {
-        matches!(self, UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl)
+        matches!(self, UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl | UnitKind::Zorua)
     }
 
     /// The fault scheme the unit implies (the replay queue's is `rq`, which `ol` also has).
@@ -449,7 +467,7 @@ impl UnitKind {
         match self {
             UnitKind::Oplog | UnitKind::Oldata | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
             UnitKind::Rq => Some(mpgpu_ref::config::FaultScheme::Rq),
-            UnitKind::Sched | UnitKind::Engine => None,
+            UnitKind::Sched | UnitKind::Engine | UnitKind::Zorua => None,
         }
     }
 
@@ -462,6 +480,7 @@ impl UnitKind {
             UnitKind::Oldata => "oldata",
             UnitKind::Rq => "rq",
             UnitKind::RqOl => "rq-ol",
+            UnitKind::Zorua => "zorua",
         }
     }
 }
@@ -485,6 +504,8 @@ pub struct CosimOptions {
     pub oldata_faults: OldataFaults,
     /// Test-only faults of `Rq`.
     pub rq_faults: RqFaults,
+    /// Test-only faults of `Zorua`.
+    pub zorua_faults: ZoruaFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
@@ -511,6 +532,7 @@ impl CosimOptions {
             oplog_faults: OplogFaults::default(),
             oldata_faults: OldataFaults::default(),
             rq_faults: RqFaults::default(),
+            zorua_faults: ZoruaFaults::default(),
             sms: SmSet::All,
             every_cycle: false,
             vcd: None,
@@ -679,6 +701,15 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let outcome: Box<dyn Outcome> = if outcomes.len() == 1 { outcomes.pop().expect("one per-SM unit").0 } else { Box::new(Several(outcomes)) };
             Ok((outcome, gpu))
         }
+        (UnitKind::Zorua, mode) => {
+            let mut gpu = Gpu::new(cfg);
+            let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
+            let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
+            let (outcome, units) = per_sm::<_, _, dyn ZoruaSlot>(n, mode, o, ports, &|| Coord::new(geom), Coord::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let mut it = units.into_iter();
+            gpu.set_zorua_units(&mut |_| it.next().expect("one unit per SM"))?;
+            Ok((outcome, gpu))
+        }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
                 let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
@@ -694,6 +725,37 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             }
         }
     }
+}
+
+/// The RTL coordinator's parameters for `cfg`: its warp slots and Algorithm 1's constants.
+pub fn zorua_params(cfg: &GpuConfig) -> ZoruaParams {
+    let z = &cfg.zorua;
+    ZoruaParams { slots: cfg.sm[0].warps as usize, o_default: z.o_default as u64, o_thresh_step: z.o_thresh_step as u64, c_delta_thresh: z.c_delta_thresh }
+}
+
+/// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
+pub fn zorua_fits(cfg: &GpuConfig) -> Result<(), String> {
+    if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
+        return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
+    }
+    if cfg.sm.len() != 1 {
+        return Err(format!("--unit zorua needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+    }
+    let s = &cfg.sm[0];
+    let (regs, smem) = (s.registers / 128, s.shared_bytes / 1024);
+    if regs as usize != mpgpu_rtl::zorua::RTL_REG_SETS || smem as usize != mpgpu_rtl::zorua::RTL_SMEM_SETS || s.warps > 64 {
+        return Err(format!(
+            "--unit zorua: the RTL's tables are the Fermi configuration's ({} register sets of 128 registers, {} scratchpad sets of 1 KB, up to 64 warp slots); `{}` has {regs}, {smem} and {} (use --config fermi15)",
+            mpgpu_rtl::zorua::RTL_REG_SETS,
+            mpgpu_rtl::zorua::RTL_SMEM_SETS,
+            cfg.name,
+            s.warps
+        ));
+    }
+    if cfg.zorua.o_default > 16 || cfg.zorua.o_thresh_step > 16 || cfg.zorua.c_delta_thresh >= 1 << 16 {
+        return Err("--unit zorua: the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
+    }
+    Ok(())
 }
 
 /// Runs `w` on `cfg` with an RTL block in the GPU's framework slot as `o` says. The waveform of
@@ -714,6 +776,7 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
             return Err(format!("--unit {:?} needs identical SMs; `{}` has {} kinds", o.unit, cfg.name, cfg.sm.len()));
         }
         UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => {}
+        UnitKind::Zorua => zorua_fits(cfg)?,
         _ => {
             Gpu::framework_params(cfg)?;
         }

@@ -97,6 +97,9 @@ pub struct ZoruaStats {
 
 pub(super) struct ZSm {
     pub unit: Box<dyn ZoruaSlot>,
+    /// The unit's outputs from its last edge on (they depend on its state alone, which
+    /// changes only at an edge): the SM reads them without looking at the unit again.
+    pub out: ZOut,
     /// A warp-level manager (WLM) in the slot: the block's declared needs, no phase changes,
     /// and the SM keeps its barriers itself.
     pub wlm: bool,
@@ -139,7 +142,7 @@ pub(super) struct ZSm {
 
 impl ZSm {
     fn busy(&self) -> bool {
-        !self.evq.is_empty() || !self.unit.outputs(&ZIn::default()).ready
+        !self.evq.is_empty() || !self.out.ready
     }
 }
 
@@ -157,7 +160,9 @@ impl Sm {
         self.lat.sfu_latency += t;
         self.lat.shared_latency += 2 * t;
         self.lat.l1_latency += t;
+        let out = unit.outputs(&ZIn::default());
         self.zorua = Some(Box::new(ZSm {
+            out,
             unit,
             wlm,
             geom,
@@ -192,6 +197,7 @@ impl Sm {
     pub fn replace_zorua_unit(&mut self, unit: Box<dyn ZoruaSlot>) -> bool {
         match self.zorua.as_mut() {
             Some(z) => {
+                z.out = unit.outputs(&ZIn::default());
                 z.unit = unit;
                 true
             }
@@ -214,7 +220,7 @@ impl Sm {
     pub fn zorua_stats(&self) -> Option<ZoruaStats> {
         self.zorua.as_ref().map(|z| {
             let mut s = z.stats.clone();
-            s.o_thresh = z.unit.outputs(&ZIn::default()).o_thresh as u32;
+            s.o_thresh = z.out.o_thresh as u32;
             s.valve_grants = z.unit.valve_grants();
             s
         })
@@ -233,7 +239,7 @@ impl Sm {
         // (physical slots the coordinator has room in, less the warps of blocks started but
         // not yet taken by it)
         let queued: u32 = z.evq.iter().filter(|e| e.ev == Ev::BlockStart).map(|e| e.warps.count_ones()).sum();
-        let room = (z.unit.outputs(&ZIn::default()).slot_room as u32).saturating_sub(queued) as usize;
+        let room = (z.out.slot_room as u32).saturating_sub(queued) as usize;
         // (a block of more warps than the SM has slots goes in when they are all free: its
         // warps take turns, giving them up at barriers)
         room >= nw.min(z.geom.slots as usize) && self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
@@ -412,14 +418,19 @@ impl Sm {
         if !z.busy() {
             return;
         }
-        let ready = z.unit.outputs(&ZIn::default()).ready;
+        // (the unit's cycle: its outputs with the cycle's input, then the edge; the outputs
+        // after the edge are the next cycle's, kept)
+        z.unit.at_cycle(now);
+        let ready = z.out.ready;
         z.stats.busy_cycles += !ready as u64;
         z.stats.queue_cycles += z.evq.len() as u64 - ready as u64 * (!z.evq.is_empty()) as u64;
         let i = if ready { z.evq.pop_front().unwrap_or_default() } else { ZIn::default() };
         let o = z.unit.outputs(&i);
         let before = o.o_thresh;
         z.unit.clock(&i);
-        let after = z.unit.outputs(&ZIn::default()).o_thresh;
+        z.unit.at_cycle(now + 1);
+        z.out = z.unit.outputs(&ZIn::default());
+        let after = z.out.o_thresh;
         if after > before {
             z.stats.thresh_moves[0] += 1;
         } else if after < before {
