@@ -400,6 +400,9 @@ impl ZoruaSlot for Shared<Coord, ZoruaPorts> {
         let c = self.0.borrow();
         c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle)).or_else(|| c.pair.model.halted())
     }
+    fn valve_grants(&self) -> u64 {
+        self.0.borrow().pair.model.valve_grants()
+    }
 }
 
 impl ZoruaSlot for Alone<ZoruaPorts> {

@@ -1,0 +1,177 @@
+//! Zorua's coordinator and mapping tables (`Zorua`) in the loop of the whole GPU on every SM:
+//! zero mismatches through oversubscription (register and scratchpad sets in swap), barriers,
+//! phase changes and threshold moves on both backends; the slot modes agree; the broken
+//! variants are caught at the SM, clocked cycle and field that a run of the models predicts;
+//! the waveform holds the block's ports, its registers, the expected values and the mismatch
+//! marker.
+
+use mpgpu_ref::config::{Alloc, GpuConfig};
+use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+use mpgpu_ref::units::zorua::{Broken, Coord, Geometry, ZoruaSlot};
+use mpgpu_ref::workload::Workload;
+use mpgpu_rtl::ZoruaFaults;
+use mpgpu_spec::units::zorua::{In, Out};
+use mpgpu_spec::Unit;
+use mpgpu_tb::cosim::{run_with, CosimOptions, CosimReport, SlotMode, UnitKind};
+use mpgpu_tb::lockstep::diff;
+use mpgpu_tb::Backend;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+mod common;
+use common::{caught_where_predicted, clean, note_first, slot_modes_agree, First};
+
+/// Two fermi15 SMs under Zorua with the threshold at `o` sixteenths.
+fn config(o: u32) -> GpuConfig {
+    let mut c = GpuConfig::preset("fermi15").unwrap();
+    c.sm[0].count = 2;
+    c.alloc = Alloc::Zorua;
+    c.zorua.o_default = o;
+    c.validate().unwrap();
+    c
+}
+
+/// Register-heavy lbm, sgemm and the reduction (barriers), and sad (16 KB of scratchpad per
+/// block).
+fn workload() -> Workload {
+    let t = "description = \"lbm, sgemm, reduction and sad\"\n\
+        [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
+        [[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 4 }]\n\
+        [[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n\
+        [[process]]\nname = \"sad\"\nlaunches = [{ kernel = \"sad\", size = 64, seed = 6 }]\n";
+    Workload::parse("zorua.toml", t).unwrap()
+}
+
+fn options(backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimOptions {
+    let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
+    o.unit = UnitKind::Zorua;
+    o.backend = backend;
+    o.mode = mode;
+    o.zorua_faults = faults;
+    o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("mismatch.vcd");
+    o
+}
+
+fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimReport {
+    run_with(cfg, w, &options(backend, mode, faults)).unwrap()
+}
+
+#[test]
+fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barriers_and_phases() {
+    let cfg = config(16);
+    let w = workload();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, ZoruaFaults::default());
+        clean(&r, &format!("{backend:?} lockstep"));
+        assert!(r.cycles_checked > 10_000, "only {} clocked cycles checked", r.cycles_checked);
+        let z = r.result.as_ref().unwrap().zorua.clone().unwrap();
+        assert!(z.reg_sets[1] > 0 && z.smem_sets[1] > 0 && z.swap_reads > 0, "{backend:?}: no register or scratchpad set in swap: {z:?}");
+        assert!(z.barrier_events > 100 && z.phase_events > 100, "{backend:?}: barriers {} phases {}", z.barrier_events, z.phase_events);
+        assert!(z.thresh_moves[0] > 0 && z.thresh_moves[1] > 0, "{backend:?}: the threshold never moved both ways: {:?}", z.thresh_moves);
+        if backend == Backend::RustHdl {
+            // The model alone and the RTL alone (Verilator) drive the GPU to the same cycle,
+            // with the same grants and swap traffic.
+            slot_modes_agree(&r, |b, m| cosim(&cfg, &w, b, m, ZoruaFaults::default()), |x| {
+                let z = x.zorua.as_ref().unwrap();
+                z.grants + z.swap_reads
+            });
+        }
+    }
+    // (the threshold at its default: the forward-progress rule grants past it)
+    let r = cosim(&config(2), &w, Backend::Verilator, SlotMode::Lockstep, ZoruaFaults::default());
+    clean(&r, "verilator, o_thresh 2");
+    assert!(r.result.unwrap().zorua.unwrap().valve_grants > 0, "no grant past the threshold");
+}
+
+/// The model that drives an SM beside a broken model fed the same inputs: where the two first
+/// part (GPU cycle, SM, clocked cycle), and the fields (named as the co-simulation names them).
+struct Shadow {
+    good: Coord,
+    bad: Coord,
+    sm: usize,
+    clocked: u64,
+    time: u64,
+    first: First,
+    fields: Rc<RefCell<Vec<String>>>,
+}
+
+impl Unit for Shadow {
+    type In = In;
+    type Out = Out;
+    fn reset(&mut self) {
+        self.good.reset();
+        self.bad.reset();
+    }
+    fn outputs(&self, i: &In) -> Out {
+        let o = self.good.outputs(i);
+        // (the co-simulation compares the state before the edge, and the outputs, at each look)
+        let mut d: Vec<String> = diff(&self.good.state(), &self.bad.state()).into_iter().map(|x| format!("state.{}", x.field)).collect();
+        d.extend(diff(&o, &self.bad.outputs(i)).into_iter().map(|x| x.field));
+        if !d.is_empty() && note_first(&self.first, self.time, self.sm, self.clocked) {
+            *self.fields.borrow_mut() = d;
+        }
+        o
+    }
+    fn clock(&mut self, i: &In) {
+        self.good.clock(i);
+        self.bad.clock(i);
+        self.clocked += 1;
+    }
+    fn at_cycle(&mut self, t: u64) {
+        self.time = t;
+    }
+}
+
+impl ZoruaSlot for Shadow {
+    fn halted(&self) -> Option<String> {
+        self.good.halted()
+    }
+}
+
+#[test]
+fn broken_coordinators_are_caught_where_the_model_predicts() {
+    let cfg = config(2);
+    let w = workload();
+    let geom = Geometry { thresh: cfg.zorua.thresh(), ..Geometry::of(&cfg.sm[0]).unwrap() };
+    for (faults, broken) in [
+        (ZoruaFaults { rescan_from_thread: true, ..Default::default() }, Broken { rescan_from_thread: true, ..Default::default() }),
+        (ZoruaFaults { smem_at_warp_end: true, ..Default::default() }, Broken { smem_at_warp_end: true, ..Default::default() }),
+    ] {
+        let (first, fields): (First, Rc<RefCell<Vec<String>>>) = Default::default();
+        let mut gpu = Gpu::new(&cfg);
+        gpu.set_zorua_units(&mut |k| {
+            let mut bad = Coord::new(geom);
+            bad.broken = broken;
+            Box::new(Shadow { good: Coord::new(geom), bad, sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() })
+        })
+        .unwrap();
+        gpu.add_workload(&w).unwrap();
+        gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+        let (_, sm, at) = first.borrow().unwrap_or_else(|| panic!("{broken:?} never parts from the model"));
+        let fields = fields.borrow().clone();
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
+            let f: Vec<&str> = fields.iter().map(String::as_str).collect();
+            caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "zorua", sm, at, &f);
+        }
+    }
+}
+
+/// The waveform of a run (`--vcd`): per SM, the block's ports and registers, the model's
+/// expected outputs and the mismatch marker.
+#[test]
+fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
+    let cfg = config(2);
+    let w = Workload::parse("r.toml", "description = \"r\"\n[[process]]\nname = \"r\"\nlaunches = [{ kernel = \"reduction\", size = 5000, seed = 1 }]\n").unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("vcd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut o = options(Backend::RustHdl, SlotMode::Lockstep, ZoruaFaults::default());
+    o.vcd = Some(dir.join("run.vcd"));
+    let r = run_with(&cfg, &w, &o).unwrap();
+    clean(&r, "vcd run");
+    let text = std::fs::read_to_string(dir.join("run-sm0.vcd")).unwrap();
+    for name in ["grant_warp", "slot_room", "reg_set$3", "tq", "rheld$5", "reg_ram$0", "expected", "mismatch"] {
+        assert!(text.contains(name), "the waveform lacks `{name}`");
+    }
+}
