@@ -896,9 +896,13 @@ impl Logic for Zorua {
             self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.col_b[21 + j].val() & self.cur_bbit.val()).any());
         }
         // The warps of that block (a barrier's release).
+        // (here and below, what only one step uses is computed in that step: zero otherwise, the
+        // same hardware with an enable, and a faster simulation)
         self.bmask.next = 0.into();
-        for i in 0..64 {
-            self.bmask.next = self.bmask.val().replace_bit(i, self.wblock[i].q.val() == self.cur_b.val());
+        if self.step.q.val() == self.c_idle.val() {
+            for i in 0..64 {
+                self.bmask.next = self.bmask.val().replace_bit(i, self.wblock[i].q.val() == self.cur_b.val());
+            }
         }
         // The rows the RAMs read: the current warp's and block's (a freeing reads the row the
         // event's cycle presented; a grant the rows its read cycle presented).
@@ -913,10 +917,12 @@ impl Logic for Zorua {
         for j in 0..9 {
             self.col_re[j].next = 0.into();
         }
-        for k in 0..16 {
-            self.rsel.next = self.rsel.val().replace_bit(k, self.cur_rheld.val() == self.rs_ids[k + 1].val());
-            for j in 0..9 {
-                self.col_re[j].next = self.col_re[j].val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(j));
+        if self.step.q.val() == self.c_free_regs.val() {
+            for k in 0..16 {
+                self.rsel.next = self.rsel.val().replace_bit(k, self.cur_rheld.val() == self.rs_ids[k + 1].val());
+                for j in 0..9 {
+                    self.col_re[j].next = self.col_re[j].val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(j));
+                }
             }
         }
         self.rentry.next = 0.into();
@@ -927,10 +933,12 @@ impl Logic for Zorua {
         for j in 0..7 {
             self.col_se[j].next = 0.into();
         }
-        for k in 0..48 {
-            self.ssel.next = self.ssel.val().replace_bit(k, self.cur_sheld.val() == self.ss_ids[k + 1].val());
-            for j in 0..7 {
-                self.col_se[j].next = self.col_se[j].val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(j));
+        if self.step.q.val() == self.c_free_smem.val() {
+            for k in 0..48 {
+                self.ssel.next = self.ssel.val().replace_bit(k, self.cur_sheld.val() == self.ss_ids[k + 1].val());
+                for j in 0..7 {
+                    self.col_se[j].next = self.col_se[j].val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(j));
+                }
             }
         }
         self.sentry.next = 0.into();
@@ -940,14 +948,24 @@ impl Logic for Zorua {
         // The free maps' bits a freeing clears: the freed entry's set, the leaving warp's slot.
         self.slot_clr.next = 0.into();
         self.smem_clr.next = 0.into();
-        for i in 0..64 {
-            self.slot_clr.next = self.slot_clr.val().replace_bit(i, self.cur_slotv.val() & (self.cur_slot.val() == self.ids64[i].val()));
-            self.smem_clr.next = self.smem_clr.val().replace_bit(i, self.sentry.val().get_bit(6) & (self.sentry.val().get_bits::<6>(0) == self.ids64[i].val()));
+        if self.step.q.val() == self.c_idle.val() {
+            for i in 0..64 {
+                self.slot_clr.next = self.slot_clr.val().replace_bit(i, self.cur_slotv.val() & (self.cur_slot.val() == self.ids64[i].val()));
+            }
+        }
+        if self.sentry.val().get_bit(6) {
+            for i in 0..64 {
+                self.smem_clr.next = self.smem_clr.val().replace_bit(i, self.sentry.val().get_bits::<6>(0) == self.ids64[i].val());
+            }
         }
         for k in 0..4 {
             self.reg_clr[k].next = 0.into();
-            for i in 0..64 {
-                self.reg_clr[k].next = self.reg_clr[k].val().replace_bit(i, self.rentry.val().get_bit(8) & (self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val()));
+        }
+        if self.rentry.val().get_bit(8) {
+            for k in 0..4 {
+                for i in 0..64 {
+                    self.reg_clr[k].next = self.reg_clr[k].val().replace_bit(i, self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val());
+                }
             }
         }
         // An event's needs: register sets (registers / 4, up), scratchpad sets (KB, up).

@@ -203,7 +203,17 @@ fn lockstep(seed: u64, slots: u32, _o: u32, blocks: usize, mut m: Coord, mut oth
             }
         }
         if now % 2048 == 2047 {
-            evq.push_back(In { ev: Ev::Epoch, idle: rng.gen_range(0..2048), mem: rng.gen_range(0..2048), ..In::default() });
+            // (often at the dead band's edges: a difference of exactly c_delta_thresh holds the
+            // threshold, one more moves it)
+            let base = rng.gen_range(0..1900u16);
+            let (idle, mem) = match rng.gen_range(0..6) {
+                0 => (base + 64, base),
+                1 => (base, base + 64),
+                2 => (base + 65, base),
+                3 => (base, base + 65),
+                _ => (rng.gen_range(0..2048), rng.gen_range(0..2048)),
+            };
+            evq.push_back(In { ev: Ev::Epoch, idle, mem, ..In::default() });
         }
         for w in 0..64 {
             if let Some((b, pos, Some(at))) = warp[w] {
