@@ -122,6 +122,7 @@ pub struct Zorua {
     o_max: Constant<Bits<5>>,
     c_delta: Constant<Bits<17>>,
     one64: Constant<Bits<64>>,
+    ones64: Constant<Bits<64>>,
     /// A table entry's valid (physical) bit.
     v9: Constant<Bits<9>>,
     v7: Constant<Bits<7>>,
@@ -223,10 +224,28 @@ pub struct Zorua {
     /// slot; blocks: need, held, warps, arrived; the freed entries).
     bitmask: [Constant<Bits<64>>; 6],
     h_reg: Signal<Local, Bits<64>>,
-    col_w: [Signal<Local, Bits<64>>; 20],
-    col_sv: Signal<Local, Bits<64>>,
+    /// This cycle's writes of the per-warp and per-block fields: the entries written (a mask)
+    /// and the value they all take.
+    w_wb_m: Signal<Local, Bits<64>>,
+    w_wb_v: Signal<Local, Bits<4>>,
+    w_rn_m: Signal<Local, Bits<64>>,
+    w_rn_v: Signal<Local, Bits<5>>,
+    w_rh_m: Signal<Local, Bits<64>>,
+    w_rh_v: Signal<Local, Bits<5>>,
+    w_sv_m: Signal<Local, Bits<64>>,
+    w_sv_v: Signal<Local, Bit>,
+    w_sl_m: Signal<Local, Bits<64>>,
+    w_sl_v: Signal<Local, Bits<6>>,
+    w_sn_m: Signal<Local, Bits<16>>,
+    w_sn_v: Signal<Local, Bits<7>>,
+    w_sh_m: Signal<Local, Bits<16>>,
+    w_sh_v: Signal<Local, Bits<7>>,
+    w_nw_m: Signal<Local, Bits<16>>,
+    w_nw_v: Signal<Local, Bits<7>>,
+    w_na_m: Signal<Local, Bits<16>>,
+    w_na_v: Signal<Local, Bits<7>>,
+    bm_t: Signal<Local, Bits<64>>,
     cur_slotv: Signal<Local, Bit>,
-    col_b: [Signal<Local, Bits<16>>; 28],
     rsel: Signal<Local, Bits<16>>,
     col_re: [Signal<Local, Bits<16>>; 9],
     ssel: Signal<Local, Bits<64>>,
@@ -248,15 +267,20 @@ pub struct Zorua {
     pub bar: Reg<Bits<64>>,
     pub live: Reg<Bits<64>>,
     pub blocks: Reg<Bits<16>>,
-    pub wblock: [Reg<Bits<4>>; 64],
-    pub rneed: [Reg<Bits<5>>; 64],
-    pub rheld: [Reg<Bits<5>>; 64],
-    pub slotv: [Reg<Bit>; 64],
-    pub slot: [Reg<Bits<6>>; 64],
-    pub sneed: [Reg<Bits<7>>; 16],
-    pub sheld: [Reg<Bits<7>>; 16],
-    pub nwarps: [Reg<Bits<7>>; 16],
-    pub narr: [Reg<Bits<7>>; 16],
+    /// Per logical warp, bit-sliced (slice `j` holds bit `j` of every warp's field, warp `w` at
+    /// bit `w`): its block, its register sets needed and held, its physical slot and whether it
+    /// has one (the warp-slot mapping table). Per logical block likewise: scratchpad sets
+    /// needed and held, warps not ended, warps at the barrier. A field is read by ANDing its
+    /// slices with a one-hot select, and written through a mask.
+    pub wblock: [Reg<Bits<64>>; 4],
+    pub rneed: [Reg<Bits<64>>; 5],
+    pub rheld: [Reg<Bits<64>>; 5],
+    pub slotv: Reg<Bits<64>>,
+    pub slot: [Reg<Bits<64>>; 6],
+    pub sneed: [Reg<Bits<16>>; 7],
+    pub sheld: [Reg<Bits<16>>; 7],
+    pub nwarps: [Reg<Bits<16>>; 7],
+    pub narr: [Reg<Bits<16>>; 7],
     /// The register sets in use, 64 per word.
     pub reg_used: [Reg<Bits<64>>; 4],
     pub smem_used: Reg<Bits<64>>,
@@ -332,6 +356,7 @@ impl Zorua {
             o_max: Constant::new(16u64.into()),
             c_delta: Constant::new(p.c_delta_thresh.into()),
             one64: Constant::new(1u64.into()),
+            ones64: Constant::new(u64::MAX.into()),
             v9: Constant::new(256u64.into()),
             v7: Constant::new(64u64.into()),
             c_start: c3(EV_START),
@@ -424,10 +449,26 @@ impl Zorua {
             rentry: Default::default(),
             bitmask: std::array::from_fn(|b| Constant::new((0..64u64).filter(|i| i >> b & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
             h_reg: Default::default(),
-            col_w: std::array::from_fn(|_| Default::default()),
-            col_sv: Default::default(),
+            w_wb_m: Default::default(),
+            w_wb_v: Default::default(),
+            w_rn_m: Default::default(),
+            w_rn_v: Default::default(),
+            w_rh_m: Default::default(),
+            w_rh_v: Default::default(),
+            w_sv_m: Default::default(),
+            w_sv_v: Default::default(),
+            w_sl_m: Default::default(),
+            w_sl_v: Default::default(),
+            w_sn_m: Default::default(),
+            w_sn_v: Default::default(),
+            w_sh_m: Default::default(),
+            w_sh_v: Default::default(),
+            w_nw_m: Default::default(),
+            w_nw_v: Default::default(),
+            w_na_m: Default::default(),
+            w_na_v: Default::default(),
+            bm_t: Default::default(),
             cur_slotv: Default::default(),
-            col_b: std::array::from_fn(|_| Default::default()),
             rsel: Default::default(),
             col_re: std::array::from_fn(|_| Default::default()),
             ssel: Default::default(),
@@ -451,7 +492,7 @@ impl Zorua {
             wblock: std::array::from_fn(|_| Default::default()),
             rneed: std::array::from_fn(|_| Default::default()),
             rheld: std::array::from_fn(|_| Default::default()),
-            slotv: std::array::from_fn(|_| Default::default()),
+            slotv: Default::default(),
             slot: std::array::from_fn(|_| Default::default()),
             sneed: std::array::from_fn(|_| Default::default()),
             sheld: std::array::from_fn(|_| Default::default()),
@@ -523,7 +564,7 @@ impl Zorua {
             || any_q(&self.wblock)
             || any_q(&self.rneed)
             || any_q(&self.rheld)
-            || any_q(&self.slotv)
+            || self.slotv.q.has_changed()
             || any_q(&self.slot)
             || any_q(&self.sneed)
             || any_q(&self.sheld)
@@ -558,18 +599,12 @@ impl Zorua {
             r.clock.next = c;
         }
         self.blocks.clock.next = c;
-        for k in 0..64 {
-            self.wblock[k].clock.next = c;
-            self.rneed[k].clock.next = c;
-            self.rheld[k].clock.next = c;
-            self.slotv[k].clock.next = c;
-            self.slot[k].clock.next = c;
+        for r in self.wblock.iter_mut().chain(&mut self.rneed).chain(&mut self.rheld).chain(&mut self.slot) {
+            r.clock.next = c;
         }
-        for k in 0..16 {
-            self.sneed[k].clock.next = c;
-            self.sheld[k].clock.next = c;
-            self.nwarps[k].clock.next = c;
-            self.narr[k].clock.next = c;
+        self.slotv.clock.next = c;
+        for r in self.sneed.iter_mut().chain(&mut self.sheld).chain(&mut self.nwarps).chain(&mut self.narr) {
+            r.clock.next = c;
         }
         for r in &mut self.reg_used {
             r.clock.next = c;
@@ -666,27 +701,42 @@ impl Logic for Zorua {
         self.a_regs.d.next = self.a_regs.q.val();
         self.a_rphys.d.next = self.a_rphys.q.val();
         self.a_grant.d.next = self.a_grant.q.val();
-        for k in 0..64 {
-            self.wblock[k].clock.next = self.clock.val();
-            self.rneed[k].clock.next = self.clock.val();
-            self.rheld[k].clock.next = self.clock.val();
-            self.slotv[k].clock.next = self.clock.val();
-            self.slot[k].clock.next = self.clock.val();
-            self.wblock[k].d.next = self.wblock[k].q.val();
-            self.rneed[k].d.next = self.rneed[k].q.val();
-            self.rheld[k].d.next = self.rheld[k].q.val();
-            self.slotv[k].d.next = self.slotv[k].q.val();
-            self.slot[k].d.next = self.slot[k].q.val();
+        for j in 0..4 {
+            self.wblock[j].clock.next = self.clock.val();
         }
+        for j in 0..5 {
+            self.rneed[j].clock.next = self.clock.val();
+            self.rheld[j].clock.next = self.clock.val();
+        }
+        for j in 0..6 {
+            self.slot[j].clock.next = self.clock.val();
+        }
+        self.slotv.clock.next = self.clock.val();
+        for j in 0..7 {
+            self.sneed[j].clock.next = self.clock.val();
+            self.sheld[j].clock.next = self.clock.val();
+            self.nwarps[j].clock.next = self.clock.val();
+            self.narr[j].clock.next = self.clock.val();
+        }
+        self.w_wb_m.next = 0.into();
+        self.w_wb_v.next = 0.into();
+        self.w_rn_m.next = 0.into();
+        self.w_rn_v.next = 0.into();
+        self.w_rh_m.next = 0.into();
+        self.w_rh_v.next = 0.into();
+        self.w_sv_m.next = 0.into();
+        self.w_sv_v.next = false;
+        self.w_sl_m.next = 0.into();
+        self.w_sl_v.next = 0.into();
+        self.w_sn_m.next = 0.into();
+        self.w_sn_v.next = 0.into();
+        self.w_sh_m.next = 0.into();
+        self.w_sh_v.next = 0.into();
+        self.w_nw_m.next = 0.into();
+        self.w_nw_v.next = 0.into();
+        self.w_na_m.next = 0.into();
+        self.w_na_v.next = 0.into();
         for k in 0..16 {
-            self.sneed[k].clock.next = self.clock.val();
-            self.sheld[k].clock.next = self.clock.val();
-            self.nwarps[k].clock.next = self.clock.val();
-            self.narr[k].clock.next = self.clock.val();
-            self.sneed[k].d.next = self.sneed[k].q.val();
-            self.sheld[k].d.next = self.sheld[k].q.val();
-            self.nwarps[k].d.next = self.nwarps[k].q.val();
-            self.narr[k].d.next = self.narr[k].q.val();
             self.reg_ram[k].clock.next = self.clock.val();
             self.reg_ram[k].write_enable.next = false;
             self.reg_ram[k].write_address.next = self.fw.q.val();
@@ -831,35 +881,18 @@ impl Logic for Zorua {
         for i in 0..64 {
             self.cur_bit.next = self.cur_bit.val().replace_bit(i, self.cur_w.val() == self.ids64[i].val());
         }
-        // (each field bit from its column of the 64 warps' bits)
-        self.col_sv.next = 0.into();
-        for j in 0..20 {
-            self.col_w[j].next = 0.into();
-        }
-        for i in 0..64 {
-            self.col_sv.next = self.col_sv.val().replace_bit(i, self.slotv[i].q.val());
-            for j in 0..4 {
-                self.col_w[j].next = self.col_w[j].val().replace_bit(i, self.wblock[i].q.val().get_bit(j));
-            }
-            for j in 0..5 {
-                self.col_w[4 + j].next = self.col_w[4 + j].val().replace_bit(i, self.rneed[i].q.val().get_bit(j));
-                self.col_w[9 + j].next = self.col_w[9 + j].val().replace_bit(i, self.rheld[i].q.val().get_bit(j));
-            }
-            for j in 0..6 {
-                self.col_w[14 + j].next = self.col_w[14 + j].val().replace_bit(i, self.slot[i].q.val().get_bit(j));
-            }
-        }
+        // (each field bit: its slice ANDed with the one-hot select)
         for j in 0..4 {
-            self.cur_wb.next = self.cur_wb.val().replace_bit(j, (self.col_w[j].val() & self.cur_bit.val()).any());
+            self.cur_wb.next = self.cur_wb.val().replace_bit(j, (self.wblock[j].q.val() & self.cur_bit.val()).any());
         }
         for j in 0..5 {
-            self.cur_rneed.next = self.cur_rneed.val().replace_bit(j, (self.col_w[4 + j].val() & self.cur_bit.val()).any());
-            self.cur_rheld.next = self.cur_rheld.val().replace_bit(j, (self.col_w[9 + j].val() & self.cur_bit.val()).any());
+            self.cur_rneed.next = self.cur_rneed.val().replace_bit(j, (self.rneed[j].q.val() & self.cur_bit.val()).any());
+            self.cur_rheld.next = self.cur_rheld.val().replace_bit(j, (self.rheld[j].q.val() & self.cur_bit.val()).any());
         }
         for j in 0..6 {
-            self.cur_slot.next = self.cur_slot.val().replace_bit(j, (self.col_w[14 + j].val() & self.cur_bit.val()).any());
+            self.cur_slot.next = self.cur_slot.val().replace_bit(j, (self.slot[j].q.val() & self.cur_bit.val()).any());
         }
-        self.cur_slotv.next = (self.col_sv.val() & self.cur_bit.val()).any();
+        self.cur_slotv.next = (self.slotv.q.val() & self.cur_bit.val()).any();
         self.cur_b.next = self.cur_wb.val();
         if (self.step.q.val() == self.c_idle.val()) & ((self.ev.val() == self.c_start.val()) | (self.ev.val() == self.c_bend.val())) {
             self.cur_b.next = self.block.val();
@@ -876,33 +909,22 @@ impl Logic for Zorua {
             self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, self.cur_b.val() == self.ids16[i].val());
         }
         for j in 0..7 {
-            self.col_b[j].next = 0.into();
-            self.col_b[7 + j].next = 0.into();
-            self.col_b[14 + j].next = 0.into();
-            self.col_b[21 + j].next = 0.into();
-        }
-        for i in 0..16 {
-            for j in 0..7 {
-                self.col_b[j].next = self.col_b[j].val().replace_bit(i, self.sneed[i].q.val().get_bit(j));
-                self.col_b[7 + j].next = self.col_b[7 + j].val().replace_bit(i, self.sheld[i].q.val().get_bit(j));
-                self.col_b[14 + j].next = self.col_b[14 + j].val().replace_bit(i, self.nwarps[i].q.val().get_bit(j));
-                self.col_b[21 + j].next = self.col_b[21 + j].val().replace_bit(i, self.narr[i].q.val().get_bit(j));
-            }
-        }
-        for j in 0..7 {
-            self.cur_sneed.next = self.cur_sneed.val().replace_bit(j, (self.col_b[j].val() & self.cur_bbit.val()).any());
-            self.cur_sheld.next = self.cur_sheld.val().replace_bit(j, (self.col_b[7 + j].val() & self.cur_bbit.val()).any());
-            self.cur_nw.next = self.cur_nw.val().replace_bit(j, (self.col_b[14 + j].val() & self.cur_bbit.val()).any());
-            self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.col_b[21 + j].val() & self.cur_bbit.val()).any());
+            self.cur_sneed.next = self.cur_sneed.val().replace_bit(j, (self.sneed[j].q.val() & self.cur_bbit.val()).any());
+            self.cur_sheld.next = self.cur_sheld.val().replace_bit(j, (self.sheld[j].q.val() & self.cur_bbit.val()).any());
+            self.cur_nw.next = self.cur_nw.val().replace_bit(j, (self.nwarps[j].q.val() & self.cur_bbit.val()).any());
+            self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.narr[j].q.val() & self.cur_bbit.val()).any());
         }
         // The warps of that block (a barrier's release).
         // (here and below, what only one step uses is computed in that step: zero otherwise, the
         // same hardware with an enable, and a faster simulation)
-        self.bmask.next = 0.into();
-        if self.step.q.val() == self.c_idle.val() {
-            for i in 0..64 {
-                self.bmask.next = self.bmask.val().replace_bit(i, self.wblock[i].q.val() == self.cur_b.val());
+        // (the warps whose block-field slices match the block's bits)
+        self.bmask.next = self.ones64.val();
+        for j in 0..4 {
+            self.bm_t.next = !self.wblock[j].q.val();
+            if self.cur_b.val().get_bit(j) {
+                self.bm_t.next = self.wblock[j].q.val();
             }
+            self.bmask.next = self.bmask.val() & self.bm_t.val();
         }
         // The rows the RAMs read: the current warp's and block's (a freeing reads the row the
         // event's cycle presented; a grant the rows its read cycle presented).
@@ -1079,38 +1101,30 @@ impl Logic for Zorua {
                 self.blocks.d.next = self.blocks.q.val() | self.cur_bbit.val();
                 self.live.d.next = self.live.q.val() | self.warps.val();
                 self.tq.d.next = self.tq.q.val() | self.warps.val();
-                for i in 0..64 {
-                    if self.warps.val().get_bit(i) {
-                        self.wblock[i].d.next = self.block.val();
-                        self.rneed[i].d.next = self.ev_rsets.val();
-                        self.rheld[i].d.next = 0.into();
-                        self.slotv[i].d.next = false;
-                    }
-                }
-                for i in 0..16 {
-                    if self.cur_bbit.val().get_bit(i) {
-                        self.sneed[i].d.next = self.ev_ssets.val();
-                        self.sheld[i].d.next = 0.into();
-                        self.nwarps[i].d.next = self.pop_w.val();
-                        self.narr[i].d.next = 0.into();
-                    }
-                }
+                self.w_wb_m.next = self.warps.val();
+                self.w_wb_v.next = self.block.val();
+                self.w_rn_m.next = self.warps.val();
+                self.w_rn_v.next = self.ev_rsets.val();
+                self.w_rh_m.next = self.warps.val();
+                self.w_sv_m.next = self.warps.val();
+                self.w_sn_m.next = self.cur_bbit.val();
+                self.w_sn_v.next = self.ev_ssets.val();
+                self.w_sh_m.next = self.cur_bbit.val();
+                self.w_nw_m.next = self.cur_bbit.val();
+                self.w_nw_v.next = self.pop_w.val();
+                self.w_na_m.next = self.cur_bbit.val();
                 self.seen.d.next = 0.into();
                 self.step.d.next = self.c_scan.val();
             }
             if self.ev.val() == self.c_phase.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
                 self.sq.d.next = self.sq.q.val() | self.cur_bit.val();
-                for i in 0..16 {
-                    if self.cur_bbit.val().get_bit(i) & (self.ev_ssets.val() > self.cur_sneed.val()) {
-                        self.sneed[i].d.next = self.ev_ssets.val();
-                    }
+                if self.ev_ssets.val() > self.cur_sneed.val() {
+                    self.w_sn_m.next = self.cur_bbit.val();
+                    self.w_sn_v.next = self.ev_ssets.val();
                 }
-                for i in 0..64 {
-                    if self.cur_bit.val().get_bit(i) {
-                        self.rneed[i].d.next = self.ev_rsets.val();
-                    }
-                }
+                self.w_rn_m.next = self.cur_bit.val();
+                self.w_rn_v.next = self.ev_rsets.val();
                 self.seen.d.next = 0.into();
                 self.step.d.next = self.c_scan.val();
                 if self.cur_rheld.val() > self.ev_rsets.val() {
@@ -1124,20 +1138,12 @@ impl Logic for Zorua {
                 self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
                 self.tq.d.next = self.tq.q.val() | self.cur_bit.val();
                 self.bar.d.next = self.bar.q.val() | self.cur_bit.val();
-                for i in 0..64 {
-                    if self.cur_bit.val().get_bit(i) {
-                        self.slotv[i].d.next = false;
-                    }
-                }
+                self.w_sv_m.next = self.cur_bit.val();
                 self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
                 self.bar_open.next = self.narr_new.val() >= self.cur_nw.val();
-                for i in 0..16 {
-                    if self.cur_bbit.val().get_bit(i) {
-                        self.narr[i].d.next = self.narr_new.val();
-                        if self.bar_open.val() {
-                            self.narr[i].d.next = 0.into();
-                        }
-                    }
+                self.w_na_m.next = self.cur_bbit.val();
+                if !self.bar_open.val() {
+                    self.w_na_v.next = self.narr_new.val();
                 }
                 if self.bar_open.val() {
                     self.bar.d.next = (self.bar.q.val() | self.cur_bit.val()) & !self.bmask.val();
@@ -1148,21 +1154,14 @@ impl Logic for Zorua {
             if self.ev.val() == self.c_wend.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
                 self.live.d.next = self.live.q.val() & !self.cur_bit.val();
-                for i in 0..64 {
-                    if self.cur_bit.val().get_bit(i) {
-                        self.slotv[i].d.next = false;
-                        self.rneed[i].d.next = 0.into();
-                    }
-                }
+                self.w_sv_m.next = self.cur_bit.val();
+                self.w_rn_m.next = self.cur_bit.val();
                 self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
                 self.bar_open.next = self.cur_narr.val().any() & (self.cur_narr.val() >= self.nw_new.val());
-                for i in 0..16 {
-                    if self.cur_bbit.val().get_bit(i) {
-                        self.nwarps[i].d.next = self.nw_new.val();
-                        if self.bar_open.val() {
-                            self.narr[i].d.next = 0.into();
-                        }
-                    }
+                self.w_nw_m.next = self.cur_bbit.val();
+                self.w_nw_v.next = self.nw_new.val();
+                if self.bar_open.val() {
+                    self.w_na_m.next = self.cur_bbit.val();
                 }
                 if self.bar_open.val() {
                     self.bar.d.next = self.bar.q.val() & !self.bmask.val();
@@ -1221,11 +1220,8 @@ impl Logic for Zorua {
                     self.reg_ram[k].write_enable.next = true;
                 }
             }
-            for i in 0..64 {
-                if self.cur_bit.val().get_bit(i) {
-                    self.rheld[i].d.next = self.cur_rheld.val() - 1;
-                }
-            }
+            self.w_rh_m.next = self.cur_bit.val();
+            self.w_rh_v.next = self.cur_rheld.val() - 1;
             if self.cur_rheld.val() - 1 == self.fto.q.val() {
                 self.seen.d.next = 0.into();
                 self.step.d.next = self.c_scan.val();
@@ -1249,11 +1245,8 @@ impl Logic for Zorua {
                     self.smem_ram[k].write_enable.next = true;
                 }
             }
-            for i in 0..16 {
-                if self.cur_bbit.val().get_bit(i) {
-                    self.sheld[i].d.next = self.cur_sheld.val() - 1;
-                }
-            }
+            self.w_sh_m.next = self.cur_bbit.val();
+            self.w_sh_v.next = self.cur_sheld.val() - 1;
             if self.cur_sheld.val() == self.ss_ids[1].val() {
                 self.seen.d.next = 0.into();
                 self.step.d.next = self.c_scan.val();
@@ -1283,12 +1276,10 @@ impl Logic for Zorua {
                 }
                 if self.t_pass.val() {
                     self.slot_used.d.next = self.slot_used.q.val() | self.slot_low.val();
-                    for i in 0..64 {
-                        if self.cand_bit.val().get_bit(i) {
-                            self.slotv[i].d.next = true;
-                            self.slot[i].d.next = self.slot_new.val();
-                        }
-                    }
+                    self.w_sv_m.next = self.cand_bit.val();
+                    self.w_sv_v.next = true;
+                    self.w_sl_m.next = self.cand_bit.val();
+                    self.w_sl_v.next = self.slot_new.val();
                 }
                 self.a_smem.d.next = 0.into();
                 self.a_sphys.d.next = 0.into();
@@ -1332,11 +1323,8 @@ impl Logic for Zorua {
                     self.smem_used.d.next = self.smem_used.q.val() | self.smem_low.val();
                     self.a_sphys.d.next = self.a_sphys.q.val() - 1;
                 }
-                for i in 0..16 {
-                    if self.cur_bbit.val().get_bit(i) {
-                        self.sheld[i].d.next = self.cur_sheld.val() + 1;
-                    }
-                }
+                self.w_sh_m.next = self.cur_bbit.val();
+                self.w_sh_v.next = self.cur_sheld.val() + 1;
                 self.a_smem.d.next = self.a_smem.q.val() - 1;
             } else {
                 for k in 0..16 {
@@ -1353,11 +1341,8 @@ impl Logic for Zorua {
                     }
                     self.a_rphys.d.next = self.a_rphys.q.val() - 1;
                 }
-                for i in 0..64 {
-                    if self.cur_bit.val().get_bit(i) {
-                        self.rheld[i].d.next = self.cur_rheld.val() + 1;
-                    }
-                }
+                self.w_rh_m.next = self.cur_bit.val();
+                self.w_rh_v.next = self.cur_rheld.val() + 1;
                 self.a_regs.d.next = self.a_regs.q.val() - 1;
             }
             // (the last set: the rows are read next if the warp is granted)
@@ -1376,6 +1361,52 @@ impl Logic for Zorua {
         if self.step.q.val() == self.c_finish.val() {
             self.sched.d.next = self.sched.q.val() | self.cur_bit.val();
             self.step.d.next = self.c_scan.val();
+        }
+
+        // The fields' writes, through their masks.
+        for j in 0..4 {
+            self.wblock[j].d.next = self.wblock[j].q.val() & !self.w_wb_m.val();
+            if self.w_wb_v.val().get_bit(j) {
+                self.wblock[j].d.next = self.wblock[j].q.val() | self.w_wb_m.val();
+            }
+        }
+        for j in 0..5 {
+            self.rneed[j].d.next = self.rneed[j].q.val() & !self.w_rn_m.val();
+            if self.w_rn_v.val().get_bit(j) {
+                self.rneed[j].d.next = self.rneed[j].q.val() | self.w_rn_m.val();
+            }
+            self.rheld[j].d.next = self.rheld[j].q.val() & !self.w_rh_m.val();
+            if self.w_rh_v.val().get_bit(j) {
+                self.rheld[j].d.next = self.rheld[j].q.val() | self.w_rh_m.val();
+            }
+        }
+        self.slotv.d.next = self.slotv.q.val() & !self.w_sv_m.val();
+        if self.w_sv_v.val() {
+            self.slotv.d.next = self.slotv.q.val() | self.w_sv_m.val();
+        }
+        for j in 0..6 {
+            self.slot[j].d.next = self.slot[j].q.val() & !self.w_sl_m.val();
+            if self.w_sl_v.val().get_bit(j) {
+                self.slot[j].d.next = self.slot[j].q.val() | self.w_sl_m.val();
+            }
+        }
+        for j in 0..7 {
+            self.sneed[j].d.next = self.sneed[j].q.val() & !self.w_sn_m.val();
+            if self.w_sn_v.val().get_bit(j) {
+                self.sneed[j].d.next = self.sneed[j].q.val() | self.w_sn_m.val();
+            }
+            self.sheld[j].d.next = self.sheld[j].q.val() & !self.w_sh_m.val();
+            if self.w_sh_v.val().get_bit(j) {
+                self.sheld[j].d.next = self.sheld[j].q.val() | self.w_sh_m.val();
+            }
+            self.nwarps[j].d.next = self.nwarps[j].q.val() & !self.w_nw_m.val();
+            if self.w_nw_v.val().get_bit(j) {
+                self.nwarps[j].d.next = self.nwarps[j].q.val() | self.w_nw_m.val();
+            }
+            self.narr[j].d.next = self.narr[j].q.val() & !self.w_na_m.val();
+            if self.w_na_v.val().get_bit(j) {
+                self.narr[j].d.next = self.narr[j].q.val() | self.w_na_m.val();
+            }
         }
     }
 }

@@ -704,6 +704,9 @@ impl crate::ports::HdlBlock for Zorua {
     fn register_ports(&self) -> Vec<Port> {
         let mut v: Vec<Port> = ZORUA_SCALARS.iter().map(|&(n, w)| Port::new(&format!("{n}$q"), w)).collect();
         for &(n, len, w) in ZORUA_ARRAYS {
+            if len == 0 {
+                v.push(Port::new(&format!("{n}$q"), w));
+            }
             v.extend((0..len).map(|k| Port::new(&format!("{n}${k}$q"), w)));
         }
         v
@@ -773,21 +776,14 @@ impl crate::ports::HdlBlock for Zorua {
         ];
         v[..s.len()].copy_from_slice(&s);
         let mut at = s.len();
-        for k in 0..64 {
-            v[at + k] = self.wblock[k].q.val().word();
-            v[at + 64 + k] = self.rneed[k].q.val().word();
-            v[at + 128 + k] = self.rheld[k].q.val().word();
-            v[at + 192 + k] = self.slotv[k].q.val().word();
-            v[at + 256 + k] = self.slot[k].q.val().word();
+        for r in self.wblock.iter().chain(&self.rneed).chain(&self.rheld).chain(std::iter::once(&self.slotv)).chain(&self.slot) {
+            v[at] = r.q.val().word();
+            at += 1;
         }
-        at += 320;
-        for k in 0..16 {
-            v[at + k] = self.sneed[k].q.val().word();
-            v[at + 16 + k] = self.sheld[k].q.val().word();
-            v[at + 32 + k] = self.nwarps[k].q.val().word();
-            v[at + 48 + k] = self.narr[k].q.val().word();
+        for r in self.sneed.iter().chain(&self.sheld).chain(&self.nwarps).chain(&self.narr) {
+            v[at] = r.q.val().word();
+            at += 1;
         }
-        at += 64;
         for k in 0..4 {
             v[at + k] = self.reg_used[k].q.val().word();
         }
@@ -814,7 +810,9 @@ const ZORUA_SCALARS: &[(&str, usize)] = &[
 ];
 
 /// Its register arrays (name, entries, width), after the scalars.
-const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 64, 4), ("rneed", 64, 5), ("rheld", 64, 5), ("slotv", 64, 1), ("slot", 64, 6), ("sneed", 16, 7), ("sheld", 16, 7), ("nwarps", 16, 7), ("narr", 16, 7), ("reg_used", 4, 64)];
+/// (the per-warp and per-block fields are bit-sliced: entry `j` of `rneed` is bit `j` of every
+/// warp's need; `slotv` is one slice, a scalar)
+const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 4, 64), ("rneed", 5, 64), ("rheld", 5, 64), ("slotv", 0, 64), ("slot", 6, 64), ("sneed", 7, 16), ("sheld", 7, 16), ("nwarps", 7, 16), ("narr", 7, 16), ("reg_used", 4, 64)];
 
 /// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
 /// threshold constants and test-only faults.
@@ -883,8 +881,16 @@ impl Ports for ZoruaPorts {
     fn state(&self, r: &Regs) -> zorua::State {
         let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
         let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
-        let (wb, rn, rh, sv, sl) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.array("slotv"), r.array("slot"));
-        let (sn, sh, nw, na) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"));
+        // (the fields are bit-sliced: warp w's value is bit w of each slice)
+        let field = |slices: &[u64], e: usize| slices.iter().enumerate().fold(0u64, |v, (j, &x)| v | (x >> e & 1) << j);
+        let (wbs, rns, rhs, sv, sls) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.scalar("slotv"), r.array("slot"));
+        let (sns, shs, nws, nas) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"));
+        let wb: Vec<u64> = (0..64).map(|w| field(wbs, w)).collect();
+        let rn: Vec<u64> = (0..64).map(|w| field(rns, w)).collect();
+        let rh: Vec<u64> = (0..64).map(|w| field(rhs, w)).collect();
+        let sl: Vec<u64> = (0..64).map(|w| field(sls, w)).collect();
+        let sv: Vec<u64> = (0..64).map(|w| sv >> w & 1).collect();
+        let (sn, sh, nw, na): (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) = ((0..16).map(|b| field(sns, b)).collect(), (0..16).map(|b| field(shs, b)).collect(), (0..16).map(|b| field(nws, b)).collect(), (0..16).map(|b| field(nas, b)).collect());
         zorua::State {
             tq: r.scalar("tq"),
             sq: r.scalar("sq"),

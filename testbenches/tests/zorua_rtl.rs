@@ -35,6 +35,11 @@ fn u(b: impl Into<u64>) -> u64 {
     b.into()
 }
 
+/// Entry `e`'s value of a bit-sliced field.
+fn field<const N: usize>(slices: &[mpgpu_rtl::Reg<Bits<N>>], e: usize) -> u8 {
+    slices.iter().enumerate().fold(0u8, |v, (j, r)| v | ((r.q.val().to_u64() >> e & 1) as u8) << j)
+}
+
 impl Rtl {
     fn new(slots: usize, t: ThreshParams, f: ZoruaFaults) -> Rtl {
         let mut b = Zorua::new(ZoruaParams { slots, o_default: t.o_default as u64, o_thresh_step: t.o_thresh_step as u64, c_delta_thresh: t.c_delta_thresh }, f);
@@ -109,8 +114,8 @@ impl Rtl {
             smem_swap: b.smem_swap.q.val().to_u64() as u32,
             slots_free: !q64(&b.slot_used) & self.present,
             o_thresh: b.o_thresh.val().to_u64() as u8,
-            warp_info: (0..64).map(|w| pack_warp(b.wblock[w].q.val().to_u64() as u8, b.rneed[w].q.val().to_u64() as u8, b.rheld[w].q.val().to_u64() as u8, b.slotv[w].q.val().then(|| b.slot[w].q.val().to_u64() as u8))).collect(),
-            block_info: (0..16).map(|k| pack_block(b.sneed[k].q.val().to_u64() as u8, b.sheld[k].q.val().to_u64() as u8, b.nwarps[k].q.val().to_u64() as u8, b.narr[k].q.val().to_u64() as u8)).collect(),
+            warp_info: (0..64).map(|w| pack_warp(field(&b.wblock, w), field(&b.rneed, w), field(&b.rheld, w), (b.slotv.q.val().to_u64() >> w & 1 != 0).then(|| field(&b.slot, w)))).collect(),
+            block_info: (0..16).map(|k| pack_block(field(&b.sneed, k), field(&b.sheld, k), field(&b.nwarps, k), field(&b.narr, k))).collect(),
             reg_map_free: (0..4).map(|k| !q64(&b.reg_used[k])).collect(),
             smem_map_free: !q64(&b.smem_used) & ((1u64 << 48) - 1),
         }
