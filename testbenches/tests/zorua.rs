@@ -171,7 +171,7 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
     let r = run_with(&cfg, &w, &o).unwrap();
     clean(&r, "vcd run");
     let text = std::fs::read_to_string(dir.join("run-sm0.vcd")).unwrap();
-    for name in ["grant_warp", "slot_room", "reg_set$3", "tq", "rheld$5", "reg_ram$0", "expected", "mismatch"] {
+    for name in ["grant_warp", "slot_room", "reg_set$3", "tq", "rheld$4", "slotv", "reg_ram$0", "expected", "mismatch"] {
         assert!(text.contains(name), "the waveform lacks `{name}`");
     }
 }
