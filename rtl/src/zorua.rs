@@ -28,7 +28,7 @@
 
 use crate::ram::SyncRam;
 use crate::reg::{any_q, Reg};
-use mpgpu_spec::units::zorua::{LBLOCK_BITS, LWARP_BITS, MAX_LBLOCKS, MAX_LWARPS, REG_SETS, SET_REGS, SMEM_SET_BYTES};
+use mpgpu_spec::units::zorua::{Ev, LBLOCK_BITS, LWARP_BITS, MAX_LBLOCKS, MAX_LWARPS, REG_SETS, SET_REGS, SMEM_SET_BYTES};
 use rust_hdl::prelude::*;
 
 const _: () = assert!(MAX_LWARPS == 64 && LWARP_BITS == 6 && MAX_LBLOCKS == 16 && LBLOCK_BITS == 4 && REG_SETS == 16 && SET_REGS == 4 && SMEM_SET_BYTES == 1024);
@@ -38,13 +38,13 @@ const _: () = assert!(MAX_LWARPS == 64 && LWARP_BITS == 6 && MAX_LBLOCKS == 16 &
 pub const RTL_REG_SETS: usize = 256;
 pub const RTL_SMEM_SETS: usize = 48;
 
-/// Event codes (`ev`), as `mpgpu_spec::units::zorua::Ev` in order.
-pub const EV_START: u64 = 1;
-pub const EV_PHASE: u64 = 2;
-pub const EV_BARRIER: u64 = 3;
-pub const EV_WARP_END: u64 = 4;
-pub const EV_BLOCK_END: u64 = 5;
-pub const EV_EPOCH: u64 = 6;
+/// Event codes (`ev`): `mpgpu_spec::units::zorua::Ev`'s.
+pub const EV_START: u64 = Ev::BlockStart as u64;
+pub const EV_PHASE: u64 = Ev::Phase as u64;
+pub const EV_BARRIER: u64 = Ev::Barrier as u64;
+pub const EV_WARP_END: u64 = Ev::WarpEnd as u64;
+pub const EV_BLOCK_END: u64 = Ev::BlockEnd as u64;
+pub const EV_EPOCH: u64 = Ev::Epoch as u64;
 
 /// Steps (`step`).
 pub const S_IDLE: u64 = 0;

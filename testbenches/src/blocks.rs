@@ -836,16 +836,7 @@ impl Ports for ZoruaPorts {
         b
     }
     fn encode(&self, i: &zorua::In, v: &mut [u64]) {
-        let ev = match i.ev {
-            zorua::Ev::None => 0,
-            zorua::Ev::BlockStart => mpgpu_rtl::zorua::EV_START,
-            zorua::Ev::Phase => mpgpu_rtl::zorua::EV_PHASE,
-            zorua::Ev::Barrier => mpgpu_rtl::zorua::EV_BARRIER,
-            zorua::Ev::WarpEnd => mpgpu_rtl::zorua::EV_WARP_END,
-            zorua::Ev::BlockEnd => mpgpu_rtl::zorua::EV_BLOCK_END,
-            zorua::Ev::Epoch => mpgpu_rtl::zorua::EV_EPOCH,
-        };
-        let w = [ev, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64];
+        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64];
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {

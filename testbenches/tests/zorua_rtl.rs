@@ -19,18 +19,6 @@ struct Rtl {
     present: u64,
 }
 
-fn code(e: Ev) -> u64 {
-    match e {
-        Ev::None => 0,
-        Ev::BlockStart => 1,
-        Ev::Phase => 2,
-        Ev::Barrier => 3,
-        Ev::WarpEnd => 4,
-        Ev::BlockEnd => 5,
-        Ev::Epoch => 6,
-    }
-}
-
 fn u(b: impl Into<u64>) -> u64 {
     b.into()
 }
@@ -59,7 +47,7 @@ impl Rtl {
         panic!("the RTL did not settle");
     }
     fn drive(&mut self, i: &In) {
-        self.b.ev.next = code(i.ev).into();
+        self.b.ev.next = (i.ev as u64).into();
         self.b.warp.next = (i.warp as u64).into();
         self.b.block.next = (i.block as u64).into();
         self.b.warps.next = i.warps.into();

@@ -1630,7 +1630,7 @@ impl Sm {
         if drained {
             if self.zorua.is_some() {
                 let slots = blk.warp_slots.clone();
-                self.z_block_end(bslot, &slots);
+                self.z_block_end(now, bslot, &slots);
             }
             let blk = self.blocks[bslot as usize].take().unwrap();
             for &s in &blk.warp_slots {

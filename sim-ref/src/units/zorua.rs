@@ -196,7 +196,7 @@ fn words(m: &BitVec<u64>) -> Vec<u64> {
 impl Coord {
     pub fn new(g: Geometry) -> Coord {
         g.check().expect("Zorua geometry");
-        let mut c = Coord {
+        Coord {
             g,
             broken: Broken::default(),
             wlm: false,
@@ -217,12 +217,12 @@ impl Coord {
             sheld: [0; MAX_LBLOCKS],
             nwarps: [0; MAX_LBLOCKS],
             narr: [0; MAX_LBLOCKS],
-            reg_map: BitVec::new(),
-            smem_map: BitVec::new(),
-            slot_map: BitVec::new(),
-            reg_free: 0,
+            reg_map: bitvec![u64, Lsb0; 1; g.reg_sets as usize],
+            smem_map: bitvec![u64, Lsb0; 1; g.smem_sets as usize],
+            slot_map: bitvec![u64, Lsb0; 1; g.slots as usize],
+            reg_free: g.reg_sets,
             reg_swap: 0,
-            smem_free: 0,
+            smem_free: g.smem_sets,
             smem_swap: 0,
             rtab: vec![[0; REG_SETS]; MAX_LWARPS],
             stab: vec![[0; SMEM_SETS]; MAX_LBLOCKS],
@@ -232,9 +232,7 @@ impl Coord {
             reg_allocs: [0; 2],
             smem_allocs: [0; 2],
             valve_grants: 0,
-        };
-        c.reset();
-        c
+        }
     }
 
     /// A warp-level manager (WLM) on geometry `g`.
@@ -644,26 +642,8 @@ impl Unit for Coord {
     type Out = Out;
 
     fn reset(&mut self) {
-        let g = self.g;
-        let broken = self.broken;
-        let mut c = Coord { g, broken, th: Threshold::new(g.thresh), step: Step::Idle, error: None, order: Vec::new(), ..self.clone() };
-        (c.tq, c.sq, c.rq, c.sched, c.bar, c.live, c.blocks) = (0, 0, 0, 0, 0, 0, 0);
-        c.wblock = [0; MAX_LWARPS];
-        c.rneed = [0; MAX_LWARPS];
-        c.rheld = [0; MAX_LWARPS];
-        c.slot = [None; MAX_LWARPS];
-        c.sneed = [0; MAX_LBLOCKS];
-        c.sheld = [0; MAX_LBLOCKS];
-        c.nwarps = [0; MAX_LBLOCKS];
-        c.narr = [0; MAX_LBLOCKS];
-        c.reg_map = bitvec![u64, Lsb0; 1; g.reg_sets as usize];
-        c.smem_map = bitvec![u64, Lsb0; 1; g.smem_sets as usize];
-        c.slot_map = bitvec![u64, Lsb0; 1; g.slots as usize];
-        (c.reg_free, c.reg_swap, c.smem_free, c.smem_swap) = (g.reg_sets, 0, g.smem_sets, 0);
-        c.rtab.iter_mut().for_each(|r| *r = [0; REG_SETS]);
-        c.stab.iter_mut().for_each(|r| *r = [0; SMEM_SETS]);
-        (c.grants, c.reg_allocs, c.smem_allocs, c.valve_grants) = (0, [0; 2], [0; 2], 0);
-        *self = c;
+        // (the variant and the mode are the instance's; everything else starts afresh)
+        *self = Coord { broken: self.broken, wlm: self.wlm, ..Coord::new(self.g) };
     }
 
     fn outputs(&self, _i: &In) -> Out {

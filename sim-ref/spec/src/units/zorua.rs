@@ -61,26 +61,27 @@ pub const fn smem_sets(bytes: u32) -> u32 {
     bytes.div_ceil(SMEM_SET_BYTES)
 }
 
-/// An event (`In::ev`).
+/// An event (`In::ev`); `ev as u64` is its code on the RTL's `ev` port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[repr(u8)]
 pub enum Ev {
     #[default]
-    None,
+    None = 0,
     /// Block `block` starts with logical warps `warps`, its first phase needing `regs` per
     /// thread and `smem` bytes.
-    BlockStart,
+    BlockStart = 1,
     /// Warp `warp` (schedulable) begins a phase needing `regs` and `smem` (a specifier, or a
     /// fence with the needs unchanged).
-    Phase,
+    Phase = 2,
     /// Warp `warp` (schedulable) arrives at a barrier: it gives up its physical slot and waits
     /// in the thread/barrier queue until every warp of its block that has not ended arrives.
-    Barrier,
+    Barrier = 3,
     /// Warp `warp` ends: its slot and register sets are freed.
-    WarpEnd,
+    WarpEnd = 4,
     /// Block `block` ends (after its warps): its scratchpad sets are freed.
-    BlockEnd,
+    BlockEnd = 5,
     /// An epoch ended with `idle` idle and `mem` memory cycles (Algorithm 1).
-    Epoch,
+    Epoch = 6,
 }
 
 /// Sampled every clocked cycle.

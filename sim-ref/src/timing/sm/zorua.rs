@@ -125,7 +125,7 @@ pub(super) struct ZSm {
     /// Per logical block: its scratchpad row (physical mask, sets), and the sets its granted
     /// warps' phases have needed at most.
     pub srows: Vec<(u64, [u8; SMEM_SETS])>,
-    pub smem_held: Vec<(u8, ())>,
+    pub smem_held: Vec<u8>,
     /// The physical register file (`[set][register % 4][lane]`) and scratchpad (words).
     pub prf: Vec<u32>,
     pub psmem: Vec<u32>,
@@ -144,6 +144,27 @@ impl ZSm {
     fn busy(&self) -> bool {
         !self.evq.is_empty() || !self.out.ready
     }
+
+    /// Where logical warp `w`'s register `r` lives in swap (32 lanes of 4 bytes).
+    fn reg_swap(&self, w: usize, r: usize) -> u32 {
+        self.reg_base + w as u32 * REG_SWAP_BYTES + r as u32 * 128
+    }
+
+    /// Where logical block `b`'s scratchpad set `s` lives in swap.
+    fn smem_swap(&self, b: u32, s: usize) -> u32 {
+        self.smem_base + b * SMEM_SWAP_BYTES + s as u32 * SMEM_SET_BYTES
+    }
+}
+
+/// Where register `r` sits in the physical register file when its set is physical set
+/// `pset` (`[set][register % 4][lane]`).
+fn prf_at(pset: u16, r: usize) -> usize {
+    pset as usize * 128 + (r % 4) * 32
+}
+
+/// The scratchpad sets the lanes `lanes` of an access at byte addresses `ad` touch.
+fn smem_sets_touched(ad: &[u32; WARP_SIZE], lanes: u32) -> u64 {
+    (0..WARP_SIZE).filter(|l| lanes >> l & 1 != 0).fold(0, |m, l| m | 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63))
 }
 
 impl Sm {
@@ -179,7 +200,7 @@ impl Sm {
             swap_pc: vec![None; lw],
             births: 0,
             srows: vec![(0, [0; SMEM_SETS]); lb],
-            smem_held: vec![(0, ()); lb],
+            smem_held: vec![0; lb],
             prf: vec![POISON; geom.reg_sets as usize * 128],
             psmem: vec![POISON; geom.smem_sets as usize * 256],
             reg_base,
@@ -266,7 +287,7 @@ impl Sm {
             hw.w.regs.fill(POISON);
         }
         self.blocks[bslot as usize].as_mut().unwrap().shared.fill(POISON);
-        z.smem_held[bslot as usize] = (0, ());
+        z.smem_held[bslot as usize] = 0;
         z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, regs, smem, ..ZIn::default() });
     }
 
@@ -311,7 +332,7 @@ impl Sm {
     /// Sends the warp's waiting event once nothing in flight writes a register it frees (at
     /// its end: once nothing of it is in flight): its registers go to where its row puts them
     /// first, and a later writeback follows them there ([`Sm::z_late_write`]).
-    pub(super) fn z_flush(&mut self, _now: u64, slot: u32) {
+    pub(super) fn z_flush(&mut self, now: u64, slot: u32) {
         let w = slot as usize;
         let Some(z) = self.zorua.as_mut() else {
             return;
@@ -337,7 +358,7 @@ impl Sm {
         z.pend[w] = None;
         z.spilled[w] = e.ev != Ev::WarpEnd;
         z.at_bar[w] = e.ev == Ev::Barrier;
-        z.sent_at[w] = _now;
+        z.sent_at[w] = now;
         let hw = self.warps[w].as_mut().unwrap();
         let nregs = hw.w.nregs as usize;
         let mut gmem_writes = Vec::new();
@@ -345,10 +366,10 @@ impl Sm {
             for r in set * 4..(set * 4 + 4).min(nregs) {
                 let lanes = &hw.w.regs[r * 32..r * 32 + 32];
                 if row.phys >> set & 1 != 0 {
-                    let at = row.set[set] as usize * 128 + (r % 4) * 32;
+                    let at = prf_at(row.set[set], r);
                     z.prf[at..at + 32].copy_from_slice(lanes);
                 } else {
-                    gmem_writes.push((z.reg_base + (w as u32 * REG_SWAP_BYTES) + ((set * 4 + r % 4) * 128) as u32, lanes.to_vec()));
+                    gmem_writes.push((z.reg_swap(w, r), lanes.to_vec()));
                 }
             }
         }
@@ -359,7 +380,7 @@ impl Sm {
         z.stats.barrier_events += (e.ev == Ev::Barrier) as u64;
         z.evq.push_back(e);
         self.z_swap_data.extend(gmem_writes);
-        self.wake_at = self.wake_at.min(_now);
+        self.wake_at = self.wake_at.min(now);
     }
 
     /// A writeback of register `r` (lanes `lanes`) of the warp in `slot` after its event was
@@ -378,18 +399,18 @@ impl Sm {
         let vals = &mut hw.w.regs[r * 32..r * 32 + 32];
         for l in (0..32).filter(|l| lanes >> l & 1 != 0) {
             if row.phys >> set & 1 != 0 {
-                z.prf[row.set[set] as usize * 128 + (r % 4) * 32 + l] = vals[l];
+                z.prf[prf_at(row.set[set], r) + l] = vals[l];
             } else {
-                self.z_swap_data.push((z.reg_base + (w as u32 * REG_SWAP_BYTES) + (r as u32) * 128 + 4 * l as u32, vec![vals[l]]));
+                self.z_swap_data.push((z.reg_swap(w, r) + 4 * l as u32, vec![vals[l]]));
             }
         }
         vals.fill(POISON);
     }
 
     /// A block's warps have all ended and drained: its end goes to the coordinator after them.
-    pub(super) fn z_block_end(&mut self, bslot: u32, slots: &[u32]) {
+    pub(super) fn z_block_end(&mut self, now: u64, bslot: u32, slots: &[u32]) {
         for &s in slots {
-            self.z_flush(0, s);
+            self.z_flush(now, s);
         }
         if let Some(z) = self.zorua.as_mut() {
             z.evq.push_back(ZIn { ev: Ev::BlockEnd, block: bslot as u8, ..ZIn::default() });
@@ -462,14 +483,14 @@ impl Sm {
             for r in set * 4..(set * 4 + 4).min(nregs) {
                 let lanes = &mut hw.w.regs[r * 32..r * 32 + 32];
                 if o.reg_phys >> set & 1 != 0 {
-                    let at = o.reg_set[set] as usize * 128 + (r % 4) * 32;
+                    let at = prf_at(o.reg_set[set], r);
                     if at + 32 > z.prf.len() {
                         z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator mapped register set {set} of logical warp {w} to physical set {}, past the register file", o.reg_set[set])));
                         return;
                     }
                     lanes.copy_from_slice(&z.prf[at..at + 32]);
                 } else {
-                    let a = z.reg_base + (w as u32 * REG_SWAP_BYTES) + ((set * 4 + r % 4) * 128) as u32;
+                    let a = z.reg_swap(w, r);
                     for (k, l) in lanes.iter_mut().enumerate() {
                         *l = gmem.read(a + 4 * k as u32).unwrap_or(POISON);
                     }
@@ -493,12 +514,12 @@ impl Sm {
         }
         let bslot = hw.block as usize;
         // (a block's scratchpad sets: as many as the largest need its granted warps had)
-        let (sets_before, _) = z.smem_held[bslot];
+        let sets_before = z.smem_held[bslot];
         let sets = sets_before.max(mpgpu_spec::units::zorua::smem_sets(z.phase[w].1) as u8);
         for set in sets_before..sets {
             z.stats.smem_sets[(o.smem_phys >> set & 1 == 0) as usize] += 1;
         }
-        z.smem_held[bslot].0 = sets;
+        z.smem_held[bslot] = sets;
         z.srows[bslot] = (o.smem_phys, o.smem_set);
         if hw.w.state == WarpState::AtBarrier {
             hw.w.state = WarpState::Ready;
@@ -569,23 +590,16 @@ impl Sm {
         let row = z.rows[w];
         let mut reads: Vec<u32> = Vec::new();
         let mut writes: Vec<u32> = Vec::new();
-        let reg_addr = |r: usize| z.reg_base + (w as u32 * REG_SWAP_BYTES) + (r as u32) * 128;
-        for r in d.inst.src_regs() {
-            let set = r as usize / 4;
-            if row.phys >> set & 1 != 0 {
+        // (the sources read, then the register written)
+        let dst = d.inst.dst_reg().filter(|_| d.write.is_some_and(|b| b < 256));
+        for (r, write) in d.inst.src_regs().map(|r| (r, false)).chain(dst.map(|r| (r, true))) {
+            let r = r as usize;
+            if row.phys >> (r / 4) & 1 != 0 {
                 z.stats.reg_accesses[0] += 1;
             } else {
                 z.stats.reg_accesses[1] += 1;
-                reads.push(reg_addr(r as usize) / line);
-            }
-        }
-        if let (Some(r), true) = (d.inst.dst_reg(), d.write.is_some_and(|b| b < 256)) {
-            let set = r as usize / 4;
-            if row.phys >> set & 1 != 0 {
-                z.stats.reg_accesses[0] += 1;
-            } else {
-                z.stats.reg_accesses[1] += 1;
-                writes.push(reg_addr(r as usize) / line);
+                let ln = z.reg_swap(w, r) / line;
+                if write { writes.push(ln) } else { reads.push(ln) }
             }
         }
         let shared = match d.inst.op {
@@ -598,18 +612,13 @@ impl Sm {
             let hw = self.warps[w].as_ref().unwrap();
             let ad = exec::addresses(&hw.w, a);
             let (phys, _) = z.srows[hw.block as usize];
-            let mut sets = 0u64;
-            for l in 0..WARP_SIZE {
-                if d.exec_mask >> l & 1 != 0 {
-                    sets |= 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63);
-                }
-            }
+            let sets = smem_sets_touched(&ad, d.exec_mask);
             for s in (0..64).filter(|s| sets >> s & 1 != 0) {
                 if phys >> s & 1 != 0 {
                     z.stats.smem_accesses[0] += 1;
                 } else {
                     z.stats.smem_accesses[1] += 1;
-                    let base = z.smem_base + hw.block * SMEM_SWAP_BYTES + s as u32 * SMEM_SET_BYTES;
+                    let base = z.smem_swap(hw.block, s);
                     let mut lines: Vec<u32> = (0..WARP_SIZE).filter(|&l| d.exec_mask >> l & 1 != 0 && (ad[l] / SMEM_SET_BYTES) as usize == s).map(|l| (base + ad[l] % SMEM_SET_BYTES) / line).collect();
                     lines.sort_unstable();
                     lines.dedup();
@@ -650,12 +659,9 @@ impl Sm {
             return;
         };
         z.swap_wait[w] = z.swap_wait[w].saturating_sub(1);
-        if z.swap_wait[w] == 0 {
-            if let Some(hw) = self.warps[w].as_ref() {
-                let s = (z.rows[w].slot as u32 % self.cfg.schedulers) as usize;
-                let _ = hw;
-                self.scheds[s].wake = self.scheds[s].wake.min(now);
-            }
+        if z.swap_wait[w] == 0 && self.warps[w].is_some() {
+            let s = self.sched_of(w as u32);
+            self.scheds[s].wake = self.scheds[s].wake.min(now);
         }
     }
 
@@ -681,12 +687,7 @@ impl Sm {
         };
         let blk = self.blocks[bslot as usize].as_mut().unwrap();
         let (phys, set) = z.srows[bslot as usize];
-        let mut sets = 0u64;
-        for l in 0..WARP_SIZE {
-            if lanes >> l & 1 != 0 {
-                sets |= 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63);
-            }
-        }
+        let sets = smem_sets_touched(ad, lanes);
         for s in (0..64usize).filter(|s| sets >> s & 1 != 0) {
             let words = 256usize;
             let lo = s * words;
@@ -702,7 +703,7 @@ impl Sm {
                     z.psmem[at..at + hi - lo].copy_from_slice(&blk.shared[lo..hi]);
                 }
             } else {
-                let a = z.smem_base + bslot * SMEM_SWAP_BYTES + s as u32 * SMEM_SET_BYTES;
+                let a = z.smem_swap(bslot, s);
                 for k in 0..hi - lo {
                     if load {
                         blk.shared[lo + k] = gmem.read(a + 4 * k as u32).unwrap_or(POISON);
