@@ -2783,10 +2783,10 @@ impl Sm {
             self.scheds[s].wake = wake;
             return Ok(false);
         };
+        let d = self.decode(slot);
         if self.zorua.is_some() {
             // (only a warp the coordinator has schedulable issues)
             assert!(self.scheds[s].warps.contains(&slot), "SM {}: warp slot {slot} picked while not schedulable", self.id);
-            let d = self.decode(slot);
             if self.z_swap_before_issue(now, slot, &d, mem) {
                 // (the instruction's sets in swap are read first: the warp waits for them)
                 self.scheds[s].reason = Stall::Memory;
@@ -2794,7 +2794,7 @@ impl Sm {
                 return Ok(true);
             }
         }
-        if !self.issue(now, s, slot, mem)? {
+        if !self.issue(now, s, slot, d, mem)? {
             // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
             // longer eligible (until an MSHR frees) and another may issue. Counted as activity
             // so that the SM stays awake for it.
@@ -2814,7 +2814,7 @@ impl Sm {
     /// Issues the warp's next instruction. Returns false (and changes nothing) if the memory
     /// stage cannot take it this cycle (MSHRs exhausted).
     ///
-    /// The stages, in order: [`Sm::decode`] reads the instruction; [`Sm::plan_memory`]
+    /// The stages, in order: [`Sm::decode`] has read the instruction (`d`); [`Sm::plan_memory`]
     /// works out a memory access's lines from the address registers (the values the
     /// operand-read stage will read: the scoreboard keeps them from changing in between) and
     /// refuses a load the MSHRs cannot take; [`exec::issue`] does the instruction's control
@@ -2823,8 +2823,7 @@ impl Sm {
     /// functional unit and sends its memory traffic, and its writeback (or shared-memory
     /// access) is scheduled; [`Sm::advance_flow`] updates the instruction buffer and fetch
     /// queue; [`Sm::block_event`] handles an arrival at a barrier or an exit.
-    fn issue(&mut self, now: u64, s: usize, slot: u32, mem: &mut MemSys) -> Result<bool, SmFault> {
-        let d = self.decode(slot);
+    fn issue(&mut self, now: u64, s: usize, slot: u32, d: Decoded, mem: &mut MemSys) -> Result<bool, SmFault> {
         let mut plan = MemPlan::new();
         match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
             Prep::Go => {}
