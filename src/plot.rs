@@ -59,3 +59,67 @@ pub fn bars(path: &Path, title: &str, groups: &[String], series: &[(String, Vec<
     }
     svg::save(path, &doc).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
 }
+
+/// Writes a line chart: x values along the bottom, one polyline (with point markers) per
+/// series; a series' `None` points are gaps. The y axis starts at 0.
+pub fn lines(path: &Path, title: &str, xlabel: &str, ylabel: &str, xs: &[f64], series: &[(String, Vec<Option<f64>>)]) -> Result<()> {
+    use svg::node::element::{Circle, Polyline};
+    if xs.len() < 2 || series.iter().any(|(_, v)| v.len() != xs.len() || v.iter().flatten().any(|y| !y.is_finite() || *y < 0.0)) {
+        return Err(anyhow!("plot {}: at least two x values, and every series one finite value (or none) per x", path.display()));
+    }
+    let (xmin, xmax) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let ytop = series.iter().flat_map(|(_, v)| v.iter().flatten().copied()).fold(0.0f64, f64::max);
+    // (a round top: 1, 2 or 5 times a power of ten, in 5 steps)
+    let raw = (ytop * 1.05).max(1e-9) / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|&s| s >= raw).unwrap_or(10.0 * mag);
+    let top = step * 5.0;
+    let (left, right, up, down) = (70.0, 20.0, 40.0, 90.0);
+    let (w, h) = (640.0, 380.0);
+    let (pw, ph) = (w - left - right, h - up - down);
+    let x = |v: f64| left + pw * if xmax > xmin { (v - xmin) / (xmax - xmin) } else { 0.5 };
+    let y = |v: f64| up + ph * (1.0 - v / top);
+    let mut doc = Document::new().set("viewBox", (0, 0, w as i64, h as i64)).set("width", w as i64).set("height", h as i64);
+    doc = doc.add(Rectangle::new().set("x", 0).set("y", 0).set("width", w).set("height", h).set("fill", "white"));
+    doc = doc.add(text(w / 2.0, 20.0, title, 14, "middle"));
+    for k in 0..=5 {
+        let v = step * k as f64;
+        doc = doc.add(Line::new().set("x1", left).set("x2", w - right).set("y1", y(v)).set("y2", y(v)).set("stroke", "#ddd"));
+        let label = if step >= 1.0 { format!("{v:.0}") } else { format!("{v:.2}") };
+        doc = doc.add(text(left - 6.0, y(v) + 4.0, &label, 11, "end"));
+    }
+    let every = xs.len().div_ceil(12);
+    for (i, &xv) in xs.iter().enumerate() {
+        if i % every == 0 || i + 1 == xs.len() {
+            doc = doc.add(text(x(xv), h - down + 16.0, &format!("{xv}"), 11, "middle"));
+        }
+    }
+    doc = doc.add(text(left + pw / 2.0, h - down + 34.0, xlabel, 12, "middle"));
+    doc = doc.add(text(16.0, up + ph / 2.0, ylabel, 12, "middle").set("transform", format!("rotate(-90 16 {})", up + ph / 2.0)));
+    doc = doc.add(Line::new().set("x1", left).set("x2", left).set("y1", up).set("y2", y(0.0)).set("stroke", "black"));
+    doc = doc.add(Line::new().set("x1", left).set("x2", w - right).set("y1", y(0.0)).set("y2", y(0.0)).set("stroke", "black"));
+    for (si, (name, v)) in series.iter().enumerate() {
+        let color = COLORS[si % COLORS.len()];
+        // (one polyline per run of points without a gap)
+        let mut run: Vec<String> = Vec::new();
+        let flush = |run: &mut Vec<String>, doc: Document| {
+            let d = if run.len() > 1 { doc.add(Polyline::new().set("points", run.join(" ")).set("fill", "none").set("stroke", color).set("stroke-width", 2)) } else { doc };
+            run.clear();
+            d
+        };
+        for (i, p) in v.iter().enumerate() {
+            match p {
+                Some(yv) => {
+                    run.push(format!("{:.1},{:.1}", x(xs[i]), y(*yv)));
+                    doc = doc.add(Circle::new().set("cx", x(xs[i])).set("cy", y(*yv)).set("r", 3).set("fill", color));
+                }
+                None => doc = flush(&mut run, doc),
+            }
+        }
+        doc = flush(&mut run, doc);
+        let lx = left + 110.0 * si as f64;
+        doc = doc.add(Rectangle::new().set("x", lx).set("y", h - 40.0).set("width", 12).set("height", 12).set("fill", color));
+        doc = doc.add(text(lx + 16.0, h - 30.0, name, 11, "start"));
+    }
+    svg::save(path, &doc).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+}

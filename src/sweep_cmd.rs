@@ -42,6 +42,13 @@ pub struct SweepArgs {
     /// Stop a point that has not finished by this cycle (an error naming it).
     #[arg(long)]
     max_cycles: Option<u64>,
+    /// Also write every point, with Zorua's counters (summed over the SMs), as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Also plot execution time against the swept dimension, relative to the best point of
+    /// all schemes, one line per scheme, as SVG here (a sweep of one dimension only).
+    #[arg(long)]
+    svg: Option<PathBuf>,
 }
 
 /// `A..B` or `A..B:STEP`.
@@ -67,7 +74,7 @@ fn values(r: Option<(u32, u32, Option<u32>)>, step: u32) -> Vec<Option<u32>> {
 }
 
 /// One point of a sweep.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Point {
     pub alloc: Alloc,
     pub spec: Spec,
@@ -126,6 +133,10 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
             }
         }
     }
+    let dims = [a.regs, a.threads, a.smem].iter().filter(|r| r.is_some_and(|(lo, hi, _)| hi > lo)).count();
+    if a.svg.is_some() && dims != 1 {
+        bail!("--svg plots a sweep of one dimension: give a range of more than one value for exactly one of --regs, --threads, --smem ({dims} given)");
+    }
     // (every point is checked before any runs)
     for s in &specs {
         b.program_at(size, a.seed, *s).map_err(|e| anyhow!("{e}"))?;
@@ -163,6 +174,13 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
     std::fs::write(&path, &csv).with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(j) = &a.json {
+        if let Some(d) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+        }
+        std::fs::write(j, serde_json::to_string_pretty(&points)?).with_context(|| format!("cannot write {}", j.display()))?;
+        println!("wrote {}", j.display());
+    }
     println!("{:<8} {:>10} {:>28} {:>10} {:>28} {:>8}", "alloc", "best", "at", "worst", "at", "range");
     for &al in &allocs {
         let ps: Vec<&Point> = points.iter().filter(|p| p.alloc == al && p.fits).collect();
@@ -178,6 +196,10 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         let cycles: Vec<u64> = ps.iter().map(|p| p.cycles).collect();
         println!("{:<8} {:>10} {:>28} {:>10} {:>28} {:>7.1}%", al.name(), best.cycles, describe(&best.spec), worst.cycles, describe(&worst.spec), 100.0 * range(&cycles));
     }
+    if let Some(svg) = &a.svg {
+        plot_sweep(svg, b.name, &cfg.name, &allocs, &points)?;
+        println!("wrote {}", svg.display());
+    }
     let failed = points.iter().filter(|p| p.fits && !p.verified).count();
     println!("wrote {}", path.display());
     if failed > 0 {
@@ -186,4 +208,35 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     }
     println!("all outputs verified: PASS");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The sweep's plot: execution time relative to the best point of every scheme, against the
+/// dimension that varies.
+fn plot_sweep(path: &std::path::Path, app: &str, config: &str, allocs: &[Alloc], points: &[Point]) -> Result<()> {
+    let (name, get): (&str, fn(&Spec) -> Option<u32>) = {
+        let varies = |f: fn(&Spec) -> Option<u32>| points.iter().any(|p| f(&p.spec) != f(&points[0].spec));
+        if varies(|s| s.regs) {
+            ("registers per thread", |s| s.regs)
+        } else if varies(|s| s.threads) {
+            ("threads per block", |s| s.threads)
+        } else {
+            ("scratchpad bytes per block", |s| s.smem)
+        }
+    };
+    let mut xs: Vec<u32> = points.iter().filter_map(|p| get(&p.spec)).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    let best = points.iter().filter(|p| p.fits).map(|p| p.cycles).min().unwrap_or(1).max(1) as f64;
+    let series: Vec<(String, Vec<Option<f64>>)> = allocs
+        .iter()
+        .map(|&al| {
+            let v = xs.iter().map(|&x| points.iter().find(|p| p.alloc == al && p.fits && get(&p.spec) == Some(x)).map(|p| p.cycles as f64 / best)).collect();
+            (al.name().to_string(), v)
+        })
+        .collect();
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    let xs: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+    crate::plot::lines(path, &format!("{app} on {config}: execution time relative to the best point"), name, "execution time (best = 1)", &xs, &series)
 }

@@ -138,4 +138,16 @@ fn sweep_runs_every_specification_under_each_scheme_and_writes_a_csv() {
     let (code, _, err) = mpgpu(&["sweep", "spmv", "--regs", "4..8"]);
     assert_eq!(code, 2);
     assert!(err.contains("--regs must be"), "{err}");
+    // a plot of one dimension, the JSON of every point; a plot of two is refused
+    let (svg, json) = (dir.path().join("s.svg"), dir.path().join("s.json"));
+    let (code, out, err) = mpgpu(&["sweep", "spmv", "--threads", "64..128:64", "--size", "600", "--alloc", "block,zorua", "--csv", csv.to_str().unwrap(), "--svg", svg.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.contains("<svg") && plot.contains("threads per block") && plot.matches("<polyline").count() == 2, "{plot}");
+    let points: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(points.as_array().unwrap().len(), 4);
+    assert!(points[3]["zorua"]["grants"].as_u64().unwrap() > 0, "{points}");
+    let (code, _, err) = mpgpu(&["sweep", "spmv", "--regs", "14..22:8", "--threads", "64..128", "--svg", svg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("exactly one of"), "{err}");
 }

@@ -85,6 +85,9 @@ pub struct Zorua {
     pub warps: Signal<In, Bits<64>>,
     pub regs: Signal<In, Bits<7>>,
     pub smem: Signal<In, Bits<17>>,
+    /// At a block start: the most registers per thread its warps' phases need (their
+    /// reservation when they start; 0: none).
+    pub peak: Signal<In, Bits<7>>,
     pub idle: Signal<In, Bits<16>>,
     pub mem: Signal<In, Bits<16>>,
     /// Idle: an event is taken this cycle.
@@ -182,6 +185,16 @@ pub struct Zorua {
     bmask: Signal<Local, Bits<64>>,
     ev_rsets: Signal<Local, Bits<5>>,
     ev_ssets: Signal<Local, Bits<7>>,
+    ev_psets: Signal<Local, Bits<5>>,
+    cur_bpeak: Signal<Local, Bits<5>>,
+    /// The candidate has not started: it starts only if the reservations with its peak fit
+    /// the virtual space ((reserved + peak) x 16 <= physical x (16 + o_thresh)).
+    fresh: Signal<Local, Bit>,
+    resv_new: Signal<Local, Bits<11>>,
+    lhs_v: Signal<Local, Bits<16>>,
+    room: Signal<Local, Bit>,
+    w_bp_m: Signal<Local, Bits<16>>,
+    w_bp_v: Signal<Local, Bits<5>>,
     pop_w: Signal<Local, Bits<7>>,
     narr_new: Signal<Local, Bits<7>>,
     nw_new: Signal<Local, Bits<7>>,
@@ -281,6 +294,11 @@ pub struct Zorua {
     pub sheld: [Reg<Bits<16>>; 7],
     pub nwarps: [Reg<Bits<16>>; 7],
     pub narr: [Reg<Bits<16>>; 7],
+    /// Per logical block: the register sets each of its warps reserves (bit-sliced).
+    pub bpeak: [Reg<Bits<16>>; 5],
+    /// Warps started and not ended, and the register sets they reserve.
+    pub started: Reg<Bits<64>>,
+    pub reg_resv: Reg<Bits<11>>,
     /// The register sets in use, 64 per word.
     pub reg_used: [Reg<Bits<64>>; 4],
     pub smem_used: Reg<Bits<64>>,
@@ -328,6 +346,7 @@ impl Zorua {
             warps: Default::default(),
             regs: Default::default(),
             smem: Default::default(),
+            peak: Default::default(),
             idle: Default::default(),
             mem: Default::default(),
             ready: Default::default(),
@@ -410,6 +429,14 @@ impl Zorua {
             bmask: Default::default(),
             ev_rsets: Default::default(),
             ev_ssets: Default::default(),
+            ev_psets: Default::default(),
+            cur_bpeak: Default::default(),
+            fresh: Default::default(),
+            resv_new: Default::default(),
+            lhs_v: Default::default(),
+            room: Default::default(),
+            w_bp_m: Default::default(),
+            w_bp_v: Default::default(),
             pop_w: Default::default(),
             narr_new: Default::default(),
             nw_new: Default::default(),
@@ -498,6 +525,9 @@ impl Zorua {
             sheld: std::array::from_fn(|_| Default::default()),
             nwarps: std::array::from_fn(|_| Default::default()),
             narr: std::array::from_fn(|_| Default::default()),
+            bpeak: std::array::from_fn(|_| Default::default()),
+            started: Default::default(),
+            reg_resv: Default::default(),
             reg_used: std::array::from_fn(|_| Default::default()),
             smem_used: Default::default(),
             slot_used: Default::default(),
@@ -536,6 +566,7 @@ impl Zorua {
         self.warps.connect();
         self.regs.connect();
         self.smem.connect();
+        self.peak.connect();
         self.idle.connect();
         self.mem.connect();
         self.connect_all();
@@ -549,6 +580,10 @@ impl Zorua {
             || self.warps.has_changed()
             || self.regs.has_changed()
             || self.smem.has_changed()
+            || self.peak.has_changed()
+            || any_q(&self.bpeak)
+            || self.started.q.has_changed()
+            || self.reg_resv.q.has_changed()
             || self.idle.has_changed()
             || self.mem.has_changed()
             || self.tq.q.has_changed()
@@ -595,7 +630,7 @@ impl Zorua {
     /// The clock to every register and RAM (a pass in which only the clock changed).
     fn fan_clock(&mut self) {
         let c = self.clock.val();
-        for r in [&mut self.tq, &mut self.sq, &mut self.rq, &mut self.sched, &mut self.bar, &mut self.live, &mut self.seen, &mut self.smem_used, &mut self.slot_used] {
+        for r in [&mut self.tq, &mut self.sq, &mut self.rq, &mut self.sched, &mut self.bar, &mut self.live, &mut self.seen, &mut self.smem_used, &mut self.slot_used, &mut self.started] {
             r.clock.next = c;
         }
         self.blocks.clock.next = c;
@@ -603,13 +638,14 @@ impl Zorua {
             r.clock.next = c;
         }
         self.slotv.clock.next = c;
-        for r in self.sneed.iter_mut().chain(&mut self.sheld).chain(&mut self.nwarps).chain(&mut self.narr) {
+        for r in self.sneed.iter_mut().chain(&mut self.sheld).chain(&mut self.nwarps).chain(&mut self.narr).chain(&mut self.bpeak) {
             r.clock.next = c;
         }
         for r in &mut self.reg_used {
             r.clock.next = c;
         }
         self.reg_cnt.clock.next = c;
+        self.reg_resv.clock.next = c;
         self.reg_swap.clock.next = c;
         self.smem_cnt.clock.next = c;
         self.smem_swap.clock.next = c;
@@ -651,6 +687,13 @@ impl Logic for Zorua {
         self.live.clock.next = self.clock.val();
         self.blocks.clock.next = self.clock.val();
         self.seen.clock.next = self.clock.val();
+        self.started.clock.next = self.clock.val();
+        self.reg_resv.clock.next = self.clock.val();
+        self.started.d.next = self.started.q.val();
+        self.reg_resv.d.next = self.reg_resv.q.val();
+        for j in 0..5 {
+            self.bpeak[j].clock.next = self.clock.val();
+        }
         self.smem_used.clock.next = self.clock.val();
         self.slot_used.clock.next = self.clock.val();
         self.reg_cnt.clock.next = self.clock.val();
@@ -736,6 +779,8 @@ impl Logic for Zorua {
         self.w_nw_v.next = 0.into();
         self.w_na_m.next = 0.into();
         self.w_na_v.next = 0.into();
+        self.w_bp_m.next = 0.into();
+        self.w_bp_v.next = 0.into();
         for k in 0..16 {
             self.reg_ram[k].clock.next = self.clock.val();
             self.reg_ram[k].write_enable.next = false;
@@ -905,6 +950,7 @@ impl Logic for Zorua {
         self.cur_sheld.next = 0.into();
         self.cur_nw.next = 0.into();
         self.cur_narr.next = 0.into();
+        self.cur_bpeak.next = 0.into();
         for i in 0..16 {
             self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, self.cur_b.val() == self.ids16[i].val());
         }
@@ -913,6 +959,9 @@ impl Logic for Zorua {
             self.cur_sheld.next = self.cur_sheld.val().replace_bit(j, (self.sheld[j].q.val() & self.cur_bbit.val()).any());
             self.cur_nw.next = self.cur_nw.val().replace_bit(j, (self.nwarps[j].q.val() & self.cur_bbit.val()).any());
             self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.narr[j].q.val() & self.cur_bbit.val()).any());
+        }
+        for j in 0..5 {
+            self.cur_bpeak.next = self.cur_bpeak.val().replace_bit(j, (self.bpeak[j].q.val() & self.cur_bbit.val()).any());
         }
         // The warps of that block (a barrier's release).
         // (here and below, what only one step uses is computed in that step: zero otherwise, the
@@ -995,6 +1044,10 @@ impl Logic for Zorua {
         if self.regs.val().get_bits::<2>(0).any() {
             self.ev_rsets.next = self.regs.val().get_bits::<5>(2) + 1;
         }
+        self.ev_psets.next = self.peak.val().get_bits::<5>(2);
+        if self.peak.val().get_bits::<2>(0).any() {
+            self.ev_psets.next = self.peak.val().get_bits::<5>(2) + 1;
+        }
         self.ev_ssets.next = self.smem.val().get_bits::<7>(10);
         if self.smem.val().get_bits::<10>(0).any() {
             self.ev_ssets.next = self.smem.val().get_bits::<7>(10) + 1;
@@ -1032,7 +1085,21 @@ impl Logic for Zorua {
         self.from_t.next = (self.tq.q.val() & self.cur_bit.val()).any();
         self.in_sq.next = (self.sq.q.val() & self.cur_bit.val()).any();
         self.in_rq.next = (self.rq.q.val() & self.cur_bit.val()).any();
-        self.t_pass.next = self.from_t.val() & !(self.bar.q.val() & self.cur_bit.val()).any() & self.slot_free.val().any();
+        // (physical x o_thresh, the product by shifts and adds: (swapped + n) x 16 may not
+        // exceed it)
+        self.lim_s.next = 0.into();
+        self.lim_r.next = 0.into();
+        for k in 0..5 {
+            if self.eff_o.val().get_bit(k) {
+                self.lim_s.next = self.lim_s.val() + self.smem_sh[k].val();
+                self.lim_r.next = self.lim_r.val() + self.reg_sh[k].val();
+            }
+        }
+        self.fresh.next = self.from_t.val() & !(self.started.q.val() & self.cur_bit.val()).any();
+        self.resv_new.next = self.reg_resv.q.val() + bit_cast::<11, 5>(self.cur_bpeak.val());
+        self.lhs_v.next = bit_cast::<16, 11>(self.resv_new.val()) << 4;
+        self.room.next = !self.fresh.val() | self.valve.val() | (self.lhs_v.val() <= self.reg_sh[4].val() + self.lim_r.val());
+        self.t_pass.next = self.from_t.val() & !(self.bar.q.val() & self.cur_bit.val()).any() & self.slot_free.val().any() & self.room.val();
         self.at_t.next = self.from_t.val() & !self.t_pass.val();
         self.s_act.next = !self.at_t.val() & !self.in_rq.val();
         self.need_s.next = 0.into();
@@ -1044,15 +1111,6 @@ impl Logic for Zorua {
             self.phys_s.next = self.n_smem_free.val();
         }
         self.swap_s.next = self.need_s.val() - self.phys_s.val();
-        // ((swapped + n) x 16 <= physical x o_thresh, the product by shifts and adds)
-        self.lim_s.next = 0.into();
-        self.lim_r.next = 0.into();
-        for k in 0..5 {
-            if self.eff_o.val().get_bit(k) {
-                self.lim_s.next = self.lim_s.val() + self.smem_sh[k].val();
-                self.lim_r.next = self.lim_r.val() + self.reg_sh[k].val();
-            }
-        }
         self.lhs_s.next = (bit_cast::<16, 11>(self.smem_swap.q.val()) + bit_cast::<16, 7>(self.swap_s.val())) << 4;
         self.s_ok.next = !self.swap_s.val().any() | self.valve.val() | (self.lhs_s.val() <= self.lim_s.val());
         self.at_s.next = self.s_act.val() & !self.s_ok.val();
@@ -1113,6 +1171,8 @@ impl Logic for Zorua {
                 self.w_nw_m.next = self.cur_bbit.val();
                 self.w_nw_v.next = self.pop_w.val();
                 self.w_na_m.next = self.cur_bbit.val();
+                self.w_bp_m.next = self.cur_bbit.val();
+                self.w_bp_v.next = self.ev_psets.val();
                 self.seen.d.next = 0.into();
                 self.step.d.next = self.c_scan.val();
             }
@@ -1154,6 +1214,10 @@ impl Logic for Zorua {
             if self.ev.val() == self.c_wend.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
                 self.live.d.next = self.live.q.val() & !self.cur_bit.val();
+                if (self.started.q.val() & self.cur_bit.val()).any() {
+                    self.started.d.next = self.started.q.val() & !self.cur_bit.val();
+                    self.reg_resv.d.next = self.reg_resv.q.val() - bit_cast::<11, 5>(self.cur_bpeak.val());
+                }
                 self.w_sv_m.next = self.cur_bit.val();
                 self.w_rn_m.next = self.cur_bit.val();
                 self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
@@ -1273,6 +1337,10 @@ impl Logic for Zorua {
                 }
                 if self.at_r.val() {
                     self.rq.d.next = self.rq.q.val() | self.cand_bit.val();
+                }
+                if self.t_pass.val() & self.fresh.val() {
+                    self.started.d.next = self.started.q.val() | self.cand_bit.val();
+                    self.reg_resv.d.next = self.resv_new.val();
                 }
                 if self.t_pass.val() {
                     self.slot_used.d.next = self.slot_used.q.val() | self.slot_low.val();
@@ -1406,6 +1474,12 @@ impl Logic for Zorua {
             self.narr[j].d.next = self.narr[j].q.val() & !self.w_na_m.val();
             if self.w_na_v.val().get_bit(j) {
                 self.narr[j].d.next = self.narr[j].q.val() | self.w_na_m.val();
+            }
+        }
+        for j in 0..5 {
+            self.bpeak[j].d.next = self.bpeak[j].q.val() & !self.w_bp_m.val();
+            if self.w_bp_v.val().get_bit(j) {
+                self.bpeak[j].d.next = self.bpeak[j].q.val() | self.w_bp_m.val();
             }
         }
     }

@@ -693,7 +693,7 @@ impl crate::ports::HdlBlock for Zorua {
         !self.read_changed()
     }
     fn input_ports(&self) -> Vec<Port> {
-        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16)].iter().map(|&(n, w)| Port::new(n, w)).collect()
+        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16), ("peak", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect()
     }
     fn output_ports(&self) -> Vec<Port> {
         let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
@@ -730,6 +730,8 @@ impl crate::ports::HdlBlock for Zorua {
         self.idle.update_all();
         self.mem.next = Wire::from_word(v[7]);
         self.mem.update_all();
+        self.peak.next = Wire::from_word(v[8]);
+        self.peak.update_all();
     }
     fn set_clock(&mut self, high: bool) {
         self.clock.next = rust_hdl::prelude::Clock::from(high);
@@ -773,6 +775,8 @@ impl crate::ports::HdlBlock for Zorua {
             self.slot_used.q.val().word(),
             self.th_q.q.val().word(),
             self.th_set.q.val().word(),
+            self.started.q.val().word(),
+            self.reg_resv.q.val().word(),
         ];
         v[..s.len()].copy_from_slice(&s);
         let mut at = s.len();
@@ -780,7 +784,7 @@ impl crate::ports::HdlBlock for Zorua {
             v[at] = r.q.val().word();
             at += 1;
         }
-        for r in self.sneed.iter().chain(&self.sheld).chain(&self.nwarps).chain(&self.narr) {
+        for r in self.sneed.iter().chain(&self.sheld).chain(&self.nwarps).chain(&self.narr).chain(&self.bpeak) {
             v[at] = r.q.val().word();
             at += 1;
         }
@@ -807,12 +811,14 @@ const ZORUA_SCALARS: &[(&str, usize)] = &[
     ("slot_used", 64),
     ("th_q", 5),
     ("th_set", 1),
+    ("started", 64),
+    ("reg_resv", 11),
 ];
 
 /// Its register arrays (name, entries, width), after the scalars.
 /// (the per-warp and per-block fields are bit-sliced: entry `j` of `rneed` is bit `j` of every
 /// warp's need; `slotv` is one slice, a scalar)
-const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 4, 64), ("rneed", 5, 64), ("rheld", 5, 64), ("slotv", 0, 64), ("slot", 6, 64), ("sneed", 7, 16), ("sheld", 7, 16), ("nwarps", 7, 16), ("narr", 7, 16), ("reg_used", 4, 64)];
+const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 4, 64), ("rneed", 5, 64), ("rheld", 5, 64), ("slotv", 0, 64), ("slot", 6, 64), ("sneed", 7, 16), ("sheld", 7, 16), ("nwarps", 7, 16), ("narr", 7, 16), ("bpeak", 5, 16), ("reg_used", 4, 64)];
 
 /// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
 /// threshold constants and test-only faults.
@@ -836,7 +842,7 @@ impl Ports for ZoruaPorts {
         b
     }
     fn encode(&self, i: &zorua::In, v: &mut [u64]) {
-        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64];
+        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64, i.peak as u64 & 127];
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {
@@ -875,7 +881,7 @@ impl Ports for ZoruaPorts {
         // (the fields are bit-sliced: warp w's value is bit w of each slice)
         let field = |slices: &[u64], e: usize| slices.iter().enumerate().fold(0u64, |v, (j, &x)| v | (x >> e & 1) << j);
         let (wbs, rns, rhs, sv, sls) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.scalar("slotv"), r.array("slot"));
-        let (sns, shs, nws, nas) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"));
+        let (sns, shs, nws, nas, bps) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"), r.array("bpeak"));
         let wb: Vec<u64> = (0..64).map(|w| field(wbs, w)).collect();
         let rn: Vec<u64> = (0..64).map(|w| field(rns, w)).collect();
         let rh: Vec<u64> = (0..64).map(|w| field(rhs, w)).collect();
@@ -892,12 +898,14 @@ impl Ports for ZoruaPorts {
             blocks: r.scalar("blocks") as u16,
             reg_free: mpgpu_rtl::zorua::RTL_REG_SETS as u32 - r.scalar("reg_cnt") as u32,
             reg_swap: r.scalar("reg_swap") as u32,
+            reg_resv: r.scalar("reg_resv") as u32,
+            started: r.scalar("started"),
             smem_free: mpgpu_rtl::zorua::RTL_SMEM_SETS as u32 - r.scalar("smem_cnt") as u32,
             smem_swap: r.scalar("smem_swap") as u32,
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
             warp_info: (0..64).map(|w| zorua::pack_warp(wb[w] as u8, rn[w] as u8, rh[w] as u8, (sv[w] != 0).then_some(sl[w] as u8))).collect(),
-            block_info: (0..16).map(|b| zorua::pack_block(sn[b] as u8, sh[b] as u8, nw[b] as u8, na[b] as u8)).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(field(bps, b) as u8, sn[b] as u8, sh[b] as u8, nw[b] as u8, na[b] as u8)).collect(),
             reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
             smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
         }

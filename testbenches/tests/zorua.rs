@@ -32,14 +32,15 @@ fn config(o: u32) -> GpuConfig {
     c
 }
 
-/// Register-heavy lbm, sgemm and the reduction (barriers), and sad (16 KB of scratchpad per
-/// block).
+/// Register-heavy lbm, sgemm and the reduction (barriers), and sad twice (16 KB of scratchpad
+/// per block: the second launch's block is what puts scratchpad sets in swap).
 fn workload() -> Workload {
-    let t = "description = \"lbm, sgemm, reduction and sad\"\n\
+    let t = "description = \"lbm, sgemm, reduction and sad twice\"\n\
         [[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 64, seed = 3 }]\n\
         [[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 4 }]\n\
         [[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n\
-        [[process]]\nname = \"sad\"\nlaunches = [{ kernel = \"sad\", size = 64, seed = 6 }]\n";
+        [[process]]\nname = \"sad\"\nlaunches = [{ kernel = \"sad\", size = 64, seed = 6 }]\n\
+        [[process]]\nname = \"sad2\"\nlaunches = [{ kernel = \"sad\", size = 16, seed = 7 }]\n";
     Workload::parse("zorua.toml", t).unwrap()
 }
 

@@ -55,6 +55,7 @@ impl Rtl {
         self.b.smem.next = (i.smem as u64).into();
         self.b.idle.next = (i.idle as u64).into();
         self.b.mem.next = (i.mem as u64).into();
+        self.b.peak.next = (i.peak as u64).into();
         self.b.clock.next = false.into();
         self.settle();
     }
@@ -98,12 +99,14 @@ impl Rtl {
             blocks: b.blocks.q.val().to_u64() as u16,
             reg_free: 256 - b.reg_cnt.q.val().to_u64() as u32,
             reg_swap: b.reg_swap.q.val().to_u64() as u32,
+            reg_resv: b.reg_resv.q.val().to_u64() as u32,
+            started: q64(&b.started),
             smem_free: 48 - b.smem_cnt.q.val().to_u64() as u32,
             smem_swap: b.smem_swap.q.val().to_u64() as u32,
             slots_free: !q64(&b.slot_used) & self.present,
             o_thresh: b.o_thresh.val().to_u64() as u8,
             warp_info: (0..64).map(|w| pack_warp(field(&b.wblock, w), field(&b.rneed, w), field(&b.rheld, w), (b.slotv.q.val().to_u64() >> w & 1 != 0).then(|| field(&b.slot, w)))).collect(),
-            block_info: (0..16).map(|k| pack_block(field(&b.sneed, k), field(&b.sheld, k), field(&b.nwarps, k), field(&b.narr, k))).collect(),
+            block_info: (0..16).map(|k| pack_block(field(&b.bpeak, k), field(&b.sneed, k), field(&b.sheld, k), field(&b.nwarps, k), field(&b.narr, k))).collect(),
             reg_map_free: (0..4).map(|k| !q64(&b.reg_used[k])).collect(),
             smem_map_free: !q64(&b.smem_used) & ((1u64 << 48) - 1),
         }
@@ -192,7 +195,16 @@ fn lockstep(seed: u64, slots: u32, _o: u32, blocks: usize, mut m: Coord, mut oth
                 alive[b] = nw as u32;
                 used_blocks |= 1 << b;
                 started += 1;
-                evq.push_back(In { ev: Ev::BlockStart, block: b as u8, warps: mask, regs: rng.gen_range(0..=64), smem: rng.gen_range(0..=8) * 1000, ..In::default() });
+                // (the peak reservation: usually the most the block's phases need, sometimes none
+                // or any value)
+                let regs = rng.gen_range(0..=64);
+                let most = prog[b].iter().fold(regs, |m, a| if let Act::Phase(r, _) = a { m.max(*r) } else { m });
+                let peak = match rng.gen_range(0..5) {
+                    0 => 0,
+                    1 => rng.gen_range(0..=64),
+                    _ => most,
+                };
+                evq.push_back(In { ev: Ev::BlockStart, block: b as u8, warps: mask, regs, smem: rng.gen_range(0..=8) * 1000, peak, ..In::default() });
             }
         }
         if now % 2048 == 2047 {

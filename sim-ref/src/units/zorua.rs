@@ -150,6 +150,11 @@ pub struct Coord {
     sheld: [u8; MAX_LBLOCKS],
     nwarps: [u8; MAX_LBLOCKS],
     narr: [u8; MAX_LBLOCKS],
+    /// Register sets each warp of a block reserves when it starts (its peak).
+    bpeak: [u8; MAX_LBLOCKS],
+    /// Warps started (past the thread queue once) and not ended, and their reserved sets.
+    started: u64,
+    reg_resv: u32,
     /// Free maps (1: free) and their counts; sets in swap.
     reg_map: BitVec<u64>,
     smem_map: BitVec<u64>,
@@ -217,6 +222,9 @@ impl Coord {
             sheld: [0; MAX_LBLOCKS],
             nwarps: [0; MAX_LBLOCKS],
             narr: [0; MAX_LBLOCKS],
+            bpeak: [0; MAX_LBLOCKS],
+            started: 0,
+            reg_resv: 0,
             reg_map: bitvec![u64, Lsb0; 1; g.reg_sets as usize],
             smem_map: bitvec![u64, Lsb0; 1; g.smem_sets as usize],
             slot_map: bitvec![u64, Lsb0; 1; g.slots as usize],
@@ -279,12 +287,14 @@ impl Coord {
             blocks: self.blocks,
             reg_free: self.reg_free,
             reg_swap: self.reg_swap,
+            reg_resv: self.reg_resv,
+            started: self.started,
             smem_free: self.smem_free,
             smem_swap: self.smem_swap,
             slots_free: words(&self.slot_map)[0],
             o_thresh: self.th.o_thresh as u8,
             warp_info: (0..lw).map(|w| pack_warp(self.wblock[w], self.rneed[w], self.rheld[w], self.slot[w])).collect(),
-            block_info: (0..self.g.lblocks as usize).map(|b| pack_block(self.sneed[b], self.sheld[b], self.nwarps[b], self.narr[b])).collect(),
+            block_info: (0..self.g.lblocks as usize).map(|b| pack_block(self.bpeak[b], self.sneed[b], self.sheld[b], self.nwarps[b], self.narr[b])).collect(),
             reg_map_free: words(&self.reg_map),
             smem_map_free: words(&self.smem_map)[0],
         }
@@ -320,6 +330,10 @@ impl Coord {
             if self.slot[w].is_none() || self.rheld[w] != self.rneed[w] {
                 return Err(format!("schedulable logical warp {w} lacks a slot or sets"));
             }
+        }
+        let resv: u32 = bits(self.started).map(|w| self.bpeak[self.wblock[w] as usize] as u32).sum();
+        if resv != self.reg_resv || self.started & !self.live != 0 {
+            return Err(format!("{} register sets reserved, {resv} by the warps started {:#x}, or a started warp is not live", self.reg_resv, self.started));
         }
         if (self.tq | self.sq | self.rq | self.sched) & !self.live != 0 || self.tq & self.sq != 0 || self.sq & self.rq != 0 || self.tq & self.rq != 0 || self.sched & (self.tq | self.sq | self.rq) != 0 {
             return Err("a warp is in two queues, or queued and not live".into());
@@ -380,7 +394,7 @@ impl Coord {
                 if b >= self.g.lblocks as usize || self.blocks >> b & 1 != 0 || i.warps == 0 || i.warps & !lw_mask != 0 || i.warps & self.live != 0 {
                     return self.fail(format!("block start of logical block {b} with warps {:#x}: the block or a warp is in use or out of range", i.warps));
                 }
-                if i.regs as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
+                if i.regs.max(i.peak) as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
                     return self.fail(format!("block start with {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
                 }
                 self.blocks |= 1 << b;
@@ -394,6 +408,7 @@ impl Coord {
                     self.slot[w] = None;
                 }
                 self.sneed[b] = smem_sets(i.smem) as u8;
+                self.bpeak[b] = reg_sets(i.peak as u32) as u8;
                 self.sheld[b] = 0;
                 self.nwarps[b] = i.warps.count_ones() as u8;
                 self.narr[b] = 0;
@@ -435,6 +450,10 @@ impl Coord {
                 self.live &= !bit;
                 self.free_slot(w);
                 let b = self.wblock[w];
+                if self.started & bit != 0 {
+                    self.started &= !bit;
+                    self.reg_resv -= self.bpeak[b as usize] as u32;
+                }
                 self.nwarps[b as usize] -= 1;
                 self.check_barrier(b);
                 self.rneed[w] = 0;
@@ -535,12 +554,21 @@ impl Coord {
         let mut moved = false;
         let (mut smem, mut smem_phys, mut regs, mut regs_phys, mut grant) = (0, 0, 0, 0, false);
         let mut at_t = from_t;
-        if from_t && self.bar & bit == 0 {
+        // (a warp not started yet needs its peak reserved in the virtual space: docs/zorua.md,
+        // "Admission")
+        let peak = self.bpeak[b] as u32;
+        let fresh = from_t && self.started & bit == 0;
+        let room = self.wlm || !fresh || valve || self.reg_resv + peak <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, self.reg_resv + peak - self.g.reg_sets);
+        if from_t && self.bar & bit == 0 && room {
             if let Some(s) = self.slot_map.first_one() {
                 self.slot_map.set(s, false);
                 self.slot[w] = Some(s as u8);
                 moved = true;
                 at_t = false;
+                if fresh {
+                    self.started |= bit;
+                    self.reg_resv += peak;
+                }
             }
         }
         let mut at_s = !at_t && self.rq & bit == 0;
@@ -769,6 +797,38 @@ mod tests {
     }
 
     #[test]
+    fn a_warp_starts_only_while_its_peak_fits_the_virtual_space() {
+        let mut c = small();
+        c.th.o_thresh = 0;
+        // four warps of 4 registers (1 set) now, 16 (4 sets) at their peak: 8 sets hold two
+        // peaks, so two start; the others wait in the thread queue with slots free
+        let (g, _) = run(&mut c, In { peak: 16, ..start(0, 0b1111, 4, 0) });
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0, 1]);
+        let s = c.state();
+        assert_eq!((s.tq, s.started, s.reg_resv, s.reg_free, s.slots_free.count_ones()), (0b1100, 0b11, 8, 6, 2));
+        // with o_thresh 4 (a quarter of 8 in swap) the virtual space is 10 sets: still two (a
+        // phase change of warp 0 rescans; it is granted again)
+        c.th.o_thresh = 4;
+        let (g, _) = run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 4, ..In::default() });
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0]);
+        // at 8, 12 sets: a third starts
+        c.th.o_thresh = 8;
+        let (g, _) = run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 4, ..In::default() });
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!((c.state().started, c.state().reg_resv), (0b111, 12));
+        // a warp's end returns its reservation: the fourth starts
+        let (g, _) = run(&mut c, ev(Ev::WarpEnd, 0));
+        assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![3]);
+        assert_eq!((c.state().started, c.state().reg_resv), (0b1110, 12));
+        assert_eq!(c.audit(), Ok(()));
+        // without a peak (0) nothing is reserved: the old behaviour
+        let mut c = small();
+        c.th.o_thresh = 0;
+        let (g, _) = run(&mut c, start(0, 0b1111, 4, 0));
+        assert_eq!(g.len(), 4);
+    }
+
+    #[test]
     fn the_rescan_starts_from_the_register_queue() {
         for broken in [false, true] {
             let mut c = small();
@@ -944,7 +1004,11 @@ mod tests {
                         alive[b] = nw as u32;
                         used_blocks |= 1 << b;
                         started += 1;
-                        evq.push_back(start(b as u8, mask, rng.gen_range(0..=40), rng.gen_range(0..=2) * 1024));
+                        // (usually with the peak reservation of the block's phases, sometimes none)
+                        let regs = rng.gen_range(0..=40);
+                        let most = prog[b].iter().fold(regs, |m, a| if let Act::Phase(r, _) = a { m.max(*r) } else { m });
+                        let peak = if rng.gen_bool(0.8) { most } else { 0 };
+                        evq.push_back(In { peak, ..start(b as u8, mask, regs, rng.gen_range(0..=2) * 1024) });
                     }
                 }
                 // schedulable warps act when their time comes

@@ -94,6 +94,11 @@ pub struct In {
     /// Registers per thread (0..=64) and scratchpad bytes per block of the phase.
     pub regs: u8,
     pub smem: u32,
+    /// At a block start: the most registers per thread any phase of its warps needs (the
+    /// kernel's declaration; 0: no reservation). A warp of the block starts (first leaves the
+    /// thread queue) only while the register sets reserved by the warps started and not ended,
+    /// with its own, fit the virtual space the threshold allows.
+    pub peak: u8,
     /// Epoch statistics.
     pub idle: u16,
     pub mem: u16,
@@ -152,12 +157,15 @@ pub struct State {
     pub blocks: u16,
     pub reg_free: u32,
     pub reg_swap: u32,
+    /// Register sets reserved by the warps started and not ended (their peaks), and those warps.
+    pub reg_resv: u32,
+    pub started: u64,
     pub smem_free: u32,
     pub smem_swap: u32,
     pub slots_free: u64,
     pub o_thresh: u8,
     pub warp_info: Vec<u32>,
-    pub block_info: Vec<u32>,
+    pub block_info: Vec<u64>,
     pub reg_map_free: Vec<u64>,
     pub smem_map_free: u64,
 }
@@ -167,7 +175,7 @@ pub fn pack_warp(block: u8, need: u8, held: u8, slot: Option<u8>) -> u32 {
     (block as u32) << 24 | (need as u32) << 16 | (held as u32) << 8 | slot.map_or(0, |s| 0x80 | s as u32)
 }
 
-/// `block_info` of a block.
-pub fn pack_block(need: u8, held: u8, warps: u8, arrived: u8) -> u32 {
-    (need as u32) << 24 | (held as u32) << 16 | (warps as u32) << 8 | arrived as u32
+/// `block_info` of a block (`peak`: register sets its warps reserve each).
+pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8) -> u64 {
+    (peak as u64) << 32 | (need as u64) << 24 | (held as u64) << 16 | (warps as u64) << 8 | arrived as u64
 }

@@ -276,6 +276,9 @@ impl Sm {
             Some(Op::Phase { regs, smem }) if !z.wlm => (regs as u8, smem),
             _ => (k.regs as u8, k.shared_bytes),
         };
+        // (the most registers a phase of the kernel needs, which its warps reserve when they
+        // start: docs/zorua.md, "Admission")
+        let peak = if z.wlm { regs } else { k.code.iter().filter_map(|i| if let Op::Phase { regs, .. } = i.op { Some(regs as u8) } else { None }).max().unwrap_or(k.regs as u8) };
         let mut mask = 0u64;
         for &s in slots {
             mask |= 1 << s;
@@ -288,7 +291,7 @@ impl Sm {
         }
         self.blocks[bslot as usize].as_mut().unwrap().shared.fill(POISON);
         z.smem_held[bslot as usize] = 0;
-        z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, regs, smem, ..ZIn::default() });
+        z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, regs, smem, peak, ..ZIn::default() });
     }
 
     /// The warp in `slot` issued `inst` at `pc` with outcome `ev`: under Zorua a specifier
