@@ -20,7 +20,9 @@
 //! - **Scan** (after every event but an epoch): one waiting warp examined per cycle, the
 //!   register queue's first, then the scratchpad queue's, then the thread/barrier queue's,
 //!   lowest logical warp first within a queue, each warp once. An examined warp passes as many
-//!   of its remaining queues as it can (incremental: it keeps what it took). If it moved, one
+//!   of its remaining queues as it can (incremental: it keeps what it took; a warp that has
+//!   not started yet passes the thread queue only while its block's `peak` sets, with those
+//!   the started warps reserve, fit the virtual space). If it moved, one
 //!   cycle per set allocated follows (scratchpad first, then registers; physical sets lowest
 //!   first, then swap); if it became schedulable, a cycle reading its rows and a cycle driving
 //!   `grant` with them. A cycle that finds no warp left to examine ends the scan.
