@@ -111,6 +111,14 @@ fn describe(s: &Spec) -> String {
     format!("regs {} threads {} smem {}", f(s.regs), f(s.threads), f(s.smem))
 }
 
+/// Creates the folder `path` goes in, if it names one.
+fn create_parent(path: &std::path::Path) -> Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display())),
+        None => Ok(()),
+    }
+}
+
 /// The performance range of a set of cycle counts: worst over best, minus one (Zorua §6.1).
 pub fn range(cycles: &[u64]) -> f64 {
     let best = *cycles.iter().min().unwrap_or(&1) as f64;
@@ -170,14 +178,10 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         writeln!(csv, "{},{},{},{},{},{cycles},{},{},{g},{rs},{ss},{rh},{sh},{sr},{sw}", p.alloc.name(), f(p.spec.regs), f(p.spec.threads), f(p.spec.smem), p.fits, p.verified, p.blocks_per_sm).unwrap();
     }
     let path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-    }
+    create_parent(&path)?;
     std::fs::write(&path, &csv).with_context(|| format!("cannot write {}", path.display()))?;
     if let Some(j) = &a.json {
-        if let Some(d) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-        }
+        create_parent(j)?;
         std::fs::write(j, serde_json::to_string_pretty(&points)?).with_context(|| format!("cannot write {}", j.display()))?;
         println!("wrote {}", j.display());
     }
@@ -234,9 +238,7 @@ fn plot_sweep(path: &std::path::Path, app: &str, config: &str, allocs: &[Alloc],
             (al.name().to_string(), v)
         })
         .collect();
-    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-    }
+    create_parent(path)?;
     let xs: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
     crate::plot::lines(path, &format!("{app} on {config}: execution time relative to the best point"), name, "execution time (best = 1)", &xs, &series)
 }

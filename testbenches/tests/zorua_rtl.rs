@@ -4,13 +4,13 @@
 //! equal the model's. The broken variants are caught.
 
 use mpgpu_ref::units::zorua::{Broken, Coord, Geometry};
+use mpgpu_ref::units::zorua_random::{RandomParams, RandomSm};
 use mpgpu_ref::zorua::ThreshParams;
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_tb::blocks::{ZoruaPorts, ZoruaRtl};
 use mpgpu_tb::rtl::Backend;
-use mpgpu_spec::units::zorua::{pack_block, pack_warp, Ev, In, Out, State, REG_SETS};
+use mpgpu_spec::units::zorua::{pack_block, pack_warp, In, Out, State, REG_SETS};
 use mpgpu_spec::Unit;
-use rand::{Rng, SeedableRng};
 use rust_hdl::prelude::*;
 
 struct Rtl {
@@ -158,115 +158,29 @@ fn first_diff<T: std::fmt::Debug>(a: &T, b: &T) -> String {
     name
 }
 
-/// Runs random blocks (up to `blocks` of them) against the model `m` (its outputs decide the
-/// stimulus) and `other` in lockstep; returns the first mismatch as (cycle, "outputs" or
-/// "state", field), and the model's grants, swap allocations and barrier releases.
-fn lockstep(seed: u64, slots: u32, _o: u32, blocks: usize, mut m: Coord, mut other: Side) -> (Option<(u64, &'static str, String)>, u64, u64, u64) {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    #[derive(Clone, Copy, Debug)]
-    enum Act {
-        Phase(u8, u32),
-        Bar,
-        End,
-    }
-    let (mut started, mut ended, mut bars) = (0, 0, 0u64);
-    let mut evq: std::collections::VecDeque<In> = Default::default();
-    let mut warp: Vec<Option<(usize, usize, Option<u64>)>> = vec![None; 64];
-    let mut prog: Vec<Vec<Act>> = vec![Vec::new(); 16];
-    let mut alive = [0u32; 16];
-    let mut used_blocks = 0u16;
-    let _ = slots;
+/// Runs random blocks (`blocks` of them, `mpgpu_ref::units::zorua_random`) against the model
+/// `m` (its outputs decide the stimulus) and `other` in lockstep; returns the first mismatch
+/// as (cycle, "outputs" or "state", field), and the model's grants, swap allocations and
+/// barrier arrivals.
+fn lockstep(seed: u64, blocks: usize, mut m: Coord, mut other: Side) -> (Option<(u64, &'static str, String)>, u64, u64, u64) {
+    let p = RandomParams { blocks, warps: 1..=16, start_chance: 0.02, actions: 1..=5, bar_chance: 0.35, regs: 64, start_smem: 8, phase_smem: 16, epochs: true, latency: 39 };
+    let mut sm = RandomSm::new(seed, p);
     for now in 0..2_000_000u64 {
-        let nw = rng.gen_range(1..=16);
-        let free: Vec<usize> = (0..64).filter(|&w| warp[w].is_none()).collect();
-        if started < blocks && rng.gen_bool(0.02) && free.len() >= nw {
-            if let Some(b) = (0..16).find(|&b| used_blocks >> b & 1 == 0) {
-                let mut p = Vec::new();
-                for _ in 0..rng.gen_range(1..6) {
-                    p.push(if rng.gen_bool(0.35) { Act::Bar } else { Act::Phase(rng.gen_range(0..=64), rng.gen_range(0..=16) * 1024) });
-                }
-                p.push(Act::End);
-                prog[b] = p;
-                let mut mask = 0u64;
-                for &w in &free[..nw] {
-                    warp[w] = Some((b, 0, None));
-                    mask |= 1 << w;
-                }
-                alive[b] = nw as u32;
-                used_blocks |= 1 << b;
-                started += 1;
-                // (the peak reservation: usually the most the block's phases need, sometimes none
-                // or any value)
-                let regs = rng.gen_range(0..=64);
-                let most = prog[b].iter().fold(regs, |m, a| if let Act::Phase(r, _) = a { m.max(*r) } else { m });
-                let peak = match rng.gen_range(0..5) {
-                    0 => 0,
-                    1 => rng.gen_range(0..=64),
-                    _ => most,
-                };
-                evq.push_back(In { ev: Ev::BlockStart, block: b as u8, warps: mask, regs, smem: rng.gen_range(0..=8) * 1000, peak, ..In::default() });
-            }
-        }
-        if now % 2048 == 2047 {
-            // (often at the dead band's edges: a difference of exactly c_delta_thresh holds the
-            // threshold, one more moves it)
-            let base = rng.gen_range(0..1900u16);
-            let (idle, mem) = match rng.gen_range(0..6) {
-                0 => (base + 64, base),
-                1 => (base, base + 64),
-                2 => (base + 65, base),
-                3 => (base, base + 65),
-                _ => (rng.gen_range(0..2048), rng.gen_range(0..2048)),
-            };
-            evq.push_back(In { ev: Ev::Epoch, idle, mem, ..In::default() });
-        }
-        for w in 0..64 {
-            if let Some((b, pos, Some(at))) = warp[w] {
-                if at == now {
-                    warp[w] = Some((b, pos + 1, None));
-                    let e = match prog[b][pos] {
-                        Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, regs: r, smem: s, ..In::default() },
-                        Act::Bar => {
-                            bars += 1;
-                            In { ev: Ev::Barrier, warp: w as u8, ..In::default() }
-                        }
-                        Act::End => {
-                            warp[w] = None;
-                            alive[b] -= 1;
-                            In { ev: Ev::WarpEnd, warp: w as u8, ..In::default() }
-                        }
-                    };
-                    evq.push_back(e);
-                    if e.ev == Ev::WarpEnd && alive[b] == 0 {
-                        evq.push_back(In { ev: Ev::BlockEnd, block: b as u8, ..In::default() });
-                    }
-                }
-            }
-        }
-        let o = m.outputs(&In::default());
-        let i = if o.ready { evq.pop_front().unwrap_or_default() } else { In::default() };
-        if i.ev == Ev::BlockEnd {
-            used_blocks &= !(1 << i.block);
-            ended += 1;
-        }
+        let i = sm.input(now, m.outputs(&In::default()).ready);
         let (om, oo) = (m.outputs(&i), other.outputs(&i));
         if om != oo {
-            return (Some((now, "outputs", first_diff(&om, &oo))), m.grants, m.reg_allocs[1] + m.smem_allocs[1], bars);
+            return (Some((now, "outputs", first_diff(&om, &oo))), m.grants, m.reg_allocs[1] + m.smem_allocs[1], sm.bars);
         }
-        if om.grant {
-            let w = om.grant_warp as usize;
-            let (b, pos, _) = warp[w].expect("a grant to a warp that is not running");
-            warp[w] = Some((b, pos, Some(now + rng.gen_range(1..40))));
-        }
+        sm.outputs(now, &om);
         m.clock(&i);
         other.clock(&i);
         assert_eq!(m.error(), None, "seed {seed}, cycle {now}: the stimulus broke the protocol");
-        let (sm, so) = (m.state(), other.state());
-        if sm != so {
-            return (Some((now, "state", first_diff(&sm, &so))), m.grants, m.reg_allocs[1] + m.smem_allocs[1], bars);
+        let (sm_state, so) = (m.state(), other.state());
+        if sm_state != so {
+            return (Some((now, "state", first_diff(&sm_state, &so))), m.grants, m.reg_allocs[1] + m.smem_allocs[1], sm.bars);
         }
-        if ended == blocks {
-            return (None, m.grants, m.reg_allocs[1] + m.smem_allocs[1], bars);
+        if sm.done() {
+            return (None, m.grants, m.reg_allocs[1] + m.smem_allocs[1], sm.bars);
         }
     }
     panic!("seed {seed}: the blocks did not all end");
@@ -277,7 +191,7 @@ fn the_rtl_matches_the_model_every_cycle_on_random_blocks() {
     for (seed, slots, o) in [(1u64, 48u32, 2u32), (2, 32, 0), (3, 64, 6)] {
         let g = geometry(slots, o);
         let rtl = Rtl::new(slots as usize, g.thresh, ZoruaFaults::default());
-        let (mismatch, grants, swaps, bars) = lockstep(seed, slots, o, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
+        let (mismatch, grants, swaps, bars) = lockstep(seed, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
         assert_eq!(mismatch, None, "seed {seed}");
         assert!(grants > 500 && swaps > 0 && bars > 50, "seed {seed}: grants {grants}, sets in swap {swaps}, barriers {bars}");
     }
@@ -293,10 +207,10 @@ fn broken_rtl_variants_are_caught_where_the_broken_model_parts() {
         // the prediction: where the broken model parts from the correct one
         let mut bm = Coord::new(g);
         bm.broken = broken;
-        let (predicted, ..) = lockstep(1, 48, 2, 40, Coord::new(g), Side::Model(Box::new(bm)));
+        let (predicted, ..) = lockstep(1, 40, Coord::new(g), Side::Model(Box::new(bm)));
         let predicted = predicted.unwrap_or_else(|| panic!("{broken:?} never changes the model"));
         let rtl = Rtl::new(48, g.thresh, faults);
-        let (caught, ..) = lockstep(1, 48, 2, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
+        let (caught, ..) = lockstep(1, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
         assert_eq!(caught, Some(predicted.clone()), "{faults:?}: predicted {predicted:?}");
     }
 }
@@ -309,7 +223,7 @@ fn the_adapter_matches_the_model_on_both_backends() {
         let g = geometry(48, 2);
         let ports = ZoruaPorts { params: ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: ZoruaFaults::default() };
         let u = ZoruaRtl::with_backend(ports, backend).unwrap_or_else(|e| panic!("{e}"));
-        let (mismatch, grants, ..) = lockstep(4, 48, 2, 24, Coord::new(g), Side::Unit(Box::new(u)));
+        let (mismatch, grants, ..) = lockstep(4, 24, Coord::new(g), Side::Unit(Box::new(u)));
         assert_eq!(mismatch, None, "{backend:?}");
         assert!(grants > 200, "{backend:?}: {grants} grants");
     }

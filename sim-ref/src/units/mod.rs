@@ -9,3 +9,4 @@ pub mod rq;
 pub mod prio;
 pub mod scan;
 pub mod zorua;
+pub mod zorua_random;

@@ -963,106 +963,35 @@ mod tests {
     /// rule were all exercised.
     #[test]
     fn random_blocks_all_finish_and_the_tables_stay_consistent() {
-        use rand::{Rng, SeedableRng};
+        use crate::units::zorua_random::{RandomParams, RandomSm};
         for (seed, o, wlm) in [(1u64, 2u32, false), (2, 0, false), (3, 8, false), (4, 0, true)] {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let g = Geometry { lwarps: 64, lblocks: 16, reg_sets: 24, smem_sets: 6, slots: 12, thresh: ThreshParams { o_default: o, ..ThreshParams::default() } };
             let mut c = if wlm { Coord::wlm(g) } else { Coord::new(g) };
-            #[derive(Clone, Copy, Debug)]
-            enum Act {
-                Phase(u8, u32),
-                Bar,
-                End,
-            }
             let total_blocks = 60;
-            let (mut started, mut ended) = (0, 0);
-            let mut evq: std::collections::VecDeque<In> = Default::default();
-            // per logical warp: (block, program position, cycle of its next action)
-            let mut warp: Vec<Option<(usize, usize, Option<u64>)>> = vec![None; 64];
-            let mut prog: Vec<Vec<Act>> = vec![Vec::new(); 16];
-            let mut alive = [0u32; 16];
-            let mut used_blocks = 0u16;
-            let (mut bars, mut swaps_seen) = (0, false);
+            // (a warp-level manager has no phases, and the SM keeps barriers)
+            let p = RandomParams { blocks: total_blocks, warps: 1..=8, start_chance: 0.05, actions: if wlm { 0..=0 } else { 1..=4 }, bar_chance: 0.4, regs: 40, start_smem: 2, phase_smem: 3, epochs: false, latency: 19 };
+            let mut sm = RandomSm::new(seed, p);
+            let mut swaps_seen = false;
             for now in 0..400_000u64 {
-                // a new block when a logical block and enough logical warps are free
-                let nw = rng.gen_range(1..=8);
-                let free: Vec<usize> = (0..64).filter(|&w| warp[w].is_none()).collect();
-                if started < total_blocks && rng.gen_bool(0.05) && free.len() >= nw {
-                    if let Some(b) = (0..16).find(|&b| used_blocks >> b & 1 == 0) {
-                        let mut p = Vec::new();
-                        // (a warp-level manager has no phases, and the SM keeps barriers)
-                        for _ in 0..if wlm { 0 } else { rng.gen_range(1..5) } {
-                            p.push(if rng.gen_bool(0.4) { Act::Bar } else { Act::Phase(rng.gen_range(0..=40), rng.gen_range(0..=3) * 1024) });
-                        }
-                        p.push(Act::End);
-                        prog[b] = p;
-                        let mut mask = 0u64;
-                        for &w in &free[..nw] {
-                            warp[w] = Some((b, 0, None));
-                            mask |= 1 << w;
-                        }
-                        alive[b] = nw as u32;
-                        used_blocks |= 1 << b;
-                        started += 1;
-                        // (usually with the peak reservation of the block's phases, sometimes none)
-                        let regs = rng.gen_range(0..=40);
-                        let most = prog[b].iter().fold(regs, |m, a| if let Act::Phase(r, _) = a { m.max(*r) } else { m });
-                        let peak = if rng.gen_bool(0.8) { most } else { 0 };
-                        evq.push_back(In { peak, ..start(b as u8, mask, regs, rng.gen_range(0..=2) * 1024) });
-                    }
-                }
-                // schedulable warps act when their time comes
-                for w in 0..64 {
-                    if let Some((b, pos, Some(at))) = warp[w] {
-                        if at == now {
-                            warp[w] = Some((b, pos + 1, None));
-                            let e = match prog[b][pos] {
-                                Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, regs: r, smem: s, ..In::default() },
-                                Act::Bar => {
-                                    bars += 1;
-                                    ev(Ev::Barrier, w as u8)
-                                }
-                                Act::End => {
-                                    warp[w] = None;
-                                    alive[b] -= 1;
-                                    ev(Ev::WarpEnd, w as u8)
-                                }
-                            };
-                            evq.push_back(e);
-                            if e.ev == Ev::WarpEnd && alive[b] == 0 {
-                                // the block ends after its last warp
-                                evq.push_back(In { ev: Ev::BlockEnd, block: b as u8, ..In::default() });
-                            }
-                        }
-                    }
-                }
                 let o = c.outputs(&In::default());
-                let i = if o.ready { evq.pop_front().unwrap_or_default() } else { In::default() };
-                if i.ev == Ev::BlockEnd {
-                    used_blocks &= !(1 << i.block);
-                    ended += 1;
-                }
-                if o.grant {
-                    let w = o.grant_warp as usize;
-                    let (b, pos, _) = warp[w].expect("a grant to a warp that is not running");
-                    warp[w] = Some((b, pos, Some(now + rng.gen_range(1..20))));
-                }
+                let i = sm.input(now, o.ready);
+                sm.outputs(now, &o);
                 c.clock(&i);
                 swaps_seen |= c.reg_allocs[1] > 0;
                 if let Err(e) = c.audit() {
                     panic!("seed {seed}, cycle {now}: {e}");
                 }
                 assert_eq!(c.error(), None, "seed {seed}, cycle {now}");
-                if ended == total_blocks {
+                if sm.done() {
                     break;
                 }
             }
-            assert_eq!(ended, total_blocks, "seed {seed}: blocks left unfinished (deadlock)");
+            assert_eq!(sm.ended, total_blocks, "seed {seed}: blocks left unfinished (deadlock)");
             if wlm {
                 assert!(!swaps_seen && c.grants > 200, "seed {seed}: WLM swapped, or granted only {}", c.grants);
                 continue;
             }
-            assert!(swaps_seen && bars > 50 && c.grants > 300, "seed {seed}: swaps {swaps_seen}, barriers {bars}, grants {}", c.grants);
+            assert!(swaps_seen && sm.bars > 50 && c.grants > 300, "seed {seed}: swaps {swaps_seen}, barriers {}, grants {}", sm.bars, c.grants);
             if o == 0 {
                 assert!(c.valve_grants > 0, "with the threshold at zero, only the forward-progress rule swaps");
             }

@@ -278,7 +278,7 @@ impl Sm {
         };
         // (the most registers a phase of the kernel needs, which its warps reserve when they
         // start: docs/zorua.md, "Admission")
-        let peak = if z.wlm { regs } else { k.code.iter().filter_map(|i| if let Op::Phase { regs, .. } = i.op { Some(regs as u8) } else { None }).max().unwrap_or(k.regs as u8) };
+        let peak = if z.wlm { regs } else { k.phases().iter().map(|&(_, r, _)| r as u8).max().unwrap_or(k.regs as u8) };
         let mut mask = 0u64;
         for &s in slots {
             mask |= 1 << s;
