@@ -1326,6 +1326,11 @@ impl Logic for Zorua {
                 self.step.d.next = self.c_idle.val();
             } else {
                 self.seen.d.next = self.seen.q.val() | self.cand_bit.val();
+                // (a warp that could not start for want of room: neither can the other warps of
+                // its block not started yet, in this scan; they count as seen)
+                if !self.room.val() {
+                    self.seen.d.next = self.seen.q.val() | self.cand_bit.val() | (self.tq.q.val() & !self.started.q.val() & self.bmask.val());
+                }
                 self.tq.d.next = self.tq.q.val() & !self.cand_bit.val();
                 self.sq.d.next = self.sq.q.val() & !self.cand_bit.val();
                 self.rq.d.next = self.rq.q.val() & !self.cand_bit.val();

@@ -79,10 +79,12 @@ fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barrier
             });
         }
     }
-    // (the threshold at its default: the forward-progress rule grants past it)
+    // (the threshold at its default. Since the admission rule keeps the warps started within
+    // the virtual space, the forward-progress rule no longer fires on this workload; the RTL's
+    // rule is checked by the random lockstep test, zorua_rtl.rs)
     let r = cosim(&config(2), &w, Backend::Verilator, SlotMode::Lockstep, ZoruaFaults::default());
     clean(&r, "verilator, o_thresh 2");
-    assert!(r.result.unwrap().zorua.unwrap().valve_grants > 0, "no grant past the threshold");
+    assert!(r.result.unwrap().zorua.unwrap().grants > 1000, "too few grants at o_thresh 2");
 }
 
 /// The model that drives an SM beside a broken model fed the same inputs: where the two first

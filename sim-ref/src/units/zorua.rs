@@ -608,8 +608,17 @@ impl Coord {
         } else if at_r {
             self.rq |= bit;
         }
-        // (WLM: a warp that is not granted ends the scan)
-        let seen = if self.wlm && !grant { u64::MAX } else { seen };
+        // (WLM: a warp that is not granted ends the scan. A warp that could not start for want
+        // of room: neither can the other warps of its block not started yet, in this scan (the
+        // reservations only grow during a scan, and the forward-progress rule cannot begin to
+        // apply), so they count as seen)
+        let seen = if self.wlm && !grant {
+            u64::MAX
+        } else if !room {
+            seen | bits(self.tq & !self.started).filter(|&x| self.wblock[x] as usize == b).fold(0, |m, x| m | 1 << x)
+        } else {
+            seen
+        };
         self.step = if !moved {
             Step::Scan { seen }
         } else if smem + regs > 0 {
@@ -802,8 +811,11 @@ mod tests {
         c.th.o_thresh = 0;
         // four warps of 4 registers (1 set) now, 16 (4 sets) at their peak: 8 sets hold two
         // peaks, so two start; the others wait in the thread queue with slots free
-        let (g, _) = run(&mut c, In { peak: 16, ..start(0, 0b1111, 4, 0) });
+        let (g, t) = run(&mut c, In { peak: 16, ..start(0, 0b1111, 4, 0) });
         assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0, 1]);
+        // (the event (1); warps 0 and 1: examine, a set, read, grant (4 each); warp 2 cannot
+        // start, and ends the scan's starts: warp 3 is not examined (1); none left (1))
+        assert_eq!(t, 11);
         let s = c.state();
         assert_eq!((s.tq, s.started, s.reg_resv, s.reg_free, s.slots_free.count_ones()), (0b1100, 0b11, 8, 6, 2));
         // with o_thresh 4 (a quarter of 8 in swap) the virtual space is 10 sets: still two (a
