@@ -1,8 +1,8 @@
 // cutcp: Parboil-style cutoff Coulombic potential on a 2-D lattice (the plane z = 0).
 //
-// Lattice point (ix, iy), 0 <= ix, iy < size, sits at (ix*h, iy*h, 0). A block covers 32 x 16
-// points: thread t takes the 4 consecutive points ix0 .. ix0+3 with ix0 = 32*ctaid.x + 4*(t&7)
-// and iy = 16*ctaid.y + (t>>3). The host gives each block a list of the atoms (x, y, z, q:
+// Lattice point (ix, iy), 0 <= ix, iy < size, sits at (ix*h, iy*h, 0). A block of n threads
+// covers 32 x n/8 points (32 x 16 at its 128): thread t takes the 4 consecutive points
+// ix0 .. ix0+3 with ix0 = 32*ctaid.x + 4*(t&7) and iy = (n/8)*ctaid.y + (t>>3). The host gives each block a list of the atoms (x, y, z, q:
 // 16 bytes each, in increasing atom order) that may lie within the cutoff of its points:
 // atoms[start[b] .. start[b]+count[b]] with b = ctaid.y*nctaid.x + ctaid.x. The block stages
 // the list through shared memory in tiles of up to 768 atoms (12288 B), and every point sums,
@@ -28,7 +28,9 @@
     add.u32     r4, r4, r2                  // ix0
     shr.u32     r5, r0, 3
     mov.u32     r2, %ctaid.y
-    shl.b32     r3, r2, 4
+    mov.u32     r3, %ntid.x
+    shr.u32     r3, r3, 3                   // rows per block
+    mul.u32     r3, r2, r3
     add.u32     r5, r5, r3                  // iy
     mad.u32     r1, r2, %nctaid.x, r1       // block index b
     shl.b32     r1, r1, 2
@@ -45,6 +47,8 @@
 
     phase 28, 12288
     mov.u32     r8, r0                      // tid
+    mov.u32     r25, %ntid.x
+    shl.b32     r25, r25, 2                 // the staging stride: n threads x 4 bytes
     ld.param.f32 r9, [20]                   // h
     cvt.f32.u32 r10, r5
     mul.f32     r10, r10, r9                // py
@@ -83,7 +87,7 @@ STAGE:
     add.u32     r20, r18, r19
     ld.global.u32 r20, [r20]
     st.shared.u32 [r19], r20
-    add.u32     r19, r19, 512               // 128 threads x 4 bytes
+    add.u32     r19, r19, r25
     setp.lt.u32 p2, r19, r17
 @p2 bra STAGE
 STAGED:

@@ -14,6 +14,7 @@ mod list_cmd;
 mod plot;
 mod run_cmd;
 mod soak_cmd;
+mod study_cmd;
 mod sweep_cmd;
 mod verilog_cmd;
 
@@ -28,6 +29,7 @@ use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
 use run_cmd::{run_cmd, RunArgs};
 use soak_cmd::{soak_cmd, SoakArgs};
+use study_cmd::{study_cmd, StudyArgs};
 use sweep_cmd::{sweep_cmd, SweepArgs};
 use verilog_cmd::{verilog_cmd, VerilogArgs};
 
@@ -59,6 +61,10 @@ enum Cmd {
     /// block, scratchpad per block; the same work each) under each allocation scheme (`block`,
     /// `zorua`): every point's cycles to a CSV file, and each scheme's performance range.
     Sweep(SweepArgs),
+    /// Zorua's evaluation over the library: every application at a grid of specifications
+    /// under block, WLM and Zorua on each configuration; the performance ranges (box plots),
+    /// best-point and all-point speedups, porting loss, hit rates and schedulable warps.
+    Study(StudyArgs),
     /// Co-simulate an RTL block inside the whole GPU: the RTL drives the GPU while its reference
     /// model runs beside it and every cycle is compared. Exits non-zero on the first mismatch
     /// (with a report and a waveform of the run).
@@ -99,6 +105,13 @@ enum BenchCmd {
 }
 
 fn main() -> ExitCode {
+    // (a closed pipe ends the program quietly, as it does a Unix tool, rather than making
+    // `println!` panic: `mpgpu kernels | head -1`)
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -117,6 +130,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Configs => configs_cmd(),
         Cmd::Run(a) => run_cmd(a),
         Cmd::Sweep(a) => sweep_cmd(a),
+        Cmd::Study(a) => study_cmd(a),
         Cmd::Cosim(a) => cosim_cmd(a),
         Cmd::Replay(a) => replay_cmd(a),
         Cmd::Soak(a) => soak_cmd(a),

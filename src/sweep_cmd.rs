@@ -84,6 +84,10 @@ pub struct Point {
     pub blocks_per_sm: u32,
     /// Under the block allocation or WLM, no block fits an SM: the point did not run.
     pub fits: bool,
+    /// Schedulable warps per SM, the mean over the run: warps resident and not at a barrier
+    /// under the block allocation, warps the coordinator has granted (at a barrier: not)
+    /// under WLM and Zorua (Zorua §6.4).
+    pub sched_warps: f64,
     pub zorua: Option<mpgpu_ref::timing::sm::ZoruaStats>,
 }
 
@@ -97,22 +101,27 @@ pub fn run_point(cfg: &GpuConfig, app: &str, size: u32, seed: u64, spec: Spec, a
     let k = spec.apply(&b, b.kernels().map_err(|e| anyhow!("{e}"))?).map_err(|e| anyhow!(e))?.0[0].clone();
     let blocks_per_sm = cfg.sm[0].occupancy(&k.footprint()).blocks;
     if alloc != Alloc::Zorua && blocks_per_sm == 0 {
-        return Ok(Point { alloc, spec, cycles: 0, verified: false, blocks_per_sm, fits: false, zorua: None });
+        return Ok(Point { alloc, spec, cycles: 0, verified: false, blocks_per_sm, fits: false, sched_warps: 0.0, zorua: None });
     }
     let mut g = Gpu::new(&cfg);
     g.add_process(app, 0, 0, vec![(app.to_string(), prog)]);
     g.run(limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{app} at {} under {}: {e}", describe(&spec), alloc.name()))?;
     let r = g.result();
-    Ok(Point { alloc, spec, cycles: r.cycles, verified: r.processes[0].verified, blocks_per_sm, fits: true, zorua: r.zorua })
+    let warp_cycles = match &r.zorua {
+        Some(z) => z.sched_warp_cycles,
+        None => r.sm.warp_cycles - r.sm.barrier_warp_cycles,
+    };
+    let sched_warps = warp_cycles as f64 / (r.cycles.max(1) * r.sm_count.max(1) as u64) as f64;
+    Ok(Point { alloc, spec, cycles: r.cycles, verified: r.processes[0].verified, blocks_per_sm, fits: true, sched_warps, zorua: r.zorua })
 }
 
-fn describe(s: &Spec) -> String {
+pub fn describe(s: &Spec) -> String {
     let f = |v: Option<u32>| v.map_or("-".to_string(), |x| x.to_string());
     format!("regs {} threads {} smem {}", f(s.regs), f(s.threads), f(s.smem))
 }
 
 /// Creates the folder `path` goes in, if it names one.
-fn create_parent(path: &std::path::Path) -> Result<()> {
+pub fn create_parent(path: &std::path::Path) -> Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(d) => std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display())),
         None => Ok(()),
@@ -164,18 +173,18 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         }
     }
     pb.finish_and_clear();
-    let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes\n");
+    let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes,swap_l1_hits\n");
     for p in &points {
         let f = |v: Option<u32>| v.map_or(String::new(), |x| x.to_string());
-        let (g, rs, ss, rh, sh, sr, sw) = match &p.zorua {
+        let (g, rs, ss, rh, sh, sr, sw, sl) = match &p.zorua {
             Some(z) => {
                 let hit = |a: [u64; 2]| if a[0] + a[1] == 0 { String::new() } else { format!("{:.4}", a[0] as f64 / (a[0] + a[1]) as f64) };
-                (z.grants.to_string(), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), hit(z.reg_accesses), hit(z.smem_accesses), z.swap_reads.to_string(), z.swap_writes.to_string())
+                (z.grants.to_string(), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), hit(z.reg_accesses), hit(z.smem_accesses), z.swap_reads.to_string(), z.swap_writes.to_string(), z.swap_l1_hits.to_string())
             }
             None => Default::default(),
         };
         let cycles = if p.fits { p.cycles.to_string() } else { String::new() };
-        writeln!(csv, "{},{},{},{},{},{cycles},{},{},{g},{rs},{ss},{rh},{sh},{sr},{sw}", p.alloc.name(), f(p.spec.regs), f(p.spec.threads), f(p.spec.smem), p.fits, p.verified, p.blocks_per_sm).unwrap();
+        writeln!(csv, "{},{},{},{},{},{cycles},{},{},{g},{rs},{ss},{rh},{sh},{sr},{sw},{sl}", p.alloc.name(), f(p.spec.regs), f(p.spec.threads), f(p.spec.smem), p.fits, p.verified, p.blocks_per_sm).unwrap();
     }
     let path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
     create_parent(&path)?;

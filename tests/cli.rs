@@ -151,3 +151,49 @@ fn sweep_runs_every_specification_under_each_scheme_and_writes_a_csv() {
     assert_eq!(code, 2);
     assert!(err.contains("exactly one of"), "{err}");
 }
+
+/// `study` runs its grids on each configuration and writes the points, the summary (ranges,
+/// speedups, porting, mechanism) and the plots; bad input is refused before anything runs.
+#[test]
+fn study_runs_the_grids_and_writes_the_summary_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("study");
+    let (code, out, err) = mpgpu(&["study", "--apps", "reduction@20000,cutcp@32", "--configs", "fermi15,kepler15", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("all outputs verified: PASS"), "{out}");
+    let csv = std::fs::read_to_string(out_dir.join("points.csv")).unwrap();
+    // header, (5 reduction + 9 cutcp specifications) x 3 schemes x 2 configurations
+    assert_eq!(csv.lines().count(), 1 + 14 * 3 * 2, "{csv}");
+    assert!(csv.lines().any(|r| r.starts_with("kepler15,cutcp,32,zorua,44,512,,true,")), "{csv}");
+    let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
+    for want in ["| reduction | 5 |", "| cutcp |", "## Porting loss", "## Mechanism on fermi15", "| **mean** |"] {
+        assert!(summary.contains(want), "{want}: {summary}");
+    }
+    let boxes = std::fs::read_to_string(out_dir.join("range-fermi15.svg")).unwrap();
+    assert!(boxes.contains("<svg") && boxes.contains("cutcp") && boxes.matches("<rect").count() >= 2 * 3, "{boxes}");
+    assert!(std::fs::read_to_string(out_dir.join("porting.svg")).unwrap().contains("<svg"));
+    let (code, _, err) = mpgpu(&["study", "--apps", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no application `nosuch`"), "{err}");
+    let (code, _, err) = mpgpu(&["study", "--apps", "sad@x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a whole number"), "{err}");
+    let (code, _, err) = mpgpu(&["study", "--apps", "sad@100"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("sad at"), "{err}");
+}
+
+/// A reader that stops early (`mpgpu kernels | head -1`) ends the program quietly: no panic.
+#[test]
+fn a_closed_pipe_ends_the_program_without_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mpgpu"))
+        .args(["asm", "--disasm", "kernels/lbm.s"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run mpgpu");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -208,3 +208,24 @@ fn applications_run_the_same_work_at_other_specifications() {
     }
     assert!(flexible >= 7, "{flexible} applications can change their block size");
 }
+
+/// cutcp's blocks cover a row of lattice points per 8 threads, so a block of more threads is
+/// taller and the grid shorter: at 64 x 64 points, two or more blocks in y, every point must
+/// still get every atom near it (its block's list). A kernel that kept 16 rows per block while
+/// its threads covered more would read the wrong block's list for the rows past its 16, and
+/// race on them with the next block. (On the timing GPU, where blocks run at once: run one
+/// after another, in order, the next block overwrites the wrong rows.)
+#[test]
+fn cutcp_blocks_grow_with_their_threads() {
+    use mpgpu_ref::config::GpuConfig;
+    use mpgpu_ref::library::{find, Spec};
+    use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+    let b = find("cutcp").unwrap();
+    for t in [128, 256, 512] {
+        let mut g = Gpu::new(&GpuConfig::preset("fermi15").unwrap());
+        g.add_process("cutcp", 0, 0, vec![("cutcp".into(), b.program_at(64, 9, Spec { threads: Some(t), ..Spec::default() }).unwrap())]);
+        g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{t} threads: {e}"));
+        let r = g.result();
+        assert!(r.processes[0].verified, "{t} threads: {:?}", r.processes[0].failures);
+    }
+}

@@ -106,13 +106,11 @@ pub struct Zorua {
     /// scratchpad or registers).
     pub slot_room: Signal<Out, Bits<7>>,
     // Constants.
-    ids64: [Constant<Bits<6>>; 64],
     ids16: [Constant<Bits<4>>; 16],
     /// Register set numbers 1..=16 (a warp holding `k` sets frees set `k - 1`, allocates set
     /// `k`), scratchpad set numbers 0..48.
     rs_ids: [Constant<Bits<5>>; 17],
     ss_ids: [Constant<Bits<7>>; 49],
-    preg_ids: [Constant<Bits<8>>; 256],
     slot_present: Constant<Bits<64>>,
     smem_present: Constant<Bits<64>>,
     reg_total: Constant<Bits<16>>,
@@ -126,6 +124,8 @@ pub struct Zorua {
     c_delta: Constant<Bits<17>>,
     one64: Constant<Bits<64>>,
     ones64: Constant<Bits<64>>,
+    ones16: Constant<Bits<16>>,
+    low10: Constant<Bits<17>>,
     /// A table entry's valid (physical) bit.
     v9: Constant<Bits<9>>,
     v7: Constant<Bits<7>>,
@@ -187,12 +187,21 @@ pub struct Zorua {
     ev_ssets: Signal<Local, Bits<7>>,
     ev_psets: Signal<Local, Bits<5>>,
     cur_bpeak: Signal<Local, Bits<5>>,
-    /// The candidate has not started: it starts only if the reservations with its peak fit
-    /// the virtual space ((reserved + peak) x 16 <= physical x (16 + o_thresh)).
+    /// The candidate has not started: it reserves its block's peak.
     fresh: Signal<Local, Bit>,
     resv_new: Signal<Local, Bits<11>>,
-    lhs_v: Signal<Local, Bits<16>>,
-    room: Signal<Local, Bit>,
+    /// The blocks whose peak fits the virtual space with the reservations ((reserved + peak)
+    /// x 16 <= physical x (16 + o_thresh), i.e. peak <= physical x (16 + o_thresh) / 16 -
+    /// reserved), and their warps: only those may start.
+    lim_r_hi: Signal<Local, Bits<12>>,
+    cap: Signal<Local, Bits<16>>,
+    resv16: Signal<Local, Bits<16>>,
+    slack: Signal<Local, Bits<16>>,
+    slack5: Signal<Local, Bits<5>>,
+    pk: Signal<Local, Bits<5>>,
+    bfit: Signal<Local, Bits<16>>,
+    bm_f: Signal<Local, Bits<64>>,
+    wfit: Signal<Local, Bits<64>>,
     w_bp_m: Signal<Local, Bits<16>>,
     w_bp_v: Signal<Local, Bits<5>>,
     pop_w: Signal<Local, Bits<7>>,
@@ -227,6 +236,13 @@ pub struct Zorua {
     lim_s: Signal<Local, Bits<16>>,
     lhs_r: Signal<Local, Bits<16>>,
     lhs_s: Signal<Local, Bits<16>>,
+    sum_r: Signal<Local, Bits<12>>,
+    sum_s: Signal<Local, Bits<12>>,
+    /// The freed register entry's set within its 64-bit word of the free map, and the word;
+    /// the freed scratchpad entry's set (its 7 bits less the valid bit).
+    rlow6: Signal<Local, Bits<6>>,
+    rword: Signal<Local, Bits<2>>,
+    sentry6: Signal<Local, Bits<6>>,
     slot_low: Signal<Local, Bits<64>>,
     slot_new: Signal<Local, Bits<6>>,
     reg_new: Signal<Local, Bits<8>>,
@@ -359,11 +375,9 @@ impl Zorua {
             smem_set: std::array::from_fn(|_| Default::default()),
             o_thresh: Default::default(),
             slot_room: Default::default(),
-            ids64: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ids16: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rs_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ss_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            preg_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             slot_present: Constant::new(mask(p.slots).into()),
             smem_present: Constant::new(mask(RTL_SMEM_SETS).into()),
             reg_total: Constant::new((RTL_REG_SETS as u64).into()),
@@ -376,6 +390,8 @@ impl Zorua {
             c_delta: Constant::new(p.c_delta_thresh.into()),
             one64: Constant::new(1u64.into()),
             ones64: Constant::new(u64::MAX.into()),
+            ones16: Constant::new(0xffffu64.into()),
+            low10: Constant::new(0x3ffu64.into()),
             v9: Constant::new(256u64.into()),
             v7: Constant::new(64u64.into()),
             c_start: c3(EV_START),
@@ -433,8 +449,15 @@ impl Zorua {
             cur_bpeak: Default::default(),
             fresh: Default::default(),
             resv_new: Default::default(),
-            lhs_v: Default::default(),
-            room: Default::default(),
+            lim_r_hi: Default::default(),
+            cap: Default::default(),
+            resv16: Default::default(),
+            slack: Default::default(),
+            slack5: Default::default(),
+            pk: Default::default(),
+            bfit: Default::default(),
+            bm_f: Default::default(),
+            wfit: Default::default(),
             w_bp_m: Default::default(),
             w_bp_v: Default::default(),
             pop_w: Default::default(),
@@ -468,6 +491,11 @@ impl Zorua {
             lim_s: Default::default(),
             lhs_r: Default::default(),
             lhs_s: Default::default(),
+            sum_r: Default::default(),
+            sum_s: Default::default(),
+            rlow6: Default::default(),
+            rword: Default::default(),
+            sentry6: Default::default(),
             slot_low: Default::default(),
             slot_new: Default::default(),
             reg_new: Default::default(),
@@ -805,8 +833,8 @@ impl Logic for Zorua {
         for k in 0..4 {
             self.reg_free_map[k].next = !self.reg_used[k].q.val();
         }
-        self.n_reg_free.next = self.reg_total.val().get_bits::<10>(0) - self.reg_cnt.q.val();
-        self.n_smem_free.next = self.smem_total.val().get_bits::<7>(0) - self.smem_cnt.q.val();
+        self.n_reg_free.next = bit_cast::<10, 16>(self.reg_total.val()) - self.reg_cnt.q.val();
+        self.n_smem_free.next = bit_cast::<7, 16>(self.smem_total.val()) - self.smem_cnt.q.val();
         // (popcounts: free slots, and warps in the thread/barrier queue not at a barrier)
         self.waiting_t.next = self.tq.q.val() & !self.bar.q.val();
         // (popcounts by adder trees: pairs, then sums of 2, 4, ... 32)
@@ -876,14 +904,69 @@ impl Logic for Zorua {
         self.reg_new.next = self.reg_new.val().replace_bit(6, self.reg_word.val().get_bit(0));
         self.reg_new.next = self.reg_new.val().replace_bit(7, self.reg_word.val().get_bit(1));
 
+        // The forward-progress rule (no warp schedulable), and physical x o_thresh, the product
+        // by shifts and adds: (swapped + n) x 16 may not exceed it.
+        self.valve.next = !self.sched.q.val().any();
+        self.lim_s.next = 0.into();
+        self.lim_r.next = 0.into();
+        for k in 0..5 {
+            if self.eff_o.val().get_bit(k) {
+                self.lim_s.next = self.lim_s.val() + self.smem_sh[k].val();
+                self.lim_r.next = self.lim_r.val() + self.reg_sh[k].val();
+            }
+        }
+        // The warps that may start: those whose block's peak fits (all, under the
+        // forward-progress rule).
+        // (shifts and `get_bits` as bit loops and `bit_cast`: rust-hdl simulates those through
+        // a BigUint, these as machine words; the hardware is the same wires)
+        // ((physical x 16 + limit) / 16 = physical + limit / 16)
+        self.lim_r_hi.next = 0.into();
+        for j in 0..12 {
+            self.lim_r_hi.next = self.lim_r_hi.val().replace_bit(j, self.lim_r.val().get_bit(j + 4));
+        }
+        self.cap.next = self.reg_total.val() + bit_cast::<16, 12>(self.lim_r_hi.val());
+        self.resv16.next = bit_cast::<16, 11>(self.reg_resv.q.val());
+        self.slack.next = self.cap.val() - self.resv16.val();
+        self.slack5.next = bit_cast::<5, 16>(self.slack.val());
+        if self.slack.val() > 31 {
+            self.slack5.next = 31.into();
+        }
+        self.bfit.next = 0.into();
+        for b in 0..16 {
+            self.pk.next = 0.into();
+            for j in 0..5 {
+                self.pk.next = self.pk.val().replace_bit(j, self.bpeak[j].q.val().get_bit(b));
+            }
+            self.bfit.next = self.bfit.val().replace_bit(b, self.pk.val() <= self.slack5.val());
+        }
+        if self.resv16.val() > self.cap.val() {
+            self.bfit.next = 0.into();
+        }
+        if self.valve.val() {
+            self.bfit.next = self.ones16.val();
+        }
+        self.wfit.next = 0.into();
+        for b in 0..16 {
+            self.bm_f.next = self.ones64.val();
+            for j in 0..4 {
+                if self.ids16[b].val().get_bit(j) {
+                    self.bm_f.next = self.bm_f.val() & self.wblock[j].q.val();
+                } else {
+                    self.bm_f.next = self.bm_f.val() & !self.wblock[j].q.val();
+                }
+            }
+            if self.bfit.val().get_bit(b) {
+                self.wfit.next = self.wfit.val() | self.bm_f.val();
+            }
+        }
         // The scan's next warp: the first queue in scan order with a warp not yet seen, its
-        // lowest (the thread/barrier queue without the warps at a barrier, and empty while no
-        // slot is free).
+        // lowest (the thread/barrier queue without the warps at a barrier or not started whose
+        // block's peak does not fit, and empty while no slot is free).
         self.m_rq.next = self.rq.q.val() & !self.seen.q.val();
         self.m_sq.next = self.sq.q.val() & !self.seen.q.val();
         self.m_tq.next = 0.into();
         if self.slot_free.val().any() {
-            self.m_tq.next = self.tq.q.val() & !self.bar.q.val() & !self.seen.q.val();
+            self.m_tq.next = self.tq.q.val() & !self.bar.q.val() & !self.seen.q.val() & (self.started.q.val() | self.wfit.val());
         }
         if self.rescan_from_thread.val() {
             self.m_sel.next = self.m_rq.val();
@@ -922,10 +1005,10 @@ impl Logic for Zorua {
         self.cur_rneed.next = 0.into();
         self.cur_rheld.next = 0.into();
         self.cur_slot.next = 0.into();
-        // (a one-hot select, and OR-multiplexers: no priority chain)
-        for i in 0..64 {
-            self.cur_bit.next = self.cur_bit.val().replace_bit(i, self.cur_w.val() == self.ids64[i].val());
-        }
+        // (a one-hot select (a decoder, written as a shift: rust-hdl simulates a 64-bit shift
+        // in one pass over the bits, a bit-by-bit decoder in 64), and OR-multiplexers: no
+        // priority chain)
+        self.cur_bit.next = self.one64.val() << self.cur_w.val();
         // (each field bit: its slice ANDed with the one-hot select)
         for j in 0..4 {
             self.cur_wb.next = self.cur_wb.val().replace_bit(j, (self.wblock[j].q.val() & self.cur_bit.val()).any());
@@ -1019,38 +1102,46 @@ impl Logic for Zorua {
         // The free maps' bits a freeing clears: the freed entry's set, the leaving warp's slot.
         self.slot_clr.next = 0.into();
         self.smem_clr.next = 0.into();
-        if self.step.q.val() == self.c_idle.val() {
-            for i in 0..64 {
-                self.slot_clr.next = self.slot_clr.val().replace_bit(i, self.cur_slotv.val() & (self.cur_slot.val() == self.ids64[i].val()));
-            }
+        if (self.step.q.val() == self.c_idle.val()) & self.cur_slotv.val() {
+            self.slot_clr.next = self.one64.val() << self.cur_slot.val();
         }
+        self.sentry6.next = bit_cast::<6, 7>(self.sentry.val());
+        self.rlow6.next = bit_cast::<6, 9>(self.rentry.val());
+        self.rword.next = 0.into();
+        self.rword.next = self.rword.val().replace_bit(0, self.rentry.val().get_bit(6));
+        self.rword.next = self.rword.val().replace_bit(1, self.rentry.val().get_bit(7));
         if self.sentry.val().get_bit(6) {
-            for i in 0..64 {
-                self.smem_clr.next = self.smem_clr.val().replace_bit(i, self.sentry.val().get_bits::<6>(0) == self.ids64[i].val());
-            }
+            self.smem_clr.next = self.one64.val() << self.sentry6.val();
         }
         for k in 0..4 {
             self.reg_clr[k].next = 0.into();
         }
         if self.rentry.val().get_bit(8) {
             for k in 0..4 {
-                for i in 0..64 {
-                    self.reg_clr[k].next = self.reg_clr[k].val().replace_bit(i, self.rentry.val().get_bits::<8>(0) == self.preg_ids[64 * k + i].val());
+                if self.rword.val() == self.word_ids[k].val() {
+                    self.reg_clr[k].next = self.one64.val() << self.rlow6.val();
                 }
             }
         }
         // An event's needs: register sets (registers / 4, up), scratchpad sets (KB, up).
-        self.ev_rsets.next = self.regs.val().get_bits::<5>(2);
-        if self.regs.val().get_bits::<2>(0).any() {
-            self.ev_rsets.next = self.regs.val().get_bits::<5>(2) + 1;
+        self.ev_rsets.next = 0.into();
+        self.ev_psets.next = 0.into();
+        for j in 0..5 {
+            self.ev_rsets.next = self.ev_rsets.val().replace_bit(j, self.regs.val().get_bit(j + 2));
+            self.ev_psets.next = self.ev_psets.val().replace_bit(j, self.peak.val().get_bit(j + 2));
         }
-        self.ev_psets.next = self.peak.val().get_bits::<5>(2);
-        if self.peak.val().get_bits::<2>(0).any() {
-            self.ev_psets.next = self.peak.val().get_bits::<5>(2) + 1;
+        if self.regs.val().get_bit(0) | self.regs.val().get_bit(1) {
+            self.ev_rsets.next = self.ev_rsets.val() + 1;
         }
-        self.ev_ssets.next = self.smem.val().get_bits::<7>(10);
-        if self.smem.val().get_bits::<10>(0).any() {
-            self.ev_ssets.next = self.smem.val().get_bits::<7>(10) + 1;
+        if self.peak.val().get_bit(0) | self.peak.val().get_bit(1) {
+            self.ev_psets.next = self.ev_psets.val() + 1;
+        }
+        self.ev_ssets.next = 0.into();
+        for j in 0..7 {
+            self.ev_ssets.next = self.ev_ssets.val().replace_bit(j, self.smem.val().get_bit(j + 10));
+        }
+        if (self.smem.val() & self.low10.val()).any() {
+            self.ev_ssets.next = self.ev_ssets.val() + 1;
         }
 
         // Outputs.
@@ -1072,34 +1163,25 @@ impl Logic for Zorua {
             self.grant_slot.next = self.cur_slot.val();
             for k in 0..16 {
                 self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(8));
-                self.reg_set[k].next = self.reg_ram[k].read_data.val().get_bits::<8>(0);
+                for j in 0..8 {
+                    self.reg_set[k].next = self.reg_set[k].val().replace_bit(j, self.reg_ram[k].read_data.val().get_bit(j));
+                }
             }
             for k in 0..48 {
                 self.smem_phys.next = self.smem_phys.val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(6));
-                self.smem_set[k].next = self.smem_ram[k].read_data.val().get_bits::<6>(0);
+                for j in 0..6 {
+                    self.smem_set[k].next = self.smem_set[k].val().replace_bit(j, self.smem_ram[k].read_data.val().get_bit(j));
+                }
             }
         }
 
         // Examining the scan's candidate: the queues it passes, what it takes.
-        self.valve.next = !self.sched.q.val().any();
         self.from_t.next = (self.tq.q.val() & self.cur_bit.val()).any();
         self.in_sq.next = (self.sq.q.val() & self.cur_bit.val()).any();
         self.in_rq.next = (self.rq.q.val() & self.cur_bit.val()).any();
-        // (physical x o_thresh, the product by shifts and adds: (swapped + n) x 16 may not
-        // exceed it)
-        self.lim_s.next = 0.into();
-        self.lim_r.next = 0.into();
-        for k in 0..5 {
-            if self.eff_o.val().get_bit(k) {
-                self.lim_s.next = self.lim_s.val() + self.smem_sh[k].val();
-                self.lim_r.next = self.lim_r.val() + self.reg_sh[k].val();
-            }
-        }
         self.fresh.next = self.from_t.val() & !(self.started.q.val() & self.cur_bit.val()).any();
         self.resv_new.next = self.reg_resv.q.val() + bit_cast::<11, 5>(self.cur_bpeak.val());
-        self.lhs_v.next = bit_cast::<16, 11>(self.resv_new.val()) << 4;
-        self.room.next = !self.fresh.val() | self.valve.val() | (self.lhs_v.val() <= self.reg_sh[4].val() + self.lim_r.val());
-        self.t_pass.next = self.from_t.val() & !(self.bar.q.val() & self.cur_bit.val()).any() & self.slot_free.val().any() & self.room.val();
+        self.t_pass.next = self.from_t.val() & !(self.bar.q.val() & self.cur_bit.val()).any() & self.slot_free.val().any();
         self.at_t.next = self.from_t.val() & !self.t_pass.val();
         self.s_act.next = !self.at_t.val() & !self.in_rq.val();
         self.need_s.next = 0.into();
@@ -1111,7 +1193,11 @@ impl Logic for Zorua {
             self.phys_s.next = self.n_smem_free.val();
         }
         self.swap_s.next = self.need_s.val() - self.phys_s.val();
-        self.lhs_s.next = (bit_cast::<16, 11>(self.smem_swap.q.val()) + bit_cast::<16, 7>(self.swap_s.val())) << 4;
+        self.sum_s.next = bit_cast::<12, 11>(self.smem_swap.q.val()) + bit_cast::<12, 7>(self.swap_s.val());
+        self.lhs_s.next = 0.into();
+        for j in 0..12 {
+            self.lhs_s.next = self.lhs_s.val().replace_bit(j + 4, self.sum_s.val().get_bit(j));
+        }
         self.s_ok.next = !self.swap_s.val().any() | self.valve.val() | (self.lhs_s.val() <= self.lim_s.val());
         self.at_s.next = self.s_act.val() & !self.s_ok.val();
         self.r_act.next = !self.at_t.val() & !self.at_s.val();
@@ -1122,10 +1208,14 @@ impl Logic for Zorua {
         self.need_r10.next = bit_cast::<10, 5>(self.need_r.val());
         self.phys_r.next = self.need_r.val();
         if self.n_reg_free.val() < self.need_r10.val() {
-            self.phys_r.next = self.n_reg_free.val().get_bits::<5>(0);
+            self.phys_r.next = bit_cast::<5, 10>(self.n_reg_free.val());
         }
         self.swap_r.next = self.need_r.val() - self.phys_r.val();
-        self.lhs_r.next = (bit_cast::<16, 11>(self.reg_swap.q.val()) + bit_cast::<16, 5>(self.swap_r.val())) << 4;
+        self.sum_r.next = bit_cast::<12, 11>(self.reg_swap.q.val()) + bit_cast::<12, 5>(self.swap_r.val());
+        self.lhs_r.next = 0.into();
+        for j in 0..12 {
+            self.lhs_r.next = self.lhs_r.val().replace_bit(j + 4, self.sum_r.val().get_bit(j));
+        }
         self.r_ok.next = !self.swap_r.val().any() | self.valve.val() | (self.lhs_r.val() <= self.lim_r.val());
         self.gr.next = self.r_act.val() & self.r_ok.val();
         self.at_r.next = self.r_act.val() & !self.r_ok.val();
@@ -1326,11 +1416,6 @@ impl Logic for Zorua {
                 self.step.d.next = self.c_idle.val();
             } else {
                 self.seen.d.next = self.seen.q.val() | self.cand_bit.val();
-                // (a warp that could not start for want of room: neither can the other warps of
-                // its block not started yet, in this scan; they count as seen)
-                if !self.room.val() {
-                    self.seen.d.next = self.seen.q.val() | self.cand_bit.val() | (self.tq.q.val() & !self.started.q.val() & self.bmask.val());
-                }
                 self.tq.d.next = self.tq.q.val() & !self.cand_bit.val();
                 self.sq.d.next = self.sq.q.val() & !self.cand_bit.val();
                 self.rq.d.next = self.rq.q.val() & !self.cand_bit.val();

@@ -882,12 +882,6 @@ impl Ports for ZoruaPorts {
         let field = |slices: &[u64], e: usize| slices.iter().enumerate().fold(0u64, |v, (j, &x)| v | (x >> e & 1) << j);
         let (wbs, rns, rhs, sv, sls) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.scalar("slotv"), r.array("slot"));
         let (sns, shs, nws, nas, bps) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"), r.array("bpeak"));
-        let wb: Vec<u64> = (0..64).map(|w| field(wbs, w)).collect();
-        let rn: Vec<u64> = (0..64).map(|w| field(rns, w)).collect();
-        let rh: Vec<u64> = (0..64).map(|w| field(rhs, w)).collect();
-        let sl: Vec<u64> = (0..64).map(|w| field(sls, w)).collect();
-        let sv: Vec<u64> = (0..64).map(|w| sv >> w & 1).collect();
-        let (sn, sh, nw, na): (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) = ((0..16).map(|b| field(sns, b)).collect(), (0..16).map(|b| field(shs, b)).collect(), (0..16).map(|b| field(nws, b)).collect(), (0..16).map(|b| field(nas, b)).collect());
         zorua::State {
             tq: r.scalar("tq"),
             sq: r.scalar("sq"),
@@ -904,8 +898,8 @@ impl Ports for ZoruaPorts {
             smem_swap: r.scalar("smem_swap") as u32,
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
-            warp_info: (0..64).map(|w| zorua::pack_warp(wb[w] as u8, rn[w] as u8, rh[w] as u8, (sv[w] != 0).then_some(sl[w] as u8))).collect(),
-            block_info: (0..16).map(|b| zorua::pack_block(field(bps, b) as u8, sn[b] as u8, sh[b] as u8, nw[b] as u8, na[b] as u8)).collect(),
+            warp_info: (0..64).map(|w| zorua::pack_warp(field(wbs, w) as u8, field(rns, w) as u8, field(rhs, w) as u8, (sv >> w & 1 != 0).then_some(field(sls, w) as u8))).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(field(bps, b) as u8, field(sns, b) as u8, field(shs, b) as u8, field(nws, b) as u8, field(nas, b) as u8)).collect(),
             reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
             smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
         }

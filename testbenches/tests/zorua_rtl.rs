@@ -195,7 +195,7 @@ fn the_rtl_matches_the_model_every_cycle_on_random_blocks() {
         let (mismatch, m, bars) = lockstep(seed, 40, Coord::new(g), Side::Rtl(Box::new(rtl)));
         assert_eq!(mismatch, None, "seed {seed}");
         let (grants, swaps) = (m.grants, m.reg_allocs[1] + m.smem_allocs[1]);
-        assert!(grants > 500 && swaps > 0 && bars > 50, "seed {seed}: grants {grants}, sets in swap {swaps}, barriers {bars}");
+        assert!(grants > 400 && swaps > 0 && bars > 50, "seed {seed}: grants {grants}, sets in swap {swaps}, barriers {bars}");
         valves += m.valve_grants;
     }
     // (the forward-progress rule's grants past the threshold, in the RTL too)

@@ -2,8 +2,8 @@
 //!
 //! Atoms (x, y, z, charge) are scattered over and around the lattice plane z = 0. Parboil bins
 //! the atoms spatially so that a block only visits atoms near its points; here the host gives
-//! each block the list of atoms within the cutoff of its 32 x 16-point region (a conservative
-//! superset, in increasing atom order). The kernel stages each list through shared memory in
+//! each block the list of atoms within the cutoff of its region of 32 x (threads / 8) points
+//! (32 x 16 at the kernel's 128 threads; a conservative superset, in increasing atom order). The kernel stages each list through shared memory in
 //! tiles of up to 768 atoms and every point sums q/r, smoothed, over the atoms with r < cutoff
 //! (a data-dependent branch per point and atom). The host reference visits *all* atoms, so a
 //! list that missed an atom would show; it repeats the kernel's f32 operations in order.
@@ -22,9 +22,8 @@ const INV_CUTOFF2: f32 = 1.0 / CUTOFF2;
 const DENSITY: f64 = 0.25;
 /// Atoms lie within this distance of the plane.
 const Z_RANGE: f32 = 4.0;
-/// Lattice points per block, in x and y (the kernel's layout).
+/// Lattice points per block in x; in y, a row per 8 threads (the kernel's layout).
 const BLOCK_X: u32 = 32;
-const BLOCK_Y: u32 = 16;
 const MAX_SIZE: u32 = 256;
 
 pub const BENCH: Bench = Bench {
@@ -53,13 +52,14 @@ fn atoms(size: u32, seed: u64, density: f64) -> Vec<Atom> {
         .collect()
 }
 
-fn grid(size: u32) -> [u32; 2] {
-    [size.div_ceil(BLOCK_X), size.div_ceil(BLOCK_Y)]
+/// The grid for blocks of `rows` rows.
+fn grid(size: u32, rows: u32) -> [u32; 2] {
+    [size.div_ceil(BLOCK_X), size.div_ceil(rows)]
 }
 
 /// Each block's atom list: the concatenated lists, and per block its start and length.
-fn block_lists(size: u32, atoms: &[Atom]) -> (Vec<Atom>, Vec<u32>, Vec<u32>) {
-    let [gx, gy] = grid(size);
+fn block_lists(size: u32, rows: u32, atoms: &[Atom]) -> (Vec<Atom>, Vec<u32>, Vec<u32>) {
+    let [gx, gy] = grid(size, rows);
     // A little slack over the cutoff keeps the list a superset whatever the f32 rounding.
     let reach = (CUTOFF as f64 + 0.01).powi(2);
     let (mut list, mut start, mut count) = (Vec::new(), Vec::new(), Vec::new());
@@ -67,8 +67,8 @@ fn block_lists(size: u32, atoms: &[Atom]) -> (Vec<Atom>, Vec<u32>, Vec<u32>) {
         for bx in 0..gx {
             let x0 = (bx * BLOCK_X) as f64 * H as f64;
             let x1 = (bx * BLOCK_X + BLOCK_X - 1) as f64 * H as f64;
-            let y0 = (by * BLOCK_Y) as f64 * H as f64;
-            let y1 = (by * BLOCK_Y + BLOCK_Y - 1) as f64 * H as f64;
+            let y0 = (by * rows) as f64 * H as f64;
+            let y1 = (by * rows + rows - 1) as f64 * H as f64;
             start.push(list.len() as u32);
             for a in atoms {
                 let dx = (x0 - a[0] as f64).max(a[0] as f64 - x1).max(0.0);
@@ -122,12 +122,13 @@ fn program(ks: &Kernels, size: u32, seed: u64, density: f64) -> Result<Box<dyn P
     Ok(Box::new(StaticProgram::new(move |mem| {
         let atoms = atoms(size, seed, density);
         let expected = reference(size, &atoms);
-        let (list, start, count) = block_lists(size, &atoms);
+        let rows = k.threads / 8;
+        let (list, start, count) = block_lists(size, rows, &atoms);
         let words: Vec<f32> = list.iter().flatten().copied().collect();
         let patoms = mem.alloc_f32s(&words);
         let (pstart, pcount) = (mem.alloc_u32s(&start), mem.alloc_u32s(&count));
         let pout = mem.alloc(4 * size * size);
-        let [gx, gy] = grid(size);
+        let [gx, gy] = grid(size, rows);
         let launch = Launch {
             kernel: k.clone(),
             grid: [gx, gy, 1],
@@ -159,14 +160,14 @@ mod tests {
 
     #[test]
     fn several_tiles_per_block() {
-        let (_, _, count) = block_lists(16, &atoms(16, 5, 2.0));
+        let (_, _, count) = block_lists(16, 16, &atoms(16, 5, 2.0));
         assert!(count[0] > TILE_ATOMS, "the list must span two tiles, has {} atoms", count[0]);
         run(16, 5, 2.0);
     }
 
     #[test]
     fn blocks_without_atoms() {
-        let (_, _, count) = block_lists(64, &atoms(64, 2, 0.001));
+        let (_, _, count) = block_lists(64, 16, &atoms(64, 2, 0.001));
         assert!(count.contains(&0) && count.iter().any(|&c| c > 0), "counts {count:?}");
         run(64, 2, 0.001);
     }

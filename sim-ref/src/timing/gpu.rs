@@ -365,6 +365,7 @@ impl Gpu {
             }
             t.swap_reads += s.swap_reads;
             t.swap_writes += s.swap_writes;
+            t.swap_l1_hits += s.swap_l1_hits;
             t.valve_grants += s.valve_grants;
             t.drain_cycles += s.drain_cycles;
             t.coord_cycles += s.coord_cycles;
@@ -902,6 +903,13 @@ impl Gpu {
                 if sm.stats.warp_insts != issued_before {
                     self.last_issue = now;
                 }
+                if std::mem::take(&mut sm.room_changed) {
+                    // (a block's end frees its coordinator's slots some cycles after the SM
+                    // reports it: the dispatcher looks again then)
+                    if let BlockSched::Baseline { dirty, .. } = &mut self.sched {
+                        *dirty = true;
+                    }
+                }
                 if !sm.finished.is_empty() {
                     let fin = std::mem::take(&mut sm.finished);
                     for l in fin {
@@ -1331,6 +1339,7 @@ impl Gpu {
             sm.warp_insts += s.stats.warp_insts;
             sm.thread_insts += s.stats.thread_insts;
             sm.warp_cycles += s.stats.warp_cycles;
+            sm.barrier_warp_cycles += s.stats.barrier_warp_cycles;
             sm.blocks_done += s.stats.blocks_done;
             sm.l1_hits += s.stats.l1_hits;
             sm.l1_misses += s.stats.l1_misses;

@@ -147,6 +147,9 @@ pub struct SmStats {
     pub stalls: [u64; 7],
     /// Sum over cycles of resident warps (achieved occupancy = this / cycles / warp slots).
     pub warp_cycles: u64,
+    /// Of which warps waiting at a barrier (resident warps not at a barrier are the block
+    /// allocation's schedulable warps, Zorua §6.4).
+    pub barrier_warp_cycles: u64,
     pub blocks_done: u64,
     pub l1_hits: u64,
     pub l1_misses: u64,
@@ -517,6 +520,8 @@ enum SmEv {
     Fault(u32),
     /// An operand-log entry is freed (its instruction's last TLB check succeeded).
     LogFree(u16),
+    /// Zorua: a swap line the warp in this slot reads has hit in the L1 and arrived.
+    SwapHit(u32),
 }
 
 /// What the memory side says about issuing an instruction ([`Sm::prepare_memory`]).
@@ -710,6 +715,9 @@ pub struct Sm {
     ol_wait: std::cell::Cell<u64>,
     /// A warp faulted or an instruction completed: thread-block switching looks again.
     pub tb_check: bool,
+    /// Under Zorua or WLM: the coordinator's room for blocks (`slot_room`) changed, so a block
+    /// the dispatcher found no room for may fit now.
+    pub room_changed: bool,
     /// Thread-block switching on faults is on, switching out blocks whose faults take at
     /// least this many more cycles (the blocks whose logged operands are read out for a save).
     pub tb_switch_wait: Option<u64>,
@@ -795,6 +803,7 @@ impl Sm {
             ol_queue_full: std::cell::Cell::new(0),
             ol_wait: std::cell::Cell::new(0),
             tb_check: false,
+            room_changed: false,
             tb_switch_wait: None,
             zorua: None,
             z_swap_data: Vec::new(),
@@ -1216,6 +1225,11 @@ impl Sm {
         })
     }
 
+    /// The resident warps waiting at a barrier.
+    fn warps_at_barrier(&self) -> u64 {
+        self.blocks.iter().flatten().map(|b| b.at_barrier as u64).sum()
+    }
+
     /// Brings stall and occupancy accounting up to `now` (for cycles the SM slept through, the
     /// reasons of its last awake cycle hold).
     pub fn account(&mut self, now: u64) {
@@ -1226,6 +1240,7 @@ impl Sm {
             }
             self.z_account(d);
             self.stats.warp_cycles += d * self.used_warps as u64;
+            self.stats.barrier_warp_cycles += d * self.warps_at_barrier();
             if let Some(tl) = &mut self.timeline {
                 tl.add(self.accounted, now, self.used_warps as u64, false);
             }
@@ -1651,7 +1666,9 @@ impl Sm {
         }
         if tag & KIND_MASK == zorua::SWAP_TAG || tag & KIND_MASK == zorua::SWAP_WRITE_TAG {
             self.wake_at = self.wake_at.min(now);
-            self.z_swap_response(now, tag);
+            if tag & KIND_MASK == zorua::SWAP_TAG {
+                self.z_swap_arrived(now, tag & !KIND_MASK);
+            }
             return;
         }
         // (an acknowledgement can end a block: occupancy is accounted up to here first)
@@ -2032,6 +2049,7 @@ impl Sm {
                 SmEv::LogFree(l) => {
                     self.ol_request(now, |i| i.free |= 1 << l);
                 }
+                SmEv::SwapHit(slot) => self.z_swap_arrived(now, slot),
             }
         }
         due.clear();
@@ -2044,6 +2062,7 @@ impl Sm {
         self.stats.ol_queue_full += self.ol_queue_full.take();
         self.stats.ol_replay_wait += self.ol_wait.take();
         self.stats.warp_cycles += self.used_warps as u64;
+        self.stats.barrier_warp_cycles += self.warps_at_barrier();
         if let Some(tl) = &mut self.timeline {
             tl.add(now, now + 1, self.used_warps as u64, false);
         }

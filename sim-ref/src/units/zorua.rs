@@ -532,10 +532,25 @@ impl Coord {
             });
         }
         // (a warp at a barrier its block has not all reached cannot pass, nor can one in the
-        // thread/barrier queue while no physical slot is free: the scan skips them)
-        let tq = if self.slot_map.any() { self.tq & !self.bar } else { 0 };
+        // thread/barrier queue while no physical slot is free, nor one not started whose
+        // block's peak does not fit: the scan skips them)
+        let tq = if self.slot_map.any() { self.tq & !self.bar & (self.started | self.fitting()) } else { 0 };
         let order = if self.broken.rescan_from_thread { [tq, self.sq, self.rq] } else { [self.rq, self.sq, tq] };
         order.iter().map(|q| q & !seen).find(|&q| q != 0).map(|q| q.trailing_zeros() as usize)
+    }
+
+    /// The warps whose block's peak fits the virtual space with the reservations made (all,
+    /// with no warp schedulable: the forward-progress rule): only these may start (docs/zorua.md,
+    /// "Admission").
+    fn fitting(&self) -> u64 {
+        if self.wlm || self.sched == 0 {
+            return u64::MAX;
+        }
+        let fits = |b: usize| {
+            let total = self.reg_resv + self.bpeak[b] as u32;
+            total <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, total - self.g.reg_sets)
+        };
+        bits(self.live).filter(|&w| fits(self.wblock[w] as usize)).fold(0, |m, w| m | 1 << w)
     }
 
     /// Splits `need` sets into physical and swap: `Some((physical, swap))` when allowed.
@@ -554,12 +569,11 @@ impl Coord {
         let mut moved = false;
         let (mut smem, mut smem_phys, mut regs, mut regs_phys, mut grant) = (0, 0, 0, 0, false);
         let mut at_t = from_t;
-        // (a warp not started yet needs its peak reserved in the virtual space: docs/zorua.md,
-        // "Admission")
+        // (a warp not started yet reserves its peak in the virtual space; the scan offers it
+        // only if that fits: docs/zorua.md, "Admission")
         let peak = self.bpeak[b] as u32;
         let fresh = from_t && self.started & bit == 0;
-        let room = self.wlm || !fresh || valve || self.reg_resv + peak <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, self.reg_resv + peak - self.g.reg_sets);
-        if from_t && self.bar & bit == 0 && room {
+        if from_t && self.bar & bit == 0 {
             if let Some(s) = self.slot_map.first_one() {
                 self.slot_map.set(s, false);
                 self.slot[w] = Some(s as u8);
@@ -608,17 +622,8 @@ impl Coord {
         } else if at_r {
             self.rq |= bit;
         }
-        // (WLM: a warp that is not granted ends the scan. A warp that could not start for want
-        // of room: neither can the other warps of its block not started yet, in this scan (the
-        // reservations only grow during a scan, and the forward-progress rule cannot begin to
-        // apply), so they count as seen)
-        let seen = if self.wlm && !grant {
-            u64::MAX
-        } else if !room {
-            seen | bits(self.tq & !self.started).filter(|&x| self.wblock[x] as usize == b).fold(0, |m, x| m | 1 << x)
-        } else {
-            seen
-        };
+        // (WLM: a warp that is not granted ends the scan)
+        let seen = if self.wlm && !grant { u64::MAX } else { seen };
         self.step = if !moved {
             Step::Scan { seen }
         } else if smem + regs > 0 {
@@ -813,9 +818,10 @@ mod tests {
         // peaks, so two start; the others wait in the thread queue with slots free
         let (g, t) = run(&mut c, In { peak: 16, ..start(0, 0b1111, 4, 0) });
         assert_eq!(g.iter().map(|x| x.1).collect::<Vec<_>>(), vec![0, 1]);
-        // (the event (1); warps 0 and 1: examine, a set, read, grant (4 each); warp 2 cannot
-        // start, and ends the scan's starts: warp 3 is not examined (1); none left (1))
-        assert_eq!(t, 11);
+        // (the event (1); warps 0 and 1: examine, a set, read, grant (4 each); then warps 2
+        // and 3 are not offered to the scan, their block's peak no longer fitting: none left
+        // (1))
+        assert_eq!(t, 10);
         let s = c.state();
         assert_eq!((s.tq, s.started, s.reg_resv, s.reg_free, s.slots_free.count_ones()), (0b1100, 0b11, 8, 6, 2));
         // with o_thresh 4 (a quarter of 8 in swap) the virtual space is 10 sets: still two (a

@@ -23,8 +23,9 @@
 //! - **Time.** Every instruction's register access goes through the register table (+2
 //!   cycles on its latency), a shared access also through the scratchpad table (+2 more); an
 //!   instruction reading a register or scratchpad set in swap first reads its lines through
-//!   the memory system (bypassing the L1, like context traffic), and one writing such a set
-//!   sends the line write.
+//!   the L1 (a miss goes to memory and fills the line when it arrives), and one writing such
+//!   a set writes the line through to memory, updating the L1's copy (a register's line,
+//!   written whole, is allocated).
 
 use super::*;
 use crate::units::zorua::{Coord, Geometry, ZoruaSlot};
@@ -68,6 +69,8 @@ pub struct ZoruaStats {
     /// Lines read from and written to swap.
     pub swap_reads: u64,
     pub swap_writes: u64,
+    /// Swap line reads that hit in the L1 (not counted in `swap_reads`).
+    pub swap_l1_hits: u64,
     /// Grants past the threshold by the forward-progress rule.
     pub valve_grants: u64,
     /// Warp-cycles off the schedulers between an event and the grant after it: waiting for the
@@ -121,6 +124,9 @@ pub(super) struct ZSm {
     pub birth: Vec<u64>,
     pub swap_wait: Vec<u32>,
     pub swap_pc: Vec<Option<u32>>,
+    /// Per logical warp: the swap lines it waits for from memory (filled into the L1 when
+    /// the last arrives).
+    pub swap_lines: Vec<Vec<u32>>,
     pub births: u64,
     /// Per logical block: its scratchpad row (physical mask, sets), and the sets its granted
     /// warps' phases have needed at most.
@@ -198,6 +204,7 @@ impl Sm {
             birth: vec![0; lw],
             swap_wait: vec![0; lw],
             swap_pc: vec![None; lw],
+            swap_lines: vec![Vec::new(); lw],
             births: 0,
             srows: vec![(0, [0; SMEM_SETS]); lb],
             smem_held: vec![0; lb],
@@ -453,7 +460,9 @@ impl Sm {
         let before = o.o_thresh;
         z.unit.clock(&i);
         z.unit.at_cycle(now + 1);
+        let room = z.out.slot_room;
         z.out = z.unit.outputs(&ZIn::default());
+        self.room_changed |= z.out.slot_room != room;
         let after = z.out.o_thresh;
         if after > before {
             z.stats.thresh_moves[0] += 1;
@@ -592,7 +601,7 @@ impl Sm {
         }
         let row = z.rows[w];
         let mut reads: Vec<u32> = Vec::new();
-        let mut writes: Vec<u32> = Vec::new();
+        let mut writes: Vec<(u32, bool)> = Vec::new();
         // (the sources read, then the register written)
         let dst = d.inst.dst_reg().filter(|_| d.write.is_some_and(|b| b < 256));
         for (r, write) in d.inst.src_regs().map(|r| (r, false)).chain(dst.map(|r| (r, true))) {
@@ -602,7 +611,7 @@ impl Sm {
             } else {
                 z.stats.reg_accesses[1] += 1;
                 let ln = z.reg_swap(w, r) / line;
-                if write { writes.push(ln) } else { reads.push(ln) }
+                if write { writes.push((ln, true)) } else { reads.push(ln) }
             }
         }
         let shared = match d.inst.op {
@@ -629,42 +638,62 @@ impl Sm {
                         reads.extend(&lines);
                     }
                     if wr {
-                        writes.extend(&lines);
+                        writes.extend(lines.iter().map(|&ln| (ln, false)));
                     }
                 }
             }
         }
         reads.sort_unstable();
         reads.dedup();
-        for &ln in &writes {
+        // Swap goes through the L1 like the warp's own local data: a write goes through to
+        // memory and updates the L1's copy (a register's line, written whole, is allocated);
+        // a read hits in the L1 or goes to memory, and the line is filled when it arrives.
+        let l1 = &mut self.l1;
+        for &(ln, whole) in &writes {
             mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
             z.stats.swap_writes += 1;
+            if !l1.access(ln, false) && whole {
+                l1.fill(ln, false);
+            }
         }
         if reads.is_empty() {
             return false;
         }
+        let l1_latency = self.lat.l1_latency.max(1) as u64;
         for &ln in &reads {
-            mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Read, bytes: line, tag: SWAP_TAG | slot });
-            z.stats.swap_reads += 1;
+            if l1.access(ln, false) {
+                z.stats.swap_l1_hits += 1;
+                self.events.push(now + l1_latency, SmEv::SwapHit(slot));
+            } else {
+                mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Read, bytes: line, tag: SWAP_TAG | slot });
+                z.stats.swap_reads += 1;
+                z.swap_lines[w].push(ln);
+            }
         }
         z.swap_wait[w] = reads.len() as u32;
         z.swap_pc[w] = Some(d.pc as u32);
         true
     }
 
-    /// A swap line arrived (or a swap write was acknowledged).
-    pub(super) fn z_swap_response(&mut self, now: u64, tag: u32) {
-        if tag & KIND_MASK != SWAP_TAG {
-            return;
-        }
-        let w = (tag & !KIND_MASK) as usize;
+    /// A swap line the warp in `slot` reads has arrived (from memory, or from the L1). After
+    /// the last, the lines that came from memory are filled into the L1 and the warp may
+    /// issue.
+    pub(super) fn z_swap_arrived(&mut self, now: u64, slot: u32) {
+        let w = slot as usize;
         let Some(z) = self.zorua.as_mut() else {
             return;
         };
         z.swap_wait[w] = z.swap_wait[w].saturating_sub(1);
-        if z.swap_wait[w] == 0 && self.warps[w].is_some() {
-            let s = self.sched_of(w as u32);
-            self.scheds[s].wake = self.scheds[s].wake.min(now);
+        if z.swap_wait[w] == 0 {
+            for ln in z.swap_lines[w].drain(..) {
+                if !self.l1.probe(ln) {
+                    self.l1.fill(ln, false);
+                }
+            }
+            if self.warps[w].is_some() {
+                let s = self.sched_of(w as u32);
+                self.scheds[s].wake = self.scheds[s].wake.min(now);
+            }
         }
     }
 
