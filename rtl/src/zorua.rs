@@ -200,7 +200,9 @@ pub struct Zorua {
     slack5: Signal<Local, Bits<5>>,
     pk: Signal<Local, Bits<5>>,
     bfit: Signal<Local, Bits<16>>,
-    bm_f: Signal<Local, Bits<64>>,
+    wf1: [Signal<Local, Bits<64>>; 8],
+    wf2: [Signal<Local, Bits<64>>; 4],
+    wf3: [Signal<Local, Bits<64>>; 2],
     wfit: Signal<Local, Bits<64>>,
     w_bp_m: Signal<Local, Bits<16>>,
     w_bp_v: Signal<Local, Bits<5>>,
@@ -456,7 +458,9 @@ impl Zorua {
             slack5: Default::default(),
             pk: Default::default(),
             bfit: Default::default(),
-            bm_f: Default::default(),
+            wf1: Default::default(),
+            wf2: Default::default(),
+            wf3: Default::default(),
             wfit: Default::default(),
             w_bp_m: Default::default(),
             w_bp_v: Default::default(),
@@ -945,20 +949,24 @@ impl Logic for Zorua {
         if self.valve.val() {
             self.bfit.next = self.ones16.val();
         }
-        self.wfit.next = 0.into();
-        for b in 0..16 {
-            self.bm_f.next = self.ones64.val();
-            for j in 0..4 {
-                if self.ids16[b].val().get_bit(j) {
-                    self.bm_f.next = self.bm_f.val() & self.wblock[j].q.val();
-                } else {
-                    self.bm_f.next = self.bm_f.val() & !self.wblock[j].q.val();
-                }
+        // (each warp's block's bit: a 16-to-1 multiplexer per warp, selected by its
+        // block-field slices, one slice a level)
+        for k in 0..8 {
+            self.wf1[k].next = 0.into();
+            if self.bfit.val().get_bit(2 * k) {
+                self.wf1[k].next = !self.wblock[0].q.val();
             }
-            if self.bfit.val().get_bit(b) {
-                self.wfit.next = self.wfit.val() | self.bm_f.val();
+            if self.bfit.val().get_bit(2 * k + 1) {
+                self.wf1[k].next = self.wf1[k].val() | self.wblock[0].q.val();
             }
         }
+        for k in 0..4 {
+            self.wf2[k].next = (self.wf1[2 * k].val() & !self.wblock[1].q.val()) | (self.wf1[2 * k + 1].val() & self.wblock[1].q.val());
+        }
+        for k in 0..2 {
+            self.wf3[k].next = (self.wf2[2 * k].val() & !self.wblock[2].q.val()) | (self.wf2[2 * k + 1].val() & self.wblock[2].q.val());
+        }
+        self.wfit.next = (self.wf3[0].val() & !self.wblock[3].q.val()) | (self.wf3[1].val() & self.wblock[3].q.val());
         // The scan's next warp: the first queue in scan order with a warp not yet seen, its
         // lowest (the thread/barrier queue without the warps at a barrier or not started whose
         // block's peak does not fit, and empty while no slot is free).
