@@ -119,6 +119,9 @@ pub struct Zorua {
     reg_sh: [Constant<Bits<16>>; 5],
     smem_sh: [Constant<Bits<16>>; 5],
     o_default: Constant<Bits<5>>,
+    /// The products at o_default (before the first epoch).
+    lim_r_def: Constant<Bits<16>>,
+    lim_s_def: Constant<Bits<16>>,
     o_step: Constant<Bits<5>>,
     o_max: Constant<Bits<5>>,
     c_delta: Constant<Bits<17>>,
@@ -290,6 +293,10 @@ pub struct Zorua {
     th_idle: Signal<Local, Bits<17>>,
     th_mem: Signal<Local, Bits<17>>,
     th_up: Signal<Local, Bits<5>>,
+    /// An epoch's new threshold, and its products.
+    th_new: Signal<Local, Bits<5>>,
+    lim_r_new: Signal<Local, Bits<16>>,
+    lim_s_new: Signal<Local, Bits<16>>,
     // State.
     pub tq: Reg<Bits<64>>,
     pub sq: Reg<Bits<64>>,
@@ -328,6 +335,10 @@ pub struct Zorua {
     pub smem_swap: Reg<Bits<11>>,
     pub th_q: Reg<Bits<5>>,
     pub th_set: Reg<Bit>,
+    /// The threshold's products physical x o_thresh (registers, scratchpad), taken with the
+    /// threshold at an epoch: the scan reads them from registers, not through the adders.
+    pub lim_r_q: Reg<Bits<16>>,
+    pub lim_s_q: Reg<Bits<16>>,
     pub step: Reg<Bits<3>>,
     pub fw: Reg<Bits<6>>,
     pub fto: Reg<Bits<5>>,
@@ -387,6 +398,8 @@ impl Zorua {
             reg_sh: std::array::from_fn(|k| Constant::new(((RTL_REG_SETS as u64) << k).into())),
             smem_sh: std::array::from_fn(|k| Constant::new(((RTL_SMEM_SETS as u64) << k).into())),
             o_default: Constant::new(p.o_default.into()),
+            lim_r_def: Constant::new(((RTL_REG_SETS as u64 * p.o_default) & 0xffff).into()),
+            lim_s_def: Constant::new(((RTL_SMEM_SETS as u64 * p.o_default) & 0xffff).into()),
             o_step: Constant::new(p.o_thresh_step.into()),
             o_max: Constant::new(16u64.into()),
             c_delta: Constant::new(p.c_delta_thresh.into()),
@@ -541,6 +554,9 @@ impl Zorua {
             th_idle: Default::default(),
             th_mem: Default::default(),
             th_up: Default::default(),
+            th_new: Default::default(),
+            lim_r_new: Default::default(),
+            lim_s_new: Default::default(),
             tq: Default::default(),
             sq: Default::default(),
             rq: Default::default(),
@@ -569,6 +585,8 @@ impl Zorua {
             smem_swap: Default::default(),
             th_q: Default::default(),
             th_set: Default::default(),
+            lim_r_q: Default::default(),
+            lim_s_q: Default::default(),
             step: Default::default(),
             fw: Default::default(),
             fto: Default::default(),
@@ -644,6 +662,8 @@ impl Zorua {
             || self.smem_swap.q.has_changed()
             || self.th_q.q.has_changed()
             || self.th_set.q.has_changed()
+            || self.lim_r_q.q.has_changed()
+            || self.lim_s_q.q.has_changed()
             || self.step.q.has_changed()
             || self.fw.q.has_changed()
             || self.fto.q.has_changed()
@@ -683,6 +703,8 @@ impl Zorua {
         self.smem_swap.clock.next = c;
         self.th_q.clock.next = c;
         self.th_set.clock.next = c;
+        self.lim_r_q.clock.next = c;
+        self.lim_s_q.clock.next = c;
         self.step.clock.next = c;
         self.fw.clock.next = c;
         self.fto.clock.next = c;
@@ -734,6 +756,8 @@ impl Logic for Zorua {
         self.smem_swap.clock.next = self.clock.val();
         self.th_q.clock.next = self.clock.val();
         self.th_set.clock.next = self.clock.val();
+        self.lim_r_q.clock.next = self.clock.val();
+        self.lim_s_q.clock.next = self.clock.val();
         self.step.clock.next = self.clock.val();
         self.fw.clock.next = self.clock.val();
         self.fto.clock.next = self.clock.val();
@@ -765,6 +789,8 @@ impl Logic for Zorua {
         self.smem_swap.d.next = self.smem_swap.q.val();
         self.th_q.d.next = self.th_q.q.val();
         self.th_set.d.next = self.th_set.q.val();
+        self.lim_r_q.d.next = self.lim_r_q.q.val();
+        self.lim_s_q.d.next = self.lim_s_q.q.val();
         self.step.d.next = self.step.q.val();
         self.fw.d.next = self.fw.q.val();
         self.fto.d.next = self.fto.q.val();
@@ -911,13 +937,11 @@ impl Logic for Zorua {
         // The forward-progress rule (no warp schedulable), and physical x o_thresh, the product
         // by shifts and adds: (swapped + n) x 16 may not exceed it.
         self.valve.next = !self.sched.q.val().any();
-        self.lim_s.next = 0.into();
-        self.lim_r.next = 0.into();
-        for k in 0..5 {
-            if self.eff_o.val().get_bit(k) {
-                self.lim_s.next = self.lim_s.val() + self.smem_sh[k].val();
-                self.lim_r.next = self.lim_r.val() + self.reg_sh[k].val();
-            }
+        self.lim_s.next = self.lim_s_def.val();
+        self.lim_r.next = self.lim_r_def.val();
+        if self.th_set.q.val() {
+            self.lim_s.next = self.lim_s_q.q.val();
+            self.lim_r.next = self.lim_r_q.q.val();
         }
         // The warps that may start: those whose block's peak fits (all, under the
         // forward-progress rule).
@@ -1241,6 +1265,24 @@ impl Logic for Zorua {
         if self.th_up.val() > self.o_max.val() {
             self.th_up.next = self.o_max.val();
         }
+        // (an epoch's new threshold (Algorithm 1), and physical x it by shifts and adds)
+        self.th_new.next = self.eff_o.val();
+        if self.th_idle.val() > self.th_mem.val() + self.c_delta.val() {
+            self.th_new.next = self.th_up.val();
+        } else if self.th_mem.val() > self.th_idle.val() + self.c_delta.val() {
+            self.th_new.next = 0.into();
+            if self.eff_o.val() > self.o_step.val() {
+                self.th_new.next = self.eff_o.val() - self.o_step.val();
+            }
+        }
+        self.lim_s_new.next = 0.into();
+        self.lim_r_new.next = 0.into();
+        for k in 0..5 {
+            if self.th_new.val().get_bit(k) {
+                self.lim_s_new.next = self.lim_s_new.val() + self.smem_sh[k].val();
+                self.lim_r_new.next = self.lim_r_new.val() + self.reg_sh[k].val();
+            }
+        }
 
         // The entry an allocation writes.
         self.went.next = 0.into();
@@ -1355,15 +1397,9 @@ impl Logic for Zorua {
             }
             if self.ev.val() == self.c_epoch.val() {
                 self.th_set.d.next = true;
-                self.th_q.d.next = self.eff_o.val();
-                if self.th_idle.val() > self.th_mem.val() + self.c_delta.val() {
-                    self.th_q.d.next = self.th_up.val();
-                } else if self.th_mem.val() > self.th_idle.val() + self.c_delta.val() {
-                    self.th_q.d.next = 0.into();
-                    if self.eff_o.val() > self.o_step.val() {
-                        self.th_q.d.next = self.eff_o.val() - self.o_step.val();
-                    }
-                }
+                self.th_q.d.next = self.th_new.val();
+                self.lim_r_q.d.next = self.lim_r_new.val();
+                self.lim_s_q.d.next = self.lim_s_new.val();
             }
         }
 
