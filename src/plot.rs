@@ -60,9 +60,7 @@ pub fn bars(path: &Path, title: &str, groups: &[String], series: &[(String, Vec<
     let h = 360.0;
     let plot_h = h - up - down;
     let y = |v: f64| up + plot_h * (1.0 - v / top);
-    let mut doc = Document::new().set("viewBox", (0, 0, w as i64, h as i64)).set("width", w as i64).set("height", h as i64);
-    doc = doc.add(Rectangle::new().set("x", 0).set("y", 0).set("width", w).set("height", h).set("fill", "white"));
-    doc = doc.add(text(w / 2.0, 20.0, title, 14, "middle"));
+    let mut doc = canvas(w, h, title);
     let mut t = 0.0;
     while t <= top + 1e-9 {
         doc = doc.add(Line::new().set("x1", left).set("x2", w - right).set("y1", y(t)).set("y2", y(t)).set("stroke", "#ddd"));

@@ -6,7 +6,7 @@
 //! The grids, the metrics' exact definitions and the measured figures are in docs/zorua.md.
 
 use crate::plot;
-use crate::sweep_cmd::{create_parent, describe, run_point, Point};
+use crate::sweep_cmd::{create_parent, csv_field, csv_hit_rate, describe, hit_rate, run_point, Point};
 use anyhow::{anyhow, bail, Context, Result};
 use mpgpu_ref::config::{Alloc, GpuConfig};
 use mpgpu_ref::library::{find, Spec};
@@ -195,9 +195,8 @@ fn write_points(out: &Path, points: &[StudyPoint]) -> Result<()> {
     let mut csv = String::from("config,app,size,alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,sched_warps,reg_hit_rate,smem_hit_rate,reg_sets_swapped,smem_sets_swapped,swap_reads,swap_l1_hits\n");
     for p in points {
         let q = &p.point;
-        let f = |v: Option<u32>| v.map_or(String::new(), |x| x.to_string());
-        let hit = |a: [u64; 2]| if a[0] + a[1] == 0 { String::new() } else { format!("{:.4}", a[0] as f64 / (a[0] + a[1]) as f64) };
-        let z = q.zorua.as_ref().map(|z| (hit(z.reg_accesses), hit(z.smem_accesses), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), z.swap_reads.to_string(), z.swap_l1_hits.to_string())).unwrap_or_default();
+        let f = csv_field::<u32>;
+        let z = q.zorua.as_ref().map(|z| (csv_hit_rate(z.reg_accesses), csv_hit_rate(z.smem_accesses), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), z.swap_reads.to_string(), z.swap_l1_hits.to_string())).unwrap_or_default();
         let cycles = if q.fits { q.cycles.to_string() } else { String::new() };
         writeln!(csv, "{},{},{},{},{},{},{},{},{cycles},{},{},{:.3},{},{},{},{},{},{}", p.config, p.app, p.size, q.alloc.name(), f(q.spec.regs), f(q.spec.threads), f(q.spec.smem), q.fits, q.verified, q.blocks_per_sm, q.sched_warps, z.0, z.1, z.2, z.3, z.4, z.5).unwrap();
     }
@@ -239,9 +238,7 @@ fn figures(cfg: &str, app: &str, points: &[StudyPoint]) -> BTreeMap<&'static str
 }
 
 fn range(f: &Figures) -> Option<f64> {
-    let best = *f.cycles.values().min()? as f64;
-    let worst = *f.cycles.values().max()? as f64;
-    Some(worst / best - 1.0)
+    (!f.cycles.is_empty()).then(|| crate::sweep_cmd::range(&f.cycles.values().copied().collect::<Vec<_>>()))
 }
 
 /// The most a point within 5% of the best on `src` loses on `dst`, against `dst`'s best
@@ -346,12 +343,12 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
     writeln!(s, "## Mechanism on {main} (over the same specifications)\n").unwrap();
     writeln!(s, "| application | schedulable warps per SM: block | WLM | Zorua | Zorua register hit rate | scratchpad hit rate |").unwrap();
     writeln!(s, "| --- | ---: | ---: | ---: | ---: | ---: |").unwrap();
+    let hit = |h: [u64; 2]| hit_rate(h).map_or("-".to_string(), |r| format!("{:.2}%", 100.0 * r));
     let mut gain: [Vec<f64>; 2] = Default::default();
     let (mut rh, mut sh) = ([0u64; 2], [0u64; 2]);
     for a in apps {
         let f = &figs[&(main.as_str(), a.as_str())];
         let m = |n: &str| mean(&f[n].sched);
-        let hit = |h: [u64; 2]| if h[0] + h[1] == 0 { "-".to_string() } else { format!("{:.2}%", 100.0 * h[0] as f64 / (h[0] + h[1]) as f64) };
         let z = &f["zorua"];
         for k in 0..2 {
             rh[k] += z.reg_hits[k];
@@ -366,7 +363,6 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
         let f2 = |v: Option<f64>| v.map_or("-".into(), |x| format!("{x:.1}"));
         writeln!(s, "| {a} | {} | {} | {} | {} | {} |", f2(m("block")), f2(m("wlm")), f2(m("zorua")), hit(z.reg_hits), hit(z.smem_hits)).unwrap();
     }
-    let hit = |h: [u64; 2]| if h[0] + h[1] == 0 { "-".to_string() } else { format!("{:.2}%", 100.0 * h[0] as f64 / (h[0] + h[1]) as f64) };
     writeln!(s, "| **all** | | WLM {} | Zorua {} | {} | {} |\n", pct(mean(&gain[0])), pct(mean(&gain[1])), hit(rh), hit(sh)).unwrap();
     writeln!(s, "(schedulable warps: the mean over the specifications of each scheme's mean per SM; the last row gives the mean over the applications of WLM's and Zorua's change against the block allocation; hit rates: register operand and shared-memory accesses to physical sets, over every point)\n").unwrap();
     Ok(s)

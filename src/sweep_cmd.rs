@@ -128,6 +128,22 @@ pub fn create_parent(path: &std::path::Path) -> Result<()> {
     }
 }
 
+/// The share of accesses (`[to physical sets, to sets in swap]`) that went to physical sets;
+/// none without accesses (the paper's hit rates, Zorua §6.4).
+pub fn hit_rate(a: [u64; 2]) -> Option<f64> {
+    (a[0] + a[1] > 0).then(|| a[0] as f64 / (a[0] + a[1]) as f64)
+}
+
+/// A CSV field: the value, or empty.
+pub fn csv_field<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or(String::new(), |x| x.to_string())
+}
+
+/// A hit rate as a CSV field (4 decimals, empty without accesses).
+pub fn csv_hit_rate(a: [u64; 2]) -> String {
+    csv_field(hit_rate(a).map(|r| format!("{r:.4}")))
+}
+
 /// The performance range of a set of cycle counts: worst over best, minus one (Zorua §6.1).
 pub fn range(cycles: &[u64]) -> f64 {
     let best = *cycles.iter().min().unwrap_or(&1) as f64;
@@ -175,12 +191,9 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     pb.finish_and_clear();
     let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes,swap_l1_hits\n");
     for p in &points {
-        let f = |v: Option<u32>| v.map_or(String::new(), |x| x.to_string());
+        let f = csv_field::<u32>;
         let (g, rs, ss, rh, sh, sr, sw, sl) = match &p.zorua {
-            Some(z) => {
-                let hit = |a: [u64; 2]| if a[0] + a[1] == 0 { String::new() } else { format!("{:.4}", a[0] as f64 / (a[0] + a[1]) as f64) };
-                (z.grants.to_string(), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), hit(z.reg_accesses), hit(z.smem_accesses), z.swap_reads.to_string(), z.swap_writes.to_string(), z.swap_l1_hits.to_string())
-            }
+            Some(z) => (z.grants.to_string(), z.reg_sets[1].to_string(), z.smem_sets[1].to_string(), csv_hit_rate(z.reg_accesses), csv_hit_rate(z.smem_accesses), z.swap_reads.to_string(), z.swap_writes.to_string(), z.swap_l1_hits.to_string()),
             None => Default::default(),
         };
         let cycles = if p.fits { p.cycles.to_string() } else { String::new() };

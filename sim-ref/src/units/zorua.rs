@@ -539,9 +539,9 @@ impl Coord {
         order.iter().map(|q| q & !seen).find(|&q| q != 0).map(|q| q.trailing_zeros() as usize)
     }
 
-    /// The warps whose block's peak fits the virtual space with the reservations made (all,
-    /// with no warp schedulable: the forward-progress rule): only these may start (docs/zorua.md,
-    /// "Admission").
+    /// Of the warps in the thread/barrier queue not started yet, those whose block's peak fits
+    /// the virtual space with the reservations made (all, with no warp schedulable: the
+    /// forward-progress rule): only these may start (docs/zorua.md, "Admission").
     fn fitting(&self) -> u64 {
         if self.wlm || self.sched == 0 {
             return u64::MAX;
@@ -550,7 +550,8 @@ impl Coord {
             let total = self.reg_resv + self.bpeak[b] as u32;
             total <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, total - self.g.reg_sets)
         };
-        bits(self.live).filter(|&w| fits(self.wblock[w] as usize)).fold(0, |m, w| m | 1 << w)
+        let blocks = (0..self.g.lblocks as usize).filter(|&b| fits(b)).fold(0u32, |m, b| m | 1 << b);
+        bits(self.tq & !self.started).filter(|&w| blocks >> self.wblock[w] & 1 != 0).fold(0, |m, w| m | 1 << w)
     }
 
     /// Splits `need` sets into physical and swap: `Some((physical, swap))` when allowed.
