@@ -218,3 +218,30 @@ fn the_dispatcher_sees_the_room_the_coordinator_frees_after_a_blocks_end() {
         assert!(g.result().processes[0].verified, "{}", alloc.name());
     }
 }
+
+/// The pipelined coordinator's timing (`zorua.timing = "pipelined"`, docs/zorua.md,
+/// "Timing"): every application verifies on the tight SM, swap included, and the coordinator
+/// is busy longer per grant than with the single-cycle timing.
+#[test]
+fn every_application_verifies_under_the_pipelined_coordinator() {
+    let single = tight();
+    let mut piped = tight();
+    piped.zorua.timing = mpgpu_ref::config::CoordTiming::Pipelined;
+    let (mut busy, mut grants) = ([0u64; 2], [0u64; 2]);
+    let mut swap_reads = 0;
+    for b in library() {
+        for (k, cfg) in [&single, &piped].into_iter().enumerate() {
+            let r = run(cfg, b.name, b.test_sizes[1], true, None);
+            assert!(r.processes[0].verified, "{} ({k}): {:?}", b.name, r.processes[0].failures);
+            let z = zs(&r);
+            busy[k] += z.busy_cycles;
+            grants[k] += z.grants;
+            if k == 1 {
+                swap_reads += z.swap_reads;
+            }
+        }
+    }
+    assert!(swap_reads > 0 && grants[1] > 1000, "pipelined: {swap_reads} swap reads, {} grants", grants[1]);
+    let per = |k: usize| busy[k] as f64 / grants[k] as f64;
+    assert!(per(1) > 1.5 * per(0), "busy cycles per grant: single-cycle {:.1}, pipelined {:.1}", per(0), per(1));
+}

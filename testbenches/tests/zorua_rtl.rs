@@ -146,7 +146,7 @@ impl Side {
 }
 
 fn geometry(slots: u32, o: u32) -> Geometry {
-    Geometry { lwarps: 64, lblocks: 16, reg_sets: 256, smem_sets: 48, slots, thresh: ThreshParams { o_default: o, ..ThreshParams::default() } }
+    Geometry { lwarps: 64, lblocks: 16, reg_sets: 256, smem_sets: 48, slots, thresh: ThreshParams { o_default: o, ..ThreshParams::default() }, pipelined: false }
 }
 
 /// The first field in which two debug renderings differ.

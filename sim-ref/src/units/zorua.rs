@@ -29,6 +29,8 @@ pub struct Geometry {
     pub smem_sets: u32,
     pub slots: u32,
     pub thresh: ThreshParams,
+    /// The pipelined coordinator's timing (docs/zorua.md, "Timing"), or the single-cycle one.
+    pub pipelined: bool,
 }
 
 impl Geometry {
@@ -42,6 +44,7 @@ impl Geometry {
             smem_sets: c.shared_bytes / SMEM_SET_BYTES,
             slots: c.warps,
             thresh: ThreshParams::default(),
+            pipelined: false,
         };
         g.check()?;
         Ok(g)
@@ -107,19 +110,30 @@ enum Free {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
     Idle,
-    /// Freeing sets, one per cycle, highest first; then `then` (a block's scratchpad after a
-    /// broken warp end), then a scan.
-    Free(Free, Option<Free>),
-    /// Scanning; `seen`: the warps examined in this scan.
-    Scan { seen: u64 },
-    /// Allocating warp `w`'s sets, one per cycle: `smem` scratchpad sets then `regs` register
-    /// sets, of which the first `smem_phys` and `regs_phys` physical.
-    Alloc { w: u8, smem: u8, smem_phys: u8, regs: u8, regs_phys: u8, grant: bool, seen: u64 },
+    /// An event taken at the last edge (its fields fetched), applied in this cycle.
+    Event(In),
+    /// Freeing sets, one per cycle after a first that selects the highest entry (`late`: past
+    /// it), highest first; then `then` (a block's scratchpad after a broken warp end), then a
+    /// scan.
+    Free(Free, Option<Free>, bool),
+    /// Single-cycle timing: examining the scan's next warp (or ending the scan), in one cycle.
+    Pick { seen: u64 },
+    /// A scan's start: `stage` 0 computes which warps not started fit, 1 the queues'
+    /// candidates, 2 takes the first (or ends the scan).
+    Scan { stage: u8 },
+    /// Examining warp `w`; `seen`: the warps examined in this scan, `w` with them. `stage` 0
+    /// reads its fields, 1 its block's, 2 what it needs, 3 decides and applies. Meanwhile the
+    /// next warp is picked, from the state before the decision (docs/zorua.md, "Timing").
+    Exam { w: u8, seen: u64, stage: u8 },
+    /// Allocating warp `w`'s sets, one per cycle after a first that finds the lowest free
+    /// (`late`: past it): `smem` scratchpad sets then `regs` register sets, of which the first
+    /// `smem_phys` and `regs_phys` physical. `next`: the warp the scan examines next.
+    Alloc { w: u8, smem: u8, smem_phys: u8, regs: u8, regs_phys: u8, grant: bool, seen: u64, late: bool, next: Option<u8> },
     /// The tables' rows of a warp to be granted are read (their RAMs read a cycle after the
     /// address: the last set allocated is in them).
-    Read { w: u8, seen: u64 },
+    Read { w: u8, seen: u64, next: Option<u8> },
     /// Warp `w` becomes schedulable: the grant, with its rows.
-    Finish { w: u8, seen: u64 },
+    Finish { w: u8, seen: u64, next: Option<u8> },
 }
 
 /// One SM's coordinator.
@@ -382,10 +396,12 @@ impl Coord {
 
     /// An event, taken in an idle cycle.
     fn event(&mut self, i: &In) {
-        let scan = Step::Scan { seen: 0 };
+        let scan = self.scan_start();
         let w = i.warp as usize;
         let bit = 1u64.checked_shl(i.warp as u32).unwrap_or(0);
-        let warp_ok = w < self.g.lwarps as usize && self.live & bit != 0;
+        // (a warp's event names its block too: the RTL reads the block's fields while it reads
+        // the warp's)
+        let warp_ok = w < self.g.lwarps as usize && self.live & bit != 0 && i.block == self.wblock[w.min(MAX_LWARPS - 1)];
         match i.ev {
             Ev::None => {}
             Ev::BlockStart => {
@@ -416,7 +432,7 @@ impl Coord {
             }
             Ev::Phase => {
                 if !warp_ok || self.sched & bit == 0 {
-                    return self.fail(format!("phase change of logical warp {w}, which is not schedulable"));
+                    return self.fail(format!("phase change of logical warp {w} in block {}, which is not schedulable or not of that block", i.block));
                 }
                 if i.regs as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
                     return self.fail(format!("phase change of logical warp {w} to {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
@@ -427,11 +443,11 @@ impl Coord {
                 self.sneed[b] = self.sneed[b].max(smem_sets(i.smem) as u8);
                 let to = reg_sets(i.regs as u32) as u8;
                 self.rneed[w] = to;
-                self.step = if self.rheld[w] > to { Step::Free(Free::Regs { w: w as u8, to }, None) } else { scan };
+                self.step = if self.rheld[w] > to { self.free_step(Free::Regs { w: w as u8, to }, None) } else { scan };
             }
             Ev::Barrier => {
                 if !warp_ok || self.sched & bit == 0 {
-                    return self.fail(format!("barrier arrival of logical warp {w}, which is not schedulable"));
+                    return self.fail(format!("barrier arrival of logical warp {w} in block {}, which is not schedulable or not of that block", i.block));
                 }
                 self.sched &= !bit;
                 self.free_slot(w);
@@ -444,7 +460,7 @@ impl Coord {
             }
             Ev::WarpEnd => {
                 if !warp_ok || self.sched & bit == 0 {
-                    return self.fail(format!("end of logical warp {w}, which is not schedulable"));
+                    return self.fail(format!("end of logical warp {w} in block {}, which is not schedulable or not of that block", i.block));
                 }
                 self.sched &= !bit;
                 self.live &= !bit;
@@ -459,8 +475,8 @@ impl Coord {
                 self.rneed[w] = 0;
                 let smem = (self.broken.smem_at_warp_end && self.sheld[b as usize] > 0).then_some(Free::Smem { b, end: false });
                 self.step = match (self.rheld[w] > 0, smem) {
-                    (true, then) => Step::Free(Free::Regs { w: w as u8, to: 0 }, then),
-                    (false, Some(f)) => Step::Free(f, None),
+                    (true, then) => self.free_step(Free::Regs { w: w as u8, to: 0 }, then),
+                    (false, Some(f)) => self.free_step(f, None),
                     (false, None) => scan,
                 };
             }
@@ -470,7 +486,7 @@ impl Coord {
                     return self.fail(format!("end of logical block {b}, which is not resident or has warps left"));
                 }
                 self.step = if self.sheld[b] > 0 {
-                    Step::Free(Free::Smem { b: b as u8, end: true }, None)
+                    self.free_step(Free::Smem { b: b as u8, end: true }, None)
                 } else {
                     self.blocks &= !(1 << b);
                     self.order.retain(|&x| x as usize != b);
@@ -561,8 +577,41 @@ impl Coord {
         (swap == 0 || !self.wlm && (valve || self.th.may_swap(physical, swapped, swap))).then_some((phys, swap))
     }
 
-    /// Examines warp `w` (in a queue): it passes what it can.
+    /// A scan's first step.
+    fn scan_start(&self) -> Step {
+        if self.g.pipelined {
+            Step::Scan { stage: 0 }
+        } else {
+            Step::Pick { seen: 0 }
+        }
+    }
+
+    /// The first step freeing `f`, then `then`.
+    fn free_step(&self, f: Free, then: Option<Free>) -> Step {
+        Step::Free(f, then, !self.g.pipelined)
+    }
+
+    /// The step after an examination, an allocation or a grant: examining `next` (pipelined:
+    /// picked meanwhile; the scan's end if none), or picking it.
+    fn after(&self, next: Option<u8>, seen: u64) -> Step {
+        match (self.g.pipelined, next) {
+            (false, _) => Step::Pick { seen },
+            (true, Some(w)) => Step::Exam { w, seen: seen | 1 << w, stage: 0 },
+            (true, None) => Step::Idle,
+        }
+    }
+
+    /// Whether a warp not started, of a block whose warps reserve `peak` register sets, fits
+    /// the virtual space with the reservations made.
+    fn fits(&self, peak: u32) -> bool {
+        let total = self.reg_resv + peak;
+        total <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, total - self.g.reg_sets)
+    }
+
+    /// Examines warp `w` (in a queue): it passes what it can. The scan's next warp is picked
+    /// first, from the state before (as the RTL picks it while it examines this one).
     fn examine(&mut self, w: usize, seen: u64) {
+        let next = if self.g.pipelined { self.candidate(seen).map(|n| n as u8) } else { None };
         let bit = 1u64 << w;
         let b = self.wblock[w] as usize;
         let valve = self.sched == 0;
@@ -570,11 +619,12 @@ impl Coord {
         let mut moved = false;
         let (mut smem, mut smem_phys, mut regs, mut regs_phys, mut grant) = (0, 0, 0, 0, false);
         let mut at_t = from_t;
-        // (a warp not started yet reserves its peak in the virtual space; the scan offers it
-        // only if that fits: docs/zorua.md, "Admission")
+        // (a warp not started yet reserves its peak in the virtual space, and starts only if
+        // that fits: docs/zorua.md, "Admission"; the scan picked it before the last decision,
+        // which may have taken the room)
         let peak = self.bpeak[b] as u32;
         let fresh = from_t && self.started & bit == 0;
-        if from_t && self.bar & bit == 0 {
+        if from_t && self.bar & bit == 0 && (!fresh || valve || self.wlm || self.fits(peak)) {
             if let Some(s) = self.slot_map.first_one() {
                 self.slot_map.set(s, false);
                 self.slot[w] = Some(s as u8);
@@ -624,21 +674,25 @@ impl Coord {
             self.rq |= bit;
         }
         // (WLM: a warp that is not granted ends the scan)
-        let seen = if self.wlm && !grant { u64::MAX } else { seen };
+        let (next, seen) = if self.wlm && !grant { (None, u64::MAX) } else { (next, seen) };
+        let p = self.g.pipelined;
         self.step = if !moved {
-            Step::Scan { seen }
+            self.after(next, seen)
         } else if smem + regs > 0 {
-            Step::Alloc { w: w as u8, smem, smem_phys, regs, regs_phys, grant, seen }
+            Step::Alloc { w: w as u8, smem, smem_phys, regs, regs_phys, grant, seen, late: !p, next }
+        } else if grant && p {
+            // (its rows were read while it was examined)
+            Step::Finish { w: w as u8, seen, next }
         } else if grant {
-            Step::Read { w: w as u8, seen }
+            Step::Read { w: w as u8, seen, next }
         } else {
-            Step::Scan { seen }
+            self.after(next, seen)
         };
     }
 
     /// Allocates one set of an `Alloc` step.
     fn alloc_one(&mut self) {
-        let Step::Alloc { w, mut smem, mut smem_phys, mut regs, mut regs_phys, grant, seen } = self.step else { unreachable!() };
+        let Step::Alloc { w, mut smem, mut smem_phys, mut regs, mut regs_phys, grant, seen, next, .. } = self.step else { unreachable!() };
         let wi = w as usize;
         if smem > 0 {
             let b = self.wblock[wi] as usize;
@@ -671,11 +725,11 @@ impl Coord {
             regs -= 1;
         }
         self.step = if smem + regs > 0 {
-            Step::Alloc { w, smem, smem_phys, regs, regs_phys, grant, seen }
+            Step::Alloc { w, smem, smem_phys, regs, regs_phys, grant, seen, late: true, next }
         } else if grant {
-            Step::Read { w, seen }
+            Step::Read { w, seen, next }
         } else {
-            Step::Scan { seen }
+            self.after(next, seen)
         };
     }
 }
@@ -715,25 +769,46 @@ impl Unit for Coord {
             self.fail(format!("event {:?} while the coordinator is busy", i.ev));
         }
         match self.step {
-            Step::Idle => self.event(i),
-            Step::Free(f, then) => {
-                if self.free_one(f) {
-                    self.step = match then {
-                        Some(g) => Step::Free(g, None),
-                        None => Step::Scan { seen: 0 },
-                    };
+            Step::Idle if self.g.pipelined => {
+                if i.ev != Ev::None {
+                    self.step = Step::Event(*i);
                 }
             }
-            Step::Scan { seen } => match self.candidate(seen) {
+            Step::Idle => self.event(i),
+            Step::Event(e) => {
+                self.step = Step::Idle;
+                self.event(&e);
+            }
+            Step::Free(f, then, false) => self.step = Step::Free(f, then, true),
+            Step::Free(f, then, true) => {
+                self.step = if self.free_one(f) {
+                    match then {
+                        Some(g) => self.free_step(g, None),
+                        None => self.scan_start(),
+                    }
+                } else {
+                    Step::Free(f, then, true)
+                };
+            }
+            Step::Pick { seen } => match self.candidate(seen) {
                 Some(w) => self.examine(w, seen | 1 << w),
                 None => self.step = Step::Idle,
             },
+            Step::Scan { stage: 2 } => self.step = self.after(self.candidate(0).map(|w| w as u8), 0),
+            Step::Scan { stage } => self.step = Step::Scan { stage: stage + 1 },
+            Step::Exam { w, seen, stage: 3 } => self.examine(w as usize, seen),
+            Step::Exam { w, seen, stage } => self.step = Step::Exam { w, seen, stage: stage + 1 },
+            Step::Alloc { late: false, .. } => {
+                if let Step::Alloc { late, .. } = &mut self.step {
+                    *late = true;
+                }
+            }
             Step::Alloc { .. } => self.alloc_one(),
-            Step::Read { w, seen } => self.step = Step::Finish { w, seen },
-            Step::Finish { w, seen } => {
+            Step::Read { w, seen, next } => self.step = Step::Finish { w, seen, next },
+            Step::Finish { w, seen, next } => {
                 self.sched |= 1 << w;
                 self.grants += 1;
-                self.step = Step::Scan { seen };
+                self.step = self.after(next, seen);
             }
         }
     }
@@ -746,14 +821,18 @@ mod tests {
     /// A small SM: 8 logical warps' worth of room on 4 slots, 8 register sets, 4 scratchpad
     /// sets.
     fn small() -> Coord {
-        Coord::new(Geometry { lwarps: 64, lblocks: 16, reg_sets: 8, smem_sets: 4, slots: 4, thresh: ThreshParams { o_default: 4, ..ThreshParams::default() } })
+        Coord::new(Geometry { lwarps: 64, lblocks: 16, reg_sets: 8, smem_sets: 4, slots: 4, thresh: ThreshParams { o_default: 4, ..ThreshParams::default() }, pipelined: false })
     }
 
     /// Presents `i` when the coordinator is ready and clocks until it is idle again; returns
     /// the grants as (cycle after the event was taken, warp, slot, register row's physical
     /// mask) and the cycles taken.
-    fn run(c: &mut Coord, i: In) -> (Vec<(u32, u8, u8, u16)>, u32) {
+    fn run(c: &mut Coord, mut i: In) -> (Vec<(u32, u8, u8, u16)>, u32) {
         assert!(c.outputs(&In::default()).ready, "busy");
+        // (a warp's event names its block)
+        if matches!(i.ev, Ev::Phase | Ev::Barrier | Ev::WarpEnd) {
+            i.block = c.wblock[i.warp as usize];
+        }
         let mut grants = Vec::new();
         c.clock(&i);
         let mut t = 1;
@@ -793,6 +872,43 @@ mod tests {
         // the rows: warp 1's sets are physical sets 2 and 3
         assert_eq!(c.rtab[1][..3], [REG_VALID | 2, REG_VALID | 3, 0]);
         assert_eq!(c.stab[0][..2], [SMEM_VALID, 0]);
+    }
+
+    #[test]
+    fn the_pipelined_timing_takes_the_cycles_docs_zorua_md_gives() {
+        let mut c = small();
+        c.g.pipelined = true;
+        let (g, t) = run(&mut c, start(0, 0b11, 8, 1000));
+        // cycle 0 takes the event, 1 applies it; the scan's start: the fit (2), the queues'
+        // candidates (3), the first (4); warp 0: its fields (5), its block's (6), its needs
+        // (7), the decision (8, warp 1 picked meanwhile); the lowest free sets (9), a
+        // scratchpad set and 2 register sets (10-12), the rows read (13), the grant (14);
+        // warp 1: 15-18, its 2 register sets (19-21), read (22), grant (23); idle in 24 (no
+        // warp was left when warp 1 was picked: no cycle ends the scan).
+        assert_eq!(g, vec![(14, 0, 0, 0b11), (23, 1, 1, 0b11)]);
+        assert_eq!(t, 24);
+        let s = c.state();
+        assert_eq!((s.sched, s.reg_free, s.smem_free, s.slots_free), (0b11, 4, 3, 0b1100));
+        assert_eq!(c.rtab[1][..3], [REG_VALID | 2, REG_VALID | 3, 0]);
+        // a warp's end: taken (0), applied (1), its register sets freed: the highest entry
+        // selected (2), two sets freed (3, 4); the scan's start (5-7) finds nothing
+        let (g, t) = run(&mut c, ev(Ev::WarpEnd, 1));
+        assert_eq!((g, t), (vec![], 8));
+        assert_eq!(c.state().reg_free, 6);
+        // a grant needing no set goes from the decision to the grant: warp 0 at a barrier
+        // (the last of its block now) is granted at once
+        let (g, t) = run(&mut c, ev(Ev::Barrier, 0));
+        // taken (0), applied (1, the barrier opens), scan start (2-4), examined (5-8), grant (9)
+        assert_eq!((g, t), (vec![(9, 0, 0, 0b11)], 10));
+    }
+
+    #[test]
+    fn a_warps_event_must_name_its_block() {
+        let mut c = small();
+        run(&mut c, start(0, 0b1, 8, 0));
+        run(&mut c, start(1, 0b10, 8, 0));
+        c.clock(&In { ev: Ev::Barrier, warp: 1, block: 0, ..In::default() });
+        assert!(c.error().unwrap().contains("not of that block"), "{:?}", c.error());
     }
 
     #[test]
@@ -983,8 +1099,8 @@ mod tests {
     #[test]
     fn random_blocks_all_finish_and_the_tables_stay_consistent() {
         use crate::units::zorua_random::{RandomParams, RandomSm};
-        for (seed, o, wlm) in [(1u64, 2u32, false), (2, 0, false), (3, 8, false), (4, 0, true)] {
-            let g = Geometry { lwarps: 64, lblocks: 16, reg_sets: 24, smem_sets: 6, slots: 12, thresh: ThreshParams { o_default: o, ..ThreshParams::default() } };
+        for (seed, o, wlm, pipelined) in [(1u64, 2u32, false, false), (2, 0, false, false), (3, 8, false, false), (4, 0, true, false), (1, 2, false, true), (2, 0, false, true), (3, 8, false, true), (4, 0, true, true)] {
+            let g = Geometry { lwarps: 64, lblocks: 16, reg_sets: 24, smem_sets: 6, slots: 12, thresh: ThreshParams { o_default: o, ..ThreshParams::default() }, pipelined };
             let mut c = if wlm { Coord::wlm(g) } else { Coord::new(g) };
             let total_blocks = 60;
             // (a warp-level manager has no phases, and the SM keeps barriers)

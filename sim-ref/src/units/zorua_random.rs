@@ -130,15 +130,15 @@ impl RandomSm {
                 if at == now {
                     self.warp[w] = Some((b, pos + 1, None));
                     let e = match self.prog[b][pos] {
-                        Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, regs: r, smem: s, ..In::default() },
+                        Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, block: b as u8, regs: r, smem: s, ..In::default() },
                         Act::Bar => {
                             self.bars += 1;
-                            In { ev: Ev::Barrier, warp: w as u8, ..In::default() }
+                            In { ev: Ev::Barrier, warp: w as u8, block: b as u8, ..In::default() }
                         }
                         Act::End => {
                             self.warp[w] = None;
                             self.alive[b] -= 1;
-                            In { ev: Ev::WarpEnd, warp: w as u8, ..In::default() }
+                            In { ev: Ev::WarpEnd, warp: w as u8, block: b as u8, ..In::default() }
                         }
                     };
                     self.evq.push_back(e);

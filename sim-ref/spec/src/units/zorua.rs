@@ -26,6 +26,12 @@
 //!   cycle per set allocated follows (scratchpad first, then registers; physical sets lowest
 //!   first, then swap); if it became schedulable, a cycle reading its rows and a cycle driving
 //!   `grant` with them. A cycle that finds no warp left to examine ends the scan.
+//!
+//! That is the single-cycle timing, the RTL's. A configuration's `zorua.timing = "pipelined"`
+//! gives the model the timing of a coordinator built for 100 MHz on the ECP5 (`docs/zorua.md`,
+//! "Timing"): an event applied the cycle after it is taken, a scan's start in three cycles,
+//! each warp examined in four (the next picked meanwhile), sets allocated and freed one per
+//! cycle after a first cycle, and a grant needing no set driven the cycle after its decision.
 
 use serde::Serialize;
 
@@ -91,6 +97,8 @@ pub enum Ev {
 pub struct In {
     pub ev: Ev,
     pub warp: u8,
+    /// The event's logical block: a block start's or end's, a warp event's warp's (the
+    /// coordinator checks it; a pipelined coordinator reads the block's fields with the warp's).
     pub block: u8,
     pub warps: u64,
     /// Registers per thread (0..=64) and scratchpad bytes per block of the phase.

@@ -236,7 +236,7 @@ impl Sm {
     /// A coordinator model for configuration `c` with parameters `z` (`wlm`: the warp-level
     /// manager).
     pub fn zorua_model(c: &SmConfig, z: &crate::config::ZoruaConfig, wlm: bool) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
-        let g = Geometry { thresh: z.thresh(), ..Geometry::of(c)? };
+        let g = Geometry { thresh: z.thresh(), pipelined: z.timing == crate::config::CoordTiming::Pipelined, ..Geometry::of(c)? };
         Ok((Box::new(if wlm { Coord::wlm(g) } else { Coord::new(g) }), g))
     }
 
@@ -305,21 +305,25 @@ impl Sm {
     /// (past instruction 0), fence, barrier or exit takes it off its scheduler and queues its
     /// event for when its instructions in flight complete.
     pub(super) fn z_issued(&mut self, now: u64, s: usize, slot: u32, pc: usize, inst: &Inst, ev: Event) {
-        let Some(z) = self.zorua.as_mut() else {
+        if self.zorua.is_none() {
             return;
-        };
+        }
         let w = slot as usize;
+        // (a warp's event names its block: the coordinator reads the block's fields with the
+        // warp's)
+        let block = self.warps[w].as_ref().map_or(0, |hw| hw.block as u8);
+        let z = self.zorua.as_mut().unwrap();
         let e = match (ev, inst.op) {
-            (Event::Done, _) => ZIn { ev: Ev::WarpEnd, warp: slot as u8, ..ZIn::default() },
+            (Event::Done, _) => ZIn { ev: Ev::WarpEnd, warp: slot as u8, block, ..ZIn::default() },
             _ if z.wlm => return,
-            (Event::Barrier, _) => ZIn { ev: Ev::Barrier, warp: slot as u8, ..ZIn::default() },
+            (Event::Barrier, _) => ZIn { ev: Ev::Barrier, warp: slot as u8, block, ..ZIn::default() },
             (_, Op::Phase { regs, smem }) if pc > 0 => {
                 z.phase[w] = (regs as u8, smem);
-                ZIn { ev: Ev::Phase, warp: slot as u8, regs: regs as u8, smem, ..ZIn::default() }
+                ZIn { ev: Ev::Phase, warp: slot as u8, block, regs: regs as u8, smem, ..ZIn::default() }
             }
             (_, Op::Membar { .. }) => {
                 let (regs, smem) = z.phase[w];
-                ZIn { ev: Ev::Phase, warp: slot as u8, regs, smem, ..ZIn::default() }
+                ZIn { ev: Ev::Phase, warp: slot as u8, block, regs, smem, ..ZIn::default() }
             }
             _ => return,
         };
