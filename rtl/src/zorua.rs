@@ -17,11 +17,15 @@
 //! 64-bit masks. Free maps are kept as used maps (zero at reset), with their counts (the sets
 //! reserved by a warp being allocated counted). The threshold starts at `o_default`.
 //!
-//! One step per cycle, as the model: idle (an event taken), freeing one set, examining one
-//! warp, allocating one set, reading a granted warp's rows, driving the grant. The tables'
-//! RAMs read a cycle after the address (block or distributed RAM): the event's cycle presents
-//! the row a freeing will read, and the cycle before a grant presents the rows it drives. A
-//! freeing writes a zero where it frees; the read of that word in the same cycle is never used.
+//! Pipelined for 100 MHz (the model's `zorua.timing = "pipelined"`, `docs/zorua.md`,
+//! "Timing"): an event's inputs and the fields it reads are registered in the cycle it is
+//! taken and applied in the next; a scan starts with the fit, the queues' candidates and the
+//! first (three cycles); a warp is examined in four (its fields, its block's, its needs, the
+//! decision), the next candidate picked meanwhile from the same state; sets are allocated and
+//! freed one per cycle after a first cycle that finds the lowest free set or selects the
+//! highest entry. Every step reads registers the step before wrote. The tables' RAMs read a
+//! cycle after the address (block or distributed RAM); their read addresses are the current
+//! warp and block, registered.
 //!
 //! Loop bounds are literal because rust-hdl's Verilog generator needs them; the widths come
 //! from `mpgpu_spec::units::zorua`.
@@ -48,12 +52,20 @@ pub const EV_EPOCH: u64 = Ev::Epoch as u64;
 
 /// Steps (`step`).
 pub const S_IDLE: u64 = 0;
-pub const S_FREE_REGS: u64 = 1;
-pub const S_FREE_SMEM: u64 = 2;
-pub const S_SCAN: u64 = 3;
-pub const S_ALLOC: u64 = 4;
-pub const S_READ: u64 = 5;
-pub const S_FINISH: u64 = 6;
+pub const S_EV: u64 = 1;
+pub const S_W: u64 = 2;
+pub const S_P1: u64 = 3;
+pub const S_P2: u64 = 4;
+pub const S_F: u64 = 5;
+pub const S_B: u64 = 6;
+pub const S_N: u64 = 7;
+pub const S_D: u64 = 8;
+pub const S_AL0: u64 = 9;
+pub const S_AL: u64 = 10;
+pub const S_READ: u64 = 11;
+pub const S_FIN: u64 = 12;
+pub const S_FREE0: u64 = 13;
+pub const S_FREE: u64 = 14;
 
 /// Test-only broken variants (as the model's `Broken`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -74,26 +86,22 @@ pub struct ZoruaParams {
     pub c_delta_thresh: u64,
 }
 
+/// One SM's coordinator (ports: `mpgpu_spec::units::zorua`'s `In` and `Out`; the rest is
+/// state and the pipeline's registers, named as in `docs/zorua.md`, "Timing").
 #[derive(Clone, Debug, LogicBlock)]
 pub struct Zorua {
-    /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
-    /// The event taken when `ready` (`EV_*`; 0: none) and its fields.
     pub ev: Signal<In, Bits<3>>,
     pub warp: Signal<In, Bits<6>>,
     pub block: Signal<In, Bits<4>>,
     pub warps: Signal<In, Bits<64>>,
     pub regs: Signal<In, Bits<7>>,
     pub smem: Signal<In, Bits<17>>,
-    /// At a block start: the most registers per thread its warps' phases need (their
-    /// reservation when they start; 0: none).
     pub peak: Signal<In, Bits<7>>,
+    pub nwarps_in: Signal<In, Bits<7>>,
     pub idle: Signal<In, Bits<16>>,
     pub mem: Signal<In, Bits<16>>,
-    /// Idle: an event is taken this cycle.
     pub ready: Signal<Out, Bit>,
-    /// Logical warp `grant_warp` becomes schedulable on physical slot `grant_slot`, with its
-    /// register row and its block's scratchpad row (all zero without a grant).
     pub grant: Signal<Out, Bit>,
     pub grant_warp: Signal<Out, Bits<6>>,
     pub grant_slot: Signal<Out, Bits<6>>,
@@ -102,164 +110,114 @@ pub struct Zorua {
     pub smem_phys: Signal<Out, Bits<64>>,
     pub smem_set: [Signal<Out, Bits<6>>; 48],
     pub o_thresh: Signal<Out, Bits<5>>,
-    /// Free physical slots not wanted by a warp waiting for one (0 while a warp waits for
-    /// scratchpad or registers).
     pub slot_room: Signal<Out, Bits<7>>,
-    // Constants.
     ids16: [Constant<Bits<4>>; 16],
-    /// Register set numbers 1..=16 (a warp holding `k` sets frees set `k - 1`, allocates set
-    /// `k`), scratchpad set numbers 0..48.
     rs_ids: [Constant<Bits<5>>; 17],
     ss_ids: [Constant<Bits<7>>; 49],
+    word_ids: [Constant<Bits<2>>; 4],
+    bitmask: [Constant<Bits<64>>; 6],
     slot_present: Constant<Bits<64>>,
     smem_present: Constant<Bits<64>>,
-    reg_total: Constant<Bits<16>>,
-    smem_total: Constant<Bits<16>>,
-    /// The physical amounts times 2^k (the threshold's product).
-    reg_sh: [Constant<Bits<16>>; 5],
-    smem_sh: [Constant<Bits<16>>; 5],
+    n_slots: Constant<Bits<7>>,
+    reg_total: Constant<Bits<10>>,
+    smem_total: Constant<Bits<7>>,
     o_default: Constant<Bits<5>>,
-    /// The products at o_default (before the first epoch).
-    lim_r_def: Constant<Bits<16>>,
-    lim_s_def: Constant<Bits<16>>,
     o_step: Constant<Bits<5>>,
     o_max: Constant<Bits<5>>,
     c_delta: Constant<Bits<17>>,
     one64: Constant<Bits<64>>,
     ones64: Constant<Bits<64>>,
-    ones16: Constant<Bits<16>>,
     low10: Constant<Bits<17>>,
-    /// A table entry's valid (physical) bit.
     v9: Constant<Bits<9>>,
     v7: Constant<Bits<7>>,
+    rescan_from_thread: Constant<Bit>,
+    smem_at_warp_end: Constant<Bit>,
     c_start: Constant<Bits<3>>,
     c_phase: Constant<Bits<3>>,
     c_bar: Constant<Bits<3>>,
     c_wend: Constant<Bits<3>>,
     c_bend: Constant<Bits<3>>,
     c_epoch: Constant<Bits<3>>,
-    c_idle: Constant<Bits<3>>,
-    c_free_regs: Constant<Bits<3>>,
-    c_free_smem: Constant<Bits<3>>,
-    c_scan: Constant<Bits<3>>,
-    c_alloc: Constant<Bits<3>>,
-    c_read: Constant<Bits<3>>,
-    c_finish: Constant<Bits<3>>,
-    rescan_from_thread: Constant<Bit>,
-    smem_at_warp_end: Constant<Bit>,
-    // Logic.
+    h_idle: Constant<Bits<16>>,
+    h_ev: Constant<Bits<16>>,
+    h_w: Constant<Bits<16>>,
+    h_p1: Constant<Bits<16>>,
+    h_p2: Constant<Bits<16>>,
+    h_f: Constant<Bits<16>>,
+    h_b: Constant<Bits<16>>,
+    h_n: Constant<Bits<16>>,
+    h_d: Constant<Bits<16>>,
+    h_al0: Constant<Bits<16>>,
+    h_al: Constant<Bits<16>>,
+    h_read: Constant<Bits<16>>,
+    h_fin: Constant<Bits<16>>,
+    h_free0: Constant<Bits<16>>,
+    h_free: Constant<Bits<16>>,
+    is_idle: Signal<Local, Bit>,
     eff_o: Signal<Local, Bits<5>>,
+    l_s: Signal<Local, Bits<7>>,
+    l_r: Signal<Local, Bits<9>>,
+    cap_r: Signal<Local, Bits<12>>,
+    valve: Signal<Local, Bit>,
     slot_free: Signal<Local, Bits<64>>,
     smem_free_map: Signal<Local, Bits<64>>,
-    /// The register free map in four words, each word's lowest free set, and the first word
-    /// with one.
-    reg_free_map: [Signal<Local, Bits<64>>; 4],
-    reg_low4: [Signal<Local, Bits<64>>; 4],
-    reg_word: Signal<Local, Bits<2>>,
-    word_ids: [Constant<Bits<2>>; 4],
-    n_slot_free: Signal<Local, Bits<7>>,
-    /// Popcount trees of the free slots, the warps wanting one and a block's warps (each
-    /// level's nodes for the three side by side).
-    pc1: [Signal<Local, Bits<7>>; 96],
-    pc2: [Signal<Local, Bits<7>>; 48],
-    pc3: [Signal<Local, Bits<7>>; 24],
-    pc4: [Signal<Local, Bits<7>>; 12],
-    pc5: [Signal<Local, Bits<7>>; 6],
-    n_want: Signal<Local, Bits<7>>,
-    waiting_t: Signal<Local, Bits<64>>,
-    m_rq: Signal<Local, Bits<64>>,
-    m_sq: Signal<Local, Bits<64>>,
-    m_tq: Signal<Local, Bits<64>>,
-    m_sel: Signal<Local, Bits<64>>,
-    cand_bit: Signal<Local, Bits<64>>,
-    cand_w: Signal<Local, Bits<6>>,
-    cur_w: Signal<Local, Bits<6>>,
-    cur_bit: Signal<Local, Bits<64>>,
-    cur_wb: Signal<Local, Bits<4>>,
-    cur_rneed: Signal<Local, Bits<5>>,
-    cur_rheld: Signal<Local, Bits<5>>,
-    cur_slot: Signal<Local, Bits<6>>,
-    cur_b: Signal<Local, Bits<4>>,
-    cur_bbit: Signal<Local, Bits<16>>,
-    cur_sneed: Signal<Local, Bits<7>>,
-    cur_sheld: Signal<Local, Bits<7>>,
-    cur_nw: Signal<Local, Bits<7>>,
-    cur_narr: Signal<Local, Bits<7>>,
-    bmask: Signal<Local, Bits<64>>,
-    ev_rsets: Signal<Local, Bits<5>>,
-    ev_ssets: Signal<Local, Bits<7>>,
-    ev_psets: Signal<Local, Bits<5>>,
-    cur_bpeak: Signal<Local, Bits<5>>,
-    /// The candidate has not started: it reserves its block's peak.
-    fresh: Signal<Local, Bit>,
-    resv_new: Signal<Local, Bits<11>>,
-    /// The blocks whose peak fits the virtual space with the reservations ((reserved + peak)
-    /// x 16 <= physical x (16 + o_thresh), i.e. peak <= physical x (16 + o_thresh) / 16 -
-    /// reserved), and their warps: only those may start.
-    lim_r_hi: Signal<Local, Bits<12>>,
-    cap: Signal<Local, Bits<16>>,
-    resv16: Signal<Local, Bits<16>>,
-    slack: Signal<Local, Bits<16>>,
+    slack: Signal<Local, Bits<12>>,
     slack5: Signal<Local, Bits<5>>,
-    pk: Signal<Local, Bits<5>>,
-    bfit: Signal<Local, Bits<16>>,
-    wf1: [Signal<Local, Bits<64>>; 8],
-    wf2: [Signal<Local, Bits<64>>; 4],
-    wf3: [Signal<Local, Bits<64>>; 2],
-    wfit: Signal<Local, Bits<64>>,
-    w_bp_m: Signal<Local, Bits<16>>,
-    w_bp_v: Signal<Local, Bits<5>>,
-    pop_w: Signal<Local, Bits<7>>,
-    narr_new: Signal<Local, Bits<7>>,
-    nw_new: Signal<Local, Bits<7>>,
-    bar_open: Signal<Local, Bit>,
-    // Examine.
-    valve: Signal<Local, Bit>,
-    from_t: Signal<Local, Bit>,
-    in_sq: Signal<Local, Bit>,
-    in_rq: Signal<Local, Bit>,
+    sel: Signal<Local, Bits<64>>,
+    sel_any: Signal<Local, Bit>,
+    slot_any: Signal<Local, Bit>,
+    n_sfree: Signal<Local, Bits<7>>,
+    n_rfree: Signal<Local, Bits<10>>,
+    sw_s: Signal<Local, Bits<12>>,
+    sw_r: Signal<Local, Bits<12>>,
+    hs: Signal<Local, Bits<8>>,
+    hs_room: Signal<Local, Bits<9>>,
+    c1s: Signal<Local, Bit>,
+    c2s: Signal<Local, Bit>,
+    ds: Signal<Local, Bits<7>>,
+    es: Signal<Local, Bits<8>>,
+    hr: Signal<Local, Bits<11>>,
+    hr_room: Signal<Local, Bits<12>>,
+    c1r: Signal<Local, Bit>,
+    c2r: Signal<Local, Bit>,
+    dr: Signal<Local, Bits<5>>,
+    er: Signal<Local, Bits<11>>,
+    resv_pk: Signal<Local, Bits<12>>,
+    fresh: Signal<Local, Bit>,
     t_pass: Signal<Local, Bit>,
     at_t: Signal<Local, Bit>,
     s_act: Signal<Local, Bit>,
-    need_s: Signal<Local, Bits<7>>,
-    n_smem_free: Signal<Local, Bits<7>>,
-    phys_s: Signal<Local, Bits<7>>,
-    swap_s: Signal<Local, Bits<7>>,
-    s_ok: Signal<Local, Bit>,
+    s_go: Signal<Local, Bit>,
     at_s: Signal<Local, Bit>,
     r_act: Signal<Local, Bit>,
-    need_r: Signal<Local, Bits<5>>,
-    n_reg_free: Signal<Local, Bits<10>>,
-    need_r10: Signal<Local, Bits<10>>,
-    phys_r: Signal<Local, Bits<5>>,
-    swap_r: Signal<Local, Bits<5>>,
-    r_ok: Signal<Local, Bit>,
     gr: Signal<Local, Bit>,
     at_r: Signal<Local, Bit>,
     moved: Signal<Local, Bit>,
-    lim_r: Signal<Local, Bits<16>>,
-    lim_s: Signal<Local, Bits<16>>,
-    lhs_r: Signal<Local, Bits<16>>,
-    lhs_s: Signal<Local, Bits<16>>,
-    sum_r: Signal<Local, Bits<12>>,
-    sum_s: Signal<Local, Bits<12>>,
-    /// The freed register entry's set within its 64-bit word of the free map, and the word;
-    /// the freed scratchpad entry's set (its 7 bits less the valid bit).
+    slot_new: Signal<Local, Bits<6>>,
+    e_bbit: Signal<Local, Bits<16>>,
+    ev_rsets: Signal<Local, Bits<5>>,
+    ev_psets: Signal<Local, Bits<5>>,
+    ev_ssets: Signal<Local, Bits<7>>,
+    th_idle: Signal<Local, Bits<17>>,
+    th_mem: Signal<Local, Bits<17>>,
+    th_up: Signal<Local, Bits<5>>,
+    th_new: Signal<Local, Bits<5>>,
+    narr_new: Signal<Local, Bits<7>>,
+    nw_new: Signal<Local, Bits<7>>,
+    bar_open: Signal<Local, Bit>,
+    slot_clr: Signal<Local, Bits<64>>,
+    fr_next: Signal<Local, Bits<9>>,
     rlow6: Signal<Local, Bits<6>>,
     rword: Signal<Local, Bits<2>>,
     sentry6: Signal<Local, Bits<6>>,
-    slot_low: Signal<Local, Bits<64>>,
-    slot_new: Signal<Local, Bits<6>>,
-    reg_new: Signal<Local, Bits<8>>,
-    smem_low: Signal<Local, Bits<64>>,
-    smem_new: Signal<Local, Bits<6>>,
-    rentry: Signal<Local, Bits<9>>,
-    /// One-hot index to bits, and the columns of the fields' bits (warps: block, need, held,
-    /// slot; blocks: need, held, warps, arrived; the freed entries).
-    bitmask: [Constant<Bits<64>>; 6],
-    h_reg: Signal<Local, Bits<64>>,
-    /// This cycle's writes of the per-warp and per-block fields: the entries written (a mask)
-    /// and the value they all take.
+    s_idx: Signal<Local, Bits<6>>,
+    r_idx: Signal<Local, Bits<8>>,
+    went: Signal<Local, Bits<9>>,
+    sent: Signal<Local, Bits<7>>,
+    s_rest: Signal<Local, Bits<64>>,
+    take_s: Signal<Local, Bit>,
+    take_r: Signal<Local, Bit>,
+    r_first: Signal<Local, Bits<4>>,
     w_wb_m: Signal<Local, Bits<64>>,
     w_wb_v: Signal<Local, Bits<4>>,
     w_rn_m: Signal<Local, Bits<64>>,
@@ -270,6 +228,8 @@ pub struct Zorua {
     w_sv_v: Signal<Local, Bit>,
     w_sl_m: Signal<Local, Bits<64>>,
     w_sl_v: Signal<Local, Bits<6>>,
+    w_wp_m: Signal<Local, Bits<64>>,
+    w_wp_v: Signal<Local, Bits<5>>,
     w_sn_m: Signal<Local, Bits<16>>,
     w_sn_v: Signal<Local, Bits<7>>,
     w_sh_m: Signal<Local, Bits<16>>,
@@ -278,26 +238,10 @@ pub struct Zorua {
     w_nw_v: Signal<Local, Bits<7>>,
     w_na_m: Signal<Local, Bits<16>>,
     w_na_v: Signal<Local, Bits<7>>,
-    bm_t: Signal<Local, Bits<64>>,
-    cur_slotv: Signal<Local, Bit>,
-    rsel: Signal<Local, Bits<16>>,
-    col_re: [Signal<Local, Bits<16>>; 9],
-    ssel: Signal<Local, Bits<64>>,
-    col_se: [Signal<Local, Bits<64>>; 7],
-    slot_clr: Signal<Local, Bits<64>>,
-    smem_clr: Signal<Local, Bits<64>>,
-    reg_clr: [Signal<Local, Bits<64>>; 4],
-    sentry: Signal<Local, Bits<7>>,
-    went: Signal<Local, Bits<9>>,
-    sent: Signal<Local, Bits<7>>,
-    th_idle: Signal<Local, Bits<17>>,
-    th_mem: Signal<Local, Bits<17>>,
-    th_up: Signal<Local, Bits<5>>,
-    /// An epoch's new threshold, and its products.
-    th_new: Signal<Local, Bits<5>>,
-    lim_r_new: Signal<Local, Bits<16>>,
-    lim_s_new: Signal<Local, Bits<16>>,
-    // State.
+    w_bp_m: Signal<Local, Bits<16>>,
+    w_bp_v: Signal<Local, Bits<5>>,
+    r_enc: [Signal<Local, Bits<6>>; 4],
+    r_rest: [Signal<Local, Bits<64>>; 4],
     pub tq: Reg<Bits<64>>,
     pub sq: Reg<Bits<64>>,
     pub rq: Reg<Bits<64>>,
@@ -305,56 +249,167 @@ pub struct Zorua {
     pub bar: Reg<Bits<64>>,
     pub live: Reg<Bits<64>>,
     pub blocks: Reg<Bits<16>>,
-    /// Per logical warp, bit-sliced (slice `j` holds bit `j` of every warp's field, warp `w` at
-    /// bit `w`): its block, its register sets needed and held, its physical slot and whether it
-    /// has one (the warp-slot mapping table). Per logical block likewise: scratchpad sets
-    /// needed and held, warps not ended, warps at the barrier. A field is read by ANDing its
-    /// slices with a one-hot select, and written through a mask.
-    pub wblock: [Reg<Bits<64>>; 4],
-    pub rneed: [Reg<Bits<64>>; 5],
-    pub rheld: [Reg<Bits<64>>; 5],
-    pub slotv: Reg<Bits<64>>,
-    pub slot: [Reg<Bits<64>>; 6],
-    pub sneed: [Reg<Bits<16>>; 7],
-    pub sheld: [Reg<Bits<16>>; 7],
-    pub nwarps: [Reg<Bits<16>>; 7],
-    pub narr: [Reg<Bits<16>>; 7],
-    /// Per logical block: the register sets each of its warps reserves (bit-sliced).
-    pub bpeak: [Reg<Bits<16>>; 5],
-    /// Warps started and not ended, and the register sets they reserve.
     pub started: Reg<Bits<64>>,
     pub reg_resv: Reg<Bits<11>>,
-    /// The register sets in use, 64 per word.
-    pub reg_used: [Reg<Bits<64>>; 4],
+    pub slotv: Reg<Bits<64>>,
     pub smem_used: Reg<Bits<64>>,
     pub slot_used: Reg<Bits<64>>,
-    /// Register and scratchpad sets in use or reserved, and in swap.
     pub reg_cnt: Reg<Bits<10>>,
     pub reg_swap: Reg<Bits<11>>,
     pub smem_cnt: Reg<Bits<7>>,
     pub smem_swap: Reg<Bits<11>>,
     pub th_q: Reg<Bits<5>>,
     pub th_set: Reg<Bit>,
-    /// The threshold's products physical x o_thresh (registers, scratchpad), taken with the
-    /// threshold at an epoch: the scan reads them from registers, not through the adders.
-    pub lim_r_q: Reg<Bits<16>>,
-    pub lim_s_q: Reg<Bits<16>>,
-    pub step: Reg<Bits<3>>,
-    pub fw: Reg<Bits<6>>,
-    pub fto: Reg<Bits<5>>,
-    pub fb: Reg<Bits<4>>,
-    pub fend: Reg<Bit>,
-    pub fthen: Reg<Bit>,
+    pub n_used: Reg<Bits<7>>,
+    pub n_want: Reg<Bits<7>>,
+    pub step: Reg<Bits<16>>,
+    pub busy: Reg<Bit>,
     pub seen: Reg<Bits<64>>,
+    pub cur1h: Reg<Bits<64>>,
+    pub fw: Reg<Bits<6>>,
+    pub fb: Reg<Bits<4>>,
+    pub e_ev: Reg<Bits<3>>,
+    pub e_warps: Reg<Bits<64>>,
+    pub e_rsets: Reg<Bits<5>>,
+    pub e_ssets: Reg<Bits<7>>,
+    pub e_psets: Reg<Bits<5>>,
+    pub e_nw: Reg<Bits<7>>,
+    pub e_rsets1: Reg<Bits<5>>,
+    pub e_narr1: Reg<Bits<7>>,
+    pub e_open: Reg<Bit>,
+    pub e_up: Reg<Bit>,
+    pub e_down: Reg<Bit>,
+    pub f_rneed: Reg<Bits<5>>,
+    pub f_rheld: Reg<Bits<5>>,
+    pub f_slot: Reg<Bits<6>>,
+    pub pb_hs: Reg<Bits<8>>,
+    pub pb_hsr: Reg<Bits<9>>,
+    pub pb_rpk: Reg<Bits<12>>,
+    pub pb_hr: Reg<Bits<11>>,
+    pub pb_hrr: Reg<Bits<12>>,
+    pub f_tq: Reg<Bit>,
+    pub f_sq: Reg<Bit>,
+    pub f_rq: Reg<Bit>,
+    pub f_bar: Reg<Bit>,
+    pub f_started: Reg<Bit>,
+    pub b_sneed: Reg<Bits<7>>,
+    pub b_sheld: Reg<Bits<7>>,
+    pub b_bpeak: Reg<Bits<5>>,
+    pub bbit: Reg<Bits<16>>,
+    pub bmask: Reg<Bits<64>>,
+    pub wfit: Reg<Bits<64>>,
+    pub m_rq: Reg<Bits<64>>,
+    pub m_sq: Reg<Bits<64>>,
+    pub m_tq: Reg<Bits<64>>,
+    pub a_rq: Reg<Bit>,
+    pub a_sq: Reg<Bit>,
+    pub a_tq: Reg<Bit>,
+    pub p_slot: Reg<Bit>,
+    pub nxt: Reg<Bits<64>>,
+    pub nxt_none: Reg<Bit>,
+    pub s_room: Reg<Bits<7>>,
+    pub r_room: Reg<Bits<10>>,
+    pub q_sfree: Reg<Bits<7>>,
+    pub q_rfree: Reg<Bits<10>>,
+    pub n_need_s: Reg<Bits<7>>,
+    pub n_phys_s: Reg<Bits<7>>,
+    pub n_swap_s: Reg<Bits<7>>,
+    pub n_sok: Reg<Bit>,
+    pub n_need_r: Reg<Bits<5>>,
+    pub n_phys_r: Reg<Bits<5>>,
+    pub n_swap_r: Reg<Bits<5>>,
+    pub n_rok: Reg<Bit>,
+    pub slot_low: Reg<Bits<64>>,
     pub a_smem: Reg<Bits<7>>,
     pub a_sphys: Reg<Bits<7>>,
     pub a_regs: Reg<Bits<5>>,
     pub a_rphys: Reg<Bits<5>>,
     pub a_grant: Reg<Bit>,
-    /// The register mapping table (RAM `s`: logical set `s` of each warp) and the scratchpad
-    /// mapping table (RAM `s`: logical set `s` of each block).
+    pub g_slot: Reg<Bits<6>>,
+    pub al_s1h: Reg<Bits<64>>,
+    pub slk: Reg<Bits<12>>,
+    pub sneg: Reg<Bit>,
+    pub slack5q: Reg<Bits<5>>,
+    pub as_on: Reg<Bit>,
+    pub al_last: Reg<Bit>,
+    pub n_ns_one: Reg<Bit>,
+    pub n_nr_one: Reg<Bit>,
+    pub asp_on: Reg<Bit>,
+    pub arp_on: Reg<Bit>,
+    pub n_tok: Reg<Bit>,
+    pub n_ns_any: Reg<Bit>,
+    pub n_nr_any: Reg<Bit>,
+    pub n_ps_any: Reg<Bit>,
+    pub n_pr_any: Reg<Bit>,
+    pub q_ls: Reg<Bits<7>>,
+    pub q_lr: Reg<Bits<9>>,
+    pub q_cap: Reg<Bits<12>>,
+    pub fr_k: Reg<Bits<7>>,
+    pub fr_last: Reg<Bit>,
+    pub fr_h: Reg<Bits<7>>,
+    pub al_rh: Reg<Bits<5>>,
+    pub al_sh: Reg<Bits<7>>,
+    pub e_rheld: Reg<Bits<5>>,
+    pub e_slot: Reg<Bits<6>>,
+    pub e_slotv: Reg<Bit>,
+    pub e_started: Reg<Bit>,
+    pub eb_sneed: Reg<Bits<7>>,
+    pub eb_sheld: Reg<Bits<7>>,
+    pub eb_nw: Reg<Bits<7>>,
+    pub eb_narr: Reg<Bits<7>>,
+    pub eb_bpeak: Reg<Bits<5>>,
+    pub eb_bbit: Reg<Bits<16>>,
+    pub fr_e: Reg<Bits<9>>,
+    pub fr_sel: Reg<Bits<64>>,
+    pub fr_wr: Reg<Bits<64>>,
+    pub fend: Reg<Bit>,
+    pub fthen: Reg<Bit>,
+    pub fsm: Reg<Bit>,
+    pub wblock: [Reg<Bits<64>>; 4],
+    pub rneed: [Reg<Bits<64>>; 5],
+    pub rheld: [Reg<Bits<64>>; 5],
+    pub slot: [Reg<Bits<64>>; 6],
+    pub wpeak: [Reg<Bits<64>>; 5],
+    pub sneed: [Reg<Bits<16>>; 7],
+    pub sheld: [Reg<Bits<16>>; 7],
+    pub nwarps: [Reg<Bits<16>>; 7],
+    pub narr: [Reg<Bits<16>>; 7],
+    pub bpeak: [Reg<Bits<16>>; 5],
+    pub reg_used: [Reg<Bits<64>>; 4],
+    pub al_r1h: [Reg<Bits<64>>; 4],
+    pub al_rany: [Reg<Bit>; 4],
     pub reg_ram: [SyncRam<Bits<9>, 6>; 16],
     pub smem_ram: [SyncRam<Bits<7>, 4>; 48],
+    mr: Signal<Local, Bits<64>>,
+    ms: Signal<Local, Bits<64>>,
+    mt: Signal<Local, Bits<64>>,
+    lt_m: Signal<Local, Bits<64>>,
+    eq_m: Signal<Local, Bits<64>>,
+    sel_sh: Signal<Local, Bits<64>>,
+    rg_sel0: Signal<Local, Bits<64>>,
+    sm_sel0: Signal<Local, Bits<64>>,
+    g_rneed: Signal<Local, Bits<5>>,
+    g_rheld: Signal<Local, Bits<5>>,
+    g_bpeak: Signal<Local, Bits<5>>,
+    g_slot6: Signal<Local, Bits<6>>,
+    g_sneed: Signal<Local, Bits<7>>,
+    g_sheld: Signal<Local, Bits<7>>,
+    g_nw: Signal<Local, Bits<7>>,
+    g_narr: Signal<Local, Bits<7>>,
+    g_fw: Signal<Local, Bits<6>>,
+    g_fb: Signal<Local, Bits<4>>,
+    g_bmask: Signal<Local, Bits<64>>,
+    wr_wb: Signal<Local, Bit>,
+    wr_rn: Signal<Local, Bit>,
+    wr_rh: Signal<Local, Bit>,
+    wr_sv: Signal<Local, Bit>,
+    wr_sl: Signal<Local, Bit>,
+    wr_wp: Signal<Local, Bit>,
+    wr_sn: Signal<Local, Bit>,
+    wr_sh: Signal<Local, Bit>,
+    wr_nw: Signal<Local, Bit>,
+    wr_na: Signal<Local, Bit>,
+    wr_bp: Signal<Local, Bit>,
     /// Evaluate the logic in every pass (not hardware; `crate::flat_logic!`).
     pub _always: bool,
     _ran: bool,
@@ -367,6 +422,7 @@ impl Zorua {
         assert!(p.o_default <= 16 && p.o_thresh_step <= 16 && p.c_delta_thresh < 1 << 16, "Zorua's RTL: threshold constants out of range");
         let mask = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         let c3 = |v: u64| Constant::new(v.into());
+        let c4 = |v: u64| Constant::new(v.into());
         Self {
             clock: Default::default(),
             ev: Default::default(),
@@ -376,6 +432,7 @@ impl Zorua {
             regs: Default::default(),
             smem: Default::default(),
             peak: Default::default(),
+            nwarps_in: Default::default(),
             idle: Default::default(),
             mem: Default::default(),
             ready: Default::default(),
@@ -391,136 +448,110 @@ impl Zorua {
             ids16: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rs_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ss_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            word_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            bitmask: std::array::from_fn(|b| Constant::new((0..64u64).filter(|i| i >> b & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
             slot_present: Constant::new(mask(p.slots).into()),
             smem_present: Constant::new(mask(RTL_SMEM_SETS).into()),
+            n_slots: Constant::new((p.slots as u64).into()),
             reg_total: Constant::new((RTL_REG_SETS as u64).into()),
             smem_total: Constant::new((RTL_SMEM_SETS as u64).into()),
-            reg_sh: std::array::from_fn(|k| Constant::new(((RTL_REG_SETS as u64) << k).into())),
-            smem_sh: std::array::from_fn(|k| Constant::new(((RTL_SMEM_SETS as u64) << k).into())),
             o_default: Constant::new(p.o_default.into()),
-            lim_r_def: Constant::new(((RTL_REG_SETS as u64 * p.o_default) & 0xffff).into()),
-            lim_s_def: Constant::new(((RTL_SMEM_SETS as u64 * p.o_default) & 0xffff).into()),
             o_step: Constant::new(p.o_thresh_step.into()),
             o_max: Constant::new(16u64.into()),
             c_delta: Constant::new(p.c_delta_thresh.into()),
             one64: Constant::new(1u64.into()),
             ones64: Constant::new(u64::MAX.into()),
-            ones16: Constant::new(0xffffu64.into()),
             low10: Constant::new(0x3ffu64.into()),
             v9: Constant::new(256u64.into()),
             v7: Constant::new(64u64.into()),
+            rescan_from_thread: Constant::new(faults.rescan_from_thread),
+            smem_at_warp_end: Constant::new(faults.smem_at_warp_end),
             c_start: c3(EV_START),
             c_phase: c3(EV_PHASE),
             c_bar: c3(EV_BARRIER),
             c_wend: c3(EV_WARP_END),
             c_bend: c3(EV_BLOCK_END),
             c_epoch: c3(EV_EPOCH),
-            c_idle: c3(S_IDLE),
-            c_free_regs: c3(S_FREE_REGS),
-            c_free_smem: c3(S_FREE_SMEM),
-            c_scan: c3(S_SCAN),
-            c_alloc: c3(S_ALLOC),
-            c_read: c3(S_READ),
-            c_finish: c3(S_FINISH),
-            rescan_from_thread: Constant::new(faults.rescan_from_thread),
-            smem_at_warp_end: Constant::new(faults.smem_at_warp_end),
+            h_idle: c4(if S_IDLE == 0 { 0 } else { 1 << S_IDLE }),
+            h_ev: c4(if S_EV == 0 { 0 } else { 1 << S_EV }),
+            h_w: c4(if S_W == 0 { 0 } else { 1 << S_W }),
+            h_p1: c4(if S_P1 == 0 { 0 } else { 1 << S_P1 }),
+            h_p2: c4(if S_P2 == 0 { 0 } else { 1 << S_P2 }),
+            h_f: c4(if S_F == 0 { 0 } else { 1 << S_F }),
+            h_b: c4(if S_B == 0 { 0 } else { 1 << S_B }),
+            h_n: c4(if S_N == 0 { 0 } else { 1 << S_N }),
+            h_d: c4(if S_D == 0 { 0 } else { 1 << S_D }),
+            h_al0: c4(if S_AL0 == 0 { 0 } else { 1 << S_AL0 }),
+            h_al: c4(if S_AL == 0 { 0 } else { 1 << S_AL }),
+            h_read: c4(if S_READ == 0 { 0 } else { 1 << S_READ }),
+            h_fin: c4(if S_FIN == 0 { 0 } else { 1 << S_FIN }),
+            h_free0: c4(if S_FREE0 == 0 { 0 } else { 1 << S_FREE0 }),
+            h_free: c4(if S_FREE == 0 { 0 } else { 1 << S_FREE }),
+            is_idle: Default::default(),
             eff_o: Default::default(),
+            l_s: Default::default(),
+            l_r: Default::default(),
+            cap_r: Default::default(),
+            valve: Default::default(),
             slot_free: Default::default(),
             smem_free_map: Default::default(),
-            reg_free_map: std::array::from_fn(|_| Default::default()),
-            reg_low4: std::array::from_fn(|_| Default::default()),
-            reg_word: Default::default(),
-            word_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            n_slot_free: Default::default(),
-            pc1: std::array::from_fn(|_| Default::default()),
-            pc2: std::array::from_fn(|_| Default::default()),
-            pc3: std::array::from_fn(|_| Default::default()),
-            pc4: std::array::from_fn(|_| Default::default()),
-            pc5: std::array::from_fn(|_| Default::default()),
-            n_want: Default::default(),
-            waiting_t: Default::default(),
-            m_rq: Default::default(),
-            m_sq: Default::default(),
-            m_tq: Default::default(),
-            m_sel: Default::default(),
-            cand_bit: Default::default(),
-            cand_w: Default::default(),
-            cur_w: Default::default(),
-            cur_bit: Default::default(),
-            cur_wb: Default::default(),
-            cur_rneed: Default::default(),
-            cur_rheld: Default::default(),
-            cur_slot: Default::default(),
-            cur_b: Default::default(),
-            cur_bbit: Default::default(),
-            cur_sneed: Default::default(),
-            cur_sheld: Default::default(),
-            cur_nw: Default::default(),
-            cur_narr: Default::default(),
-            bmask: Default::default(),
-            ev_rsets: Default::default(),
-            ev_ssets: Default::default(),
-            ev_psets: Default::default(),
-            cur_bpeak: Default::default(),
-            fresh: Default::default(),
-            resv_new: Default::default(),
-            lim_r_hi: Default::default(),
-            cap: Default::default(),
-            resv16: Default::default(),
             slack: Default::default(),
             slack5: Default::default(),
-            pk: Default::default(),
-            bfit: Default::default(),
-            wf1: Default::default(),
-            wf2: Default::default(),
-            wf3: Default::default(),
-            wfit: Default::default(),
-            w_bp_m: Default::default(),
-            w_bp_v: Default::default(),
-            pop_w: Default::default(),
-            narr_new: Default::default(),
-            nw_new: Default::default(),
-            bar_open: Default::default(),
-            valve: Default::default(),
-            from_t: Default::default(),
-            in_sq: Default::default(),
-            in_rq: Default::default(),
+            sel: Default::default(),
+            sel_any: Default::default(),
+            slot_any: Default::default(),
+            n_sfree: Default::default(),
+            n_rfree: Default::default(),
+            sw_s: Default::default(),
+            sw_r: Default::default(),
+            hs: Default::default(),
+            hs_room: Default::default(),
+            c1s: Default::default(),
+            c2s: Default::default(),
+            ds: Default::default(),
+            es: Default::default(),
+            hr: Default::default(),
+            hr_room: Default::default(),
+            c1r: Default::default(),
+            c2r: Default::default(),
+            dr: Default::default(),
+            er: Default::default(),
+            resv_pk: Default::default(),
+            fresh: Default::default(),
             t_pass: Default::default(),
             at_t: Default::default(),
             s_act: Default::default(),
-            need_s: Default::default(),
-            n_smem_free: Default::default(),
-            phys_s: Default::default(),
-            swap_s: Default::default(),
-            s_ok: Default::default(),
+            s_go: Default::default(),
             at_s: Default::default(),
             r_act: Default::default(),
-            need_r: Default::default(),
-            n_reg_free: Default::default(),
-            need_r10: Default::default(),
-            phys_r: Default::default(),
-            swap_r: Default::default(),
-            r_ok: Default::default(),
             gr: Default::default(),
             at_r: Default::default(),
             moved: Default::default(),
-            lim_r: Default::default(),
-            lim_s: Default::default(),
-            lhs_r: Default::default(),
-            lhs_s: Default::default(),
-            sum_r: Default::default(),
-            sum_s: Default::default(),
+            slot_new: Default::default(),
+            e_bbit: Default::default(),
+            ev_rsets: Default::default(),
+            ev_psets: Default::default(),
+            ev_ssets: Default::default(),
+            th_idle: Default::default(),
+            th_mem: Default::default(),
+            th_up: Default::default(),
+            th_new: Default::default(),
+            narr_new: Default::default(),
+            nw_new: Default::default(),
+            bar_open: Default::default(),
+            slot_clr: Default::default(),
+            fr_next: Default::default(),
             rlow6: Default::default(),
             rword: Default::default(),
             sentry6: Default::default(),
-            slot_low: Default::default(),
-            slot_new: Default::default(),
-            reg_new: Default::default(),
-            smem_low: Default::default(),
-            smem_new: Default::default(),
-            rentry: Default::default(),
-            bitmask: std::array::from_fn(|b| Constant::new((0..64u64).filter(|i| i >> b & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
-            h_reg: Default::default(),
+            s_idx: Default::default(),
+            r_idx: Default::default(),
+            went: Default::default(),
+            sent: Default::default(),
+            s_rest: Default::default(),
+            take_s: Default::default(),
+            take_r: Default::default(),
+            r_first: Default::default(),
             w_wb_m: Default::default(),
             w_wb_v: Default::default(),
             w_rn_m: Default::default(),
@@ -531,6 +562,8 @@ impl Zorua {
             w_sv_v: Default::default(),
             w_sl_m: Default::default(),
             w_sl_v: Default::default(),
+            w_wp_m: Default::default(),
+            w_wp_v: Default::default(),
             w_sn_m: Default::default(),
             w_sn_v: Default::default(),
             w_sh_m: Default::default(),
@@ -539,24 +572,10 @@ impl Zorua {
             w_nw_v: Default::default(),
             w_na_m: Default::default(),
             w_na_v: Default::default(),
-            bm_t: Default::default(),
-            cur_slotv: Default::default(),
-            rsel: Default::default(),
-            col_re: std::array::from_fn(|_| Default::default()),
-            ssel: Default::default(),
-            col_se: std::array::from_fn(|_| Default::default()),
-            slot_clr: Default::default(),
-            smem_clr: Default::default(),
-            reg_clr: std::array::from_fn(|_| Default::default()),
-            sentry: Default::default(),
-            went: Default::default(),
-            sent: Default::default(),
-            th_idle: Default::default(),
-            th_mem: Default::default(),
-            th_up: Default::default(),
-            th_new: Default::default(),
-            lim_r_new: Default::default(),
-            lim_s_new: Default::default(),
+            w_bp_m: Default::default(),
+            w_bp_v: Default::default(),
+            r_enc: std::array::from_fn(|_| Default::default()),
+            r_rest: std::array::from_fn(|_| Default::default()),
             tq: Default::default(),
             sq: Default::default(),
             rq: Default::default(),
@@ -564,19 +583,9 @@ impl Zorua {
             bar: Default::default(),
             live: Default::default(),
             blocks: Default::default(),
-            wblock: std::array::from_fn(|_| Default::default()),
-            rneed: std::array::from_fn(|_| Default::default()),
-            rheld: std::array::from_fn(|_| Default::default()),
-            slotv: Default::default(),
-            slot: std::array::from_fn(|_| Default::default()),
-            sneed: std::array::from_fn(|_| Default::default()),
-            sheld: std::array::from_fn(|_| Default::default()),
-            nwarps: std::array::from_fn(|_| Default::default()),
-            narr: std::array::from_fn(|_| Default::default()),
-            bpeak: std::array::from_fn(|_| Default::default()),
             started: Default::default(),
             reg_resv: Default::default(),
-            reg_used: std::array::from_fn(|_| Default::default()),
+            slotv: Default::default(),
             smem_used: Default::default(),
             slot_used: Default::default(),
             reg_cnt: Default::default(),
@@ -585,22 +594,156 @@ impl Zorua {
             smem_swap: Default::default(),
             th_q: Default::default(),
             th_set: Default::default(),
-            lim_r_q: Default::default(),
-            lim_s_q: Default::default(),
+            n_used: Default::default(),
+            n_want: Default::default(),
             step: Default::default(),
-            fw: Default::default(),
-            fto: Default::default(),
-            fb: Default::default(),
-            fend: Default::default(),
-            fthen: Default::default(),
+            busy: Default::default(),
             seen: Default::default(),
+            cur1h: Default::default(),
+            fw: Default::default(),
+            fb: Default::default(),
+            e_ev: Default::default(),
+            e_warps: Default::default(),
+            e_rsets: Default::default(),
+            e_ssets: Default::default(),
+            e_psets: Default::default(),
+            e_nw: Default::default(),
+            e_rsets1: Default::default(),
+            e_narr1: Default::default(),
+            e_open: Default::default(),
+            e_up: Default::default(),
+            e_down: Default::default(),
+            f_rneed: Default::default(),
+            f_rheld: Default::default(),
+            f_slot: Default::default(),
+            pb_hs: Default::default(),
+            pb_hsr: Default::default(),
+            pb_rpk: Default::default(),
+            pb_hr: Default::default(),
+            pb_hrr: Default::default(),
+            f_tq: Default::default(),
+            f_sq: Default::default(),
+            f_rq: Default::default(),
+            f_bar: Default::default(),
+            f_started: Default::default(),
+            b_sneed: Default::default(),
+            b_sheld: Default::default(),
+            b_bpeak: Default::default(),
+            bbit: Default::default(),
+            bmask: Default::default(),
+            wfit: Default::default(),
+            m_rq: Default::default(),
+            m_sq: Default::default(),
+            m_tq: Default::default(),
+            a_rq: Default::default(),
+            a_sq: Default::default(),
+            a_tq: Default::default(),
+            p_slot: Default::default(),
+            nxt: Default::default(),
+            nxt_none: Default::default(),
+            s_room: Default::default(),
+            r_room: Default::default(),
+            q_sfree: Default::default(),
+            q_rfree: Default::default(),
+            n_need_s: Default::default(),
+            n_phys_s: Default::default(),
+            n_swap_s: Default::default(),
+            n_sok: Default::default(),
+            n_need_r: Default::default(),
+            n_phys_r: Default::default(),
+            n_swap_r: Default::default(),
+            n_rok: Default::default(),
+            slot_low: Default::default(),
             a_smem: Default::default(),
             a_sphys: Default::default(),
             a_regs: Default::default(),
             a_rphys: Default::default(),
             a_grant: Default::default(),
+            g_slot: Default::default(),
+            al_s1h: Default::default(),
+            slk: Default::default(),
+            sneg: Default::default(),
+            slack5q: Default::default(),
+            as_on: Default::default(),
+            al_last: Default::default(),
+            n_ns_one: Default::default(),
+            n_nr_one: Default::default(),
+            asp_on: Default::default(),
+            arp_on: Default::default(),
+            n_tok: Default::default(),
+            n_ns_any: Default::default(),
+            n_nr_any: Default::default(),
+            n_ps_any: Default::default(),
+            n_pr_any: Default::default(),
+            q_ls: Default::default(),
+            q_lr: Default::default(),
+            q_cap: Default::default(),
+            fr_k: Default::default(),
+            fr_last: Default::default(),
+            fr_h: Default::default(),
+            al_rh: Default::default(),
+            al_sh: Default::default(),
+            e_rheld: Default::default(),
+            e_slot: Default::default(),
+            e_slotv: Default::default(),
+            e_started: Default::default(),
+            eb_sneed: Default::default(),
+            eb_sheld: Default::default(),
+            eb_nw: Default::default(),
+            eb_narr: Default::default(),
+            eb_bpeak: Default::default(),
+            eb_bbit: Default::default(),
+            fr_e: Default::default(),
+            fr_sel: Default::default(),
+            fr_wr: Default::default(),
+            fend: Default::default(),
+            fthen: Default::default(),
+            fsm: Default::default(),
+            wblock: std::array::from_fn(|_| Default::default()),
+            rneed: std::array::from_fn(|_| Default::default()),
+            rheld: std::array::from_fn(|_| Default::default()),
+            slot: std::array::from_fn(|_| Default::default()),
+            wpeak: std::array::from_fn(|_| Default::default()),
+            sneed: std::array::from_fn(|_| Default::default()),
+            sheld: std::array::from_fn(|_| Default::default()),
+            nwarps: std::array::from_fn(|_| Default::default()),
+            narr: std::array::from_fn(|_| Default::default()),
+            bpeak: std::array::from_fn(|_| Default::default()),
+            reg_used: std::array::from_fn(|_| Default::default()),
+            al_r1h: std::array::from_fn(|_| Default::default()),
+            al_rany: std::array::from_fn(|_| Default::default()),
             reg_ram: std::array::from_fn(|_| SyncRam::default().zeroed()),
             smem_ram: std::array::from_fn(|_| SyncRam::default().zeroed()),
+            mr: Default::default(),
+            ms: Default::default(),
+            mt: Default::default(),
+            lt_m: Default::default(),
+            eq_m: Default::default(),
+            sel_sh: Default::default(),
+            rg_sel0: Default::default(),
+            sm_sel0: Default::default(),
+            g_rneed: Default::default(),
+            g_rheld: Default::default(),
+            g_bpeak: Default::default(),
+            g_slot6: Default::default(),
+            g_sneed: Default::default(),
+            g_sheld: Default::default(),
+            g_nw: Default::default(),
+            g_narr: Default::default(),
+            g_fw: Default::default(),
+            g_fb: Default::default(),
+            g_bmask: Default::default(),
+            wr_wb: Default::default(),
+            wr_rn: Default::default(),
+            wr_rh: Default::default(),
+            wr_sv: Default::default(),
+            wr_sl: Default::default(),
+            wr_wp: Default::default(),
+            wr_sn: Default::default(),
+            wr_sh: Default::default(),
+            wr_nw: Default::default(),
+            wr_na: Default::default(),
+            wr_bp: Default::default(),
             _always: false,
             _ran: false,
             _skips: 0,
@@ -617,6 +760,7 @@ impl Zorua {
         self.regs.connect();
         self.smem.connect();
         self.peak.connect();
+        self.nwarps_in.connect();
         self.idle.connect();
         self.mem.connect();
         self.connect_all();
@@ -631,9 +775,7 @@ impl Zorua {
             || self.regs.has_changed()
             || self.smem.has_changed()
             || self.peak.has_changed()
-            || any_q(&self.bpeak)
-            || self.started.q.has_changed()
-            || self.reg_resv.q.has_changed()
+            || self.nwarps_in.has_changed()
             || self.idle.has_changed()
             || self.mem.has_changed()
             || self.tq.q.has_changed()
@@ -642,39 +784,136 @@ impl Zorua {
             || self.sched.q.has_changed()
             || self.bar.q.has_changed()
             || self.live.q.has_changed()
-            || self.seen.q.has_changed()
+            || self.blocks.q.has_changed()
+            || self.started.q.has_changed()
+            || self.reg_resv.q.has_changed()
+            || self.slotv.q.has_changed()
             || self.smem_used.q.has_changed()
             || self.slot_used.q.has_changed()
-            || self.blocks.q.has_changed()
-            || any_q(&self.wblock)
-            || any_q(&self.rneed)
-            || any_q(&self.rheld)
-            || self.slotv.q.has_changed()
-            || any_q(&self.slot)
-            || any_q(&self.sneed)
-            || any_q(&self.sheld)
-            || any_q(&self.nwarps)
-            || any_q(&self.narr)
-            || any_q(&self.reg_used)
             || self.reg_cnt.q.has_changed()
             || self.reg_swap.q.has_changed()
             || self.smem_cnt.q.has_changed()
             || self.smem_swap.q.has_changed()
             || self.th_q.q.has_changed()
             || self.th_set.q.has_changed()
-            || self.lim_r_q.q.has_changed()
-            || self.lim_s_q.q.has_changed()
+            || self.n_used.q.has_changed()
+            || self.n_want.q.has_changed()
             || self.step.q.has_changed()
+            || self.busy.q.has_changed()
+            || self.seen.q.has_changed()
+            || self.cur1h.q.has_changed()
             || self.fw.q.has_changed()
-            || self.fto.q.has_changed()
             || self.fb.q.has_changed()
-            || self.fend.q.has_changed()
-            || self.fthen.q.has_changed()
+            || self.e_ev.q.has_changed()
+            || self.e_warps.q.has_changed()
+            || self.e_rsets.q.has_changed()
+            || self.e_ssets.q.has_changed()
+            || self.e_psets.q.has_changed()
+            || self.e_nw.q.has_changed()
+            || self.e_rsets1.q.has_changed()
+            || self.e_narr1.q.has_changed()
+            || self.e_open.q.has_changed()
+            || self.e_up.q.has_changed()
+            || self.e_down.q.has_changed()
+            || self.f_rneed.q.has_changed()
+            || self.f_rheld.q.has_changed()
+            || self.f_slot.q.has_changed()
+            || self.pb_hs.q.has_changed()
+            || self.pb_hsr.q.has_changed()
+            || self.pb_rpk.q.has_changed()
+            || self.pb_hr.q.has_changed()
+            || self.pb_hrr.q.has_changed()
+            || self.f_tq.q.has_changed()
+            || self.f_sq.q.has_changed()
+            || self.f_rq.q.has_changed()
+            || self.f_bar.q.has_changed()
+            || self.f_started.q.has_changed()
+            || self.b_sneed.q.has_changed()
+            || self.b_sheld.q.has_changed()
+            || self.b_bpeak.q.has_changed()
+            || self.bbit.q.has_changed()
+            || self.bmask.q.has_changed()
+            || self.wfit.q.has_changed()
+            || self.m_rq.q.has_changed()
+            || self.m_sq.q.has_changed()
+            || self.m_tq.q.has_changed()
+            || self.a_rq.q.has_changed()
+            || self.a_sq.q.has_changed()
+            || self.a_tq.q.has_changed()
+            || self.p_slot.q.has_changed()
+            || self.nxt.q.has_changed()
+            || self.nxt_none.q.has_changed()
+            || self.s_room.q.has_changed()
+            || self.r_room.q.has_changed()
+            || self.q_sfree.q.has_changed()
+            || self.q_rfree.q.has_changed()
+            || self.n_need_s.q.has_changed()
+            || self.n_phys_s.q.has_changed()
+            || self.n_swap_s.q.has_changed()
+            || self.n_sok.q.has_changed()
+            || self.n_need_r.q.has_changed()
+            || self.n_phys_r.q.has_changed()
+            || self.n_swap_r.q.has_changed()
+            || self.n_rok.q.has_changed()
+            || self.slot_low.q.has_changed()
             || self.a_smem.q.has_changed()
             || self.a_sphys.q.has_changed()
             || self.a_regs.q.has_changed()
             || self.a_rphys.q.has_changed()
             || self.a_grant.q.has_changed()
+            || self.g_slot.q.has_changed()
+            || self.al_s1h.q.has_changed()
+            || self.slk.q.has_changed()
+            || self.sneg.q.has_changed()
+            || self.slack5q.q.has_changed()
+            || self.as_on.q.has_changed()
+            || self.al_last.q.has_changed()
+            || self.n_ns_one.q.has_changed()
+            || self.n_nr_one.q.has_changed()
+            || self.asp_on.q.has_changed()
+            || self.arp_on.q.has_changed()
+            || self.n_tok.q.has_changed()
+            || self.n_ns_any.q.has_changed()
+            || self.n_nr_any.q.has_changed()
+            || self.n_ps_any.q.has_changed()
+            || self.n_pr_any.q.has_changed()
+            || self.q_ls.q.has_changed()
+            || self.q_lr.q.has_changed()
+            || self.q_cap.q.has_changed()
+            || self.fr_k.q.has_changed()
+            || self.fr_last.q.has_changed()
+            || self.fr_h.q.has_changed()
+            || self.al_rh.q.has_changed()
+            || self.al_sh.q.has_changed()
+            || self.e_rheld.q.has_changed()
+            || self.e_slot.q.has_changed()
+            || self.e_slotv.q.has_changed()
+            || self.e_started.q.has_changed()
+            || self.eb_sneed.q.has_changed()
+            || self.eb_sheld.q.has_changed()
+            || self.eb_nw.q.has_changed()
+            || self.eb_narr.q.has_changed()
+            || self.eb_bpeak.q.has_changed()
+            || self.eb_bbit.q.has_changed()
+            || self.fr_e.q.has_changed()
+            || self.fr_sel.q.has_changed()
+            || self.fr_wr.q.has_changed()
+            || self.fend.q.has_changed()
+            || self.fthen.q.has_changed()
+            || self.fsm.q.has_changed()
+            || any_q(&self.wblock)
+            || any_q(&self.rneed)
+            || any_q(&self.rheld)
+            || any_q(&self.slot)
+            || any_q(&self.wpeak)
+            || any_q(&self.sneed)
+            || any_q(&self.sheld)
+            || any_q(&self.nwarps)
+            || any_q(&self.narr)
+            || any_q(&self.bpeak)
+            || any_q(&self.reg_used)
+            || any_q(&self.al_r1h)
+            || any_q(&self.al_rany)
             || self.reg_ram.iter().any(|r| r.read_data.has_changed())
             || self.smem_ram.iter().any(|r| r.read_data.has_changed())
     }
@@ -682,40 +921,168 @@ impl Zorua {
     /// The clock to every register and RAM (a pass in which only the clock changed).
     fn fan_clock(&mut self) {
         let c = self.clock.val();
-        for r in [&mut self.tq, &mut self.sq, &mut self.rq, &mut self.sched, &mut self.bar, &mut self.live, &mut self.seen, &mut self.smem_used, &mut self.slot_used, &mut self.started] {
-            r.clock.next = c;
-        }
+        self.tq.clock.next = c;
+        self.sq.clock.next = c;
+        self.rq.clock.next = c;
+        self.sched.clock.next = c;
+        self.bar.clock.next = c;
+        self.live.clock.next = c;
         self.blocks.clock.next = c;
-        for r in self.wblock.iter_mut().chain(&mut self.rneed).chain(&mut self.rheld).chain(&mut self.slot) {
-            r.clock.next = c;
-        }
-        self.slotv.clock.next = c;
-        for r in self.sneed.iter_mut().chain(&mut self.sheld).chain(&mut self.nwarps).chain(&mut self.narr).chain(&mut self.bpeak) {
-            r.clock.next = c;
-        }
-        for r in &mut self.reg_used {
-            r.clock.next = c;
-        }
-        self.reg_cnt.clock.next = c;
+        self.started.clock.next = c;
         self.reg_resv.clock.next = c;
+        self.slotv.clock.next = c;
+        self.smem_used.clock.next = c;
+        self.slot_used.clock.next = c;
+        self.reg_cnt.clock.next = c;
         self.reg_swap.clock.next = c;
         self.smem_cnt.clock.next = c;
         self.smem_swap.clock.next = c;
         self.th_q.clock.next = c;
         self.th_set.clock.next = c;
-        self.lim_r_q.clock.next = c;
-        self.lim_s_q.clock.next = c;
+        self.n_used.clock.next = c;
+        self.n_want.clock.next = c;
         self.step.clock.next = c;
+        self.busy.clock.next = c;
+        self.seen.clock.next = c;
+        self.cur1h.clock.next = c;
         self.fw.clock.next = c;
-        self.fto.clock.next = c;
         self.fb.clock.next = c;
-        self.fend.clock.next = c;
-        self.fthen.clock.next = c;
+        self.e_ev.clock.next = c;
+        self.e_warps.clock.next = c;
+        self.e_rsets.clock.next = c;
+        self.e_ssets.clock.next = c;
+        self.e_psets.clock.next = c;
+        self.e_nw.clock.next = c;
+        self.e_rsets1.clock.next = c;
+        self.e_narr1.clock.next = c;
+        self.e_open.clock.next = c;
+        self.e_up.clock.next = c;
+        self.e_down.clock.next = c;
+        self.f_rneed.clock.next = c;
+        self.f_rheld.clock.next = c;
+        self.f_slot.clock.next = c;
+        self.pb_hs.clock.next = c;
+        self.pb_hsr.clock.next = c;
+        self.pb_rpk.clock.next = c;
+        self.pb_hr.clock.next = c;
+        self.pb_hrr.clock.next = c;
+        self.f_tq.clock.next = c;
+        self.f_sq.clock.next = c;
+        self.f_rq.clock.next = c;
+        self.f_bar.clock.next = c;
+        self.f_started.clock.next = c;
+        self.b_sneed.clock.next = c;
+        self.b_sheld.clock.next = c;
+        self.b_bpeak.clock.next = c;
+        self.bbit.clock.next = c;
+        self.bmask.clock.next = c;
+        self.wfit.clock.next = c;
+        self.m_rq.clock.next = c;
+        self.m_sq.clock.next = c;
+        self.m_tq.clock.next = c;
+        self.a_rq.clock.next = c;
+        self.a_sq.clock.next = c;
+        self.a_tq.clock.next = c;
+        self.p_slot.clock.next = c;
+        self.nxt.clock.next = c;
+        self.nxt_none.clock.next = c;
+        self.s_room.clock.next = c;
+        self.r_room.clock.next = c;
+        self.q_sfree.clock.next = c;
+        self.q_rfree.clock.next = c;
+        self.n_need_s.clock.next = c;
+        self.n_phys_s.clock.next = c;
+        self.n_swap_s.clock.next = c;
+        self.n_sok.clock.next = c;
+        self.n_need_r.clock.next = c;
+        self.n_phys_r.clock.next = c;
+        self.n_swap_r.clock.next = c;
+        self.n_rok.clock.next = c;
+        self.slot_low.clock.next = c;
         self.a_smem.clock.next = c;
         self.a_sphys.clock.next = c;
         self.a_regs.clock.next = c;
         self.a_rphys.clock.next = c;
         self.a_grant.clock.next = c;
+        self.g_slot.clock.next = c;
+        self.al_s1h.clock.next = c;
+        self.slk.clock.next = c;
+        self.sneg.clock.next = c;
+        self.slack5q.clock.next = c;
+        self.as_on.clock.next = c;
+        self.al_last.clock.next = c;
+        self.n_ns_one.clock.next = c;
+        self.n_nr_one.clock.next = c;
+        self.asp_on.clock.next = c;
+        self.arp_on.clock.next = c;
+        self.n_tok.clock.next = c;
+        self.n_ns_any.clock.next = c;
+        self.n_nr_any.clock.next = c;
+        self.n_ps_any.clock.next = c;
+        self.n_pr_any.clock.next = c;
+        self.q_ls.clock.next = c;
+        self.q_lr.clock.next = c;
+        self.q_cap.clock.next = c;
+        self.fr_k.clock.next = c;
+        self.fr_last.clock.next = c;
+        self.fr_h.clock.next = c;
+        self.al_rh.clock.next = c;
+        self.al_sh.clock.next = c;
+        self.e_rheld.clock.next = c;
+        self.e_slot.clock.next = c;
+        self.e_slotv.clock.next = c;
+        self.e_started.clock.next = c;
+        self.eb_sneed.clock.next = c;
+        self.eb_sheld.clock.next = c;
+        self.eb_nw.clock.next = c;
+        self.eb_narr.clock.next = c;
+        self.eb_bpeak.clock.next = c;
+        self.eb_bbit.clock.next = c;
+        self.fr_e.clock.next = c;
+        self.fr_sel.clock.next = c;
+        self.fr_wr.clock.next = c;
+        self.fend.clock.next = c;
+        self.fthen.clock.next = c;
+        self.fsm.clock.next = c;
+        for r in &mut self.wblock {
+            r.clock.next = c;
+        }
+        for r in &mut self.rneed {
+            r.clock.next = c;
+        }
+        for r in &mut self.rheld {
+            r.clock.next = c;
+        }
+        for r in &mut self.slot {
+            r.clock.next = c;
+        }
+        for r in &mut self.wpeak {
+            r.clock.next = c;
+        }
+        for r in &mut self.sneed {
+            r.clock.next = c;
+        }
+        for r in &mut self.sheld {
+            r.clock.next = c;
+        }
+        for r in &mut self.nwarps {
+            r.clock.next = c;
+        }
+        for r in &mut self.narr {
+            r.clock.next = c;
+        }
+        for r in &mut self.bpeak {
+            r.clock.next = c;
+        }
+        for r in &mut self.reg_used {
+            r.clock.next = c;
+        }
+        for r in &mut self.al_r1h {
+            r.clock.next = c;
+        }
+        for r in &mut self.al_rany {
+            r.clock.next = c;
+        }
         for r in &mut self.reg_ram {
             r.clock.next = c;
         }
@@ -732,93 +1099,333 @@ impl Logic for Zorua {
     /// of `crate::flat_logic!`, only when a signal it reads changed.
     #[hdl_gen]
     fn update(&mut self) {
-        // Registers hold, RAMs are not written, unless a step says otherwise.
+        // Registers hold unless a step says otherwise.
         self.tq.clock.next = self.clock.val();
-        self.sq.clock.next = self.clock.val();
-        self.rq.clock.next = self.clock.val();
-        self.sched.clock.next = self.clock.val();
-        self.bar.clock.next = self.clock.val();
-        self.live.clock.next = self.clock.val();
-        self.blocks.clock.next = self.clock.val();
-        self.seen.clock.next = self.clock.val();
-        self.started.clock.next = self.clock.val();
-        self.reg_resv.clock.next = self.clock.val();
-        self.started.d.next = self.started.q.val();
-        self.reg_resv.d.next = self.reg_resv.q.val();
-        for j in 0..5 {
-            self.bpeak[j].clock.next = self.clock.val();
-        }
-        self.smem_used.clock.next = self.clock.val();
-        self.slot_used.clock.next = self.clock.val();
-        self.reg_cnt.clock.next = self.clock.val();
-        self.reg_swap.clock.next = self.clock.val();
-        self.smem_cnt.clock.next = self.clock.val();
-        self.smem_swap.clock.next = self.clock.val();
-        self.th_q.clock.next = self.clock.val();
-        self.th_set.clock.next = self.clock.val();
-        self.lim_r_q.clock.next = self.clock.val();
-        self.lim_s_q.clock.next = self.clock.val();
-        self.step.clock.next = self.clock.val();
-        self.fw.clock.next = self.clock.val();
-        self.fto.clock.next = self.clock.val();
-        self.fb.clock.next = self.clock.val();
-        self.fend.clock.next = self.clock.val();
-        self.fthen.clock.next = self.clock.val();
-        self.a_smem.clock.next = self.clock.val();
-        self.a_sphys.clock.next = self.clock.val();
-        self.a_regs.clock.next = self.clock.val();
-        self.a_rphys.clock.next = self.clock.val();
-        self.a_grant.clock.next = self.clock.val();
         self.tq.d.next = self.tq.q.val();
+        self.sq.clock.next = self.clock.val();
         self.sq.d.next = self.sq.q.val();
+        self.rq.clock.next = self.clock.val();
         self.rq.d.next = self.rq.q.val();
+        self.sched.clock.next = self.clock.val();
         self.sched.d.next = self.sched.q.val();
+        self.bar.clock.next = self.clock.val();
         self.bar.d.next = self.bar.q.val();
+        self.live.clock.next = self.clock.val();
         self.live.d.next = self.live.q.val();
+        self.blocks.clock.next = self.clock.val();
         self.blocks.d.next = self.blocks.q.val();
+        self.started.clock.next = self.clock.val();
+        self.started.d.next = self.started.q.val();
+        self.reg_resv.clock.next = self.clock.val();
+        self.reg_resv.d.next = self.reg_resv.q.val();
+        self.slotv.clock.next = self.clock.val();
+        self.slotv.d.next = self.slotv.q.val();
+        self.smem_used.clock.next = self.clock.val();
+        self.smem_used.d.next = self.smem_used.q.val();
+        self.slot_used.clock.next = self.clock.val();
+        self.slot_used.d.next = self.slot_used.q.val();
+        self.reg_cnt.clock.next = self.clock.val();
+        self.reg_cnt.d.next = self.reg_cnt.q.val();
+        self.reg_swap.clock.next = self.clock.val();
+        self.reg_swap.d.next = self.reg_swap.q.val();
+        self.smem_cnt.clock.next = self.clock.val();
+        self.smem_cnt.d.next = self.smem_cnt.q.val();
+        self.smem_swap.clock.next = self.clock.val();
+        self.smem_swap.d.next = self.smem_swap.q.val();
+        self.th_q.clock.next = self.clock.val();
+        self.th_q.d.next = self.th_q.q.val();
+        self.th_set.clock.next = self.clock.val();
+        self.th_set.d.next = self.th_set.q.val();
+        self.n_used.clock.next = self.clock.val();
+        self.n_used.d.next = self.n_used.q.val();
+        self.n_want.clock.next = self.clock.val();
+        self.n_want.d.next = self.n_want.q.val();
+        self.step.clock.next = self.clock.val();
+        self.step.d.next = self.step.q.val();
+        self.busy.clock.next = self.clock.val();
+        self.busy.d.next = self.busy.q.val();
+        self.seen.clock.next = self.clock.val();
         self.seen.d.next = self.seen.q.val();
+        self.cur1h.clock.next = self.clock.val();
+        self.cur1h.d.next = self.cur1h.q.val();
+        self.fw.clock.next = self.clock.val();
+        self.fw.d.next = self.fw.q.val();
+        self.fb.clock.next = self.clock.val();
+        self.fb.d.next = self.fb.q.val();
+        self.e_ev.clock.next = self.clock.val();
+        self.e_ev.d.next = self.e_ev.q.val();
+        self.e_warps.clock.next = self.clock.val();
+        self.e_warps.d.next = self.e_warps.q.val();
+        self.e_rsets.clock.next = self.clock.val();
+        self.e_rsets.d.next = self.e_rsets.q.val();
+        self.e_ssets.clock.next = self.clock.val();
+        self.e_ssets.d.next = self.e_ssets.q.val();
+        self.e_psets.clock.next = self.clock.val();
+        self.e_psets.d.next = self.e_psets.q.val();
+        self.e_nw.clock.next = self.clock.val();
+        self.e_nw.d.next = self.e_nw.q.val();
+        self.e_rsets1.clock.next = self.clock.val();
+        self.e_rsets1.d.next = self.e_rsets1.q.val();
+        self.e_narr1.clock.next = self.clock.val();
+        self.e_narr1.d.next = self.e_narr1.q.val();
+        self.e_open.clock.next = self.clock.val();
+        self.e_open.d.next = self.e_open.q.val();
+        self.e_up.clock.next = self.clock.val();
+        self.e_up.d.next = self.e_up.q.val();
+        self.e_down.clock.next = self.clock.val();
+        self.e_down.d.next = self.e_down.q.val();
+        self.f_rneed.clock.next = self.clock.val();
+        self.f_rneed.d.next = self.f_rneed.q.val();
+        self.f_rheld.clock.next = self.clock.val();
+        self.f_rheld.d.next = self.f_rheld.q.val();
+        self.f_slot.clock.next = self.clock.val();
+        self.f_slot.d.next = self.f_slot.q.val();
+        self.pb_hs.clock.next = self.clock.val();
+        self.pb_hs.d.next = self.pb_hs.q.val();
+        self.pb_hsr.clock.next = self.clock.val();
+        self.pb_hsr.d.next = self.pb_hsr.q.val();
+        self.pb_rpk.clock.next = self.clock.val();
+        self.pb_rpk.d.next = self.pb_rpk.q.val();
+        self.pb_hr.clock.next = self.clock.val();
+        self.pb_hr.d.next = self.pb_hr.q.val();
+        self.pb_hrr.clock.next = self.clock.val();
+        self.pb_hrr.d.next = self.pb_hrr.q.val();
+        self.f_tq.clock.next = self.clock.val();
+        self.f_tq.d.next = self.f_tq.q.val();
+        self.f_sq.clock.next = self.clock.val();
+        self.f_sq.d.next = self.f_sq.q.val();
+        self.f_rq.clock.next = self.clock.val();
+        self.f_rq.d.next = self.f_rq.q.val();
+        self.f_bar.clock.next = self.clock.val();
+        self.f_bar.d.next = self.f_bar.q.val();
+        self.f_started.clock.next = self.clock.val();
+        self.f_started.d.next = self.f_started.q.val();
+        self.b_sneed.clock.next = self.clock.val();
+        self.b_sneed.d.next = self.b_sneed.q.val();
+        self.b_sheld.clock.next = self.clock.val();
+        self.b_sheld.d.next = self.b_sheld.q.val();
+        self.b_bpeak.clock.next = self.clock.val();
+        self.b_bpeak.d.next = self.b_bpeak.q.val();
+        self.bbit.clock.next = self.clock.val();
+        self.bbit.d.next = self.bbit.q.val();
+        self.bmask.clock.next = self.clock.val();
+        self.bmask.d.next = self.bmask.q.val();
+        self.wfit.clock.next = self.clock.val();
+        self.wfit.d.next = self.wfit.q.val();
+        self.m_rq.clock.next = self.clock.val();
+        self.m_rq.d.next = self.m_rq.q.val();
+        self.m_sq.clock.next = self.clock.val();
+        self.m_sq.d.next = self.m_sq.q.val();
+        self.m_tq.clock.next = self.clock.val();
+        self.m_tq.d.next = self.m_tq.q.val();
+        self.a_rq.clock.next = self.clock.val();
+        self.a_rq.d.next = self.a_rq.q.val();
+        self.a_sq.clock.next = self.clock.val();
+        self.a_sq.d.next = self.a_sq.q.val();
+        self.a_tq.clock.next = self.clock.val();
+        self.a_tq.d.next = self.a_tq.q.val();
+        self.p_slot.clock.next = self.clock.val();
+        self.p_slot.d.next = self.p_slot.q.val();
+        self.nxt.clock.next = self.clock.val();
+        self.nxt.d.next = self.nxt.q.val();
+        self.nxt_none.clock.next = self.clock.val();
+        self.nxt_none.d.next = self.nxt_none.q.val();
+        self.s_room.clock.next = self.clock.val();
+        self.s_room.d.next = self.s_room.q.val();
+        self.r_room.clock.next = self.clock.val();
+        self.r_room.d.next = self.r_room.q.val();
+        self.q_sfree.clock.next = self.clock.val();
+        self.q_sfree.d.next = self.q_sfree.q.val();
+        self.q_rfree.clock.next = self.clock.val();
+        self.q_rfree.d.next = self.q_rfree.q.val();
+        self.n_need_s.clock.next = self.clock.val();
+        self.n_need_s.d.next = self.n_need_s.q.val();
+        self.n_phys_s.clock.next = self.clock.val();
+        self.n_phys_s.d.next = self.n_phys_s.q.val();
+        self.n_swap_s.clock.next = self.clock.val();
+        self.n_swap_s.d.next = self.n_swap_s.q.val();
+        self.n_sok.clock.next = self.clock.val();
+        self.n_sok.d.next = self.n_sok.q.val();
+        self.n_need_r.clock.next = self.clock.val();
+        self.n_need_r.d.next = self.n_need_r.q.val();
+        self.n_phys_r.clock.next = self.clock.val();
+        self.n_phys_r.d.next = self.n_phys_r.q.val();
+        self.n_swap_r.clock.next = self.clock.val();
+        self.n_swap_r.d.next = self.n_swap_r.q.val();
+        self.n_rok.clock.next = self.clock.val();
+        self.n_rok.d.next = self.n_rok.q.val();
+        self.slot_low.clock.next = self.clock.val();
+        self.slot_low.d.next = self.slot_low.q.val();
+        self.a_smem.clock.next = self.clock.val();
+        self.a_smem.d.next = self.a_smem.q.val();
+        self.a_sphys.clock.next = self.clock.val();
+        self.a_sphys.d.next = self.a_sphys.q.val();
+        self.a_regs.clock.next = self.clock.val();
+        self.a_regs.d.next = self.a_regs.q.val();
+        self.a_rphys.clock.next = self.clock.val();
+        self.a_rphys.d.next = self.a_rphys.q.val();
+        self.a_grant.clock.next = self.clock.val();
+        self.a_grant.d.next = self.a_grant.q.val();
+        self.g_slot.clock.next = self.clock.val();
+        self.g_slot.d.next = self.g_slot.q.val();
+        self.al_s1h.clock.next = self.clock.val();
+        self.al_s1h.d.next = self.al_s1h.q.val();
+        self.slk.clock.next = self.clock.val();
+        self.slk.d.next = self.slk.q.val();
+        self.sneg.clock.next = self.clock.val();
+        self.sneg.d.next = self.sneg.q.val();
+        self.slack5q.clock.next = self.clock.val();
+        self.slack5q.d.next = self.slack5q.q.val();
+        self.as_on.clock.next = self.clock.val();
+        self.as_on.d.next = self.as_on.q.val();
+        self.al_last.clock.next = self.clock.val();
+        self.al_last.d.next = self.al_last.q.val();
+        self.n_ns_one.clock.next = self.clock.val();
+        self.n_ns_one.d.next = self.n_ns_one.q.val();
+        self.n_nr_one.clock.next = self.clock.val();
+        self.n_nr_one.d.next = self.n_nr_one.q.val();
+        self.asp_on.clock.next = self.clock.val();
+        self.asp_on.d.next = self.asp_on.q.val();
+        self.arp_on.clock.next = self.clock.val();
+        self.arp_on.d.next = self.arp_on.q.val();
+        self.n_tok.clock.next = self.clock.val();
+        self.n_tok.d.next = self.n_tok.q.val();
+        self.n_ns_any.clock.next = self.clock.val();
+        self.n_ns_any.d.next = self.n_ns_any.q.val();
+        self.n_nr_any.clock.next = self.clock.val();
+        self.n_nr_any.d.next = self.n_nr_any.q.val();
+        self.n_ps_any.clock.next = self.clock.val();
+        self.n_ps_any.d.next = self.n_ps_any.q.val();
+        self.n_pr_any.clock.next = self.clock.val();
+        self.n_pr_any.d.next = self.n_pr_any.q.val();
+        self.q_ls.clock.next = self.clock.val();
+        self.q_ls.d.next = self.q_ls.q.val();
+        self.q_lr.clock.next = self.clock.val();
+        self.q_lr.d.next = self.q_lr.q.val();
+        self.q_cap.clock.next = self.clock.val();
+        self.q_cap.d.next = self.q_cap.q.val();
+        self.fr_k.clock.next = self.clock.val();
+        self.fr_k.d.next = self.fr_k.q.val();
+        self.fr_last.clock.next = self.clock.val();
+        self.fr_last.d.next = self.fr_last.q.val();
+        self.fr_h.clock.next = self.clock.val();
+        self.fr_h.d.next = self.fr_h.q.val();
+        self.al_rh.clock.next = self.clock.val();
+        self.al_rh.d.next = self.al_rh.q.val();
+        self.al_sh.clock.next = self.clock.val();
+        self.al_sh.d.next = self.al_sh.q.val();
+        self.e_rheld.clock.next = self.clock.val();
+        self.e_rheld.d.next = self.e_rheld.q.val();
+        self.e_slot.clock.next = self.clock.val();
+        self.e_slot.d.next = self.e_slot.q.val();
+        self.e_slotv.clock.next = self.clock.val();
+        self.e_slotv.d.next = self.e_slotv.q.val();
+        self.e_started.clock.next = self.clock.val();
+        self.e_started.d.next = self.e_started.q.val();
+        self.eb_sneed.clock.next = self.clock.val();
+        self.eb_sneed.d.next = self.eb_sneed.q.val();
+        self.eb_sheld.clock.next = self.clock.val();
+        self.eb_sheld.d.next = self.eb_sheld.q.val();
+        self.eb_nw.clock.next = self.clock.val();
+        self.eb_nw.d.next = self.eb_nw.q.val();
+        self.eb_narr.clock.next = self.clock.val();
+        self.eb_narr.d.next = self.eb_narr.q.val();
+        self.eb_bpeak.clock.next = self.clock.val();
+        self.eb_bpeak.d.next = self.eb_bpeak.q.val();
+        self.eb_bbit.clock.next = self.clock.val();
+        self.eb_bbit.d.next = self.eb_bbit.q.val();
+        self.fr_e.clock.next = self.clock.val();
+        self.fr_e.d.next = self.fr_e.q.val();
+        self.fr_sel.clock.next = self.clock.val();
+        self.fr_sel.d.next = self.fr_sel.q.val();
+        self.fr_wr.clock.next = self.clock.val();
+        self.fr_wr.d.next = self.fr_wr.q.val();
+        self.fend.clock.next = self.clock.val();
+        self.fend.d.next = self.fend.q.val();
+        self.fthen.clock.next = self.clock.val();
+        self.fthen.d.next = self.fthen.q.val();
+        self.fsm.clock.next = self.clock.val();
+        self.fsm.d.next = self.fsm.q.val();
+        for k in 0..4 {
+            self.wblock[k].clock.next = self.clock.val();
+            self.wblock[k].d.next = self.wblock[k].q.val();
+        }
+        for k in 0..5 {
+            self.rneed[k].clock.next = self.clock.val();
+            self.rneed[k].d.next = self.rneed[k].q.val();
+        }
+        for k in 0..5 {
+            self.rheld[k].clock.next = self.clock.val();
+            self.rheld[k].d.next = self.rheld[k].q.val();
+        }
+        for k in 0..6 {
+            self.slot[k].clock.next = self.clock.val();
+            self.slot[k].d.next = self.slot[k].q.val();
+        }
+        for k in 0..5 {
+            self.wpeak[k].clock.next = self.clock.val();
+            self.wpeak[k].d.next = self.wpeak[k].q.val();
+        }
+        for k in 0..7 {
+            self.sneed[k].clock.next = self.clock.val();
+            self.sneed[k].d.next = self.sneed[k].q.val();
+        }
+        for k in 0..7 {
+            self.sheld[k].clock.next = self.clock.val();
+            self.sheld[k].d.next = self.sheld[k].q.val();
+        }
+        for k in 0..7 {
+            self.nwarps[k].clock.next = self.clock.val();
+            self.nwarps[k].d.next = self.nwarps[k].q.val();
+        }
+        for k in 0..7 {
+            self.narr[k].clock.next = self.clock.val();
+            self.narr[k].d.next = self.narr[k].q.val();
+        }
+        for k in 0..5 {
+            self.bpeak[k].clock.next = self.clock.val();
+            self.bpeak[k].d.next = self.bpeak[k].q.val();
+        }
         for k in 0..4 {
             self.reg_used[k].clock.next = self.clock.val();
             self.reg_used[k].d.next = self.reg_used[k].q.val();
         }
-        self.smem_used.d.next = self.smem_used.q.val();
-        self.slot_used.d.next = self.slot_used.q.val();
-        self.reg_cnt.d.next = self.reg_cnt.q.val();
-        self.reg_swap.d.next = self.reg_swap.q.val();
-        self.smem_cnt.d.next = self.smem_cnt.q.val();
-        self.smem_swap.d.next = self.smem_swap.q.val();
-        self.th_q.d.next = self.th_q.q.val();
-        self.th_set.d.next = self.th_set.q.val();
-        self.lim_r_q.d.next = self.lim_r_q.q.val();
-        self.lim_s_q.d.next = self.lim_s_q.q.val();
-        self.step.d.next = self.step.q.val();
-        self.fw.d.next = self.fw.q.val();
-        self.fto.d.next = self.fto.q.val();
-        self.fb.d.next = self.fb.q.val();
-        self.fend.d.next = self.fend.q.val();
-        self.fthen.d.next = self.fthen.q.val();
-        self.a_smem.d.next = self.a_smem.q.val();
-        self.a_sphys.d.next = self.a_sphys.q.val();
-        self.a_regs.d.next = self.a_regs.q.val();
-        self.a_rphys.d.next = self.a_rphys.q.val();
-        self.a_grant.d.next = self.a_grant.q.val();
-        for j in 0..4 {
-            self.wblock[j].clock.next = self.clock.val();
+        for k in 0..4 {
+            self.al_r1h[k].clock.next = self.clock.val();
+            self.al_r1h[k].d.next = self.al_r1h[k].q.val();
         }
-        for j in 0..5 {
-            self.rneed[j].clock.next = self.clock.val();
-            self.rheld[j].clock.next = self.clock.val();
+        for k in 0..4 {
+            self.al_rany[k].clock.next = self.clock.val();
+            self.al_rany[k].d.next = self.al_rany[k].q.val();
         }
-        for j in 0..6 {
-            self.slot[j].clock.next = self.clock.val();
+
+        // The tables' RAMs: read the current warp's and block's rows; written only where a
+        // step says.
+        for k in 0..16 {
+            self.reg_ram[k].clock.next = self.clock.val();
+            self.reg_ram[k].write_enable.next = false;
+            self.reg_ram[k].write_address.next = self.fw.q.val();
+            self.reg_ram[k].write_data.next = 0.into();
+            self.reg_ram[k].read_address.next = self.fw.q.val();
         }
-        self.slotv.clock.next = self.clock.val();
-        for j in 0..7 {
-            self.sneed[j].clock.next = self.clock.val();
-            self.sheld[j].clock.next = self.clock.val();
-            self.nwarps[j].clock.next = self.clock.val();
-            self.narr[j].clock.next = self.clock.val();
+        for k in 0..48 {
+            self.smem_ram[k].clock.next = self.clock.val();
+            self.smem_ram[k].write_enable.next = false;
+            self.smem_ram[k].write_address.next = self.fb.q.val();
+            self.smem_ram[k].write_data.next = 0.into();
+            self.smem_ram[k].read_address.next = self.fb.q.val();
         }
+        self.wr_wb.next = false;
+        self.wr_rn.next = false;
+        self.wr_rh.next = false;
+        self.wr_sv.next = false;
+        self.wr_sl.next = false;
+        self.wr_wp.next = false;
+        self.wr_sn.next = false;
+        self.wr_sh.next = false;
+        self.wr_nw.next = false;
+        self.wr_na.next = false;
+        self.wr_bp.next = false;
         self.w_wb_m.next = 0.into();
         self.w_wb_v.next = 0.into();
         self.w_rn_m.next = 0.into();
@@ -829,6 +1436,8 @@ impl Logic for Zorua {
         self.w_sv_v.next = false;
         self.w_sl_m.next = 0.into();
         self.w_sl_v.next = 0.into();
+        self.w_wp_m.next = 0.into();
+        self.w_wp_v.next = 0.into();
         self.w_sn_m.next = 0.into();
         self.w_sn_v.next = 0.into();
         self.w_sh_m.next = 0.into();
@@ -839,345 +1448,193 @@ impl Logic for Zorua {
         self.w_na_v.next = 0.into();
         self.w_bp_m.next = 0.into();
         self.w_bp_v.next = 0.into();
-        for k in 0..16 {
-            self.reg_ram[k].clock.next = self.clock.val();
-            self.reg_ram[k].write_enable.next = false;
-            self.reg_ram[k].write_address.next = self.fw.q.val();
-            self.reg_ram[k].write_data.next = 0.into();
-        }
-        for k in 0..48 {
-            self.smem_ram[k].clock.next = self.clock.val();
-            self.smem_ram[k].write_enable.next = false;
-            self.smem_ram[k].write_address.next = self.fb.q.val();
-            self.smem_ram[k].write_data.next = 0.into();
-        }
 
-        // The threshold (o_default until the first epoch), the free maps and their counts.
+        // (the step is one-hot; idle is none)
+        self.is_idle.next = !self.busy.q.val();
+
+        // The threshold (o_default until the first epoch) and what follows from it: the swap
+        // limits floor(physical x o / 16) (48 x o / 16 = 3 o; 256 x o / 16 = 16 o) and the
+        // virtual register space 256 + 16 o.
         self.eff_o.next = self.o_default.val();
         if self.th_set.q.val() {
             self.eff_o.next = self.th_q.q.val();
         }
         self.o_thresh.next = self.eff_o.val();
+        // (registered: used two cycles or more after the threshold moves)
+        self.l_s.next = bit_cast::<7, 5>(self.eff_o.val()) + bit_cast::<7, 5>(self.eff_o.val()) + bit_cast::<7, 5>(self.eff_o.val());
+        self.l_r.next = 0.into();
+        for j in 0..5 {
+            self.l_r.next = self.l_r.val().replace_bit(j + 4, self.eff_o.val().get_bit(j));
+        }
+        self.q_ls.d.next = self.l_s.val();
+        self.q_lr.d.next = self.l_r.val();
+        self.q_cap.d.next = bit_cast::<12, 10>(self.reg_total.val()) + bit_cast::<12, 9>(self.l_r.val());
+        self.cap_r.next = self.q_cap.q.val();
+        self.valve.next = !self.sched.q.val().any();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
-        for k in 0..4 {
-            self.reg_free_map[k].next = !self.reg_used[k].q.val();
-        }
-        self.n_reg_free.next = bit_cast::<10, 16>(self.reg_total.val()) - self.reg_cnt.q.val();
-        self.n_smem_free.next = bit_cast::<7, 16>(self.smem_total.val()) - self.smem_cnt.q.val();
-        // (popcounts: free slots, and warps in the thread/barrier queue not at a barrier)
-        self.waiting_t.next = self.tq.q.val() & !self.bar.q.val();
-        // (popcounts by adder trees: pairs, then sums of 2, 4, ... 32)
-        for j in 0..32 {
-            self.pc1[j].next = 0.into();
-            self.pc1[32 + j].next = 0.into();
-            self.pc1[64 + j].next = 0.into();
-            for h in 0..2 {
-                if self.slot_free.val().get_bit(2 * j + h) {
-                    self.pc1[j].next = self.pc1[j].val() + 1;
-                }
-                if self.waiting_t.val().get_bit(2 * j + h) {
-                    self.pc1[32 + j].next = self.pc1[32 + j].val() + 1;
-                }
-                if self.warps.val().get_bit(2 * j + h) {
-                    self.pc1[64 + j].next = self.pc1[64 + j].val() + 1;
-                }
-            }
-        }
-        for j in 0..48 {
-            self.pc2[j].next = self.pc1[2 * j].val() + self.pc1[2 * j + 1].val();
-        }
-        for j in 0..24 {
-            self.pc3[j].next = self.pc2[2 * j].val() + self.pc2[2 * j + 1].val();
-        }
-        for j in 0..12 {
-            self.pc4[j].next = self.pc3[2 * j].val() + self.pc3[2 * j + 1].val();
-        }
-        for j in 0..6 {
-            self.pc5[j].next = self.pc4[2 * j].val() + self.pc4[2 * j + 1].val();
-        }
-        self.n_slot_free.next = self.pc5[0].val() + self.pc5[1].val();
-        self.n_want.next = self.pc5[2].val() + self.pc5[3].val();
-        self.pop_w.next = self.pc5[4].val() + self.pc5[5].val();
-        self.slot_room.next = 0.into();
-        if !(self.sq.q.val() | self.rq.q.val()).any() & (self.n_slot_free.val() > self.n_want.val()) {
-            self.slot_room.next = self.n_slot_free.val() - self.n_want.val();
-        }
-        // The lowest free slot, scratchpad set and register set.
-        self.slot_low.next = self.slot_free.val() & (!self.slot_free.val() + self.one64.val());
-        self.smem_low.next = self.smem_free_map.val() & (!self.smem_free_map.val() + self.one64.val());
-        for k in 0..4 {
-            self.reg_low4[k].next = self.reg_free_map[k].val() & (!self.reg_free_map[k].val() + self.one64.val());
-        }
-        // (the first word with a free set)
-        self.reg_word.next = 3.into();
-        for k in 0..3 {
-            if self.reg_free_map[2 - k].val().any() {
-                self.reg_word.next = self.word_ids[2 - k].val();
-            }
-        }
-        // (one-hot to index: bit b is whether the set bit is at an index with bit b set)
-        self.h_reg.next = 0.into();
-        for k in 0..4 {
-            if self.reg_word.val() == self.word_ids[k].val() {
-                self.h_reg.next = self.h_reg.val() | self.reg_low4[k].val();
-            }
-        }
-        self.slot_new.next = 0.into();
-        self.smem_new.next = 0.into();
-        self.reg_new.next = 0.into();
-        for b in 0..6 {
-            self.slot_new.next = self.slot_new.val().replace_bit(b, (self.slot_low.val() & self.bitmask[b].val()).any());
-            self.smem_new.next = self.smem_new.val().replace_bit(b, (self.smem_low.val() & self.bitmask[b].val()).any());
-            self.reg_new.next = self.reg_new.val().replace_bit(b, (self.h_reg.val() & self.bitmask[b].val()).any());
-        }
-        self.reg_new.next = self.reg_new.val().replace_bit(6, self.reg_word.val().get_bit(0));
-        self.reg_new.next = self.reg_new.val().replace_bit(7, self.reg_word.val().get_bit(1));
+        self.slot_any.next = self.slot_free.val().any();
+        self.n_sfree.next = self.smem_total.val() - self.smem_cnt.q.val();
+        self.n_rfree.next = self.reg_total.val() - self.reg_cnt.q.val();
 
-        // The forward-progress rule (no warp schedulable), and physical x o_thresh, the product
-        // by shifts and adds: (swapped + n) x 16 may not exceed it.
-        self.valve.next = !self.sched.q.val().any();
-        self.lim_s.next = self.lim_s_def.val();
-        self.lim_r.next = self.lim_r_def.val();
-        if self.th_set.q.val() {
-            self.lim_s.next = self.lim_s_q.q.val();
-            self.lim_r.next = self.lim_r_q.q.val();
-        }
-        // The warps that may start: those whose block's peak fits (all, under the
-        // forward-progress rule).
-        // (shifts and `get_bits` as bit loops and `bit_cast`: rust-hdl simulates those through
-        // a BigUint, these as machine words; the hardware is the same wires)
-        // ((physical x 16 + limit) / 16 = physical + limit / 16)
-        self.lim_r_hi.next = 0.into();
-        for j in 0..12 {
-            self.lim_r_hi.next = self.lim_r_hi.val().replace_bit(j, self.lim_r.val().get_bit(j + 4));
-        }
-        self.cap.next = self.reg_total.val() + bit_cast::<16, 12>(self.lim_r_hi.val());
-        self.resv16.next = bit_cast::<16, 11>(self.reg_resv.q.val());
-        self.slack.next = self.cap.val() - self.resv16.val();
-        self.slack5.next = bit_cast::<5, 16>(self.slack.val());
-        if self.slack.val() > 31 {
-            self.slack5.next = 31.into();
-        }
-        self.bfit.next = 0.into();
-        for b in 0..16 {
-            self.pk.next = 0.into();
-            for j in 0..5 {
-                self.pk.next = self.pk.val().replace_bit(j, self.bpeak[j].q.val().get_bit(b));
+        // Every cycle, from the state: the warps whose block's peak fits the virtual space
+        // (peak <= 256 + 16 o - reserved; all under the forward-progress rule), a bit-sliced
+        // comparison of the warps' peaks with the slack.
+        self.lt_m.next = 0.into();
+        self.eq_m.next = 0.into();
+        if self.step.q.val().get_bit(2) | self.step.q.val().get_bit(5) {
+            self.eq_m.next = self.ones64.val();
+            for i in 0..5 {
+                if self.slack5q.q.val().get_bit(4 - i) {
+                    self.lt_m.next = self.lt_m.val() | (self.eq_m.val() & !self.wpeak[4 - i].q.val());
+                    self.eq_m.next = self.eq_m.val() & self.wpeak[4 - i].q.val();
+                } else {
+                    self.eq_m.next = self.eq_m.val() & !self.wpeak[4 - i].q.val();
+                }
             }
-            self.bfit.next = self.bfit.val().replace_bit(b, self.pk.val() <= self.slack5.val());
-        }
-        if self.resv16.val() > self.cap.val() {
-            self.bfit.next = 0.into();
-        }
-        if self.valve.val() {
-            self.bfit.next = self.ones16.val();
-        }
-        // (each warp's block's bit: a 16-to-1 multiplexer per warp, selected by its
-        // block-field slices, one slice a level)
-        for k in 0..8 {
-            self.wf1[k].next = 0.into();
-            if self.bfit.val().get_bit(2 * k) {
-                self.wf1[k].next = !self.wblock[0].q.val();
+            self.wfit.d.next = self.lt_m.val() | self.eq_m.val();
+            if self.sneg.q.val() {
+                self.wfit.d.next = 0.into();
             }
-            if self.bfit.val().get_bit(2 * k + 1) {
-                self.wf1[k].next = self.wf1[k].val() | self.wblock[0].q.val();
+            if self.valve.val() {
+                self.wfit.d.next = self.ones64.val();
             }
         }
-        for k in 0..4 {
-            self.wf2[k].next = (self.wf1[2 * k].val() & !self.wblock[1].q.val()) | (self.wf1[2 * k + 1].val() & self.wblock[1].q.val());
+        // The queues' candidates (those not seen; in the thread/barrier queue not at a barrier,
+        // and started or fitting), and whether each has one (taken the next cycle).
+        self.mr.next = 0.into();
+        self.ms.next = 0.into();
+        self.mt.next = 0.into();
+        if self.step.q.val().get_bit(3) | self.step.q.val().get_bit(6) {
+            self.mr.next = self.rq.q.val() & !self.seen.q.val();
+            self.ms.next = self.sq.q.val() & !self.seen.q.val();
+            self.mt.next = self.tq.q.val() & !self.bar.q.val() & !self.seen.q.val() & (self.started.q.val() | self.wfit.q.val());
+            self.m_rq.d.next = self.mr.val();
+            self.m_sq.d.next = self.ms.val();
+            self.m_tq.d.next = self.mt.val();
+            self.a_rq.d.next = self.mr.val().any();
+            self.a_sq.d.next = self.ms.val().any();
+            self.a_tq.d.next = self.mt.val().any();
+            self.p_slot.d.next = self.slot_any.val();
         }
-        for k in 0..2 {
-            self.wf3[k].next = (self.wf2[2 * k].val() & !self.wblock[2].q.val()) | (self.wf2[2 * k + 1].val() & self.wblock[2].q.val());
+        // The rooms the threshold leaves (free sets, and the swap still allowed).
+        self.q_sfree.d.next = self.n_sfree.val();
+        self.q_rfree.d.next = self.n_rfree.val();
+        self.sw_s.next = bit_cast::<12, 7>(self.q_ls.q.val()) - bit_cast::<12, 11>(self.smem_swap.q.val());
+        self.s_room.d.next = self.n_sfree.val();
+        if bit_cast::<11, 7>(self.q_ls.q.val()) > self.smem_swap.q.val() {
+            self.s_room.d.next = self.n_sfree.val() + bit_cast::<7, 12>(self.sw_s.val());
         }
-        self.wfit.next = (self.wf3[0].val() & !self.wblock[3].q.val()) | (self.wf3[1].val() & self.wblock[3].q.val());
-        // The scan's next warp: the first queue in scan order with a warp not yet seen, its
-        // lowest (the thread/barrier queue without the warps at a barrier or not started whose
-        // block's peak does not fit, and empty while no slot is free).
-        self.m_rq.next = self.rq.q.val() & !self.seen.q.val();
-        self.m_sq.next = self.sq.q.val() & !self.seen.q.val();
-        self.m_tq.next = 0.into();
-        if self.slot_free.val().any() {
-            self.m_tq.next = self.tq.q.val() & !self.bar.q.val() & !self.seen.q.val() & (self.started.q.val() | self.wfit.val());
+        self.sw_r.next = bit_cast::<12, 9>(self.q_lr.q.val()) - bit_cast::<12, 11>(self.reg_swap.q.val());
+        self.r_room.d.next = self.n_rfree.val();
+        if bit_cast::<11, 9>(self.q_lr.q.val()) > self.reg_swap.q.val() {
+            self.r_room.d.next = self.n_rfree.val() + bit_cast::<10, 12>(self.sw_r.val());
         }
-        if self.rescan_from_thread.val() {
-            self.m_sel.next = self.m_rq.val();
-            if self.m_sq.val().any() {
-                self.m_sel.next = self.m_sq.val();
+        // What the examined warp needs and may take (its fields and its block's registered):
+        // scratchpad sets needed, physical (up to the free ones) and in swap, and whether the
+        // threshold allows that swap; the same for registers; whether a warp not started fits.
+        self.c1s.next = false;
+        self.ds.next = 0.into();
+        self.hs.next = 0.into();
+        self.c2s.next = false;
+        self.es.next = 0.into();
+        self.hs_room.next = 0.into();
+        self.c1r.next = false;
+        self.dr.next = 0.into();
+        self.hr.next = 0.into();
+        self.c2r.next = false;
+        self.er.next = 0.into();
+        self.hr_room.next = 0.into();
+        self.resv_pk.next = 0.into();
+        if self.step.q.val().get_bit(7) {
+            self.c1s.next = self.b_sneed.q.val() <= self.b_sheld.q.val();
+            self.ds.next = self.b_sneed.q.val() - self.b_sheld.q.val();
+            self.hs.next = self.pb_hs.q.val();
+            self.c2s.next = bit_cast::<8, 7>(self.b_sneed.q.val()) <= self.hs.val();
+            self.es.next = bit_cast::<8, 7>(self.b_sneed.q.val()) - self.hs.val();
+            self.n_need_s.d.next = 0.into();
+            self.n_phys_s.d.next = 0.into();
+            self.n_swap_s.d.next = 0.into();
+            if !self.c1s.val() {
+                self.n_need_s.d.next = self.ds.val();
+                self.n_phys_s.d.next = self.q_sfree.q.val();
+                if self.c2s.val() {
+                    self.n_phys_s.d.next = self.ds.val();
+                } else {
+                    self.n_swap_s.d.next = bit_cast::<7, 8>(self.es.val());
+                }
             }
-            if self.m_tq.val().any() {
-                self.m_sel.next = self.m_tq.val();
+            self.hs_room.next = self.pb_hsr.q.val();
+            self.n_sok.d.next = self.valve.val() | (bit_cast::<9, 7>(self.b_sneed.q.val()) <= self.hs_room.val());
+            self.c1r.next = self.f_rneed.q.val() <= self.f_rheld.q.val();
+            self.dr.next = self.f_rneed.q.val() - self.f_rheld.q.val();
+            self.hr.next = self.pb_hr.q.val();
+            self.c2r.next = bit_cast::<11, 5>(self.f_rneed.q.val()) <= self.hr.val();
+            self.er.next = bit_cast::<11, 5>(self.f_rneed.q.val()) - self.hr.val();
+            self.n_need_r.d.next = 0.into();
+            self.n_phys_r.d.next = 0.into();
+            self.n_swap_r.d.next = 0.into();
+            if !self.c1r.val() {
+                self.n_need_r.d.next = self.dr.val();
+                self.n_phys_r.d.next = bit_cast::<5, 10>(self.q_rfree.q.val());
+                if self.c2r.val() {
+                    self.n_phys_r.d.next = self.dr.val();
+                } else {
+                    self.n_swap_r.d.next = bit_cast::<5, 11>(self.er.val());
+                }
             }
+            self.hr_room.next = self.pb_hrr.q.val();
+            self.n_rok.d.next = self.valve.val() | (bit_cast::<12, 5>(self.f_rneed.q.val()) <= self.hr_room.val());
+            self.resv_pk.next = self.pb_rpk.q.val();
+            self.n_tok.d.next = self.slot_any.val() & (!(self.f_tq.q.val() & !self.f_started.q.val()) | self.valve.val() | (self.resv_pk.val() <= self.cap_r.val()));
+            self.n_ns_any.d.next = !self.c1s.val();
+            self.n_nr_any.d.next = !self.c1r.val();
+            self.n_ns_one.d.next = !self.c1s.val() & (self.ds.val() == self.ss_ids[1].val());
+            self.n_nr_one.d.next = !self.c1r.val() & (self.dr.val() == self.rs_ids[1].val());
+            self.n_ps_any.d.next = !self.c1s.val() & (self.c2s.val() | self.q_sfree.q.val().any());
+            self.n_pr_any.d.next = !self.c1r.val() & (self.c2r.val() | self.q_rfree.q.val().any());
+            self.slot_low.d.next = self.slot_free.val() & (!self.slot_free.val() + self.one64.val());
+        }
+
+        // The candidate taken: the first queue in scan order with one, its lowest warp (at a
+        // scan's start, and while a warp is examined: the next).
+        if (self.step.q.val().get_bit(4)) | (self.step.q.val().get_bit(7)) {
+            self.sel.next = 0.into();
+            self.sel_any.next = self.a_rq.q.val() | self.a_sq.q.val() | (self.a_tq.q.val() & self.p_slot.q.val());
+            if self.rescan_from_thread.val() {
+                if self.a_rq.q.val() {
+                    self.sel.next = self.m_rq.q.val();
+                }
+                if self.a_sq.q.val() {
+                    self.sel.next = self.m_sq.q.val();
+                }
+                if self.a_tq.q.val() & self.p_slot.q.val() {
+                    self.sel.next = self.m_tq.q.val();
+                }
+            } else {
+                if self.a_tq.q.val() & self.p_slot.q.val() {
+                    self.sel.next = self.m_tq.q.val();
+                }
+                if self.a_sq.q.val() {
+                    self.sel.next = self.m_sq.q.val();
+                }
+                if self.a_rq.q.val() {
+                    self.sel.next = self.m_rq.q.val();
+                }
+            }
+            self.nxt.d.next = self.sel.val() & (!self.sel.val() + self.one64.val());
+            self.nxt_none.d.next = !self.sel_any.val();
         } else {
-            self.m_sel.next = self.m_tq.val();
-            if self.m_sq.val().any() {
-                self.m_sel.next = self.m_sq.val();
-            }
-            if self.m_rq.val().any() {
-                self.m_sel.next = self.m_rq.val();
-            }
-        }
-        self.cand_bit.next = self.m_sel.val() & (!self.m_sel.val() + self.one64.val());
-        self.cand_w.next = 0.into();
-        for b in 0..6 {
-            self.cand_w.next = self.cand_w.val().replace_bit(b, (self.cand_bit.val() & self.bitmask[b].val()).any());
-        }
-
-        // The warp this cycle is about (the event's, the scan's candidate, or the one being
-        // freed or allocated) and its fields; its block's.
-        self.cur_w.next = self.fw.q.val();
-        if self.step.q.val() == self.c_idle.val() {
-            self.cur_w.next = self.warp.val();
-        }
-        if self.step.q.val() == self.c_scan.val() {
-            self.cur_w.next = self.cand_w.val();
-        }
-        self.cur_bit.next = 0.into();
-        self.cur_wb.next = 0.into();
-        self.cur_rneed.next = 0.into();
-        self.cur_rheld.next = 0.into();
-        self.cur_slot.next = 0.into();
-        // (a one-hot select (a decoder, written as a shift: rust-hdl simulates a 64-bit shift
-        // in one pass over the bits, a bit-by-bit decoder in 64), and OR-multiplexers: no
-        // priority chain)
-        self.cur_bit.next = self.one64.val() << self.cur_w.val();
-        // (each field bit: its slice ANDed with the one-hot select)
-        for j in 0..4 {
-            self.cur_wb.next = self.cur_wb.val().replace_bit(j, (self.wblock[j].q.val() & self.cur_bit.val()).any());
-        }
-        for j in 0..5 {
-            self.cur_rneed.next = self.cur_rneed.val().replace_bit(j, (self.rneed[j].q.val() & self.cur_bit.val()).any());
-            self.cur_rheld.next = self.cur_rheld.val().replace_bit(j, (self.rheld[j].q.val() & self.cur_bit.val()).any());
-        }
-        for j in 0..6 {
-            self.cur_slot.next = self.cur_slot.val().replace_bit(j, (self.slot[j].q.val() & self.cur_bit.val()).any());
-        }
-        self.cur_slotv.next = (self.slotv.q.val() & self.cur_bit.val()).any();
-        self.cur_b.next = self.cur_wb.val();
-        if (self.step.q.val() == self.c_idle.val()) & ((self.ev.val() == self.c_start.val()) | (self.ev.val() == self.c_bend.val())) {
-            self.cur_b.next = self.block.val();
-        }
-        if (self.step.q.val() == self.c_free_smem.val()) | (self.step.q.val() == self.c_alloc.val()) {
-            self.cur_b.next = self.fb.q.val();
-        }
-        self.cur_bbit.next = 0.into();
-        self.cur_sneed.next = 0.into();
-        self.cur_sheld.next = 0.into();
-        self.cur_nw.next = 0.into();
-        self.cur_narr.next = 0.into();
-        self.cur_bpeak.next = 0.into();
-        for i in 0..16 {
-            self.cur_bbit.next = self.cur_bbit.val().replace_bit(i, self.cur_b.val() == self.ids16[i].val());
-        }
-        for j in 0..7 {
-            self.cur_sneed.next = self.cur_sneed.val().replace_bit(j, (self.sneed[j].q.val() & self.cur_bbit.val()).any());
-            self.cur_sheld.next = self.cur_sheld.val().replace_bit(j, (self.sheld[j].q.val() & self.cur_bbit.val()).any());
-            self.cur_nw.next = self.cur_nw.val().replace_bit(j, (self.nwarps[j].q.val() & self.cur_bbit.val()).any());
-            self.cur_narr.next = self.cur_narr.val().replace_bit(j, (self.narr[j].q.val() & self.cur_bbit.val()).any());
-        }
-        for j in 0..5 {
-            self.cur_bpeak.next = self.cur_bpeak.val().replace_bit(j, (self.bpeak[j].q.val() & self.cur_bbit.val()).any());
-        }
-        // The warps of that block (a barrier's release).
-        // (here and below, what only one step uses is computed in that step: zero otherwise, the
-        // same hardware with an enable, and a faster simulation)
-        // (the warps whose block-field slices match the block's bits)
-        self.bmask.next = self.ones64.val();
-        for j in 0..4 {
-            self.bm_t.next = !self.wblock[j].q.val();
-            if self.cur_b.val().get_bit(j) {
-                self.bm_t.next = self.wblock[j].q.val();
-            }
-            self.bmask.next = self.bmask.val() & self.bm_t.val();
-        }
-        // The rows the RAMs read: the current warp's and block's (a freeing reads the row the
-        // event's cycle presented; a grant the rows its read cycle presented).
-        for k in 0..16 {
-            self.reg_ram[k].read_address.next = self.cur_w.val();
-        }
-        for k in 0..48 {
-            self.smem_ram[k].read_address.next = self.cur_b.val();
-        }
-        // The entries being freed: the highest held set's.
-        self.rsel.next = 0.into();
-        for j in 0..9 {
-            self.col_re[j].next = 0.into();
-        }
-        if self.step.q.val() == self.c_free_regs.val() {
-            for k in 0..16 {
-                self.rsel.next = self.rsel.val().replace_bit(k, self.cur_rheld.val() == self.rs_ids[k + 1].val());
-                for j in 0..9 {
-                    self.col_re[j].next = self.col_re[j].val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(j));
-                }
-            }
-        }
-        self.rentry.next = 0.into();
-        for j in 0..9 {
-            self.rentry.next = self.rentry.val().replace_bit(j, (self.col_re[j].val() & self.rsel.val()).any());
-        }
-        self.ssel.next = 0.into();
-        for j in 0..7 {
-            self.col_se[j].next = 0.into();
-        }
-        if self.step.q.val() == self.c_free_smem.val() {
-            for k in 0..48 {
-                self.ssel.next = self.ssel.val().replace_bit(k, self.cur_sheld.val() == self.ss_ids[k + 1].val());
-                for j in 0..7 {
-                    self.col_se[j].next = self.col_se[j].val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(j));
-                }
-            }
-        }
-        self.sentry.next = 0.into();
-        for j in 0..7 {
-            self.sentry.next = self.sentry.val().replace_bit(j, (self.col_se[j].val() & self.ssel.val()).any());
-        }
-        // The free maps' bits a freeing clears: the freed entry's set, the leaving warp's slot.
-        self.slot_clr.next = 0.into();
-        self.smem_clr.next = 0.into();
-        if (self.step.q.val() == self.c_idle.val()) & self.cur_slotv.val() {
-            self.slot_clr.next = self.one64.val() << self.cur_slot.val();
-        }
-        self.sentry6.next = bit_cast::<6, 7>(self.sentry.val());
-        self.rlow6.next = bit_cast::<6, 9>(self.rentry.val());
-        self.rword.next = 0.into();
-        self.rword.next = self.rword.val().replace_bit(0, self.rentry.val().get_bit(6));
-        self.rword.next = self.rword.val().replace_bit(1, self.rentry.val().get_bit(7));
-        if self.sentry.val().get_bit(6) {
-            self.smem_clr.next = self.one64.val() << self.sentry6.val();
-        }
-        for k in 0..4 {
-            self.reg_clr[k].next = 0.into();
-        }
-        if self.rentry.val().get_bit(8) {
-            for k in 0..4 {
-                if self.rword.val() == self.word_ids[k].val() {
-                    self.reg_clr[k].next = self.one64.val() << self.rlow6.val();
-                }
-            }
-        }
-        // An event's needs: register sets (registers / 4, up), scratchpad sets (KB, up).
-        self.ev_rsets.next = 0.into();
-        self.ev_psets.next = 0.into();
-        for j in 0..5 {
-            self.ev_rsets.next = self.ev_rsets.val().replace_bit(j, self.regs.val().get_bit(j + 2));
-            self.ev_psets.next = self.ev_psets.val().replace_bit(j, self.peak.val().get_bit(j + 2));
-        }
-        if self.regs.val().get_bit(0) | self.regs.val().get_bit(1) {
-            self.ev_rsets.next = self.ev_rsets.val() + 1;
-        }
-        if self.peak.val().get_bit(0) | self.peak.val().get_bit(1) {
-            self.ev_psets.next = self.ev_psets.val() + 1;
-        }
-        self.ev_ssets.next = 0.into();
-        for j in 0..7 {
-            self.ev_ssets.next = self.ev_ssets.val().replace_bit(j, self.smem.val().get_bit(j + 10));
-        }
-        if (self.smem.val() & self.low10.val()).any() {
-            self.ev_ssets.next = self.ev_ssets.val() + 1;
+            self.sel.next = 0.into();
+            self.sel_any.next = false;
         }
 
         // Outputs.
-        self.ready.next = self.step.q.val() == self.c_idle.val();
+        self.ready.next = self.is_idle.val();
+        self.slot_room.next = 0.into();
+        if !(self.sq.q.val() | self.rq.q.val()).any() & (self.n_used.q.val() + self.n_want.q.val() < self.n_slots.val()) {
+            self.slot_room.next = self.n_slots.val() - self.n_used.q.val() - self.n_want.q.val();
+        }
         self.grant.next = false;
         self.grant_warp.next = 0.into();
         self.grant_slot.next = 0.into();
@@ -1189,10 +1646,10 @@ impl Logic for Zorua {
         for k in 0..48 {
             self.smem_set[k].next = 0.into();
         }
-        if self.step.q.val() == self.c_finish.val() {
+        if self.step.q.val().get_bit(12) {
             self.grant.next = true;
             self.grant_warp.next = self.fw.q.val();
-            self.grant_slot.next = self.cur_slot.val();
+            self.grant_slot.next = self.g_slot.q.val();
             for k in 0..16 {
                 self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(8));
                 for j in 0..8 {
@@ -1207,413 +1664,801 @@ impl Logic for Zorua {
             }
         }
 
-        // Examining the scan's candidate: the queues it passes, what it takes.
-        self.from_t.next = (self.tq.q.val() & self.cur_bit.val()).any();
-        self.in_sq.next = (self.sq.q.val() & self.cur_bit.val()).any();
-        self.in_rq.next = (self.rq.q.val() & self.cur_bit.val()).any();
-        self.fresh.next = self.from_t.val() & !(self.started.q.val() & self.cur_bit.val()).any();
-        self.resv_new.next = self.reg_resv.q.val() + bit_cast::<11, 5>(self.cur_bpeak.val());
-        self.t_pass.next = self.from_t.val() & !(self.bar.q.val() & self.cur_bit.val()).any() & self.slot_free.val().any();
-        self.at_t.next = self.from_t.val() & !self.t_pass.val();
-        self.s_act.next = !self.at_t.val() & !self.in_rq.val();
-        self.need_s.next = 0.into();
-        if self.cur_sneed.val() > self.cur_sheld.val() {
-            self.need_s.next = self.cur_sneed.val() - self.cur_sheld.val();
-        }
-        self.phys_s.next = self.need_s.val();
-        if self.n_smem_free.val() < self.need_s.val() {
-            self.phys_s.next = self.n_smem_free.val();
-        }
-        self.swap_s.next = self.need_s.val() - self.phys_s.val();
-        self.sum_s.next = bit_cast::<12, 11>(self.smem_swap.q.val()) + bit_cast::<12, 7>(self.swap_s.val());
-        self.lhs_s.next = 0.into();
-        for j in 0..12 {
-            self.lhs_s.next = self.lhs_s.val().replace_bit(j + 4, self.sum_s.val().get_bit(j));
-        }
-        self.s_ok.next = !self.swap_s.val().any() | self.valve.val() | (self.lhs_s.val() <= self.lim_s.val());
-        self.at_s.next = self.s_act.val() & !self.s_ok.val();
-        self.r_act.next = !self.at_t.val() & !self.at_s.val();
-        self.need_r.next = 0.into();
-        if self.cur_rneed.val() > self.cur_rheld.val() {
-            self.need_r.next = self.cur_rneed.val() - self.cur_rheld.val();
-        }
-        self.need_r10.next = bit_cast::<10, 5>(self.need_r.val());
-        self.phys_r.next = self.need_r.val();
-        if self.n_reg_free.val() < self.need_r10.val() {
-            self.phys_r.next = bit_cast::<5, 10>(self.n_reg_free.val());
-        }
-        self.swap_r.next = self.need_r.val() - self.phys_r.val();
-        self.sum_r.next = bit_cast::<12, 11>(self.reg_swap.q.val()) + bit_cast::<12, 5>(self.swap_r.val());
-        self.lhs_r.next = 0.into();
-        for j in 0..12 {
-            self.lhs_r.next = self.lhs_r.val().replace_bit(j + 4, self.sum_r.val().get_bit(j));
-        }
-        self.r_ok.next = !self.swap_r.val().any() | self.valve.val() | (self.lhs_r.val() <= self.lim_r.val());
-        self.gr.next = self.r_act.val() & self.r_ok.val();
-        self.at_r.next = self.r_act.val() & !self.r_ok.val();
-        self.moved.next = self.t_pass.val() | (self.s_act.val() & self.s_ok.val() & (self.need_s.val().any() | self.in_sq.val())) | self.gr.val();
-
-        // The barrier of the current block after an arrival or a warp's end.
-        self.narr_new.next = self.cur_narr.val() + 1;
-        self.nw_new.next = self.cur_nw.val() - 1;
-        self.bar_open.next = false;
-
-        // Algorithm 1 at an epoch's end.
-        self.th_idle.next = bit_cast::<17, 16>(self.idle.val());
-        self.th_mem.next = bit_cast::<17, 16>(self.mem.val());
-        self.th_up.next = self.eff_o.val() + self.o_step.val();
-        if self.th_up.val() > self.o_max.val() {
-            self.th_up.next = self.o_max.val();
-        }
-        // (an epoch's new threshold (Algorithm 1), and physical x it by shifts and adds)
+        // Idle: an event is taken; its inputs are registered with the warp's fields (through
+        // its index) and its block's.
+        self.ev_rsets.next = 0.into();
+        self.ev_psets.next = 0.into();
+        self.ev_ssets.next = 0.into();
         self.th_new.next = self.eff_o.val();
-        if self.th_idle.val() > self.th_mem.val() + self.c_delta.val() {
-            self.th_new.next = self.th_up.val();
-        } else if self.th_mem.val() > self.th_idle.val() + self.c_delta.val() {
-            self.th_new.next = 0.into();
-            if self.eff_o.val() > self.o_step.val() {
-                self.th_new.next = self.eff_o.val() - self.o_step.val();
+        self.th_idle.next = 0.into();
+        self.th_mem.next = 0.into();
+        self.th_up.next = 0.into();
+        self.g_rneed.next = 0.into();
+        self.g_rheld.next = 0.into();
+        self.g_bpeak.next = 0.into();
+        self.g_slot6.next = 0.into();
+        self.g_sneed.next = 0.into();
+        self.g_sheld.next = 0.into();
+        self.g_nw.next = 0.into();
+        self.g_narr.next = 0.into();
+        self.g_fw.next = 0.into();
+        self.g_fb.next = 0.into();
+        self.g_bmask.next = 0.into();
+        self.e_bbit.next = self.bbit.q.val();
+        if (self.is_idle.val()) & self.ev.val().any() {
+            self.step.d.next = self.h_ev.val();
+            self.busy.d.next = true;
+            // (needs: register sets = registers / 4, up; scratchpad sets = KB, up)
+            for j in 0..5 {
+                self.ev_rsets.next = self.ev_rsets.val().replace_bit(j, self.regs.val().get_bit(j + 2));
+                self.ev_psets.next = self.ev_psets.val().replace_bit(j, self.peak.val().get_bit(j + 2));
             }
-        }
-        self.lim_s_new.next = 0.into();
-        self.lim_r_new.next = 0.into();
-        for k in 0..5 {
-            if self.th_new.val().get_bit(k) {
-                self.lim_s_new.next = self.lim_s_new.val() + self.smem_sh[k].val();
-                self.lim_r_new.next = self.lim_r_new.val() + self.reg_sh[k].val();
+            if self.regs.val().get_bit(0) | self.regs.val().get_bit(1) {
+                self.ev_rsets.next = self.ev_rsets.val() + 1;
             }
-        }
-
-        // The entry an allocation writes.
-        self.went.next = 0.into();
-        if self.a_rphys.q.val().any() {
-            self.went.next = bit_cast::<9, 8>(self.reg_new.val()) | self.v9.val();
-        }
-        self.sent.next = 0.into();
-        if self.a_sphys.q.val().any() {
-            self.sent.next = bit_cast::<7, 6>(self.smem_new.val()) | self.v7.val();
-        }
-
-        if self.step.q.val() == self.c_idle.val() {
-            if self.ev.val() == self.c_start.val() {
-                self.blocks.d.next = self.blocks.q.val() | self.cur_bbit.val();
-                self.live.d.next = self.live.q.val() | self.warps.val();
-                self.tq.d.next = self.tq.q.val() | self.warps.val();
-                self.w_wb_m.next = self.warps.val();
-                self.w_wb_v.next = self.block.val();
-                self.w_rn_m.next = self.warps.val();
-                self.w_rn_v.next = self.ev_rsets.val();
-                self.w_rh_m.next = self.warps.val();
-                self.w_sv_m.next = self.warps.val();
-                self.w_sn_m.next = self.cur_bbit.val();
-                self.w_sn_v.next = self.ev_ssets.val();
-                self.w_sh_m.next = self.cur_bbit.val();
-                self.w_nw_m.next = self.cur_bbit.val();
-                self.w_nw_v.next = self.pop_w.val();
-                self.w_na_m.next = self.cur_bbit.val();
-                self.w_bp_m.next = self.cur_bbit.val();
-                self.w_bp_v.next = self.ev_psets.val();
-                self.seen.d.next = 0.into();
-                self.step.d.next = self.c_scan.val();
+            if self.peak.val().get_bit(0) | self.peak.val().get_bit(1) {
+                self.ev_psets.next = self.ev_psets.val() + 1;
             }
-            if self.ev.val() == self.c_phase.val() {
-                self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
-                self.sq.d.next = self.sq.q.val() | self.cur_bit.val();
-                if self.ev_ssets.val() > self.cur_sneed.val() {
-                    self.w_sn_m.next = self.cur_bbit.val();
-                    self.w_sn_v.next = self.ev_ssets.val();
+            for j in 0..7 {
+                self.ev_ssets.next = self.ev_ssets.val().replace_bit(j, self.smem.val().get_bit(j + 10));
+            }
+            if (self.smem.val() & self.low10.val()).any() {
+                self.ev_ssets.next = self.ev_ssets.val() + 1;
+            }
+            // (Algorithm 1's comparisons; the new threshold is computed when applied)
+            self.th_idle.next = bit_cast::<17, 16>(self.idle.val());
+            self.th_mem.next = bit_cast::<17, 16>(self.mem.val());
+            self.e_up.d.next = self.th_idle.val() > self.th_mem.val() + self.c_delta.val();
+            self.e_down.d.next = self.th_mem.val() > self.th_idle.val() + self.c_delta.val();
+            self.e_ev.d.next = self.ev.val();
+            self.e_warps.d.next = self.warps.val();
+            self.e_rsets.d.next = self.ev_rsets.val();
+            self.e_rsets1.d.next = self.ev_rsets.val() + 1;
+            self.e_ssets.d.next = self.ev_ssets.val();
+            self.e_psets.d.next = self.ev_psets.val();
+            self.fw.d.next = self.warp.val();
+            self.fb.d.next = self.block.val();
+            self.cur1h.d.next = self.one64.val() << self.warp.val();
+            for i in 0..16 {
+                self.e_bbit.next = self.e_bbit.val().replace_bit(i, self.block.val() == self.ids16[i].val());
+            }
+            self.eb_bbit.d.next = self.e_bbit.val();
+            for j in 0..5 {
+                self.g_rneed.next = self.g_rneed.val().replace_bit(j, self.rneed[j].q.val().get_bit(self.warp.val().index()));
+                self.g_rheld.next = self.g_rheld.val().replace_bit(j, self.rheld[j].q.val().get_bit(self.warp.val().index()));
+                self.g_bpeak.next = self.g_bpeak.val().replace_bit(j, self.bpeak[j].q.val().get_bit(self.block.val().index()));
+            }
+            for j in 0..6 {
+                self.g_slot6.next = self.g_slot6.val().replace_bit(j, self.slot[j].q.val().get_bit(self.warp.val().index()));
+            }
+            self.e_slotv.d.next = self.slotv.q.val().get_bit(self.warp.val().index());
+            self.e_started.d.next = self.started.q.val().get_bit(self.warp.val().index());
+            for j in 0..7 {
+                self.g_sneed.next = self.g_sneed.val().replace_bit(j, self.sneed[j].q.val().get_bit(self.block.val().index()));
+                self.g_sheld.next = self.g_sheld.val().replace_bit(j, self.sheld[j].q.val().get_bit(self.block.val().index()));
+                self.g_nw.next = self.g_nw.val().replace_bit(j, self.nwarps[j].q.val().get_bit(self.block.val().index()));
+                self.g_narr.next = self.g_narr.val().replace_bit(j, self.narr[j].q.val().get_bit(self.block.val().index()));
+            }
+            // (the warps of the block: those whose block-field slices match its bits)
+            self.g_bmask.next = self.ones64.val();
+            for j in 0..4 {
+                if self.block.val().get_bit(j) {
+                    self.g_bmask.next = self.g_bmask.val() & self.wblock[j].q.val();
+                } else {
+                    self.g_bmask.next = self.g_bmask.val() & !self.wblock[j].q.val();
                 }
-                self.w_rn_m.next = self.cur_bit.val();
-                self.w_rn_v.next = self.ev_rsets.val();
-                self.seen.d.next = 0.into();
-                self.step.d.next = self.c_scan.val();
-                if self.cur_rheld.val() > self.ev_rsets.val() {
-                    self.fw.d.next = self.warp.val();
-                    self.fto.d.next = self.ev_rsets.val();
+            }
+            self.e_rheld.d.next = self.g_rheld.val();
+            self.e_slot.d.next = self.g_slot6.val();
+            self.eb_bpeak.d.next = self.g_bpeak.val();
+            self.eb_sneed.d.next = self.g_sneed.val();
+            self.eb_sheld.d.next = self.g_sheld.val();
+            self.eb_nw.d.next = self.g_nw.val();
+            self.eb_narr.d.next = self.g_narr.val();
+            self.bmask.d.next = self.g_bmask.val();
+            self.e_nw.d.next = self.nwarps_in.val();
+            // (the barrier's test: all arrived once one more arrives)
+            self.e_narr1.d.next = self.g_narr.val() + 1;
+            self.e_open.d.next = self.g_nw.val() <= self.g_narr.val() + 1;
+        }
+
+        // The event applied, from those registers.
+        self.narr_new.next = self.e_narr1.q.val();
+        self.nw_new.next = self.eb_nw.q.val() - 1;
+        self.bar_open.next = false;
+        self.slot_clr.next = 0.into();
+        // (the first entry a freeing selects: the highest held, registered from the event's
+        // fields; a freeing starts a cycle after them)
+        self.rg_sel0.next = 0.into();
+        for k in 0..16 {
+            self.rg_sel0.next = self.rg_sel0.val().replace_bit(k, self.e_rheld.q.val() == self.rs_ids[k + 1].val());
+        }
+        self.sm_sel0.next = 0.into();
+        for k in 0..48 {
+            self.sm_sel0.next = self.sm_sel0.val().replace_bit(k, self.eb_sheld.q.val() == self.ss_ids[k + 1].val());
+        }
+        if self.step.q.val().get_bit(1) {
+            self.step.d.next = self.h_w.val();
+            self.busy.d.next = true;
+            // (the first entry a freeing selects, whether one follows or not)
+            self.fr_sel.d.next = self.rg_sel0.val();
+            if (self.e_ev.q.val() == self.c_bend.val()) | !self.e_rheld.q.val().any() {
+                self.fr_sel.d.next = self.sm_sel0.val();
+            }
+            if self.e_slotv.q.val() {
+                self.slot_clr.next = self.one64.val() << self.e_slot.q.val();
+            }
+            if self.e_ev.q.val() == self.c_start.val() {
+                self.blocks.d.next = self.blocks.q.val() | self.eb_bbit.q.val();
+                self.live.d.next = self.live.q.val() | self.e_warps.q.val();
+                self.tq.d.next = self.tq.q.val() | self.e_warps.q.val();
+                self.w_wb_m.next = self.e_warps.q.val();
+                self.wr_wb.next = true;
+                self.w_wb_v.next = self.fb.q.val();
+                self.w_rn_m.next = self.e_warps.q.val();
+                self.wr_rn.next = true;
+                self.w_rn_v.next = self.e_rsets.q.val();
+                self.w_rh_m.next = self.e_warps.q.val();
+                self.wr_rh.next = true;
+                self.w_sv_m.next = self.e_warps.q.val();
+                self.wr_sv.next = true;
+                self.w_wp_m.next = self.e_warps.q.val();
+                self.wr_wp.next = true;
+                self.w_wp_v.next = self.e_psets.q.val();
+                self.w_sn_m.next = self.eb_bbit.q.val();
+                self.wr_sn.next = true;
+                self.w_sn_v.next = self.e_ssets.q.val();
+                self.w_sh_m.next = self.eb_bbit.q.val();
+                self.wr_sh.next = true;
+                self.w_nw_m.next = self.eb_bbit.q.val();
+                self.wr_nw.next = true;
+                self.w_nw_v.next = self.e_nw.q.val();
+                self.w_na_m.next = self.eb_bbit.q.val();
+                self.wr_na.next = true;
+                self.w_bp_m.next = self.eb_bbit.q.val();
+                self.wr_bp.next = true;
+                self.w_bp_v.next = self.e_psets.q.val();
+                self.n_want.d.next = self.n_want.q.val() + self.e_nw.q.val();
+            }
+            if self.e_ev.q.val() == self.c_phase.val() {
+                self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
+                self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
+                if self.e_ssets.q.val() > self.eb_sneed.q.val() {
+                    self.w_sn_m.next = self.eb_bbit.q.val();
+                    self.wr_sn.next = true;
+                    self.w_sn_v.next = self.e_ssets.q.val();
+                }
+                self.w_rn_m.next = self.cur1h.q.val();
+                self.wr_rn.next = true;
+                self.w_rn_v.next = self.e_rsets.q.val();
+                if self.e_rheld.q.val() > self.e_rsets.q.val() {
+                    self.fr_k.d.next = bit_cast::<7, 5>(self.e_rheld.q.val() - self.e_rsets.q.val());
+                    self.fr_last.d.next = self.e_rheld.q.val() == self.e_rsets1.q.val();
+                    self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
                     self.fthen.d.next = false;
-                    self.step.d.next = self.c_free_regs.val();
+                    self.fsm.d.next = false;
+                    self.step.d.next = self.h_free0.val();
+                    self.busy.d.next = true;
                 }
             }
-            if self.ev.val() == self.c_bar.val() {
-                self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
-                self.tq.d.next = self.tq.q.val() | self.cur_bit.val();
-                self.bar.d.next = self.bar.q.val() | self.cur_bit.val();
-                self.w_sv_m.next = self.cur_bit.val();
+            if self.e_ev.q.val() == self.c_bar.val() {
+                self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
+                self.tq.d.next = self.tq.q.val() | self.cur1h.q.val();
+                self.bar.d.next = self.bar.q.val() | self.cur1h.q.val();
+                self.w_sv_m.next = self.cur1h.q.val();
+                self.wr_sv.next = true;
                 self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
-                self.bar_open.next = self.narr_new.val() >= self.cur_nw.val();
-                self.w_na_m.next = self.cur_bbit.val();
+                if self.e_slotv.q.val() {
+                    self.n_used.d.next = self.n_used.q.val() - 1;
+                }
+                self.bar_open.next = self.e_open.q.val();
+                self.w_na_m.next = self.eb_bbit.q.val();
+                self.wr_na.next = true;
                 if !self.bar_open.val() {
                     self.w_na_v.next = self.narr_new.val();
-                }
-                if self.bar_open.val() {
-                    self.bar.d.next = (self.bar.q.val() | self.cur_bit.val()) & !self.bmask.val();
-                }
-                self.seen.d.next = 0.into();
-                self.step.d.next = self.c_scan.val();
-            }
-            if self.ev.val() == self.c_wend.val() {
-                self.sched.d.next = self.sched.q.val() & !self.cur_bit.val();
-                self.live.d.next = self.live.q.val() & !self.cur_bit.val();
-                if (self.started.q.val() & self.cur_bit.val()).any() {
-                    self.started.d.next = self.started.q.val() & !self.cur_bit.val();
-                    self.reg_resv.d.next = self.reg_resv.q.val() - bit_cast::<11, 5>(self.cur_bpeak.val());
-                }
-                self.w_sv_m.next = self.cur_bit.val();
-                self.w_rn_m.next = self.cur_bit.val();
-                self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
-                self.bar_open.next = self.cur_narr.val().any() & (self.cur_narr.val() >= self.nw_new.val());
-                self.w_nw_m.next = self.cur_bbit.val();
-                self.w_nw_v.next = self.nw_new.val();
-                if self.bar_open.val() {
-                    self.w_na_m.next = self.cur_bbit.val();
-                }
-                if self.bar_open.val() {
-                    self.bar.d.next = self.bar.q.val() & !self.bmask.val();
-                }
-                self.seen.d.next = 0.into();
-                self.fw.d.next = self.warp.val();
-                self.fb.d.next = self.cur_b.val();
-                self.fto.d.next = 0.into();
-                self.fend.d.next = false;
-                self.fthen.d.next = self.smem_at_warp_end.val() & self.cur_sheld.val().any();
-                self.step.d.next = self.c_scan.val();
-                if self.smem_at_warp_end.val() & self.cur_sheld.val().any() {
-                    self.step.d.next = self.c_free_smem.val();
-                }
-                if self.cur_rheld.val().any() {
-                    self.step.d.next = self.c_free_regs.val();
-                }
-            }
-            if self.ev.val() == self.c_bend.val() {
-                self.seen.d.next = 0.into();
-                self.fb.d.next = self.block.val();
-                self.fend.d.next = true;
-                self.step.d.next = self.c_scan.val();
-                if self.cur_sheld.val().any() {
-                    self.step.d.next = self.c_free_smem.val();
                 } else {
-                    self.blocks.d.next = self.blocks.q.val() & !self.cur_bbit.val();
+                    self.bar.d.next = (self.bar.q.val() | self.cur1h.q.val()) & !self.bmask.q.val();
+                    self.n_want.d.next = self.n_want.q.val() + self.narr_new.val();
                 }
             }
-            if self.ev.val() == self.c_epoch.val() {
-                self.th_set.d.next = true;
-                self.th_q.d.next = self.th_new.val();
-                self.lim_r_q.d.next = self.lim_r_new.val();
-                self.lim_s_q.d.next = self.lim_s_new.val();
-            }
-        }
-
-        // Freeing the highest held register set of warp `fw`.
-        if self.step.q.val() == self.c_free_regs.val() {
-            if self.rentry.val().get_bit(8) {
-                for k in 0..4 {
-                    self.reg_used[k].d.next = self.reg_used[k].q.val() & !self.reg_clr[k].val();
+            if self.e_ev.q.val() == self.c_wend.val() {
+                self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
+                self.live.d.next = self.live.q.val() & !self.cur1h.q.val();
+                self.w_sv_m.next = self.cur1h.q.val();
+                self.wr_sv.next = true;
+                self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
+                if self.e_slotv.q.val() {
+                    self.n_used.d.next = self.n_used.q.val() - 1;
                 }
-                self.reg_cnt.d.next = self.reg_cnt.q.val() - 1;
-            } else {
-                self.reg_swap.d.next = self.reg_swap.q.val() - 1;
-            }
-            for k in 0..16 {
-                if self.cur_rheld.val() == self.rs_ids[k + 1].val() {
-                    self.reg_ram[k].write_enable.next = true;
+                if self.e_started.q.val() {
+                    self.started.d.next = self.started.q.val() & !self.cur1h.q.val();
+                    self.reg_resv.d.next = self.reg_resv.q.val() - bit_cast::<11, 5>(self.eb_bpeak.q.val());
                 }
-            }
-            self.w_rh_m.next = self.cur_bit.val();
-            self.w_rh_v.next = self.cur_rheld.val() - 1;
-            if self.cur_rheld.val() - 1 == self.fto.q.val() {
-                self.seen.d.next = 0.into();
-                self.step.d.next = self.c_scan.val();
-                if self.fthen.q.val() {
+                self.w_nw_m.next = self.eb_bbit.q.val();
+                self.wr_nw.next = true;
+                self.w_nw_v.next = self.nw_new.val();
+                self.bar_open.next = self.eb_narr.q.val().any() & self.e_open.q.val();
+                if self.bar_open.val() {
+                    self.w_na_m.next = self.eb_bbit.q.val();
+                    self.wr_na.next = true;
+                    self.bar.d.next = self.bar.q.val() & !self.bmask.q.val();
+                    self.n_want.d.next = self.n_want.q.val() + self.eb_narr.q.val();
+                }
+                self.w_rn_m.next = self.cur1h.q.val();
+                self.wr_rn.next = true;
+                self.fthen.d.next = self.smem_at_warp_end.val() & self.eb_sheld.q.val().any();
+                if self.e_rheld.q.val().any() {
+                    self.fr_k.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
+                    self.fr_last.d.next = self.e_rheld.q.val() == self.rs_ids[1].val();
+                    self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
+                    self.fsm.d.next = false;
+                    self.step.d.next = self.h_free0.val();
+                    self.busy.d.next = true;
+                } else if self.smem_at_warp_end.val() & self.eb_sheld.q.val().any() {
+                    self.fr_k.d.next = self.eb_sheld.q.val();
+                    self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
+                    self.fr_h.d.next = self.eb_sheld.q.val();
                     self.fend.d.next = false;
-                    self.step.d.next = self.c_free_smem.val();
+                    self.fsm.d.next = true;
+                    self.step.d.next = self.h_free0.val();
+                    self.busy.d.next = true;
                 }
             }
-        }
-
-        // Freeing the highest held scratchpad set of block `fb`.
-        if self.step.q.val() == self.c_free_smem.val() {
-            if self.sentry.val().get_bit(6) {
-                self.smem_used.d.next = self.smem_used.q.val() & !self.smem_clr.val();
-                self.smem_cnt.d.next = self.smem_cnt.q.val() - 1;
-            } else {
-                self.smem_swap.d.next = self.smem_swap.q.val() - 1;
-            }
-            for k in 0..48 {
-                if self.cur_sheld.val() == self.ss_ids[k + 1].val() {
-                    self.smem_ram[k].write_enable.next = true;
+            if self.e_ev.q.val() == self.c_bend.val() {
+                if self.eb_sheld.q.val().any() {
+                    self.fr_k.d.next = self.eb_sheld.q.val();
+                    self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
+                    self.fr_h.d.next = self.eb_sheld.q.val();
+                    self.fend.d.next = true;
+                    self.fthen.d.next = false;
+                    self.fsm.d.next = true;
+                    self.step.d.next = self.h_free0.val();
+                    self.busy.d.next = true;
+                } else {
+                    self.blocks.d.next = self.blocks.q.val() & !self.eb_bbit.q.val();
                 }
             }
-            self.w_sh_m.next = self.cur_bbit.val();
-            self.w_sh_v.next = self.cur_sheld.val() - 1;
-            if self.cur_sheld.val() == self.ss_ids[1].val() {
-                self.seen.d.next = 0.into();
-                self.step.d.next = self.c_scan.val();
-                if self.fend.q.val() {
-                    self.blocks.d.next = self.blocks.q.val() & !self.cur_bbit.val();
+            if self.e_ev.q.val() == self.c_epoch.val() {
+                self.th_up.next = self.eff_o.val() + self.o_step.val();
+                if self.th_up.val() > self.o_max.val() {
+                    self.th_up.next = self.o_max.val();
                 }
-            }
-        }
-
-        // Examining the scan's next warp.
-        if self.step.q.val() == self.c_scan.val() {
-            if !self.m_sel.val().any() {
-                self.step.d.next = self.c_idle.val();
-            } else {
-                self.seen.d.next = self.seen.q.val() | self.cand_bit.val();
-                self.tq.d.next = self.tq.q.val() & !self.cand_bit.val();
-                self.sq.d.next = self.sq.q.val() & !self.cand_bit.val();
-                self.rq.d.next = self.rq.q.val() & !self.cand_bit.val();
-                if self.at_t.val() {
-                    self.tq.d.next = self.tq.q.val();
-                }
-                if self.at_s.val() {
-                    self.sq.d.next = self.sq.q.val() | self.cand_bit.val();
-                }
-                if self.at_r.val() {
-                    self.rq.d.next = self.rq.q.val() | self.cand_bit.val();
-                }
-                if self.t_pass.val() & self.fresh.val() {
-                    self.started.d.next = self.started.q.val() | self.cand_bit.val();
-                    self.reg_resv.d.next = self.resv_new.val();
-                }
-                if self.t_pass.val() {
-                    self.slot_used.d.next = self.slot_used.q.val() | self.slot_low.val();
-                    self.w_sv_m.next = self.cand_bit.val();
-                    self.w_sv_v.next = true;
-                    self.w_sl_m.next = self.cand_bit.val();
-                    self.w_sl_v.next = self.slot_new.val();
-                }
-                self.a_smem.d.next = 0.into();
-                self.a_sphys.d.next = 0.into();
-                if self.s_act.val() & self.s_ok.val() {
-                    self.smem_cnt.d.next = self.smem_cnt.q.val() + self.phys_s.val();
-                    self.smem_swap.d.next = self.smem_swap.q.val() + bit_cast::<11, 7>(self.swap_s.val());
-                    self.a_smem.d.next = self.need_s.val();
-                    self.a_sphys.d.next = self.phys_s.val();
-                }
-                self.a_regs.d.next = 0.into();
-                self.a_rphys.d.next = 0.into();
-                if self.gr.val() {
-                    self.reg_cnt.d.next = self.reg_cnt.q.val() + bit_cast::<10, 5>(self.phys_r.val());
-                    self.reg_swap.d.next = self.reg_swap.q.val() + bit_cast::<11, 5>(self.swap_r.val());
-                    self.a_regs.d.next = self.need_r.val();
-                    self.a_rphys.d.next = self.phys_r.val();
-                }
-                self.a_grant.d.next = self.gr.val();
-                self.fw.d.next = self.cand_w.val();
-                self.fb.d.next = self.cur_wb.val();
-                if self.moved.val() {
-                    if (self.s_act.val() & self.s_ok.val() & self.need_s.val().any()) | (self.gr.val() & self.need_r.val().any()) {
-                        self.step.d.next = self.c_alloc.val();
-                    } else if self.gr.val() {
-                        self.step.d.next = self.c_read.val();
+                if self.e_up.q.val() {
+                    self.th_new.next = self.th_up.val();
+                } else if self.e_down.q.val() {
+                    self.th_new.next = 0.into();
+                    if self.eff_o.val() > self.o_step.val() {
+                        self.th_new.next = self.eff_o.val() - self.o_step.val();
                     }
                 }
+                self.th_q.d.next = self.th_new.val();
+                self.th_set.d.next = true;
+                self.step.d.next = self.h_idle.val();
+                self.busy.d.next = false;
             }
         }
 
-        // Allocating one set: the block's scratchpad first, then the warp's registers.
-        if self.step.q.val() == self.c_alloc.val() {
-            if self.a_smem.q.val().any() {
+        // Freeing, highest set first: the entry selected from the row (a one-hot over the
+        // logical sets), then freed while the next is selected.
+        self.fr_next.next = 0.into();
+        self.rlow6.next = 0.into();
+        self.rword.next = 0.into();
+        self.sentry6.next = 0.into();
+        self.sel_sh.next = 0.into();
+        if (self.step.q.val().get_bit(13)) | (self.step.q.val().get_bit(14)) {
+            if self.fsm.q.val() {
                 for k in 0..48 {
-                    if self.cur_sheld.val() == self.ss_ids[k].val() {
-                        self.smem_ram[k].write_enable.next = true;
-                        self.smem_ram[k].write_data.next = self.sent.val();
+                    if self.fr_sel.q.val().get_bit(k) {
+                        for j in 0..7 {
+                            if self.smem_ram[k].read_data.val().get_bit(j) {
+                                self.fr_next.next = self.fr_next.val().replace_bit(j, true);
+                            }
+                        }
                     }
                 }
-                if self.a_sphys.q.val().any() {
-                    self.smem_used.d.next = self.smem_used.q.val() | self.smem_low.val();
-                    self.a_sphys.d.next = self.a_sphys.q.val() - 1;
-                }
-                self.w_sh_m.next = self.cur_bbit.val();
-                self.w_sh_v.next = self.cur_sheld.val() + 1;
-                self.a_smem.d.next = self.a_smem.q.val() - 1;
             } else {
                 for k in 0..16 {
-                    if self.cur_rheld.val() == self.rs_ids[k].val() {
-                        self.reg_ram[k].write_enable.next = true;
-                        self.reg_ram[k].write_data.next = self.went.val();
+                    if self.fr_sel.q.val().get_bit(k) {
+                        self.fr_next.next = self.fr_next.val() | self.reg_ram[k].read_data.val();
                     }
                 }
-                if self.a_rphys.q.val().any() {
+            }
+            for k in 0..63 {
+                self.sel_sh.next = self.sel_sh.val().replace_bit(k, self.fr_sel.q.val().get_bit(k + 1));
+            }
+            self.fr_e.d.next = self.fr_next.val();
+            self.fr_wr.d.next = self.fr_sel.q.val();
+            self.fr_sel.d.next = self.sel_sh.val();
+        }
+        if self.step.q.val().get_bit(13) {
+            self.step.d.next = self.h_free.val();
+            self.busy.d.next = true;
+        }
+        if self.step.q.val().get_bit(14) {
+            self.fr_k.d.next = self.fr_k.q.val() - 1;
+            self.fr_last.d.next = self.fr_k.q.val() == self.ss_ids[2].val();
+            self.fr_h.d.next = self.fr_h.q.val() - 1;
+            if self.fsm.q.val() {
+                self.sentry6.next = bit_cast::<6, 9>(self.fr_e.q.val());
+                if self.fr_e.q.val().get_bit(6) {
+                    self.smem_used.d.next = self.smem_used.q.val() & !(self.one64.val() << self.sentry6.val());
+                    self.smem_cnt.d.next = self.smem_cnt.q.val() - 1;
+                } else {
+                    self.smem_swap.d.next = self.smem_swap.q.val() - 1;
+                }
+                for k in 0..48 {
+                    if self.fr_wr.q.val().get_bit(k) {
+                        self.smem_ram[k].write_enable.next = true;
+                    }
+                }
+                self.w_sh_m.next = self.eb_bbit.q.val();
+                self.wr_sh.next = true;
+                self.w_sh_v.next = self.fr_h.q.val() - 1;
+            } else {
+                self.rlow6.next = bit_cast::<6, 9>(self.fr_e.q.val());
+                self.rword.next = self.rword.val().replace_bit(0, self.fr_e.q.val().get_bit(6));
+                self.rword.next = self.rword.val().replace_bit(1, self.fr_e.q.val().get_bit(7));
+                if self.fr_e.q.val().get_bit(8) {
                     for k in 0..4 {
-                        if self.reg_word.val() == self.word_ids[k].val() {
-                            self.reg_used[k].d.next = self.reg_used[k].q.val() | self.reg_low4[k].val();
+                        if self.rword.val() == self.word_ids[k].val() {
+                            self.reg_used[k].d.next = self.reg_used[k].q.val() & !(self.one64.val() << self.rlow6.val());
+                        }
+                    }
+                    self.reg_cnt.d.next = self.reg_cnt.q.val() - 1;
+                } else {
+                    self.reg_swap.d.next = self.reg_swap.q.val() - 1;
+                }
+                for k in 0..16 {
+                    if self.fr_wr.q.val().get_bit(k) {
+                        self.reg_ram[k].write_enable.next = true;
+                    }
+                }
+                self.w_rh_m.next = self.cur1h.q.val();
+                self.wr_rh.next = true;
+                self.w_rh_v.next = bit_cast::<5, 7>(self.fr_h.q.val() - 1);
+            }
+            if self.fr_last.q.val() {
+                self.step.d.next = self.h_w.val();
+                self.busy.d.next = true;
+                if !self.fsm.q.val() & self.fthen.q.val() {
+                    self.fsm.d.next = true;
+                    self.fthen.d.next = false;
+                    self.fend.d.next = false;
+                    self.fr_k.d.next = self.eb_sheld.q.val();
+                    self.fr_sel.d.next = self.sm_sel0.val();
+                    self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
+                    self.fr_h.d.next = self.eb_sheld.q.val();
+                    self.step.d.next = self.h_free0.val();
+                    self.busy.d.next = true;
+                }
+                if self.fsm.q.val() & self.fend.q.val() {
+                    self.blocks.d.next = self.blocks.q.val() & !self.eb_bbit.q.val();
+                }
+            }
+        }
+
+        // A scan's start: the fit (this cycle's, registered), the candidates, the first.
+        if self.step.q.val().get_bit(2) {
+            self.seen.d.next = 0.into();
+            self.step.d.next = self.h_p1.val();
+            self.busy.d.next = true;
+        }
+        if self.step.q.val().get_bit(3) {
+            self.step.d.next = self.h_p2.val();
+            self.busy.d.next = true;
+        }
+        if self.step.q.val().get_bit(4) {
+            self.step.d.next = self.h_f.val();
+            self.busy.d.next = true;
+            if !self.sel_any.val() {
+                self.step.d.next = self.h_idle.val();
+                self.busy.d.next = false;
+            }
+        }
+
+        // A warp examined: its fields through the one-hot candidate, its block's, its needs,
+        // the decision (the next candidate is picked meanwhile).
+        if self.step.q.val().get_bit(5) {
+            self.step.d.next = self.h_b.val();
+            self.busy.d.next = true;
+            self.cur1h.d.next = self.nxt.q.val();
+            self.seen.d.next = self.seen.q.val() | self.nxt.q.val();
+            for b in 0..6 {
+                self.g_fw.next = self.g_fw.val().replace_bit(b, (self.nxt.q.val() & self.bitmask[b].val()).any());
+            }
+            for j in 0..4 {
+                self.g_fb.next = self.g_fb.val().replace_bit(j, (self.wblock[j].q.val() & self.nxt.q.val()).any());
+            }
+            for j in 0..5 {
+                self.g_rneed.next = self.g_rneed.val().replace_bit(j, (self.rneed[j].q.val() & self.nxt.q.val()).any());
+                self.g_rheld.next = self.g_rheld.val().replace_bit(j, (self.rheld[j].q.val() & self.nxt.q.val()).any());
+            }
+            for j in 0..6 {
+                self.g_slot6.next = self.g_slot6.val().replace_bit(j, (self.slot[j].q.val() & self.nxt.q.val()).any());
+            }
+            self.fw.d.next = self.g_fw.val();
+            self.fb.d.next = self.g_fb.val();
+            self.f_rneed.d.next = self.g_rneed.val();
+            self.f_rheld.d.next = self.g_rheld.val();
+            self.f_slot.d.next = self.g_slot6.val();
+            self.f_tq.d.next = (self.tq.q.val() & self.nxt.q.val()).any();
+            self.f_sq.d.next = (self.sq.q.val() & self.nxt.q.val()).any();
+            self.f_rq.d.next = (self.rq.q.val() & self.nxt.q.val()).any();
+            self.f_bar.d.next = (self.bar.q.val() & self.nxt.q.val()).any();
+            self.f_started.d.next = (self.started.q.val() & self.nxt.q.val()).any();
+        }
+        if self.step.q.val().get_bit(6) {
+            self.step.d.next = self.h_n.val();
+            self.busy.d.next = true;
+            for i in 0..16 {
+                self.e_bbit.next = self.e_bbit.val().replace_bit(i, self.fb.q.val() == self.ids16[i].val());
+            }
+            self.bbit.d.next = self.e_bbit.val();
+            for j in 0..5 {
+                self.g_bpeak.next = self.g_bpeak.val().replace_bit(j, self.bpeak[j].q.val().get_bit(self.fb.q.val().index()));
+            }
+            for j in 0..7 {
+                self.g_sneed.next = self.g_sneed.val().replace_bit(j, self.sneed[j].q.val().get_bit(self.fb.q.val().index()));
+                self.g_sheld.next = self.g_sheld.val().replace_bit(j, self.sheld[j].q.val().get_bit(self.fb.q.val().index()));
+            }
+        }
+        if self.step.q.val().get_bit(6) {
+            self.b_bpeak.d.next = self.g_bpeak.val();
+            self.b_sneed.d.next = self.g_sneed.val();
+            self.b_sheld.d.next = self.g_sheld.val();
+            // (the sums the needs are compared with)
+            self.pb_hs.d.next = bit_cast::<8, 7>(self.g_sheld.val()) + bit_cast::<8, 7>(self.q_sfree.q.val());
+            self.pb_hsr.d.next = bit_cast::<9, 7>(self.g_sheld.val()) + bit_cast::<9, 7>(self.s_room.q.val());
+            self.pb_rpk.d.next = bit_cast::<12, 11>(self.reg_resv.q.val()) + bit_cast::<12, 5>(self.g_bpeak.val());
+            self.pb_hr.d.next = bit_cast::<11, 5>(self.f_rheld.q.val()) + bit_cast::<11, 10>(self.q_rfree.q.val());
+            self.pb_hrr.d.next = bit_cast::<12, 5>(self.f_rheld.q.val()) + bit_cast::<12, 10>(self.r_room.q.val());
+        }
+        if self.step.q.val().get_bit(7) {
+            self.step.d.next = self.h_d.val();
+            self.busy.d.next = true;
+        }
+        self.fresh.next = self.f_tq.q.val() & !self.f_started.q.val();
+        self.t_pass.next = false;
+        self.at_t.next = false;
+        self.s_act.next = false;
+        self.s_go.next = false;
+        self.at_s.next = false;
+        self.r_act.next = false;
+        self.gr.next = false;
+        self.at_r.next = false;
+        self.moved.next = false;
+        self.slot_new.next = 0.into();
+        if self.step.q.val().get_bit(8) {
+            self.t_pass.next = self.f_tq.q.val() & !self.f_bar.q.val() & self.n_tok.q.val();
+            self.at_t.next = self.f_tq.q.val() & !self.t_pass.val();
+            self.s_act.next = !self.at_t.val() & !self.f_rq.q.val();
+            self.s_go.next = self.s_act.val() & self.n_sok.q.val();
+            self.at_s.next = self.s_act.val() & !self.n_sok.q.val();
+            self.r_act.next = !self.at_t.val() & !self.at_s.val();
+            self.gr.next = self.r_act.val() & self.n_rok.q.val();
+            self.at_r.next = self.r_act.val() & !self.n_rok.q.val();
+            self.moved.next = self.t_pass.val() | (self.s_go.val() & (self.n_ns_any.q.val() | self.f_sq.q.val())) | self.gr.val();
+            for b in 0..6 {
+                self.slot_new.next = self.slot_new.val().replace_bit(b, (self.slot_low.q.val() & self.bitmask[b].val()).any());
+            }
+            self.tq.d.next = self.tq.q.val() & !self.cur1h.q.val();
+            self.sq.d.next = self.sq.q.val() & !self.cur1h.q.val();
+            self.rq.d.next = self.rq.q.val() & !self.cur1h.q.val();
+            if self.at_t.val() {
+                self.tq.d.next = self.tq.q.val();
+            }
+            if self.at_s.val() {
+                self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
+            }
+            if self.at_r.val() {
+                self.rq.d.next = self.rq.q.val() | self.cur1h.q.val();
+            }
+            self.g_slot.d.next = self.f_slot.q.val();
+            if self.t_pass.val() {
+                if self.fresh.val() {
+                    self.started.d.next = self.started.q.val() | self.cur1h.q.val();
+                    self.reg_resv.d.next = self.reg_resv.q.val() + bit_cast::<11, 5>(self.b_bpeak.q.val());
+                }
+                self.slot_used.d.next = self.slot_used.q.val() | self.slot_low.q.val();
+                self.w_sv_m.next = self.cur1h.q.val();
+                self.wr_sv.next = true;
+                self.w_sv_v.next = true;
+                self.w_sl_m.next = self.cur1h.q.val();
+                self.wr_sl.next = true;
+                self.w_sl_v.next = self.slot_new.val();
+                self.g_slot.d.next = self.slot_new.val();
+                self.n_used.d.next = self.n_used.q.val() + 1;
+                self.n_want.d.next = self.n_want.q.val() - 1;
+            }
+            self.a_smem.d.next = 0.into();
+            self.a_sphys.d.next = 0.into();
+            if self.s_go.val() {
+                self.smem_cnt.d.next = self.smem_cnt.q.val() + self.n_phys_s.q.val();
+                self.smem_swap.d.next = self.smem_swap.q.val() + bit_cast::<11, 7>(self.n_swap_s.q.val());
+                self.a_smem.d.next = self.n_need_s.q.val();
+                self.a_sphys.d.next = self.n_phys_s.q.val();
+            }
+            self.a_regs.d.next = 0.into();
+            self.a_rphys.d.next = 0.into();
+            if self.gr.val() {
+                self.reg_cnt.d.next = self.reg_cnt.q.val() + bit_cast::<10, 5>(self.n_phys_r.q.val());
+                self.reg_swap.d.next = self.reg_swap.q.val() + bit_cast::<11, 5>(self.n_swap_r.q.val());
+                self.a_regs.d.next = self.n_need_r.q.val();
+                self.a_rphys.d.next = self.n_phys_r.q.val();
+            }
+            self.a_grant.d.next = self.gr.val();
+            self.al_rh.d.next = self.f_rheld.q.val();
+            self.al_sh.d.next = self.b_sheld.q.val();
+            self.as_on.d.next = self.s_go.val() & self.n_ns_any.q.val();
+            // (whether the first set allocated is the last)
+            self.al_last.d.next = (self.s_go.val() & self.n_ns_one.q.val() & !(self.gr.val() & self.n_nr_any.q.val())) | (!(self.s_go.val() & self.n_ns_any.q.val()) & self.gr.val() & self.n_nr_one.q.val());
+            self.asp_on.d.next = self.s_go.val() & self.n_ps_any.q.val();
+            self.arp_on.d.next = self.gr.val() & self.n_pr_any.q.val();
+            self.step.d.next = self.h_f.val();
+            self.busy.d.next = true;
+            if self.nxt_none.q.val() {
+                self.step.d.next = self.h_idle.val();
+                self.busy.d.next = false;
+            }
+            if self.moved.val() {
+                if (self.s_go.val() & self.n_ns_any.q.val()) | (self.gr.val() & self.n_nr_any.q.val()) {
+                    self.step.d.next = self.h_al0.val();
+                    self.busy.d.next = true;
+                } else if self.gr.val() {
+                    self.step.d.next = self.h_fin.val();
+                    self.busy.d.next = true;
+                }
+            }
+        }
+
+        // Allocating: the lowest free sets found (per 64-set word of the register map), then
+        // one set a cycle, the next lowest found meanwhile (scratchpad first, then registers).
+        self.s_rest.next = 0.into();
+        self.s_idx.next = 0.into();
+        self.r_idx.next = 0.into();
+        self.went.next = 0.into();
+        self.sent.next = 0.into();
+        self.take_s.next = false;
+        self.take_r.next = false;
+        self.r_first.next = 0.into();
+        for k in 0..4 {
+            self.r_rest[k].next = 0.into();
+            self.r_enc[k].next = 0.into();
+        }
+        if (self.step.q.val().get_bit(9)) | (self.step.q.val().get_bit(10)) {
+            self.take_s.next = (self.step.q.val().get_bit(10)) & self.as_on.q.val() & self.asp_on.q.val();
+            self.take_r.next = (self.step.q.val().get_bit(10)) & !self.as_on.q.val() & self.arp_on.q.val();
+            // (the first word with a free set, from last cycle's registers)
+            self.r_first.next = 0.into();
+            if self.al_rany[3].q.val() {
+                self.r_first.next = 8.into();
+            }
+            if self.al_rany[2].q.val() {
+                self.r_first.next = 4.into();
+            }
+            if self.al_rany[1].q.val() {
+                self.r_first.next = 2.into();
+            }
+            if self.al_rany[0].q.val() {
+                self.r_first.next = 1.into();
+            }
+            // (the lowest free set of each map, and of each map less the set taken now: both
+            // computed, one kept)
+            // (the lowest free set of each map, and of the map less the set taken now, both
+            // from registers; the choice made last)
+            self.s_rest.next = self.smem_free_map.val() & !self.al_s1h.q.val();
+            self.al_s1h.d.next = self.smem_free_map.val() & (!self.smem_free_map.val() + self.one64.val());
+            if self.take_s.val() {
+                self.al_s1h.d.next = self.s_rest.val() & (!self.s_rest.val() + self.one64.val());
+            }
+            for k in 0..4 {
+                self.r_rest[k].next = !self.reg_used[k].q.val() & !self.al_r1h[k].q.val();
+                self.al_r1h[k].d.next = !self.reg_used[k].q.val() & (self.reg_used[k].q.val() + self.one64.val());
+                self.al_rany[k].d.next = !self.reg_used[k].q.val().all();
+                if self.take_r.val() & self.r_first.val().get_bit(k) {
+                    self.al_r1h[k].d.next = self.r_rest[k].val() & (!self.r_rest[k].val() + self.one64.val());
+                    self.al_rany[k].d.next = self.r_rest[k].val().any();
+                }
+            }
+        }
+        if self.step.q.val().get_bit(9) {
+            self.step.d.next = self.h_al.val();
+            self.busy.d.next = true;
+        }
+        if self.step.q.val().get_bit(10) {
+            for b in 0..6 {
+                self.s_idx.next = self.s_idx.val().replace_bit(b, (self.al_s1h.q.val() & self.bitmask[b].val()).any());
+                for k in 0..4 {
+                    self.r_enc[k].next = self.r_enc[k].val().replace_bit(b, (self.al_r1h[k].q.val() & self.bitmask[b].val()).any());
+                }
+            }
+            for k in 0..4 {
+                if self.r_first.val().get_bit(k) & self.arp_on.q.val() {
+                    for b in 0..6 {
+                        self.r_idx.next = self.r_idx.val().replace_bit(b, self.r_enc[k].val().get_bit(b));
+                    }
+                    self.r_idx.next = self.r_idx.val().replace_bit(6, self.word_ids[k].val().get_bit(0));
+                    self.r_idx.next = self.r_idx.val().replace_bit(7, self.word_ids[k].val().get_bit(1));
+                }
+            }
+            if self.as_on.q.val() {
+                if self.asp_on.q.val() {
+                    self.sent.next = bit_cast::<7, 6>(self.s_idx.val()) | self.v7.val();
+                    self.smem_used.d.next = self.smem_used.q.val() | self.al_s1h.q.val();
+                    self.a_sphys.d.next = self.a_sphys.q.val() - 1;
+                    self.asp_on.d.next = self.a_sphys.q.val() != self.ss_ids[1].val();
+                }
+                for k in 0..48 {
+                    self.smem_ram[k].write_data.next = self.sent.val();
+                    if self.al_sh.q.val() == self.ss_ids[k].val() {
+                        self.smem_ram[k].write_enable.next = true;
+                    }
+                }
+                self.w_sh_m.next = self.bbit.q.val();
+                self.wr_sh.next = true;
+                self.w_sh_v.next = self.al_sh.q.val() + 1;
+                self.al_sh.d.next = self.al_sh.q.val() + 1;
+                self.a_smem.d.next = self.a_smem.q.val() - 1;
+                self.as_on.d.next = self.a_smem.q.val() != self.ss_ids[1].val();
+            } else {
+                self.went.next = bit_cast::<9, 8>(self.r_idx.val());
+                if self.arp_on.q.val() {
+                    self.went.next = bit_cast::<9, 8>(self.r_idx.val()) | self.v9.val();
+                    for k in 0..4 {
+                        if self.r_first.val().get_bit(k) {
+                            self.reg_used[k].d.next = self.reg_used[k].q.val() | self.al_r1h[k].q.val();
                         }
                     }
                     self.a_rphys.d.next = self.a_rphys.q.val() - 1;
+                    self.arp_on.d.next = self.a_rphys.q.val() != self.rs_ids[1].val();
                 }
-                self.w_rh_m.next = self.cur_bit.val();
-                self.w_rh_v.next = self.cur_rheld.val() + 1;
+                for k in 0..16 {
+                    self.reg_ram[k].write_data.next = self.went.val();
+                    if self.al_rh.q.val() == self.rs_ids[k].val() {
+                        self.reg_ram[k].write_enable.next = true;
+                    }
+                }
+                self.w_rh_m.next = self.cur1h.q.val();
+                self.wr_rh.next = true;
+                self.w_rh_v.next = self.al_rh.q.val() + 1;
+                self.al_rh.d.next = self.al_rh.q.val() + 1;
                 self.a_regs.d.next = self.a_regs.q.val() - 1;
             }
-            // (the last set: the rows are read next if the warp is granted)
-            if (self.a_smem.q.val() + bit_cast::<7, 5>(self.a_regs.q.val())) == self.ss_ids[1].val() {
-                self.step.d.next = self.c_scan.val();
+            self.al_last.d.next = (self.as_on.q.val() & (((self.a_smem.q.val() == self.ss_ids[2].val()) & !self.a_regs.q.val().any()) | ((self.a_smem.q.val() == self.ss_ids[1].val()) & (self.a_regs.q.val() == self.rs_ids[1].val())))) | (!self.as_on.q.val() & (self.a_regs.q.val() == self.rs_ids[2].val()));
+            if self.al_last.q.val() {
+                self.step.d.next = self.h_f.val();
+                self.busy.d.next = true;
+                if self.nxt_none.q.val() {
+                    self.step.d.next = self.h_idle.val();
+                    self.busy.d.next = false;
+                }
                 if self.a_grant.q.val() {
-                    self.step.d.next = self.c_read.val();
+                    self.step.d.next = self.h_read.val();
+                    self.busy.d.next = true;
                 }
             }
         }
 
         // The granted warp's rows are read; then the grant.
-        if self.step.q.val() == self.c_read.val() {
-            self.step.d.next = self.c_finish.val();
+        if self.step.q.val().get_bit(11) {
+            self.step.d.next = self.h_fin.val();
+            self.busy.d.next = true;
         }
-        if self.step.q.val() == self.c_finish.val() {
-            self.sched.d.next = self.sched.q.val() | self.cur_bit.val();
-            self.step.d.next = self.c_scan.val();
+        if self.step.q.val().get_bit(12) {
+            self.sched.d.next = self.sched.q.val() | self.cur1h.q.val();
+            self.step.d.next = self.h_f.val();
+            self.busy.d.next = true;
+            if self.nxt_none.q.val() {
+                self.step.d.next = self.h_idle.val();
+                self.busy.d.next = false;
+            }
         }
 
-        // The fields' writes, through their masks.
-        for j in 0..4 {
-            self.wblock[j].d.next = self.wblock[j].q.val() & !self.w_wb_m.val();
-            if self.w_wb_v.val().get_bit(j) {
-                self.wblock[j].d.next = self.wblock[j].q.val() | self.w_wb_m.val();
+        // The slack the fit compares peaks with (256 + 16 o - reserved, clamped to 0..=31),
+        // registered as it will be after this cycle: a decision that starts a warp reserves its
+        // peak, a warp's end releases it.
+        self.slk.d.next = self.cap_r.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.slack.next = self.cap_r.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        if (self.step.q.val().get_bit(8)) & self.t_pass.val() & self.fresh.val() {
+            self.slack.next = self.cap_r.val() - self.pb_rpk.q.val();
+        }
+        if (self.step.q.val().get_bit(1)) & (self.e_ev.q.val() == self.c_wend.val()) & self.e_started.q.val() {
+            self.slack.next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());
+        }
+        self.sneg.d.next = self.slack.val().get_bit(11);
+        self.slack5.next = bit_cast::<5, 12>(self.slack.val());
+        for j in 5..11 {
+            if self.slack.val().get_bit(j) {
+                self.slack5.next = 31.into();
             }
         }
-        for j in 0..5 {
-            self.rneed[j].d.next = self.rneed[j].q.val() & !self.w_rn_m.val();
-            if self.w_rn_v.val().get_bit(j) {
-                self.rneed[j].d.next = self.rneed[j].q.val() | self.w_rn_m.val();
-            }
-            self.rheld[j].d.next = self.rheld[j].q.val() & !self.w_rh_m.val();
-            if self.w_rh_v.val().get_bit(j) {
-                self.rheld[j].d.next = self.rheld[j].q.val() | self.w_rh_m.val();
-            }
-        }
-        self.slotv.d.next = self.slotv.q.val() & !self.w_sv_m.val();
-        if self.w_sv_v.val() {
-            self.slotv.d.next = self.slotv.q.val() | self.w_sv_m.val();
-        }
-        for j in 0..6 {
-            self.slot[j].d.next = self.slot[j].q.val() & !self.w_sl_m.val();
-            if self.w_sl_v.val().get_bit(j) {
-                self.slot[j].d.next = self.slot[j].q.val() | self.w_sl_m.val();
+        self.slack5q.d.next = self.slack5.val();
+
+        // The fields' writes, through their masks (a field not written holds).
+        if self.wr_wb.val() {
+            for j in 0..4 {
+                self.wblock[j].d.next = self.wblock[j].q.val() & !self.w_wb_m.val();
+                if self.w_wb_v.val().get_bit(j) {
+                    self.wblock[j].d.next = self.wblock[j].q.val() | self.w_wb_m.val();
+                }
             }
         }
-        for j in 0..7 {
-            self.sneed[j].d.next = self.sneed[j].q.val() & !self.w_sn_m.val();
-            if self.w_sn_v.val().get_bit(j) {
-                self.sneed[j].d.next = self.sneed[j].q.val() | self.w_sn_m.val();
-            }
-            self.sheld[j].d.next = self.sheld[j].q.val() & !self.w_sh_m.val();
-            if self.w_sh_v.val().get_bit(j) {
-                self.sheld[j].d.next = self.sheld[j].q.val() | self.w_sh_m.val();
-            }
-            self.nwarps[j].d.next = self.nwarps[j].q.val() & !self.w_nw_m.val();
-            if self.w_nw_v.val().get_bit(j) {
-                self.nwarps[j].d.next = self.nwarps[j].q.val() | self.w_nw_m.val();
-            }
-            self.narr[j].d.next = self.narr[j].q.val() & !self.w_na_m.val();
-            if self.w_na_v.val().get_bit(j) {
-                self.narr[j].d.next = self.narr[j].q.val() | self.w_na_m.val();
+        if self.wr_rn.val() {
+            for j in 0..5 {
+                self.rneed[j].d.next = self.rneed[j].q.val() & !self.w_rn_m.val();
+                if self.w_rn_v.val().get_bit(j) {
+                    self.rneed[j].d.next = self.rneed[j].q.val() | self.w_rn_m.val();
+                }
             }
         }
-        for j in 0..5 {
-            self.bpeak[j].d.next = self.bpeak[j].q.val() & !self.w_bp_m.val();
-            if self.w_bp_v.val().get_bit(j) {
-                self.bpeak[j].d.next = self.bpeak[j].q.val() | self.w_bp_m.val();
+        if self.wr_rh.val() {
+            for j in 0..5 {
+                self.rheld[j].d.next = self.rheld[j].q.val() & !self.w_rh_m.val();
+                if self.w_rh_v.val().get_bit(j) {
+                    self.rheld[j].d.next = self.rheld[j].q.val() | self.w_rh_m.val();
+                }
+            }
+        }
+        if self.wr_wp.val() {
+            for j in 0..5 {
+                self.wpeak[j].d.next = self.wpeak[j].q.val() & !self.w_wp_m.val();
+                if self.w_wp_v.val().get_bit(j) {
+                    self.wpeak[j].d.next = self.wpeak[j].q.val() | self.w_wp_m.val();
+                }
+            }
+        }
+        if self.wr_bp.val() {
+            for j in 0..5 {
+                self.bpeak[j].d.next = self.bpeak[j].q.val() & !self.w_bp_m.val();
+                if self.w_bp_v.val().get_bit(j) {
+                    self.bpeak[j].d.next = self.bpeak[j].q.val() | self.w_bp_m.val();
+                }
+            }
+        }
+        if self.wr_sv.val() {
+            self.slotv.d.next = self.slotv.q.val() & !self.w_sv_m.val();
+            if self.w_sv_v.val() {
+                self.slotv.d.next = self.slotv.q.val() | self.w_sv_m.val();
+            }
+        }
+        if self.wr_sl.val() {
+            for j in 0..6 {
+                self.slot[j].d.next = self.slot[j].q.val() & !self.w_sl_m.val();
+                if self.w_sl_v.val().get_bit(j) {
+                    self.slot[j].d.next = self.slot[j].q.val() | self.w_sl_m.val();
+                }
+            }
+        }
+        if self.wr_sn.val() {
+            for j in 0..7 {
+                self.sneed[j].d.next = self.sneed[j].q.val() & !self.w_sn_m.val();
+                if self.w_sn_v.val().get_bit(j) {
+                    self.sneed[j].d.next = self.sneed[j].q.val() | self.w_sn_m.val();
+                }
+            }
+        }
+        if self.wr_sh.val() {
+            for j in 0..7 {
+                self.sheld[j].d.next = self.sheld[j].q.val() & !self.w_sh_m.val();
+                if self.w_sh_v.val().get_bit(j) {
+                    self.sheld[j].d.next = self.sheld[j].q.val() | self.w_sh_m.val();
+                }
+            }
+        }
+        if self.wr_nw.val() {
+            for j in 0..7 {
+                self.nwarps[j].d.next = self.nwarps[j].q.val() & !self.w_nw_m.val();
+                if self.w_nw_v.val().get_bit(j) {
+                    self.nwarps[j].d.next = self.nwarps[j].q.val() | self.w_nw_m.val();
+                }
+            }
+        }
+        if self.wr_na.val() {
+            for j in 0..7 {
+                self.narr[j].d.next = self.narr[j].q.val() & !self.w_na_m.val();
+                if self.w_na_v.val().get_bit(j) {
+                    self.narr[j].d.next = self.narr[j].q.val() | self.w_na_m.val();
+                }
             }
         }
     }

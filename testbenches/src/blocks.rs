@@ -693,7 +693,7 @@ impl crate::ports::HdlBlock for Zorua {
         !self.read_changed()
     }
     fn input_ports(&self) -> Vec<Port> {
-        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16), ("peak", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect()
+        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16), ("peak", 7), ("nwarps_in", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect()
     }
     fn output_ports(&self) -> Vec<Port> {
         let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
@@ -732,6 +732,8 @@ impl crate::ports::HdlBlock for Zorua {
         self.mem.update_all();
         self.peak.next = Wire::from_word(v[8]);
         self.peak.update_all();
+        self.nwarps_in.next = Wire::from_word(v[9]);
+        self.nwarps_in.update_all();
     }
     fn set_clock(&mut self, high: bool) {
         self.clock.next = rust_hdl::prelude::Clock::from(high);
@@ -842,7 +844,7 @@ impl Ports for ZoruaPorts {
         b
     }
     fn encode(&self, i: &zorua::In, v: &mut [u64]) {
-        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64, i.peak as u64 & 127];
+        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64, i.peak as u64 & 127, i.nwarps as u64 & 127];
         v.copy_from_slice(&w);
     }
     fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {

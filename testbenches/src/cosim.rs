@@ -707,7 +707,8 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
         (UnitKind::Zorua, mode) => {
             let mut gpu = Gpu::new(cfg);
             let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
-            let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: cfg.zorua.timing == mpgpu_ref::config::CoordTiming::Pipelined, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
+            // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
+            let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
             let (outcome, units) = per_sm::<_, _, dyn ZoruaSlot>(n, mode, o, ports, &|| Coord::new(geom), Coord::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
             let mut it = units.into_iter();
             gpu.set_zorua_units(&mut |_| it.next().expect("one unit per SM"))?;
@@ -757,9 +758,6 @@ pub fn zorua_fits(cfg: &GpuConfig) -> Result<(), String> {
     }
     if cfg.zorua.o_default > 16 || cfg.zorua.o_thresh_step > 16 || cfg.zorua.c_delta_thresh >= 1 << 16 {
         return Err("--unit zorua: the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
-    }
-    if cfg.zorua.timing != mpgpu_ref::config::CoordTiming::SingleCycle {
-        return Err("--unit zorua: the RTL has the single-cycle timing (zorua.timing = \"single-cycle\"); the pipelined one is the model's only so far (docs/zorua.md, \"Timing\")".into());
     }
     Ok(())
 }

@@ -28,6 +28,8 @@ fn config(o: u32) -> GpuConfig {
     c.sm[0].count = 2;
     c.alloc = Alloc::Zorua;
     c.zorua.o_default = o;
+    // (the RTL's timing)
+    c.zorua.timing = mpgpu_ref::config::CoordTiming::Pipelined;
     c.validate().unwrap();
     c
 }
@@ -136,7 +138,7 @@ impl ZoruaSlot for Shadow {
 fn broken_coordinators_are_caught_where_the_model_predicts() {
     let cfg = config(2);
     let w = workload();
-    let geom = Geometry { thresh: cfg.zorua.thresh(), ..Geometry::of(&cfg.sm[0]).unwrap() };
+    let geom = Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..Geometry::of(&cfg.sm[0]).unwrap() };
     for (faults, broken) in [
         (ZoruaFaults { rescan_from_thread: true, ..Default::default() }, Broken { rescan_from_thread: true, ..Default::default() }),
         (ZoruaFaults { smem_at_warp_end: true, ..Default::default() }, Broken { smem_at_warp_end: true, ..Default::default() }),

@@ -56,6 +56,7 @@ impl Rtl {
         self.b.idle.next = (i.idle as u64).into();
         self.b.mem.next = (i.mem as u64).into();
         self.b.peak.next = (i.peak as u64).into();
+        self.b.nwarps_in.next = (i.nwarps as u64).into();
         self.b.clock.next = false.into();
         self.settle();
     }
@@ -146,7 +147,7 @@ impl Side {
 }
 
 fn geometry(slots: u32, o: u32) -> Geometry {
-    Geometry { lwarps: 64, lblocks: 16, reg_sets: 256, smem_sets: 48, slots, thresh: ThreshParams { o_default: o, ..ThreshParams::default() }, pipelined: false }
+    Geometry { lwarps: 64, lblocks: 16, reg_sets: 256, smem_sets: 48, slots, thresh: ThreshParams { o_default: o, ..ThreshParams::default() }, pipelined: true }
 }
 
 /// The first field in which two debug renderings differ.

@@ -407,8 +407,8 @@ impl Coord {
             Ev::BlockStart => {
                 let b = i.block as usize;
                 let lw_mask = if self.g.lwarps == 64 { u64::MAX } else { (1u64 << self.g.lwarps) - 1 };
-                if b >= self.g.lblocks as usize || self.blocks >> b & 1 != 0 || i.warps == 0 || i.warps & !lw_mask != 0 || i.warps & self.live != 0 {
-                    return self.fail(format!("block start of logical block {b} with warps {:#x}: the block or a warp is in use or out of range", i.warps));
+                if b >= self.g.lblocks as usize || self.blocks >> b & 1 != 0 || i.warps == 0 || i.warps & !lw_mask != 0 || i.warps & self.live != 0 || i.warps.count_ones() != i.nwarps as u32 {
+                    return self.fail(format!("block start of logical block {b} with warps {:#x} ({} counted): the block or a warp is in use or out of range, or the count is wrong", i.warps, i.nwarps));
                 }
                 if i.regs.max(i.peak) as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
                     return self.fail(format!("block start with {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
@@ -850,7 +850,7 @@ mod tests {
     }
 
     fn start(block: u8, warps: u64, regs: u8, smem: u32) -> In {
-        In { ev: Ev::BlockStart, block, warps, regs, smem, ..In::default() }
+        In { ev: Ev::BlockStart, block, warps, nwarps: warps.count_ones() as u8, regs, smem, ..In::default() }
     }
 
     fn ev(ev: Ev, warp: u8) -> In {

@@ -109,7 +109,7 @@ impl RandomSm {
                     _ => most,
                 };
                 self.prog[b] = p;
-                self.evq.push_back(In { ev: Ev::BlockStart, block: b as u8, warps: mask, regs, smem: rng.gen_range(0..=self.p.start_smem) * 1000, peak, ..In::default() });
+                self.evq.push_back(In { ev: Ev::BlockStart, block: b as u8, warps: mask, nwarps: mask.count_ones() as u8, regs, smem: rng.gen_range(0..=self.p.start_smem) * 1000, peak, ..In::default() });
             }
         }
         if self.p.epochs && now % 2048 == 2047 {

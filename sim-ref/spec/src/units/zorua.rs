@@ -27,11 +27,12 @@
 //!   first, then swap); if it became schedulable, a cycle reading its rows and a cycle driving
 //!   `grant` with them. A cycle that finds no warp left to examine ends the scan.
 //!
-//! That is the single-cycle timing, the RTL's. A configuration's `zorua.timing = "pipelined"`
-//! gives the model the timing of a coordinator built for 100 MHz on the ECP5 (`docs/zorua.md`,
-//! "Timing"): an event applied the cycle after it is taken, a scan's start in three cycles,
+//! That is the single-cycle timing, the model's default. The RTL has the pipelined timing,
+//! which a configuration's `zorua.timing = "pipelined"` gives the model (and a co-simulation
+//! always): an event applied the cycle after it is taken, a scan's start in three cycles,
 //! each warp examined in four (the next picked meanwhile), sets allocated and freed one per
-//! cycle after a first cycle, and a grant needing no set driven the cycle after its decision.
+//! cycle after a first cycle, and a grant needing no set driven the cycle after its decision
+//! (`docs/zorua.md`, "Timing").
 
 use serde::Serialize;
 
@@ -109,6 +110,9 @@ pub struct In {
     /// thread queue) only while the register sets reserved by the warps started and not ended,
     /// with its own, fit the virtual space the threshold allows.
     pub peak: u8,
+    /// At a block start: its warps' count (the ones in `warps`; the coordinator checks it, the
+    /// RTL takes it rather than counting 64 bits).
+    pub nwarps: u8,
     /// Epoch statistics.
     pub idle: u16,
     pub mem: u16,

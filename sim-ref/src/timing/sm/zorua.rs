@@ -298,7 +298,7 @@ impl Sm {
         }
         self.blocks[bslot as usize].as_mut().unwrap().shared.fill(POISON);
         z.smem_held[bslot as usize] = 0;
-        z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, regs, smem, peak, ..ZIn::default() });
+        z.evq.push_back(ZIn { ev: Ev::BlockStart, block: bslot as u8, warps: mask, nwarps: mask.count_ones() as u8, regs, smem, peak, ..ZIn::default() });
     }
 
     /// The warp in `slot` issued `inst` at `pc` with outcome `ev`: under Zorua a specifier
