@@ -880,10 +880,22 @@ impl Ports for ZoruaPorts {
     fn state(&self, r: &Regs) -> zorua::State {
         let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
         let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
-        // (the fields are bit-sliced: warp w's value is bit w of each slice)
-        let field = |slices: &[u64], e: usize| slices.iter().enumerate().fold(0u64, |v, (j, &x)| v | (x >> e & 1) << j);
-        let (wbs, rns, rhs, sv, sls) = (r.array("wblock"), r.array("rneed"), r.array("rheld"), r.scalar("slotv"), r.array("slot"));
-        let (sns, shs, nws, nas, bps) = (r.array("sneed"), r.array("sheld"), r.array("nwarps"), r.array("narr"), r.array("bpeak"));
+        // (the fields are bit-sliced: warp w's value is bit w of each slice; only the set bits
+        // are visited, most fields being small)
+        let unslice = |slices: &[u64]| {
+            let mut v = [0u64; 64];
+            for (j, &x) in slices.iter().enumerate() {
+                let mut m = x;
+                while m != 0 {
+                    v[m.trailing_zeros() as usize] |= 1 << j;
+                    m &= m - 1;
+                }
+            }
+            v
+        };
+        let (wbs, rns, rhs, sv, sls) = (unslice(r.array("wblock")), unslice(r.array("rneed")), unslice(r.array("rheld")), r.scalar("slotv"), unslice(r.array("slot")));
+        let (sns, shs, nws, nas, bps) = (unslice(r.array("sneed")), unslice(r.array("sheld")), unslice(r.array("nwarps")), unslice(r.array("narr")), unslice(r.array("bpeak")));
+        let field = |v: &[u64; 64], e: usize| v[e];
         zorua::State {
             tq: r.scalar("tq"),
             sq: r.scalar("sq"),
@@ -900,8 +912,8 @@ impl Ports for ZoruaPorts {
             smem_swap: r.scalar("smem_swap") as u32,
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
-            warp_info: (0..64).map(|w| zorua::pack_warp(field(wbs, w) as u8, field(rns, w) as u8, field(rhs, w) as u8, (sv >> w & 1 != 0).then_some(field(sls, w) as u8))).collect(),
-            block_info: (0..16).map(|b| zorua::pack_block(field(bps, b) as u8, field(sns, b) as u8, field(shs, b) as u8, field(nws, b) as u8, field(nas, b) as u8)).collect(),
+            warp_info: (0..64).map(|w| zorua::pack_warp(field(&wbs, w) as u8, field(&rns, w) as u8, field(&rhs, w) as u8, (sv >> w & 1 != 0).then_some(field(&sls, w) as u8))).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(field(&bps, b) as u8, field(&sns, b) as u8, field(&shs, b) as u8, field(&nws, b) as u8, field(&nas, b) as u8)).collect(),
             reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
             smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
         }
