@@ -157,7 +157,6 @@ pub struct Zorua {
     eff_o: Signal<Local, Bits<5>>,
     l_s: Signal<Local, Bits<7>>,
     l_r: Signal<Local, Bits<9>>,
-    cap_r: Signal<Local, Bits<12>>,
     valve: Signal<Local, Bit>,
     slot_free: Signal<Local, Bits<64>>,
     smem_free_map: Signal<Local, Bits<64>>,
@@ -170,19 +169,14 @@ pub struct Zorua {
     n_rfree: Signal<Local, Bits<10>>,
     sw_s: Signal<Local, Bits<12>>,
     sw_r: Signal<Local, Bits<12>>,
-    hs: Signal<Local, Bits<8>>,
-    hs_room: Signal<Local, Bits<9>>,
     c1s: Signal<Local, Bit>,
     c2s: Signal<Local, Bit>,
     ds: Signal<Local, Bits<7>>,
     es: Signal<Local, Bits<8>>,
-    hr: Signal<Local, Bits<11>>,
-    hr_room: Signal<Local, Bits<12>>,
     c1r: Signal<Local, Bit>,
     c2r: Signal<Local, Bit>,
     dr: Signal<Local, Bits<5>>,
     er: Signal<Local, Bits<11>>,
-    resv_pk: Signal<Local, Bits<12>>,
     fresh: Signal<Local, Bit>,
     t_pass: Signal<Local, Bit>,
     at_t: Signal<Local, Bit>,
@@ -491,7 +485,6 @@ impl Zorua {
             eff_o: Default::default(),
             l_s: Default::default(),
             l_r: Default::default(),
-            cap_r: Default::default(),
             valve: Default::default(),
             slot_free: Default::default(),
             smem_free_map: Default::default(),
@@ -504,19 +497,14 @@ impl Zorua {
             n_rfree: Default::default(),
             sw_s: Default::default(),
             sw_r: Default::default(),
-            hs: Default::default(),
-            hs_room: Default::default(),
             c1s: Default::default(),
             c2s: Default::default(),
             ds: Default::default(),
             es: Default::default(),
-            hr: Default::default(),
-            hr_room: Default::default(),
             c1r: Default::default(),
             c2r: Default::default(),
             dr: Default::default(),
             er: Default::default(),
-            resv_pk: Default::default(),
             fresh: Default::default(),
             t_pass: Default::default(),
             at_t: Default::default(),
@@ -1469,7 +1457,6 @@ impl Logic for Zorua {
         self.q_ls.d.next = self.l_s.val();
         self.q_lr.d.next = self.l_r.val();
         self.q_cap.d.next = bit_cast::<12, 10>(self.reg_total.val()) + bit_cast::<12, 9>(self.l_r.val());
-        self.cap_r.next = self.q_cap.q.val();
         self.valve.next = !self.sched.q.val().any();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
@@ -1535,23 +1522,17 @@ impl Logic for Zorua {
         // threshold allows that swap; the same for registers; whether a warp not started fits.
         self.c1s.next = false;
         self.ds.next = 0.into();
-        self.hs.next = 0.into();
         self.c2s.next = false;
         self.es.next = 0.into();
-        self.hs_room.next = 0.into();
         self.c1r.next = false;
         self.dr.next = 0.into();
-        self.hr.next = 0.into();
         self.c2r.next = false;
         self.er.next = 0.into();
-        self.hr_room.next = 0.into();
-        self.resv_pk.next = 0.into();
         if self.step.q.val().get_bit(7) {
             self.c1s.next = self.b_sneed.q.val() <= self.b_sheld.q.val();
             self.ds.next = self.b_sneed.q.val() - self.b_sheld.q.val();
-            self.hs.next = self.pb_hs.q.val();
-            self.c2s.next = bit_cast::<8, 7>(self.b_sneed.q.val()) <= self.hs.val();
-            self.es.next = bit_cast::<8, 7>(self.b_sneed.q.val()) - self.hs.val();
+            self.c2s.next = bit_cast::<8, 7>(self.b_sneed.q.val()) <= self.pb_hs.q.val();
+            self.es.next = bit_cast::<8, 7>(self.b_sneed.q.val()) - self.pb_hs.q.val();
             self.n_need_s.d.next = 0.into();
             self.n_phys_s.d.next = 0.into();
             self.n_swap_s.d.next = 0.into();
@@ -1564,13 +1545,11 @@ impl Logic for Zorua {
                     self.n_swap_s.d.next = bit_cast::<7, 8>(self.es.val());
                 }
             }
-            self.hs_room.next = self.pb_hsr.q.val();
-            self.n_sok.d.next = self.valve.val() | (bit_cast::<9, 7>(self.b_sneed.q.val()) <= self.hs_room.val());
+            self.n_sok.d.next = self.valve.val() | (bit_cast::<9, 7>(self.b_sneed.q.val()) <= self.pb_hsr.q.val());
             self.c1r.next = self.f_rneed.q.val() <= self.f_rheld.q.val();
             self.dr.next = self.f_rneed.q.val() - self.f_rheld.q.val();
-            self.hr.next = self.pb_hr.q.val();
-            self.c2r.next = bit_cast::<11, 5>(self.f_rneed.q.val()) <= self.hr.val();
-            self.er.next = bit_cast::<11, 5>(self.f_rneed.q.val()) - self.hr.val();
+            self.c2r.next = bit_cast::<11, 5>(self.f_rneed.q.val()) <= self.pb_hr.q.val();
+            self.er.next = bit_cast::<11, 5>(self.f_rneed.q.val()) - self.pb_hr.q.val();
             self.n_need_r.d.next = 0.into();
             self.n_phys_r.d.next = 0.into();
             self.n_swap_r.d.next = 0.into();
@@ -1583,10 +1562,8 @@ impl Logic for Zorua {
                     self.n_swap_r.d.next = bit_cast::<5, 11>(self.er.val());
                 }
             }
-            self.hr_room.next = self.pb_hrr.q.val();
-            self.n_rok.d.next = self.valve.val() | (bit_cast::<12, 5>(self.f_rneed.q.val()) <= self.hr_room.val());
-            self.resv_pk.next = self.pb_rpk.q.val();
-            self.n_tok.d.next = self.slot_any.val() & (!(self.f_tq.q.val() & !self.f_started.q.val()) | self.valve.val() | (self.resv_pk.val() <= self.cap_r.val()));
+            self.n_rok.d.next = self.valve.val() | (bit_cast::<12, 5>(self.f_rneed.q.val()) <= self.pb_hrr.q.val());
+            self.n_tok.d.next = self.slot_any.val() & (!(self.f_tq.q.val() & !self.f_started.q.val()) | self.valve.val() | (self.pb_rpk.q.val() <= self.q_cap.q.val()));
             self.n_ns_any.d.next = !self.c1s.val();
             self.n_nr_any.d.next = !self.c1r.val();
             self.n_ns_one.d.next = !self.c1s.val() & (self.ds.val() == self.ss_ids[1].val());
@@ -1684,7 +1661,7 @@ impl Logic for Zorua {
         self.g_fw.next = 0.into();
         self.g_fb.next = 0.into();
         self.g_bmask.next = 0.into();
-        self.e_bbit.next = self.bbit.q.val();
+        self.e_bbit.next = 0.into();
         if (self.is_idle.val()) & self.ev.val().any() {
             self.step.d.next = self.h_ev.val();
             self.busy.d.next = true;
@@ -2357,10 +2334,10 @@ impl Logic for Zorua {
         // The slack the fit compares peaks with (256 + 16 o - reserved, clamped to 0..=31),
         // registered as it will be after this cycle: a decision that starts a warp reserves its
         // peak, a warp's end releases it.
-        self.slk.d.next = self.cap_r.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
-        self.slack.next = self.cap_r.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.slk.d.next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.slack.next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
         if (self.step.q.val().get_bit(8)) & self.t_pass.val() & self.fresh.val() {
-            self.slack.next = self.cap_r.val() - self.pb_rpk.q.val();
+            self.slack.next = self.q_cap.q.val() - self.pb_rpk.q.val();
         }
         if (self.step.q.val().get_bit(1)) & (self.e_ev.q.val() == self.c_wend.val()) & self.e_started.q.val() {
             self.slack.next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());

@@ -895,7 +895,6 @@ impl Ports for ZoruaPorts {
         };
         let (wbs, rns, rhs, sv, sls) = (unslice(r.array("wblock")), unslice(r.array("rneed")), unslice(r.array("rheld")), r.scalar("slotv"), unslice(r.array("slot")));
         let (sns, shs, nws, nas, bps) = (unslice(r.array("sneed")), unslice(r.array("sheld")), unslice(r.array("nwarps")), unslice(r.array("narr")), unslice(r.array("bpeak")));
-        let field = |v: &[u64; 64], e: usize| v[e];
         zorua::State {
             tq: r.scalar("tq"),
             sq: r.scalar("sq"),
@@ -912,8 +911,8 @@ impl Ports for ZoruaPorts {
             smem_swap: r.scalar("smem_swap") as u32,
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
-            warp_info: (0..64).map(|w| zorua::pack_warp(field(&wbs, w) as u8, field(&rns, w) as u8, field(&rhs, w) as u8, (sv >> w & 1 != 0).then_some(field(&sls, w) as u8))).collect(),
-            block_info: (0..16).map(|b| zorua::pack_block(field(&bps, b) as u8, field(&sns, b) as u8, field(&shs, b) as u8, field(&nws, b) as u8, field(&nas, b) as u8)).collect(),
+            warp_info: (0..64).map(|w| zorua::pack_warp(wbs[w] as u8, rns[w] as u8, rhs[w] as u8, (sv >> w & 1 != 0).then_some(sls[w] as u8))).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(bps[b] as u8, sns[b] as u8, shs[b] as u8, nws[b] as u8, nas[b] as u8)).collect(),
             reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
             smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
         }

@@ -562,11 +562,7 @@ impl Coord {
         if self.wlm || self.sched == 0 {
             return u64::MAX;
         }
-        let fits = |b: usize| {
-            let total = self.reg_resv + self.bpeak[b] as u32;
-            total <= self.g.reg_sets || self.th.may_swap(self.g.reg_sets, 0, total - self.g.reg_sets)
-        };
-        let blocks = (0..self.g.lblocks as usize).filter(|&b| fits(b)).fold(0u32, |m, b| m | 1 << b);
+        let blocks = (0..self.g.lblocks as usize).filter(|&b| self.fits(self.bpeak[b] as u32)).fold(0u32, |m, b| m | 1 << b);
         bits(self.tq & !self.started).filter(|&w| blocks >> self.wblock[w] & 1 != 0).fold(0, |m, w| m | 1 << w)
     }
 
