@@ -12,16 +12,57 @@
 
 use rust_hdl::prelude::*;
 
-#[derive(Clone, Debug, LogicBlock)]
+#[derive(Clone, Debug)]
 pub struct Reg<T: Synth> {
     pub d: Signal<In, T>,
     pub q: Signal<Out, T>,
     pub clock: Signal<In, Clock>,
+    /// How many times `q` has changed, and that count when [`Reg::take_changed`] last looked.
+    _changes: u64,
+    _seen: std::cell::Cell<u64>,
 }
 
 impl<T: Synth> Default for Reg<T> {
     fn default() -> Self {
-        Self { d: Default::default(), q: Default::default(), clock: Default::default() }
+        Self { d: Default::default(), q: Default::default(), clock: Default::default(), _changes: 0, _seen: std::cell::Cell::new(u64::MAX) }
+    }
+}
+
+impl<T: Synth> Reg<T> {
+    /// Whether `q` changed since the last call (true at the first): for a reader that keeps
+    /// its own copy of the value, such as a harness reading the registers back every cycle.
+    /// One reader per register: each call consumes the news.
+    pub fn take_changed(&self) -> bool {
+        self._seen.replace(self._changes) != self._changes
+    }
+}
+
+// (what `#[derive(LogicBlock)]` writes, and the count of `q`'s changes)
+impl<T: Synth> Block for Reg<T> {
+    fn connect_all(&mut self) {
+        self.connect();
+        self.d.connect_all();
+        self.q.connect_all();
+        self.clock.connect_all();
+    }
+    fn update_all(&mut self) {
+        self.update();
+        self.d.update_all();
+        self.q.update_all();
+        if self.q.changed {
+            self._changes = self._changes.wrapping_add(1);
+        }
+        self.clock.update_all();
+    }
+    fn has_changed(&self) -> bool {
+        self.d.has_changed() || self.q.has_changed() || self.clock.has_changed()
+    }
+    fn accept(&self, name: &str, probe: &mut dyn Probe) {
+        probe.visit_start_scope(name, self);
+        self.d.accept("d", probe);
+        self.q.accept("q", probe);
+        self.clock.accept("clock", probe);
+        probe.visit_end_scope(name, self);
     }
 }
 

@@ -112,8 +112,8 @@ pub struct Zorua {
     pub o_thresh: Signal<Out, Bits<5>>,
     pub slot_room: Signal<Out, Bits<7>>,
     ids16: [Constant<Bits<4>>; 16],
-    rs_ids: [Constant<Bits<5>>; 17],
-    ss_ids: [Constant<Bits<7>>; 49],
+    rs_ids: [Constant<Bits<5>>; 16],
+    ss_ids: [Constant<Bits<7>>; 48],
     word_ids: [Constant<Bits<2>>; 4],
     bitmask: [Constant<Bits<64>>; 6],
     slot_present: Constant<Bits<64>>,
@@ -128,6 +128,8 @@ pub struct Zorua {
     one64: Constant<Bits<64>>,
     ones64: Constant<Bits<64>>,
     low10: Constant<Bits<17>>,
+    gap_hi: Constant<Bits<8>>,
+    sl_hi: Constant<Bits<12>>,
     v9: Constant<Bits<9>>,
     v7: Constant<Bits<7>>,
     rescan_from_thread: Constant<Bit>,
@@ -160,8 +162,8 @@ pub struct Zorua {
     valve: Signal<Local, Bit>,
     slot_free: Signal<Local, Bits<64>>,
     smem_free_map: Signal<Local, Bits<64>>,
-    slack: Signal<Local, Bits<12>>,
-    slack5: Signal<Local, Bits<5>>,
+    sl3: [Signal<Local, Bits<12>>; 3],
+    sl5: [Signal<Local, Bits<5>>; 3],
     sel: Signal<Local, Bits<64>>,
     sel_any: Signal<Local, Bit>,
     slot_any: Signal<Local, Bit>,
@@ -188,7 +190,22 @@ pub struct Zorua {
     at_r: Signal<Local, Bit>,
     moved: Signal<Local, Bit>,
     slot_new: Signal<Local, Bits<6>>,
+    sx: Signal<Local, Bits<16>>,
+    rd_ent: Signal<Local, Bits<9>>,
+    wq_m: Signal<Local, Bits<16>>,
+    bx: Signal<Local, Bit>,
+    stn: Signal<Local, Bits<16>>,
+    bsn: Signal<Local, Bit>,
     e_bbit: Signal<Local, Bits<16>>,
+    f_gw: Signal<Local, Bits<6>>,
+    f_gb: Signal<Local, Bits<4>>,
+    f_grn: Signal<Local, Bits<5>>,
+    f_grh: Signal<Local, Bits<5>>,
+    f_gsl: Signal<Local, Bits<6>>,
+    b_gpk: Signal<Local, Bits<5>>,
+    b_gsn: Signal<Local, Bits<7>>,
+    b_gsh: Signal<Local, Bits<7>>,
+    b_gbb: Signal<Local, Bits<16>>,
     ev_rsets: Signal<Local, Bits<5>>,
     ev_psets: Signal<Local, Bits<5>>,
     ev_ssets: Signal<Local, Bits<7>>,
@@ -262,7 +279,13 @@ pub struct Zorua {
     pub cur1h: Reg<Bits<64>>,
     pub fw: Reg<Bits<6>>,
     pub fb: Reg<Bits<4>>,
-    pub e_ev: Reg<Bits<3>>,
+    /// The event taken, one register per kind.
+    pub e_kstart: Reg<Bit>,
+    pub e_kphase: Reg<Bit>,
+    pub e_kbar: Reg<Bit>,
+    pub e_kwend: Reg<Bit>,
+    pub e_kbend: Reg<Bit>,
+    pub e_kepoch: Reg<Bit>,
     pub e_warps: Reg<Bits<64>>,
     pub e_rsets: Reg<Bits<5>>,
     pub e_ssets: Reg<Bits<7>>,
@@ -270,7 +293,9 @@ pub struct Zorua {
     pub e_nw: Reg<Bits<7>>,
     pub e_rsets1: Reg<Bits<5>>,
     pub e_narr1: Reg<Bits<7>>,
-    pub e_open: Reg<Bit>,
+    /// The block's warps less its arrivals (8 bits, two's complement).
+    pub e_gap: Reg<Bits<8>>,
+    ev_open: Signal<Local, Bit>,
     pub e_up: Reg<Bit>,
     pub e_down: Reg<Bit>,
     pub f_rneed: Reg<Bits<5>>,
@@ -372,6 +397,13 @@ pub struct Zorua {
     pub reg_used: [Reg<Bits<64>>; 4],
     pub al_r1h: [Reg<Bits<64>>; 4],
     pub al_rany: [Reg<Bit>; 4],
+    /// An allocation's register-table write, a cycle after its set is taken: the entry, the
+    /// columns written; and the last such write seen by the grant's read (`wq_*` copied at the
+    /// read, which misses the write it coincides with).
+    pub wq_data: Reg<Bits<9>>,
+    pub wq_en: Reg<Bits<16>>,
+    pub byp_en: Reg<Bits<16>>,
+    pub byp_data: Reg<Bits<9>>,
     pub reg_ram: [SyncRam<Bits<9>, 6>; 16],
     pub smem_ram: [SyncRam<Bits<7>, 4>; 48],
     mr: Signal<Local, Bits<64>>,
@@ -390,8 +422,6 @@ pub struct Zorua {
     g_sheld: Signal<Local, Bits<7>>,
     g_nw: Signal<Local, Bits<7>>,
     g_narr: Signal<Local, Bits<7>>,
-    g_fw: Signal<Local, Bits<6>>,
-    g_fb: Signal<Local, Bits<4>>,
     g_bmask: Signal<Local, Bits<64>>,
     wr_wb: Signal<Local, Bit>,
     wr_rn: Signal<Local, Bit>,
@@ -456,6 +486,8 @@ impl Zorua {
             one64: Constant::new(1u64.into()),
             ones64: Constant::new(u64::MAX.into()),
             low10: Constant::new(0x3ffu64.into()),
+            gap_hi: Constant::new(0x7eu64.into()),
+            sl_hi: Constant::new(0x7e0u64.into()),
             v9: Constant::new(256u64.into()),
             v7: Constant::new(64u64.into()),
             rescan_from_thread: Constant::new(faults.rescan_from_thread),
@@ -488,8 +520,8 @@ impl Zorua {
             valve: Default::default(),
             slot_free: Default::default(),
             smem_free_map: Default::default(),
-            slack: Default::default(),
-            slack5: Default::default(),
+            sl3: std::array::from_fn(|_| Default::default()),
+            sl5: std::array::from_fn(|_| Default::default()),
             sel: Default::default(),
             sel_any: Default::default(),
             slot_any: Default::default(),
@@ -516,7 +548,22 @@ impl Zorua {
             at_r: Default::default(),
             moved: Default::default(),
             slot_new: Default::default(),
+            sx: Default::default(),
+            rd_ent: Default::default(),
+            wq_m: Default::default(),
+            bx: Default::default(),
+            stn: Default::default(),
+            bsn: Default::default(),
             e_bbit: Default::default(),
+            f_gw: Default::default(),
+            f_gb: Default::default(),
+            f_grn: Default::default(),
+            f_grh: Default::default(),
+            f_gsl: Default::default(),
+            b_gpk: Default::default(),
+            b_gsn: Default::default(),
+            b_gsh: Default::default(),
+            b_gbb: Default::default(),
             ev_rsets: Default::default(),
             ev_psets: Default::default(),
             ev_ssets: Default::default(),
@@ -590,7 +637,12 @@ impl Zorua {
             cur1h: Default::default(),
             fw: Default::default(),
             fb: Default::default(),
-            e_ev: Default::default(),
+            e_kstart: Default::default(),
+            e_kphase: Default::default(),
+            e_kbar: Default::default(),
+            e_kwend: Default::default(),
+            e_kbend: Default::default(),
+            e_kepoch: Default::default(),
             e_warps: Default::default(),
             e_rsets: Default::default(),
             e_ssets: Default::default(),
@@ -598,7 +650,8 @@ impl Zorua {
             e_nw: Default::default(),
             e_rsets1: Default::default(),
             e_narr1: Default::default(),
-            e_open: Default::default(),
+            e_gap: Default::default(),
+            ev_open: Default::default(),
             e_up: Default::default(),
             e_down: Default::default(),
             f_rneed: Default::default(),
@@ -700,6 +753,10 @@ impl Zorua {
             reg_used: std::array::from_fn(|_| Default::default()),
             al_r1h: std::array::from_fn(|_| Default::default()),
             al_rany: std::array::from_fn(|_| Default::default()),
+            wq_data: Default::default(),
+            wq_en: Default::default(),
+            byp_en: Default::default(),
+            byp_data: Default::default(),
             reg_ram: std::array::from_fn(|_| SyncRam::default().zeroed()),
             smem_ram: std::array::from_fn(|_| SyncRam::default().zeroed()),
             mr: Default::default(),
@@ -718,8 +775,6 @@ impl Zorua {
             g_sheld: Default::default(),
             g_nw: Default::default(),
             g_narr: Default::default(),
-            g_fw: Default::default(),
-            g_fb: Default::default(),
             g_bmask: Default::default(),
             wr_wb: Default::default(),
             wr_rn: Default::default(),
@@ -792,7 +847,12 @@ impl Zorua {
             || self.cur1h.q.has_changed()
             || self.fw.q.has_changed()
             || self.fb.q.has_changed()
-            || self.e_ev.q.has_changed()
+            || self.e_kstart.q.has_changed()
+            || self.e_kphase.q.has_changed()
+            || self.e_kbar.q.has_changed()
+            || self.e_kwend.q.has_changed()
+            || self.e_kbend.q.has_changed()
+            || self.e_kepoch.q.has_changed()
             || self.e_warps.q.has_changed()
             || self.e_rsets.q.has_changed()
             || self.e_ssets.q.has_changed()
@@ -800,7 +860,7 @@ impl Zorua {
             || self.e_nw.q.has_changed()
             || self.e_rsets1.q.has_changed()
             || self.e_narr1.q.has_changed()
-            || self.e_open.q.has_changed()
+            || self.e_gap.q.has_changed()
             || self.e_up.q.has_changed()
             || self.e_down.q.has_changed()
             || self.f_rneed.q.has_changed()
@@ -902,6 +962,10 @@ impl Zorua {
             || any_q(&self.reg_used)
             || any_q(&self.al_r1h)
             || any_q(&self.al_rany)
+            || self.wq_data.q.has_changed()
+            || self.wq_en.q.has_changed()
+            || self.byp_en.q.has_changed()
+            || self.byp_data.q.has_changed()
             || self.reg_ram.iter().any(|r| r.read_data.has_changed())
             || self.smem_ram.iter().any(|r| r.read_data.has_changed())
     }
@@ -935,7 +999,12 @@ impl Zorua {
         self.cur1h.clock.next = c;
         self.fw.clock.next = c;
         self.fb.clock.next = c;
-        self.e_ev.clock.next = c;
+        self.e_kstart.clock.next = c;
+        self.e_kphase.clock.next = c;
+        self.e_kbar.clock.next = c;
+        self.e_kwend.clock.next = c;
+        self.e_kbend.clock.next = c;
+        self.e_kepoch.clock.next = c;
         self.e_warps.clock.next = c;
         self.e_rsets.clock.next = c;
         self.e_ssets.clock.next = c;
@@ -943,7 +1012,7 @@ impl Zorua {
         self.e_nw.clock.next = c;
         self.e_rsets1.clock.next = c;
         self.e_narr1.clock.next = c;
-        self.e_open.clock.next = c;
+        self.e_gap.clock.next = c;
         self.e_up.clock.next = c;
         self.e_down.clock.next = c;
         self.f_rneed.clock.next = c;
@@ -1071,6 +1140,10 @@ impl Zorua {
         for r in &mut self.al_rany {
             r.clock.next = c;
         }
+        self.wq_data.clock.next = c;
+        self.wq_en.clock.next = c;
+        self.byp_en.clock.next = c;
+        self.byp_data.clock.next = c;
         for r in &mut self.reg_ram {
             r.clock.next = c;
         }
@@ -1129,9 +1202,9 @@ impl Logic for Zorua {
         self.n_want.clock.next = self.clock.val();
         self.n_want.d.next = self.n_want.q.val();
         self.step.clock.next = self.clock.val();
-        self.step.d.next = self.step.q.val();
+        self.stn.next = 0.into();
         self.busy.clock.next = self.clock.val();
-        self.busy.d.next = self.busy.q.val();
+        self.bsn.next = false;
         self.seen.clock.next = self.clock.val();
         self.seen.d.next = self.seen.q.val();
         self.cur1h.clock.next = self.clock.val();
@@ -1140,8 +1213,18 @@ impl Logic for Zorua {
         self.fw.d.next = self.fw.q.val();
         self.fb.clock.next = self.clock.val();
         self.fb.d.next = self.fb.q.val();
-        self.e_ev.clock.next = self.clock.val();
-        self.e_ev.d.next = self.e_ev.q.val();
+        self.e_kstart.clock.next = self.clock.val();
+        self.e_kstart.d.next = self.e_kstart.q.val();
+        self.e_kphase.clock.next = self.clock.val();
+        self.e_kphase.d.next = self.e_kphase.q.val();
+        self.e_kbar.clock.next = self.clock.val();
+        self.e_kbar.d.next = self.e_kbar.q.val();
+        self.e_kwend.clock.next = self.clock.val();
+        self.e_kwend.d.next = self.e_kwend.q.val();
+        self.e_kbend.clock.next = self.clock.val();
+        self.e_kbend.d.next = self.e_kbend.q.val();
+        self.e_kepoch.clock.next = self.clock.val();
+        self.e_kepoch.d.next = self.e_kepoch.q.val();
         self.e_warps.clock.next = self.clock.val();
         self.e_warps.d.next = self.e_warps.q.val();
         self.e_rsets.clock.next = self.clock.val();
@@ -1156,8 +1239,8 @@ impl Logic for Zorua {
         self.e_rsets1.d.next = self.e_rsets1.q.val();
         self.e_narr1.clock.next = self.clock.val();
         self.e_narr1.d.next = self.e_narr1.q.val();
-        self.e_open.clock.next = self.clock.val();
-        self.e_open.d.next = self.e_open.q.val();
+        self.e_gap.clock.next = self.clock.val();
+        self.e_gap.d.next = self.e_gap.q.val();
         self.e_up.clock.next = self.clock.val();
         self.e_up.d.next = self.e_up.q.val();
         self.e_down.clock.next = self.clock.val();
@@ -1389,11 +1472,21 @@ impl Logic for Zorua {
 
         // The tables' RAMs: read the current warp's and block's rows; written only where a
         // step says.
+        // (the register table's data is an allocation's, a cycle late, or 0: a freeing's)
+        self.wq_data.clock.next = self.clock.val();
+        self.wq_data.d.next = 0.into();
+        self.wq_en.clock.next = self.clock.val();
+        self.wq_en.d.next = 0.into();
+        self.wq_m.next = 0.into();
+        self.byp_en.clock.next = self.clock.val();
+        self.byp_en.d.next = self.wq_en.q.val();
+        self.byp_data.clock.next = self.clock.val();
+        self.byp_data.d.next = self.wq_data.q.val();
         for k in 0..16 {
             self.reg_ram[k].clock.next = self.clock.val();
-            self.reg_ram[k].write_enable.next = false;
+            self.reg_ram[k].write_enable.next = self.wq_en.q.val().get_bit(k);
             self.reg_ram[k].write_address.next = self.fw.q.val();
-            self.reg_ram[k].write_data.next = 0.into();
+            self.reg_ram[k].write_data.next = self.wq_data.q.val();
             self.reg_ram[k].read_address.next = self.fw.q.val();
         }
         for k in 0..48 {
@@ -1616,6 +1709,7 @@ impl Logic for Zorua {
         self.grant_warp.next = 0.into();
         self.grant_slot.next = 0.into();
         self.reg_phys.next = 0.into();
+        self.rd_ent.next = 0.into();
         self.smem_phys.next = 0.into();
         for k in 0..16 {
             self.reg_set[k].next = 0.into();
@@ -1628,9 +1722,14 @@ impl Logic for Zorua {
             self.grant_warp.next = self.fw.q.val();
             self.grant_slot.next = self.g_slot.q.val();
             for k in 0..16 {
-                self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.reg_ram[k].read_data.val().get_bit(8));
+                // (a column written as the row was read: the write's entry)
+                self.rd_ent.next = self.reg_ram[k].read_data.val();
+                if self.byp_en.q.val().get_bit(k) {
+                    self.rd_ent.next = self.byp_data.q.val();
+                }
+                self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.rd_ent.val().get_bit(8));
                 for j in 0..8 {
-                    self.reg_set[k].next = self.reg_set[k].val().replace_bit(j, self.reg_ram[k].read_data.val().get_bit(j));
+                    self.reg_set[k].next = self.reg_set[k].val().replace_bit(j, self.rd_ent.val().get_bit(j));
                 }
             }
             for k in 0..48 {
@@ -1658,13 +1757,13 @@ impl Logic for Zorua {
         self.g_sheld.next = 0.into();
         self.g_nw.next = 0.into();
         self.g_narr.next = 0.into();
-        self.g_fw.next = 0.into();
-        self.g_fb.next = 0.into();
         self.g_bmask.next = 0.into();
         self.e_bbit.next = 0.into();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if (self.is_idle.val()) & self.ev.val().any() {
-            self.step.d.next = self.h_ev.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_ev.val();
+            self.bx.next = true;
             // (needs: register sets = registers / 4, up; scratchpad sets = KB, up)
             for j in 0..5 {
                 self.ev_rsets.next = self.ev_rsets.val().replace_bit(j, self.regs.val().get_bit(j + 2));
@@ -1687,7 +1786,12 @@ impl Logic for Zorua {
             self.th_mem.next = bit_cast::<17, 16>(self.mem.val());
             self.e_up.d.next = self.th_idle.val() > self.th_mem.val() + self.c_delta.val();
             self.e_down.d.next = self.th_mem.val() > self.th_idle.val() + self.c_delta.val();
-            self.e_ev.d.next = self.ev.val();
+            self.e_kstart.d.next = self.ev.val() == self.c_start.val();
+            self.e_kphase.d.next = self.ev.val() == self.c_phase.val();
+            self.e_kbar.d.next = self.ev.val() == self.c_bar.val();
+            self.e_kwend.d.next = self.ev.val() == self.c_wend.val();
+            self.e_kbend.d.next = self.ev.val() == self.c_bend.val();
+            self.e_kepoch.d.next = self.ev.val() == self.c_epoch.val();
             self.e_warps.d.next = self.warps.val();
             self.e_rsets.d.next = self.ev_rsets.val();
             self.e_rsets1.d.next = self.ev_rsets.val() + 1;
@@ -1734,38 +1838,40 @@ impl Logic for Zorua {
             self.eb_narr.d.next = self.g_narr.val();
             self.bmask.d.next = self.g_bmask.val();
             self.e_nw.d.next = self.nwarps_in.val();
-            // (the barrier's test: all arrived once one more arrives)
+            // (the block's arrivals once one more arrives)
             self.e_narr1.d.next = self.g_narr.val() + 1;
-            self.e_open.d.next = self.g_nw.val() <= self.g_narr.val() + 1;
+            self.e_gap.d.next = bit_cast::<8, 7>(self.g_nw.val()) - bit_cast::<8, 7>(self.g_narr.val());
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // The event applied, from those registers.
+        // (the barrier's test: all the block's warps arrived once one more arrives)
+        // (warps <= arrivals + 1: their difference negative, 0 or 1)
+        self.ev_open.next = self.e_gap.q.val().get_bit(7) | !(self.e_gap.q.val() & self.gap_hi.val()).any();
         self.narr_new.next = self.e_narr1.q.val();
         self.nw_new.next = self.eb_nw.q.val() - 1;
         self.bar_open.next = false;
         self.slot_clr.next = 0.into();
         // (the first entry a freeing selects: the highest held, registered from the event's
         // fields; a freeing starts a cycle after them)
-        self.rg_sel0.next = 0.into();
-        for k in 0..16 {
-            self.rg_sel0.next = self.rg_sel0.val().replace_bit(k, self.e_rheld.q.val() == self.rs_ids[k + 1].val());
-        }
-        self.sm_sel0.next = 0.into();
-        for k in 0..48 {
-            self.sm_sel0.next = self.sm_sel0.val().replace_bit(k, self.eb_sheld.q.val() == self.ss_ids[k + 1].val());
-        }
+        // (entry h - 1 for h held: a decoder; h is at most 16 register sets, 48 scratchpad sets)
+        self.rg_sel0.next = (self.one64.val() << self.e_rheld.q.val()) >> 1;
+        self.sm_sel0.next = (self.one64.val() << self.eb_sheld.q.val()) >> 1;
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(1) {
-            self.step.d.next = self.h_w.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_w.val();
+            self.bx.next = true;
             // (the first entry a freeing selects, whether one follows or not)
             self.fr_sel.d.next = self.rg_sel0.val();
-            if (self.e_ev.q.val() == self.c_bend.val()) | !self.e_rheld.q.val().any() {
+            if self.e_kbend.q.val() | !self.e_rheld.q.val().any() {
                 self.fr_sel.d.next = self.sm_sel0.val();
             }
             if self.e_slotv.q.val() {
                 self.slot_clr.next = self.one64.val() << self.e_slot.q.val();
             }
-            if self.e_ev.q.val() == self.c_start.val() {
+            if self.e_kstart.q.val() {
                 self.blocks.d.next = self.blocks.q.val() | self.eb_bbit.q.val();
                 self.live.d.next = self.live.q.val() | self.e_warps.q.val();
                 self.tq.d.next = self.tq.q.val() | self.e_warps.q.val();
@@ -1797,7 +1903,7 @@ impl Logic for Zorua {
                 self.w_bp_v.next = self.e_psets.q.val();
                 self.n_want.d.next = self.n_want.q.val() + self.e_nw.q.val();
             }
-            if self.e_ev.q.val() == self.c_phase.val() {
+            if self.e_kphase.q.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
                 if self.e_ssets.q.val() > self.eb_sneed.q.val() {
@@ -1814,11 +1920,11 @@ impl Logic for Zorua {
                     self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
                     self.fthen.d.next = false;
                     self.fsm.d.next = false;
-                    self.step.d.next = self.h_free0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_free0.val();
+                    self.bx.next = true;
                 }
             }
-            if self.e_ev.q.val() == self.c_bar.val() {
+            if self.e_kbar.q.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.tq.d.next = self.tq.q.val() | self.cur1h.q.val();
                 self.bar.d.next = self.bar.q.val() | self.cur1h.q.val();
@@ -1828,7 +1934,7 @@ impl Logic for Zorua {
                 if self.e_slotv.q.val() {
                     self.n_used.d.next = self.n_used.q.val() - 1;
                 }
-                self.bar_open.next = self.e_open.q.val();
+                self.bar_open.next = self.ev_open.val();
                 self.w_na_m.next = self.eb_bbit.q.val();
                 self.wr_na.next = true;
                 if !self.bar_open.val() {
@@ -1838,7 +1944,7 @@ impl Logic for Zorua {
                     self.n_want.d.next = self.n_want.q.val() + self.narr_new.val();
                 }
             }
-            if self.e_ev.q.val() == self.c_wend.val() {
+            if self.e_kwend.q.val() {
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.live.d.next = self.live.q.val() & !self.cur1h.q.val();
                 self.w_sv_m.next = self.cur1h.q.val();
@@ -1854,7 +1960,7 @@ impl Logic for Zorua {
                 self.w_nw_m.next = self.eb_bbit.q.val();
                 self.wr_nw.next = true;
                 self.w_nw_v.next = self.nw_new.val();
-                self.bar_open.next = self.eb_narr.q.val().any() & self.e_open.q.val();
+                self.bar_open.next = self.eb_narr.q.val().any() & self.ev_open.val();
                 if self.bar_open.val() {
                     self.w_na_m.next = self.eb_bbit.q.val();
                     self.wr_na.next = true;
@@ -1869,19 +1975,19 @@ impl Logic for Zorua {
                     self.fr_last.d.next = self.e_rheld.q.val() == self.rs_ids[1].val();
                     self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
                     self.fsm.d.next = false;
-                    self.step.d.next = self.h_free0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_free0.val();
+                    self.bx.next = true;
                 } else if self.smem_at_warp_end.val() & self.eb_sheld.q.val().any() {
                     self.fr_k.d.next = self.eb_sheld.q.val();
                     self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
                     self.fr_h.d.next = self.eb_sheld.q.val();
                     self.fend.d.next = false;
                     self.fsm.d.next = true;
-                    self.step.d.next = self.h_free0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_free0.val();
+                    self.bx.next = true;
                 }
             }
-            if self.e_ev.q.val() == self.c_bend.val() {
+            if self.e_kbend.q.val() {
                 if self.eb_sheld.q.val().any() {
                     self.fr_k.d.next = self.eb_sheld.q.val();
                     self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
@@ -1889,13 +1995,13 @@ impl Logic for Zorua {
                     self.fend.d.next = true;
                     self.fthen.d.next = false;
                     self.fsm.d.next = true;
-                    self.step.d.next = self.h_free0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_free0.val();
+                    self.bx.next = true;
                 } else {
                     self.blocks.d.next = self.blocks.q.val() & !self.eb_bbit.q.val();
                 }
             }
-            if self.e_ev.q.val() == self.c_epoch.val() {
+            if self.e_kepoch.q.val() {
                 self.th_up.next = self.eff_o.val() + self.o_step.val();
                 if self.th_up.val() > self.o_max.val() {
                     self.th_up.next = self.o_max.val();
@@ -1910,10 +2016,12 @@ impl Logic for Zorua {
                 }
                 self.th_q.d.next = self.th_new.val();
                 self.th_set.d.next = true;
-                self.step.d.next = self.h_idle.val();
-                self.busy.d.next = false;
+                self.sx.next = self.h_idle.val();
+                self.bx.next = false;
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // Freeing, highest set first: the entry selected from the row (a one-hot over the
         // logical sets), then freed while the next is selected.
@@ -1940,18 +2048,25 @@ impl Logic for Zorua {
                     }
                 }
             }
-            for k in 0..63 {
-                self.sel_sh.next = self.sel_sh.val().replace_bit(k, self.fr_sel.q.val().get_bit(k + 1));
-            }
+            self.sel_sh.next = self.fr_sel.q.val() >> 1;
             self.fr_e.d.next = self.fr_next.val();
             self.fr_wr.d.next = self.fr_sel.q.val();
             self.fr_sel.d.next = self.sel_sh.val();
         }
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(13) {
-            self.step.d.next = self.h_free.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_free.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(14) {
+            // (the step held unless it ends)
+            self.sx.next = self.step.q.val();
+            self.bx.next = true;
             self.fr_k.d.next = self.fr_k.q.val() - 1;
             self.fr_last.d.next = self.fr_k.q.val() == self.ss_ids[2].val();
             self.fr_h.d.next = self.fr_h.q.val() - 1;
@@ -1995,8 +2110,8 @@ impl Logic for Zorua {
                 self.w_rh_v.next = bit_cast::<5, 7>(self.fr_h.q.val() - 1);
             }
             if self.fr_last.q.val() {
-                self.step.d.next = self.h_w.val();
-                self.busy.d.next = true;
+                self.sx.next = self.h_w.val();
+                self.bx.next = true;
                 if !self.fsm.q.val() & self.fthen.q.val() {
                     self.fsm.d.next = true;
                     self.fthen.d.next = false;
@@ -2005,95 +2120,132 @@ impl Logic for Zorua {
                     self.fr_sel.d.next = self.sm_sel0.val();
                     self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
                     self.fr_h.d.next = self.eb_sheld.q.val();
-                    self.step.d.next = self.h_free0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_free0.val();
+                    self.bx.next = true;
                 }
                 if self.fsm.q.val() & self.fend.q.val() {
                     self.blocks.d.next = self.blocks.q.val() & !self.eb_bbit.q.val();
                 }
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // A scan's start: the fit (this cycle's, registered), the candidates, the first.
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(2) {
             self.seen.d.next = 0.into();
-            self.step.d.next = self.h_p1.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_p1.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(3) {
-            self.step.d.next = self.h_p2.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_p2.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(4) {
-            self.step.d.next = self.h_f.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_f.val();
+            self.bx.next = true;
             if !self.sel_any.val() {
-                self.step.d.next = self.h_idle.val();
-                self.busy.d.next = false;
+                self.sx.next = self.h_idle.val();
+                self.bx.next = false;
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // A warp examined: its fields through the one-hot candidate, its block's, its needs,
         // the decision (the next candidate is picked meanwhile).
+        self.sx.next = 0.into();
+        self.bx.next = false;
+        // (the examined warp's and its block's lookups, apart from the event's: no path runs
+        // from the event's inputs into these stages)
+        self.f_gw.next = 0.into();
+        self.f_gb.next = 0.into();
+        self.f_grn.next = 0.into();
+        self.f_grh.next = 0.into();
+        self.f_gsl.next = 0.into();
+        self.b_gpk.next = 0.into();
+        self.b_gsn.next = 0.into();
+        self.b_gsh.next = 0.into();
+        self.b_gbb.next = 0.into();
         if self.step.q.val().get_bit(5) {
-            self.step.d.next = self.h_b.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_b.val();
+            self.bx.next = true;
             self.cur1h.d.next = self.nxt.q.val();
             self.seen.d.next = self.seen.q.val() | self.nxt.q.val();
             for b in 0..6 {
-                self.g_fw.next = self.g_fw.val().replace_bit(b, (self.nxt.q.val() & self.bitmask[b].val()).any());
+                self.f_gw.next = self.f_gw.val().replace_bit(b, (self.nxt.q.val() & self.bitmask[b].val()).any());
             }
             for j in 0..4 {
-                self.g_fb.next = self.g_fb.val().replace_bit(j, (self.wblock[j].q.val() & self.nxt.q.val()).any());
+                self.f_gb.next = self.f_gb.val().replace_bit(j, (self.wblock[j].q.val() & self.nxt.q.val()).any());
             }
             for j in 0..5 {
-                self.g_rneed.next = self.g_rneed.val().replace_bit(j, (self.rneed[j].q.val() & self.nxt.q.val()).any());
-                self.g_rheld.next = self.g_rheld.val().replace_bit(j, (self.rheld[j].q.val() & self.nxt.q.val()).any());
+                self.f_grn.next = self.f_grn.val().replace_bit(j, (self.rneed[j].q.val() & self.nxt.q.val()).any());
+                self.f_grh.next = self.f_grh.val().replace_bit(j, (self.rheld[j].q.val() & self.nxt.q.val()).any());
             }
             for j in 0..6 {
-                self.g_slot6.next = self.g_slot6.val().replace_bit(j, (self.slot[j].q.val() & self.nxt.q.val()).any());
+                self.f_gsl.next = self.f_gsl.val().replace_bit(j, (self.slot[j].q.val() & self.nxt.q.val()).any());
             }
-            self.fw.d.next = self.g_fw.val();
-            self.fb.d.next = self.g_fb.val();
-            self.f_rneed.d.next = self.g_rneed.val();
-            self.f_rheld.d.next = self.g_rheld.val();
-            self.f_slot.d.next = self.g_slot6.val();
+            self.fw.d.next = self.f_gw.val();
+            self.fb.d.next = self.f_gb.val();
+            self.f_rneed.d.next = self.f_grn.val();
+            self.f_rheld.d.next = self.f_grh.val();
+            self.f_slot.d.next = self.f_gsl.val();
             self.f_tq.d.next = (self.tq.q.val() & self.nxt.q.val()).any();
             self.f_sq.d.next = (self.sq.q.val() & self.nxt.q.val()).any();
             self.f_rq.d.next = (self.rq.q.val() & self.nxt.q.val()).any();
             self.f_bar.d.next = (self.bar.q.val() & self.nxt.q.val()).any();
             self.f_started.d.next = (self.started.q.val() & self.nxt.q.val()).any();
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(6) {
-            self.step.d.next = self.h_n.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_n.val();
+            self.bx.next = true;
             for i in 0..16 {
-                self.e_bbit.next = self.e_bbit.val().replace_bit(i, self.fb.q.val() == self.ids16[i].val());
+                self.b_gbb.next = self.b_gbb.val().replace_bit(i, self.fb.q.val() == self.ids16[i].val());
             }
-            self.bbit.d.next = self.e_bbit.val();
+            self.bbit.d.next = self.b_gbb.val();
             for j in 0..5 {
-                self.g_bpeak.next = self.g_bpeak.val().replace_bit(j, self.bpeak[j].q.val().get_bit(self.fb.q.val().index()));
+                self.b_gpk.next = self.b_gpk.val().replace_bit(j, self.bpeak[j].q.val().get_bit(self.fb.q.val().index()));
             }
             for j in 0..7 {
-                self.g_sneed.next = self.g_sneed.val().replace_bit(j, self.sneed[j].q.val().get_bit(self.fb.q.val().index()));
-                self.g_sheld.next = self.g_sheld.val().replace_bit(j, self.sheld[j].q.val().get_bit(self.fb.q.val().index()));
+                self.b_gsn.next = self.b_gsn.val().replace_bit(j, self.sneed[j].q.val().get_bit(self.fb.q.val().index()));
+                self.b_gsh.next = self.b_gsh.val().replace_bit(j, self.sheld[j].q.val().get_bit(self.fb.q.val().index()));
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
         if self.step.q.val().get_bit(6) {
-            self.b_bpeak.d.next = self.g_bpeak.val();
-            self.b_sneed.d.next = self.g_sneed.val();
-            self.b_sheld.d.next = self.g_sheld.val();
+            self.b_bpeak.d.next = self.b_gpk.val();
+            self.b_sneed.d.next = self.b_gsn.val();
+            self.b_sheld.d.next = self.b_gsh.val();
             // (the sums the needs are compared with)
-            self.pb_hs.d.next = bit_cast::<8, 7>(self.g_sheld.val()) + bit_cast::<8, 7>(self.q_sfree.q.val());
-            self.pb_hsr.d.next = bit_cast::<9, 7>(self.g_sheld.val()) + bit_cast::<9, 7>(self.s_room.q.val());
-            self.pb_rpk.d.next = bit_cast::<12, 11>(self.reg_resv.q.val()) + bit_cast::<12, 5>(self.g_bpeak.val());
+            self.pb_hs.d.next = bit_cast::<8, 7>(self.b_gsh.val()) + bit_cast::<8, 7>(self.q_sfree.q.val());
+            self.pb_hsr.d.next = bit_cast::<9, 7>(self.b_gsh.val()) + bit_cast::<9, 7>(self.s_room.q.val());
+            self.pb_rpk.d.next = bit_cast::<12, 11>(self.reg_resv.q.val()) + bit_cast::<12, 5>(self.b_gpk.val());
             self.pb_hr.d.next = bit_cast::<11, 5>(self.f_rheld.q.val()) + bit_cast::<11, 10>(self.q_rfree.q.val());
             self.pb_hrr.d.next = bit_cast::<12, 5>(self.f_rheld.q.val()) + bit_cast::<12, 10>(self.r_room.q.val());
         }
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(7) {
-            self.step.d.next = self.h_d.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_d.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
         self.fresh.next = self.f_tq.q.val() & !self.f_started.q.val();
         self.t_pass.next = false;
         self.at_t.next = false;
@@ -2105,6 +2257,8 @@ impl Logic for Zorua {
         self.at_r.next = false;
         self.moved.next = false;
         self.slot_new.next = 0.into();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(8) {
             self.t_pass.next = self.f_tq.q.val() & !self.f_bar.q.val() & self.n_tok.q.val();
             self.at_t.next = self.f_tq.q.val() & !self.t_pass.val();
@@ -2171,22 +2325,24 @@ impl Logic for Zorua {
             self.al_last.d.next = (self.s_go.val() & self.n_ns_one.q.val() & !(self.gr.val() & self.n_nr_any.q.val())) | (!(self.s_go.val() & self.n_ns_any.q.val()) & self.gr.val() & self.n_nr_one.q.val());
             self.asp_on.d.next = self.s_go.val() & self.n_ps_any.q.val();
             self.arp_on.d.next = self.gr.val() & self.n_pr_any.q.val();
-            self.step.d.next = self.h_f.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_f.val();
+            self.bx.next = true;
             if self.nxt_none.q.val() {
-                self.step.d.next = self.h_idle.val();
-                self.busy.d.next = false;
+                self.sx.next = self.h_idle.val();
+                self.bx.next = false;
             }
             if self.moved.val() {
                 if (self.s_go.val() & self.n_ns_any.q.val()) | (self.gr.val() & self.n_nr_any.q.val()) {
-                    self.step.d.next = self.h_al0.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_al0.val();
+                    self.bx.next = true;
                 } else if self.gr.val() {
-                    self.step.d.next = self.h_fin.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_fin.val();
+                    self.bx.next = true;
                 }
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // Allocating: the lowest free sets found (per 64-set word of the register map), then
         // one set a cycle, the next lowest found meanwhile (scratchpad first, then registers).
@@ -2238,11 +2394,20 @@ impl Logic for Zorua {
                 }
             }
         }
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(9) {
-            self.step.d.next = self.h_al.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_al.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(10) {
+            // (the step held unless it ends)
+            self.sx.next = self.step.q.val();
+            self.bx.next = true;
             for b in 0..6 {
                 self.s_idx.next = self.s_idx.val().replace_bit(b, (self.al_s1h.q.val() & self.bitmask[b].val()).any());
                 for k in 0..4 {
@@ -2289,12 +2454,11 @@ impl Logic for Zorua {
                     self.a_rphys.d.next = self.a_rphys.q.val() - 1;
                     self.arp_on.d.next = self.a_rphys.q.val() != self.rs_ids[1].val();
                 }
+                self.wq_data.d.next = self.went.val();
                 for k in 0..16 {
-                    self.reg_ram[k].write_data.next = self.went.val();
-                    if self.al_rh.q.val() == self.rs_ids[k].val() {
-                        self.reg_ram[k].write_enable.next = true;
-                    }
+                    self.wq_m.next = self.wq_m.val().replace_bit(k, self.al_rh.q.val() == self.rs_ids[k].val());
                 }
+                self.wq_en.d.next = self.wq_m.val();
                 self.w_rh_m.next = self.cur1h.q.val();
                 self.wr_rh.next = true;
                 self.w_rh_v.next = self.al_rh.q.val() + 1;
@@ -2303,53 +2467,79 @@ impl Logic for Zorua {
             }
             self.al_last.d.next = (self.as_on.q.val() & (((self.a_smem.q.val() == self.ss_ids[2].val()) & !self.a_regs.q.val().any()) | ((self.a_smem.q.val() == self.ss_ids[1].val()) & (self.a_regs.q.val() == self.rs_ids[1].val())))) | (!self.as_on.q.val() & (self.a_regs.q.val() == self.rs_ids[2].val()));
             if self.al_last.q.val() {
-                self.step.d.next = self.h_f.val();
-                self.busy.d.next = true;
+                self.sx.next = self.h_f.val();
+                self.bx.next = true;
                 if self.nxt_none.q.val() {
-                    self.step.d.next = self.h_idle.val();
-                    self.busy.d.next = false;
+                    self.sx.next = self.h_idle.val();
+                    self.bx.next = false;
                 }
                 if self.a_grant.q.val() {
-                    self.step.d.next = self.h_read.val();
-                    self.busy.d.next = true;
+                    self.sx.next = self.h_read.val();
+                    self.bx.next = true;
                 }
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
 
         // The granted warp's rows are read; then the grant.
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(11) {
-            self.step.d.next = self.h_fin.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_fin.val();
+            self.bx.next = true;
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        self.sx.next = 0.into();
+        self.bx.next = false;
         if self.step.q.val().get_bit(12) {
             self.sched.d.next = self.sched.q.val() | self.cur1h.q.val();
-            self.step.d.next = self.h_f.val();
-            self.busy.d.next = true;
+            self.sx.next = self.h_f.val();
+            self.bx.next = true;
             if self.nxt_none.q.val() {
-                self.step.d.next = self.h_idle.val();
-                self.busy.d.next = false;
+                self.sx.next = self.h_idle.val();
+                self.bx.next = false;
             }
         }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+        // (the next step: each stage's choice, or-ed; the stages are one-hot, so no priority
+        // chain runs through them)
+        self.step.d.next = self.stn.val();
+        self.busy.d.next = self.bsn.val();
 
         // The slack the fit compares peaks with (256 + 16 o - reserved, clamped to 0..=31),
         // registered as it will be after this cycle: a decision that starts a warp reserves its
         // peak, a warp's end releases it.
+        // (each of the three values clamped, then the one the step chooses: the decision only
+        // selects)
         self.slk.d.next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
-        self.slack.next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.sl3[0].next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.sl3[1].next = self.q_cap.q.val() - self.pb_rpk.q.val();
+        self.sl3[2].next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());
+        self.sl5[0].next = bit_cast::<5, 12>(self.sl3[0].val());
+        if (self.sl3[0].val() & self.sl_hi.val()).any() {
+            self.sl5[0].next = 31.into();
+        }
+        self.sl5[1].next = bit_cast::<5, 12>(self.sl3[1].val());
+        if (self.sl3[1].val() & self.sl_hi.val()).any() {
+            self.sl5[1].next = 31.into();
+        }
+        self.sl5[2].next = bit_cast::<5, 12>(self.sl3[2].val());
+        if (self.sl3[2].val() & self.sl_hi.val()).any() {
+            self.sl5[2].next = 31.into();
+        }
+        self.sneg.d.next = self.sl3[0].val().get_bit(11);
+        self.slack5q.d.next = self.sl5[0].val();
         if (self.step.q.val().get_bit(8)) & self.t_pass.val() & self.fresh.val() {
-            self.slack.next = self.q_cap.q.val() - self.pb_rpk.q.val();
+            self.sneg.d.next = self.sl3[1].val().get_bit(11);
+            self.slack5q.d.next = self.sl5[1].val();
         }
-        if (self.step.q.val().get_bit(1)) & (self.e_ev.q.val() == self.c_wend.val()) & self.e_started.q.val() {
-            self.slack.next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());
+        if (self.step.q.val().get_bit(1)) & self.e_kwend.q.val() & self.e_started.q.val() {
+            self.sneg.d.next = self.sl3[2].val().get_bit(11);
+            self.slack5q.d.next = self.sl5[2].val();
         }
-        self.sneg.d.next = self.slack.val().get_bit(11);
-        self.slack5.next = bit_cast::<5, 12>(self.slack.val());
-        for j in 5..11 {
-            if self.slack.val().get_bit(j) {
-                self.slack5.next = 31.into();
-            }
-        }
-        self.slack5q.d.next = self.slack5.val();
 
         // The fields' writes, through their masks (a field not written holds).
         if self.wr_wb.val() {

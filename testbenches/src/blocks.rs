@@ -760,38 +760,44 @@ impl crate::ports::HdlBlock for Zorua {
         }
     }
     fn get_registers(&self, v: &mut [u64]) {
+        // (only the registers whose output changed since the last call are converted: `v`
+        // holds the words of the last call, the harness's own buffer; a 64-bit value is 64
+        // `bool`s in rust-hdl, slow to turn into a word)
         use crate::ports::Wire;
-        let s = [
-            self.tq.q.val().word(),
-            self.sq.q.val().word(),
-            self.rq.q.val().word(),
-            self.sched.q.val().word(),
-            self.bar.q.val().word(),
-            self.live.q.val().word(),
-            self.blocks.q.val().word(),
-            self.reg_cnt.q.val().word(),
-            self.reg_swap.q.val().word(),
-            self.smem_cnt.q.val().word(),
-            self.smem_swap.q.val().word(),
-            self.smem_used.q.val().word(),
-            self.slot_used.q.val().word(),
-            self.th_q.q.val().word(),
-            self.th_set.q.val().word(),
-            self.started.q.val().word(),
-            self.reg_resv.q.val().word(),
-        ];
-        v[..s.len()].copy_from_slice(&s);
-        let mut at = s.len();
+        use mpgpu_rtl::reg::Reg;
+        fn put<T: rust_hdl::prelude::Synth + Wire>(r: &Reg<T>, w: &mut u64) {
+            if r.take_changed() {
+                *w = r.q.val().word();
+            }
+        }
+        put(&self.tq, &mut v[0]);
+        put(&self.sq, &mut v[1]);
+        put(&self.rq, &mut v[2]);
+        put(&self.sched, &mut v[3]);
+        put(&self.bar, &mut v[4]);
+        put(&self.live, &mut v[5]);
+        put(&self.blocks, &mut v[6]);
+        put(&self.reg_cnt, &mut v[7]);
+        put(&self.reg_swap, &mut v[8]);
+        put(&self.smem_cnt, &mut v[9]);
+        put(&self.smem_swap, &mut v[10]);
+        put(&self.smem_used, &mut v[11]);
+        put(&self.slot_used, &mut v[12]);
+        put(&self.th_q, &mut v[13]);
+        put(&self.th_set, &mut v[14]);
+        put(&self.started, &mut v[15]);
+        put(&self.reg_resv, &mut v[16]);
+        let mut at = ZORUA_SCALARS.len();
         for r in self.wblock.iter().chain(&self.rneed).chain(&self.rheld).chain(std::iter::once(&self.slotv)).chain(&self.slot) {
-            v[at] = r.q.val().word();
+            put(r, &mut v[at]);
             at += 1;
         }
         for r in self.sneed.iter().chain(&self.sheld).chain(&self.nwarps).chain(&self.narr).chain(&self.bpeak) {
-            v[at] = r.q.val().word();
+            put(r, &mut v[at]);
             at += 1;
         }
         for k in 0..4 {
-            v[at + k] = self.reg_used[k].q.val().word();
+            put(&self.reg_used[k], &mut v[at + k]);
         }
     }
 }
