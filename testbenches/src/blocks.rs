@@ -739,6 +739,12 @@ impl crate::ports::HdlBlock for Zorua {
         self.clock.next = rust_hdl::prelude::Clock::from(high);
         rust_hdl::core::block::Block::update_all(&mut self.clock);
     }
+    fn sim_pass(&mut self, exact: bool) {
+        match exact {
+            true => rust_hdl::core::block::Block::update_all(self),
+            false => self.pass_fast(),
+        }
+    }
     fn get_outputs(&self, v: &mut [u64]) {
         use crate::ports::Wire;
         let w = [

@@ -106,6 +106,7 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
             }
         }
         if window {
+            self.pair.rtl.set_exact();
             sample(&mut self.vcd, &self.pair, i);
         }
     }

@@ -82,6 +82,12 @@ pub trait HdlBlock: Block {
     fn quiet(&self) -> bool {
         false
     }
+    /// One simulation pass. With `exact` false a block may leave unsettled the signals only a
+    /// waveform reads (`mpgpu_rtl::Zorua::pass_fast`); by default every signal is settled.
+    fn sim_pass(&mut self, exact: bool) {
+        let _ = exact;
+        self.update_all();
+    }
 }
 
 /// Implements [`HdlBlock`] for a rust-hdl block from its port lists: `inputs` and `outputs`

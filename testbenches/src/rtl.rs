@@ -65,11 +65,15 @@ pub(crate) trait Sim {
     fn registers(&self, v: &mut [u64]);
     /// The rust-hdl block, for its full signal hierarchy in waveforms.
     fn block(&self) -> Option<&dyn Block>;
+    /// Every signal settled in each pass (for waveforms), or only what the simulation needs
+    /// ([`HdlBlock::sim_pass`]); the other backends are always exact.
+    fn set_exact(&mut self, _exact: bool) {}
 }
 
 struct HdlSim<B: HdlBlock> {
     b: B,
     name: String,
+    exact: bool,
 }
 
 impl<B: HdlBlock> Sim for HdlSim<B> {
@@ -82,7 +86,7 @@ impl<B: HdlBlock> Sim for HdlSim<B> {
     fn settle(&mut self) {
         // rust_hdl::core::simulate::simulate, for a block known by trait.
         for _ in 0..1000 {
-            self.b.update_all();
+            self.b.sim_pass(self.exact);
             if self.b.quiet() || !self.b.has_changed() {
                 return;
             }
@@ -90,7 +94,7 @@ impl<B: HdlBlock> Sim for HdlSim<B> {
         panic!("the RTL of `{}` did not settle in 1000 iterations (a combinational loop?)", self.name);
     }
     fn pass(&mut self) {
-        self.b.update_all();
+        self.b.sim_pass(self.exact);
     }
     fn outputs(&self, v: &mut [u64]) {
         self.b.get_outputs(v);
@@ -100,6 +104,13 @@ impl<B: HdlBlock> Sim for HdlSim<B> {
     }
     fn block(&self) -> Option<&dyn Block> {
         Some(&self.b)
+    }
+    fn set_exact(&mut self, exact: bool) {
+        if exact && !self.exact {
+            // (a pass settling every signal, the clock unchanged: nothing else moves)
+            self.b.sim_pass(true);
+        }
+        self.exact = exact;
     }
 }
 
@@ -175,7 +186,7 @@ impl<P: Ports> RtlUnit<P> {
         let layout = Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: b.register_ports() };
         let flat = backend == Backend::RustHdl && b.flat();
         let sim: Box<dyn Sim> = match backend {
-            Backend::RustHdl => Box::new(HdlSim { b, name: ports.name() }),
+            Backend::RustHdl => Box::new(HdlSim { b, name: ports.name(), exact: false }),
             Backend::Verilator => {
                 let v = crate::ports::verilog_of(&ports);
                 let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
@@ -207,6 +218,13 @@ impl<P: Ports> RtlUnit<P> {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// From now on, every signal of the rust-hdl simulation settled in each pass, for a
+    /// waveform that shows them all (by default a block may skip the signals only a waveform
+    /// reads, [`HdlBlock::sim_pass`]).
+    pub fn set_exact(&self) {
+        self.sim.borrow_mut().set_exact(true);
     }
 
     /// Whether the registers (and so [`state`](Self::state)) can be read: not on an FPGA.

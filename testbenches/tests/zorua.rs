@@ -179,4 +179,21 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
     for name in ["grant_warp", "slot_room", "reg_set$3", "tq", "rheld$4", "slotv", "reg_ram$0", "expected", "mismatch"] {
         assert!(text.contains(name), "the waveform lacks `{name}`");
     }
+    // (the signals the fast pass leaves unsettled, a register's input and a local, move in the
+    // waveform as often as the register: recording switches the block to full passes)
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(dir.join("run-sm0.vcd")).unwrap()));
+    let h = p.parse_header().unwrap();
+    let id = |path: &[&str]| h.find_var(path).unwrap_or_else(|| panic!("no {path:?} in the waveform")).code;
+    let (d, q, local) = (id(&["uut", "step", "d"]), id(&["uut", "step", "q"]), id(&["uut", "stn"]));
+    let mut n = std::collections::HashMap::new();
+    for c in p {
+        if let Ok(vcd::Command::ChangeVector(code, _) | vcd::Command::ChangeScalar(code, _)) = c {
+            *n.entry(code).or_insert(0u64) += 1;
+        }
+    }
+    let count = |c| n.get(&c).copied().unwrap_or(0);
+    assert!(count(q) > 100, "the step register moved {} times", count(q));
+    for (name, c) in [("step.d", d), ("stn", local)] {
+        assert!(count(c) * 10 > count(q) * 8, "`{name}` changed {} times, the step register {}", count(c), count(q));
+    }
 }
