@@ -201,10 +201,14 @@ fn a_closed_pipe_ends_the_program_without_a_panic() {
 #[test]
 fn the_coordinator_timing_is_a_configuration_field_checked_by_name() {
     let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sim-ref/configs/fermi15.toml")).unwrap();
-    let piped = temp_file("fermi15-pipelined.toml", &format!("{base}\n[zorua]\ntiming = \"pipelined\"\n"));
-    let (code, out, err) = mpgpu(&["run", "--config", piped.to_str().unwrap(), "--alloc", "zorua", "--no-alone"]);
+    // (the pipelined timing is the default; the single-cycle one is asked for by name)
+    let (code, out, err) = mpgpu(&["run", "--config", "fermi15", "--alloc", "zorua", "--no-alone"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 286357"), "{out}");
+    let single = temp_file("fermi15-single.toml", &format!("{base}\n[zorua]\ntiming = \"single-cycle\"\n"));
+    let (code, out, err) = mpgpu(&["run", "--config", single.to_str().unwrap(), "--alloc", "zorua", "--no-alone"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 290394"), "{out}");
     let bad = temp_file("fermi15-bad-timing.toml", &format!("{base}\n[zorua]\ntiming = \"fast\"\n"));
     let (code, _, err) = mpgpu(&["run", "--config", bad.to_str().unwrap(), "--alloc", "zorua"]);
     assert_ne!(code, 0);

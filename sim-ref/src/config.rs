@@ -362,9 +362,10 @@ pub struct ZoruaConfig {
     /// Cycles a mapping-table access adds (registers: every instruction; scratchpad: shared
     /// accesses, again).
     pub table_latency: u32,
-    /// The coordinator's timing: `single-cycle` (a warp examined, a set allocated or freed
-    /// per cycle, an event applied in the cycle it is taken: the RTL of today) or `pipelined`
-    /// (the timing of a coordinator built for 100 MHz on the ECP5: docs/zorua.md, "Timing").
+    /// The coordinator's timing: `pipelined` (the default: the timing of the RTL, built for
+    /// 100 MHz on the ECP5, docs/zorua.md, "Timing") or `single-cycle` (a warp examined, a set
+    /// allocated or freed per cycle, an event applied in the cycle it is taken: the first RTL's,
+    /// kept for comparison).
     pub timing: CoordTiming,
 }
 
@@ -372,15 +373,15 @@ pub struct ZoruaConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum CoordTiming {
-    #[default]
     SingleCycle,
+    #[default]
     Pipelined,
 }
 
 impl Default for ZoruaConfig {
     fn default() -> Self {
         let t = crate::zorua::ThreshParams::default();
-        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::SingleCycle }
+        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::Pipelined }
     }
 }
 

@@ -219,12 +219,13 @@ fn the_dispatcher_sees_the_room_the_coordinator_frees_after_a_blocks_end() {
     }
 }
 
-/// The pipelined coordinator's timing (`zorua.timing = "pipelined"`, docs/zorua.md,
-/// "Timing"): every application verifies on the tight SM, swap included, and the coordinator
+/// The pipelined coordinator's timing (`zorua.timing = "pipelined"`, the default,
+/// docs/zorua.md, "Timing"): every application verifies on the tight SM, swap included, and the coordinator
 /// is busy longer per grant than with the single-cycle timing.
 #[test]
 fn every_application_verifies_under_the_pipelined_coordinator() {
-    let single = tight();
+    let mut single = tight();
+    single.zorua.timing = mpgpu_ref::config::CoordTiming::SingleCycle;
     let mut piped = tight();
     piped.zorua.timing = mpgpu_ref::config::CoordTiming::Pipelined;
     let (mut busy, mut grants) = ([0u64; 2], [0u64; 2]);

@@ -27,9 +27,9 @@
 //!   first, then swap); if it became schedulable, a cycle reading its rows and a cycle driving
 //!   `grant` with them. A cycle that finds no warp left to examine ends the scan.
 //!
-//! That is the single-cycle timing, the model's default. The RTL has the pipelined timing,
-//! which a configuration's `zorua.timing = "pipelined"` gives the model (and a co-simulation
-//! always): an event applied the cycle after it is taken, a scan's start in three cycles,
+//! That is the single-cycle timing (a configuration's `zorua.timing = "single-cycle"`). The
+//! RTL has the pipelined timing, the model's default (and a co-simulation's always): an
+//! event applied the cycle after it is taken, a scan's start in three cycles,
 //! each warp examined in four (the next picked meanwhile), sets allocated and freed one per
 //! cycle after a first cycle, and a grant needing no set driven the cycle after its decision
 //! (`docs/zorua.md`, "Timing").
