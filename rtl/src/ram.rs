@@ -76,8 +76,6 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
         self._zeroed = true;
         self
     }
-    /// Whether a word was written since the last call (true at the first): a reader that
-    /// keeps the words it read back need not read them again otherwise.
     /// `Block::update_all` less the settling of the write port and read address: the RAM
     /// takes their pending values, so only a waveform needs them settled. For a parent's fast
     /// pass (`Zorua::pass_fast`).
@@ -86,6 +84,8 @@ impl<D: Synth, const A: usize, const SYNC: bool> Ram<D, A, SYNC> {
         self.read_data.update_all();
         self.clock.update_all();
     }
+    /// Whether a word was written since the last call (true at the first): a reader that
+    /// keeps the words it read back need not read them again otherwise.
     pub fn take_written(&self) -> bool {
         self._read_at.replace(self._writes) != self._writes
     }

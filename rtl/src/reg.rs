@@ -41,11 +41,16 @@ impl<T: Synth> Reg<T> {
     /// input) needs it. For a parent's fast pass (`Zorua::pass_fast`).
     pub fn pass_fast(&mut self) {
         Logic::update(self);
+        self.settle_q();
+        self.clock.update_all();
+    }
+
+    /// Settles `q`, counting a change.
+    fn settle_q(&mut self) {
         self.q.update_all();
         if self.q.changed {
             self._changes = self._changes.wrapping_add(1);
         }
-        self.clock.update_all();
     }
 }
 
@@ -60,10 +65,7 @@ impl<T: Synth> Block for Reg<T> {
     fn update_all(&mut self) {
         self.update();
         self.d.update_all();
-        self.q.update_all();
-        if self.q.changed {
-            self._changes = self._changes.wrapping_add(1);
-        }
+        self.settle_q();
         self.clock.update_all();
     }
     fn has_changed(&self) -> bool {

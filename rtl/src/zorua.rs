@@ -2575,8 +2575,6 @@ impl Logic for Zorua {
             if self.al_rany[0].q.val() {
                 self.r_first.next = 1.into();
             }
-            // (the lowest free set of each map, and of each map less the set taken now: both
-            // computed, one kept)
             // (the lowest free set of each map, and of the map less the set taken now, both
             // from registers; the choice made last)
             self.s_rest.next = self.smem_free_map.val() & !self.al_s1h.q.val();
@@ -2714,8 +2712,8 @@ impl Logic for Zorua {
         // peak, a warp's end releases it.
         // (each of the three values clamped, then the one the step chooses: the decision only
         // selects)
-        self.slk.d.next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
         self.sl3[0].next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.slk.d.next = self.sl3[0].val();
         self.sl3[1].next = self.q_cap.q.val() - self.pb_rpk.q.val();
         self.sl3[2].next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());
         self.sl5[0].next = bit_cast::<5, 12>(self.sl3[0].val());

@@ -65,9 +65,9 @@ pub(crate) trait Sim {
     fn registers(&self, v: &mut [u64]);
     /// The rust-hdl block, for its full signal hierarchy in waveforms.
     fn block(&self) -> Option<&dyn Block>;
-    /// Every signal settled in each pass (for waveforms), or only what the simulation needs
-    /// ([`HdlBlock::sim_pass`]); the other backends are always exact.
-    fn set_exact(&mut self, _exact: bool) {}
+    /// From now on, every signal settled in each pass (for waveforms); by default only what
+    /// the simulation needs ([`HdlBlock::sim_pass`]). The other backends are always exact.
+    fn set_exact(&mut self) {}
 }
 
 struct HdlSim<B: HdlBlock> {
@@ -105,12 +105,12 @@ impl<B: HdlBlock> Sim for HdlSim<B> {
     fn block(&self) -> Option<&dyn Block> {
         Some(&self.b)
     }
-    fn set_exact(&mut self, exact: bool) {
-        if exact && !self.exact {
+    fn set_exact(&mut self) {
+        if !self.exact {
             // (a pass settling every signal, the clock unchanged: nothing else moves)
             self.b.sim_pass(true);
+            self.exact = true;
         }
-        self.exact = exact;
     }
 }
 
@@ -224,7 +224,7 @@ impl<P: Ports> RtlUnit<P> {
     /// waveform that shows them all (by default a block may skip the signals only a waveform
     /// reads, [`HdlBlock::sim_pass`]).
     pub fn set_exact(&self) {
-        self.sim.borrow_mut().set_exact(true);
+        self.sim.borrow_mut().set_exact();
     }
 
     /// Whether the registers (and so [`state`](Self::state)) can be read: not on an FPGA.
