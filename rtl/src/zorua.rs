@@ -111,6 +111,10 @@ pub struct Zorua {
     pub smem_set: [Signal<Out, Bits<6>>; 48],
     pub o_thresh: Signal<Out, Bits<5>>,
     pub slot_room: Signal<Out, Bits<7>>,
+    /// Warps released this cycle (`Out::release`; `release` is a Verilog keyword): a
+    /// barrier's opening, or a phase change whose needs are held. Their block's scratchpad row
+    /// is on `smem_phys`/`smem_set`.
+    pub released: Signal<Out, Bits<64>>,
     ids16: [Constant<Bits<4>>; 16],
     rs_ids: [Constant<Bits<5>>; 16],
     ss_ids: [Constant<Bits<7>>; 48],
@@ -283,6 +287,17 @@ pub struct Zorua {
     pub e_kstart: Reg<Bit>,
     pub e_kphase: Reg<Bit>,
     pub e_kbar: Reg<Bit>,
+    /// A block start's block has more warps than slots; a warp event's block gives its slots
+    /// up at barriers (read from `bgive`).
+    pub e_big: Reg<Bit>,
+    pub eb_give: Reg<Bit>,
+    /// Per block: its warps give their slots up at barriers.
+    pub bgive: Reg<Bits<16>>,
+    /// The warps released at the last edge (`released`), and whether any.
+    pub rel: Reg<Bits<64>>,
+    pub rel_on: Reg<Bit>,
+    rel_m: Signal<Local, Bits<64>>,
+    ph_held: Signal<Local, Bit>,
     pub e_kwend: Reg<Bit>,
     pub e_kbend: Reg<Bit>,
     pub e_kepoch: Reg<Bit>,
@@ -469,6 +484,7 @@ impl Zorua {
             smem_set: std::array::from_fn(|_| Default::default()),
             o_thresh: Default::default(),
             slot_room: Default::default(),
+            released: Default::default(),
             ids16: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rs_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ss_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
@@ -640,6 +656,13 @@ impl Zorua {
             e_kstart: Default::default(),
             e_kphase: Default::default(),
             e_kbar: Default::default(),
+            e_big: Default::default(),
+            eb_give: Default::default(),
+            bgive: Default::default(),
+            rel: Default::default(),
+            rel_on: Default::default(),
+            rel_m: Default::default(),
+            ph_held: Default::default(),
             e_kwend: Default::default(),
             e_kbend: Default::default(),
             e_kepoch: Default::default(),
@@ -850,6 +873,11 @@ impl Zorua {
             || self.e_kstart.q.has_changed()
             || self.e_kphase.q.has_changed()
             || self.e_kbar.q.has_changed()
+            || self.e_big.q.has_changed()
+            || self.eb_give.q.has_changed()
+            || self.bgive.q.has_changed()
+            || self.rel.q.has_changed()
+            || self.rel_on.q.has_changed()
             || self.e_kwend.q.has_changed()
             || self.e_kbend.q.has_changed()
             || self.e_kepoch.q.has_changed()
@@ -1002,6 +1030,11 @@ impl Zorua {
         self.e_kstart.clock.next = c;
         self.e_kphase.clock.next = c;
         self.e_kbar.clock.next = c;
+        self.e_big.clock.next = c;
+        self.eb_give.clock.next = c;
+        self.bgive.clock.next = c;
+        self.rel.clock.next = c;
+        self.rel_on.clock.next = c;
         self.e_kwend.clock.next = c;
         self.e_kbend.clock.next = c;
         self.e_kepoch.clock.next = c;
@@ -1202,6 +1235,11 @@ impl Zorua {
         self.e_kstart.pass_fast();
         self.e_kphase.pass_fast();
         self.e_kbar.pass_fast();
+        self.e_big.pass_fast();
+        self.eb_give.pass_fast();
+        self.bgive.pass_fast();
+        self.rel.pass_fast();
+        self.rel_on.pass_fast();
         self.e_kwend.pass_fast();
         self.e_kbend.pass_fast();
         self.e_kepoch.pass_fast();
@@ -1419,6 +1457,17 @@ impl Logic for Zorua {
         self.e_kphase.d.next = self.e_kphase.q.val();
         self.e_kbar.clock.next = self.clock.val();
         self.e_kbar.d.next = self.e_kbar.q.val();
+        self.e_big.clock.next = self.clock.val();
+        self.e_big.d.next = self.e_big.q.val();
+        self.eb_give.clock.next = self.clock.val();
+        self.eb_give.d.next = self.eb_give.q.val();
+        self.bgive.clock.next = self.clock.val();
+        self.bgive.d.next = self.bgive.q.val();
+        // (a release lasts one cycle)
+        self.rel.clock.next = self.clock.val();
+        self.rel.d.next = 0.into();
+        self.rel_on.clock.next = self.clock.val();
+        self.rel_on.d.next = false;
         self.e_kwend.clock.next = self.clock.val();
         self.e_kwend.d.next = self.e_kwend.q.val();
         self.e_kbend.clock.next = self.clock.val();
@@ -1917,6 +1966,7 @@ impl Logic for Zorua {
         for k in 0..48 {
             self.smem_set[k].next = 0.into();
         }
+        self.released.next = self.rel.q.val();
         if self.step.q.val().get_bit(12) {
             self.grant.next = true;
             self.grant_warp.next = self.fw.q.val();
@@ -1932,6 +1982,9 @@ impl Logic for Zorua {
                     self.reg_set[k].next = self.reg_set[k].val().replace_bit(j, self.rd_ent.val().get_bit(j));
                 }
             }
+        }
+        // (a grant's and a release's block row: the RAMs read at the block of the step before)
+        if self.step.q.val().get_bit(12) | self.rel_on.q.val() {
             for k in 0..48 {
                 self.smem_phys.next = self.smem_phys.val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(6));
                 for j in 0..6 {
@@ -2013,6 +2066,8 @@ impl Logic for Zorua {
                 self.g_slot6.next = self.g_slot6.val().replace_bit(j, self.slot[j].q.val().get_bit(self.warp.val().index()));
             }
             self.e_slotv.d.next = self.slotv.q.val().get_bit(self.warp.val().index());
+            self.e_big.d.next = self.nwarps_in.val() > self.n_slots.val();
+            self.eb_give.d.next = self.bgive.q.val().get_bit(self.block.val().index());
             self.e_started.d.next = self.started.q.val().get_bit(self.warp.val().index());
             for j in 0..7 {
                 self.g_sneed.next = self.g_sneed.val().replace_bit(j, self.sneed[j].q.val().get_bit(self.block.val().index()));
@@ -2052,6 +2107,8 @@ impl Logic for Zorua {
         self.narr_new.next = self.e_narr1.q.val();
         self.nw_new.next = self.eb_nw.q.val() - 1;
         self.bar_open.next = false;
+        self.rel_m.next = 0.into();
+        self.ph_held.next = false;
         self.slot_clr.next = 0.into();
         // (the first entry a freeing selects: the highest held, registered from the event's
         // fields; a freeing starts a cycle after them)
@@ -2102,10 +2159,24 @@ impl Logic for Zorua {
                 self.wr_bp.next = true;
                 self.w_bp_v.next = self.e_psets.q.val();
                 self.n_want.d.next = self.n_want.q.val() + self.e_nw.q.val();
+                self.bgive.d.next = self.bgive.q.val() & !self.eb_bbit.q.val();
+                if self.e_big.q.val() {
+                    self.bgive.d.next = self.bgive.q.val() | self.eb_bbit.q.val();
+                }
             }
             if self.e_kphase.q.val() {
-                self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
-                self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
+                // (its needs held, its block's scratchpad too: released, no scan unless sets
+                // are freed)
+                self.ph_held.next = (self.e_rsets.q.val() <= self.e_rheld.q.val()) & (self.e_ssets.q.val() <= self.eb_sheld.q.val()) & (self.eb_sneed.q.val() <= self.eb_sheld.q.val());
+                if self.ph_held.val() {
+                    self.rel.d.next = self.cur1h.q.val();
+                    self.rel_on.d.next = true;
+                    self.sx.next = self.h_idle.val();
+                    self.bx.next = false;
+                } else {
+                    self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
+                    self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
+                }
                 if self.e_ssets.q.val() > self.eb_sneed.q.val() {
                     self.w_sn_m.next = self.eb_bbit.q.val();
                     self.wr_sn.next = true;
@@ -2128,20 +2199,40 @@ impl Logic for Zorua {
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.tq.d.next = self.tq.q.val() | self.cur1h.q.val();
                 self.bar.d.next = self.bar.q.val() | self.cur1h.q.val();
-                self.w_sv_m.next = self.cur1h.q.val();
-                self.wr_sv.next = true;
-                self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
-                if self.e_slotv.q.val() {
-                    self.n_used.d.next = self.n_used.q.val() - 1;
+                // (only a block of more warps than slots gives them up)
+                if self.eb_give.q.val() {
+                    self.w_sv_m.next = self.cur1h.q.val();
+                    self.wr_sv.next = true;
+                    self.slot_used.d.next = self.slot_used.q.val() & !self.slot_clr.val();
+                    if self.e_slotv.q.val() {
+                        self.n_used.d.next = self.n_used.q.val() - 1;
+                    }
                 }
                 self.bar_open.next = self.ev_open.val();
                 self.w_na_m.next = self.eb_bbit.q.val();
                 self.wr_na.next = true;
+                // (no scan, unless a slot was given up or no warp is left schedulable: the
+                // forward-progress rule)
+                if !self.eb_give.q.val() & (self.sched.q.val() & !self.cur1h.q.val()).any() {
+                    self.sx.next = self.h_idle.val();
+                    self.bx.next = false;
+                }
+                self.rel_m.next = (self.bar.q.val() | self.cur1h.q.val()) & self.bmask.q.val();
                 if !self.bar_open.val() {
                     self.w_na_v.next = self.narr_new.val();
                 } else {
                     self.bar.d.next = (self.bar.q.val() | self.cur1h.q.val()) & !self.bmask.q.val();
-                    self.n_want.d.next = self.n_want.q.val() + self.narr_new.val();
+                    if self.eb_give.q.val() {
+                        self.n_want.d.next = self.n_want.q.val() + self.narr_new.val();
+                    } else {
+                        // (the block's warps released together, on what they kept)
+                        self.tq.d.next = self.tq.q.val() & !self.rel_m.val();
+                        self.sched.d.next = (self.sched.q.val() & !self.cur1h.q.val()) | self.rel_m.val();
+                        self.rel.d.next = self.rel_m.val();
+                        self.rel_on.d.next = true;
+                        self.sx.next = self.h_idle.val();
+                        self.bx.next = false;
+                    }
                 }
             }
             if self.e_kwend.q.val() {
@@ -2165,7 +2256,15 @@ impl Logic for Zorua {
                     self.w_na_m.next = self.eb_bbit.q.val();
                     self.wr_na.next = true;
                     self.bar.d.next = self.bar.q.val() & !self.bmask.q.val();
-                    self.n_want.d.next = self.n_want.q.val() + self.eb_narr.q.val();
+                    if self.eb_give.q.val() {
+                        self.n_want.d.next = self.n_want.q.val() + self.eb_narr.q.val();
+                    } else {
+                        self.rel_m.next = self.bar.q.val() & self.bmask.q.val();
+                        self.tq.d.next = self.tq.q.val() & !self.rel_m.val();
+                        self.sched.d.next = (self.sched.q.val() & !self.cur1h.q.val()) | self.rel_m.val();
+                        self.rel.d.next = self.rel_m.val();
+                        self.rel_on.d.next = true;
+                    }
                 }
                 self.w_rn_m.next = self.cur1h.q.val();
                 self.wr_rn.next = true;

@@ -127,7 +127,8 @@ impl Unit for Bent {
     }
     fn outputs(&self, i: &In) -> Out {
         let mut o = self.c.outputs(i);
-        if o.grant {
+        // (a release carries its block's scratchpad row too)
+        if o.grant || o.release != 0 {
             (self.f)(&mut o);
         }
         o

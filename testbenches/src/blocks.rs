@@ -699,6 +699,7 @@ impl crate::ports::HdlBlock for Zorua {
         let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
         v.extend((0..16).map(|k| Port::new(&format!("reg_set${k}"), 8)));
         v.extend((0..48).map(|k| Port::new(&format!("smem_set${k}"), 6)));
+        v.push(Port::new("released", 64));
         v
     }
     fn register_ports(&self) -> Vec<Port> {
@@ -764,6 +765,7 @@ impl crate::ports::HdlBlock for Zorua {
         for k in 0..48 {
             v[24 + k] = self.smem_set[k].val().word();
         }
+        v[72] = self.released.val().word();
     }
     fn get_registers(&self, v: &mut [u64]) {
         // (only the registers whose output changed since the last call are converted: `v`
@@ -793,6 +795,7 @@ impl crate::ports::HdlBlock for Zorua {
         put(&self.th_set, &mut v[14]);
         put(&self.started, &mut v[15]);
         put(&self.reg_resv, &mut v[16]);
+        put(&self.bgive, &mut v[17]);
         let mut at = ZORUA_SCALARS.len();
         for r in self.wblock.iter().chain(&self.rneed).chain(&self.rheld).chain(std::iter::once(&self.slotv)).chain(&self.slot) {
             put(r, &mut v[at]);
@@ -827,6 +830,7 @@ const ZORUA_SCALARS: &[(&str, usize)] = &[
     ("th_set", 1),
     ("started", 64),
     ("reg_resv", 11),
+    ("bgive", 16),
 ];
 
 /// Its register arrays (name, entries, width), after the scalars.
@@ -868,6 +872,7 @@ impl Ports for ZoruaPorts {
         for k in 0..48 {
             v[24 + k] = o.smem_set[k] as u64;
         }
+        v[72] = o.release;
     }
     fn decode(&self, v: &[u64]) -> zorua::Out {
         let mut o = zorua::Out {
@@ -879,6 +884,7 @@ impl Ports for ZoruaPorts {
             smem_phys: v[5],
             o_thresh: v[6] as u8,
             slot_room: v[7] as u8,
+            release: v[72],
             ..zorua::Out::default()
         };
         for k in 0..16 {
@@ -924,7 +930,7 @@ impl Ports for ZoruaPorts {
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
             warp_info: (0..64).map(|w| zorua::pack_warp(wbs[w] as u8, rns[w] as u8, rhs[w] as u8, (sv >> w & 1 != 0).then_some(sls[w] as u8))).collect(),
-            block_info: (0..16).map(|b| zorua::pack_block(bps[b] as u8, sns[b] as u8, shs[b] as u8, nws[b] as u8, nas[b] as u8)).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(bps[b] as u8, sns[b] as u8, shs[b] as u8, nws[b] as u8, nas[b] as u8, r.scalar("bgive") >> b & 1 != 0)).collect(),
             reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
             smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
         }

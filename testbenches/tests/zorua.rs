@@ -70,14 +70,14 @@ fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barrier
         assert!(r.cycles_checked > 10_000, "only {} clocked cycles checked", r.cycles_checked);
         let z = r.result.as_ref().unwrap().zorua.clone().unwrap();
         assert!(z.reg_sets[1] > 0 && z.smem_sets[1] > 0 && z.swap_reads > 0, "{backend:?}: no register or scratchpad set in swap: {z:?}");
-        assert!(z.barrier_events > 100 && z.phase_events > 100, "{backend:?}: barriers {} phases {}", z.barrier_events, z.phase_events);
+        assert!(z.barrier_events > 100 && z.phase_events > 100 && z.releases > 100, "{backend:?}: barriers {} phases {} releases {}", z.barrier_events, z.phase_events, z.releases);
         assert!(z.thresh_moves[0] > 0 && z.thresh_moves[1] > 0, "{backend:?}: the threshold never moved both ways: {:?}", z.thresh_moves);
         if backend == Backend::RustHdl {
             // The model alone and the RTL alone (Verilator) drive the GPU to the same cycle,
             // with the same grants and swap traffic.
             slot_modes_agree(&r, |b, m| cosim(&cfg, &w, b, m, ZoruaFaults::default()), |x| {
                 let z = x.zorua.as_ref().unwrap();
-                z.grants + z.swap_reads
+                z.grants + z.releases + z.swap_reads
             });
         }
     }
@@ -180,7 +180,11 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
         assert!(text.contains(name), "the waveform lacks `{name}`");
     }
     // (the signals the fast pass leaves unsettled, a register's input and a local, move in the
-    // waveform as often as the register: recording switches the block to full passes)
+    // waveform: recording switches the block to full passes. Without the switch `step.d`
+    // changed once in this run; with it, 973 times against the step register's 2,459: an
+    // event taken and applied in two cycles, as most barrier arrivals and released phase
+    // changes are, makes a one-cycle pulse of the input, which a sample taken after the edge
+    // and before the next event's inputs does not see)
     let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(dir.join("run-sm0.vcd")).unwrap()));
     let h = p.parse_header().unwrap();
     let id = |path: &[&str]| h.find_var(path).unwrap_or_else(|| panic!("no {path:?} in the waveform")).code;
@@ -194,6 +198,6 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
     let count = |c| n.get(&c).copied().unwrap_or(0);
     assert!(count(q) > 100, "the step register moved {} times", count(q));
     for (name, c) in [("step.d", d), ("stn", local)] {
-        assert!(count(c) * 10 > count(q) * 8, "`{name}` changed {} times, the step register {}", count(c), count(q));
+        assert!(count(c) * 4 > count(q), "`{name}` changed {} times, the step register {}", count(c), count(q));
     }
 }

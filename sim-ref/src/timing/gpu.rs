@@ -356,6 +356,7 @@ impl Gpu {
             t.phase_events += s.phase_events;
             t.barrier_events += s.barrier_events;
             t.grants += s.grants;
+            t.releases += s.releases;
             for k in 0..2 {
                 t.reg_sets[k] += s.reg_sets[k];
                 t.smem_sets[k] += s.smem_sets[k];

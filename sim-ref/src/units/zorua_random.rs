@@ -31,6 +31,10 @@ pub struct RandomParams {
     pub epochs: bool,
     /// Cycles from a grant to the warp's next action, at most.
     pub latency: u64,
+    /// The coordinator's physical warp slots: a block starts, as on an SM, only when the
+    /// coordinator's `slot_room`, less the warps of starts not yet taken, covers its warps
+    /// (all the slots, for a block of more warps).
+    pub slots: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +55,9 @@ pub struct RandomSm {
     alive: [u32; 16],
     used_blocks: u16,
     started: usize,
+    /// The coordinator's `slot_room` at its last outputs, and the next block's warps.
+    room: usize,
+    next_nw: Option<usize>,
     /// Blocks ended, and barrier arrivals sent.
     pub ended: usize,
     pub bars: u64,
@@ -67,6 +74,8 @@ impl RandomSm {
             alive: [0; 16],
             used_blocks: 0,
             started: 0,
+            room: 0,
+            next_nw: None,
             ended: 0,
             bars: 0,
         }
@@ -82,9 +91,12 @@ impl RandomSm {
     /// given when the coordinator is ready.
     pub fn input(&mut self, now: u64, ready: bool) -> In {
         let rng = &mut self.rng;
-        let nw = rng.gen_range(self.p.warps.clone());
+        // (the next block's size is drawn once: like a dispatcher, the SM waits until it fits)
+        let nw = *self.next_nw.get_or_insert_with(|| rng.gen_range(self.p.warps.clone()));
         let free: Vec<usize> = (0..64).filter(|&w| self.warp[w].is_none()).collect();
-        if self.started < self.p.blocks && rng.gen_bool(self.p.start_chance) && free.len() >= nw {
+        let queued: usize = self.evq.iter().filter(|e| e.ev == Ev::BlockStart).map(|e| e.nwarps as usize).sum();
+        let room = self.room.saturating_sub(queued) >= nw.min(self.p.slots);
+        if self.started < self.p.blocks && rng.gen_bool(self.p.start_chance) && free.len() >= nw && room {
             if let Some(b) = (0..16).find(|&b| self.used_blocks >> b & 1 == 0) {
                 let mut p = Vec::new();
                 for _ in 0..rng.gen_range(self.p.actions.clone()) {
@@ -99,6 +111,7 @@ impl RandomSm {
                 self.alive[b] = nw as u32;
                 self.used_blocks |= 1 << b;
                 self.started += 1;
+                self.next_nw = None;
                 // (the peak reservation: usually the most the block's phases need, sometimes
                 // none or any value)
                 let regs = rng.gen_range(0..=self.p.regs);
@@ -157,11 +170,15 @@ impl RandomSm {
         i
     }
 
-    /// The coordinator's outputs at cycle `now`: a granted warp acts again a random time later.
+    /// The coordinator's outputs at cycle `now`: a granted or released warp acts again a
+    /// random time later.
     pub fn outputs(&mut self, now: u64, o: &Out) {
-        if o.grant {
-            let w = o.grant_warp as usize;
-            let (b, pos, _) = self.warp[w].expect("a grant to a warp that is not running");
+        self.room = o.slot_room as usize;
+        let mut go = o.release | if o.grant { 1 << o.grant_warp } else { 0 };
+        while go != 0 {
+            let w = go.trailing_zeros() as usize;
+            go &= go - 1;
+            let (b, pos, _) = self.warp[w].expect("a grant or release to a warp that is not running");
             self.warp[w] = Some((b, pos, Some(now + self.rng.gen_range(1..=self.p.latency))));
         }
     }

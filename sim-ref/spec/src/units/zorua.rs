@@ -6,18 +6,25 @@
 //! `ready`: a block's start (its logical block and warps, and its first phase's needs), a
 //! warp's phase change (a `phase` specifier, or a fence with the current needs), a warp's
 //! arrival at a barrier, a warp's end, a block's end; and, every epoch, the epoch's idle and
-//! memory cycles (Algorithm 1). The coordinator answers with grants: a logical warp becomes
-//! schedulable on a physical warp slot, with its register-set mapping row and its block's
+//! memory cycles (Algorithm 1). The coordinator answers with grants and releases. A grant: a
+//! logical warp becomes schedulable on a physical warp slot, with its register-set mapping row and its block's
 //! scratchpad mapping row, which the SM uses for every register and scratchpad access the
 //! warp makes until it leaves the schedulable set at its next event (the rows cannot change
 //! meanwhile: a warp's register row changes only while it is not schedulable, and a block's
-//! scratchpad row only grows, by sets no schedulable warp of the block may use yet).
+//! scratchpad row only grows, by sets no schedulable warp of the block may use yet). A
+//! release: a block's warps waiting at a barrier become schedulable together on what they
+//! kept there (slots and rows), when the barrier opens.
 //!
 //! Cycle behaviour (both sides implement exactly this; `docs/zorua.md`):
 //! - **Idle** (`ready`): an event is taken at the edge. Block start, barrier and epoch take
 //!   one cycle; a phase change to fewer register sets, a warp end and a block end then free
 //!   one set per cycle, highest logical set first.
-//! - **Scan** (after every event but an epoch): one waiting warp examined per cycle, the
+//! - **Release**: the event that opens a barrier (the last arrival, or a warp's end) releases
+//!   the block's warps, and a phase change whose needs are held releases its warp, at the edge
+//!   that applies it; `release` shows them the next cycle.
+//! - **Scan** (after every event but an epoch, a barrier arrival that neither gives a slot up
+//!   nor leaves no warp schedulable, and a phase change that releases its warp and frees no
+//!   set): one waiting warp examined per cycle, the
 //!   register queue's first, then the scratchpad queue's, then the thread/barrier queue's,
 //!   lowest logical warp first within a queue, each warp once. An examined warp passes as many
 //!   of its remaining queues as it can (incremental: it keeps what it took; a warp that has
@@ -82,8 +89,11 @@ pub enum Ev {
     /// Warp `warp` (schedulable) begins a phase needing `regs` and `smem` (a specifier, or a
     /// fence with the needs unchanged).
     Phase = 2,
-    /// Warp `warp` (schedulable) arrives at a barrier: it gives up its physical slot and waits
-    /// in the thread/barrier queue until every warp of its block that has not ended arrives.
+    /// Warp `warp` (schedulable) arrives at a barrier: it waits in the thread/barrier queue
+    /// until every warp of its block that has not ended arrives. It keeps its physical slot and
+    /// sets, and the block's warps are then released together (`Out::release`); only a block
+    /// of more warps than the SM has slots gives the slots up, its warps then taking turns
+    /// through the queues (`docs/zorua.md`, "Warp slots").
     Barrier = 3,
     /// Warp `warp` ends: its slot and register sets are freed.
     WarpEnd = 4,
@@ -135,6 +145,13 @@ pub struct Out {
     pub smem_phys: u64,
     #[serde(with = "serde_big_array")]
     pub smem_set: [u8; SMEM_SETS],
+    /// Logical warps released this cycle, all of one block: schedulable again on the slots and
+    /// register rows they kept since their last grant (up to their phase's need), without
+    /// being examined, with their block's scratchpad row on `smem_phys` and `smem_set`. A
+    /// barrier's opening releases the block's warps waiting there; a phase change (or fence)
+    /// whose needs the warp and its block already hold releases the warp. Driven for one
+    /// cycle, the cycle after the event was applied; never with `grant`.
+    pub release: u64,
     /// The oversubscription threshold.
     pub o_thresh: u8,
     /// Physical warp slots free and not wanted by a warp waiting in the thread/barrier queue
@@ -145,7 +162,7 @@ pub struct Out {
 
 impl Default for Out {
     fn default() -> Self {
-        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], o_thresh: 0, slot_room: 0 }
+        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], release: 0, o_thresh: 0, slot_room: 0 }
     }
 }
 
@@ -189,7 +206,8 @@ pub fn pack_warp(block: u8, need: u8, held: u8, slot: Option<u8>) -> u32 {
     (block as u32) << 24 | (need as u32) << 16 | (held as u32) << 8 | slot.map_or(0, |s| 0x80 | s as u32)
 }
 
-/// `block_info` of a block (`peak`: register sets its warps reserve each).
-pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8) -> u64 {
-    (peak as u64) << 32 | (need as u64) << 24 | (held as u64) << 16 | (warps as u64) << 8 | arrived as u64
+/// `block_info` of a block (`peak`: register sets its warps reserve each; `gives`: it has more
+/// warps than the SM has slots, so its warps give their slots up at barriers).
+pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8, gives: bool) -> u64 {
+    (gives as u64) << 40 | (peak as u64) << 32 | (need as u64) << 24 | (held as u64) << 16 | (warps as u64) << 8 | arrived as u64
 }

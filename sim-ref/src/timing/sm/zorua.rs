@@ -51,6 +51,17 @@ pub(super) struct Row {
     pub slot: u8,
 }
 
+/// A grant, or a release's regrant on what the warp kept.
+struct Grant {
+    w: usize,
+    slot: u8,
+    phys: u16,
+    set: [u16; REG_SETS],
+    /// The block's scratchpad row.
+    smem: (u64, [u8; SMEM_SETS]),
+    release: bool,
+}
+
 /// Zorua's counters on one SM.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ZoruaStats {
@@ -59,6 +70,9 @@ pub struct ZoruaStats {
     pub phase_events: u64,
     pub barrier_events: u64,
     pub grants: u64,
+    /// Warps released (from barriers, or at phase changes whose needs they held), on the
+    /// slots and rows they kept.
+    pub releases: u64,
     /// Register and scratchpad sets allocated: physical, in swap.
     pub reg_sets: [u64; 2],
     pub smem_sets: [u64; 2],
@@ -147,8 +161,10 @@ pub(super) struct ZSm {
 }
 
 impl ZSm {
+    /// The coordinator needs a cycle: events wait, it is working, or it drives a release (in
+    /// a cycle it is ready).
     fn busy(&self) -> bool {
-        !self.evq.is_empty() || !self.out.ready
+        !self.evq.is_empty() || !self.out.ready || self.out.release != 0
     }
 
     /// Where logical warp `w`'s register `r` lives in swap (32 lanes of 4 bytes).
@@ -477,19 +493,41 @@ impl Sm {
             z.error.get_or_insert((now, format!("SM {}: the Zorua coordinator: {e}", self.id)));
         }
         if o.grant {
-            self.z_grant(now, &o, gmem);
+            let g = Grant { w: o.grant_warp as usize, slot: o.grant_slot, phys: o.reg_phys, set: o.reg_set, smem: (o.smem_phys, o.smem_set), release: false };
+            self.z_grant(now, g, gmem);
+        }
+        let mut rel = o.release;
+        while rel != 0 {
+            let w = rel.trailing_zeros() as usize;
+            rel &= rel - 1;
+            // (a release: the warp kept its slot and its row, up to its phase's need)
+            let z = self.zorua.as_mut().unwrap();
+            let need = mpgpu_spec::units::zorua::reg_sets(z.phase[w].0 as u32) as usize;
+            let r = z.rows[w];
+            let mut set = [0; REG_SETS];
+            set[..need].copy_from_slice(&r.set[..need]);
+            let phys = r.phys & ((1u32 << need) - 1) as u16;
+            z.stats.releases += 1;
+            self.z_grant(now, Grant { w, slot: r.slot, phys, set, smem: (o.smem_phys, o.smem_set), release: true }, gmem);
         }
     }
 
-    /// Warp `o.grant_warp` becomes schedulable on physical slot `o.grant_slot`.
-    fn z_grant(&mut self, now: u64, o: &ZOut, gmem: &GlobalMem) {
+    /// Warp `g.w` becomes schedulable on physical slot `g.slot`, with register row `g.phys`,
+    /// `g.set` and its block's scratchpad row `g.smem` (a grant, or a release on what it kept).
+    fn z_grant(&mut self, now: u64, g: Grant, gmem: &GlobalMem) {
         let id = self.id;
         let z = self.zorua.as_mut().unwrap();
-        let w = o.grant_warp as usize;
+        let w = g.w;
+        let what = if g.release { "released" } else { "granted" };
         let Some(hw) = self.warps.get_mut(w).and_then(Option::as_mut) else {
-            z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator granted logical warp {w}, which holds no warp")));
+            z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator {what} logical warp {w}, which holds no warp")));
             return;
         };
+        if g.release && !z.spilled[w] {
+            z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator released logical warp {w}, which has no event pending")));
+            return;
+        }
+        let o = ZOut { grant_slot: g.slot, reg_phys: g.phys, reg_set: g.set, ..ZOut::default() };
         let (regs, _) = z.phase[w];
         let need = mpgpu_spec::units::zorua::reg_sets(regs as u32) as u8;
         let kept = z.rows[w].held.min(need);
@@ -514,7 +552,7 @@ impl Sm {
             }
         }
         z.rows[w] = Row { phys: o.reg_phys, set: o.reg_set, held: need, slot: o.grant_slot };
-        z.stats.grants += 1;
+        z.stats.grants += !g.release as u64;
         if z.spilled[w] {
             z.spilled[w] = false;
             z.stats.drain_cycles += z.sent_at[w] - z.left_at[w];
@@ -533,10 +571,10 @@ impl Sm {
         let sets_before = z.smem_held[bslot];
         let sets = sets_before.max(mpgpu_spec::units::zorua::smem_sets(z.phase[w].1) as u8);
         for set in sets_before..sets {
-            z.stats.smem_sets[(o.smem_phys >> set & 1 == 0) as usize] += 1;
+            z.stats.smem_sets[(g.smem.0 >> set & 1 == 0) as usize] += 1;
         }
         z.smem_held[bslot] = sets;
-        z.srows[bslot] = (o.smem_phys, o.smem_set);
+        z.srows[bslot] = g.smem;
         if hw.w.state == WarpState::AtBarrier {
             hw.w.state = WarpState::Ready;
             if let Some(b) = self.blocks[bslot].as_mut() {
