@@ -204,7 +204,7 @@ fn the_coordinator_timing_is_a_configuration_field_checked_by_name() {
     // (the pipelined timing is the default; the single-cycle one is asked for by name)
     let (code, out, err) = mpgpu(&["run", "--config", "fermi15", "--alloc", "zorua", "--no-alone"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 281877"), "{out}");
+    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 288024"), "{out}");
     let single = temp_file("fermi15-single.toml", &format!("{base}\n[zorua]\ntiming = \"single-cycle\"\n"));
     let (code, out, err) = mpgpu(&["run", "--config", single.to_str().unwrap(), "--alloc", "zorua", "--no-alone"]);
     assert_eq!(code, 0, "{out}{err}");

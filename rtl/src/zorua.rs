@@ -66,6 +66,7 @@ pub const S_READ: u64 = 11;
 pub const S_FIN: u64 = 12;
 pub const S_FREE0: u64 = 13;
 pub const S_FREE: u64 = 14;
+pub const S_REL: u64 = 15;
 
 /// Test-only broken variants (as the model's `Broken`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -159,6 +160,7 @@ pub struct Zorua {
     h_fin: Constant<Bits<16>>,
     h_free0: Constant<Bits<16>>,
     h_free: Constant<Bits<16>>,
+    h_rel: Constant<Bits<16>>,
     is_idle: Signal<Local, Bit>,
     eff_o: Signal<Local, Bits<5>>,
     l_s: Signal<Local, Bits<7>>,
@@ -296,8 +298,26 @@ pub struct Zorua {
     /// The warps released at the last edge (`released`), and whether any.
     pub rel: Reg<Bits<64>>,
     pub rel_on: Reg<Bit>,
+    /// A phase change released its warp (`cur1h`): the release mask is `rel | cur1h`.
+    pub rel_ph: Reg<Bit>,
+    /// A phase change's "needs held" test, registered when the event is taken: its registers
+    /// no more than 4 x the sets the warp holds, its scratchpad bytes no more than the KB its
+    /// block holds, and the block's need no more than it holds (no rounding adder).
+    pub e_hr: Reg<Bit>,
+    pub e_hs: Reg<Bit>,
+    pub e_hb: Reg<Bit>,
+    h_regs: Signal<Local, Bits<7>>,
+    h_bytes: Signal<Local, Bits<17>>,
+    rel_q: Signal<Local, Bits<64>>,
     rel_m: Signal<Local, Bits<64>>,
     ph_held: Signal<Local, Bit>,
+    rel_go: Signal<Local, Bit>,
+    /// The step an event that releases warps chose, taken after the release step.
+    pub rthen: Reg<Bits<16>>,
+    pub rbusy: Reg<Bit>,
+    /// A warp other than the event's is schedulable (registered when the event is taken;
+    /// nothing changes the schedulable set between the take and the apply).
+    pub e_oth: Reg<Bit>,
     pub e_kwend: Reg<Bit>,
     pub e_kbend: Reg<Bit>,
     pub e_kepoch: Reg<Bit>,
@@ -529,6 +549,7 @@ impl Zorua {
             h_fin: c4(if S_FIN == 0 { 0 } else { 1 << S_FIN }),
             h_free0: c4(if S_FREE0 == 0 { 0 } else { 1 << S_FREE0 }),
             h_free: c4(if S_FREE == 0 { 0 } else { 1 << S_FREE }),
+            h_rel: c4(1 << S_REL),
             is_idle: Default::default(),
             eff_o: Default::default(),
             l_s: Default::default(),
@@ -661,8 +682,19 @@ impl Zorua {
             bgive: Default::default(),
             rel: Default::default(),
             rel_on: Default::default(),
+            rel_ph: Default::default(),
+            e_hr: Default::default(),
+            e_hs: Default::default(),
+            e_hb: Default::default(),
+            h_regs: Default::default(),
+            h_bytes: Default::default(),
+            rel_q: Default::default(),
             rel_m: Default::default(),
             ph_held: Default::default(),
+            rel_go: Default::default(),
+            rthen: Default::default(),
+            rbusy: Default::default(),
+            e_oth: Default::default(),
             e_kwend: Default::default(),
             e_kbend: Default::default(),
             e_kepoch: Default::default(),
@@ -878,6 +910,13 @@ impl Zorua {
             || self.bgive.q.has_changed()
             || self.rel.q.has_changed()
             || self.rel_on.q.has_changed()
+            || self.rel_ph.q.has_changed()
+            || self.e_hr.q.has_changed()
+            || self.e_hs.q.has_changed()
+            || self.e_hb.q.has_changed()
+            || self.rthen.q.has_changed()
+            || self.rbusy.q.has_changed()
+            || self.e_oth.q.has_changed()
             || self.e_kwend.q.has_changed()
             || self.e_kbend.q.has_changed()
             || self.e_kepoch.q.has_changed()
@@ -1035,6 +1074,13 @@ impl Zorua {
         self.bgive.clock.next = c;
         self.rel.clock.next = c;
         self.rel_on.clock.next = c;
+        self.rel_ph.clock.next = c;
+        self.e_hr.clock.next = c;
+        self.e_hs.clock.next = c;
+        self.e_hb.clock.next = c;
+        self.rthen.clock.next = c;
+        self.rbusy.clock.next = c;
+        self.e_oth.clock.next = c;
         self.e_kwend.clock.next = c;
         self.e_kbend.clock.next = c;
         self.e_kepoch.clock.next = c;
@@ -1240,6 +1286,13 @@ impl Zorua {
         self.bgive.pass_fast();
         self.rel.pass_fast();
         self.rel_on.pass_fast();
+        self.rel_ph.pass_fast();
+        self.e_hr.pass_fast();
+        self.e_hs.pass_fast();
+        self.e_hb.pass_fast();
+        self.rthen.pass_fast();
+        self.rbusy.pass_fast();
+        self.e_oth.pass_fast();
         self.e_kwend.pass_fast();
         self.e_kbend.pass_fast();
         self.e_kepoch.pass_fast();
@@ -1468,6 +1521,25 @@ impl Logic for Zorua {
         self.rel.d.next = 0.into();
         self.rel_on.clock.next = self.clock.val();
         self.rel_on.d.next = false;
+        self.rel_ph.clock.next = self.clock.val();
+        self.rel_ph.d.next = false;
+        self.e_hr.clock.next = self.clock.val();
+        self.e_hr.d.next = self.e_hr.q.val();
+        self.e_hs.clock.next = self.clock.val();
+        self.e_hs.d.next = self.e_hs.q.val();
+        self.e_hb.clock.next = self.clock.val();
+        self.e_hb.d.next = self.e_hb.q.val();
+        // (the warps in the release step)
+        self.rel_q.next = self.rel.q.val();
+        if self.rel_ph.q.val() {
+            self.rel_q.next = self.rel.q.val() | self.cur1h.q.val();
+        }
+        self.rthen.clock.next = self.clock.val();
+        self.rthen.d.next = self.rthen.q.val();
+        self.rbusy.clock.next = self.clock.val();
+        self.rbusy.d.next = self.rbusy.q.val();
+        self.e_oth.clock.next = self.clock.val();
+        self.e_oth.d.next = self.e_oth.q.val();
         self.e_kwend.clock.next = self.clock.val();
         self.e_kwend.d.next = self.e_kwend.q.val();
         self.e_kbend.clock.next = self.clock.val();
@@ -1966,7 +2038,7 @@ impl Logic for Zorua {
         for k in 0..48 {
             self.smem_set[k].next = 0.into();
         }
-        self.released.next = self.rel.q.val();
+        self.released.next = self.rel_q.val();
         if self.step.q.val().get_bit(12) {
             self.grant.next = true;
             self.grant_warp.next = self.fw.q.val();
@@ -1999,6 +2071,8 @@ impl Logic for Zorua {
         self.ev_psets.next = 0.into();
         self.ev_ssets.next = 0.into();
         self.th_new.next = self.eff_o.val();
+        self.h_regs.next = 0.into();
+        self.h_bytes.next = 0.into();
         self.th_idle.next = 0.into();
         self.th_mem.next = 0.into();
         self.th_up.next = 0.into();
@@ -2053,6 +2127,7 @@ impl Logic for Zorua {
             self.fw.d.next = self.warp.val();
             self.fb.d.next = self.block.val();
             self.cur1h.d.next = self.one64.val() << self.warp.val();
+            self.e_oth.d.next = (self.sched.q.val() & !(self.one64.val() << self.warp.val())).any();
             for i in 0..16 {
                 self.e_bbit.next = self.e_bbit.val().replace_bit(i, self.block.val() == self.ids16[i].val());
             }
@@ -2091,6 +2166,17 @@ impl Logic for Zorua {
             self.eb_sheld.d.next = self.g_sheld.val();
             self.eb_nw.d.next = self.g_nw.val();
             self.eb_narr.d.next = self.g_narr.val();
+            // (ceil(regs / 4) <= held: regs <= 4 held; ceil(smem / 1 KB) <= held: smem <= held
+            // KB)
+            for j in 0..5 {
+                self.h_regs.next = self.h_regs.val().replace_bit(j + 2, self.g_rheld.val().get_bit(j));
+            }
+            for j in 0..7 {
+                self.h_bytes.next = self.h_bytes.val().replace_bit(j + 10, self.g_sheld.val().get_bit(j));
+            }
+            self.e_hr.d.next = self.regs.val() <= self.h_regs.val();
+            self.e_hs.d.next = self.smem.val() <= self.h_bytes.val();
+            self.e_hb.d.next = self.g_sneed.val() <= self.g_sheld.val();
             self.bmask.d.next = self.g_bmask.val();
             self.e_nw.d.next = self.nwarps_in.val();
             // (the block's arrivals once one more arrives)
@@ -2109,6 +2195,7 @@ impl Logic for Zorua {
         self.bar_open.next = false;
         self.rel_m.next = 0.into();
         self.ph_held.next = false;
+        self.rel_go.next = false;
         self.slot_clr.next = 0.into();
         // (the first entry a freeing selects: the highest held, registered from the event's
         // fields; a freeing starts a cycle after them)
@@ -2167,15 +2254,17 @@ impl Logic for Zorua {
             if self.e_kphase.q.val() {
                 // (its needs held, its block's scratchpad too: released, no scan unless sets
                 // are freed)
-                self.ph_held.next = (self.e_rsets.q.val() <= self.e_rheld.q.val()) & (self.e_ssets.q.val() <= self.eb_sheld.q.val()) & (self.eb_sneed.q.val() <= self.eb_sheld.q.val());
+                // (the warp leaves the schedulable set for the scratchpad queue in any case; a
+                // release takes it back in the release step)
+                self.ph_held.next = self.e_hr.q.val() & self.e_hs.q.val() & self.e_hb.q.val();
+                self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
+                self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
                 if self.ph_held.val() {
-                    self.rel.d.next = self.cur1h.q.val();
+                    self.rel_ph.d.next = true;
                     self.rel_on.d.next = true;
+                    self.rel_go.next = true;
                     self.sx.next = self.h_idle.val();
                     self.bx.next = false;
-                } else {
-                    self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
-                    self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
                 }
                 if self.e_ssets.q.val() > self.eb_sneed.q.val() {
                     self.w_sn_m.next = self.eb_bbit.q.val();
@@ -2213,7 +2302,7 @@ impl Logic for Zorua {
                 self.wr_na.next = true;
                 // (no scan, unless a slot was given up or no warp is left schedulable: the
                 // forward-progress rule)
-                if !self.eb_give.q.val() & (self.sched.q.val() & !self.cur1h.q.val()).any() {
+                if !self.eb_give.q.val() & self.e_oth.q.val() {
                     self.sx.next = self.h_idle.val();
                     self.bx.next = false;
                 }
@@ -2225,11 +2314,11 @@ impl Logic for Zorua {
                     if self.eb_give.q.val() {
                         self.n_want.d.next = self.n_want.q.val() + self.narr_new.val();
                     } else {
-                        // (the block's warps released together, on what they kept)
-                        self.tq.d.next = self.tq.q.val() & !self.rel_m.val();
-                        self.sched.d.next = (self.sched.q.val() & !self.cur1h.q.val()) | self.rel_m.val();
+                        // (the block's warps released together, on what they kept, in the
+                        // release step)
                         self.rel.d.next = self.rel_m.val();
                         self.rel_on.d.next = true;
+                        self.rel_go.next = true;
                         self.sx.next = self.h_idle.val();
                         self.bx.next = false;
                     }
@@ -2260,10 +2349,9 @@ impl Logic for Zorua {
                         self.n_want.d.next = self.n_want.q.val() + self.eb_narr.q.val();
                     } else {
                         self.rel_m.next = self.bar.q.val() & self.bmask.q.val();
-                        self.tq.d.next = self.tq.q.val() & !self.rel_m.val();
-                        self.sched.d.next = (self.sched.q.val() & !self.cur1h.q.val()) | self.rel_m.val();
                         self.rel.d.next = self.rel_m.val();
                         self.rel_on.d.next = true;
+                        self.rel_go.next = true;
                     }
                 }
                 self.w_rn_m.next = self.cur1h.q.val();
@@ -2318,6 +2406,28 @@ impl Logic for Zorua {
                 self.sx.next = self.h_idle.val();
                 self.bx.next = false;
             }
+            // (an event that releases warps goes through the release step first, keeping the
+            // step it chose: kept in any case, used only then)
+            self.rthen.d.next = self.sx.val();
+            self.rbusy.d.next = self.bx.val();
+            if self.rel_go.val() {
+                self.sx.next = self.h_rel.val();
+                self.bx.next = true;
+            }
+        }
+        self.stn.next = self.stn.val() | self.sx.val();
+        self.bsn.next = self.bsn.val() | self.bx.val();
+
+        // The release step: the warps released become schedulable (and leave the
+        // thread/barrier queue); then the step the event chose.
+        self.sx.next = 0.into();
+        self.bx.next = false;
+        if self.step.q.val().get_bit(15) {
+            self.sched.d.next = self.sched.q.val() | self.rel_q.val();
+            self.tq.d.next = self.tq.q.val() & !self.rel_q.val();
+            self.sq.d.next = self.sq.q.val() & !self.rel_q.val();
+            self.sx.next = self.rthen.q.val();
+            self.bx.next = self.rbusy.q.val();
         }
         self.stn.next = self.stn.val() | self.sx.val();
         self.bsn.next = self.bsn.val() | self.bx.val();

@@ -134,6 +134,9 @@ enum Step {
     Read { w: u8, seen: u64, next: Option<u8> },
     /// Warp `w` becomes schedulable: the grant, with its rows.
     Finish { w: u8, seen: u64, next: Option<u8> },
+    /// Pipelined: the warps an event released (`rel`) become schedulable, shown on
+    /// `Out::release`; then `rel_then`.
+    Release,
 }
 
 /// One SM's coordinator.
@@ -169,9 +172,12 @@ pub struct Coord {
     /// The block has more warps than the SM has slots: its warps give their slots up at
     /// barriers (docs/zorua.md, "Warp slots").
     bgive: [bool; MAX_LBLOCKS],
-    /// Warps released at the last edge (`Out::release`), and their block.
+    /// Warps released (`Out::release`), and their block: shown the cycle after the event
+    /// is applied (single-cycle: released at the event's edge; pipelined: in the release
+    /// step, which then goes on to `rel_then`, the step the event chose).
     rel: u64,
     rel_b: u8,
+    rel_then: Step,
 
     /// Warps started (past the thread queue once) and not ended, and their reserved sets.
     started: u64,
@@ -249,6 +255,7 @@ impl Coord {
             bgive: [false; MAX_LBLOCKS],
             rel: 0,
             rel_b: 0,
+            rel_then: Step::Idle,
 
             started: 0,
             reg_resv: 0,
@@ -390,25 +397,31 @@ impl Coord {
     }
 
     /// Opens the barrier of block `b` when every warp of it that has not ended waits there.
-    /// Its warps kept their slots and sets, so they are released: schedulable at once, together
+    /// Its warps kept their slots and sets, so they are released: schedulable together
     /// (`Out::release` the next cycle). A block that gives its slots up leaves them in the
-    /// thread/barrier queue, to be examined.
-    fn check_barrier(&mut self, b: u8) {
+    /// thread/barrier queue, to be examined. Whether warps were released.
+    fn check_barrier(&mut self, b: u8) -> bool {
         let bi = b as usize;
         if self.narr[bi] > 0 && self.narr[bi] >= self.nwarps[bi] {
             let m = bits(self.bar).filter(|&w| self.wblock[w] == b).fold(0u64, |m, w| m | 1 << w);
             self.bar &= !m;
-            if !self.bgive[bi] {
-                self.tq &= !m;
-                self.release(m, b);
-            }
             self.narr[bi] = 0;
+            if !self.bgive[bi] {
+                self.release(m, b);
+                return true;
+            }
         }
+        false
     }
 
-    /// Warps `m` of block `b` become schedulable on what they hold (`Out::release`).
+    /// Warps `m` of block `b` become schedulable on what they hold (`Out::release`): at once
+    /// (single-cycle), or in the release step that follows the event (pipelined).
     fn release(&mut self, m: u64, b: u8) {
-        self.sched |= m;
+        if !self.g.pipelined {
+            self.sched |= m;
+            self.tq &= !m;
+            self.sq &= !m;
+        }
         self.rel = m;
         self.rel_b = b;
         self.releases += m.count_ones() as u64;
@@ -464,18 +477,18 @@ impl Coord {
                 if i.regs as usize > REG_SETS * SET_REGS as usize || smem_sets(i.smem) > SMEM_SETS as u32 {
                     return self.fail(format!("phase change of logical warp {w} to {} registers and {} scratchpad bytes: at most {} and {}", i.regs, i.smem, REG_SETS * 4, SMEM_SETS * 1024));
                 }
-                self.sched &= !bit;
                 let b = self.wblock[w] as usize;
                 self.sneed[b] = self.sneed[b].max(smem_sets(i.smem) as u8);
                 let to = reg_sets(i.regs as u32) as u8;
                 self.rneed[w] = to;
                 // (a warp that holds what its new phase needs, its block the scratchpad, is
-                // released at once, on what it holds; the sets above its need are then freed)
+                // released, on what it holds: it leaves the schedulable set for the scratchpad
+                // queue, and the release takes it back; the sets above its need are then freed)
                 let held = self.rheld[w] >= to && self.sheld[b] >= self.sneed[b];
+                self.sched &= !bit;
+                self.sq |= bit;
                 if held {
                     self.release(bit, b as u8);
-                } else {
-                    self.sq |= bit;
                 }
                 self.step = if self.rheld[w] > to {
                     self.free_step(Free::Regs { w: w as u8, to }, None)
@@ -489,6 +502,7 @@ impl Coord {
                 if !warp_ok || self.sched & bit == 0 {
                     return self.fail(format!("barrier arrival of logical warp {w} in block {}, which is not schedulable or not of that block", i.block));
                 }
+                let others = self.sched & !bit != 0;
                 self.sched &= !bit;
                 self.tq |= bit;
                 self.bar |= bit;
@@ -498,10 +512,10 @@ impl Coord {
                     self.free_slot(w);
                 }
                 self.narr[b as usize] += 1;
-                self.check_barrier(b);
-                // (a warp that keeps its slot frees nothing: no scan, unless no warp is
-                // schedulable now, when the forward-progress rule may let a waiting warp pass)
-                if gives || self.sched == 0 {
+                let released = self.check_barrier(b);
+                // (a warp that keeps its slot frees nothing: no scan, unless no warp is left
+                // schedulable, when the forward-progress rule may let a waiting warp pass)
+                if gives || !others && !released {
                     self.step = scan;
                 }
             }
@@ -787,7 +801,8 @@ impl Unit for Coord {
     }
 
     fn outputs(&self, _i: &In) -> Out {
-        let wanting = (self.tq & !self.bar).count_ones();
+        // (warps in the release step want no slot: they kept theirs)
+        let wanting = (self.tq & !self.bar & !self.rel).count_ones();
         let slot_room = if self.sq | self.rq != 0 { 0 } else { (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8 };
         let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, slot_room, release: self.rel, ..Out::default() };
         if self.rel != 0 {
@@ -818,7 +833,9 @@ impl Unit for Coord {
         if i.ev != Ev::None && self.step != Step::Idle {
             self.fail(format!("event {:?} while the coordinator is busy", i.ev));
         }
-        self.rel = 0;
+        if self.step != Step::Release {
+            self.rel = 0;
+        }
         match self.step {
             Step::Idle if self.g.pipelined => {
                 if i.ev != Ev::None {
@@ -829,6 +846,17 @@ impl Unit for Coord {
             Step::Event(e) => {
                 self.step = Step::Idle;
                 self.event(&e);
+                if self.rel != 0 {
+                    self.rel_then = self.step;
+                    self.step = Step::Release;
+                }
+            }
+            Step::Release => {
+                self.sched |= self.rel;
+                self.tq &= !self.rel;
+                self.sq &= !self.rel;
+                self.rel = 0;
+                self.step = self.rel_then;
             }
             Step::Free(f, then, false) => self.step = Step::Free(f, then, true),
             Step::Free(f, then, true) => {
@@ -955,15 +983,15 @@ mod tests {
         assert_eq!((g, t), (vec![], 8));
         assert_eq!(c.state().reg_free, 6);
         // warp 0 at a barrier, the last of its block now: taken (0), applied (1, the barrier
-        // opens), released (2), with no scan (nothing was freed)
+        // opens), the release step (2), with no scan (nothing was freed)
         let (g, t) = run(&mut c, ev(Ev::Barrier, 0));
-        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 2));
+        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 3));
         // a phase change whose needs it holds: released likewise; one to fewer sets is
-        // released at once too, then its set is freed (2, 3) and a scan starts (4-6)
+        // released too, then its set is freed (3, 4) and a scan starts (5-7)
         let (g, t) = run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 8, smem: 1000, ..In::default() });
-        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 2));
+        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 3));
         let (g, t) = run(&mut c, In { ev: Ev::Phase, warp: 0, regs: 4, ..In::default() });
-        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 7));
+        assert_eq!((g, t), (vec![(2, 0, REL, 0)], 8));
         assert_eq!(c.state().reg_free, 7);
         // a grant needing no set goes from the decision to the grant: a phase change needing
         // a second scratchpad set... (none free here: one more register set, which is)
