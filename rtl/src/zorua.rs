@@ -295,9 +295,8 @@ pub struct Zorua {
     pub eb_give: Reg<Bit>,
     /// Per block: its warps give their slots up at barriers.
     pub bgive: Reg<Bits<16>>,
-    /// The warps released at the last edge (`released`), and whether any.
+    /// The warps a barrier's opening released, shown in the release step (`released`).
     pub rel: Reg<Bits<64>>,
-    pub rel_on: Reg<Bit>,
     /// A phase change released its warp (`cur1h`): the release mask is `rel | cur1h`.
     pub rel_ph: Reg<Bit>,
     /// A phase change's "needs held" test, registered when the event is taken: its registers
@@ -681,7 +680,6 @@ impl Zorua {
             eb_give: Default::default(),
             bgive: Default::default(),
             rel: Default::default(),
-            rel_on: Default::default(),
             rel_ph: Default::default(),
             e_hr: Default::default(),
             e_hs: Default::default(),
@@ -909,7 +907,6 @@ impl Zorua {
             || self.eb_give.q.has_changed()
             || self.bgive.q.has_changed()
             || self.rel.q.has_changed()
-            || self.rel_on.q.has_changed()
             || self.rel_ph.q.has_changed()
             || self.e_hr.q.has_changed()
             || self.e_hs.q.has_changed()
@@ -1073,7 +1070,6 @@ impl Zorua {
         self.eb_give.clock.next = c;
         self.bgive.clock.next = c;
         self.rel.clock.next = c;
-        self.rel_on.clock.next = c;
         self.rel_ph.clock.next = c;
         self.e_hr.clock.next = c;
         self.e_hs.clock.next = c;
@@ -1285,7 +1281,6 @@ impl Zorua {
         self.eb_give.pass_fast();
         self.bgive.pass_fast();
         self.rel.pass_fast();
-        self.rel_on.pass_fast();
         self.rel_ph.pass_fast();
         self.e_hr.pass_fast();
         self.e_hs.pass_fast();
@@ -1519,8 +1514,6 @@ impl Logic for Zorua {
         // (a release lasts one cycle)
         self.rel.clock.next = self.clock.val();
         self.rel.d.next = 0.into();
-        self.rel_on.clock.next = self.clock.val();
-        self.rel_on.d.next = false;
         self.rel_ph.clock.next = self.clock.val();
         self.rel_ph.d.next = false;
         self.e_hr.clock.next = self.clock.val();
@@ -2056,7 +2049,7 @@ impl Logic for Zorua {
             }
         }
         // (a grant's and a release's block row: the RAMs read at the block of the step before)
-        if self.step.q.val().get_bit(12) | self.rel_on.q.val() {
+        if self.step.q.val().get_bit(12) | self.step.q.val().get_bit(15) {
             for k in 0..48 {
                 self.smem_phys.next = self.smem_phys.val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(6));
                 for j in 0..6 {
@@ -2252,16 +2245,14 @@ impl Logic for Zorua {
                 }
             }
             if self.e_kphase.q.val() {
-                // (its needs held, its block's scratchpad too: released, no scan unless sets
-                // are freed)
-                // (the warp leaves the schedulable set for the scratchpad queue in any case; a
-                // release takes it back in the release step)
+                // (the warp leaves the schedulable set for the scratchpad queue in any case; if
+                // it holds its needs, and its block the scratchpad, the release step takes it
+                // back, with no scan unless sets are freed)
                 self.ph_held.next = self.e_hr.q.val() & self.e_hs.q.val() & self.e_hb.q.val();
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
                 if self.ph_held.val() {
                     self.rel_ph.d.next = true;
-                    self.rel_on.d.next = true;
                     self.rel_go.next = true;
                     self.sx.next = self.h_idle.val();
                     self.bx.next = false;
@@ -2317,7 +2308,6 @@ impl Logic for Zorua {
                         // (the block's warps released together, on what they kept, in the
                         // release step)
                         self.rel.d.next = self.rel_m.val();
-                        self.rel_on.d.next = true;
                         self.rel_go.next = true;
                         self.sx.next = self.h_idle.val();
                         self.bx.next = false;
@@ -2350,7 +2340,6 @@ impl Logic for Zorua {
                     } else {
                         self.rel_m.next = self.bar.q.val() & self.bmask.q.val();
                         self.rel.d.next = self.rel_m.val();
-                        self.rel_on.d.next = true;
                         self.rel_go.next = true;
                     }
                 }
@@ -2419,7 +2408,7 @@ impl Logic for Zorua {
         self.bsn.next = self.bsn.val() | self.bx.val();
 
         // The release step: the warps released become schedulable (and leave the
-        // thread/barrier queue); then the step the event chose.
+        // thread/barrier or scratchpad queue); then the step the event chose.
         self.sx.next = 0.into();
         self.bx.next = false;
         if self.step.q.val().get_bit(15) {

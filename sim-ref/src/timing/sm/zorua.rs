@@ -527,7 +527,6 @@ impl Sm {
             z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator released logical warp {w}, which has no event pending")));
             return;
         }
-        let o = ZOut { grant_slot: g.slot, reg_phys: g.phys, reg_set: g.set, ..ZOut::default() };
         let (regs, _) = z.phase[w];
         let need = mpgpu_spec::units::zorua::reg_sets(regs as u32) as u8;
         let kept = z.rows[w].held.min(need);
@@ -536,10 +535,10 @@ impl Sm {
         for set in 0..kept as usize {
             for r in set * 4..(set * 4 + 4).min(nregs) {
                 let lanes = &mut hw.w.regs[r * 32..r * 32 + 32];
-                if o.reg_phys >> set & 1 != 0 {
-                    let at = prf_at(o.reg_set[set], r);
+                if g.phys >> set & 1 != 0 {
+                    let at = prf_at(g.set[set], r);
                     if at + 32 > z.prf.len() {
-                        z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator mapped register set {set} of logical warp {w} to physical set {}, past the register file", o.reg_set[set])));
+                        z.error.get_or_insert((now, format!("SM {id}: the Zorua coordinator mapped register set {set} of logical warp {w} to physical set {}, past the register file", g.set[set])));
                         return;
                     }
                     lanes.copy_from_slice(&z.prf[at..at + 32]);
@@ -551,7 +550,7 @@ impl Sm {
                 }
             }
         }
-        z.rows[w] = Row { phys: o.reg_phys, set: o.reg_set, held: need, slot: o.grant_slot };
+        z.rows[w] = Row { phys: g.phys, set: g.set, held: need, slot: g.slot };
         z.stats.grants += !g.release as u64;
         if z.spilled[w] {
             z.spilled[w] = false;
@@ -564,7 +563,7 @@ impl Sm {
             }
         }
         for set in kept..need {
-            z.stats.reg_sets[(o.reg_phys >> set & 1 == 0) as usize] += 1;
+            z.stats.reg_sets[(g.phys >> set & 1 == 0) as usize] += 1;
         }
         let bslot = hw.block as usize;
         // (a block's scratchpad sets: as many as the largest need its granted warps had)
@@ -583,7 +582,7 @@ impl Sm {
         }
         hw.next_issue = hw.next_issue.max(now + 1);
         Self::refresh_next(hw, &self.blocks[bslot].as_ref().unwrap().info);
-        let s = (o.grant_slot as u32 % self.cfg.schedulers) as usize;
+        let s = (g.slot as u32 % self.cfg.schedulers) as usize;
         let birth = z.birth[w];
         let list = &mut self.scheds[s].warps;
         let at = list.iter().position(|&x| z.birth[x as usize] > birth).unwrap_or(list.len());
