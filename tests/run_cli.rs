@@ -194,13 +194,13 @@ fn cosim_on_verilator_writes_a_trace_that_replays_in_icarus() {
     let (code, out, err) = mpgpu(&["replay", d]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("PASS"), "{out}");
-    // An edited expected value: busy (field 13, after the cycle and the 12 inputs) flipped in
+    // An edited expected value: busy (field 14, after the cycle and the 13 inputs) flipped in
     // the first record.
     let hex = dir.join("trace.hex");
     let text = std::fs::read_to_string(&hex).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let mut w: Vec<String> = lines[0].split_whitespace().map(String::from).collect();
-    w[13] = if w[13] == "0" { "1".into() } else { "0".into() };
+    w[14] = if w[14] == "0" { "1".into() } else { "0".into() };
     lines[0] = w.join(" ");
     std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
     let (code, out, err) = mpgpu(&["replay", d]);

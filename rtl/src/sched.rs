@@ -93,6 +93,9 @@ pub struct Sched {
     pub saved_sm: Signal<In, B4>,
     pub saved_tb: Signal<In, Tb>,
     pub saved_slot: Signal<In, Bits<8>>,
+    /// Bit s: SM s reports no room for another block of its kernel (not ready for an issue,
+    /// whatever T_k allows).
+    pub full: Signal<In, Bits<16>>,
     /// The command enters the KSRT at this edge.
     pub cmd_taken: Signal<Out, Bit>,
     /// Start block `issue_tb` of launch `issue_handle` on SM `issue_sm` (restore its context
@@ -246,6 +249,7 @@ impl Sched {
             saved_sm: Default::default(),
             saved_tb: Default::default(),
             saved_slot: Default::default(),
+            full: Default::default(),
             cmd_taken: Default::default(),
             issue_valid: Default::default(),
             issue_sm: Default::default(),
@@ -346,6 +350,7 @@ impl Sched {
         self.saved_sm.connect();
         self.saved_tb.connect();
         self.saved_slot.connect();
+        self.full.connect();
         self.connect_all();
     }
 }
@@ -420,6 +425,7 @@ impl Logic for Sched {
 
         // The SMST.
         self.smst.done_valid.next = self.done_valid.val();
+        self.smst.full.next = self.full.val();
         self.smst.done_sm.next = self.done_sm.val();
         self.smst.saved_valid.next = self.saved_valid.val();
         self.smst.saved_sm.next = self.saved_sm.val();

@@ -54,6 +54,8 @@ pub struct Smst {
     pub saved_sm: Signal<In, B4>,
     /// Bit k: KSRT entry k has blocks to issue.
     pub has_work: Signal<In, Bits<16>>,
+    /// Bit s: SM s reports no room for another block (not ready for an issue).
+    pub full: Signal<In, Bits<16>>,
     /// The policy engine's table address.
     pub a: Signal<In, B4>,
     /// The SM of the decision applied at this edge (checked in the cycle before).
@@ -243,6 +245,7 @@ impl Smst {
         Self {
             clock: Default::default(),
             done_valid: Default::default(),
+            full: Default::default(),
             done_sm: Default::default(),
             saved_valid: Default::default(),
             saved_sm: Default::default(),
@@ -612,7 +615,8 @@ impl Logic for Smst {
             | self.ready_bit[13].val()
             | self.ready_bit[14].val()
             | self.ready_bit[15].val())
-            & !self.changing.val();
+            & !self.changing.val()
+            & !self.full.val();
         self.rq_q.d.next = self.rdy_now.val();
         if self.pick_now.val() {
             self.rq_q.d.next = 0.into();
@@ -634,7 +638,8 @@ impl Logic for Smst {
             | self.lt2_bit[13].val()
             | self.lt2_bit[14].val()
             | self.lt2_bit[15].val())
-            & !self.changing.val();
+            & !self.changing.val()
+            & !self.full.val();
         // Second stage: the requests, those ready less any the edge ahead changes, and, while a
         // block is in flight, any whose kernel had under two left (it may be that kernel's last).
         // (`rq_q` is `rdy_q`, found with the pick in its second stage changing, so less the

@@ -299,13 +299,14 @@ pub struct Zorua {
     pub rel: Reg<Bits<64>>,
     /// A phase change released its warp (`cur1h`): the release mask is `rel | cur1h`.
     pub rel_ph: Reg<Bit>,
-    /// A phase change's "needs held" test, registered when the event is taken: its registers
-    /// no more than 4 x the sets the warp holds, its scratchpad bytes no more than the KB its
-    /// block holds, and the block's need no more than it holds (no rounding adder).
-    pub e_hr: Reg<Bit>,
+    /// A phase change's "needs held" test for the scratchpad, registered when the event is
+    /// taken: its bytes no more than the KB its block holds, and the block's need no more than
+    /// it holds (no rounding adder). The registers' test (the new sets no more than the warp
+    /// holds) is made when the event is applied, from the registered sets, beside the freeing's
+    /// test of the same two values: read through the 64-way warp mux at the take, it was the
+    /// critical path.
     pub e_hs: Reg<Bit>,
     pub e_hb: Reg<Bit>,
-    h_regs: Signal<Local, Bits<7>>,
     h_bytes: Signal<Local, Bits<17>>,
     rel_q: Signal<Local, Bits<64>>,
     rel_m: Signal<Local, Bits<64>>,
@@ -681,10 +682,8 @@ impl Zorua {
             bgive: Default::default(),
             rel: Default::default(),
             rel_ph: Default::default(),
-            e_hr: Default::default(),
             e_hs: Default::default(),
             e_hb: Default::default(),
-            h_regs: Default::default(),
             h_bytes: Default::default(),
             rel_q: Default::default(),
             rel_m: Default::default(),
@@ -908,7 +907,6 @@ impl Zorua {
             || self.bgive.q.has_changed()
             || self.rel.q.has_changed()
             || self.rel_ph.q.has_changed()
-            || self.e_hr.q.has_changed()
             || self.e_hs.q.has_changed()
             || self.e_hb.q.has_changed()
             || self.rthen.q.has_changed()
@@ -1071,7 +1069,6 @@ impl Zorua {
         self.bgive.clock.next = c;
         self.rel.clock.next = c;
         self.rel_ph.clock.next = c;
-        self.e_hr.clock.next = c;
         self.e_hs.clock.next = c;
         self.e_hb.clock.next = c;
         self.rthen.clock.next = c;
@@ -1282,7 +1279,6 @@ impl Zorua {
         self.bgive.pass_fast();
         self.rel.pass_fast();
         self.rel_ph.pass_fast();
-        self.e_hr.pass_fast();
         self.e_hs.pass_fast();
         self.e_hb.pass_fast();
         self.rthen.pass_fast();
@@ -1516,8 +1512,6 @@ impl Logic for Zorua {
         self.rel.d.next = 0.into();
         self.rel_ph.clock.next = self.clock.val();
         self.rel_ph.d.next = false;
-        self.e_hr.clock.next = self.clock.val();
-        self.e_hr.d.next = self.e_hr.q.val();
         self.e_hs.clock.next = self.clock.val();
         self.e_hs.d.next = self.e_hs.q.val();
         self.e_hb.clock.next = self.clock.val();
@@ -2064,7 +2058,6 @@ impl Logic for Zorua {
         self.ev_psets.next = 0.into();
         self.ev_ssets.next = 0.into();
         self.th_new.next = self.eff_o.val();
-        self.h_regs.next = 0.into();
         self.h_bytes.next = 0.into();
         self.th_idle.next = 0.into();
         self.th_mem.next = 0.into();
@@ -2161,13 +2154,9 @@ impl Logic for Zorua {
             self.eb_narr.d.next = self.g_narr.val();
             // (ceil(regs / 4) <= held: regs <= 4 held; ceil(smem / 1 KB) <= held: smem <= held
             // KB)
-            for j in 0..5 {
-                self.h_regs.next = self.h_regs.val().replace_bit(j + 2, self.g_rheld.val().get_bit(j));
-            }
             for j in 0..7 {
                 self.h_bytes.next = self.h_bytes.val().replace_bit(j + 10, self.g_sheld.val().get_bit(j));
             }
-            self.e_hr.d.next = self.regs.val() <= self.h_regs.val();
             self.e_hs.d.next = self.smem.val() <= self.h_bytes.val();
             self.e_hb.d.next = self.g_sneed.val() <= self.g_sheld.val();
             self.bmask.d.next = self.g_bmask.val();
@@ -2248,7 +2237,7 @@ impl Logic for Zorua {
                 // (the warp leaves the schedulable set for the scratchpad queue in any case; if
                 // it holds its needs, and its block the scratchpad, the release step takes it
                 // back, with no scan unless sets are freed)
-                self.ph_held.next = self.e_hr.q.val() & self.e_hs.q.val() & self.e_hb.q.val();
+                self.ph_held.next = (self.e_rsets.q.val() <= self.e_rheld.q.val()) & self.e_hs.q.val() & self.e_hb.q.val();
                 self.sched.d.next = self.sched.q.val() & !self.cur1h.q.val();
                 self.sq.d.next = self.sq.q.val() | self.cur1h.q.val();
                 if self.ph_held.val() {

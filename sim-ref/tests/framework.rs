@@ -152,3 +152,34 @@ fn ppq_with_context_switch_serves_the_shipped_high_priority_process_at_once() {
         assert!(2 * high(&ppq) < high(&npq), "{p:?}: high-priority turnaround {} against NPQ's {}", high(&ppq), high(&npq));
     }
 }
+
+/// The framework under Zorua (and WLM) learns each SM's room from the SM: its `full` input
+/// carries the coordinator's free warp slots, so the SMs run the blocks their coordinators
+/// admit, not a static blocks-per-SM figure. Every output verifies under every preemptive
+/// policy with draining, preemptions happen, and the SMs did report no room (the report
+/// mattered); context switching is refused with the reason.
+#[test]
+fn zorua_under_the_framework_takes_each_sms_room_from_the_sm() {
+    for alloc in [mpgpu_ref::config::Alloc::Zorua, mpgpu_ref::config::Alloc::Wlm] {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.alloc = alloc;
+        // (twice the low-priority grid: with Zorua's T_k, the blocks whose warps all have
+        // slots, 64 blocks fill 11 of the 15 SMs and leave the high-priority kernel idle ones)
+        let w = Workload::parse("p.toml", &PRIORITY.replace("size = 16384", "size = 32768")).unwrap();
+        for p in [Policy::Fcfs, Policy::PpqShared, Policy::Dss, Policy::Equal] {
+            let (r, (preemptions, restores)) = run_counted(&cfg, &w, p, Mechanism::Drain);
+            for pr in &r.processes {
+                assert!(pr.verified, "{alloc:?} {p:?}: {} failed: {:?}", pr.name, pr.failures);
+            }
+            assert_eq!(restores, 0);
+            if p != Policy::Fcfs {
+                assert!(preemptions > 0, "{alloc:?} {p:?}: the run preempted nothing");
+            }
+            assert!(r.fw_full_cycles > 0, "{alloc:?} {p:?}: no SM ever reported itself full");
+            let z = r.zorua.as_ref().expect("Zorua's counters");
+            assert!(z.grants > 0, "{alloc:?} {p:?}: the coordinators granted nothing");
+        }
+        let e = Gpu::with_framework(&cfg, Policy::Dss, Mechanism::ContextSwitch, 2).err().expect("context switching under Zorua is refused");
+        assert!(e.contains("--preempt drain"), "{e}");
+    }
+}

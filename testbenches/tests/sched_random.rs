@@ -41,10 +41,17 @@ use std::collections::{HashSet, VecDeque};
 const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
 /// Seeds per policy and mechanism (each run draws its SM count, T_max and processes from it).
 const SEEDS: [u64; 16] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+/// Seeds whose SMs also report themselves full now and then (`In::full`, for Zorua): the
+/// seeds above keep the stimulus (and the rare corners) they had before the input existed.
+const FULL_SEEDS: [u64; 8] = [17, 18, 19, 20, 21, 22, 23, 24];
 /// Cycles per run.
 const CYCLES: u64 = 4000;
 /// Cycles between changes of the stimulus' rates.
 const PHASE: u64 = 250;
+/// Cycles from the SMs' report of room (`In::full`) to the issue it allows: the ready SMs are
+/// registered from it (at the end of cycle t), picked (t + 1), granted (t + 2), the issue
+/// decided and its outputs registered (t + 3), driven in t + 4.
+const ISSUE_LAG: usize = 4;
 /// SM counts the runs draw from (the RTL holds 16 entries and uses the first `sms`). With one
 /// SM the KSRT has one entry, so one kernel is active at a time and nothing is ever preempted;
 /// small counts fill the KSRT often, 13 and 16 exercise the scans and the round robin.
@@ -96,6 +103,10 @@ struct Corners {
     decision_dropped: u64,
     /// Cycles with `busy` low and no input (checked to change nothing).
     idle_cycles: u64,
+    /// Cycles with an SM reported full (`In::full`), and issues withheld by it: an SM ready
+    /// by T_k, running a kernel with work, but full.
+    full_cycles: u64,
+    full_withheld: u64,
     preemptions: u64,
     restores: u64,
     saves: u64,
@@ -123,6 +134,8 @@ impl Corners {
             decision_target_retires,
             decision_dropped,
             idle_cycles,
+            full_cycles,
+            full_withheld,
             preemptions,
             restores,
             saves,
@@ -145,11 +158,19 @@ struct Knobs {
     p_save: f64,
     /// Grid sizes: up to this, now and then up to eight times it.
     max_tbs: u32,
+    /// Chance per cycle that one SM's `full` bit flips (the SMs' reports of room).
+    p_full: f64,
 }
 
 /// The command processor and the SMs around the framework.
 struct Env {
     rng: ChaCha8Rng,
+    /// The `full` bits' own generator (so that the other stimulus of a seed is what it was
+    /// before the framework had the input), the bits now, and those of the last cycles.
+    frng: ChaCha8Rng,
+    full: u16,
+    full_hist: VecDeque<u16>,
+    full_on: bool,
     sms: usize,
     policy: Policy,
     mechanism: Mechanism,
@@ -199,7 +220,11 @@ impl Env {
             resident: vec![Vec::new(); sms],
             preempting: vec![false; sms],
             saved: HashSet::new(),
-            knobs: Knobs { p_cmd: 0.0, queue: 0, p_done: 0.0, p_save: 0.0, max_tbs: 1 },
+            knobs: Knobs { p_cmd: 0.0, queue: 0, p_done: 0.0, p_save: 0.0, max_tbs: 1, p_full: 0.0 },
+            frng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_f011),
+            full_on: FULL_SEEDS.contains(&seed),
+            full: 0,
+            full_hist: VecDeque::new(),
         };
         e.new_phase();
         e
@@ -213,6 +238,7 @@ impl Env {
             p_done: [0.05, 0.2, 0.5, 0.8][r.gen_range(0..4)],
             p_save: [0.1, 0.4, 0.9][r.gen_range(0..3)],
             max_tbs: [2, 6, 24][r.gen_range(0..3)],
+            p_full: if self.full_on { [0.0, 0.02, 0.2][self.frng.gen_range(0..3)] } else { 0.0 },
         };
     }
 
@@ -312,7 +338,11 @@ impl Env {
                 saved = Some(cands[self.rng.gen_range(0..cands.len())]);
             }
         }
+        if self.frng.gen_bool(self.knobs.p_full) {
+            self.full ^= 1 << self.frng.gen_range(0..self.sms);
+        }
         let i = In {
+            full: self.full,
             cmd: self.pending.front().copied(),
             tb_done: done.map(|(s, _)| s as u8),
             tb_saved: saved.map(|(s, j)| {
@@ -325,6 +355,15 @@ impl Env {
 
     /// Takes the cycle's events in, checking what the framework did against the contract.
     fn apply(&mut self, st: &Stim, o: &Out) -> Result<(), String> {
+        // (an issue follows the SMs' reports of room: its SM was picked from those found
+        // ready ISSUE_LAG cycles before, when it was not full)
+        self.full_hist.push_front(st.i.full);
+        self.full_hist.truncate(ISSUE_LAG + 1);
+        if let (Some(t), Some(&f)) = (o.issue, self.full_hist.get(ISSUE_LAG)) {
+            if f >> t.sm & 1 != 0 {
+                return Err(format!("block {} issued to SM {}, which was full {ISSUE_LAG} cycles before", t.tb, t.sm));
+            }
+        }
         // Remove the finished and the saved block (the higher slot first if on one SM).
         let mut gone: Vec<(usize, usize, bool)> = Vec::new();
         if let Some((s, j)) = st.done {
@@ -396,7 +435,16 @@ impl Env {
 }
 
 /// Counts this cycle's corners (see [`Corners`]) and checks what the corners must imply.
-fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, applied_dec: (Act, u8, u8, u8), after: &State) -> Result<(), String> {
+fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o: &Out, applied_dec: (Act, u8, u8, u8), after: &State) -> Result<(), String> {
+    if i.full != 0 {
+        c.full_cycles += 1;
+        let withheld = (0..sms).any(|s| {
+            let e = before.smst[s];
+            let k = &before.ksrt[e.ksr as usize];
+            i.full >> s & 1 != 0 && e.state == STATE_RUNNING && e.ksr_valid && e.running_tbs < k.tk && k.rem > 0
+        });
+        c.full_withheld += u64::from(withheld);
+    }
     let assigned = (0..sms).any(|s| before.smst[s].state == STATE_IDLE && after.smst[s].state == STATE_SETUP);
     let applied = assigned || o.preempt.is_some();
     if applied && applied_dec.0 == Act::None {
@@ -488,7 +536,8 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, o: &Out, applied_d
             return Err(format!("the decision {:?} for kernel {k}, retiring this cycle, held its check", (p.dec_act, p.dec_sm, p.dec_kernel)));
         }
     }
-    if !o.busy && *i == In::default() {
+    // (a cycle after one whose `full` masked SMs out may find them ready: not idle)
+    if !o.busy && *i == In::default() && prev_full == 0 {
         c.idle_cycles += 1;
         if before != after {
             return Err("an idle cycle with no input changed the state".into());
@@ -536,6 +585,7 @@ fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> 
     let rtl = SchedRtl::new(sms, policy, faults);
     let mut pair = InLoop::with_state(model, rtl, 16, Framework::state, SchedRtl::state);
     let mut c = Corners::default();
+    let mut prev_full = 0;
     let fail = |f: Failure| Err((what.clone(), f));
     for cycle in 0..CYCLES {
         if cycle % PHASE == 0 && cycle > 0 {
@@ -558,7 +608,8 @@ fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> 
             return fail(Failure::Check(format!("cycle {cycle}: invariant: {e}")));
         }
         let after = pair.model.state();
-        let checked = count(&mut c, sms, &before, &stim.i, &o, applied, &after).and_then(|_| env.apply(&stim, &o)).and_then(|_| env.check(&before, &after));
+        let checked = count(&mut c, sms, &before, &stim.i, prev_full, &o, applied, &after).and_then(|_| env.apply(&stim, &o)).and_then(|_| env.check(&before, &after));
+        prev_full = stim.i.full;
         if let Err(e) = checked {
             return fail(Failure::Check(format!("cycle {cycle}: {e}\ninputs {:?}\noutputs {o:?}\nbefore {before:?}\nafter {after:?}", stim.i)));
         }
@@ -580,7 +631,7 @@ fn policy(p: Policy) {
     let mut total = Corners::default();
     for m in MECHANISMS {
         let mut per = Corners::default();
-        for seed in SEEDS {
+        for &seed in SEEDS.iter().chain(&FULL_SEEDS) {
             match run(seed, p, m, SchedFaults::default()) {
                 Ok(c) => per.add(&c),
                 Err((what, Failure::Mismatch(mm))) => panic!("{what}: {mm}"),
@@ -608,6 +659,7 @@ fn policy(p: Policy) {
     assert!(total.decision_target_retires > 0, "{what}: no decision whose kernel retired that cycle");
     assert!(total.events > 0, "{what}: no SM event");
     assert!(total.idle_cycles > 0, "{what}: the framework never went idle");
+    assert!(total.full_withheld > 0, "{what}: no SM ready by T_k was ever reported full");
     assert!(total.retirements > 0 && total.admissions > total.retirements / 2, "{what}: little traffic");
     if !matches!(p, Policy::Fcfs | Policy::Npq) {
         assert!(total.done_on_sm_reserved_now > 0, "{what}: no block finished on the SM reserved that cycle");

@@ -266,11 +266,30 @@ struct FwDriver {
     pub restores: u64,
     /// Launches the framework retired, for the GPU to act on after the framework's cycle.
     retired: Vec<u16>,
+    /// Under Zorua (or WLM) the SMs say when they have no room (`fw::In::full`), and a block
+    /// issued on a report a few cycles old waits in its SM's inbox (launch, block index) until
+    /// the SM has room (`docs/zorua.md`, "Under the scheduling framework"). Empty, and no bit
+    /// set, under the block allocation.
+    room_from_sm: bool,
+    inbox: Vec<VecDeque<(usize, u64)>>,
+    /// The launch each SM last got a block of.
+    last: Vec<Option<usize>>,
+    /// The `full` input of the framework's last clocked cycle (a change needs a clock).
+    full: u16,
+    /// Blocks that waited in an inbox, and cycles the framework saw an SM full.
+    pub inbox_blocks: u64,
+    pub full_cycles: u64,
 }
 
 impl FwDriver {
     fn pending(&self) -> bool {
-        !self.idle || !self.cmds.is_empty() || !self.done.is_empty() || !self.saving_q.is_empty() || self.switching.iter().any(|&s| s)
+        !self.idle
+            || !self.cmds.is_empty()
+            || !self.done.is_empty()
+            || !self.saving_q.is_empty()
+            || self.switching.iter().any(|&s| s)
+            || self.full != 0
+            || self.inbox.iter().any(|q| !q.is_empty())
     }
 }
 
@@ -308,6 +327,10 @@ pub struct RunResult {
     /// SMs the scheduling framework preempted and blocks it restored (0 without it).
     pub preemptions: u64,
     pub restores: u64,
+    /// Under Zorua with the framework: framework cycles in which some SM reported no room
+    /// (`fw::In::full`), and blocks issued that waited in their SM's inbox for room.
+    pub fw_full_cycles: u64,
+    pub fw_inbox_blocks: u64,
     /// Zorua's counters, summed over the SMs (`alloc = "zorua"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zorua: Option<super::sm::ZoruaStats>,
@@ -507,8 +530,12 @@ impl Gpu {
         if cfg.tb_switch.enabled {
             return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
         }
-        if cfg.alloc != crate::config::Alloc::Block {
-            return Err(format!("--alloc {} runs with the baseline dispatcher for now, not the scheduling framework (--policy): see docs/zorua.md", cfg.alloc.name()));
+        let room_from_sm = cfg.alloc != crate::config::Alloc::Block;
+        if room_from_sm && mechanism == Mechanism::ContextSwitch {
+            return Err(format!(
+                "--alloc {} runs with the scheduling framework's draining preemption (--preempt drain), not context switching: a block's registers and scratchpad live in the coordinator's physical sets and swap, which a save does not capture yet (docs/zorua.md, \"Under the scheduling framework\")",
+                cfg.alloc.name()
+            ));
         }
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
@@ -529,6 +556,12 @@ impl Gpu {
             preemptions: 0,
             restores: 0,
             retired: Vec::new(),
+            room_from_sm,
+            inbox: vec![VecDeque::new(); n],
+            last: vec![None; n],
+            full: 0,
+            inbox_blocks: 0,
+            full_cycles: 0,
         }));
         Ok(g)
     }
@@ -581,11 +614,35 @@ impl Gpu {
             }
             _ => None,
         };
-        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now };
-        // Clock gating: an idle framework with no input would change nothing.
-        if d.gating && d.idle && input == FwIn::default() {
+        // Under Zorua (or WLM) a block waiting in an inbox goes in once its SM has room, oldest
+        // first; then each SM reports whether it has room for another block of the launch it
+        // last got (an SM that is empty has room for any).
+        let mut full = 0u16;
+        if d.room_from_sm {
+            for sm in 0..self.sms.len() {
+                while let Some(&(launch, tb)) = d.inbox[sm].front() {
+                    let info = self.launches[launch].info.clone();
+                    if !self.sms[sm].fits(&info.launch) {
+                        break;
+                    }
+                    d.inbox[sm].pop_front();
+                    self.sms[sm].place_block(now, &info, tb);
+                }
+                let room = d.inbox[sm].is_empty() && (self.sms[sm].is_empty() || d.last[sm].is_none_or(|l| self.sms[sm].fits(&self.launches[l].info.launch)));
+                if !room {
+                    full |= 1 << sm;
+                }
+            }
+        }
+        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full };
+        // Clock gating: an idle framework with no input would change nothing. (An SM's `full`
+        // bit only masks SMs out of the issue; the cycle after a clocked cycle that masked some
+        // is clocked, so the unmasked ones are found ready.)
+        if d.gating && d.idle && input == FwIn::default() && d.full == 0 {
             return Ok(());
         }
+        d.full = full;
+        d.full_cycles += (full != 0) as u64;
         d.fw.at_cycle(now);
         let out = d.fw.outputs(&input);
         d.fw.clock(&input);
@@ -631,13 +688,24 @@ impl Gpu {
                 if ls.retired || t.tb as u64 >= ls.blocks || ls.next_block >= ls.blocks {
                     return bad(format!("the framework issued block {} of launch {} ({} blocks, {} issued{})", t.tb, t.handle, ls.blocks, ls.next_block, if ls.retired { ", retired" } else { "" }));
                 }
-                if !self.sms[sm].fits(&ls.info.launch) {
+                // (under Zorua the SM's report of room is a few cycles old by the issue: a block
+                // that does not fit yet waits in the SM's inbox)
+                let wait = d.room_from_sm && (!d.inbox[sm].is_empty() || !self.sms[sm].fits(&ls.info.launch));
+                if !wait && !self.sms[sm].fits(&ls.info.launch) {
                     return bad(format!("the framework issued block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
                 }
                 ls.next_block += 1;
                 ls.first_block_at.get_or_insert(now);
                 let info = ls.info.clone();
-                self.sms[sm].place_block(now, &info, t.tb as u64);
+                if d.room_from_sm {
+                    d.last[sm] = Some(t.handle as usize);
+                }
+                if wait {
+                    d.inbox[sm].push_back((t.handle as usize, t.tb as u64));
+                    d.inbox_blocks += 1;
+                } else {
+                    self.sms[sm].place_block(now, &info, t.tb as u64);
+                }
             }
         }
         // A preemption after the block issued in the same cycle: the issue's outputs are
@@ -779,12 +847,17 @@ impl Gpu {
         });
         self.procs[p].launches.push(id);
         if let BlockSched::Framework(d) = &mut self.sched {
-            let occ = self.cfg.sm[0].occupancy(&f);
+            // (T_k: the occupancy rule under the block allocation; under Zorua only the
+            // coordinator's logical limits, the SM's `full` report deciding the rest)
+            let tk = match self.sms[0].zorua_block_limit(f.threads_per_block.div_ceil(32)) {
+                Some(n) => n.min(MAX_TMAX as u32),
+                None => self.cfg.sm[0].occupancy(&f).blocks,
+            };
             let order = self.procs[..p].len();
             let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
             let tokens = if d.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
             let priority = self.procs[p].priority.min(15) as u8;
-            d.cmds.push_back(KernelCmd { handle: id as u16, tbs: blocks as u32, tk: occ.blocks as u8, priority, tokens });
+            d.cmds.push_back(KernelCmd { handle: id as u16, tbs: blocks as u32, tk: tk as u8, priority, tokens });
             return Ok(());
         }
         let view = DispatchView { sms: &self.sms, launches: &self.launches };
@@ -1373,6 +1446,15 @@ impl Gpu {
             config: self.cfg.name.clone(),
             sm_count: self.sms.len() as u32,
             dispatcher: match &self.sched {
+                BlockSched::Framework(d) if d.room_from_sm => format!(
+                    "framework {} ({:?}; {} preemptions, {} restores; room from the SMs: full in {} framework cycles, {} blocks waited in an inbox)",
+                    d.policy.name(),
+                    d.mechanism,
+                    d.preemptions,
+                    d.restores,
+                    d.full_cycles,
+                    d.inbox_blocks
+                ),
                 BlockSched::Framework(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.policy.name(), d.mechanism, d.preemptions, d.restores),
                 BlockSched::Baseline { d, .. } => d.name().to_string(),
             },
@@ -1425,6 +1507,8 @@ impl Gpu {
             stepped_cycles: self.stepped_cycles,
             preemptions: self.fw().map_or(0, |d| d.preemptions),
             restores: self.fw().map_or(0, |d| d.restores),
+            fw_full_cycles: self.fw().map_or(0, |d| d.full_cycles),
+            fw_inbox_blocks: self.fw().map_or(0, |d| d.inbox_blocks),
             zorua: self.zorua_stats(),
         }
     }

@@ -679,7 +679,7 @@ impl Framework {
     /// The cycle's decisions and outputs. Since the command is registered before admission
     /// (the tenth timing round, `docs/fpga.md`) they come from the registers alone: no output
     /// depends on this cycle's inputs, which only enter registers at the edge.
-    fn comb(&self, _i: &FwIn) -> Comb {
+    fn comb(&self, i: &FwIn) -> Comb {
         let n = self.params.sms;
         let mut c = Comb::default();
         c.out.busy = self.busy();
@@ -856,12 +856,13 @@ impl Framework {
             c.pick = Some(s);
             break;
         }
-        // The SMs ready for the pick of the next cycle, from the registers: running with room,
-        // not changed by the edge ahead, and with a kernel that has a block left after the
-        // block in flight (`last`: under two left then).
+        // The SMs ready for the pick of the next cycle, from the registers: running with room
+        // (under T_k, and not reported full by the SM), not changed by the edge ahead, and with
+        // a kernel that has a block left after the block in flight (`last`: under two left
+        // then).
         for s in 0..n {
             let e = self.smst[s];
-            if e.state != SmState::Running || changing(s) {
+            if e.state != SmState::Running || changing(s) || i.full >> s & 1 != 0 {
                 continue;
             }
             let k = e.ksr.unwrap() as usize;

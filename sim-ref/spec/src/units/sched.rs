@@ -370,6 +370,12 @@ pub mod fw {
         /// The context of block `.1` of this SM's kernel has been saved (context switch), in
         /// save slot `.2` (SLOT_BITS) of the kernel's save area; the PTBQ entry keeps both.
         pub tb_saved: Option<(u8, u32, u8)>,
+        /// The SMs (one bit each) that report no room for another block of their kernel now:
+        /// an SM whose bit is set is not ready for an issue, whatever T_k allows. Under the
+        /// block allocation no bit is ever set (T_k is the SM's own occupancy rule); under
+        /// Zorua (and WLM) it is the SM's coordinator's count of free warp slots that decides
+        /// (`docs/zorua.md`, "Under the scheduling framework").
+        pub full: u16,
     }
 
     /// One block to start.

@@ -275,6 +275,16 @@ impl Sm {
         self.zorua.as_mut()?.error.take()
     }
 
+    /// Under Zorua (or WLM), the blocks of `warps` warps whose warps all have physical slots
+    /// at once (at least one; within the coordinator's logical warps and blocks): the
+    /// scheduling framework's T_k then, by which it sizes a kernel's share of SMs. Registers
+    /// and scratchpad do not bound it (they are oversubscribed); when an SM has room is its
+    /// own report. `None` under the block allocation.
+    pub fn zorua_block_limit(&self, warps: u32) -> Option<u32> {
+        let w = warps.max(1);
+        self.zorua.as_ref().map(|z| z.geom.lblocks.min(z.geom.lwarps / w).min((z.geom.slots / w).max(1)))
+    }
+
     /// Whether a block of `l` fits under Zorua: a free logical block and enough free logical
     /// warps.
     pub(super) fn z_fits(&self, l: &Launch) -> bool {
