@@ -367,6 +367,22 @@ pub struct ZoruaConfig {
     /// allocated or freed per cycle, an event applied in the cycle it is taken: the first RTL's,
     /// kept for comparison).
     pub timing: CoordTiming,
+    /// How a write to a register set in swap reaches memory: `through` (the default: every
+    /// write is a line written to memory, the L1's copy updated) or `back` (the register's
+    /// line is written whole into the L1 and marked dirty, and written to memory when it is
+    /// evicted, as Fermi's L1 keeps local memory, the compiler's register spills).
+    /// Scratchpad lines in swap are written through either way (docs/zorua.md, "Swap and
+    /// the data path", has both measured).
+    pub swap_writes: SwapWrites,
+}
+
+/// How writes to registers in swap reach memory (docs/zorua.md, "Swap and the data path").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwapWrites {
+    Back,
+    #[default]
+    Through,
 }
 
 /// The coordinator's timing (docs/zorua.md, "Timing").
@@ -381,7 +397,7 @@ pub enum CoordTiming {
 impl Default for ZoruaConfig {
     fn default() -> Self {
         let t = crate::zorua::ThreshParams::default();
-        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::Pipelined }
+        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::Pipelined, swap_writes: SwapWrites::Through }
     }
 }
 

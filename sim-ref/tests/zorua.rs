@@ -247,3 +247,22 @@ fn every_application_verifies_under_the_pipelined_coordinator() {
     let per = |k: usize| busy[k] as f64 / grants[k] as f64;
     assert!(per(1) > 1.5 * per(0), "busy cycles per grant: single-cycle {:.1}, pipelined {:.1}", per(0), per(1));
 }
+
+/// Writes to registers in swap written back from the L1 (`[zorua] swap_writes = "back"`):
+/// on the tight SM every application verifies either way, and far fewer lines reach memory
+/// than when every write goes through (the default).
+#[test]
+fn register_swap_writes_are_written_back_from_the_l1() {
+    let (mut back, mut through) = (0u64, 0u64);
+    for (wb, total) in [(true, &mut back), (false, &mut through)] {
+        let mut cfg = tight();
+        cfg.zorua.swap_writes = if wb { mpgpu_ref::config::SwapWrites::Back } else { mpgpu_ref::config::SwapWrites::Through };
+        for b in library().iter().filter(|b| ["sgemm", "lbm", "mriq", "cutcp"].contains(&b.name)) {
+            let r = run(&cfg, b.name, b.test_sizes[1], true, None);
+            assert!(r.processes[0].verified, "{} (write-back {wb}): {:?}", b.name, r.processes[0].failures);
+            *total += zs(&r).swap_writes;
+        }
+    }
+    assert!(through > 0, "nothing was written to swap");
+    assert!(back * 2 < through, "write-back sent {back} lines to memory, write-through {through}");
+}

@@ -446,6 +446,7 @@ impl Gpu {
                 let regs = gmem.alloc(geom.lwarps * super::sm::REG_SWAP_BYTES);
                 let smem = gmem.alloc(geom.lblocks * super::sm::SMEM_SWAP_BYTES);
                 sm.set_zorua(unit, geom, regs, smem, cfg.alloc == crate::config::Alloc::Wlm, cfg.zorua.table_latency);
+                sm.set_swap_write_back(cfg.zorua.swap_writes == crate::config::SwapWrites::Back);
             }
         }
         Gpu {

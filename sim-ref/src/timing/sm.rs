@@ -1685,8 +1685,10 @@ impl Sm {
                 let m = &mut self.mshrs[id as usize];
                 let waiters = std::mem::take(&mut m.waiters);
                 if !m.stale {
-                    self.l1.fill(m.line, false);
-                    self.mshr_of_line.remove(&m.line);
+                    let ln = m.line;
+                    let e = self.l1.fill(ln, false);
+                    self.mshr_of_line.remove(&ln);
+                    self.z_evicted(e);
                 }
                 self.mshrs_used -= 1;
                 self.free_mshrs.push(id);
@@ -2012,6 +2014,7 @@ impl Sm {
     /// One cycle. Returns whether anything was fetched or issued.
     pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         self.account(now);
+        self.z_write_backs(now, mem);
         self.stats.awake_cycles += 1;
         self.ol_more = false;
         self.ol_deliver(now);

@@ -156,6 +156,11 @@ pub(super) struct ZSm {
     pub epoch_idle: u64,
     pub epoch_mem: u64,
     pub stats: ZoruaStats,
+    /// Writes to registers in swap go to the L1 and are written back when evicted
+    /// (`[zorua] swap_writes = "back"`; written through by default); the dirty lines
+    /// evicted, to be written to memory.
+    pub write_back: bool,
+    pub wb: Vec<u32>,
     /// The coordinator broke the protocol or contradicted the SM: the first time.
     pub error: Option<(u64, String)>,
 }
@@ -232,8 +237,38 @@ impl Sm {
             epoch_idle: 0,
             epoch_mem: 0,
             stats: ZoruaStats::default(),
+            write_back: false,
+            wb: Vec::new(),
             error: None,
         }));
+    }
+
+    /// Writes to registers in swap: written back from the L1 (`true`) or written through.
+    pub fn set_swap_write_back(&mut self, on: bool) {
+        if let Some(z) = self.zorua.as_mut() {
+            z.write_back = on;
+        }
+    }
+
+    /// A line the L1 evicted: a dirty one (a register line in swap, written back) is written
+    /// to memory at the SM's next cycle.
+    pub(super) fn z_evicted(&mut self, ev: Option<crate::timing::cache::Evicted>) {
+        if let (Some(e), Some(z)) = (ev, self.zorua.as_mut()) {
+            if e.dirty {
+                z.wb.push(e.line);
+            }
+        }
+    }
+
+    /// Sends the dirty lines evicted since the last cycle to memory.
+    pub(super) fn z_write_backs(&mut self, now: u64, mem: &mut MemSys) {
+        let (line, sm) = (self.cfg.l1_line, self.id);
+        if let Some(z) = self.zorua.as_mut() {
+            for ln in z.wb.drain(..) {
+                mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
+                z.stats.swap_writes += 1;
+            }
+        }
     }
 
     /// Replaces the coordinator (before the run): a co-simulation's RTL or lockstep pair, or a
@@ -608,7 +643,7 @@ impl Sm {
     /// The earliest cycle the coordinator needs the SM (busy, events queued, the next epoch).
     pub(super) fn z_wake(&self, now: u64) -> u64 {
         match &self.zorua {
-            Some(z) if z.busy() || !self.z_swap_data.is_empty() => now + 1,
+            Some(z) if z.busy() || !self.z_swap_data.is_empty() || !z.wb.is_empty() => now + 1,
             Some(z) => z.next_epoch.max(now + 1),
             None => u64::MAX,
         }
@@ -696,15 +731,33 @@ impl Sm {
         }
         reads.sort_unstable();
         reads.dedup();
-        // Swap goes through the L1 like the warp's own local data: a write goes through to
-        // memory and updates the L1's copy (a register's line, written whole, is allocated);
-        // a read hits in the L1 or goes to memory, and the line is filled when it arrives.
+        // Swap goes through the L1 like the warp's own local data. A register's line, written
+        // whole, is written into the L1 and marked dirty, and goes to memory when evicted
+        // (write-back, as Fermi's L1 keeps local memory), or, written through, goes to memory
+        // with the L1's copy updated (allocated). A scratchpad line is written through, the
+        // L1's copy updated if present. A read hits in the L1 or goes to memory, and the line
+        // is filled when it arrives.
         let l1 = &mut self.l1;
         for &(ln, whole) in &writes {
+            if whole && z.write_back {
+                if !l1.access(ln, true) {
+                    if let Some(e) = l1.fill(ln, true) {
+                        if e.dirty {
+                            mem.send(now, MemReq { sm, line: e.line, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
+                            z.stats.swap_writes += 1;
+                        }
+                    }
+                }
+                continue;
+            }
             mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
             z.stats.swap_writes += 1;
             if !l1.access(ln, false) && whole {
-                l1.fill(ln, false);
+                let e = l1.fill(ln, false);
+                if let Some(e) = e.filter(|e| e.dirty) {
+                    mem.send(now, MemReq { sm, line: e.line, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
+                    z.stats.swap_writes += 1;
+                }
             }
         }
         if reads.is_empty() {
@@ -736,9 +789,11 @@ impl Sm {
         };
         z.swap_wait[w] = z.swap_wait[w].saturating_sub(1);
         if z.swap_wait[w] == 0 {
-            for ln in z.swap_lines[w].drain(..) {
+            let lines = std::mem::take(&mut z.swap_lines[w]);
+            for ln in lines {
                 if !self.l1.probe(ln) {
-                    self.l1.fill(ln, false);
+                    let e = self.l1.fill(ln, false);
+                    self.z_evicted(e);
                 }
             }
             if self.warps[w].is_some() {
