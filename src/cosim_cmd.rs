@@ -161,6 +161,10 @@ pub struct CosimArgs {
     /// Per-SM units: the SMs whose slot carries the RTL (`all`, or `0,3,5-7`).
     #[arg(long, default_value = "all")]
     sms: String,
+    /// Per-SM units: blocks scheduled by the scheduling framework's model under `--policy`
+    /// and `--preempt` (under Zorua: `--preempt drain`), instead of the baseline dispatcher.
+    #[arg(long)]
+    framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
     /// Test-only: co-simulate a deliberately broken RTL variant.
@@ -221,6 +225,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if unit.per_sm() && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
+    if a.framework && !unit.per_sm() {
+        bail!("--framework is for the per-SM units (zorua, rq, oplog, oldata, rq-ol): --unit {:?} is the framework's own", a.unit);
+    }
+    o.framework = a.framework;
     o.every_cycle = a.every_cycle;
     o.vcd = a.vcd.clone();
     o.trace = a.trace.clone();
@@ -240,6 +248,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.policy.name(),
         o.mechanism
     );
+    if unit.per_sm() {
+        println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
+    }
     let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
     for x in &rep.warnings {
         eprintln!("warning: {x}");

@@ -512,6 +512,9 @@ pub struct CosimOptions {
     pub zorua_faults: ZoruaFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
+    /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
+    /// instead of the baseline dispatcher.
+    pub framework: bool,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,
     /// The whole run's waveform.
@@ -538,6 +541,7 @@ impl CosimOptions {
             rq_faults: RqFaults::default(),
             zorua_faults: ZoruaFaults::default(),
             sms: SmSet::All,
+            framework: false,
             every_cycle: false,
             vcd: None,
             mismatch_vcd: PathBuf::from("target/cosim/mismatch.vcd"),
@@ -664,7 +668,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             Ok((Box::new(AloneOutcome(Vec::new())), gpu))
         }
         (UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl, mode) => {
-            let mut gpu = Gpu::new(cfg);
+            let mut gpu = per_sm_gpu(cfg, o, procs)?;
             let all = o.unit == UnitKind::RqOl;
             // (with several, each block's traces under DIR/<block>/)
             let sub = |b: &str| {
@@ -706,7 +710,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             Ok((outcome, gpu))
         }
         (UnitKind::Zorua, mode) => {
-            let mut gpu = Gpu::new(cfg);
+            let mut gpu = per_sm_gpu(cfg, o, procs)?;
             let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
             let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
@@ -729,6 +733,16 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 Ok((Box::new(h), gpu))
             }
         }
+    }
+}
+
+/// The GPU a per-SM unit runs in: with the baseline dispatcher, or with the framework's model
+/// when `o.framework` (its policy and mechanism).
+fn per_sm_gpu(cfg: &GpuConfig, o: &CosimOptions, procs: usize) -> Result<Gpu, String> {
+    if o.framework {
+        Gpu::with_framework(cfg, o.policy, o.mechanism, procs)
+    } else {
+        Ok(Gpu::new(cfg))
     }
 }
 

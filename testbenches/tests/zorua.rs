@@ -89,6 +89,30 @@ fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barrier
     assert!(r.result.unwrap().zorua.unwrap().grants > 1000, "too few grants at o_thresh 2");
 }
 
+/// Under the scheduling framework (its model, DSS with draining) instead of the baseline
+/// dispatcher, the coordinator's RTL stays in lockstep on both SMs, the framework issues every
+/// block on the SMs' reports of room (some SM reported full), and a broken variant is still
+/// caught.
+#[test]
+fn the_coordinator_runs_in_lockstep_under_the_scheduling_framework() {
+    let cfg = config(2);
+    let w = workload();
+    let mut o = options(Backend::RustHdl, SlotMode::Lockstep, ZoruaFaults::default());
+    o.framework = true;
+    (o.policy, o.mechanism) = (mpgpu_ref::units::framework::Policy::Dss, mpgpu_ref::units::framework::Mechanism::Drain);
+    let r = run_with(&cfg, &w, &o).unwrap();
+    clean(&r, "under the framework");
+    assert!(r.cycles_checked > 10_000, "only {} clocked cycles checked", r.cycles_checked);
+    let res = r.result.as_ref().unwrap();
+    assert!(res.dispatcher.starts_with("framework dss"), "{}", res.dispatcher);
+    assert!(res.fw_full_cycles > 0, "no SM reported itself full");
+    let z = res.zorua.as_ref().unwrap();
+    assert!(z.grants > 100 && z.barrier_events > 100, "{z:?}");
+    o.zorua_faults = ZoruaFaults { smem_at_warp_end: true, ..ZoruaFaults::default() };
+    let r = run_with(&cfg, &w, &o).unwrap();
+    assert!(r.mismatch.is_some(), "the broken coordinator was not caught under the framework");
+}
+
 /// The model that drives an SM beside a broken model fed the same inputs: where the two first
 /// part (GPU cycle, SM, clocked cycle), and the fields (named as the co-simulation names them).
 struct Shadow {
