@@ -94,18 +94,18 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     assert!(rep.mismatch.is_none());
     assert_eq!(rep.trace.as_deref(), Some(d.as_path()));
     assert_eq!(replay(&d).unwrap(), Replay::Pass { cycles: rep.cycles_checked });
-    // Record layout: GPU cycle, 12 inputs, 12 expected outputs (busy, cmd_taken, issue_valid,
+    // Record layout: GPU cycle, 13 inputs, 12 expected outputs (busy, cmd_taken, issue_valid,
     // issue_sm, issue_handle, issue_tb, ...), care mask. Find a cycle that issues a block and
     // change the expected block index there.
     let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
-    let at = text.lines().position(|l| l.split_whitespace().nth(13 + 2) == Some("1")).expect("no block issued in the trace");
+    let at = text.lines().position(|l| l.split_whitespace().nth(14 + 2) == Some("1")).expect("no block issued in the trace");
     let bad = dir("trace-sched-edited");
     let _ = std::fs::remove_dir_all(&bad);
     std::fs::create_dir_all(&bad).unwrap();
     for f in ["trace.hex", "trace.json", "top.v"] {
         std::fs::copy(d.join(f), bad.join(f)).unwrap();
     }
-    edit(&bad.join("trace.hex"), at, 13 + 5, |tb| tb ^ 1);
+    edit(&bad.join("trace.hex"), at, 14 + 5, |tb| tb ^ 1);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => {
             assert_eq!((cycle, port.as_str()), (at as u64, "issue_tb"), "{line}");
@@ -119,9 +119,9 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     std::fs::write(bad.join("trace.hex"), text.replacen(' ', " zz ", 1)).unwrap();
     assert!(replay(&bad).unwrap_err().contains("trace.hex:1: expected"));
     // A don't-care output (issue_sm while nothing is issued) is not compared.
-    let quiet = text.lines().position(|l| l.split_whitespace().nth(13 + 2) == Some("0")).unwrap();
+    let quiet = text.lines().position(|l| l.split_whitespace().nth(14 + 2) == Some("0")).unwrap();
     std::fs::copy(d.join("trace.hex"), bad.join("trace.hex")).unwrap();
-    edit(&bad.join("trace.hex"), quiet, 13 + 3, |sm| sm ^ 1);
+    edit(&bad.join("trace.hex"), quiet, 14 + 3, |sm| sm ^ 1);
     assert!(matches!(replay(&bad).unwrap(), Replay::Pass { .. }));
 }
 
@@ -163,9 +163,9 @@ fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
         let o = CosimOptions { backend, vcd: Some(path.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqShared, Mechanism::ContextSwitch) };
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none());
-        // Inputs 12 + outputs 2 x 12 + clocked + mismatch + 13 SMST x 6 + 13 KSRT x 12 + 2 + the
+        // Inputs 13 + outputs 2 x 12 + clocked + mismatch + 13 SMST x 6 + 13 KSRT x 12 + 2 + the
         // 34 pipeline registers (`fw::Pipe`).
-        assert_eq!(gtkw_names_only_real_signals(&path), 12 + 24 + 2 + 13 * 6 + 13 * 12 + 2 + 34, "{backend}");
+        assert_eq!(gtkw_names_only_real_signals(&path), 13 + 24 + 2 + 13 * 6 + 13 * 12 + 2 + 34, "{backend}");
         // Time is the GPU cycle: the last time step is the GPU cycle of the last clocked cycle,
         // and `gpu.clocked` counts the clocked cycles.
         let text = std::fs::read_to_string(&path).unwrap();
