@@ -126,9 +126,10 @@ pub struct CosimArgs {
     /// Framework policy.
     #[arg(long, value_enum, default_value = "equal")]
     policy: PolicyArg,
-    /// Preemption mechanism.
-    #[arg(long, value_enum, default_value = "ctxsw")]
-    preempt: MechanismArg,
+    /// Preemption mechanism. Default: ctxsw, or drain under --alloc zorua or wlm (the only one
+    /// they run with).
+    #[arg(long, value_enum)]
+    preempt: Option<MechanismArg>,
     /// The simulator of the RTL: rust-hdl's own, the generated Verilog compiled by Verilator
     /// (built once per configuration and cached under target/verilator/), or the block on an
     /// FPGA (`--device`; without it, the board wrapper's simulation). On the FPGA only outputs
@@ -202,7 +203,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
-    let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+    let preempt = a.preempt.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain });
+    let mut o = CosimOptions::new(a.policy.into(), preempt.into());
     o.unit = unit;
     o.mode = mode;
     o.backend = a.backend.into();

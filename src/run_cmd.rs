@@ -31,9 +31,10 @@ pub struct RunArgs {
     /// dispatcher, which lets kernels share SMs).
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
-    /// Preemption mechanism of the framework (with --policy).
-    #[arg(long, value_enum, default_value = "ctxsw")]
-    preempt: MechanismArg,
+    /// Preemption mechanism of the framework (with --policy). Default: ctxsw, or drain under
+    /// --alloc zorua or wlm (the only one they run with).
+    #[arg(long, value_enum)]
+    preempt: Option<MechanismArg>,
     #[command(flatten)]
     vm: VmArgs,
     /// Write each SM's resident and faulted warps over time (with --paging) to this CSV file.
@@ -46,7 +47,8 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     a.vm.apply(&mut cfg)?;
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
-    let sched = a.policy.map(|p| (p.into(), a.preempt.into()));
+    let preempt = a.preempt.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain });
+    let sched = a.policy.map(|p| (p.into(), preempt.into()));
     println!("workload: {}", w.description);
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
     let (shared, secs) = simulate_with(&cfg, &w, sched, limits, "shared")?;

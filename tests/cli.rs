@@ -214,3 +214,20 @@ fn the_coordinator_timing_is_a_configuration_field_checked_by_name() {
     assert_ne!(code, 0);
     assert!(err.contains("line") && err.contains("expected `single-cycle` or `pipelined`"), "{err}");
 }
+
+/// `mpgpu run --alloc zorua --policy P` runs the framework over Zorua's SMs with draining (the
+/// default there), reports the SMs' room, and refuses context switching with the reason.
+#[test]
+fn the_framework_runs_over_zorua_with_draining_and_refuses_context_switching() {
+    let w = temp_file(
+        "zorua-fw.toml",
+        "description = \"two kernels\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 1 }]\n[[process]]\nname = \"b\"\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 2 }]\n",
+    );
+    let w = w.to_str().unwrap();
+    let (code, out, err) = mpgpu(&["run", w, "--config", "fermi15", "--alloc", "zorua", "--policy", "dss", "--no-alone"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("framework dss (Drain;") && out.contains("room from the SMs") && out.contains("all outputs verified: PASS"), "{out}");
+    let (code, out, err) = mpgpu(&["run", w, "--config", "fermi15", "--alloc", "zorua", "--policy", "dss", "--preempt", "ctxsw", "--no-alone"]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("--preempt drain") && err.contains("not context switching"), "{err}");
+}
