@@ -42,6 +42,14 @@ pub enum MechanismArg {
     Drain,
 }
 
+impl MechanismArg {
+    /// `--preempt` as given, else the default for `cfg`: context switching, or draining under
+    /// Zorua's and WLM's allocations (the only mechanism the framework runs with there).
+    pub fn or_default_for(m: Option<MechanismArg>, cfg: &mpgpu_ref::config::GpuConfig) -> MechanismArg {
+        m.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain })
+    }
+}
+
 impl From<MechanismArg> for Mechanism {
     fn from(m: MechanismArg) -> Mechanism {
         match m {

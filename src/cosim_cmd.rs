@@ -203,7 +203,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
-    let preempt = a.preempt.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain });
+    let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let mut o = CosimOptions::new(a.policy.into(), preempt.into());
     o.unit = unit;
     o.mode = mode;

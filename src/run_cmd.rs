@@ -47,7 +47,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     a.vm.apply(&mut cfg)?;
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
-    let preempt = a.preempt.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain });
+    let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
     println!("workload: {}", w.description);
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);

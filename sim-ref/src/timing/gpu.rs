@@ -691,8 +691,9 @@ impl Gpu {
                 }
                 // (under Zorua the SM's report of room is a few cycles old by the issue: a block
                 // that does not fit yet waits in the SM's inbox)
-                let wait = d.room_from_sm && (!d.inbox[sm].is_empty() || !self.sms[sm].fits(&ls.info.launch));
-                if !wait && !self.sms[sm].fits(&ls.info.launch) {
+                let fits = self.sms[sm].fits(&ls.info.launch);
+                let wait = d.room_from_sm && (!d.inbox[sm].is_empty() || !fits);
+                if !wait && !fits {
                     return bad(format!("the framework issued block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
                 }
                 ls.next_block += 1;

@@ -189,6 +189,12 @@ fn prf_at(pset: u16, r: usize) -> usize {
     pset as usize * 128 + (r % 4) * 32
 }
 
+/// Writes swap line `ln` (of `bytes`) of SM `sm` to memory, counted in `stats`.
+fn swap_write(mem: &mut MemSys, now: u64, sm: u32, bytes: u32, ln: u32, stats: &mut ZoruaStats) {
+    mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes, tag: SWAP_WRITE_TAG });
+    stats.swap_writes += 1;
+}
+
 /// The scratchpad sets the lanes `lanes` of an access at byte addresses `ad` touch.
 fn smem_sets_touched(ad: &[u32; WARP_SIZE], lanes: u32) -> u64 {
     (0..WARP_SIZE).filter(|l| lanes >> l & 1 != 0).fold(0, |m, l| m | 1 << ((ad[l] / SMEM_SET_BYTES) as usize).min(63))
@@ -262,11 +268,10 @@ impl Sm {
 
     /// Sends the dirty lines evicted since the last cycle to memory.
     pub(super) fn z_write_backs(&mut self, now: u64, mem: &mut MemSys) {
-        let (line, sm) = (self.cfg.l1_line, self.id);
+        let (bytes, sm) = (self.cfg.l1_line, self.id);
         if let Some(z) = self.zorua.as_mut() {
             for ln in z.wb.drain(..) {
-                mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
-                z.stats.swap_writes += 1;
+                swap_write(mem, now, sm, bytes, ln, &mut z.stats);
             }
         }
     }
@@ -741,23 +746,17 @@ impl Sm {
         for &(ln, whole) in &writes {
             if whole && z.write_back {
                 if !l1.access(ln, true) {
-                    if let Some(e) = l1.fill(ln, true) {
-                        if e.dirty {
-                            mem.send(now, MemReq { sm, line: e.line, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
-                            z.stats.swap_writes += 1;
-                        }
+                    if let Some(e) = l1.fill(ln, true).filter(|e| e.dirty) {
+                        swap_write(mem, now, sm, line, e.line, &mut z.stats);
                     }
                 }
                 continue;
             }
-            mem.send(now, MemReq { sm, line: ln, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
-            z.stats.swap_writes += 1;
+            swap_write(mem, now, sm, line, ln, &mut z.stats);
+            // (written through, no line is ever dirty: the L1's copy is updated, or allocated
+            // for a register's line)
             if !l1.access(ln, false) && whole {
-                let e = l1.fill(ln, false);
-                if let Some(e) = e.filter(|e| e.dirty) {
-                    mem.send(now, MemReq { sm, line: e.line, kind: ReqKind::Write, bytes: line, tag: SWAP_WRITE_TAG });
-                    z.stats.swap_writes += 1;
-                }
+                l1.fill(ln, false);
             }
         }
         if reads.is_empty() {
