@@ -414,13 +414,18 @@ impl Coord {
         false
     }
 
+    /// Released warps `m` become schedulable, out of the thread/barrier and scratchpad queues.
+    fn make_schedulable(&mut self, m: u64) {
+        self.sched |= m;
+        self.tq &= !m;
+        self.sq &= !m;
+    }
+
     /// Warps `m` of block `b` become schedulable on what they hold (`Out::release`): at once
     /// (single-cycle), or in the release step that follows the event (pipelined).
     fn release(&mut self, m: u64, b: u8) {
         if !self.g.pipelined {
-            self.sched |= m;
-            self.tq &= !m;
-            self.sq &= !m;
+            self.make_schedulable(m);
         }
         self.rel = m;
         self.rel_b = b;
@@ -852,9 +857,7 @@ impl Unit for Coord {
                 }
             }
             Step::Release => {
-                self.sched |= self.rel;
-                self.tq &= !self.rel;
-                self.sq &= !self.rel;
+                self.make_schedulable(self.rel);
                 self.rel = 0;
                 self.step = self.rel_then;
             }
