@@ -849,8 +849,8 @@ impl Gpu {
         });
         self.procs[p].launches.push(id);
         if let BlockSched::Framework(d) = &mut self.sched {
-            // (T_k: the occupancy rule under the block allocation; under Zorua only the
-            // coordinator's logical limits, the SM's `full` report deciding the rest)
+            // (T_k: the occupancy rule under the block allocation; under Zorua the blocks whose
+            // warps all have physical slots, the SM's `full` report deciding when)
             let tk = match self.sms[0].zorua_block_limit(f.threads_per_block.div_ceil(32)) {
                 Some(n) => n.min(MAX_TMAX as u32),
                 None => self.cfg.sm[0].occupancy(&f).blocks,
@@ -1448,16 +1448,10 @@ impl Gpu {
             config: self.cfg.name.clone(),
             sm_count: self.sms.len() as u32,
             dispatcher: match &self.sched {
-                BlockSched::Framework(d) if d.room_from_sm => format!(
-                    "framework {} ({:?}; {} preemptions, {} restores; room from the SMs: full in {} framework cycles, {} blocks waited in an inbox)",
-                    d.policy.name(),
-                    d.mechanism,
-                    d.preemptions,
-                    d.restores,
-                    d.full_cycles,
-                    d.inbox_blocks
-                ),
-                BlockSched::Framework(d) => format!("framework {} ({:?}; {} preemptions, {} restores)", d.policy.name(), d.mechanism, d.preemptions, d.restores),
+                BlockSched::Framework(d) => {
+                    let room = if d.room_from_sm { format!("; room from the SMs: full in {} framework cycles, {} blocks waited in an inbox", d.full_cycles, d.inbox_blocks) } else { String::new() };
+                    format!("framework {} ({:?}; {} preemptions, {} restores{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores)
+                }
                 BlockSched::Baseline { d, .. } => d.name().to_string(),
             },
             cycles: self.now,
