@@ -13,9 +13,11 @@
 //! - retirement: the block finishing on `done_k` is its kernel's last (`retire`);
 //! - admission: the command registered the cycle before (`cq_*`, from `cmd_*`, with its grid
 //!   size's compares) enters the entry picked the cycle before (`free_*`: the lowest that was
-//!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)) if it is
-//!   still free: `admit`,
-//!   `admit_k`; the entry's age is `admitted`, which then counts up;
+//!   free, in use (below `sms`) and named by no SM in the cycle before (`named`)): `admit`,
+//!   `admit_k`; the entry's age is `admitted`, which then counts up. The pick is still free
+//!   when it is used: the only way an entry turns valid is an admission, and a cycle after
+//!   one admits nothing (the command taken is not registered again), so a pick made in the
+//!   cycle of an admission, which may name the entry being filled, is never used;
 //! - read ports at the table address `a` (and whether that kernel could use more SMs than it
 //!   has: `k_cap` = owned x T_k < `k_rem` = blocks left, both kept in registers), at
 //!   the DSS engine's `kmax`/`kmin`, at the kernel of the decision being checked `chk_k` (T_k,
@@ -179,21 +181,12 @@ pub struct Ksrt {
     /// (stored inverted, so that the reset value names entry 0, free at reset).
     pub free_none: Reg<Bit>,
     pub free_k: Reg<B4>,
-    /// Whether `free_k`'s entry was admitted into at the edge that picked it (the only way a
-    /// free entry turns valid): the admission's check that the entry is still free, from
-    /// registers instead of a read of `k_valid` at `free_k`.
-    taken: Reg<Bit>,
     /// The admission of this cycle as a one-hot entry enable (`admit` at `free_k`),
     /// registered from the values `admit` and `free_k` are registered from: each entry's
     /// writes take one flip-flop's bit in place of `admit`, a function of three registers
     /// driving every entry (`docs/fpga.md`, eleventh round).
     adm_en: Reg<Bits<16>>,
     admit_nx: Signal<Local, Bit>,
-    /// The entries below `free_k` (registered with it): the entry admitted into now is taken
-    /// for the next pick iff no free entry lies below it (it is free itself), an OR of 16
-    /// ANDs in place of a compare of the next pick, off its carry chain, with the admitted
-    /// entry (`docs/fpga.md`, tenth round).
-    free_below: Reg<Bits<16>>,
     free_neg: Signal<Local, Bits<16>>,
     /// Pipeline: the command presented in the cycle before and not taken then (the GPU still
     /// presents it), which admission takes; its fields are copied every cycle, with the grid
@@ -327,8 +320,6 @@ impl Ksrt {
             free_k: Default::default(),
             adm_en: Default::default(),
             admit_nx: Default::default(),
-            taken: Default::default(),
-            free_below: Default::default(),
             free_neg: Default::default(),
             cq_valid: Default::default(),
             cq_handle: Default::default(),
@@ -386,7 +377,7 @@ impl Ksrt {
 impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, admitted, free_none, free_k, adm_en, taken, free_below, wants_q, cq_valid, cq_handle, cq_tbs, cq_tbs_m2, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
+        dff_setup!(self, clock, admitted, free_none, free_k, adm_en, wants_q, cq_valid, cq_handle, cq_tbs, cq_tbs_m2, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
         // (literal bounds: 16 = MAX_SMS)
         for k in 0..16 {
             self.k_valid[k].clock.next = self.clock.val();
@@ -479,7 +470,7 @@ impl Logic for Ksrt {
         // presents a command until it is taken). The entry for the next cycle: the lowest free
         // entry in use that no SM names.
         self.admit_k.next = self.free_k.q.val();
-        self.admit.next = self.cq_valid.q.val() & !self.free_none.q.val() & !self.taken.q.val();
+        self.admit.next = self.cq_valid.q.val() & !self.free_none.q.val();
         self.cq_valid.d.next = self.cmd_valid.val() & !self.admit.val();
         self.cq_handle.d.next = self.cmd_handle.val();
         self.cq_tbs.d.next = self.cmd_tbs.val();
@@ -509,11 +500,7 @@ impl Logic for Ksrt {
             }
         }
         self.free_none.d.next = !self.free_vec.val().any();
-        // (the next pick is the entry admitted into now iff no free entry lies below that one,
-        // which is free itself: admission needs it free, and no SM named it, as it was free)
-        self.free_below.d.next = !(self.free_vec.val() | self.free_neg.val());
-        self.taken.d.next = self.admit.val() & !(self.free_vec.val() & self.free_below.q.val()).any();
-        self.admit_nx.next = self.cq_valid.d.val() & !self.free_none.d.val() & !self.taken.d.val();
+        self.admit_nx.next = self.cq_valid.d.val() & !self.free_none.d.val();
         self.adm_en.d.next = 0.into();
         if self.admit_nx.val() {
             self.adm_en.d.next = self.free_first.val();
