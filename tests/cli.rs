@@ -204,11 +204,11 @@ fn the_coordinator_timing_is_a_configuration_field_checked_by_name() {
     // (the pipelined timing is the default; the single-cycle one is asked for by name)
     let (code, out, err) = mpgpu(&["run", "--config", "fermi15", "--alloc", "zorua", "--no-alone"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 288024"), "{out}");
+    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 289198"), "{out}");
     let single = temp_file("fermi15-single.toml", &format!("{base}\n[zorua]\ntiming = \"single-cycle\"\n"));
     let (code, out, err) = mpgpu(&["run", "--config", single.to_str().unwrap(), "--alloc", "zorua", "--no-alone"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 284721"), "{out}");
+    assert!(out.contains("all outputs verified: PASS") && out.contains("cycles 293122"), "{out}");
     let bad = temp_file("fermi15-bad-timing.toml", &format!("{base}\n[zorua]\ntiming = \"fast\"\n"));
     let (code, _, err) = mpgpu(&["run", "--config", bad.to_str().unwrap(), "--alloc", "zorua"]);
     assert_ne!(code, 0);

@@ -116,6 +116,8 @@ pub struct Zorua {
     /// barrier's opening, or a phase change whose needs are held. Their block's scratchpad row
     /// is on `smem_phys`/`smem_set`.
     pub released: Signal<Out, Bits<64>>,
+    /// A warp waits in the scratchpad or register queue (`Out::waiting`).
+    pub waiting: Signal<Out, Bit>,
     ids16: [Constant<Bits<4>>; 16],
     rs_ids: [Constant<Bits<5>>; 16],
     ss_ids: [Constant<Bits<7>>; 48],
@@ -170,6 +172,11 @@ pub struct Zorua {
     smem_free_map: Signal<Local, Bits<64>>,
     sl3: [Signal<Local, Bits<12>>; 3],
     sl5: [Signal<Local, Bits<5>>; 3],
+    /// The slack's choice as an OR of the three clamped values, each masked by its
+    /// (exclusive) condition (`sk_c`: a decision starting a warp, a started warp's end),
+    /// not a chain of multiplexers behind the clamps.
+    sk_t: [Signal<Local, Bits<5>>; 3],
+    sk_c: [Signal<Local, Bit>; 2],
     sel: Signal<Local, Bits<64>>,
     sel_any: Signal<Local, Bit>,
     slot_any: Signal<Local, Bit>,
@@ -447,6 +454,14 @@ pub struct Zorua {
     lt_m: Signal<Local, Bits<64>>,
     eq_m: Signal<Local, Bits<64>>,
     sel_sh: Signal<Local, Bits<64>>,
+    /// `fr_sel`'s next value as an OR of its writers' terms, each masked by its own
+    /// condition (the conditions are exclusive: the step is one-hot), not a chain of
+    /// multiplexers in statement order: the register sets' first entry (`fs_r`), the
+    /// scratchpad's (`fs_s`), the selection shifted down or held (`fs_h`).
+    fs_r: Signal<Local, Bits<64>>,
+    fs_s: Signal<Local, Bits<64>>,
+    fs_h: Signal<Local, Bits<64>>,
+    fs_then: Signal<Local, Bit>,
     rg_sel0: Signal<Local, Bits<64>>,
     sm_sel0: Signal<Local, Bits<64>>,
     g_rneed: Signal<Local, Bits<5>>,
@@ -505,6 +520,7 @@ impl Zorua {
             o_thresh: Default::default(),
             slot_room: Default::default(),
             released: Default::default(),
+            waiting: Default::default(),
             ids16: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rs_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ss_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
@@ -559,6 +575,8 @@ impl Zorua {
             smem_free_map: Default::default(),
             sl3: std::array::from_fn(|_| Default::default()),
             sl5: std::array::from_fn(|_| Default::default()),
+            sk_t: std::array::from_fn(|_| Default::default()),
+            sk_c: std::array::from_fn(|_| Default::default()),
             sel: Default::default(),
             sel_any: Default::default(),
             slot_any: Default::default(),
@@ -817,6 +835,10 @@ impl Zorua {
             lt_m: Default::default(),
             eq_m: Default::default(),
             sel_sh: Default::default(),
+            fs_r: Default::default(),
+            fs_s: Default::default(),
+            fs_h: Default::default(),
+            fs_then: Default::default(),
             rg_sel0: Default::default(),
             sm_sel0: Default::default(),
             g_rneed: Default::default(),
@@ -1716,7 +1738,6 @@ impl Logic for Zorua {
         self.fr_e.clock.next = self.clock.val();
         self.fr_e.d.next = self.fr_e.q.val();
         self.fr_sel.clock.next = self.clock.val();
-        self.fr_sel.d.next = self.fr_sel.q.val();
         self.fr_wr.clock.next = self.clock.val();
         self.fr_wr.d.next = self.fr_wr.q.val();
         self.fend.clock.next = self.clock.val();
@@ -2009,6 +2030,7 @@ impl Logic for Zorua {
 
         // Outputs.
         self.ready.next = self.is_idle.val();
+        self.waiting.next = (self.sq.q.val() | self.rq.q.val()).any();
         self.slot_room.next = 0.into();
         if !(self.sq.q.val() | self.rq.q.val()).any() & (self.n_used.q.val() + self.n_want.q.val() < self.n_slots.val()) {
             self.slot_room.next = self.n_slots.val() - self.n_used.q.val() - self.n_want.q.val();
@@ -2189,11 +2211,6 @@ impl Logic for Zorua {
         if self.step.q.val().get_bit(1) {
             self.sx.next = self.h_w.val();
             self.bx.next = true;
-            // (the first entry a freeing selects, whether one follows or not)
-            self.fr_sel.d.next = self.rg_sel0.val();
-            if self.e_kbend.q.val() | !self.e_rheld.q.val().any() {
-                self.fr_sel.d.next = self.sm_sel0.val();
-            }
             if self.e_slotv.q.val() {
                 self.slot_clr.next = self.one64.val() << self.e_slot.q.val();
             }
@@ -2438,7 +2455,6 @@ impl Logic for Zorua {
             self.sel_sh.next = self.fr_sel.q.val() >> 1;
             self.fr_e.d.next = self.fr_next.val();
             self.fr_wr.d.next = self.fr_sel.q.val();
-            self.fr_sel.d.next = self.sel_sh.val();
         }
         self.sx.next = 0.into();
         self.bx.next = false;
@@ -2504,7 +2520,6 @@ impl Logic for Zorua {
                     self.fthen.d.next = false;
                     self.fend.d.next = false;
                     self.fr_k.d.next = self.eb_sheld.q.val();
-                    self.fr_sel.d.next = self.sm_sel0.val();
                     self.fr_last.d.next = self.eb_sheld.q.val() == self.ss_ids[1].val();
                     self.fr_h.d.next = self.eb_sheld.q.val();
                     self.sx.next = self.h_free0.val();
@@ -2517,6 +2532,28 @@ impl Logic for Zorua {
         }
         self.stn.next = self.stn.val() | self.sx.val();
         self.bsn.next = self.bsn.val() | self.bx.val();
+        // The freeing's selection: when an event is applied, the first entry a freeing
+        // selects, whether one follows or not (the register sets' highest, or the block's
+        // scratchpad's for a block's end or a warp holding no set); while freeing, shifted
+        // down a set, or the scratchpad's first when the registers' last is freed and the
+        // block's scratchpad follows; held otherwise.
+        self.fs_then.next = self.step.q.val().get_bit(14) & self.fr_last.q.val() & !self.fsm.q.val() & self.fthen.q.val();
+        self.fs_r.next = 0.into();
+        self.fs_s.next = 0.into();
+        self.fs_h.next = 0.into();
+        if self.step.q.val().get_bit(1) & !(self.e_kbend.q.val() | !self.e_rheld.q.val().any()) {
+            self.fs_r.next = self.rg_sel0.val();
+        }
+        if (self.step.q.val().get_bit(1) & (self.e_kbend.q.val() | !self.e_rheld.q.val().any())) | self.fs_then.val() {
+            self.fs_s.next = self.sm_sel0.val();
+        }
+        if (self.step.q.val().get_bit(13) | self.step.q.val().get_bit(14)) & !self.fs_then.val() {
+            self.fs_h.next = self.sel_sh.val();
+        }
+        if !(self.step.q.val().get_bit(1) | self.step.q.val().get_bit(13) | self.step.q.val().get_bit(14)) {
+            self.fs_h.next = self.fr_sel.q.val();
+        }
+        self.fr_sel.d.next = self.fs_r.val() | self.fs_s.val() | self.fs_h.val();
 
         // A scan's start: the fit (this cycle's, registered), the candidates, the first.
         self.sx.next = 0.into();
@@ -2915,16 +2952,24 @@ impl Logic for Zorua {
         if (self.sl3[2].val() & self.sl_hi.val()).any() {
             self.sl5[2].next = 31.into();
         }
-        self.sneg.d.next = self.sl3[0].val().get_bit(11);
-        self.slack5q.d.next = self.sl5[0].val();
-        if (self.step.q.val().get_bit(8)) & self.t_pass.val() & self.fresh.val() {
-            self.sneg.d.next = self.sl3[1].val().get_bit(11);
-            self.slack5q.d.next = self.sl5[1].val();
+        self.sk_c[0].next = self.step.q.val().get_bit(8) & self.t_pass.val() & self.fresh.val();
+        self.sk_c[1].next = self.step.q.val().get_bit(1) & self.e_kwend.q.val() & self.e_started.q.val();
+        self.sk_t[0].next = 0.into();
+        self.sk_t[1].next = 0.into();
+        self.sk_t[2].next = 0.into();
+        if !(self.sk_c[0].val() | self.sk_c[1].val()) {
+            self.sk_t[0].next = self.sl5[0].val();
         }
-        if (self.step.q.val().get_bit(1)) & self.e_kwend.q.val() & self.e_started.q.val() {
-            self.sneg.d.next = self.sl3[2].val().get_bit(11);
-            self.slack5q.d.next = self.sl5[2].val();
+        if self.sk_c[0].val() {
+            self.sk_t[1].next = self.sl5[1].val();
         }
+        if self.sk_c[1].val() {
+            self.sk_t[2].next = self.sl5[2].val();
+        }
+        self.slack5q.d.next = self.sk_t[0].val() | self.sk_t[1].val() | self.sk_t[2].val();
+        self.sneg.d.next = (!(self.sk_c[0].val() | self.sk_c[1].val()) & self.sl3[0].val().get_bit(11))
+            | (self.sk_c[0].val() & self.sl3[1].val().get_bit(11))
+            | (self.sk_c[1].val() & self.sl3[2].val().get_bit(11));
 
         // The fields' writes, through their masks (a field not written holds).
         if self.wr_wb.val() {

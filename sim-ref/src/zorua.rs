@@ -3,14 +3,17 @@
 //! threshold".
 //!
 //! Every epoch the coordinator compares the core cycles of the epoch in which no warp issued
-//! while the pipeline was not stalled (`c_idle`) with those in which every warp waited on
-//! memory (`c_mem`): when idle cycles exceed memory cycles by more than `c_delta_thresh`,
+//! while the pipeline was not stalled and a warp waited in the coordinator's scratchpad or
+//! register queue (`c_idle`: the idle cycles more oversubscription could fill) with those in which
+//! every warp waited on memory (`c_mem`): when idle cycles exceed memory cycles by more than
+//! `c_delta_thresh`,
 //! more thread-level parallelism would help and `o_thresh` rises by `o_thresh_step`; when
 //! memory cycles exceed idle ones by as much, the memory system is the bottleneck and it falls;
 //! in between (the dead band) it holds. The counters are cumulative, so an epoch's delta is
 //! its own count of such cycles. `o_thresh` is in sixteenths of each resource's physical
 //! capacity: an allocation may go to swap while the resource's swapped amount stays within
-//! `o_thresh / 16` of its physical amount. It is clamped to `0..=o_max`.
+//! `o_thresh / 16` of its physical amount. It is clamped to `0..=o_max`, and starts at 0: no
+//! oversubscription until idle epochs ask for it.
 
 use serde::Serialize;
 
@@ -30,7 +33,7 @@ pub struct ThreshParams {
 
 impl Default for ThreshParams {
     fn default() -> Self {
-        ThreshParams { epoch: 2048, o_default: 2, o_thresh_step: 1, o_max: 16, c_delta_thresh: 64 }
+        ThreshParams { epoch: 2048, o_default: 0, o_thresh_step: 1, o_max: 16, c_delta_thresh: 64 }
     }
 }
 
@@ -90,10 +93,10 @@ mod tests {
             mem += dm;
             t.epoch_end(idle, mem)
         };
-        assert_eq!(t.o_thresh, 2);
+        assert_eq!(t.o_thresh, 0);
         // idle-dominated epochs: up one step each, to the ceiling
-        assert_eq!(epoch(&mut t, 900, 100), 3);
-        assert_eq!(epoch(&mut t, 900, 100), 4);
+        assert_eq!(epoch(&mut t, 900, 100), 1);
+        assert_eq!(epoch(&mut t, 900, 100), 2);
         for _ in 0..20 {
             epoch(&mut t, 900, 100);
         }

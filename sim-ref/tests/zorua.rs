@@ -28,6 +28,9 @@ fn tight() -> GpuConfig {
     s.shared_bytes = 12288;
     s.warps = 12;
     s.threads = 384;
+    // (the threshold from 2, not the default 0, so that registers and scratchpad go to swap
+    // from the start: these tests are of the data path through swap)
+    c.zorua.o_default = 2;
     c.validate().unwrap();
     c
 }
@@ -265,4 +268,30 @@ fn register_swap_writes_are_written_back_from_the_l1() {
     }
     assert!(through > 0, "nothing was written to swap");
     assert!(back * 2 < through, "write-back sent {back} lines to memory, write-through {through}");
+}
+
+/// Algorithm 1's idle cycles are those in which no warp issued while a warp waited in the
+/// coordinator's scratchpad or register queue (`docs/zorua.md`, "The oversubscription
+/// threshold"): idle cycles with nothing waiting there (a kernel's start and tail, say) are
+/// not counted, and the threshold, from its default of 0, rises only when such epochs
+/// outweigh memory ones.
+#[test]
+fn the_threshold_counts_idle_cycles_only_while_a_warp_waits() {
+    // vecadd fits on fermi15 whole: nothing waits, so no idle cycle counts, though the
+    // schedulers idle at its end
+    let r = run(&fermi(), "vecadd", mpgpu_ref::library::find("vecadd").unwrap().test_sizes[1], true, None);
+    let idle = r.stalls.iter().find(|(n, _)| n == "idle").map_or(0, |&(_, c)| c);
+    let z = zs(&r);
+    assert!(idle > 0, "the schedulers never idled: {:?}", r.stalls);
+    assert!(z.c_idle == 0 && z.thresh_moves[0] == 0 && z.o_thresh == 0, "{z:?}");
+    // on the tight SM warps do wait for registers and scratchpad, and some idle cycles count
+    // (few: while they wait, the warps running mostly wait on memory, which Algorithm 1 reads
+    // as parallelism that would not help)
+    let (mut c_idle, mut c_mem) = (0, 0);
+    for b in library() {
+        let r = run(&tight(), b.name, b.test_sizes[1], true, None);
+        let z = zs(&r);
+        (c_idle, c_mem) = (c_idle + z.c_idle, c_mem + z.c_mem);
+    }
+    assert!(c_idle > 0 && c_mem > 100 * c_idle, "idle {c_idle}, memory {c_mem}");
 }

@@ -701,6 +701,7 @@ impl crate::ports::HdlBlock for Zorua {
         v.extend((0..16).map(|k| Port::new(&format!("reg_set${k}"), 8)));
         v.extend((0..48).map(|k| Port::new(&format!("smem_set${k}"), 6)));
         v.push(Port::new("released", 64));
+        v.push(Port::new("waiting", 1));
         v
     }
     fn register_ports(&self) -> Vec<Port> {
@@ -767,6 +768,7 @@ impl crate::ports::HdlBlock for Zorua {
             v[24 + k] = self.smem_set[k].val().word();
         }
         v[72] = self.released.val().word();
+        v[73] = self.waiting.val().word();
     }
     fn get_registers(&self, v: &mut [u64]) {
         // (only the registers whose output changed since the last call are converted: `v`
@@ -874,6 +876,7 @@ impl Ports for ZoruaPorts {
             v[24 + k] = o.smem_set[k] as u64;
         }
         v[72] = o.release;
+        v[73] = o.waiting as u64;
     }
     fn decode(&self, v: &[u64]) -> zorua::Out {
         let mut o = zorua::Out {
@@ -886,6 +889,7 @@ impl Ports for ZoruaPorts {
             o_thresh: v[6] as u8,
             slot_room: v[7] as u8,
             release: v[72],
+            waiting: v[73] != 0,
             ..zorua::Out::default()
         };
         for k in 0..16 {

@@ -71,7 +71,11 @@ fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barrier
         let z = r.result.as_ref().unwrap().zorua.clone().unwrap();
         assert!(z.reg_sets[1] > 0 && z.smem_sets[1] > 0 && z.swap_reads > 0, "{backend:?}: no register or scratchpad set in swap: {z:?}");
         assert!(z.barrier_events > 100 && z.phase_events > 100 && z.releases > 100, "{backend:?}: barriers {} phases {} releases {}", z.barrier_events, z.phase_events, z.releases);
-        assert!(z.thresh_moves[0] > 0 && z.thresh_moves[1] > 0, "{backend:?}: the threshold never moved both ways: {:?}", z.thresh_moves);
+        // (from the ceiling down: this workload is memory-bound, and its SMs idle only at
+        // its end, when no warp waits, so Algorithm 1 never raises the threshold here; the
+        // rise is checked against the RTL by the random lockstep test, zorua_rtl.rs, and the
+        // SM's idle count by sim-ref/tests/zorua.rs)
+        assert!(z.thresh_moves[1] > 0, "{backend:?}: the threshold never fell: {:?}", z.thresh_moves);
         if backend == Backend::RustHdl {
             // The model alone and the RTL alone (Verilator) drive the GPU to the same cycle,
             // with the same grants and swap traffic.
@@ -81,9 +85,10 @@ fn the_coordinator_runs_in_lockstep_on_every_sm_through_oversubscription_barrier
             });
         }
     }
-    // (the threshold at its default. Since the admission rule keeps the warps started within
-    // the virtual space, the forward-progress rule no longer fires on this workload; the RTL's
-    // rule is checked by the random lockstep test, zorua_rtl.rs)
+    // (the threshold from 2, the default until 2026-11-28 (now 0). Since the admission rule
+    // keeps the warps started within the virtual space, the forward-progress rule no longer
+    // fires on this workload; the RTL's rule is checked by the random lockstep test,
+    // zorua_rtl.rs)
     let r = cosim(&config(2), &w, Backend::Verilator, SlotMode::Lockstep, ZoruaFaults::default());
     clean(&r, "verilator, o_thresh 2");
     assert!(r.result.unwrap().zorua.unwrap().grants > 1000, "too few grants at o_thresh 2");

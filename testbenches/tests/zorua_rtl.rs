@@ -72,6 +72,7 @@ impl Rtl {
             smem_phys: b.smem_phys.val().to_u64(),
             o_thresh: b.o_thresh.val().to_u64() as u8,
             slot_room: b.slot_room.val().to_u64() as u8,
+            waiting: b.waiting.val(),
             release: b.released.val().to_u64(),
             ..Out::default()
         };

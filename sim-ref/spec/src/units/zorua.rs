@@ -158,11 +158,16 @@ pub struct Out {
     /// (one at a barrier not counted): the room for a new block's warps (§4.2: the coordinator
     /// asks for a block when it has free warp slots for it).
     pub slot_room: u8,
+    /// A warp waits in the scratchpad or register queue: it was examined, and the sets it
+    /// needs are neither free nor allowed in swap. The SM counts Algorithm 1's idle cycles
+    /// only while this holds: idle cycles that more oversubscription could fill
+    /// (`docs/zorua.md`, "The oversubscription threshold").
+    pub waiting: bool,
 }
 
 impl Default for Out {
     fn default() -> Self {
-        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], release: 0, o_thresh: 0, slot_room: 0 }
+        Out { ready: false, grant: false, grant_warp: 0, grant_slot: 0, reg_phys: 0, reg_set: [0; REG_SETS], smem_phys: 0, smem_set: [0; SMEM_SETS], release: 0, o_thresh: 0, slot_room: 0, waiting: false }
     }
 }
 

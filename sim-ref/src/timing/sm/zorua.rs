@@ -655,7 +655,8 @@ impl Sm {
     }
 
     /// Counts `d` cycles with the schedulers' present reasons: Algorithm 1's idle cycles (no
-    /// scheduler issued and none has a warp that could) and memory cycles (no scheduler
+    /// scheduler issued and none has a warp that could, while a warp waits in the
+    /// coordinator's scratchpad or register queue) and memory cycles (no scheduler
     /// issued, and those with warps wait on memory); schedulable and waiting warps.
     pub(super) fn z_account(&mut self, d: u64) {
         let Some(z) = self.zorua.as_mut() else {
@@ -665,7 +666,11 @@ impl Sm {
         let issued = reasons.clone().any(|r| r == Stall::Issued);
         if !issued {
             if reasons.clone().all(|r| r == Stall::Idle) {
-                z.stats.c_idle += d;
+                // (only while a warp waits for what it needs: docs/zorua.md, "The
+                // oversubscription threshold")
+                if z.out.waiting {
+                    z.stats.c_idle += d;
+                }
             } else if reasons.clone().all(|r| matches!(r, Stall::Memory | Stall::Idle)) {
                 z.stats.c_mem += d;
             }
