@@ -808,8 +808,9 @@ impl Unit for Coord {
     fn outputs(&self, _i: &In) -> Out {
         // (warps in the release step want no slot: they kept theirs)
         let wanting = (self.tq & !self.bar & !self.rel).count_ones();
-        let slot_room = if self.sq | self.rq != 0 { 0 } else { (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8 };
+        // (a warp waiting for scratchpad or registers: no room for a new block meanwhile)
         let waiting = self.sq | self.rq != 0;
+        let slot_room = if waiting { 0 } else { (self.slot_map.count_ones() as u32).saturating_sub(wanting) as u8 };
         let mut o = Out { ready: self.step == Step::Idle, o_thresh: self.th.o_thresh as u8, slot_room, waiting, release: self.rel, ..Out::default() };
         if self.rel != 0 {
             // (a release shows its block's scratchpad row)
