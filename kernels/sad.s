@@ -11,7 +11,9 @@
 // area (48x48 pixels from 8 up and left of the group; rows padded to 64 words so that a row is
 // a shift: bytes 4096..16383). Then its 64 threads share the group's 4*289 SADs: thread t does
 // j = t, t+64, ... (macroblock j/289, displacement j%289); macroblocks past the frame's edge
-// are skipped.
+// are skipped. A SAD's 16 rows are a counted loop, each row's addresses formed from the row
+// number: so every shared address is bounded by the loop's counters (bytes 0..16319), which
+// the phase pass's value-range analysis proves (docs/zorua.md, "Phase specifiers").
 // params: cur, ref, sad (addresses), size
 //
 // Phases: staging 10 regs, 16384 B; after the barrier, SADs 20 regs, 16384 B. Each phase uses
@@ -116,16 +118,18 @@ SAD:
     add.u32     r14, r14, r8
     add.u32     r14, r14, 4096
     mov.u32     r15, 0                      // the SAD
-    add.u32     r16, r13, 2048              // end of the current macroblock (16 rows of 128 B)
+    mov.u32     r16, 0                      // the row (16 rows of 128 B of current pixels)
 ROW:
-    ld.shared.u32 r6, [r13]
-    ld.shared.u32 r7, [r13+4]
-    ld.shared.u32 r8, [r13+8]
-    ld.shared.u32 r9, [r13+12]
-    ld.shared.u32 r10, [r14]
-    ld.shared.u32 r11, [r14+4]
-    ld.shared.u32 r12, [r14+8]
-    ld.shared.u32 r18, [r14+12]
+    mad.u32     r0, r16, 128, r13           // the row's current pixels (tid is no longer needed)
+    mad.u32     r19, r16, 256, r14          // ... and its search-area row (64 words)
+    ld.shared.u32 r6, [r0]
+    ld.shared.u32 r7, [r0+4]
+    ld.shared.u32 r8, [r0+8]
+    ld.shared.u32 r9, [r0+12]
+    ld.shared.u32 r10, [r19]
+    ld.shared.u32 r11, [r19+4]
+    ld.shared.u32 r12, [r19+8]
+    ld.shared.u32 r18, [r19+12]
     sub.s32     r6, r6, r10
     sub.s32     r7, r7, r11
     sub.s32     r8, r8, r12
@@ -138,14 +142,14 @@ ROW:
     add.u32     r15, r15, r7
     add.u32     r15, r15, r8
     add.u32     r15, r15, r9
-    ld.shared.u32 r6, [r13+16]
-    ld.shared.u32 r7, [r13+20]
-    ld.shared.u32 r8, [r13+24]
-    ld.shared.u32 r9, [r13+28]
-    ld.shared.u32 r10, [r14+16]
-    ld.shared.u32 r11, [r14+20]
-    ld.shared.u32 r12, [r14+24]
-    ld.shared.u32 r18, [r14+28]
+    ld.shared.u32 r6, [r0+16]
+    ld.shared.u32 r7, [r0+20]
+    ld.shared.u32 r8, [r0+24]
+    ld.shared.u32 r9, [r0+28]
+    ld.shared.u32 r10, [r19+16]
+    ld.shared.u32 r11, [r19+20]
+    ld.shared.u32 r12, [r19+24]
+    ld.shared.u32 r18, [r19+28]
     sub.s32     r6, r6, r10
     sub.s32     r7, r7, r11
     sub.s32     r8, r8, r12
@@ -158,14 +162,14 @@ ROW:
     add.u32     r15, r15, r7
     add.u32     r15, r15, r8
     add.u32     r15, r15, r9
-    ld.shared.u32 r6, [r13+32]
-    ld.shared.u32 r7, [r13+36]
-    ld.shared.u32 r8, [r13+40]
-    ld.shared.u32 r9, [r13+44]
-    ld.shared.u32 r10, [r14+32]
-    ld.shared.u32 r11, [r14+36]
-    ld.shared.u32 r12, [r14+40]
-    ld.shared.u32 r18, [r14+44]
+    ld.shared.u32 r6, [r0+32]
+    ld.shared.u32 r7, [r0+36]
+    ld.shared.u32 r8, [r0+40]
+    ld.shared.u32 r9, [r0+44]
+    ld.shared.u32 r10, [r19+32]
+    ld.shared.u32 r11, [r19+36]
+    ld.shared.u32 r12, [r19+40]
+    ld.shared.u32 r18, [r19+44]
     sub.s32     r6, r6, r10
     sub.s32     r7, r7, r11
     sub.s32     r8, r8, r12
@@ -178,14 +182,14 @@ ROW:
     add.u32     r15, r15, r7
     add.u32     r15, r15, r8
     add.u32     r15, r15, r9
-    ld.shared.u32 r6, [r13+48]
-    ld.shared.u32 r7, [r13+52]
-    ld.shared.u32 r8, [r13+56]
-    ld.shared.u32 r9, [r13+60]
-    ld.shared.u32 r10, [r14+48]
-    ld.shared.u32 r11, [r14+52]
-    ld.shared.u32 r12, [r14+56]
-    ld.shared.u32 r18, [r14+60]
+    ld.shared.u32 r6, [r0+48]
+    ld.shared.u32 r7, [r0+52]
+    ld.shared.u32 r8, [r0+56]
+    ld.shared.u32 r9, [r0+60]
+    ld.shared.u32 r10, [r19+48]
+    ld.shared.u32 r11, [r19+52]
+    ld.shared.u32 r12, [r19+56]
+    ld.shared.u32 r18, [r19+60]
     sub.s32     r6, r6, r10
     sub.s32     r7, r7, r11
     sub.s32     r8, r8, r12
@@ -198,9 +202,8 @@ ROW:
     add.u32     r15, r15, r7
     add.u32     r15, r15, r8
     add.u32     r15, r15, r9
-    add.u32     r13, r13, 128               // next row: 32 words of current pixels
-    add.u32     r14, r14, 256               // ... 64 words of search area
-    setp.lt.u32 p1, r13, r16
+    add.u32     r16, r16, 1                 // a counted loop: the addresses above are bounded
+    setp.lt.u32 p1, r16, 16
 @p1 bra ROW
     st.global.u32 [r17], r15
 NEXT:

@@ -24,11 +24,11 @@ pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
     let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
     for k in &ks {
         if place_phases {
-            use mpgpu_ref::phases::{place, rewrite, without_phases};
-            let placed = place(&without_phases(k), k.shared_bytes);
+            use mpgpu_ref::phases::{addressed, place, rewrite, without_phases};
+            let placed = place(&without_phases(k), addressed(k));
             let file = k.phases().iter().map(|&(_, r, s)| format!("{r},{s}")).collect::<Vec<_>>().join(" ");
             let ours = placed.iter().map(|p| format!("{}({}),{}", p.regs, p.live, p.smem)).collect::<Vec<_>>().join(" ");
-            println!("// kernel `{}`: the file's specifiers [{file}]; placed [{ours}] (registers: highest live + 1, and in brackets the most live at once)", k.name);
+            println!("// kernel `{}`: the file's specifiers [{file}]; placed [{ours}] (registers: highest live + 1, and in brackets the most live at once; scratchpad: the {} B it addresses where live, of {} B declared)", k.name, addressed(k), k.shared_bytes);
             print!("{}", mpgpu_ref::disassemble(&rewrite(k, &placed)));
         } else if disasm {
             print!("{}", mpgpu_ref::disassemble(k));

@@ -134,7 +134,7 @@ fn footprints_span_the_range_and_phases_are_present() {
 #[test]
 fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies() {
     use mpgpu_ref::library::Kernels;
-    use mpgpu_ref::phases::{check, place, with_placed_phases, without_phases};
+    use mpgpu_ref::phases::{addressed, check, place, with_placed_phases, without_phases};
     use std::sync::Arc;
     let mut boundaries = 0;
     for b in library() {
@@ -143,8 +143,8 @@ fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies()
             ks.0.iter()
                 .map(|k| {
                     let code = without_phases(k);
-                    let p = place(&code, k.shared_bytes);
-                    check(&code, k.shared_bytes, &p).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+                    let p = place(&code, addressed(k));
+                    check(&code, addressed(k), &p).unwrap_or_else(|e| panic!("{}: {e}", k.name));
                     boundaries += p.len() - 1;
                     let w = with_placed_phases(k);
                     assert_eq!(w.phases().len(), p.len());
@@ -160,6 +160,54 @@ fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies()
         p.verify(&gpu.mem).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
     }
     assert!(boundaries >= 5, "the pass found only {boundaries} phase changes over the library");
+}
+
+/// The scratchpad a kernel addresses (`phases::addressed`, a value-range analysis of its
+/// shared-memory addresses; docs/zorua.md, "Phase specifiers") is all it touches: every
+/// application verifies with each kernel's scratchpad cut to it (the functional model faults
+/// on an access past a kernel's scratchpad), whatever the declaration. sad's bound is exact:
+/// 4 bytes less faults. And the pass's specifiers for sad declared at 48 KB ask for the
+/// 16 KB it uses, not the declaration.
+#[test]
+fn the_scratchpad_a_kernel_addresses_is_bounded_by_the_analysis() {
+    use mpgpu_ref::library::{Kernels, Spec};
+    use mpgpu_ref::phases::{addressed, place, without_phases};
+    use std::sync::Arc;
+    let cut = |b: &Bench, spec: Spec, less: u32| -> Result<Vec<u32>, String> {
+        let ks = spec.apply(b, b.kernels().unwrap())?;
+        let mut cuts = Vec::new();
+        let ks = Kernels(
+            ks.0.iter()
+                .map(|k| {
+                    let mut k = (**k).clone();
+                    k.shared_bytes = addressed(&k).next_multiple_of(4).saturating_sub(less);
+                    cuts.push(k.shared_bytes);
+                    Arc::new(k)
+                })
+                .collect(),
+        );
+        let mut p = (b.make)(&ks, b.test_sizes[0], 1)?;
+        let mut gpu = FuncGpu::new();
+        gpu.run(p.as_mut()).map_err(|e| e.to_string())?;
+        p.verify(&gpu.mem).map_err(|e| e.to_string())?;
+        Ok(cuts)
+    };
+    let mut smaller = 0;
+    for b in library().iter().filter(|b| b.kernels().unwrap().0.iter().any(|k| k.shared_bytes > 0)) {
+        for spec in [Spec::default(), Spec { smem: Some(49152), ..Spec::default() }] {
+            let cuts = cut(b, spec, 0).unwrap_or_else(|e| panic!("{} at {spec:?}, cut to what it addresses: {e}", b.name));
+            smaller += (spec.smem.is_some() && cuts.iter().any(|&c| c > 0 && c < 49152)) as u32;
+        }
+    }
+    // (sad: exactly the bytes its search area reaches, at any declaration)
+    let sad = library().into_iter().find(|b| b.name == "sad").unwrap();
+    assert_eq!(cut(&sad, Spec { smem: Some(49152), ..Spec::default() }, 0).unwrap(), [16320]);
+    let e = cut(&sad, Spec::default(), 4).unwrap_err();
+    assert!(e.contains("16316") || e.to_lowercase().contains("range"), "{e}");
+    let k = Spec { smem: Some(49152), ..Spec::default() }.apply(&sad, sad.kernels().unwrap()).unwrap().0[0].clone();
+    let placed = place(&without_phases(&k), addressed(&k));
+    assert!(placed.iter().all(|p| p.smem <= 16384) && placed.iter().any(|p| p.smem == 16320), "{placed:?}");
+    assert!(smaller >= 4, "only {smaller} applications address less than a 48 KB declaration");
 }
 
 /// Zorua's sweeps (§5.2): each application runs the same work at other specifications, and

@@ -11,6 +11,7 @@ pub mod library;
 pub mod mem;
 pub mod phases;
 pub mod program;
+pub mod ranges;
 pub mod slots;
 pub mod soakgen;
 pub mod timing;

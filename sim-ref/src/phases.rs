@@ -6,9 +6,10 @@
 //!   write does not kill its register: the lanes whose guard is false keep the old value).
 //!   An instruction *occupies* the registers live into it, live out of it, and the one it
 //!   writes. Scratchpad is live at an instruction that accesses it, and where it may have
-//!   been written before and may be read after (the whole block's allocation: addresses are
-//!   not analysed). Before a block's first write of it nothing in it is live (it starts at
-//!   zero), and after its last read neither.
+//!   been written before and may be read after. What is live is the scratchpad the kernel
+//!   addresses ([`addressed`]: the value-range analysis of [`crate::ranges`] bounds every
+//!   shared address, else the declaration), not which of its bytes. Before a block's first
+//!   write of it nothing in it is live (it starts at zero), and after its last read neither.
 //! - **Where a boundary may go**: not at the first instruction (the initial specifier goes
 //!   there), not on a barrier or fence (they are phase boundaries of their own) nor on an
 //!   `exit` that every lane takes, and not
@@ -23,8 +24,8 @@
 //!   instructions after the last boundary (a barrier or fence counts as one).
 //! - **The specifier's values** cover every instruction of its phase: registers as the
 //!   highest register occupied plus one (so that the register sets above it are free to
-//!   release: `docs/zorua.md`), scratchpad as the kernel's `.shared` where any instruction of
-//!   the phase has it live, else 0.
+//!   release: `docs/zorua.md`), scratchpad as the bytes the kernel addresses where any
+//!   instruction of the phase has it live, else 0.
 
 use crate::kernel::Kernel;
 use mpgpu_spec::isa::{Inst, Op, Space};
@@ -171,8 +172,8 @@ fn differs(a: u32, reference: u32) -> bool {
     a.abs_diff(reference) * 4 >= reference.max(1)
 }
 
-/// The specifiers the pass places in `code` (which holds none) of a kernel declaring
-/// `shared` bytes: the first at instruction 0.
+/// The specifiers the pass places in `code` (which holds none) of a kernel addressing
+/// `shared` bytes of scratchpad ([`addressed`]): the first at instruction 0.
 pub fn place(code: &[Inst], shared: u32) -> Vec<Placed> {
     if code.is_empty() {
         return Vec::new();
@@ -244,7 +245,14 @@ fn strip(code: &[Inst]) -> (Vec<Inst>, Vec<usize>) {
 /// specifier on the source line of the instruction it precedes, reconvergence points
 /// recomputed.
 pub fn with_placed_phases(k: &Kernel) -> Kernel {
-    rewrite(k, &place(&without_phases(k), k.shared_bytes))
+    rewrite(k, &place(&without_phases(k), addressed(k)))
+}
+
+/// The scratchpad bytes `k` addresses: its declaration, or less where the value-range
+/// analysis ([`crate::ranges`]) bounds every shared access below it.
+pub fn addressed(k: &Kernel) -> u32 {
+    let cx = crate::ranges::Ctx { threads: k.threads };
+    crate::ranges::shared_extent(&without_phases(k), cx).map_or(k.shared_bytes, |e| e.min(k.shared_bytes))
 }
 
 /// The code of `k` without its `phase` instructions (what [`place`] and [`rewrite`] take).
@@ -305,7 +313,7 @@ pub fn rewrite(k: &Kernel, placed: &[Placed]) -> Kernel {
     Kernel { code: out, lines, labels, ..k.clone() }
 }
 
-/// Checks what the pass promises for `code` (without specifiers) of a kernel declaring
+/// Checks what the pass promises for `code` (without specifiers) of a kernel addressing
 /// `shared` bytes: the first specifier at instruction 0, the others only where a phase may
 /// begin and at least 10 instructions after the last boundary (barriers and fences
 /// included), and every instruction's registers and scratchpad covered by the specifier
@@ -346,7 +354,7 @@ pub fn carried(k: &Kernel) -> Vec<Placed> {
 /// 10-instruction spacing.
 pub fn sound(k: &Kernel) -> Result<(), String> {
     let code = without_phases(k);
-    check_gap(&code, k.shared_bytes, &carried(k), 0)
+    check_gap(&code, addressed(k), &carried(k), 0)
 }
 
 fn check_gap(code: &[Inst], shared: u32, placed: &[Placed], gap: usize) -> Result<(), String> {

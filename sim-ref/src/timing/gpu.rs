@@ -390,6 +390,7 @@ impl Gpu {
             t.swap_reads += s.swap_reads;
             t.swap_writes += s.swap_writes;
             t.swap_l1_hits += s.swap_l1_hits;
+            t.smem_unheld += s.smem_unheld;
             t.valve_grants += s.valve_grants;
             t.drain_cycles += s.drain_cycles;
             t.coord_cycles += s.coord_cycles;

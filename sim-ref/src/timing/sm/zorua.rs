@@ -80,6 +80,10 @@ pub struct ZoruaStats {
     /// to sets in swap (the paper's physical hit rates, §6.4).
     pub reg_accesses: [u64; 2],
     pub smem_accesses: [u64; 2],
+    /// Shared-memory sets accessed beyond the scratchpad the block holds (its phases' largest
+    /// need): none while the specifiers cover every access (`phases::sound`), as the tests
+    /// check. Such an access still finds its data (in the block's swap space).
+    pub smem_unheld: u64,
     /// Lines read from and written to swap.
     pub swap_reads: u64,
     pub swap_writes: u64,
@@ -721,7 +725,9 @@ impl Sm {
             let ad = exec::addresses(&hw.w, a);
             let (phys, _) = z.srows[hw.block as usize];
             let sets = smem_sets_touched(&ad, d.exec_mask);
+            let held = z.smem_held[hw.block as usize] as usize;
             for s in (0..64).filter(|s| sets >> s & 1 != 0) {
+                z.stats.smem_unheld += (s >= held) as u64;
                 if phys >> s & 1 != 0 {
                     z.stats.smem_accesses[0] += 1;
                 } else {
