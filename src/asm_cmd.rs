@@ -16,15 +16,21 @@ pub struct AsmArgs {
     /// docs/zorua.md) and print it back, with a line per kernel comparing them to the file's.
     #[arg(long, conflicts_with = "disasm")]
     place_phases: bool,
+    /// With --place-phases: first renumber the registers so that the live ones are the lowest
+    /// (`[zorua] renumber = true` in a configuration; docs/zorua.md, "Phase specifiers").
+    #[arg(long, requires = "place_phases")]
+    renumber: bool,
 }
 
 pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
-    let AsmArgs { file, disasm, place_phases } = a;
+    let AsmArgs { file, disasm, place_phases, renumber } = a;
     let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
     for k in &ks {
         if place_phases {
-            use mpgpu_ref::phases::{addressed, place, rewrite, without_phases};
+            use mpgpu_ref::phases::{addressed, place, renumbered, rewrite, without_phases};
+            let renamed = renumbered(k);
+            let k = if renumber { &renamed } else { k };
             let placed = place(&without_phases(k), addressed(k));
             let file = k.phases().iter().map(|&(_, r, s)| format!("{r},{s}")).collect::<Vec<_>>().join(" ");
             let ours = placed.iter().map(|p| format!("{}({}),{}", p.regs, p.live, p.smem)).collect::<Vec<_>>().join(" ");

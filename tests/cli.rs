@@ -112,6 +112,18 @@ fn asm_places_phase_specifiers_and_prints_a_kernel_that_assembles() {
     assert!(k.phases().len() >= 2 && k.phases()[0].0 == 0, "{:?}", k.phases());
     let (code, _, err) = mpgpu(&["asm", "--place-phases", "--disasm", "kernels/reduction.s"]);
     assert_eq!(code, 2, "{err}");
+    // (--renumber: lbm's peak phase asks for about the registers live in it, and the kernel
+    // still assembles; without --place-phases it is refused)
+    let peak = |args: &[&str]| {
+        let (code, out, err) = mpgpu(args);
+        assert_eq!(code, 0, "{out}{err}");
+        let k = mpgpu_ref::assemble_one("placed.s", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        k.phases().iter().map(|p| p.1).max().unwrap()
+    };
+    let (written, renumbered) = (peak(&["asm", "--place-phases", "kernels/lbm.s"]), peak(&["asm", "--place-phases", "--renumber", "kernels/lbm.s"]));
+    assert!(written >= 40 && renumbered <= 24, "lbm's peak: {written} as written, {renumbered} renumbered");
+    let (code, _, err) = mpgpu(&["asm", "--renumber", "kernels/lbm.s"]);
+    assert_eq!(code, 2, "{err}");
 }
 
 #[test]

@@ -134,32 +134,42 @@ fn footprints_span_the_range_and_phases_are_present() {
 #[test]
 fn the_phase_pass_places_sound_specifiers_and_every_application_still_verifies() {
     use mpgpu_ref::library::Kernels;
-    use mpgpu_ref::phases::{addressed, check, place, with_placed_phases, without_phases};
+    use mpgpu_ref::phases::{addressed, check, place, renumbered, with_placed_phases, with_renumbered_phases, without_phases};
     use std::sync::Arc;
     let mut boundaries = 0;
-    for b in library() {
+    for (b, renumber) in library().into_iter().flat_map(|b| [(b.clone(), false), (b, true)]) {
         let ks = b.kernels().unwrap();
         let placed = Kernels(
             ks.0.iter()
                 .map(|k| {
-                    let code = without_phases(k);
+                    // (and with the registers renumbered first, `[zorua] renumber = true`:
+                    // docs/zorua.md, "Phase specifiers")
+                    let r = renumbered(k);
+                    let w = if renumber { with_renumbered_phases(k) } else { with_placed_phases(k) };
+                    let code = without_phases(if renumber { &r } else { k });
                     let p = place(&code, addressed(k));
                     check(&code, addressed(k), &p).unwrap_or_else(|e| panic!("{}: {e}", k.name));
                     boundaries += p.len() - 1;
-                    let w = with_placed_phases(k);
                     assert_eq!(w.phases().len(), p.len());
                     assert!(w.phases().iter().all(|&(_, r, s)| (r as u32) <= k.regs && s <= k.shared_bytes), "{}: {:?}", k.name, w.phases());
                     Arc::new(w)
                 })
                 .collect(),
         );
-        let size = b.test_sizes[0];
-        let mut p = (b.make)(&placed, size, 1).unwrap();
-        let mut gpu = FuncGpu::new();
-        gpu.run(p.as_mut()).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
-        p.verify(&gpu.mem).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
+        for (size, seed) in [(b.test_sizes[0], 1), (b.test_sizes[1], 2)] {
+            let mut p = (b.make)(&placed, size, seed).unwrap();
+            let mut gpu = FuncGpu::new();
+            gpu.run(p.as_mut()).unwrap_or_else(|e| panic!("{} with placed phases: {e}", b.name));
+            p.verify(&gpu.mem).unwrap_or_else(|e| panic!("{} with placed phases (renumbered: {renumber}): {e}", b.name));
+        }
     }
     assert!(boundaries >= 5, "the pass found only {boundaries} phase changes over the library");
+    // (renumbering brings a kernel's live registers down to the lowest: lbm's peak phase
+    // occupies r0..r40 as written, and about as many registers as are live at once after)
+    let lbm = library().into_iter().find(|b| b.name == "lbm").unwrap().kernels().unwrap().0[0].clone();
+    let peak = |k: &mpgpu_ref::kernel::Kernel| with_renumbered_phases(k).phases().iter().map(|p| p.1).max().unwrap();
+    let before = place(&without_phases(&lbm), 0).iter().map(|p| p.regs).max().unwrap();
+    assert!(before >= 40 && peak(&lbm) <= 24, "lbm's peak phase: {before} registers as written, {} renumbered", peak(&lbm));
 }
 
 /// The scratchpad a kernel addresses (`phases::addressed`, a value-range analysis of its

@@ -374,6 +374,12 @@ pub struct ZoruaConfig {
     /// Scratchpad lines in swap are written through either way (docs/zorua.md, "Swap and
     /// the data path", has both measured).
     pub swap_writes: SwapWrites,
+    /// Whether the phase pass renumbers a kernel's registers so that the live ones are the
+    /// lowest (`mpgpu_ref::regalloc`) before it places the specifiers, so that a phase's
+    /// register count is about the registers live in it, as the paper's specifiers count.
+    /// Off by default: on the library it raises the schedulable warps but slows lbm
+    /// (docs/zorua.md, "Phase specifiers", has both measured).
+    pub renumber: bool,
 }
 
 /// How writes to registers in swap reach memory (docs/zorua.md, "Swap and the data path").
@@ -397,7 +403,7 @@ pub enum CoordTiming {
 impl Default for ZoruaConfig {
     fn default() -> Self {
         let t = crate::zorua::ThreshParams::default();
-        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::Pipelined, swap_writes: SwapWrites::Through }
+        ZoruaConfig { epoch: t.epoch, o_default: t.o_default, o_thresh_step: t.o_thresh_step, c_delta_thresh: t.c_delta_thresh, table_latency: 2, timing: CoordTiming::Pipelined, swap_writes: SwapWrites::Through, renumber: false }
     }
 }
 

@@ -12,6 +12,7 @@ pub mod mem;
 pub mod phases;
 pub mod program;
 pub mod ranges;
+pub mod regalloc;
 pub mod slots;
 pub mod soakgen;
 pub mod timing;

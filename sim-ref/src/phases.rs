@@ -62,7 +62,7 @@ pub struct Need {
 }
 
 /// Successors of instruction `pc` in the control-flow graph (`None`: none there).
-fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
+pub(crate) fn successors(code: &[Inst], pc: usize) -> [Option<usize>; 2] {
     let next = (pc + 1 < code.len()).then_some(pc + 1);
     match code[pc].op {
         Op::Bra { target, .. } if code[pc].guard.is_some() => [next, Some(target as usize)],
@@ -246,6 +246,28 @@ fn strip(code: &[Inst]) -> (Vec<Inst>, Vec<usize>) {
 /// recomputed.
 pub fn with_placed_phases(k: &Kernel) -> Kernel {
     rewrite(k, &place(&without_phases(k), addressed(k)))
+}
+
+/// [`with_placed_phases`] of `k` [`renumbered`] (`[zorua] renumber = true`).
+pub fn with_renumbered_phases(k: &Kernel) -> Kernel {
+    with_placed_phases(&renumbered(k))
+}
+
+/// `k` with its registers renumbered so that the live ones are the lowest
+/// ([`crate::regalloc`]), if that names no more registers; its `phase` instructions stay
+/// where they were, with their old values (the pass replaces them).
+pub fn renumbered(k: &Kernel) -> Kernel {
+    let (code, from) = strip(&k.code);
+    let Some(new) = crate::regalloc::renumber(&code) else { return k.clone() };
+    let mut out = k.clone();
+    for (i, n) in new.into_iter().enumerate() {
+        // (branches name positions in the stripped code: keep the originals, which have no
+        // registers)
+        if !matches!(n.op, Op::Bra { .. }) {
+            out.code[from[i]] = n;
+        }
+    }
+    out
 }
 
 /// The scratchpad bytes `k` addresses: its declaration, or less where the value-range

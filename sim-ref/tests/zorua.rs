@@ -117,6 +117,38 @@ fn zorua_allocates_the_scratchpad_a_kernel_addresses_not_its_declaration() {
     assert!(block[2] as f64 > 1.3 * block[0] as f64, "the block allocation at 16, 32, 48 KB: {block:?}");
 }
 
+/// `[zorua] renumber = true` (docs/zorua.md, "Phase specifiers"): every application verifies
+/// with its registers renumbered, on `fermi15` and the tight SM; and lbm, whose live
+/// registers are spread over r0..r40 as written, has more warps schedulable at 64 registers
+/// per thread, since its peak phase then asks for about the registers live in it.
+#[test]
+fn renumbered_registers_verify_and_let_more_of_lbms_warps_run() {
+    use mpgpu_ref::library::{find, Spec};
+    for base in [fermi(), tight()] {
+        let mut cfg = base;
+        cfg.zorua.renumber = true;
+        for b in library() {
+            let r = run(&cfg, b.name, b.test_sizes[1], true, None);
+            assert!(r.processes[0].verified, "{} on {} registers, renumbered: {:?}", b.name, cfg.sm[0].registers, r.processes[0].failures);
+            assert_eq!(zs(&r).smem_unheld, 0, "{}", b.name);
+        }
+    }
+    let b = find("lbm").unwrap();
+    let mut warps = Vec::new();
+    for renumber in [false, true] {
+        let mut cfg = fermi();
+        cfg.sm[0].count = 2;
+        cfg.zorua.renumber = renumber;
+        let mut g = Gpu::new(&cfg);
+        g.add_process("lbm", 0, 0, vec![("lbm".into(), b.program_at(64, 3, Spec { regs: Some(64), threads: Some(128), smem: None }).unwrap())]);
+        g.run(RunLimits { skip_idle: true, watchdog: 2_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        assert!(r.processes[0].verified);
+        warps.push(zs(&r).sched_warp_cycles as f64 / r.cycles as f64 / 2.0);
+    }
+    assert!(warps[1] > 1.3 * warps[0], "lbm's schedulable warps per SM, as written and renumbered: {warps:?}");
+}
+
 /// The warp-level manager (WLM) of the paper's comparison: every application verifies, with
 /// registers given and freed per warp and nothing in swap.
 #[test]

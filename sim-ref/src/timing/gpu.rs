@@ -887,7 +887,7 @@ impl Gpu {
             return bad(format!("{} registers per thread and {} B of scratchpad per block; the mapping tables take at most {max_regs} and {max_smem}", k.regs, k.shared_bytes));
         }
         if self.cfg.alloc == crate::config::Alloc::Zorua && crate::phases::sound(k).is_err() {
-            l.kernel = Arc::new(crate::phases::with_placed_phases(k));
+            l.kernel = Arc::new(if self.cfg.zorua.renumber { crate::phases::with_renumbered_phases(k) } else { crate::phases::with_placed_phases(k) });
         }
         Ok(l)
     }

@@ -1,0 +1,309 @@
+//! Register renumbering for Zorua's phase specifiers: a register-allocation pass that gives a
+//! kernel's values new register numbers so that the values live at any point sit in the
+//! lowest registers. Zorua's mapping table releases a warp's register sets from the top
+//! (docs/zorua.md, "Phase specifiers"), so a phase can only give back the registers above the
+//! highest one it occupies; a kernel whose live values are spread over r0..r40 gives back
+//! nothing. After renumbering, a phase's highest register plus one is close to the number of
+//! registers live in it, which is what the paper's specifiers count (Vijaykumar et al.,
+//! MICRO 2016, §4.6).
+//!
+//! The pass, on code without `phase` instructions:
+//! - **webs**: each register definition, with the definitions that reach a common use joined
+//!   (reaching definitions, forward over the control-flow graph). A guarded definition does
+//!   not kill the ones reaching it (in the lanes whose guard is false the old value stays), so
+//!   both reach every later use and share a web, and so a register. A register read before
+//!   any definition has a web from the kernel's entry;
+//! - **interference**: two webs interfere if both are occupied at an instruction (live into
+//!   it, live out of it, or written by it: the same rule as the phase pass);
+//! - **colouring**: webs in the order they are first occupied, each the lowest register no
+//!   interfering web already has. The result is kept only if it names no more registers than
+//!   the code did.
+//!
+//! It changes register numbers only: the instructions, their order and the branches are the
+//! same, so a kernel computes what it did, in the same cycles but for register-bank effects,
+//! which the model does not have.
+
+use mpgpu_spec::isa::{Inst, Op, Operand};
+
+/// A set of indices as a bit vector.
+#[derive(Clone, PartialEq, Eq)]
+struct Set(Vec<u64>);
+
+impl Set {
+    fn new(n: usize) -> Set {
+        Set(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn or(&mut self, o: &Set) -> bool {
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    fn and_not(&mut self, o: &Set) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a &= !b;
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &x)| (0..64).filter(move |b| x >> b & 1 != 0).map(move |b| w * 64 + b))
+    }
+}
+
+fn find(p: &mut [usize], mut x: usize) -> usize {
+    while p[x] != x {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    x
+}
+
+fn union(p: &mut [usize], a: usize, b: usize) {
+    let (a, b) = (find(p, a), find(p, b));
+    if a != b {
+        p[a.max(b)] = a.min(b);
+    }
+}
+
+/// `i` with every general register `r` it reads renamed by `src(r)` and the one it writes by
+/// `dst`.
+fn renamed(i: &Inst, src: &dyn Fn(u8) -> u8, dst: u8) -> Inst {
+    let o = |x: Operand| match x {
+        Operand::Reg(r) => Operand::Reg(src(r)),
+        x => x,
+    };
+    let mut i = *i;
+    i.op = match i.op {
+        Op::Bin { op, ty, a, b, .. } => Op::Bin { op, ty, d: dst, a: o(a), b: o(b) },
+        Op::Mad { ty, a, b, c, .. } => Op::Mad { ty, d: dst, a: o(a), b: o(b), c: o(c) },
+        Op::Un { op, ty, a, .. } => Op::Un { op, ty, d: dst, a: o(a) },
+        Op::Cvt { rnd, to, from, a, .. } => Op::Cvt { rnd, to, from, d: dst, a: o(a) },
+        Op::Setp { cmp, ty, d, a, b } => Op::Setp { cmp, ty, d, a: o(a), b: o(b) },
+        Op::Selp { ty, a, b, p, .. } => Op::Selp { ty, d: dst, a: o(a), b: o(b), p },
+        Op::Ld { space, ty, mut addr, .. } => {
+            addr.base = addr.base.map(src);
+            Op::Ld { space, ty, d: dst, addr }
+        }
+        Op::St { space, ty, mut addr, src: s } => {
+            addr.base = addr.base.map(src);
+            Op::St { space, ty, addr, src: o(s) }
+        }
+        Op::Atom { space, op, ty, mut addr, b, c, .. } => {
+            addr.base = addr.base.map(src);
+            Op::Atom { space, op, ty, d: dst, addr, b: o(b), c: o(c) }
+        }
+        other => other,
+    };
+    i
+}
+
+/// `code` (without `phase` instructions) with its registers renumbered (see the module's
+/// text), or `None` if that would name more registers than it does.
+pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
+    let n = code.len();
+    let nregs = code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as usize + 1).max().unwrap_or(0);
+    if n == 0 || nregs == 0 {
+        return None;
+    }
+    // (definitions: one per writing instruction, then one per register at the entry)
+    let mut def_at = vec![usize::MAX; n];
+    let mut def_reg = Vec::new();
+    for (pc, i) in code.iter().enumerate() {
+        if let Some(d) = i.dst_reg() {
+            def_at[pc] = def_reg.len();
+            def_reg.push(d as usize);
+        }
+    }
+    let entry0 = def_reg.len();
+    def_reg.extend(0..nregs);
+    let ndefs = def_reg.len();
+    let mut of_reg = vec![Set::new(ndefs); nregs];
+    for (d, &r) in def_reg.iter().enumerate() {
+        of_reg[r].set(d);
+    }
+    let succ = |pc: usize| crate::phases::successors(code, pc);
+    let transfer = |pc: usize, s: &Set| -> Set {
+        let mut o = s.clone();
+        if let Some(d) = code[pc].dst_reg() {
+            if code[pc].guard.is_none() {
+                o.and_not(&of_reg[d as usize]);
+            }
+            o.set(def_at[pc]);
+        }
+        o
+    };
+    // (reaching definitions)
+    let mut reach = vec![Set::new(ndefs); n];
+    for r in 0..nregs {
+        reach[0].set(entry0 + r);
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in 0..n {
+            let out = transfer(pc, &reach[pc]);
+            for s in succ(pc).into_iter().flatten() {
+                changed |= reach[s].or(&out);
+            }
+        }
+    }
+    // (webs)
+    let mut parent: Vec<usize> = (0..ndefs).collect();
+    let join_all = |parent: &mut Vec<usize>, s: &Set, r: usize| {
+        let mut m = s.clone();
+        m.0.iter_mut().zip(&of_reg[r].0).for_each(|(a, b)| *a &= b);
+        let all: Vec<usize> = m.iter().collect();
+        for &d in all.iter().skip(1) {
+            union(parent, all[0], d);
+        }
+        all.first().copied()
+    };
+    for pc in 0..n {
+        for r in code[pc].src_regs() {
+            join_all(&mut parent, &reach[pc], r as usize);
+        }
+
+    }
+    // (liveness of registers, backward: a guarded write does not kill)
+    let mut live_in = vec![Set::new(nregs); n];
+    let live_out = |live_in: &Vec<Set>, pc: usize| {
+        let mut m = Set::new(nregs);
+        for s in succ(pc).into_iter().flatten() {
+            m.or(&live_in[s]);
+        }
+        m
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..n).rev() {
+            let mut m = live_out(&live_in, pc);
+            if let (Some(d), None) = (code[pc].dst_reg(), code[pc].guard) {
+                m.0[d as usize / 64] &= !(1 << (d % 64));
+            }
+            for r in code[pc].src_regs() {
+                m.set(r as usize);
+            }
+            if m != live_in[pc] {
+                live_in[pc] = m;
+                changed = true;
+            }
+        }
+    }
+    // (the web a register's value belongs to, given the definitions reaching)
+    let web_of = |parent: &mut Vec<usize>, s: &Set, r: usize| -> Option<usize> {
+        s.0.iter().zip(&of_reg[r].0).enumerate().find_map(|(w, (a, b))| (a & b != 0).then(|| w * 64 + (a & b).trailing_zeros() as usize)).map(|d| find(parent, d))
+    };
+    // (interference: the webs occupied at each instruction)
+    let mut adj = vec![Set::new(ndefs); ndefs];
+    let mut first = vec![usize::MAX; ndefs];
+    let mut occupied_webs = Vec::new();
+    for pc in 0..n {
+        let out = transfer(pc, &reach[pc]);
+        let mut occ: Vec<usize> = Vec::new();
+        for r in live_in[pc].iter() {
+            occ.extend(web_of(&mut parent, &reach[pc], r));
+        }
+        for r in live_out(&live_in, pc).iter() {
+            occ.extend(web_of(&mut parent, &out, r));
+        }
+        if def_at[pc] != usize::MAX {
+            occ.push(find(&mut parent, def_at[pc]));
+        }
+        occ.sort_unstable();
+        occ.dedup();
+        for &a in &occ {
+            first[a] = first[a].min(pc);
+            for &b in &occ {
+                if a != b {
+                    adj[a].set(b);
+                }
+            }
+        }
+        occupied_webs.push(occ);
+    }
+    // (colouring, in order of first occupation)
+    let mut webs: Vec<usize> = (0..ndefs).filter(|&d| find(&mut parent, d) == d).collect();
+    webs.sort_by_key(|&w| (first[w], w));
+    let mut color = vec![usize::MAX; ndefs];
+    for &w in &webs {
+        let used: Vec<usize> = adj[w].iter().map(|x| color[x]).filter(|&c| c != usize::MAX).collect();
+        let c = (0..).find(|c| !used.contains(c)).unwrap();
+        color[w] = c;
+    }
+    let top = webs.iter().filter(|&&w| first[w] != usize::MAX).map(|&w| color[w] + 1).max().unwrap_or(0);
+    if top > nregs {
+        return None;
+    }
+    // (the rewrite)
+    let mut out = Vec::with_capacity(n);
+    for pc in 0..n {
+        let i = &code[pc];
+        let srcs: Vec<(u8, u8)> = i.src_regs().map(|r| (r, color[web_of(&mut parent, &reach[pc], r as usize).unwrap()] as u8)).collect();
+        let dst = if def_at[pc] != usize::MAX { color[find(&mut parent, def_at[pc])] as u8 } else { 0 };
+        let src = |r: u8| srcs.iter().find(|(x, _)| *x == r).map(|(_, c)| *c).unwrap_or(r);
+        out.push(renamed(i, &src, dst));
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assemble_one;
+
+    fn code(body: &str) -> Vec<Inst> {
+        assemble_one("t.s", &format!(".kernel t\n.regs 16\n.threads 32\n.params 8\n{body}")).unwrap().code
+    }
+
+    fn top(c: &[Inst]) -> usize {
+        c.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as usize + 1).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn values_live_apart_share_a_register_and_the_live_ones_go_lowest() {
+        // (r9 and r12 are never live together with anything but r0: two registers do)
+        let c = code(" mov.u32 r0, %tid.x\n add.u32 r9, r0, 1\n st.global.u32 [r0], r9\n add.u32 r12, r0, 2\n st.global.u32 [r0], r12\n exit\n");
+        let r = renumber(&c).unwrap();
+        assert_eq!(top(&r), 2, "{r:?}");
+        // (the stores still store what was computed: the same register as the add wrote)
+        assert!(matches!(r[1].op, Op::Bin { d: 1, .. }) && matches!(r[2].op, Op::St { src: Operand::Reg(1), .. }), "{r:?}");
+    }
+
+    #[test]
+    fn a_guarded_write_keeps_the_register_of_the_value_it_may_leave() {
+        // (@p0 mov r5 leaves the old r5 in the other lanes: both definitions one web)
+        let c = code(" mov.u32 r3, %tid.x\n mov.u32 r5, 7\n setp.lt.u32 p0, r3, 4\n @p0 mov.u32 r5, 9\n st.global.u32 [r3], r5\n exit\n");
+        let r = renumber(&c).unwrap();
+        let d = |i: &Inst| i.dst_reg().unwrap();
+        assert_eq!(d(&r[1]), d(&r[3]), "{r:?}");
+        assert_eq!(top(&r), 2, "{r:?}");
+    }
+
+    #[test]
+    fn a_value_a_guarded_write_may_leave_stays_live_until_then() {
+        // (r5 = 7 is what the lanes with p0 false store: r1, computed and stored in between,
+        // must not take its register)
+        let c = code(" mov.u32 r3, %tid.x\n mov.u32 r5, 7\n add.u32 r1, r3, 1\n st.global.u32 [r3], r1\n setp.lt.u32 p0, r3, 4\n @p0 mov.u32 r5, 9\n st.global.u32 [r3], r5\n exit\n");
+        let r = renumber(&c).unwrap();
+        let (a, x) = (r[1].dst_reg().unwrap(), r[2].dst_reg().unwrap());
+        assert_ne!(a, x, "{r:?}");
+        assert_eq!(top(&r), 3, "{r:?}");
+    }
+
+    #[test]
+    fn a_loop_carried_value_keeps_one_register() {
+        // (r7 is defined before the loop and in it: one web, one register, live around the
+        // back edge together with the counter r2)
+        let c = code(" mov.u32 r7, 0\n mov.u32 r2, 0\nL:\n add.u32 r7, r7, r2\n add.u32 r2, r2, 1\n setp.lt.u32 p0, r2, 8\n @p0 bra L\n st.global.u32 [r2], r7\n exit\n");
+        let r = renumber(&c).unwrap();
+        assert_eq!(top(&r), 2, "{r:?}");
+        let (a, b) = (r[2].dst_reg().unwrap(), r[0].dst_reg().unwrap());
+        assert_eq!(a, b, "{r:?}");
+    }
+}
