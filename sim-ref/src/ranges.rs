@@ -284,9 +284,12 @@ fn step(i: &Inst, s: &State, cx: Ctx) -> State {
 /// Changes of a loop head's state before it is widened.
 const WIDEN_AFTER: u32 = 100;
 
+/// Rounds of the upward iteration before the analysis gives up.
+const MAX_ROUNDS: u32 = 10_000;
+
 /// The states on entry to every instruction of `code` (`None`: unreachable), for a kernel
 /// whose code names registers below `nregs`.
-fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Vec<Option<State>> {
+fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Option<Vec<Option<State>>> {
     let n = code.len();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut head = vec![false; n];
@@ -329,7 +332,12 @@ fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Vec<Option<State>> {
     // outer loops' registers that pass through it)
     let mut changed = true;
     let mut rounds = 0;
-    while changed && rounds < 10_000 {
+    while changed {
+        // (not settled after this many rounds, about a hundred loops one after another: no
+        // answer, rather than states that may miss code not reached yet)
+        if rounds == MAX_ROUNDS {
+            return None;
+        }
         changed = false;
         rounds += 1;
         for t in 0..n {
@@ -357,14 +365,14 @@ fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Vec<Option<State>> {
             }
         }
     }
-    ins
+    Some(ins)
 }
 
 /// The scratchpad bytes `code` can address: one past the highest byte of any shared access,
 /// or `None` if some access cannot be bounded.
 pub fn shared_extent(code: &[Inst], cx: Ctx) -> Option<u32> {
     let nregs = code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as usize + 1).max().unwrap_or(0);
-    let ins = states(code, nregs, cx);
+    let ins = states(code, nregs, cx)?;
     let mut end = 0u64;
     for (pc, i) in code.iter().enumerate() {
         let addr = match i.op {
@@ -381,7 +389,8 @@ pub fn shared_extent(code: &[Inst], cx: Ctx) -> Option<u32> {
         };
         let base = addr.base.map_or(Iv::exact(0), |r| s.val(Operand::Reg(r), cx));
         let (lo, hi) = (base.lo as i64 + addr.offset as i64, base.hi as i64 + addr.offset as i64);
-        if lo < 0 || hi + 4 > 1 << 32 {
+        // (an end past u32::MAX is past any declaration: no answer, not a wrapped one)
+        if lo < 0 || hi + 4 > u32::MAX as i64 {
             return None;
         }
         end = end.max(hi as u64 + 4);
@@ -421,6 +430,25 @@ mod tests {
         assert_eq!(extent(" mov.u32 r1, %tid.x\n setp.lt.u32 p0, r1, 16\n @p0 ld.shared.u32 r2, [r1+0]\n exit\n", 1024), Some(19));
         assert_eq!(extent(" mov.u32 r1, %tid.x\n shl.b32 r1, r1, 2\n setp.lt.u32 p0, r1, 64\n @p0 ld.shared.u32 r2, [r1]\n exit\n", 1024), Some(67));
         assert_eq!(extent(" mov.u32 r1, %tid.x\n shl.b32 r1, r1, 2\n setp.ge.u32 p0, r1, 64\n @p0 bra E\n st.shared.u32 [r1], r1\nE:\n exit\n", 1024), Some(67));
+    }
+
+    #[test]
+    fn an_extent_past_the_address_space_or_an_unsettled_analysis_gives_no_answer() {
+        // (an address up to 0xfffffffc: its end does not fit in 32 bits, and must not wrap to
+        // a small extent)
+        let body = " ld.param.u32 r1, [0]\n and.b32 r1, r1, 0xfffffffc\n ld.shared.u32 r2, [r1]\n mov.u32 r3, %tid.x\n shl.b32 r3, r3, 2\n st.shared.u32 [r3], r3\n exit\n";
+        assert_eq!(extent(body, 64), None);
+        // (120 counted loops one after another: the iteration stops before it settles, and
+        // says so, rather than skip the access after them)
+        let mut body = String::new();
+        for k in 0..120 {
+            body += &format!(" mov.u32 r1, 0\nL{k}:\n add.u32 r1, r1, 1\n setp.lt.u32 p0, r1, 200\n @p0 bra L{k}\n");
+        }
+        body += " mov.u32 r3, %tid.x\n shl.b32 r3, r3, 2\n st.shared.u32 [r3], r3\n exit\n";
+        assert_eq!(extent(&body, 64), None);
+        // (and a few such loops settle)
+        let few: String = body.lines().skip(5 * 117).map(|l| format!("{l}\n")).collect();
+        assert_eq!(extent(&few, 64), Some(256));
     }
 
     #[test]

@@ -244,7 +244,9 @@ pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
     let mut out = Vec::with_capacity(n);
     for pc in 0..n {
         let i = &code[pc];
-        let srcs: Vec<(u8, u8)> = i.src_regs().map(|r| (r, color[web_of(&mut parent, &reach[pc], r as usize).unwrap()] as u8)).collect();
+        // (an instruction no path reaches has no definitions reaching it: its reads, which
+        // never happen, name register 0)
+        let srcs: Vec<(u8, u8)> = i.src_regs().map(|r| (r, web_of(&mut parent, &reach[pc], r as usize).map_or(0, |w| color[w] as u8))).collect();
         let dst = if def_at[pc] != usize::MAX { color[find(&mut parent, def_at[pc])] as u8 } else { 0 };
         let src = |r: u8| srcs.iter().find(|(x, _)| *x == r).map(|(_, c)| *c).unwrap_or(r);
         out.push(renamed(i, &src, dst));
@@ -294,6 +296,13 @@ mod tests {
         let (a, x) = (r[1].dst_reg().unwrap(), r[2].dst_reg().unwrap());
         assert_ne!(a, x, "{r:?}");
         assert_eq!(top(&r), 3, "{r:?}");
+    }
+
+    #[test]
+    fn code_no_path_reaches_is_renumbered_too() {
+        let c = code(" mov.u32 r0, %tid.x\n bra L\n add.u32 r1, r0, 1\n st.global.u32 [r1], r1\nL:\n st.global.u32 [r0], r0\n exit\n");
+        let r = renumber(&c).unwrap();
+        assert!(top(&r) <= 2, "{r:?}");
     }
 
     #[test]
