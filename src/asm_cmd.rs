@@ -29,12 +29,18 @@ pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
     for k in &ks {
         if place_phases {
             use mpgpu_ref::phases::{addressed, place, renumbered, rewrite, without_phases};
-            let renamed = renumbered(k);
-            let k = if renumber { &renamed } else { k };
-            let placed = place(&without_phases(k), addressed(k));
+            let renamed;
+            let k = if renumber {
+                renamed = renumbered(k);
+                &renamed
+            } else {
+                k
+            };
+            let smem = addressed(k);
+            let placed = place(&without_phases(k), smem);
             let file = k.phases().iter().map(|&(_, r, s)| format!("{r},{s}")).collect::<Vec<_>>().join(" ");
             let ours = placed.iter().map(|p| format!("{}({}),{}", p.regs, p.live, p.smem)).collect::<Vec<_>>().join(" ");
-            println!("// kernel `{}`: the file's specifiers [{file}]; placed [{ours}] (registers: highest live + 1, and in brackets the most live at once; scratchpad: the {} B it addresses where live, of {} B declared)", k.name, addressed(k), k.shared_bytes);
+            println!("// kernel `{}`: the file's specifiers [{file}]; placed [{ours}] (registers: highest live + 1, and in brackets the most live at once; scratchpad: the {} B it addresses where live, of {} B declared)", k.name, smem, k.shared_bytes);
             print!("{}", mpgpu_ref::disassemble(&rewrite(k, &placed)));
         } else if disasm {
             print!("{}", mpgpu_ref::disassemble(k));

@@ -31,7 +31,7 @@ use crate::kernel::Kernel;
 use mpgpu_spec::isa::{Inst, Op, Space};
 
 /// A register set as a bit mask over r0..r255.
-type Regs = [u64; 4];
+pub(crate) type Regs = [u64; 4];
 
 fn set(m: &mut Regs, r: u8) {
     m[r as usize / 64] |= 1 << (r % 64);
@@ -84,6 +84,43 @@ fn shared_read(i: &Inst) -> bool {
     matches!(i.op, Op::Ld { space: Space::Shared, .. } | Op::Atom { space: Space::Shared, .. })
 }
 
+/// The registers live into each instruction of `code`: backward over the control-flow graph,
+/// a guarded write not killing its register (the lanes whose guard is false keep the old
+/// value).
+pub(crate) fn live_in(code: &[Inst]) -> Vec<Regs> {
+    let n = code.len();
+    let mut live_in = vec![[0u64; 4]; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..n).rev() {
+            let i = &code[pc];
+            let mut m = live_out(code, &live_in, pc);
+            if let (Some(d), None) = (i.dst_reg(), i.guard) {
+                m[d as usize / 64] &= !(1 << (d % 64));
+            }
+            for r in i.src_regs() {
+                set(&mut m, r);
+            }
+            if m != live_in[pc] {
+                live_in[pc] = m;
+                changed = true;
+            }
+        }
+    }
+    live_in
+}
+
+/// The registers live out of instruction `pc`, given those live into every instruction.
+pub(crate) fn live_out(code: &[Inst], live_in: &[Regs], pc: usize) -> Regs {
+    successors(code, pc).iter().flatten().fold([0u64; 4], |m, &s| union(&m, &live_in[s]))
+}
+
+/// The registers in `m`, lowest first.
+pub(crate) fn regs_in(m: &Regs) -> impl Iterator<Item = usize> + '_ {
+    (0..256).filter(|&r| m[r / 64] >> (r % 64) & 1 != 0)
+}
+
 /// The need of every instruction of `code`.
 pub fn needs(code: &[Inst]) -> Vec<Need> {
     let n = code.len();
@@ -102,30 +139,23 @@ pub fn needs(code: &[Inst]) -> Vec<Need> {
             }
         }
     }
-    let (mut live_in, mut smem) = (vec![[0u64; 4]; n], vec![false; n]);
-    let live_out = |live_in: &Vec<Regs>, pc: usize| successors(code, pc).iter().flatten().fold([0u64; 4], |m, &s| union(&m, &live_in[s]));
+    // (scratchpad read on some path after)
+    let mut smem = vec![false; n];
     let mut changed = true;
     while changed {
         changed = false;
         for pc in (0..n).rev() {
-            let i = &code[pc];
-            let mut m = live_out(&live_in, pc);
-            if let (Some(d), None) = (i.dst_reg(), i.guard) {
-                m[d as usize / 64] &= !(1 << (d % 64));
-            }
-            for r in i.src_regs() {
-                set(&mut m, r);
-            }
-            let s = shared_read(i) || successors(code, pc).iter().flatten().any(|&x| smem[x]);
-            if m != live_in[pc] || s != smem[pc] {
-                (live_in[pc], smem[pc]) = (m, s);
+            let s = shared_read(&code[pc]) || successors(code, pc).iter().flatten().any(|&x| smem[x]);
+            if s != smem[pc] {
+                smem[pc] = s;
                 changed = true;
             }
         }
     }
+    let live_in = live_in(code);
     (0..n)
         .map(|pc| {
-            let mut m = union(&live_in[pc], &live_out(&live_in, pc));
+            let mut m = union(&live_in[pc], &live_out(code, &live_in, pc));
             if let Some(d) = code[pc].dst_reg() {
                 set(&mut m, d);
             }

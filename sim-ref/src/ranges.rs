@@ -215,22 +215,19 @@ fn un(op: UnOp, ty: Ty, a: Iv) -> Iv {
     }
 }
 
-/// Successors of instruction `pc`, each with the guard outcome its edge implies
-/// (`(target, Some((pred, truth)))`).
+/// Successors of instruction `pc` ([`crate::phases::successors`]), each with the guard
+/// outcome its edge implies (`(target, Some((pred, truth)))`): a guarded branch's target has
+/// the guard true, the fall-through of a guarded branch or `exit` has it false.
 fn edges(code: &[Inst], pc: usize) -> Vec<(usize, Option<(u8, bool)>)> {
     let i = &code[pc];
-    let next = (pc + 1 < code.len()).then_some(pc + 1);
-    let g = i.guard.map(|g| (g.pred, g.neg));
-    match (i.op, g) {
-        (Op::Bra { target, .. }, Some((p, neg))) => {
-            let mut v = vec![(target as usize, Some((p, !neg)))];
-            v.extend(next.map(|n| (n, Some((p, neg)))));
+    let [next, taken] = crate::phases::successors(code, pc);
+    match (i.op, i.guard) {
+        (Op::Bra { .. } | Op::Exit, Some(g)) => {
+            let mut v: Vec<_> = taken.map(|t| (t, Some((g.pred, !g.neg)))).into_iter().collect();
+            v.extend(next.map(|n| (n, Some((g.pred, g.neg)))));
             v
         }
-        (Op::Bra { target, .. }, None) => vec![(target as usize, None)],
-        (Op::Exit, None) => vec![],
-        (Op::Exit, Some((p, neg))) => next.map(|n| (n, Some((p, neg)))).into_iter().collect(),
-        _ => next.map(|n| (n, None)).into_iter().collect(),
+        _ => [next, taken].into_iter().flatten().map(|t| (t, None)).collect(),
     }
 }
 
@@ -371,7 +368,7 @@ fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Option<Vec<Option<State>>> {
 /// The scratchpad bytes `code` can address: one past the highest byte of any shared access,
 /// or `None` if some access cannot be bounded.
 pub fn shared_extent(code: &[Inst], cx: Ctx) -> Option<u32> {
-    let nregs = code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as usize + 1).max().unwrap_or(0);
+    let nregs = crate::library::regs_named(code) as usize;
     let ins = states(code, nregs, cx)?;
     let mut end = 0u64;
     for (pc, i) in code.iter().enumerate() {

@@ -23,37 +23,12 @@
 //! same, so a kernel computes what it did, in the same cycles but for register-bank effects,
 //! which the model does not have.
 
+use crate::phases::{live_in, live_out, regs_in, successors};
+use bitvec::prelude::*;
 use mpgpu_spec::isa::{Inst, Op, Operand};
 
-/// A set of indices as a bit vector.
-#[derive(Clone, PartialEq, Eq)]
-struct Set(Vec<u64>);
-
-impl Set {
-    fn new(n: usize) -> Set {
-        Set(vec![0; n.div_ceil(64)])
-    }
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn or(&mut self, o: &Set) -> bool {
-        let mut changed = false;
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            let n = *a | b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
-    }
-    fn and_not(&mut self, o: &Set) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a &= !b;
-        }
-    }
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &x)| (0..64).filter(move |b| x >> b & 1 != 0).map(move |b| w * 64 + b))
-    }
-}
+/// A set of definitions or webs.
+type Set = BitVec<u64, Lsb0>;
 
 fn find(p: &mut [usize], mut x: usize) -> usize {
     while p[x] != x {
@@ -106,7 +81,7 @@ fn renamed(i: &Inst, src: &dyn Fn(u8) -> u8, dst: u8) -> Inst {
 /// text), or `None` if that would name more registers than it does.
 pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
     let n = code.len();
-    let nregs = code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as usize + 1).max().unwrap_or(0);
+    let nregs = crate::library::regs_named(code) as usize;
     if n == 0 || nregs == 0 {
         return None;
     }
@@ -122,94 +97,67 @@ pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
     let entry0 = def_reg.len();
     def_reg.extend(0..nregs);
     let ndefs = def_reg.len();
-    let mut of_reg = vec![Set::new(ndefs); nregs];
+    let empty = || bitvec![u64, Lsb0; 0; ndefs];
+    let mut of_reg = vec![empty(); nregs];
     for (d, &r) in def_reg.iter().enumerate() {
-        of_reg[r].set(d);
+        of_reg[r].set(d, true);
     }
-    let succ = |pc: usize| crate::phases::successors(code, pc);
     let transfer = |pc: usize, s: &Set| -> Set {
         let mut o = s.clone();
         if let Some(d) = code[pc].dst_reg() {
             if code[pc].guard.is_none() {
-                o.and_not(&of_reg[d as usize]);
+                for k in of_reg[d as usize].iter_ones() {
+                    o.set(k, false);
+                }
             }
-            o.set(def_at[pc]);
+            o.set(def_at[pc], true);
         }
         o
     };
     // (reaching definitions)
-    let mut reach = vec![Set::new(ndefs); n];
+    let mut reach = vec![empty(); n];
     for r in 0..nregs {
-        reach[0].set(entry0 + r);
+        reach[0].set(entry0 + r, true);
     }
     let mut changed = true;
     while changed {
         changed = false;
         for pc in 0..n {
             let out = transfer(pc, &reach[pc]);
-            for s in succ(pc).into_iter().flatten() {
-                changed |= reach[s].or(&out);
+            for s in successors(code, pc).into_iter().flatten() {
+                let joined = reach[s].clone() | &out;
+                if joined != reach[s] {
+                    reach[s] = joined;
+                    changed = true;
+                }
             }
         }
     }
-    // (webs)
+    // (the definitions of register `r` among `s`)
+    let defs_of = |s: &Set, r: usize| of_reg[r].iter_ones().filter(|&d| s[d]).collect::<Vec<usize>>();
+    // (webs: the definitions reaching a use joined)
     let mut parent: Vec<usize> = (0..ndefs).collect();
-    let join_all = |parent: &mut Vec<usize>, s: &Set, r: usize| {
-        let mut m = s.clone();
-        m.0.iter_mut().zip(&of_reg[r].0).for_each(|(a, b)| *a &= b);
-        let all: Vec<usize> = m.iter().collect();
-        for &d in all.iter().skip(1) {
-            union(parent, all[0], d);
-        }
-        all.first().copied()
-    };
     for pc in 0..n {
         for r in code[pc].src_regs() {
-            join_all(&mut parent, &reach[pc], r as usize);
-        }
-
-    }
-    // (liveness of registers, backward: a guarded write does not kill)
-    let mut live_in = vec![Set::new(nregs); n];
-    let live_out = |live_in: &Vec<Set>, pc: usize| {
-        let mut m = Set::new(nregs);
-        for s in succ(pc).into_iter().flatten() {
-            m.or(&live_in[s]);
-        }
-        m
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for pc in (0..n).rev() {
-            let mut m = live_out(&live_in, pc);
-            if let (Some(d), None) = (code[pc].dst_reg(), code[pc].guard) {
-                m.0[d as usize / 64] &= !(1 << (d % 64));
-            }
-            for r in code[pc].src_regs() {
-                m.set(r as usize);
-            }
-            if m != live_in[pc] {
-                live_in[pc] = m;
-                changed = true;
+            let ds = defs_of(&reach[pc], r as usize);
+            for &d in ds.iter().skip(1) {
+                union(&mut parent, ds[0], d);
             }
         }
     }
     // (the web a register's value belongs to, given the definitions reaching)
-    let web_of = |parent: &mut Vec<usize>, s: &Set, r: usize| -> Option<usize> {
-        s.0.iter().zip(&of_reg[r].0).enumerate().find_map(|(w, (a, b))| (a & b != 0).then(|| w * 64 + (a & b).trailing_zeros() as usize)).map(|d| find(parent, d))
-    };
-    // (interference: the webs occupied at each instruction)
-    let mut adj = vec![Set::new(ndefs); ndefs];
+    let web_of = |parent: &mut Vec<usize>, s: &Set, r: usize| -> Option<usize> { defs_of(s, r).first().map(|&d| find(parent, d)) };
+    // (interference: the webs occupied at each instruction, with the phase pass's liveness)
+    let live = live_in(code);
+    let mut adj = vec![empty(); ndefs];
     let mut first = vec![usize::MAX; ndefs];
-    let mut occupied_webs = Vec::new();
     for pc in 0..n {
         let out = transfer(pc, &reach[pc]);
         let mut occ: Vec<usize> = Vec::new();
-        for r in live_in[pc].iter() {
+        for r in regs_in(&live[pc]) {
             occ.extend(web_of(&mut parent, &reach[pc], r));
         }
-        for r in live_out(&live_in, pc).iter() {
+        for r in regs_in(&live_out(code, &live, pc)) {
             occ.extend(web_of(&mut parent, &out, r));
         }
         if def_at[pc] != usize::MAX {
@@ -221,18 +169,17 @@ pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
             first[a] = first[a].min(pc);
             for &b in &occ {
                 if a != b {
-                    adj[a].set(b);
+                    adj[a].set(b, true);
                 }
             }
         }
-        occupied_webs.push(occ);
     }
     // (colouring, in order of first occupation)
     let mut webs: Vec<usize> = (0..ndefs).filter(|&d| find(&mut parent, d) == d).collect();
     webs.sort_by_key(|&w| (first[w], w));
     let mut color = vec![usize::MAX; ndefs];
     for &w in &webs {
-        let used: Vec<usize> = adj[w].iter().map(|x| color[x]).filter(|&c| c != usize::MAX).collect();
+        let used: Vec<usize> = adj[w].iter_ones().map(|x| color[x]).filter(|&c| c != usize::MAX).collect();
         let c = (0..).find(|c| !used.contains(c)).unwrap();
         color[w] = c;
     }

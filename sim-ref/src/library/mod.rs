@@ -87,7 +87,12 @@ pub struct Spec {
 
 /// The registers a kernel's code names: the highest plus one.
 pub fn regs_used(k: &Kernel) -> u32 {
-    k.code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as u32 + 1).max().unwrap_or(0)
+    regs_named(&k.code)
+}
+
+/// The registers `code` names: the highest plus one.
+pub fn regs_named(code: &[mpgpu_spec::isa::Inst]) -> u32 {
+    code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as u32 + 1).max().unwrap_or(0)
 }
 
 impl Spec {
