@@ -19,6 +19,7 @@ pub mod timing;
 pub mod workload;
 pub mod zorua;
 pub mod units;
+pub mod warped;
 
 pub use asm::{assemble, assemble_one, disassemble, AsmError, AsmErrors};
 pub use func::{Counts, ExecError, FuncGpu, Launch};

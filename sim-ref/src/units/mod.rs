@@ -7,6 +7,8 @@ pub mod oldata;
 pub mod oplog;
 pub mod rq;
 pub mod prio;
+pub mod prof;
 pub mod scan;
+pub mod wf;
 pub mod zorua;
 pub mod zorua_random;

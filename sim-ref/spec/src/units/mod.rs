@@ -3,6 +3,8 @@
 pub mod lowest_first;
 pub mod oldata;
 pub mod oplog;
+pub mod prof;
 pub mod rq;
 pub mod sched;
+pub mod wf;
 pub mod zorua;

@@ -1,0 +1,219 @@
+//! Interface of Warped-Slicer's global water-filling unit (RTL `rtl/src/wf.rs`, model
+//! `mpgpu_ref::units::wf`): Xu et al., "Warped-Slicer", ISCA 2016, §IV (Algorithm 1, Eq. 4)
+//! and §IV-A (online profiling), with the decisions in `docs/warped-slicer.md`.
+//!
+//! One instance for the GPU. It times the profiling window that every SM's sampling counters
+//! (`mpgpu_spec::units::prof`) follow, reads each SM's latched counters one SM per cycle,
+//! scales them into a score per (kernel, CTA count) with Eq. 4 in exact integers, builds each
+//! kernel's staircase, normalises it, and runs the water-filling loop to a CTA quota per
+//! kernel, or to the Spatial fallback.
+//!
+//! Cycle behaviour (both sides implement exactly this; `phase` is the FSM state the
+//! co-simulation compares every cycle):
+//! - **Idle**: `start` samples the configuration (`kernels`, `window`, `fallback_pct`,
+//!   `delay`, `total`, `last`), clears the score table's valid bits and the per-kernel
+//!   registers, and opens a window.
+//! - **Window**: `window` cycles. `win_run` is high in each, `win_first` in the first (the SMs'
+//!   counters restart from this cycle's events), `win_last` in the last (they latch, this
+//!   cycle's events included). `since` restarts at the last cycle's edge.
+//! - **Sum**: one SM per cycle (`rd_sm`), n += 1 and A += j for every SM profiling (`sm_j` > 0).
+//! - **Scale**: `wa` = W x A.
+//! - **Collect**: one SM per cycle for an SM that does not profile a kernel of the decision,
+//!   six for one that does: d = n j - A (sign and magnitude); F = max(0, W A + s d); then
+//!   score = I F from four 16 x 16 products, accumulated; written to the table at
+//!   (kernel, j) at the sixth edge with its valid bit. After the last SM: **RoundWait** (a
+//!   further round of profiling follows: `start` opens its window, keeping the table) or,
+//!   after a round started with `last`, **Build**.
+//! - **Build**: one (kernel, j) per cycle, j = 1..[`NMAX`] for each kernel: a valid score
+//!   strictly above the kernel's best so far is appended to its staircase (compacted in place
+//!   in the score table, its count j in the count table).
+//! - **Norm**: per kernel with a staircase: one cycle takes its peak (the last step); per
+//!   step, one cycle loads the score and 17 cycles of restoring division give
+//!   Qn = floor(score x 2^16 / peak), written at the 17th.
+//! - **Init**: one kernel per cycle (`rd_k`): T = its first step's count (1 without a
+//!   staircase), R_L -= T x R (from `total` for kernel 0); a request that does not fit marks
+//!   the decision over-subscribed, which falls back after the last kernel.
+//! - **Select**: among the kernels not Full, the lowest current Qn, strict `<` (the lowest
+//!   index wins a tie); none: Final. A kernel at its peak is marked Full (one cycle).
+//! - **Mul**: the selected kernel's next step (count and Qn) read, need = dT x R (`rd_k`).
+//! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
+//!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
+//! - **Final**: Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for some kernel
+//!   (its normalised performance below pct/100/K: the fallback, `docs/warped-slicer.md` O3).
+//! - **Wait**: until `since + 2 >= delay`, then the quotas and the mode are published and
+//!   `done` pulses in the next cycle: at the earliest `delay` cycles after the last window's
+//!   last cycle (the decision delay of §V-H).
+//!
+//! Every output is a function of the registers (`rd_sm`, `rd_k` address the values the GPU
+//! presents in the same cycle on `sm_*` and `k_req`).
+
+use serde::Serialize;
+
+/// Kernels a decision partitions at most.
+pub const KMAX: usize = 4;
+pub const K_BITS: usize = 2;
+/// CTA counts profiled per kernel at most (a staircase's length).
+pub const NMAX: usize = 16;
+/// Bits of a CTA count (0..=16).
+pub const J_BITS: usize = 5;
+/// SMs the unit reads at most.
+pub const MAX_SMS: usize = super::sched::MAX_SMS;
+pub const SM_BITS: usize = 4;
+/// Bits of a window length (cycles), of the stall counter and of the decision delay.
+pub const WINDOW_BITS: usize = 16;
+/// Bits of an SM's instruction count in a window (at most 4 warp-instructions a cycle).
+pub const INST_BITS: usize = 18;
+/// Bits of A, the sum of the profiling SMs' counts (at most 16 x 16).
+pub const A_BITS: usize = 9;
+/// Bits of F = W A + s d (W A and s |d| are each below 2^24).
+pub const F_BITS: usize = 25;
+/// Bits of a score I x F.
+pub const SCORE_BITS: usize = INST_BITS + F_BITS;
+/// Bits of a normalised step, Qn in 0..=2^16.
+pub const Q_BITS: usize = 17;
+/// Resource components: CTA slots, threads (warp-padded), registers, shared memory bytes.
+pub const RES: usize = 4;
+/// Bits of a resource amount (at most 98,304 bytes of shared memory).
+pub const RES_BITS: usize = 17;
+/// Bits of a request times a count (dT or T at most 16).
+pub const NEED_BITS: usize = RES_BITS + J_BITS;
+/// Score-table words: kernel k's entry for count j (1-based) is `k * NMAX + j - 1`.
+pub const TABLE: usize = KMAX * NMAX;
+
+/// The FSM's phases (`State::phase`).
+pub mod phase {
+    pub const IDLE: u8 = 0;
+    pub const WINDOW: u8 = 1;
+    pub const SUM: u8 = 2;
+    pub const SCALE: u8 = 3;
+    pub const COLLECT: u8 = 4;
+    pub const ROUND_WAIT: u8 = 5;
+    pub const BUILD: u8 = 6;
+    pub const NORM: u8 = 7;
+    pub const INIT: u8 = 8;
+    pub const SELECT: u8 = 9;
+    pub const MUL: u8 = 10;
+    pub const FIT: u8 = 11;
+    pub const FINAL: u8 = 12;
+    pub const WAIT: u8 = 13;
+    pub const NAMES: [&str; 14] = ["idle", "window", "sum", "scale", "collect", "round-wait", "build", "norm", "init", "select", "mul", "fit", "final", "wait"];
+}
+
+/// Sampled every clocked cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct In {
+    /// Open a profiling window (in Idle: a new decision; in RoundWait: its next round).
+    pub start: bool,
+    /// With `start`: the decision follows this round.
+    pub last: bool,
+    /// With `start`: the kernels K (taken as 1..=KMAX).
+    pub kernels: u8,
+    /// With `start`: the window length W in cycles (0 is taken as 1).
+    pub window: u16,
+    /// With `start`: the fallback threshold, in percent of 1/K (the paper's 120).
+    pub fallback_pct: u8,
+    /// With `start`: the least cycles from the last window's last cycle to `done`.
+    pub delay: u16,
+    /// With `start`: one SM's resources (CTA slots, threads, registers, shared memory bytes).
+    pub total: [u32; RES],
+    /// SM `rd_sm`'s profiling assignment in this round: the kernel and its CTA count j
+    /// (0: the SM does not profile).
+    pub sm_k: u8,
+    pub sm_j: u8,
+    /// SM `rd_sm`'s latched counters (`mpgpu_spec::units::prof::Out`).
+    pub sm_insts: u32,
+    pub sm_stalls: u32,
+    /// Kernel `rd_k`'s per-CTA request, in the components of `total`.
+    pub k_req: [u32; RES],
+}
+
+/// Driven every clocked cycle (all from registers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Out {
+    /// Not Idle.
+    pub busy: bool,
+    /// Waiting for the next round's `start`.
+    pub round_wait: bool,
+    /// To every SM's counters: the window's cycles, its first and its last.
+    pub win_run: bool,
+    pub win_first: bool,
+    pub win_last: bool,
+    /// The SM whose `sm_*` the unit reads this cycle (Sum, Collect; 0 otherwise).
+    pub rd_sm: u8,
+    /// The kernel whose `k_req` the unit reads this cycle (Init, Mul; 0 otherwise).
+    pub rd_k: u8,
+    /// One cycle: `quota` and `spatial` hold a new decision from this cycle.
+    pub done: bool,
+    /// CTAs per SM of each kernel (0 past K), and the Spatial fallback.
+    pub quota: [u8; KMAX],
+    pub spatial: bool,
+}
+
+/// The registers compared with the RTL every cycle: the FSM's state trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct State {
+    pub phase: u8,
+    /// Sampled at `start`.
+    pub kernels: u8,
+    pub last: bool,
+    pub window: u16,
+    pub pct: u8,
+    pub delay: u16,
+    pub total: [u32; RES],
+    /// Cycle in the window; cycles since the last window's last edge (saturating).
+    pub wcount: u16,
+    pub since: u16,
+    /// SM index (Sum, Collect), sub-step (Collect, Norm), kernel index (Build, Norm, Init),
+    /// count or step index (Build, Norm), the selected kernel (Mul, Fit).
+    pub sm: u8,
+    pub sub: u8,
+    pub k: u8,
+    pub j: u8,
+    pub sel: u8,
+    /// n, A, W A; d's sign and magnitude; F; the product / the division's remainder; the best
+    /// score so far / the peak; the quotient.
+    pub n: u8,
+    pub a: u16,
+    pub wa: u32,
+    pub dneg: bool,
+    pub dmag: u16,
+    pub f: u32,
+    pub acc: u64,
+    pub top: u64,
+    pub q: u32,
+    /// Valid bits of the score table (bit `k * NMAX + j - 1`).
+    pub valid: u64,
+    /// Per kernel: staircase length, T, g, current Qn; Full bits.
+    pub len: [u8; KMAX],
+    pub t: [u8; KMAX],
+    pub g: [u8; KMAX],
+    pub cur_q: [u32; KMAX],
+    pub full: u8,
+    /// Mul's reads for Fit: the next step's count and Qn, and dT x R.
+    pub m_next: u8,
+    pub q_next: u32,
+    pub need: [u32; RES],
+    /// Resources left; over-subscribed at Init; the fallback decided at Final.
+    pub rl: [u32; RES],
+    pub over: bool,
+    pub res_spatial: bool,
+    /// The published decision.
+    pub done: bool,
+    pub quota: [u8; KMAX],
+    pub spatial: bool,
+    /// The tables: scores (staircase steps after Build), the steps' counts, the steps' Qn.
+    pub score: Vec<u64>,
+    pub m: Vec<u64>,
+    pub qn: Vec<u64>,
+}
+
+/// `x * c` for a small count `c` (0..=31), as the RTL forms it: shift and add.
+pub fn times(x: u32, c: u8) -> u32 {
+    (0..J_BITS).filter(|b| c >> b & 1 != 0).map(|b| x << b).sum()
+}
+
+/// `100 * K * q < pct * 2^16`: kernel performance `q / 2^16` below `pct / 100 / K`.
+pub fn below_threshold(q: u32, kernels: u8, pct: u8) -> bool {
+    let hundred = (q << 6) + (q << 5) + (q << 2);
+    times(hundred, kernels) < (pct as u32) << 16
+}

@@ -1,0 +1,349 @@
+//! Warped-Slicer's water-filling unit as a unit (interface and cycle behaviour
+//! `mpgpu_spec::units::wf`, RTL `rtl/src/wf.rs`): the profiling window, Eq. 4 scaling, the
+//! staircase, normalisation and Algorithm 1's loop, one step per cycle.
+
+use mpgpu_spec::units::wf::{
+    below_threshold, phase, times, In, Out, State, INST_BITS, KMAX, NEED_BITS, NMAX, Q_BITS, RES, RES_BITS, SCORE_BITS, TABLE, WINDOW_BITS,
+};
+use mpgpu_spec::Unit;
+
+fn mask(bits: usize) -> u64 {
+    (1u64 << bits) - 1
+}
+
+/// The water-filling unit for `sms` SMs.
+#[derive(Clone, Debug)]
+pub struct Wf {
+    sms: u8,
+    s: State,
+    /// Selects on a tie at Select, in order (for tests that predict where a broken tie-break
+    /// shows): the cycle, the tied kernels' mask.
+    pub ties: Vec<(u64, u8)>,
+    cycle: u64,
+}
+
+impl Wf {
+    pub fn new(sms: usize) -> Wf {
+        assert!((1..=mpgpu_spec::units::wf::MAX_SMS).contains(&sms), "a water-filling unit for {sms} SMs");
+        let mut w = Wf { sms: sms as u8, s: State::default(), ties: Vec::new(), cycle: 0 };
+        w.reset();
+        w
+    }
+
+    pub fn state(&self) -> State {
+        self.s.clone()
+    }
+
+    /// Whether SM data (`sm_k`, `sm_j`) names a profiling SM of this decision.
+    fn profiling(&self, i: &In) -> bool {
+        let j = i.sm_j & 31;
+        (1..=NMAX as u8).contains(&j) && (i.sm_k & 3) < self.s.kernels
+    }
+
+    /// Kernel `k`'s request, masked to the port's width.
+    fn req(i: &In) -> [u32; RES] {
+        i.k_req.map(|x| x & mask(RES_BITS) as u32)
+    }
+
+    fn sample(&mut self, i: &In) {
+        let s = &mut self.s;
+        s.kernels = (i.kernels & 7).clamp(1, KMAX as u8);
+        s.last = i.last;
+        s.window = i.window.max(1);
+        s.pct = i.fallback_pct;
+        s.delay = i.delay;
+        s.total = i.total.map(|x| x & mask(RES_BITS) as u32);
+        s.phase = phase::WINDOW;
+        s.wcount = 0;
+    }
+
+    /// Select's choice: the kernel not Full with the lowest current Qn (strict: the lowest
+    /// index on a tie), and the kernels tied with it.
+    fn select(&self) -> Option<(usize, u8)> {
+        let s = &self.s;
+        let mut best: Option<usize> = None;
+        for k in 0..s.kernels as usize {
+            if s.full >> k & 1 == 0 && best.is_none_or(|b| s.cur_q[k] < s.cur_q[b]) {
+                best = Some(k);
+            }
+        }
+        best.map(|b| {
+            let tied = (0..s.kernels as usize).filter(|&k| s.full >> k & 1 == 0 && s.cur_q[k] == s.cur_q[b]).fold(0u8, |m, k| m | 1 << k);
+            (b, tied)
+        })
+    }
+}
+
+impl Unit for Wf {
+    type In = In;
+    type Out = Out;
+
+    fn reset(&mut self) {
+        self.s = State { kernels: 1, window: 1, score: vec![0; TABLE], m: vec![0; TABLE], qn: vec![0; TABLE], ..State::default() };
+        self.ties.clear();
+        self.cycle = 0;
+    }
+
+    fn outputs(&self, _: &In) -> Out {
+        let s = &self.s;
+        let win = s.phase == phase::WINDOW;
+        Out {
+            busy: s.phase != phase::IDLE,
+            round_wait: s.phase == phase::ROUND_WAIT,
+            win_run: win,
+            win_first: win && s.wcount == 0,
+            win_last: win && s.wcount == s.window - 1,
+            rd_sm: if matches!(s.phase, phase::SUM | phase::COLLECT) { s.sm } else { 0 },
+            rd_k: match s.phase {
+                phase::INIT => s.k,
+                phase::MUL => s.sel,
+                _ => 0,
+            },
+            done: s.done,
+            quota: s.quota,
+            spatial: s.spatial,
+        }
+    }
+
+    fn clock(&mut self, i: &In) {
+        self.cycle += 1;
+        let sms = self.sms;
+        let prof = self.profiling(i);
+        let sel = self.select();
+        let s = &mut self.s;
+        let ph = s.phase;
+        s.done = false;
+        let since = s.since;
+        if ph != phase::IDLE {
+            s.since = if ph == phase::WINDOW && s.wcount == s.window - 1 { 0 } else { s.since.saturating_add(1) };
+        }
+        match ph {
+            phase::IDLE | phase::ROUND_WAIT => {
+                if i.start {
+                    if ph == phase::IDLE {
+                        s.valid = 0;
+                        s.len = [0; KMAX];
+                        s.t = [0; KMAX];
+                        s.g = [0; KMAX];
+                        s.cur_q = [0; KMAX];
+                        s.full = 0;
+                        s.over = false;
+                    }
+                    self.sample(i);
+                }
+            }
+            phase::WINDOW => {
+                if s.wcount == s.window - 1 {
+                    s.phase = phase::SUM;
+                    s.sm = 0;
+                    s.n = 0;
+                    s.a = 0;
+                } else {
+                    s.wcount += 1;
+                }
+            }
+            phase::SUM => {
+                if prof {
+                    s.n += 1;
+                    s.a += (i.sm_j & 31) as u16;
+                }
+                if s.sm == sms - 1 {
+                    s.phase = phase::SCALE;
+                } else {
+                    s.sm += 1;
+                }
+            }
+            phase::SCALE => {
+                s.wa = s.window as u32 * s.a as u32;
+                s.phase = phase::COLLECT;
+                s.sm = 0;
+                s.sub = 0;
+            }
+            phase::COLLECT => {
+                let insts = i.sm_insts as u64 & mask(INST_BITS);
+                let (i0, i1) = (insts & 0xFFFF, insts >> 16);
+                let (f0, f1) = (s.f as u64 & 0xFFFF, s.f as u64 >> 16);
+                let mut advance = !prof;
+                if prof {
+                    match s.sub {
+                        0 => {
+                            let nj = s.n as u16 * (i.sm_j & 31) as u16;
+                            s.dneg = nj < s.a;
+                            s.dmag = nj.abs_diff(s.a);
+                        }
+                        1 => {
+                            let p = (i.sm_stalls & mask(WINDOW_BITS) as u32) * s.dmag as u32;
+                            s.f = if s.dneg { s.wa.saturating_sub(p) } else { s.wa + p };
+                        }
+                        2 => s.acc = i0 * f0,
+                        3 => s.acc += i0 * f1 << 16,
+                        4 => s.acc += i1 * f0 << 16,
+                        _ => {
+                            let score = (s.acc + (i1 * f1 << 32)) & mask(SCORE_BITS);
+                            let at = (i.sm_k & 3) as usize * NMAX + (i.sm_j & 31) as usize - 1;
+                            s.score[at] = score;
+                            s.valid |= 1 << at;
+                            advance = true;
+                        }
+                    }
+                    s.sub += 1;
+                }
+                if advance {
+                    s.sub = 0;
+                    if s.sm == sms - 1 {
+                        if s.last {
+                            s.phase = phase::BUILD;
+                            s.k = 0;
+                            s.j = 0;
+                            s.top = 0;
+                        } else {
+                            s.phase = phase::ROUND_WAIT;
+                        }
+                    } else {
+                        s.sm += 1;
+                    }
+                }
+            }
+            phase::BUILD => {
+                let k = s.k as usize;
+                let at = k * NMAX + s.j as usize;
+                let v = if s.valid >> at & 1 != 0 { s.score[at] } else { 0 };
+                if v > s.top {
+                    s.top = v;
+                    let to = k * NMAX + s.len[k] as usize;
+                    s.score[to] = v;
+                    s.m[to] = s.j as u64 + 1;
+                    s.len[k] += 1;
+                }
+                if s.j as usize == NMAX - 1 {
+                    s.j = 0;
+                    s.top = 0;
+                    if s.k == s.kernels - 1 {
+                        s.phase = phase::NORM;
+                        s.k = 0;
+                        s.sub = 0;
+                    } else {
+                        s.k += 1;
+                    }
+                } else {
+                    s.j += 1;
+                }
+            }
+            phase::NORM => {
+                let k = s.k as usize;
+                let mut next_kernel = s.len[k] == 0;
+                match s.sub {
+                    0 if !next_kernel => {
+                        s.top = s.score[k * NMAX + s.len[k] as usize - 1];
+                        s.j = 0;
+                        s.sub = 1;
+                    }
+                    0 => {}
+                    1 => {
+                        s.acc = s.score[k * NMAX + s.j as usize];
+                        s.q = 0;
+                        s.sub = 2;
+                    }
+                    _ => {
+                        let take = s.acc >= s.top;
+                        if take {
+                            s.acc -= s.top;
+                        }
+                        s.q = (s.q << 1 | take as u32) & mask(Q_BITS) as u32;
+                        s.acc = (s.acc << 1) & mask(SCORE_BITS + 1);
+                        if s.sub == 18 {
+                            s.qn[k * NMAX + s.j as usize] = s.q as u64;
+                            if s.j + 1 == s.len[k] {
+                                next_kernel = true;
+                            } else {
+                                s.j += 1;
+                                s.sub = 1;
+                            }
+                        } else {
+                            s.sub += 1;
+                        }
+                    }
+                }
+                if next_kernel {
+                    s.sub = 0;
+                    s.j = 0;
+                    if s.k == s.kernels - 1 {
+                        s.phase = phase::INIT;
+                        s.k = 0;
+                    } else {
+                        s.k += 1;
+                    }
+                }
+            }
+            phase::INIT => {
+                let k = s.k as usize;
+                let t0 = if s.len[k] > 0 { s.m[k * NMAX] as u8 } else { 1 };
+                let base = if k == 0 { s.total } else { s.rl };
+                let need = Self::req(i).map(|x| times(x, t0) & mask(NEED_BITS) as u32);
+                let fits = (0..RES).all(|c| base[c] >= need[c]);
+                s.rl = if fits { std::array::from_fn(|c| base[c] - need[c]) } else { base };
+                s.over |= !fits;
+                s.t[k] = t0;
+                s.g[k] = 0;
+                s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
+                if s.k == s.kernels - 1 {
+                    s.phase = if s.over { phase::FINAL } else { phase::SELECT };
+                    s.k = 0;
+                } else {
+                    s.k += 1;
+                }
+            }
+            phase::SELECT => match sel {
+                None => s.phase = phase::FINAL,
+                Some((b, tied)) => {
+                    if tied.count_ones() > 1 {
+                        self.ties.push((self.cycle, tied));
+                    }
+                    if s.g[b] + 1 >= s.len[b] {
+                        s.full |= 1 << b;
+                    } else {
+                        s.sel = b as u8;
+                        s.phase = phase::MUL;
+                    }
+                }
+            },
+            phase::MUL => {
+                let k = s.sel as usize;
+                let at = k * NMAX + s.g[k] as usize + 1;
+                let mn = s.m[at] as u8;
+                let dt = mn.wrapping_sub(s.t[k]) & 31;
+                s.need = Self::req(i).map(|x| times(x, dt) & mask(NEED_BITS) as u32);
+                s.m_next = mn;
+                s.q_next = s.qn[at] as u32;
+                s.phase = phase::FIT;
+            }
+            phase::FIT => {
+                let k = s.sel as usize;
+                if (0..RES).all(|c| s.rl[c] >= s.need[c]) {
+                    for c in 0..RES {
+                        s.rl[c] -= s.need[c];
+                    }
+                    s.g[k] += 1;
+                    s.t[k] = s.m_next;
+                    s.cur_q[k] = s.q_next;
+                } else {
+                    s.full |= 1 << k;
+                }
+                s.phase = phase::SELECT;
+            }
+            phase::FINAL => {
+                s.res_spatial = s.over || (0..s.kernels as usize).any(|k| below_threshold(s.cur_q[k], s.kernels, s.pct));
+                s.phase = phase::WAIT;
+            }
+            phase::WAIT => {
+                if since as u32 + 2 >= s.delay as u32 {
+                    s.quota = std::array::from_fn(|k| if k < s.kernels as usize { s.t[k] } else { 0 });
+                    s.spatial = s.res_spatial;
+                    s.done = true;
+                    s.phase = phase::IDLE;
+                }
+            }
+            _ => unreachable!("phase {ph}"),
+        }
+    }
+}
