@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua", "wf", "prof"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -15,7 +15,7 @@ pub fn verilog_for(block: &str) -> Option<String> {
 /// Verilog for the named block; the scheduling blocks (`dss`, `prio`, `sched`) are sized for
 /// `sms` SMs.
 pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
-    if matches!(block, "dss" | "prio" | "sched") && !(1..=MAX_SMS).contains(&sms) {
+    if matches!(block, "dss" | "prio" | "sched" | "wf") && !(1..=MAX_SMS).contains(&sms) {
         return Err(format!("--sms {sms}: the scheduling blocks support 1..={MAX_SMS} SMs"));
     }
     Ok(match block {
@@ -65,6 +65,18 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
             // One SM's Zorua coordinator and mapping tables on the Fermi configuration: 48
             // warp slots, Algorithm 1's default constants (docs/zorua.md).
             let mut uut = crate::Zorua::new(crate::ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, crate::ZoruaFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "wf" => {
+            // Warped-Slicer's water-filling unit for `sms` SMs (16 by default).
+            let mut uut = crate::Wf::new(sms, crate::WfFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "prof" => {
+            // One SM's Warped-Slicer sampling counters.
+            let mut uut = crate::Prof::new(crate::ProfFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

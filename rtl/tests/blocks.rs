@@ -119,3 +119,18 @@ fn the_zorua_coordinator_synthesizes_and_lints() {
     let v = verilog_for("zorua").unwrap();
     mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("zorua"), &v).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn the_water_filling_unit_synthesizes_and_lints() {
+    let v = mpgpu_rtl::verilog::verilog_for("wf").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("wf"), &v).unwrap_or_else(|e| panic!("{e}"));
+    // For 15 SMs (the Fermi configuration) too.
+    let v = mpgpu_rtl::verilog::verilog_sized("wf", 15).unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("wf15"), &v).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn the_sampling_counters_synthesize_and_lint() {
+    let v = mpgpu_rtl::verilog::verilog_for("prof").unwrap();
+    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("prof"), &v).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -246,7 +246,7 @@ pub fn random_scenario(rng: &mut impl rand::Rng, k: u8, sms: usize) -> Scenario 
             1 => top * j.min(sat[kk]) as u64 / 8,
             2 => top * (if j <= sat[kk] { j as u64 } else { (2 * sat[kk] as u64).saturating_sub(j as u64).max(1) }) / 16,
             3 => top / 2,
-            _ => (noise[kk].wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(j as u32 * 7) % (top + 1)),
+            _ => noise[kk].wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(j as u32 * 7) % (top + 1),
         };
         v as u32
     };

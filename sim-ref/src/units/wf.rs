@@ -79,7 +79,7 @@ impl Unit for Wf {
     type Out = Out;
 
     fn reset(&mut self) {
-        self.s = State { kernels: 1, window: 1, score: vec![0; TABLE], m: vec![0; TABLE], qn: vec![0; TABLE], ..State::default() };
+        self.s = State { score: vec![0; TABLE], m: vec![0; TABLE], qn: vec![0; TABLE], ..State::default() };
         self.ties.clear();
         self.cycle = 0;
     }
@@ -96,7 +96,7 @@ impl Unit for Wf {
             rd_sm: if matches!(s.phase, phase::SUM | phase::COLLECT) { s.sm } else { 0 },
             rd_k: match s.phase {
                 phase::INIT => s.k,
-                phase::MUL => s.sel,
+                phase::READ | phase::MUL => s.sel,
                 _ => 0,
             },
             done: s.done,
@@ -277,20 +277,25 @@ impl Unit for Wf {
             }
             phase::INIT => {
                 let k = s.k as usize;
-                let t0 = if s.len[k] > 0 { s.m[k * NMAX] as u8 } else { 1 };
-                let base = if k == 0 { s.total } else { s.rl };
-                let need = Self::req(i).map(|x| times(x, t0) & mask(NEED_BITS) as u32);
-                let fits = (0..RES).all(|c| base[c] >= need[c]);
-                s.rl = if fits { std::array::from_fn(|c| base[c] - need[c]) } else { base };
-                s.over |= !fits;
-                s.t[k] = t0;
-                s.g[k] = 0;
-                s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
-                if s.k == s.kernels - 1 {
-                    s.phase = if s.over { phase::FINAL } else { phase::SELECT };
-                    s.k = 0;
+                if s.sub == 0 {
+                    let t0 = if s.len[k] > 0 { s.m[k * NMAX] as u8 } else { 1 };
+                    s.need = Self::req(i).map(|x| times(x, t0) & mask(NEED_BITS) as u32);
+                    s.t[k] = t0;
+                    s.g[k] = 0;
+                    s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
+                    s.sub = 1;
                 } else {
-                    s.k += 1;
+                    let base = if k == 0 { s.total } else { s.rl };
+                    let fits = (0..RES).all(|c| base[c] >= s.need[c]);
+                    s.rl = if fits { std::array::from_fn(|c| base[c] - s.need[c]) } else { base };
+                    s.over |= !fits;
+                    s.sub = 0;
+                    if s.k == s.kernels - 1 {
+                        s.phase = if s.over { phase::FINAL } else { phase::SELECT };
+                        s.k = 0;
+                    } else {
+                        s.k += 1;
+                    }
                 }
             }
             phase::SELECT => match sel {
@@ -303,18 +308,20 @@ impl Unit for Wf {
                         s.full |= 1 << b;
                     } else {
                         s.sel = b as u8;
-                        s.phase = phase::MUL;
+                        s.phase = phase::READ;
                     }
                 }
             },
-            phase::MUL => {
+            phase::READ => {
                 let k = s.sel as usize;
                 let at = k * NMAX + s.g[k] as usize + 1;
-                let mn = s.m[at] as u8;
-                let dt = mn.wrapping_sub(s.t[k]) & 31;
-                s.need = Self::req(i).map(|x| times(x, dt) & mask(NEED_BITS) as u32);
-                s.m_next = mn;
+                s.m_next = s.m[at] as u8;
                 s.q_next = s.qn[at] as u32;
+                s.phase = phase::MUL;
+            }
+            phase::MUL => {
+                let dt = s.m_next.wrapping_sub(s.t[s.sel as usize]) & 31;
+                s.need = Self::req(i).map(|x| times(x, dt) & mask(NEED_BITS) as u32);
                 s.phase = phase::FIT;
             }
             phase::FIT => {

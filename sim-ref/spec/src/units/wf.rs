@@ -30,12 +30,13 @@
 //! - **Norm**: per kernel with a staircase: one cycle takes its peak (the last step); per
 //!   step, one cycle loads the score and 17 cycles of restoring division give
 //!   Qn = floor(score x 2^16 / peak), written at the 17th.
-//! - **Init**: one kernel per cycle (`rd_k`): T = its first step's count (1 without a
-//!   staircase), R_L -= T x R (from `total` for kernel 0); a request that does not fit marks
-//!   the decision over-subscribed, which falls back after the last kernel.
+//! - **Init**: two cycles per kernel (`rd_k`): T = its first step's count (1 without a
+//!   staircase) and need = T x R; then R_L -= need (from `total` for kernel 0), or, if it
+//!   does not fit, the decision is over-subscribed, which falls back after the last kernel.
 //! - **Select**: among the kernels not Full, the lowest current Qn, strict `<` (the lowest
 //!   index wins a tie); none: Final. A kernel at its peak is marked Full (one cycle).
-//! - **Mul**: the selected kernel's next step (count and Qn) read, need = dT x R (`rd_k`).
+//! - **Read**: the selected kernel's next step (count and Qn) read from the tables.
+//! - **Mul**: need = dT x R (`rd_k`), dT the step's count less T.
 //! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
 //!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
 //! - **Final**: Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for some kernel
@@ -92,11 +93,12 @@ pub mod phase {
     pub const NORM: u8 = 7;
     pub const INIT: u8 = 8;
     pub const SELECT: u8 = 9;
-    pub const MUL: u8 = 10;
-    pub const FIT: u8 = 11;
-    pub const FINAL: u8 = 12;
-    pub const WAIT: u8 = 13;
-    pub const NAMES: [&str; 14] = ["idle", "window", "sum", "scale", "collect", "round-wait", "build", "norm", "init", "select", "mul", "fit", "final", "wait"];
+    pub const READ: u8 = 10;
+    pub const MUL: u8 = 11;
+    pub const FIT: u8 = 12;
+    pub const FINAL: u8 = 13;
+    pub const WAIT: u8 = 14;
+    pub const NAMES: [&str; 15] = ["idle", "window", "sum", "scale", "collect", "round-wait", "build", "norm", "init", "select", "read", "mul", "fit", "final", "wait"];
 }
 
 /// Sampled every clocked cycle.
@@ -140,7 +142,7 @@ pub struct Out {
     pub win_last: bool,
     /// The SM whose `sm_*` the unit reads this cycle (Sum, Collect; 0 otherwise).
     pub rd_sm: u8,
-    /// The kernel whose `k_req` the unit reads this cycle (Init, Mul; 0 otherwise).
+    /// The kernel whose `k_req` the unit reads this cycle (Init, Read, Mul; 0 otherwise).
     pub rd_k: u8,
     /// One cycle: `quota` and `spatial` hold a new decision from this cycle.
     pub done: bool,
@@ -189,7 +191,7 @@ pub struct State {
     pub g: [u8; KMAX],
     pub cur_q: [u32; KMAX],
     pub full: u8,
-    /// Mul's reads for Fit: the next step's count and Qn, and dT x R.
+    /// Read's reads for Mul and Fit: the next step's count and Qn; dT x R (Init, Mul).
     pub m_next: u8,
     pub q_next: u32,
     pub need: [u32; RES],
