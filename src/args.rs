@@ -261,3 +261,52 @@ pub fn parse_bytes(s: &str) -> Result<u32, String> {
     let v: u64 = num.parse().map_err(|_| format!("`{s}` is not a byte count (expected e.g. 4096, 4k, 64k)"))?;
     v.checked_mul(mul).and_then(|b| u32::try_from(b).ok()).ok_or_else(|| format!("`{s}` is too large"))
 }
+
+/// An intra-SM slicing policy (Warped-Slicer and the policies it is compared with).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SlicingArg {
+    /// The oldest kernel takes all it fits; later kernels what is left.
+    LeftOver,
+    /// Each of K kernels gets 1/K of every SM resource.
+    Even,
+    /// The SMs split into one contiguous group per kernel.
+    Spatial,
+    /// Quotas from an online profile and the water-filling unit (ISCA 2016).
+    WarpedSlicer,
+}
+
+impl From<SlicingArg> for mpgpu_ref::timing::slicer::Slicing {
+    fn from(a: SlicingArg) -> Self {
+        use mpgpu_ref::timing::slicer::Slicing;
+        match a {
+            SlicingArg::LeftOver => Slicing::LeftOver,
+            SlicingArg::Even => Slicing::Even,
+            SlicingArg::Spatial => Slicing::Spatial,
+            SlicingArg::WarpedSlicer => Slicing::WarpedSlicer,
+        }
+    }
+}
+
+/// Warped-Slicer's parameters (with --slicing warped-slicer).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct SliceArgs {
+    /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher or
+    /// the framework's --policy).
+    #[arg(long, value_enum, conflicts_with = "policy")]
+    pub slicing: Option<SlicingArg>,
+    /// Warped-Slicer's profiling window, cycles.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
+    pub ws_window: u16,
+    /// Cycles from the last profiling window's end to the decision.
+    #[arg(long, default_value_t = 0)]
+    pub ws_delay: u16,
+    /// Fallback to Spatial when a kernel keeps less than this percent of 1/K of its peak.
+    #[arg(long, default_value_t = 120)]
+    pub ws_fallback: u8,
+}
+
+impl SliceArgs {
+    pub fn params(&self) -> mpgpu_ref::timing::slicer::SliceParams {
+        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, ..Default::default() }
+    }
+}

@@ -38,13 +38,29 @@ pub(crate) fn simulate(cfg: &GpuConfig, w: &Workload, limits: RunLimits, label: 
 /// Run `w` on the timing model, under the scheduling framework when `sched` is given, showing
 /// a progress bar labelled `label`; the result and the wall-clock seconds.
 pub(crate) fn simulate_with(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy, Mechanism)>, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
+    simulate_any(cfg, w, sched, None, limits, label)
+}
+
+/// [`simulate_with`], or under an intra-SM slicing policy when `slicing` names one.
+pub(crate) fn simulate_any(
+    cfg: &GpuConfig,
+    w: &Workload,
+    sched: Option<(Policy, Mechanism)>,
+    slicing: Option<(mpgpu_ref::timing::slicer::Slicing, mpgpu_ref::timing::slicer::SliceParams)>,
+    limits: RunLimits,
+    label: &str,
+) -> Result<(RunResult, f64)> {
     let pb = progress_bar(label);
     let t = Instant::now();
-    let r = run_workload_with(cfg, w, sched, limits, &mut |cycle, done, total| {
+    let mut progress = |cycle, done, total| {
         pb.set_length(total);
         pb.set_position(done);
         pb.set_message(format!("cycle {cycle}"));
-    });
+    };
+    let r = match slicing {
+        Some((p, params)) => mpgpu_ref::timing::gpu::run_workload_sliced(cfg, w, p, params, limits, &mut progress),
+        None => run_workload_with(cfg, w, sched, limits, &mut progress),
+    };
     pb.finish_and_clear();
     let secs = t.elapsed().as_secs_f64();
     r.map(|r| (r, secs)).map_err(|e| anyhow!("{label}: {e}"))

@@ -1,8 +1,8 @@
 //! `mpgpu run`: a multiprogrammed workload on the cycle-level GPU model, with each process also
 //! run alone for the metrics.
 
-use crate::args::{MechanismArg, PolicyArg, VmArgs};
-use crate::common::{load_workload, print_result, simulate_with};
+use crate::args::{MechanismArg, PolicyArg, SliceArgs, VmArgs};
+use crate::common::{load_workload, print_result, simulate_any};
 use anyhow::{anyhow, Context, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::metrics::metrics;
@@ -36,6 +36,8 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     preempt: Option<MechanismArg>,
     #[command(flatten)]
+    slice: SliceArgs,
+    #[command(flatten)]
     vm: VmArgs,
     /// Write each SM's resident and faulted warps over time (with --paging) to this CSV file.
     #[arg(long)]
@@ -49,16 +51,25 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
+    let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.params()));
     println!("workload: {}", w.description);
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
-    let (shared, secs) = simulate_with(&cfg, &w, sched, limits, "shared")?;
+    let (shared, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
     println!("blocks scheduled by {}", shared.dispatcher);
+    if let Some(st) = &shared.slicing {
+        for d in &st.decisions {
+            println!("  cycle {}: launches {:?} -> {}", d.cycle, d.launches, if d.spatial { "spatial".to_string() } else { format!("quotas {:?}", d.quota) });
+        }
+        if st.rounds > 0 {
+            println!("  {} profiling rounds ({} unsettled), {} cycles from repartition to decision", st.rounds, st.unsettled, st.profile_cycles);
+        }
+    }
     let mut alone = Vec::new();
     if !a.no_alone && w.processes.len() > 1 {
         for p in &w.processes {
             // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
             let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-            alone.push(simulate_with(&cfg, &solo, sched, limits, &p.name)?.0);
+            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &p.name)?.0);
         }
     } else if !a.no_alone {
         alone.push(shared.clone());

@@ -68,6 +68,20 @@ pub trait Dispatcher {
     fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>);
     /// Every block of a launch has finished.
     fn launch_done(&mut self, now: u64, launch: usize);
+    /// After the SMs' cycle (while [`Dispatcher::busy`], every cycle): units the dispatcher
+    /// clocks with the SMs (Warped-Slicer's counters and water-filling unit). True: it has
+    /// something new to dispatch. An error stops the run (a co-simulated unit parted).
+    fn observe(&mut self, _now: u64, _view: &DispatchView) -> Result<bool, String> {
+        Ok(false)
+    }
+    /// Needs every cycle stepped (no idle skip).
+    fn busy(&self) -> bool {
+        false
+    }
+    /// What intra-SM slicing did (`super::slicer`).
+    fn slice_stats(&self) -> Option<super::slicer::SliceStats> {
+        None
+    }
 }
 
 /// The baseline: launches in the order they became ready; each cycle every SM takes one block
@@ -334,6 +348,9 @@ pub struct RunResult {
     /// Zorua's counters, summed over the SMs (`alloc = "zorua"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zorua: Option<super::sm::ZoruaStats>,
+    /// Intra-SM slicing (Warped-Slicer and the policies it is compared with).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slicing: Option<super::slicer::SliceStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -997,6 +1014,14 @@ impl Gpu {
                     }
                 }
             }
+            if let BlockSched::Baseline { d, dirty } = &mut self.sched {
+                if d.busy() {
+                    let view = DispatchView { sms: &self.sms, launches: &self.launches };
+                    if d.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })? {
+                        *dirty = true;
+                    }
+                }
+            }
             self.stepped_cycles += 1;
             if self.all_done() {
                 self.now = now + 1;
@@ -1009,7 +1034,7 @@ impl Gpu {
             // Advance the clock.
             let mut next = now + 1;
             let sched_pending = match &self.sched {
-                BlockSched::Baseline { dirty, .. } => *dirty,
+                BlockSched::Baseline { d, dirty } => *dirty || d.busy(),
                 // Without clock gating the framework is clocked on every GPU cycle, so none is
                 // skipped.
                 BlockSched::Framework(d) => d.pending() || !d.gating,
@@ -1507,6 +1532,10 @@ impl Gpu {
             fw_full_cycles: self.fw().map_or(0, |d| d.full_cycles),
             fw_inbox_blocks: self.fw().map_or(0, |d| d.inbox_blocks),
             zorua: self.zorua_stats(),
+            slicing: match &self.sched {
+                BlockSched::Baseline { d, .. } => d.slice_stats(),
+                BlockSched::Framework(_) => None,
+            },
         }
     }
 }
@@ -1515,6 +1544,21 @@ impl Gpu {
 /// framework when `sched` names a policy and a preemption mechanism.
 pub fn run_workload(cfg: &GpuConfig, w: &Workload, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<RunResult, SimError> {
     run_workload_with(cfg, w, None, limits, progress)
+}
+
+/// [`run_workload`] with an intra-SM slicing policy as the dispatcher (its units the models).
+pub fn run_workload_sliced(
+    cfg: &GpuConfig,
+    w: &Workload,
+    policy: super::slicer::Slicing,
+    params: super::slicer::SliceParams,
+    limits: RunLimits,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<RunResult, SimError> {
+    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(super::slicer::Slicer::new(policy, params, cfg.num_sms() as usize)));
+    gpu.add_workload(w)?;
+    gpu.run(limits, progress)?;
+    Ok(gpu.result())
 }
 
 /// [`run_workload`] with an optional scheduling framework.

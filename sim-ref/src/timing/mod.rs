@@ -7,6 +7,7 @@ pub mod gpu;
 pub mod memsys;
 pub mod metrics;
 pub mod mmu;
+pub mod slicer;
 pub mod sm;
 pub mod wheel;
 

@@ -1418,6 +1418,25 @@ impl Sm {
         self.check_block(now, bslot);
     }
 
+    /// Blocks resident per launch: (launch, blocks), by launch.
+    pub fn blocks_per_launch(&self) -> Vec<(usize, u32)> {
+        let mut v: Vec<(usize, u32)> = Vec::new();
+        for b in self.blocks.iter().flatten() {
+            match v.iter_mut().find(|x| x.0 == b.info.id) {
+                Some(x) => x.1 += 1,
+                None => v.push((b.info.id, 1)),
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// This cycle (or, asleep, the last awake one) is a long-memory stall: no scheduler
+    /// issued, and one waited for a load or atomic (Warped-Slicer's phi_mem, §IV-A).
+    pub fn memory_stalled(&self) -> bool {
+        self.scheds.iter().all(|s| s.reason != Stall::Issued) && self.scheds.iter().any(|s| s.reason == Stall::Memory)
+    }
+
     /// The launches with blocks resident, without repeats.
     pub fn resident_launches(&self) -> Vec<usize> {
         let mut v: Vec<usize> = self.blocks.iter().flatten().map(|b| b.info.id).collect();

@@ -1,0 +1,411 @@
+//! Intra-SM slicing (Warped-Slicer, Xu et al., ISCA 2016; decisions in
+//! `docs/warped-slicer.md`): the block dispatcher under the policies the paper compares.
+//!
+//! - **Left-Over**: the oldest kernel takes every SM it fits; a later one gets what is left
+//!   (the baseline dispatcher's rule, Hyper-Q's behaviour).
+//! - **Even**: each of the K kernels gets 1/K of every SM resource: a quota of
+//!   min over the components of floor(total / K / request) blocks per SM (at least one).
+//! - **Spatial**: the SMs are split into K contiguous groups (the remainder to the lowest
+//!   kernels), one kernel per group.
+//! - **Warped-Slicer**: when the kernels sharing the GPU change and two or more remain, a
+//!   repartition: each SM is given a profiling layout (kernel k's group of SMs runs 1, 2, 3 ...
+//!   blocks of it alone, in as many rounds as its group needs to cover its occupancy), the
+//!   water-filling unit (`units::wf`) times a window per round that every SM's sampling
+//!   counters (`units::prof`) follow, and its decision sets every SM's quota per kernel, or
+//!   the Spatial split when it falls back. A layout takes effect as blocks drain (no
+//!   preemption); a round's window starts once every SM holds its layout, or after
+//!   `settle` cycles.
+//!
+//! Issue rule (every policy): each cycle, each SM takes at most one block: of the oldest kernel
+//! that has blocks left, is below its quota on that SM, and fits.
+
+use super::gpu::{DispatchView, Dispatcher};
+use mpgpu_spec::units::prof;
+use mpgpu_spec::units::wf::{self, KMAX, NMAX, RES};
+use mpgpu_spec::Unit;
+use serde::Serialize;
+
+/// The intra-SM slicing policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Slicing {
+    LeftOver,
+    Even,
+    Spatial,
+    WarpedSlicer,
+}
+
+impl Slicing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Slicing::LeftOver => "left-over",
+            Slicing::Even => "even",
+            Slicing::Spatial => "spatial",
+            Slicing::WarpedSlicer => "warped-slicer",
+        }
+    }
+}
+
+/// Warped-Slicer's parameters (the paper's values by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SliceParams {
+    /// The profiling window (cycles, §IV-A: 5,000).
+    pub window: u16,
+    /// Cycles from the last window's end to the decision (§V-H: 0, 1K, 5K, 10K).
+    pub delay: u16,
+    /// The fallback threshold, percent of 1/K (§IV: 120).
+    pub pct: u8,
+    /// Cycles a round's layout may take to settle before its window starts anyway.
+    pub settle: u64,
+}
+
+impl Default for SliceParams {
+    fn default() -> Self {
+        SliceParams { window: 5000, delay: 0, pct: 120, settle: 20_000 }
+    }
+}
+
+/// What a run's slicing did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SliceStats {
+    pub policy: String,
+    /// Warped-Slicer's decisions: the kernels (launch ids) and the quotas, or Spatial.
+    pub decisions: Vec<SliceDecision>,
+    /// Profiling rounds run, windows whose layout had not settled, cycles spent profiling
+    /// (from a repartition's start to its decision).
+    pub rounds: u64,
+    pub unsettled: u64,
+    pub profile_cycles: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SliceDecision {
+    pub cycle: u64,
+    pub launches: Vec<usize>,
+    pub quota: Vec<u8>,
+    pub spatial: bool,
+}
+
+/// The water-filling unit's slot and the per-SM counters' slots: the models, or the RTL (or
+/// both in lockstep) from the testbench crate.
+pub type WfSlot = Box<dyn Unit<In = wf::In, Out = wf::Out>>;
+pub type ProfSlot = Box<dyn Unit<In = prof::In, Out = prof::Out>>;
+
+/// A repartition in progress.
+#[derive(Clone, Debug)]
+struct Repartition {
+    /// The kernels (launch ids), at most KMAX, in arrival order.
+    kernels: Vec<usize>,
+    /// Per round, per SM: (kernel index, count) (count 0: the SM holds nothing).
+    layouts: Vec<Vec<(u8, u8)>>,
+    round: usize,
+    /// Cycle the round's layout was set; whether its window has been opened.
+    since: u64,
+    started: bool,
+    began: u64,
+}
+
+impl Repartition {
+    /// Whether every SM holds the round's layout: its kernel's blocks at the count (or all
+    /// that kernel has left), and no other kernel's.
+    fn settled(&self, view: &DispatchView) -> bool {
+        let m = &self.layouts[self.round];
+        view.sms.iter().enumerate().all(|(s, sm)| {
+            let held = sm.blocks_per_launch();
+            let (i, j) = m[s];
+            let mine = (j > 0).then(|| self.kernels[i as usize]);
+            let ok_others = held.iter().all(|&(l, n)| Some(l) == mine || n == 0);
+            let ok_mine = mine.is_none_or(|l| {
+                let n = held.iter().find(|h| h.0 == l).map_or(0, |h| h.1);
+                n == j as u32 || (n < j as u32 && view.launches[l].remaining() == 0)
+            });
+            ok_others && ok_mine
+        })
+    }
+}
+
+pub struct Slicer {
+    policy: Slicing,
+    params: SliceParams,
+    /// Launches that may issue, oldest first (until all their blocks have finished).
+    active: Vec<usize>,
+    /// Per launch: its quota on each SM (`u32::MAX`: none).
+    quota: rustc_hash::FxHashMap<usize, Vec<u32>>,
+    /// Warped-Slicer's units and repartition.
+    wf: Option<WfSlot>,
+    prof: Vec<ProfSlot>,
+    rep: Option<Repartition>,
+    /// Each SM's warp-instructions at the last look (the counters count the difference).
+    last_insts: Vec<u64>,
+    /// The active set changed: quotas to recompute at the next dispatch.
+    changed: bool,
+    stats: SliceStats,
+}
+
+impl Slicer {
+    /// A dispatcher under `policy`; Warped-Slicer's units are the models.
+    pub fn new(policy: Slicing, params: SliceParams, sms: usize) -> Slicer {
+        let wf: WfSlot = Box::new(crate::units::wf::Wf::new(sms));
+        let prof = (0..sms).map(|_| Box::new(crate::units::prof::Prof::default()) as ProfSlot).collect();
+        Slicer::with_units(policy, params, wf, prof)
+    }
+
+    /// With the given units in the water-filling unit's and the counters' slots.
+    pub fn with_units(policy: Slicing, params: SliceParams, wf: WfSlot, prof: Vec<ProfSlot>) -> Slicer {
+        let n = prof.len();
+        Slicer {
+            policy,
+            params,
+            active: Vec::new(),
+            quota: Default::default(),
+            wf: (policy == Slicing::WarpedSlicer).then_some(wf),
+            prof: if policy == Slicing::WarpedSlicer { prof } else { Vec::new() },
+            rep: None,
+            last_insts: vec![0; n],
+            changed: false,
+            stats: SliceStats { policy: policy.name().into(), ..Default::default() },
+        }
+    }
+
+    /// A launch's per-block request as the water-filling unit takes it: one slot,
+    /// warp-padded threads, registers, shared bytes.
+    fn request(view: &DispatchView, l: usize) -> [u32; RES] {
+        let cfg = view.sms[0].config();
+        let f = view.launches[l].info.launch.kernel.footprint();
+        [1, f.threads_per_block.div_ceil(32) * 32, cfg.block_registers(&f), f.shared_per_block]
+    }
+
+    /// One SM's resources in the same components.
+    fn total(view: &DispatchView) -> [u32; RES] {
+        let c = view.sms[0].config();
+        [c.blocks, c.threads, c.registers, c.shared_bytes]
+    }
+
+    /// Blocks of `l` an SM holds at most alone (its occupancy), at most NMAX.
+    fn alone_max(view: &DispatchView, l: usize) -> u8 {
+        let f = view.launches[l].info.launch.kernel.footprint();
+        view.sms[0].config().occupancy(&f).blocks.clamp(1, NMAX as u32) as u8
+    }
+
+    /// The contiguous SM groups of `k` kernels on `sms` SMs (the remainder to the lowest).
+    fn groups(sms: usize, k: usize) -> Vec<std::ops::Range<usize>> {
+        let (base, rem) = (sms / k, sms % k);
+        let mut at = 0;
+        (0..k)
+            .map(|i| {
+                let n = base + (i < rem) as usize;
+                let r = at..at + n;
+                at += n;
+                r
+            })
+            .collect()
+    }
+
+    /// Spatial quotas for `kernels`: each its group of SMs, nothing elsewhere.
+    fn spatial(&mut self, kernels: &[usize], sms: usize) {
+        for (i, g) in Self::groups(sms, kernels.len()).into_iter().enumerate() {
+            self.quota.insert(kernels[i], (0..sms).map(|s| if g.contains(&s) { u32::MAX } else { 0 }).collect());
+        }
+    }
+
+    /// Recomputes the quotas after the active set changed.
+    fn requota(&mut self, now: u64, view: &DispatchView) {
+        let sms = view.sms.len();
+        self.quota.clear();
+        let k = self.active.len();
+        if k < 2 {
+            self.rep = None;
+            return;
+        }
+        match self.policy {
+            Slicing::LeftOver => {}
+            Slicing::Spatial => {
+                let a = self.active.clone();
+                self.spatial(&a, sms);
+            }
+            Slicing::Even => {
+                let total = Self::total(view);
+                for &l in &self.active {
+                    let r = Self::request(view, l);
+                    let q = (0..RES).map(|c| if r[c] == 0 { u32::MAX } else { total[c] / k as u32 / r[c] }).min().unwrap_or(1).max(1);
+                    self.quota.insert(l, vec![q; sms]);
+                }
+            }
+            Slicing::WarpedSlicer => {
+                // The first KMAX kernels are partitioned; later ones wait for a place.
+                let kernels: Vec<usize> = self.active.iter().copied().take(KMAX).collect();
+                for &l in self.active.iter().skip(KMAX) {
+                    self.quota.insert(l, vec![0; sms]);
+                }
+                let groups = Self::groups(sms, kernels.len());
+                let need: Vec<u8> = kernels.iter().map(|&l| Self::alone_max(view, l)).collect();
+                let rounds = (0..kernels.len()).map(|i| (need[i] as usize).div_ceil(groups[i].len().max(1))).max().unwrap_or(1).max(1);
+                let layouts = (0..rounds)
+                    .map(|r| {
+                        let mut m = vec![(0u8, 0u8); sms];
+                        for (i, g) in groups.iter().enumerate() {
+                            for (p, s) in g.clone().enumerate() {
+                                let j = r * g.len() + p + 1;
+                                if j <= need[i] as usize {
+                                    m[s] = (i as u8, j as u8);
+                                }
+                            }
+                        }
+                        m
+                    })
+                    .collect();
+                self.rep = Some(Repartition { kernels, layouts, round: 0, since: now, started: false, began: now });
+                self.layout_quotas(sms);
+            }
+        }
+    }
+
+    /// The quotas of the current profiling round's layout.
+    fn layout_quotas(&mut self, sms: usize) {
+        let Some(rep) = &self.rep else { return };
+        let m = &rep.layouts[rep.round];
+        for (i, &l) in rep.kernels.iter().enumerate() {
+            let q = (0..sms).map(|s| if m[s].0 as usize == i { m[s].1 as u32 } else { 0 }).collect();
+            self.quota.insert(l, q);
+        }
+    }
+
+    /// A repartition's rounds have started: the unit is working on its decision.
+    fn profiling(&self) -> bool {
+        self.rep.as_ref().is_some_and(|r| r.started)
+    }
+
+    pub fn stats(&self) -> SliceStats {
+        self.stats.clone()
+    }
+}
+
+impl Dispatcher for Slicer {
+    fn name(&self) -> &str {
+        self.policy.name()
+    }
+
+    fn launch_ready(&mut self, _now: u64, launch: usize, view: &DispatchView) {
+        self.active.push(launch);
+        self.changed = true;
+        if self.profiling() {
+            // (it waits for the decision in progress; the next repartition includes it)
+            self.quota.insert(launch, vec![0; view.sms.len()]);
+        }
+    }
+
+    fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>) {
+        // (a change while the unit works on a decision waits for it)
+        if self.changed && !self.profiling() {
+            self.changed = false;
+            self.requota(now, view);
+        }
+        let mut left: Vec<u64> = self.active.iter().map(|&l| view.launches[l].remaining()).collect();
+        for (s, sm) in view.sms.iter().enumerate() {
+            let held = sm.blocks_per_launch();
+            let pick = (0..self.active.len()).find(|&k| {
+                let l = self.active[k];
+                let q = self.quota.get(&l).map_or(u32::MAX, |q| q[s]);
+                let n = held.iter().find(|h| h.0 == l).map_or(0, |h| h.1);
+                left[k] > 0 && n < q && sm.fits(&view.launches[l].info.launch)
+            });
+            if let Some(k) = pick {
+                left[k] -= 1;
+                out.push((self.active[k], s as u32));
+            }
+        }
+    }
+
+    fn launch_done(&mut self, _now: u64, launch: usize) {
+        self.active.retain(|&l| l != launch);
+        self.changed = true;
+    }
+
+    fn busy(&self) -> bool {
+        self.rep.is_some() || self.changed
+    }
+
+    fn observe(&mut self, now: u64, view: &DispatchView) -> Result<bool, String> {
+        let Some(wf_unit) = self.wf.as_mut() else { return Ok(self.changed) };
+        let Some(rep) = self.rep.as_mut() else { return Ok(self.changed) };
+        let sms = view.sms.len();
+        let o = wf_unit.outputs(&wf::In::default());
+        // Open the round's window once the layout holds (or has had `settle` cycles).
+        let mut start = false;
+        if !rep.started && !o.busy || rep.started && o.round_wait {
+            let settled = rep.settled(view);
+            if settled || now >= rep.since + self.params.settle {
+                start = true;
+                self.stats.rounds += 1;
+                self.stats.unsettled += !settled as u64;
+            }
+        }
+        let rep = self.rep.as_mut().unwrap();
+        let round = rep.round;
+        let layout = rep.layouts[round].clone();
+        let kernels = rep.kernels.clone();
+        let last = round + 1 == rep.layouts.len();
+        let sm = o.rd_sm as usize;
+        let (sm_k, sm_j) = layout.get(sm).copied().unwrap_or((0, 0));
+        let po = self.prof.get(sm).map(|p| p.outputs(&prof::In::default())).unwrap_or_default();
+        let rk = (o.rd_k as usize).min(kernels.len() - 1);
+        let i = wf::In {
+            start,
+            last,
+            kernels: kernels.len() as u8,
+            window: self.params.window,
+            fallback_pct: self.params.pct,
+            delay: self.params.delay,
+            total: Self::total(view),
+            sm_k,
+            sm_j,
+            sm_insts: po.insts,
+            sm_stalls: po.stalls,
+            k_req: Self::request(view, kernels[rk]),
+        };
+        let o = wf_unit.outputs(&i);
+        // Every SM's counters: this cycle's events, the window from the unit's outputs.
+        for (s, p) in self.prof.iter_mut().enumerate() {
+            let smv = &view.sms[s];
+            let insts = smv.stats.warp_insts;
+            let issued = (insts - self.last_insts[s]).min(prof::MAX_ISSUE as u64) as u8;
+            self.last_insts[s] = insts;
+            let pi = prof::In { run: o.win_run, first: o.win_first, last: o.win_last, issued, stall: smv.memory_stalled(), blocks: smv.used_blocks.min(31) as u8 };
+            p.outputs(&pi);
+            p.clock(&pi);
+        }
+        wf_unit.clock(&i);
+        let mut dirty = false;
+        if start {
+            let rep = self.rep.as_mut().unwrap();
+            rep.started = true;
+        }
+        let started = self.rep.as_ref().is_some_and(|r| r.started);
+        if started && o.win_last && !last {
+            // The window of a round that is not the last has closed: the next round's layout.
+            let rep = self.rep.as_mut().unwrap();
+            rep.round += 1;
+            rep.since = now + 1;
+            self.layout_quotas(sms);
+            dirty = true;
+        }
+        if started && o.done {
+            let rep = self.rep.take().unwrap();
+            let q = &o.quota[..rep.kernels.len()];
+            self.stats.decisions.push(SliceDecision { cycle: now, launches: rep.kernels.clone(), quota: q.to_vec(), spatial: o.spatial });
+            self.stats.profile_cycles += now - rep.began;
+            if o.spatial {
+                self.spatial(&rep.kernels, sms);
+            } else {
+                for (i, &l) in rep.kernels.iter().enumerate() {
+                    self.quota.insert(l, vec![q[i] as u32; sms]);
+                }
+            }
+            dirty = true;
+        }
+        Ok(dirty || self.changed)
+    }
+
+    fn slice_stats(&self) -> Option<SliceStats> {
+        Some(self.stats())
+    }
+}
