@@ -273,6 +273,8 @@ pub enum SlicingArg {
     Spatial,
     /// Quotas from an online profile and the water-filling unit (ISCA 2016).
     WarpedSlicer,
+    /// Water-filling on curves from isolated runs of each process (at 1, 2, ... blocks per SM).
+    Oracle,
 }
 
 impl From<SlicingArg> for mpgpu_ref::timing::slicer::Slicing {
@@ -283,6 +285,7 @@ impl From<SlicingArg> for mpgpu_ref::timing::slicer::Slicing {
             SlicingArg::Even => Slicing::Even,
             SlicingArg::Spatial => Slicing::Spatial,
             SlicingArg::WarpedSlicer => Slicing::WarpedSlicer,
+            SlicingArg::Oracle => Slicing::Oracle,
         }
     }
 }

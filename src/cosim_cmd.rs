@@ -39,6 +39,10 @@ pub enum UnitArg {
     /// under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are
     /// the Fermi configuration's (`--config fermi15`).
     Zorua,
+    /// Warped-Slicer's water-filling unit (global) and sampling counters (every SM) in RTL,
+    /// under the Warped-Slicer dispatcher (`--ws-window`, `--ws-delay`, `--ws-fallback`); the
+    /// water-filling unit's FSM state and tables compared every clocked cycle.
+    Wf,
 }
 
 impl UnitArg {
@@ -54,6 +58,7 @@ impl UnitArg {
             UnitArg::Rq => UnitKind::Rq,
             UnitArg::RqOl => UnitKind::RqOl,
             UnitArg::Zorua => UnitKind::Zorua,
+            UnitArg::Wf => UnitKind::Wf,
         };
         if let Some(f) = unit.implied_faults() {
             cfg.faults = f;
@@ -101,6 +106,10 @@ pub enum BrokenArg {
     RescanFromThread,
     /// zorua: a warp's end frees its block's scratchpad.
     SmemAtWarpEnd,
+    /// wf: a tie at Select goes to the higher kernel index.
+    TieHigh,
+    /// wf: the sampling counters latch one cycle after the window's last.
+    LateLatch,
 }
 
 impl BrokenArg {
@@ -112,6 +121,7 @@ impl BrokenArg {
             BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
             BrokenArg::DropLane | BrokenArg::ReadWaddr => "oldata",
             BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd => "zorua",
+            BrokenArg::TieHigh | BrokenArg::LateLatch => "wf",
         }
     }
 }
@@ -168,6 +178,15 @@ pub struct CosimArgs {
     framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
+    /// With --unit wf: Warped-Slicer's profiling window, cycles.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
+    ws_window: u16,
+    /// With --unit wf: cycles from the last profiling window's end to the decision.
+    #[arg(long, default_value_t = 0)]
+    ws_delay: u16,
+    /// With --unit wf: the fallback threshold, percent of 1/K.
+    #[arg(long, default_value_t = 120)]
+    ws_fallback: u8,
     /// Test-only: co-simulate a deliberately broken RTL variant.
     #[arg(long, value_enum, hide = true)]
     broken: Option<BrokenArg>,
@@ -187,6 +206,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             UnitArg::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
             UnitArg::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
             UnitArg::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
+            UnitArg::Wf => matches!(b, BrokenArg::TieHigh | BrokenArg::LateLatch),
         };
         if !ok {
             bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
@@ -223,8 +243,11 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.oldata_faults = mpgpu_rtl::OldataFaults { drop_lane: a.broken == Some(BrokenArg::DropLane), read_waddr: a.broken == Some(BrokenArg::ReadWaddr) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
     o.zorua_faults = mpgpu_rtl::ZoruaFaults { rescan_from_thread: a.broken == Some(BrokenArg::RescanFromThread), smem_at_warp_end: a.broken == Some(BrokenArg::SmemAtWarpEnd) };
+    o.wf_faults = mpgpu_rtl::WfFaults { tie_high: a.broken == Some(BrokenArg::TieHigh) };
+    o.prof_faults = mpgpu_rtl::ProfFaults { late_latch: a.broken == Some(BrokenArg::LateLatch) };
+    o.slice = mpgpu_ref::timing::slicer::SliceParams { window: a.ws_window, delay: a.ws_delay, pct: a.ws_fallback, ..Default::default() };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if unit.per_sm() && a.backend == BackendArg::Fpga {
+    if (unit.per_sm() || unit == UnitKind::Wf) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
     if a.framework && !unit.per_sm() {
@@ -250,7 +273,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.policy.name(),
         o.mechanism
     );
-    if unit.per_sm() {
+    if unit == UnitKind::Wf {
+        println!("blocks:   the Warped-Slicer dispatcher (window {}, delay {}, fallback {} %)", a.ws_window, a.ws_delay, a.ws_fallback);
+    } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }
     let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
@@ -272,6 +297,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.vcd {
         match a.unit {
+            UnitArg::Wf => println!("waveforms: {0}-wf.vcd (the water-filling unit) and {0}-prof-sm<k>.vcd (each SM's counters)", p.with_extension("").display()),
             UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
             UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => {
                 let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
@@ -282,6 +308,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.trace {
         match a.unit {
+            UnitArg::Wf => println!("traces: {0}/wf/ and one per SM under {0}/prof/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
@@ -291,6 +318,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
             match a.unit {
+                UnitArg::Wf => eprintln!("waveforms around the mismatch: {0}-wf.vcd and {0}-prof-sm<k>.vcd", p.with_extension("").display()),
                 UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
                 UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
                 _ => eprintln!("waveform around the mismatch: {}", p.display()),

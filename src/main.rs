@@ -14,6 +14,7 @@ mod list_cmd;
 mod plot;
 mod run_cmd;
 mod soak_cmd;
+mod slicing_cmd;
 mod study_cmd;
 mod sweep_cmd;
 mod verilog_cmd;
@@ -29,6 +30,7 @@ use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
 use run_cmd::{run_cmd, RunArgs};
 use soak_cmd::{soak_cmd, SoakArgs};
+use slicing_cmd::{slicing_cmd, SlicingArgs};
 use study_cmd::{study_cmd, StudyArgs};
 use sweep_cmd::{sweep_cmd, SweepArgs};
 use verilog_cmd::{verilog_cmd, VerilogArgs};
@@ -65,6 +67,11 @@ enum Cmd {
     /// under block, WLM and Zorua on each configuration; the performance ranges (box plots),
     /// best-point and all-point speedups, porting loss, hit rates and schedulable warps.
     Study(StudyArgs),
+    /// Warped-Slicer's evaluation: every pair and triple workload (workloads/slicing,
+    /// workloads/slicing3) under Left-Over, Even, Spatial, Warped-Slicer and the Oracle; IPC,
+    /// STP, ANTT and minimum speedup normalised to Left-Over, the Spatial fallbacks, and the
+    /// profiled partitions against the Oracle's; CSV, a summary and SVG plots under --out
+    Slicing(SlicingArgs),
     /// Co-simulate an RTL block inside the whole GPU: the RTL drives the GPU while its reference
     /// model runs beside it and every cycle is compared. Exits non-zero on the first mismatch
     /// (with a report and a waveform of the run).
@@ -131,6 +138,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Run(a) => run_cmd(a),
         Cmd::Sweep(a) => sweep_cmd(a),
         Cmd::Study(a) => study_cmd(a),
+        Cmd::Slicing(a) => slicing_cmd(a),
         Cmd::Cosim(a) => cosim_cmd(a),
         Cmd::Replay(a) => replay_cmd(a),
         Cmd::Soak(a) => soak_cmd(a),

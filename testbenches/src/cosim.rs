@@ -13,7 +13,7 @@
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
 use crate::bank::{Bank, Slot};
-use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, RqPorts, SchedPorts, ZoruaPorts};
+use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, ProfPorts, RqPorts, SchedPorts, WfPorts, ZoruaPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -29,7 +29,10 @@ use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
 use mpgpu_ref::units::rq::{ReplaySlot, Rq};
-use mpgpu_rtl::{OldataFaults, OplogFaults, RqFaults, SchedFaults, ZoruaFaults, ZoruaParams};
+use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, WfFaults, ZoruaFaults, ZoruaParams};
+use mpgpu_ref::timing::slicer::{ProfUnit, SliceParams, Slicer, Slicing, WfSlot, WfUnit};
+use mpgpu_ref::units::prof::Prof as ProfModel;
+use mpgpu_ref::units::wf::Wf as WfModel;
 use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
@@ -412,6 +415,26 @@ impl ZoruaSlot for Alone<ZoruaPorts> {
     }
 }
 
+/// Warped-Slicer's water-filling unit's RTL beside its model: a mismatch stops the run.
+impl WfUnit for Shared<WfModel, WfPorts> {
+    fn halted(&self) -> Option<String> {
+        let c = self.0.borrow();
+        c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle))
+    }
+}
+
+impl WfUnit for Alone<WfPorts> {}
+
+/// An SM's sampling counters' RTL beside their model: a mismatch stops the run.
+impl ProfUnit for Shared<ProfModel, ProfPorts> {
+    fn halted(&self) -> Option<String> {
+        let c = self.0.borrow();
+        c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle))
+    }
+}
+
+impl ProfUnit for Alone<ProfPorts> {}
+
 /// What a co-simulation run found.
 pub struct CosimReport {
     pub result: Option<RunResult>,
@@ -458,6 +481,9 @@ pub enum UnitKind {
     /// Zorua's coordinator and mapping tables (`Zorua`), one per SM, under `alloc = "zorua"`,
     /// with the baseline dispatcher.
     Zorua,
+    /// Warped-Slicer's water-filling unit (`Wf`, global) and sampling counters (`Prof`, one
+    /// per SM), under the Warped-Slicer dispatcher.
+    Wf,
 }
 
 impl UnitKind {
@@ -471,7 +497,7 @@ impl UnitKind {
         match self {
             UnitKind::Oplog | UnitKind::Oldata | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
             UnitKind::Rq => Some(mpgpu_ref::config::FaultScheme::Rq),
-            UnitKind::Sched | UnitKind::Engine | UnitKind::Zorua => None,
+            UnitKind::Sched | UnitKind::Engine | UnitKind::Zorua | UnitKind::Wf => None,
         }
     }
 
@@ -485,6 +511,7 @@ impl UnitKind {
             UnitKind::Rq => "rq",
             UnitKind::RqOl => "rq-ol",
             UnitKind::Zorua => "zorua",
+            UnitKind::Wf => "wf",
         }
     }
 }
@@ -510,6 +537,10 @@ pub struct CosimOptions {
     pub rq_faults: RqFaults,
     /// Test-only faults of `Zorua`.
     pub zorua_faults: ZoruaFaults,
+    /// Test-only faults of `Wf` and `Prof`, and Warped-Slicer's parameters (`--unit wf`).
+    pub wf_faults: WfFaults,
+    pub prof_faults: ProfFaults,
+    pub slice: SliceParams,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
@@ -540,6 +571,9 @@ impl CosimOptions {
             oldata_faults: OldataFaults::default(),
             rq_faults: RqFaults::default(),
             zorua_faults: ZoruaFaults::default(),
+            wf_faults: WfFaults::default(),
+            prof_faults: ProfFaults::default(),
+            slice: SliceParams::default(),
             sms: SmSet::All,
             framework: false,
             every_cycle: false,
@@ -719,6 +753,28 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             gpu.set_zorua_units(&mut |_| it.next().expect("one unit per SM"))?;
             Ok((outcome, gpu))
         }
+        (UnitKind::Wf, mode) => {
+            let sub = |b: &str| trace.map(|d| d.join(b));
+            let wports = WfPorts { sms: n, faults: o.wf_faults };
+            let (wf_outcome, wf_unit): (Box<dyn Outcome>, WfSlot) = match mode {
+                SlotMode::Lockstep => {
+                    let rtl = RtlUnit::with_backend(wports, o.backend)?;
+                    let h = Shared::new(Cosim::with_state("wf", WfModel::new(n), rtl, WfModel::state).recording(from, until).tracing(sub("wf").as_deref())?);
+                    (Box::new(h.clone()), Box::new(h))
+                }
+                SlotMode::RtlAlone => {
+                    let a = Alone::new(RtlUnit::with_backend(wports, o.backend)?);
+                    (Box::new(AloneOutcome(vec![a.cycles.clone()])), Box::new(a))
+                }
+                SlotMode::ModelAlone => (Box::new(AloneOutcome(Vec::new())), Box::new(WfModel::new(n))),
+            };
+            let pports = ProfPorts { faults: o.prof_faults };
+            let t = sub("prof");
+            let (prof_outcome, prof_units) = per_sm::<_, _, dyn ProfUnit>(n, mode, o, pports, &ProfModel::default, ProfModel::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let slicer = Slicer::with_units(Slicing::WarpedSlicer, o.slice, wf_unit, prof_units);
+            let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
+            Ok((Box::new(Several(vec![(wf_outcome, "wf"), (prof_outcome, "prof")])), gpu))
+        }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
                 let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
@@ -796,6 +852,13 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         }
         UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => {}
         UnitKind::Zorua => zorua_fits(cfg)?,
+        UnitKind::Wf if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS => {
+            return Err(format!("--unit wf: the water-filling unit reads up to {} SMs; `{}` has {}", mpgpu_spec::units::wf::MAX_SMS, cfg.name, cfg.num_sms()));
+        }
+        UnitKind::Wf if cfg.sm.len() != 1 => {
+            return Err(format!("--unit wf needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+        }
+        UnitKind::Wf => {}
         _ => {
             Gpu::framework_params(cfg)?;
         }

@@ -1555,7 +1555,14 @@ pub fn run_workload_sliced(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
-    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(super::slicer::Slicer::new(policy, params, cfg.num_sms() as usize)));
+    let slicer = match policy {
+        super::slicer::Slicing::Oracle => {
+            let curves = super::slicer::oracle_curves(cfg, w, limits, &mut Default::default())?;
+            super::slicer::Slicer::oracle(params, cfg.num_sms() as usize, curves)
+        }
+        _ => super::slicer::Slicer::new(policy, params, cfg.num_sms() as usize),
+    };
+    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
     Ok(gpu.result())

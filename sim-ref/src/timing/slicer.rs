@@ -32,6 +32,10 @@ pub enum Slicing {
     Even,
     Spatial,
     WarpedSlicer,
+    /// Water-filling on curves from isolated runs ([`oracle_curves`]), applied at once.
+    Oracle,
+    /// Every kernel at most this many blocks per SM (the isolated runs of the Oracle's curves).
+    Cap(u8),
 }
 
 impl Slicing {
@@ -41,6 +45,8 @@ impl Slicing {
             Slicing::Even => "even",
             Slicing::Spatial => "spatial",
             Slicing::WarpedSlicer => "warped-slicer",
+            Slicing::Oracle => "oracle",
+            Slicing::Cap(_) => "cap",
         }
     }
 }
@@ -75,6 +81,10 @@ pub struct SliceStats {
     pub rounds: u64,
     pub unsettled: u64,
     pub profile_cycles: u64,
+    /// Every round's samples as the counters latched them: the window's last cycle, and per
+    /// SM (kernel index, CTA count, warp-instructions, long-memory stall cycles, resident
+    /// CTAs at the latch).
+    pub samples: Vec<(u64, Vec<(u8, u8, u32, u32, u8)>)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -85,10 +95,27 @@ pub struct SliceDecision {
     pub spatial: bool,
 }
 
-/// The water-filling unit's slot and the per-SM counters' slots: the models, or the RTL (or
-/// both in lockstep) from the testbench crate.
-pub type WfSlot = Box<dyn Unit<In = wf::In, Out = wf::Out>>;
-pub type ProfSlot = Box<dyn Unit<In = prof::In, Out = prof::Out>>;
+/// The water-filling unit's slot: its model, or the RTL (or both in lockstep) from the
+/// testbench crate.
+pub trait WfUnit: Unit<In = wf::In, Out = wf::Out> {
+    /// In lockstep, the RTL disagreed with the model: what (the run stops).
+    fn halted(&self) -> Option<String> {
+        None
+    }
+}
+
+/// An SM's sampling counters' slot.
+pub trait ProfUnit: Unit<In = prof::In, Out = prof::Out> {
+    fn halted(&self) -> Option<String> {
+        None
+    }
+}
+
+impl WfUnit for crate::units::wf::Wf {}
+impl ProfUnit for crate::units::prof::Prof {}
+
+pub type WfSlot = Box<dyn WfUnit>;
+pub type ProfSlot = Box<dyn ProfUnit>;
 
 /// A repartition in progress.
 #[derive(Clone, Debug)]
@@ -102,6 +129,8 @@ struct Repartition {
     since: u64,
     started: bool,
     began: u64,
+    /// The window of round `.1` closed at cycle `.0`: its samples are read next cycle.
+    latched: Option<(u64, usize)>,
 }
 
 impl Repartition {
@@ -139,6 +168,8 @@ pub struct Slicer {
     /// The active set changed: quotas to recompute at the next dispatch.
     changed: bool,
     stats: SliceStats,
+    /// The Oracle's curves, per process: IPC (x 2^16) alone at 1..=NMAX blocks per SM.
+    curves: Vec<[u64; NMAX]>,
 }
 
 impl Slicer {
@@ -163,7 +194,15 @@ impl Slicer {
             last_insts: vec![0; n],
             changed: false,
             stats: SliceStats { policy: policy.name().into(), ..Default::default() },
+            curves: Vec::new(),
         }
+    }
+
+    /// The Oracle with its curves (per process of the workload, [`oracle_curves`]).
+    pub fn oracle(params: SliceParams, sms: usize, curves: Vec<[u64; NMAX]>) -> Slicer {
+        let mut s = Slicer::new(Slicing::Oracle, params, sms);
+        s.curves = curves;
+        s
     }
 
     /// A launch's per-block request as the water-filling unit takes it: one slot,
@@ -212,12 +251,35 @@ impl Slicer {
         let sms = view.sms.len();
         self.quota.clear();
         let k = self.active.len();
+        if let Slicing::Cap(c) = self.policy {
+            for &l in &self.active {
+                self.quota.insert(l, vec![c as u32; sms]);
+            }
+            return;
+        }
         if k < 2 {
             self.rep = None;
             return;
         }
         match self.policy {
-            Slicing::LeftOver => {}
+            Slicing::LeftOver | Slicing::Cap(_) => {}
+            Slicing::Oracle => {
+                let kernels: Vec<usize> = self.active.iter().copied().take(KMAX).collect();
+                for &l in self.active.iter().skip(KMAX) {
+                    self.quota.insert(l, vec![0; sms]);
+                }
+                let scores: Vec<[u64; NMAX]> = kernels.iter().map(|&l| self.curves.get(view.launches[l].process).copied().unwrap_or([0; NMAX])).collect();
+                let req: Vec<[u32; RES]> = kernels.iter().map(|&l| Self::request(view, l)).collect();
+                let d = crate::warped::water_fill(&scores, &req, Self::total(view), self.params.pct);
+                self.stats.decisions.push(SliceDecision { cycle: now, launches: kernels.clone(), quota: d.quota.clone(), spatial: d.spatial });
+                if d.spatial {
+                    self.spatial(&kernels, sms);
+                } else {
+                    for (i, &l) in kernels.iter().enumerate() {
+                        self.quota.insert(l, vec![d.quota[i] as u32; sms]);
+                    }
+                }
+            }
             Slicing::Spatial => {
                 let a = self.active.clone();
                 self.spatial(&a, sms);
@@ -253,7 +315,7 @@ impl Slicer {
                         m
                     })
                     .collect();
-                self.rep = Some(Repartition { kernels, layouts, round: 0, since: now, started: false, began: now });
+                self.rep = Some(Repartition { kernels, layouts, round: 0, since: now, started: false, began: now, latched: None });
                 self.layout_quotas(sms);
             }
         }
@@ -328,6 +390,14 @@ impl Dispatcher for Slicer {
         let Some(wf_unit) = self.wf.as_mut() else { return Ok(self.changed) };
         let Some(rep) = self.rep.as_mut() else { return Ok(self.changed) };
         let sms = view.sms.len();
+        if let Some((at, r)) = rep.latched.take() {
+            let m = &rep.layouts[r];
+            let v = self.prof.iter().enumerate().map(|(s, p)| {
+                let o = p.outputs(&prof::In::default());
+                (m[s].0, m[s].1, o.insts, o.stalls, o.blocks)
+            });
+            self.stats.samples.push((at, v.collect()));
+        }
         let o = wf_unit.outputs(&wf::In::default());
         // Open the round's window once the layout holds (or has had `settle` cycles).
         let mut start = false;
@@ -370,16 +440,25 @@ impl Dispatcher for Slicer {
             let issued = (insts - self.last_insts[s]).min(prof::MAX_ISSUE as u64) as u8;
             self.last_insts[s] = insts;
             let pi = prof::In { run: o.win_run, first: o.win_first, last: o.win_last, issued, stall: smv.memory_stalled(), blocks: smv.used_blocks.min(31) as u8 };
+            p.at_cycle(now);
             p.outputs(&pi);
             p.clock(&pi);
         }
+        wf_unit.at_cycle(now);
         wf_unit.clock(&i);
+        if let Some(e) = self.prof.iter().find_map(|p| p.halted()).or_else(|| wf_unit.halted()) {
+            return Err(e);
+        }
         let mut dirty = false;
         if start {
             let rep = self.rep.as_mut().unwrap();
             rep.started = true;
         }
         let started = self.rep.as_ref().is_some_and(|r| r.started);
+        if started && o.win_last {
+            let rep = self.rep.as_mut().unwrap();
+            rep.latched = Some((now, rep.round));
+        }
         if started && o.win_last && !last {
             // The window of a round that is not the last has closed: the next round's layout.
             let rep = self.rep.as_mut().unwrap();
@@ -408,4 +487,40 @@ impl Dispatcher for Slicer {
     fn slice_stats(&self) -> Option<SliceStats> {
         Some(self.stats())
     }
+}
+
+/// The Oracle's curves: each process of `w` run alone at 1, 2, ... blocks per SM (up to its
+/// occupancy, at most NMAX); its IPC (warp-instructions per cycle, x 2^16) at each count, 0
+/// past its occupancy. `cache` keeps a process's curve by its description across workloads.
+pub fn oracle_curves(
+    cfg: &crate::config::GpuConfig,
+    w: &crate::workload::Workload,
+    limits: super::gpu::RunLimits,
+    cache: &mut std::collections::HashMap<String, [u64; NMAX]>,
+) -> Result<Vec<[u64; NMAX]>, super::gpu::SimError> {
+    let mut out = Vec::new();
+    for p in &w.processes {
+        let alone = crate::workload::Workload { description: format!("{} alone", p.name), processes: vec![crate::workload::ProcessSpec { arrival: 0, ..p.clone() }] };
+        let key = format!("{}:{}", cfg.name, toml::to_string(&alone.processes[0]).unwrap_or_default().replace(&format!("name = {:?}", p.name), ""));
+        if let Some(c) = cache.get(&key) {
+            out.push(*c);
+            continue;
+        }
+        let mut curve = [0u64; NMAX];
+        for j in 1..=NMAX as u8 {
+            let mut gpu = super::gpu::Gpu::with_dispatcher(cfg, Box::new(Slicer::new(Slicing::Cap(j), SliceParams::default(), cfg.num_sms() as usize)));
+            gpu.add_workload(&alone)?;
+            gpu.run(limits, &mut |_, _, _| {})?;
+            let r = gpu.result();
+            // (past the occupancy more blocks change nothing: the curve stops there)
+            let occupancy_reached = j > 1 && (r.warp_insts << 16) / r.cycles.max(1) == curve[j as usize - 2];
+            curve[j as usize - 1] = (r.warp_insts << 16) / r.cycles.max(1);
+            if occupancy_reached || j as u32 >= cfg.sm[0].blocks {
+                break;
+            }
+        }
+        cache.insert(key, curve);
+        out.push(curve);
+    }
+    Ok(out)
 }
