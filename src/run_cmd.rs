@@ -63,6 +63,9 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         for (at, v) in &st.samples {
             println!("  window ending at cycle {at}: (kernel, CTAs: warp-insts, memory stalls, resident) {}", v.iter().filter(|x| x.1 > 0).map(|x| format!("{}x{}: {} {} {}", x.0, x.1, x.2, x.3, x.4)).collect::<Vec<_>>().join(", "));
         }
+        if !st.ties.is_empty() {
+            println!("  ties at Select (lowest index wins) at cycles {:?}", st.ties);
+        }
         if st.rounds > 0 {
             println!("  {} profiling rounds ({} unsettled), {} cycles from repartition to decision", st.rounds, st.unsettled, st.profile_cycles);
         }

@@ -421,6 +421,9 @@ impl WfUnit for Shared<WfModel, WfPorts> {
         let c = self.0.borrow();
         c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle))
     }
+    fn ties(&self) -> Vec<u64> {
+        self.0.borrow().pair.model.ties.iter().map(|t| t.0).collect()
+    }
 }
 
 impl WfUnit for Alone<WfPorts> {}

@@ -181,3 +181,62 @@ fn the_sampling_counters_run_in_lockstep_and_a_late_latch_is_caught() {
         let _ = ProfPorts::default().block();
     }
 }
+
+fn gpu_run(workload: &str, backend: Backend, mode: mpgpu_tb::cosim::SlotMode, wf: WfFaults, pf: ProfFaults) -> mpgpu_tb::cosim::CosimReport {
+    use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
+    let cfg = mpgpu_ref::config::GpuConfig::preset("gtx480").unwrap();
+    let w = mpgpu_ref::workload::Workload::load(std::path::Path::new(&format!("{}/../workloads/slicing/{workload}.toml", env!("CARGO_MANIFEST_DIR")))).unwrap();
+    let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::Drain);
+    o.unit = UnitKind::Wf;
+    o.mode = mode;
+    o.backend = backend;
+    o.wf_faults = wf;
+    o.prof_faults = pf;
+    o.mismatch_vcd = std::env::temp_dir().join(format!("wf-mismatch-{workload}-{}.vcd", std::process::id()));
+    run_with(&cfg, &w, &o).unwrap()
+}
+
+/// The whole GPU under Warped-Slicer with the water-filling unit and every SM's counters in
+/// RTL, in lockstep, on both backends: repartitions happen (profiling rounds, decisions with
+/// quotas), no mismatch, every output verified, and the RTL alone and the model alone drive
+/// the GPU to the same cycles.
+#[test]
+fn warped_slicer_runs_in_lockstep_in_the_whole_gpu() {
+    use mpgpu_tb::cosim::SlotMode;
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let rep = gpu_run("mriq-stencil", backend, SlotMode::Lockstep, WfFaults::default(), ProfFaults::default());
+        assert!(rep.mismatch.is_none(), "{}: {}", backend.name(), rep.mismatch.unwrap());
+        let r = rep.result.expect("the run finished");
+        assert!(r.processes.iter().all(|p| p.verified));
+        let st = r.slicing.expect("slicing stats");
+        assert!(st.rounds >= 2 && st.decisions.len() >= 2 && st.decisions.iter().any(|d| !d.spatial), "{st:?}");
+        assert!(!st.ties.is_empty());
+        let alone = gpu_run("mriq-stencil", backend, SlotMode::RtlAlone, WfFaults::default(), ProfFaults::default()).result.unwrap();
+        let model = gpu_run("mriq-stencil", backend, SlotMode::ModelAlone, WfFaults::default(), ProfFaults::default()).result.unwrap();
+        assert_eq!((alone.cycles, model.cycles), (r.cycles, r.cycles), "{}", backend.name());
+        assert_eq!(alone.slicing.unwrap().decisions, st.decisions);
+    }
+}
+
+/// In the whole GPU, the broken variants are caught at the cycle and field the model
+/// predicts: a counter latched a cycle late in the cycle after the first window's last (SM
+/// 0's latched count), a tie won by the higher index in the cycle after the first tied Select
+/// (the selected kernel or a Full bit).
+#[test]
+fn broken_variants_are_caught_in_the_whole_gpu_where_predicted() {
+    use mpgpu_tb::cosim::SlotMode;
+    let model = gpu_run("mriq-stencil", Backend::RustHdl, SlotMode::ModelAlone, WfFaults::default(), ProfFaults::default()).result.unwrap();
+    let st = model.slicing.unwrap();
+    let first_window_end = st.samples[0].0;
+    let first_tie = st.ties[0];
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let rep = gpu_run("mriq-stencil", backend, SlotMode::Lockstep, WfFaults::default(), ProfFaults { late_latch: true });
+        let m = rep.mismatch.expect("the late latch was not caught");
+        assert_eq!(m.time, Some(first_window_end + 1), "{}: {m}", backend.name());
+        assert!(m.diffs.iter().any(|d| d.field == "sm[0].prof.insts"), "{m}");
+        let rep = gpu_run("mriq-stencil", backend, SlotMode::Lockstep, WfFaults { tie_high: true }, ProfFaults::default());
+        let m = rep.mismatch.expect("the broken tie-break was not caught");
+        assert_eq!(m.time, Some(first_tie + 1), "{}: {m}", backend.name());
+        assert!(m.diffs.iter().any(|d| d.field == "wf.state.sel" || d.field == "wf.state.full"), "{m}");
+    }
+}

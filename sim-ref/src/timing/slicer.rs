@@ -85,6 +85,8 @@ pub struct SliceStats {
     /// SM (kernel index, CTA count, warp-instructions, long-memory stall cycles, resident
     /// CTAs at the latch).
     pub samples: Vec<(u64, Vec<(u8, u8, u32, u32, u8)>)>,
+    /// GPU cycles at which the water-filling unit's model saw a tie at Select.
+    pub ties: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -102,6 +104,11 @@ pub trait WfUnit: Unit<In = wf::In, Out = wf::Out> {
     fn halted(&self) -> Option<String> {
         None
     }
+    /// The GPU cycles of the model's Selects that saw a tie (for tests that predict where a
+    /// broken tie-break shows; none from the RTL alone).
+    fn ties(&self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// An SM's sampling counters' slot.
@@ -111,7 +118,11 @@ pub trait ProfUnit: Unit<In = prof::In, Out = prof::Out> {
     }
 }
 
-impl WfUnit for crate::units::wf::Wf {}
+impl WfUnit for crate::units::wf::Wf {
+    fn ties(&self) -> Vec<u64> {
+        self.ties.iter().map(|t| t.0).collect()
+    }
+}
 impl ProfUnit for crate::units::prof::Prof {}
 
 pub type WfSlot = Box<dyn WfUnit>;
@@ -485,7 +496,9 @@ impl Dispatcher for Slicer {
     }
 
     fn slice_stats(&self) -> Option<SliceStats> {
-        Some(self.stats())
+        let mut s = self.stats();
+        s.ties = self.wf.as_ref().map_or(Vec::new(), |w| w.ties());
+        Some(s)
     }
 }
 

@@ -20,12 +20,15 @@ pub struct Wf {
     /// shows): the cycle, the tied kernels' mask.
     pub ties: Vec<(u64, u8)>,
     cycle: u64,
+    /// The GPU cycle of the coming edge, when the GPU says (`Unit::at_cycle`): ties are
+    /// dated by it then.
+    gpu_cycle: Option<u64>,
 }
 
 impl Wf {
     pub fn new(sms: usize) -> Wf {
         assert!((1..=mpgpu_spec::units::wf::MAX_SMS).contains(&sms), "a water-filling unit for {sms} SMs");
-        let mut w = Wf { sms: sms as u8, s: State::default(), ties: Vec::new(), cycle: 0 };
+        let mut w = Wf { sms: sms as u8, s: State::default(), ties: Vec::new(), cycle: 0, gpu_cycle: None };
         w.reset();
         w
     }
@@ -103,6 +106,10 @@ impl Unit for Wf {
             quota: s.quota,
             spatial: s.spatial,
         }
+    }
+
+    fn at_cycle(&mut self, gpu_cycle: u64) {
+        self.gpu_cycle = Some(gpu_cycle);
     }
 
     fn clock(&mut self, i: &In) {
@@ -302,7 +309,7 @@ impl Unit for Wf {
                 None => s.phase = phase::FINAL,
                 Some((b, tied)) => {
                     if tied.count_ones() > 1 {
-                        self.ties.push((self.cycle, tied));
+                        self.ties.push((self.gpu_cycle.unwrap_or(self.cycle), tied));
                     }
                     if s.g[b] + 1 >= s.len[b] {
                         s.full |= 1 << b;
