@@ -239,7 +239,8 @@ pub fn random_scenario(rng: &mut impl rand::Rng, k: u8, sms: usize) -> Scenario 
     let twin = k >= 2 && rng.gen_range(0..2) == 0;
     let stall_free: Vec<bool> = (0..k).map(|kk| twin && kk < 2 || rng.gen_range(0..3) == 0).collect();
     let curve = |kk: usize, j: u8| -> u32 {
-        let kk = if twin && kk == 1 { 0 } else { kk };
+        let kk = if twin && kk == 1 { 0 } else { kk.min(k as usize - 1) };
+        let j = j.min(NMAX as u8);
         let top = 4 * window as u64 - 1;
         let v = match classes[kk] {
             0 => top * j as u64 / NMAX as u64,
@@ -260,6 +261,8 @@ pub fn random_scenario(rng: &mut impl rand::Rng, k: u8, sms: usize) -> Scenario 
                 .map(|s| match rng.gen_range(0..12) {
                     0 => (0, 0),
                     1 => (rng.gen_range(0..k), rng.gen_range(1..=NMAX as u8)),
+                    // (a kernel past K, or a count past NMAX: the unit ignores the SM)
+                    2 if rng.gen_range(0..3) == 0 => if k < 4 && rng.gen() { (k, rng.gen_range(1..=NMAX as u8)) } else { (rng.gen_range(0..k), rng.gen_range(NMAX as u8 + 1..32)) },
                     _ => {
                         let kk = ((s / group) as u8).min(k - 1);
                         (kk, (base[kk as usize] + (s % group) as u8 + 1).min(NMAX as u8))
@@ -267,7 +270,7 @@ pub fn random_scenario(rng: &mut impl rand::Rng, k: u8, sms: usize) -> Scenario 
                 })
                 .collect();
             let insts = map.iter().map(|&(kk, j)| if j == 0 { rng.gen() } else { curve(kk as usize, j) }).collect();
-            let stalls = map.iter().map(|&(kk, _)| if stall_free[kk as usize] { 0 } else { rng.gen_range(0..=window as u32) }).collect();
+            let stalls = map.iter().map(|&(kk, _)| if stall_free[(kk as usize).min(k as usize - 1)] { 0 } else { rng.gen_range(0..=window as u32) }).collect();
             Round { map, insts, stalls }
         })
         .collect();

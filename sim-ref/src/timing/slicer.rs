@@ -87,6 +87,8 @@ pub struct SliceStats {
     pub samples: Vec<(u64, Vec<(u8, u8, u32, u32, u8)>)>,
     /// GPU cycles at which the water-filling unit's model saw a tie at Select.
     pub ties: Vec<u64>,
+    /// Repartitions among the kernels of the last decision, which re-applied it.
+    pub reused: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -181,6 +183,10 @@ pub struct Slicer {
     stats: SliceStats,
     /// The Oracle's curves, per process: IPC (x 2^16) alone at 1..=NMAX blocks per SM.
     curves: Vec<[u64; NMAX]>,
+    /// Warped-Slicer's last decision: the kernels it partitioned, by identity (process and
+    /// kernel name), their quotas and the mode. A repartition among the same kernels (a
+    /// process relaunching the kernel it ran) re-applies it instead of profiling again.
+    last: Option<(Vec<(usize, String)>, Vec<u8>, bool)>,
 }
 
 impl Slicer {
@@ -206,6 +212,7 @@ impl Slicer {
             changed: false,
             stats: SliceStats { policy: policy.name().into(), ..Default::default() },
             curves: Vec::new(),
+            last: None,
         }
     }
 
@@ -309,6 +316,23 @@ impl Slicer {
                 for &l in self.active.iter().skip(KMAX) {
                     self.quota.insert(l, vec![0; sms]);
                 }
+                // The same kernels as the last decision: their curves are the same, so is the
+                // decision (no profile).
+                let ids: Vec<(usize, String)> = kernels.iter().map(|&l| Self::identity(view, l)).collect();
+                if let Some((last_ids, q, spatial)) = self.last.clone() {
+                    let mut a = ids.clone();
+                    let mut b = last_ids.clone();
+                    a.sort();
+                    b.sort();
+                    if a == b {
+                        // (each kernel its own quota, in this decision's order)
+                        let q: Vec<u8> = ids.iter().map(|id| q[last_ids.iter().position(|x| x == id).unwrap_or(0)]).collect();
+                        self.apply(&kernels, &q, spatial, sms);
+                        self.stats.reused += 1;
+                        self.rep = None;
+                        return;
+                    }
+                }
                 let groups = Self::groups(sms, kernels.len());
                 let need: Vec<u8> = kernels.iter().map(|&l| Self::alone_max(view, l)).collect();
                 let rounds = (0..kernels.len()).map(|i| (need[i] as usize).div_ceil(groups[i].len().max(1))).max().unwrap_or(1).max(1);
@@ -328,6 +352,22 @@ impl Slicer {
                     .collect();
                 self.rep = Some(Repartition { kernels, layouts, round: 0, since: now, started: false, began: now, latched: None });
                 self.layout_quotas(sms);
+            }
+        }
+    }
+
+    /// A launch's kernel by identity: its process and kernel name.
+    fn identity(view: &DispatchView, l: usize) -> (usize, String) {
+        (view.launches[l].process, view.launches[l].info.launch.kernel.name.clone())
+    }
+
+    /// A decision's quotas (every SM the same), or the Spatial split.
+    fn apply(&mut self, kernels: &[usize], q: &[u8], spatial: bool, sms: usize) {
+        if spatial {
+            self.spatial(kernels, sms);
+        } else {
+            for (i, &l) in kernels.iter().enumerate() {
+                self.quota.insert(l, vec![q[i] as u32; sms]);
             }
         }
     }
@@ -483,13 +523,9 @@ impl Dispatcher for Slicer {
             let q = &o.quota[..rep.kernels.len()];
             self.stats.decisions.push(SliceDecision { cycle: now, launches: rep.kernels.clone(), quota: q.to_vec(), spatial: o.spatial });
             self.stats.profile_cycles += now - rep.began;
-            if o.spatial {
-                self.spatial(&rep.kernels, sms);
-            } else {
-                for (i, &l) in rep.kernels.iter().enumerate() {
-                    self.quota.insert(l, vec![q[i] as u32; sms]);
-                }
-            }
+            let ids = rep.kernels.iter().map(|&l| Self::identity(view, l)).collect();
+            self.last = Some((ids, q.to_vec(), o.spatial));
+            self.apply(&rep.kernels, q, o.spatial, sms);
             dirty = true;
         }
         Ok(dirty || self.changed)
