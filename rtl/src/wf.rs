@@ -15,7 +15,7 @@ use mpgpu_spec::units::wf::{INST_BITS, J_BITS, KMAX, MAX_SMS, NEED_BITS, NMAX, Q
 use rust_hdl::prelude::*;
 
 const _: () = assert!(KMAX == 4 && NMAX == 16 && J_BITS == 5 && SM_BITS == 4 && MAX_SMS == 16 && WINDOW_BITS == 16 && INST_BITS == 18);
-const _: () = assert!(SCORE_BITS == 43 && Q_BITS == 17 && RES == 4 && RES_BITS == 17 && NEED_BITS == 22);
+const _: () = assert!(SCORE_BITS == 43 && Q_BITS == 17 && RES == 4 && RES_BITS == 17 && NEED_BITS == 32);
 
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -161,29 +161,34 @@ pub struct Wf {
     pick: Signal<Local, Bits<2>>,
     g_p: Signal<Local, Bits<4>>,
     len_p: Signal<Local, Bits<5>>,
-    below: Signal<Local, Bit>,
-    thr: Signal<Local, Bits<26>>,
+    thr: Signal<Local, Bits<44>>,
+    q_k: Signal<Local, Bits<17>>,
+    hk: Signal<Local, Bits<16>>,
+    hprod: Signal<Local, Bits<32>>,
+    hsum: Signal<Local, Bits<44>>,
+    cnt16: Signal<Local, Bits<16>>,
+    cnt22: Signal<Local, Bits<32>>,
+    req_lo: [Signal<Local, Bits<16>>; 4],
+    req_hi: [Signal<Local, Bit>; 4],
+    rp: [Signal<Local, Bits<32>>; 4],
+    c100: Constant<Bits<16>>,
+    c200: Constant<Bits<16>>,
+    c300: Constant<Bits<16>>,
+    c400: Constant<Bits<16>>,
+    c2_3: Constant<Bits<3>>,
+    c3_3: Constant<Bits<3>>,
     go: Signal<Local, Bit>,
     kernels_in: Signal<Local, Bits<3>>,
     advance: Signal<Local, Bit>,
     next_kernel: Signal<Local, Bit>,
-    req: [Signal<Local, Bits<22>>; 4],
-    pa: [Signal<Local, Bits<22>>; 4],
-    pb: [Signal<Local, Bits<22>>; 4],
-    pc: [Signal<Local, Bits<22>>; 4],
-    pd: [Signal<Local, Bits<22>>; 4],
-    pe: [Signal<Local, Bits<22>>; 4],
-    prod_c: [Signal<Local, Bits<22>>; 4],
-    base: [Signal<Local, Bits<22>>; 4],
+    prod_c: [Signal<Local, Bits<32>>; 4],
+    base: [Signal<Local, Bits<32>>; 4],
     left: [Signal<Local, Bits<17>>; 4],
     need17: [Signal<Local, Bits<17>>; 4],
-    rl22: [Signal<Local, Bits<22>>; 4],
-    total22: [Signal<Local, Bits<22>>; 4],
+    rl22: [Signal<Local, Bits<32>>; 4],
+    total22: [Signal<Local, Bits<32>>; 4],
     base17: [Signal<Local, Bits<17>>; 4],
-    q26: [Signal<Local, Bits<26>>; 4],
     cand: [Signal<Local, Bit>; 4],
-    hund: [Signal<Local, Bits<26>>; 4],
-    kh: [Signal<Local, Bits<26>>; 4],
     pub phase: Reg<Bits<4>>,
     pub kern: Reg<Bits<3>>,
     pub last_r: Reg<Bit>,
@@ -219,7 +224,7 @@ pub struct Wf {
     pub t: [Reg<Bits<5>>; 4],
     pub g: [Reg<Bits<4>>; 4],
     pub cur_q: [Reg<Bits<17>>; 4],
-    pub need: [Reg<Bits<22>>; 4],
+    pub need: [Reg<Bits<32>>; 4],
     pub rl: [Reg<Bits<17>>; 4],
     pub quota: [Reg<Bits<5>>; 4],
     pub score_ram: LutRam<Bits<43>, 6>,
@@ -369,18 +374,26 @@ impl Wf {
             pick: Default::default(),
             g_p: Default::default(),
             len_p: Default::default(),
-            below: Default::default(),
             thr: Default::default(),
+            q_k: Default::default(),
+            hk: Default::default(),
+            hprod: Default::default(),
+            hsum: Default::default(),
+            cnt16: Default::default(),
+            cnt22: Default::default(),
+            req_lo: Default::default(),
+            req_hi: Default::default(),
+            rp: Default::default(),
+            c100: Constant::new(100u64.into()),
+            c200: Constant::new(200u64.into()),
+            c300: Constant::new(300u64.into()),
+            c400: Constant::new(400u64.into()),
+            c2_3: Constant::new(2u64.into()),
+            c3_3: Constant::new(3u64.into()),
             go: Default::default(),
             kernels_in: Default::default(),
             advance: Default::default(),
             next_kernel: Default::default(),
-            req: Default::default(),
-            pa: Default::default(),
-            pb: Default::default(),
-            pc: Default::default(),
-            pd: Default::default(),
-            pe: Default::default(),
             prod_c: Default::default(),
             base: Default::default(),
             left: Default::default(),
@@ -388,10 +401,7 @@ impl Wf {
             rl22: Default::default(),
             total22: Default::default(),
             base17: Default::default(),
-            q26: Default::default(),
             cand: Default::default(),
-            hund: Default::default(),
-            kh: Default::default(),
             phase: Default::default(),
             kern: Default::default(),
             last_r: Default::default(),
@@ -835,8 +845,7 @@ impl Logic for Wf {
             self.qn_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.g_s.val() + self.c1_4.val());
         }
 
-        // A count times each request component (Init: the first step's count; Mul: dT), by
-        // shift and add in a tree.
+        // A count times each request component (Init: the first step's count; Mul: dT).
         self.t0.next = self.c1_5.val();
         if self.len_k.val() != self.c0_5.val() {
             self.t0.next = self.m_ram.read_data.val();
@@ -845,43 +854,37 @@ impl Logic for Wf {
         if self.is_init.val() {
             self.cnt.next = self.t0.val();
         }
-        self.req[0].next = bit_cast::<22, 17>(self.k_req0.val());
-        self.req[1].next = bit_cast::<22, 17>(self.k_req1.val());
-        self.req[2].next = bit_cast::<22, 17>(self.k_req2.val());
-        self.req[3].next = bit_cast::<22, 17>(self.k_req3.val());
+        // (the low 16 bits of each request through a 16 x 16 multiplier, its top bit added)
+        self.cnt16.next = bit_cast::<16, 5>(self.cnt.val());
+        self.cnt22.next = bit_cast::<32, 5>(self.cnt.val()) << 16;
+        self.req_lo[0].next = self.k_req0.val().get_bits::<16>(0);
+        self.req_lo[1].next = self.k_req1.val().get_bits::<16>(0);
+        self.req_lo[2].next = self.k_req2.val().get_bits::<16>(0);
+        self.req_lo[3].next = self.k_req3.val().get_bits::<16>(0);
+        self.req_hi[0].next = self.k_req0.val().get_bit(16);
+        self.req_hi[1].next = self.k_req1.val().get_bit(16);
+        self.req_hi[2].next = self.k_req2.val().get_bit(16);
+        self.req_hi[3].next = self.k_req3.val().get_bit(16);
+        self.rp[0].next = self.req_lo[0].val() * self.cnt16.val();
+        self.rp[1].next = self.req_lo[1].val() * self.cnt16.val();
+        self.rp[2].next = self.req_lo[2].val() * self.cnt16.val();
+        self.rp[3].next = self.req_lo[3].val() * self.cnt16.val();
         for c in 0..4 {
-            self.pa[c].next = 0.into();
-            self.pb[c].next = 0.into();
-            self.pc[c].next = 0.into();
-            self.pd[c].next = 0.into();
-            self.pe[c].next = 0.into();
-            if self.cnt.val().get_bit(0) {
-                self.pa[c].next = self.req[c].val();
+            self.prod_c[c].next = self.rp[c].val();
+            if self.req_hi[c].val() {
+                self.prod_c[c].next = self.rp[c].val() + self.cnt22.val();
             }
-            if self.cnt.val().get_bit(1) {
-                self.pb[c].next = self.req[c].val() << 1;
-            }
-            if self.cnt.val().get_bit(2) {
-                self.pc[c].next = self.req[c].val() << 2;
-            }
-            if self.cnt.val().get_bit(3) {
-                self.pd[c].next = self.req[c].val() << 3;
-            }
-            if self.cnt.val().get_bit(4) {
-                self.pe[c].next = self.req[c].val() << 4;
-            }
-            self.prod_c[c].next = (self.pa[c].val() + self.pb[c].val()) + (self.pc[c].val() + self.pd[c].val()) + self.pe[c].val();
         }
 
         // The fit check: R_L (or, at Init of kernel 0, the SM's total) against need.
-        self.rl22[0].next = bit_cast::<22, 17>(self.rl[0].q.val());
-        self.rl22[1].next = bit_cast::<22, 17>(self.rl[1].q.val());
-        self.rl22[2].next = bit_cast::<22, 17>(self.rl[2].q.val());
-        self.rl22[3].next = bit_cast::<22, 17>(self.rl[3].q.val());
-        self.total22[0].next = bit_cast::<22, 17>(self.total[0].q.val());
-        self.total22[1].next = bit_cast::<22, 17>(self.total[1].q.val());
-        self.total22[2].next = bit_cast::<22, 17>(self.total[2].q.val());
-        self.total22[3].next = bit_cast::<22, 17>(self.total[3].q.val());
+        self.rl22[0].next = bit_cast::<32, 17>(self.rl[0].q.val());
+        self.rl22[1].next = bit_cast::<32, 17>(self.rl[1].q.val());
+        self.rl22[2].next = bit_cast::<32, 17>(self.rl[2].q.val());
+        self.rl22[3].next = bit_cast::<32, 17>(self.rl[3].q.val());
+        self.total22[0].next = bit_cast::<32, 17>(self.total[0].q.val());
+        self.total22[1].next = bit_cast::<32, 17>(self.total[1].q.val());
+        self.total22[2].next = bit_cast::<32, 17>(self.total[2].q.val());
+        self.total22[3].next = bit_cast::<32, 17>(self.total[3].q.val());
         self.need17[0].next = self.need[0].q.val().get_bits::<17>(0);
         self.need17[1].next = self.need[1].q.val().get_bits::<17>(0);
         self.need17[2].next = self.need[2].q.val().get_bits::<17>(0);
@@ -943,29 +946,30 @@ impl Logic for Wf {
             }
         }
 
-        // The fallback: 100 K Qn < pct x 2^16 for some kernel.
-        self.below.next = false;
-        self.q26[0].next = bit_cast::<26, 17>(self.cur_q[0].q.val());
-        self.q26[1].next = bit_cast::<26, 17>(self.cur_q[1].q.val());
-        self.q26[2].next = bit_cast::<26, 17>(self.cur_q[2].q.val());
-        self.q26[3].next = bit_cast::<26, 17>(self.cur_q[3].q.val());
-        self.thr.next = bit_cast::<26, 8>(self.pct.q.val()) << 16;
+        // The fallback, one kernel in two cycles: 100 K Qn (a 16 x 16 product, Qn's top bit
+        // added), then its comparison with pct x 2^16.
+        self.q_k.next = 0.into();
         for i in 0..4 {
-            self.hund[i].next = (self.q26[i].val() << 6) + (self.q26[i].val() << 5) + (self.q26[i].val() << 2);
-            self.kh[i].next = 0.into();
-            if self.kern.q.val().get_bit(0) {
-                self.kh[i].next = self.hund[i].val();
-            }
-            if self.kern.q.val().get_bit(1) {
-                self.kh[i].next = self.kh[i].val() + (self.hund[i].val() << 1);
-            }
-            if self.kern.q.val().get_bit(2) {
-                self.kh[i].next = self.kh[i].val() + (self.hund[i].val() << 2);
-            }
-            if (self.ids3[i].val() < self.kern.q.val()) & (self.kh[i].val() < self.thr.val()) {
-                self.below.next = true;
+            if self.k.q.val() == self.ids[i].val() {
+                self.q_k.next = self.cur_q[i].q.val();
             }
         }
+        self.hk.next = self.c100.val();
+        if self.kern.q.val() == self.c2_3.val() {
+            self.hk.next = self.c200.val();
+        }
+        if self.kern.q.val() == self.c3_3.val() {
+            self.hk.next = self.c300.val();
+        }
+        if self.kern.q.val() == self.c4_3.val() {
+            self.hk.next = self.c400.val();
+        }
+        self.hprod.next = self.q_k.val().get_bits::<16>(0) * self.hk.val();
+        self.hsum.next = bit_cast::<44, 32>(self.hprod.val());
+        if self.q_k.val().get_bit(16) {
+            self.hsum.next = bit_cast::<44, 32>(self.hprod.val()) + (bit_cast::<44, 16>(self.hk.val()) << 16);
+        }
+        self.thr.next = bit_cast::<44, 8>(self.pct.q.val()) << 16;
 
         // The decision delay.
         self.go.next = (bit_cast::<17, 16>(self.since.q.val()) + self.c2_17.val()) >= bit_cast::<17, 16>(self.delay_r.q.val());
@@ -1191,6 +1195,7 @@ impl Logic for Wf {
                     if self.over.q.val() | !self.fits.val() {
                         self.phase.d.next = self.c_final.val();
                     }
+                    self.res_spatial.d.next = self.over.q.val() | !self.fits.val();
                     self.k.d.next = 0.into();
                 } else {
                     self.k.d.next = self.k.q.val() + self.c1_2.val();
@@ -1202,6 +1207,9 @@ impl Logic for Wf {
         if self.is_select.val() {
             if !(self.v01.val() | self.v23.val()) {
                 self.phase.d.next = self.c_final.val();
+                self.k.d.next = 0.into();
+                self.sub.d.next = 0.into();
+                self.res_spatial.d.next = self.over.q.val();
             } else if (bit_cast::<5, 4>(self.g_p.val()) + self.c1_5.val()) >= self.len_p.val() {
                 for i in 0..4 {
                     if self.pick.val() == self.ids[i].val() {
@@ -1254,8 +1262,21 @@ impl Logic for Wf {
 
         // Final.
         if self.is_final.val() {
-            self.res_spatial.d.next = self.over.q.val() | self.below.val();
-            self.phase.d.next = self.c_wait.val();
+            if self.sub.q.val() == self.c0_5.val() {
+                self.acc.d.next = self.hsum.val();
+                self.sub.d.next = self.c1_5.val();
+            } else {
+                if self.acc.q.val() < self.thr.val() {
+                    self.res_spatial.d.next = true;
+                }
+                self.sub.d.next = 0.into();
+                if self.k_last.val() {
+                    self.phase.d.next = self.c_wait.val();
+                    self.k.d.next = 0.into();
+                } else {
+                    self.k.d.next = self.k.q.val() + self.c1_2.val();
+                }
+            }
         }
 
         // Wait: publish.

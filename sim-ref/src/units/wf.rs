@@ -299,6 +299,7 @@ impl Unit for Wf {
                     s.sub = 0;
                     if s.k == s.kernels - 1 {
                         s.phase = if s.over { phase::FINAL } else { phase::SELECT };
+                        s.res_spatial = s.over;
                         s.k = 0;
                     } else {
                         s.k += 1;
@@ -306,7 +307,12 @@ impl Unit for Wf {
                 }
             }
             phase::SELECT => match sel {
-                None => s.phase = phase::FINAL,
+                None => {
+                    s.phase = phase::FINAL;
+                    s.k = 0;
+                    s.sub = 0;
+                    s.res_spatial = s.over;
+                }
                 Some((b, tied)) => {
                     if tied.count_ones() > 1 {
                         self.ties.push((self.gpu_cycle.unwrap_or(self.cycle), tied));
@@ -346,8 +352,23 @@ impl Unit for Wf {
                 s.phase = phase::SELECT;
             }
             phase::FINAL => {
-                s.res_spatial = s.over || (0..s.kernels as usize).any(|k| below_threshold(s.cur_q[k], s.kernels, s.pct));
-                s.phase = phase::WAIT;
+                // Two cycles per kernel: 100 K Qn, then its comparison with pct x 2^16.
+                if s.sub == 0 {
+                    s.acc = s.cur_q[s.k as usize] as u64 * 100 * s.kernels as u64;
+                    s.sub = 1;
+                } else {
+                    if s.acc < (s.pct as u64) << 16 {
+                        s.res_spatial = true;
+                    }
+                    debug_assert_eq!(s.acc < (s.pct as u64) << 16, below_threshold(s.cur_q[s.k as usize], s.kernels, s.pct));
+                    s.sub = 0;
+                    if s.k == s.kernels - 1 {
+                        s.phase = phase::WAIT;
+                        s.k = 0;
+                    } else {
+                        s.k += 1;
+                    }
+                }
             }
             phase::WAIT => {
                 if since as u32 + 2 >= s.delay as u32 {

@@ -39,8 +39,9 @@
 //! - **Mul**: need = dT x R (`rd_k`), dT the step's count less T.
 //! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
 //!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
-//! - **Final**: Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for some kernel
-//!   (its normalised performance below pct/100/K: the fallback, `docs/warped-slicer.md` O3).
+//! - **Final**: two cycles per kernel (100 K Qn_i, then its comparison): Spatial if
+//!   over-subscribed, or if 100 K Qn_i < pct x 2^16 for some kernel (its normalised
+//!   performance below pct/100/K: the fallback, `docs/warped-slicer.md` O3).
 //! - **Wait**: until `since + 2 >= delay`, then the quotas and the mode are published and
 //!   `done` pulses in the next cycle: at the earliest `delay` cycles after the last window's
 //!   last cycle (the decision delay of §V-H).
@@ -76,8 +77,9 @@ pub const Q_BITS: usize = 17;
 pub const RES: usize = 4;
 /// Bits of a resource amount (at most 98,304 bytes of shared memory).
 pub const RES_BITS: usize = 17;
-/// Bits of a request times a count (dT or T at most 16).
-pub const NEED_BITS: usize = RES_BITS + J_BITS;
+/// Bits of a request times a count (dT or T at most 31: below 2^22; held in 32, the
+/// multiplier's width).
+pub const NEED_BITS: usize = 32;
 /// Score-table words: kernel k's entry for count j (1-based) is `k * NMAX + j - 1`.
 pub const TABLE: usize = KMAX * NMAX;
 
