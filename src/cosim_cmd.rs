@@ -407,13 +407,15 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let unit = a.unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
-    let per_sm = unit.per_sm();
+    // (Warped-Slicer's units are clocked while a repartition runs, like a per-SM block when
+    // its SM asks: no every-cycle rows)
+    let per_sm = unit.per_sm() || unit == UnitKind::Wf;
     println!(
         "workload: {}\nconfig: {} ({} SMs), {}, best of {} runs each; the Verilator models are built first (cached)",
         w.description,
         cfg.name,
         cfg.num_sms(),
-        if per_sm { format!("{unit:?} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
+        if unit == UnitKind::Wf { "the water-filling unit and the sampling counters on every SM, under Warped-Slicer".to_string() } else if per_sm { format!("{unit:?} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
         a.reps
     );
     // (a per-SM block is clocked when its SM asks something of it; "every cycle" is the
