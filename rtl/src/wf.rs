@@ -88,6 +88,8 @@ pub struct Wf {
     c5_5: Constant<Bits<5>>,
     c16_5: Constant<Bits<5>>,
     c18_5: Constant<Bits<5>>,
+    c6_5: Constant<Bits<5>>,
+    c7_5: Constant<Bits<5>>,
     c1_4: Constant<Bits<4>>,
     c15_4: Constant<Bits<4>>,
     c1_2: Constant<Bits<2>>,
@@ -126,15 +128,12 @@ pub struct Wf {
     i1: Signal<Local, Bits<16>>,
     f0: Signal<Local, Bits<16>>,
     f1: Signal<Local, Bits<16>>,
-    mul_a: Signal<Local, Bits<16>>,
-    mul_b: Signal<Local, Bits<16>>,
     prod: Signal<Local, Bits<32>>,
     prod44: Signal<Local, Bits<44>>,
     nj: Signal<Local, Bits<9>>,
     nj_lt: Signal<Local, Bit>,
     dm: Signal<Local, Bits<9>>,
     jm1: Signal<Local, Bits<4>>,
-    lm1: Signal<Local, Bits<4>>,
     p25: Signal<Local, Bits<25>>,
     fv: Signal<Local, Bits<25>>,
     sc: Signal<Local, Bits<43>>,
@@ -147,7 +146,9 @@ pub struct Wf {
     rem: Signal<Local, Bits<44>>,
     qd: Signal<Local, Bits<17>>,
     t0: Signal<Local, Bits<5>>,
-    cnt: Signal<Local, Bits<5>>,
+    dt: Signal<Local, Bits<5>>,
+    hv: Signal<Local, Bits<44>>,
+    appended: Signal<Local, Bit>,
     fits: Signal<Local, Bit>,
     tk01: Signal<Local, Bit>,
     tk23: Signal<Local, Bit>,
@@ -164,8 +165,6 @@ pub struct Wf {
     thr: Signal<Local, Bits<44>>,
     q_k: Signal<Local, Bits<17>>,
     hk: Signal<Local, Bits<16>>,
-    hprod: Signal<Local, Bits<32>>,
-    hsum: Signal<Local, Bits<44>>,
     cnt16: Signal<Local, Bits<16>>,
     cnt22: Signal<Local, Bits<32>>,
     req_lo: [Signal<Local, Bits<16>>; 4],
@@ -213,6 +212,10 @@ pub struct Wf {
     pub quo: Reg<Bits<17>>,
     pub valid: Reg<Bits<64>>,
     pub full: Reg<Bits<4>>,
+    pub ma: Reg<Bits<16>>,
+    pub mb: Reg<Bits<16>>,
+    pub qhi: Reg<Bit>,
+    pub cnt: Reg<Bits<5>>,
     pub m_next: Reg<Bits<5>>,
     pub q_next: Reg<Bits<17>>,
     pub over: Reg<Bit>,
@@ -303,6 +306,8 @@ impl Wf {
             c5_5: Constant::new((5u64).into()),
             c16_5: Constant::new((16u64).into()),
             c18_5: Constant::new((18u64).into()),
+            c6_5: Constant::new(6u64.into()),
+            c7_5: Constant::new(7u64.into()),
             c1_4: Constant::new((1u64).into()),
             c15_4: Constant::new((15u64).into()),
             c1_2: Constant::new((1u64).into()),
@@ -339,15 +344,12 @@ impl Wf {
             i1: Default::default(),
             f0: Default::default(),
             f1: Default::default(),
-            mul_a: Default::default(),
-            mul_b: Default::default(),
             prod: Default::default(),
             prod44: Default::default(),
             nj: Default::default(),
             nj_lt: Default::default(),
             dm: Default::default(),
             jm1: Default::default(),
-            lm1: Default::default(),
             p25: Default::default(),
             fv: Default::default(),
             sc: Default::default(),
@@ -360,7 +362,9 @@ impl Wf {
             rem: Default::default(),
             qd: Default::default(),
             t0: Default::default(),
-            cnt: Default::default(),
+            dt: Default::default(),
+            hv: Default::default(),
+            appended: Default::default(),
             fits: Default::default(),
             tk01: Default::default(),
             tk23: Default::default(),
@@ -377,8 +381,6 @@ impl Wf {
             thr: Default::default(),
             q_k: Default::default(),
             hk: Default::default(),
-            hprod: Default::default(),
-            hsum: Default::default(),
             cnt16: Default::default(),
             cnt22: Default::default(),
             req_lo: Default::default(),
@@ -426,6 +428,10 @@ impl Wf {
             quo: Default::default(),
             valid: Default::default(),
             full: Default::default(),
+            ma: Default::default(),
+            mb: Default::default(),
+            qhi: Default::default(),
+            cnt: Default::default(),
             m_next: Default::default(),
             q_next: Default::default(),
             over: Default::default(),
@@ -517,6 +523,10 @@ impl Wf {
             || self.quo.q.has_changed()
             || self.valid.q.has_changed()
             || self.full.q.has_changed()
+            || self.ma.q.has_changed()
+            || self.mb.q.has_changed()
+            || self.qhi.q.has_changed()
+            || self.cnt.q.has_changed()
             || self.m_next.q.has_changed()
             || self.q_next.q.has_changed()
             || self.over.q.has_changed()
@@ -563,6 +573,10 @@ impl Wf {
         self.quo.clock.next = c;
         self.valid.clock.next = c;
         self.full.clock.next = c;
+        self.ma.clock.next = c;
+        self.mb.clock.next = c;
+        self.qhi.clock.next = c;
+        self.cnt.clock.next = c;
         self.m_next.clock.next = c;
         self.q_next.clock.next = c;
         self.over.clock.next = c;
@@ -653,6 +667,14 @@ impl Logic for Wf {
         self.valid.d.next = self.valid.q.val();
         self.full.clock.next = self.clock.val();
         self.full.d.next = self.full.q.val();
+        self.ma.clock.next = self.clock.val();
+        self.ma.d.next = self.ma.q.val();
+        self.mb.clock.next = self.clock.val();
+        self.mb.d.next = self.mb.q.val();
+        self.qhi.clock.next = self.clock.val();
+        self.qhi.d.next = self.qhi.q.val();
+        self.cnt.clock.next = self.clock.val();
+        self.cnt.d.next = self.cnt.q.val();
         self.m_next.clock.next = self.clock.val();
         self.m_next.d.next = self.m_next.q.val();
         self.q_next.clock.next = self.clock.val();
@@ -748,40 +770,13 @@ impl Logic for Wf {
         // SM `rd_sm` profiles a kernel of this decision.
         self.prof.next = (self.sm_j.val() != self.c0_5.val()) & (self.sm_j.val() <= self.c16_5.val()) & (bit_cast::<3, 2>(self.sm_k.val()) < self.kern.q.val());
 
-        // The one multiplier (16 x 16), its operands by phase and sub-step.
+        // The one multiplier (16 x 16): its operands are registers (`ma`, `mb`), set a cycle
+        // before the product is used.
         self.i0.next = self.sm_insts.val().get_bits::<16>(0);
         self.i1.next = bit_cast::<16, 2>(self.sm_insts.val().get_bits::<2>(16));
         self.f0.next = self.f.q.val().get_bits::<16>(0);
         self.f1.next = bit_cast::<16, 9>(self.f.q.val().get_bits::<9>(16));
-        self.mul_a.next = self.window_r.q.val();
-        self.mul_b.next = bit_cast::<16, 9>(self.a.q.val());
-        if self.is_collect.val() {
-            if self.sub.q.val() == self.c0_5.val() {
-                self.mul_a.next = bit_cast::<16, 5>(self.n.q.val());
-                self.mul_b.next = bit_cast::<16, 5>(self.sm_j.val());
-            }
-            if self.sub.q.val() == self.c1_5.val() {
-                self.mul_a.next = self.sm_stalls.val();
-                self.mul_b.next = bit_cast::<16, 9>(self.dmag.q.val());
-            }
-            if self.sub.q.val() == self.c2_5.val() {
-                self.mul_a.next = self.i0.val();
-                self.mul_b.next = self.f0.val();
-            }
-            if self.sub.q.val() == self.c3_5.val() {
-                self.mul_a.next = self.i0.val();
-                self.mul_b.next = self.f1.val();
-            }
-            if self.sub.q.val() == self.c4_5.val() {
-                self.mul_a.next = self.i1.val();
-                self.mul_b.next = self.f0.val();
-            }
-            if self.sub.q.val() == self.c5_5.val() {
-                self.mul_a.next = self.i1.val();
-                self.mul_b.next = self.f1.val();
-            }
-        }
-        self.prod.next = self.mul_a.val() * self.mul_b.val();
+        self.prod.next = self.ma.q.val() * self.mb.q.val();
         self.prod44.next = bit_cast::<44, 32>(self.prod.val());
 
         // Collect's arithmetic: d = n j - A, F = max(0, W A + s d), the score.
@@ -817,12 +812,8 @@ impl Logic for Wf {
         self.at_kj.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.j.q.val());
         self.at_klen.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.len_k.val().get_bits::<4>(0));
         self.jm1.next = self.sm_j.val().get_bits::<4>(0) - self.c1_4.val();
-        self.lm1.next = self.len_k.val().get_bits::<4>(0) - self.c1_4.val();
         self.at_sm.next = (bit_cast::<6, 2>(self.sm_k.val()) << 4) | bit_cast::<6, 4>(self.jm1.val());
         self.score_ram.read_address.next = self.at_kj.val();
-        if self.is_norm.val() & (self.sub.q.val() == self.c0_5.val()) {
-            self.score_ram.read_address.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.lm1.val());
-        }
         self.rv.next = 0.into();
         if self.valid.q.val().get_bit(self.at_kj.val().index()) {
             self.rv.next = self.score_ram.read_data.val();
@@ -850,13 +841,11 @@ impl Logic for Wf {
         if self.len_k.val() != self.c0_5.val() {
             self.t0.next = self.m_ram.read_data.val();
         }
-        self.cnt.next = self.m_next.q.val() - self.t_s.val();
-        if self.is_init.val() {
-            self.cnt.next = self.t0.val();
-        }
-        // (the low 16 bits of each request through a 16 x 16 multiplier, its top bit added)
-        self.cnt16.next = bit_cast::<16, 5>(self.cnt.val());
-        self.cnt22.next = bit_cast::<32, 5>(self.cnt.val()) << 16;
+        self.dt.next = self.m_ram.read_data.val() - self.t_s.val();
+        // (the low 16 bits of each request through a 16 x 16 multiplier, its top bit added; the
+        // count a register)
+        self.cnt16.next = bit_cast::<16, 5>(self.cnt.q.val());
+        self.cnt22.next = bit_cast::<32, 5>(self.cnt.q.val()) << 16;
         self.req_lo[0].next = self.k_req0.val().get_bits::<16>(0);
         self.req_lo[1].next = self.k_req1.val().get_bits::<16>(0);
         self.req_lo[2].next = self.k_req2.val().get_bits::<16>(0);
@@ -964,10 +953,9 @@ impl Logic for Wf {
         if self.kern.q.val() == self.c4_3.val() {
             self.hk.next = self.c400.val();
         }
-        self.hprod.next = self.q_k.val().get_bits::<16>(0) * self.hk.val();
-        self.hsum.next = bit_cast::<44, 32>(self.hprod.val());
-        if self.q_k.val().get_bit(16) {
-            self.hsum.next = bit_cast::<44, 32>(self.hprod.val()) + (bit_cast::<44, 16>(self.hk.val()) << 16);
+        self.hv.next = self.prod44.val();
+        if self.qhi.q.val() {
+            self.hv.next = bit_cast::<44, 16>(self.hk.val()) << 16;
         }
         self.thr.next = bit_cast::<44, 8>(self.pct.q.val()) << 16;
 
@@ -1039,6 +1027,7 @@ impl Logic for Wf {
             }
             if self.sm.q.val() == self.last_sm.val() {
                 self.phase.d.next = self.c_scale.val();
+                self.sub.d.next = 0.into();
             } else {
                 self.sm.d.next = self.sm.q.val() + self.c1_4.val();
             }
@@ -1046,10 +1035,16 @@ impl Logic for Wf {
 
         // Scale.
         if self.is_scale.val() {
-            self.wa.d.next = self.prod.val().get_bits::<25>(0);
-            self.phase.d.next = self.c_collect.val();
-            self.sm.d.next = 0.into();
-            self.sub.d.next = 0.into();
+            if self.sub.q.val() == self.c0_5.val() {
+                self.ma.d.next = self.window_r.q.val();
+                self.mb.d.next = bit_cast::<16, 9>(self.a.q.val());
+                self.sub.d.next = self.c1_5.val();
+            } else {
+                self.wa.d.next = self.prod.val().get_bits::<25>(0);
+                self.phase.d.next = self.c_collect.val();
+                self.sm.d.next = 0.into();
+                self.sub.d.next = 0.into();
+            }
         }
 
         // Collect.
@@ -1059,19 +1054,38 @@ impl Logic for Wf {
             if self.prof.val() {
                 self.sub.d.next = self.sub.q.val() + self.c1_5.val();
                 if self.sub.q.val() == self.c0_5.val() {
-                    self.dneg.d.next = self.nj_lt.val();
-                    self.dmag.d.next = self.dm.val();
+                    self.ma.d.next = bit_cast::<16, 5>(self.n.q.val());
+                    self.mb.d.next = bit_cast::<16, 5>(self.sm_j.val());
                 }
                 if self.sub.q.val() == self.c1_5.val() {
-                    self.f.d.next = self.fv.val();
+                    self.dneg.d.next = self.nj_lt.val();
+                    self.dmag.d.next = self.dm.val();
+                    self.ma.d.next = self.sm_stalls.val();
+                    self.mb.d.next = bit_cast::<16, 9>(self.dm.val());
                 }
                 if self.sub.q.val() == self.c2_5.val() {
-                    self.acc.d.next = self.prod44.val();
+                    self.f.d.next = self.fv.val();
                 }
-                if (self.sub.q.val() == self.c3_5.val()) | (self.sub.q.val() == self.c4_5.val()) {
-                    self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
+                if self.sub.q.val() == self.c3_5.val() {
+                    self.ma.d.next = self.i0.val();
+                    self.mb.d.next = self.f0.val();
+                }
+                if self.sub.q.val() == self.c4_5.val() {
+                    self.acc.d.next = self.prod44.val();
+                    self.ma.d.next = self.i0.val();
+                    self.mb.d.next = self.f1.val();
                 }
                 if self.sub.q.val() == self.c5_5.val() {
+                    self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
+                    self.ma.d.next = self.i1.val();
+                    self.mb.d.next = self.f0.val();
+                }
+                if self.sub.q.val() == self.c6_5.val() {
+                    self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
+                    self.ma.d.next = self.i1.val();
+                    self.mb.d.next = self.f1.val();
+                }
+                if self.sub.q.val() == self.c7_5.val() {
                     self.score_ram.write_enable.next = true;
                     self.valid.d.next = self.valid.q.val() | (self.one64.val() << self.at_sm.val());
                     self.advance.next = true;
@@ -1094,9 +1108,12 @@ impl Logic for Wf {
             }
         }
 
-        // Build.
+        // Build: kernel k's staircase; then its normalisation (Norm); then the next kernel.
+        self.appended.next = false;
+        self.next_kernel.next = false;
         if self.is_build.val() {
             if self.rv.val() > self.top.q.val() {
+                self.appended.next = true;
                 self.top.d.next = self.rv.val();
                 self.score_ram.write_enable.next = true;
                 self.score_ram.write_address.next = self.at_klen.val();
@@ -1110,66 +1127,56 @@ impl Logic for Wf {
             }
             if self.j.q.val() == self.c15_4.val() {
                 self.j.d.next = 0.into();
-                self.top.d.next = 0.into();
-                if self.k_last.val() {
-                    self.phase.d.next = self.c_norm.val();
-                    self.k.d.next = 0.into();
-                    self.sub.d.next = 0.into();
+                if (self.len_k.val() == self.c0_5.val()) & !self.appended.val() {
+                    self.next_kernel.next = true;
                 } else {
-                    self.k.d.next = self.k.q.val() + self.c1_2.val();
+                    // (`top` is the peak: the staircase's last step)
+                    self.phase.d.next = self.c_norm.val();
+                    self.sub.d.next = self.c1_5.val();
                 }
             } else {
                 self.j.d.next = self.j.q.val() + self.c1_4.val();
             }
         }
 
-        // Norm.
-        self.next_kernel.next = false;
+        // Norm: per step, a load and 17 division steps.
         if self.is_norm.val() {
-            self.next_kernel.next = self.len_k.val() == self.c0_5.val();
-            if !self.next_kernel.val() {
-                if self.sub.q.val() == self.c0_5.val() {
-                    self.top.d.next = self.score_ram.read_data.val();
-                    self.j.d.next = 0.into();
-                    self.sub.d.next = self.c1_5.val();
-                } else if self.sub.q.val() == self.c1_5.val() {
-                    self.acc.d.next = bit_cast::<44, 43>(self.score_ram.read_data.val());
-                    self.quo.d.next = 0.into();
-                    self.sub.d.next = self.c2_5.val();
-                } else {
-                    self.quo.d.next = self.qd.val();
-                    self.acc.d.next = self.rem.val() << 1;
-                    if self.sub.q.val() == self.c18_5.val() {
-                        self.qn_ram.write_enable.next = true;
-                        if (bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val() {
-                            self.next_kernel.next = true;
-                        } else {
-                            self.j.d.next = self.j.q.val() + self.c1_4.val();
-                            self.sub.d.next = self.c1_5.val();
-                        }
+            if self.sub.q.val() == self.c1_5.val() {
+                self.acc.d.next = bit_cast::<44, 43>(self.score_ram.read_data.val());
+                self.quo.d.next = 0.into();
+                self.sub.d.next = self.c2_5.val();
+            } else {
+                self.quo.d.next = self.qd.val();
+                self.acc.d.next = self.rem.val() << 1;
+                if self.sub.q.val() == self.c18_5.val() {
+                    self.qn_ram.write_enable.next = true;
+                    if (bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val() {
+                        self.next_kernel.next = true;
                     } else {
-                        self.sub.d.next = self.sub.q.val() + self.c1_5.val();
+                        self.j.d.next = self.j.q.val() + self.c1_4.val();
+                        self.sub.d.next = self.c1_5.val();
                     }
-                }
-            }
-            if self.next_kernel.val() {
-                self.sub.d.next = 0.into();
-                self.j.d.next = 0.into();
-                if self.k_last.val() {
-                    self.phase.d.next = self.c_init.val();
-                    self.k.d.next = 0.into();
                 } else {
-                    self.k.d.next = self.k.q.val() + self.c1_2.val();
+                    self.sub.d.next = self.sub.q.val() + self.c1_5.val();
                 }
             }
         }
+        if self.next_kernel.val() {
+            self.top.d.next = 0.into();
+            self.j.d.next = 0.into();
+            self.sub.d.next = 0.into();
+            if self.k_last.val() {
+                self.phase.d.next = self.c_init.val();
+                self.k.d.next = 0.into();
+            } else {
+                self.k.d.next = self.k.q.val() + self.c1_2.val();
+                self.phase.d.next = self.c_build.val();
+            }
+        }
 
-        // Init.
+        // Init: three cycles per kernel.
         if self.is_init.val() {
             if self.sub.q.val() == self.c0_5.val() {
-                for c in 0..4 {
-                    self.need[c].d.next = self.prod_c[c].val();
-                }
                 for i in 0..4 {
                     if self.k.q.val() == self.ids[i].val() {
                         self.t[i].d.next = self.t0.val();
@@ -1180,7 +1187,13 @@ impl Logic for Wf {
                         }
                     }
                 }
+                self.cnt.d.next = self.t0.val();
                 self.sub.d.next = self.c1_5.val();
+            } else if self.sub.q.val() == self.c1_5.val() {
+                for c in 0..4 {
+                    self.need[c].d.next = self.prod_c[c].val();
+                }
+                self.sub.d.next = self.c2_5.val();
             } else {
                 for c in 0..4 {
                     self.rl[c].d.next = self.base17[c].val();
@@ -1226,6 +1239,7 @@ impl Logic for Wf {
         if self.is_read.val() {
             self.m_next.d.next = self.m_ram.read_data.val();
             self.q_next.d.next = self.qn_ram.read_data.val();
+            self.cnt.d.next = self.dt.val();
             self.phase.d.next = self.c_mul.val();
         }
 
@@ -1260,13 +1274,15 @@ impl Logic for Wf {
             self.phase.d.next = self.c_select.val();
         }
 
-        // Final.
+        // Final: two cycles per kernel.
         if self.is_final.val() {
             if self.sub.q.val() == self.c0_5.val() {
-                self.acc.d.next = self.hsum.val();
+                self.ma.d.next = self.q_k.val().get_bits::<16>(0);
+                self.mb.d.next = self.hk.val();
+                self.qhi.d.next = self.q_k.val().get_bit(16);
                 self.sub.d.next = self.c1_5.val();
             } else {
-                if self.acc.q.val() < self.thr.val() {
+                if self.hv.val() < self.thr.val() {
                     self.res_spatial.d.next = true;
                 }
                 self.sub.d.next = 0.into();

@@ -3,7 +3,7 @@
 //! staircase, normalisation and Algorithm 1's loop, one step per cycle.
 
 use mpgpu_spec::units::wf::{
-    below_threshold, phase, times, In, Out, State, INST_BITS, KMAX, NEED_BITS, NMAX, Q_BITS, RES, RES_BITS, SCORE_BITS, TABLE, WINDOW_BITS,
+    phase, times, In, Out, State, INST_BITS, KMAX, NEED_BITS, NMAX, Q_BITS, RES, RES_BITS, SCORE_BITS, TABLE, WINDOW_BITS,
 };
 use mpgpu_spec::Unit;
 
@@ -58,6 +58,21 @@ impl Wf {
         s.total = i.total.map(|x| x & mask(RES_BITS) as u32);
         s.phase = phase::WINDOW;
         s.wcount = 0;
+    }
+
+    /// After kernel `k`'s staircase and normalisation: the next kernel's Build, or Init.
+    fn next_kernel(&mut self) {
+        let s = &mut self.s;
+        s.top = 0;
+        s.j = 0;
+        s.sub = 0;
+        if s.k == s.kernels - 1 {
+            s.phase = phase::INIT;
+            s.k = 0;
+        } else {
+            s.k += 1;
+            s.phase = phase::BUILD;
+        }
     }
 
     /// Select's choice: the kernel not Full with the lowest current Qn (strict: the lowest
@@ -117,6 +132,8 @@ impl Unit for Wf {
         let sms = self.sms;
         let prof = self.profiling(i);
         let sel = self.select();
+        // The multiplier: its operands are registers.
+        let mp = (self.s.ma & 0xFFFF) as u64 * (self.s.mb & 0xFFFF) as u64;
         let s = &mut self.s;
         let ph = s.phase;
         s.done = false;
@@ -161,32 +178,51 @@ impl Unit for Wf {
                 }
             }
             phase::SCALE => {
-                s.wa = s.window as u32 * s.a as u32;
-                s.phase = phase::COLLECT;
-                s.sm = 0;
-                s.sub = 0;
+                // The multiplier's operands are registers: a product is read the cycle after
+                // its operands are set.
+                if s.sub == 0 {
+                    (s.ma, s.mb) = (s.window as u32, s.a as u32);
+                    s.sub = 1;
+                } else {
+                    s.wa = mp as u32;
+                    s.phase = phase::COLLECT;
+                    s.sm = 0;
+                    s.sub = 0;
+                }
             }
             phase::COLLECT => {
                 let insts = i.sm_insts as u64 & mask(INST_BITS);
-                let (i0, i1) = (insts & 0xFFFF, insts >> 16);
-                let (f0, f1) = (s.f as u64 & 0xFFFF, s.f as u64 >> 16);
+                let (i0, i1) = ((insts & 0xFFFF) as u32, (insts >> 16) as u32);
+                let (f0, f1) = (s.f & 0xFFFF, s.f >> 16);
                 let mut advance = !prof;
                 if prof {
                     match s.sub {
-                        0 => {
-                            let nj = s.n as u16 * (i.sm_j & 31) as u16;
+                        0 => (s.ma, s.mb) = (s.n as u32, (i.sm_j & 31) as u32),
+                        1 => {
+                            let nj = mp as u16;
                             s.dneg = nj < s.a;
                             s.dmag = nj.abs_diff(s.a);
+                            (s.ma, s.mb) = (i.sm_stalls & mask(WINDOW_BITS) as u32, s.dmag as u32);
                         }
-                        1 => {
-                            let p = (i.sm_stalls & mask(WINDOW_BITS) as u32) * s.dmag as u32;
+                        2 => {
+                            let p = mp as u32;
                             s.f = if s.dneg { s.wa.saturating_sub(p) } else { s.wa + p };
                         }
-                        2 => s.acc = i0 * f0,
-                        3 => s.acc += i0 * f1 << 16,
-                        4 => s.acc += i1 * f0 << 16,
+                        3 => (s.ma, s.mb) = (i0, f0),
+                        4 => {
+                            s.acc = mp;
+                            (s.ma, s.mb) = (i0, f1);
+                        }
+                        5 => {
+                            s.acc += mp << 16;
+                            (s.ma, s.mb) = (i1, f0);
+                        }
+                        6 => {
+                            s.acc += mp << 16;
+                            (s.ma, s.mb) = (i1, f1);
+                        }
                         _ => {
-                            let score = (s.acc + (i1 * f1 << 32)) & mask(SCORE_BITS);
+                            let score = (s.acc + (mp << 32)) & mask(SCORE_BITS);
                             let at = (i.sm_k & 3) as usize * NMAX + (i.sm_j & 31) as usize - 1;
                             s.score[at] = score;
                             s.valid |= 1 << at;
@@ -212,25 +248,27 @@ impl Unit for Wf {
                 }
             }
             phase::BUILD => {
+                // Kernel k's staircase, then (Norm) its normalisation, then the next kernel's.
                 let k = s.k as usize;
                 let at = k * NMAX + s.j as usize;
                 let v = if s.valid >> at & 1 != 0 { s.score[at] } else { 0 };
+                let mut len = s.len[k];
                 if v > s.top {
                     s.top = v;
-                    let to = k * NMAX + s.len[k] as usize;
+                    let to = k * NMAX + len as usize;
                     s.score[to] = v;
                     s.m[to] = s.j as u64 + 1;
-                    s.len[k] += 1;
+                    len += 1;
+                    s.len[k] = len;
                 }
                 if s.j as usize == NMAX - 1 {
                     s.j = 0;
-                    s.top = 0;
-                    if s.k == s.kernels - 1 {
-                        s.phase = phase::NORM;
-                        s.k = 0;
-                        s.sub = 0;
+                    if len == 0 {
+                        self.next_kernel();
                     } else {
-                        s.k += 1;
+                        // (`top` is the peak: the staircase's last step)
+                        s.phase = phase::NORM;
+                        s.sub = 1;
                     }
                 } else {
                     s.j += 1;
@@ -238,71 +276,58 @@ impl Unit for Wf {
             }
             phase::NORM => {
                 let k = s.k as usize;
-                let mut next_kernel = s.len[k] == 0;
-                match s.sub {
-                    0 if !next_kernel => {
-                        s.top = s.score[k * NMAX + s.len[k] as usize - 1];
-                        s.j = 0;
-                        s.sub = 1;
+                if s.sub == 1 {
+                    s.acc = s.score[k * NMAX + s.j as usize];
+                    s.q = 0;
+                    s.sub = 2;
+                } else {
+                    let take = s.acc >= s.top;
+                    if take {
+                        s.acc -= s.top;
                     }
-                    0 => {}
-                    1 => {
-                        s.acc = s.score[k * NMAX + s.j as usize];
-                        s.q = 0;
-                        s.sub = 2;
-                    }
-                    _ => {
-                        let take = s.acc >= s.top;
-                        if take {
-                            s.acc -= s.top;
-                        }
-                        s.q = (s.q << 1 | take as u32) & mask(Q_BITS) as u32;
-                        s.acc = (s.acc << 1) & mask(SCORE_BITS + 1);
-                        if s.sub == 18 {
-                            s.qn[k * NMAX + s.j as usize] = s.q as u64;
-                            if s.j + 1 == s.len[k] {
-                                next_kernel = true;
-                            } else {
-                                s.j += 1;
-                                s.sub = 1;
-                            }
+                    s.q = (s.q << 1 | take as u32) & mask(Q_BITS) as u32;
+                    s.acc = (s.acc << 1) & mask(SCORE_BITS + 1);
+                    if s.sub == 18 {
+                        s.qn[k * NMAX + s.j as usize] = s.q as u64;
+                        if s.j + 1 == s.len[k] {
+                            self.next_kernel();
                         } else {
-                            s.sub += 1;
+                            s.j += 1;
+                            s.sub = 1;
                         }
-                    }
-                }
-                if next_kernel {
-                    s.sub = 0;
-                    s.j = 0;
-                    if s.k == s.kernels - 1 {
-                        s.phase = phase::INIT;
-                        s.k = 0;
                     } else {
-                        s.k += 1;
+                        s.sub += 1;
                     }
                 }
             }
             phase::INIT => {
                 let k = s.k as usize;
-                if s.sub == 0 {
-                    let t0 = if s.len[k] > 0 { s.m[k * NMAX] as u8 } else { 1 };
-                    s.need = Self::req(i).map(|x| times(x, t0) & mask(NEED_BITS) as u32);
-                    s.t[k] = t0;
-                    s.g[k] = 0;
-                    s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
-                    s.sub = 1;
-                } else {
-                    let base = if k == 0 { s.total } else { s.rl };
-                    let fits = (0..RES).all(|c| base[c] >= s.need[c]);
-                    s.rl = if fits { std::array::from_fn(|c| base[c] - s.need[c]) } else { base };
-                    s.over |= !fits;
-                    s.sub = 0;
-                    if s.k == s.kernels - 1 {
-                        s.phase = if s.over { phase::FINAL } else { phase::SELECT };
-                        s.res_spatial = s.over;
-                        s.k = 0;
-                    } else {
-                        s.k += 1;
+                match s.sub {
+                    0 => {
+                        let t0 = if s.len[k] > 0 { s.m[k * NMAX] as u8 } else { 1 };
+                        s.t[k] = t0;
+                        s.g[k] = 0;
+                        s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
+                        s.cnt = t0;
+                        s.sub = 1;
+                    }
+                    1 => {
+                        s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
+                        s.sub = 2;
+                    }
+                    _ => {
+                        let base = if k == 0 { s.total } else { s.rl };
+                        let fits = (0..RES).all(|c| base[c] >= s.need[c]);
+                        s.rl = if fits { std::array::from_fn(|c| base[c] - s.need[c]) } else { base };
+                        s.over |= !fits;
+                        s.sub = 0;
+                        if s.k == s.kernels - 1 {
+                            s.phase = if s.over { phase::FINAL } else { phase::SELECT };
+                            s.res_spatial = s.over;
+                            s.k = 0;
+                        } else {
+                            s.k += 1;
+                        }
                     }
                 }
             }
@@ -330,11 +355,11 @@ impl Unit for Wf {
                 let at = k * NMAX + s.g[k] as usize + 1;
                 s.m_next = s.m[at] as u8;
                 s.q_next = s.qn[at] as u32;
+                s.cnt = (s.m[at] as u8).wrapping_sub(s.t[k]) & 31;
                 s.phase = phase::MUL;
             }
             phase::MUL => {
-                let dt = s.m_next.wrapping_sub(s.t[s.sel as usize]) & 31;
-                s.need = Self::req(i).map(|x| times(x, dt) & mask(NEED_BITS) as u32);
+                s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
                 s.phase = phase::FIT;
             }
             phase::FIT => {
@@ -352,15 +377,19 @@ impl Unit for Wf {
                 s.phase = phase::SELECT;
             }
             phase::FINAL => {
-                // Two cycles per kernel: 100 K Qn, then its comparison with pct x 2^16.
+                // Two cycles per kernel: 100 K x Qn's low 16 bits into the multiplier, then the
+                // product (2^16 x 100 K for Qn = 2^16) against pct x 2^16.
+                let hk = 100 * s.kernels as u32;
                 if s.sub == 0 {
-                    s.acc = s.cur_q[s.k as usize] as u64 * 100 * s.kernels as u64;
+                    let q = s.cur_q[s.k as usize];
+                    (s.ma, s.mb) = (q & 0xFFFF, hk);
+                    s.qhi = q >> 16 & 1 != 0;
                     s.sub = 1;
                 } else {
-                    if s.acc < (s.pct as u64) << 16 {
+                    let v = if s.qhi { (hk as u64) << 16 } else { mp };
+                    if v < (s.pct as u64) << 16 {
                         s.res_spatial = true;
                     }
-                    debug_assert_eq!(s.acc < (s.pct as u64) << 16, below_threshold(s.cur_q[s.k as usize], s.kernels, s.pct));
                     s.sub = 0;
                     if s.k == s.kernels - 1 {
                         s.phase = phase::WAIT;

@@ -193,6 +193,13 @@ pub struct State {
     pub g: [u8; KMAX],
     pub cur_q: [u32; KMAX],
     pub full: u8,
+    /// The multiplier's operand registers (16 bits each; the product is read the cycle after
+    /// they are set), Qn's top bit at Final, the count a request is multiplied by (Init: the
+    /// first step's; Read: dT).
+    pub ma: u32,
+    pub mb: u32,
+    pub qhi: bool,
+    pub cnt: u8,
     /// Read's reads for Mul and Fit: the next step's count and Qn; dT x R (Init, Mul).
     pub m_next: u8,
     pub q_next: u32,
