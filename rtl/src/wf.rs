@@ -123,6 +123,8 @@ pub struct Wf {
     len_k: Signal<Local, Bits<5>>,
     g_s: Signal<Local, Bits<4>>,
     t_s: Signal<Local, Bits<5>>,
+    len_s: Signal<Local, Bits<5>>,
+    acc43: Signal<Local, Bits<43>>,
     prof: Signal<Local, Bit>,
     i0: Signal<Local, Bits<16>>,
     i1: Signal<Local, Bits<16>>,
@@ -160,8 +162,6 @@ pub struct Wf {
     w23: Signal<Local, Bits<2>>,
     tkr: Signal<Local, Bit>,
     pick: Signal<Local, Bits<2>>,
-    g_p: Signal<Local, Bits<4>>,
-    len_p: Signal<Local, Bits<5>>,
     thr: Signal<Local, Bits<44>>,
     q_k: Signal<Local, Bits<17>>,
     hk: Signal<Local, Bits<16>>,
@@ -339,6 +339,8 @@ impl Wf {
             len_k: Default::default(),
             g_s: Default::default(),
             t_s: Default::default(),
+            len_s: Default::default(),
+            acc43: Default::default(),
             prof: Default::default(),
             i0: Default::default(),
             i1: Default::default(),
@@ -376,8 +378,6 @@ impl Wf {
             w23: Default::default(),
             tkr: Default::default(),
             pick: Default::default(),
-            g_p: Default::default(),
-            len_p: Default::default(),
             thr: Default::default(),
             q_k: Default::default(),
             hk: Default::default(),
@@ -757,6 +757,7 @@ impl Logic for Wf {
         self.len_k.next = 0.into();
         self.g_s.next = 0.into();
         self.t_s.next = 0.into();
+        self.len_s.next = 0.into();
         for i in 0..4 {
             if self.k.q.val() == self.ids[i].val() {
                 self.len_k.next = self.len[i].q.val();
@@ -764,6 +765,7 @@ impl Logic for Wf {
             if self.sel.q.val() == self.ids[i].val() {
                 self.g_s.next = self.g[i].q.val();
                 self.t_s.next = self.t[i].q.val();
+                self.len_s.next = self.len[i].q.val();
             }
         }
 
@@ -798,6 +800,7 @@ impl Logic for Wf {
 
         // The division step: one quotient bit.
         self.top44.next = bit_cast::<44, 43>(self.top.q.val());
+        self.acc43.next = self.acc.q.val().get_bits::<43>(0);
         self.take.next = self.acc.q.val() >= self.top44.val();
         self.rem.next = self.acc.q.val();
         if self.take.val() {
@@ -925,14 +928,6 @@ impl Logic for Wf {
         self.pick.next = self.w01.val();
         if self.tkr.val() {
             self.pick.next = self.w23.val();
-        }
-        self.g_p.next = 0.into();
-        self.len_p.next = 0.into();
-        for i in 0..4 {
-            if self.pick.val() == self.ids[i].val() {
-                self.g_p.next = self.g[i].q.val();
-                self.len_p.next = self.len[i].q.val();
-            }
         }
 
         // The fallback, one kernel in two cycles: 100 K Qn (a 16 x 16 product, Qn's top bit
@@ -1112,30 +1107,37 @@ impl Logic for Wf {
         self.appended.next = false;
         self.next_kernel.next = false;
         if self.is_build.val() {
-            if self.rv.val() > self.top.q.val() {
-                self.appended.next = true;
-                self.top.d.next = self.rv.val();
-                self.score_ram.write_enable.next = true;
-                self.score_ram.write_address.next = self.at_klen.val();
-                self.score_ram.write_data.next = self.rv.val();
-                self.m_ram.write_enable.next = true;
-                for i in 0..4 {
-                    if self.k.q.val() == self.ids[i].val() {
-                        self.len[i].d.next = self.len[i].q.val() + self.c1_5.val();
+            if self.sub.q.val() == self.c0_5.val() {
+                // (the score read, a valid score or 0)
+                self.acc.d.next = bit_cast::<44, 43>(self.rv.val());
+                self.sub.d.next = self.c1_5.val();
+            } else {
+                if self.acc.q.val() > self.top44.val() {
+                    self.appended.next = true;
+                    self.top.d.next = self.acc43.val();
+                    self.score_ram.write_enable.next = true;
+                    self.score_ram.write_address.next = self.at_klen.val();
+                    self.score_ram.write_data.next = self.acc43.val();
+                    self.m_ram.write_enable.next = true;
+                    for i in 0..4 {
+                        if self.k.q.val() == self.ids[i].val() {
+                            self.len[i].d.next = self.len[i].q.val() + self.c1_5.val();
+                        }
                     }
                 }
-            }
-            if self.j.q.val() == self.c15_4.val() {
-                self.j.d.next = 0.into();
-                if (self.len_k.val() == self.c0_5.val()) & !self.appended.val() {
-                    self.next_kernel.next = true;
+                self.sub.d.next = 0.into();
+                if self.j.q.val() == self.c15_4.val() {
+                    self.j.d.next = 0.into();
+                    if (self.len_k.val() == self.c0_5.val()) & !self.appended.val() {
+                        self.next_kernel.next = true;
+                    } else {
+                        // (`top` is the peak: the staircase's last step)
+                        self.phase.d.next = self.c_norm.val();
+                        self.sub.d.next = self.c1_5.val();
+                    }
                 } else {
-                    // (`top` is the peak: the staircase's last step)
-                    self.phase.d.next = self.c_norm.val();
-                    self.sub.d.next = self.c1_5.val();
+                    self.j.d.next = self.j.q.val() + self.c1_4.val();
                 }
-            } else {
-                self.j.d.next = self.j.q.val() + self.c1_4.val();
             }
         }
 
@@ -1216,19 +1218,13 @@ impl Logic for Wf {
             }
         }
 
-        // Select.
+        // Select: the pick is registered; Read marks a kernel at its peak Full.
         if self.is_select.val() {
             if !(self.v01.val() | self.v23.val()) {
                 self.phase.d.next = self.c_final.val();
                 self.k.d.next = 0.into();
                 self.sub.d.next = 0.into();
                 self.res_spatial.d.next = self.over.q.val();
-            } else if (bit_cast::<5, 4>(self.g_p.val()) + self.c1_5.val()) >= self.len_p.val() {
-                for i in 0..4 {
-                    if self.pick.val() == self.ids[i].val() {
-                        self.full.d.next = self.full.q.val().replace_bit(i, true);
-                    }
-                }
             } else {
                 self.sel.d.next = self.pick.val();
                 self.phase.d.next = self.c_read.val();
@@ -1237,10 +1233,19 @@ impl Logic for Wf {
 
         // Read.
         if self.is_read.val() {
-            self.m_next.d.next = self.m_ram.read_data.val();
-            self.q_next.d.next = self.qn_ram.read_data.val();
-            self.cnt.d.next = self.dt.val();
-            self.phase.d.next = self.c_mul.val();
+            if (bit_cast::<5, 4>(self.g_s.val()) + self.c1_5.val()) >= self.len_s.val() {
+                for i in 0..4 {
+                    if self.sel.q.val() == self.ids[i].val() {
+                        self.full.d.next = self.full.q.val().replace_bit(i, true);
+                    }
+                }
+                self.phase.d.next = self.c_select.val();
+            } else {
+                self.m_next.d.next = self.m_ram.read_data.val();
+                self.q_next.d.next = self.qn_ram.read_data.val();
+                self.cnt.d.next = self.dt.val();
+                self.phase.d.next = self.c_mul.val();
+            }
         }
 
         // Mul.

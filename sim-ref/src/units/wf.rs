@@ -248,30 +248,37 @@ impl Unit for Wf {
                 }
             }
             phase::BUILD => {
-                // Kernel k's staircase, then (Norm) its normalisation, then the next kernel's.
+                // Kernel k's staircase, two cycles per count (the score read, then compared),
+                // then (Norm) its normalisation, then the next kernel's.
                 let k = s.k as usize;
-                let at = k * NMAX + s.j as usize;
-                let v = if s.valid >> at & 1 != 0 { s.score[at] } else { 0 };
-                let mut len = s.len[k];
-                if v > s.top {
-                    s.top = v;
-                    let to = k * NMAX + len as usize;
-                    s.score[to] = v;
-                    s.m[to] = s.j as u64 + 1;
-                    len += 1;
-                    s.len[k] = len;
-                }
-                if s.j as usize == NMAX - 1 {
-                    s.j = 0;
-                    if len == 0 {
-                        self.next_kernel();
-                    } else {
-                        // (`top` is the peak: the staircase's last step)
-                        s.phase = phase::NORM;
-                        s.sub = 1;
-                    }
+                if s.sub == 0 {
+                    let at = k * NMAX + s.j as usize;
+                    s.acc = if s.valid >> at & 1 != 0 { s.score[at] } else { 0 };
+                    s.sub = 1;
                 } else {
-                    s.j += 1;
+                    let v = s.acc;
+                    let mut len = s.len[k];
+                    if v > s.top {
+                        s.top = v;
+                        let to = k * NMAX + len as usize;
+                        s.score[to] = v;
+                        s.m[to] = s.j as u64 + 1;
+                        len += 1;
+                        s.len[k] = len;
+                    }
+                    s.sub = 0;
+                    if s.j as usize == NMAX - 1 {
+                        s.j = 0;
+                        if len == 0 {
+                            self.next_kernel();
+                        } else {
+                            // (`top` is the peak: the staircase's last step)
+                            s.phase = phase::NORM;
+                            s.sub = 1;
+                        }
+                    } else {
+                        s.j += 1;
+                    }
                 }
             }
             phase::NORM => {
@@ -342,21 +349,23 @@ impl Unit for Wf {
                     if tied.count_ones() > 1 {
                         self.ties.push((self.gpu_cycle.unwrap_or(self.cycle), tied));
                     }
-                    if s.g[b] + 1 >= s.len[b] {
-                        s.full |= 1 << b;
-                    } else {
-                        s.sel = b as u8;
-                        s.phase = phase::READ;
-                    }
+                    s.sel = b as u8;
+                    s.phase = phase::READ;
                 }
             },
             phase::READ => {
+                // (a kernel at its peak is marked Full instead)
                 let k = s.sel as usize;
-                let at = k * NMAX + s.g[k] as usize + 1;
-                s.m_next = s.m[at] as u8;
-                s.q_next = s.qn[at] as u32;
-                s.cnt = (s.m[at] as u8).wrapping_sub(s.t[k]) & 31;
-                s.phase = phase::MUL;
+                if s.g[k] + 1 >= s.len[k] {
+                    s.full |= 1 << k;
+                    s.phase = phase::SELECT;
+                } else {
+                    let at = k * NMAX + s.g[k] as usize + 1;
+                    s.m_next = s.m[at] as u8;
+                    s.q_next = s.qn[at] as u32;
+                    s.cnt = (s.m[at] as u8).wrapping_sub(s.t[k]) & 31;
+                    s.phase = phase::MUL;
+                }
             }
             phase::MUL => {
                 s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
