@@ -84,12 +84,15 @@ pub struct Wf {
     c1_5: Constant<Bits<5>>,
     c2_5: Constant<Bits<5>>,
     c3_5: Constant<Bits<5>>,
-    c4_5: Constant<Bits<5>>,
     c5_5: Constant<Bits<5>>,
     c16_5: Constant<Bits<5>>,
     c18_5: Constant<Bits<5>>,
     c6_5: Constant<Bits<5>>,
     c7_5: Constant<Bits<5>>,
+    c8_5: Constant<Bits<5>>,
+    c9_5: Constant<Bits<5>>,
+    c10_5: Constant<Bits<5>>,
+    c11_5: Constant<Bits<5>>,
     c1_4: Constant<Bits<4>>,
     c15_4: Constant<Bits<4>>,
     c1_2: Constant<Bits<2>>,
@@ -213,6 +216,7 @@ pub struct Wf {
     pub valid: Reg<Bits<64>>,
     pub full: Reg<Bits<4>>,
     pub ma: Reg<Bits<16>>,
+    pub pr: Reg<Bits<32>>,
     pub mb: Reg<Bits<16>>,
     pub qhi: Reg<Bit>,
     pub cnt: Reg<Bits<5>>,
@@ -302,12 +306,15 @@ impl Wf {
             c1_5: Constant::new((1u64).into()),
             c2_5: Constant::new((2u64).into()),
             c3_5: Constant::new((3u64).into()),
-            c4_5: Constant::new((4u64).into()),
             c5_5: Constant::new((5u64).into()),
             c16_5: Constant::new((16u64).into()),
             c18_5: Constant::new((18u64).into()),
             c6_5: Constant::new(6u64.into()),
             c7_5: Constant::new(7u64.into()),
+            c8_5: Constant::new(8u64.into()),
+            c9_5: Constant::new(9u64.into()),
+            c10_5: Constant::new(10u64.into()),
+            c11_5: Constant::new(11u64.into()),
             c1_4: Constant::new((1u64).into()),
             c15_4: Constant::new((15u64).into()),
             c1_2: Constant::new((1u64).into()),
@@ -429,6 +436,7 @@ impl Wf {
             valid: Default::default(),
             full: Default::default(),
             ma: Default::default(),
+            pr: Default::default(),
             mb: Default::default(),
             qhi: Default::default(),
             cnt: Default::default(),
@@ -524,6 +532,7 @@ impl Wf {
             || self.valid.q.has_changed()
             || self.full.q.has_changed()
             || self.ma.q.has_changed()
+            || self.pr.q.has_changed()
             || self.mb.q.has_changed()
             || self.qhi.q.has_changed()
             || self.cnt.q.has_changed()
@@ -574,6 +583,7 @@ impl Wf {
         self.valid.clock.next = c;
         self.full.clock.next = c;
         self.ma.clock.next = c;
+        self.pr.clock.next = c;
         self.mb.clock.next = c;
         self.qhi.clock.next = c;
         self.cnt.clock.next = c;
@@ -667,6 +677,7 @@ impl Logic for Wf {
         self.valid.d.next = self.valid.q.val();
         self.full.clock.next = self.clock.val();
         self.full.d.next = self.full.q.val();
+        self.pr.clock.next = self.clock.val();
         self.ma.clock.next = self.clock.val();
         self.ma.d.next = self.ma.q.val();
         self.mb.clock.next = self.clock.val();
@@ -779,16 +790,17 @@ impl Logic for Wf {
         self.f0.next = self.f.q.val().get_bits::<16>(0);
         self.f1.next = bit_cast::<16, 9>(self.f.q.val().get_bits::<9>(16));
         self.prod.next = self.ma.q.val() * self.mb.q.val();
-        self.prod44.next = bit_cast::<44, 32>(self.prod.val());
+        self.pr.d.next = self.prod.val();
+        self.prod44.next = bit_cast::<44, 32>(self.pr.q.val());
 
         // Collect's arithmetic: d = n j - A, F = max(0, W A + s d), the score.
-        self.nj.next = self.prod.val().get_bits::<9>(0);
+        self.nj.next = self.pr.q.val().get_bits::<9>(0);
         self.nj_lt.next = self.nj.val() < self.a.q.val();
         self.dm.next = self.nj.val() - self.a.q.val();
         if self.nj_lt.val() {
             self.dm.next = self.a.q.val() - self.nj.val();
         }
-        self.p25.next = self.prod.val().get_bits::<25>(0);
+        self.p25.next = self.pr.q.val().get_bits::<25>(0);
         self.fv.next = self.wa.q.val() + self.p25.val();
         if self.dneg.q.val() {
             self.fv.next = 0.into();
@@ -796,7 +808,7 @@ impl Logic for Wf {
                 self.fv.next = self.wa.q.val() - self.p25.val();
             }
         }
-        self.sc.next = self.acc.q.val().get_bits::<43>(0) + (bit_cast::<43, 32>(self.prod.val()) << 32);
+        self.sc.next = self.acc.q.val().get_bits::<43>(0) + (bit_cast::<43, 32>(self.pr.q.val()) << 32);
 
         // The division step: one quotient bit.
         self.top44.next = bit_cast::<44, 43>(self.top.q.val());
@@ -1028,14 +1040,15 @@ impl Logic for Wf {
             }
         }
 
-        // Scale.
+        // Scale: the operands, the product, then W A.
         if self.is_scale.val() {
+            self.sub.d.next = self.sub.q.val() + self.c1_5.val();
             if self.sub.q.val() == self.c0_5.val() {
                 self.ma.d.next = self.window_r.q.val();
                 self.mb.d.next = bit_cast::<16, 9>(self.a.q.val());
-                self.sub.d.next = self.c1_5.val();
-            } else {
-                self.wa.d.next = self.prod.val().get_bits::<25>(0);
+            }
+            if self.sub.q.val() == self.c2_5.val() {
+                self.wa.d.next = self.p25.val();
                 self.phase.d.next = self.c_collect.val();
                 self.sm.d.next = 0.into();
                 self.sub.d.next = 0.into();
@@ -1052,35 +1065,39 @@ impl Logic for Wf {
                     self.ma.d.next = bit_cast::<16, 5>(self.n.q.val());
                     self.mb.d.next = bit_cast::<16, 5>(self.sm_j.val());
                 }
-                if self.sub.q.val() == self.c1_5.val() {
+                if self.sub.q.val() == self.c2_5.val() {
                     self.dneg.d.next = self.nj_lt.val();
                     self.dmag.d.next = self.dm.val();
-                    self.ma.d.next = self.sm_stalls.val();
-                    self.mb.d.next = bit_cast::<16, 9>(self.dm.val());
-                }
-                if self.sub.q.val() == self.c2_5.val() {
-                    self.f.d.next = self.fv.val();
                 }
                 if self.sub.q.val() == self.c3_5.val() {
-                    self.ma.d.next = self.i0.val();
-                    self.mb.d.next = self.f0.val();
-                }
-                if self.sub.q.val() == self.c4_5.val() {
-                    self.acc.d.next = self.prod44.val();
-                    self.ma.d.next = self.i0.val();
-                    self.mb.d.next = self.f1.val();
+                    self.ma.d.next = self.sm_stalls.val();
+                    self.mb.d.next = bit_cast::<16, 9>(self.dmag.q.val());
                 }
                 if self.sub.q.val() == self.c5_5.val() {
-                    self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
+                    self.f.d.next = self.fv.val();
+                }
+                if self.sub.q.val() == self.c6_5.val() {
+                    self.ma.d.next = self.i0.val();
+                    self.mb.d.next = self.f0.val();
+                }
+                if self.sub.q.val() == self.c7_5.val() {
+                    self.ma.d.next = self.i0.val();
+                    self.mb.d.next = self.f1.val();
+                }
+                if self.sub.q.val() == self.c8_5.val() {
+                    self.acc.d.next = self.prod44.val();
                     self.ma.d.next = self.i1.val();
                     self.mb.d.next = self.f0.val();
                 }
-                if self.sub.q.val() == self.c6_5.val() {
+                if self.sub.q.val() == self.c9_5.val() {
                     self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
                     self.ma.d.next = self.i1.val();
                     self.mb.d.next = self.f1.val();
                 }
-                if self.sub.q.val() == self.c7_5.val() {
+                if self.sub.q.val() == self.c10_5.val() {
+                    self.acc.d.next = self.acc.q.val() + (self.prod44.val() << 16);
+                }
+                if self.sub.q.val() == self.c11_5.val() {
                     self.score_ram.write_enable.next = true;
                     self.valid.d.next = self.valid.q.val() | (self.one64.val() << self.at_sm.val());
                     self.advance.next = true;
@@ -1279,13 +1296,15 @@ impl Logic for Wf {
             self.phase.d.next = self.c_select.val();
         }
 
-        // Final: two cycles per kernel.
+        // Final: three cycles per kernel.
         if self.is_final.val() {
             if self.sub.q.val() == self.c0_5.val() {
                 self.ma.d.next = self.q_k.val().get_bits::<16>(0);
                 self.mb.d.next = self.hk.val();
                 self.qhi.d.next = self.q_k.val().get_bit(16);
                 self.sub.d.next = self.c1_5.val();
+            } else if self.sub.q.val() == self.c1_5.val() {
+                self.sub.d.next = self.c2_5.val();
             } else {
                 if self.hv.val() < self.thr.val() {
                     self.res_spatial.d.next = true;

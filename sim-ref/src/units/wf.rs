@@ -132,11 +132,14 @@ impl Unit for Wf {
         let sms = self.sms;
         let prof = self.profiling(i);
         let sel = self.select();
-        // The multiplier: its operands are registers.
+        // The multiplier: its operands are registers, its product too (every cycle).
         let mp = (self.s.ma & 0xFFFF) as u64 * (self.s.mb & 0xFFFF) as u64;
         let s = &mut self.s;
         let ph = s.phase;
         s.done = false;
+        // (this cycle's reads see the product registered at the last edge)
+        let pr = s.pr;
+        s.pr = mp;
         let since = s.since;
         if ph != phase::IDLE {
             s.since = if ph == phase::WINDOW && s.wcount == s.window - 1 { 0 } else { s.since.saturating_add(1) };
@@ -178,16 +181,20 @@ impl Unit for Wf {
                 }
             }
             phase::SCALE => {
-                // The multiplier's operands are registers: a product is read the cycle after
-                // its operands are set.
-                if s.sub == 0 {
-                    (s.ma, s.mb) = (s.window as u32, s.a as u32);
-                    s.sub = 1;
-                } else {
-                    s.wa = mp as u32;
-                    s.phase = phase::COLLECT;
-                    s.sm = 0;
-                    s.sub = 0;
+                // The multiplier: operands in registers (`ma`, `mb`), the product registered
+                // (`pr`): a product is read two cycles after its operands are set.
+                match s.sub {
+                    0 => (s.ma, s.mb) = (s.window as u32, s.a as u32),
+                    1 => {}
+                    _ => {
+                        s.wa = pr as u32;
+                        s.phase = phase::COLLECT;
+                        s.sm = 0;
+                        s.sub = 0;
+                    }
+                }
+                if s.phase == phase::SCALE {
+                    s.sub += 1;
                 }
             }
             phase::COLLECT => {
@@ -198,36 +205,35 @@ impl Unit for Wf {
                 if prof {
                     match s.sub {
                         0 => (s.ma, s.mb) = (s.n as u32, (i.sm_j & 31) as u32),
-                        1 => {
-                            let nj = mp as u16;
+                        2 => {
+                            let nj = pr as u16;
                             s.dneg = nj < s.a;
                             s.dmag = nj.abs_diff(s.a);
-                            (s.ma, s.mb) = (i.sm_stalls & mask(WINDOW_BITS) as u32, s.dmag as u32);
                         }
-                        2 => {
-                            let p = mp as u32;
+                        3 => (s.ma, s.mb) = (i.sm_stalls & mask(WINDOW_BITS) as u32, s.dmag as u32),
+                        5 => {
+                            let p = pr as u32;
                             s.f = if s.dneg { s.wa.saturating_sub(p) } else { s.wa + p };
                         }
-                        3 => (s.ma, s.mb) = (i0, f0),
-                        4 => {
-                            s.acc = mp;
-                            (s.ma, s.mb) = (i0, f1);
-                        }
-                        5 => {
-                            s.acc += mp << 16;
+                        6 => (s.ma, s.mb) = (i0, f0),
+                        7 => (s.ma, s.mb) = (i0, f1),
+                        8 => {
+                            s.acc = pr;
                             (s.ma, s.mb) = (i1, f0);
                         }
-                        6 => {
-                            s.acc += mp << 16;
+                        9 => {
+                            s.acc += pr << 16;
                             (s.ma, s.mb) = (i1, f1);
                         }
-                        _ => {
-                            let score = (s.acc + (mp << 32)) & mask(SCORE_BITS);
+                        10 => s.acc += pr << 16,
+                        11 => {
+                            let score = (s.acc + (pr << 32)) & mask(SCORE_BITS);
                             let at = (i.sm_k & 3) as usize * NMAX + (i.sm_j & 31) as usize - 1;
                             s.score[at] = score;
                             s.valid |= 1 << at;
                             advance = true;
                         }
+                        _ => {}
                     }
                     s.sub += 1;
                 }
@@ -386,25 +392,29 @@ impl Unit for Wf {
                 s.phase = phase::SELECT;
             }
             phase::FINAL => {
-                // Two cycles per kernel: 100 K x Qn's low 16 bits into the multiplier, then the
-                // product (2^16 x 100 K for Qn = 2^16) against pct x 2^16.
+                // Three cycles per kernel: 100 K and Qn's low 16 bits into the multiplier, the
+                // product, then it (2^16 x 100 K for Qn = 2^16) against pct x 2^16.
                 let hk = 100 * s.kernels as u32;
-                if s.sub == 0 {
-                    let q = s.cur_q[s.k as usize];
-                    (s.ma, s.mb) = (q & 0xFFFF, hk);
-                    s.qhi = q >> 16 & 1 != 0;
-                    s.sub = 1;
-                } else {
-                    let v = if s.qhi { (hk as u64) << 16 } else { mp };
-                    if v < (s.pct as u64) << 16 {
-                        s.res_spatial = true;
+                match s.sub {
+                    0 => {
+                        let q = s.cur_q[s.k as usize];
+                        (s.ma, s.mb) = (q & 0xFFFF, hk);
+                        s.qhi = q >> 16 & 1 != 0;
+                        s.sub = 1;
                     }
-                    s.sub = 0;
-                    if s.k == s.kernels - 1 {
-                        s.phase = phase::WAIT;
-                        s.k = 0;
-                    } else {
-                        s.k += 1;
+                    1 => s.sub = 2,
+                    _ => {
+                        let v = if s.qhi { (hk as u64) << 16 } else { pr };
+                        if v < (s.pct as u64) << 16 {
+                            s.res_spatial = true;
+                        }
+                        s.sub = 0;
+                        if s.k == s.kernels - 1 {
+                            s.phase = phase::WAIT;
+                            s.k = 0;
+                        } else {
+                            s.k += 1;
+                        }
                     }
                 }
             }

@@ -198,6 +198,8 @@ pub struct State {
     /// first step's; Read: dT).
     pub ma: u32,
     pub mb: u32,
+    /// The product of the last cycle's operands (registered every cycle).
+    pub pr: u64,
     pub qhi: bool,
     pub cnt: u8,
     /// Read's reads for Mul and Fit: the next step's count and Qn; dT x R (Init, Mul).
