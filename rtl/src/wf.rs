@@ -188,7 +188,6 @@ pub struct Wf {
     left: [Signal<Local, Bits<17>>; 4],
     need17: [Signal<Local, Bits<17>>; 4],
     rl22: [Signal<Local, Bits<32>>; 4],
-    total22: [Signal<Local, Bits<32>>; 4],
     base17: [Signal<Local, Bits<17>>; 4],
     cand: [Signal<Local, Bit>; 4],
     pub phase: Reg<Bits<4>>,
@@ -408,7 +407,6 @@ impl Wf {
             left: Default::default(),
             need17: Default::default(),
             rl22: Default::default(),
-            total22: Default::default(),
             base17: Default::default(),
             cand: Default::default(),
             phase: Default::default(),
@@ -885,10 +883,6 @@ impl Logic for Wf {
         self.rl22[1].next = bit_cast::<32, 17>(self.rl[1].q.val());
         self.rl22[2].next = bit_cast::<32, 17>(self.rl[2].q.val());
         self.rl22[3].next = bit_cast::<32, 17>(self.rl[3].q.val());
-        self.total22[0].next = bit_cast::<32, 17>(self.total[0].q.val());
-        self.total22[1].next = bit_cast::<32, 17>(self.total[1].q.val());
-        self.total22[2].next = bit_cast::<32, 17>(self.total[2].q.val());
-        self.total22[3].next = bit_cast::<32, 17>(self.total[3].q.val());
         self.need17[0].next = self.need[0].q.val().get_bits::<17>(0);
         self.need17[1].next = self.need[1].q.val().get_bits::<17>(0);
         self.need17[2].next = self.need[2].q.val().get_bits::<17>(0);
@@ -897,10 +891,6 @@ impl Logic for Wf {
         for c in 0..4 {
             self.base[c].next = self.rl22[c].val();
             self.base17[c].next = self.rl[c].q.val();
-            if self.is_init.val() & (self.k.q.val() == self.ids[0].val()) {
-                self.base[c].next = self.total22[c].val();
-                self.base17[c].next = self.total[c].q.val();
-            }
             if self.base[c].val() < self.need[c].q.val() {
                 self.fits.next = false;
             }
@@ -1207,6 +1197,12 @@ impl Logic for Wf {
                     }
                 }
                 self.cnt.d.next = self.t0.val();
+                if self.k.q.val() == self.ids[0].val() {
+                    // (R_L starts from the SM's resources)
+                    for c in 0..4 {
+                        self.rl[c].d.next = self.total[c].q.val();
+                    }
+                }
                 self.sub.d.next = self.c1_5.val();
             } else if self.sub.q.val() == self.c1_5.val() {
                 for c in 0..4 {
@@ -1214,9 +1210,8 @@ impl Logic for Wf {
                 }
                 self.sub.d.next = self.c2_5.val();
             } else {
-                for c in 0..4 {
-                    self.rl[c].d.next = self.base17[c].val();
-                    if self.fits.val() {
+                if self.fits.val() {
+                    for c in 0..4 {
                         self.rl[c].d.next = self.left[c].val();
                     }
                 }

@@ -322,6 +322,10 @@ impl Unit for Wf {
                         s.g[k] = 0;
                         s.cur_q[k] = if s.len[k] > 0 { s.qn[k * NMAX] as u32 } else { 0 };
                         s.cnt = t0;
+                        if k == 0 {
+                            // (R_L starts from the SM's resources)
+                            s.rl = s.total;
+                        }
                         s.sub = 1;
                     }
                     1 => {
@@ -329,9 +333,10 @@ impl Unit for Wf {
                         s.sub = 2;
                     }
                     _ => {
-                        let base = if k == 0 { s.total } else { s.rl };
-                        let fits = (0..RES).all(|c| base[c] >= s.need[c]);
-                        s.rl = if fits { std::array::from_fn(|c| base[c] - s.need[c]) } else { base };
+                        let fits = (0..RES).all(|c| s.rl[c] >= s.need[c]);
+                        if fits {
+                            s.rl = std::array::from_fn(|c| s.rl[c] - s.need[c]);
+                        }
                         s.over |= !fits;
                         s.sub = 0;
                         if s.k == s.kernels - 1 {

@@ -17,31 +17,37 @@
 //!   counters restart from this cycle's events), `win_last` in the last (they latch, this
 //!   cycle's events included). `since` restarts at the last cycle's edge.
 //! - **Sum**: one SM per cycle (`rd_sm`), n += 1 and A += j for every SM profiling (`sm_j` > 0).
-//! - **Scale**: `wa` = W x A.
-//! - **Collect**: one SM per cycle for an SM that does not profile a kernel of the decision,
-//!   six for one that does: d = n j - A (sign and magnitude); F = max(0, W A + s d); then
-//!   score = I F from four 16 x 16 products, accumulated; written to the table at
-//!   (kernel, j) at the sixth edge with its valid bit. After the last SM: **RoundWait** (a
+//! - The multiplier (16 x 16) takes its operands from two registers (`ma`, `mb`) and its
+//!   product goes to a register (`pr`) every cycle: a product is read two cycles after its
+//!   operands are set.
+//! - **Scale**: three cycles: `wa` = W x A.
+//! - **Collect**: one cycle for an SM that does not profile a kernel of the decision, twelve
+//!   for one that does: n j; d = n j - A (sign and magnitude); s |d|; F = max(0, W A + s d);
+//!   the four 16 x 16 partial products of I x F, accumulated; the score written to the table
+//!   at (kernel, j) with its valid bit at the twelfth edge. After the last SM: **RoundWait** (a
 //!   further round of profiling follows: `start` opens its window, keeping the table) or,
 //!   after a round started with `last`, **Build**.
-//! - **Build**: one (kernel, j) per cycle, j = 1..[`NMAX`] for each kernel: a valid score
-//!   strictly above the kernel's best so far is appended to its staircase (compacted in place
-//!   in the score table, its count j in the count table).
-//! - **Norm**: per kernel with a staircase: one cycle takes its peak (the last step); per
-//!   step, one cycle loads the score and 17 cycles of restoring division give
+//! - **Build**: per kernel, j = 1..[`NMAX`], two cycles each (the score read into a
+//!   register, then compared): a valid score strictly above the kernel's best so far is
+//!   appended to its staircase (compacted in place in the score table, its count j in the
+//!   count table). Then the same kernel's **Norm** (if it has a staircase; its best is the
+//!   peak), then the next kernel's Build.
+//! - **Norm**: per step, one cycle loads the score and 17 cycles of restoring division give
 //!   Qn = floor(score x 2^16 / peak), written at the 17th.
-//! - **Init**: two cycles per kernel (`rd_k`): T = its first step's count (1 without a
-//!   staircase) and need = T x R; then R_L -= need (from `total` for kernel 0), or, if it
-//!   does not fit, the decision is over-subscribed, which falls back after the last kernel.
+//! - **Init**: three cycles per kernel (`rd_k`): T = its first step's count (1 without a
+//!   staircase); need = T x R; then R_L -= need (from `total` for kernel 0), or, if it does
+//!   not fit, the decision is over-subscribed, which falls back after the last kernel.
 //! - **Select**: among the kernels not Full, the lowest current Qn, strict `<` (the lowest
-//!   index wins a tie); none: Final. A kernel at its peak is marked Full (one cycle).
-//! - **Read**: the selected kernel's next step (count and Qn) read from the tables.
-//! - **Mul**: need = dT x R (`rd_k`), dT the step's count less T.
+//!   index wins a tie), registered; none: Final.
+//! - **Read**: a selected kernel at its peak is marked Full (back to Select); otherwise its
+//!   next step (count and Qn) is read from the tables, and dT.
+//! - **Mul**: need = dT x R (`rd_k`).
 //! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
 //!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
-//! - **Final**: two cycles per kernel (100 K Qn_i, then its comparison): Spatial if
-//!   over-subscribed, or if 100 K Qn_i < pct x 2^16 for some kernel (its normalised
-//!   performance below pct/100/K: the fallback, `docs/warped-slicer.md` O3).
+//! - **Final**: three cycles per kernel (100 K and Qn's low bits into the multiplier, the
+//!   product, its comparison): Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for
+//!   some kernel (its normalised performance below pct/100/K: the fallback,
+//!   `docs/warped-slicer.md` O3).
 //! - **Wait**: until `since + 2 >= delay`, then the quotas and the mode are published and
 //!   `done` pulses in the next cycle: at the earliest `delay` cycles after the last window's
 //!   last cycle (the decision delay of §V-H).
