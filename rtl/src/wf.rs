@@ -854,7 +854,7 @@ impl Logic for Wf {
         if self.len_k.val() != self.c0_5.val() {
             self.t0.next = self.m_ram.read_data.val();
         }
-        self.dt.next = self.m_ram.read_data.val() - self.t_s.val();
+        self.dt.next = self.m_next.q.val() - self.t_s.val();
         // (the low 16 bits of each request through a 16 x 16 multiplier, its top bit added; the
         // count a register)
         self.cnt16.next = bit_cast::<16, 5>(self.cnt.q.val());
@@ -1255,17 +1255,23 @@ impl Logic for Wf {
             } else {
                 self.m_next.d.next = self.m_ram.read_data.val();
                 self.q_next.d.next = self.qn_ram.read_data.val();
-                self.cnt.d.next = self.dt.val();
                 self.phase.d.next = self.c_mul.val();
+                self.sub.d.next = 0.into();
             }
         }
 
-        // Mul.
+        // Mul: dT, then dT x R.
         if self.is_mul.val() {
-            for c in 0..4 {
-                self.need[c].d.next = self.prod_c[c].val();
+            if self.sub.q.val() == self.c0_5.val() {
+                self.cnt.d.next = self.dt.val();
+                self.sub.d.next = self.c1_5.val();
+            } else {
+                for c in 0..4 {
+                    self.need[c].d.next = self.prod_c[c].val();
+                }
+                self.sub.d.next = 0.into();
+                self.phase.d.next = self.c_fit.val();
             }
-            self.phase.d.next = self.c_fit.val();
         }
 
         // Fit.

@@ -374,13 +374,20 @@ impl Unit for Wf {
                     let at = k * NMAX + s.g[k] as usize + 1;
                     s.m_next = s.m[at] as u8;
                     s.q_next = s.qn[at] as u32;
-                    s.cnt = (s.m[at] as u8).wrapping_sub(s.t[k]) & 31;
                     s.phase = phase::MUL;
+                    s.sub = 0;
                 }
             }
             phase::MUL => {
-                s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
-                s.phase = phase::FIT;
+                // dT, then dT x R.
+                if s.sub == 0 {
+                    s.cnt = s.m_next.wrapping_sub(s.t[s.sel as usize]) & 31;
+                    s.sub = 1;
+                } else {
+                    s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
+                    s.sub = 0;
+                    s.phase = phase::FIT;
+                }
             }
             phase::FIT => {
                 let k = s.sel as usize;

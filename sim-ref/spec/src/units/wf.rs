@@ -40,8 +40,8 @@
 //! - **Select**: among the kernels not Full, the lowest current Qn, strict `<` (the lowest
 //!   index wins a tie), registered; none: Final.
 //! - **Read**: a selected kernel at its peak is marked Full (back to Select); otherwise its
-//!   next step (count and Qn) is read from the tables, and dT.
-//! - **Mul**: need = dT x R (`rd_k`).
+//!   next step (count and Qn) is read from the tables.
+//! - **Mul**: two cycles: dT (the step's count less T), then need = dT x R (`rd_k`).
 //! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
 //!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
 //! - **Final**: three cycles per kernel (100 K and Qn's low bits into the multiplier, the
