@@ -153,7 +153,6 @@ pub struct Wf {
     t0: Signal<Local, Bits<5>>,
     dt: Signal<Local, Bits<5>>,
     hv: Signal<Local, Bits<44>>,
-    appended: Signal<Local, Bit>,
     fits: Signal<Local, Bit>,
     tk01: Signal<Local, Bit>,
     tk23: Signal<Local, Bit>,
@@ -372,7 +371,6 @@ impl Wf {
             t0: Default::default(),
             dt: Default::default(),
             hv: Default::default(),
-            appended: Default::default(),
             fits: Default::default(),
             tk01: Default::default(),
             tk23: Default::default(),
@@ -1111,7 +1109,6 @@ impl Logic for Wf {
         }
 
         // Build: kernel k's staircase; then its normalisation (Norm); then the next kernel.
-        self.appended.next = false;
         self.next_kernel.next = false;
         if self.is_build.val() {
             if self.sub.q.val() == self.c0_5.val() {
@@ -1120,7 +1117,6 @@ impl Logic for Wf {
                 self.sub.d.next = self.c1_5.val();
             } else {
                 if self.acc.q.val() > self.top44.val() {
-                    self.appended.next = true;
                     self.top.d.next = self.acc43.val();
                     self.score_ram.write_enable.next = true;
                     self.score_ram.write_address.next = self.at_klen.val();
@@ -1134,14 +1130,10 @@ impl Logic for Wf {
                 }
                 self.sub.d.next = 0.into();
                 if self.j.q.val() == self.c15_4.val() {
+                    // (Norm next: `top` is the peak, the staircase's last step)
                     self.j.d.next = 0.into();
-                    if (self.len_k.val() == self.c0_5.val()) & !self.appended.val() {
-                        self.next_kernel.next = true;
-                    } else {
-                        // (`top` is the peak: the staircase's last step)
-                        self.phase.d.next = self.c_norm.val();
-                        self.sub.d.next = self.c1_5.val();
-                    }
+                    self.phase.d.next = self.c_norm.val();
+                    self.sub.d.next = self.c1_5.val();
                 } else {
                     self.j.d.next = self.j.q.val() + self.c1_4.val();
                 }
@@ -1150,7 +1142,10 @@ impl Logic for Wf {
 
         // Norm: per step, a load and 17 division steps.
         if self.is_norm.val() {
-            if self.sub.q.val() == self.c1_5.val() {
+            if self.len_k.val() == self.c0_5.val() {
+                // (no staircase: the kernel never scored)
+                self.next_kernel.next = true;
+            } else if self.sub.q.val() == self.c1_5.val() {
                 self.acc.d.next = bit_cast::<44, 43>(self.score_ram.read_data.val());
                 self.quo.d.next = 0.into();
                 self.sub.d.next = self.c2_5.val();

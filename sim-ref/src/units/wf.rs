@@ -263,25 +263,20 @@ impl Unit for Wf {
                     s.sub = 1;
                 } else {
                     let v = s.acc;
-                    let mut len = s.len[k];
+                    let len = s.len[k];
                     if v > s.top {
                         s.top = v;
                         let to = k * NMAX + len as usize;
                         s.score[to] = v;
                         s.m[to] = s.j as u64 + 1;
-                        len += 1;
-                        s.len[k] = len;
+                        s.len[k] = len + 1;
                     }
                     s.sub = 0;
                     if s.j as usize == NMAX - 1 {
+                        // (Norm next: `top` is the peak, the staircase's last step)
                         s.j = 0;
-                        if len == 0 {
-                            self.next_kernel();
-                        } else {
-                            // (`top` is the peak: the staircase's last step)
-                            s.phase = phase::NORM;
-                            s.sub = 1;
-                        }
+                        s.phase = phase::NORM;
+                        s.sub = 1;
                     } else {
                         s.j += 1;
                     }
@@ -289,7 +284,10 @@ impl Unit for Wf {
             }
             phase::NORM => {
                 let k = s.k as usize;
-                if s.sub == 1 {
+                if s.len[k] == 0 {
+                    // (no staircase: the kernel never scored)
+                    self.next_kernel();
+                } else if s.sub == 1 {
                     s.acc = s.score[k * NMAX + s.j as usize];
                     s.q = 0;
                     s.sub = 2;
