@@ -152,18 +152,13 @@ pub struct Wf {
     qd: Signal<Local, Bits<17>>,
     t0: Signal<Local, Bits<5>>,
     dt: Signal<Local, Bits<5>>,
+    first: Signal<Local, Bit>,
+    cand_k: Signal<Local, Bit>,
+    found_k: Signal<Local, Bit>,
+    lt: Signal<Local, Bit>,
+    better: Signal<Local, Bit>,
     hv: Signal<Local, Bits<44>>,
     fits: Signal<Local, Bit>,
-    tk01: Signal<Local, Bit>,
-    tk23: Signal<Local, Bit>,
-    v01: Signal<Local, Bit>,
-    v23: Signal<Local, Bit>,
-    q01: Signal<Local, Bits<17>>,
-    q23: Signal<Local, Bits<17>>,
-    w01: Signal<Local, Bits<2>>,
-    w23: Signal<Local, Bits<2>>,
-    tkr: Signal<Local, Bit>,
-    pick: Signal<Local, Bits<2>>,
     thr: Signal<Local, Bits<44>>,
     q_k: Signal<Local, Bits<17>>,
     hk: Signal<Local, Bits<16>>,
@@ -188,7 +183,6 @@ pub struct Wf {
     need17: [Signal<Local, Bits<17>>; 4],
     rl22: [Signal<Local, Bits<32>>; 4],
     base17: [Signal<Local, Bits<17>>; 4],
-    cand: [Signal<Local, Bit>; 4],
     pub phase: Reg<Bits<4>>,
     pub kern: Reg<Bits<3>>,
     pub last_r: Reg<Bit>,
@@ -218,6 +212,8 @@ pub struct Wf {
     pub mb: Reg<Bits<16>>,
     pub qhi: Reg<Bit>,
     pub cnt: Reg<Bits<5>>,
+    pub bq: Reg<Bits<17>>,
+    pub found: Reg<Bit>,
     pub m_next: Reg<Bits<5>>,
     pub q_next: Reg<Bits<17>>,
     pub over: Reg<Bit>,
@@ -370,18 +366,13 @@ impl Wf {
             qd: Default::default(),
             t0: Default::default(),
             dt: Default::default(),
+            first: Default::default(),
+            cand_k: Default::default(),
+            found_k: Default::default(),
+            lt: Default::default(),
+            better: Default::default(),
             hv: Default::default(),
             fits: Default::default(),
-            tk01: Default::default(),
-            tk23: Default::default(),
-            v01: Default::default(),
-            v23: Default::default(),
-            q01: Default::default(),
-            q23: Default::default(),
-            w01: Default::default(),
-            w23: Default::default(),
-            tkr: Default::default(),
-            pick: Default::default(),
             thr: Default::default(),
             q_k: Default::default(),
             hk: Default::default(),
@@ -406,7 +397,6 @@ impl Wf {
             need17: Default::default(),
             rl22: Default::default(),
             base17: Default::default(),
-            cand: Default::default(),
             phase: Default::default(),
             kern: Default::default(),
             last_r: Default::default(),
@@ -436,6 +426,8 @@ impl Wf {
             mb: Default::default(),
             qhi: Default::default(),
             cnt: Default::default(),
+            bq: Default::default(),
+            found: Default::default(),
             m_next: Default::default(),
             q_next: Default::default(),
             over: Default::default(),
@@ -532,6 +524,8 @@ impl Wf {
             || self.mb.q.has_changed()
             || self.qhi.q.has_changed()
             || self.cnt.q.has_changed()
+            || self.bq.q.has_changed()
+            || self.found.q.has_changed()
             || self.m_next.q.has_changed()
             || self.q_next.q.has_changed()
             || self.over.q.has_changed()
@@ -583,6 +577,8 @@ impl Wf {
         self.mb.clock.next = c;
         self.qhi.clock.next = c;
         self.cnt.clock.next = c;
+        self.bq.clock.next = c;
+        self.found.clock.next = c;
         self.m_next.clock.next = c;
         self.q_next.clock.next = c;
         self.over.clock.next = c;
@@ -682,6 +678,10 @@ impl Logic for Wf {
         self.qhi.d.next = self.qhi.q.val();
         self.cnt.clock.next = self.clock.val();
         self.cnt.d.next = self.cnt.q.val();
+        self.bq.clock.next = self.clock.val();
+        self.bq.d.next = self.bq.q.val();
+        self.found.clock.next = self.clock.val();
+        self.found.d.next = self.found.q.val();
         self.m_next.clock.next = self.clock.val();
         self.m_next.d.next = self.m_next.q.val();
         self.q_next.clock.next = self.clock.val();
@@ -896,48 +896,27 @@ impl Logic for Wf {
         }
 
 
-        // Select's comparator: the kernel not Full with the lowest current Qn, the lowest index
-        // on a tie (a tree of two levels).
-        for i in 0..4 {
-            self.cand[i].next = (self.ids3[i].val() < self.kern.q.val()) & !self.full.q.val().get_bit(i);
-        }
-        self.tk01.next = self.cand[1].val() & (!self.cand[0].val() | (self.cur_q[1].q.val() < self.cur_q[0].q.val()));
-        self.tk23.next = self.cand[3].val() & (!self.cand[2].val() | (self.cur_q[3].q.val() < self.cur_q[2].q.val()));
-        if self.tie_high.val() {
-            self.tk01.next = self.cand[1].val() & (!self.cand[0].val() | (self.cur_q[1].q.val() <= self.cur_q[0].q.val()));
-            self.tk23.next = self.cand[3].val() & (!self.cand[2].val() | (self.cur_q[3].q.val() <= self.cur_q[2].q.val()));
-        }
-        self.v01.next = self.cand[0].val() | self.cand[1].val();
-        self.v23.next = self.cand[2].val() | self.cand[3].val();
-        self.q01.next = self.cur_q[0].q.val();
-        self.w01.next = self.ids[0].val();
-        if self.tk01.val() {
-            self.q01.next = self.cur_q[1].q.val();
-            self.w01.next = self.ids[1].val();
-        }
-        self.q23.next = self.cur_q[2].q.val();
-        self.w23.next = self.ids[2].val();
-        if self.tk23.val() {
-            self.q23.next = self.cur_q[3].q.val();
-            self.w23.next = self.ids[3].val();
-        }
-        self.tkr.next = self.v23.val() & (!self.v01.val() | (self.q23.val() < self.q01.val()));
-        if self.tie_high.val() {
-            self.tkr.next = self.v23.val() & (!self.v01.val() | (self.q23.val() <= self.q01.val()));
-        }
-        self.pick.next = self.w01.val();
-        if self.tkr.val() {
-            self.pick.next = self.w23.val();
-        }
-
-        // The fallback, one kernel in two cycles: 100 K Qn (a 16 x 16 product, Qn's top bit
-        // added), then its comparison with pct x 2^16.
+        // Kernel `k`'s current Qn (Select, Final).
         self.q_k.next = 0.into();
         for i in 0..4 {
             if self.k.q.val() == self.ids[i].val() {
                 self.q_k.next = self.cur_q[i].q.val();
             }
         }
+
+        // Select's scan: kernel `k` against the best so far (strict `<`: the lowest index wins
+        // a tie; the broken variant's `<=` lets a later equal one win).
+        self.first.next = self.k.q.val() == self.ids[0].val();
+        self.cand_k.next = (bit_cast::<3, 2>(self.k.q.val()) < self.kern.q.val()) & !self.full.q.val().get_bit(self.k.q.val().index());
+        self.found_k.next = !self.first.val() & self.found.q.val();
+        self.lt.next = self.q_k.val() < self.bq.q.val();
+        if self.tie_high.val() {
+            self.lt.next = self.q_k.val() <= self.bq.q.val();
+        }
+        self.better.next = self.cand_k.val() & (!self.found_k.val() | self.lt.val());
+
+        // The fallback, one kernel in two cycles: 100 K Qn (a 16 x 16 product, Qn's top bit
+        // added), then its comparison with pct x 2^16.
         self.hk.next = self.c100.val();
         if self.kern.q.val() == self.c2_3.val() {
             self.hk.next = self.c200.val();
@@ -1225,16 +1204,24 @@ impl Logic for Wf {
             }
         }
 
-        // Select: the pick is registered; Read marks a kernel at its peak Full.
+        // Select: one kernel per cycle.
         if self.is_select.val() {
-            if !(self.v01.val() | self.v23.val()) {
-                self.phase.d.next = self.c_final.val();
+            if self.better.val() {
+                self.sel.d.next = self.k.q.val();
+                self.bq.d.next = self.q_k.val();
+            }
+            self.found.d.next = self.better.val() | self.found_k.val();
+            if self.k_last.val() {
                 self.k.d.next = 0.into();
-                self.sub.d.next = 0.into();
-                self.res_spatial.d.next = self.over.q.val();
+                if self.better.val() | self.found_k.val() {
+                    self.phase.d.next = self.c_read.val();
+                } else {
+                    self.phase.d.next = self.c_final.val();
+                    self.sub.d.next = 0.into();
+                    self.res_spatial.d.next = self.over.q.val();
+                }
             } else {
-                self.sel.d.next = self.pick.val();
-                self.phase.d.next = self.c_read.val();
+                self.k.d.next = self.k.q.val() + self.c1_2.val();
             }
         }
 
@@ -1247,6 +1234,7 @@ impl Logic for Wf {
                     }
                 }
                 self.phase.d.next = self.c_select.val();
+                self.k.d.next = 0.into();
             } else {
                 self.m_next.d.next = self.m_ram.read_data.val();
                 self.q_next.d.next = self.qn_ram.read_data.val();
@@ -1290,6 +1278,7 @@ impl Logic for Wf {
                 }
             }
             self.phase.d.next = self.c_select.val();
+            self.k.d.next = 0.into();
         }
 
         // Final: three cycles per kernel.

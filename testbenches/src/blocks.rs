@@ -954,7 +954,7 @@ hdl_block!(Wf {
     inputs: [start, last, kernels, window, fallback_pct, delay, total0, total1, total2, total3, sm_k, sm_j, sm_insts, sm_stalls, k_req0, k_req1, k_req2, k_req3],
     outputs: [busy, round_wait, win_run, win_first, win_last, rd_sm, rd_k, done_out, quota0, quota1, quota2, quota3, spatial_out],
     registers: [
-        phase, kern, last_r, window_r, pct, delay_r, wcount, since, sm, sub, k, j, sel, n, a, wa, dneg, dmag, f, acc, top, quo, valid, full, ma, mb, pr, qhi, cnt, m_next, q_next,
+        phase, kern, last_r, window_r, pct, delay_r, wcount, since, sm, sub, k, j, sel, n, a, wa, dneg, dmag, f, acc, top, quo, valid, full, ma, mb, pr, qhi, cnt, bq, found, m_next, q_next,
         over, res_spatial, done, spatial,
     ],
     arrays: [total, len, t, g, cur_q, need, rl, quota],
@@ -1076,6 +1076,8 @@ impl Ports for WfPorts {
             pr: r.scalar("pr"),
             qhi: r.scalar("qhi") != 0,
             cnt: r.scalar("cnt") as u8,
+            bq: r.scalar("bq") as u32,
+            found: r.scalar("found") != 0,
             m_next: r.scalar("m_next") as u8,
             q_next: r.scalar("q_next") as u32,
             need: a4("need"),

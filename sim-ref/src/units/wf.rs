@@ -347,27 +347,43 @@ impl Unit for Wf {
                     }
                 }
             }
-            phase::SELECT => match sel {
-                None => {
-                    s.phase = phase::FINAL;
+            phase::SELECT => {
+                // One kernel per cycle (`k`): the lowest current Qn among the kernels not Full,
+                // strict `<` (the lowest index wins a tie).
+                let k = s.k as usize;
+                let first = k == 0;
+                let cand = k < s.kernels as usize && s.full >> k & 1 == 0;
+                let found = !first && s.found;
+                if cand && found && s.cur_q[k] == s.bq {
+                    self.ties.push((self.gpu_cycle.unwrap_or(self.cycle), 1 << s.sel | 1 << k));
+                }
+                let better = cand && (!found || s.cur_q[k] < s.bq);
+                if better {
+                    s.sel = k as u8;
+                    s.bq = s.cur_q[k];
+                }
+                s.found = better || found;
+                if s.k == s.kernels - 1 {
+                    debug_assert_eq!(sel.map(|x| x.0 as u8), s.found.then_some(s.sel));
                     s.k = 0;
-                    s.sub = 0;
-                    s.res_spatial = s.over;
-                }
-                Some((b, tied)) => {
-                    if tied.count_ones() > 1 {
-                        self.ties.push((self.gpu_cycle.unwrap_or(self.cycle), tied));
+                    if s.found {
+                        s.phase = phase::READ;
+                    } else {
+                        s.phase = phase::FINAL;
+                        s.sub = 0;
+                        s.res_spatial = s.over;
                     }
-                    s.sel = b as u8;
-                    s.phase = phase::READ;
+                } else {
+                    s.k += 1;
                 }
-            },
+            }
             phase::READ => {
                 // (a kernel at its peak is marked Full instead)
                 let k = s.sel as usize;
                 if s.g[k] + 1 >= s.len[k] {
                     s.full |= 1 << k;
                     s.phase = phase::SELECT;
+                    s.k = 0;
                 } else {
                     let at = k * NMAX + s.g[k] as usize + 1;
                     s.m_next = s.m[at] as u8;
@@ -400,6 +416,7 @@ impl Unit for Wf {
                     s.full |= 1 << k;
                 }
                 s.phase = phase::SELECT;
+                s.k = 0;
             }
             phase::FINAL => {
                 // Three cycles per kernel: 100 K and Qn's low 16 bits into the multiplier, the

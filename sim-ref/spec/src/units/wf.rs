@@ -37,8 +37,9 @@
 //! - **Init**: three cycles per kernel (`rd_k`): T = its first step's count (1 without a
 //!   staircase); need = T x R; then R_L -= need (from `total` for kernel 0), or, if it does
 //!   not fit, the decision is over-subscribed, which falls back after the last kernel.
-//! - **Select**: among the kernels not Full, the lowest current Qn, strict `<` (the lowest
-//!   index wins a tie), registered; none: Final.
+//! - **Select**: one kernel per cycle (`k`), keeping the best so far (`sel`, `bq`, `found`):
+//!   among the kernels not Full, the lowest current Qn, strict `<` (the lowest index wins a
+//!   tie); none: Final.
 //! - **Read**: a selected kernel at its peak is marked Full (back to Select); otherwise its
 //!   next step (count and Qn) is read from the tables.
 //! - **Mul**: two cycles: dT (the step's count less T), then need = dT x R (`rd_k`).
@@ -209,6 +210,9 @@ pub struct State {
     pub qhi: bool,
     pub cnt: u8,
     /// Read's reads for Mul and Fit: the next step's count and Qn; dT x R (Init, Mul).
+    /// Select's running best: its Qn, and whether there is one.
+    pub bq: u32,
+    pub found: bool,
     pub m_next: u8,
     pub q_next: u32,
     pub need: [u32; RES],
