@@ -95,13 +95,24 @@ fn every_preset_and_shipped_workload_is_valid_and_described() {
     let h = GpuConfig::preset("heterocore").unwrap();
     assert_eq!((h.sm[0].count, h.sm[1].count, h.sm[0].registers + h.sm[1].registers), (8, 8, 65536));
     let mut sizes = Vec::new();
-    for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/workloads")).unwrap() {
-        let p = e.unwrap().path();
-        let w = Workload::load(&p).unwrap_or_else(|e| panic!("{e}"));
-        assert!(w.description.len() > 20, "{}: description too short", p.display());
-        sizes.push(w.processes.len());
+    // (workloads/ and its directories: the Warped-Slicer pairs and triples)
+    let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/workloads"))];
+    let mut files = 0;
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let w = Workload::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(w.description.len() > 20, "{}: description too short", p.display());
+            sizes.push(w.processes.len());
+            files += 1;
+        }
     }
-    for n in [2, 4, 8] {
+    assert!(files >= 7 + 21 + 12, "{files} workload files");
+    for n in [2, 3, 4, 8] {
         assert!(sizes.contains(&n), "no {n}-process workload in workloads/");
     }
 }
