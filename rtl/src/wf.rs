@@ -96,7 +96,7 @@ pub struct Wf {
     c1_4: Constant<Bits<4>>,
     c15_4: Constant<Bits<4>>,
     c1_2: Constant<Bits<2>>,
-    c2_17: Constant<Bits<17>>,
+    c2_16: Constant<Bits<16>>,
     c1_17: Constant<Bits<17>>,
     one64: Constant<Bits<64>>,
     ids: [Constant<Bits<2>>; 4],
@@ -312,7 +312,7 @@ impl Wf {
             c1_4: Constant::new((1u64).into()),
             c15_4: Constant::new((15u64).into()),
             c1_2: Constant::new((1u64).into()),
-            c2_17: Constant::new((2u64).into()),
+            c2_16: Constant::new(2u64.into()),
             c1_17: Constant::new((1u64).into()),
             one64: Constant::new((1u64).into()),
             ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
@@ -934,7 +934,7 @@ impl Logic for Wf {
         self.thr.next = bit_cast::<44, 8>(self.pct.q.val()) << 16;
 
         // The decision delay.
-        self.go.next = (bit_cast::<17, 16>(self.since.q.val()) + self.c2_17.val()) >= bit_cast::<17, 16>(self.delay_r.q.val());
+        self.go.next = self.since.q.val() >= self.delay_r.q.val();
 
         // `since`: cycles from the last window's last edge.
         if !self.is_idle.val() {
@@ -973,7 +973,11 @@ impl Logic for Wf {
                 self.window_r.d.next = self.c1_16.val();
             }
             self.pct.d.next = self.fallback_pct.val();
-            self.delay_r.d.next = self.delay.val();
+            // (delay - 2, saturating: the cycles `since` must reach)
+            self.delay_r.d.next = 0.into();
+            if self.delay.val() >= self.c2_16.val() {
+                self.delay_r.d.next = self.delay.val() - self.c2_16.val();
+            }
             self.total[0].d.next = self.total0.val();
             self.total[1].d.next = self.total1.val();
             self.total[2].d.next = self.total2.val();

@@ -54,7 +54,8 @@ impl Wf {
         s.last = i.last;
         s.window = i.window.max(1);
         s.pct = i.fallback_pct;
-        s.delay = i.delay;
+        // (kept as delay - 2: the cycles `since` must reach)
+        s.delay = i.delay.saturating_sub(2);
         s.total = i.total.map(|x| x & mask(RES_BITS) as u32);
         s.phase = phase::WINDOW;
         s.wcount = 0;
@@ -446,7 +447,7 @@ impl Unit for Wf {
                 }
             }
             phase::WAIT => {
-                if since as u32 + 2 >= s.delay as u32 {
+                if since >= s.delay {
                     s.quota = std::array::from_fn(|k| if k < s.kernels as usize { s.t[k] } else { 0 });
                     s.spatial = s.res_spatial;
                     s.done = true;

@@ -49,7 +49,7 @@
 //!   product, its comparison): Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for
 //!   some kernel (its normalised performance below pct/100/K: the fallback,
 //!   `docs/warped-slicer.md` O3).
-//! - **Wait**: until `since + 2 >= delay`, then the quotas and the mode are published and
+//! - **Wait**: until `since >= delay - 2` (`State::delay` holds `delay - 2`, at least 0), then the quotas and the mode are published and
 //!   `done` pulses in the next cycle: at the earliest `delay` cycles after the last window's
 //!   last cycle (the decision delay of §V-H).
 //!
@@ -169,6 +169,7 @@ pub struct State {
     pub last: bool,
     pub window: u16,
     pub pct: u8,
+    /// The decision delay less 2 (saturating): `since` reaching it ends Wait.
     pub delay: u16,
     pub total: [u32; RES],
     /// Cycle in the window; cycles since the last window's last edge (saturating).
