@@ -290,13 +290,10 @@ impl From<SlicingArg> for mpgpu_ref::timing::slicer::Slicing {
     }
 }
 
-/// Warped-Slicer's parameters (with --slicing warped-slicer).
+/// Warped-Slicer's parameters: `mpgpu run --slicing warped-slicer`, `mpgpu cosim --unit wf`,
+/// `mpgpu slicing`.
 #[derive(clap::Args, Clone, Copy, Debug)]
-pub struct SliceArgs {
-    /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher or
-    /// the framework's --policy).
-    #[arg(long, value_enum, conflicts_with = "policy")]
-    pub slicing: Option<SlicingArg>,
+pub struct WsArgs {
     /// Warped-Slicer's profiling window, cycles.
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
     pub ws_window: u16,
@@ -308,8 +305,19 @@ pub struct SliceArgs {
     pub ws_fallback: u8,
 }
 
-impl SliceArgs {
+impl WsArgs {
     pub fn params(&self) -> mpgpu_ref::timing::slicer::SliceParams {
         mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, ..Default::default() }
     }
+}
+
+/// The slicing policy of `mpgpu run`, with Warped-Slicer's parameters.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct SliceArgs {
+    /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher or
+    /// the framework's --policy).
+    #[arg(long, value_enum, conflicts_with = "policy")]
+    pub slicing: Option<SlicingArg>,
+    #[command(flatten)]
+    pub ws: WsArgs,
 }

@@ -178,15 +178,9 @@ pub struct CosimArgs {
     framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
-    /// With --unit wf: Warped-Slicer's profiling window, cycles.
-    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
-    ws_window: u16,
-    /// With --unit wf: cycles from the last profiling window's end to the decision.
-    #[arg(long, default_value_t = 0)]
-    ws_delay: u16,
-    /// With --unit wf: the fallback threshold, percent of 1/K.
-    #[arg(long, default_value_t = 120)]
-    ws_fallback: u8,
+    /// With --unit wf: Warped-Slicer's parameters.
+    #[command(flatten)]
+    ws: crate::args::WsArgs,
     /// Test-only: co-simulate a deliberately broken RTL variant.
     #[arg(long, value_enum, hide = true)]
     broken: Option<BrokenArg>,
@@ -245,7 +239,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.zorua_faults = mpgpu_rtl::ZoruaFaults { rescan_from_thread: a.broken == Some(BrokenArg::RescanFromThread), smem_at_warp_end: a.broken == Some(BrokenArg::SmemAtWarpEnd) };
     o.wf_faults = mpgpu_rtl::WfFaults { tie_high: a.broken == Some(BrokenArg::TieHigh) };
     o.prof_faults = mpgpu_rtl::ProfFaults { late_latch: a.broken == Some(BrokenArg::LateLatch) };
-    o.slice = mpgpu_ref::timing::slicer::SliceParams { window: a.ws_window, delay: a.ws_delay, pct: a.ws_fallback, ..Default::default() };
+    o.slice = a.ws.params();
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.per_sm() || unit == UnitKind::Wf) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
@@ -274,7 +268,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.mechanism
     );
     if unit == UnitKind::Wf {
-        println!("blocks:   the Warped-Slicer dispatcher (window {}, delay {}, fallback {} %)", a.ws_window, a.ws_delay, a.ws_fallback);
+        println!("blocks:   the Warped-Slicer dispatcher (window {}, delay {}, fallback {} %)", a.ws.ws_window, a.ws.ws_delay, a.ws.ws_fallback);
     } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }

@@ -51,7 +51,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
-    let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.params()));
+    let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.ws.params()));
     println!("workload: {}", w.description);
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
     let (shared, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;

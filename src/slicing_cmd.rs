@@ -8,7 +8,7 @@ use anyhow::{anyhow, Context, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult};
 use mpgpu_ref::timing::metrics::metrics;
-use mpgpu_ref::timing::slicer::{oracle_curves, SliceDecision, SliceParams, Slicer, Slicing};
+use mpgpu_ref::timing::slicer::{oracle_curves, SliceDecision, Slicer, Slicing};
 use mpgpu_ref::workload::Workload;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -26,13 +26,8 @@ pub struct SlicingArgs {
     /// Where the CSV and the plots go.
     #[arg(long, default_value = "target/slicing")]
     out: PathBuf,
-    /// Warped-Slicer's profiling window, decision delay and fallback threshold.
-    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
-    ws_window: u16,
-    #[arg(long, default_value_t = 0)]
-    ws_delay: u16,
-    #[arg(long, default_value_t = 120)]
-    ws_fallback: u8,
+    #[command(flatten)]
+    ws: crate::args::WsArgs,
 }
 
 const POLICIES: [Slicing; 5] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer, Slicing::Oracle];
@@ -68,7 +63,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS || cfg.sm.len() != 1 {
         return Err(anyhow!("--config {}: the water-filling unit reads up to {} identical SMs", cfg.name, mpgpu_spec::units::wf::MAX_SMS));
     }
-    let params = SliceParams { window: a.ws_window, delay: a.ws_delay, pct: a.ws_fallback, ..Default::default() };
+    let params = a.ws.params();
     let limits = RunLimits::default();
     let mut files = Vec::new();
     for d in &a.dirs {
