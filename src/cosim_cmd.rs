@@ -43,6 +43,10 @@ pub enum UnitArg {
     /// under the Warped-Slicer dispatcher (`--ws-window`, `--ws-delay`, `--ws-fallback`); the
     /// water-filling unit's FSM state and tables compared every clocked cycle.
     Wf,
+    /// The slice table (kernels sharing SMs under per-SM quotas: slots, quotas, resident
+    /// counts, used resources, the issue) in RTL, under the slicing policy `--slicing`
+    /// (default warped-slicer); every register compared every clocked cycle.
+    Slice,
 }
 
 impl UnitArg {
@@ -59,6 +63,7 @@ impl UnitArg {
             UnitArg::RqOl => UnitKind::RqOl,
             UnitArg::Zorua => UnitKind::Zorua,
             UnitArg::Wf => UnitKind::Wf,
+            UnitArg::Slice => UnitKind::Slice,
         };
         if let Some(f) = unit.implied_faults() {
             cfg.faults = f;
@@ -110,6 +115,8 @@ pub enum BrokenArg {
     TieHigh,
     /// wf: the sampling counters latch one cycle after the window's last.
     LateLatch,
+    /// slice: the quota compare takes `<=` (an SM takes one block over a kernel's quota).
+    OverQuota,
 }
 
 impl BrokenArg {
@@ -122,6 +129,7 @@ impl BrokenArg {
             BrokenArg::DropLane | BrokenArg::ReadWaddr => "oldata",
             BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd => "zorua",
             BrokenArg::TieHigh | BrokenArg::LateLatch => "wf",
+            BrokenArg::OverQuota => "slice",
         }
     }
 }
@@ -178,7 +186,10 @@ pub struct CosimArgs {
     framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
-    /// With --unit wf: Warped-Slicer's parameters.
+    /// With --unit slice: the intra-SM slicing policy (--unit wf runs warped-slicer).
+    #[arg(long, value_enum)]
+    slicing: Option<crate::args::SlicingArg>,
+    /// With --unit wf or slice: Warped-Slicer's parameters.
     #[command(flatten)]
     ws: crate::args::WsArgs,
     /// Test-only: co-simulate a deliberately broken RTL variant.
@@ -201,6 +212,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             UnitArg::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
             UnitArg::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
             UnitArg::Wf => matches!(b, BrokenArg::TieHigh | BrokenArg::LateLatch),
+            UnitArg::Slice => matches!(b, BrokenArg::OverQuota),
         };
         if !ok {
             bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
@@ -240,8 +252,15 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.wf_faults = mpgpu_rtl::WfFaults { tie_high: a.broken == Some(BrokenArg::TieHigh) };
     o.prof_faults = mpgpu_rtl::ProfFaults { late_latch: a.broken == Some(BrokenArg::LateLatch) };
     o.slice = a.ws.params();
+    if a.slicing.is_some() && !matches!(a.unit, UnitArg::Wf | UnitArg::Slice) {
+        bail!("--slicing picks the policy of --unit slice (or wf); --unit {:?} runs under --policy", a.unit);
+    }
+    o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
+    o.slice_faults = mpgpu_rtl::SliceFaults {
+        over_quota: a.broken == Some(BrokenArg::OverQuota),
+    };
     o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if (unit.per_sm() || unit == UnitKind::Wf) && a.backend == BackendArg::Fpga {
+    if (unit.per_sm() || matches!(unit, UnitKind::Wf | UnitKind::Slice)) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
     if a.framework && !unit.per_sm() {
@@ -267,8 +286,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.policy.name(),
         o.mechanism
     );
-    if unit == UnitKind::Wf {
-        println!("blocks:   the Warped-Slicer dispatcher (window {}, delay {}, fallback {} %)", a.ws.ws_window, a.ws.ws_delay, a.ws.ws_fallback);
+    if matches!(unit, UnitKind::Wf | UnitKind::Slice) {
+        println!("blocks:   the {} slicing dispatcher (the framework's --policy is unused; Warped-Slicer's window {}, delay {}, fallback {} %)", o.slicing.name(), a.ws.ws_window, a.ws.ws_delay, a.ws.ws_fallback);
     } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }

@@ -4,7 +4,7 @@ use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 use rust_hdl::prelude::*;
 
 /// The blocks `mpgpu verilog <block>` knows.
-pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua", "wf", "prof"];
+pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua", "wf", "prof", "slice"];
 
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
@@ -15,7 +15,7 @@ pub fn verilog_for(block: &str) -> Option<String> {
 /// Verilog for the named block; the scheduling blocks (`dss`, `prio`, `sched`) are sized for
 /// `sms` SMs.
 pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
-    if matches!(block, "dss" | "prio" | "sched" | "wf") && !(1..=MAX_SMS).contains(&sms) {
+    if matches!(block, "dss" | "prio" | "sched" | "wf" | "slice") && !(1..=MAX_SMS).contains(&sms) {
         return Err(format!("--sms {sms}: the scheduling blocks support 1..={MAX_SMS} SMs"));
     }
     Ok(match block {
@@ -77,6 +77,13 @@ pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
         "prof" => {
             // One SM's Warped-Slicer sampling counters.
             let mut uut = crate::Prof::new(crate::ProfFaults::default());
+            uut.connect_inputs();
+            generate_verilog(&uut)
+        }
+        "slice" => {
+            // The slice table for `sms` SMs of the Fermi (GTX 480) configuration's resources:
+            // 8 CTA slots, 1,536 threads, 32,768 registers, 49,152 shared bytes.
+            let mut uut = crate::Slice::new(sms, [8, 1536, 32768, 49152], crate::SliceFaults::default());
             uut.connect_inputs();
             generate_verilog(&uut)
         }

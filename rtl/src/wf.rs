@@ -217,6 +217,14 @@ pub struct Wf {
     pub m_next: Reg<Bits<5>>,
     pub q_next: Reg<Bits<17>>,
     pub over: Reg<Bit>,
+    /// Whether need fitted R_L at the last edge (the fit check, registered: Init and Fit act
+    /// on it a cycle after need is set).
+    pub fit_r: Reg<Bit>,
+    /// Whether `j` is kernel `k`'s last step (j + 1 = its staircase length), registered every
+    /// cycle: Norm reads it at a step's last division cycle, when `j` and the length have
+    /// held for 17 cycles, so it equals the comparison (a pipeline register, derived from the
+    /// state the co-simulation compares).
+    pub jlast: Reg<Bit>,
     pub res_spatial: Reg<Bit>,
     pub done: Reg<Bit>,
     pub spatial: Reg<Bit>,
@@ -431,6 +439,8 @@ impl Wf {
             m_next: Default::default(),
             q_next: Default::default(),
             over: Default::default(),
+            fit_r: Default::default(),
+            jlast: Default::default(),
             res_spatial: Default::default(),
             done: Default::default(),
             spatial: Default::default(),
@@ -529,6 +539,8 @@ impl Wf {
             || self.m_next.q.has_changed()
             || self.q_next.q.has_changed()
             || self.over.q.has_changed()
+            || self.fit_r.q.has_changed()
+            || self.jlast.q.has_changed()
             || self.res_spatial.q.has_changed()
             || self.done.q.has_changed()
             || self.spatial.q.has_changed()
@@ -582,6 +594,8 @@ impl Wf {
         self.m_next.clock.next = c;
         self.q_next.clock.next = c;
         self.over.clock.next = c;
+        self.fit_r.clock.next = c;
+        self.jlast.clock.next = c;
         self.res_spatial.clock.next = c;
         self.done.clock.next = c;
         self.spatial.clock.next = c;
@@ -688,6 +702,8 @@ impl Logic for Wf {
         self.q_next.d.next = self.q_next.q.val();
         self.over.clock.next = self.clock.val();
         self.over.d.next = self.over.q.val();
+        self.fit_r.clock.next = self.clock.val();
+        self.jlast.clock.next = self.clock.val();
         self.res_spatial.clock.next = self.clock.val();
         self.res_spatial.d.next = self.res_spatial.q.val();
         self.done.clock.next = self.clock.val();
@@ -822,6 +838,7 @@ impl Logic for Wf {
         // The score table's ports.
         self.at_kj.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.j.q.val());
         self.at_klen.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.len_k.val().get_bits::<4>(0));
+        self.jlast.d.next = (bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val();
         self.jm1.next = self.sm_j.val().get_bits::<4>(0) - self.c1_4.val();
         self.at_sm.next = (bit_cast::<6, 2>(self.sm_k.val()) << 4) | bit_cast::<6, 4>(self.jm1.val());
         self.score_ram.read_address.next = self.at_kj.val();
@@ -894,6 +911,7 @@ impl Logic for Wf {
             }
             self.left[c].next = self.base17[c].val() - self.need17[c].val();
         }
+        self.fit_r.d.next = self.fits.val();
 
 
         // Kernel `k`'s current Qn (Select, Final).
@@ -1137,7 +1155,7 @@ impl Logic for Wf {
                 self.acc.d.next = self.rem.val() << 1;
                 if self.sub.q.val() == self.c18_5.val() {
                     self.qn_ram.write_enable.next = true;
-                    if (bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val() {
+                    if self.jlast.q.val() {
                         self.next_kernel.next = true;
                     } else {
                         self.j.d.next = self.j.q.val() + self.c1_4.val();
@@ -1161,7 +1179,7 @@ impl Logic for Wf {
             }
         }
 
-        // Init: three cycles per kernel.
+        // Init: four cycles per kernel.
         if self.is_init.val() {
             if self.sub.q.val() == self.c0_5.val() {
                 for i in 0..4 {
@@ -1187,20 +1205,23 @@ impl Logic for Wf {
                     self.need[c].d.next = self.prod_c[c].val();
                 }
                 self.sub.d.next = self.c2_5.val();
+            } else if self.sub.q.val() == self.c2_5.val() {
+                // (the fit check registers)
+                self.sub.d.next = self.c3_5.val();
             } else {
-                if self.fits.val() {
+                if self.fit_r.q.val() {
                     for c in 0..4 {
                         self.rl[c].d.next = self.left[c].val();
                     }
                 }
-                self.over.d.next = self.over.q.val() | !self.fits.val();
+                self.over.d.next = self.over.q.val() | !self.fit_r.q.val();
                 self.sub.d.next = 0.into();
                 if self.k_last.val() {
                     self.phase.d.next = self.c_select.val();
-                    if self.over.q.val() | !self.fits.val() {
+                    if self.over.q.val() | !self.fit_r.q.val() {
                         self.phase.d.next = self.c_final.val();
                     }
-                    self.res_spatial.d.next = self.over.q.val() | !self.fits.val();
+                    self.res_spatial.d.next = self.over.q.val() | !self.fit_r.q.val();
                     self.k.d.next = 0.into();
                 } else {
                     self.k.d.next = self.k.q.val() + self.c1_2.val();
@@ -1261,9 +1282,13 @@ impl Logic for Wf {
             }
         }
 
-        // Fit.
-        if self.is_fit.val() {
-            if self.fits.val() {
+        // Fit: the check registers, then it acts.
+        if self.is_fit.val() & (self.sub.q.val() == self.c0_5.val()) {
+            self.sub.d.next = self.c1_5.val();
+        }
+        if self.is_fit.val() & (self.sub.q.val() != self.c0_5.val()) {
+            self.sub.d.next = 0.into();
+            if self.fit_r.q.val() {
                 for c in 0..4 {
                     self.rl[c].d.next = self.left[c].val();
                 }

@@ -7,11 +7,12 @@ use crate::hdl_block;
 use crate::ports::{Port, Ports, Regs};
 use crate::rtl::RtlUnit;
 use mpgpu_ref::units::framework::Policy;
-use mpgpu_rtl::{Dss, LowestFirst, Oldata, OldataFaults, Oplog, OplogFaults, Prio, Prof, ProfFaults, Rq, RqFaults, Sched, SchedFaults, Wf, WfFaults, Zorua, ZoruaFaults, ZoruaParams};
+use mpgpu_rtl::{Dss, LowestFirst, Oldata, OldataFaults, Oplog, OplogFaults, Prio, Prof, ProfFaults, Rq, RqFaults, Sched, SchedFaults, Slice, SliceFaults, Wf, WfFaults, Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_spec::units::lowest_first as lf;
 use mpgpu_spec::units::oldata;
 use mpgpu_spec::units::oplog;
 use mpgpu_spec::units::prof;
+use mpgpu_spec::units::slice;
 use mpgpu_spec::units::wf;
 use mpgpu_spec::units::rq;
 use mpgpu_spec::units::zorua;
@@ -955,7 +956,7 @@ hdl_block!(Wf {
     outputs: [busy, round_wait, win_run, win_first, win_last, rd_sm, rd_k, done_out, quota0, quota1, quota2, quota3, spatial_out],
     registers: [
         phase, kern, last_r, window_r, pct, delay_r, wcount, since, sm, sub, k, j, sel, n, a, wa, dneg, dmag, f, acc, top, quo, valid, full, ma, mb, pr, qhi, cnt, bq, found, m_next, q_next,
-        over, res_spatial, done, spatial,
+        over, fit_r, res_spatial, done, spatial,
     ],
     arrays: [total, len, t, g, cur_q, need, rl, quota],
     memories: [score_ram, m_ram, qn_ram],
@@ -1083,6 +1084,7 @@ impl Ports for WfPorts {
             need: a4("need"),
             rl: a4("rl"),
             over: r.scalar("over") != 0,
+            fit: r.scalar("fit_r") != 0,
             res_spatial: r.scalar("res_spatial") != 0,
             done: r.scalar("done") != 0,
             quota: b4("quota"),
@@ -1150,3 +1152,103 @@ impl Ports for ProfPorts {
 }
 
 pub type ProfRtl = RtlUnit<ProfPorts>;
+
+hdl_block!(Slice {
+    inputs: [
+        cmd_op, cmd_slot, cmd_sm, cmd_all, cmd_blocks, cmd_q0, cmd_q1, cmd_q2, cmd_q3, cmd_req0, cmd_req1, cmd_req2, cmd_req3, done_valid, done_sm, done_slot,
+    ],
+    outputs: [busy, issue_valid, issue_sm, issue_slot],
+    registers: [valid, ptr, quiet, rd_valid, rd_sm, iv, ism, isl],
+    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, u0, u1, u2, u3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq],
+});
+
+/// The slice table (`Slice`) for `sms` SMs of `total` resources, with test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct SlicePorts {
+    pub sms: usize,
+    pub total: [u32; slice::RES],
+    pub faults: SliceFaults,
+}
+
+impl Ports for SlicePorts {
+    type In = slice::In;
+    type Out = slice::Out;
+    type State = slice::State;
+    type Block = Slice;
+    fn name(&self) -> String {
+        "slice".into()
+    }
+    fn block(&self) -> Slice {
+        let mut b = Slice::new(self.sms, self.total, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &slice::In, v: &mut [u64]) {
+        use slice::Cmd;
+        let r = |x: u32| x as u64 & ((1 << slice::RES_BITS) - 1);
+        let q = |x: u8| x as u64 & ((1 << slice::QUOTA_BITS) - 1);
+        // (op, slot, sm, all, blocks, q0..q3, req0..req3; Enter's quota travels in q0)
+        let mut c = [0u64; 13];
+        c[0] = i.cmd.op() as u64;
+        match i.cmd {
+            Cmd::None => {}
+            Cmd::Enter { slot, blocks, req, quota } => {
+                c[1] = slot as u64 & 3;
+                c[4] = blocks as u64 & ((1 << slice::LEFT_BITS) - 1);
+                c[5] = q(quota);
+                for k in 0..4 {
+                    c[9 + k] = r(req[k]);
+                }
+            }
+            Cmd::Leave { slot } => c[1] = slot as u64 & 3,
+            Cmd::Quota { sm, all, q: qs } => {
+                c[2] = sm as u64 & 15;
+                c[3] = all as u64;
+                for k in 0..4 {
+                    c[5 + k] = q(qs[k]);
+                }
+            }
+        }
+        v[..13].copy_from_slice(&c);
+        let (dv, ds, dk) = i.done.map_or((0, 0, 0), |(s, k)| (1, s as u64 & 15, k as u64 & 3));
+        v[13..16].copy_from_slice(&[dv, ds, dk]);
+    }
+    fn encode_out(&self, o: &slice::Out, v: &mut [u64]) {
+        let (iv, s, k) = o.issue.map_or((0, 0, 0), |(s, k)| (1, s as u64, k as u64));
+        v.copy_from_slice(&[o.busy as u64, iv, s, k]);
+    }
+    fn decode(&self, v: &[u64]) -> slice::Out {
+        slice::Out { busy: v[0] != 0, issue: (v[1] != 0).then_some((v[2] as u8, v[3] as u8)) }
+    }
+    fn state(&self, r: &Regs) -> slice::State {
+        use slice::{KMAX, MAX_SMS, RES};
+        let a = |n: &str, k: usize| r.array(n)[k];
+        let valid = r.scalar("valid");
+        slice::State {
+            used: (0..MAX_SMS).map(|s| std::array::from_fn(|c| a(&format!("u{c}"), s) as u32)).collect(),
+            n: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("n{k}"), s) as u8)).collect(),
+            quota: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("t{k}"), s) as u8)).collect(),
+            valid: std::array::from_fn(|k| valid >> k & 1 != 0),
+            rank: std::array::from_fn(|k| a("rank", k) as u8),
+            left: std::array::from_fn(|k| a("left", k) as u32),
+            req: std::array::from_fn(|k| std::array::from_fn(|c| a(&format!("r{c}"), k) as u32)),
+            lim: std::array::from_fn(|k| std::array::from_fn(|c| a(&format!("l{c}"), k) as u32)),
+            ptr: r.scalar("ptr") as u8,
+            quiet: r.scalar("quiet") as u8,
+            rd_valid: r.scalar("rd_valid") != 0,
+            rd_sm: r.scalar("rd_sm") as u8,
+            rd_used: std::array::from_fn::<u32, RES, _>(|c| a("ru", c) as u32),
+            rd_n: std::array::from_fn::<u8, KMAX, _>(|k| a("rn", k) as u8),
+            rd_q: std::array::from_fn::<u8, KMAX, _>(|k| a("rq", k) as u8),
+            issue_valid: r.scalar("iv") != 0,
+            issue_sm: r.scalar("ism") as u8,
+            issue_slot: r.scalar("isl") as u8,
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (every output is a register's: `mpgpu_spec::units::slice`)
+        Some(&[])
+    }
+}
+
+pub type SliceRtl = RtlUnit<SlicePorts>;

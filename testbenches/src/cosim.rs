@@ -13,7 +13,7 @@
 //! policy engine's RTL inside the framework model ([`UnitKind::Engine`]).
 
 use crate::bank::{Bank, Slot};
-use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, ProfPorts, RqPorts, SchedPorts, WfPorts, ZoruaPorts};
+use crate::blocks::{DssPorts, OldataPorts, OplogPorts, PrioPorts, ProfPorts, RqPorts, SchedPorts, SlicePorts, WfPorts, ZoruaPorts};
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::{Backend, RtlUnit};
@@ -29,8 +29,9 @@ use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
 use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
 use mpgpu_ref::units::rq::{ReplaySlot, Rq};
-use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, WfFaults, ZoruaFaults, ZoruaParams};
-use mpgpu_ref::timing::slicer::{ProfUnit, SliceParams, Slicer, Slicing, WfSlot, WfUnit};
+use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, SliceFaults, WfFaults, ZoruaFaults, ZoruaParams};
+use mpgpu_ref::timing::slicer::{ProfUnit, SliceParams, SliceSlot, SliceUnit, Slicer, Slicing, WfSlot, WfUnit};
+use mpgpu_ref::units::slice::Slice as SliceModel;
 use mpgpu_ref::units::prof::Prof as ProfModel;
 use mpgpu_ref::units::wf::Wf as WfModel;
 use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
@@ -438,6 +439,19 @@ impl ProfUnit for Shared<ProfModel, ProfPorts> {
 
 impl ProfUnit for Alone<ProfPorts> {}
 
+/// The slice table's RTL beside its model: a mismatch stops the run.
+impl SliceUnit for Shared<SliceModel, SlicePorts> {
+    fn halted(&self) -> Option<String> {
+        let c = self.0.borrow();
+        c.pair.mismatch().map(|m| format!("{}: the RTL and the model parted at co-simulation cycle {}", c.pair.name, m.cycle))
+    }
+    fn first_over_quota(&self) -> Option<u64> {
+        self.0.borrow().pair.model.first_over_quota
+    }
+}
+
+impl SliceUnit for Alone<SlicePorts> {}
+
 /// What a co-simulation run found.
 pub struct CosimReport {
     pub result: Option<RunResult>,
@@ -487,6 +501,9 @@ pub enum UnitKind {
     /// Warped-Slicer's water-filling unit (`Wf`, global) and sampling counters (`Prof`, one
     /// per SM), under the Warped-Slicer dispatcher.
     Wf,
+    /// The slice table (`Slice`, global: kernels sharing SMs under quotas), under any slicing
+    /// policy (`CosimOptions::slicing`).
+    Slice,
 }
 
 impl UnitKind {
@@ -500,7 +517,7 @@ impl UnitKind {
         match self {
             UnitKind::Oplog | UnitKind::Oldata | UnitKind::RqOl => Some(mpgpu_ref::config::FaultScheme::Ol),
             UnitKind::Rq => Some(mpgpu_ref::config::FaultScheme::Rq),
-            UnitKind::Sched | UnitKind::Engine | UnitKind::Zorua | UnitKind::Wf => None,
+            UnitKind::Sched | UnitKind::Engine | UnitKind::Zorua | UnitKind::Wf | UnitKind::Slice => None,
         }
     }
 
@@ -515,6 +532,7 @@ impl UnitKind {
             UnitKind::RqOl => "rq-ol",
             UnitKind::Zorua => "zorua",
             UnitKind::Wf => "wf",
+            UnitKind::Slice => "slice",
         }
     }
 }
@@ -544,6 +562,10 @@ pub struct CosimOptions {
     pub wf_faults: WfFaults,
     pub prof_faults: ProfFaults,
     pub slice: SliceParams,
+    /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer) and the slice
+    /// table's test-only faults.
+    pub slicing: Slicing,
+    pub slice_faults: SliceFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
@@ -577,6 +599,8 @@ impl CosimOptions {
             wf_faults: WfFaults::default(),
             prof_faults: ProfFaults::default(),
             slice: SliceParams::default(),
+            slicing: Slicing::WarpedSlicer,
+            slice_faults: SliceFaults::default(),
             sms: SmSet::All,
             framework: false,
             every_cycle: false,
@@ -778,6 +802,31 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
             Ok((Box::new(Several(vec![(wf_outcome, "wf"), (prof_outcome, "prof")])), gpu))
         }
+        (UnitKind::Slice, mode) => {
+            let total = Slicer::sm_total(&cfg.sm[0]);
+            let ports = SlicePorts { sms: n, total, faults: o.slice_faults };
+            let (outcome, unit): (Box<dyn Outcome>, SliceSlot) = match mode {
+                SlotMode::Lockstep => {
+                    let rtl = RtlUnit::with_backend(ports, o.backend)?;
+                    let h = Shared::new(Cosim::with_state("slice", SliceModel::new(n, total), rtl, SliceModel::state).recording(from, until).tracing(trace)?);
+                    (Box::new(h.clone()), Box::new(h))
+                }
+                SlotMode::RtlAlone => {
+                    let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
+                    (Box::new(AloneOutcome(vec![a.cycles.clone()])), Box::new(a))
+                }
+                SlotMode::ModelAlone => (Box::new(AloneOutcome(Vec::new())), Box::new(SliceModel::new(n, total))),
+            };
+            let slicer = match o.slicing {
+                Slicing::Oracle => {
+                    let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
+                    Slicer::oracle(o.slice, n, curves)
+                }
+                p => Slicer::new(p, o.slice, n),
+            };
+            let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer.with_slice_unit(unit)));
+            Ok((outcome, gpu))
+        }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
                 let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
@@ -861,7 +910,22 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         UnitKind::Wf if cfg.sm.len() != 1 => {
             return Err(format!("--unit wf needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
         }
+        UnitKind::Wf if o.slicing != Slicing::WarpedSlicer => {
+            return Err(format!("--unit wf runs under Warped-Slicer (the only policy that uses the water-filling unit); --slicing {} has it idle: use --unit slice", o.slicing.name()));
+        }
         UnitKind::Wf => {}
+        UnitKind::Slice if cfg.num_sms() as usize > mpgpu_spec::units::slice::MAX_SMS => {
+            return Err(format!("--unit slice: the slice table holds up to {} SMs; `{}` has {}", mpgpu_spec::units::slice::MAX_SMS, cfg.name, cfg.num_sms()));
+        }
+        UnitKind::Slice if cfg.sm.len() != 1 => {
+            return Err(format!("--unit slice needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+        }
+        UnitKind::Slice => {
+            let t = Slicer::sm_total(&cfg.sm[0]);
+            if let Some(c) = (0..t.len()).find(|&c| t[c] >= 1 << mpgpu_spec::units::slice::RES_BITS) {
+                return Err(format!("--unit slice: `{}`'s SM resource {c} ({}) does not fit the table's {} bits", cfg.name, t[c], mpgpu_spec::units::slice::RES_BITS));
+            }
+        }
         _ => {
             Gpu::framework_params(cfg)?;
         }

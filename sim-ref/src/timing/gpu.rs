@@ -66,6 +66,8 @@ pub trait Dispatcher {
     fn launch_ready(&mut self, now: u64, launch: usize, view: &DispatchView);
     /// This cycle's block issues: (launch, SM) pairs, at most one per SM; every pair must fit.
     fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>);
+    /// A block of `launch` finished on SM `sm` (before its launch's `launch_done`).
+    fn block_done(&mut self, _now: u64, _launch: usize, _sm: u32) {}
     /// Every block of a launch has finished.
     fn launch_done(&mut self, now: u64, launch: usize);
     /// After the SMs' cycle (while [`Dispatcher::busy`], every cycle): units the dispatcher
@@ -964,7 +966,7 @@ impl Gpu {
                 self.buf.clear();
                 let view = DispatchView { sms: &self.sms, launches: &self.launches };
                 d.dispatch(now, &view, &mut self.buf);
-                *dirty = !self.buf.is_empty();
+                *dirty = !self.buf.is_empty() || d.busy();
                 for k in 0..self.buf.len() {
                     let (l, sm) = self.buf[k];
                     let ls = &mut self.launches[l];
@@ -1007,8 +1009,12 @@ impl Gpu {
                 if !sm.finished.is_empty() {
                     let fin = std::mem::take(&mut sm.finished);
                     for l in fin {
-                        if let BlockSched::Framework(d) = &mut self.sched {
-                            d.done.push_back(i as u8);
+                        match &mut self.sched {
+                            BlockSched::Framework(d) => d.done.push_back(i as u8),
+                            BlockSched::Baseline { d, dirty } => {
+                                d.block_done(now, l, i as u32);
+                                *dirty = true;
+                            }
                         }
                         self.block_done(l)?;
                     }

@@ -16,14 +16,20 @@
 //!   preemption); a round's window starts once every SM holds its layout, or after
 //!   `settle` cycles.
 //!
-//! Issue rule (every policy): each cycle, each SM takes at most one block: of the oldest kernel
-//! that has blocks left, is below its quota on that SM, and fits.
+//! Issue (every policy): the slice table (`units::slice`, in the RTL `rtl/src/slice.rs`) holds
+//! up to KMAX kernels, each SM's quota and resident count per kernel and each SM's used
+//! resources; it visits the SMs round-robin and issues at most one block a cycle, of the oldest
+//! kernel that has blocks left, is below its quota on that SM and fits. The dispatcher is its
+//! controller: it gives the table a slot per kernel in arrival order (later kernels wait for
+//! one), writes the quotas each policy computes, and reports completions.
 
 use super::gpu::{DispatchView, Dispatcher};
 use mpgpu_spec::units::prof;
+use mpgpu_spec::units::slice::{self, Cmd, NO_QUOTA};
 use mpgpu_spec::units::wf::{self, KMAX, NMAX, RES};
 use mpgpu_spec::Unit;
 use serde::Serialize;
+use std::collections::VecDeque;
 
 /// The intra-SM slicing policies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -89,6 +95,18 @@ pub struct SliceStats {
     pub ties: Vec<u64>,
     /// Repartitions among the kernels of the last decision, which re-applied it.
     pub reused: u64,
+    /// Blocks the slice table issued, commands it took, and issued blocks that had to wait
+    /// for their SM to have room (the SM's own accounting, stricter than the table's: a
+    /// shared-memory configuration below the SM's total).
+    pub issued: u64,
+    pub commands: u64,
+    pub waited: u64,
+    /// The most kernels with blocks on one SM at once (seen at the issues), and the issues
+    /// that put a block beside another kernel's.
+    pub max_sharing: u8,
+    pub shared_issues: u64,
+    /// The model's first GPU cycle at which the broken quota compare would pick differently.
+    pub first_over_quota: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -126,6 +144,24 @@ impl WfUnit for crate::units::wf::Wf {
     }
 }
 impl ProfUnit for crate::units::prof::Prof {}
+
+/// The slice table's slot.
+pub trait SliceUnit: Unit<In = slice::In, Out = slice::Out> {
+    fn halted(&self) -> Option<String> {
+        None
+    }
+    /// The model's first GPU cycle at which a quota compare `<=` would pick differently
+    /// (none from the RTL alone).
+    fn first_over_quota(&self) -> Option<u64> {
+        None
+    }
+}
+impl SliceUnit for crate::units::slice::Slice {
+    fn first_over_quota(&self) -> Option<u64> {
+        self.first_over_quota
+    }
+}
+pub type SliceSlot = Box<dyn SliceUnit>;
 
 pub type WfSlot = Box<dyn WfUnit>;
 pub type ProfSlot = Box<dyn ProfUnit>;
@@ -187,6 +223,20 @@ pub struct Slicer {
     /// kernel name), their quotas and the mode. A repartition among the same kernels (a
     /// process relaunching the kernel it ran) re-applies it instead of profiling again.
     last: Option<(Vec<(usize, String)>, Vec<u8>, bool)>,
+    /// The slice table (made at the first dispatch from the SMs' resources unless given) and
+    /// its controller's state: the launch in each slot, launches waiting for one, slots whose
+    /// kernel has finished (freed once no completion of theirs is still queued), the commands
+    /// and completions queued for it (one of each a cycle), the quota rows the queued commands
+    /// leave in it, and per SM the issued blocks waiting for room.
+    unit: Option<SliceSlot>,
+    slots: [Option<usize>; KMAX],
+    waiting: Vec<usize>,
+    leaving: Vec<u8>,
+    cmds: VecDeque<Cmd>,
+    dones: VecDeque<(u8, u8)>,
+    rows: Vec<[u8; KMAX]>,
+    inbox: Vec<VecDeque<usize>>,
+    error: Option<String>,
 }
 
 impl Slicer {
@@ -213,7 +263,27 @@ impl Slicer {
             stats: SliceStats { policy: policy.name().into(), ..Default::default() },
             curves: Vec::new(),
             last: None,
+            unit: None,
+            slots: [None; KMAX],
+            waiting: Vec::new(),
+            leaving: Vec::new(),
+            cmds: VecDeque::new(),
+            dones: VecDeque::new(),
+            rows: vec![[0; KMAX]; slice::MAX_SMS],
+            inbox: vec![VecDeque::new(); n],
+            error: None,
         }
+    }
+
+    /// With the given slice table (the model's, the RTL's, or both in lockstep).
+    pub fn with_slice_unit(mut self, unit: SliceSlot) -> Slicer {
+        self.unit = Some(unit);
+        self
+    }
+
+    /// The slice table's resources of one SM, as the dispatcher computes them.
+    pub fn sm_total(cfg: &crate::config::SmConfig) -> [u32; RES] {
+        [cfg.blocks, cfg.threads, cfg.registers, cfg.shared_bytes]
     }
 
     /// The Oracle with its curves (per process of the workload, [`oracle_curves`]).
@@ -233,8 +303,7 @@ impl Slicer {
 
     /// One SM's resources in the same components.
     fn total(view: &DispatchView) -> [u32; RES] {
-        let c = view.sms[0].config();
-        [c.blocks, c.threads, c.registers, c.shared_bytes]
+        Self::sm_total(view.sms[0].config())
     }
 
     /// Blocks of `l` an SM holds at most alone (its occupancy), at most NMAX.
@@ -387,6 +456,57 @@ impl Slicer {
         self.rep.as_ref().is_some_and(|r| r.started)
     }
 
+    /// A launch's quota on SM `s` as the slice table holds it.
+    fn desired(&self, l: usize, s: usize) -> u8 {
+        self.quota.get(&l).map_or(NO_QUOTA, |q| q[s].min(NO_QUOTA as u32) as u8)
+    }
+
+    /// The slice table's controller: frees the slots of finished kernels, gives free slots to
+    /// waiting kernels (oldest first), and queues the quota rows that differ from what the
+    /// table will hold.
+    fn control(&mut self, view: &DispatchView) {
+        let sms = view.sms.len();
+        let dones = &self.dones;
+        let (go, stay): (Vec<u8>, Vec<u8>) = self.leaving.iter().partition(|&&k| !dones.iter().any(|d| d.1 == k));
+        self.leaving = stay;
+        for k in go {
+            self.cmds.push_back(Cmd::Leave { slot: k });
+            self.slots[k as usize] = None;
+        }
+        while !self.waiting.is_empty() {
+            let Some(k) = (0..KMAX).find(|&k| self.slots[k].is_none() && !self.leaving.contains(&(k as u8))) else { break };
+            let l = self.waiting.remove(0);
+            let left = view.launches[l].remaining();
+            let req = Self::request(view, l);
+            let total = Self::total(view);
+            if left > ((1u64 << slice::LEFT_BITS) - 1) || (0..RES).any(|c| req[c] > total[c] || total[c] >= 1 << slice::RES_BITS) {
+                self.error.get_or_insert(format!(
+                    "launch {l} ({left} blocks, {req:?} per block on SMs of {total:?}) exceeds the slice table: at most {} blocks, each request within an SM's total, below 2^{}",
+                    (1u64 << slice::LEFT_BITS) - 1,
+                    slice::RES_BITS
+                ));
+                return;
+            }
+            self.slots[k] = Some(l);
+            let q = self.desired(l, 0);
+            self.cmds.push_back(Cmd::Enter { slot: k as u8, blocks: left as u32, req, quota: q });
+            for row in self.rows.iter_mut() {
+                row[k] = q;
+            }
+        }
+        let want: Vec<[u8; KMAX]> = (0..sms).map(|s| std::array::from_fn(|k| self.slots[k].map_or(0, |l| self.desired(l, s)))).collect();
+        let differs: Vec<usize> = (0..sms).filter(|&s| (0..KMAX).any(|k| self.slots[k].is_some() && want[s][k] != self.rows[s][k])).collect();
+        if differs.len() > 1 && want.iter().all(|w| *w == want[0]) {
+            self.cmds.push_back(Cmd::Quota { sm: 0, all: true, q: want[0] });
+            self.rows.iter_mut().for_each(|r| *r = want[0]);
+        } else {
+            for s in differs {
+                self.cmds.push_back(Cmd::Quota { sm: s as u8, all: false, q: want[s] });
+                self.rows[s] = want[s];
+            }
+        }
+    }
+
     pub fn stats(&self) -> SliceStats {
         self.stats.clone()
     }
@@ -399,6 +519,7 @@ impl Dispatcher for Slicer {
 
     fn launch_ready(&mut self, _now: u64, launch: usize, view: &DispatchView) {
         self.active.push(launch);
+        self.waiting.push(launch);
         self.changed = true;
         if self.profiling() {
             // (it waits for the decision in progress; the next repartition includes it)
@@ -412,32 +533,88 @@ impl Dispatcher for Slicer {
             self.changed = false;
             self.requota(now, view);
         }
-        let mut left: Vec<u64> = self.active.iter().map(|&l| view.launches[l].remaining()).collect();
-        for (s, sm) in view.sms.iter().enumerate() {
-            let held = sm.blocks_per_launch();
-            let pick = (0..self.active.len()).find(|&k| {
-                let l = self.active[k];
-                let q = self.quota.get(&l).map_or(u32::MAX, |q| q[s]);
-                let n = held.iter().find(|h| h.0 == l).map_or(0, |h| h.1);
-                left[k] > 0 && n < q && sm.fits(&view.launches[l].info.launch)
-            });
-            if let Some(k) = pick {
-                left[k] -= 1;
-                out.push((self.active[k], s as u32));
+        let sms = view.sms.len();
+        if self.unit.is_none() {
+            self.unit = Some(Box::new(crate::units::slice::Slice::new(sms, Self::total(view))));
+        }
+        self.control(view);
+        // Blocks waiting for their SM's room go in first (one block an SM a cycle).
+        let mut taken = vec![false; sms];
+        for (s, q) in self.inbox.iter_mut().enumerate() {
+            if let Some(&l) = q.front() {
+                if view.sms[s].fits(&view.launches[l].info.launch) {
+                    q.pop_front();
+                    out.push((l, s as u32));
+                    taken[s] = true;
+                }
             }
+        }
+        let Some(unit) = self.unit.as_mut() else { return };
+        let i = slice::In { cmd: self.cmds.front().copied().unwrap_or_default(), done: self.dones.front().copied() };
+        unit.at_cycle(now);
+        let o = unit.outputs(&i);
+        if !o.busy && i == slice::In::default() {
+            return;
+        }
+        unit.clock(&i);
+        if let Some(e) = unit.halted() {
+            self.error.get_or_insert(e);
+        }
+        if self.cmds.pop_front().is_some() {
+            self.stats.commands += 1;
+        }
+        self.dones.pop_front();
+        if let Some((sm, k)) = o.issue {
+            let (sm, k) = (sm as usize, k as usize);
+            let Some(l) = self.slots.get(k).copied().flatten().filter(|_| sm < sms) else {
+                self.error.get_or_insert(format!("cycle {now}: the slice table issued a block of slot {k} to SM {sm}; the slot is empty or the GPU has {sms} SMs"));
+                return;
+            };
+            self.stats.issued += 1;
+            let held = view.sms[sm].blocks_per_launch();
+            let others = held.iter().filter(|h| h.0 != l && h.1 > 0).count() as u8;
+            self.stats.max_sharing = self.stats.max_sharing.max(others + 1);
+            self.stats.shared_issues += (others > 0) as u64;
+            if !taken[sm] && self.inbox[sm].is_empty() && view.sms[sm].fits(&view.launches[l].info.launch) {
+                out.push((l, sm as u32));
+            } else {
+                self.inbox[sm].push_back(l);
+                self.stats.waited += 1;
+            }
+        }
+    }
+
+    fn block_done(&mut self, _now: u64, launch: usize, sm: u32) {
+        if let Some(k) = self.slots.iter().position(|&x| x == Some(launch)) {
+            self.dones.push_back((sm as u8, k as u8));
         }
     }
 
     fn launch_done(&mut self, _now: u64, launch: usize) {
         self.active.retain(|&l| l != launch);
+        self.waiting.retain(|&l| l != launch);
+        if let Some(k) = self.slots.iter().position(|&x| x == Some(launch)) {
+            self.leaving.push(k as u8);
+        }
         self.changed = true;
     }
 
     fn busy(&self) -> bool {
-        self.rep.is_some() || self.changed
+        self.rep.is_some()
+            || self.changed
+            || !self.cmds.is_empty()
+            || !self.dones.is_empty()
+            || !self.leaving.is_empty()
+            || self.error.is_some()
+            || self.inbox.iter().any(|q| !q.is_empty())
+            || (!self.waiting.is_empty() && self.slots.iter().any(|x| x.is_none()))
+            || self.unit.as_ref().is_some_and(|u| u.outputs(&slice::In::default()).busy)
     }
 
     fn observe(&mut self, now: u64, view: &DispatchView) -> Result<bool, String> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
         let Some(wf_unit) = self.wf.as_mut() else { return Ok(self.changed) };
         let Some(rep) = self.rep.as_mut() else { return Ok(self.changed) };
         let sms = view.sms.len();
@@ -534,6 +711,7 @@ impl Dispatcher for Slicer {
     fn slice_stats(&self) -> Option<SliceStats> {
         let mut s = self.stats();
         s.ties = self.wf.as_ref().map_or(Vec::new(), |w| w.ties());
+        s.first_over_quota = self.unit.as_ref().and_then(|u| u.first_over_quota());
         Some(s)
     }
 }

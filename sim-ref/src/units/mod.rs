@@ -9,6 +9,7 @@ pub mod rq;
 pub mod prio;
 pub mod prof;
 pub mod scan;
+pub mod slice;
 pub mod wf;
 pub mod zorua;
 pub mod zorua_random;

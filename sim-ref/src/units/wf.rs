@@ -141,6 +141,9 @@ impl Unit for Wf {
         s.done = false;
         // (this cycle's reads see the product registered at the last edge)
         let pr = s.pr;
+        // The fit check registers every cycle: Init and Fit act on the last edge's.
+        let fit_prev = s.fit;
+        s.fit = (0..RES).all(|c| s.rl[c] >= s.need[c]);
         s.pr = mp;
         let since = s.since;
         if ph != phase::IDLE {
@@ -332,8 +335,10 @@ impl Unit for Wf {
                         s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
                         s.sub = 2;
                     }
+                    // (the fit check registers)
+                    2 => s.sub = 3,
                     _ => {
-                        let fits = (0..RES).all(|c| s.rl[c] >= s.need[c]);
+                        let fits = fit_prev;
                         if fits {
                             s.rl = std::array::from_fn(|c| s.rl[c] - s.need[c]);
                         }
@@ -405,9 +410,11 @@ impl Unit for Wf {
                     s.phase = phase::FIT;
                 }
             }
+            phase::FIT if s.sub == 0 => s.sub = 1,
             phase::FIT => {
                 let k = s.sel as usize;
-                if (0..RES).all(|c| s.rl[c] >= s.need[c]) {
+                s.sub = 0;
+                if fit_prev {
                     for c in 0..RES {
                         s.rl[c] -= s.need[c];
                     }

@@ -6,5 +6,6 @@ pub mod oplog;
 pub mod prof;
 pub mod rq;
 pub mod sched;
+pub mod slice;
 pub mod wf;
 pub mod zorua;

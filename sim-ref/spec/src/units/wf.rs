@@ -34,17 +34,19 @@
 //!   peak), then the next kernel's Build.
 //! - **Norm**: per step, one cycle loads the score and 17 cycles of restoring division give
 //!   Qn = floor(score x 2^16 / peak), written at the 17th.
-//! - **Init**: three cycles per kernel (`rd_k`): T = its first step's count (1 without a
-//!   staircase); need = T x R; then R_L -= need (from `total` for kernel 0), or, if it does
-//!   not fit, the decision is over-subscribed, which falls back after the last kernel.
+//! - **Init**: four cycles per kernel (`rd_k`): T = its first step's count (1 without a
+//!   staircase); need = T x R; the fit check registers (`fit`, every cycle); then R_L -= need
+//!   (from `total` for kernel 0), or, if it did not fit, the decision is over-subscribed,
+//!   which falls back after the last kernel.
 //! - **Select**: one kernel per cycle (`k`), keeping the best so far (`sel`, `bq`, `found`):
 //!   among the kernels not Full, the lowest current Qn, strict `<` (the lowest index wins a
 //!   tie); none: Final.
 //! - **Read**: a selected kernel at its peak is marked Full (back to Select); otherwise its
 //!   next step (count and Qn) is read from the tables.
 //! - **Mul**: two cycles: dT (the step's count less T), then need = dT x R (`rd_k`).
-//! - **Fit**: if every component of need fits R_L it is taken (R_L -= need, g += 1, T = the
-//!   step's count, current Qn = the step's); otherwise the kernel is marked Full.
+//! - **Fit**: two cycles: the fit check registers; then, if every component of need fitted
+//!   R_L, the step is taken (R_L -= need, g += 1, T = the step's count, current Qn = the
+//!   step's); otherwise the kernel is marked Full.
 //! - **Final**: three cycles per kernel (100 K and Qn's low bits into the multiplier, the
 //!   product, its comparison): Spatial if over-subscribed, or if 100 K Qn_i < pct x 2^16 for
 //!   some kernel (its normalised performance below pct/100/K: the fallback,
@@ -220,6 +222,8 @@ pub struct State {
     /// Resources left; over-subscribed at Init; the fallback decided at Final.
     pub rl: [u32; RES],
     pub over: bool,
+    /// Whether need fitted R_L at the last edge (the fit check, registered every cycle).
+    pub fit: bool,
     pub res_spatial: bool,
     /// The published decision.
     pub done: bool,

@@ -1,0 +1,125 @@
+//! Interface of the slice table (RTL `rtl/src/slice.rs`, model `mpgpu_ref::units::slice`): the
+//! scheduling framework's per-SM, per-kernel columns that let several kernels share an SM under
+//! block quotas (Xu et al., "Warped-Slicer", ISCA 2016, §III, §IV; decisions in
+//! `docs/warped-slicer.md`, "Kernels sharing an SM").
+//!
+//! The table holds up to [`KMAX`] kernels (slots) in arrival order and, for every SM and
+//! slot, a block quota T and a resident count n; for every SM, the resources its blocks use
+//! (CTA slots, warp-padded threads, registers, shared bytes). It issues at most one block a
+//! cycle GPU-wide, visiting the SMs round-robin:
+//!
+//! - **Read** (one SM a cycle, from `ptr`, which wraps at the GPU's SM count): the SM's used
+//!   vector, counts and quotas into the read registers (`rd_*`). The read is marked invalid
+//!   when, at the same edge, a command (Enter, Quota) rewrites quotas, or the SM read is the
+//!   one a block is issued to (one SM only), so that a read never holds a value older than an
+//!   edge that could raise it.
+//! - **Evaluate** (the SM read the cycle before): slot i is eligible when it is valid, has
+//!   blocks left, n < T, and the block fits: every component of the used vector is at most
+//!   the slot's limit (SM total minus its request). Of the eligible slots the oldest (lowest
+//!   `rank`) wins. At the edge: the issue registers take (SM, slot), n and the used vector
+//!   grow, the slot's blocks left drop.
+//! - **Completion** (`done`): n and the used vector of that SM shrink at the edge (after the
+//!   same edge's issue, on the same SM or another). A read older than the completion only
+//!   understates the room, so it is kept.
+//! - **Commands**: Enter (a kernel takes a free slot, youngest rank, its quota on every SM),
+//!   Leave (the slot is freed; the younger ranks close up), Quota (one SM's row of quotas, or
+//!   every SM's).
+//!
+//! The scan sleeps: `quiet` counts clocked cycles since the last input or issue and saturates
+//! at the SM count; the Read stage runs only while it is below that. So after a full round
+//! with nothing new, `busy` falls and a cycle with no input changes nothing (the GPU may gate
+//! the clock; a command or a completion wakes it).
+
+use serde::Serialize;
+
+/// Kernel slots (the paper's Kmax).
+pub const KMAX: usize = super::wf::KMAX;
+/// Resource components: CTA slots, warp-padded threads, registers, shared memory bytes.
+pub const RES: usize = super::wf::RES;
+/// Bits of a resource amount.
+pub const RES_BITS: usize = super::wf::RES_BITS;
+/// SMs at most.
+pub const MAX_SMS: usize = super::sched::MAX_SMS;
+pub const SM_BITS: usize = 4;
+/// Bits of a quota and of a resident count (a quota of [`NO_QUOTA`] never binds).
+pub const QUOTA_BITS: usize = 6;
+pub const NO_QUOTA: u8 = (1 << QUOTA_BITS) - 1;
+/// Bits of a kernel's blocks left to issue.
+pub const LEFT_BITS: usize = super::sched::fw::TB_BITS;
+
+/// Command codes (`In::cmd` on the wire).
+pub const OP_NONE: u8 = 0;
+pub const OP_ENTER: u8 = 1;
+pub const OP_LEAVE: u8 = 2;
+pub const OP_QUOTA: u8 = 3;
+
+/// One command a cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Cmd {
+    #[default]
+    None,
+    /// A kernel takes slot `slot` (free): `blocks` to issue, its per-block request (every
+    /// component at most the SM total), and its quota on every SM. On the wire the quota
+    /// travels in `q[0]`.
+    Enter { slot: u8, blocks: u32, req: [u32; RES], quota: u8 },
+    /// Slot `slot` is freed (its kernel has no blocks left and none resident).
+    Leave { slot: u8 },
+    /// SM `sm`'s quotas (or every SM's, `all`), one per slot.
+    Quota { sm: u8, all: bool, q: [u8; KMAX] },
+}
+
+impl Cmd {
+    pub fn op(&self) -> u8 {
+        match self {
+            Cmd::None => OP_NONE,
+            Cmd::Enter { .. } => OP_ENTER,
+            Cmd::Leave { .. } => OP_LEAVE,
+            Cmd::Quota { .. } => OP_QUOTA,
+        }
+    }
+}
+
+/// Sampled every clocked cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct In {
+    pub cmd: Cmd,
+    /// A block of slot `.1` finished on SM `.0`.
+    pub done: Option<(u8, u8)>,
+}
+
+/// Driven every clocked cycle, from registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Out {
+    /// A cycle with no input could change something.
+    pub busy: bool,
+    /// The block issued at the last edge: (SM, slot).
+    pub issue: Option<(u8, u8)>,
+}
+
+/// The registers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct State {
+    /// Per SM (MAX_SMS entries): resources used, and per slot the resident count and quota.
+    pub used: Vec<[u32; RES]>,
+    pub n: Vec<[u8; KMAX]>,
+    pub quota: Vec<[u8; KMAX]>,
+    /// Per slot.
+    pub valid: [bool; KMAX],
+    pub rank: [u8; KMAX],
+    pub left: [u32; KMAX],
+    pub req: [[u32; RES]; KMAX],
+    pub lim: [[u32; RES]; KMAX],
+    /// The scan: the next SM to read, the cycles since anything happened.
+    pub ptr: u8,
+    pub quiet: u8,
+    /// The Read stage's registers.
+    pub rd_valid: bool,
+    pub rd_sm: u8,
+    pub rd_used: [u32; RES],
+    pub rd_n: [u8; KMAX],
+    pub rd_q: [u8; KMAX],
+    /// The issue's output registers.
+    pub issue_valid: bool,
+    pub issue_sm: u8,
+    pub issue_slot: u8,
+}
