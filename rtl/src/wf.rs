@@ -124,7 +124,6 @@ pub struct Wf {
     kernels_m1: Signal<Local, Bits<3>>,
     k_last: Signal<Local, Bit>,
     len_k: Signal<Local, Bits<5>>,
-    g_s: Signal<Local, Bits<4>>,
     t_s: Signal<Local, Bits<5>>,
     len_s: Signal<Local, Bits<5>>,
     acc43: Signal<Local, Bits<43>>,
@@ -225,6 +224,16 @@ pub struct Wf {
     /// held for 17 cycles, so it equals the comparison (a pipeline register, derived from the
     /// state the co-simulation compares).
     pub jlast: Reg<Bit>,
+    /// The selected kernel's next step index, g + 1, taken with `sel` at Select: Read's
+    /// table address and peak check use it instead of a multiplexer and an adder in front of
+    /// the tables (a pipeline register: g does not change between Select and Read).
+    pub gn: Reg<Bits<5>>,
+    /// The count times the request, registered every cycle (need takes it a cycle later): the
+    /// request's low 16 bits' product, and its top bit's part (count << 16, or 0).
+    pub prod_r: [Reg<Bits<32>>; 4],
+    pub ph_r: [Reg<Bits<32>>; 4],
+    c4_5: Constant<Bits<5>>,
+    g_k: Signal<Local, Bits<4>>,
     pub res_spatial: Reg<Bit>,
     pub done: Reg<Bit>,
     pub spatial: Reg<Bit>,
@@ -346,7 +355,6 @@ impl Wf {
             kernels_m1: Default::default(),
             k_last: Default::default(),
             len_k: Default::default(),
-            g_s: Default::default(),
             t_s: Default::default(),
             len_s: Default::default(),
             acc43: Default::default(),
@@ -441,6 +449,11 @@ impl Wf {
             over: Default::default(),
             fit_r: Default::default(),
             jlast: Default::default(),
+            gn: Default::default(),
+            prod_r: Default::default(),
+            ph_r: Default::default(),
+            c4_5: Constant::new((4u64).into()),
+            g_k: Default::default(),
             res_spatial: Default::default(),
             done: Default::default(),
             spatial: Default::default(),
@@ -541,6 +554,7 @@ impl Wf {
             || self.over.q.has_changed()
             || self.fit_r.q.has_changed()
             || self.jlast.q.has_changed()
+            || self.gn.q.has_changed()
             || self.res_spatial.q.has_changed()
             || self.done.q.has_changed()
             || self.spatial.q.has_changed()
@@ -552,6 +566,8 @@ impl Wf {
             || any_q(&self.need)
             || any_q(&self.rl)
             || any_q(&self.quota)
+            || any_q(&self.prod_r)
+            || any_q(&self.ph_r)
             || self.score_ram.read_data.has_changed()
             || self.m_ram.read_data.has_changed()
             || self.qn_ram.read_data.has_changed()
@@ -596,6 +612,13 @@ impl Wf {
         self.over.clock.next = c;
         self.fit_r.clock.next = c;
         self.jlast.clock.next = c;
+        self.gn.clock.next = c;
+        for r in self.prod_r.iter_mut() {
+            r.clock.next = c;
+        }
+        for r in self.ph_r.iter_mut() {
+            r.clock.next = c;
+        }
         self.res_spatial.clock.next = c;
         self.done.clock.next = c;
         self.spatial.clock.next = c;
@@ -704,6 +727,8 @@ impl Logic for Wf {
         self.over.d.next = self.over.q.val();
         self.fit_r.clock.next = self.clock.val();
         self.jlast.clock.next = self.clock.val();
+        self.gn.clock.next = self.clock.val();
+        self.gn.d.next = self.gn.q.val();
         self.res_spatial.clock.next = self.clock.val();
         self.res_spatial.d.next = self.res_spatial.q.val();
         self.done.clock.next = self.clock.val();
@@ -778,15 +803,15 @@ impl Logic for Wf {
         self.kernels_m1.next = self.kern.q.val() - self.c1_3.val();
         self.k_last.next = bit_cast::<3, 2>(self.k.q.val()) == self.kernels_m1.val();
         self.len_k.next = 0.into();
-        self.g_s.next = 0.into();
+        self.g_k.next = 0.into();
         self.t_s.next = 0.into();
         self.len_s.next = 0.into();
         for i in 0..4 {
             if self.k.q.val() == self.ids[i].val() {
                 self.len_k.next = self.len[i].q.val();
+                self.g_k.next = self.g[i].q.val();
             }
             if self.sel.q.val() == self.ids[i].val() {
-                self.g_s.next = self.g[i].q.val();
                 self.t_s.next = self.t[i].q.val();
                 self.len_s.next = self.len[i].q.val();
             }
@@ -860,8 +885,8 @@ impl Logic for Wf {
         self.m_ram.read_address.next = bit_cast::<6, 2>(self.k.q.val()) << 4;
         self.qn_ram.read_address.next = bit_cast::<6, 2>(self.k.q.val()) << 4;
         if self.is_read.val() {
-            self.m_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.g_s.val() + self.c1_4.val());
-            self.qn_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.g_s.val() + self.c1_4.val());
+            self.m_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.gn.q.val().get_bits::<4>(0));
+            self.qn_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.gn.q.val().get_bits::<4>(0));
         }
 
         // A count times each request component (Init: the first step's count; Mul: dT).
@@ -886,11 +911,17 @@ impl Logic for Wf {
         self.rp[1].next = self.req_lo[1].val() * self.cnt16.val();
         self.rp[2].next = self.req_lo[2].val() * self.cnt16.val();
         self.rp[3].next = self.req_lo[3].val() * self.cnt16.val();
+        // (registered: the low product and the request's top bit's part, added when need takes
+        // them)
         for c in 0..4 {
-            self.prod_c[c].next = self.rp[c].val();
+            self.prod_r[c].clock.next = self.clock.val();
+            self.prod_r[c].d.next = self.rp[c].val();
+            self.ph_r[c].clock.next = self.clock.val();
+            self.ph_r[c].d.next = 0.into();
             if self.req_hi[c].val() {
-                self.prod_c[c].next = self.rp[c].val() + self.cnt22.val();
+                self.ph_r[c].d.next = self.cnt22.val();
             }
+            self.prod_c[c].next = self.prod_r[c].q.val() + self.ph_r[c].q.val();
         }
 
         // The fit check: R_L (or, at Init of kernel 0, the SM's total) against need.
@@ -1201,13 +1232,16 @@ impl Logic for Wf {
                 }
                 self.sub.d.next = self.c1_5.val();
             } else if self.sub.q.val() == self.c1_5.val() {
+                // (the product registers)
+                self.sub.d.next = self.c2_5.val();
+            } else if self.sub.q.val() == self.c2_5.val() {
                 for c in 0..4 {
                     self.need[c].d.next = self.prod_c[c].val();
                 }
-                self.sub.d.next = self.c2_5.val();
-            } else if self.sub.q.val() == self.c2_5.val() {
-                // (the fit check registers)
                 self.sub.d.next = self.c3_5.val();
+            } else if self.sub.q.val() == self.c3_5.val() {
+                // (the fit check registers)
+                self.sub.d.next = self.c4_5.val();
             } else {
                 if self.fit_r.q.val() {
                     for c in 0..4 {
@@ -1233,6 +1267,7 @@ impl Logic for Wf {
         if self.is_select.val() {
             if self.better.val() {
                 self.sel.d.next = self.k.q.val();
+                self.gn.d.next = bit_cast::<5, 4>(self.g_k.val()) + self.c1_5.val();
                 self.bq.d.next = self.q_k.val();
             }
             self.found.d.next = self.better.val() | self.found_k.val();
@@ -1252,7 +1287,7 @@ impl Logic for Wf {
 
         // Read.
         if self.is_read.val() {
-            if (bit_cast::<5, 4>(self.g_s.val()) + self.c1_5.val()) >= self.len_s.val() {
+            if self.gn.q.val() >= self.len_s.val() {
                 for i in 0..4 {
                     if self.sel.q.val() == self.ids[i].val() {
                         self.full.d.next = self.full.q.val().replace_bit(i, true);
@@ -1273,6 +1308,9 @@ impl Logic for Wf {
             if self.sub.q.val() == self.c0_5.val() {
                 self.cnt.d.next = self.dt.val();
                 self.sub.d.next = self.c1_5.val();
+            } else if self.sub.q.val() == self.c1_5.val() {
+                // (the product registers)
+                self.sub.d.next = self.c2_5.val();
             } else {
                 for c in 0..4 {
                     self.need[c].d.next = self.prod_c[c].val();

@@ -114,10 +114,10 @@ fn a_decision_takes_the_cycles_the_contract_gives() {
     let (cycles, quota, sp) = drive(&mut u, &sc, 100_000, &mut |_, _, _| {}).unwrap();
     assert_eq!((quota, sp), (vec![5, 1], false));
     // start (1) + window + sum 16 + scale 3 + collect 16 x 12 + build 2 x 2 x 16 + norm 5 x 18
-    // (MM's steps) + 1 x 18 (MVP's) + init 2 x 4 + loop + final 2 x 3 + wait 1, done the
-    // cycle after. Loop: MM steps 2..5 (select 2, read, mul 2, fit 2 each: 28), MVP at its
+    // (MM's steps) + 1 x 18 (MVP's) + init 2 x 5 + loop + final 2 x 3 + wait 1, done the
+    // cycle after. Loop: MM steps 2..5 (select 2, read, mul 3, fit 2 each: 32), MVP at its
     // peak marked Full (select 2, read: 3), MM at its peak Full (3), none left (2).
-    let expect = 1 + 5000 + 16 + 3 + 192 + 64 + 90 + 18 + 8 + 28 + 8 + 6 + 1;
+    let expect = 1 + 5000 + 16 + 3 + 192 + 64 + 90 + 18 + 10 + 32 + 8 + 6 + 1;
     assert_eq!(cycles, expect);
     // A delay longer than the computation: done `delay` cycles after the window's last cycle.
     let mut sc2 = sc.clone();

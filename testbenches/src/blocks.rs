@@ -958,7 +958,7 @@ hdl_block!(Wf {
         phase, kern, last_r, window_r, pct, delay_r, wcount, since, sm, sub, k, j, sel, n, a, wa, dneg, dmag, f, acc, top, quo, valid, full, ma, mb, pr, qhi, cnt, bq, found, m_next, q_next,
         over, fit_r, res_spatial, done, spatial,
     ],
-    arrays: [total, len, t, g, cur_q, need, rl, quota],
+    arrays: [total, len, t, g, cur_q, need, rl, quota, prod_r, ph_r],
     memories: [score_ram, m_ram, qn_ram],
     flat: read_changed,
 });
@@ -1085,6 +1085,7 @@ impl Ports for WfPorts {
             rl: a4("rl"),
             over: r.scalar("over") != 0,
             fit: r.scalar("fit_r") != 0,
+            prod: std::array::from_fn(|k| (r.array("prod_r")[k] + r.array("ph_r")[k]) as u32),
             res_spatial: r.scalar("res_spatial") != 0,
             done: r.scalar("done") != 0,
             quota: b4("quota"),

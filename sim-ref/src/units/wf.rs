@@ -144,6 +144,9 @@ impl Unit for Wf {
         // The fit check registers every cycle: Init and Fit act on the last edge's.
         let fit_prev = s.fit;
         s.fit = (0..RES).all(|c| s.rl[c] >= s.need[c]);
+        // The count times the request registers every cycle too: need takes it a cycle later.
+        let prod_prev = s.prod;
+        s.prod = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
         s.pr = mp;
         let since = s.since;
         if ph != phase::IDLE {
@@ -331,12 +334,14 @@ impl Unit for Wf {
                         }
                         s.sub = 1;
                     }
-                    1 => {
-                        s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
-                        s.sub = 2;
+                    // (the product registers)
+                    1 => s.sub = 2,
+                    2 => {
+                        s.need = prod_prev;
+                        s.sub = 3;
                     }
                     // (the fit check registers)
-                    2 => s.sub = 3,
+                    3 => s.sub = 4,
                     _ => {
                         let fits = fit_prev;
                         if fits {
@@ -404,8 +409,11 @@ impl Unit for Wf {
                 if s.sub == 0 {
                     s.cnt = s.m_next.wrapping_sub(s.t[s.sel as usize]) & 31;
                     s.sub = 1;
+                } else if s.sub == 1 {
+                    // (the product registers)
+                    s.sub = 2;
                 } else {
-                    s.need = Self::req(i).map(|x| times(x, s.cnt) & mask(NEED_BITS) as u32);
+                    s.need = prod_prev;
                     s.sub = 0;
                     s.phase = phase::FIT;
                 }

@@ -34,8 +34,9 @@
 //!   peak), then the next kernel's Build.
 //! - **Norm**: per step, one cycle loads the score and 17 cycles of restoring division give
 //!   Qn = floor(score x 2^16 / peak), written at the 17th.
-//! - **Init**: four cycles per kernel (`rd_k`): T = its first step's count (1 without a
-//!   staircase); need = T x R; the fit check registers (`fit`, every cycle); then R_L -= need
+//! - **Init**: five cycles per kernel (`rd_k`): T = its first step's count (1 without a
+//!   staircase); T x R registers (`prod`, every cycle); need takes it; the fit check
+//!   registers (`fit`, every cycle); then R_L -= need
 //!   (from `total` for kernel 0), or, if it did not fit, the decision is over-subscribed,
 //!   which falls back after the last kernel.
 //! - **Select**: one kernel per cycle (`k`), keeping the best so far (`sel`, `bq`, `found`):
@@ -43,7 +44,8 @@
 //!   tie); none: Final.
 //! - **Read**: a selected kernel at its peak is marked Full (back to Select); otherwise its
 //!   next step (count and Qn) is read from the tables.
-//! - **Mul**: two cycles: dT (the step's count less T), then need = dT x R (`rd_k`).
+//! - **Mul**: three cycles: dT (the step's count less T), dT x R registers (`rd_k`), need
+//!   takes it.
 //! - **Fit**: two cycles: the fit check registers; then, if every component of need fitted
 //!   R_L, the step is taken (R_L -= need, g += 1, T = the step's count, current Qn = the
 //!   step's); otherwise the kernel is marked Full.
@@ -224,6 +226,8 @@ pub struct State {
     pub over: bool,
     /// Whether need fitted R_L at the last edge (the fit check, registered every cycle).
     pub fit: bool,
+    /// The count times the request (`k_req`), registered every cycle.
+    pub prod: [u32; RES],
     pub res_spatial: bool,
     /// The published decision.
     pub done: bool,
