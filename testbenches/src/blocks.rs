@@ -1159,8 +1159,8 @@ hdl_block!(Slice {
         cmd_op, cmd_slot, cmd_sm, cmd_all, cmd_blocks, cmd_q0, cmd_q1, cmd_q2, cmd_q3, cmd_req0, cmd_req1, cmd_req2, cmd_req3, done_valid, done_sm, done_slot,
     ],
     outputs: [busy, issue_valid, issue_sm, issue_slot],
-    registers: [valid, ptr, quiet, rd_valid, rd_sm, iv, ism, isl],
-    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, u0, u1, u2, u3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq],
+    registers: [valid, ptr, quiet, rd_valid, rd_sm, iv, ism, isl, dv, dsm, dsl],
+    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, inc0, inc1, inc2, inc3, dec0, dec1, dec2, dec3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq],
 });
 
 /// The slice table (`Slice`) for `sms` SMs of `total` resources, with test-only faults.
@@ -1226,7 +1226,8 @@ impl Ports for SlicePorts {
         let a = |n: &str, k: usize| r.array(n)[k];
         let valid = r.scalar("valid");
         slice::State {
-            used: (0..MAX_SMS).map(|s| std::array::from_fn(|c| a(&format!("u{c}"), s) as u32)).collect(),
+            // (the use is the issued requests' running sum less the completed ones')
+            used: (0..MAX_SMS).map(|s| std::array::from_fn(|c| (a(&format!("inc{c}"), s).wrapping_sub(a(&format!("dec{c}"), s)) & ((1 << slice::RES_BITS) - 1)) as u32)).collect(),
             n: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("n{k}"), s) as u8)).collect(),
             quota: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("t{k}"), s) as u8)).collect(),
             valid: std::array::from_fn(|k| valid >> k & 1 != 0),
@@ -1244,6 +1245,9 @@ impl Ports for SlicePorts {
             issue_valid: r.scalar("iv") != 0,
             issue_sm: r.scalar("ism") as u8,
             issue_slot: r.scalar("isl") as u8,
+            d_valid: r.scalar("dv") != 0,
+            d_sm: r.scalar("dsm") as u8,
+            d_slot: r.scalar("dsl") as u8,
         }
     }
     fn output_inputs(&self) -> Option<&'static [&'static str]> {

@@ -13,15 +13,6 @@ use rand::{Rng, SeedableRng};
 
 const TOTAL: [u32; RES] = [8, 1536, 32768, 49152];
 
-/// The pick the Evaluate stage would make with the quota compare `<=` (the broken variant).
-fn pick_over_quota(s: &State) -> Option<(u8, u8)> {
-    if !s.rd_valid {
-        return None;
-    }
-    let elig = |i: usize| s.valid[i] && s.left[i] > 0 && s.rd_n[i] <= s.rd_q[i] && (0..RES).all(|c| s.rd_used[c] <= s.lim[i][c]);
-    (0..KMAX).filter(|&i| elig(i)).min_by_key(|&i| (s.rank[i], i)).map(|i| (s.rd_sm, i as u8))
-}
-
 /// A random controller: kernels enter free slots (random grids, requests, quotas), leave once
 /// done and drained, quota rows change, resident blocks complete. Returns the stimulus the
 /// model produced and what it saw: (issues, issues at a quota's last block, leaves).
@@ -101,7 +92,7 @@ fn an_over_quota_issue_is_caught_where_the_model_predicts() {
     let mut m = SliceModel::new(16, TOTAL);
     let mut first = None;
     for (c, i) in stim.iter().enumerate() {
-        if first.is_none() && pick_over_quota(&m.state()) != m.pick() {
+        if first.is_none() && m.pick_with(true) != m.pick() {
             first = Some(c as u64);
         }
         m.clock(i);

@@ -46,7 +46,9 @@ impl Slice {
             return None;
         }
         let below = |i: usize| if over { s.rd_n[i] <= s.rd_q[i] } else { s.rd_n[i] < s.rd_q[i] };
-        let elig: [bool; KMAX] = std::array::from_fn(|i| s.valid[i] && s.left[i] > 0 && below(i) && (0..RES).all(|c| s.rd_used[c] <= s.lim[i][c]));
+        // (the block in flight counts against its kernel's blocks left)
+        let inflight = |i: usize| (s.issue_valid && s.issue_slot as usize == i) as u32;
+        let elig: [bool; KMAX] = std::array::from_fn(|i| s.valid[i] && s.left[i] > inflight(i) && below(i) && (0..RES).all(|c| s.rd_used[c] <= s.lim[i][c]));
         (0..KMAX).filter(|&i| elig[i]).min_by_key(|&i| (s.rank[i], i)).map(|i| (s.rd_sm, i as u8))
     }
 }
@@ -61,7 +63,7 @@ impl Unit for Slice {
 
     fn outputs(&self, _: &In) -> Out {
         let s = &self.s;
-        Out { busy: s.quiet < self.sms || s.rd_valid || s.issue_valid, issue: s.issue_valid.then_some((s.issue_sm, s.issue_slot)) }
+        Out { busy: s.quiet < self.sms || s.rd_valid || s.issue_valid || s.d_valid, issue: s.issue_valid.then_some((s.issue_sm, s.issue_slot)) }
     }
 
     fn at_cycle(&mut self, gpu_cycle: u64) {
@@ -80,7 +82,7 @@ impl Unit for Slice {
         let reading = s.quiet < sms;
         let p = s.ptr as usize;
         let rewrites = matches!(i.cmd, Cmd::Enter { .. } | Cmd::Quota { .. });
-        s.rd_valid = reading && !rewrites && pick.is_none_or(|(ps, _)| ps != s.ptr);
+        s.rd_valid = reading && !rewrites && pick.is_none_or(|(ps, _)| ps != s.ptr) && !(s.issue_valid && s.issue_sm == s.ptr);
         s.rd_sm = s.ptr;
         s.rd_used = s.used[p];
         s.rd_n = s.n[p];
@@ -88,26 +90,35 @@ impl Unit for Slice {
         if reading {
             s.ptr = if s.ptr + 1 >= sms { 0 } else { s.ptr + 1 };
         }
-        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || pick.is_some() { 0 } else { (s.quiet + 1).min(sms) };
-        // Issue, completion.
+        // (an apply at this edge counts as news too: the full round after it sees its effect)
+        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || pick.is_some() || s.issue_valid || s.d_valid { 0 } else { (s.quiet + 1).min(sms) };
+        // Apply: the block issued this cycle (on the outputs) and the completion registered at
+        // the last edge; then the pick and this cycle's completion register.
         let req = s.req;
-        s.issue_valid = pick.is_some();
-        if let Some((sm, k)) = pick {
-            let (sm, k) = (sm as usize, k as usize);
-            s.issue_sm = sm as u8;
-            s.issue_slot = k as u8;
+        if s.issue_valid {
+            let (sm, k) = (s.issue_sm as usize, s.issue_slot as usize);
             s.n[sm][k] = (s.n[sm][k] + 1) & mask(QUOTA_BITS) as u8;
             for c in 0..RES {
                 s.used[sm][c] = (s.used[sm][c] + req[k][c]) & mask(RES_BITS);
             }
             s.left[k] = s.left[k].wrapping_sub(1) & mask(LEFT_BITS);
         }
-        if let Some((sm, k)) = i.done {
-            let (sm, k) = ((sm as usize) % MAX_SMS, (k as usize) % KMAX);
+        if s.d_valid {
+            let (sm, k) = (s.d_sm as usize, s.d_slot as usize);
             s.n[sm][k] = s.n[sm][k].wrapping_sub(1) & mask(QUOTA_BITS) as u8;
             for c in 0..RES {
                 s.used[sm][c] = s.used[sm][c].wrapping_sub(req[k][c]) & mask(RES_BITS);
             }
+        }
+        s.issue_valid = pick.is_some();
+        if let Some((sm, k)) = pick {
+            s.issue_sm = sm;
+            s.issue_slot = k;
+        }
+        s.d_valid = i.done.is_some();
+        if let Some((sm, k)) = i.done {
+            s.d_sm = sm % MAX_SMS as u8;
+            s.d_slot = k % KMAX as u8;
         }
         // Commands.
         match i.cmd {

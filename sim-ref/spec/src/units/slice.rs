@@ -14,18 +14,20 @@
 //!   one a block is issued to (one SM only), so that a read never holds a value older than an
 //!   edge that could raise it.
 //! - **Evaluate** (the SM read the cycle before): slot i is eligible when it is valid, has
-//!   blocks left, n < T, and the block fits: every component of the used vector is at most
-//!   the slot's limit (SM total minus its request). Of the eligible slots the oldest (lowest
-//!   `rank`) wins. At the edge: the issue registers take (SM, slot), n and the used vector
-//!   grow, the slot's blocks left drop.
-//! - **Completion** (`done`): n and the used vector of that SM shrink at the edge (after the
-//!   same edge's issue, on the same SM or another). A read older than the completion only
-//!   understates the room, so it is kept.
+//!   blocks left (besides the one in flight), n < T, and the block fits: every component of
+//!   the used vector is at most the slot's limit (SM total minus its request). Of the eligible
+//!   slots the oldest (lowest `rank`) wins, and the issue registers take (SM, slot) at the edge.
+//! - **Apply**: the block on the issue outputs is applied at the edge that ends its cycle: n
+//!   and the used vector grow, the slot's blocks left drop. A Read of that SM in that cycle is
+//!   marked invalid too.
+//! - **Completion** (`done`): registered at the edge, applied at the next (n and the used
+//!   vector of that SM shrink). A read older than the completion only understates the room,
+//!   so it is kept.
 //! - **Commands**: Enter (a kernel takes a free slot, youngest rank, its quota on every SM),
 //!   Leave (the slot is freed; the younger ranks close up), Quota (one SM's row of quotas, or
 //!   every SM's).
 //!
-//! The scan sleeps: `quiet` counts clocked cycles since the last input or issue and saturates
+//! The scan sleeps: `quiet` counts clocked cycles since the last input, pick or apply, and saturates
 //! at the SM count; the Read stage runs only while it is below that. So after a full round
 //! with nothing new, `busy` falls and a cycle with no input changes nothing (the GPU may gate
 //! the clock; a command or a completion wakes it).
@@ -118,8 +120,13 @@ pub struct State {
     pub rd_used: [u32; RES],
     pub rd_n: [u8; KMAX],
     pub rd_q: [u8; KMAX],
-    /// The issue's output registers.
+    /// The pick of the last edge: the block on the issue outputs this cycle, applied (n, the
+    /// used vector, blocks left) at the edge that ends it.
     pub issue_valid: bool,
     pub issue_sm: u8,
     pub issue_slot: u8,
+    /// The completion taken at the last edge, applied at the edge that ends this cycle.
+    pub d_valid: bool,
+    pub d_sm: u8,
+    pub d_slot: u8,
 }
