@@ -1430,10 +1430,8 @@ impl Logic for Slice {
         }
         // The pick and this cycle's completion register.
         self.iv.d.next = self.pick.val();
-        if self.pick.val() {
-            self.ism.d.next = self.rd_sm.q.val();
-            self.isl.d.next = self.pk.val();
-        }
+        self.ism.d.next = self.rd_sm.q.val();
+        self.isl.d.next = self.pk.val();
         self.dv.d.next = self.done_valid.val();
         if self.done_valid.val() {
             self.dsm.d.next = self.done_sm.val();
@@ -2647,7 +2645,7 @@ impl Logic for Slice {
         self.ru[3].d.next = self.mi[3].val() - self.md[3].val();
         self.reading.next = self.quiet.q.val() < self.sms_c.val();
         self.rewrites.next = (self.cmd_op.val() == self.op_enter.val()) | (self.cmd_op.val() == self.op_quota.val());
-        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.pick.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
+        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
         self.rd_sm.d.next = self.ptr.q.val();
         if self.reading.val() {
             if self.ptr.q.val() == self.last_c.val() {
@@ -2656,7 +2654,7 @@ impl Logic for Slice {
                 self.ptr.d.next = self.ptr.q.val() + self.c1_4.val();
             }
         }
-        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.pick.val() | self.iv.q.val() | self.dv.q.val();
+        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val();
         if self.any_in.val() {
             self.quiet.d.next = 0.into();
         } else if self.quiet.q.val() != self.sms_c.val() {

@@ -78,11 +78,13 @@ impl Unit for Slice {
         let sms = self.sms;
         let total = self.total;
         let s = &mut self.s;
+        let rd_sm_old = s.rd_sm;
         // Read: the SM at the pointer (from the registers before this edge).
         let reading = s.quiet < sms;
         let p = s.ptr as usize;
         let rewrites = matches!(i.cmd, Cmd::Enter { .. } | Cmd::Quota { .. });
-        s.rd_valid = reading && !rewrites && pick.is_none_or(|(ps, _)| ps != s.ptr) && !(s.issue_valid && s.issue_sm == s.ptr);
+        // (the SM being evaluated: on one SM, every other Read)
+        s.rd_valid = reading && !rewrites && !(s.rd_valid && s.rd_sm == s.ptr) && !(s.issue_valid && s.issue_sm == s.ptr);
         s.rd_sm = s.ptr;
         s.rd_used = s.used[p];
         s.rd_n = s.n[p];
@@ -91,7 +93,7 @@ impl Unit for Slice {
             s.ptr = if s.ptr + 1 >= sms { 0 } else { s.ptr + 1 };
         }
         // (an apply at this edge counts as news too: the full round after it sees its effect)
-        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || pick.is_some() || s.issue_valid || s.d_valid { 0 } else { (s.quiet + 1).min(sms) };
+        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || s.issue_valid || s.d_valid { 0 } else { (s.quiet + 1).min(sms) };
         // Apply: the block issued this cycle (on the outputs) and the completion registered at
         // the last edge; then the pick and this cycle's completion register.
         let req = s.req;
@@ -110,11 +112,10 @@ impl Unit for Slice {
                 s.used[sm][c] = s.used[sm][c].wrapping_sub(req[k][c]) & mask(RES_BITS);
             }
         }
+        // (the SM and slot registers load every cycle; they mean something with the valid bit)
         s.issue_valid = pick.is_some();
-        if let Some((sm, k)) = pick {
-            s.issue_sm = sm;
-            s.issue_slot = k;
-        }
+        s.issue_sm = rd_sm_old;
+        s.issue_slot = pick.map_or(0, |p| p.1);
         s.d_valid = i.done.is_some();
         if let Some((sm, k)) = i.done {
             s.d_sm = sm % MAX_SMS as u8;

@@ -11,8 +11,8 @@
 //! - **Read** (one SM a cycle, from `ptr`, which wraps at the GPU's SM count): the SM's used
 //!   vector, counts and quotas into the read registers (`rd_*`). The read is marked invalid
 //!   when, at the same edge, a command (Enter, Quota) rewrites quotas, or the SM read is the
-//!   one a block is issued to (one SM only), so that a read never holds a value older than an
-//!   edge that could raise it.
+//!   one being evaluated (one SM only) or the one an issue is applied to, so that a read never
+//!   holds a value older than an edge that could raise it.
 //! - **Evaluate** (the SM read the cycle before): slot i is eligible when it is valid, has
 //!   blocks left (besides the one in flight), n < T, and the block fits: every component of
 //!   the used vector is at most the slot's limit (SM total minus its request). Of the eligible
@@ -27,7 +27,7 @@
 //!   Leave (the slot is freed; the younger ranks close up), Quota (one SM's row of quotas, or
 //!   every SM's).
 //!
-//! The scan sleeps: `quiet` counts clocked cycles since the last input, pick or apply, and saturates
+//! The scan sleeps: `quiet` counts clocked cycles since the last input or apply, and saturates
 //! at the SM count; the Read stage runs only while it is below that. So after a full round
 //! with nothing new, `busy` falls and a cycle with no input changes nothing (the GPU may gate
 //! the clock; a command or a completion wakes it).
