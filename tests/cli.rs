@@ -243,3 +243,22 @@ fn the_framework_runs_over_zorua_with_draining_and_refuses_context_switching() {
     assert_ne!(code, 0, "{out}");
     assert!(err.contains("--preempt drain") && err.contains("not context switching"), "{err}");
 }
+
+#[test]
+fn cosim_runs_the_slice_table_under_a_chosen_policy_and_catches_its_broken_variant() {
+    let w = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/slicing/mriq-histo.toml");
+    let (code, out, err) = mpgpu(&["cosim", w, "--unit", "slice", "--slicing", "even"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("mismatches: 0") && out.contains("even slicing dispatcher") && out.contains("PASS"), "{out}");
+    // The broken quota compare: a mismatch, exit code 1, no panic.
+    let (code, out, err) = mpgpu(&["cosim", w, "--unit", "slice", "--slicing", "even", "--broken", "over-quota"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains("mismatch at clocked cycle") && !err.contains("panicked"), "{out}{err}");
+    // Bad combinations are refused with a message naming the flags.
+    let (code, _, err) = mpgpu(&["cosim", w, "--unit", "wf", "--slicing", "even"]);
+    assert!(code != 0 && err.contains("--unit wf runs under Warped-Slicer"), "{err}");
+    let (code, _, err) = mpgpu(&["cosim", w, "--unit", "sched", "--slicing", "even"]);
+    assert!(code != 0 && err.contains("--slicing picks the policy of --unit slice"), "{err}");
+    let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "tie-high"]);
+    assert!(code != 0 && err.contains("not a variant of --unit"), "{err}");
+}
