@@ -14,7 +14,7 @@ out = []
 def w(line=""):
     out.append(line)
 
-fields = [(f"inc{c}", W, "mi", c) for c in range(C)] + [(f"dec{c}", W, "md", c) for c in range(C)] + [(f"n{k}", QW, "rn", k) for k in range(K)] + [(f"t{k}", QW, "rq", k) for k in range(K)]
+fields = [(f"inc{c}", W, "mi", c) for c in range(C)] + [(f"dec{c}", W, "md", c) for c in range(C)] + [(f"n{k}", QW, "mn", k) for k in range(K)] + [(f"t{k}", QW, "mt", k) for k in range(K)]
 
 w("//! `Slice`: the slice table, the scheduling framework's per-SM, per-kernel columns that let")
 w("//! several kernels share an SM under block quotas (Xu et al., \"Warped-Slicer\", ISCA 2016, §III,")
@@ -57,7 +57,7 @@ for n, t in ins:
 outs = [("busy", "Bit"), ("issue_valid", "Bit"), ("issue_sm", "Bits<4>"), ("issue_slot", "Bits<2>")]
 for n, t in outs:
     w(f"    pub {n}: Signal<Out, {t}>,")
-consts = [("over", "Bit"), ("sms_c", "Bits<5>"), ("last_c", "Bits<4>"), ("c1_2", "Bits<2>"), ("c1_4", "Bits<4>"), ("c1_5", "Bits<5>"), ("c1_6", f"Bits<{QW}>"), ("c1_20", f"Bits<{LW}>"), ("z20", f"Bits<{LW}>"), ("z17", f"Bits<{W}>"),
+consts = [("over", "Bit"), ("sms_c", "Bits<5>"), ("last_c", "Bits<4>"), ("c1_2", "Bits<2>"), ("c1_4", "Bits<4>"), ("c1_5", "Bits<5>"), ("c1_6", f"Bits<{QW}>"), ("c1_20", f"Bits<{LW}>"), ("z20", f"Bits<{LW}>"),
           ("op_none", "Bits<2>"), ("op_enter", "Bits<2>"), ("op_leave", "Bits<2>"), ("op_quota", "Bits<2>")]
 for n, t in consts:
     w(f"    {n}: Constant<{t}>,")
@@ -65,7 +65,7 @@ w(f"    tot: [Constant<Bits<{W}>>; {C}],")
 w(f"    ids: [Constant<Bits<4>>; {S}],")
 w(f"    kid: [Constant<Bits<2>>; {K}],")
 w(f"    hot: [Constant<Bits<4>>; {K}],")
-locs = [("e", "Bit", K), ("fit", "Bit", K), ("win", "Bit", K), ("ks", "Bit", K), ("dk", "Bit", K), ("ik", "Bit", K), ("vb", "Bits<2>", K), ("add", f"Bits<{W}>", C), ("sub", f"Bits<{W}>", C), ("mi", f"Bits<{W}>", C), ("md", f"Bits<{W}>", C),
+locs = [("e", "Bit", K), ("fit", "Bit", K), ("win", "Bit", K), ("ks", "Bit", K), ("dk", "Bit", K), ("ik", "Bit", K), ("vb", "Bits<2>", K), ("add", f"Bits<{W}>", C), ("sub", f"Bits<{W}>", C), ("mi", f"Bits<{W}>", C), ("md", f"Bits<{W}>", C), ("mn", f"Bits<{QW}>", K), ("mt", f"Bits<{QW}>", K),
         ("hi", "Bit", S), ("hd", "Bit", S), ("qsel", "Bit", S)]
 for n, t, m in locs:
     w(f"    {n}: [Signal<Local, {t}>; {m}],")
@@ -76,7 +76,7 @@ for n, t in [("pick", "Bit"), ("pk", "Bits<2>"), ("reading", "Bit"), ("rewrites"
     w(f"    {n}: Signal<Local, {t}>,")
 regs = [("valid", "Bits<4>", None), ("rank", "Bits<2>", K), ("left", f"Bits<{LW}>", K)] + [(f"r{c}", f"Bits<{W}>", K) for c in range(C)] + [(f"l{c}", f"Bits<{W}>", K) for c in range(C)] \
     + [(f"inc{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"dec{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"n{k}", f"Bits<{QW}>", S) for k in range(K)] + [(f"t{k}", f"Bits<{QW}>", S) for k in range(K)] \
-    + [("ptr", "Bits<4>", None), ("quiet", "Bits<5>", None), ("rd_valid", "Bit", None), ("rd_sm", "Bits<4>", None), ("ru", f"Bits<{W}>", C), ("rn", f"Bits<{QW}>", K), ("rq", f"Bits<{QW}>", K), ("iv", "Bit", None), ("ism", "Bits<4>", None), ("isl", "Bits<2>", None), ("dv", "Bit", None), ("dsm", "Bits<4>", None), ("dsl", "Bits<2>", None)]
+    + [("ptr", "Bits<4>", None), ("quiet", "Bits<5>", None), ("rd_valid", "Bit", None), ("rd_sm", "Bits<4>", None), ("ru", f"Bits<{W}>", C), ("rn", f"Bits<{QW}>", K), ("rq", f"Bits<{QW}>", K), ("rb", "Bit", K), ("iv", "Bit", None), ("ism", "Bits<4>", None), ("isl", "Bits<2>", None), ("dv", "Bit", None), ("dsm", "Bits<4>", None), ("dsl", "Bits<2>", None)]
 for n, t, m in regs:
     if m is None:
         w(f"    pub {n}: Reg<{t}>,")
@@ -95,7 +95,7 @@ for n, _ in ins + outs:
     w(f"            {n}: Default::default(),")
 def k(v):
     return f"Constant::new(({v}u64).into())"
-cv = {"over": "Constant::new(faults.over_quota)", "sms_c": "Constant::new((sms as u64).into())", "last_c": "Constant::new((sms as u64 - 1).into())", "c1_2": k(1), "c1_4": k(1), "c1_5": k(1), "c1_6": k(1), "c1_20": k(1), "z20": k(0), "z17": k(0),
+cv = {"over": "Constant::new(faults.over_quota)", "sms_c": "Constant::new((sms as u64).into())", "last_c": "Constant::new((sms as u64 - 1).into())", "c1_2": k(1), "c1_4": k(1), "c1_5": k(1), "c1_6": k(1), "c1_20": k(1), "z20": k(0),
       "op_none": k(0), "op_enter": k(1), "op_leave": k(2), "op_quota": k(3)}
 for n, _ in consts:
     w(f"            {n}: {cv[n]},")
@@ -146,12 +146,8 @@ for k in range(K):
 for k in range(K):
     conds = " & ".join(f"(self.ru[{c}].q.val() <= self.l{c}[{k}].q.val())" for c in range(C))
     w(f"        self.fit[{k}].next = {conds};")
-    w(f"        self.e[{k}].next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val())) & self.fit[{k}].val();")
-    w(f"        if self.over.val() {{")
-    w(f"            self.e[{k}].next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val())) & self.fit[{k}].val() & (self.rn[{k}].q.val() <= self.rq[{k}].q.val());")
-    w("        } else {")
-    w(f"            self.e[{k}].next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val())) & self.fit[{k}].val() & (self.rn[{k}].q.val() < self.rq[{k}].q.val());")
-    w("        }")
+    w(f"        self.e[{k}].next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val())) & self.fit[{k}].val() & self.rb[{k}].q.val();")
+
 for i in range(K):
     terms = []
     for j in range(K):
@@ -229,7 +225,7 @@ for f, width, dst, idx in fields:
             w("        } else {")
             w(f"            self.m{lvl}_{f}[{j}].next = self.m{lvl-1}_{f}[{2*j}].val();")
             w("        }")
-    tgt = f"self.{dst}[{idx}].next" if dst in ("mi", "md") else f"self.{dst}[{idx}].d.next"
+    tgt = f"self.{dst}[{idx}].next"
     w(f"        if self.ptr.q.val().get_bit(3) {{")
     w(f"            {tgt} = self.m3_{f}[1].val();")
     w("        } else {")
@@ -237,6 +233,14 @@ for f, width, dst, idx in fields:
     w("        }")
 for c in range(C):
     w(f"        self.ru[{c}].d.next = self.mi[{c}].val() - self.md[{c}].val();")
+w("        // (the quota check registers with the row: below[k] = n < T, `<=` in the broken variant)")
+for k in range(K):
+    w(f"        self.rn[{k}].d.next = self.mn[{k}].val();")
+    w(f"        self.rq[{k}].d.next = self.mt[{k}].val();")
+    w(f"        self.rb[{k}].d.next = self.mn[{k}].val() < self.mt[{k}].val();")
+    w("        if self.over.val() {")
+    w(f"            self.rb[{k}].d.next = self.mn[{k}].val() <= self.mt[{k}].val();")
+    w("        }")
 w("        self.reading.next = self.quiet.q.val() < self.sms_c.val();")
 w("        self.rewrites.next = (self.cmd_op.val() == self.op_enter.val()) | (self.cmd_op.val() == self.op_quota.val());")
 w("        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));")

@@ -62,7 +62,6 @@ pub struct Slice {
     c1_6: Constant<Bits<6>>,
     c1_20: Constant<Bits<20>>,
     z20: Constant<Bits<20>>,
-    z17: Constant<Bits<17>>,
     op_none: Constant<Bits<2>>,
     op_enter: Constant<Bits<2>>,
     op_leave: Constant<Bits<2>>,
@@ -82,6 +81,8 @@ pub struct Slice {
     sub: [Signal<Local, Bits<17>>; 4],
     mi: [Signal<Local, Bits<17>>; 4],
     md: [Signal<Local, Bits<17>>; 4],
+    mn: [Signal<Local, Bits<6>>; 4],
+    mt: [Signal<Local, Bits<6>>; 4],
     hi: [Signal<Local, Bit>; 16],
     hd: [Signal<Local, Bit>; 16],
     qsel: [Signal<Local, Bit>; 16],
@@ -174,6 +175,7 @@ pub struct Slice {
     pub ru: [Reg<Bits<17>>; 4],
     pub rn: [Reg<Bits<6>>; 4],
     pub rq: [Reg<Bits<6>>; 4],
+    pub rb: [Reg<Bit>; 4],
     pub iv: Reg<Bit>,
     pub ism: Reg<Bits<4>>,
     pub isl: Reg<Bits<2>>,
@@ -218,7 +220,6 @@ impl Slice {
             c1_6: Constant::new((1u64).into()),
             c1_20: Constant::new((1u64).into()),
             z20: Constant::new((0u64).into()),
-            z17: Constant::new((0u64).into()),
             op_none: Constant::new((0u64).into()),
             op_enter: Constant::new((1u64).into()),
             op_leave: Constant::new((2u64).into()),
@@ -238,6 +239,8 @@ impl Slice {
             sub: Default::default(),
             mi: Default::default(),
             md: Default::default(),
+            mn: Default::default(),
+            mt: Default::default(),
             hi: Default::default(),
             hd: Default::default(),
             qsel: Default::default(),
@@ -330,6 +333,7 @@ impl Slice {
             ru: Default::default(),
             rn: Default::default(),
             rq: Default::default(),
+            rb: Default::default(),
             iv: Default::default(),
             ism: Default::default(),
             isl: Default::default(),
@@ -492,6 +496,10 @@ impl Logic for Slice {
             self.rq[i].clock.next = self.clock.val();
             self.rq[i].d.next = self.rq[i].q.val();
         }
+        for i in 0..4 {
+            self.rb[i].clock.next = self.clock.val();
+            self.rb[i].d.next = self.rb[i].q.val();
+        }
         self.iv.clock.next = self.clock.val();
         self.iv.d.next = self.iv.q.val();
         self.ism.clock.next = self.clock.val();
@@ -519,33 +527,13 @@ impl Logic for Slice {
         self.dk[3].next = self.dsl.q.val() == self.kid[3].val();
         self.ks[3].next = self.cmd_slot.val() == self.kid[3].val();
         self.fit[0].next = (self.ru[0].q.val() <= self.l0[0].q.val()) & (self.ru[1].q.val() <= self.l1[0].q.val()) & (self.ru[2].q.val() <= self.l2[0].q.val()) & (self.ru[3].q.val() <= self.l3[0].q.val());
-        self.e[0].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val())) & self.fit[0].val();
-        if self.over.val() {
-            self.e[0].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val())) & self.fit[0].val() & (self.rn[0].q.val() <= self.rq[0].q.val());
-        } else {
-            self.e[0].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val())) & self.fit[0].val() & (self.rn[0].q.val() < self.rq[0].q.val());
-        }
+        self.e[0].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val())) & self.fit[0].val() & self.rb[0].q.val();
         self.fit[1].next = (self.ru[0].q.val() <= self.l0[1].q.val()) & (self.ru[1].q.val() <= self.l1[1].q.val()) & (self.ru[2].q.val() <= self.l2[1].q.val()) & (self.ru[3].q.val() <= self.l3[1].q.val());
-        self.e[1].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val())) & self.fit[1].val();
-        if self.over.val() {
-            self.e[1].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val())) & self.fit[1].val() & (self.rn[1].q.val() <= self.rq[1].q.val());
-        } else {
-            self.e[1].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val())) & self.fit[1].val() & (self.rn[1].q.val() < self.rq[1].q.val());
-        }
+        self.e[1].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val())) & self.fit[1].val() & self.rb[1].q.val();
         self.fit[2].next = (self.ru[0].q.val() <= self.l0[2].q.val()) & (self.ru[1].q.val() <= self.l1[2].q.val()) & (self.ru[2].q.val() <= self.l2[2].q.val()) & (self.ru[3].q.val() <= self.l3[2].q.val());
-        self.e[2].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val())) & self.fit[2].val();
-        if self.over.val() {
-            self.e[2].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val())) & self.fit[2].val() & (self.rn[2].q.val() <= self.rq[2].q.val());
-        } else {
-            self.e[2].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val())) & self.fit[2].val() & (self.rn[2].q.val() < self.rq[2].q.val());
-        }
+        self.e[2].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val())) & self.fit[2].val() & self.rb[2].q.val();
         self.fit[3].next = (self.ru[0].q.val() <= self.l0[3].q.val()) & (self.ru[1].q.val() <= self.l1[3].q.val()) & (self.ru[2].q.val() <= self.l2[3].q.val()) & (self.ru[3].q.val() <= self.l3[3].q.val());
-        self.e[3].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val())) & self.fit[3].val();
-        if self.over.val() {
-            self.e[3].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val())) & self.fit[3].val() & (self.rn[3].q.val() <= self.rq[3].q.val());
-        } else {
-            self.e[3].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val())) & self.fit[3].val() & (self.rn[3].q.val() < self.rq[3].q.val());
-        }
+        self.e[3].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val())) & self.fit[3].val() & self.rb[3].q.val();
         self.win[0].next = self.e[0].val() & !(self.e[1].val() & (self.rank[1].q.val() < self.rank[0].q.val())) & !(self.e[2].val() & (self.rank[2].q.val() < self.rank[0].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[0].q.val()));
         self.win[1].next = self.e[1].val() & !(self.e[0].val() & (self.rank[0].q.val() <= self.rank[1].q.val())) & !(self.e[2].val() & (self.rank[2].q.val() < self.rank[1].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[1].q.val()));
         self.win[2].next = self.e[2].val() & !(self.e[0].val() & (self.rank[0].q.val() <= self.rank[2].q.val())) & !(self.e[1].val() & (self.rank[1].q.val() <= self.rank[2].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[2].q.val()));
@@ -2110,9 +2098,9 @@ impl Logic for Slice {
             self.m3_n0[1].next = self.m2_n0[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rn[0].d.next = self.m3_n0[1].val();
+            self.mn[0].next = self.m3_n0[1].val();
         } else {
-            self.rn[0].d.next = self.m3_n0[0].val();
+            self.mn[0].next = self.m3_n0[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_n1[0].next = self.n1[1].q.val();
@@ -2185,9 +2173,9 @@ impl Logic for Slice {
             self.m3_n1[1].next = self.m2_n1[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rn[1].d.next = self.m3_n1[1].val();
+            self.mn[1].next = self.m3_n1[1].val();
         } else {
-            self.rn[1].d.next = self.m3_n1[0].val();
+            self.mn[1].next = self.m3_n1[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_n2[0].next = self.n2[1].q.val();
@@ -2260,9 +2248,9 @@ impl Logic for Slice {
             self.m3_n2[1].next = self.m2_n2[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rn[2].d.next = self.m3_n2[1].val();
+            self.mn[2].next = self.m3_n2[1].val();
         } else {
-            self.rn[2].d.next = self.m3_n2[0].val();
+            self.mn[2].next = self.m3_n2[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_n3[0].next = self.n3[1].q.val();
@@ -2335,9 +2323,9 @@ impl Logic for Slice {
             self.m3_n3[1].next = self.m2_n3[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rn[3].d.next = self.m3_n3[1].val();
+            self.mn[3].next = self.m3_n3[1].val();
         } else {
-            self.rn[3].d.next = self.m3_n3[0].val();
+            self.mn[3].next = self.m3_n3[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_t0[0].next = self.t0[1].q.val();
@@ -2410,9 +2398,9 @@ impl Logic for Slice {
             self.m3_t0[1].next = self.m2_t0[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rq[0].d.next = self.m3_t0[1].val();
+            self.mt[0].next = self.m3_t0[1].val();
         } else {
-            self.rq[0].d.next = self.m3_t0[0].val();
+            self.mt[0].next = self.m3_t0[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_t1[0].next = self.t1[1].q.val();
@@ -2485,9 +2473,9 @@ impl Logic for Slice {
             self.m3_t1[1].next = self.m2_t1[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rq[1].d.next = self.m3_t1[1].val();
+            self.mt[1].next = self.m3_t1[1].val();
         } else {
-            self.rq[1].d.next = self.m3_t1[0].val();
+            self.mt[1].next = self.m3_t1[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_t2[0].next = self.t2[1].q.val();
@@ -2560,9 +2548,9 @@ impl Logic for Slice {
             self.m3_t2[1].next = self.m2_t2[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rq[2].d.next = self.m3_t2[1].val();
+            self.mt[2].next = self.m3_t2[1].val();
         } else {
-            self.rq[2].d.next = self.m3_t2[0].val();
+            self.mt[2].next = self.m3_t2[0].val();
         }
         if self.ptr.q.val().get_bit(0) {
             self.m1_t3[0].next = self.t3[1].q.val();
@@ -2635,14 +2623,39 @@ impl Logic for Slice {
             self.m3_t3[1].next = self.m2_t3[2].val();
         }
         if self.ptr.q.val().get_bit(3) {
-            self.rq[3].d.next = self.m3_t3[1].val();
+            self.mt[3].next = self.m3_t3[1].val();
         } else {
-            self.rq[3].d.next = self.m3_t3[0].val();
+            self.mt[3].next = self.m3_t3[0].val();
         }
         self.ru[0].d.next = self.mi[0].val() - self.md[0].val();
         self.ru[1].d.next = self.mi[1].val() - self.md[1].val();
         self.ru[2].d.next = self.mi[2].val() - self.md[2].val();
         self.ru[3].d.next = self.mi[3].val() - self.md[3].val();
+        // (the quota check registers with the row: below[k] = n < T, `<=` in the broken variant)
+        self.rn[0].d.next = self.mn[0].val();
+        self.rq[0].d.next = self.mt[0].val();
+        self.rb[0].d.next = self.mn[0].val() < self.mt[0].val();
+        if self.over.val() {
+            self.rb[0].d.next = self.mn[0].val() <= self.mt[0].val();
+        }
+        self.rn[1].d.next = self.mn[1].val();
+        self.rq[1].d.next = self.mt[1].val();
+        self.rb[1].d.next = self.mn[1].val() < self.mt[1].val();
+        if self.over.val() {
+            self.rb[1].d.next = self.mn[1].val() <= self.mt[1].val();
+        }
+        self.rn[2].d.next = self.mn[2].val();
+        self.rq[2].d.next = self.mt[2].val();
+        self.rb[2].d.next = self.mn[2].val() < self.mt[2].val();
+        if self.over.val() {
+            self.rb[2].d.next = self.mn[2].val() <= self.mt[2].val();
+        }
+        self.rn[3].d.next = self.mn[3].val();
+        self.rq[3].d.next = self.mt[3].val();
+        self.rb[3].d.next = self.mn[3].val() < self.mt[3].val();
+        if self.over.val() {
+            self.rb[3].d.next = self.mn[3].val() <= self.mt[3].val();
+        }
         self.reading.next = self.quiet.q.val() < self.sms_c.val();
         self.rewrites.next = (self.cmd_op.val() == self.op_enter.val()) | (self.cmd_op.val() == self.op_quota.val());
         self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
