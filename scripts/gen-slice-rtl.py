@@ -29,9 +29,10 @@ w("//! (`inc0`..`inc3`) and of those completed (`dec0`..`dec3`), so that an issu
 w("//! completion on one SM never need two adders in series; the resident counts (`n0`..`n3`,")
 w("//! one array per slot) and quotas (`t0`..`t3`). Per slot: request (`r*`), limit (`l*` = SM")
 w("//! total - request), blocks left, rank. Read: binary multiplexer trees on the pointer's bits")
-w("//! load one SM's row, its use as inc - dec, into `ru`/`rn`/`rq`. Evaluate: four fit checks,")
-w("//! the quota compare, the oldest eligible slot, into the issue registers (`iv`, `ism`,")
-w("//! `isl`). Apply: at the edge that ends the issue's cycle, its SM's inc and n grow; a")
+w("//! load one SM's row, its use as inc - dec, into `ru`/`rn`/`rq`, and the quota compare into")
+w("//! `rb`. Fit: the four fit checks of each slot, into `fe` (with `fv`, `fsm`). Pick: the oldest")
+w("//! slot whose fit bit is set, still valid with blocks left, into the issue registers (`iv`,")
+w("//! `ism`, `isl`). Apply: at the edge that ends the issue's cycle, its SM's inc and n grow; a")
 w("//! completion registered the cycle before (`dv`, `dsm`, `dsl`) grows its SM's dec.")
 w("")
 w("use crate::reg::Reg;")
@@ -76,7 +77,7 @@ for n, t in [("pick", "Bit"), ("pk", "Bits<2>"), ("reading", "Bit"), ("rewrites"
     w(f"    {n}: Signal<Local, {t}>,")
 regs = [("valid", "Bits<4>", None), ("rank", "Bits<2>", K), ("left", f"Bits<{LW}>", K)] + [(f"r{c}", f"Bits<{W}>", K) for c in range(C)] + [(f"l{c}", f"Bits<{W}>", K) for c in range(C)] \
     + [(f"inc{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"dec{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"n{k}", f"Bits<{QW}>", S) for k in range(K)] + [(f"t{k}", f"Bits<{QW}>", S) for k in range(K)] \
-    + [("ptr", "Bits<4>", None), ("quiet", "Bits<5>", None), ("rd_valid", "Bit", None), ("rd_sm", "Bits<4>", None), ("ru", f"Bits<{W}>", C), ("rn", f"Bits<{QW}>", K), ("rq", f"Bits<{QW}>", K), ("rb", "Bit", K), ("iv", "Bit", None), ("ism", "Bits<4>", None), ("isl", "Bits<2>", None), ("dv", "Bit", None), ("dsm", "Bits<4>", None), ("dsl", "Bits<2>", None)]
+    + [("ptr", "Bits<4>", None), ("quiet", "Bits<5>", None), ("rd_valid", "Bit", None), ("rd_sm", "Bits<4>", None), ("ru", f"Bits<{W}>", C), ("rn", f"Bits<{QW}>", K), ("rq", f"Bits<{QW}>", K), ("rb", "Bit", K), ("fv", "Bit", None), ("fsm", "Bits<4>", None), ("fe", "Bit", K), ("iv", "Bit", None), ("ism", "Bits<4>", None), ("isl", "Bits<2>", None), ("dv", "Bit", None), ("dsm", "Bits<4>", None), ("dsl", "Bits<2>", None)]
 for n, t, m in regs:
     if m is None:
         w(f"    pub {n}: Reg<{t}>,")
@@ -138,7 +139,7 @@ for n, _, m in regs:
         w(f"            self.{n}[i].d.next = self.{n}[i].q.val();")
         w("        }")
 w("")
-w("        // Evaluate: the SM read in the cycle before; the oldest eligible slot wins.")
+w("        // Pick: the SM fitted in the cycle before; the oldest eligible slot wins.")
 for k in range(K):
     w(f"        self.ik[{k}].next = self.isl.q.val() == self.kid[{k}].val();")
     w(f"        self.dk[{k}].next = self.dsl.q.val() == self.kid[{k}].val();")
@@ -146,7 +147,7 @@ for k in range(K):
 for k in range(K):
     conds = " & ".join(f"(self.ru[{c}].q.val() <= self.l{c}[{k}].q.val())" for c in range(C))
     w(f"        self.fit[{k}].next = {conds};")
-    w(f"        self.e[{k}].next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val())) & self.fit[{k}].val() & self.rb[{k}].q.val();")
+    w(f"        self.e[{k}].next = self.fv.q.val() & self.fe[{k}].q.val() & self.valid.q.val().get_bit({k}) & (self.left[{k}].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[{k}].val() & (self.left[{k}].q.val() == self.c1_20.val()));")
 
 for i in range(K):
     terms = []
@@ -202,7 +203,7 @@ for k in range(K):
     w("        }")
 w("        // The pick and this cycle's completion register.")
 w("        self.iv.d.next = self.pick.val();")
-w("        self.ism.d.next = self.rd_sm.q.val();")
+w("        self.ism.d.next = self.fsm.q.val();")
 w("        self.isl.d.next = self.pk.val();")
 w("        self.dv.d.next = self.done_valid.val();")
 w("        if self.done_valid.val() {")
@@ -243,7 +244,13 @@ for k in range(K):
     w("        }")
 w("        self.reading.next = self.quiet.q.val() < self.sms_c.val();")
 w("        self.rewrites.next = (self.cmd_op.val() == self.op_enter.val()) | (self.cmd_op.val() == self.op_quota.val());")
-w("        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));")
+w("        // Fit: the SM read in the cycle before (its fit bits: valid, below quota, fitting).")
+for k in range(K):
+    w(f"        self.fe[{k}].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & self.rb[{k}].q.val() & self.fit[{k}].val();")
+w("        self.fv.d.next = self.rd_valid.q.val() & !self.rewrites.val();")
+w("        self.fsm.d.next = self.rd_sm.q.val();")
+w("        // (a Read of an SM whose block is applied at or after this edge is marked invalid)")
+w("        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));")
 w("        self.rd_sm.d.next = self.ptr.q.val();")
 w("        if self.reading.val() {")
 w("            if self.ptr.q.val() == self.last_c.val() {")
@@ -252,7 +259,8 @@ w("            } else {")
 w("                self.ptr.d.next = self.ptr.q.val() + self.c1_4.val();")
 w("            }")
 w("        }")
-w("        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val();")
+w("        // (news: an input, an apply, or a Read marked invalid because its SM is in a stage)")
+w("        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & ((self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()))));")
 w("        if self.any_in.val() {")
 w("            self.quiet.d.next = 0.into();")
 w("        } else if self.quiet.q.val() != self.sms_c.val() {")
@@ -303,7 +311,7 @@ w("            }")
 w("        }")
 w("")
 w("        // Outputs, from registers.")
-w("        self.busy.next = self.reading.val() | self.rd_valid.q.val() | self.iv.q.val() | self.dv.q.val();")
+w("        self.busy.next = self.reading.val() | self.rd_valid.q.val() | self.fv.q.val() | self.iv.q.val() | self.dv.q.val();")
 w("        self.issue_valid.next = self.iv.q.val();")
 w("        self.issue_sm.next = self.ism.q.val();")
 w("        self.issue_slot.next = self.isl.q.val();")

@@ -11,9 +11,10 @@
 //! completion on one SM never need two adders in series; the resident counts (`n0`..`n3`,
 //! one array per slot) and quotas (`t0`..`t3`). Per slot: request (`r*`), limit (`l*` = SM
 //! total - request), blocks left, rank. Read: binary multiplexer trees on the pointer's bits
-//! load one SM's row, its use as inc - dec, into `ru`/`rn`/`rq`. Evaluate: four fit checks,
-//! the quota compare, the oldest eligible slot, into the issue registers (`iv`, `ism`,
-//! `isl`). Apply: at the edge that ends the issue's cycle, its SM's inc and n grow; a
+//! load one SM's row, its use as inc - dec, into `ru`/`rn`/`rq`, and the quota compare into
+//! `rb`. Fit: the four fit checks of each slot, into `fe` (with `fv`, `fsm`). Pick: the oldest
+//! slot whose fit bit is set, still valid with blocks left, into the issue registers (`iv`,
+//! `ism`, `isl`). Apply: at the edge that ends the issue's cycle, its SM's inc and n grow; a
 //! completion registered the cycle before (`dv`, `dsm`, `dsl`) grows its SM's dec.
 
 use crate::reg::Reg;
@@ -176,6 +177,9 @@ pub struct Slice {
     pub rn: [Reg<Bits<6>>; 4],
     pub rq: [Reg<Bits<6>>; 4],
     pub rb: [Reg<Bit>; 4],
+    pub fv: Reg<Bit>,
+    pub fsm: Reg<Bits<4>>,
+    pub fe: [Reg<Bit>; 4],
     pub iv: Reg<Bit>,
     pub ism: Reg<Bits<4>>,
     pub isl: Reg<Bits<2>>,
@@ -334,6 +338,9 @@ impl Slice {
             rn: Default::default(),
             rq: Default::default(),
             rb: Default::default(),
+            fv: Default::default(),
+            fsm: Default::default(),
+            fe: Default::default(),
             iv: Default::default(),
             ism: Default::default(),
             isl: Default::default(),
@@ -500,6 +507,14 @@ impl Logic for Slice {
             self.rb[i].clock.next = self.clock.val();
             self.rb[i].d.next = self.rb[i].q.val();
         }
+        self.fv.clock.next = self.clock.val();
+        self.fv.d.next = self.fv.q.val();
+        self.fsm.clock.next = self.clock.val();
+        self.fsm.d.next = self.fsm.q.val();
+        for i in 0..4 {
+            self.fe[i].clock.next = self.clock.val();
+            self.fe[i].d.next = self.fe[i].q.val();
+        }
         self.iv.clock.next = self.clock.val();
         self.iv.d.next = self.iv.q.val();
         self.ism.clock.next = self.clock.val();
@@ -513,7 +528,7 @@ impl Logic for Slice {
         self.dsl.clock.next = self.clock.val();
         self.dsl.d.next = self.dsl.q.val();
 
-        // Evaluate: the SM read in the cycle before; the oldest eligible slot wins.
+        // Pick: the SM fitted in the cycle before; the oldest eligible slot wins.
         self.ik[0].next = self.isl.q.val() == self.kid[0].val();
         self.dk[0].next = self.dsl.q.val() == self.kid[0].val();
         self.ks[0].next = self.cmd_slot.val() == self.kid[0].val();
@@ -527,13 +542,13 @@ impl Logic for Slice {
         self.dk[3].next = self.dsl.q.val() == self.kid[3].val();
         self.ks[3].next = self.cmd_slot.val() == self.kid[3].val();
         self.fit[0].next = (self.ru[0].q.val() <= self.l0[0].q.val()) & (self.ru[1].q.val() <= self.l1[0].q.val()) & (self.ru[2].q.val() <= self.l2[0].q.val()) & (self.ru[3].q.val() <= self.l3[0].q.val());
-        self.e[0].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val())) & self.fit[0].val() & self.rb[0].q.val();
+        self.e[0].next = self.fv.q.val() & self.fe[0].q.val() & self.valid.q.val().get_bit(0) & (self.left[0].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[0].val() & (self.left[0].q.val() == self.c1_20.val()));
         self.fit[1].next = (self.ru[0].q.val() <= self.l0[1].q.val()) & (self.ru[1].q.val() <= self.l1[1].q.val()) & (self.ru[2].q.val() <= self.l2[1].q.val()) & (self.ru[3].q.val() <= self.l3[1].q.val());
-        self.e[1].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val())) & self.fit[1].val() & self.rb[1].q.val();
+        self.e[1].next = self.fv.q.val() & self.fe[1].q.val() & self.valid.q.val().get_bit(1) & (self.left[1].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[1].val() & (self.left[1].q.val() == self.c1_20.val()));
         self.fit[2].next = (self.ru[0].q.val() <= self.l0[2].q.val()) & (self.ru[1].q.val() <= self.l1[2].q.val()) & (self.ru[2].q.val() <= self.l2[2].q.val()) & (self.ru[3].q.val() <= self.l3[2].q.val());
-        self.e[2].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val())) & self.fit[2].val() & self.rb[2].q.val();
+        self.e[2].next = self.fv.q.val() & self.fe[2].q.val() & self.valid.q.val().get_bit(2) & (self.left[2].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[2].val() & (self.left[2].q.val() == self.c1_20.val()));
         self.fit[3].next = (self.ru[0].q.val() <= self.l0[3].q.val()) & (self.ru[1].q.val() <= self.l1[3].q.val()) & (self.ru[2].q.val() <= self.l2[3].q.val()) & (self.ru[3].q.val() <= self.l3[3].q.val());
-        self.e[3].next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val())) & self.fit[3].val() & self.rb[3].q.val();
+        self.e[3].next = self.fv.q.val() & self.fe[3].q.val() & self.valid.q.val().get_bit(3) & (self.left[3].q.val() != self.z20.val()) & !(self.iv.q.val() & self.ik[3].val() & (self.left[3].q.val() == self.c1_20.val()));
         self.win[0].next = self.e[0].val() & !(self.e[1].val() & (self.rank[1].q.val() < self.rank[0].q.val())) & !(self.e[2].val() & (self.rank[2].q.val() < self.rank[0].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[0].q.val()));
         self.win[1].next = self.e[1].val() & !(self.e[0].val() & (self.rank[0].q.val() <= self.rank[1].q.val())) & !(self.e[2].val() & (self.rank[2].q.val() < self.rank[1].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[1].q.val()));
         self.win[2].next = self.e[2].val() & !(self.e[0].val() & (self.rank[0].q.val() <= self.rank[2].q.val())) & !(self.e[1].val() & (self.rank[1].q.val() <= self.rank[2].q.val())) & !(self.e[3].val() & (self.rank[3].q.val() < self.rank[2].q.val()));
@@ -1418,7 +1433,7 @@ impl Logic for Slice {
         }
         // The pick and this cycle's completion register.
         self.iv.d.next = self.pick.val();
-        self.ism.d.next = self.rd_sm.q.val();
+        self.ism.d.next = self.fsm.q.val();
         self.isl.d.next = self.pk.val();
         self.dv.d.next = self.done_valid.val();
         if self.done_valid.val() {
@@ -2658,7 +2673,15 @@ impl Logic for Slice {
         }
         self.reading.next = self.quiet.q.val() < self.sms_c.val();
         self.rewrites.next = (self.cmd_op.val() == self.op_enter.val()) | (self.cmd_op.val() == self.op_quota.val());
-        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
+        // Fit: the SM read in the cycle before (its fit bits: valid, below quota, fitting).
+        self.fe[0].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit(0) & self.rb[0].q.val() & self.fit[0].val();
+        self.fe[1].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit(1) & self.rb[1].q.val() & self.fit[1].val();
+        self.fe[2].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit(2) & self.rb[2].q.val() & self.fit[2].val();
+        self.fe[3].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & self.rb[3].q.val() & self.fit[3].val();
+        self.fv.d.next = self.rd_valid.q.val() & !self.rewrites.val();
+        self.fsm.d.next = self.rd_sm.q.val();
+        // (a Read of an SM whose block is applied at or after this edge is marked invalid)
+        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
         self.rd_sm.d.next = self.ptr.q.val();
         if self.reading.val() {
             if self.ptr.q.val() == self.last_c.val() {
@@ -2667,7 +2690,8 @@ impl Logic for Slice {
                 self.ptr.d.next = self.ptr.q.val() + self.c1_4.val();
             }
         }
-        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val();
+        // (news: an input, an apply, or a Read marked invalid because its SM is in a stage)
+        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & ((self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()))));
         if self.any_in.val() {
             self.quiet.d.next = 0.into();
         } else if self.quiet.q.val() != self.sms_c.val() {
@@ -2794,7 +2818,7 @@ impl Logic for Slice {
         }
 
         // Outputs, from registers.
-        self.busy.next = self.reading.val() | self.rd_valid.q.val() | self.iv.q.val() | self.dv.q.val();
+        self.busy.next = self.reading.val() | self.rd_valid.q.val() | self.fv.q.val() | self.iv.q.val() | self.dv.q.val();
         self.issue_valid.next = self.iv.q.val();
         self.issue_sm.next = self.ism.q.val();
         self.issue_slot.next = self.isl.q.val();

@@ -1159,8 +1159,8 @@ hdl_block!(Slice {
         cmd_op, cmd_slot, cmd_sm, cmd_all, cmd_blocks, cmd_q0, cmd_q1, cmd_q2, cmd_q3, cmd_req0, cmd_req1, cmd_req2, cmd_req3, done_valid, done_sm, done_slot,
     ],
     outputs: [busy, issue_valid, issue_sm, issue_slot],
-    registers: [valid, ptr, quiet, rd_valid, rd_sm, iv, ism, isl, dv, dsm, dsl],
-    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, inc0, inc1, inc2, inc3, dec0, dec1, dec2, dec3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq],
+    registers: [valid, ptr, quiet, rd_valid, rd_sm, fv, fsm, iv, ism, isl, dv, dsm, dsl],
+    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, inc0, inc1, inc2, inc3, dec0, dec1, dec2, dec3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq, fe],
 });
 
 /// The slice table (`Slice`) for `sms` SMs of `total` resources, with test-only faults.
@@ -1242,6 +1242,9 @@ impl Ports for SlicePorts {
             rd_used: std::array::from_fn::<u32, RES, _>(|c| a("ru", c) as u32),
             rd_n: std::array::from_fn::<u8, KMAX, _>(|k| a("rn", k) as u8),
             rd_q: std::array::from_fn::<u8, KMAX, _>(|k| a("rq", k) as u8),
+            f_valid: r.scalar("fv") != 0,
+            f_sm: r.scalar("fsm") as u8,
+            f_e: std::array::from_fn::<bool, KMAX, _>(|k| a("fe", k) != 0),
             issue_valid: r.scalar("iv") != 0,
             issue_sm: r.scalar("ism") as u8,
             issue_slot: r.scalar("isl") as u8,

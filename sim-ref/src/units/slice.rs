@@ -33,23 +33,25 @@ impl Slice {
         self.s.clone()
     }
 
-    /// The slot the Evaluate stage picks this cycle, if any: of the eligible slots (valid,
-    /// blocks left, below quota, fits), the lowest rank, then the lowest index.
-    pub fn pick(&self) -> Option<(u8, u8)> {
-        self.pick_with(false)
+    /// The Fit stage's bits this cycle, from the Read stage's registers: per slot, the read
+    /// is valid, the slot is valid, n < T (`n <= T` when `over`, the broken variant's), and
+    /// every component of the used vector is at most the slot's limit.
+    pub fn fit_with(&self, over: bool) -> [bool; KMAX] {
+        let s = &self.s;
+        let below = |i: usize| if over { s.rd_n[i] <= s.rd_q[i] } else { s.rd_n[i] < s.rd_q[i] };
+        std::array::from_fn(|i| s.rd_valid && s.valid[i] && below(i) && (0..RES).all(|c| s.rd_used[c] <= s.lim[i][c]))
     }
 
-    /// The pick, with the quota compare `<=` when `over` (the broken variant's).
-    pub fn pick_with(&self, over: bool) -> Option<(u8, u8)> {
+    /// The slot the Pick stage takes this cycle, if any: of the slots whose fit bit is set and
+    /// that are still valid with blocks left (besides the one in flight), the lowest rank,
+    /// then the lowest index.
+    pub fn pick(&self) -> Option<(u8, u8)> {
         let s = &self.s;
-        if !s.rd_valid {
+        if !s.f_valid {
             return None;
         }
-        let below = |i: usize| if over { s.rd_n[i] <= s.rd_q[i] } else { s.rd_n[i] < s.rd_q[i] };
-        // (the block in flight counts against its kernel's blocks left)
         let inflight = |i: usize| (s.issue_valid && s.issue_slot as usize == i) as u32;
-        let elig: [bool; KMAX] = std::array::from_fn(|i| s.valid[i] && s.left[i] > inflight(i) && below(i) && (0..RES).all(|c| s.rd_used[c] <= s.lim[i][c]));
-        (0..KMAX).filter(|&i| elig[i]).min_by_key(|&i| (s.rank[i], i)).map(|i| (s.rd_sm, i as u8))
+        (0..KMAX).filter(|&i| s.f_e[i] && s.valid[i] && s.left[i] > inflight(i)).min_by_key(|&i| (s.rank[i], i)).map(|i| (s.f_sm, i as u8))
     }
 }
 
@@ -63,7 +65,7 @@ impl Unit for Slice {
 
     fn outputs(&self, _: &In) -> Out {
         let s = &self.s;
-        Out { busy: s.quiet < self.sms || s.rd_valid || s.issue_valid || s.d_valid, issue: s.issue_valid.then_some((s.issue_sm, s.issue_slot)) }
+        Out { busy: s.quiet < self.sms || s.rd_valid || s.f_valid || s.issue_valid || s.d_valid, issue: s.issue_valid.then_some((s.issue_sm, s.issue_slot)) }
     }
 
     fn at_cycle(&mut self, gpu_cycle: u64) {
@@ -72,19 +74,27 @@ impl Unit for Slice {
 
     fn clock(&mut self, i: &In) {
         let pick = self.pick();
-        if self.first_over_quota.is_none() && self.s.rd_valid && self.pick_with(true) != pick {
+        let fit = self.fit_with(false);
+        if self.first_over_quota.is_none() && self.fit_with(true) != fit {
             self.first_over_quota = Some(self.cycle);
         }
         let sms = self.sms;
         let total = self.total;
         let s = &mut self.s;
-        let rd_sm_old = s.rd_sm;
-        // Read: the SM at the pointer (from the registers before this edge).
-        let reading = s.quiet < sms;
-        let p = s.ptr as usize;
+        // (the stage registers before this edge)
+        let (rd_valid, rd_sm, f_valid, f_sm, ptr, quiet) = (s.rd_valid, s.rd_sm, s.f_valid, s.f_sm, s.ptr, s.quiet);
         let rewrites = matches!(i.cmd, Cmd::Enter { .. } | Cmd::Quota { .. });
-        // (the SM being evaluated: on one SM, every other Read)
-        s.rd_valid = reading && !rewrites && !(s.rd_valid && s.rd_sm == s.ptr) && !(s.issue_valid && s.issue_sm == s.ptr);
+        // Fit: the SM read at the last edge.
+        s.f_valid = rd_valid && !rewrites;
+        s.f_sm = rd_sm;
+        s.f_e = fit;
+        // Read: the SM at the pointer (from the registers before this edge). It is marked
+        // invalid for the SMs whose blocks are applied at or after this edge: those in the Read
+        // and Fit stages (with one to three SMs, some Reads) and the one an issue is applied to.
+        let reading = quiet < sms;
+        let p = ptr as usize;
+        let pending = |v: bool, sm: u8| v && sm == ptr;
+        s.rd_valid = reading && !rewrites && !pending(rd_valid, rd_sm) && !pending(f_valid, f_sm) && !pending(s.issue_valid, s.issue_sm);
         s.rd_sm = s.ptr;
         s.rd_used = s.used[p];
         s.rd_n = s.n[p];
@@ -92,8 +102,11 @@ impl Unit for Slice {
         if reading {
             s.ptr = if s.ptr + 1 >= sms { 0 } else { s.ptr + 1 };
         }
-        // (an apply at this edge counts as news too: the full round after it sees its effect)
-        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || s.issue_valid || s.d_valid { 0 } else { (s.quiet + 1).min(sms) };
+        // (an apply at this edge counts as news too: the full round after it sees its effect;
+        // so does a Read marked invalid because its SM is in a stage, so that the scan sleeps
+        // only after a full round of valid Reads)
+        let masked = reading && (pending(rd_valid, rd_sm) || pending(f_valid, f_sm));
+        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || s.issue_valid || s.d_valid || masked { 0 } else { (s.quiet + 1).min(sms) };
         // Apply: the block issued this cycle (on the outputs) and the completion registered at
         // the last edge; then the pick and this cycle's completion register.
         let req = s.req;
@@ -114,7 +127,7 @@ impl Unit for Slice {
         }
         // (the SM and slot registers load every cycle; they mean something with the valid bit)
         s.issue_valid = pick.is_some();
-        s.issue_sm = rd_sm_old;
+        s.issue_sm = f_sm;
         s.issue_slot = pick.map_or(0, |p| p.1);
         s.d_valid = i.done.is_some();
         if let Some((sm, k)) = i.done {
@@ -201,7 +214,7 @@ mod tests {
         // A completion wakes it and the room is taken again.
         step(&mut u, In { cmd: Cmd::None, done: Some((1, 1)) });
         let mut again = Vec::new();
-        for _ in 0..6 {
+        for _ in 0..8 {
             again.extend(step(&mut u, In::default()).issue);
         }
         assert_eq!(again, vec![(1, 1)]);

@@ -10,13 +10,17 @@
 //!
 //! - **Read** (one SM a cycle, from `ptr`, which wraps at the GPU's SM count): the SM's used
 //!   vector, counts and quotas into the read registers (`rd_*`). The read is marked invalid
-//!   when, at the same edge, a command (Enter, Quota) rewrites quotas, or the SM read is the
-//!   one being evaluated (one SM only) or the one an issue is applied to, so that a read never
-//!   holds a value older than an edge that could raise it.
-//! - **Evaluate** (the SM read the cycle before): slot i is eligible when it is valid, has
-//!   blocks left (besides the one in flight), n < T, and the block fits: every component of
-//!   the used vector is at most the slot's limit (SM total minus its request). Of the eligible
-//!   slots the oldest (lowest `rank`) wins, and the issue registers take (SM, slot) at the edge.
+//!   when, at the same edge, a command (Enter, Quota) rewrites quotas, or the SM read is one
+//!   whose block could still be applied later: the one in the Fit stage, the one in the Read
+//!   stage (with few SMs), or the one an issue is applied to. So a read never holds a value
+//!   older than an edge that could raise it.
+//! - **Fit** (the SM read the cycle before): slot i's fit bit (`f_e`) is set when the read is
+//!   valid, the slot is valid, n < T, and the block fits: every component of the used vector
+//!   is at most the slot's limit (SM total minus its request). The Fit stage is marked invalid
+//!   (`f_valid`) when a command rewrites quotas at the same edge.
+//! - **Pick** (the SM fitted the cycle before): slot i is eligible when its fit bit is set, it
+//!   is still valid, and it has blocks left besides the one in flight. Of the eligible slots
+//!   the oldest (lowest `rank`) wins, and the issue registers take (SM, slot) at the edge.
 //! - **Apply**: the block on the issue outputs is applied at the edge that ends its cycle: n
 //!   and the used vector grow, the slot's blocks left drop. A Read of that SM in that cycle is
 //!   marked invalid too.
@@ -27,8 +31,10 @@
 //!   Leave (the slot is freed; the younger ranks close up), Quota (one SM's row of quotas, or
 //!   every SM's).
 //!
-//! The scan sleeps: `quiet` counts clocked cycles since the last input or apply, and saturates
-//! at the SM count; the Read stage runs only while it is below that. So after a full round
+//! The scan sleeps: `quiet` counts clocked cycles since the last input, apply, or Read marked
+//! invalid because its SM was in the Read or Fit stage, and saturates at the SM count; the
+//! Read stage runs only while it is below that. So it sleeps only after a full round of valid
+//! Reads that all saw the last change. So after a full round
 //! with nothing new, `busy` falls and a cycle with no input changes nothing (the GPU may gate
 //! the clock; a command or a completion wakes it).
 
@@ -120,6 +126,10 @@ pub struct State {
     pub rd_used: [u32; RES],
     pub rd_n: [u8; KMAX],
     pub rd_q: [u8; KMAX],
+    /// The Fit stage's registers: the SM and, per slot, valid, below its quota and fitting.
+    pub f_valid: bool,
+    pub f_sm: u8,
+    pub f_e: [bool; KMAX],
     /// The pick of the last edge: the block on the issue outputs this cycle, applied (n, the
     /// used vector, blocks left) at the edge that ends it.
     pub issue_valid: bool,
