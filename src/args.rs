@@ -303,11 +303,15 @@ pub struct WsArgs {
     /// Fallback to Spatial when a kernel keeps less than this percent of 1/K of its peak.
     #[arg(long, default_value_t = 120)]
     pub ws_fallback: u8,
+    /// Profile every kernel up to its occupancy, even past the blocks per SM its grid can fill
+    /// (the paper's layout; by default a kernel's counts stop at ⌈blocks left / SMs⌉).
+    #[arg(long)]
+    pub ws_no_grid_cap: bool,
 }
 
 impl WsArgs {
     pub fn params(&self) -> mpgpu_ref::timing::slicer::SliceParams {
-        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, ..Default::default() }
+        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, grid_cap: !self.ws_no_grid_cap, ..Default::default() }
     }
 }
 

@@ -148,8 +148,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         let near = set
             .iter()
             .filter(|x| match (&x.2[3].decision, &x.2[4].decision) {
-                (Some(p), Some(o)) if p.spatial || o.spatial => p.spatial == o.spatial,
-                (Some(p), Some(o)) => p.quota.iter().zip(&o.quota).all(|(a, b)| a.abs_diff(*b) <= 1),
+                (Some(p), Some(o)) => p.within_one_of(o),
                 _ => false,
             })
             .count();

@@ -68,11 +68,15 @@ pub struct SliceParams {
     pub pct: u8,
     /// Cycles a round's layout may take to settle before its window starts anyway.
     pub settle: u64,
+    /// Profile a kernel only up to the blocks per SM its grid can fill, ⌈blocks left / SMs⌉
+    /// (our addition, `docs/warped-slicer.md` decision W9; off: up to its occupancy, as the
+    /// paper does for its large grids).
+    pub grid_cap: bool,
 }
 
 impl Default for SliceParams {
     fn default() -> Self {
-        SliceParams { window: 5000, delay: 0, pct: 120, settle: 20_000 }
+        SliceParams { window: 5000, delay: 0, pct: 120, settle: 20_000, grid_cap: true }
     }
 }
 
@@ -115,6 +119,17 @@ pub struct SliceDecision {
     pub launches: Vec<usize>,
     pub quota: Vec<u8>,
     pub spatial: bool,
+}
+
+impl SliceDecision {
+    /// The paper's accuracy test (§IV-A): within one block of `other`'s quota, kernel by
+    /// kernel, or both the Spatial fallback.
+    pub fn within_one_of(&self, other: &SliceDecision) -> bool {
+        if self.spatial || other.spatial {
+            return self.spatial == other.spatial;
+        }
+        self.quota.len() == other.quota.len() && self.quota.iter().zip(&other.quota).all(|(a, b)| a.abs_diff(*b) <= 1)
+    }
 }
 
 /// The water-filling unit's slot: its model, or the RTL (or both in lockstep) from the
@@ -307,6 +322,17 @@ impl Slicer {
     }
 
     /// Blocks of `l` an SM holds at most alone (its occupancy), at most NMAX.
+    /// The counts a kernel's profile covers: 1 to its occupancy alone, and with `grid_cap` at
+    /// most ⌈blocks left / SMs⌉ (at least 1).
+    fn need(view: &DispatchView, l: usize, sms: usize, grid_cap: bool) -> u8 {
+        let m = Self::alone_max(view, l);
+        if grid_cap {
+            m.min(view.launches[l].remaining().div_ceil(sms.max(1) as u64).clamp(1, NMAX as u64) as u8)
+        } else {
+            m
+        }
+    }
+
     fn alone_max(view: &DispatchView, l: usize) -> u8 {
         let f = view.launches[l].info.launch.kernel.footprint();
         view.sms[0].config().occupancy(&f).blocks.clamp(1, NMAX as u32) as u8
@@ -403,7 +429,9 @@ impl Slicer {
                     }
                 }
                 let groups = Self::groups(sms, kernels.len());
-                let need: Vec<u8> = kernels.iter().map(|&l| Self::alone_max(view, l)).collect();
+                // (each kernel's counts 1..=need: its occupancy alone, and with the grid cap no more
+                // than its blocks left can fill on every SM; a quota past that changes nothing)
+                let need: Vec<u8> = kernels.iter().map(|&l| Self::need(view, l, sms, self.params.grid_cap)).collect();
                 let rounds = (0..kernels.len()).map(|i| (need[i] as usize).div_ceil(groups[i].len().max(1))).max().unwrap_or(1).max(1);
                 let layouts = (0..rounds)
                     .map(|r| {
