@@ -307,11 +307,15 @@ pub struct WsArgs {
     /// (the paper's layout; by default a kernel's counts stop at ⌈blocks left / SMs⌉).
     #[arg(long)]
     pub ws_no_grid_cap: bool,
+    /// Cycles a profiling round's layout may take to settle (every SM holding only its kernel's
+    /// blocks at its count) before its window opens anyway.
+    #[arg(long, default_value_t = 5_000)]
+    pub ws_settle: u64,
 }
 
 impl WsArgs {
     pub fn params(&self) -> mpgpu_ref::timing::slicer::SliceParams {
-        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, grid_cap: !self.ws_no_grid_cap, ..Default::default() }
+        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, grid_cap: !self.ws_no_grid_cap, settle: self.ws_settle }
     }
 }
 

@@ -76,7 +76,7 @@ pub struct SliceParams {
 
 impl Default for SliceParams {
     fn default() -> Self {
-        SliceParams { window: 5000, delay: 0, pct: 120, settle: 20_000, grid_cap: true }
+        SliceParams { window: 5000, delay: 0, pct: 120, settle: 5_000, grid_cap: true }
     }
 }
 
