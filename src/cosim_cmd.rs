@@ -287,7 +287,15 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.mechanism
     );
     if matches!(unit, UnitKind::Wf | UnitKind::Slice) {
-        println!("blocks:   the {} slicing dispatcher (the framework's --policy is unused; Warped-Slicer's window {}, delay {}, fallback {} %)", o.slicing.name(), a.ws.ws_window, a.ws.ws_delay, a.ws.ws_fallback);
+        println!(
+            "blocks:   the {} slicing dispatcher (the framework's --policy is unused; Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
+            o.slicing.name(),
+            a.ws.ws_window,
+            a.ws.ws_delay,
+            a.ws.ws_fallback,
+            a.ws.ws_settle,
+            if a.ws.ws_no_grid_cap { "off" } else { "on" }
+        );
     } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }

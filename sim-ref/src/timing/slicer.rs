@@ -69,7 +69,7 @@ pub struct SliceParams {
     /// Cycles a round's layout may take to settle before its window starts anyway.
     pub settle: u64,
     /// Profile a kernel only up to the blocks per SM its grid can fill, ⌈blocks left / SMs⌉
-    /// (our addition, `docs/warped-slicer.md` decision W9; off: up to its occupancy, as the
+    /// (our addition, `docs/warped-slicer.md` decision O6; off: up to its occupancy, as the
     /// paper does for its large grids).
     pub grid_cap: bool,
 }
