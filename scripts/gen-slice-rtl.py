@@ -73,7 +73,7 @@ for n, t, m in locs:
 for f, width, _, _ in fields:
     for lvl, m in ((1, 8), (2, 4), (3, 2)):
         w(f"    m{lvl}_{f}: [Signal<Local, Bits<{width}>>; {m}],")
-for n, t in [("pick", "Bit"), ("pk", "Bits<2>"), ("reading", "Bit"), ("rewrites", "Bit"), ("cnt", "Bits<2>"), ("rsel", "Bits<2>"), ("any_in", "Bit")]:
+for n, t in [("pick", "Bit"), ("pk", "Bits<2>"), ("reading", "Bit"), ("rewrites", "Bit"), ("pend", "Bit"), ("cnt", "Bits<2>"), ("rsel", "Bits<2>"), ("any_in", "Bit")]:
     w(f"    {n}: Signal<Local, {t}>,")
 regs = [("valid", "Bits<4>", None), ("rank", "Bits<2>", K), ("left", f"Bits<{LW}>", K)] + [(f"r{c}", f"Bits<{W}>", K) for c in range(C)] + [(f"l{c}", f"Bits<{W}>", K) for c in range(C)] \
     + [(f"inc{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"dec{c}", f"Bits<{W}>", S) for c in range(C)] + [(f"n{k}", f"Bits<{QW}>", S) for k in range(K)] + [(f"t{k}", f"Bits<{QW}>", S) for k in range(K)] \
@@ -109,7 +109,7 @@ for n, _, _ in locs:
 for f, _, _, _ in fields:
     for lvl in (1, 2, 3):
         w(f"            m{lvl}_{f}: Default::default(),")
-for n in ["pick", "pk", "reading", "rewrites", "cnt", "rsel", "any_in"]:
+for n in ["pick", "pk", "reading", "rewrites", "pend", "cnt", "rsel", "any_in"]:
     w(f"            {n}: Default::default(),")
 for n, _, _ in regs:
     w(f"            {n}: Default::default(),")
@@ -249,8 +249,10 @@ for k in range(K):
     w(f"        self.fe[{k}].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit({k}) & self.rb[{k}].q.val() & self.fit[{k}].val();")
 w("        self.fv.d.next = self.rd_valid.q.val() & !self.rewrites.val();")
 w("        self.fsm.d.next = self.rd_sm.q.val();")
-w("        // (a Read of an SM whose block is applied at or after this edge is marked invalid)")
-w("        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));")
+w("        // (a Read of an SM whose block is applied at or after this edge is marked invalid: the")
+w("        // SM in the Read or Fit stage, `pend`, or the one an issue is applied to)")
+w("        self.pend.next = (self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()));")
+w("        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !self.pend.val() & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));")
 w("        self.rd_sm.d.next = self.ptr.q.val();")
 w("        if self.reading.val() {")
 w("            if self.ptr.q.val() == self.last_c.val() {")
@@ -260,7 +262,7 @@ w("                self.ptr.d.next = self.ptr.q.val() + self.c1_4.val();")
 w("            }")
 w("        }")
 w("        // (news: an input, an apply, or a Read marked invalid because its SM is in a stage)")
-w("        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & ((self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()))));")
+w("        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & self.pend.val());")
 w("        if self.any_in.val() {")
 w("            self.quiet.d.next = 0.into();")
 w("        } else if self.quiet.q.val() != self.sms_c.val() {")

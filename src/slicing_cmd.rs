@@ -51,11 +51,7 @@ fn geomean(v: &[f64]) -> f64 {
 }
 
 fn describe(d: &Option<SliceDecision>) -> String {
-    match d {
-        None => "-".into(),
-        Some(d) if d.spatial => "spatial".into(),
-        Some(d) => format!("({})", d.quota.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(",")),
-    }
+    d.as_ref().map_or("-".into(), |d| d.to_string())
 }
 
 pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {

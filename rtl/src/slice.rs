@@ -139,6 +139,7 @@ pub struct Slice {
     pk: Signal<Local, Bits<2>>,
     reading: Signal<Local, Bit>,
     rewrites: Signal<Local, Bit>,
+    pend: Signal<Local, Bit>,
     cnt: Signal<Local, Bits<2>>,
     rsel: Signal<Local, Bits<2>>,
     any_in: Signal<Local, Bit>,
@@ -300,6 +301,7 @@ impl Slice {
             pk: Default::default(),
             reading: Default::default(),
             rewrites: Default::default(),
+            pend: Default::default(),
             cnt: Default::default(),
             rsel: Default::default(),
             any_in: Default::default(),
@@ -2680,8 +2682,10 @@ impl Logic for Slice {
         self.fe[3].d.next = self.rd_valid.q.val() & self.valid.q.val().get_bit(3) & self.rb[3].q.val() & self.fit[3].val();
         self.fv.d.next = self.rd_valid.q.val() & !self.rewrites.val();
         self.fsm.d.next = self.rd_sm.q.val();
-        // (a Read of an SM whose block is applied at or after this edge is marked invalid)
-        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !(self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) & !(self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val())) & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
+        // (a Read of an SM whose block is applied at or after this edge is marked invalid: the
+        // SM in the Read or Fit stage, `pend`, or the one an issue is applied to)
+        self.pend.next = (self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()));
+        self.rd_valid.d.next = self.reading.val() & !self.rewrites.val() & !self.pend.val() & !(self.iv.q.val() & (self.ism.q.val() == self.ptr.q.val()));
         self.rd_sm.d.next = self.ptr.q.val();
         if self.reading.val() {
             if self.ptr.q.val() == self.last_c.val() {
@@ -2691,7 +2695,7 @@ impl Logic for Slice {
             }
         }
         // (news: an input, an apply, or a Read marked invalid because its SM is in a stage)
-        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & ((self.rd_valid.q.val() & (self.rd_sm.q.val() == self.ptr.q.val())) | (self.fv.q.val() & (self.fsm.q.val() == self.ptr.q.val()))));
+        self.any_in.next = (self.cmd_op.val() != self.op_none.val()) | self.done_valid.val() | self.iv.q.val() | self.dv.q.val() | (self.reading.val() & self.pend.val());
         if self.any_in.val() {
             self.quiet.d.next = 0.into();
         } else if self.quiet.q.val() != self.sms_c.val() {

@@ -44,15 +44,7 @@ fn profiled_partitions_are_within_one_block_of_the_oracle_for_most_pairs() {
         n += 1;
         near += ws.within_one_of(&oracle) as u32;
         near_uncapped += raw.within_one_of(&oracle) as u32;
-        report.push(format!(
-            "{name}: oracle {:?}{} profiled {:?}{} uncapped {:?}{}",
-            oracle.quota,
-            if oracle.spatial { " spatial" } else { "" },
-            ws.quota,
-            if ws.spatial { " spatial" } else { "" },
-            raw.quota,
-            if raw.spatial { " spatial" } else { "" }
-        ));
+        report.push(format!("{name}: oracle {oracle} profiled {ws} uncapped {raw}"));
     }
     let report = report.join("\n");
     assert_eq!(n, 21, "{report}");

@@ -121,6 +121,16 @@ pub struct SliceDecision {
     pub spatial: bool,
 }
 
+/// "spatial", or the quotas in the decision's kernel order: "(2,4)".
+impl std::fmt::Display for SliceDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.spatial {
+            return write!(f, "spatial");
+        }
+        write!(f, "({})", self.quota.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(","))
+    }
+}
+
 impl SliceDecision {
     /// The paper's accuracy test (§IV-A): within one block of `other`'s quota, kernel by
     /// kernel, or both the Spatial fallback.
@@ -321,7 +331,6 @@ impl Slicer {
         Self::sm_total(view.sms[0].config())
     }
 
-    /// Blocks of `l` an SM holds at most alone (its occupancy), at most NMAX.
     /// The counts a kernel's profile covers: 1 to its occupancy alone, and with `grid_cap` at
     /// most ⌈blocks left / SMs⌉ (at least 1).
     fn need(view: &DispatchView, l: usize, sms: usize, grid_cap: bool) -> u8 {
@@ -333,6 +342,7 @@ impl Slicer {
         }
     }
 
+    /// Blocks of `l` an SM holds at most alone (its occupancy), at most NMAX.
     fn alone_max(view: &DispatchView, l: usize) -> u8 {
         let f = view.launches[l].info.launch.kernel.footprint();
         view.sms[0].config().occupancy(&f).blocks.clamp(1, NMAX as u32) as u8

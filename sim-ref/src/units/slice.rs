@@ -94,7 +94,8 @@ impl Unit for Slice {
         let reading = quiet < sms;
         let p = ptr as usize;
         let pending = |v: bool, sm: u8| v && sm == ptr;
-        s.rd_valid = reading && !rewrites && !pending(rd_valid, rd_sm) && !pending(f_valid, f_sm) && !pending(s.issue_valid, s.issue_sm);
+        let in_stage = pending(rd_valid, rd_sm) || pending(f_valid, f_sm);
+        s.rd_valid = reading && !rewrites && !in_stage && !pending(s.issue_valid, s.issue_sm);
         s.rd_sm = s.ptr;
         s.rd_used = s.used[p];
         s.rd_n = s.n[p];
@@ -105,8 +106,7 @@ impl Unit for Slice {
         // (an apply at this edge counts as news too: the full round after it sees its effect;
         // so does a Read marked invalid because its SM is in a stage, so that the scan sleeps
         // only after a full round of valid Reads)
-        let masked = reading && (pending(rd_valid, rd_sm) || pending(f_valid, f_sm));
-        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || s.issue_valid || s.d_valid || masked { 0 } else { (s.quiet + 1).min(sms) };
+        s.quiet = if i.cmd != Cmd::None || i.done.is_some() || s.issue_valid || s.d_valid || (reading && in_stage) { 0 } else { (s.quiet + 1).min(sms) };
         // Apply: the block issued this cycle (on the outputs) and the completion registered at
         // the last edge; then the pick and this cycle's completion register.
         let req = s.req;

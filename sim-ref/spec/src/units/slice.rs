@@ -33,9 +33,8 @@
 //!
 //! The scan sleeps: `quiet` counts clocked cycles since the last input, apply, or Read marked
 //! invalid because its SM was in the Read or Fit stage, and saturates at the SM count; the
-//! Read stage runs only while it is below that. So it sleeps only after a full round of valid
-//! Reads that all saw the last change. So after a full round
-//! with nothing new, `busy` falls and a cycle with no input changes nothing (the GPU may gate
+//! Read stage runs only while it is below that. So after a full round of valid Reads that all
+//! saw the last change, `busy` falls and a cycle with no input changes nothing (the GPU may gate
 //! the clock; a command or a completion wakes it).
 
 use serde::Serialize;
