@@ -11,6 +11,16 @@ use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// The default `--max-cycles` of `run`, `cosim` and `sweep`: a run still going at this GPU
+/// cycle stops with a report of where every unfinished launch's warps are (kernel, block, PC).
+/// About six minutes of simulation at the model's speed, far above any shipped workload.
+pub(crate) const DEFAULT_MAX_CYCLES: u64 = 50_000_000;
+
+/// Run limits with `--max-cycles` as given.
+pub(crate) fn limits(max_cycles: u64) -> RunLimits {
+    RunLimits { max_cycles, ..RunLimits::default() }
+}
+
 /// The workload in `path`, or the embedded default when there is none.
 pub(crate) fn load_workload(path: &Option<PathBuf>) -> Result<Workload> {
     match path {

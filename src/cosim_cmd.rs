@@ -192,6 +192,10 @@ pub struct CosimArgs {
     /// With --unit wf or slice: Warped-Slicer's parameters.
     #[command(flatten)]
     ws: crate::args::WsArgs,
+    /// Stop with a report (each unfinished launch's kernel, blocks and PCs) if the workload
+    /// has not finished by this GPU cycle.
+    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: u64,
     /// Test-only: co-simulate a deliberately broken RTL variant.
     #[arg(long, value_enum, hide = true)]
     broken: Option<BrokenArg>,
@@ -268,6 +272,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.framework = a.framework;
     o.every_cycle = a.every_cycle;
+    o.limits = crate::common::limits(a.max_cycles);
     o.vcd = a.vcd.clone();
     o.trace = a.trace.clone();
     println!("workload: {}", w.description);

@@ -38,6 +38,28 @@ pub struct ExecArgs {
     /// With --file: print the first N words of every buffer after the run.
     #[arg(long, default_value_t = 8)]
     dump: usize,
+    /// The most warp-instructions one launch may execute; a launch past it stops with an error
+    /// naming the kernel, the block, the warp and the PC where it was (an endless loop, most
+    /// likely). The library's largest sizes stay below a fifth of the default.
+    #[arg(long, default_value_t = 500_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    max_warp_insts: u64,
+}
+
+/// A functional GPU with the budget of `a`, showing a launch's blocks as they finish when
+/// standard error is a terminal (the bar stays hidden otherwise).
+fn func_gpu(a: &ExecArgs, label: &str) -> (FuncGpu, indicatif::ProgressBar) {
+    let mut gpu = FuncGpu::new();
+    gpu.max_warp_insts = a.max_warp_insts;
+    let pb = indicatif::ProgressBar::new(1);
+    pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} blocks ({elapsed})").unwrap().progress_chars("=> "));
+    pb.set_prefix(label.to_string());
+    let bar = pb.clone();
+    gpu.progress = Some(Box::new(move |done, total| {
+        // (drawing is rate-limited by the bar; setting it is cheap)
+        bar.set_length(total);
+        bar.set_position(done);
+    }));
+    (gpu, pb)
 }
 
 pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
@@ -55,9 +77,11 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
         let mut failed = 0;
         for b in library::library() {
             let mut prog = b.program(b.default_size, a.seed).map_err(|e| anyhow!(e))?;
-            let mut gpu = FuncGpu::new();
+            let (mut gpu, pb) = func_gpu(&a, b.name);
             let t = Instant::now();
-            let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"))?;
+            let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"));
+            pb.finish_and_clear();
+            let counts = counts?;
             print_counts(b.name, b.default_size, a.seed, &counts, t.elapsed().as_secs_f64());
             match prog.verify(&gpu.mem) {
                 Ok(()) => println!("  PASS"),
@@ -73,9 +97,11 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
     let bench = find_bench(name)?;
     let size = a.size.unwrap_or(bench.default_size);
     let mut prog = bench.program(size, a.seed).map_err(|e| anyhow!(e))?;
-    let mut gpu = FuncGpu::new();
+    let (mut gpu, pb) = func_gpu(&a, name);
     let t = Instant::now();
-    let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"))?;
+    let counts = gpu.run(prog.as_mut()).map_err(|e| anyhow!("{e}"));
+    pb.finish_and_clear();
+    let counts = counts?;
     let secs = t.elapsed().as_secs_f64();
     print_counts(name, size, a.seed, &counts, secs);
     match prog.verify(&gpu.mem) {
@@ -134,7 +160,7 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
         None => &ks[0],
     };
     let k = Arc::new(k.clone());
-    let mut gpu = FuncGpu::new();
+    let (mut gpu, pb) = func_gpu(a, &k.name);
     let mut r = rng(a.seed);
     let mut params = Vec::new();
     let mut bufs = Vec::new();
@@ -175,7 +201,9 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     };
     let launch = Launch { kernel: k.clone(), grid, block, params };
     let t = Instant::now();
-    let counts = gpu.launch(&launch).map_err(|e| anyhow!("{e}"))?;
+    let counts = gpu.launch(&launch).map_err(|e| anyhow!("{e}"));
+    pb.finish_and_clear();
+    let counts = counts?;
     print_counts(&k.name, 0, a.seed, &counts, t.elapsed().as_secs_f64());
     for (i, addr, n) in bufs {
         let words = gpu.mem.read_u32s(addr, (n as usize).min(a.dump));

@@ -4,6 +4,7 @@
 
 mod args;
 mod asm_cmd;
+mod checks;
 mod bench_cmd;
 mod common;
 mod cosim_cmd;

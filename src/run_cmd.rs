@@ -3,10 +3,9 @@
 
 use crate::args::{MechanismArg, PolicyArg, SliceArgs, VmArgs};
 use crate::common::{load_workload, print_result, simulate_any};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::metrics::metrics;
-use mpgpu_ref::timing::RunLimits;
 use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,9 +20,10 @@ pub struct RunArgs {
     /// Write the results as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Stop with a report if the workload has not finished by this cycle.
-    #[arg(long)]
-    max_cycles: Option<u64>,
+    /// Stop with a report (each unfinished launch's kernel, blocks and PCs) if the workload
+    /// has not finished by this GPU cycle.
+    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: u64,
     /// Skip the alone runs (no NTT/ANTT/STP/fairness).
     #[arg(long)]
     no_alone: bool,
@@ -48,7 +48,17 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     a.vm.apply(&mut cfg)?;
-    let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    // (every output is checked before the run, so none is lost after it)
+    if let Some(p) = &a.json {
+        crate::checks::output_file(p, "--json")?;
+    }
+    if let Some(p) = &a.timeline {
+        if cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
+            bail!("--timeline needs demand paging (--paging nvlink or pcie)");
+        }
+        crate::checks::output_file(p, "--timeline")?;
+    }
+    let limits = crate::common::limits(a.max_cycles);
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
     let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.ws.params()));

@@ -39,9 +39,9 @@ pub struct SweepArgs {
     /// The CSV file (default target/sweep/<app>.csv).
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Stop a point that has not finished by this cycle (an error naming it).
-    #[arg(long)]
-    max_cycles: Option<u64>,
+    /// Stop a point that has not finished by this GPU cycle (an error naming it).
+    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: u64,
     /// Also write every point, with Zorua's counters (summed over the SMs), as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -49,6 +49,10 @@ pub struct SweepArgs {
     /// all schemes, one line per scheme, as SVG here (a sweep of one dimension only).
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// The most simulations (specifications x schemes) a sweep may run; a larger sweep is
+    /// refused before it starts, with its count.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    max_points: u64,
 }
 
 /// `A..B` or `A..B:STEP`.
@@ -66,11 +70,26 @@ fn parse_range(s: &str) -> Result<(u32, u32, Option<u32>), String> {
     Ok((a, b, step))
 }
 
+/// The values of a range (its default step `step`), or the one `None` of a dimension not swept.
+/// Materialise only after [`count`] is bounded.
 fn values(r: Option<(u32, u32, Option<u32>)>, step: u32) -> Vec<Option<u32>> {
     match r {
         None => vec![None],
         Some((a, b, st)) => (a..=b).step_by(st.unwrap_or(step) as usize).map(Some).collect(),
     }
+}
+
+/// How many values [`values`] gives, without making them.
+fn count(r: Option<(u32, u32, Option<u32>)>, step: u32) -> u128 {
+    r.map_or(1, |(a, b, st)| ((b - a) / st.unwrap_or(step)) as u128 + 1)
+}
+
+/// The first and last values of a range (its default step `step`).
+fn ends(r: Option<(u32, u32, Option<u32>)>, step: u32) -> [Option<u32>; 2] {
+    r.map_or([None, None], |(a, b, st)| {
+        let st = st.unwrap_or(step);
+        [Some(a), Some(a + (b - a) / st * st)]
+    })
 }
 
 /// One point of a sweep.
@@ -158,6 +177,25 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     }
     let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     let size = a.size.unwrap_or(b.default_size);
+    // (each range's ends are checked against the application's bounds, and the number of
+    // points bounded, before any point is made)
+    let kernels = b.kernels().map_err(|e| anyhow!("{e}"))?;
+    let [r0, r1] = ends(a.regs, 4);
+    let [t0, t1] = ends(a.threads, 32);
+    let [s0, s1] = ends(a.smem, 1024);
+    for spec in [Spec { regs: r0, threads: t0, smem: s0 }, Spec { regs: r1, threads: t1, smem: s1 }] {
+        spec.apply(&b, kernels.clone()).map_err(|e| anyhow!(e))?;
+    }
+    let allocs: Vec<Alloc> = a.alloc.iter().map(|x| Alloc::parse(x).map_err(|e| anyhow!(e))).collect::<Result<_>>()?;
+    let points = count(a.regs, 4) * count(a.threads, 32) * count(a.smem, 1024) * allocs.len() as u128;
+    crate::checks::bounded(points, "simulations (specifications x schemes)", a.max_points, "--max-points")?;
+    for (p, flag) in [(&a.csv, "--csv"), (&a.json, "--json"), (&a.svg, "--svg")] {
+        if let Some(p) = p {
+            crate::checks::output_file(p, flag)?;
+        }
+    }
+    let csv_path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
+    crate::checks::output_file(&csv_path, "--csv")?;
     let mut specs = Vec::new();
     for r in values(a.regs, 4) {
         for t in values(a.threads, 32) {
@@ -174,8 +212,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     for s in &specs {
         b.program_at(size, a.seed, *s).map_err(|e| anyhow!("{e}"))?;
     }
-    let allocs: Vec<Alloc> = a.alloc.iter().map(|x| Alloc::parse(x).map_err(|e| anyhow!(e))).collect::<Result<_>>()?;
-    let limits = RunLimits { max_cycles: a.max_cycles.unwrap_or(RunLimits::default().max_cycles), ..RunLimits::default() };
+    let limits = crate::common::limits(a.max_cycles);
     println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
     let pb = indicatif::ProgressBar::new((specs.len() * allocs.len()) as u64);
     pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed})").unwrap().progress_chars("=> "));
@@ -199,7 +236,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         let cycles = if p.fits { p.cycles.to_string() } else { String::new() };
         writeln!(csv, "{},{},{},{},{},{cycles},{},{},{g},{rs},{ss},{rh},{sh},{sr},{sw},{sl}", p.alloc.name(), f(p.spec.regs), f(p.spec.threads), f(p.spec.smem), p.fits, p.verified, p.blocks_per_sm).unwrap();
     }
-    let path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
+    let path = csv_path;
     create_parent(&path)?;
     std::fs::write(&path, &csv).with_context(|| format!("cannot write {}", path.display()))?;
     if let Some(j) = &a.json {

@@ -66,8 +66,9 @@ impl Launch {
 pub enum ExecError {
     BadLaunch(String),
     Fault { kernel: String, file: String, line: Option<u32>, block: [u32; 3], warp: u32, fault: Fault },
-    /// The launch ran past its instruction budget (an endless loop, most likely).
-    Watchdog { kernel: String, limit: u64 },
+    /// The launch ran past its instruction budget (an endless loop, most likely): where the
+    /// warp that crossed it was.
+    Watchdog { kernel: String, limit: u64, file: String, line: Option<u32>, block: [u32; 3], warp: u32, pc: Option<u32> },
 }
 
 impl fmt::Display for ExecError {
@@ -85,10 +86,17 @@ impl fmt::Display for ExecError {
                 }
                 write!(f, ": {fault}")
             }
-            ExecError::Watchdog { kernel, limit } => write!(
-                f,
-                "kernel `{kernel}` executed more than {limit} warp-instructions in one launch; stopped (endless loop?)"
-            ),
+            ExecError::Watchdog { kernel, limit, file, line, block, warp, pc } => {
+                write!(f, "kernel `{kernel}` executed more than {limit} warp-instructions in one launch (an endless loop?); stopped in block ({},{},{}), warp {warp}, ", block[0], block[1], block[2])?;
+                match pc {
+                    Some(pc) => write!(f, "pc {pc}")?,
+                    None => write!(f, "after its exit")?,
+                }
+                if let Some(l) = line {
+                    write!(f, " ({file}:{l})")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -122,6 +130,8 @@ pub struct FuncGpu {
     pub num_sms: u32,
     /// Watchdog: most warp-instructions one launch may execute.
     pub max_warp_insts: u64,
+    /// Called after every block with (blocks done, blocks in the launch): progress reports.
+    pub progress: Option<Box<dyn FnMut(u64, u64)>>,
     pub counts: Counts,
 }
 
@@ -133,7 +143,7 @@ impl Default for FuncGpu {
 
 impl FuncGpu {
     pub fn new() -> FuncGpu {
-        FuncGpu { mem: GlobalMem::new(), num_sms: 15, max_warp_insts: 20_000_000_000, counts: Counts::default() }
+        FuncGpu { mem: GlobalMem::new(), num_sms: 15, max_warp_insts: 20_000_000_000, progress: None, counts: Counts::default() }
     }
 
     /// Runs one launch to completion.
@@ -168,9 +178,20 @@ impl FuncGpu {
                     warp,
                     fault,
                 },
-                BlockError::Watchdog => ExecError::Watchdog { kernel: k.name.clone(), limit: self.max_warp_insts },
+                BlockError::Watchdog(warp, pc) => ExecError::Watchdog {
+                    kernel: k.name.clone(),
+                    limit: self.max_warp_insts,
+                    file: k.file.clone(),
+                    line: pc.and_then(|pc| k.line_of(pc)),
+                    block: ctaid,
+                    warp,
+                    pc,
+                },
             })?;
             counts.blocks += 1;
+            if let Some(p) = self.progress.as_mut() {
+                p(b + 1, l.num_blocks());
+            }
         }
         self.counts += counts;
         Ok(counts)
@@ -190,7 +211,8 @@ impl FuncGpu {
 
 enum BlockError {
     Fault(u32, Fault),
-    Watchdog,
+    /// The budget ran out: the warp that crossed it, and its PC.
+    Watchdog(u32, Option<u32>),
 }
 
 fn run_block(
@@ -216,7 +238,7 @@ fn run_block(
                 match exec::step(&mut f, w, ctx, mem) {
                     Ok(Event::Continue) => {
                         if n & 0xffff == 0 && counts.warp_insts + n > budget {
-                            return Err(BlockError::Watchdog);
+                            return Err(BlockError::Watchdog(w.id, w.pc()));
                         }
                     }
                     Ok(ev) => break Ok(ev),
@@ -231,7 +253,7 @@ fn run_block(
                 Err(f) => return Err(BlockError::Fault(w.id, f)),
             }
             if counts.warp_insts > budget {
-                return Err(BlockError::Watchdog);
+                return Err(BlockError::Watchdog(w.id, w.pc()));
             }
         }
         if live == 0 {

@@ -20,6 +20,7 @@ mod sgemm;
 mod vecadd;
 
 /// The assembled kernels of one application.
+#[derive(Clone)]
 pub struct Kernels(pub Vec<Arc<Kernel>>);
 
 impl Kernels {

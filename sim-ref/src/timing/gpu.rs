@@ -1421,7 +1421,7 @@ impl Gpu {
             }
         }
         let resident: u32 = self.sms.iter().map(|s| s.resident_warps()).sum();
-        s += &format!("  resident warps {resident}, memory requests in flight: {}\n", self.mem.busy());
+        s += &format!("  resident warps {resident}, {}\n", if self.mem.busy() { "memory requests in flight" } else { "no memory request in flight" });
         for sm in &self.sms {
             if let Some(r) = sm.stuck_report(self.now) {
                 s += &format!("  SM {}: {r}\n", sm.id);

@@ -1523,15 +1523,29 @@ impl Sm {
             }
             shown += 1;
             let b = self.blocks[w.block as usize].as_ref().unwrap();
+            let state = match w.w.state {
+                crate::exec::WarpState::Ready => "ready",
+                crate::exec::WarpState::AtBarrier => "at a barrier",
+                crate::exec::WarpState::Done => "done",
+            };
+            let queue: Vec<String> = w
+                .iq
+                .iter()
+                .map(|e| format!("pc {} ready in {}{}{}", e.pc, e.ready_at.saturating_sub(now), e.replay.map_or(String::new(), |q| format!(", a replay in slot {q}")), if e.fixed { ", fixed" } else { "" }))
+                .collect();
             r += &format!(
-                "; warp slot {slot} ({:?}{}{}): pc {:?}, {} in flight, queue {:?}, pending {:?}{}",
-                w.w.state,
+                "; warp slot {slot}: kernel `{}`, block ({},{},{}), warp {}, {state}{}{}, {}, {} in flight, issue queue [{}], {} registers awaiting writeback{}",
+                b.info.launch.kernel.name,
+                b.ctaid[0],
+                b.ctaid[1],
+                b.ctaid[2],
+                w.w.id,
                 if w.frozen { ", frozen" } else { "" },
                 if b.restoring { ", restoring" } else { "" },
-                w.w.pc(),
+                w.w.pc().map_or("exited".to_string(), |pc| format!("pc {pc}")),
                 w.inflight,
-                w.iq.iter().map(|e| (e.pc, e.ready_at.saturating_sub(now), e.replay, e.fixed)).collect::<Vec<_>>(),
-                w.pending,
+                queue.join("; "),
+                w.pending.iter().map(|m| m.count_ones()).sum::<u32>(),
                 if w.resume_at > now { format!(", faulted until {}", w.resume_at) } else { String::new() }
             );
         }

@@ -1,0 +1,120 @@
+//! Checks every command makes of what the user gave before any simulation starts: where its
+//! outputs go, how much work it asks for, and text quoted back to the user.
+//!
+//! One rule for outputs, the same in every command: a missing parent folder is created, and the
+//! file (or folder) must then be writable, or the command stops before it simulates anything,
+//! naming the flag and the path. A file that already exists is left as it is until the run
+//! writes it.
+
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+
+/// Checks that `path` (given with `flag`) can be written as a file: creates its missing parent
+/// folders, refuses a folder, and opens it for writing (a file that did not exist is removed
+/// again, so a run that fails later leaves nothing behind).
+pub(crate) fn output_file(path: &Path, flag: &str) -> Result<()> {
+    if path.as_os_str().is_empty() {
+        bail!("{flag}: expected a file name, got an empty path");
+    }
+    if path.is_dir() {
+        bail!("{flag} {}: is a folder; expected a file name", path.display());
+    }
+    if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("{flag} {}: cannot create the folder {}", path.display(), d.display()))?;
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new().append(true).create(true).open(path).with_context(|| format!("{flag} {}: cannot write this file", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// Checks that `dir` (given with `flag`) can take files: creates it with its missing parents,
+/// refuses a file, and writes and removes a probe file in it.
+pub(crate) fn output_dir(dir: &Path, flag: &str) -> Result<()> {
+    if dir.as_os_str().is_empty() {
+        bail!("{flag}: expected a folder name, got an empty path");
+    }
+    if dir.exists() && !dir.is_dir() {
+        bail!("{flag} {}: is a file; expected a folder", dir.display());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("{flag} {}: cannot create this folder", dir.display()))?;
+    let probe = dir.join(format!(".mpgpu-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").with_context(|| format!("{flag} {}: cannot write into this folder", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Refuses a command that would run more than `limit` `what` (simulations, points, runs)
+/// unless the user raised the limit with `raise` (the flag that sets `limit`).
+pub(crate) fn bounded(count: u128, what: &str, limit: u64, raise: &str) -> Result<()> {
+    if count > limit as u128 {
+        bail!("this would run {count} {what}, more than the limit of {limit}; narrow the ranges, or raise the limit with {raise} N");
+    }
+    Ok(())
+}
+
+/// The most characters of a user's text quoted back in a message.
+pub(crate) const QUOTE_CHARS: usize = 60;
+
+/// `s` for quoting in a message or a table: control, bidirectional-override and other
+/// invisible format characters escaped (`\u{202e}`), and cut at [`QUOTE_CHARS`] characters
+/// with an ellipsis and the full length.
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out = String::new();
+    let n = s.chars().count();
+    for (i, c) in s.chars().enumerate() {
+        if i == QUOTE_CHARS {
+            out += &format!("… ({n} characters)");
+            break;
+        }
+        out += &escaped(c);
+    }
+    out
+}
+
+/// `s` for a table cell: every character shown, the invisible ones escaped (no cut).
+pub(crate) fn shown(s: &str) -> String {
+    s.chars().map(escaped).collect()
+}
+
+fn escaped(c: char) -> String {
+    // (C0 and C1 controls, and the bidirectional embeddings, overrides and isolates and other
+    // zero-width format characters that reorder or hide the text around them)
+    let invisible = c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{061c}');
+    if invisible {
+        c.escape_unicode().to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_characters_are_escaped_and_long_text_cut() {
+        assert_eq!(shown("a\u{202e}b\tc\u{1b}[31m"), "a\\u{202e}b\\u{9}c\\u{1b}[31m");
+        assert_eq!(shown("ordinary name é"), "ordinary name é");
+        let long = "x".repeat(1_000_000);
+        let q = quoted(&long);
+        assert!(q.len() < 100 && q.ends_with("(1000000 characters)"), "{q}");
+    }
+
+    #[test]
+    fn outputs_are_checked_before_a_run() {
+        let base = std::env::temp_dir().join(format!("mpgpu-checks-{}", std::process::id()));
+        let f = base.join("new/deeper/r.json");
+        output_file(&f, "--json").unwrap();
+        assert!(f.parent().unwrap().is_dir() && !f.exists(), "the folder is made, the file not left behind");
+        assert!(output_file(&base, "--json").unwrap_err().to_string().contains("is a folder"));
+        assert!(output_file(Path::new("/proc/t.csv"), "--timeline").unwrap_err().to_string().contains("--timeline /proc/t.csv: cannot"));
+        output_dir(&base.join("d"), "--svg").unwrap();
+        assert!(output_dir(&base.join("d"), "--svg").is_ok());
+        assert!(output_dir(Path::new("/proc/x"), "--svg").is_err());
+        assert!(bounded(10_001, "points", 10_000, "--max-points").unwrap_err().to_string().contains("10001 points"));
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}
