@@ -244,7 +244,39 @@ impl VmArgs {
             cfg.tb_switch.enabled = t != "off";
             cfg.tb_switch.ideal = t == "ideal";
         }
-        cfg.validate().map_err(|e| anyhow::anyhow!("options --paging/--migration/--faults/--vm/--oplog-bytes/--oplog-full/--rq-entries/--inject/--tb-switch/--local-faults: {e}"))
+        cfg.validate().map_err(|e| anyhow::anyhow!("{}", in_flags(&e)))
+    }
+}
+
+/// The configuration fields the command-line flags set (an `sm[k].` prefix stands for every
+/// SM kind): a configuration's validation error about one of them is told as the flag's.
+const FLAG_FIELDS: &[(&str, &str)] = &[
+    ("rq_entries", "--rq-entries"),
+    ("oplog_bytes", "--oplog-bytes"),
+    ("paging.migration_bytes", "--migration"),
+    ("paging.link", "--paging"),
+    ("paging.local", "--local-faults"),
+    ("inject.rate", "--inject"),
+    ("inject.latency", "--inject"),
+    ("tb_switch", "--tb-switch"),
+    ("faults", "--faults"),
+    ("alloc", "--alloc"),
+];
+
+/// A configuration's validation error (`field `sm[0].rq_entries`: 0 is out of range ...`)
+/// told in the terms of the flag that sets the field (`--rq-entries: 0 is out of range ...`),
+/// or as the configuration's field when no flag sets it.
+pub fn in_flags(e: &str) -> String {
+    let Some((field, rest)) = e.strip_prefix("field `").and_then(|r| r.split_once("`: ")) else {
+        return e.to_string();
+    };
+    let plain = match field.strip_prefix("sm[") {
+        Some(r) => r.split_once("].").map_or(field, |(_, f)| f),
+        None => field,
+    };
+    match FLAG_FIELDS.iter().find(|(f, _)| *f == plain) {
+        Some((_, flag)) => format!("{flag}: {rest}"),
+        None => format!("the configuration's field `{field}`: {rest}"),
     }
 }
 

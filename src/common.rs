@@ -29,7 +29,7 @@ pub(crate) fn load_workload(path: &Option<PathBuf>) -> Result<Workload> {
     }
 }
 
-fn progress_bar(label: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress_bar(label: &str) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::new(1);
     pb.set_style(
         indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} programs, {msg} ({elapsed})")

@@ -141,9 +141,10 @@ pub struct CosimArgs {
     /// The unit in the loop.
     #[arg(long, value_enum, default_value = "sched")]
     unit: UnitArg,
-    /// Framework policy.
-    #[arg(long, value_enum, default_value = "equal")]
-    policy: PolicyArg,
+    /// The framework's policy (default: equal), for --unit sched and engine, and for the
+    /// per-SM units with --framework.
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
     /// Preemption mechanism. Default: ctxsw, or drain under --alloc zorua or wlm (the only one
     /// they run with).
     #[arg(long, value_enum)]
@@ -157,29 +158,43 @@ pub struct CosimArgs {
     /// With `--backend fpga`: the board's serial device (e.g. /dev/ttyUSB0; docs/board.md).
     #[arg(long)]
     device: Option<String>,
-    /// With `--backend fpga --device`: the UART's baud rate (the bitstream's: 115200).
-    #[arg(long, default_value_t = 115_200)]
-    baud: u32,
+    /// With `--backend fpga --device`: the UART's baud rate (default: the bitstream's, 115200).
+    #[arg(long)]
+    baud: Option<u32>,
     /// What the framework's slot holds.
     #[arg(long, value_enum, default_value = "lockstep")]
     mode: ModeArg,
     /// A preset (at most 16 identical SMs) or a TOML file.
     #[arg(long, default_value = "gtx480")]
     config: String,
-    /// Write the run's waveform here (VCD, with a GTKWave save file beside it).
+    /// Write the run's waveform: for --unit sched, engine and slice one VCD file, PATH (with
+    /// a GTKWave save file beside it); for the units with one waveform per SM (oplog, oldata,
+    /// rq, rq-ol, zorua) and for wf, PATH is a folder, and each SM with the RTL gets
+    /// PATH/sm<k>-<block>.vcd (wf also PATH/wf.vcd). Missing folders are created.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// With --vcd: record only from this GPU cycle on.
+    #[arg(long, requires = "vcd")]
+    vcd_from: Option<u64>,
+    /// With --vcd: record only up to this GPU cycle (inclusive).
+    #[arg(long, requires = "vcd")]
+    vcd_to: Option<u64>,
+    /// With --vcd and a per-SM unit: record the waveforms of these SMs only (`0,3,5-7`; of
+    /// those that carry the RTL, `--sms`).
+    #[arg(long, requires = "vcd")]
+    vcd_sms: Option<String>,
     /// Record the clocked cycles (inputs, expected outputs) into this directory, for
     /// `mpgpu replay`.
     #[arg(long)]
     trace: Option<PathBuf>,
     /// Clock and compare the framework on every GPU cycle, instead of gating its clock while it
-    /// is idle with no input (same results, slower).
+    /// is idle with no input (same results, slower); --unit sched and engine.
     #[arg(long)]
     every_cycle: bool,
-    /// Per-SM units: the SMs whose slot carries the RTL (`all`, or `0,3,5-7`).
-    #[arg(long, default_value = "all")]
-    sms: String,
+    /// Per-SM units (and wf's counters): the SMs whose slot carries the RTL (`all`, or
+    /// `0,3,5-7`).
+    #[arg(long)]
+    sms: Option<String>,
     /// Per-SM units: blocks scheduled by the scheduling framework's model under `--policy`
     /// and `--preempt` (under Zorua: `--preempt drain`), instead of the baseline dispatcher.
     #[arg(long)]
@@ -233,8 +248,27 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
+    // (a flag that the unit's run would not use is refused, with the reason)
+    let uses_framework = matches!(unit, UnitKind::Sched | UnitKind::Engine) || (unit.per_sm() && a.framework);
+    if !uses_framework && (a.policy.is_some() || a.preempt.is_some()) {
+        bail!(
+            "--policy and --preempt choose the scheduling framework's policy: --unit {} {}",
+            unit.name(),
+            if unit.per_sm() { "runs under the baseline dispatcher unless --framework is given" } else { "runs under its slicing dispatcher (--slicing)" }
+        );
+    }
+    if a.sms.is_some() && !(unit.per_sm() || unit == UnitKind::Wf) {
+        bail!("--sms picks the SMs whose slot carries a per-SM unit's RTL: --unit {} is one block for the whole GPU", unit.name());
+    }
+    if a.every_cycle && !matches!(unit, UnitKind::Sched | UnitKind::Engine) {
+        bail!("--every-cycle clocks the framework on every GPU cycle: --unit {} is clocked when its SMs ask something of it", unit.name());
+    }
+    if a.baud.is_some() && a.device.is_none() {
+        bail!("--baud sets the UART's rate to a board: it needs --backend fpga --device PATH");
+    }
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
-    let mut o = CosimOptions::new(a.policy.into(), preempt.into());
+    let policy = a.policy.unwrap_or(PolicyArg::Equal);
+    let mut o = CosimOptions::new(policy.into(), preempt.into());
     o.unit = unit;
     o.mode = mode;
     o.backend = a.backend.into();
@@ -243,7 +277,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if a.backend == BackendArg::Fpga {
         mpgpu_tb::serial::set_fpga_target(match &a.device {
-            Some(path) => mpgpu_tb::serial::FpgaTarget::Device { path: path.clone(), baud: a.baud },
+            Some(path) => mpgpu_tb::serial::FpgaTarget::Device { path: path.clone(), baud: a.baud.unwrap_or(115_200) },
             None => mpgpu_tb::serial::FpgaTarget::Simulation,
         });
     }
@@ -263,7 +297,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.slice_faults = mpgpu_rtl::SliceFaults {
         over_quota: a.broken == Some(BrokenArg::OverQuota),
     };
-    o.sms = mpgpu_ref::slots::SmSet::parse(&a.sms, cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
+    o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.per_sm() || matches!(unit, UnitKind::Wf | UnitKind::Slice)) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
     }
@@ -273,8 +307,43 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.framework = a.framework;
     o.every_cycle = a.every_cycle;
     o.limits = crate::common::limits(a.max_cycles);
+    // (the outputs are checked before the run: a waveform or trace that cannot be written is
+    // refused now, not found out after the simulation)
+    if let Some(p) = &a.vcd {
+        if unit.waveform_folder() {
+            if p.extension().is_some_and(|x| x == "vcd") {
+                bail!("--vcd {}: --unit {} writes one waveform per SM with the RTL{}: name a folder (each goes in as FOLDER/sm<k>-<block>.vcd), not a .vcd file", p.display(), unit.name(), if unit == UnitKind::Wf { " and one of the water-filling unit" } else { "" });
+            }
+            crate::checks::output_dir(p, "--vcd")?;
+        } else {
+            crate::checks::output_file(p, "--vcd")?;
+        }
+    }
+    if let Some(d) = &a.trace {
+        crate::checks::output_dir(d, "--trace")?;
+    }
+    o.vcd_window = (a.vcd_from.unwrap_or(0), a.vcd_to.unwrap_or(u64::MAX));
+    if o.vcd_window.0 > o.vcd_window.1 {
+        bail!("--vcd-from {} is after --vcd-to {}", o.vcd_window.0, o.vcd_window.1);
+    }
+    if let Some(v) = &a.vcd_sms {
+        if !unit.waveform_folder() {
+            bail!("--vcd-sms picks the SMs whose waveforms are written: --unit {} has one waveform", unit.name());
+        }
+        o.vcd_sms = mpgpu_ref::slots::SmSet::parse(v, cfg.num_sms() as usize).map_err(|e| anyhow!("--vcd-sms: {e}"))?;
+        if let Some(k) = (0..cfg.num_sms() as usize).find(|&k| o.vcd_sms.contains(k) && !o.sms.contains(k)) {
+            bail!("--vcd-sms {v}: SM {k} does not carry the RTL (--sms {}); only SMs with the RTL have waveforms", a.sms.as_deref().unwrap_or("all"));
+        }
+    }
     o.vcd = a.vcd.clone();
     o.trace = a.trace.clone();
+    let pb = crate::common::progress_bar("cosim");
+    let bar = pb.clone();
+    o.progress = Some(mpgpu_tb::cosim::Progress(std::rc::Rc::new(move |cycle, done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+        bar.set_message(format!("cycle {cycle}"));
+    })));
     println!("workload: {}", w.description);
     println!(
         "config:   {} ({} SMs); unit {:?} ({}) on {}, policy {}, {:?}",
@@ -304,33 +373,35 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }
-    let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e))?;
+    let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e));
+    pb.finish_and_clear();
+    let rep = rep?;
     for x in &rep.warnings {
-        eprintln!("warning: {x}");
+        eprintln!("error: {x}");
     }
     let secs = rep.seconds;
-    let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" of {} GPU cycles", r.cycles));
+    let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
     let gated = if matches!(a.unit, UnitArg::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
-    let what = match mode {
-        SlotMode::Lockstep => "cycles checked",
-        SlotMode::RtlAlone => "cycles clocked (unchecked)",
-        SlotMode::ModelAlone => "cycles checked (none: the model alone)",
+    // (a unit with several instances counts the clocked cycles of all of them)
+    let instances = if unit.per_sm() || unit == UnitKind::Wf {
+        let n = (0..cfg.num_sms() as usize).filter(|&k| o.sms.contains(k)).count();
+        let units = if unit == UnitKind::RqOl { " (3 blocks each)" } else { "" };
+        format!(", summed over {n} SMs' slots{units}{}", if unit == UnitKind::Wf { " and the water-filling unit" } else { "" })
+    } else {
+        String::new()
     };
-    println!("{what}: {}{gpu_cycles}{gated}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
+    let what = match mode {
+        SlotMode::Lockstep => "clocked cycles checked",
+        SlotMode::RtlAlone => "clocked cycles (unchecked)",
+        SlotMode::ModelAlone => "clocked cycles checked (none: the model alone)",
+    };
+    println!("{what}: {}{instances}{gpu_cycles}{gated}  mismatches: {}", rep.cycles_checked, rep.mismatch.is_some() as u32);
     if let Some(r) = &rep.result {
         println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s; {:.2} s to build the units before)", r.cycles, secs, r.cycles as f64 / secs / 1e3, rep.setup_seconds);
         print_result(r, None, secs);
     }
     if let Some(p) = &rep.vcd {
-        match a.unit {
-            UnitArg::Wf => println!("waveforms: {0}-wf.vcd (the water-filling unit) and {0}-prof-sm<k>.vcd (each SM's counters)", p.with_extension("").display()),
-            UnitArg::RqOl => println!("waveforms: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd, one per SM with the RTL", p.with_extension("").display()),
-            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => {
-                let first = (0..cfg.num_sms() as usize).find(|&k| o.sms.contains(k)).unwrap_or(0);
-                println!("waveforms: {}-sm<k>.vcd, one per SM with the RTL (GTKWave: gtkwave {}-sm{first}.gtkw)", p.with_extension("").display(), p.with_extension("").display())
-            }
-            _ => println!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display()),
-        }
+        println!("{}", waveforms(p, &rep.vcd_files, unit));
     }
     if let Some(p) = &rep.trace {
         match a.unit {
@@ -343,21 +414,31 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(m) = &rep.mismatch {
         eprintln!("{m}");
         if let Some(p) = &rep.vcd {
-            match a.unit {
-                UnitArg::Wf => eprintln!("waveforms around the mismatch: {0}-wf.vcd and {0}-prof-sm<k>.vcd", p.with_extension("").display()),
-                UnitArg::RqOl => eprintln!("waveforms around the mismatch: {0}-oplog-sm<k>.vcd, {0}-oldata-sm<k>.vcd and {0}-rq-sm<k>.vcd", p.with_extension("").display()),
-                UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => eprintln!("waveforms around the mismatch: {}-sm<k>.vcd", p.with_extension("").display()),
-                _ => eprintln!("waveform around the mismatch: {}", p.display()),
-            }
+            eprintln!("around the mismatch: {}", waveforms(p, &rep.vcd_files, unit));
         }
         return Ok(ExitCode::FAILURE);
     }
     if let Some(e) = &rep.error {
         bail!("{e}");
     }
+    if !rep.warnings.is_empty() {
+        // (an output asked for and not written fails the command, whatever the run found)
+        eprintln!("FAIL: {} requested output(s) could not be written", rep.warnings.len());
+        return Ok(ExitCode::FAILURE);
+    }
     let ok = rep.result.as_ref().is_some_and(|r| r.processes.iter().all(|p| p.verified));
     println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Where a run's waveforms went: a file, or a folder of one per SM with the RTL.
+fn waveforms(p: &Path, files: &[PathBuf], unit: UnitKind) -> String {
+    if !unit.waveform_folder() {
+        return format!("waveform: {} (GTKWave: gtkwave {})", p.display(), p.with_extension("gtkw").display());
+    }
+    let files: Vec<String> = files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+    let shown = if files.len() > 4 { format!("{}, ... {}", files[..3].join(", "), files[files.len() - 1]) } else { files.join(", ") };
+    format!("waveforms: {} files in {}/ ({shown}; GTKWave: gtkwave {}/<name>.gtkw)", files.len(), p.display(), p.display())
 }
 
 #[derive(clap::Args)]

@@ -3,7 +3,7 @@
 
 use crate::args::{parse_bytes, PagingArg};
 use crate::common::simulate;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::{FaultScheme, GpuConfig, OplogFull, PagingLink};
 use mpgpu_ref::timing::{RunLimits, RunResult};
 use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
@@ -27,9 +27,9 @@ pub struct FaultsArgs {
     /// Also run each kernel with demand paging over this link, stalling on faults.
     #[arg(long, value_enum)]
     paging: Option<PagingArg>,
-    /// Bytes migrated per fault with --paging.
-    #[arg(long, value_parser = parse_bytes, default_value = "64k")]
-    migration: u32,
+    /// Bytes migrated per fault with --paging (default 64k).
+    #[arg(long, value_parser = parse_bytes)]
+    migration: Option<u32>,
     /// With --paging, write every kernel's per-SM timeline (resident, faulted, active warps)
     /// to DIR/<kernel>.csv.
     #[arg(long)]
@@ -40,9 +40,9 @@ pub struct FaultsArgs {
     /// With --paging, skip the table without faults.
     #[arg(long)]
     paging_only: bool,
-    /// The log-full policy of the --oplog-sweep runs.
-    #[arg(long, value_enum, default_value = "stall")]
-    oplog_full: OplogFullArg,
+    /// The log-full policy of the --oplog-sweep runs (default stall).
+    #[arg(long, value_enum)]
+    oplog_full: Option<OplogFullArg>,
     /// Write the tables as SVG bar charts into DIR.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -118,6 +118,44 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         b.program(size, 1).map_err(|e| anyhow!("--scale gives {k} size {size}: {e}"))?;
         sizes.push(size);
     }
+    // (every option is checked, and every output, before the first simulation)
+    let paging = a.paging.filter(|&p| p != PagingArg::Off);
+    if paging.is_none() {
+        for (given, flag) in [(a.migration.is_some(), "--migration"), (a.timeline.is_some(), "--timeline"), (a.paging_only, "--paging-only")] {
+            if given {
+                bail!("{flag} applies to the demand-paging runs: add --paging nvlink or pcie");
+            }
+        }
+    }
+    if a.paging_only && !a.oplog_sweep.is_empty() {
+        bail!("--oplog-sweep adds to the table without faults, which --paging-only skips");
+    }
+    if a.oplog_full.is_some() && a.oplog_sweep.is_empty() {
+        bail!("--oplog-full sets the policy of the --oplog-sweep runs: give --oplog-sweep SIZES");
+    }
+    let oplog_full: OplogFull = a.oplog_full.unwrap_or(OplogFullArg::Stall).into();
+    let migration = a.migration.unwrap_or(64 * 1024);
+    for &bytes in &a.oplog_sweep {
+        let mut c = cfg.clone();
+        c.faults = FaultScheme::Ol;
+        c.sm.iter_mut().for_each(|g| {
+            g.oplog_bytes = bytes;
+            g.oplog_full = oplog_full;
+        });
+        c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {}", crate::args::in_flags(&e).trim_start_matches("--oplog-bytes: ")))?;
+    }
+    if let Some(link) = paging {
+        let mut c = cfg.clone();
+        c.paging.link = link.into();
+        c.paging.migration_bytes = migration;
+        c.validate().map_err(|e| anyhow!("{}", crate::args::in_flags(&e)))?;
+    }
+    if let Some(d) = &a.timeline {
+        crate::checks::output_dir(d, "--timeline")?;
+    }
+    if let Some(d) = &a.svg {
+        crate::checks::output_dir(d, "--svg")?;
+    }
     if !a.paging_only {
     let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
         ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
@@ -164,7 +202,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
                 c.faults = FaultScheme::Ol;
                 c.sm.iter_mut().for_each(|g| {
                     g.oplog_bytes = bytes;
-                    g.oplog_full = a.oplog_full.into();
+                    g.oplog_full = oplog_full;
                 });
                 c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {e}"))?;
                 row.push(base as f64 / run(&c, k, size)?.cycles as f64);
@@ -202,12 +240,12 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
         let series: Vec<(String, Vec<f64>)> = schemes.iter().zip(&rel).map(|((n, _, _, _), v)| (n.to_string(), v.clone())).collect();
         let path = d.join("schemes.svg");
-        crate::plot::bars(&path, "Preemptible faults without faults: performance relative to stall-on-fault", &kernels, &series)?;
+        crate::plot::bars(&path, "Preemptible faults without faults: performance relative to stall-on-fault", "performance relative to stall-on-fault (%)", &kernels, &series)?;
         println!("wrote {}", path.display());
         if !a.oplog_sweep.is_empty() {
             let series: Vec<(String, Vec<f64>)> = a.oplog_sweep.iter().enumerate().map(|(i, &b)| (format!("OL {}B", human(b)), sweep_rows.iter().map(|r| r[i]).collect())).collect();
             let path = d.join("oplog-sweep.svg");
-            crate::plot::bars(&path, "Operand log size: performance relative to stall-on-fault", &kernels, &series)?;
+            crate::plot::bars(&path, "Operand log size: performance relative to stall-on-fault", "performance relative to stall-on-fault (%)", &kernels, &series)?;
             println!("wrote {}", path.display());
         }
     }
@@ -215,7 +253,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if let Some(link) = a.paging.filter(|&p| p != PagingArg::Off) {
         let mut c = cfg.clone();
         c.paging.link = link.into();
-        c.paging.migration_bytes = a.migration;
+        c.paging.migration_bytes = migration;
         c.faults = FaultScheme::Stall;
         c.validate().map_err(|e| anyhow!("--migration: {e}"))?;
         if let Some(d) = &a.timeline {
@@ -292,7 +330,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
             let series = vec![("RQ".to_string(), speedups[0].clone()), ("RQ + TB switch".to_string(), speedups[1].clone()), ("ideal switch".to_string(), speedups[2].clone()), ("RQ + local".to_string(), speedups[3].clone())];
             let path = d.join(format!("tb-switch-{}.svg", format!("{:?}", c.paging.link).to_lowercase()));
-            crate::plot::bars(&path, &format!("Thread-block switching on faults ({:?}): performance relative to stall-on-fault", c.paging.link), &kernels, &series)?;
+            crate::plot::bars(&path, &format!("Thread-block switching on faults ({:?}): performance relative to stall-on-fault", c.paging.link), "performance relative to stall-on-fault (%)", &kernels, &series)?;
             println!("wrote {}", path.display());
         }
         println!("(RQ, switch, ideal, local: stall-on-fault cycles over the replay queue's, alone, with thread-block switching on faults, with 1-cycle switches, and with local handling of faults on pages with no data)");

@@ -68,18 +68,20 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         files.extend(v);
     }
     if files.is_empty() {
-        return Err(anyhow!("no workload files (*.toml) in {:?}", a.dirs));
+        return Err(anyhow!("no workload files (*.toml) in {}", a.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")));
     }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+    // (every workload is read, and the output folder checked, before the first simulation)
+    let workloads: Vec<Workload> = files.iter().map(|f| Workload::load(f).map_err(|e| anyhow!("{e}"))).collect::<Result<_>>()?;
+    crate::checks::output_dir(&a.out, "--out")?;
+    let mut plots = Vec::new();
     let mut alone_cache: HashMap<String, RunResult> = HashMap::new();
     let mut curve_cache = HashMap::new();
     let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
     // (per workload: the rows of every policy)
     let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
     let t0 = std::time::Instant::now();
-    for f in &files {
-        let w = Workload::load(f).map_err(|e| anyhow!("{e}"))?;
-        let name = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    for (f, w) in files.iter().zip(workloads) {
+        let name = f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy())).unwrap_or_default();
         let mut alone = Vec::new();
         for p in &w.processes {
             let key = format!("{p:?}");
@@ -154,13 +156,14 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         for (what, g) in [("ipc", (&|r: &Row| r.ipc) as &dyn Fn(&Row) -> f64), ("min-speedup", &|r: &Row| r.min_speedup), ("antt", &|r: &Row| r.antt)] {
             let series: Vec<(String, Vec<f64>)> = (1..POLICIES.len()).map(|i| (POLICIES[i].name().to_string(), set.iter().map(|x| g(&x.2[i]) / g(&x.2[0])).collect())).collect();
             let path = a.out.join(format!("{what}-{k}.svg"));
-            plot::bars(&path, &format!("{what} normalised to Left-Over, {k} kernels ({})", cfg.name), &groups, &series)?;
+            plot::bars(&path, &format!("{what} normalised to Left-Over, {k} kernels ({})", cfg.name), &format!("{what} relative to Left-Over (%)"), &groups, &series)?;
+            plots.push(path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()));
         }
     }
     println!("{md}");
     let md_path = a.out.join("summary.md");
     std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
-    println!("wrote {}, {} and the plots ({{ipc,min-speedup,antt}}-{{2,3}}.svg) in {:.0} s", csv_path.display(), md_path.display(), t0.elapsed().as_secs_f64());
+    println!("wrote {}, {} and the plots {} in {:.0} s", csv_path.display(), md_path.display(), plots.join(", "), t0.elapsed().as_secs_f64());
     let ok = all.iter().all(|x| x.2.iter().all(|r| r.verified));
     println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -31,9 +31,9 @@ pub struct StudyArgs {
     /// The folder for points.csv, points.json, summary.md and the plots.
     #[arg(long, default_value = "target/results/zorua/study")]
     out: PathBuf,
-    /// Points run at once (default: the machine's cores).
-    #[arg(long)]
-    jobs: Option<usize>,
+    /// Points run at once (default: the machine's cores; at most 256).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -132,7 +132,9 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
             }
         }
     }
-    let workers = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    // (the output folder is checked before the first point runs)
+    crate::checks::output_dir(&a.out, "--out")?;
+    let workers = a.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from).max(1);
     println!("study: {} applications on {} configurations, {} points, {workers} at a time", apps.len(), cfgs.len(), jobs.len());
     let pb = indicatif::ProgressBar::new(jobs.len() as u64);
     pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed}, {eta} left)").unwrap().progress_chars("=> "));
@@ -336,7 +338,7 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
         writeln!(s, "| **mean** | {} | {} | {} |\n", pct(mean(&cols[0])), pct(mean(&cols[1])), pct(mean(&cols[2]))).unwrap();
         if !groups.is_empty() {
             let svg = out.join("porting.svg");
-            plot::bars(&svg, "The worst ported point's execution time, relative to the target's best", &groups, &bars)?;
+            plot::bars(&svg, "The worst ported point's execution time, relative to the target's best", "execution time relative to the target's best (%)", &groups, &bars)?;
             writeln!(s, "Plot: {}\n", svg.display()).unwrap();
         }
     }

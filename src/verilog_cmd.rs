@@ -1,6 +1,6 @@
 //! `mpgpu verilog`: write a block's Verilog.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use mpgpu_rtl::verilog::BLOCKS;
@@ -10,13 +10,12 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct VerilogArgs {
-    /// Block name: sched (the whole scheduling framework), dss or prio (its policy engines
-    /// alone) or lowest_first.
+    /// The block (`mpgpu verilog --help` describes each).
     #[arg(value_parser = BlockName)]
     block: String,
-    /// SMs the scheduling blocks scan (1..=16).
-    #[arg(long, default_value_t = 16)]
-    sms: usize,
+    /// The SMs a GPU-wide block serves (sched, dss, prio, wf, slice): 1..=16, default 16.
+    #[arg(long)]
+    sms: Option<usize>,
     /// Output directory.
     #[arg(long, default_value = "target/verilog")]
     out: PathBuf,
@@ -42,14 +41,18 @@ impl TypedValueParser for BlockName {
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(BLOCKS.iter().map(|b| PossibleValue::new(*b))))
+        Some(Box::new(BLOCKS.iter().map(|b| PossibleValue::new(*b).help(mpgpu_rtl::verilog::describe(b)))))
     }
 }
 
 pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
     let VerilogArgs { block, sms, out } = a;
-    let v = mpgpu_rtl::verilog::verilog_sized(&block, sms).map_err(|e| anyhow!(e))?;
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    if sms.is_some() && !mpgpu_rtl::verilog::sized_by_sms(&block) {
+        let sized: Vec<&str> = BLOCKS.iter().copied().filter(|b| mpgpu_rtl::verilog::sized_by_sms(b)).collect();
+        bail!("--sms sizes the GPU-wide blocks ({}): `{block}` is {}", sized.join(", "), mpgpu_rtl::verilog::describe(&block));
+    }
+    crate::checks::output_dir(&out, "--out")?;
+    let v = mpgpu_rtl::verilog::verilog_sized(&block, sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS)).map_err(|e| anyhow!(e))?;
     let path = out.join(format!("{block}.v"));
     std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))?;
     println!("wrote {}", path.display());

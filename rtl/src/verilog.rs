@@ -6,6 +6,29 @@ use rust_hdl::prelude::*;
 /// The blocks `mpgpu verilog <block>` knows.
 pub const BLOCKS: &[&str] = &["lowest_first", "dss", "prio", "sched", "oplog", "rq", "oldata", "zorua", "wf", "prof", "slice"];
 
+/// What each block of [`BLOCKS`] is, in one line (the command line's help lists them).
+pub fn describe(block: &str) -> &'static str {
+    match block {
+        "lowest_first" => "the lowest-index-first picker the scheduling blocks share",
+        "dss" => "the framework's Dynamic Spatial Sharing policy engine alone",
+        "prio" => "the framework's priority policy engine (FCFS, NPQ, PPQ) alone",
+        "sched" => "the whole kernel scheduling framework: SMST, KSRT, PTBQs, SM driver, policy engines",
+        "oplog" => "the operand log's bookkeeping (one per SM): entries, free list, per-block quotas",
+        "rq" => "the replay queue (one per SM): faulted instructions kept for replay",
+        "oldata" => "the operand log's data array (one per SM): 32 lane RAMs",
+        "zorua" => "Zorua's coordinator and mapping tables (one per SM; the Fermi geometry)",
+        "wf" => "Warped-Slicer's water-filling unit (one per GPU)",
+        "prof" => "Warped-Slicer's sampling counters (one per SM)",
+        "slice" => "the slice table: kernels sharing SMs under per-SM quotas (one per GPU)",
+        _ => "",
+    }
+}
+
+/// Whether a block is sized by the number of SMs it serves (`--sms`); the others are one SM's.
+pub fn sized_by_sms(block: &str) -> bool {
+    matches!(block, "dss" | "prio" | "sched" | "wf" | "slice")
+}
+
 /// Verilog for the named block, with its inputs marked as driven from outside (the scheduling
 /// blocks sized for the largest GPU they support).
 pub fn verilog_for(block: &str) -> Option<String> {
@@ -15,7 +38,7 @@ pub fn verilog_for(block: &str) -> Option<String> {
 /// Verilog for the named block; the scheduling blocks (`dss`, `prio`, `sched`) are sized for
 /// `sms` SMs.
 pub fn verilog_sized(block: &str, sms: usize) -> Result<String, String> {
-    if matches!(block, "dss" | "prio" | "sched" | "wf" | "slice") && !(1..=MAX_SMS).contains(&sms) {
+    if sized_by_sms(block) && !(1..=MAX_SMS).contains(&sms) {
         return Err(format!("--sms {sms}: the scheduling blocks support 1..={MAX_SMS} SMs"));
     }
     Ok(match block {

@@ -40,6 +40,24 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+/// What a run's waveforms record: the clocked cycles `from..=until` (all, or the window around
+/// a mismatch), of those the GPU cycles in `time` (the user's window), and of a per-SM unit the
+/// SMs in `sms`.
+#[derive(Clone, Debug)]
+pub struct Rec {
+    pub from: u64,
+    pub until: u64,
+    pub time: (u64, u64),
+    pub sms: SmSet,
+}
+
+impl Rec {
+    /// Nothing recorded.
+    pub fn none() -> Rec {
+        Rec { from: u64::MAX, until: u64::MAX, time: (0, u64::MAX), sms: SmSet::All }
+    }
+}
+
 /// A model and its RTL in the loop, with what is recorded of them.
 pub struct Cosim<M: Unit<In = P::In, Out = P::Out>, P: Ports> {
     pub pair: InLoop<M, RtlUnit<P>, P::State>,
@@ -47,6 +65,8 @@ pub struct Cosim<M: Unit<In = P::In, Out = P::Out>, P: Ports> {
     /// Clocked cycles whose waveform is recorded.
     pub record_from: u64,
     pub record_until: u64,
+    /// GPU cycles whose waveform is recorded (the user's window, `--vcd-from`/`--vcd-to`).
+    pub record_time: (u64, u64),
     pub trace: Option<TraceWriter>,
     pub trace_error: Option<String>,
 }
@@ -58,7 +78,7 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         P: Ports<State = ()>,
     {
         let pair = InLoop::<M, RtlUnit<P>, ()>::new(model, rtl, 16).named(instance);
-        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, trace: None, trace_error: None }
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None }
     }
 
     /// `model` beside `rtl`, named `instance`, comparing outputs and the state `model_state`
@@ -70,13 +90,14 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         if !observes {
             pair = pair.outputs_compared_only();
         }
-        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, trace: None, trace_error: None }
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None }
     }
 
-    /// Records the waveform of clocked cycles `from..=until`.
-    pub fn recording(mut self, from: u64, until: u64) -> Self {
-        self.record_from = from;
-        self.record_until = until;
+    /// Records the waveform of the clocked cycles of `r` that fall in its GPU-cycle window.
+    pub fn recording(mut self, r: Rec) -> Self {
+        self.record_from = r.from;
+        self.record_until = r.until;
+        self.record_time = r.time;
         self
     }
 
@@ -89,7 +110,8 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
     /// Before the edge of the current cycle: the waveform and the trace.
     fn record(&mut self, i: &P::In) {
         let cycle = self.pair.cycle;
-        let window = (self.record_from..=self.record_until).contains(&cycle);
+        let time = self.pair.time.unwrap_or(cycle);
+        let window = (self.record_from..=self.record_until).contains(&cycle) && (self.record_time.0..=self.record_time.1).contains(&time);
         if !window && self.trace.is_none() {
             return;
         }
@@ -101,7 +123,6 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         // (the clocked cycle's inputs, whatever the RTL was last asked)
         let mut inputs = vec![0; l.inputs.len()];
         ports.encode(i, &mut inputs);
-        let time = self.pair.time.unwrap_or(cycle);
         if let Some(t) = self.trace.as_mut() {
             let mut care = vec![true; exp.len()];
             ports.care(&expected, &mut care);
@@ -252,8 +273,14 @@ impl SchedUnit for Alone<SchedPorts> {
 pub trait Outcome {
     fn mismatch(&self) -> Option<Mismatch>;
     fn cycles(&self) -> u64;
-    fn write_vcd(&self, p: &Path) -> Result<(), String>;
+    /// Writes the waveform to the file `p`, or (a per-SM unit, [`Outcome::per_sm`]) one per
+    /// SM with the RTL into the folder `p`.
+    fn write_vcd(&self, p: &Path) -> Result<Vec<PathBuf>, String>;
     fn finish_trace(&self) -> Result<Option<PathBuf>, String>;
+    /// Whether the waveforms are one per SM (written into a folder).
+    fn per_sm(&self) -> bool {
+        false
+    }
 }
 
 impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for Shared<M, P> {
@@ -263,10 +290,10 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for Shared<M, P> {
     fn cycles(&self) -> u64 {
         self.0.borrow().pair.cycle
     }
-    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+    fn write_vcd(&self, p: &Path) -> Result<Vec<PathBuf>, String> {
         match self.0.borrow().vcd.as_ref() {
-            Some(r) => r.write(p).map_err(|e| format!("cannot write {}: {e}", p.display())),
-            None => Ok(()),
+            Some(r) => r.write(p).map(|()| vec![p.to_path_buf()]).map_err(|e| format!("cannot write {}: {e}", p.display())),
+            None => Ok(Vec::new()),
         }
     }
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
@@ -289,8 +316,8 @@ impl Outcome for AloneOutcome {
     fn cycles(&self) -> u64 {
         self.0.iter().map(|c| c.get()).sum()
     }
-    fn write_vcd(&self, _: &Path) -> Result<(), String> {
-        Ok(())
+    fn write_vcd(&self, _: &Path) -> Result<Vec<PathBuf>, String> {
+        Ok(Vec::new())
     }
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
         Ok(None)
@@ -308,10 +335,13 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
     fn cycles(&self) -> u64 {
         self.0.slots.iter().map(|s| if let Slot::Pair(p) = s { p.0.borrow().pair.cycle } else { 0 }).sum()
     }
-    /// Writes SM k's waveform as `<stem>-sm<k>.vcd` beside `p` (each with its save file).
-    fn write_vcd(&self, p: &Path) -> Result<(), String> {
-        let stem = p.with_extension("");
-        self.0.write_vcds_as(|k| PathBuf::from(format!("{}-sm{k}.vcd", stem.display()))).map(drop)
+    /// Writes SM k's waveform as `p/sm<k>-<block>.vcd` (each with its save file).
+    fn write_vcd(&self, p: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        self.0.write_vcds(p)
+    }
+    fn per_sm(&self) -> bool {
+        true
     }
     /// Finishes every SM's trace; returns the first SM's directory (`DIR/sm<k>`).
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
@@ -326,18 +356,12 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> 
     }
 }
 
-/// Several per-SM units in the loop at once (the operand log's bookkeeping and data array and
-/// the replay queue's): the first mismatch of any (earliest GPU cycle; the earlier-listed
-/// unit's on a tie), the clocked cycles of all, waveforms `<stem>-<block>-sm<k>.vcd`, traces
-/// `DIR/<block>/sm<k>/`.
+/// Several units in the loop at once (the operand log's bookkeeping and data array and the
+/// replay queue's; the water-filling unit and the sampling counters): the first mismatch of any
+/// (earliest GPU cycle; the earlier-listed unit's on a tie), the clocked cycles of all,
+/// waveforms in one folder (`<block>.vcd` of a global unit, `sm<k>-<block>.vcd` of a per-SM
+/// one), traces `DIR/<block>/sm<k>/`.
 struct Several(Vec<(Box<dyn Outcome>, &'static str)>);
-
-impl Several {
-    fn path(p: &Path, block: &str) -> PathBuf {
-        let stem = p.with_extension("");
-        PathBuf::from(format!("{}-{block}.vcd", stem.display()))
-    }
-}
 
 impl Outcome for Several {
     fn mismatch(&self) -> Option<Mismatch> {
@@ -354,11 +378,20 @@ impl Outcome for Several {
     fn cycles(&self) -> u64 {
         self.0.iter().map(|(o, _)| o.cycles()).sum()
     }
-    fn write_vcd(&self, p: &Path) -> Result<(), String> {
+    fn write_vcd(&self, p: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        let mut files = Vec::new();
         for (o, block) in &self.0 {
-            o.write_vcd(&Several::path(p, block))?;
+            if o.per_sm() {
+                files.extend(o.write_vcd(p)?);
+            } else {
+                files.extend(o.write_vcd(&p.join(format!("{block}.vcd")))?);
+            }
         }
-        Ok(())
+        Ok(files)
+    }
+    fn per_sm(&self) -> bool {
+        true
     }
     fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
         let mut first = None;
@@ -460,6 +493,8 @@ pub struct CosimReport {
     pub mismatch: Option<Mismatch>,
     /// Where the waveform went, if anywhere (its GTKWave save file is beside it).
     pub vcd: Option<PathBuf>,
+    /// The waveform files written (with a GTKWave save file beside each).
+    pub vcd_files: Vec<PathBuf>,
     /// Where the trace went, if anywhere.
     pub trace: Option<PathBuf>,
     pub error: Option<SimError>,
@@ -512,6 +547,12 @@ impl UnitKind {
         matches!(self, UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl | UnitKind::Zorua)
     }
 
+    /// Whether the unit's run has several waveforms (one per SM with the RTL; the
+    /// water-filling unit's and each SM's counters'), written into one folder.
+    pub fn waveform_folder(self) -> bool {
+        self.per_sm() || self == UnitKind::Wf
+    }
+
     /// The fault scheme the unit implies (the replay queue's is `rq`, which `ol` also has).
     pub fn implied_faults(self) -> Option<mpgpu_ref::config::FaultScheme> {
         match self {
@@ -538,6 +579,16 @@ impl UnitKind {
 }
 
 pub use mpgpu_ref::slots::SlotMode;
+
+/// A run's progress reports: called with (GPU cycle, programs done, programs in all).
+#[derive(Clone)]
+pub struct Progress(pub Rc<dyn Fn(u64, u64, u64)>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
 
 /// A co-simulation run's settings.
 #[derive(Clone, Debug)]
@@ -573,8 +624,15 @@ pub struct CosimOptions {
     pub framework: bool,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,
-    /// The whole run's waveform.
+    /// The whole run's waveform: a file, or for units with several waveforms (per-SM units,
+    /// `Wf`; [`UnitKind::waveform_folder`]) a folder.
     pub vcd: Option<PathBuf>,
+    /// The GPU cycles the waveform records (inclusive).
+    pub vcd_window: (u64, u64),
+    /// For per-SM units: the SMs whose waveforms are recorded (of those with the RTL).
+    pub vcd_sms: SmSet,
+    /// Called as the run goes with (GPU cycle, programs done, programs in all).
+    pub progress: Option<Progress>,
     /// Where the waveform around a mismatch goes when no waveform was asked for.
     pub mismatch_vcd: PathBuf,
     /// A trace of the clocked cycles for replay.
@@ -605,6 +663,9 @@ impl CosimOptions {
             framework: false,
             every_cycle: false,
             vcd: None,
+            vcd_window: (0, u64::MAX),
+            vcd_sms: SmSet::All,
+            progress: None,
             mismatch_vcd: PathBuf::from("target/cosim/mismatch.vcd"),
             trace: None,
             limits: RunLimits::default(),
@@ -647,8 +708,7 @@ fn per_sm<M, P, S: ?Sized>(
     ports: P,
     model: &dyn Fn() -> M,
     state: fn(&M) -> P::State,
-    from: u64,
-    until: u64,
+    rec: &Rec,
     trace: Option<&Path>,
     pair: &dyn Fn(Shared<M, P>) -> Box<S>,
     alone: &dyn Fn(Alone<P>) -> Box<S>,
@@ -679,8 +739,11 @@ where
             Slot::Pair(p) => {
                 let tw = trace_writer(&p.0.borrow().pair.rtl, trace.map(|d| d.join(format!("sm{k}"))).as_deref())?;
                 let mut c = p.0.borrow_mut();
-                c.record_from = from;
-                c.record_until = until;
+                if rec.sms.contains(k) {
+                    c.record_from = rec.from;
+                    c.record_until = rec.until;
+                    c.record_time = rec.time;
+                }
                 c.trace = tw;
                 drop(c);
                 units.push(pair(p.clone()));
@@ -691,8 +754,8 @@ where
     Ok((Box::new(BankOutcome(bank)), units))
 }
 
-/// Builds the GPU for one run, recording the waveform of clocked cycles `from..=until`.
-fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64, trace: Option<&Path>) -> Result<(Box<dyn Outcome>, Gpu), String> {
+/// Builds the GPU for one run, recording the waveforms `rec` says.
+fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Option<&Path>) -> Result<(Box<dyn Outcome>, Gpu), String> {
     let n = cfg.num_sms() as usize;
     let (p, m) = (o.policy, o.mechanism);
     let procs = w.processes.len();
@@ -704,7 +767,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let mut rtl = Some(rtl);
             let mut handle = None;
             let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| {
-                let mut c = Cosim::with_state("sched", model, rtl.take().expect("one framework"), Framework::state).recording(from, until);
+                let mut c = Cosim::with_state("sched", model, rtl.take().expect("one framework"), Framework::state).recording(rec.clone());
                 c.trace = tw.take();
                 let h = Shared::new(c);
                 handle = Some(h.clone());
@@ -744,7 +807,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;
                 let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
                 let t = sub("oplog");
-                let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
                 outcomes.push((outcome, "oplog"));
@@ -753,7 +816,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
                 let ports = OldataPorts { entries, faults: o.oldata_faults };
                 let t = sub("oldata");
-                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_oldata_units(&mut |_| it.next().expect("one unit per SM"))?;
                 outcomes.push((outcome, "oldata"));
@@ -762,7 +825,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
                 let slots = cfg.sm[0].rq_entries;
                 let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
                 let t = sub("rq");
-                let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+                let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
                 let mut it = units.into_iter();
                 gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
                 outcomes.push((outcome, "rq"));
@@ -775,7 +838,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
             let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
-            let (outcome, units) = per_sm::<_, _, dyn ZoruaSlot>(n, mode, o, ports, &|| Coord::new(geom), Coord::state, from, until, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let (outcome, units) = per_sm::<_, _, dyn ZoruaSlot>(n, mode, o, ports, &|| Coord::new(geom), Coord::state, rec, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
             let mut it = units.into_iter();
             gpu.set_zorua_units(&mut |_| it.next().expect("one unit per SM"))?;
             Ok((outcome, gpu))
@@ -786,7 +849,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let (wf_outcome, wf_unit): (Box<dyn Outcome>, WfSlot) = match mode {
                 SlotMode::Lockstep => {
                     let rtl = RtlUnit::with_backend(wports, o.backend)?;
-                    let h = Shared::new(Cosim::with_state("wf", WfModel::new(n), rtl, WfModel::state).recording(from, until).tracing(sub("wf").as_deref())?);
+                    let h = Shared::new(Cosim::with_state("wf", WfModel::new(n), rtl, WfModel::state).recording(rec.clone()).tracing(sub("wf").as_deref())?);
                     (Box::new(h.clone()), Box::new(h))
                 }
                 SlotMode::RtlAlone => {
@@ -797,7 +860,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             };
             let pports = ProfPorts { faults: o.prof_faults };
             let t = sub("prof");
-            let (prof_outcome, prof_units) = per_sm::<_, _, dyn ProfUnit>(n, mode, o, pports, &ProfModel::default, ProfModel::state, from, until, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
+            let (prof_outcome, prof_units) = per_sm::<_, _, dyn ProfUnit>(n, mode, o, pports, &ProfModel::default, ProfModel::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
             let slicer = Slicer::with_units(Slicing::WarpedSlicer, o.slice, wf_unit, prof_units);
             let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
             Ok((Box::new(Several(vec![(wf_outcome, "wf"), (prof_outcome, "prof")])), gpu))
@@ -808,7 +871,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
             let (outcome, unit): (Box<dyn Outcome>, SliceSlot) = match mode {
                 SlotMode::Lockstep => {
                     let rtl = RtlUnit::with_backend(ports, o.backend)?;
-                    let h = Shared::new(Cosim::with_state("slice", SliceModel::new(n, total), rtl, SliceModel::state).recording(from, until).tracing(trace)?);
+                    let h = Shared::new(Cosim::with_state("slice", SliceModel::new(n, total), rtl, SliceModel::state).recording(rec.clone()).tracing(trace)?);
                     (Box::new(h.clone()), Box::new(h))
                 }
                 SlotMode::RtlAlone => {
@@ -830,13 +893,13 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, from: u64, until: u64,
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
                 let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
-                let h = Shared::new(Cosim::outputs_only("dss", Dss::new(n), rtl).recording(from, until).tracing(trace)?);
+                let h = Shared::new(Cosim::outputs_only("dss", Dss::new(n), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, Some(Box::new(h.clone())), None)?;
                 Ok((Box::new(h), gpu))
             } else {
                 let mode = p.code();
                 let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken_engine }, o.backend)?;
-                let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(from, until).tracing(trace)?);
+                let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, None, Some(Box::new(h.clone())))?;
                 Ok((Box::new(h), gpu))
             }
@@ -933,10 +996,15 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
     let times = std::cell::Cell::new((0.0, 0.0));
     let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
         let t0 = std::time::Instant::now();
-        let (handle, mut gpu) = build(cfg, w, o, from, until, trace)?;
+        let rec = Rec { from, until, time: o.vcd_window, sms: o.vcd_sms.clone() };
+        let (handle, mut gpu) = build(cfg, w, o, &rec, trace)?;
         gpu.add_workload(w).map_err(|e| e.to_string())?;
         let t1 = std::time::Instant::now();
-        let run = gpu.run(o.limits, &mut |_, _, _| {});
+        let run = gpu.run(o.limits, &mut |cycle, done, all| {
+            if let Some(p) = &o.progress {
+                (p.0)(cycle, done, all)
+            }
+        });
         times.set(((t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64()));
         Ok((handle, gpu, run))
     };
@@ -952,12 +1020,17 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         (Some(p), _) => Some(p.clone()),
         (None, Some(m)) => {
             handle = once(m.cycle.saturating_sub(MISMATCH_WINDOW), m.cycle + MISMATCH_WINDOW, None)?.0;
-            Some(o.mismatch_vcd.clone())
+            // (several waveforms go into a folder of the file's name)
+            Some(if handle.per_sm() { o.mismatch_vcd.with_extension("") } else { o.mismatch_vcd.clone() })
         }
         (None, None) => None,
     };
+    let mut vcd_files = Vec::new();
     let path = path.filter(|p| match handle.write_vcd(p) {
-        Ok(()) => true,
+        Ok(files) => {
+            vcd_files = files;
+            true
+        }
         Err(e) => {
             warnings.push(e);
             false
@@ -971,5 +1044,5 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         Ok(()) => (Some(gpu.result()), None),
         Err(e) => (None, Some(e)),
     };
-    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, trace, error, seconds, setup_seconds, warnings })
+    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, vcd_files, trace, error, seconds, setup_seconds, warnings })
 }

@@ -173,19 +173,19 @@ fn rq_ol_runs_all_three_blocks_with_a_waveform_each() {
     o.unit = UnitKind::RqOl;
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oldata").join("rq-ol");
     let _ = std::fs::remove_dir_all(&d);
-    o.vcd = Some(d.join("run.vcd"));
+    o.vcd = Some(d.join("run"));
     o.mismatch_vcd = d.join("mismatch.vcd");
     let r = run_with(&cfg, &w, &o).unwrap();
     clean(&r, "rq-ol lockstep");
     let res = r.result.as_ref().unwrap();
     assert!(res.sm.replayed > 0 && res.sm.ol_reads > 0, "no page fault was replayed from the log");
-    for f in ["run-oplog-sm0.vcd", "run-oldata-sm0.vcd", "run-oldata-sm7.vcd", "run-rq-sm0.vcd"] {
+    for f in ["run/sm0-oplog.vcd", "run/sm0-oldata.vcd", "run/sm7-oldata.vcd", "run/sm0-rq.vcd"] {
         let text = std::fs::read_to_string(d.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(text.contains(" mismatch $end") && text.contains("module expected"), "{f}: no expected values or mismatch marker");
     }
-    let text = std::fs::read_to_string(d.join("run-oldata-sm0.vcd")).unwrap();
+    let text = std::fs::read_to_string(d.join("run/sm0-oldata.vcd")).unwrap();
     for s in [" raddr ", " rd31 ", " we "] {
-        assert!(text.contains(s), "run-oldata-sm0.vcd has no{s}signal");
+        assert!(text.contains(s), "run/sm0-oldata.vcd has no{s}signal");
     }
 }
 

@@ -195,13 +195,13 @@ fn the_replay_queue_and_the_operand_log_run_together_under_demand_paging() {
     o.backend = Backend::Verilator;
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq-ol");
     let _ = std::fs::remove_dir_all(&d);
-    o.vcd = Some(d.join("run.vcd"));
+    o.vcd = Some(d.join("run"));
     o.mismatch_vcd = d.join("mismatch.vcd");
     let r = run_with(&cfg, &w, &o).unwrap();
     clean(&r, "rq-ol lockstep");
     let res = r.result.as_ref().unwrap();
     assert!(res.sm.squashed > 0 && res.sm.replayed > 0, "no page fault was replayed");
-    for f in ["run-oplog-sm0.vcd", "run-rq-sm0.vcd", "run-rq-sm7.vcd"] {
+    for f in ["run/sm0-oplog.vcd", "run/sm0-rq.vcd", "run/sm7-rq.vcd"] {
         let text = std::fs::read_to_string(d.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(text.contains(" mismatch $end") && text.contains("module expected"), "{f}: no expected values or mismatch marker");
     }

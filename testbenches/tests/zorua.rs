@@ -201,10 +201,10 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("vcd");
     std::fs::create_dir_all(&dir).unwrap();
     let mut o = options(Backend::RustHdl, SlotMode::Lockstep, ZoruaFaults::default());
-    o.vcd = Some(dir.join("run.vcd"));
+    o.vcd = Some(dir.join("run"));
     let r = run_with(&cfg, &w, &o).unwrap();
     clean(&r, "vcd run");
-    let text = std::fs::read_to_string(dir.join("run-sm0.vcd")).unwrap();
+    let text = std::fs::read_to_string(dir.join("run/sm0-zorua.vcd")).unwrap();
     for name in ["grant_warp", "slot_room", "reg_set$3", "tq", "rheld$4", "slotv", "reg_ram$0", "expected", "mismatch"] {
         assert!(text.contains(name), "the waveform lacks `{name}`");
     }
@@ -214,7 +214,7 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
     // event taken and applied in two cycles, as most barrier arrivals and released phase
     // changes are, makes a one-cycle pulse of the input, which a sample taken after the edge
     // and before the next event's inputs does not see)
-    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(dir.join("run-sm0.vcd")).unwrap()));
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(dir.join("run/sm0-zorua.vcd")).unwrap()));
     let h = p.parse_header().unwrap();
     let id = |path: &[&str]| h.find_var(path).unwrap_or_else(|| panic!("no {path:?} in the waveform")).code;
     let (d, q, local) = (id(&["uut", "step", "d"]), id(&["uut", "step", "q"]), id(&["uut", "stn"]));
