@@ -26,8 +26,8 @@ pub struct BenchRunArgs {
 
 #[derive(clap::Args)]
 pub struct BenchExecArgs {
-    /// Repetitions per application (the best is kept).
-    #[arg(long, default_value_t = 3)]
+    /// Repetitions per application (the best is kept; 1..=100).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     reps: u32,
     /// Scale every application's default size by this factor (divides it when below 1).
     #[arg(long, default_value_t = 1.0)]
@@ -94,6 +94,9 @@ pub fn bench_run_cmd(a: BenchRunArgs) -> Result<ExitCode> {
 
 pub fn bench_exec_cmd(a: BenchExecArgs) -> Result<ExitCode> {
     let BenchExecArgs { reps, scale } = a;
+    if !(scale.is_finite() && scale > 0.0) {
+        anyhow::bail!("--scale {scale}: expected a positive number");
+    }
     println!("functional execution, single-threaded, best of {reps}");
     println!("{:<10} {:>9} {:>14} {:>10} {:>14}", "app", "size", "warp-insts", "seconds", "M warp-inst/s");
     let mut rates = Vec::new();

@@ -50,9 +50,27 @@ pub(crate) fn output_dir(dir: &Path, flag: &str) -> Result<()> {
 /// unless the user raised the limit with `raise` (the flag that sets `limit`).
 pub(crate) fn bounded(count: u128, what: &str, limit: u64, raise: &str) -> Result<()> {
     if count > limit as u128 {
-        bail!("this would run {count} {what}, more than the limit of {limit}; narrow the ranges, or raise the limit with {raise} N");
+        bail!("this would run {count} {what}, more than the limit of {limit}; ask for less, or raise the limit with {raise} N");
     }
     Ok(())
+}
+
+/// An error whose text already says it is one, as an assembler's `FILE:LINE:COL: error: ...`
+/// lines do: printed as it is, without the command's `error:` prefix.
+#[derive(Debug)]
+pub(crate) struct Reported(pub String);
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// Assembles `text` (read from `file`); the assembler's errors as [`Reported`].
+pub(crate) fn assemble(file: &Path, text: &str) -> Result<Vec<mpgpu_ref::Kernel>> {
+    mpgpu_ref::assemble(&file.display().to_string(), text).map_err(|e| Reported(e.to_string()).into())
 }
 
 /// The most characters of a user's text quoted back in a message.

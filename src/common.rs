@@ -11,6 +11,8 @@ use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::checks::shown;
+
 /// The default `--max-cycles` of `run`, `cosim` and `sweep`: a run still going at this GPU
 /// cycle stops with a report of where every unfinished launch's warps are (kernel, block, PC).
 /// About six minutes of simulation at the model's speed, far above any shipped workload.
@@ -154,7 +156,7 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
     for (i, p) in r.processes.iter().enumerate() {
         let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));
         let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
-        println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", p.name, p.arrival, p.turnaround, alone, ntt, p.launches, out);
+        println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", shown(&p.name), p.arrival, p.turnaround, alone, ntt, p.launches, out);
     }
     if let Some(m) = m {
         println!("ANTT {:.3}  STP {:.3}  fairness {:.3}", m.antt, m.stp, m.fairness);
@@ -164,6 +166,6 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
     println!("scheduler cycles: {}", parts.join(", "));
     println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", "launch of", "kernel", "blocks", "ready", "start", "end");
     for l in &r.launches {
-        println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", l.process, l.kernel, l.blocks, l.ready, l.start, l.end);
+        println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", shown(&l.process), shown(&l.kernel), l.blocks, l.ready, l.start, l.end);
     }
 }

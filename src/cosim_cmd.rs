@@ -344,7 +344,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bar.set_position(done);
         bar.set_message(format!("cycle {cycle}"));
     })));
-    println!("workload: {}", w.description);
+    println!("workload: {}", crate::checks::shown(&w.description));
     println!(
         "config:   {} ({} SMs); unit {:?} ({}) on {}, policy {}, {:?}",
         cfg.name,
@@ -495,8 +495,8 @@ pub struct BenchCosimArgs {
     policy: PolicyArg,
     #[arg(long, value_enum, default_value = "ctxsw")]
     preempt: MechanismArg,
-    /// Repetitions of each measurement (the fastest is kept).
-    #[arg(long, default_value_t = 3)]
+    /// Repetitions of each measurement (the fastest is kept; 1..=100).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     reps: u32,
     /// The block measured: the framework (`sched`) or its engine, or a per-SM block on every
     /// SM (`oplog`, `oldata`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).

@@ -25,9 +25,9 @@ pub struct ExecArgs {
     /// With --file: the kernel to launch (default: the file's only or first kernel).
     #[arg(long = "entry")]
     entry: Option<String>,
-    /// With --file: grid dimensions X[,Y[,Z]].
-    #[arg(long, default_value = "1")]
-    grid: String,
+    /// With --file: grid dimensions X[,Y[,Z]] (default 1).
+    #[arg(long)]
+    grid: Option<String>,
     /// With --file: block dimensions X[,Y[,Z]] (default: the kernel's .threads).
     #[arg(long)]
     block: Option<String>,
@@ -35,14 +35,18 @@ pub struct ExecArgs {
     /// `buf:WORDS[=zero|seq|rand|frand]` whose address is passed.
     #[arg(long = "param")]
     params: Vec<String>,
-    /// With --file: print the first N words of every buffer after the run.
-    #[arg(long, default_value_t = 8)]
-    dump: usize,
+    /// With --file: print the first N words of every buffer after the run (default 8).
+    #[arg(long)]
+    dump: Option<usize>,
     /// The most warp-instructions one launch may execute; a launch past it stops with an error
     /// naming the kernel, the block, the warp and the PC where it was (an endless loop, most
     /// likely). The library's largest sizes stay below a fifth of the default.
     #[arg(long, default_value_t = 500_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     max_warp_insts: u64,
+    /// With --file: the most blocks the launch may have (the product of the --grid
+    /// dimensions); a larger grid is refused before it runs.
+    #[arg(long, default_value_t = 1 << 24, value_parser = clap::value_parser!(u64).range(1..))]
+    max_blocks: u64,
 }
 
 /// A functional GPU with the budget of `a`, showing a launch's blocks as they finish when
@@ -67,7 +71,16 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
         if a.kernel.is_some() {
             bail!("give either a library kernel or --file, not both");
         }
+        if a.size.is_some() {
+            bail!("--size is a library application's problem size; with --file the launch is --grid, --block and --param");
+        }
         return exec_file(file, &a);
+    }
+    // (the launch options describe a --file's launch; a library application launches its own)
+    for (given, flag) in [(a.max_blocks != 1 << 24, "--max-blocks"), (a.entry.is_some(), "--entry"), (a.grid.is_some(), "--grid"), (a.block.is_some(), "--block"), (!a.params.is_empty(), "--param"), (a.dump.is_some(), "--dump")] {
+        if given {
+            bail!("{flag} describes the launch of an assembly file: it needs --file (a library application launches its own kernels)");
+        }
     }
     let Some(name) = &a.kernel else {
         // No kernel named: run the whole library at its default sizes.
@@ -119,13 +132,14 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
 fn find_bench(name: &str) -> Result<Bench> {
     library::find(name).ok_or_else(|| {
         let names: Vec<_> = library::library().iter().map(|b| b.name).collect();
-        anyhow!("unknown kernel `{name}`; the library has: {}", names.join(", "))
+        anyhow!("unknown kernel `{}`; the library has: {}", crate::checks::quoted(name), names.join(", "))
     })
 }
 
 fn print_counts(name: &str, size: u32, seed: u64, c: &Counts, secs: f64) {
     println!(
-        "{name}: size {size}, seed {seed}: {} launches, {} blocks, {} warp-instructions, {} thread-instructions ({:.1} active lanes/warp-inst), {:.3} s, {:.2} M warp-inst/s",
+        "{}: size {size}, seed {seed}: {} launches, {} blocks, {} warp-instructions, {} thread-instructions ({:.1} active lanes/warp-inst), {:.3} s, {:.2} M warp-inst/s",
+        crate::checks::shown(name),
         c.launches,
         c.blocks,
         c.warp_insts,
@@ -154,23 +168,32 @@ fn parse_dims(s: &str, what: &str) -> Result<[u32; 3]> {
 fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     use rand::Rng;
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let ks = mpgpu_ref::assemble(&file.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+    let ks = crate::checks::assemble(file, &text)?;
     let k = match &a.entry {
-        Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel `{n}`", file.display()))?,
+        Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel `{}`", file.display(), crate::checks::quoted(n)))?,
         None => &ks[0],
     };
     let k = Arc::new(k.clone());
     let (mut gpu, pb) = func_gpu(a, &k.name);
     let mut r = rng(a.seed);
+    let grid = parse_dims(a.grid.as_deref().unwrap_or("1"), "grid")?;
+    let blocks = grid.iter().map(|&d| d as u128).product::<u128>();
+    crate::checks::bounded(blocks, "blocks (the --grid product)", a.max_blocks, "--max-blocks")?;
     let mut params = Vec::new();
     let mut bufs = Vec::new();
+    // (the buffers' words in all, bounded like one buffer's)
+    let mut words = 0u64;
     for (i, p) in a.params.iter().enumerate() {
-        let bad = || anyhow!("--param #{} `{p}`: expected an integer, a float like 1.5f, or buf:WORDS[=zero|seq|rand|frand]", i + 1);
+        let bad = || anyhow!("--param #{} `{}`: expected an integer, a float like 1.5f, or buf:WORDS[=zero|seq|rand|frand]", i + 1, crate::checks::quoted(p));
         if let Some(spec) = p.strip_prefix("buf:") {
             let (n, init) = spec.split_once('=').unwrap_or((spec, "zero"));
             let n: u32 = n.parse().map_err(|_| bad())?;
             if n == 0 || n > 1 << 26 {
-                bail!("--param #{} `{p}`: buffer size must be 1..=67108864 words", i + 1);
+                bail!("--param #{} `{}`: buffer size must be 1..=67108864 words", i + 1, crate::checks::quoted(p));
+            }
+            words += n as u64;
+            if words > 1 << 26 {
+                bail!("--param #{}: the buffers hold {words} words in all, more than 67108864 (256 MiB)", i + 1);
             }
             let data: Vec<u32> = match init {
                 "zero" => vec![0; n as usize],
@@ -194,7 +217,6 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
             params.push(v as u32);
         }
     }
-    let grid = parse_dims(&a.grid, "grid")?;
     let block = match &a.block {
         Some(b) => parse_dims(b, "block")?,
         None => [k.threads, 1, 1],
@@ -206,7 +228,7 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     let counts = counts?;
     print_counts(&k.name, 0, a.seed, &counts, t.elapsed().as_secs_f64());
     for (i, addr, n) in bufs {
-        let words = gpu.mem.read_u32s(addr, (n as usize).min(a.dump));
+        let words = gpu.mem.read_u32s(addr, (n as usize).min(a.dump.unwrap_or(8)));
         let shown: Vec<String> = words.iter().map(|w| format!("{w:#010x}")).collect();
         println!("param #{} buffer @{addr:#010x} ({n} words): {}", i + 1, shown.join(" "));
     }

@@ -14,9 +14,9 @@ pub struct FpgaArgs {
     /// Block name (as for `mpgpu verilog`).
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(BLOCKS.iter().copied()))]
     block: String,
-    /// SMs the scheduling blocks are sized for (1..=16).
-    #[arg(long, default_value_t = 16)]
-    sms: usize,
+    /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
+    #[arg(long)]
+    sms: Option<usize>,
     /// nextpnr's placer seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -95,16 +95,20 @@ struct Summary<'a> {
 }
 
 pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
-    let start = Instant::now();
-    let verilog = verilog_sized(&a.block, a.sms).map_err(|e| anyhow!(e))?;
-    let verilog_seconds = start.elapsed().as_secs_f64();
+    if a.sms.is_some() && !mpgpu_rtl::verilog::sized_by_sms(&a.block) {
+        anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", a.block, mpgpu_rtl::verilog::describe(&a.block));
+    }
+    let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let dir = a.out.join(&a.block);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::checks::output_dir(&dir, "--out")?;
+    let start = Instant::now();
+    let verilog = verilog_sized(&a.block, sms).map_err(|e| anyhow!(e))?;
+    let verilog_seconds = start.elapsed().as_secs_f64();
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
     let vpath = dir.join(format!("{}.v", a.block));
     std::fs::write(&vpath, verilog).with_context(|| format!("cannot write {}", vpath.display()))?;
-    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block, a.sms);
+    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block, sms);
     println!("  verilog           {:>7.1} s  {}", verilog_seconds, vpath.display());
 
     let mut synth = Vec::new();
@@ -185,7 +189,7 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         }
     }
     let io_ring_ffs = pnr.as_ref().map(|p| p.1).unwrap_or(0);
-    let summary = Summary { block: &a.block, sms: a.sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
+    let summary = Summary { block: &a.block, sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
     let spath = dir.join("summary.json");
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());

@@ -124,7 +124,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            match e.downcast_ref::<checks::Reported>() {
+                Some(r) => eprintln!("{r}"),
+                None => eprintln!("error: {e:#}"),
+            }
             ExitCode::from(2)
         }
     }

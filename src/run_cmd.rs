@@ -59,10 +59,13 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         crate::checks::output_file(p, "--timeline")?;
     }
     let limits = crate::common::limits(a.max_cycles);
+    if a.preempt.is_some() && a.policy.is_none() {
+        bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
+    }
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
     let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.ws.params()));
-    println!("workload: {}", w.description);
+    println!("workload: {}", crate::checks::shown(&w.description));
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
     let (shared, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
     println!("blocks scheduled by {}", shared.dispatcher);
@@ -85,7 +88,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         for p in &w.processes {
             // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
             let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &p.name)?.0);
+            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &crate::checks::quoted(&p.name))?.0);
         }
     } else if !a.no_alone {
         alone.push(shared.clone());

@@ -18,8 +18,8 @@ pub struct SoakArgs {
     /// Seed of the workload generator (the same seed gives the same workloads).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Random workloads to run (each under every policy and mechanism).
-    #[arg(long, default_value_t = 10)]
+    /// Random workloads to run (each under every policy and mechanism; 1 or more).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     workloads: u64,
     /// A preset (at most 16 identical SMs) or a TOML file (default: k20c for the framework,
     /// thesis16 for the per-SM blocks, which need the thesis's pipeline).
@@ -61,6 +61,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     if a.unit != SoakUnit::Sched && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
     }
+    crate::checks::output_dir(&a.out, "--out")?;
     let config_arg = a.config.clone().unwrap_or_else(|| if a.unit == SoakUnit::Sched { "k20c" } else { "thesis16" }.to_string());
     let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
     let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
