@@ -323,31 +323,46 @@ impl From<SlicingArg> for mpgpu_ref::timing::slicer::Slicing {
 }
 
 /// Warped-Slicer's parameters: `mpgpu run --slicing warped-slicer`, `mpgpu cosim --unit wf`,
-/// `mpgpu slicing`.
+/// `mpgpu slicing`. A parameter not given takes the model's default ([`SliceParams::default`]).
+///
+/// [`SliceParams::default`]: mpgpu_ref::timing::slicer::SliceParams
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct WsArgs {
-    /// Warped-Slicer's profiling window, cycles.
-    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u16).range(1..))]
-    pub ws_window: u16,
-    /// Cycles from the last profiling window's end to the decision.
-    #[arg(long, default_value_t = 0)]
-    pub ws_delay: u16,
-    /// Fallback to Spatial when a kernel keeps less than this percent of 1/K of its peak.
-    #[arg(long, default_value_t = 120)]
-    pub ws_fallback: u8,
+    /// Warped-Slicer's profiling window, cycles (default 5000).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub ws_window: Option<u16>,
+    /// Cycles from the last profiling window's end to the decision (default 0).
+    #[arg(long)]
+    pub ws_delay: Option<u16>,
+    /// Fallback to Spatial when a kernel keeps less than this percent of 1/K of its peak
+    /// (default 120).
+    #[arg(long)]
+    pub ws_fallback: Option<u8>,
     /// Profile every kernel up to its occupancy, even past the blocks per SM its grid can fill
     /// (the paper's layout; by default a kernel's counts stop at ⌈blocks left / SMs⌉).
     #[arg(long)]
     pub ws_no_grid_cap: bool,
     /// Cycles a profiling round's layout may take to settle (every SM holding only its kernel's
-    /// blocks at its count) before its window opens anyway.
-    #[arg(long, default_value_t = 5_000)]
-    pub ws_settle: u64,
+    /// blocks at its count) before its window opens anyway (default 5000).
+    #[arg(long)]
+    pub ws_settle: Option<u64>,
 }
 
 impl WsArgs {
     pub fn params(&self) -> mpgpu_ref::timing::slicer::SliceParams {
-        mpgpu_ref::timing::slicer::SliceParams { window: self.ws_window, delay: self.ws_delay, pct: self.ws_fallback, grid_cap: !self.ws_no_grid_cap, settle: self.ws_settle }
+        let d = mpgpu_ref::timing::slicer::SliceParams::default();
+        mpgpu_ref::timing::slicer::SliceParams {
+            window: self.ws_window.unwrap_or(d.window),
+            delay: self.ws_delay.unwrap_or(d.delay),
+            pct: self.ws_fallback.unwrap_or(d.pct),
+            grid_cap: d.grid_cap && !self.ws_no_grid_cap,
+            settle: self.ws_settle.unwrap_or(d.settle),
+        }
+    }
+
+    /// Whether any of Warped-Slicer's parameters was given.
+    pub fn given(&self) -> bool {
+        self.ws_window.is_some() || self.ws_delay.is_some() || self.ws_fallback.is_some() || self.ws_no_grid_cap || self.ws_settle.is_some()
     }
 }
 

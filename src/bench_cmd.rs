@@ -6,7 +6,7 @@ use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::func::{Counts, FuncGpu};
 use mpgpu_ref::library;
-use mpgpu_ref::timing::{RunLimits, RunResult};
+use mpgpu_ref::timing::RunResult;
 use mpgpu_ref::workload::Workload;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,7 +39,7 @@ pub fn bench_run_cmd(a: BenchRunArgs) -> Result<ExitCode> {
     let w = load_workload(&workload)?;
     let mut cfg = GpuConfig::from_arg(&config).map_err(|e| anyhow!("{e}"))?;
     vm.apply(&mut cfg)?;
-    let limits = RunLimits::default();
+    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
     let measure = |cfg: &GpuConfig, w: &Workload| -> Result<(RunResult, f64)> {
         // Best of 3 wall-clock times of the same deterministic run.
         let mut best = None;

@@ -257,6 +257,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             if unit.per_sm() { "runs under the baseline dispatcher unless --framework is given" } else { "runs under its slicing dispatcher (--slicing)" }
         );
     }
+    if a.ws.given() && !matches!(unit, UnitKind::Wf | UnitKind::Slice) {
+        bail!("the --ws-* flags are Warped-Slicer's parameters: they apply to --unit wf and slice");
+    }
     if a.sms.is_some() && !(unit.per_sm() || unit == UnitKind::Wf) {
         bail!("--sms picks the SMs whose slot carries a per-SM unit's RTL: --unit {} is one block for the whole GPU", unit.name());
     }
@@ -364,11 +367,11 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         println!(
             "blocks:   the {} slicing dispatcher (the framework's --policy is unused; Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
             o.slicing.name(),
-            a.ws.ws_window,
-            a.ws.ws_delay,
-            a.ws.ws_fallback,
-            a.ws.ws_settle,
-            if a.ws.ws_no_grid_cap { "off" } else { "on" }
+            o.slice.window,
+            o.slice.delay,
+            o.slice.pct,
+            o.slice.settle,
+            if o.slice.grid_cap { "on" } else { "off" }
         );
     } else if unit.per_sm() {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });

@@ -5,7 +5,7 @@ use crate::args::{parse_bytes, PagingArg};
 use crate::common::simulate;
 use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::{FaultScheme, GpuConfig, OplogFull, PagingLink};
-use mpgpu_ref::timing::{RunLimits, RunResult};
+use mpgpu_ref::timing::RunResult;
 use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -99,7 +99,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if !(a.scale.is_finite() && a.scale > 0.0) {
         return Err(anyhow!("--scale {}: expected a positive number", a.scale));
     }
-    let limits = RunLimits::default();
+    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
     let run = |cfg: &GpuConfig, k: &str, size: u32| -> Result<RunResult> {
         let (r, _) = simulate(cfg, &workload(k, size), limits, k)?;
         if !r.processes.iter().all(|p| p.verified) {

@@ -59,6 +59,9 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         crate::checks::output_file(p, "--timeline")?;
     }
     let limits = crate::common::limits(a.max_cycles);
+    if a.slice.ws.given() && a.slice.slicing.is_none() {
+        bail!("the --ws-* flags are Warped-Slicer's parameters: they need --slicing");
+    }
     if a.preempt.is_some() && a.policy.is_none() {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
     }

@@ -6,7 +6,7 @@
 use crate::plot;
 use anyhow::{anyhow, Context, Result};
 use mpgpu_ref::config::GpuConfig;
-use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult};
+use mpgpu_ref::timing::gpu::{Gpu, RunResult};
 use mpgpu_ref::timing::metrics::metrics;
 use mpgpu_ref::timing::slicer::{oracle_curves, SliceDecision, Slicer, Slicing};
 use mpgpu_ref::workload::Workload;
@@ -60,7 +60,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         return Err(anyhow!("--config {}: the water-filling unit reads up to {} identical SMs", cfg.name, mpgpu_spec::units::wf::MAX_SMS));
     }
     let params = a.ws.params();
-    let limits = RunLimits::default();
+    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
     let mut files = Vec::new();
     for d in &a.dirs {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d).with_context(|| format!("cannot read {}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();

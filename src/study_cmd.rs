@@ -10,7 +10,6 @@ use crate::sweep_cmd::{create_parent, csv_field, csv_hit_rate, describe, hit_rat
 use anyhow::{anyhow, bail, Context, Result};
 use mpgpu_ref::config::{Alloc, GpuConfig};
 use mpgpu_ref::library::{find, Spec};
-use mpgpu_ref::timing::RunLimits;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -148,7 +147,7 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
                 let Some(&(ci, ai, spec, al)) = jobs.get(i) else { break };
                 let (g, size) = apps[ai];
                 let cfg = &cfgs[ci];
-                let r = run_point(cfg, g.app, size, a.seed, spec, al, RunLimits::default())
+                let r = run_point(cfg, g.app, size, a.seed, spec, al, crate::common::limits(crate::common::DEFAULT_MAX_CYCLES))
                     .map(|point| StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point })
                     .with_context(|| format!("{} on {}", g.app, cfg.name));
                 pb.set_message(format!("{} {} {}", g.app, cfg.name, al.name()));

@@ -259,7 +259,7 @@ fn run_with_demand_paging_reports_faults_and_writes_a_timeline() {
     // Bad values are refused, naming the option and what was expected.
     let (code, _, err) = mpgpu(&["run", &w, "--paging", "nvlink", "--migration", "3000"]);
     assert_eq!(code, 2);
-    assert!(err.contains("paging.migration_bytes") && err.contains("expected 4096"), "{err}");
+    assert!(err.contains("--migration: ") && err.contains("expected 4096"), "{err}");
     let (code, _, err) = mpgpu(&["run", &w, "--migration", "lots"]);
     assert_eq!(code, 2);
     assert!(err.contains("`lots` is not a byte count"), "{err}");
