@@ -182,6 +182,23 @@ fn messages_name_the_flag_escape_names_and_quote_little() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains('\u{202e}') && !out.contains('\u{1b}'), "raw control characters in:\n{out}");
     assert!(out.contains("evil\\u{202e} name") && out.contains("a\\u{1b}[31mred"), "{out}");
+    // (the GTKWave save file is where the README says: `--vcd c.vcd` writes `c.vcd` and `c.gtkw`)
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains("`--vcd c.vcd` writes `c.vcd` and `c.gtkw`"), "the README no longer states the save file's name");
+    let c = d.join("c.vcd");
+    let (code, out, err) = mpgpu(&["cosim", &w, "--vcd", c.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(c.is_file() && d.join("c.gtkw").is_file(), "{out}");
+    assert!(out.contains(&format!("gtkwave {}", d.join("c.gtkw").display())), "{out}");
+    // (slicing names the plots it wrote: one pair, so the 2-kernel ones only)
+    let pairs = d.join("pairs");
+    std::fs::create_dir_all(&pairs).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/slicing/cutcp-vecadd.toml"), pairs.join("cutcp-vecadd.toml")).unwrap();
+    let sl = d.join("slicing");
+    let (code, out, err) = mpgpu(&["slicing", pairs.to_str().unwrap(), "--out", sl.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("the plots ipc-2.svg, min-speedup-2.svg, antt-2.svg in ") && !out.contains("{2,3}"), "{out}");
+    assert!(["ipc-2.svg", "min-speedup-2.svg", "antt-2.svg"].iter().all(|f| sl.join(f).is_file()) && !sl.join("ipc-3.svg").exists());
     // (every block described in verilog --help)
     let (_, help, _) = mpgpu(&["verilog", "--help"]);
     for b in mpgpu_rtl::verilog::BLOCKS {
