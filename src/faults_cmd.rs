@@ -92,6 +92,18 @@ fn geomean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp()
 }
 
+/// `cfg` under the operand log of `bytes` per SM (an `--oplog-sweep` size), checked.
+fn with_oplog(cfg: &GpuConfig, bytes: u32, full: OplogFull) -> Result<GpuConfig> {
+    let mut c = cfg.clone();
+    c.faults = FaultScheme::Ol;
+    c.sm.iter_mut().for_each(|g| {
+        g.oplog_bytes = bytes;
+        g.oplog_full = full;
+    });
+    c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {}", crate::args::in_flags(&e).trim_start_matches("--oplog-bytes: ")))?;
+    Ok(c)
+}
+
 pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     cfg.memory.vm = true;
@@ -136,13 +148,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let oplog_full: OplogFull = a.oplog_full.unwrap_or(OplogFullArg::Stall).into();
     let migration = a.migration.unwrap_or(64 * 1024);
     for &bytes in &a.oplog_sweep {
-        let mut c = cfg.clone();
-        c.faults = FaultScheme::Ol;
-        c.sm.iter_mut().for_each(|g| {
-            g.oplog_bytes = bytes;
-            g.oplog_full = oplog_full;
-        });
-        c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {}", crate::args::in_flags(&e).trim_start_matches("--oplog-bytes: ")))?;
+        with_oplog(&cfg, bytes, oplog_full)?;
     }
     if let Some(link) = paging {
         let mut c = cfg.clone();
@@ -198,13 +204,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         if !a.oplog_sweep.is_empty() {
             let mut row = Vec::new();
             for &bytes in &a.oplog_sweep {
-                let mut c = c.clone();
-                c.faults = FaultScheme::Ol;
-                c.sm.iter_mut().for_each(|g| {
-                    g.oplog_bytes = bytes;
-                    g.oplog_full = oplog_full;
-                });
-                c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {e}"))?;
+                let c = with_oplog(&c, bytes, oplog_full)?;
                 row.push(base as f64 / run(&c, k, size)?.cycles as f64);
             }
             sweep_rows.push(row);
