@@ -1,7 +1,7 @@
 //! `mpgpu asm`: assemble a file and report its kernels (or print them back, or with the phase
 //! specifiers the placement pass puts in them).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,7 +24,7 @@ pub struct AsmArgs {
 
 pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
     let AsmArgs { file, disasm, place_phases, renumber } = a;
-    let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = crate::checks::read_asm(&file)?;
     let ks = crate::checks::assemble(&file, &text)?;
     for k in &ks {
         if place_phases {

@@ -1,7 +1,7 @@
 //! `mpgpu exec`: a library application (or an assembly file) run functionally, its output
 //! checked.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::func::{Counts, FuncGpu, Launch};
 use mpgpu_ref::library::{self, Bench};
 use mpgpu_ref::program::rng;
@@ -167,7 +167,7 @@ fn parse_dims(s: &str, what: &str) -> Result<[u32; 3]> {
 
 fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     use rand::Rng;
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = crate::checks::read_asm(file)?;
     let ks = crate::checks::assemble(file, &text)?;
     let k = match &a.entry {
         Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel `{}`", file.display(), crate::checks::quoted(n)))?,

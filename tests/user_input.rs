@@ -72,6 +72,9 @@ fn ranges_and_counts_are_checked_before_anything_is_allocated() {
     refused(&["exec", "--file", &k, "--param", "buf:67108864", "--param", "buf:67108864"], "the buffers hold 134217728 words in all");
     refused(&["soak", "--workloads", "0"], "--workloads");
     refused(&["study", "--jobs", "0"], "--jobs");
+    // (input files are read up to a cap, not whole: a device never ends)
+    refused(&["asm", "/dev/zero"], "/dev/zero: more than 16777216 bytes");
+    refused(&["exec", "--file", "/dev/zero"], "/dev/zero: more than 16777216 bytes");
     refused(&["bench", "exec", "--reps", "0"], "--reps");
 }
 
