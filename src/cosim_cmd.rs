@@ -349,7 +349,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     })));
     println!("workload: {}", crate::checks::shown(&w.description));
     println!(
-        "config:   {} ({} SMs); unit {:?} ({}) on {}, policy {}, {:?}",
+        "config:   {} ({} SMs); unit {:?} ({}) on {}{}",
         cfg.name,
         cfg.num_sms(),
         a.unit,
@@ -360,12 +360,11 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             SlotMode::ModelAlone => "model alone",
         },
         o.backend,
-        o.policy.name(),
-        o.mechanism
+        if uses_framework { format!(", policy {}, {:?}", o.policy.name(), o.mechanism) } else { String::new() }
     );
     if matches!(unit, UnitKind::Wf | UnitKind::Slice) {
         println!(
-            "blocks:   the {} slicing dispatcher (the framework's --policy is unused; Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
+            "blocks:   the {} slicing dispatcher (Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
             o.slicing.name(),
             o.slice.window,
             o.slice.delay,
