@@ -614,6 +614,71 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Bytes a configuration or workload file may hold: hundreds of times any real one, and few
+/// enough that parsing one takes tens of MB at most (the TOML parser's document is tens of times
+/// the text).
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+
+/// An error unless `len` bytes of a `what` file are within [`MAX_FILE_BYTES`].
+pub(crate) fn check_size(len: usize, what: &str) -> Result<(), String> {
+    if len > MAX_FILE_BYTES {
+        return Err(format!("{len} bytes is too large: a {what} file holds at most {MAX_FILE_BYTES} bytes (1 MiB)"));
+    }
+    Ok(())
+}
+
+/// The text of the file at `path`, refused without being read whole if it is larger than
+/// [`MAX_FILE_BYTES`] (a special file such as /dev/zero included) or not UTF-8.
+pub(crate) fn read_capped(path: &Path, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    if let Ok(m) = f.metadata() {
+        if m.is_file() {
+            check_size(usize::try_from(m.len()).unwrap_or(usize::MAX), what)?;
+        }
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!("more than {MAX_FILE_BYTES} bytes: a {what} file holds at most {MAX_FILE_BYTES} bytes (1 MiB)"));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let col = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
+        format!("line {line}, column {col}: not UTF-8 text")
+    })
+}
+
+/// A TOML error as the parser words it (line, column, the line with a caret, the message),
+/// with the quoted line cut to a window around the column and the message to a few hundred
+/// characters, so that a huge line or value makes a short message.
+pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let msg = crate::asm::clip(e.message().trim_end(), 300);
+    let Some(span) = e.span() else { return msg.into_owned() };
+    let mut at = span.start.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_no = text[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line: Vec<char> = text[line_start..line_end].trim_end_matches('\r').chars().map(|c| if c == '\t' { ' ' } else if c.is_control() { '\u{fffd}' } else { c }).collect();
+    let col = text[line_start..at].chars().count(); // 0-based
+    const WINDOW: usize = 80;
+    let (first, last) = if line.len() <= WINDOW + 20 {
+        (0, line.len())
+    } else {
+        let first = col.saturating_sub(WINDOW / 2).min(line.len() - WINDOW);
+        (first, first + WINDOW)
+    };
+    let shown = format!("{}{}{}", if first > 0 { "…" } else { "" }, line[first..last].iter().collect::<String>(), if last < line.len() { "…" } else { "" });
+    let caret = col.saturating_sub(first) + usize::from(first > 0);
+    let gutter = line_no.to_string().len();
+    format!("TOML parse error at line {line_no}, column {}\n{:gutter$} |\n{line_no} | {shown}\n{:gutter$} | {:caret$}^\n{msg}", col + 1, "", "", "")
+}
+
 /// The preset names and their TOML text.
 pub const PRESETS: &[(&str, &str)] = &[
     ("gtx480", include_str!("../configs/gtx480.toml")),
@@ -704,20 +769,23 @@ impl GpuConfig {
         }
     }
 
+    /// Reads, parses and validates a configuration file of at most [`MAX_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<GpuConfig, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError { file: file.clone(), msg: format!("cannot read: {e}") })?;
+        let text = read_capped(path, "configuration").map_err(|msg| ConfigError { file: file.clone(), msg })?;
         GpuConfig::parse(&file, &text)
     }
 
-    /// Parses and validates TOML text; `file` names it in errors.
+    /// Parses and validates TOML text (at most [`MAX_FILE_BYTES`]); `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<GpuConfig, ConfigError> {
-        let c: GpuConfig = toml::from_str(text).map_err(|e| ConfigError { file: file.into(), msg: e.to_string().trim_end().to_string() })?;
-        c.validate().map_err(|msg| ConfigError { file: file.into(), msg })?;
+        let err = |msg: String| ConfigError { file: file.into(), msg };
+        check_size(text.len(), "configuration").map_err(err)?;
+        let c: GpuConfig = toml::from_str(text).map_err(|e| err(toml_error(text, &e)))?;
+        c.validate().map_err(err)?;
         Ok(c)
     }
 
-    /// Total number of SMs.
+    /// Total number of SMs (of a validated configuration: at most 256).
     pub fn num_sms(&self) -> u32 {
         self.sm.iter().map(|g| g.count).sum()
     }
@@ -764,7 +832,8 @@ impl GpuConfig {
         if self.sm.is_empty() {
             return Err("field `sm`: at least one [[sm]] group is needed".into());
         }
-        range("sm (total SM count)", self.num_sms() as u64, 1, 256)?;
+        // (summed in 64 bits: the groups' counts are not checked yet)
+        range("sm (total SM count)", self.sm.iter().map(|g| g.count as u64).sum(), 1, 256)?;
         for (i, s) in self.sm.iter().enumerate() {
             let f = |n: &str| format!("sm[{i}].{n}");
             range(&f("count"), s.count as u64, 1, 256)?;

@@ -11,6 +11,8 @@
 //! launches = [{ kernel = "sgemm", size = 128, seed = 1 }]
 //! ```
 
+use crate::asm::q;
+use crate::config::{check_size, read_capped, toml_error};
 use crate::library::{self, Bench};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -51,8 +53,38 @@ pub struct ProcessSpec {
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     pub description: String,
-    #[serde(rename = "process")]
+    /// At most [`MAX_PROCESSES`]: the reader stops at the first one past that.
+    #[serde(rename = "process", deserialize_with = "at_most_max_processes")]
     pub processes: Vec<ProcessSpec>,
+}
+
+/// Processes a workload may have.
+pub const MAX_PROCESSES: usize = 64;
+
+/// The `[[process]]` tables, refused as soon as there is one more than [`MAX_PROCESSES`]
+/// (before that one is read, and before any is validated).
+fn at_most_max_processes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ProcessSpec>, D::Error> {
+    struct Seq;
+    impl<'de> serde::de::Visitor<'de> for Seq {
+        type Value = Vec<ProcessSpec>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "an array of at most {MAX_PROCESSES} [[process]] tables")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut v = Vec::new();
+            while v.len() < MAX_PROCESSES {
+                match seq.next_element()? {
+                    Some(p) => v.push(p),
+                    None => return Ok(v),
+                }
+            }
+            match seq.next_element::<serde::de::IgnoredAny>()? {
+                None => Ok(v),
+                Some(_) => Err(serde::de::Error::custom(format!("field `process`: more than {MAX_PROCESSES} processes (at most {MAX_PROCESSES} are supported)"))),
+            }
+        }
+    }
+    d.deserialize_seq(Seq)
 }
 
 fn one() -> u32 {
@@ -78,9 +110,10 @@ impl fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 impl Workload {
+    /// Reads, parses and validates a workload file of at most [`MAX_FILE_BYTES`](crate::config::MAX_FILE_BYTES).
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| WorkloadError { file: file.clone(), msg: format!("cannot read: {e}") })?;
+        let text = read_capped(path, "workload").map_err(|msg| WorkloadError { file: file.clone(), msg })?;
         Workload::parse(&file, &text)
     }
 
@@ -89,9 +122,11 @@ impl Workload {
         Workload::parse("(default)", DEFAULT_WORKLOAD).expect("the embedded default workload is valid")
     }
 
+    /// Parses and validates TOML text (at most [`MAX_FILE_BYTES`](crate::config::MAX_FILE_BYTES)); `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Workload, WorkloadError> {
         let err = |msg: String| WorkloadError { file: file.into(), msg };
-        let w: Workload = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        check_size(text.len(), "workload").map_err(err)?;
+        let w: Workload = toml::from_str(text).map_err(|e| err(toml_error(text, &e)))?;
         w.validate().map_err(err)?;
         Ok(w)
     }
@@ -105,10 +140,10 @@ impl Workload {
     pub fn to_toml(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        let _ = writeln!(out, "description = {}", toml_value(&self.description));
+        let _ = writeln!(out, "description = {}", toml_string(&self.description));
         for p in &self.processes {
             out.push_str("\n[[process]]\n");
-            let _ = writeln!(out, "name = {}", toml_value(&p.name));
+            let _ = writeln!(out, "name = {}", toml_string(&p.name));
             let _ = writeln!(out, "arrival = {}", toml_value(&p.arrival));
             let _ = writeln!(out, "priority = {}", toml_value(&p.priority));
             let _ = writeln!(out, "repeat = {}", toml_value(&p.repeat));
@@ -128,11 +163,12 @@ impl Workload {
         if self.processes.is_empty() {
             return Err("no [[process]]: at least one process is needed".into());
         }
-        if self.processes.len() > 64 {
-            return Err(format!("{} processes: at most 64 are supported", self.processes.len()));
+        if self.processes.len() > MAX_PROCESSES {
+            return Err(format!("field `process`: {} processes (at most {MAX_PROCESSES} are supported)", self.processes.len()));
         }
+        let mut accepted = std::collections::HashSet::new();
         for (i, p) in self.processes.iter().enumerate() {
-            let at = format!("process[{i}] (`{}`)", p.name);
+            let at = format!("process[{i}] ({})", q(&p.name));
             if p.name.trim().is_empty() {
                 return Err(format!("process[{i}]: field `name` must not be empty"));
             }
@@ -159,12 +195,41 @@ impl Workload {
                     return Err(format!("{at}: launches[{j}]: field `seed`: {} is out of range (expected 0..=2^63-1)", l.seed));
                 }
                 let size = l.size.unwrap_or(b.default_size);
-                // Building the host program checks the size without touching GPU memory.
-                b.program(size, l.seed).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
+                // Building the host program checks the size without touching GPU memory. It
+                // assembles the application's kernels each time, and whether a size is
+                // accepted does not depend on the seed: each (application, size) is built once.
+                if !accepted.contains(&(b.name, size)) {
+                    b.program(size, l.seed).map_err(|e| format!("{at}: launches[{j}]: {e}"))?;
+                    accepted.insert((b.name, size));
+                }
             }
         }
         Ok(())
     }
+}
+
+/// A TOML basic string: quoted, with `"`, `\` and control characters escaped. (Free text
+/// is written here rather than by the `toml` crate, whose writer counts runs of quotes in a
+/// `u8`: 256 quotes in a row overflow it.)
+fn toml_string(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// One value in TOML's inline form (strings quoted and escaped, tables and arrays inline).
@@ -178,6 +243,6 @@ fn toml_value<T: Serialize + ?Sized>(v: &T) -> String {
 pub fn find(name: &str) -> Result<Bench, String> {
     library::find(name).ok_or_else(|| {
         let names: Vec<_> = library::library().iter().map(|b| b.name).collect();
-        format!("unknown kernel `{name}` (the library has: {})", names.join(", "))
+        format!("unknown kernel {} (the library has: {})", q(name), names.join(", "))
     })
 }

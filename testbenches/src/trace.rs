@@ -133,30 +133,126 @@ pub fn testbench(t: &TraceInfo) -> String {
     s
 }
 
-/// Checks `trace.json` and `trace.hex` against each other: port widths 1..=64, the record
-/// size, and `cycles` records of `fields` hex words each.
-fn check(dir: &Path, info: &TraceInfo) -> Result<(), String> {
-    let json = dir.join("trace.json");
-    for (n, w) in info.inputs.iter().chain(&info.outputs) {
-        if !(1..=64).contains(w) {
-            return Err(format!("{}: port `{n}` is {w} bits wide; expected 1..=64", json.display()));
+/// Bytes `trace.json` may hold: thousands of ports' worth (a block's have a few hundred bytes).
+pub const MAX_JSON_BYTES: usize = 1 << 20;
+
+/// Names the generated testbench declares itself: a port may not take one.
+const TESTBENCH_NAMES: &[&str] = &["mpgpu_replay", "mem", "clock", "gpu_cycle", "care", "c", "base", "dut", "N", "F", "top"];
+
+/// Characters of the input an error quotes.
+const QUOTE_CHARS: usize = 60;
+
+/// `text` for quoting in an error: cut to [`QUOTE_CHARS`] characters, control characters
+/// escaped.
+fn quoted(text: &str) -> String {
+    let cut = mpgpu_ref::asm::clip(text, QUOTE_CHARS);
+    let mut s = String::from("`");
+    for c in cut.chars() {
+        if c.is_control() {
+            s.extend(c.escape_default());
+        } else {
+            s.push(c);
         }
     }
-    if info.fields != 2 + info.inputs.len() + info.outputs.len() || info.outputs.len() > 64 {
-        return Err(format!("{}: `fields` is {}; with {} inputs and {} outputs expected {}", json.display(), info.fields, info.inputs.len(), info.outputs.len(), 2 + info.inputs.len() + info.outputs.len()));
+    s.push('`');
+    if matches!(cut, std::borrow::Cow::Owned(_)) {
+        s.push_str(&format!(" ({} characters)", text.chars().count()));
     }
+    s
+}
+
+/// Reads a trace directory's `trace.json` (at most [`MAX_JSON_BYTES`]) and checks it and
+/// `trace.hex` against each other: ports named as Verilog identifiers, distinct, 1..=64 bits
+/// wide, at most 64 outputs, the record size, and `cycles` records of `fields` hex words each
+/// (read a line at a time: a trace of any length is checked in bounded memory). Every error
+/// names the file and the place: a line and column of `trace.json`, a port or a field, or a
+/// line of `trace.hex`.
+pub fn read(dir: &Path) -> Result<TraceInfo, String> {
+    use std::io::Read;
+    let json = dir.join("trace.json");
+    let at = json.display();
+    let f = File::open(&json).map_err(|e| format!("{at}: {e}"))?;
+    if f.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_JSON_BYTES as u64) {
+        return Err(format!("{at}: {} bytes is too large: a trace.json holds at most {MAX_JSON_BYTES} bytes (1 MiB)", f.metadata().map_or(0, |m| m.len())));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_JSON_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("{at}: {e}"))?;
+    if bytes.len() > MAX_JSON_BYTES {
+        return Err(format!("{at}: more than {MAX_JSON_BYTES} bytes: a trace.json holds at most {MAX_JSON_BYTES} bytes (1 MiB)"));
+    }
+    let info: TraceInfo = serde_json::from_slice(&bytes).map_err(|e| {
+        let full = e.to_string();
+        let msg = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
+        // (serde_json says column 0 before a line's first character: the place is column 1)
+        format!("{at}:{}:{}: {}", e.line().max(1), e.column().max(1), mpgpu_ref::asm::clip(msg, 200).escape_debug())
+    })?;
+    check(dir, &info)?;
+    Ok(info)
+}
+
+/// Checks the ports, the record size and `trace.hex` (see [`read`]).
+fn check(dir: &Path, info: &TraceInfo) -> Result<(), String> {
+    let json = dir.join("trace.json");
+    let at = json.display();
+    if info.block.is_empty() || info.block.chars().count() > 200 || info.block.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        return Err(format!("{at}: `block` {} must be 1 to 200 characters without quotes, backslashes or control characters (it is written into the testbench)", quoted(&info.block)));
+    }
+    let mut names = std::collections::HashSet::new();
+    for (n, w) in info.inputs.iter().chain(&info.outputs) {
+        let ident = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && n.len() <= 200;
+        if !ident {
+            return Err(format!("{at}: port {} is not a Verilog identifier (a letter or `_`, then letters, digits and `_`; at most 200)", quoted(n)));
+        }
+        if TESTBENCH_NAMES.contains(&n.as_str()) {
+            return Err(format!("{at}: port `{n}` takes the name of the testbench's own `{n}`"));
+        }
+        if !names.insert(n.as_str()) {
+            return Err(format!("{at}: port `{n}` is named twice"));
+        }
+        if !(1..=64).contains(w) {
+            return Err(format!("{at}: port `{n}` is {w} bits wide; expected 1..=64"));
+        }
+    }
+    if info.outputs.len() > 64 {
+        return Err(format!("{at}: `outputs`: {} ports; a trace's care mask holds 64", info.outputs.len()));
+    }
+    if info.fields != 2 + info.inputs.len() + info.outputs.len() {
+        return Err(format!("{at}: `fields` is {}; with {} inputs and {} outputs expected {}", info.fields, info.inputs.len(), info.outputs.len(), 2 + info.inputs.len() + info.outputs.len()));
+    }
+    check_records(dir, info)
+}
+
+/// `trace.hex`: `info.cycles` lines of `info.fields` hex words of at most 64 bits, read a line
+/// at a time (a line longer than any record can be is refused without being read whole).
+fn check_records(dir: &Path, info: &TraceInfo) -> Result<(), String> {
+    use std::io::{BufRead, BufReader, Read};
     let hex = dir.join("trace.hex");
-    let text = std::fs::read_to_string(&hex).map_err(|e| format!("{}: {e}", hex.display()))?;
+    let at = hex.display();
+    let mut r = BufReader::new(File::open(&hex).map_err(|e| format!("{at}: {e}"))?);
+    // 16 digits and a separator per word, with room for other spacing
+    let longest = 32 * info.fields + 256;
     let mut records = 0u64;
-    for (k, line) in text.lines().enumerate() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.len() != info.fields || words.iter().any(|w| u64::from_str_radix(w, 16).is_err()) {
-            return Err(format!("{}:{}: expected {} hex words of at most 64 bits, found `{line}`", hex.display(), k + 1, info.fields));
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = (&mut r).take(longest as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| format!("{at}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        let k = records + 1;
+        if buf.len() > longest && buf.last() != Some(&b'\n') {
+            return Err(format!("{at}:{k}: a line of more than {longest} bytes; a record of {} words has at most {}", info.fields, 17 * info.fields));
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        if words.len() != info.fields || words.iter().any(|w| w.is_empty() || w.len() > 16 || !w.bytes().all(|b| b.is_ascii_hexdigit())) {
+            return Err(format!("{at}:{k}: expected {} hex words of at most 64 bits, found {}", info.fields, quoted(line)));
         }
         records += 1;
     }
     if records != info.cycles {
-        return Err(format!("{}: {records} records; trace.json says {} cycles", hex.display(), info.cycles));
+        return Err(format!("{at}: {records} records; trace.json says {} cycles", info.cycles));
     }
     Ok(())
 }
@@ -180,9 +276,7 @@ pub fn replay(dir: &Path) -> Result<Replay, String> {
 /// synthesized netlist and its cell models. `tag` names the build and log files
 /// (`replay-<tag>.vvp`, `replay-<tag>.log`; the RTL's are `replay.vvp` and `replay.log`).
 pub fn replay_on(dir: &Path, sources: &[&Path], tag: &str) -> Result<Replay, String> {
-    let info: TraceInfo = serde_json::from_str(&std::fs::read_to_string(dir.join("trace.json")).map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?)
-        .map_err(|e| format!("{}: {e}", dir.join("trace.json").display()))?;
-    check(dir, &info)?;
+    let info = read(dir)?;
     // Regenerated from trace.json, so an edited trace.hex is replayed by the same testbench.
     std::fs::write(dir.join("replay.v"), testbench(&info)).map_err(|e| format!("cannot write replay.v: {e}"))?;
     let stem = if tag == "rtl" { "replay".to_string() } else { format!("replay-{tag}") };

@@ -28,24 +28,29 @@ fn make(ks: &Kernels, size: u32, seed: u64) -> Result<Box<dyn Program>, String> 
     if size == 0 || size > MAX_SIZE {
         return Err(format!("expected 1..={MAX_SIZE} values"));
     }
-    let mut r = rng(seed);
-    let values: Vec<u32> = (0..size)
-        .map(|_| {
-            if r.gen_bool(0.5) {
-                // A hot bin, reached through a large value so the kernel's modulo matters.
-                HOT_BINS[r.gen_range(0..HOT_BINS.len())] + BINS * r.gen_range(0..u32::MAX / BINS)
-            } else {
-                r.gen()
-            }
-        })
-        .collect();
+    // (the values are drawn when the program is set up, not when it is made: checking a
+    // workload makes its programs)
+    let values = move || {
+        let mut r = rng(seed);
+        (0..size)
+            .map(|_| {
+                if r.gen_bool(0.5) {
+                    // A hot bin, reached through a large value so the kernel's modulo matters.
+                    HOT_BINS[r.gen_range(0..HOT_BINS.len())] + BINS * r.gen_range(0..u32::MAX / BINS)
+                } else {
+                    r.gen()
+                }
+            })
+            .collect()
+    };
     Ok(program(ks, values, BINS))
 }
 
-/// The program counting `values` into `nbins` bins.
-fn program(ks: &Kernels, values: Vec<u32>, nbins: u32) -> Box<dyn Program> {
+/// The program counting the values `values` draws into `nbins` bins.
+fn program(ks: &Kernels, values: impl FnOnce() -> Vec<u32> + Send + 'static, nbins: u32) -> Box<dyn Program> {
     let k = ks.get("histo");
     Box::new(StaticProgram::new(move |mem| {
+        let values = values();
         let mut expected = vec![0u32; nbins as usize];
         for v in &values {
             expected[(v % nbins) as usize] += 1;
@@ -66,7 +71,7 @@ mod tests {
 
     fn run(values: Vec<u32>, nbins: u32) -> Vec<u32> {
         let ks = BENCH.kernels().unwrap();
-        let mut p = program(&ks, values, nbins);
+        let mut p = program(&ks, move || values, nbins);
         let mut gpu = FuncGpu::new();
         gpu.run(&mut *p).unwrap();
         p.verify(&gpu.mem).unwrap();

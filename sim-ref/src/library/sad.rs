@@ -32,8 +32,9 @@ pub const BENCH: Bench = Bench {
 
 fn make(ks: &Kernels, size: u32, seed: u64) -> Result<Box<dyn Program>, String> {
     check_size(size)?;
-    let (cur, reference) = frames(size as usize, seed);
-    program(ks, size, cur, reference)
+    // (the frames are drawn when the program is set up, not when it is made: checking a
+    // workload makes its programs)
+    program(ks, size, move || frames(size as usize, seed))
 }
 
 fn check_size(size: u32) -> Result<(), String> {
@@ -85,10 +86,11 @@ fn reference_sads(n: usize, cur: &[u32], reference: &[u32]) -> Vec<u32> {
     out
 }
 
-fn program(ks: &Kernels, size: u32, cur: Vec<u32>, reference: Vec<u32>) -> Result<Box<dyn Program>, String> {
+fn program(ks: &Kernels, size: u32, frames: impl FnOnce() -> (Vec<u32>, Vec<u32>) + Send + 'static) -> Result<Box<dyn Program>, String> {
     check_size(size)?;
     let k = ks.get("sad");
     Ok(Box::new(StaticProgram::new(move |mem| {
+        let (cur, reference) = frames();
         let n = size as usize;
         let expected = reference_sads(n, &cur, &reference);
         let (pcur, pref) = (mem.alloc_u32s(&cur), mem.alloc_u32s(&reference));
@@ -117,7 +119,7 @@ mod tests {
             }
         }
         let ks = BENCH.kernels().unwrap();
-        let mut p = program(&ks, n as u32, cur, reference).unwrap();
+        let mut p = program(&ks, n as u32, move || (cur, reference)).unwrap();
         let mut gpu = FuncGpu::new();
         gpu.run(p.as_mut()).unwrap();
         p.verify(&gpu.mem).unwrap();

@@ -766,7 +766,8 @@ pub fn oracle_curves(
     let mut out = Vec::new();
     for p in &w.processes {
         let alone = crate::workload::Workload { description: format!("{} alone", p.name), processes: vec![crate::workload::ProcessSpec { arrival: 0, ..p.clone() }] };
-        let key = format!("{}:{}", cfg.name, toml::to_string(&alone.processes[0]).unwrap_or_default().replace(&format!("name = {:?}", p.name), ""));
+        // (the process as it runs alone, whatever its name)
+        let key = format!("{}:{:?}", cfg.name, crate::workload::ProcessSpec { name: String::new(), ..alone.processes[0].clone() });
         if let Some(c) = cache.get(&key) {
             out.push(*c);
             continue;
