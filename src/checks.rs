@@ -89,53 +89,13 @@ pub(crate) fn assemble(file: &Path, text: &str) -> Result<Vec<mpgpu_ref::Kernel>
     mpgpu_ref::assemble(&file.display().to_string(), text).map_err(|e| Reported(e.to_string()).into())
 }
 
-/// The most characters of a user's text quoted back in a message.
-pub(crate) const QUOTE_CHARS: usize = 60;
-
-/// `s` for quoting in a message or a table: control, bidirectional-override and other
-/// invisible format characters escaped (`\u{202e}`), and cut at [`QUOTE_CHARS`] characters
-/// with an ellipsis and the full length.
-pub(crate) fn quoted(s: &str) -> String {
-    let mut out = String::new();
-    let n = s.chars().count();
-    for (i, c) in s.chars().enumerate() {
-        if i == QUOTE_CHARS {
-            out += &format!("… ({n} characters)");
-            break;
-        }
-        out += &escaped(c);
-    }
-    out
-}
-
-/// `s` for a table cell: every character shown, the invisible ones escaped (no cut).
-pub(crate) fn shown(s: &str) -> String {
-    s.chars().map(escaped).collect()
-}
-
-fn escaped(c: char) -> String {
-    // (C0 and C1 controls, and the bidirectional embeddings, overrides and isolates and other
-    // zero-width format characters that reorder or hide the text around them)
-    let invisible = c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{061c}');
-    if invisible {
-        c.escape_unicode().to_string()
-    } else {
-        c.to_string()
-    }
-}
+/// A user's text in a message (cut, invisible characters escaped) and in a table (escaped):
+/// the project's one rule, [`mpgpu_ref::text`].
+pub(crate) use mpgpu_ref::text::{quoted, shown};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn invisible_characters_are_escaped_and_long_text_cut() {
-        assert_eq!(shown("a\u{202e}b\tc\u{1b}[31m"), "a\\u{202e}b\\u{9}c\\u{1b}[31m");
-        assert_eq!(shown("ordinary name é"), "ordinary name é");
-        let long = "x".repeat(1_000_000);
-        let q = quoted(&long);
-        assert!(q.len() < 100 && q.ends_with("(1000000 characters)"), "{q}");
-    }
 
     #[test]
     fn outputs_are_checked_before_a_run() {

@@ -132,7 +132,7 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
 fn find_bench(name: &str) -> Result<Bench> {
     library::find(name).ok_or_else(|| {
         let names: Vec<_> = library::library().iter().map(|b| b.name).collect();
-        anyhow!("unknown kernel `{}`; the library has: {}", crate::checks::quoted(name), names.join(", "))
+        anyhow!("unknown kernel {}; the library has: {}", crate::checks::quoted(name), names.join(", "))
     })
 }
 
@@ -170,7 +170,7 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     let text = crate::checks::read_asm(file)?;
     let ks = crate::checks::assemble(file, &text)?;
     let k = match &a.entry {
-        Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel `{}`", file.display(), crate::checks::quoted(n)))?,
+        Some(n) => ks.iter().find(|k| &k.name == n).ok_or_else(|| anyhow!("{}: no kernel {}", file.display(), crate::checks::quoted(n)))?,
         None => &ks[0],
     };
     let k = Arc::new(k.clone());
@@ -184,12 +184,12 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     // (the buffers' words in all, bounded like one buffer's)
     let mut words = 0u64;
     for (i, p) in a.params.iter().enumerate() {
-        let bad = || anyhow!("--param #{} `{}`: expected an integer, a float like 1.5f, or buf:WORDS[=zero|seq|rand|frand]", i + 1, crate::checks::quoted(p));
+        let bad = || anyhow!("--param #{} {}: expected an integer, a float like 1.5f, or buf:WORDS[=zero|seq|rand|frand]", i + 1, crate::checks::quoted(p));
         if let Some(spec) = p.strip_prefix("buf:") {
             let (n, init) = spec.split_once('=').unwrap_or((spec, "zero"));
             let n: u32 = n.parse().map_err(|_| bad())?;
             if n == 0 || n > 1 << 26 {
-                bail!("--param #{} `{}`: buffer size must be 1..=67108864 words", i + 1, crate::checks::quoted(p));
+                bail!("--param #{} {}: buffer size must be 1..=67108864 words", i + 1, crate::checks::quoted(p));
             }
             words += n as u64;
             if words > 1 << 26 {

@@ -91,7 +91,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         for p in &w.processes {
             // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
             let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &crate::checks::quoted(&p.name))?.0);
+            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &crate::checks::shown(&mpgpu_ref::text::clip(&p.name, mpgpu_ref::text::QUOTE_CHARS)))?.0);
         }
     } else if !a.no_alone {
         alone.push(shared.clone());

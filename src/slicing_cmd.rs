@@ -81,7 +81,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
     let t0 = std::time::Instant::now();
     for (f, w) in files.iter().zip(workloads) {
-        let name = f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy())).unwrap_or_default();
+        let name = f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy()).into_owned()).unwrap_or_default();
         let mut alone = Vec::new();
         for p in &w.processes {
             let key = format!("{p:?}");

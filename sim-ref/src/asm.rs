@@ -156,25 +156,7 @@ struct Token {
     col: u32,
 }
 
-/// Characters of an offending token an error message quotes; a longer one is cut there and
-/// marked with `…`, so that a megabyte-long operand makes a one-line message.
-pub const QUOTE_CHARS: usize = 40;
-
-/// `text` cut to at most `max` characters, with `…` after a cut.
-pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => text.into(),
-        Some((at, _)) => format!("{}…", &text[..at]).into(),
-    }
-}
-
-/// A token quoted in backticks, cut to [`QUOTE_CHARS`] (and then its length said).
-pub(crate) fn q(text: &str) -> String {
-    match clip(text, QUOTE_CHARS) {
-        std::borrow::Cow::Borrowed(t) => format!("`{t}`"),
-        cut => format!("`{cut}` ({} characters)", text.chars().count()),
-    }
-}
+use crate::text::quoted as q;
 
 fn describe(t: Option<&Token>) -> String {
     match t {

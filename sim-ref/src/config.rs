@@ -655,7 +655,7 @@ pub(crate) fn read_capped(path: &Path, what: &str) -> Result<String, String> {
 /// with the quoted line cut to a window around the column and the message to a few hundred
 /// characters, so that a huge line or value makes a short message.
 pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let msg = crate::asm::clip(e.message().trim_end(), 300);
+    let msg = crate::text::clip(e.message().trim_end(), 300);
     let Some(span) = e.span() else { return msg.into_owned() };
     let mut at = span.start.min(text.len());
     while !text.is_char_boundary(at) {

@@ -15,6 +15,7 @@ pub mod ranges;
 pub mod regalloc;
 pub mod slots;
 pub mod soakgen;
+pub mod text;
 pub mod timing;
 pub mod workload;
 pub mod zorua;

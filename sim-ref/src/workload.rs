@@ -11,7 +11,7 @@
 //! launches = [{ kernel = "sgemm", size = 128, seed = 1 }]
 //! ```
 
-use crate::asm::q;
+use crate::text::quoted as q;
 use crate::config::{check_size, read_capped, toml_error};
 use crate::library::{self, Bench};
 use serde::{Deserialize, Serialize};

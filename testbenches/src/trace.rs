@@ -139,26 +139,9 @@ pub const MAX_JSON_BYTES: usize = 1 << 20;
 /// Names the generated testbench declares itself: a port may not take one.
 const TESTBENCH_NAMES: &[&str] = &["mpgpu_replay", "mem", "clock", "gpu_cycle", "care", "c", "base", "dut", "N", "F", "top"];
 
-/// Characters of the input an error quotes.
-const QUOTE_CHARS: usize = 60;
-
-/// `text` for quoting in an error: cut to [`QUOTE_CHARS`] characters, control characters
-/// escaped.
+/// `text` for quoting in an error, by the project's one rule ([`mpgpu_ref::text::quoted`]).
 fn quoted(text: &str) -> String {
-    let cut = mpgpu_ref::asm::clip(text, QUOTE_CHARS);
-    let mut s = String::from("`");
-    for c in cut.chars() {
-        if c.is_control() {
-            s.extend(c.escape_default());
-        } else {
-            s.push(c);
-        }
-    }
-    s.push('`');
-    if matches!(cut, std::borrow::Cow::Owned(_)) {
-        s.push_str(&format!(" ({} characters)", text.chars().count()));
-    }
-    s
+    mpgpu_ref::text::quoted(text)
 }
 
 /// Reads a trace directory's `trace.json` (at most [`MAX_JSON_BYTES`]) and checks it and
@@ -184,7 +167,7 @@ pub fn read(dir: &Path) -> Result<TraceInfo, String> {
         let full = e.to_string();
         let msg = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
         // (serde_json says column 0 before a line's first character: the place is column 1)
-        format!("{at}:{}:{}: {}", e.line().max(1), e.column().max(1), mpgpu_ref::asm::clip(msg, 200).escape_debug())
+        format!("{at}:{}:{}: {}", e.line().max(1), e.column().max(1), mpgpu_ref::text::clip(msg, 200).escape_debug())
     })?;
     check(dir, &info)?;
     Ok(info)
