@@ -385,7 +385,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
     let gated = if matches!(a.unit, UnitArg::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
-    let instances = if unit.per_sm() || unit == UnitKind::Wf {
+    let instances = if rep.mismatch.is_some() {
+        // (the count stops at the mismatch, in the instance that parted)
+        if unit.per_sm() || unit == UnitKind::Wf { ", to the mismatch, in the slot that parted".to_string() } else { ", to the mismatch".to_string() }
+    } else if unit.per_sm() || unit == UnitKind::Wf {
         let n = (0..cfg.num_sms() as usize).filter(|&k| o.sms.contains(k)).count();
         let units = if unit == UnitKind::RqOl { " (3 blocks each)" } else { "" };
         format!(", summed over {n} SMs' slots{units}{}", if unit == UnitKind::Wf { " and the water-filling unit" } else { "" })
@@ -402,7 +405,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s; {:.2} s to build the units before)", r.cycles, secs, r.cycles as f64 / secs / 1e3, rep.setup_seconds);
         print_result(r, None, secs);
     }
-    if let Some(p) = &rep.vcd {
+    if let Some(p) = rep.vcd.as_ref().filter(|_| rep.mismatch.is_none()) {
         println!("{}", waveforms(p, &rep.vcd_files, unit));
     }
     if let Some(p) = &rep.trace {
