@@ -294,6 +294,21 @@ pub fn parse_bytes(s: &str) -> Result<u32, String> {
     v.checked_mul(mul).and_then(|b| u32::try_from(b).ok()).ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// The cycle budget of a command that runs the timing model (`--max-cycles`).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct LimitArgs {
+    /// Stop with a report (each unfinished launch's kernel, blocks and PCs) if a run has not
+    /// finished by this GPU cycle.
+    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_cycles: u64,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> mpgpu_ref::timing::RunLimits {
+        crate::common::limits(self.max_cycles)
+    }
+}
+
 /// An intra-SM slicing policy (Warped-Slicer and the policies it is compared with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SlicingArg {

@@ -14,6 +14,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct BenchRunArgs {
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     workload: Option<PathBuf>,
     #[arg(long, default_value = "gtx480")]
     config: String,
@@ -35,11 +37,11 @@ pub struct BenchExecArgs {
 }
 
 pub fn bench_run_cmd(a: BenchRunArgs) -> Result<ExitCode> {
-    let BenchRunArgs { workload, config, scaling, vm } = a;
+    let BenchRunArgs { limit, workload, config, scaling, vm } = a;
     let w = load_workload(&workload)?;
     let mut cfg = GpuConfig::from_arg(&config).map_err(|e| anyhow!("{e}"))?;
     vm.apply(&mut cfg)?;
-    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
+    let limits = limit.limits();
     let measure = |cfg: &GpuConfig, w: &Workload| -> Result<(RunResult, f64)> {
         // Best of 3 wall-clock times of the same deterministic run.
         let mut best = None;

@@ -22,7 +22,8 @@ pub(crate) fn output_file(path: &Path, flag: &str) -> Result<()> {
     if let Some(d) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("{flag} {}: cannot create the folder {}", path.display(), d.display()))?;
     }
-    let existed = path.exists();
+    // (a symbolic link, dangling or not, is there: it is never removed)
+    let existed = std::fs::symlink_metadata(path).is_ok();
     std::fs::OpenOptions::new().append(true).create(true).open(path).with_context(|| format!("{flag} {}: cannot write this file", path.display()))?;
     if !existed {
         let _ = std::fs::remove_file(path);

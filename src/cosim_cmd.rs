@@ -207,10 +207,8 @@ pub struct CosimArgs {
     /// With --unit wf or slice: Warped-Slicer's parameters.
     #[command(flatten)]
     ws: crate::args::WsArgs,
-    /// Stop with a report (each unfinished launch's kernel, blocks and PCs) if the workload
-    /// has not finished by this GPU cycle.
-    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
-    max_cycles: u64,
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// Test-only: co-simulate a deliberately broken RTL variant.
     #[arg(long, value_enum, hide = true)]
     broken: Option<BrokenArg>,
@@ -309,7 +307,20 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.framework = a.framework;
     o.every_cycle = a.every_cycle;
-    o.limits = crate::common::limits(a.max_cycles);
+    o.limits = a.limit.limits();
+    o.vcd_window = (a.vcd_from.unwrap_or(0), a.vcd_to.unwrap_or(u64::MAX));
+    if o.vcd_window.0 > o.vcd_window.1 {
+        bail!("--vcd-from {} is after --vcd-to {}", o.vcd_window.0, o.vcd_window.1);
+    }
+    if let Some(v) = &a.vcd_sms {
+        if !unit.waveform_folder() {
+            bail!("--vcd-sms picks the SMs whose waveforms are written: --unit {} has one waveform", unit.name());
+        }
+        o.vcd_sms = mpgpu_ref::slots::SmSet::parse(v, cfg.num_sms() as usize).map_err(|e| anyhow!("--vcd-sms: {e}"))?;
+        if let Some(k) = (0..cfg.num_sms() as usize).find(|&k| o.vcd_sms.contains(k) && !o.sms.contains(k)) {
+            bail!("--vcd-sms {v}: SM {k} does not carry the RTL (--sms {}); only SMs with the RTL have waveforms", a.sms.as_deref().unwrap_or("all"));
+        }
+    }
     // (the outputs are checked before the run: a waveform or trace that cannot be written is
     // refused now, not found out after the simulation)
     if let Some(p) = &a.vcd {
@@ -324,19 +335,6 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(d) = &a.trace {
         crate::checks::output_dir(d, "--trace")?;
-    }
-    o.vcd_window = (a.vcd_from.unwrap_or(0), a.vcd_to.unwrap_or(u64::MAX));
-    if o.vcd_window.0 > o.vcd_window.1 {
-        bail!("--vcd-from {} is after --vcd-to {}", o.vcd_window.0, o.vcd_window.1);
-    }
-    if let Some(v) = &a.vcd_sms {
-        if !unit.waveform_folder() {
-            bail!("--vcd-sms picks the SMs whose waveforms are written: --unit {} has one waveform", unit.name());
-        }
-        o.vcd_sms = mpgpu_ref::slots::SmSet::parse(v, cfg.num_sms() as usize).map_err(|e| anyhow!("--vcd-sms: {e}"))?;
-        if let Some(k) = (0..cfg.num_sms() as usize).find(|&k| o.vcd_sms.contains(k) && !o.sms.contains(k)) {
-            bail!("--vcd-sms {v}: SM {k} does not carry the RTL (--sms {}); only SMs with the RTL have waveforms", a.sms.as_deref().unwrap_or("all"));
-        }
     }
     o.vcd = a.vcd.clone();
     o.trace = a.trace.clone();

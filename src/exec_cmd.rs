@@ -10,6 +10,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The most blocks a `--file` launch may have unless `--max-blocks` says otherwise.
+const DEFAULT_MAX_BLOCKS: u64 = 1 << 24;
+
+/// The most words of `--param` buffers, one or all together (256 MiB).
+const MAX_BUFFER_WORDS: u32 = 1 << 26;
+
 #[derive(clap::Args)]
 pub struct ExecArgs {
     /// Library application (see `mpgpu kernels`).
@@ -44,9 +50,9 @@ pub struct ExecArgs {
     #[arg(long, default_value_t = 500_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     max_warp_insts: u64,
     /// With --file: the most blocks the launch may have (the product of the --grid
-    /// dimensions); a larger grid is refused before it runs.
-    #[arg(long, default_value_t = 1 << 24, value_parser = clap::value_parser!(u64).range(1..))]
-    max_blocks: u64,
+    /// dimensions; default 16777216); a larger grid is refused before it runs.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_blocks: Option<u64>,
 }
 
 /// A functional GPU with the budget of `a`, showing a launch's blocks as they finish when
@@ -77,7 +83,7 @@ pub fn exec_cmd(a: ExecArgs) -> Result<ExitCode> {
         return exec_file(file, &a);
     }
     // (the launch options describe a --file's launch; a library application launches its own)
-    for (given, flag) in [(a.max_blocks != 1 << 24, "--max-blocks"), (a.entry.is_some(), "--entry"), (a.grid.is_some(), "--grid"), (a.block.is_some(), "--block"), (!a.params.is_empty(), "--param"), (a.dump.is_some(), "--dump")] {
+    for (given, flag) in [(a.max_blocks.is_some(), "--max-blocks"), (a.entry.is_some(), "--entry"), (a.grid.is_some(), "--grid"), (a.block.is_some(), "--block"), (!a.params.is_empty(), "--param"), (a.dump.is_some(), "--dump")] {
         if given {
             bail!("{flag} describes the launch of an assembly file: it needs --file (a library application launches its own kernels)");
         }
@@ -178,7 +184,7 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
     let mut r = rng(a.seed);
     let grid = parse_dims(a.grid.as_deref().unwrap_or("1"), "grid")?;
     let blocks = grid.iter().map(|&d| d as u128).product::<u128>();
-    crate::checks::bounded(blocks, "blocks (the --grid product)", a.max_blocks, "--max-blocks")?;
+    crate::checks::bounded(blocks, "blocks (the --grid product)", a.max_blocks.unwrap_or(DEFAULT_MAX_BLOCKS), "--max-blocks")?;
     let mut params = Vec::new();
     let mut bufs = Vec::new();
     // (the buffers' words in all, bounded like one buffer's)
@@ -188,12 +194,12 @@ fn exec_file(file: &PathBuf, a: &ExecArgs) -> Result<ExitCode> {
         if let Some(spec) = p.strip_prefix("buf:") {
             let (n, init) = spec.split_once('=').unwrap_or((spec, "zero"));
             let n: u32 = n.parse().map_err(|_| bad())?;
-            if n == 0 || n > 1 << 26 {
-                bail!("--param #{} {}: buffer size must be 1..=67108864 words", i + 1, crate::checks::quoted(p));
+            if n == 0 || n > MAX_BUFFER_WORDS {
+                bail!("--param #{} {}: buffer size must be 1..={MAX_BUFFER_WORDS} words", i + 1, crate::checks::quoted(p));
             }
             words += n as u64;
-            if words > 1 << 26 {
-                bail!("--param #{}: the buffers hold {words} words in all, more than 67108864 (256 MiB)", i + 1);
+            if words > MAX_BUFFER_WORDS as u64 {
+                bail!("--param #{}: the buffers hold {words} words in all, more than {MAX_BUFFER_WORDS} (256 MiB)", i + 1);
             }
             let data: Vec<u32> = match init {
                 "zero" => vec![0; n as usize],

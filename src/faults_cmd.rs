@@ -15,6 +15,8 @@ const PARBOIL: &[&str] = &["sgemm", "cutcp", "histo", "sad", "stencil", "lbm", "
 
 #[derive(clap::Args)]
 pub struct FaultsArgs {
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// A preset or a TOML file (translation is switched on).
     #[arg(long, default_value = "thesis16")]
     config: String,
@@ -111,7 +113,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if !(a.scale.is_finite() && a.scale > 0.0) {
         return Err(anyhow!("--scale {}: expected a positive number", a.scale));
     }
-    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
+    let limits = a.limit.limits();
     let run = |cfg: &GpuConfig, k: &str, size: u32| -> Result<RunResult> {
         let (r, _) = simulate(cfg, &workload(k, size), limits, k)?;
         if !r.processes.iter().all(|p| p.verified) {
@@ -172,6 +174,26 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         ("OL-4KB-h", FaultScheme::Ol, 4096, OplogFull::Hold),
         ("OL-8KB-h", FaultScheme::Ol, 8192, OplogFull::Hold),
     ];
+    let mut base_cfg = cfg.clone();
+    base_cfg.paging.link = PagingLink::Off;
+    base_cfg.faults = FaultScheme::Stall;
+    // (every scheme's configuration is made and checked before the first run: the replay
+    // queue's need the thesis's pipeline)
+    let scheme_cfgs: Vec<GpuConfig> = schemes
+        .iter()
+        .map(|&(name, f, bytes, full)| {
+            let mut c = base_cfg.clone();
+            c.faults = f;
+            if bytes > 0 {
+                c.sm.iter_mut().for_each(|g| {
+                    g.oplog_bytes = bytes;
+                    g.oplog_full = full;
+                });
+            }
+            c.validate().map_err(|e| anyhow!("--config {}: scheme {name}: {e}", cfg.name))?;
+            Ok(c)
+        })
+        .collect::<Result<_>>()?;
     println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline (baseline cycles / scheme cycles)", cfg.name, cfg.num_sms());
     print!("{:<10} {:>8} {:>10}", "kernel", "size", "baseline");
     for (n, _, _, _) in &schemes {
@@ -181,22 +203,11 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut rel: Vec<Vec<f64>> = vec![Vec::new(); schemes.len()];
     let mut sweep_rows = Vec::new();
     for (k, &size) in kernels.iter().zip(&sizes) {
-        let mut c = cfg.clone();
-        c.paging.link = PagingLink::Off;
-        c.faults = FaultScheme::Stall;
+        let c = base_cfg.clone();
         let base = run(&c, k, size)?.cycles;
         print!("{:<10} {:>8} {:>10}", k, size, base);
-        for (i, &(_, f, bytes, full)) in schemes.iter().enumerate() {
-            let mut c = c.clone();
-            c.faults = f;
-            if bytes > 0 {
-                c.sm.iter_mut().for_each(|g| {
-                    g.oplog_bytes = bytes;
-                    g.oplog_full = full;
-                });
-            }
-            c.validate().map_err(|e| anyhow!("{e}"))?;
-            let x = base as f64 / run(&c, k, size)?.cycles as f64;
+        for (i, sc) in scheme_cfgs.iter().enumerate() {
+            let x = base as f64 / run(sc, k, size)?.cycles as f64;
             rel[i].push(x);
             print!(" {:>9.1}%", 100.0 * x);
         }

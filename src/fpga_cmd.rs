@@ -99,11 +99,11 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", a.block, mpgpu_rtl::verilog::describe(&a.block));
     }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
-    let dir = a.out.join(&a.block);
-    crate::checks::output_dir(&dir, "--out")?;
     let start = Instant::now();
     let verilog = verilog_sized(&a.block, sms).map_err(|e| anyhow!(e))?;
     let verilog_seconds = start.elapsed().as_secs_f64();
+    let dir = a.out.join(&a.block);
+    crate::checks::output_dir(&dir, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
     let vpath = dir.join(format!("{}.v", a.block));

@@ -20,10 +20,8 @@ pub struct RunArgs {
     /// Write the results as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Stop with a report (each unfinished launch's kernel, blocks and PCs) if the workload
-    /// has not finished by this GPU cycle.
-    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
-    max_cycles: u64,
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// Skip the alone runs (no NTT/ANTT/STP/fairness).
     #[arg(long)]
     no_alone: bool,
@@ -49,22 +47,23 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     a.vm.apply(&mut cfg)?;
     // (every output is checked before the run, so none is lost after it)
-    if let Some(p) = &a.json {
-        crate::checks::output_file(p, "--json")?;
-    }
-    if let Some(p) = &a.timeline {
-        if cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
-            bail!("--timeline needs demand paging (--paging nvlink or pcie)");
-        }
-        crate::checks::output_file(p, "--timeline")?;
-    }
-    let limits = crate::common::limits(a.max_cycles);
     if a.slice.ws.given() && a.slice.slicing.is_none() {
         bail!("the --ws-* flags are Warped-Slicer's parameters: they need --slicing");
     }
     if a.preempt.is_some() && a.policy.is_none() {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
     }
+    if a.timeline.is_some() && cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
+        bail!("--timeline needs demand paging (--paging nvlink or pcie)");
+    }
+    // (the outputs last, once every option is known good)
+    if let Some(p) = &a.json {
+        crate::checks::output_file(p, "--json")?;
+    }
+    if let Some(p) = &a.timeline {
+        crate::checks::output_file(p, "--timeline")?;
+    }
+    let limits = a.limit.limits();
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     let sched = a.policy.map(|p| (p.into(), preempt.into()));
     let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.ws.params()));
@@ -104,9 +103,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     if let Some(path) = &a.timeline {
-        let Some(tl) = &shared.timeline else {
-            return Err(anyhow!("--timeline needs demand paging (--paging nvlink or pcie)"));
-        };
+        let tl = shared.timeline.as_ref().expect("demand paging keeps a timeline (checked before the run)");
         std::fs::write(path, timeline_csv(tl)).with_context(|| format!("cannot write {}", path.display()))?;
         println!("wrote {}", path.display());
     }

@@ -17,6 +17,8 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct SlicingArgs {
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// Directories of workload files (every `*.toml`, in name order).
     #[arg(default_values = ["workloads/slicing", "workloads/slicing3"])]
     dirs: Vec<PathBuf>,
@@ -60,7 +62,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         return Err(anyhow!("--config {}: the water-filling unit reads up to {} identical SMs", cfg.name, mpgpu_spec::units::wf::MAX_SMS));
     }
     let params = a.ws.params();
-    let limits = crate::common::limits(crate::common::DEFAULT_MAX_CYCLES);
+    let limits = a.limit.limits();
     let mut files = Vec::new();
     for d in &a.dirs {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d).with_context(|| format!("cannot read {}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();

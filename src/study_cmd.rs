@@ -19,6 +19,8 @@ use std::sync::Mutex;
 
 #[derive(clap::Args)]
 pub struct StudyArgs {
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// The applications, comma-separated, each `NAME` (its grid and size below) or `NAME@SIZE`
     /// (another problem size). Default: every application of the grid table.
     #[arg(long, value_delimiter = ',')]
@@ -147,7 +149,7 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
                 let Some(&(ci, ai, spec, al)) = jobs.get(i) else { break };
                 let (g, size) = apps[ai];
                 let cfg = &cfgs[ci];
-                let r = run_point(cfg, g.app, size, a.seed, spec, al, crate::common::limits(crate::common::DEFAULT_MAX_CYCLES))
+                let r = run_point(cfg, g.app, size, a.seed, spec, al, a.limit.limits())
                     .map(|point| StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point })
                     .with_context(|| format!("{} on {}", g.app, cfg.name));
                 pb.set_message(format!("{} {} {}", g.app, cfg.name, al.name()));

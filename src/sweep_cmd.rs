@@ -39,9 +39,8 @@ pub struct SweepArgs {
     /// The CSV file (default target/sweep/<app>.csv).
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Stop a point that has not finished by this GPU cycle (an error naming it).
-    #[arg(long, default_value_t = crate::common::DEFAULT_MAX_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
-    max_cycles: u64,
+    #[command(flatten)]
+    limit: crate::args::LimitArgs,
     /// Also write every point, with Zorua's counters (summed over the SMs), as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -204,7 +203,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
             }
         }
     }
-    let dims = [a.regs, a.threads, a.smem].iter().filter(|r| r.is_some_and(|(lo, hi, _)| hi > lo)).count();
+    let dims = [(a.regs, 4), (a.threads, 32), (a.smem, 1024)].iter().filter(|&&(r, step)| count(r, step) > 1).count();
     if a.svg.is_some() && dims != 1 {
         bail!("--svg plots a sweep of one dimension: give a range of more than one value for exactly one of --regs, --threads, --smem ({dims} given)");
     }
@@ -212,7 +211,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     for s in &specs {
         b.program_at(size, a.seed, *s).map_err(|e| anyhow!("{e}"))?;
     }
-    let limits = crate::common::limits(a.max_cycles);
+    let limits = a.limit.limits();
     println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
     let pb = indicatif::ProgressBar::new((specs.len() * allocs.len()) as u64);
     pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed})").unwrap().progress_chars("=> "));

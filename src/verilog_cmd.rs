@@ -51,8 +51,8 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
         let sized: Vec<&str> = BLOCKS.iter().copied().filter(|b| mpgpu_rtl::verilog::sized_by_sms(b)).collect();
         bail!("--sms sizes the GPU-wide blocks ({}): `{block}` is {}", sized.join(", "), mpgpu_rtl::verilog::describe(&block));
     }
-    crate::checks::output_dir(&out, "--out")?;
     let v = mpgpu_rtl::verilog::verilog_sized(&block, sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS)).map_err(|e| anyhow!(e))?;
+    crate::checks::output_dir(&out, "--out")?;
     let path = out.join(format!("{block}.v"));
     std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))?;
     println!("wrote {}", path.display());

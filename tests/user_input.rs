@@ -91,9 +91,9 @@ fn a_kernel_that_never_ends_stops_at_its_budget_naming_where_it_was() {
     // (the budget is on by default: the help gives it)
     let (_, help, _) = mpgpu(&["exec", "--help"]);
     assert!(help.contains("--max-warp-insts") && help.contains("[default: 500000000]"), "{help}");
-    for cmd in ["run", "cosim"] {
-        let (_, help, _) = mpgpu(&[cmd, "--help"]);
-        assert!(help.contains("--max-cycles") && help.contains("[default: 50000000]"), "{cmd}: {help}");
+    for cmd in [&["run"][..], &["cosim"], &["sweep"], &["faults"], &["slicing"], &["study"], &["bench", "run"]] {
+        let (_, help, _) = mpgpu(&[cmd, &["--help"]].concat());
+        assert!(help.contains("--max-cycles") && help.contains("[default: 50000000]"), "{cmd:?}: {help}");
     }
     let (code, out, err) = mpgpu(&["run", "--no-alone", "--max-cycles", "2000"]);
     assert_eq!(code, 2, "{out}{err}");
@@ -116,6 +116,9 @@ fn outputs_and_options_are_checked_before_the_simulation() {
     refused(&["sweep", "lbm", "--regs", "44..48", "--csv", "/proc/s.csv"], "--csv /proc/s.csv: cannot");
     refused(&["slicing", "--out", "/proc/sl"], "--out /proc/sl: cannot");
     refused(&["verilog", "rq", "--out", "/proc/v"], "--out /proc/v: cannot");
+    // (options that fail only for some of a command's runs are found before the first run)
+    refused(&["faults", "--config", "gtx480", "--kernels", "vecadd"], "--config gtx480: scheme RQ:");
+    refused(&["sweep", "lbm", "--regs", "44..47:4", "--svg", "s.svg"], "--svg plots a sweep of one dimension");
     // (the same rule everywhere: missing folders are made)
     let json = d.join("missing/deeper/r.json");
     let (code, out, err) = mpgpu(&["run", &w, "--no-alone", "--json", json.to_str().unwrap()]);

@@ -382,13 +382,13 @@ fn numbers_past_their_width_are_errors_at_their_place() {
 }
 
 /// Checking a launch's size must not make its data: the reader validates every launch by
-/// building its host program, so an application that drew its inputs there (histo did: 64 MB
+/// building its host program, so an application that drew its inputs there (histo and reduction did: 64 MB
 /// and 0.3 s for size 16,777,216; sad up to 2 x 512 x 512) made a 1 MiB workload of ~25,000
 /// such launches of distinct sizes take hours to read. Every application draws its inputs in
 /// the program's set-up.
 #[test]
 fn checking_a_launch_does_not_make_its_data() {
-    for (kernel, size) in [("histo", 16_777_216), ("sad", 512), ("vecadd", 16_777_216), ("sgemm", 1024)] {
+    for (kernel, size) in [("histo", 16_777_216), ("sad", 512), ("reduction", 16_777_216), ("vecadd", 16_777_216), ("sgemm", 1024), ("mriq", 65_536)] {
         let text = format!("description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = [{{ kernel = \"{kernel}\", size = {size} }}]\n");
         let (r, bytes) = peak(|| Workload::parse(TOML_FILE, &text));
         r.unwrap();

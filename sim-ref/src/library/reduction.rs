@@ -44,19 +44,22 @@ fn make(ks: &Kernels, size: u32, seed: u64) -> Result<Box<dyn Program>, String> 
     if size == 0 || size > MAX_SIZE {
         return Err(format!("expected 1..={MAX_SIZE} elements"));
     }
-    let mut r = rng(seed);
-    let x: Vec<f32> = (0..size).map(|_| r.gen_range(-1.0..1.0)).collect();
-    Ok(program(ks, x))
+    // (the values are drawn when the program is set up, not when it is made: checking a
+    // workload makes its programs)
+    Ok(program(ks, move || {
+        let mut r = rng(seed);
+        (0..size).map(|_| r.gen_range(-1.0..1.0)).collect()
+    }))
 }
 
 /// The program summing `x`: launches until a single block is left; the outputs are the first
 /// level's partial sums and the total.
-fn program(ks: &Kernels, x: Vec<f32>) -> Box<dyn Program> {
+fn program(ks: &Kernels, x: impl FnOnce() -> Vec<f32> + Send + 'static) -> Box<dyn Program> {
     let k = ks.get("reduce");
     Box::new(StaticProgram::new(move |mem| {
         let mut launches = Vec::new();
         let mut outputs = Vec::new();
-        let mut vals = x;
+        let mut vals = x();
         let mut src = mem.alloc_f32s(&vals);
         loop {
             let n = vals.len() as u32;
@@ -88,7 +91,7 @@ mod tests {
 
     fn run(x: Vec<f32>) -> (f32, u64) {
         let ks = BENCH.kernels().unwrap();
-        let mut p = program(&ks, x);
+        let mut p = program(&ks, move || x);
         let mut gpu = FuncGpu::new();
         let c = gpu.run(&mut *p).unwrap();
         p.verify(&gpu.mem).unwrap();
