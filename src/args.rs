@@ -244,7 +244,23 @@ impl VmArgs {
             cfg.tb_switch.enabled = t != "off";
             cfg.tb_switch.ideal = t == "ideal";
         }
-        cfg.validate().map_err(|e| anyhow::anyhow!("{}", in_flags(&e)))
+        cfg.validate().map_err(|e| anyhow::anyhow!("{}", in_flags(&e, &self.given())))
+    }
+
+    /// The flags given (an error about a field they set is told as the flag).
+    fn given(&self) -> Vec<&'static str> {
+        let flags = [
+            (self.paging.is_some(), "--paging"),
+            (self.migration.is_some(), "--migration"),
+            (self.faults.is_some(), "--faults"),
+            (self.oplog_bytes.is_some(), "--oplog-bytes"),
+            (self.local_faults, "--local-faults"),
+            (self.tb_switch.is_some(), "--tb-switch"),
+            (self.rq_entries.is_some(), "--rq-entries"),
+            (self.inject.is_some(), "--inject"),
+            (self.alloc.is_some(), "--alloc"),
+        ];
+        flags.iter().filter(|f| f.0).map(|f| f.1).collect()
     }
 }
 
@@ -264,9 +280,9 @@ const FLAG_FIELDS: &[(&str, &str)] = &[
 ];
 
 /// A configuration's validation error (`field `sm[0].rq_entries`: 0 is out of range ...`)
-/// told in the terms of the flag that sets the field (`--rq-entries: 0 is out of range ...`),
-/// or as the configuration's field when no flag sets it.
-pub fn in_flags(e: &str) -> String {
+/// told in the terms of the flag that set the field (`--rq-entries: 0 is out of range ...`)
+/// when it is among the flags `given`, or else as the configuration's field.
+pub fn in_flags(e: &str, given: &[&str]) -> String {
     let Some((field, rest)) = e.strip_prefix("field `").and_then(|r| r.split_once("`: ")) else {
         return e.to_string();
     };
@@ -274,7 +290,7 @@ pub fn in_flags(e: &str) -> String {
         Some(r) => r.split_once("].").map_or(field, |(_, f)| f),
         None => field,
     };
-    match FLAG_FIELDS.iter().find(|(f, _)| *f == plain) {
+    match FLAG_FIELDS.iter().find(|(f, flag)| *f == plain && given.contains(flag)) {
         Some((_, flag)) => format!("{flag}: {rest}"),
         None => format!("the configuration's field `{field}`: {rest}"),
     }

@@ -102,7 +102,7 @@ fn with_oplog(cfg: &GpuConfig, bytes: u32, full: OplogFull) -> Result<GpuConfig>
         g.oplog_bytes = bytes;
         g.oplog_full = full;
     });
-    c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {}", crate::args::in_flags(&e).trim_start_matches("--oplog-bytes: ")))?;
+    c.validate().map_err(|e| anyhow!("--oplog-sweep {bytes}: {}", crate::args::in_flags(&e, &["--oplog-bytes"]).trim_start_matches("--oplog-bytes: ")))?;
     Ok(c)
 }
 
@@ -156,7 +156,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         let mut c = cfg.clone();
         c.paging.link = link.into();
         c.paging.migration_bytes = migration;
-        c.validate().map_err(|e| anyhow!("{}", crate::args::in_flags(&e)))?;
+        c.validate().map_err(|e| anyhow!("{}", crate::args::in_flags(&e, if a.migration.is_some() { &["--migration"] } else { &[] })))?;
     }
     if let Some(d) = &a.timeline {
         crate::checks::output_dir(d, "--timeline")?;
