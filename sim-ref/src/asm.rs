@@ -1030,6 +1030,21 @@ impl Assembler {
 // ----------------------------------------------------------------------------------------------
 // Reconvergence
 
+/// The control-flow successors of instruction `pc`: the branch target, the next instruction,
+/// and for an exit the virtual exit node `code.len()` (a successor past the end is the exit).
+fn successors(code: &[Inst], pc: usize) -> impl Iterator<Item = usize> {
+    let exit = code.len();
+    let i = &code[pc];
+    let (a, b) = match i.op {
+        Op::Bra { target, .. } if i.guard.is_none() => (target as usize, None),
+        Op::Bra { target, .. } => (target as usize, Some(pc + 1)),
+        Op::Exit if i.guard.is_none() => (exit, None),
+        Op::Exit => (pc + 1, Some(exit)),
+        _ => (pc + 1, None),
+    };
+    std::iter::once(a).chain(b).map(move |s| s.min(exit))
+}
+
 /// The immediate post-dominator of every instruction (`u32::MAX` where the paths from it only
 /// meet at kernel exit, or never). Used as the SIMT stack's reconvergence point of a branch.
 ///
@@ -1040,21 +1055,11 @@ pub fn reconvergence_points(code: &[Inst]) -> Vec<u32> {
     const NONE: usize = usize::MAX;
     let n = code.len();
     let exit = n; // virtual exit node
-    let succs = |pc: usize| -> [usize; 2] {
-        let i = &code[pc];
-        let [a, b] = match i.op {
-            Op::Bra { target, .. } if i.guard.is_none() => [target as usize, NONE],
-            Op::Bra { target, .. } => [target as usize, pc + 1],
-            Op::Exit if i.guard.is_none() => [exit, NONE],
-            Op::Exit => [pc + 1, exit],
-            _ => [pc + 1, NONE],
-        };
-        [a.min(exit), if b == NONE { NONE } else { b.min(exit) }]
-    };
+    let succs = |pc: usize| successors(code, pc);
     // Predecessors (the reversed graph's successors), as one flat array indexed by `start`.
     let mut start = vec![0usize; n + 2];
     for pc in 0..n {
-        for s in succs(pc).into_iter().filter(|&s| s != NONE) {
+        for s in succs(pc) {
             start[s + 1] += 1;
         }
     }
@@ -1064,7 +1069,7 @@ pub fn reconvergence_points(code: &[Inst]) -> Vec<u32> {
     let mut fill = start.clone();
     let mut preds = vec![0usize; start[n + 1]];
     for pc in 0..n {
-        for s in succs(pc).into_iter().filter(|&s| s != NONE) {
+        for s in succs(pc) {
             preds[fill[s]] = pc;
             fill[s] += 1;
         }
@@ -1097,7 +1102,7 @@ pub fn reconvergence_points(code: &[Inst]) -> Vec<u32> {
         for &v in post.iter().rev().skip(1) {
             let mut new = NONE;
             for s in succs(v) {
-                if s == NONE || idom[s] == NONE {
+                if idom[s] == NONE {
                     continue;
                 }
                 new = if new == NONE {
@@ -1133,19 +1138,7 @@ mod tests {
     pub(super) fn reconvergence_points_bitsets(code: &[Inst]) -> Vec<u32> {
         let n = code.len();
         let exit = n; // virtual exit node
-        let succs = |pc: usize| -> Vec<usize> {
-            let i = &code[pc];
-            match i.op {
-                Op::Bra { target, .. } if i.guard.is_none() => vec![target as usize],
-                Op::Bra { target, .. } => vec![target as usize, pc + 1],
-                Op::Exit if i.guard.is_none() => vec![exit],
-                Op::Exit => vec![pc + 1, exit],
-                _ => vec![pc + 1],
-            }
-            .into_iter()
-            .map(|s| s.min(exit))
-            .collect()
-        };
+        let succs = |pc: usize| -> Vec<usize> { successors(code, pc).collect() };
         let words = (n + 1).div_ceil(64);
         // pdom[v] as bitsets; start from "all" except exit = {exit}.
         let mut pdom = vec![vec![u64::MAX; words]; n + 1];
@@ -1196,23 +1189,13 @@ mod tests {
     /// The instructions from which some path reaches exit.
     fn reach_exit(code: &[Inst]) -> Vec<bool> {
         let n = code.len();
-        let succ = |pc: usize| -> Vec<usize> {
-            let i = &code[pc];
-            match i.op {
-                Op::Bra { target, .. } if i.guard.is_none() => vec![target as usize],
-                Op::Bra { target, .. } => vec![target as usize, pc + 1],
-                Op::Exit if i.guard.is_none() => vec![n],
-                Op::Exit => vec![pc + 1, n],
-                _ => vec![pc + 1],
-            }
-        };
         let mut reach = vec![false; n + 1];
         reach[n] = true;
         let mut changed = true;
         while changed {
             changed = false;
             for pc in (0..n).rev() {
-                if !reach[pc] && succ(pc).into_iter().any(|s| reach[s.min(n)]) {
+                if !reach[pc] && successors(code, pc).any(|s| reach[s]) {
                     reach[pc] = true;
                     changed = true;
                 }
