@@ -97,12 +97,19 @@ fn check(dir: &Path, json: &[u8], hex: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-#[test]
-fn the_trace_reader_survives_arbitrary_bytes_and_token_soup() {
+/// A temporary folder (kept while the handle lives), the writer-made traces in it, and the
+/// folder each case's trace is written to.
+fn setup() -> (tempfile::TempDir, Vec<(Vec<u8>, Vec<u8>)>, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let seeds = traces(tmp.path());
     let dir = tmp.path().join("case");
     std::fs::create_dir_all(&dir).unwrap();
+    (tmp, seeds, dir)
+}
+
+#[test]
+fn the_trace_reader_survives_arbitrary_bytes_and_token_soup() {
+    let (_tmp, seeds, dir) = setup();
     let (json, hex) = (&seeds[0].0, &seeds[0].1);
     let a = run("trace reader, arbitrary trace.json", 11, 1500, bytes(2048), |b| check(&dir, &b, hex));
     let b = run("trace reader, arbitrary trace.hex", 12, 1500, bytes(2048), |b| check(&dir, json, &b));
@@ -115,10 +122,7 @@ fn the_trace_reader_survives_arbitrary_bytes_and_token_soup() {
 
 #[test]
 fn the_trace_reader_survives_mutated_traces() {
-    let tmp = tempfile::tempdir().unwrap();
-    let seeds = traces(tmp.path());
-    let dir = tmp.path().join("case");
-    std::fs::create_dir_all(&dir).unwrap();
+    let (_tmp, seeds, dir) = setup();
     for (json, hex) in &seeds {
         check(&dir, json, hex).unwrap();
     }
@@ -138,10 +142,7 @@ fn the_trace_reader_survives_mutated_traces() {
 /// the testbench are refused.
 #[test]
 fn the_trace_reader_bounds_what_it_reads() {
-    let tmp = tempfile::tempdir().unwrap();
-    let seeds = traces(tmp.path());
-    let dir = tmp.path().join("case");
-    std::fs::create_dir_all(&dir).unwrap();
+    let (_tmp, seeds, dir) = setup();
     let (json, hex) = (&seeds[0].0, &seeds[0].1);
     let at = |f: &str| dir.join(f).display().to_string();
     // trace.json of 2 MiB (a valid one, padded with spaces)
