@@ -70,19 +70,16 @@ impl std::fmt::Display for Reported {
 impl std::error::Error for Reported {}
 
 /// The most bytes of an assembly file read (the library's largest kernel is a few KB).
-pub(crate) const MAX_ASM_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_ASM_BYTES: usize = 16 << 20;
 
 /// The text of the assembly file `path`, read without taking more than [`MAX_ASM_BYTES`]
 /// (a larger file, or a device such as /dev/zero, is refused).
 pub(crate) fn read_asm(path: &Path) -> Result<String> {
-    use std::io::Read;
-    let f = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_ASM_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > MAX_ASM_BYTES {
-        bail!("{}: more than {MAX_ASM_BYTES} bytes: an assembly file holds at most 16 MiB", path.display());
-    }
-    String::from_utf8(bytes).map_err(|e| anyhow::anyhow!("{}: not UTF-8 text (byte {} is not valid)", path.display(), e.utf8_error().valid_up_to()))
+    use mpgpu_ref::files::{read_text, ReadError};
+    read_text(path, "an assembly file", MAX_ASM_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => anyhow::anyhow!("cannot read {}: {e}", path.display()),
+        ReadError::Refused(m) => anyhow::anyhow!("{}: {m}", path.display()),
+    })
 }
 
 /// Assembles `text` (read from `file`); the assembler's errors as [`Reported`].

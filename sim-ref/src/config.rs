@@ -622,33 +622,15 @@ pub const MAX_FILE_BYTES: usize = 1 << 20;
 /// An error unless `len` bytes of a `what` file are within [`MAX_FILE_BYTES`].
 pub(crate) fn check_size(len: usize, what: &str) -> Result<(), String> {
     if len > MAX_FILE_BYTES {
-        return Err(format!("{len} bytes is too large: a {what} file holds at most {MAX_FILE_BYTES} bytes (1 MiB)"));
+        return Err(crate::files::too_large(len as u64, &format!("a {what} file"), MAX_FILE_BYTES));
     }
     Ok(())
 }
 
-/// The text of the file at `path`, refused without being read whole if it is larger than
-/// [`MAX_FILE_BYTES`] (a special file such as /dev/zero included) or not UTF-8.
+/// The text of the `what` file at `path`, refused without being read whole if it is larger
+/// than [`MAX_FILE_BYTES`] (a special file such as /dev/zero included) or not UTF-8.
 pub(crate) fn read_capped(path: &Path, what: &str) -> Result<String, String> {
-    use std::io::Read;
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    if let Ok(m) = f.metadata() {
-        if m.is_file() {
-            check_size(usize::try_from(m.len()).unwrap_or(usize::MAX), what)?;
-        }
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!("more than {MAX_FILE_BYTES} bytes: a {what} file holds at most {MAX_FILE_BYTES} bytes (1 MiB)"));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let col = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
-        format!("line {line}, column {col}: not UTF-8 text")
-    })
+    crate::files::read_text(path, &format!("a {what} file"), MAX_FILE_BYTES).map_err(|e| e.to_string())
 }
 
 /// A TOML error as the parser words it (line, column, the line with a caret, the message),

@@ -151,18 +151,9 @@ fn quoted(text: &str) -> String {
 /// names the file and the place: a line and column of `trace.json`, a port or a field, or a
 /// line of `trace.hex`.
 pub fn read(dir: &Path) -> Result<TraceInfo, String> {
-    use std::io::Read;
     let json = dir.join("trace.json");
     let at = json.display();
-    let f = File::open(&json).map_err(|e| format!("{at}: {e}"))?;
-    if f.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_JSON_BYTES as u64) {
-        return Err(format!("{at}: {} bytes is too large: a trace.json holds at most {MAX_JSON_BYTES} bytes (1 MiB)", f.metadata().map_or(0, |m| m.len())));
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_JSON_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("{at}: {e}"))?;
-    if bytes.len() > MAX_JSON_BYTES {
-        return Err(format!("{at}: more than {MAX_JSON_BYTES} bytes: a trace.json holds at most {MAX_JSON_BYTES} bytes (1 MiB)"));
-    }
+    let bytes = mpgpu_ref::files::read_bytes(&json, "a trace.json", MAX_JSON_BYTES).map_err(|e| format!("{at}: {e}"))?;
     let info: TraceInfo = serde_json::from_slice(&bytes).map_err(|e| {
         let full = e.to_string();
         let msg = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
