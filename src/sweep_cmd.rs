@@ -188,13 +188,12 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     let allocs: Vec<Alloc> = a.alloc.iter().map(|x| Alloc::parse(x).map_err(|e| anyhow!(e))).collect::<Result<_>>()?;
     let points = count(a.regs, 4) * count(a.threads, 32) * count(a.smem, 1024) * allocs.len() as u128;
     crate::checks::bounded(points, "simulations (specifications x schemes)", a.max_points, "--max-points")?;
-    for (p, flag) in [(&a.csv, "--csv"), (&a.json, "--json"), (&a.svg, "--svg")] {
+    let csv_path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
+    for (p, flag) in [(Some(&csv_path), "--csv"), (a.json.as_ref(), "--json"), (a.svg.as_ref(), "--svg")] {
         if let Some(p) = p {
             crate::checks::output_file(p, flag)?;
         }
     }
-    let csv_path = a.csv.clone().unwrap_or_else(|| PathBuf::from(format!("target/sweep/{}.csv", b.name)));
-    crate::checks::output_file(&csv_path, "--csv")?;
     let mut specs = Vec::new();
     for r in values(a.regs, 4) {
         for t in values(a.threads, 32) {
