@@ -407,3 +407,42 @@ pub struct SliceArgs {
     #[command(flatten)]
     pub ws: WsArgs,
 }
+
+/// A name from the registry (`mpgpu_tb::registry`): clap lists the names with what each is in
+/// the help and rejects any other with "unknown NOUN `NAME`; NOUNs: ...".
+#[derive(Clone)]
+pub struct Registered<T: Clone + Send + Sync + 'static> {
+    noun: &'static str,
+    all: fn() -> Vec<(&'static str, &'static str, T)>,
+}
+
+/// `mpgpu verilog`'s and `mpgpu fpga`'s block: a block of the registry.
+pub fn block_name() -> Registered<&'static mpgpu_tb::registry::Block> {
+    Registered { noun: "block", all: || mpgpu_tb::registry::BLOCKS.iter().map(|b| (b.name, b.about, b)).collect() }
+}
+
+/// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`).
+pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {
+    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::ALL.iter().map(|&u| (u.name(), u.about(), u)).collect() }
+}
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Registered<T> {
+    type Value = T;
+
+    fn parse_ref(&self, cmd: &clap::Command, _arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<T, clap::Error> {
+        let name = value.to_string_lossy();
+        let all = (self.all)();
+        match all.iter().find(|(n, _, _)| *n == name) {
+            Some((_, _, t)) => Ok(t.clone()),
+            None => {
+                let names: Vec<&str> = all.iter().map(|(n, _, _)| *n).collect();
+                let msg = format!("unknown {} `{name}`; {}s: {}\n", self.noun, self.noun, names.join(", "));
+                Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd))
+            }
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new((self.all)().into_iter().map(|(n, about, _)| clap::builder::PossibleValue::new(n).help(about))))
+    }
+}

@@ -11,70 +11,6 @@ use mpgpu_tb::trace::{replay, Replay};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The unit in the framework's slot.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum UnitArg {
-    /// The whole scheduling framework in RTL (tables, PTBQs, SM driver, policy engine); outputs
-    /// and tables compared every clocked cycle.
-    Sched,
-    /// Only the framework's policy engine in RTL (DSS for dss and equal, the priority engine
-    /// for the others).
-    Engine,
-    /// The operand log's bookkeeping in RTL on every SM (or the SMs `--sms` names), under the
-    /// operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's
-    /// pipeline (`--config thesis16`).
-    Oplog,
-    /// The operand log's data array in RTL on every SM (or the SMs `--sms` names): 32 lane
-    /// RAMs, one entry written and one read per cycle; under the operand-log fault scheme
-    /// (implied), needs the thesis's pipeline (`--config thesis16`).
-    Oldata,
-    /// The replay queue in RTL on every SM (or the SMs `--sms` names), under the replay-queue
-    /// fault scheme (implied; `--faults ol` runs it with the operand log) with the baseline
-    /// dispatcher; needs the thesis's pipeline (`--config thesis16`).
-    Rq,
-    /// The replay queue and the operand log (bookkeeping and data array) in RTL on every SM (or
-    /// the SMs `--sms` names), under the operand-log fault scheme (implied).
-    RqOl,
-    /// Zorua's coordinator and mapping tables in RTL on every SM (or the SMs `--sms` names),
-    /// under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are
-    /// the Fermi configuration's (`--config fermi15`).
-    Zorua,
-    /// Warped-Slicer's water-filling unit (global) and sampling counters (every SM) in RTL,
-    /// under the Warped-Slicer dispatcher (`--ws-window`, `--ws-delay`, `--ws-fallback`); the
-    /// water-filling unit's FSM state and tables compared every clocked cycle.
-    Wf,
-    /// The slice table (kernels sharing SMs under per-SM quotas: slots, quotas, resident
-    /// counts, used resources, the issue) in RTL, under the slicing policy `--slicing`
-    /// (default warped-slicer); every register compared every clocked cycle.
-    Slice,
-}
-
-impl UnitArg {
-    /// The unit, with the fault scheme it implies set in `cfg` (the operand log's unit implies
-    /// its scheme; the replay queue's implies rq, and `--faults ol` then runs it with the
-    /// operand log).
-    fn setup(self, cfg: &mut GpuConfig) -> UnitKind {
-        let unit = match self {
-            UnitArg::Sched => UnitKind::Sched,
-            UnitArg::Engine => UnitKind::Engine,
-            UnitArg::Oplog => UnitKind::Oplog,
-            UnitArg::Oldata => UnitKind::Oldata,
-            UnitArg::Rq => UnitKind::Rq,
-            UnitArg::RqOl => UnitKind::RqOl,
-            UnitArg::Zorua => UnitKind::Zorua,
-            UnitArg::Wf => UnitKind::Wf,
-            UnitArg::Slice => UnitKind::Slice,
-        };
-        if let Some(f) = unit.implied_faults() {
-            cfg.faults = f;
-        }
-        if unit == UnitKind::Zorua {
-            cfg.alloc = mpgpu_ref::config::Alloc::Zorua;
-        }
-        unit
-    }
-}
-
 /// What the slot holds.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum ModeArg {
@@ -139,8 +75,8 @@ pub struct CosimArgs {
     /// Workload TOML file; the embedded default when absent.
     workload: Option<PathBuf>,
     /// The unit in the loop.
-    #[arg(long, value_enum, default_value = "sched")]
-    unit: UnitArg,
+    #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
+    unit: UnitKind,
     /// The framework's policy (default: equal), for --unit sched and engine, and for the
     /// per-SM units with --framework.
     #[arg(long, value_enum)]
@@ -217,28 +153,29 @@ pub struct CosimArgs {
 pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    let unit = a.unit.setup(&mut cfg);
+    let unit = a.unit;
+    unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     // (each broken variant belongs to one unit)
     if let Some(b) = a.broken {
         let ok = match a.unit {
-            UnitArg::Sched | UnitArg::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
-            UnitArg::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
-            UnitArg::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
-            UnitArg::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
-            UnitArg::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
-            UnitArg::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
-            UnitArg::Wf => matches!(b, BrokenArg::TieHigh | BrokenArg::LateLatch),
-            UnitArg::Slice => matches!(b, BrokenArg::OverQuota),
+            UnitKind::Sched | UnitKind::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
+            UnitKind::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
+            UnitKind::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
+            UnitKind::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
+            UnitKind::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
+            UnitKind::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
+            UnitKind::Wf => matches!(b, BrokenArg::TieHigh | BrokenArg::LateLatch),
+            UnitKind::Slice => matches!(b, BrokenArg::OverQuota),
         };
         if !ok {
-            bail!("--broken {b:?} is not a variant of --unit {:?} (it is one of --unit {})", a.unit, b.unit());
+            bail!("--broken {b:?} is not a variant of --unit {} (it is one of --unit {})", a.unit, b.unit());
         }
     }
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
-        ModeArg::Rtl if !matches!(a.unit, UnitArg::Engine) => SlotMode::RtlAlone,
-        ModeArg::Model if !matches!(a.unit, UnitArg::Engine) => SlotMode::ModelAlone,
+        ModeArg::Rtl if !matches!(a.unit, UnitKind::Engine) => SlotMode::RtlAlone,
+        ModeArg::Model if !matches!(a.unit, UnitKind::Engine) => SlotMode::ModelAlone,
         ModeArg::Rtl | ModeArg::Model => {
             bail!("--mode {:?}: --unit engine runs only in lockstep", a.mode)
         }
@@ -277,13 +214,13 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!("--device names an FPGA board's serial port; it needs --backend fpga");
     }
     if a.backend == BackendArg::Fpga {
-        mpgpu_tb::serial::set_fpga_target(match &a.device {
-            Some(path) => mpgpu_tb::serial::FpgaTarget::Device { path: path.clone(), baud: a.baud.unwrap_or(115_200) },
-            None => mpgpu_tb::serial::FpgaTarget::Simulation,
+        mpgpu_tb::board_link::set_fpga_target(match &a.device {
+            Some(path) => mpgpu_tb::board_link::FpgaTarget::Device { path: path.clone(), baud: a.baud.unwrap_or(115_200) },
+            None => mpgpu_tb::board_link::FpgaTarget::Simulation,
         });
     }
     o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    o.broken_engine = matches!(a.unit, UnitArg::Engine) && a.broken.is_some();
+    o.broken_engine = matches!(a.unit, UnitKind::Engine) && a.broken.is_some();
     o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), early_credit: a.broken == Some(BrokenArg::EarlyCredit) };
     o.oldata_faults = mpgpu_rtl::OldataFaults { drop_lane: a.broken == Some(BrokenArg::DropLane), read_waddr: a.broken == Some(BrokenArg::ReadWaddr) };
     o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
@@ -291,8 +228,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.wf_faults = mpgpu_rtl::WfFaults { tie_high: a.broken == Some(BrokenArg::TieHigh) };
     o.prof_faults = mpgpu_rtl::ProfFaults { late_latch: a.broken == Some(BrokenArg::LateLatch) };
     o.slice = a.ws.params();
-    if a.slicing.is_some() && !matches!(a.unit, UnitArg::Wf | UnitArg::Slice) {
-        bail!("--slicing picks the policy of --unit slice (or wf); --unit {:?} runs under --policy", a.unit);
+    if a.slicing.is_some() && !matches!(a.unit, UnitKind::Wf | UnitKind::Slice) {
+        bail!("--slicing picks the policy of --unit slice (or wf); --unit {} runs under --policy", a.unit);
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.slice_faults = mpgpu_rtl::SliceFaults {
@@ -300,10 +237,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     };
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.per_sm() || matches!(unit, UnitKind::Wf | UnitKind::Slice)) && a.backend == BackendArg::Fpga {
-        bail!("--backend fpga carries the scheduling framework's blocks; --unit {:?} runs on rust-hdl or verilator", a.unit);
+        bail!("--backend fpga carries the scheduling framework's blocks; --unit {} runs on rust-hdl or verilator", a.unit);
     }
     if a.framework && !unit.per_sm() {
-        bail!("--framework is for the per-SM units (zorua, rq, oplog, oldata, rq-ol): --unit {:?} is the framework's own", a.unit);
+        bail!("--framework is for the per-SM units (zorua, rq, oplog, oldata, rq-ol): --unit {} is the framework's own", a.unit);
     }
     o.framework = a.framework;
     o.every_cycle = a.every_cycle;
@@ -381,7 +318,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
-    let gated = if matches!(a.unit, UnitArg::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    let gated = if matches!(a.unit, UnitKind::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
     let instances = if rep.mismatch.is_some() {
         // (the count stops at the mismatch, in the instance that parted)
@@ -408,9 +345,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     if let Some(p) = &rep.trace {
         match a.unit {
-            UnitArg::Wf => println!("traces: {0}/wf/ and one per SM under {0}/prof/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitArg::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitArg::Oplog | UnitArg::Oldata | UnitArg::Rq | UnitArg::Zorua => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitKind::Wf => println!("traces: {0}/wf/ and one per SM under {0}/prof/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitKind::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
+            UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::Zorua => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
             _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
         }
     }
@@ -503,8 +440,8 @@ pub struct BenchCosimArgs {
     reps: u32,
     /// The block measured: the framework (`sched`) or its engine, or a per-SM block on every
     /// SM (`oplog`, `oldata`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).
-    #[arg(long, value_enum, default_value = "sched")]
-    unit: UnitArg,
+    #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
+    unit: UnitKind,
     #[command(flatten)]
     vm: crate::args::VmArgs,
 }
@@ -515,7 +452,8 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     use mpgpu_tb::Backend;
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    let unit = a.unit.setup(&mut cfg);
+    let unit = a.unit;
+    unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     // (Warped-Slicer's units are clocked while a repartition runs, like a per-SM block when
     // its SM asks: no every-cycle rows)

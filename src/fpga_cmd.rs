@@ -2,7 +2,7 @@
 //! and iCE40; nextpnr-ecp5 place and route on the LFE5U-85F), with its cost and Fmax.
 
 use anyhow::{anyhow, Context, Result};
-use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
+use mpgpu_tb::registry::Block;
 use mpgpu_tb::fpga::{default_venv, path_estimate, place_and_route, synthesize, synthesize_ring, Family, PathFamily, PnrReport, SynthReport, Tools, DEVICE};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -12,8 +12,8 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct FpgaArgs {
     /// Block name (as for `mpgpu verilog`).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(BLOCKS.iter().copied()))]
-    block: String,
+    #[arg(value_parser = crate::args::block_name())]
+    block: &'static Block,
     /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
@@ -95,20 +95,20 @@ struct Summary<'a> {
 }
 
 pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
-    if a.sms.is_some() && !mpgpu_rtl::verilog::sized_by_sms(&a.block) {
-        anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", a.block, mpgpu_rtl::verilog::describe(&a.block));
+    if a.sms.is_some() && !a.block.sized_by_sms() {
+        anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", a.block.name, a.block.about);
     }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let start = Instant::now();
-    let verilog = verilog_sized(&a.block, sms).map_err(|e| anyhow!(e))?;
+    let verilog = a.block.verilog_sized(sms).map_err(|e| anyhow!(e))?;
     let verilog_seconds = start.elapsed().as_secs_f64();
-    let dir = a.out.join(&a.block);
+    let dir = a.out.join(a.block.name);
     crate::checks::output_dir(&dir, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
-    let vpath = dir.join(format!("{}.v", a.block));
+    let vpath = dir.join(format!("{}.v", a.block.name));
     std::fs::write(&vpath, verilog).with_context(|| format!("cannot write {}", vpath.display()))?;
-    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block, sms);
+    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block.name, sms);
     println!("  verilog           {:>7.1} s  {}", verilog_seconds, vpath.display());
 
     let mut synth = Vec::new();
@@ -189,7 +189,7 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         }
     }
     let io_ring_ffs = pnr.as_ref().map(|p| p.1).unwrap_or(0);
-    let summary = Summary { block: &a.block, sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
+    let summary = Summary { block: a.block.name, sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
     let spath = dir.join("summary.json");
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());

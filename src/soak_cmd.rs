@@ -21,16 +21,20 @@ pub struct SoakArgs {
     /// Random workloads to run (each under every policy and mechanism; 1 or more).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     workloads: u64,
-    /// A preset (at most 16 identical SMs) or a TOML file (default: k20c for the framework,
-    /// thesis16 for the per-SM blocks, which need the thesis's pipeline).
+    /// A preset (at most 16 identical SMs) or a TOML file (default: the unit's, `UnitKind::
+    /// default_config`: k20c for the framework and its engine, thesis16 for the fault-handling
+    /// blocks, which need the thesis's pipeline, fermi15 for Zorua's, gtx480 for Warped-Slicer's
+    /// and the slice table).
     #[arg(long)]
     config: Option<String>,
-    /// The block in the loop: the framework (`sched`, each workload under every policy and
-    /// mechanism), or on every SM the replay queue (`rq`), the operand log (`oplog`) or both
-    /// (`rq-ol`), each workload twice: with injected faults and under demand paging with
-    /// thread-block switching.
-    #[arg(long, value_enum, default_value = "sched")]
-    unit: SoakUnit,
+    /// The unit in the loop (as for `mpgpu cosim --unit`): the framework (`sched`) or its
+    /// engine, each workload under every policy and mechanism; a fault-handling block on every
+    /// SM (`rq`, `oplog`, `oldata`, `rq-ol`), each workload with injected faults and under
+    /// demand paging with thread-block switching; Zorua's coordinator (`zorua`) under the
+    /// baseline dispatcher and the framework; Warped-Slicer (`wf`); the slice table (`slice`)
+    /// under every online slicing policy.
+    #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
+    unit: UnitKind,
     /// The simulator of the RTL.
     #[arg(long, value_enum, default_value = "rust-hdl")]
     backend: BackendArg,
@@ -42,35 +46,24 @@ pub struct SoakArgs {
     broken: Option<BrokenArg>,
 }
 
-/// The blocks a soak can put in the loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SoakUnit {
-    Sched,
-    Rq,
-    Oplog,
-    RqOl,
-}
-
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
-    let unit = match a.unit {
-        SoakUnit::Sched => UnitKind::Sched,
-        SoakUnit::Rq => UnitKind::Rq,
-        SoakUnit::Oplog => UnitKind::Oplog,
-        SoakUnit::RqOl => UnitKind::RqOl,
-    };
-    if a.unit != SoakUnit::Sched && a.broken.is_some() {
+    let unit = a.unit;
+    if unit != UnitKind::Sched && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
     }
     crate::checks::output_dir(&a.out, "--out")?;
-    let config_arg = a.config.clone().unwrap_or_else(|| if a.unit == SoakUnit::Sched { "k20c" } else { "thesis16" }.to_string());
+    let config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
     let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
     let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
     let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, faults, rq_faults: Default::default(), oplog_faults: Default::default(), params: SoakParams::default(), out: a.out.clone() };
     let per = soak.runs_per_workload();
-    if soak.per_sm() {
+    if unit.implied_faults().is_some() {
         println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), the {unit:?} RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
+    } else if soak.per_sm() {
+        println!("soak: seed {}, {} random workloads x {per} runs on {} ({}), --unit {unit}: {}", a.seed, a.workloads, soak.config.name, soak.backend, unit.about());
     } else {
-        println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), the framework's RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
+        let what = if unit == UnitKind::Engine { "the policy engine's" } else { "the framework's" };
+        println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), {what} RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
     }
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ProgressBar::new(a.workloads * per) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise} < {eta_precise}] {msg}").unwrap());
@@ -93,7 +86,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         secs,
         rep.failure.as_ref().map_or(0, |f| f.mismatch.is_some() as u32)
     );
-    if soak.per_sm() {
+    if unit.implied_faults().is_some() {
         println!("faults: {} faulted instructions, {} replayed, {} blocks switched out", rep.faulted, rep.replayed, rep.switched_out);
     }
     match &rep.failure {

@@ -44,7 +44,7 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     // Bad input: a block that does not exist, an SM count out of range.
     let (code, _, stderr) = mpgpu(&["fpga", "nosuch"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("possible values"), "{stderr}");
+    assert!(stderr.contains("unknown block `nosuch`; blocks: lowest_first"), "{stderr}");
     let (code, _, stderr) = mpgpu(&["fpga", "dss", "--sms", "17", "--out", &out]);
     assert_eq!(code, 2);
     assert!(stderr.contains("1..=16"), "{stderr}");

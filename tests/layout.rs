@@ -23,10 +23,8 @@ const KNOWN_OVER: &[&str] = &[
     "sim-ref/src/timing/gpu.rs",
     "rtl/src/wf.rs",
     "sim-ref/src/units/zorua.rs",
-    "testbenches/src/blocks.rs",
     "rtl/src/board.rs",
     "sim-ref/src/units/framework.rs",
-    "testbenches/src/cosim.rs",
     "sim-ref/src/asm.rs",
 ];
 
@@ -37,8 +35,6 @@ const KNOWN_CIRCLES: &[&str] = &[
     "mpgpu-ref: config, units::zorua",
     "mpgpu-ref: phases, ranges, regalloc",
     "mpgpu-ref: timing::gpu, timing::slicer",
-    "mpgpu-tb: blocks, rtl, serial",
-    "mpgpu-tb: bank, cosim",
 ];
 
 /// Folders of Rust sources besides the crates' own (tests, benches).

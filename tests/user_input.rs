@@ -207,7 +207,7 @@ fn messages_name_the_flag_escape_names_and_quote_little() {
     assert!(["ipc-2.svg", "min-speedup-2.svg", "antt-2.svg"].iter().all(|f| sl.join(f).is_file()) && !sl.join("ipc-3.svg").exists());
     // (every block described in verilog --help)
     let (_, help, _) = mpgpu(&["verilog", "--help"]);
-    for b in mpgpu_rtl::verilog::BLOCKS {
+    for b in mpgpu_tb::registry::names() {
         assert!(help.contains(&format!("- {b}:")), "verilog --help does not describe {b}:\n{help}");
     }
 }

@@ -19,7 +19,6 @@ pub mod scan;
 pub mod sched;
 pub mod slice;
 pub mod smst;
-pub mod verilog;
 pub mod wf;
 pub mod zorua;
 

@@ -1,6 +1,5 @@
 //! LowestFirst: cycle behaviour against a software model, and synthesizability.
 
-use mpgpu_rtl::verilog::verilog_for;
 use mpgpu_rtl::LowestFirst;
 use rust_hdl::prelude::*;
 
@@ -44,14 +43,6 @@ fn grants_the_lowest_request_one_cycle_later() {
 }
 
 #[test]
-fn lowest_first_synthesizes() {
-    let v = verilog_for("lowest_first").unwrap();
-    assert!(v.contains("module top"));
-    yosys_validate("mpgpu_lowest_first", &v).unwrap_or_else(|e| panic!("yosys rejected lowest_first: {e:?}"));
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("lowest_first"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
 fn the_verilog_check_rejects_a_latch() {
     // Proof that the check can fail: a combinational always block that does not assign its
     // output on every path infers a latch, which yosys's `check -assert` refuses.
@@ -67,80 +58,6 @@ fn the_verilog_check_rejects_a_combinational_loop_across_modules() {
                   always @(*) a = y; always @(posedge clock) q <= a; endmodule\n";
     let e = mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("loop_negative"), looped).unwrap_err();
     assert!(e.contains("yosys failed"), "{e}");
-}
-
-#[test]
-fn dss_synthesizes_and_lints() {
-    let v = verilog_for("dss").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("dss"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn prio_synthesizes_and_lints() {
-    let v = verilog_for("prio").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("prio"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_scheduling_framework_synthesizes_and_lints() {
-    let v = verilog_for("sched").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("sched"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_scheduling_blocks_synthesize_for_13_sms() {
-    for block in ["dss", "prio", "sched"] {
-        let v = mpgpu_rtl::verilog::verilog_sized(block, 13).unwrap();
-        mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir(&format!("{block}13")), &v).unwrap_or_else(|e| panic!("{block}: {e}"));
-    }
-    assert!(mpgpu_rtl::verilog::verilog_sized("dss", 17).is_err());
-}
-
-#[test]
-fn the_operand_log_synthesizes_and_lints() {
-    let v = verilog_for("oplog").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("oplog"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_operand_log_data_array_synthesizes_and_lints() {
-    let v = verilog_for("oldata").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("oldata"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_replay_queue_synthesizes_and_lints() {
-    let v = verilog_for("rq").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("rq"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_zorua_coordinator_synthesizes_and_lints() {
-    let v = verilog_for("zorua").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("zorua"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_water_filling_unit_synthesizes_and_lints() {
-    let v = mpgpu_rtl::verilog::verilog_for("wf").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("wf"), &v).unwrap_or_else(|e| panic!("{e}"));
-    // For 15 SMs (the Fermi configuration) too.
-    let v = mpgpu_rtl::verilog::verilog_sized("wf", 15).unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("wf15"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn the_sampling_counters_synthesize_and_lint() {
-    let v = mpgpu_rtl::verilog::verilog_for("prof").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("prof"), &v).unwrap_or_else(|e| panic!("{e}"));
-}
-
-#[test]
-fn slice_table_is_clean_for_16_and_15_sms() {
-    let v = mpgpu_rtl::verilog::verilog_for("slice").unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("slice"), &v).unwrap_or_else(|e| panic!("{e}"));
-    let v = mpgpu_rtl::verilog::verilog_sized("slice", 15).unwrap();
-    mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("slice15"), &v).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

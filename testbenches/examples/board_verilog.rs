@@ -21,7 +21,8 @@ use mpgpu_rtl::SchedFaults;
 use mpgpu_tb::blocks::{DssPorts, PrioPorts, SchedPorts};
 use mpgpu_tb::fpga::{default_venv, Tools};
 use mpgpu_tb::ports::Ports;
-use mpgpu_tb::serial::{board_verilog, Expected};
+use mpgpu_tb::board_link::board_verilog;
+use mpgpu_tb::serial::Expected;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

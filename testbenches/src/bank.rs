@@ -6,10 +6,11 @@
 //! The blocks that will fill per-SM slots (Zorua's coordinator and mapping tables, the replay
 //! queue and operand log) plug in here with nothing but their [`Ports`] mapping.
 
-use crate::cosim::{Alone, Cosim, Shared};
+use crate::host::{Alone, Cosim, Outcome, Shared};
 use crate::lockstep::Mismatch;
 use crate::ports::Ports;
-use crate::rtl::{Backend, RtlUnit};
+use crate::backend::Backend;
+use crate::rtl::RtlUnit;
 use mpgpu_ref::slots::{SlotMode, SmSet};
 use mpgpu_spec::Unit;
 use std::path::{Path, PathBuf};
@@ -137,5 +138,37 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Bank<M, P> {
     /// Which SMs carry RTL.
     pub fn rtl_sms(&self) -> Vec<usize> {
         (0..self.slots.len()).filter(|&k| !matches!(self.slots[k], Slot::Model(_))).collect()
+    }
+}
+
+/// A per-SM unit's bank: the first mismatch of any SM, the clocked cycles of all, one
+/// waveform per SM.
+pub(crate) struct BankOutcome<M: Unit<In = P::In, Out = P::Out>, P: Ports>(pub(crate) Bank<M, P>);
+
+impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Outcome for BankOutcome<M, P> {
+    fn mismatch(&self) -> Option<Mismatch> {
+        self.0.mismatch()
+    }
+    fn cycles(&self) -> u64 {
+        self.0.slots.iter().map(|s| if let Slot::Pair(p) = s { p.0.borrow().pair.cycle } else { 0 }).sum()
+    }
+    /// Writes SM k's waveform as `p/sm<k>-<block>.vcd` (each with its save file).
+    fn write_vcd(&self, p: &Path) -> Result<Vec<PathBuf>, String> {
+        std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        self.0.write_vcds(p)
+    }
+    fn per_sm(&self) -> bool {
+        true
+    }
+    /// Finishes every SM's trace; returns the first SM's directory (`DIR/sm<k>`).
+    fn finish_trace(&self) -> Result<Option<PathBuf>, String> {
+        let mut first = None;
+        for s in &self.0.slots {
+            if let Slot::Pair(p) = s {
+                let d = p.finish_trace()?;
+                first = first.or(d);
+            }
+        }
+        Ok(first)
     }
 }

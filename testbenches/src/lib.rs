@@ -3,19 +3,24 @@
 //! simulator or the Verilated Verilog), lockstep and RTL-in-the-loop co-simulation, waveforms,
 //! traces replayed in Icarus, and testbenches.
 
+pub mod backend;
 pub mod bank;
 pub mod blocks;
+pub mod board_link;
 pub mod cosim;
 pub mod fpga;
+pub mod host;
 pub mod lockstep;
 pub mod ports;
+pub mod registry;
 pub mod rtl;
 pub mod serial;
 pub mod soak;
 pub mod trace;
 pub mod vcd;
 pub mod verilator;
+pub mod wire;
 
-pub use blocks::{DssRtl, LowestFirstRtl, PrioRtl, SchedRtl};
 pub use lockstep::{InLoop, Lockstep, Mismatch};
-pub use rtl::{Backend, RtlUnit};
+pub use backend::Backend;
+pub use rtl::RtlUnit;

@@ -15,43 +15,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Debug;
 
-/// A port or register of a block: its name in the generated Verilog and its width in bits.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Port {
-    pub name: String,
-    pub width: u32,
-}
-
-impl Port {
-    pub fn new(name: &str, width: usize) -> Port {
-        Port { name: name.to_string(), width: width as u32 }
-    }
-}
-
-/// A signal value as the harness moves it: at most 64 bits.
-pub trait Wire: Sized {
-    fn from_word(v: u64) -> Self;
-    fn word(&self) -> u64;
-}
-
-impl Wire for bool {
-    fn from_word(v: u64) -> Self {
-        v & 1 != 0
-    }
-    fn word(&self) -> u64 {
-        *self as u64
-    }
-}
-
-impl<const N: usize> Wire for Bits<N> {
-    fn from_word(v: u64) -> Self {
-        let mask = if N >= 64 { u64::MAX } else { (1u64 << N) - 1 };
-        (v & mask).into()
-    }
-    fn word(&self) -> u64 {
-        self.to_u64()
-    }
-}
+pub use crate::wire::{Port, Wire};
 
 /// What the harness needs of a rust-hdl block. Implemented with [`hdl_block!`].
 pub trait HdlBlock: Block {
@@ -239,6 +203,11 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
     /// outputs with other values of the rest needs no settle of the simulation (the rust-hdl
     /// backend's cost is in its settles).
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+    /// The block inside its board wrapper (`mpgpu_rtl::board`, `docs/board.md`) with `config`,
+    /// for the blocks that have one.
+    fn board(&self, _config: mpgpu_rtl::board::BoardConfig) -> Option<Box<dyn crate::serial::Wrapper>> {
         None
     }
 }

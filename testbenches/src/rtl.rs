@@ -6,136 +6,12 @@
 //! so the registers take their next values and the outputs that depend on registers only (such
 //! as `busy`) show the coming cycle's values.
 
+use crate::backend::{Backend, HdlSim, Sim, VSim};
 use crate::ports::{HdlBlock, Port, Ports, RegMap, Regs};
 use crate::verilator;
 use mpgpu_spec::Unit;
 use rust_hdl::prelude::Block;
 use std::cell::{Cell, RefCell};
-use std::fmt;
-
-/// Which simulator runs the RTL.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// rust-hdl's event-driven simulation of the Rust block.
-    #[default]
-    RustHdl,
-    /// The block's generated Verilog, compiled by Verilator.
-    Verilator,
-    /// The block on an FPGA board behind the step protocol, or its board wrapper's simulation
-    /// (`crate::serial`; the board is chosen with `serial::set_fpga_target`). Outputs only:
-    /// the registers cannot be read.
-    Fpga,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::RustHdl => "rust-hdl",
-            Backend::Verilator => "verilator",
-            Backend::Fpga => "fpga",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Backend> {
-        match s {
-            "rust-hdl" => Some(Backend::RustHdl),
-            "verilator" => Some(Backend::Verilator),
-            "fpga" => Some(Backend::Fpga),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A simulator of one block instance, in port-list words.
-pub(crate) trait Sim {
-    fn set_inputs(&mut self, v: &[u64]);
-    fn set_clock(&mut self, high: bool);
-    fn settle(&mut self);
-    /// One evaluation pass, without waiting for the signals to settle (a flat block's inputs,
-    /// [`HdlBlock::flat`]).
-    fn pass(&mut self) {
-        self.settle();
-    }
-    fn outputs(&self, v: &mut [u64]);
-    fn registers(&self, v: &mut [u64]);
-    /// The rust-hdl block, for its full signal hierarchy in waveforms.
-    fn block(&self) -> Option<&dyn Block>;
-    /// From now on, every signal settled in each pass (for waveforms); by default only what
-    /// the simulation needs ([`HdlBlock::sim_pass`]). The other backends are always exact.
-    fn set_exact(&mut self) {}
-}
-
-struct HdlSim<B: HdlBlock> {
-    b: B,
-    name: String,
-    exact: bool,
-}
-
-impl<B: HdlBlock> Sim for HdlSim<B> {
-    fn set_inputs(&mut self, v: &[u64]) {
-        self.b.set_inputs(v);
-    }
-    fn set_clock(&mut self, high: bool) {
-        self.b.set_clock(high);
-    }
-    fn settle(&mut self) {
-        // rust_hdl::core::simulate::simulate, for a block known by trait.
-        for _ in 0..1000 {
-            self.b.sim_pass(self.exact);
-            if self.b.quiet() || !self.b.has_changed() {
-                return;
-            }
-        }
-        panic!("the RTL of `{}` did not settle in 1000 iterations (a combinational loop?)", self.name);
-    }
-    fn pass(&mut self) {
-        self.b.sim_pass(self.exact);
-    }
-    fn outputs(&self, v: &mut [u64]) {
-        self.b.get_outputs(v);
-    }
-    fn registers(&self, v: &mut [u64]) {
-        self.b.get_registers(v);
-    }
-    fn block(&self) -> Option<&dyn Block> {
-        Some(&self.b)
-    }
-    fn set_exact(&mut self) {
-        if !self.exact {
-            // (a pass settling every signal, the clock unchanged: nothing else moves)
-            self.b.sim_pass(true);
-            self.exact = true;
-        }
-    }
-}
-
-struct VSim(verilator::Model);
-
-impl Sim for VSim {
-    fn set_inputs(&mut self, v: &[u64]) {
-        self.0.set_inputs(v);
-    }
-    fn set_clock(&mut self, high: bool) {
-        self.0.set_clock(high);
-    }
-    fn settle(&mut self) {
-        self.0.eval();
-    }
-    fn outputs(&self, v: &mut [u64]) {
-        self.0.outputs(v);
-    }
-    fn registers(&self, v: &mut [u64]) {
-        self.0.registers(v);
-    }
-    fn block(&self) -> Option<&dyn Block> {
-        None
-    }
-}
 
 /// The ports of a block instance: inputs, outputs, registers.
 #[derive(Clone, Debug)]
@@ -192,7 +68,7 @@ impl<P: Ports> RtlUnit<P> {
                 let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
                 Box::new(VSim(verilator::Model::new(lib)))
             }
-            Backend::Fpga => Box::new(crate::serial::FpgaSim::open(&ports)?),
+            Backend::Fpga => Box::new(crate::board_link::FpgaSim::open(&ports)?),
         };
         let io = Io { ins: vec![0; layout.inputs.len()], outs: vec![0; layout.outputs.len()], regs: vec![0; layout.registers.len()] };
         let masks = layout.inputs.iter().map(|p| if p.width >= 64 { u64::MAX } else { (1u64 << p.width) - 1 }).collect();

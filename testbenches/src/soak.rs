@@ -1,14 +1,17 @@
-//! Soak: random multiprogrammed workloads (`mpgpu_ref::soakgen`), each co-simulated with the
-//! whole framework's RTL in the loop under every policy and preemption mechanism, or with a
-//! per-SM block's RTL on every SM (the replay queue, the operand log or both) under faults that
-//! really happen, until the first mismatch or failure. A failing workload is written out as a
+//! Soak: random multiprogrammed workloads (`mpgpu_ref::soakgen`), each co-simulated with a
+//! unit's RTL in the loop (any unit of `UnitKind::ALL`): the framework's (or its engine's)
+//! under every policy and preemption mechanism, a fault-handling block's on every SM under
+//! faults that really happen, Zorua's coordinator's under the baseline dispatcher and the
+//! framework, Warped-Slicer's and the slice table's under their slicing policies, until the
+//! first mismatch or failure. A failing workload is written out as a
 //! TOML file that reproduces it with `mpgpu cosim`.
 
 use crate::cosim::{run_with, CosimOptions, UnitKind};
 use crate::lockstep::Mismatch;
-use crate::rtl::Backend;
+use crate::backend::Backend;
 use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::soakgen::{random_workload, SoakParams};
+use mpgpu_ref::timing::slicer::Slicing;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_rtl::{OplogFaults, RqFaults, SchedFaults};
 use std::path::{Path, PathBuf};
@@ -16,6 +19,20 @@ use std::path::{Path, PathBuf};
 /// Every policy and mechanism a soak runs each workload under.
 pub const POLICIES: [Policy; 6] = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
 pub const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
+/// The slicing policies a soak of the slice table runs (the online ones: the Oracle's curves
+/// take every process's isolated runs first).
+pub const SLICINGS: [Slicing; 4] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer];
+
+/// One co-simulation of a soak's workload.
+struct Run {
+    policy: Policy,
+    mechanism: Mechanism,
+    cfg: GpuConfig,
+    /// The flags that set it apart (`mpgpu cosim`'s), for the report.
+    variant: String,
+    framework: bool,
+    slicing: Slicing,
+}
 
 /// A soak's settings.
 #[derive(Clone, Debug)]
@@ -80,8 +97,18 @@ impl Soak {
         let mut rep = SoakReport::default();
         for index in 0..self.workloads {
             let w = random_workload(self.seed, index, &self.params);
-            for (p, m, cfg, variant) in self.runs_of(index)? {
-                let o = CosimOptions { backend: self.backend, faults: self.faults, unit: self.unit, rq_faults: self.rq_faults, oplog_faults: self.oplog_faults, mismatch_vcd: self.out.join("mismatch.vcd"), ..CosimOptions::new(p, m) };
+            for Run { policy: p, mechanism: m, cfg, variant, framework, slicing } in self.runs_of(index)? {
+                let o = CosimOptions {
+                    backend: self.backend,
+                    faults: self.faults,
+                    unit: self.unit,
+                    rq_faults: self.rq_faults,
+                    oplog_faults: self.oplog_faults,
+                    framework,
+                    slicing,
+                    mismatch_vcd: self.out.join("mismatch.vcd"),
+                    ..CosimOptions::new(p, m)
+                };
                 let r = run_with(&cfg, &w, &o)?;
                 rep.runs += 1;
                 rep.cycles_checked += r.cycles_checked;
@@ -114,59 +141,74 @@ impl Soak {
     }
 
     /// Whether the block in the loop is a per-SM one.
+    /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
+    /// framework's policy and mechanism.
     pub fn per_sm(&self) -> bool {
-        self.unit.per_sm()
+        !matches!(self.unit, UnitKind::Sched | UnitKind::Engine)
     }
 
-    /// Runs per workload.
     pub fn runs_per_workload(&self) -> u64 {
-        if self.per_sm() {
-            2
-        } else {
-            (POLICIES.len() * MECHANISMS.len()) as u64
+        match self.unit {
+            UnitKind::Sched | UnitKind::Engine => (POLICIES.len() * MECHANISMS.len()) as u64,
+            UnitKind::Wf => 1,
+            UnitKind::Slice => SLICINGS.len() as u64,
+            UnitKind::Zorua | UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => 2,
         }
     }
 
-    /// The runs of workload `index`: policy, mechanism, configuration and (per-SM blocks) the
-    /// options that give its faults. A per-SM block's workload runs twice: with faults injected
-    /// at a rate and seed drawn from the soak's seed and the index, and under demand paging
-    /// (NVLink) with thread-block switching; its unit implies the fault scheme.
-    fn runs_of(&self, index: u64) -> Result<Vec<(Policy, Mechanism, GpuConfig, String)>, String> {
-        if !self.per_sm() {
-            return Ok(POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m, self.config.clone(), String::new()))).collect());
-        }
-        let scheme = self.unit.implied_faults().expect("a per-SM unit implies its fault scheme");
-        let name = scheme.name();
-        let rate = [0.01, 0.02, 0.05][(index % 3) as usize];
-        let seed = self.seed.wrapping_mul(1_000_003).wrapping_add(index) % 1_000_000_007;
-        let mut injected = self.config.clone();
-        injected.faults = scheme;
-        injected.inject.rate = rate;
-        injected.inject.seed = seed;
-        let mut paged = self.config.clone();
-        paged.faults = scheme;
-        paged.paging.link = PagingLink::Nvlink;
-        paged.tb_switch.enabled = true;
-        let mut runs = Vec::new();
-        for (cfg, variant) in [(injected, format!("--faults {name} --inject {rate},{seed}")), (paged, format!("--faults {name} --paging nvlink --tb-switch on"))] {
-            cfg.validate().map_err(|e| format!("configuration {} under {variant}: {e}", self.config_arg))?;
-            runs.push((Policy::Fcfs, Mechanism::ContextSwitch, cfg, variant));
+    /// The runs of workload `index`: for the framework and its engine, every policy and
+    /// mechanism; for the fault-handling blocks, injected faults (at a rate and seed drawn
+    /// from the workload's index) and demand paging with thread-block switching; for Zorua's
+    /// coordinator, the baseline dispatcher and the framework's DSS with draining; for the
+    /// water-filling unit, Warped-Slicer; for the slice table, every online slicing policy.
+    fn runs_of(&self, index: u64) -> Result<Vec<Run>, String> {
+        let run = |policy, mechanism, cfg: &GpuConfig, variant: String| Run { policy, mechanism, cfg: cfg.clone(), variant, framework: false, slicing: Slicing::WarpedSlicer };
+        let fcfs = |cfg: &GpuConfig, variant: String| run(Policy::Fcfs, Mechanism::ContextSwitch, cfg, variant);
+        let runs = match self.unit {
+            UnitKind::Sched | UnitKind::Engine => POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m))).map(|(p, m)| run(p, m, &self.config, String::new())).collect(),
+            UnitKind::Zorua => {
+                let mut cfg = self.config.clone();
+                self.unit.setup(&mut cfg);
+                let framework = Run { framework: true, ..run(Policy::Dss, Mechanism::Drain, &cfg, "--framework --policy dss --preempt drain".into()) };
+                vec![fcfs(&cfg, String::new()), framework]
+            }
+            UnitKind::Wf => vec![fcfs(&self.config, String::new())],
+            UnitKind::Slice => SLICINGS.iter().map(|&sl| Run { slicing: sl, ..fcfs(&self.config, format!("--slicing {}", sl.name())) }).collect(),
+            UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => {
+                let scheme = self.unit.implied_faults().expect("a fault-handling unit implies its fault scheme");
+                let name = scheme.name();
+                let rate = [0.01, 0.02, 0.05][(index % 3) as usize];
+                let seed = self.seed.wrapping_mul(1_000_003).wrapping_add(index) % 1_000_000_007;
+                let mut injected = self.config.clone();
+                injected.faults = scheme;
+                injected.inject.rate = rate;
+                injected.inject.seed = seed;
+                let mut paged = self.config.clone();
+                paged.faults = scheme;
+                paged.paging.link = PagingLink::Nvlink;
+                paged.tb_switch.enabled = true;
+                vec![fcfs(&injected, format!("--faults {name} --inject {rate},{seed}")), fcfs(&paged, format!("--faults {name} --paging nvlink --tb-switch on"))]
+            }
+        };
+        for r in &runs {
+            r.cfg.validate().map_err(|e| format!("configuration {}{}: {e}", self.config_arg, if r.variant.is_empty() { String::new() } else { format!(" under {}", r.variant) }))?;
         }
         Ok(runs)
     }
 
-    /// The command that reproduces a failed run.
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
         if self.per_sm() {
-            return format!("mpgpu cosim {} --config {} --unit {} {variant} --backend {}", file.display(), self.config_arg, self.unit.name(), self.backend);
+            let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
+            return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}", file.display(), self.config_arg, self.unit.name(), self.backend);
         }
         let broken = match (self.faults.ptbq_lifo, self.faults.keep_token) {
             (true, _) => " --broken lifo",
             (_, true) => " --broken keep-token",
             _ => "",
         };
+        let unit = if self.unit == UnitKind::Engine { " --unit engine" } else { "" };
         format!(
-            "mpgpu cosim {} --config {} --policy {} --preempt {} --backend {}{broken}",
+            "mpgpu cosim {} --config {}{unit} --policy {} --preempt {} --backend {}{broken}",
             file.display(),
             self.config_arg,
             p.name(),

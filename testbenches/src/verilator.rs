@@ -10,7 +10,7 @@
 //! version), so a block is compiled once per configuration; the build runs in a private
 //! directory that is renamed into place, so concurrent builders never see a half-built model.
 
-use crate::ports::Port;
+use crate::wire::Port;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::ffi::c_void;

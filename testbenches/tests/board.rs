@@ -11,9 +11,10 @@ use mpgpu_rtl::{BoardDss, Dss, SchedFaults};
 use mpgpu_spec::units::sched::dss::In as DssIn;
 use mpgpu_tb::blocks::{DssPorts, PrioPorts, SchedPorts};
 use mpgpu_tb::ports::{HdlBlock, Ports};
-use mpgpu_tb::rtl::{Backend, RtlUnit};
-use mpgpu_tb::serial::{self, block_id, frame, pack, unpack, BoardSim, Expected, HdlBoard, Line, Link, LinkError, SimLink};
-use mpgpu_tb::{DssRtl, Lockstep};
+use mpgpu_tb::board_link::{self, block_id};
+use mpgpu_tb::{Backend, RtlUnit};
+use mpgpu_tb::serial::{frame, pack, unpack, BoardSim, Expected, HdlBoard, Line, Link, LinkError, SimLink};
+use mpgpu_tb::Lockstep;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,7 @@ fn widths<P: Ports>(p: &P) -> (Vec<u32>, Vec<u32>) {
 /// A simulated DSS board reporting `id`.
 fn dss_board(id: u32) -> SimLink<HdlBoard<BoardDss>> {
     let config = BoardConfig::simulation(id);
-    SimLink::rust_hdl(move || BoardDss::new(Dss::new(DSS.sms, DSS.broken_tie), config), config.divisor, serial::SIM_BAUD)
+    SimLink::rust_hdl(move || BoardDss::new(Dss::new(DSS.sms, DSS.broken_tie), config), config.divisor, board_link::SIM_BAUD)
 }
 
 fn dss_link(line: Box<dyn Line>) -> Link {
@@ -85,7 +86,7 @@ fn known_frames_get_the_exact_reply_bytes() {
     assert_eq!(reply[..3], [0x5a, 0x00, 0x08]);
     assert_eq!(reply[11], crc8(&reply[..11]));
     // The same inputs on rust-hdl's simulation of the block alone give the same outputs.
-    let mut rtl = DssRtl::new(DSS.sms, false);
+    let mut rtl = RtlUnit::rust_hdl(DSS);
     let (before, after) = {
         use mpgpu_spec::Unit;
         let i = DssIn { trigger: true, sm_state: 2, sm_ksr_valid: true, sm_ksr: 5, k_valid: true, k_count: 5, k_has_work: true, k_running: false, count_max: 16, count_min: -16 };
@@ -305,9 +306,9 @@ fn the_board_wrappers_pass_yosys_icarus_and_verilator() {
     let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
     let prio = PrioPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::PpqShared, broken_victim: false };
     for (name, v) in [
-        ("board_dss", serial::board_verilog(&DSS, BoardConfig::ulx3s(block_id(&DSS), 115_200)).unwrap()),
-        ("board_prio", serial::board_verilog(&prio, BoardConfig::ulx3s(block_id(&prio), 115_200)).unwrap()),
-        ("board_sched", serial::board_verilog(&sched, BoardConfig::ulx3s(block_id(&sched), 115_200)).unwrap()),
+        ("board_dss", board_link::board_verilog(&DSS, BoardConfig::ulx3s(block_id(&DSS), 115_200)).unwrap()),
+        ("board_prio", board_link::board_verilog(&prio, BoardConfig::ulx3s(block_id(&prio), 115_200)).unwrap()),
+        ("board_sched", board_link::board_verilog(&sched, BoardConfig::ulx3s(block_id(&sched), 115_200)).unwrap()),
     ] {
         let dir = mpgpu_rtl::check::check_dir(name);
         mpgpu_rtl::check::check_verilog(&dir, &mpgpu_rtl::board::waive_state_codes(&v)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -368,7 +369,7 @@ fn the_generated_verilog_answers_byte_for_byte_as_the_rust_hdl_simulation() {
     let (i, _) = widths(&DSS);
     let frames = session(&i, 7, 120);
     let expected = replies(&mut dss_board(block_id(&DSS)), &frames);
-    let mut verilated = serial::verilated_board(&DSS).unwrap();
+    let mut verilated = board_link::verilated_board(&DSS).unwrap();
     let got = replies(verilated.as_mut(), &frames);
     for (k, (e, g)) in expected.iter().zip(&got).enumerate() {
         assert_eq!(g, e, "reply {k} to {:02x?}", frames[k]);
@@ -378,11 +379,11 @@ fn the_generated_verilog_answers_byte_for_byte_as_the_rust_hdl_simulation() {
     // The whole framework's wrapper too (84 input, 66 output bits: wider than a word).
     let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
     let frames = session(&widths(&sched).0, 11, 12);
-    let expected = replies(serial::simulated_board(&sched).unwrap().as_mut(), &frames);
-    assert_eq!(replies(serial::verilated_board(&sched).unwrap().as_mut(), &frames), expected);
+    let expected = replies(board_link::simulated_board(&sched).unwrap().as_mut(), &frames);
+    assert_eq!(replies(board_link::verilated_board(&sched).unwrap().as_mut(), &frames), expected);
     // The STEPs' outputs are the rust-hdl block's.
-    let mut link = dss_link(serial::verilated_board(&DSS).unwrap());
-    let mut rtl = DssRtl::new(DSS.sms, false);
+    let mut link = dss_link(board_link::verilated_board(&DSS).unwrap());
+    let mut rtl = RtlUnit::rust_hdl(DSS);
     for f in frames.iter().filter(|f| f[1] == 4).take(60) {
         let words = unpack(&f[2..7], &i);
         let (before, after) = link.step(&words).unwrap();

@@ -2,17 +2,23 @@
 
 use mpgpu_ref::units::dss::{equal_share_tokens, Dss, Harness};
 use mpgpu_spec::units::sched::dss::In;
-use mpgpu_tb::DssRtl;
+use mpgpu_tb::blocks::DssPorts;
+use mpgpu_tb::RtlUnit;
 use mpgpu_tb::{InLoop, Lockstep};
 
 mod common;
 use common::{dss_in, words};
 
+/// The DSS engine's RTL for 13 SMs (with the broken tie rule when `broken_tie`).
+fn dss_rtl(broken_tie: bool) -> RtlUnit<DssPorts> {
+    RtlUnit::rust_hdl(DssPorts { sms: 13, broken_tie })
+}
+
 #[test]
 fn equal_spatial_sharing_with_the_rtl_in_the_loop() {
     let expect: [(usize, Vec<usize>); 4] = [(2, vec![7, 6]), (4, vec![4, 3, 3, 3]), (6, vec![3, 2, 2, 2, 2, 2]), (8, vec![2, 2, 2, 2, 2, 1, 1, 1])];
     for (n, want) in expect {
-        let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), DssRtl::new(13, false), 16));
+        let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), dss_rtl(false), 16));
         for order in 0..n {
             h.insert(equal_share_tokens(13, n, order));
             for _ in 0..5 {
@@ -36,7 +42,7 @@ fn stimulus(seed: u64, n: usize) -> Vec<In> {
 #[test]
 fn model_and_rtl_agree_on_random_inputs() {
     for seed in [1u64, 0xdead_beef, 42] {
-        let mut ls = Lockstep::new(Dss::new(13), DssRtl::new(13, false), 16);
+        let mut ls = Lockstep::new(Dss::new(13), dss_rtl(false), 16);
         let mut acts = 0;
         for i in stimulus(seed, 4000) {
             let o = ls.step(&i).unwrap_or_else(|m| panic!("seed {seed:#x}: {m}"));
@@ -55,13 +61,13 @@ fn a_broken_tie_rule_is_caught_at_the_first_differing_cycle() {
     let mut reference = Lockstep::new(Dss::new(13), broken.clone(), 16);
     let expected = stim.iter().find_map(|i| reference.step(i).err()).expect("the stimulus never exercises a tie");
     // The same broken model against the correct RTL.
-    let mut ls = Lockstep::new(broken, DssRtl::new(13, false), 16);
+    let mut ls = Lockstep::new(broken, dss_rtl(false), 16);
     let got = stim.iter().find_map(|i| ls.step(i).err()).expect("the checker missed the broken tie rule");
     assert_eq!(got.cycle, expected.cycle);
     assert_eq!(got.diffs, expected.diffs.iter().map(|d| mpgpu_tb::lockstep::FieldDiff { field: d.field.clone(), model: d.rtl.clone(), rtl: d.model.clone() }).collect::<Vec<_>>());
     assert!(!got.diffs.is_empty() && got.to_string().contains(&format!("mismatch at cycle {}", got.cycle)));
     // And the broken RTL against the correct model.
-    let mut ls = Lockstep::new(Dss::new(13), DssRtl::new(13, true), 16);
+    let mut ls = Lockstep::new(Dss::new(13), dss_rtl(true), 16);
     let got = stim.iter().find_map(|i| ls.step(i).err()).expect("the checker missed the broken RTL");
     assert_eq!(got.cycle, expected.cycle);
 }
@@ -70,7 +76,7 @@ fn a_broken_tie_rule_is_caught_at_the_first_differing_cycle() {
 fn the_in_loop_pair_reports_a_broken_model() {
     let mut broken = Dss::new(13);
     broken.broken_tie = true;
-    let mut h = Harness::new(13, 25, InLoop::new(broken, DssRtl::new(13, false), 16));
+    let mut h = Harness::new(13, 25, InLoop::new(broken, dss_rtl(false), 16));
     for order in 0..8 {
         h.insert(equal_share_tokens(13, 8, order));
     }
@@ -84,14 +90,14 @@ fn the_in_loop_pair_reports_a_broken_model() {
 #[test]
 fn the_waveform_holds_rtl_and_expected_values() {
     use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
-    let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), DssRtl::new(13, false), 16));
+    let mut h = Harness::new(13, 25, InLoop::new(Dss::new(13), dss_rtl(false), 16));
     let mut rec: Option<VcdRecorder> = None;
     h.insert(7);
     h.insert(6);
     for _ in 0..200 {
         h.tick_with(|u, i, o| {
             let _ = o;
-            mpgpu_tb::cosim::sample(&mut rec, u, i);
+            mpgpu_tb::host::sample(&mut rec, u, i);
         });
     }
     let rec = rec.unwrap();
@@ -136,7 +142,7 @@ fn the_waveform_marks_the_mismatch() {
     use mpgpu_tb::vcd::{VcdRecorder, CYCLE};
     let mut broken = Dss::new(13);
     broken.broken_tie = true;
-    let mut h = Harness::new(13, 25, InLoop::new(broken, DssRtl::new(13, false), 16));
+    let mut h = Harness::new(13, 25, InLoop::new(broken, dss_rtl(false), 16));
     for order in 0..8 {
         h.insert(equal_share_tokens(13, 8, order));
     }
@@ -144,7 +150,7 @@ fn the_waveform_marks_the_mismatch() {
     for _ in 0..400 {
         h.tick_with(|u, i, o| {
             let _ = o;
-            mpgpu_tb::cosim::sample(&mut rec, u, i);
+            mpgpu_tb::host::sample(&mut rec, u, i);
         });
     }
     let m = h.dss.mismatch().expect("no mismatch");

@@ -12,7 +12,7 @@ use mpgpu_ref::config::{FaultScheme, GpuConfig};
 use mpgpu_ref::slots::SmSet;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
-use mpgpu_rtl::verilog::{verilog_sized, BLOCKS};
+use mpgpu_tb::registry::{block, BLOCKS};
 use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
 use mpgpu_tb::fpga::{self, default_venv, gate_replay, io_ring, path_estimate, place_and_route, synthesize, synthesize_ring, top_ports, Family, Tools};
 use mpgpu_tb::trace::Replay;
@@ -41,9 +41,9 @@ fn tools() -> Tools {
     g.clone().unwrap()
 }
 
-fn write_block(d: &Path, block: &str) -> PathBuf {
-    let p = d.join(format!("{block}.v"));
-    std::fs::write(&p, verilog_sized(block, 16).unwrap()).unwrap();
+fn write_block(d: &Path, name: &str) -> PathBuf {
+    let p = d.join(format!("{name}.v"));
+    std::fs::write(&p, block(name).unwrap().verilog_sized(16).unwrap()).unwrap();
     p
 }
 
@@ -58,7 +58,7 @@ fn copy_trace(from: &Path, name: &str) -> PathBuf {
 
 #[test]
 fn the_port_list_and_io_ring_follow_the_generated_verilog() {
-    let v = verilog_sized("dss", 16).unwrap();
+    let v = block("dss").unwrap().verilog_sized(16).unwrap();
     let ports = top_ports(&v).unwrap();
     let find = |n: &str| ports.iter().find(|p| p.name == n).cloned().unwrap();
     assert_eq!((find("k_count").width, find("k_count").input), (8, true));
@@ -89,8 +89,8 @@ fn a_nextpnr_report_is_read() {
 #[test]
 fn every_block_synthesizes_for_every_family() {
     let t = tools();
-    for block in BLOCKS {
-        if *block == "zorua" {
+    for block in BLOCKS.iter().map(|b| b.name) {
+        if block == "zorua" {
             // (Zorua's coordinator takes minutes per family: `mpgpu fpga zorua` measures it,
             // docs/zorua.md; the test suite lints its Verilog with yosys, Icarus and Verilator)
             continue;
@@ -101,7 +101,7 @@ fn every_block_synthesizes_for_every_family() {
         for f in families {
             let r = synthesize(&t, &v, f, &d).unwrap();
             eprintln!("{block} {}: {:?} in {:.1} s", f.name(), r.groups, r.seconds);
-            if *block == "oldata" {
+            if block == "oldata" {
                 // The operand log's data array is its RAMs and an address select: 32 lane RAMs
                 // of 64 x 32 bits, each one DP16KD on the ECP5 (its read register inside the
                 // RAM and cleared at configuration, so no flip-flop), two 256 x 16 SB_RAM40_4K

@@ -210,6 +210,36 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
 }
 
 #[test]
+fn the_soak_takes_every_unit_of_the_registry() {
+    // One random workload per unit, on the configuration the unit soaks on by default: every
+    // run checks cycles and passes (a unit left out of the soak, or a run that checks
+    // nothing, fails here).
+    for unit in UnitKind::ALL {
+        let config = GpuConfig::from_arg(unit.default_config()).unwrap();
+        let soak = Soak {
+            seed: 2,
+            workloads: 1,
+            config,
+            config_arg: unit.default_config().into(),
+            backend: Backend::RustHdl,
+            unit,
+            faults: Default::default(),
+            rq_faults: Default::default(),
+            oplog_faults: Default::default(),
+            params: SoakParams::default(),
+            out: dir(&format!("soak-{}", unit.name())),
+        };
+        let rep = soak.run(&mut |_, _, _| {}).unwrap_or_else(|e| panic!("--unit {unit}: {e}"));
+        assert!(rep.failure.is_none(), "--unit {unit}: {:?}", rep.failure);
+        assert_eq!(rep.runs, soak.runs_per_workload(), "--unit {unit}");
+        assert!(rep.cycles_checked > 1_000, "--unit {unit}: {} cycles checked", rep.cycles_checked);
+        if unit.implied_faults().is_some() {
+            assert!(rep.faulted > 0 && rep.replayed > 0, "--unit {unit}: no fault was taken");
+        }
+    }
+}
+
+#[test]
 fn every_slot_mode_drives_the_gpu_to_the_same_results() {
     use mpgpu_tb::cosim::SlotMode;
     // The framework's slot holding the model alone, the RTL alone (rust-hdl or Verilator; the

@@ -3,7 +3,8 @@
 
 use mpgpu_ref::units::lowest_first::LowestFirst as Model;
 use mpgpu_spec::units::lowest_first::In;
-use mpgpu_tb::LowestFirstRtl;
+use mpgpu_tb::blocks::LowestFirstPorts;
+use mpgpu_tb::RtlUnit;
 use mpgpu_tb::Lockstep;
 
 /// Seeded request stream: mostly random, with runs of zero and single bits.
@@ -27,7 +28,7 @@ fn stimulus(seed: u64, n: usize) -> Vec<In> {
 #[test]
 fn model_and_rtl_agree_every_cycle() {
     let seed = 0x5eed;
-    let mut ls = Lockstep::new(Model::default(), LowestFirstRtl::new(), 16);
+    let mut ls = Lockstep::new(Model::default(), RtlUnit::rust_hdl(LowestFirstPorts), 16);
     for i in stimulus(seed, 2000) {
         ls.step(&i).unwrap_or_else(|m| panic!("seed {seed:#x}: {m}"));
     }
@@ -42,7 +43,7 @@ fn a_broken_model_is_caught_at_the_first_differing_cycle() {
     let first = stim.iter().position(|i| i.request.count_ones() >= 2).unwrap() as u64 + 1;
     let mut broken = Model::default();
     broken.broken_highest_wins = true;
-    let mut ls = Lockstep::new(broken, LowestFirstRtl::new(), 16);
+    let mut ls = Lockstep::new(broken, RtlUnit::rust_hdl(LowestFirstPorts), 16);
     let mut err = None;
     for i in &stim {
         if let Err(m) = ls.step(i) {

@@ -339,8 +339,9 @@ fn the_waveform_parses_back_with_the_values_of_both_sides() {
 /// stopped at 20,000 cycles on purpose; any other error (a co-simulation mismatch included)
 /// fails.
 fn equal_allocation_rtl(n: usize) -> Vec<usize> {
-    use mpgpu_tb::cosim::{Cosim, Shared};
-    use mpgpu_tb::SchedRtl;
+    use mpgpu_tb::host::{Cosim, Shared};
+    use mpgpu_tb::blocks::SchedPorts;
+    use mpgpu_tb::RtlUnit;
     let cfg = GpuConfig::preset("k20c").unwrap();
     let kernels = [("lbm", 512), ("stencil", 96), ("mriq", 16384), ("spmv", 131072), ("sad", 192), ("cutcp", 192), ("sgemm", 256), ("lbm", 384)];
     let mut text = String::from("description = \"equal\"\n");
@@ -350,7 +351,7 @@ fn equal_allocation_rtl(n: usize) -> Vec<usize> {
     let w = Workload::parse("equal.toml", &text).unwrap();
     let mut pair = None;
     let mut g = Gpu::with_sched_unit(&cfg, Policy::Equal, Mechanism::Drain, n, &mut |model| {
-        let h = Shared::new(Cosim::with_state("sched", model, SchedRtl::new(13, Policy::Equal, SchedFaults::default()), Framework::state));
+        let h = Shared::new(Cosim::with_state("sched", model, RtlUnit::rust_hdl(SchedPorts { sms: 13, mode: Policy::Equal.code(), faults: SchedFaults::default() }), Framework::state));
         pair = Some(h.clone());
         Box::new(h)
     })

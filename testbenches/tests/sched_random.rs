@@ -32,7 +32,8 @@ use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_RUNNI
 use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, MAX_GRID_BLOCKS};
 use mpgpu_spec::units::sched::SchedParams;
 use mpgpu_spec::Unit;
-use mpgpu_tb::SchedRtl;
+use mpgpu_tb::blocks::SchedPorts;
+use mpgpu_tb::RtlUnit;
 use mpgpu_tb::{InLoop, Mismatch};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -582,8 +583,8 @@ fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> 
     let _guard = OnPanic(what.clone());
     let params = SchedParams::new(sms, env.tmax as usize).unwrap();
     let model = Framework::new(params, policy, mechanism);
-    let rtl = SchedRtl::new(sms, policy, faults);
-    let mut pair = InLoop::with_state(model, rtl, 16, Framework::state, SchedRtl::state);
+    let rtl = RtlUnit::rust_hdl(SchedPorts { sms, mode: policy.code(), faults });
+    let mut pair = InLoop::with_state(model, rtl, 16, Framework::state, RtlUnit::<SchedPorts>::state);
     let mut c = Corners::default();
     let mut prev_full = 0;
     let fail = |f: Failure| Err((what.clone(), f));

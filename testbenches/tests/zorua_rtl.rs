@@ -7,8 +7,9 @@ use mpgpu_ref::units::zorua::{Broken, Coord, Geometry};
 use mpgpu_ref::units::zorua_random::{RandomParams, RandomSm};
 use mpgpu_ref::zorua::ThreshParams;
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
-use mpgpu_tb::blocks::{ZoruaPorts, ZoruaRtl};
-use mpgpu_tb::rtl::Backend;
+use mpgpu_tb::blocks::ZoruaPorts;
+use mpgpu_tb::RtlUnit;
+use mpgpu_tb::Backend;
 use mpgpu_spec::units::zorua::{pack_block, pack_warp, In, Out, State, REG_SETS};
 use mpgpu_spec::Unit;
 use rust_hdl::prelude::*;
@@ -121,7 +122,7 @@ enum Side {
     Rtl(Box<Rtl>),
     Model(Box<Coord>),
     /// The harness's adapter (`ZoruaPorts`) on either backend.
-    Unit(Box<ZoruaRtl>),
+    Unit(Box<RtlUnit<ZoruaPorts>>),
 }
 
 impl Side {
@@ -231,7 +232,7 @@ fn the_adapter_matches_the_model_on_both_backends() {
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let g = geometry(48, 2);
         let ports = ZoruaPorts { params: ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: ZoruaFaults::default() };
-        let u = ZoruaRtl::with_backend(ports, backend).unwrap_or_else(|e| panic!("{e}"));
+        let u = RtlUnit::with_backend(ports, backend).unwrap_or_else(|e| panic!("{e}"));
         let (mismatch, m, _) = lockstep(4, 24, Coord::new(g), Side::Unit(Box::new(u)));
         let grants = m.grants;
         assert_eq!(mismatch, None, "{backend:?}");

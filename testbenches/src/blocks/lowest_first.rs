@@ -1,0 +1,39 @@
+//! The lowest-index-first arbiter (`LowestFirst`): its ports and unit interface
+//! (`mpgpu_spec::units::lowest_first`).
+
+use crate::hdl_block;
+use crate::ports::{Ports, Regs};
+use mpgpu_rtl::LowestFirst;
+use mpgpu_spec::units::lowest_first as lf;
+
+hdl_block!(LowestFirst { inputs: [request], outputs: [valid, index], registers: [], arrays: [] });
+
+/// The lowest-index-first arbiter.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowestFirstPorts;
+
+impl Ports for LowestFirstPorts {
+    type In = lf::In;
+    type Out = lf::Out;
+    type State = ();
+    type Block = LowestFirst;
+    fn name(&self) -> String {
+        "lowest_first".into()
+    }
+    fn block(&self) -> LowestFirst {
+        let mut b = LowestFirst::new();
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &lf::In, v: &mut [u64]) {
+        v[0] = i.request as u64;
+    }
+    fn encode_out(&self, o: &lf::Out, v: &mut [u64]) {
+        v[0] = o.valid as u64;
+        v[1] = o.index as u64;
+    }
+    fn decode(&self, v: &[u64]) -> lf::Out {
+        lf::Out { valid: v[0] != 0, index: v[1] as u8 }
+    }
+    fn state(&self, _: &Regs) {}
+}

@@ -1,0 +1,134 @@
+//! The operand log's data array (`Oldata`, one per SM): its ports and unit interface
+//! (`mpgpu_spec::units::oldata`).
+
+use crate::ports::{Port, Ports, Regs};
+use mpgpu_rtl::{Oldata, OldataFaults};
+use mpgpu_spec::units::oldata;
+use crate::host::{Alone, Shared};
+use mpgpu_ref::units::oldata::{Oldata as OldataModel, OldataSlot};
+
+/// `Oldata`'s ports by hand rather than through `hdl_block!`: its data ports are one per lane
+/// and its RAMs an array (`lane$k`, each read back as `lane$k.mem[w]`). It is flat
+/// (`mpgpu_rtl::flat_logic!`).
+impl crate::ports::HdlBlock for Oldata {
+    fn flat(&self) -> bool {
+        true
+    }
+    fn quiet(&self) -> bool {
+        !self.read_changed()
+    }
+    fn input_ports(&self) -> Vec<Port> {
+        let mut v = vec![Port::new("we", 1), Port::new("waddr", oldata::INDEX_BITS), Port::new("re", 1), Port::new("raddr", oldata::INDEX_BITS)];
+        v.extend((0..oldata::LANES).map(|k| Port::new(&format!("wd{k}"), 32)));
+        v
+    }
+    fn output_ports(&self) -> Vec<Port> {
+        (0..oldata::LANES).map(|k| Port::new(&format!("rd{k}"), 32)).collect()
+    }
+    fn register_ports(&self) -> Vec<Port> {
+        (0..oldata::LANES).flat_map(|k| (0..self.lane[k].words()).map(move |w| Port::new(&format!("lane${k}.mem[{w}]"), 32))).collect()
+    }
+    fn set_inputs(&mut self, v: &[u64]) {
+        use crate::ports::Wire;
+        use rust_hdl::core::block::Block;
+        self.we.next = Wire::from_word(v[0]);
+        self.we.update_all();
+        self.waddr.next = Wire::from_word(v[1]);
+        self.waddr.update_all();
+        self.re.next = Wire::from_word(v[2]);
+        self.re.update_all();
+        self.raddr.next = Wire::from_word(v[3]);
+        self.raddr.update_all();
+        for k in 0..oldata::LANES {
+            let s = self.wd_mut(k);
+            s.next = Wire::from_word(v[4 + k]);
+            s.update_all();
+        }
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.clock.next = rust_hdl::prelude::Clock::from(high);
+        rust_hdl::core::block::Block::update_all(&mut self.clock);
+    }
+    fn get_outputs(&self, v: &mut [u64]) {
+        for (k, x) in v.iter_mut().enumerate().take(oldata::LANES) {
+            *x = crate::ports::Wire::word(&self.rd(k).val());
+        }
+    }
+    fn get_registers(&self, v: &mut [u64]) {
+        // (a lane's words only when it was written since they were last read, and only the
+        // one written when it was one)
+        let mut at = 0;
+        for l in &self.lane {
+            match l.take_written_word() {
+                None => {}
+                Some(Some(w)) => v[at + w] = crate::ports::Wire::word(&l.word(w)),
+                Some(None) => {
+                    for w in 0..l.words() {
+                        v[at + w] = crate::ports::Wire::word(&l.word(w));
+                    }
+                }
+            }
+            at += l.words();
+        }
+    }
+}
+
+/// One SM's operand-log data array (`Oldata`) of `entries` entries (the configuration's log),
+/// with test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct OldataPorts {
+    pub entries: usize,
+    pub faults: OldataFaults,
+}
+
+impl Ports for OldataPorts {
+    type In = oldata::In;
+    type Out = oldata::Out;
+    type State = oldata::State;
+    type Block = Oldata;
+    fn name(&self) -> String {
+        "oldata".into()
+    }
+    fn block(&self) -> Oldata {
+        let mut b = Oldata::new(self.entries, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &oldata::In, v: &mut [u64]) {
+        v[0] = i.we as u64;
+        v[1] = i.waddr as u64 & 63;
+        v[2] = i.re as u64;
+        v[3] = i.raddr as u64 & 63;
+        for k in 0..oldata::LANES {
+            v[4 + k] = i.wdata[k] as u64;
+        }
+    }
+    fn encode_out(&self, o: &oldata::Out, v: &mut [u64]) {
+        for k in 0..oldata::LANES {
+            v[k] = o.rdata[k] as u64;
+        }
+    }
+    fn decode(&self, v: &[u64]) -> oldata::Out {
+        oldata::Out { rdata: std::array::from_fn(|k| v[k] as u32) }
+    }
+    fn state(&self, r: &Regs) -> oldata::State {
+        // (the registers are the lane RAMs' words and nothing else, lane after lane: the
+        // state's layout)
+        debug_assert_eq!(r.values.len(), oldata::LANES * self.entries);
+        oldata::State { words: r.values.iter().map(|&x| x as u32).collect() }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (the outputs are the read ports' registers)
+        Some(&[])
+    }
+}
+
+/// The operand log's data array's RTL beside its model in an SM's slot: a mismatch stops the
+/// run.
+impl OldataSlot for Shared<OldataModel, OldataPorts> {
+    fn halted(&self) -> Option<String> {
+        self.parted()
+    }
+}
+
+impl OldataSlot for Alone<OldataPorts> {}

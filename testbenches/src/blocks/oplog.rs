@@ -1,0 +1,107 @@
+//! The operand log's bookkeeping (`Oplog`, one per SM): its ports and unit interface
+//! (`mpgpu_spec::units::oplog`).
+
+use crate::hdl_block;
+use crate::ports::{Ports, Regs};
+use mpgpu_rtl::{Oplog, OplogFaults};
+use mpgpu_spec::units::oplog;
+use crate::host::{Alone, Shared};
+use mpgpu_ref::units::oplog::{Oplog as OplogModel, OplogSlot};
+
+hdl_block!(Oplog {
+    inputs: [free, alloc, alloc_block, alloc_need, alloc_res, claim, claim_block, claim_n, claim_used, part_release, tick],
+    outputs: [pool_free, room, list_room, alloc_idx0, alloc_idx1, alloc_idx2, busy, returning],
+    registers: [head, tail, count, pool, back, ret, pv, cr, cown0, cown1, relq],
+    arrays: [valid, pend, cred, p0h, p1h, owner, rrow, quota, left],
+    memories: [bank0, bank1, bank2, bank3],
+    flat: read_changed,
+});
+
+/// One SM's operand-log bookkeeping (`Oplog`) for a log of `entries` entries, with test-only
+/// faults.
+#[derive(Clone, Copy, Debug)]
+pub struct OplogPorts {
+    pub entries: usize,
+    pub faults: OplogFaults,
+}
+
+impl Ports for OplogPorts {
+    type In = oplog::In;
+    type Out = oplog::Out;
+    type State = oplog::State;
+    type Block = Oplog;
+    fn name(&self) -> String {
+        "oplog".into()
+    }
+    fn block(&self) -> Oplog {
+        let mut b = Oplog::new(self.entries, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &oplog::In, v: &mut [u64]) {
+        let w = [
+            i.free,
+            i.alloc as u64,
+            i.alloc_block as u64 & 15,
+            i.alloc_need as u64 & 3,
+            i.alloc_res as u64,
+            i.claim as u64,
+            i.claim_block as u64 & 15,
+            i.claim_n as u64 & 127,
+            i.claim_used as u64 & 127,
+            i.release as u64,
+            i.tick as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &oplog::Out, v: &mut [u64]) {
+        let w = [o.pool_free as u64, o.room as u64, o.list_room as u64, o.alloc_idx[0] as u64, o.alloc_idx[1] as u64, o.alloc_idx[2] as u64, o.busy as u64, o.returning as u64];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> oplog::Out {
+        oplog::Out { pool_free: v[0] as u8, room: v[1] as u32, list_room: v[2] as u8, alloc_idx: [v[3] as u8, v[4] as u8, v[5] as u8], busy: v[6] != 0, returning: v[7] as u16 }
+    }
+    fn state(&self, r: &Regs) -> oplog::State {
+        // (the list's slot s is bank s mod 4's word s / 4, holding its entry XORed with s;
+        // count and pool are kept XORed with the entries)
+        let banks = [r.array("bank0.mem"), r.array("bank1.mem"), r.array("bank2.mem"), r.array("bank3.mem")];
+        let e = self.entries as u64;
+        // (the picks are kept one-hot)
+        // (the entry vectors in halves of 32)
+        let v64 = |name: &str| r.array(name)[0] | r.array(name)[1] << 32;
+        let (p0, p1, cr) = (v64("p0h"), v64("p1h"), r.scalar("cr"));
+        let at = |h: u64| if h == 0 { 0 } else { h.trailing_zeros() as u8 };
+        oplog::State {
+            valid: v64("valid"),
+            pend: v64("pend"),
+            cred: v64("cred"),
+            owner: r.array("owner").iter().map(|&x| x as u8).collect(),
+            slot: (0..64).map(|s| (banks[s % 4][s / 4] ^ s as u64) as u8).collect(),
+            head: r.scalar("head") as u8,
+            count: (r.scalar("count") ^ e) as u8,
+            pool: (r.scalar("pool") ^ e) as u8,
+            back: r.scalar("back") as u8,
+            quota: r.array("quota").iter().map(|&x| x as u8).collect(),
+            left: r.array("left").iter().map(|&x| x as u8).collect(),
+            ret: r.scalar("ret") as u16,
+            pick_v: vec![r.scalar("pv") & 1 != 0, r.scalar("pv") & 2 != 0],
+            pick: vec![at(p0), at(p1)],
+            cr: vec![cr & 1 != 0, cr & 2 != 0],
+            cown: vec![r.scalar("cown0") as u8, r.scalar("cown1") as u8],
+            relq: r.scalar("relq") as u16,
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (every output is a function of the registers: `mpgpu_spec::units::oplog`)
+        Some(&[])
+    }
+}
+
+/// The operand log's RTL beside its model in an SM's slot: a mismatch stops the run.
+impl OplogSlot for Shared<OplogModel, OplogPorts> {
+    fn halted(&self) -> Option<String> {
+        self.parted()
+    }
+}
+
+impl OplogSlot for Alone<OplogPorts> {}

@@ -1,0 +1,207 @@
+//! The whole kernel scheduling framework (`Sched`): its ports and its unit interface
+//! (`mpgpu_spec::units::sched::fw`).
+
+use crate::hdl_block;
+use crate::serial::{wrapper, Wrapper};
+use mpgpu_rtl::board::BoardConfig;
+use mpgpu_rtl::BoardSched;
+use crate::ports::{Ports, Regs};
+use mpgpu_rtl::{Sched, SchedFaults};
+use mpgpu_spec::units::sched::{fw, PolicyCode};
+use crate::host::{Alone, Shared};
+use mpgpu_ref::units::framework::{Framework, SchedUnit};
+
+hdl_block!(Sched {
+    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot, full],
+    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
+    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
+    arrays: [
+        smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
+        ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs_m2, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
+        ksrt.k_cap, ksrt.k_rem,
+        ptbq.q_len,
+    ],
+});
+
+/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy and test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct SchedPorts {
+    pub sms: usize,
+    pub mode: PolicyCode,
+    pub faults: SchedFaults,
+}
+
+impl Ports for SchedPorts {
+    type In = fw::In;
+    type Out = fw::Out;
+    type State = fw::State;
+    type Block = Sched;
+    fn name(&self) -> String {
+        "sched".into()
+    }
+    fn block(&self) -> Sched {
+        let mut b = Sched::new(self.sms, self.mode, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &fw::In, v: &mut [u64]) {
+        let c = i.cmd.unwrap_or_default();
+        let (ssm, stb, sslot) = i.tb_saved.unwrap_or((0, 0, 0));
+        let w = [
+            i.cmd.is_some() as u64,
+            c.handle as u64,
+            c.tbs as u64,
+            c.tk as u64,
+            c.priority as u64,
+            c.tokens as u8 as u64,
+            i.tb_done.is_some() as u64,
+            i.tb_done.unwrap_or(0) as u64,
+            i.tb_saved.is_some() as u64,
+            ssm as u64,
+            stb as u64,
+            sslot as u64,
+            i.full as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &fw::Out, v: &mut [u64]) {
+        let i = o.issue;
+        let w = [
+            o.busy as u64,
+            o.cmd_taken as u64,
+            i.is_some() as u64,
+            i.map_or(0, |i| i.sm as u64),
+            i.map_or(0, |i| i.handle as u64),
+            i.map_or(0, |i| i.tb as u64),
+            i.is_some_and(|i| i.restore) as u64,
+            i.map_or(0, |i| i.slot as u64),
+            o.preempt.is_some() as u64,
+            o.preempt.unwrap_or(0) as u64,
+            o.retired.is_some() as u64,
+            o.retired.unwrap_or(0) as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> fw::Out {
+        fw::Out {
+            busy: v[0] != 0,
+            cmd_taken: v[1] != 0,
+            issue: (v[2] != 0).then(|| fw::TbIssue { sm: v[3] as u8, handle: v[4] as u16, tb: v[5] as u32, restore: v[6] != 0, slot: v[7] as u8 }),
+            preempt: (v[8] != 0).then_some(v[9] as u8),
+            retired: (v[10] != 0).then_some(v[11] as u16),
+        }
+    }
+    fn care(&self, o: &fw::Out, care: &mut [bool]) {
+        care.fill(true);
+        care[3..8].fill(o.issue.is_some());
+        care[9] = o.preempt.is_some();
+        care[11] = o.retired.is_some();
+    }
+    fn state(&self, r: &Regs) -> fw::State {
+        let a = |n: &str| r.array(n);
+        let (st, kv, kr, nv, nx, run) =
+            (a("smst.sm_state"), a("smst.sm_ksr_valid"), a("smst.sm_ksr"), a("smst.sm_next_valid"), a("smst.sm_next"), a("smst.sm_running"));
+        let smst = (0..self.sms)
+            .map(|s| fw::SmState { state: st[s] as u8, ksr_valid: kv[s] != 0, ksr: kr[s] as u8, next_valid: nv[s] != 0, next: nx[s] as u8, running_tbs: run[s] as u8 })
+            .collect();
+        let (valid, handle, tbs, next_tb, done, tk) = (a("ksrt.k_valid"), a("ksrt.k_handle"), a("ksrt.k_tbs_m2"), a("ksrt.k_next_tb"), a("ksrt.k_done"), a("ksrt.k_tk"));
+        let (prio, age, count, qlen) = (a("ksrt.k_priority"), a("ksrt.k_age"), a("ksrt.k_count"), a("ptbq.q_len"));
+        let (cap, rem) = (a("ksrt.k_cap"), a("ksrt.k_rem"));
+        let ksrt = (0..self.sms)
+            .map(|k| {
+                if valid[k] == 0 {
+                    return fw::KsrState::default();
+                }
+                fw::KsrState {
+                    valid: true,
+                    handle: handle[k] as u16,
+                    tbs: (tbs[k] as u32).wrapping_add(2) & ((1 << fw::TB_BITS) - 1),
+                    next_tb: next_tb[k] as u32,
+                    done_tbs: done[k] as u32,
+                    tk: tk[k] as u8,
+                    priority: prio[k] as u8,
+                    age: age[k] as u16,
+                    count: count[k] as u8 as i8,
+                    ptbq_len: qlen[k] as u16,
+                    cap: cap[k] as u16,
+                    rem: rem[k] as u32,
+                }
+            })
+            .collect();
+        let app_act = if r.scalar("app_asg") != 0 { 1 } else if r.scalar("app_rsv") != 0 { 2 } else { 0 };
+        let app = |name: &str| if app_act != 0 { r.scalar(name) as u8 } else { 0 };
+        let pipe = fw::Pipe {
+            trigger: r.scalar("trig_q") != 0,
+            dec_act: r.scalar("dec_act") as u8,
+            dec_sm: r.scalar("dec_sm") as u8,
+            dec_kernel: r.scalar("dec_k") as u8,
+            dec_from: r.scalar("dec_from") as u8,
+            app_act,
+            // (the RTL copies these every cycle; they mean something only with an act)
+            app_sm: app("app_sm"),
+            app_kernel: app("app_k"),
+            app_from: app("app_from"),
+            grant_valid: r.scalar("gr_valid") != 0,
+            // (copied every cycle, like `app_*`: they mean something only with `gr_valid`)
+            grant_sm: if r.scalar("gr_valid") != 0 { r.scalar("gr_sm") as u8 } else { 0 },
+            grant_kernel: if r.scalar("gr_valid") != 0 { r.scalar("gr_k") as u8 } else { 0 },
+            pick_valid: r.scalar("issue.last_grant") != 0,
+            pick_sm: (r.scalar("issue.last_grant") as u16).trailing_zeros() as u8 & 15,
+            cmd_valid: r.scalar("ksrt.cq_valid") != 0,
+            // (copied every cycle: they mean something only with `cq_valid`)
+            cmd_handle: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_handle") as u16 } else { 0 },
+            cmd_tbs: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_tbs") as u32 } else { 0 },
+            ev_valid: r.scalar("smst.evq_valid") != 0,
+            ev_sm: r.scalar("smst.evq_sm") as u8,
+            ev_setup: r.scalar("smst.evq_setup") != 0,
+            free_valid: r.scalar("ksrt.free_none") == 0,
+            free: r.scalar("ksrt.free_k") as u8,
+            ready: r.scalar("smst.rdy_q") as u16,
+            last: r.scalar("smst.lt2_q") as u16,
+            ev_ready: r.scalar("smst.evc_q") as u16,
+            ev_work: r.scalar("smst.evw_q") as u16,
+            named: r.scalar("smst.named_q") as u16,
+            wants: r.scalar("ksrt.wants_q") as u16,
+            saved_valid: r.scalar("sv_valid") != 0,
+            saved_kernel: r.scalar("sv_k") as u8,
+            saved_tb: r.scalar("sv_tb") as u32,
+            saved_slot: r.scalar("sv_slot") as u8,
+            done_valid: r.scalar("dn_valid") != 0,
+            done_kernel: r.scalar("dn_k") as u8,
+        };
+        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe }
+    }
+    fn board(&self, config: BoardConfig) -> Option<Box<dyn Wrapper>> {
+        let s = *self;
+        Some(wrapper(config, move || BoardSched::new(Sched::new(s.sms, s.mode, s.faults), config)))
+    }
+}
+
+/// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it answers
+/// for reports, and the run stops at the first mismatch.
+impl SchedUnit for Shared<Framework, SchedPorts> {
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        Some(Box::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model)))
+    }
+    fn quiet(&self) -> bool {
+        let c = self.0.borrow();
+        let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.outputs_now().busy);
+        if model != rtl {
+            // Reported at the next clocked cycle, whose `busy` this is.
+            c.pair.flag("busy (after the previous clocked cycle's edge)", &model, &rtl);
+        }
+        !rtl
+    }
+    fn halted(&self) -> Option<String> {
+        self.0.borrow().pair.mismatch().map(|m| format!("the RTL and the model parted at co-simulation cycle {}", m.cycle))
+    }
+}
+
+impl SchedUnit for Alone<SchedPorts> {
+    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        None
+    }
+    fn quiet(&self) -> bool {
+        !self.rtl.outputs_now().busy
+    }
+}

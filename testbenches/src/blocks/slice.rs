@@ -1,0 +1,126 @@
+//! The slice table (`Slice`, global): its ports and unit interface (`mpgpu_spec::units::slice`).
+
+use crate::hdl_block;
+use crate::ports::{Ports, Regs};
+use mpgpu_rtl::{Slice, SliceFaults};
+use mpgpu_spec::units::slice;
+use crate::host::{Alone, Shared};
+use mpgpu_ref::timing::slicer::SliceUnit;
+use mpgpu_ref::units::slice::Slice as SliceModel;
+
+hdl_block!(Slice {
+    inputs: [
+        cmd_op, cmd_slot, cmd_sm, cmd_all, cmd_blocks, cmd_q0, cmd_q1, cmd_q2, cmd_q3, cmd_req0, cmd_req1, cmd_req2, cmd_req3, done_valid, done_sm, done_slot,
+    ],
+    outputs: [busy, issue_valid, issue_sm, issue_slot],
+    registers: [valid, ptr, quiet, rd_valid, rd_sm, fv, fsm, iv, ism, isl, dv, dsm, dsl],
+    arrays: [rank, left, r0, r1, r2, r3, l0, l1, l2, l3, inc0, inc1, inc2, inc3, dec0, dec1, dec2, dec3, n0, n1, n2, n3, t0, t1, t2, t3, ru, rn, rq, fe],
+});
+
+/// The slice table (`Slice`) for `sms` SMs of `total` resources, with test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct SlicePorts {
+    pub sms: usize,
+    pub total: [u32; slice::RES],
+    pub faults: SliceFaults,
+}
+
+impl Ports for SlicePorts {
+    type In = slice::In;
+    type Out = slice::Out;
+    type State = slice::State;
+    type Block = Slice;
+    fn name(&self) -> String {
+        "slice".into()
+    }
+    fn block(&self) -> Slice {
+        let mut b = Slice::new(self.sms, self.total, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &slice::In, v: &mut [u64]) {
+        use slice::Cmd;
+        let r = |x: u32| x as u64 & ((1 << slice::RES_BITS) - 1);
+        let q = |x: u8| x as u64 & ((1 << slice::QUOTA_BITS) - 1);
+        // (op, slot, sm, all, blocks, q0..q3, req0..req3; Enter's quota travels in q0)
+        let mut c = [0u64; 13];
+        c[0] = i.cmd.op() as u64;
+        match i.cmd {
+            Cmd::None => {}
+            Cmd::Enter { slot, blocks, req, quota } => {
+                c[1] = slot as u64 & 3;
+                c[4] = blocks as u64 & ((1 << slice::LEFT_BITS) - 1);
+                c[5] = q(quota);
+                for k in 0..4 {
+                    c[9 + k] = r(req[k]);
+                }
+            }
+            Cmd::Leave { slot } => c[1] = slot as u64 & 3,
+            Cmd::Quota { sm, all, q: qs } => {
+                c[2] = sm as u64 & 15;
+                c[3] = all as u64;
+                for k in 0..4 {
+                    c[5 + k] = q(qs[k]);
+                }
+            }
+        }
+        v[..13].copy_from_slice(&c);
+        let (dv, ds, dk) = i.done.map_or((0, 0, 0), |(s, k)| (1, s as u64 & 15, k as u64 & 3));
+        v[13..16].copy_from_slice(&[dv, ds, dk]);
+    }
+    fn encode_out(&self, o: &slice::Out, v: &mut [u64]) {
+        let (iv, s, k) = o.issue.map_or((0, 0, 0), |(s, k)| (1, s as u64, k as u64));
+        v.copy_from_slice(&[o.busy as u64, iv, s, k]);
+    }
+    fn decode(&self, v: &[u64]) -> slice::Out {
+        slice::Out { busy: v[0] != 0, issue: (v[1] != 0).then_some((v[2] as u8, v[3] as u8)) }
+    }
+    fn state(&self, r: &Regs) -> slice::State {
+        use slice::{KMAX, MAX_SMS, RES};
+        let a = |n: &str, k: usize| r.array(n)[k];
+        let valid = r.scalar("valid");
+        slice::State {
+            // (the use is the issued requests' running sum less the completed ones')
+            used: (0..MAX_SMS).map(|s| std::array::from_fn(|c| (a(&format!("inc{c}"), s).wrapping_sub(a(&format!("dec{c}"), s)) & ((1 << slice::RES_BITS) - 1)) as u32)).collect(),
+            n: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("n{k}"), s) as u8)).collect(),
+            quota: (0..MAX_SMS).map(|s| std::array::from_fn(|k| a(&format!("t{k}"), s) as u8)).collect(),
+            valid: std::array::from_fn(|k| valid >> k & 1 != 0),
+            rank: std::array::from_fn(|k| a("rank", k) as u8),
+            left: std::array::from_fn(|k| a("left", k) as u32),
+            req: std::array::from_fn(|k| std::array::from_fn(|c| a(&format!("r{c}"), k) as u32)),
+            lim: std::array::from_fn(|k| std::array::from_fn(|c| a(&format!("l{c}"), k) as u32)),
+            ptr: r.scalar("ptr") as u8,
+            quiet: r.scalar("quiet") as u8,
+            rd_valid: r.scalar("rd_valid") != 0,
+            rd_sm: r.scalar("rd_sm") as u8,
+            rd_used: std::array::from_fn::<u32, RES, _>(|c| a("ru", c) as u32),
+            rd_n: std::array::from_fn::<u8, KMAX, _>(|k| a("rn", k) as u8),
+            rd_q: std::array::from_fn::<u8, KMAX, _>(|k| a("rq", k) as u8),
+            f_valid: r.scalar("fv") != 0,
+            f_sm: r.scalar("fsm") as u8,
+            f_e: std::array::from_fn::<bool, KMAX, _>(|k| a("fe", k) != 0),
+            issue_valid: r.scalar("iv") != 0,
+            issue_sm: r.scalar("ism") as u8,
+            issue_slot: r.scalar("isl") as u8,
+            d_valid: r.scalar("dv") != 0,
+            d_sm: r.scalar("dsm") as u8,
+            d_slot: r.scalar("dsl") as u8,
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (every output is a register's: `mpgpu_spec::units::slice`)
+        Some(&[])
+    }
+}
+
+/// The slice table's RTL beside its model: a mismatch stops the run.
+impl SliceUnit for Shared<SliceModel, SlicePorts> {
+    fn halted(&self) -> Option<String> {
+        self.parted()
+    }
+    fn first_over_quota(&self) -> Option<u64> {
+        self.0.borrow().pair.model.first_over_quota
+    }
+}
+
+impl SliceUnit for Alone<SlicePorts> {}

@@ -1,0 +1,172 @@
+//! Warped-Slicer's water-filling unit (`Wf`, global): its ports and unit interface
+//! (`mpgpu_spec::units::wf`).
+
+use crate::hdl_block;
+use crate::ports::{Ports, Regs};
+use mpgpu_rtl::{Wf, WfFaults};
+use mpgpu_spec::units::wf;
+use crate::host::{Alone, Shared};
+use mpgpu_ref::timing::slicer::WfUnit;
+use mpgpu_ref::units::wf::Wf as WfModel;
+
+hdl_block!(Wf {
+    inputs: [start, last, kernels, window, fallback_pct, delay, total0, total1, total2, total3, sm_k, sm_j, sm_insts, sm_stalls, k_req0, k_req1, k_req2, k_req3],
+    outputs: [busy, round_wait, win_run, win_first, win_last, rd_sm, rd_k, done_out, quota0, quota1, quota2, quota3, spatial_out],
+    registers: [
+        phase, kern, last_r, window_r, pct, delay_r, wcount, since, sm, sub, k, j, sel, n, a, wa, dneg, dmag, f, acc, top, quo, valid, full, ma, mb, pr, qhi, cnt, bq, found, m_next, q_next,
+        over, fit_r, res_spatial, done, spatial,
+    ],
+    arrays: [total, len, t, g, cur_q, need, rl, quota, prod_r, ph_r],
+    memories: [score_ram, m_ram, qn_ram],
+    flat: read_changed,
+});
+
+/// Warped-Slicer's water-filling unit (`Wf`) for `sms` SMs, with test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct WfPorts {
+    pub sms: usize,
+    pub faults: WfFaults,
+}
+
+impl Ports for WfPorts {
+    type In = wf::In;
+    type Out = wf::Out;
+    type State = wf::State;
+    type Block = Wf;
+    fn name(&self) -> String {
+        "wf".into()
+    }
+    fn block(&self) -> Wf {
+        let mut b = Wf::new(self.sms, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &wf::In, v: &mut [u64]) {
+        let r = |x: u32| x as u64 & ((1 << wf::RES_BITS) - 1);
+        let w = [
+            i.start as u64,
+            i.last as u64,
+            i.kernels as u64 & 7,
+            i.window as u64,
+            i.fallback_pct as u64,
+            i.delay as u64,
+            r(i.total[0]),
+            r(i.total[1]),
+            r(i.total[2]),
+            r(i.total[3]),
+            i.sm_k as u64 & 3,
+            i.sm_j as u64 & 31,
+            i.sm_insts as u64 & ((1 << wf::INST_BITS) - 1),
+            i.sm_stalls as u64 & 0xFFFF,
+            r(i.k_req[0]),
+            r(i.k_req[1]),
+            r(i.k_req[2]),
+            r(i.k_req[3]),
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &wf::Out, v: &mut [u64]) {
+        let w = [
+            o.busy as u64,
+            o.round_wait as u64,
+            o.win_run as u64,
+            o.win_first as u64,
+            o.win_last as u64,
+            o.rd_sm as u64,
+            o.rd_k as u64,
+            o.done as u64,
+            o.quota[0] as u64,
+            o.quota[1] as u64,
+            o.quota[2] as u64,
+            o.quota[3] as u64,
+            o.spatial as u64,
+        ];
+        v.copy_from_slice(&w);
+    }
+    fn decode(&self, v: &[u64]) -> wf::Out {
+        wf::Out {
+            busy: v[0] != 0,
+            round_wait: v[1] != 0,
+            win_run: v[2] != 0,
+            win_first: v[3] != 0,
+            win_last: v[4] != 0,
+            rd_sm: v[5] as u8,
+            rd_k: v[6] as u8,
+            done: v[7] != 0,
+            quota: [v[8] as u8, v[9] as u8, v[10] as u8, v[11] as u8],
+            spatial: v[12] != 0,
+        }
+    }
+    fn state(&self, r: &Regs) -> wf::State {
+        let a4 = |n: &str| -> [u32; 4] { std::array::from_fn(|k| r.array(n)[k] as u32) };
+        let b4 = |n: &str| -> [u8; 4] { std::array::from_fn(|k| r.array(n)[k] as u8) };
+        wf::State {
+            phase: r.scalar("phase") as u8,
+            kernels: r.scalar("kern") as u8,
+            last: r.scalar("last_r") != 0,
+            window: r.scalar("window_r") as u16,
+            pct: r.scalar("pct") as u8,
+            delay: r.scalar("delay_r") as u16,
+            total: a4("total"),
+            wcount: r.scalar("wcount") as u16,
+            since: r.scalar("since") as u16,
+            sm: r.scalar("sm") as u8,
+            sub: r.scalar("sub") as u8,
+            k: r.scalar("k") as u8,
+            j: r.scalar("j") as u8,
+            sel: r.scalar("sel") as u8,
+            n: r.scalar("n") as u8,
+            a: r.scalar("a") as u16,
+            wa: r.scalar("wa") as u32,
+            dneg: r.scalar("dneg") != 0,
+            dmag: r.scalar("dmag") as u16,
+            f: r.scalar("f") as u32,
+            acc: r.scalar("acc"),
+            top: r.scalar("top"),
+            q: r.scalar("quo") as u32,
+            valid: r.scalar("valid"),
+            len: b4("len"),
+            t: b4("t"),
+            g: b4("g"),
+            cur_q: a4("cur_q"),
+            full: r.scalar("full") as u8,
+            ma: r.scalar("ma") as u32,
+            mb: r.scalar("mb") as u32,
+            pr: r.scalar("pr"),
+            qhi: r.scalar("qhi") != 0,
+            cnt: r.scalar("cnt") as u8,
+            bq: r.scalar("bq") as u32,
+            found: r.scalar("found") != 0,
+            m_next: r.scalar("m_next") as u8,
+            q_next: r.scalar("q_next") as u32,
+            need: a4("need"),
+            rl: a4("rl"),
+            over: r.scalar("over") != 0,
+            fit: r.scalar("fit_r") != 0,
+            prod: std::array::from_fn(|k| (r.array("prod_r")[k] + r.array("ph_r")[k]) as u32),
+            res_spatial: r.scalar("res_spatial") != 0,
+            done: r.scalar("done") != 0,
+            quota: b4("quota"),
+            spatial: r.scalar("spatial") != 0,
+            score: r.array("score_ram.mem").to_vec(),
+            m: r.array("m_ram.mem").to_vec(),
+            qn: r.array("qn_ram.mem").to_vec(),
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (every output is a register's: `mpgpu_spec::units::wf`)
+        Some(&[])
+    }
+}
+
+/// Warped-Slicer's water-filling unit's RTL beside its model: a mismatch stops the run.
+impl WfUnit for Shared<WfModel, WfPorts> {
+    fn halted(&self) -> Option<String> {
+        self.parted()
+    }
+    fn ties(&self) -> Vec<u64> {
+        self.0.borrow().pair.model.ties.iter().map(|t| t.0).collect()
+    }
+}
+
+impl WfUnit for Alone<WfPorts> {}

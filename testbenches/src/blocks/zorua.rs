@@ -1,0 +1,286 @@
+//! Zorua's coordinator and mapping tables (`Zorua`, one per SM): its ports and unit interface
+//! (`mpgpu_spec::units::zorua`).
+
+use crate::ports::{Port, Ports, Regs};
+use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
+use mpgpu_spec::units::zorua;
+use crate::host::{Alone, Shared};
+use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
+
+/// `Zorua`'s ports by hand rather than through `hdl_block!`: its rows are output arrays
+/// (`reg_set$k`, `smem_set$k`). It is flat (`mpgpu_rtl::flat_logic!`).
+impl crate::ports::HdlBlock for Zorua {
+    fn flat(&self) -> bool {
+        true
+    }
+    fn quiet(&self) -> bool {
+        !self.read_changed()
+    }
+    fn input_ports(&self) -> Vec<Port> {
+        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16), ("peak", 7), ("nwarps_in", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect()
+    }
+    fn output_ports(&self) -> Vec<Port> {
+        let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
+        v.extend((0..16).map(|k| Port::new(&format!("reg_set${k}"), 8)));
+        v.extend((0..48).map(|k| Port::new(&format!("smem_set${k}"), 6)));
+        v.push(Port::new("released", 64));
+        v.push(Port::new("waiting", 1));
+        v
+    }
+    fn register_ports(&self) -> Vec<Port> {
+        let mut v: Vec<Port> = ZORUA_SCALARS.iter().map(|&(n, w)| Port::new(&format!("{n}$q"), w)).collect();
+        for &(n, len, w) in ZORUA_ARRAYS {
+            if len == 0 {
+                v.push(Port::new(&format!("{n}$q"), w));
+            }
+            v.extend((0..len).map(|k| Port::new(&format!("{n}${k}$q"), w)));
+        }
+        v
+    }
+    fn set_inputs(&mut self, v: &[u64]) {
+        use crate::ports::Wire;
+        use rust_hdl::core::block::Block;
+        self.ev.next = Wire::from_word(v[0]);
+        self.ev.update_all();
+        self.warp.next = Wire::from_word(v[1]);
+        self.warp.update_all();
+        self.block.next = Wire::from_word(v[2]);
+        self.block.update_all();
+        self.warps.next = Wire::from_word(v[3]);
+        self.warps.update_all();
+        self.regs.next = Wire::from_word(v[4]);
+        self.regs.update_all();
+        self.smem.next = Wire::from_word(v[5]);
+        self.smem.update_all();
+        self.idle.next = Wire::from_word(v[6]);
+        self.idle.update_all();
+        self.mem.next = Wire::from_word(v[7]);
+        self.mem.update_all();
+        self.peak.next = Wire::from_word(v[8]);
+        self.peak.update_all();
+        self.nwarps_in.next = Wire::from_word(v[9]);
+        self.nwarps_in.update_all();
+    }
+    fn set_clock(&mut self, high: bool) {
+        self.clock.next = rust_hdl::prelude::Clock::from(high);
+        rust_hdl::core::block::Block::update_all(&mut self.clock);
+    }
+    fn sim_pass(&mut self, exact: bool) {
+        match exact {
+            true => rust_hdl::core::block::Block::update_all(self),
+            false => self.pass_fast(),
+        }
+    }
+    fn get_outputs(&self, v: &mut [u64]) {
+        use crate::ports::Wire;
+        let w = [
+            self.ready.val().word(),
+            self.grant.val().word(),
+            self.grant_warp.val().word(),
+            self.grant_slot.val().word(),
+            self.reg_phys.val().word(),
+            self.smem_phys.val().word(),
+            self.o_thresh.val().word(),
+            self.slot_room.val().word(),
+        ];
+        v[..8].copy_from_slice(&w);
+        for k in 0..16 {
+            v[8 + k] = self.reg_set[k].val().word();
+        }
+        for k in 0..48 {
+            v[24 + k] = self.smem_set[k].val().word();
+        }
+        v[72] = self.released.val().word();
+        v[73] = self.waiting.val().word();
+    }
+    fn get_registers(&self, v: &mut [u64]) {
+        // (only the registers whose output changed since the last call are converted: `v`
+        // holds the words of the last call, the harness's own buffer; a 64-bit value is 64
+        // `bool`s in rust-hdl, slow to turn into a word)
+        use crate::ports::Wire;
+        use mpgpu_rtl::reg::Reg;
+        fn put<T: rust_hdl::prelude::Synth + Wire>(r: &Reg<T>, w: &mut u64) {
+            if r.take_changed() {
+                *w = r.q.val().word();
+            }
+        }
+        put(&self.tq, &mut v[0]);
+        put(&self.sq, &mut v[1]);
+        put(&self.rq, &mut v[2]);
+        put(&self.sched, &mut v[3]);
+        put(&self.bar, &mut v[4]);
+        put(&self.live, &mut v[5]);
+        put(&self.blocks, &mut v[6]);
+        put(&self.reg_cnt, &mut v[7]);
+        put(&self.reg_swap, &mut v[8]);
+        put(&self.smem_cnt, &mut v[9]);
+        put(&self.smem_swap, &mut v[10]);
+        put(&self.smem_used, &mut v[11]);
+        put(&self.slot_used, &mut v[12]);
+        put(&self.th_q, &mut v[13]);
+        put(&self.th_set, &mut v[14]);
+        put(&self.started, &mut v[15]);
+        put(&self.reg_resv, &mut v[16]);
+        put(&self.bgive, &mut v[17]);
+        let mut at = ZORUA_SCALARS.len();
+        for r in self.wblock.iter().chain(&self.rneed).chain(&self.rheld).chain(std::iter::once(&self.slotv)).chain(&self.slot) {
+            put(r, &mut v[at]);
+            at += 1;
+        }
+        for r in self.sneed.iter().chain(&self.sheld).chain(&self.nwarps).chain(&self.narr).chain(&self.bpeak) {
+            put(r, &mut v[at]);
+            at += 1;
+        }
+        for k in 0..4 {
+            put(&self.reg_used[k], &mut v[at + k]);
+        }
+    }
+}
+
+/// `Zorua`'s scalar registers read back as state (name, width), in `get_registers` order.
+const ZORUA_SCALARS: &[(&str, usize)] = &[
+    ("tq", 64),
+    ("sq", 64),
+    ("rq", 64),
+    ("sched", 64),
+    ("bar", 64),
+    ("live", 64),
+    ("blocks", 16),
+    ("reg_cnt", 10),
+    ("reg_swap", 11),
+    ("smem_cnt", 7),
+    ("smem_swap", 11),
+    ("smem_used", 64),
+    ("slot_used", 64),
+    ("th_q", 5),
+    ("th_set", 1),
+    ("started", 64),
+    ("reg_resv", 11),
+    ("bgive", 16),
+];
+
+/// Its register arrays (name, entries, width), after the scalars.
+/// (the per-warp and per-block fields are bit-sliced: entry `j` of `rneed` is bit `j` of every
+/// warp's need; `slotv` is one slice, a scalar)
+const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 4, 64), ("rneed", 5, 64), ("rheld", 5, 64), ("slotv", 0, 64), ("slot", 6, 64), ("sneed", 7, 16), ("sheld", 7, 16), ("nwarps", 7, 16), ("narr", 7, 16), ("bpeak", 5, 16), ("reg_used", 4, 64)];
+
+/// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
+/// threshold constants and test-only faults.
+#[derive(Clone, Copy, Debug)]
+pub struct ZoruaPorts {
+    pub params: ZoruaParams,
+    pub faults: ZoruaFaults,
+}
+
+impl Ports for ZoruaPorts {
+    type In = zorua::In;
+    type Out = zorua::Out;
+    type State = zorua::State;
+    type Block = Zorua;
+    fn name(&self) -> String {
+        "zorua".into()
+    }
+    fn block(&self) -> Zorua {
+        let mut b = Zorua::new(self.params, self.faults);
+        b.connect_inputs();
+        b
+    }
+    fn encode(&self, i: &zorua::In, v: &mut [u64]) {
+        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64, i.peak as u64 & 127, i.nwarps as u64 & 127];
+        v.copy_from_slice(&w);
+    }
+    fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {
+        let w = [o.ready as u64, o.grant as u64, o.grant_warp as u64, o.grant_slot as u64, o.reg_phys as u64, o.smem_phys, o.o_thresh as u64, o.slot_room as u64];
+        v[..8].copy_from_slice(&w);
+        for k in 0..16 {
+            v[8 + k] = o.reg_set[k] as u64;
+        }
+        for k in 0..48 {
+            v[24 + k] = o.smem_set[k] as u64;
+        }
+        v[72] = o.release;
+        v[73] = o.waiting as u64;
+    }
+    fn decode(&self, v: &[u64]) -> zorua::Out {
+        let mut o = zorua::Out {
+            ready: v[0] != 0,
+            grant: v[1] != 0,
+            grant_warp: v[2] as u8,
+            grant_slot: v[3] as u8,
+            reg_phys: v[4] as u16,
+            smem_phys: v[5],
+            o_thresh: v[6] as u8,
+            slot_room: v[7] as u8,
+            release: v[72],
+            waiting: v[73] != 0,
+            ..zorua::Out::default()
+        };
+        for k in 0..16 {
+            o.reg_set[k] = v[8 + k] as u16;
+        }
+        for k in 0..48 {
+            o.smem_set[k] = v[24 + k] as u8;
+        }
+        o
+    }
+    fn state(&self, r: &Regs) -> zorua::State {
+        let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
+        let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
+        // (the fields are bit-sliced: warp w's value is bit w of each slice; only the set bits
+        // are visited, most fields being small)
+        let unslice = |slices: &[u64]| {
+            let mut v = [0u64; 64];
+            for (j, &x) in slices.iter().enumerate() {
+                let mut m = x;
+                while m != 0 {
+                    v[m.trailing_zeros() as usize] |= 1 << j;
+                    m &= m - 1;
+                }
+            }
+            v
+        };
+        let (wbs, rns, rhs, sv, sls) = (unslice(r.array("wblock")), unslice(r.array("rneed")), unslice(r.array("rheld")), r.scalar("slotv"), unslice(r.array("slot")));
+        let (sns, shs, nws, nas, bps) = (unslice(r.array("sneed")), unslice(r.array("sheld")), unslice(r.array("nwarps")), unslice(r.array("narr")), unslice(r.array("bpeak")));
+        zorua::State {
+            tq: r.scalar("tq"),
+            sq: r.scalar("sq"),
+            rq: r.scalar("rq"),
+            sched: r.scalar("sched"),
+            bar: r.scalar("bar"),
+            live: r.scalar("live"),
+            blocks: r.scalar("blocks") as u16,
+            reg_free: mpgpu_rtl::zorua::RTL_REG_SETS as u32 - r.scalar("reg_cnt") as u32,
+            reg_swap: r.scalar("reg_swap") as u32,
+            reg_resv: r.scalar("reg_resv") as u32,
+            started: r.scalar("started"),
+            smem_free: mpgpu_rtl::zorua::RTL_SMEM_SETS as u32 - r.scalar("smem_cnt") as u32,
+            smem_swap: r.scalar("smem_swap") as u32,
+            slots_free: !r.scalar("slot_used") & present,
+            o_thresh: th as u8,
+            warp_info: (0..64).map(|w| zorua::pack_warp(wbs[w] as u8, rns[w] as u8, rhs[w] as u8, (sv >> w & 1 != 0).then_some(sls[w] as u8))).collect(),
+            block_info: (0..16).map(|b| zorua::pack_block(bps[b] as u8, sns[b] as u8, shs[b] as u8, nws[b] as u8, nas[b] as u8, r.scalar("bgive") >> b & 1 != 0)).collect(),
+            reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
+            smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
+        }
+    }
+    fn output_inputs(&self) -> Option<&'static [&'static str]> {
+        // (the outputs are functions of the registers and the tables' read registers)
+        Some(&[])
+    }
+}
+
+/// Zorua's coordinator RTL beside its model in an SM's slot: a mismatch stops the run.
+impl ZoruaSlot for Shared<Coord, ZoruaPorts> {
+    fn halted(&self) -> Option<String> {
+        self.parted().or_else(|| self.0.borrow().pair.model.halted())
+    }
+    fn valve_grants(&self) -> u64 {
+        self.0.borrow().pair.model.valve_grants()
+    }
+}
+
+impl ZoruaSlot for Alone<ZoruaPorts> {
+    fn halted(&self) -> Option<String> {
+        None
+    }
+}
