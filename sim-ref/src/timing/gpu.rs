@@ -18,7 +18,7 @@ use super::context::XferKind;
 use super::memsys::{MemStats, MemSys};
 use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
 use crate::config::{FaultScheme, GpuConfig};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
 use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy, SchedUnit};

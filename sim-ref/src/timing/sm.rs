@@ -31,7 +31,7 @@ use crate::mem::PAGE_BYTES;
 use super::cache::TagArray;
 use crate::config::{FaultScheme, Pipeline, SchedPolicy, SmConfig};
 use crate::exec::{self, BlockCtx, Event, Fault, FaultKind, Flight, Warp, WarpState};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
 use mpgpu_spec::Unit;
