@@ -692,6 +692,19 @@ pub struct Occupancy {
     pub shared_config: u32,
 }
 
+/// What Zorua's coordinator is sized by (`units::zorua::Geometry::of`).
+impl crate::units::zorua::SmResources for SmConfig {
+    fn registers(&self) -> u32 {
+        self.registers
+    }
+    fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+    fn warp_slots(&self) -> u32 {
+        self.warps
+    }
+}
+
 impl SmConfig {
     /// Registers one block of the kernel takes: registers per thread rounded up to `reg_round`,
     /// for every thread of its warps.

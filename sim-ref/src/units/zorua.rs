@@ -12,7 +12,6 @@
 //! no warp is schedulable (forward progress: swap in global memory has room for every logical
 //! set, so the first warp examined then always gets its sets).
 
-use crate::config::SmConfig;
 use crate::zorua::{ThreshParams, Threshold};
 use bitvec::prelude::*;
 use mpgpu_spec::units::zorua::*;
@@ -33,16 +32,29 @@ pub struct Geometry {
     pub pipelined: bool,
 }
 
+/// The physical resources of an SM that a geometry is made of. The configuration's SM
+/// (`config::SmConfig`) implements it. A deliberate rule: the units do not depend on the
+/// simulator's configuration; the configuration depends on them (it validates against
+/// [`Geometry::of`]).
+pub trait SmResources {
+    /// 32-bit registers.
+    fn registers(&self) -> u32;
+    /// Scratchpad bytes.
+    fn shared_bytes(&self) -> u32;
+    /// Warp slots.
+    fn warp_slots(&self) -> u32;
+}
+
 impl Geometry {
     /// The geometry of an SM of configuration `c`: the paper's 64 logical warps and 16 logical
     /// blocks, and the SM's physical registers, scratchpad and warp slots.
-    pub fn of(c: &SmConfig) -> Result<Geometry, String> {
+    pub fn of(c: &impl SmResources) -> Result<Geometry, String> {
         let g = Geometry {
             lwarps: MAX_LWARPS as u32,
             lblocks: MAX_LBLOCKS as u32,
-            reg_sets: c.registers / (SET_REGS * 32),
-            smem_sets: c.shared_bytes / SMEM_SET_BYTES,
-            slots: c.warps,
+            reg_sets: c.registers() / (SET_REGS * 32),
+            smem_sets: c.shared_bytes() / SMEM_SET_BYTES,
+            slots: c.warp_slots(),
             thresh: ThreshParams::default(),
             pipelined: false,
         };
