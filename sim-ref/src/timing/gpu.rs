@@ -15,6 +15,10 @@
 //! the results are the same as stepping every cycle.
 
 use super::context::XferKind;
+// The dispatcher interface is its own module so that dispatchers built on whole GPUs (the
+// slicer's Oracle) can depend on this one without this one depending on them.
+pub use super::dispatch::{DispatchView, Dispatcher, Fcfs, LaunchState};
+use super::dispatch::SliceStats;
 use super::memsys::{MemStats, MemSys};
 use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
 use crate::config::{FaultScheme, GpuConfig};
@@ -29,92 +33,6 @@ use std::collections::VecDeque;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
-
-/// A launch on its way through the GPU.
-#[derive(Debug)]
-pub struct LaunchState {
-    pub info: Arc<LaunchInfo>,
-    pub process: usize,
-    pub priority: u32,
-    /// Cycle its command reached the dispatcher.
-    pub ready_at: u64,
-    pub first_block_at: Option<u64>,
-    pub end_at: Option<u64>,
-    pub next_block: u64,
-    pub blocks: u64,
-    pub done_blocks: u64,
-    /// The block scheduler has retired it (its process has moved on).
-    pub retired: bool,
-}
-
-impl LaunchState {
-    pub fn remaining(&self) -> u64 {
-        self.blocks - self.next_block
-    }
-}
-
-/// What a dispatcher may look at.
-pub struct DispatchView<'a> {
-    pub sms: &'a [Sm],
-    pub launches: &'a [LaunchState],
-}
-
-/// The thread-block dispatcher: decides which launch's next block goes to which SM.
-pub trait Dispatcher {
-    fn name(&self) -> &str;
-    /// A launch's blocks may be issued from now on.
-    fn launch_ready(&mut self, now: u64, launch: usize, view: &DispatchView);
-    /// This cycle's block issues: (launch, SM) pairs, at most one per SM; every pair must fit.
-    fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>);
-    /// A block of `launch` finished on SM `sm` (before its launch's `launch_done`).
-    fn block_done(&mut self, _now: u64, _launch: usize, _sm: u32) {}
-    /// Every block of a launch has finished.
-    fn launch_done(&mut self, now: u64, launch: usize);
-    /// After the SMs' cycle (while [`Dispatcher::busy`], every cycle): units the dispatcher
-    /// clocks with the SMs (Warped-Slicer's counters and water-filling unit). True: it has
-    /// something new to dispatch. An error stops the run (a co-simulated unit parted).
-    fn observe(&mut self, _now: u64, _view: &DispatchView) -> Result<bool, String> {
-        Ok(false)
-    }
-    /// Needs every cycle stepped (no idle skip).
-    fn busy(&self) -> bool {
-        false
-    }
-    /// What intra-SM slicing did (`super::slicer`).
-    fn slice_stats(&self) -> Option<super::slicer::SliceStats> {
-        None
-    }
-}
-
-/// The baseline: launches in the order they became ready; each cycle every SM takes one block
-/// of the oldest launch that still has blocks and fits next to what the SM holds, so a later
-/// kernel fills SMs (or parts of SMs) an earlier one leaves free (GPGPU-Sim's behaviour).
-#[derive(Default)]
-pub struct Fcfs {
-    ready: Vec<usize>,
-}
-
-impl Dispatcher for Fcfs {
-    fn name(&self) -> &str {
-        "fcfs"
-    }
-    fn launch_ready(&mut self, _now: u64, launch: usize, _view: &DispatchView) {
-        self.ready.push(launch);
-    }
-    fn dispatch(&mut self, _now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>) {
-        // Blocks still to issue, less what this cycle already gave out.
-        let mut left: Vec<u64> = self.ready.iter().map(|&l| view.launches[l].remaining()).collect();
-        for (i, sm) in view.sms.iter().enumerate() {
-            if let Some(k) = (0..self.ready.len()).find(|&k| left[k] > 0 && sm.fits(&view.launches[self.ready[k]].info.launch)) {
-                left[k] -= 1;
-                out.push((self.ready[k], i as u32));
-            }
-        }
-    }
-    fn launch_done(&mut self, _now: u64, launch: usize) {
-        self.ready.retain(|&l| l != launch);
-    }
-}
 
 /// What stops a run.
 #[derive(Clone, Debug)]
@@ -352,7 +270,7 @@ pub struct RunResult {
     pub zorua: Option<super::sm::ZoruaStats>,
     /// Intra-SM slicing (Warped-Slicer and the policies it is compared with).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub slicing: Option<super::slicer::SliceStats>,
+    pub slicing: Option<SliceStats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -1550,28 +1468,6 @@ impl Gpu {
 /// framework when `sched` names a policy and a preemption mechanism.
 pub fn run_workload(cfg: &GpuConfig, w: &Workload, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<RunResult, SimError> {
     run_workload_with(cfg, w, None, limits, progress)
-}
-
-/// [`run_workload`] with an intra-SM slicing policy as the dispatcher (its units the models).
-pub fn run_workload_sliced(
-    cfg: &GpuConfig,
-    w: &Workload,
-    policy: super::slicer::Slicing,
-    params: super::slicer::SliceParams,
-    limits: RunLimits,
-    progress: &mut dyn FnMut(u64, u64, u64),
-) -> Result<RunResult, SimError> {
-    let slicer = match policy {
-        super::slicer::Slicing::Oracle => {
-            let curves = super::slicer::oracle_curves(cfg, w, limits, &mut Default::default())?;
-            super::slicer::Slicer::oracle(params, cfg.num_sms() as usize, curves)
-        }
-        _ => super::slicer::Slicer::new(policy, params, cfg.num_sms() as usize),
-    };
-    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
-    gpu.add_workload(w)?;
-    gpu.run(limits, progress)?;
-    Ok(gpu.result())
 }
 
 /// [`run_workload`] with an optional scheduling framework.
