@@ -4,62 +4,11 @@
 //! the block that has not exited has arrived.
 
 use crate::exec::{self, BlockCtx, Event, Fault, Warp, WarpState};
-use crate::kernel::Kernel;
+// `Launch` lives with the kernel (so that host programs, `crate::program`, need not depend on
+// the functional GPU, which runs them); re-exported here where it has always been named.
+pub use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use std::fmt;
-use std::sync::Arc;
-
-/// One kernel launch: the grid, the block shape and the parameter words.
-#[derive(Clone, Debug)]
-pub struct Launch {
-    pub kernel: Arc<Kernel>,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub params: Vec<u32>,
-}
-
-impl Launch {
-    /// A 1-D launch of `blocks` blocks of the kernel's declared thread count.
-    pub fn linear(kernel: &Arc<Kernel>, blocks: u32, params: Vec<u32>) -> Launch {
-        Launch { kernel: kernel.clone(), grid: [blocks, 1, 1], block: [kernel.threads, 1, 1], params }
-    }
-
-    pub fn num_blocks(&self) -> u64 {
-        self.grid.iter().map(|&g| g as u64).product()
-    }
-
-    /// Block coordinates of the linear block index `b` (x fastest).
-    pub fn block_coords(&self, b: u64) -> [u32; 3] {
-        let gx = self.grid[0] as u64;
-        let gy = self.grid[1] as u64;
-        [(b % gx) as u32, ((b / gx) % gy) as u32, (b / (gx * gy)) as u32]
-    }
-
-    /// Checks the launch against the kernel's declaration.
-    pub fn validate(&self) -> Result<(), String> {
-        let k = &self.kernel;
-        if self.grid.contains(&0) || self.block.contains(&0) {
-            return Err(format!("launch of `{}`: grid {:?} and block {:?} must have no zero dimension", k.name, self.grid, self.block));
-        }
-        let threads = self.block.iter().map(|&b| b as u64).product::<u64>();
-        if threads != k.threads as u64 {
-            return Err(format!(
-                "launch of `{}`: block {:?} has {threads} threads but the kernel declares `.threads {}`",
-                k.name, self.block, k.threads
-            ));
-        }
-        if self.params.len() * 4 != k.param_bytes as usize {
-            return Err(format!(
-                "launch of `{}`: {} parameter words given but the kernel declares `.params {}` ({} words)",
-                k.name,
-                self.params.len(),
-                k.param_bytes,
-                k.param_bytes / 4
-            ));
-        }
-        Ok(())
-    }
-}
 
 /// An execution error, located to the kernel, block, warp, lane and source line.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,6 +6,7 @@ pub mod asm;
 pub mod config;
 pub mod exec;
 pub mod files;
+pub mod flow;
 pub mod func;
 pub mod kernel;
 pub mod library;

@@ -2,7 +2,7 @@
 //! its inputs, hands the GPU one launch at a time (the next launch may depend on results, as in
 //! BFS), and finally checks the outputs against a plain-Rust computation.
 
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use rand::SeedableRng;
 use std::collections::VecDeque;

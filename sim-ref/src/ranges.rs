@@ -215,12 +215,12 @@ fn un(op: UnOp, ty: Ty, a: Iv) -> Iv {
     }
 }
 
-/// Successors of instruction `pc` ([`crate::phases::successors`]), each with the guard
+/// Successors of instruction `pc` ([`crate::flow::successors`]), each with the guard
 /// outcome its edge implies (`(target, Some((pred, truth)))`): a guarded branch's target has
 /// the guard true, the fall-through of a guarded branch or `exit` has it false.
 fn edges(code: &[Inst], pc: usize) -> Vec<(usize, Option<(u8, bool)>)> {
     let i = &code[pc];
-    let [next, taken] = crate::phases::successors(code, pc);
+    let [next, taken] = crate::flow::successors(code, pc);
     match (i.op, i.guard) {
         (Op::Bra { .. } | Op::Exit, Some(g)) => {
             let mut v: Vec<_> = taken.map(|t| (t, Some((g.pred, !g.neg)))).into_iter().collect();

@@ -23,7 +23,7 @@
 //! same, so a kernel computes what it did, in the same cycles but for register-bank effects,
 //! which the model does not have.
 
-use crate::phases::{live_in, live_out, regs_in, successors};
+use crate::flow::{live_in, live_out, regs_in, successors};
 use bitvec::prelude::*;
 use mpgpu_spec::isa::{Inst, Op, Operand};
 

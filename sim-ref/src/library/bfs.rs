@@ -3,7 +3,7 @@
 //! launches depends on the graph.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::kernel::Kernel;
 use crate::mem::GlobalMem;
 use crate::program::{rng, Expected, Output, Program, Rng as ProgRng};

@@ -9,7 +9,7 @@
 //! list that missed an atom would show; it repeats the kernel's f32 operations in order.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

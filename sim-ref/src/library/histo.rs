@@ -1,7 +1,7 @@
 //! histo: a global histogram built with atomic adds, after Parboil histo.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

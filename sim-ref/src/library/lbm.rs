@@ -1,7 +1,7 @@
 //! lbm: Parboil-style lattice-Boltzmann (D2Q9, pull streaming + BGK collision), memory streaming.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

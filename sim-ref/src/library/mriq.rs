@@ -8,7 +8,7 @@
 //! operations in the same order with `f32::sin`/`f32::cos`, so the check is tight.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

@@ -1,7 +1,7 @@
 //! reduction: tree sum of f32 values in shared memory, after the CUDA sample `reduce3`.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

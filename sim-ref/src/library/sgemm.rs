@@ -1,7 +1,7 @@
 //! sgemm: dense single-precision matrix multiply with shared-memory tiles, after Parboil sgemm.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

@@ -1,7 +1,7 @@
 //! spmv: Parboil-style sparse matrix-vector product, scalar CSR (one thread per row).
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, Rng as ProgRng, StaticProgram};
 use rand::Rng;
 

@@ -1,7 +1,7 @@
 //! stencil: Parboil-style 3-D 7-point Jacobi stencil with register tiling along z.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

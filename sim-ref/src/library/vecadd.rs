@@ -1,7 +1,7 @@
 //! vecadd: element-wise f32 addition, the streaming baseline.
 
 use super::{Bench, Kernels};
-use crate::func::Launch;
+use crate::kernel::Launch;
 use crate::program::{rng, Expected, Output, Program, StaticProgram};
 use rand::Rng;
 

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod context;
+pub mod dispatch;
 pub mod gpu;
 pub mod memsys;
 pub mod metrics;
@@ -11,4 +12,5 @@ pub mod slicer;
 pub mod sm;
 pub mod wheel;
 
-pub use gpu::{run_workload, Dispatcher, Fcfs, Gpu, RunLimits, RunResult, SimError};
+pub use dispatch::{Dispatcher, Fcfs};
+pub use gpu::{run_workload, Gpu, RunLimits, RunResult, SimError};

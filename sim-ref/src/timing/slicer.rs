@@ -23,7 +23,14 @@
 //! controller: it gives the table a slot per kernel in arrival order (later kernels wait for
 //! one), writes the quotas each policy computes, and reports completions.
 
-use super::gpu::{DispatchView, Dispatcher};
+// The dependency rule: the slicer sits above the GPU. Its Oracle runs whole GPUs
+// ([`oracle_curves`]) and [`run_workload_sliced`] builds one around it, while the GPU knows
+// dispatchers only through `super::dispatch` and never names this module.
+use super::dispatch::{DispatchView, Dispatcher};
+pub use super::dispatch::{SliceDecision, SliceStats};
+use super::gpu::{Gpu, RunLimits, RunResult, SimError};
+use crate::config::GpuConfig;
+use crate::workload::Workload;
 use mpgpu_spec::units::prof;
 use mpgpu_spec::units::slice::{self, Cmd, NO_QUOTA};
 use mpgpu_spec::units::wf::{self, KMAX, NMAX, RES};
@@ -77,68 +84,6 @@ pub struct SliceParams {
 impl Default for SliceParams {
     fn default() -> Self {
         SliceParams { window: 5000, delay: 0, pct: 120, settle: 5_000, grid_cap: true }
-    }
-}
-
-/// What a run's slicing did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct SliceStats {
-    pub policy: String,
-    /// Warped-Slicer's decisions: the kernels (launch ids) and the quotas, or Spatial.
-    pub decisions: Vec<SliceDecision>,
-    /// Profiling rounds run, windows whose layout had not settled, cycles spent profiling
-    /// (from a repartition's start to its decision).
-    pub rounds: u64,
-    pub unsettled: u64,
-    pub profile_cycles: u64,
-    /// Every round's samples as the counters latched them: the window's last cycle, and per
-    /// SM (kernel index, CTA count, warp-instructions, long-memory stall cycles, resident
-    /// CTAs at the latch).
-    pub samples: Vec<(u64, Vec<(u8, u8, u32, u32, u8)>)>,
-    /// GPU cycles at which the water-filling unit's model saw a tie at Select.
-    pub ties: Vec<u64>,
-    /// Repartitions among the kernels of the last decision, which re-applied it.
-    pub reused: u64,
-    /// Blocks the slice table issued, commands it took, and issued blocks that had to wait
-    /// for their SM to have room (the SM's own accounting, stricter than the table's: a
-    /// shared-memory configuration below the SM's total).
-    pub issued: u64,
-    pub commands: u64,
-    pub waited: u64,
-    /// The most kernels with blocks on one SM at once (seen at the issues), and the issues
-    /// that put a block beside another kernel's.
-    pub max_sharing: u8,
-    pub shared_issues: u64,
-    /// The model's first GPU cycle at which the broken quota compare would pick differently.
-    pub first_over_quota: Option<u64>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct SliceDecision {
-    pub cycle: u64,
-    pub launches: Vec<usize>,
-    pub quota: Vec<u8>,
-    pub spatial: bool,
-}
-
-/// "spatial", or the quotas in the decision's kernel order: "(2,4)".
-impl std::fmt::Display for SliceDecision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.spatial {
-            return write!(f, "spatial");
-        }
-        write!(f, "({})", self.quota.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(","))
-    }
-}
-
-impl SliceDecision {
-    /// The paper's accuracy test (§IV-A): within one block of `other`'s quota, kernel by
-    /// kernel, or both the Spatial fallback.
-    pub fn within_one_of(&self, other: &SliceDecision) -> bool {
-        if self.spatial || other.spatial {
-            return self.spatial == other.spatial;
-        }
-        self.quota.len() == other.quota.len() && self.quota.iter().zip(&other.quota).all(|(a, b)| a.abs_diff(*b) <= 1)
     }
 }
 
@@ -758,14 +703,14 @@ impl Dispatcher for Slicer {
 /// occupancy, at most NMAX); its IPC (warp-instructions per cycle, x 2^16) at each count, 0
 /// past its occupancy. `cache` keeps a process's curve by its description across workloads.
 pub fn oracle_curves(
-    cfg: &crate::config::GpuConfig,
-    w: &crate::workload::Workload,
-    limits: super::gpu::RunLimits,
+    cfg: &GpuConfig,
+    w: &Workload,
+    limits: RunLimits,
     cache: &mut std::collections::HashMap<String, [u64; NMAX]>,
-) -> Result<Vec<[u64; NMAX]>, super::gpu::SimError> {
+) -> Result<Vec<[u64; NMAX]>, SimError> {
     let mut out = Vec::new();
     for p in &w.processes {
-        let alone = crate::workload::Workload { description: format!("{} alone", p.name), processes: vec![crate::workload::ProcessSpec { arrival: 0, ..p.clone() }] };
+        let alone = Workload { description: format!("{} alone", p.name), processes: vec![crate::workload::ProcessSpec { arrival: 0, ..p.clone() }] };
         // (the process as it runs alone, whatever its name)
         let key = format!("{}:{:?}", cfg.name, crate::workload::ProcessSpec { name: String::new(), ..alone.processes[0].clone() });
         if let Some(c) = cache.get(&key) {
@@ -774,7 +719,7 @@ pub fn oracle_curves(
         }
         let mut curve = [0u64; NMAX];
         for j in 1..=NMAX as u8 {
-            let mut gpu = super::gpu::Gpu::with_dispatcher(cfg, Box::new(Slicer::new(Slicing::Cap(j), SliceParams::default(), cfg.num_sms() as usize)));
+            let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Slicer::new(Slicing::Cap(j), SliceParams::default(), cfg.num_sms() as usize)));
             gpu.add_workload(&alone)?;
             gpu.run(limits, &mut |_, _, _| {})?;
             let r = gpu.result();
@@ -789,4 +734,27 @@ pub fn oracle_curves(
         out.push(curve);
     }
     Ok(out)
+}
+
+/// [`run_workload`](super::gpu::run_workload) with an intra-SM slicing policy as the
+/// dispatcher (its units the models).
+pub fn run_workload_sliced(
+    cfg: &GpuConfig,
+    w: &Workload,
+    policy: Slicing,
+    params: SliceParams,
+    limits: RunLimits,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<RunResult, SimError> {
+    let slicer = match policy {
+        Slicing::Oracle => {
+            let curves = oracle_curves(cfg, w, limits, &mut Default::default())?;
+            Slicer::oracle(params, cfg.num_sms() as usize, curves)
+        }
+        _ => Slicer::new(policy, params, cfg.num_sms() as usize),
+    };
+    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
+    gpu.add_workload(w)?;
+    gpu.run(limits, progress)?;
+    Ok(gpu.result())
 }

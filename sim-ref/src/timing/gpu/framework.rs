@@ -1,0 +1,262 @@
+//! The GPU with the kernel scheduling framework as its block scheduler: building it (the
+//! framework's model, its units or a co-simulated unit in the slot) and the SM driver's part
+//! of a cycle (the framework's inputs, its block issues and preemptions, the context switches).
+
+use super::*;
+
+impl Gpu {
+    /// A GPU whose blocks are scheduled by the kernel scheduling framework with `policy`,
+    /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
+    /// among them). The framework needs identical SMs, at most 16 of them.
+    pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
+        Gpu::with_framework_units(cfg, policy, mechanism, procs, None, None)
+    }
+
+    /// [`Gpu::with_framework`] with the policy engines given (RTL in the loop, in a
+    /// co-simulation); `None` is the reference model.
+    pub fn with_framework_units(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
+        prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
+    ) -> Result<Gpu, String> {
+        let (mut dss, mut prio) = (dss, prio);
+        Gpu::with_sched_unit(cfg, policy, mechanism, procs, &mut |mut f| {
+            if let Some(d) = dss.take() {
+                f.set_dss(d);
+            }
+            if let Some(p) = prio.take() {
+                f.set_prio(p);
+            }
+            Box::new(f)
+        })
+    }
+
+    /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
+    /// (it needs identical SMs, at most 16 of them, at most 16 blocks each). Checked before any
+    /// RTL is built for it.
+    pub fn framework_params(cfg: &GpuConfig) -> Result<SchedParams, String> {
+        if cfg.sm.len() != 1 {
+            return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+        }
+        let n = cfg.num_sms() as usize;
+        if n > mpgpu_spec::units::sched::MAX_SMS {
+            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::MAX_SMS, cfg.name));
+        }
+        if cfg.sm[0].blocks as usize > MAX_TMAX {
+            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
+        }
+        SchedParams::new(n, cfg.sm[0].blocks as usize)
+    }
+
+    /// A GPU with the framework `make` builds around its reference model (a co-simulation
+    /// puts the framework's RTL in the loop this way).
+    pub fn with_sched_unit(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
+    ) -> Result<Gpu, String> {
+        if cfg.tb_switch.enabled {
+            return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
+        }
+        let room_from_sm = cfg.alloc != crate::config::Alloc::Block;
+        if room_from_sm && mechanism == Mechanism::ContextSwitch {
+            return Err(format!(
+                "--alloc {} runs with the scheduling framework's draining preemption (--preempt drain), not context switching: a block's registers and scratchpad live in the coordinator's physical sets and swap, which a save does not capture yet (docs/zorua.md, \"Under the scheduling framework\")",
+                cfg.alloc.name()
+            ));
+        }
+        let params = Gpu::framework_params(cfg)?;
+        let n = params.sms;
+        let mut g = Gpu::new(cfg);
+        let fw = make(Framework::new(params, policy, mechanism));
+        g.sched = BlockSched::Framework(Box::new(FwDriver {
+            idle: fw.quiet(),
+            fw,
+            policy,
+            mechanism,
+            cmds: VecDeque::new(),
+            done: VecDeque::new(),
+            saving_q: VecDeque::new(),
+            gating: true,
+            switching: vec![false; n],
+            slots: (n * cfg.sm[0].blocks as usize) as u32,
+            procs,
+            preemptions: 0,
+            restores: 0,
+            retired: Vec::new(),
+            room_from_sm,
+            inbox: vec![VecDeque::new(); n],
+            last: vec![None; n],
+            full: 0,
+            inbox_blocks: 0,
+            full_cycles: 0,
+        }));
+        Ok(g)
+    }
+
+    /// Clocks the framework every cycle (`false`) instead of gating its clock while it is idle
+    /// with no input (the default). The results are the same; a co-simulation then compares
+    /// the framework's idle cycles too.
+    pub fn set_framework_clock_gating(&mut self, on: bool) {
+        if let Some(d) = self.fw_mut() {
+            d.gating = on;
+        }
+    }
+
+    /// The framework's reference model, when the GPU has one (not when its RTL runs alone).
+    pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
+        self.fw().and_then(|d| d.fw.model())
+    }
+
+    /// One cycle of the framework and its SM driver.
+    pub(super) fn framework_cycle(&mut self, now: u64) -> Result<(), SimError> {
+        let BlockSched::Framework(d) = &mut self.sched else { return Ok(()) };
+        // Context switches: save every block that has drained.
+        for sm in 0..self.sms.len() {
+            if !d.switching[sm] {
+                continue;
+            }
+            for b in self.sms[sm].quiescent_blocks() {
+                // Into a slot of the launch's save area, then out through the memory system.
+                let ctx = self.sms[sm].capture_block(now, b).unwrap();
+                let l = &ctx.info.launch;
+                let c = ctx.ctaid;
+                let tb = (c[0] as u64 + l.grid[0] as u64 * (c[1] as u64 + l.grid[1] as u64 * c[2] as u64)) as u32;
+                let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
+                let words = crate::timing::context::saved_words(&ctx).map_err(ctx_err)?;
+                let mark = self.gmem.alloc_mark();
+                let (slot, addr) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb, &words).map_err(ctx_err)?;
+                self.mem.mmu.adopt_system(mark, self.gmem.alloc_mark(), &self.gmem);
+                let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), now);
+                d.saving_q.push_back((xfer, sm as u8, tb, slot as u8));
+            }
+            if self.sms[sm].is_empty() {
+                d.switching[sm] = false;
+            }
+        }
+        let saved_now = match d.saving_q.front() {
+            Some(&(x, sm, tb, slot)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
+                d.saving_q.pop_front();
+                self.ctx.end_xfer(x);
+                Some((sm, tb, slot))
+            }
+            _ => None,
+        };
+        // Under Zorua (or WLM) a block waiting in an inbox goes in once its SM has room, oldest
+        // first; then each SM reports whether it has room for another block of the launch it
+        // last got (an SM that is empty has room for any).
+        let mut full = 0u16;
+        if d.room_from_sm {
+            for sm in 0..self.sms.len() {
+                while let Some(&(launch, tb)) = d.inbox[sm].front() {
+                    let info = self.launches[launch].info.clone();
+                    if !self.sms[sm].fits(&info.launch) {
+                        break;
+                    }
+                    d.inbox[sm].pop_front();
+                    self.sms[sm].place_block(now, &info, tb);
+                }
+                let room = d.inbox[sm].is_empty() && (self.sms[sm].is_empty() || d.last[sm].is_none_or(|l| self.sms[sm].fits(&self.launches[l].info.launch)));
+                if !room {
+                    full |= 1 << sm;
+                }
+            }
+        }
+        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full };
+        // Clock gating: an idle framework with no input would change nothing. (An SM's `full`
+        // bit only masks SMs out of the issue; the cycle after a clocked cycle that masked some
+        // is clocked, so the unmasked ones are found ready.)
+        if d.gating && d.idle && input == FwIn::default() && d.full == 0 {
+            return Ok(());
+        }
+        d.full = full;
+        d.full_cycles += (full != 0) as u64;
+        d.fw.at_cycle(now);
+        let out = d.fw.outputs(&input);
+        d.fw.clock(&input);
+        d.idle = d.fw.quiet();
+        if let Some(detail) = d.fw.halted() {
+            return Err(SimError::Cosim { cycle: now, detail });
+        }
+        if out.cmd_taken {
+            d.cmds.pop_front();
+        }
+        if let Some(h) = out.retired {
+            d.retired.push(h);
+        }
+        // The framework's outputs drive the GPU; with its RTL alone nothing else checks them, so
+        // one the GPU cannot carry out stops the run with an error naming it.
+        let bad = |detail: String| Err(SimError::Cosim { cycle: now, detail });
+        if let Some(t) = out.issue {
+            let sm = t.sm as usize;
+            if sm >= self.sms.len() {
+                return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
+            }
+            if t.restore {
+                let launch = t.handle as usize;
+                let slot = t.slot as u32;
+                let (addr, words) = match self.ctx.saved_slot(launch, t.tb, slot) {
+                    Ok(at) => at,
+                    Err(e) => return bad(format!("the framework restored block {} of launch {} from save slot {slot}: {e}", t.tb, t.handle)),
+                };
+                d.restores += 1;
+                let info = self.launches[launch].info.clone();
+                let template = crate::timing::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new(), queued: Vec::new(), ages: Vec::new() };
+                let ctx = crate::timing::context::load(&self.gmem, addr, words, &template).map_err(SimError::BadLaunch)?;
+                if !self.sms[sm].fits(&ctx.info.launch) {
+                    return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
+                }
+                let bslot = self.sms[sm].restore_block_at(now, ctx, true);
+                let kind = XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
+                self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, kind, addr, words, now);
+            } else {
+                let Some(ls) = self.launches.get_mut(t.handle as usize) else {
+                    return bad(format!("the framework issued a block of launch {}, which does not exist", t.handle));
+                };
+                if ls.retired || t.tb as u64 >= ls.blocks || ls.next_block >= ls.blocks {
+                    return bad(format!("the framework issued block {} of launch {} ({} blocks, {} issued{})", t.tb, t.handle, ls.blocks, ls.next_block, if ls.retired { ", retired" } else { "" }));
+                }
+                // (under Zorua the SM's report of room is a few cycles old by the issue: a block
+                // that does not fit yet waits in the SM's inbox)
+                let fits = self.sms[sm].fits(&ls.info.launch);
+                let wait = d.room_from_sm && (!d.inbox[sm].is_empty() || !fits);
+                if !wait && !fits {
+                    return bad(format!("the framework issued block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
+                }
+                ls.next_block += 1;
+                ls.first_block_at.get_or_insert(now);
+                let info = ls.info.clone();
+                if d.room_from_sm {
+                    d.last[sm] = Some(t.handle as usize);
+                }
+                if wait {
+                    d.inbox[sm].push_back((t.handle as usize, t.tb as u64));
+                    d.inbox_blocks += 1;
+                } else {
+                    self.sms[sm].place_block(now, &info, t.tb as u64);
+                }
+            }
+        }
+        // A preemption after the block issued in the same cycle: the issue's outputs are
+        // registered, so the block picked before a reservation of its SM may arrive with the
+        // preemption, and is then saved with the SM's other blocks.
+        if let Some(sm) = out.preempt {
+            if sm as usize >= self.sms.len() {
+                return bad(format!("the framework preempted SM {sm}; the GPU has {}", self.sms.len()));
+            }
+            d.preemptions += 1;
+            if d.mechanism == Mechanism::ContextSwitch {
+                d.switching[sm as usize] = true;
+                for b in self.sms[sm as usize].blocks_resident() {
+                    self.sms[sm as usize].freeze_block(b);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,177 @@
+//! The host side: processes, their programs and the launches they submit through their
+//! command buffers (a process's launches in order), checked and handed to the block scheduler.
+
+use super::*;
+
+impl Gpu {
+    /// Adds the processes of a workload (validated already).
+    pub fn add_workload(&mut self, w: &Workload) -> Result<(), SimError> {
+        for p in &w.processes {
+            let mut jobs = Vec::new();
+            for _ in 0..p.repeat {
+                for l in &p.launches {
+                    let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
+                    jobs.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
+                }
+            }
+            self.push_process(&p.name, p.arrival, p.priority, jobs);
+            self.procs.last_mut().unwrap().tokens = p.tokens;
+        }
+        Ok(())
+    }
+
+    /// Adds a process running the given host programs in order (for experiments and tests
+    /// with kernels outside the library).
+    pub fn add_process(&mut self, name: &str, arrival: u64, priority: u32, programs: Vec<(String, Box<dyn Program>)>) {
+        let jobs = programs.into_iter().map(|(name, p)| Job::Custom { name, program: Some(p) }).collect();
+        self.push_process(name, arrival, priority, jobs);
+    }
+
+    fn push_process(&mut self, name: &str, arrival: u64, priority: u32, jobs: Vec<Job>) {
+        {
+            self.procs.push(ProcState {
+                name: name.to_string(),
+                tokens: None,
+                arrival,
+                priority,
+                jobs,
+                next_job: 0,
+                program: None,
+                started: false,
+                end: None,
+                launches: Vec::new(),
+                failures: Vec::new(),
+                programs_done: 0,
+            });
+        }
+    }
+
+    /// Starts the process's next host program, or ends the process.
+    pub(super) fn next_program(&mut self, p: usize) -> Result<(), SimError> {
+        let ps = &mut self.procs[p];
+        if ps.next_job == ps.jobs.len() {
+            ps.end = Some(self.now);
+            return Ok(());
+        }
+        let job = &mut ps.jobs[ps.next_job];
+        ps.next_job += 1;
+        let mut prog = match job {
+            Job::Library { bench, size, seed } => bench.program(*size, *seed).map_err(SimError::BadLaunch)?,
+            Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
+        };
+        if p >= MAX_PROCESSES {
+            return Err(SimError::BadLaunch(format!("process `{}`: the model takes at most {MAX_PROCESSES} processes (one address space each)", self.procs[p].name)));
+        }
+        // The pages the program allocates are its process's (with demand paging, in host
+        // memory until they fault in).
+        let mark = self.gmem.alloc_mark();
+        prog.setup(&mut self.gmem);
+        self.mem.mmu.adopt(p as u16, mark, self.gmem.alloc_mark(), &self.gmem);
+        self.procs[p].program = Some(prog);
+        self.next_launch(p)
+    }
+
+    /// Submits the current program's next launch, or finishes the program.
+    pub(super) fn next_launch(&mut self, p: usize) -> Result<(), SimError> {
+        let l = self.procs[p].program.as_mut().unwrap().next_launch(&self.gmem);
+        match l {
+            Some(l) => self.submit(p, l),
+            None => {
+                let prog = self.procs[p].program.take().unwrap();
+                if let Err(e) = prog.verify(&self.gmem) {
+                    let job = &self.procs[p].jobs[self.procs[p].next_job - 1];
+                    let msg = format!("{}: {e}", job.describe());
+                    self.procs[p].failures.push(msg);
+                }
+                self.procs[p].programs_done += 1;
+                self.next_program(p)
+            }
+        }
+    }
+
+    fn submit(&mut self, p: usize, l: Launch) -> Result<(), SimError> {
+        l.validate().map_err(SimError::BadLaunch)?;
+        let mut l = l;
+        let f = l.kernel.footprint();
+        if self.cfg.alloc != crate::config::Alloc::Block {
+            l = self.zorua_launch(p, l)?;
+        }
+        if self.cfg.alloc != crate::config::Alloc::Zorua && !self.sms.iter().any(|s| s.config().occupancy(&f).blocks > 0) {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{}` of process `{}`: one block ({} threads, {} registers/thread, {} B shared) fits on no SM of `{}`",
+                l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name
+            )));
+        }
+        let id = self.launches.len();
+        let blocks = l.num_blocks();
+        if self.fw().is_some() && (id > u16::MAX as usize || blocks > MAX_GRID_BLOCKS) {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{}` of process `{}`: the scheduling framework takes at most {} launches of at most {MAX_GRID_BLOCKS} blocks (this is launch {id} with {blocks} blocks)",
+                l.kernel.name, self.procs[p].name, u16::MAX as usize + 1
+            )));
+        }
+        let timing = KernelTiming::new(&l.kernel);
+        self.launches.push(LaunchState {
+            info: Arc::new(LaunchInfo { id, process: p as u16, launch: l, timing }),
+            process: p,
+            priority: self.procs[p].priority,
+            ready_at: self.now,
+            first_block_at: None,
+            end_at: None,
+            next_block: 0,
+            blocks,
+            done_blocks: 0,
+            retired: false,
+        });
+        self.procs[p].launches.push(id);
+        if let BlockSched::Framework(d) = &mut self.sched {
+            // (T_k: the occupancy rule under the block allocation; under Zorua the blocks whose
+            // warps all have physical slots, the SM's `full` report deciding when)
+            let tk = match self.sms[0].zorua_block_limit(f.threads_per_block.div_ceil(32)) {
+                Some(n) => n.min(MAX_TMAX as u32),
+                None => self.cfg.sm[0].occupancy(&f).blocks,
+            };
+            let order = self.procs[..p].len();
+            let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
+            let tokens = if d.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
+            let priority = self.procs[p].priority.min(15) as u8;
+            d.cmds.push_back(KernelCmd { handle: id as u16, tbs: blocks as u32, tk: tk as u8, priority, tokens });
+            return Ok(());
+        }
+        let view = DispatchView { sms: &self.sms, launches: &self.launches };
+        if let BlockSched::Baseline { d, dirty } = &mut self.sched {
+            d.launch_ready(self.now, id, &view);
+            *dirty = true;
+        }
+        Ok(())
+    }
+
+    /// A launch under Zorua: within the coordinator's logical limits, and with phase
+    /// specifiers it can allocate by: the kernel's own when they are sound
+    /// ([`crate::phases::sound`]), else the compiler pass's (docs/zorua.md, "Which specifiers").
+    fn zorua_launch(&mut self, p: usize, mut l: Launch) -> Result<Launch, SimError> {
+        use mpgpu_spec::units::zorua::{MAX_LWARPS, REG_SETS, SET_REGS, SMEM_SETS, SMEM_SET_BYTES};
+        let k = &l.kernel;
+        let bad = |what: String| Err(SimError::BadLaunch(format!("kernel `{}` of process `{}` under --alloc zorua: {what}", k.name, self.procs[p].name)));
+        if k.warps() as usize > MAX_LWARPS {
+            return bad(format!("{} warps per block, more than the {MAX_LWARPS} logical warps of an SM", k.warps()));
+        }
+        let max_regs = REG_SETS as u32 * SET_REGS;
+        let max_smem = SMEM_SETS as u32 * SMEM_SET_BYTES;
+        if k.regs > max_regs || k.shared_bytes > max_smem {
+            return bad(format!("{} registers per thread and {} B of scratchpad per block; the mapping tables take at most {max_regs} and {max_smem}", k.regs, k.shared_bytes));
+        }
+        if self.cfg.alloc == crate::config::Alloc::Zorua && crate::phases::sound(k).is_err() {
+            l.kernel = Arc::new(if self.cfg.zorua.renumber { crate::phases::with_renumbered_phases(k) } else { crate::phases::with_placed_phases(k) });
+        }
+        Ok(l)
+    }
+
+    pub(super) fn all_done(&self) -> bool {
+        self.procs.iter().all(|p| p.end.is_some())
+    }
+
+    pub(super) fn next_arrival(&self) -> u64 {
+        self.procs.iter().filter(|p| !p.started).map(|p| p.arrival).min().unwrap_or(u64::MAX)
+    }
+}

@@ -1,0 +1,326 @@
+//! Fetch, scheduling and issue on the GPGPU-Sim-like pipeline (instruction buffers, GTO or
+//! loose round-robin), and the issue steps both pipelines share: decoding, occupying the
+//! functional unit, the barrier or exit that follows.
+
+use super::*;
+
+impl Sm {
+    /// Fetch and issue of one cycle of the GPGPU-Sim-like pipeline: each scheduler refills
+    /// one warp's instruction buffer and issues at most one warp-instruction.
+    pub(super) fn inorder_cycle(&mut self, now: u64, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let mut active = false;
+        for s in 0..self.scheds.len() {
+            // Fetch: refill one warp's instruction buffer.
+            while let Some(slot) = self.scheds[s].fetch.pop_front() {
+                let Some(w) = self.warps[slot as usize].as_mut() else {
+                    continue;
+                };
+                w.in_fetch = false;
+                match w.w.state {
+                    WarpState::Ready => {
+                        w.ibuf = self.cfg.ibuffer;
+                        active = true;
+                        self.scheds[s].wake = self.scheds[s].wake.min(now);
+                        break;
+                    }
+                    // Barrier release queues it again; a finished warp needs nothing.
+                    WarpState::AtBarrier | WarpState::Done => {}
+                }
+            }
+            if now >= self.scheds[s].wake || !self.lazy {
+                let issued = self.schedule(now, s, mem)?;
+                active |= issued;
+            }
+        }
+        Ok(active)
+    }
+
+    /// The part of issue both pipelines share, once the instruction's control flow is done:
+    /// it is counted, a data instruction gets its record, it occupies its unit (`unit`: the
+    /// ALU's index) and its writeback or shared-memory access is scheduled. Returns its record.
+    pub(super) fn execute(&mut self, now: u64, unit: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u32> {
+        self.stats.warp_insts += 1;
+        self.stats.thread_insts += d.active_lanes;
+        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, d, plan));
+        let done_at = self.occupy_unit(now, unit, rec, d, plan, mem);
+        if let (Some(id), Some(t)) = (rec, done_at) {
+            let ev = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };
+            self.events.push(t, ev);
+        }
+        rec
+    }
+
+    /// Caches the scoreboard mask and class of the warp's next instruction.
+    pub(super) fn refresh_next(w: &mut HwWarp, info: &LaunchInfo) {
+        if let Some(pc) = w.w.pc() {
+            w.next_touch = info.timing.touches[pc as usize];
+            w.next_class = info.timing.class[pc as usize];
+        }
+    }
+
+    /// Whether the warp can issue now; if not, why, and the earliest cycle that could change
+    /// by itself (`u64::MAX`: only an event can change it).
+    fn eligible(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
+        let w = self.warps[slot as usize].as_ref().unwrap();
+        if w.frozen {
+            return Err((Stall::Idle, u64::MAX));
+        }
+        match w.w.state {
+            WarpState::Done => return Err((Stall::Idle, u64::MAX)),
+            WarpState::AtBarrier => return Err((Stall::Barrier, u64::MAX)),
+            WarpState::Ready => {}
+        }
+        if self.z_swap_waiting(slot) {
+            // (reading its next instruction's sets from swap)
+            return Err((Stall::Memory, u64::MAX));
+        }
+        if w.next_issue > now || w.ibuf == 0 {
+            let t = if w.ibuf == 0 { now + 1 } else { w.next_issue };
+            return Err((Stall::Fetch, t.max(w.next_issue)));
+        }
+        let t = &w.next_touch;
+        if any(&w.pending, t) {
+            return Err((if any(&w.pending_mem, t) { Stall::Memory } else { Stall::Dependency }, u64::MAX));
+        }
+        if w.next_class == Class::Fence && !w.mem_recs.is_empty() {
+            // A fence waits for the warp's loads, stores and atomics to complete.
+            return Err((Stall::Memory, u64::MAX));
+        }
+        if let Some(need) = w.mshr_need {
+            if self.mshrs_used + need > self.lat.l1_mshrs && self.mshrs_used > 0 {
+                // Refused for lack of MSHRs: a response frees one and wakes the scheduler.
+                return Err((Stall::Unit, u64::MAX));
+            }
+        }
+        let free = match w.next_class {
+            Class::Sfu => self.sfu_free,
+            Class::Mem(Space::Param) => self.alu_free[s],
+            Class::Mem(_) | Class::Atomic => self.ldst_free,
+            _ => self.alu_free[s],
+        };
+        if free > now {
+            return Err((Stall::Unit, free));
+        }
+        Ok(())
+    }
+
+    fn schedule(&mut self, now: u64, s: usize, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let n = self.scheds[s].warps.len();
+        if n == 0 {
+            self.scheds[s].reason = Stall::Idle;
+            self.scheds[s].wake = u64::MAX;
+            return Ok(false);
+        }
+        let mut first_reason = None;
+        let mut wake = u64::MAX;
+        let mut pick = None;
+        let last = self.scheds[s].last;
+        let mut consider = |sm: &Sm, slot: u32| -> bool {
+            match sm.eligible(now, slot, s) {
+                Ok(()) => {
+                    pick = Some(slot);
+                    true
+                }
+                Err((r, t)) => {
+                    // (a finished warp waiting for its block says nothing about the stall)
+                    if r != Stall::Idle {
+                        first_reason.get_or_insert(r);
+                    }
+                    wake = wake.min(t);
+                    false
+                }
+            }
+        };
+        match self.cfg.scheduler {
+            SchedPolicy::Gto => {
+                let greedy = last.is_some_and(|l| consider(self, l));
+                if !greedy {
+                    for k in 0..n {
+                        let slot = self.scheds[s].warps[k];
+                        if Some(slot) != last && consider(self, slot) {
+                            break;
+                        }
+                    }
+                }
+            }
+            SchedPolicy::Lrr => {
+                let start = last.and_then(|l| self.scheds[s].warps.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
+                for k in 0..n {
+                    if consider(self, self.scheds[s].warps[(start + k) % n]) {
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(slot) = pick else {
+            self.scheds[s].reason = first_reason.unwrap_or(Stall::Idle);
+            self.scheds[s].wake = wake;
+            return Ok(false);
+        };
+        let d = self.decode(slot);
+        if self.zorua.is_some() {
+            // (only a warp the coordinator has schedulable issues)
+            assert!(self.scheds[s].warps.contains(&slot), "SM {}: warp slot {slot} picked while not schedulable", self.id);
+            if self.z_swap_before_issue(now, slot, &d, mem) {
+                // (the instruction's sets in swap are read first: the warp waits for them)
+                self.scheds[s].reason = Stall::Memory;
+                self.scheds[s].wake = now + 1;
+                return Ok(true);
+            }
+        }
+        if !self.issue(now, s, slot, d, mem)? {
+            // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
+            // longer eligible (until an MSHR frees) and another may issue. Counted as activity
+            // so that the SM stays awake for it.
+            self.scheds[s].reason = Stall::Unit;
+            self.scheds[s].wake = now + 1;
+            return Ok(true);
+        }
+        // (the warp may have exited and been freed by its last instruction; under Zorua it may
+        // have left its scheduler for the coordinator)
+        let stays = self.warps[slot as usize].is_some() && (self.zorua.is_none() || self.scheds[s].warps.contains(&slot));
+        self.scheds[s].last = stays.then_some(slot);
+        self.scheds[s].reason = Stall::Issued;
+        self.scheds[s].wake = now + 1;
+        Ok(true)
+    }
+
+    /// Issues the warp's next instruction. Returns false (and changes nothing) if the memory
+    /// stage cannot take it this cycle (MSHRs exhausted).
+    ///
+    /// The stages, in order: [`Sm::decode`] has read the instruction (`d`); [`Sm::plan_memory`]
+    /// works out a memory access's lines from the address registers (the values the
+    /// operand-read stage will read: the scoreboard keeps them from changing in between) and
+    /// refuses a load the MSHRs cannot take; [`exec::issue`] does the instruction's control
+    /// flow and moves the pc; a data instruction gets its record ([`Sm::new_rec`], which marks
+    /// its result pending and queues it for operand read); [`Sm::occupy_unit`] times it on its
+    /// functional unit and sends its memory traffic, and its writeback (or shared-memory
+    /// access) is scheduled; [`Sm::advance_flow`] updates the instruction buffer and fetch
+    /// queue; [`Sm::block_event`] handles an arrival at a barrier or an exit.
+    fn issue(&mut self, now: u64, s: usize, slot: u32, d: Decoded, mem: &mut MemSys) -> Result<bool, SmFault> {
+        let mut plan = MemPlan::new();
+        match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
+            Prep::Go => {}
+            Prep::Refused => return Ok(false),
+            Prep::Squashed(r) => {
+                self.warps[slot as usize].as_mut().unwrap().next_issue = r + 2;
+                return Ok(true);
+            }
+            Prep::Faulting(..) => unreachable!("the replay-queue schemes run on the thesis's pipeline (checked by the configuration)"),
+        }
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        hw.mshr_need = None;
+        let ev = exec::issue(&mut hw.w, &d.inst, d.exec_mask);
+        let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
+        let rec = self.execute(now, s, slot, &d, &plan, mem);
+        self.advance_flow(now, s, slot, &d, seq_next);
+        self.z_issued(now, s, slot, d.pc, &d.inst, ev);
+        if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
+            // Warp Disable: the warp fetches nothing more until this instruction commits, or
+            // until its last TLB check (then fetch the cycle after, issue the next).
+            let hw = self.warps[slot as usize].as_mut().unwrap();
+            match (self.scheme, rec) {
+                (FaultScheme::WdCommit, Some(id)) => {
+                    hw.wd_wait = Some(id);
+                    hw.next_issue = u64::MAX;
+                }
+                _ => hw.next_issue = hw.next_issue.max(plan.last_check + 2),
+            }
+        }
+        self.block_event(now, s, slot, d.bslot, ev);
+        Ok(true)
+    }
+
+    /// Reads the warp's next instruction and what the issue stages need to know about it,
+    /// before it executes.
+    fn decode(&self, slot: u32) -> Decoded {
+        let hw = self.warps[slot as usize].as_ref().unwrap();
+        let bslot = hw.block;
+        let info = self.info(bslot);
+        let pc = hw.w.pc().unwrap() as usize;
+        let inst = info.launch.kernel.code[pc];
+        let exec_mask = exec::exec_mask(&hw.w, &inst);
+        Decoded {
+            bslot,
+            pc,
+            inst,
+            class: info.timing.class[pc],
+            exec_mask,
+            active_lanes: hw.w.active_mask().count_ones() as u64,
+            write: info.timing.writes[pc].filter(|_| exec_mask != 0),
+            addr_ops: None,
+        }
+    }
+
+    /// Occupies the instruction's functional unit for its initiation interval: the
+    /// scheduler's ALU (arithmetic, control, barriers, fences, parameter loads), the SM's SFU,
+    /// or the load/store path ([`Sm::memory_timing`]). Returns the writeback cycle of a
+    /// fixed-latency result (`None`: nothing to write back at a fixed time).
+    fn occupy_unit(&mut self, now: u64, s: usize, rec: Option<u32>, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
+        let cfg = self.lat;
+        let or = now + 1; // operand read
+        match d.class {
+            Class::Alu | Class::Phase | Class::Fence | Class::Control | Class::Barrier | Class::Mem(Space::Param) => {
+                self.alu_free[s] = now + cfg.alu_interval as u64;
+                Some(or + cfg.alu_latency as u64)
+            }
+            Class::Sfu => {
+                self.sfu_free = now + cfg.sfu_interval as u64;
+                Some(or + cfg.sfu_latency as u64)
+            }
+            Class::Mem(_) | Class::Atomic => self.memory_timing(now, rec, plan, mem),
+        }
+    }
+
+    /// Instruction buffer and fetch after issue. A warp going on in sequence uses one buffered
+    /// instruction and may issue next cycle; a change of flow (a control instruction, or a
+    /// step that did not go on to the next instruction) empties the buffer, and the warp waits
+    /// for the branch to resolve at execute. Then caches the next instruction's scoreboard
+    /// facts and queues the warp for fetch if it still runs.
+    fn advance_flow(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, seq_next: bool) {
+        let info = &*self.blocks[d.bslot as usize].as_ref().unwrap().info;
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        if seq_next && d.class != Class::Control {
+            hw.ibuf -= 1;
+            hw.next_issue = now + 1;
+        } else {
+            hw.ibuf = 0;
+            hw.next_issue = now + self.lat.alu_latency as u64;
+        }
+        Self::refresh_next(hw, info);
+        if !hw.in_fetch && hw.w.state != WarpState::Done {
+            hw.in_fetch = true;
+            self.scheds[s].fetch.push_back(slot);
+        }
+    }
+
+    /// The block-level effect of the step's event: a warp arriving at a barrier counts
+    /// towards its release; a warp that exited leaves its scheduler (it keeps its slot until
+    /// the block ends). Either may release the barrier or end the block ([`Sm::check_block`]).
+    pub(super) fn block_event(&mut self, now: u64, s: usize, slot: u32, bslot: u32, ev: Event) {
+        if ev != Event::Continue {
+            // (a warp at a barrier or done may complete a block's wait for thread-block
+            // switching)
+            self.tb_check = true;
+        }
+        match ev {
+            Event::Continue => {}
+            Event::Barrier => {
+                let blk = self.blocks[bslot as usize].as_mut().unwrap();
+                blk.at_barrier += 1;
+                self.check_block(now, bslot);
+            }
+            Event::Done => {
+                let sched = &mut self.scheds[s];
+                sched.warps.retain(|&w| w != slot);
+                sched.fetch.retain(|&w| w != slot);
+                if sched.last == Some(slot) {
+                    sched.last = None;
+                }
+                let blk = self.blocks[bslot as usize].as_mut().unwrap();
+                blk.running -= 1;
+                self.check_block(now, bslot);
+            }
+        }
+    }
+}
