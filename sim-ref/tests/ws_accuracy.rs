@@ -30,6 +30,7 @@ fn pairs() -> Vec<(String, Workload)> {
 /// and the cap is what gets there: without it, at most half (the profile measures counts a
 /// 32-block grid cannot fill on every SM).
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn profiled_partitions_are_within_one_block_of_the_oracle_for_most_pairs() {
     let cfg = GpuConfig::preset("gtx480").unwrap();
     let sms = cfg.num_sms() as usize;

@@ -87,6 +87,7 @@ fn a_nextpnr_report_is_read() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn every_block_synthesizes_for_every_family() {
     let t = tools();
     for block in BLOCKS.iter().map(|b| b.name) {
@@ -119,7 +120,7 @@ fn every_block_synthesizes_for_every_family() {
             }
             assert!(r.group("lut") > 0 && r.group("ff") > 0, "{block} {}: {:?}", f.name(), r.cells);
             assert_eq!(r.group("other"), 0, "{block} {}: unexpected cells {:?}", f.name(), r.cells);
-            if *block == "sched" {
+            if block == "sched" {
                 // The PTBQs (16 queues of 256 entries of 28 bits: block index and save slot) in
                 // block RAM: seven DP16KD (4096 x 4 bits each) on the ECP5, no distributed RAM.
                 let want = match f {
@@ -137,6 +138,7 @@ fn every_block_synthesizes_for_every_family() {
 /// The blocks that route in seconds, the replay queue among them (one SM's, 1,228 logic
 /// cells with its ring), each at 100 MHz or more.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_small_blocks_place_and_route_at_100_mhz_in_their_io_ring() {
     let t = tools();
     for block in ["lowest_first", "dss", "prio", "rq", "oplog", "oldata"] {
@@ -196,6 +198,7 @@ fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught(
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
     let t = tools();
     // (A larger sgemm than `TWO`'s: restores then pop queues deep enough that their entries come
@@ -274,9 +277,9 @@ fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_r
     }
 }
 
-/// Opt-in: the whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
+/// The whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
 #[test]
-#[ignore]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_framework_places_and_routes_at_100_mhz() {
     let t = tools();
     let d = dir("pnr-sched");

@@ -86,6 +86,7 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     let cfg = GpuConfig::preset("k20c").unwrap();
     let d = dir("trace-sched");
@@ -176,6 +177,7 @@ fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_soak_runs_clean_and_finds_each_broken_variant() {
     let soak = |faults: SchedFaults, backend: Backend, n: u64| Soak {
         seed: 1,

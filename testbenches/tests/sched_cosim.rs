@@ -251,11 +251,13 @@ fn shipped_two_process_workload_in_lockstep() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn shipped_four_process_workload_in_lockstep() {
     shipped("four-mix.toml", true);
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn shipped_eight_process_workload_in_lockstep() {
     shipped("eight-mix.toml", false);
 }
