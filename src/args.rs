@@ -429,14 +429,15 @@ pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {
 impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Registered<T> {
     type Value = T;
 
-    fn parse_ref(&self, cmd: &clap::Command, _arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<T, clap::Error> {
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<T, clap::Error> {
         let name = value.to_string_lossy();
         let all = (self.all)();
         match all.iter().find(|(n, _, _)| *n == name) {
             Some((_, _, t)) => Ok(t.clone()),
             None => {
                 let names: Vec<&str> = all.iter().map(|(n, _, _)| *n).collect();
-                let msg = format!("unknown {} `{name}`; {}s: {}\n", self.noun, self.noun, names.join(", "));
+                let flag = arg.map_or_else(|| self.noun.to_string(), |a| a.to_string());
+                let msg = format!("invalid value '{name}' for '{flag}': unknown {} `{name}`; {}s: {}\n", self.noun, self.noun, names.join(", "));
                 Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd))
             }
         }
