@@ -22,7 +22,9 @@ use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 /// One part of a block's logic, marked by `P`: implemented with `#[hdl_gen]` on `update`,
-/// which writes `connect` and `hdl` (the part's statements, in its order).
+/// which writes `connect` and `hdl` (the part's statements, in its order). Import it in the
+/// parts' modules only: where the block derives `LogicBlock`, its `connect` would be ambiguous
+/// with `Logic::connect`.
 pub trait LogicPart<P> {
     fn update(&mut self);
     fn connect(&mut self);
@@ -279,4 +281,104 @@ macro_rules! flat_block {
             }
         }
     };
+}
+
+// (flat_block! writes methods these tests do not call)
+#[allow(dead_code)]
+#[cfg(test)]
+mod tests {
+    use crate::reg::Reg;
+    use rust_hdl::prelude::*;
+
+    /// The smallest flat blocks: a counter with an enable and two flags, its logic in two
+    /// parts; `Short` the same with its list missing the flags.
+    macro_rules! counter {
+        ($name:ident, $part:ident) => {
+            #[derive(LogicBlock)]
+            struct $name {
+                clock: Signal<In, Clock>,
+                en: Signal<In, Bit>,
+                count: Signal<Out, Bits<4>>,
+                n: Reg<Bits<4>>,
+                flag: [Reg<Bit>; 2],
+                _always: bool,
+                _ran: bool,
+                _skips: u64,
+            }
+
+            impl $name {
+                fn new() -> Self {
+                    Self { clock: Default::default(), en: Default::default(), count: Default::default(), n: Default::default(), flag: Default::default(), _always: false, _ran: false, _skips: 0 }
+                }
+            }
+
+            struct $part;
+
+            impl super::LogicPart<$part> for $name {
+                #[hdl_gen]
+                fn update(&mut self) {
+                    self.count.next = self.n.q.val();
+                    if self.en.val() {
+                        self.n.d.next = self.n.q.val() + 1;
+                        self.flag[0].d.next = true;
+                    }
+                }
+            }
+        };
+    }
+
+    counter!(Count, Step);
+    /// (a second part: the flag's second bit follows the first a cycle later)
+    struct Follow;
+    impl super::LogicPart<Follow> for Count {
+        #[hdl_gen]
+        fn update(&mut self) {
+            self.flag[1].d.next = self.flag[0].q.val();
+        }
+    }
+    crate::flat_block!(Count { inputs: [en], held: [n], held_arrays: [flag], clocked: [], clocked_arrays: [], logic: [Step, Follow] });
+
+    counter!(Short, ShortStep);
+    crate::flat_block!(Short { inputs: [en], held: [n], held_arrays: [], clocked: [], clocked_arrays: [], logic: [ShortStep] });
+
+    fn settle<B: Block>(b: &mut B) {
+        for _ in 0..100 {
+            b.update_all();
+            if !b.has_changed() {
+                return;
+            }
+        }
+        panic!("no settle");
+    }
+
+    #[test]
+    fn the_list_clocks_and_holds_every_register_and_the_parts_run_in_order() {
+        let mut b = Count::new();
+        b.connect_inputs();
+        b.en.next = true;
+        settle(&mut b);
+        for k in 0..6 {
+            b.clock.next = Clock::from(k % 2 == 0);
+            settle(&mut b);
+        }
+        assert_eq!(b.count.val().to_u64(), 3);
+        assert!(b.flag[0].q.val() && b.flag[1].q.val());
+        b.en.next = false;
+        for k in 0..4 {
+            b.clock.next = Clock::from(k % 2 == 0);
+            settle(&mut b);
+        }
+        assert_eq!(b.count.val().to_u64(), 3, "a held register keeps its value");
+        assert!(b._skips > 0, "the logic is skipped where nothing it reads changed");
+        let v = generate_verilog(&b);
+        let (clocking, step, follow) = (v.find("n$clock = clock;").unwrap(), v.find("count = n$q;").unwrap(), v.find("flag$1$d = flag$0$q;").unwrap());
+        assert!(clocking < step && step < follow, "{v}");
+        assert!(v.contains("flag$1$clock = clock;") && v.contains("flag$1$d = flag$1$q;"), "{v}");
+    }
+
+    #[test]
+    #[should_panic(expected = "Short's flat_block! list of registers and RAMs: missing [\"flag$0\", \"flag$1\"]")]
+    fn a_register_left_out_of_the_list_stops_the_block_at_its_construction() {
+        Short::new().connect_inputs();
+    }
 }
