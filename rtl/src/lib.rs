@@ -4,6 +4,7 @@
 pub mod board;
 pub mod check;
 pub mod dss;
+pub mod flat;
 pub mod oldata;
 pub mod ksrt;
 pub mod lowest_first;
