@@ -14,12 +14,6 @@ const MAX_LINES: usize = 1_000;
 /// The workspace's crates: the folder of each one's sources.
 const CRATES: &[(&str, &str)] = &[("mpgpu", "src"), ("mpgpu-ref", "sim-ref/src"), ("mpgpu-spec", "sim-ref/spec/src"), ("mpgpu-rtl", "rtl/src"), ("mpgpu-tb", "testbenches/src")];
 
-/// Files over [`MAX_LINES`] still waiting to be split (issue 52). The list only shrinks: a file
-/// that falls under the limit must leave it, and no other may join it.
-const KNOWN_OVER: &[&str] = &[
-    "rtl/src/slice.rs",
-];
-
 /// Folders of Rust sources besides the crates' own (tests, benches).
 const OTHER_SOURCES: &[&str] = &["tests", "sim-ref/tests", "sim-ref/spec/tests", "rtl/tests", "testbenches/tests"];
 
@@ -61,11 +55,8 @@ fn no_source_file_is_over_the_line_limit() {
     for (n, p) in sizes.iter().take(10) {
         println!("{n:>6}  {}", p.display());
     }
-    let over: Vec<(String, usize)> = sizes.iter().filter(|(n, _)| *n > MAX_LINES).map(|(n, p)| (p.display().to_string(), *n)).collect();
-    let new: Vec<String> = over.iter().filter(|(p, _)| !KNOWN_OVER.contains(&p.as_str())).map(|(p, n)| format!("{p} ({n} lines)")).collect();
-    assert!(new.is_empty(), "over {MAX_LINES} lines: {}", new.join(", "));
-    let fixed: Vec<&str> = KNOWN_OVER.iter().copied().filter(|k| !over.iter().any(|(p, _)| p == k)).collect();
-    assert!(fixed.is_empty(), "no longer over {MAX_LINES} lines (take them off KNOWN_OVER): {}", fixed.join(", "));
+    let over: Vec<String> = sizes.iter().filter(|(n, _)| *n > MAX_LINES).map(|(n, p)| format!("{} ({n} lines)", p.display())).collect();
+    assert!(over.is_empty(), "over {MAX_LINES} lines: {}", over.join(", "));
 }
 
 /// A crate's module path of a source file (`timing/sm/zorua.rs` -> `timing::sm::zorua`; the

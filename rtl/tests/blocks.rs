@@ -59,10 +59,3 @@ fn the_verilog_check_rejects_a_combinational_loop_across_modules() {
     let e = mpgpu_rtl::check::check_verilog(&mpgpu_rtl::check::check_dir("loop_negative"), looped).unwrap_err();
     assert!(e.contains("yosys failed"), "{e}");
 }
-
-#[test]
-fn slice_rtl_is_generated_by_its_script() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let st = std::process::Command::new("python3").arg("scripts/gen-slice-rtl.py").arg("--check").current_dir(&root).status().expect("python3");
-    assert!(st.success(), "rtl/src/slice.rs differs from what scripts/gen-slice-rtl.py writes: run it");
-}
