@@ -1,7 +1,8 @@
-//! `Zorua`'s logic that runs whatever the step: first (every register's default, the tables'
-//! read ports, the threshold, the fit, the queues' candidates, the needs of the warp examined,
-//! the outputs), and last (the slack, registered; the fields' writes through their masks). The
-//! parts run in the order `super`'s `flat_block!` lists them.
+//! `Zorua`'s logic that runs whatever the step: first (the defaults of the registers set every
+//! cycle and of the locals, the tables' read ports, the threshold, the fit, the queues'
+//! candidates, the needs of the warp examined, the outputs), and last (the slack, registered;
+//! the fields' writes through their masks). The parts run in the order `super`'s `flat_block!`
+//! lists them.
 
 use super::Zorua;
 use crate::flat::LogicPart;
