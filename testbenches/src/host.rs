@@ -9,6 +9,7 @@ use crate::rtl::RtlUnit;
 use crate::trace::TraceWriter;
 use crate::vcd::{Sample, VcdRecorder};
 use mpgpu_ref::slots::SmSet;
+use mpgpu_spec::port::Wires;
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -90,16 +91,15 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
             return;
         }
         let expected = self.pair.model.outputs(i);
-        let ports = &self.pair.rtl.ports;
         let l = self.pair.rtl.layout().clone();
         let mut exp = vec![0; l.outputs.len()];
-        ports.encode_out(&expected, &mut exp);
+        expected.pack(&mut exp);
         // (the clocked cycle's inputs, whatever the RTL was last asked)
         let mut inputs = vec![0; l.inputs.len()];
-        ports.encode(i, &mut inputs);
+        i.pack(&mut inputs);
         if let Some(t) = self.trace.as_mut() {
             let mut care = vec![true; exp.len()];
-            ports.care(&expected, &mut care);
+            expected.care(&mut care);
             if let Err(e) = t.record(time, &inputs, &exp, &care) {
                 self.trace_error.get_or_insert(e);
             }
@@ -126,7 +126,7 @@ where
     let got = pair.rtl.outputs(i);
     let l = pair.rtl.layout();
     let mut exp = vec![0; l.outputs.len()];
-    pair.rtl.ports.encode_out(&expected, &mut exp);
+    expected.pack(&mut exp);
     let state = match pair.rtl.observes_state() {
         true => pair.rtl.state(),
         false => pair.model_state().unwrap_or_else(|| pair.rtl.state()),

@@ -14,6 +14,7 @@ use rust_hdl::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Debug;
+use mpgpu_spec::port::{FromWires, PortDecl, Wires};
 
 pub use crate::wire::{Port, Wire};
 
@@ -177,8 +178,10 @@ impl RegMap {
 
 /// A block as the harness sees it: its unit interface (mpgpu-spec) mapped onto its ports, once.
 pub trait Ports: Clone + std::fmt::Debug + 'static {
-    type In: Clone + Debug + PartialEq + Serialize;
-    type Out: Clone + Debug + PartialEq + Serialize;
+    /// The inputs and outputs, with their ports declared once in mpgpu-spec
+    /// ([`mpgpu_spec::port`]): the RTL's ports must be these.
+    type In: Clone + Debug + PartialEq + Serialize + Wires;
+    type Out: Clone + Debug + PartialEq + Serialize + FromWires;
     /// The architectural state compared with the model's (`()` for blocks compared on their
     /// outputs alone).
     type State: Clone + Debug + PartialEq + Serialize;
@@ -187,17 +190,6 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
     fn name(&self) -> String;
     /// A fresh instance with this configuration, its inputs marked as driven from outside.
     fn block(&self) -> Self::Block;
-    /// `In` as input words, in `input_ports` order.
-    fn encode(&self, i: &Self::In, v: &mut [u64]);
-    /// `Out` as output words, in `output_ports` order (the model's expected values in waveforms
-    /// and traces).
-    fn encode_out(&self, o: &Self::Out, v: &mut [u64]);
-    fn decode(&self, v: &[u64]) -> Self::Out;
-    /// Which output words of `o` are defined (a trace replay compares only those): all, unless
-    /// a valid bit qualifies them.
-    fn care(&self, _o: &Self::Out, care: &mut [bool]) {
-        care.fill(true);
-    }
     fn state(&self, r: &Regs) -> Self::State;
     /// The inputs the outputs depend on combinationally (`None`: any of them). Reading the
     /// outputs with other values of the rest needs no settle of the simulation (the rust-hdl
@@ -222,7 +214,127 @@ pub fn verilog_of<P: Ports>(p: &P) -> String {
     if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return v.clone();
     }
-    let v = generate_verilog(&p.block());
+    let b = p.block();
+    let layout = crate::rtl::Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: Vec::new() };
+    if let Err(e) = check_ports::<P>(&p.name(), &layout) {
+        panic!("{e}");
+    }
+    let v = annotate(&generate_verilog(&b), &[P::In::ports(), P::Out::ports()].concat());
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
     v
+}
+
+/// `verilog` (module `top` first among its modules or not) with each of `top`'s port
+/// declarations followed by the port's meaning from mpgpu-spec.
+fn annotate(verilog: &str, ports: &[PortDecl]) -> String {
+    let about: HashMap<&str, &str> = ports.iter().map(|p| (p.name.as_str(), p.about)).collect();
+    let mut out = String::with_capacity(verilog.len() + 80 * ports.len());
+    let mut in_top = false;
+    for line in verilog.split_inclusive('\n') {
+        if line.starts_with("module ") {
+            in_top = line.starts_with("module top(");
+        }
+        let t = line.trim();
+        let decl = in_top && (t.starts_with("input ") || t.starts_with("output ")) && t.ends_with(';');
+        let name = t.trim_end_matches(';').rsplit(' ').next().unwrap_or("").trim_start_matches('\\');
+        match about.get(name) {
+            Some(a) if decl && !a.is_empty() => {
+                out.push_str(line.trim_end_matches('\n'));
+                out.push_str("  // ");
+                out.push_str(a);
+                out.push('\n');
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Checks that the RTL's ports in `layout` are the ones mpgpu-spec declares for `P`'s
+/// interface: the same names and widths in the same order.
+pub fn check_ports<P: Ports>(block: &str, layout: &crate::rtl::Layout) -> Result<(), String> {
+    for (dir, rtl, spec) in [("input", &layout.inputs, P::In::ports()), ("output", &layout.outputs, P::Out::ports())] {
+        let show = |p: Option<(&str, usize)>| p.map_or("nothing".to_string(), |(n, w)| format!("`{n}` ({w} bits)"));
+        for k in 0..rtl.len().max(spec.len()) {
+            let r = rtl.get(k).map(|p| (p.name.as_str(), p.width as usize));
+            let s = spec.get(k).map(|p| (p.name.as_str(), p.width));
+            if r != s {
+                return Err(format!(
+                    "block `{block}`: {dir} port {k} is {} in the RTL but {} in its mpgpu-spec declaration ({})",
+                    show(r),
+                    show(s),
+                    std::any::type_name::<P::In>().rsplit_once("::").map_or("", |x| x.0)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::{ProfPorts, SlicePorts};
+
+    fn layout<P: Ports>(p: &P) -> crate::rtl::Layout {
+        let b = p.block();
+        crate::rtl::Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: Vec::new() }
+    }
+
+    #[test]
+    fn the_port_check_passes_the_blocks_and_catches_a_planted_difference() {
+        let p = ProfPorts::default();
+        let good = layout(&p);
+        check_ports::<ProfPorts>("prof", &good).unwrap();
+        // (a width, a name, a missing port, an extra port: each named)
+        let mut l = good.clone();
+        l.inputs[3].width += 1;
+        let e = check_ports::<ProfPorts>("prof", &l).unwrap_err();
+        assert!(e.contains("input port 3 is `issued` (4 bits) in the RTL but `issued` (3 bits)"), "{e}");
+        let mut l = good.clone();
+        l.outputs[1].name = "stall_count".into();
+        let e = check_ports::<ProfPorts>("prof", &l).unwrap_err();
+        assert!(e.contains("output port 1 is `stall_count`"), "{e}");
+        let mut l = good.clone();
+        l.outputs.pop();
+        assert!(check_ports::<ProfPorts>("prof", &l).unwrap_err().contains("output port 2 is nothing in the RTL but `blocks` (5 bits)"));
+        let mut l = good;
+        l.inputs.push(Port::new("extra", 1));
+        assert!(check_ports::<ProfPorts>("prof", &l).unwrap_err().contains("input port 6 is `extra` (1 bits) in the RTL but nothing"));
+    }
+
+    #[test]
+    fn the_verilog_carries_each_ports_meaning() {
+        let s = SlicePorts { sms: 4, total: [8, 1536, 32768, 49152], faults: Default::default() };
+        let v = verilog_of(&s);
+        let line = |name: &str| v.lines().find(|l| l.trim_end().contains(&format!(" {name};"))).unwrap_or_else(|| panic!("no port {name}")).to_string();
+        assert!(line("cmd_op").ends_with("// The command (none, Enter, Leave, Quota) and the slot it names."), "{}", line("cmd_op"));
+        assert!(line("done_valid").contains("// A block of slot `done_slot` finished on SM `done_sm`."));
+        // (a port that shares the group's meaning carries none of its own)
+        assert!(!line("cmd_slot").contains("//"));
+    }
+
+    #[test]
+    fn packing_follows_the_declaration() {
+        use mpgpu_spec::units::slice::{Cmd, In, Out};
+        let i = In { cmd: Cmd::Enter { slot: 5, blocks: 7, req: [1, 2, 3, 1 << 20], quota: 9 }, done: Some((3, 1)) };
+        let mut v = vec![0; In::ports().len()];
+        i.pack(&mut v);
+        // (op, slot masked to 2 bits, sm, all, blocks, q0..q3 with Enter's quota in q0, req0..req3
+        // masked to 17 bits, done)
+        assert_eq!(v, [1, 1, 0, 0, 7, 9, 0, 0, 0, 1, 2, 3, 0, 1, 3, 1]);
+        let o = Out { busy: true, issue: None };
+        let mut w = vec![9; Out::ports().len()];
+        o.pack(&mut w);
+        assert_eq!(Out::unpack(&w), o);
+        let mut care = vec![false; w.len()];
+        o.care(&mut care);
+        assert!(care.iter().all(|&c| c));
+        // (the framework's qualified outputs: defined only with their valid bits)
+        use mpgpu_spec::units::sched::fw;
+        let o = fw::Out { busy: true, preempt: Some(2), ..Default::default() };
+        let mut care = vec![true; fw::Out::ports().len()];
+        o.care(&mut care);
+        assert_eq!(care, [true, true, true, false, false, false, false, false, true, true, true, false]);
+    }
 }

@@ -9,6 +9,7 @@
 use crate::backend::{Backend, HdlSim, Sim, VSim};
 use crate::ports::{HdlBlock, Port, Ports, RegMap, Regs};
 use crate::verilator;
+use mpgpu_spec::port::{FromWires, Wires};
 use mpgpu_spec::Unit;
 use rust_hdl::prelude::Block;
 use std::cell::{Cell, RefCell};
@@ -60,6 +61,7 @@ impl<P: Ports> RtlUnit<P> {
     pub fn with_backend(ports: P, backend: Backend) -> Result<Self, String> {
         let b = ports.block();
         let layout = Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: b.register_ports() };
+        crate::ports::check_ports::<P>(&ports.name(), &layout)?;
         let flat = backend == Backend::RustHdl && b.flat();
         let sim: Box<dyn Sim> = match backend {
             Backend::RustHdl => Box::new(HdlSim { b, name: ports.name(), exact: false }),
@@ -123,7 +125,7 @@ impl<P: Ports> RtlUnit<P> {
             return;
         }
         let mut io = self.io.borrow_mut();
-        self.ports.encode(i, &mut io.ins);
+        i.pack(&mut io.ins);
         for (w, m) in io.ins.iter_mut().zip(&self.masks) {
             *w &= m;
         }
@@ -149,7 +151,7 @@ impl<P: Ports> RtlUnit<P> {
 
     /// The outputs as last settled.
     pub fn outputs_now(&self) -> P::Out {
-        self.ports.decode(&self.io.borrow().outs)
+        P::Out::unpack(&self.io.borrow().outs)
     }
 
     /// The input words last driven.
@@ -202,14 +204,14 @@ impl<P: Ports> Unit for RtlUnit<P> {
             // (the simulation is always settled: with the inputs last driven, or after the
             // edge with them; if the inputs the outputs depend on are the same, so are they)
             let mut w = self.scratch.borrow_mut();
-            self.ports.encode(i, &mut w);
+            i.pack(&mut w);
             let io = self.io.borrow();
             if deps.iter().all(|&k| w[k] & self.masks[k] == io.ins[k]) {
-                return self.ports.decode(&io.outs);
+                return P::Out::unpack(&io.outs);
             }
         }
         self.drive(i);
-        self.ports.decode(&self.io.borrow().outs)
+        P::Out::unpack(&self.io.borrow().outs)
     }
     fn clock(&mut self, i: &P::In) {
         // (a flat block computes the registers' next values in one pass from its inputs and

@@ -3,6 +3,7 @@
 //! every RTL-backed unit.
 
 pub mod isa;
+pub mod port;
 pub mod unit;
 pub mod units;
 

@@ -1,5 +1,5 @@
 //! The operand log's bookkeeping as a unit (interface and timing `mpgpu_spec::units::oplog`,
-//! RTL `rtl/src/oplog.rs`): per-block quotas, one free list of entries, freed entries coming
+//! RTL `rtl/src/oplog/`): per-block quotas, one free list of entries, freed entries coming
 //! back through a pending set two per clocked cycle. The SM asks it for room and entries and
 //! tells it what was freed; the log's data array stays in the SM (docs/faults.md O10, O11, "The
 //! operand log in RTL").

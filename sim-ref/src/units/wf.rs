@@ -1,5 +1,5 @@
 //! Warped-Slicer's water-filling unit as a unit (interface and cycle behaviour
-//! `mpgpu_spec::units::wf`, RTL `rtl/src/wf.rs`): the profiling window, Eq. 4 scaling, the
+//! `mpgpu_spec::units::wf`, RTL `rtl/src/wf/`): the profiling window, Eq. 4 scaling, the
 //! staircase, normalisation and Algorithm 1's loop, one step per cycle.
 
 use mpgpu_spec::units::wf::{

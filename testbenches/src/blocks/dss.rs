@@ -16,10 +16,6 @@ hdl_block!(Dss {
     arrays: [],
 });
 
-fn biased(c: i8) -> u64 {
-    (c as i16 + dss::COUNT_BIAS) as u64
-}
-
 /// The DSS policy engine (token counts biased by 128 on the wire).
 #[derive(Clone, Copy, Debug)]
 pub struct DssPorts {
@@ -39,37 +35,6 @@ impl Ports for DssPorts {
         let mut b = Dss::new(self.sms, self.broken_tie);
         b.connect_inputs();
         b
-    }
-    fn encode(&self, i: &dss::In, v: &mut [u64]) {
-        let w = [
-            i.trigger as u64,
-            i.sm_state as u64,
-            i.sm_ksr_valid as u64,
-            i.sm_ksr as u64 & 15,
-            i.k_valid as u64,
-            biased(i.k_count),
-            i.k_has_work as u64,
-            i.k_running as u64,
-            biased(i.count_max),
-            biased(i.count_min),
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &dss::Out, v: &mut [u64]) {
-        let w = [o.busy as u64, o.next_addr as u64, o.kmax as u64, o.kmin as u64, o.act.code() as u64, o.act_sm as u64, o.act_kernel as u64, o.act_from as u64];
-        v.copy_from_slice(&w);
-    }
-    fn decode(&self, v: &[u64]) -> dss::Out {
-        dss::Out {
-            busy: v[0] != 0,
-            next_addr: v[1] as u8,
-            kmax: v[2] as u8,
-            kmin: v[3] as u8,
-            act: dss::Act::from_code(v[4]),
-            act_sm: v[5] as u8,
-            act_kernel: v[6] as u8,
-            act_from: v[7] as u8,
-        }
     }
     fn state(&self, _: &Regs) {}
     fn board(&self, config: BoardConfig) -> Option<Box<dyn Wrapper>> {

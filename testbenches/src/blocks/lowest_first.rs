@@ -25,15 +25,5 @@ impl Ports for LowestFirstPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &lf::In, v: &mut [u64]) {
-        v[0] = i.request as u64;
-    }
-    fn encode_out(&self, o: &lf::Out, v: &mut [u64]) {
-        v[0] = o.valid as u64;
-        v[1] = o.index as u64;
-    }
-    fn decode(&self, v: &[u64]) -> lf::Out {
-        lf::Out { valid: v[0] != 0, index: v[1] as u8 }
-    }
     fn state(&self, _: &Regs) {}
 }

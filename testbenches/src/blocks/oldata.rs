@@ -94,23 +94,6 @@ impl Ports for OldataPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &oldata::In, v: &mut [u64]) {
-        v[0] = i.we as u64;
-        v[1] = i.waddr as u64 & 63;
-        v[2] = i.re as u64;
-        v[3] = i.raddr as u64 & 63;
-        for k in 0..oldata::LANES {
-            v[4 + k] = i.wdata[k] as u64;
-        }
-    }
-    fn encode_out(&self, o: &oldata::Out, v: &mut [u64]) {
-        for k in 0..oldata::LANES {
-            v[k] = o.rdata[k] as u64;
-        }
-    }
-    fn decode(&self, v: &[u64]) -> oldata::Out {
-        oldata::Out { rdata: std::array::from_fn(|k| v[k] as u32) }
-    }
     fn state(&self, r: &Regs) -> oldata::State {
         // (the registers are the lane RAMs' words and nothing else, lane after lane: the
         // state's layout)

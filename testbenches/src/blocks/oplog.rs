@@ -38,29 +38,6 @@ impl Ports for OplogPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &oplog::In, v: &mut [u64]) {
-        let w = [
-            i.free,
-            i.alloc as u64,
-            i.alloc_block as u64 & 15,
-            i.alloc_need as u64 & 3,
-            i.alloc_res as u64,
-            i.claim as u64,
-            i.claim_block as u64 & 15,
-            i.claim_n as u64 & 127,
-            i.claim_used as u64 & 127,
-            i.release as u64,
-            i.tick as u64,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &oplog::Out, v: &mut [u64]) {
-        let w = [o.pool_free as u64, o.room as u64, o.list_room as u64, o.alloc_idx[0] as u64, o.alloc_idx[1] as u64, o.alloc_idx[2] as u64, o.busy as u64, o.returning as u64];
-        v.copy_from_slice(&w);
-    }
-    fn decode(&self, v: &[u64]) -> oplog::Out {
-        oplog::Out { pool_free: v[0] as u8, room: v[1] as u32, list_room: v[2] as u8, alloc_idx: [v[3] as u8, v[4] as u8, v[5] as u8], busy: v[6] != 0, returning: v[7] as u16 }
-    }
     fn state(&self, r: &Regs) -> oplog::State {
         // (the list's slot s is bank s mod 4's word s / 4, holding its entry XORed with s;
         // count and pool are kept XORed with the entries)

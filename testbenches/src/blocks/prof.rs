@@ -35,15 +35,6 @@ impl Ports for ProfPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &prof::In, v: &mut [u64]) {
-        v.copy_from_slice(&[i.run as u64, i.first as u64, i.last as u64, i.issued as u64 & 7, i.stall as u64, i.blocks as u64 & 31]);
-    }
-    fn encode_out(&self, o: &prof::Out, v: &mut [u64]) {
-        v.copy_from_slice(&[o.insts as u64, o.stalls as u64, o.blocks as u64]);
-    }
-    fn decode(&self, v: &[u64]) -> prof::Out {
-        prof::Out { insts: v[0] as u32, stalls: v[1] as u32, blocks: v[2] as u8 }
-    }
     fn state(&self, r: &Regs) -> prof::State {
         prof::State {
             cnt_insts: r.scalar("cnt_insts") as u32,

@@ -36,56 +36,6 @@ impl Ports for RqPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &rq::In, v: &mut [u64]) {
-        let w = [
-            i.free as u64,
-            (i.free >> 64) as u64,
-            i.fault as u64,
-            (i.fault >> 64) as u64,
-            i.issue as u64,
-            i.replay as u64,
-            i.replay_idx as u64 & 127,
-            i.warp as u64 & 63,
-            i.pc as u64,
-            i.exec as u64,
-            i.age as u64,
-            i.log[0] as u64 & 63,
-            i.log[1] as u64 & 63,
-            i.log[2] as u64 & 63,
-            i.nlog as u64 & 3,
-            i.rd_idx as u64 & 127,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &rq::Out, v: &mut [u64]) {
-        let w = [
-            o.full as u64,
-            o.alloc_idx as u64,
-            o.replay_ok as u64,
-            o.rd_warp as u64,
-            o.rd_pc as u64,
-            o.rd_exec as u64,
-            o.rd_age as u64,
-            o.rd_log[0] as u64,
-            o.rd_log[1] as u64,
-            o.rd_log[2] as u64,
-            o.rd_nlog as u64,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn decode(&self, v: &[u64]) -> rq::Out {
-        rq::Out {
-            full: v[0] != 0,
-            alloc_idx: v[1] as u8,
-            replay_ok: v[2] != 0,
-            rd_warp: v[3] as u8,
-            rd_pc: v[4] as u16,
-            rd_exec: v[5] as u32,
-            rd_age: v[6] as u16,
-            rd_log: [v[7] as u8, v[8] as u8, v[9] as u8],
-            rd_nlog: v[10] as u8,
-        }
-    }
     fn state(&self, r: &Regs) -> rq::State {
         rq::State {
             valid: r.array("valid").to_vec(),

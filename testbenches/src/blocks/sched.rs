@@ -44,59 +44,6 @@ impl Ports for SchedPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &fw::In, v: &mut [u64]) {
-        let c = i.cmd.unwrap_or_default();
-        let (ssm, stb, sslot) = i.tb_saved.unwrap_or((0, 0, 0));
-        let w = [
-            i.cmd.is_some() as u64,
-            c.handle as u64,
-            c.tbs as u64,
-            c.tk as u64,
-            c.priority as u64,
-            c.tokens as u8 as u64,
-            i.tb_done.is_some() as u64,
-            i.tb_done.unwrap_or(0) as u64,
-            i.tb_saved.is_some() as u64,
-            ssm as u64,
-            stb as u64,
-            sslot as u64,
-            i.full as u64,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &fw::Out, v: &mut [u64]) {
-        let i = o.issue;
-        let w = [
-            o.busy as u64,
-            o.cmd_taken as u64,
-            i.is_some() as u64,
-            i.map_or(0, |i| i.sm as u64),
-            i.map_or(0, |i| i.handle as u64),
-            i.map_or(0, |i| i.tb as u64),
-            i.is_some_and(|i| i.restore) as u64,
-            i.map_or(0, |i| i.slot as u64),
-            o.preempt.is_some() as u64,
-            o.preempt.unwrap_or(0) as u64,
-            o.retired.is_some() as u64,
-            o.retired.unwrap_or(0) as u64,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn decode(&self, v: &[u64]) -> fw::Out {
-        fw::Out {
-            busy: v[0] != 0,
-            cmd_taken: v[1] != 0,
-            issue: (v[2] != 0).then(|| fw::TbIssue { sm: v[3] as u8, handle: v[4] as u16, tb: v[5] as u32, restore: v[6] != 0, slot: v[7] as u8 }),
-            preempt: (v[8] != 0).then_some(v[9] as u8),
-            retired: (v[10] != 0).then_some(v[11] as u16),
-        }
-    }
-    fn care(&self, o: &fw::Out, care: &mut [bool]) {
-        care.fill(true);
-        care[3..8].fill(o.issue.is_some());
-        care[9] = o.preempt.is_some();
-        care[11] = o.retired.is_some();
-    }
     fn state(&self, r: &Regs) -> fw::State {
         let a = |n: &str| r.array(n);
         let (st, kv, kr, nv, nx, run) =

@@ -38,43 +38,6 @@ impl Ports for SlicePorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &slice::In, v: &mut [u64]) {
-        use slice::Cmd;
-        let r = |x: u32| x as u64 & ((1 << slice::RES_BITS) - 1);
-        let q = |x: u8| x as u64 & ((1 << slice::QUOTA_BITS) - 1);
-        // (op, slot, sm, all, blocks, q0..q3, req0..req3; Enter's quota travels in q0)
-        let mut c = [0u64; 13];
-        c[0] = i.cmd.op() as u64;
-        match i.cmd {
-            Cmd::None => {}
-            Cmd::Enter { slot, blocks, req, quota } => {
-                c[1] = slot as u64 & 3;
-                c[4] = blocks as u64 & ((1 << slice::LEFT_BITS) - 1);
-                c[5] = q(quota);
-                for k in 0..4 {
-                    c[9 + k] = r(req[k]);
-                }
-            }
-            Cmd::Leave { slot } => c[1] = slot as u64 & 3,
-            Cmd::Quota { sm, all, q: qs } => {
-                c[2] = sm as u64 & 15;
-                c[3] = all as u64;
-                for k in 0..4 {
-                    c[5 + k] = q(qs[k]);
-                }
-            }
-        }
-        v[..13].copy_from_slice(&c);
-        let (dv, ds, dk) = i.done.map_or((0, 0, 0), |(s, k)| (1, s as u64 & 15, k as u64 & 3));
-        v[13..16].copy_from_slice(&[dv, ds, dk]);
-    }
-    fn encode_out(&self, o: &slice::Out, v: &mut [u64]) {
-        let (iv, s, k) = o.issue.map_or((0, 0, 0), |(s, k)| (1, s as u64, k as u64));
-        v.copy_from_slice(&[o.busy as u64, iv, s, k]);
-    }
-    fn decode(&self, v: &[u64]) -> slice::Out {
-        slice::Out { busy: v[0] != 0, issue: (v[1] != 0).then_some((v[2] as u8, v[3] as u8)) }
-    }
     fn state(&self, r: &Regs) -> slice::State {
         use slice::{KMAX, MAX_SMS, RES};
         let a = |n: &str, k: usize| r.array(n)[k];

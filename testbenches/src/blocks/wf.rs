@@ -41,62 +41,6 @@ impl Ports for WfPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &wf::In, v: &mut [u64]) {
-        let r = |x: u32| x as u64 & ((1 << wf::RES_BITS) - 1);
-        let w = [
-            i.start as u64,
-            i.last as u64,
-            i.kernels as u64 & 7,
-            i.window as u64,
-            i.fallback_pct as u64,
-            i.delay as u64,
-            r(i.total[0]),
-            r(i.total[1]),
-            r(i.total[2]),
-            r(i.total[3]),
-            i.sm_k as u64 & 3,
-            i.sm_j as u64 & 31,
-            i.sm_insts as u64 & ((1 << wf::INST_BITS) - 1),
-            i.sm_stalls as u64 & 0xFFFF,
-            r(i.k_req[0]),
-            r(i.k_req[1]),
-            r(i.k_req[2]),
-            r(i.k_req[3]),
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &wf::Out, v: &mut [u64]) {
-        let w = [
-            o.busy as u64,
-            o.round_wait as u64,
-            o.win_run as u64,
-            o.win_first as u64,
-            o.win_last as u64,
-            o.rd_sm as u64,
-            o.rd_k as u64,
-            o.done as u64,
-            o.quota[0] as u64,
-            o.quota[1] as u64,
-            o.quota[2] as u64,
-            o.quota[3] as u64,
-            o.spatial as u64,
-        ];
-        v.copy_from_slice(&w);
-    }
-    fn decode(&self, v: &[u64]) -> wf::Out {
-        wf::Out {
-            busy: v[0] != 0,
-            round_wait: v[1] != 0,
-            win_run: v[2] != 0,
-            win_first: v[3] != 0,
-            win_last: v[4] != 0,
-            rd_sm: v[5] as u8,
-            rd_k: v[6] as u8,
-            done: v[7] != 0,
-            quota: [v[8] as u8, v[9] as u8, v[10] as u8, v[11] as u8],
-            spatial: v[12] != 0,
-        }
-    }
     fn state(&self, r: &Regs) -> wf::State {
         let a4 = |n: &str| -> [u32; 4] { std::array::from_fn(|k| r.array(n)[k] as u32) };
         let b4 = |n: &str| -> [u8; 4] { std::array::from_fn(|k| r.array(n)[k] as u8) };

@@ -185,44 +185,6 @@ impl Ports for ZoruaPorts {
         b.connect_inputs();
         b
     }
-    fn encode(&self, i: &zorua::In, v: &mut [u64]) {
-        let w = [i.ev as u64, i.warp as u64 & 63, i.block as u64 & 15, i.warps, i.regs as u64 & 127, i.smem as u64 & 0x1ffff, i.idle as u64, i.mem as u64, i.peak as u64 & 127, i.nwarps as u64 & 127];
-        v.copy_from_slice(&w);
-    }
-    fn encode_out(&self, o: &zorua::Out, v: &mut [u64]) {
-        let w = [o.ready as u64, o.grant as u64, o.grant_warp as u64, o.grant_slot as u64, o.reg_phys as u64, o.smem_phys, o.o_thresh as u64, o.slot_room as u64];
-        v[..8].copy_from_slice(&w);
-        for k in 0..16 {
-            v[8 + k] = o.reg_set[k] as u64;
-        }
-        for k in 0..48 {
-            v[24 + k] = o.smem_set[k] as u64;
-        }
-        v[72] = o.release;
-        v[73] = o.waiting as u64;
-    }
-    fn decode(&self, v: &[u64]) -> zorua::Out {
-        let mut o = zorua::Out {
-            ready: v[0] != 0,
-            grant: v[1] != 0,
-            grant_warp: v[2] as u8,
-            grant_slot: v[3] as u8,
-            reg_phys: v[4] as u16,
-            smem_phys: v[5],
-            o_thresh: v[6] as u8,
-            slot_room: v[7] as u8,
-            release: v[72],
-            waiting: v[73] != 0,
-            ..zorua::Out::default()
-        };
-        for k in 0..16 {
-            o.reg_set[k] = v[8 + k] as u16;
-        }
-        for k in 0..48 {
-            o.smem_set[k] = v[24 + k] as u8;
-        }
-        o
-    }
     fn state(&self, r: &Regs) -> zorua::State {
         let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
         let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };

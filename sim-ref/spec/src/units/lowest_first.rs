@@ -20,3 +20,17 @@ pub struct Out {
     pub valid: bool,
     pub index: u8,
 }
+
+crate::wires! { In as i {
+    /// One request bit per index.
+    request(WIDTH) = i.request,
+} }
+
+crate::wires! { Out as o {
+    /// Some request is set.
+    valid(1) = o.valid,
+    /// The lowest index whose request is set (0 when none).
+    index(INDEX_BITS) = o.index,
+} unpack {
+    Out { valid: valid != 0, index: index as u8 }
+} }

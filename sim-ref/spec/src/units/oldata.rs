@@ -55,3 +55,26 @@ pub struct Out {
 pub struct State {
     pub words: Vec<u32>,
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of a lane's word.
+pub const WORD_BITS: usize = 32;
+
+crate::wires! { In as i {
+    /// Write entry `waddr` with one word per lane.
+    we(1) = i.we,
+    waddr(INDEX_BITS) = i.waddr,
+    /// Read entry `raddr` (its words on `rd*` from the next cycle).
+    re(1) = i.re,
+    raddr(INDEX_BITS) = i.raddr,
+    /// The words written, one port per lane.
+    wd # LANES (WORD_BITS) = |k| i.wdata[k],
+} }
+
+crate::wires! { Out as o {
+    /// The words read, one port per lane.
+    rd # LANES (WORD_BITS) = |k| o.rdata[k],
+} unpack {
+    Out { rdata: std::array::from_fn(|k| rd[k] as u32) }
+} }

@@ -1,4 +1,4 @@
-//! Interface of the operand log's bookkeeping (`rtl/src/oplog.rs`; model
+//! Interface of the operand log's bookkeeping (`rtl/src/oplog/`; model
 //! `mpgpu_ref::units::oplog`): Tanasić's thesis §6.3.3 and `docs/faults.md` (O10, O11, and
 //! "The operand log in RTL" for this design).
 //!
@@ -132,3 +132,44 @@ pub struct State {
     pub cown: Vec<u8>,
     pub relq: u16,
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of a count of entries an allocation needs, or a free list's room (0..=[`MAX_NEED`]).
+pub const NEED_BITS: usize = crate::unit::clog2(MAX_NEED as u64 + 1) as usize;
+
+crate::wires! { In as i {
+    /// Entries freed this cycle, one bit each.
+    free(MAX_ENTRIES) = i.free,
+    /// Allocate `alloc_need` entries for block `alloc_block` (`alloc_res`: from its reserve).
+    alloc(1) = i.alloc,
+    alloc_block(BLOCK_BITS) = i.alloc_block,
+    alloc_need(NEED_BITS) = i.alloc_need,
+    alloc_res(1) = i.alloc_res,
+    /// Block `claim_block` claims its partition: `claim_n` entries, `claim_used` in use.
+    claim(1) = i.claim,
+    claim_block(BLOCK_BITS) = i.claim_block,
+    claim_n(COUNT_BITS) = i.claim_n,
+    claim_used(COUNT_BITS) = i.claim_used,
+    /// Blocks whose partitions are released, one bit each.
+    part_release(MAX_BLOCKS) = i.release,
+    /// The drain tick.
+    tick(1) = i.tick,
+} }
+
+crate::wires! { Out as o {
+    /// Entries in the shared pool.
+    pool_free(COUNT_BITS) = o.pool_free,
+    /// Each block's room (two bits per block).
+    room(2 * MAX_BLOCKS) = o.room,
+    /// Entries the free list can hand out this cycle.
+    list_room(NEED_BITS) = o.list_room,
+    /// The entries an allocation takes.
+    alloc_idx # MAX_NEED (INDEX_BITS) = |k| o.alloc_idx[k],
+    /// Work is under way.
+    busy(1) = o.busy,
+    /// Blocks whose partitions are returning, one bit each.
+    returning(MAX_BLOCKS) = o.returning,
+} unpack {
+    Out { pool_free: pool_free as u8, room: room as u32, list_room: list_room as u8, alloc_idx: std::array::from_fn(|k| alloc_idx[k] as u8), busy: busy != 0, returning: returning as u16 }
+} }

@@ -50,3 +50,32 @@ pub struct State {
     pub stalls: u32,
     pub blocks: u8,
 }
+
+/// Bits of the issue count (0..=[`MAX_ISSUE`]).
+pub const ISSUE_BITS: usize = crate::unit::clog2(MAX_ISSUE as u64 + 1) as usize;
+
+crate::wires! { In as i {
+    /// The window's cycles (from the water-filling unit).
+    run(1) = i.run,
+    /// The window's first cycle: the counts restart from this cycle's events.
+    first(1) = i.first,
+    /// The window's last cycle: the counts latch, this cycle's events included.
+    last(1) = i.last,
+    /// Warp-instructions the SM issued this cycle.
+    issued(ISSUE_BITS) = i.issued,
+    /// This cycle is a long-memory stall.
+    stall(1) = i.stall,
+    /// CTAs resident on the SM.
+    blocks_in(BLOCK_BITS) = i.blocks,
+} }
+
+crate::wires! { Out as o {
+    /// Warp-instructions issued in the last window.
+    insts(INST_BITS) = o.insts,
+    /// Long-memory stall cycles in the last window.
+    stalls(STALL_BITS) = o.stalls,
+    /// CTAs resident at the last window's last cycle.
+    blocks(BLOCK_BITS) = o.blocks,
+} unpack {
+    Out { insts: insts as u32, stalls: stalls as u32, blocks: blocks as u8 }
+} }

@@ -108,3 +108,61 @@ pub fn pack_info(pc: u16, nlog: u8, log: [u8; MAX_LOG]) -> u64 {
 pub fn unpack_info(info: u64) -> (u16, u8, [u8; MAX_LOG]) {
     ((info >> 20) as u16, (info >> 18) as u8 & 3, [(info & 63) as u8, (info >> 6) as u8 & 63, (info >> 12) as u8 & 63])
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of an instruction's lane mask.
+pub const EXEC_BITS: usize = 32;
+/// Bits of a count of log entries (0..=[`MAX_LOG`]).
+pub const NLOG_BITS: usize = crate::unit::clog2(MAX_LOG as u64 + 1) as usize;
+
+crate::wires! { In as i {
+    /// Slots freed this cycle (two 64-bit halves).
+    free_lo(64) = i.free as u64,
+    free_hi(MAX_SLOTS - 64) = (i.free >> 64) as u64,
+    /// Slots squashed by a fault this cycle (two 64-bit halves).
+    fault_lo(64) = i.fault as u64,
+    fault_hi(MAX_SLOTS - 64) = (i.fault >> 64) as u64,
+    /// A global memory instruction issues (into the lowest free slot).
+    issue(1) = i.issue,
+    /// The faulted instruction in slot `replay_idx` issues again.
+    replay(1) = i.replay,
+    replay_idx(SLOT_BITS) = i.replay_idx,
+    /// The issuing instruction: warp slot, pc, lanes, age, log entries and their count.
+    warp(WARP_BITS) = i.warp,
+    pc(PC_BITS) = i.pc,
+    exec(EXEC_BITS) = i.exec,
+    age(AGE_BITS) = i.age,
+    log # MAX_LOG (LOG_BITS) = |k| i.log[k],
+    nlog(NLOG_BITS) = i.nlog,
+    /// The slot read out on `rd_*`.
+    rd_idx(SLOT_BITS) = i.rd_idx,
+} }
+
+crate::wires! { Out as o {
+    /// No slot is free.
+    full(1) = o.full,
+    /// The lowest free slot.
+    alloc_idx(SLOT_BITS) = o.alloc_idx,
+    /// Slot `replay_idx` is faulted.
+    replay_ok(1) = o.replay_ok,
+    /// Slot `rd_idx`'s entry: warp slot, pc, lanes, age, log entries and their count.
+    rd_warp(WARP_BITS) = o.rd_warp,
+    rd_pc(PC_BITS) = o.rd_pc,
+    rd_exec(EXEC_BITS) = o.rd_exec,
+    rd_age(AGE_BITS) = o.rd_age,
+    rd_log # MAX_LOG (LOG_BITS) = |k| o.rd_log[k],
+    rd_nlog(NLOG_BITS) = o.rd_nlog,
+} unpack {
+    Out {
+        full: full != 0,
+        alloc_idx: alloc_idx as u8,
+        replay_ok: replay_ok != 0,
+        rd_warp: rd_warp as u8,
+        rd_pc: rd_pc as u16,
+        rd_exec: rd_exec as u32,
+        rd_age: rd_age as u16,
+        rd_log: std::array::from_fn(|k| rd_log[k] as u8),
+        rd_nlog: rd_nlog as u8,
+    }
+} }

@@ -551,3 +551,133 @@ mod tests {
         assert_eq!(PolicyCode::Dss.prio_engine_mode(), PolicyCode::PpqShared);
     }
 }
+
+// The engines' and the framework's ports (`crate::port`), in wire order.
+
+/// Bits of an SMST state code (`dss::STATE_*`).
+pub const STATE_BITS: usize = 2;
+/// Bits of a policy action code (`dss::Act::code`).
+pub const ACT_BITS: usize = 2;
+/// Bits of a DSS token count on the wire (biased by `dss::COUNT_BIAS`, or as two's complement
+/// in a launch command).
+pub const TOKEN_BITS: usize = 8;
+
+/// A token count as the DSS engine's ports carry it: biased, so compared unsigned.
+pub fn biased(count: i8) -> u16 {
+    (count as i16 + dss::COUNT_BIAS) as u16
+}
+
+crate::wires! { dss::In as i {
+    /// A kernel entered the active queue, or an SM became idle.
+    trigger(1) = i.trigger,
+    /// SMST[addr]: state, kernel valid, kernel.
+    sm_state(STATE_BITS) = i.sm_state,
+    sm_ksr_valid(1) = i.sm_ksr_valid,
+    sm_ksr(INDEX_BITS) = i.sm_ksr,
+    /// KSRT[addr]: valid, tokens (biased), work left, running.
+    k_valid(1) = i.k_valid,
+    k_count(TOKEN_BITS) = biased(i.k_count),
+    k_has_work(1) = i.k_has_work,
+    k_running(1) = i.k_running,
+    /// The live token counts of the candidates (biased).
+    count_max(TOKEN_BITS) = biased(i.count_max),
+    count_min(TOKEN_BITS) = biased(i.count_min),
+} }
+
+crate::wires! { dss::Out as o {
+    /// A decision is under way.
+    busy(1) = o.busy,
+    /// The table entry scanned next cycle.
+    next_addr(INDEX_BITS) = o.next_addr,
+    /// The candidates whose live counts are read: most and fewest tokens.
+    kmax(INDEX_BITS) = o.kmax,
+    kmin(INDEX_BITS) = o.kmin,
+    /// The action (none, assign, reserve), its SM, kernel and the kernel it takes from.
+    act(ACT_BITS) = o.act.code(),
+    act_sm(INDEX_BITS) = o.act_sm,
+    act_kernel(INDEX_BITS) = o.act_kernel,
+    act_from(INDEX_BITS) = o.act_from,
+} unpack {
+    dss::Out { busy: busy != 0, next_addr: next_addr as u8, kmax: kmax as u8, kmin: kmin as u8, act: dss::Act::from_code(act), act_sm: act_sm as u8, act_kernel: act_kernel as u8, act_from: act_from as u8 }
+} }
+
+crate::wires! { prio::In as i {
+    /// A kernel entered the active queue, or an SM became idle.
+    trigger(1) = i.trigger,
+    /// SMST[addr]: state, kernel valid, kernel.
+    sm_state(STATE_BITS) = i.sm_state,
+    sm_ksr_valid(1) = i.sm_ksr_valid,
+    sm_ksr(INDEX_BITS) = i.sm_ksr,
+    /// Priority and age of the kernel running on that SM.
+    smk_priority(prio::PRIORITY_BITS) = i.smk_priority,
+    smk_age(prio::AGE_BITS) = i.smk_age,
+    /// KSRT[addr]: valid, work left, priority, age, wants more SMs.
+    k_valid(1) = i.k_valid,
+    k_has_work(1) = i.k_has_work,
+    k_priority(prio::PRIORITY_BITS) = i.k_priority,
+    k_age(prio::AGE_BITS) = i.k_age,
+    k_wants_more(1) = i.k_wants_more,
+} }
+
+crate::wires! { prio::Out as o {
+    /// A decision is under way.
+    busy(1) = o.busy,
+    /// The table entry scanned next cycle.
+    next_addr(INDEX_BITS) = o.next_addr,
+    /// The action (none, assign, reserve), its SM, kernel and the kernel it takes from.
+    act(ACT_BITS) = o.act.code(),
+    act_sm(INDEX_BITS) = o.act_sm,
+    act_kernel(INDEX_BITS) = o.act_kernel,
+    act_from(INDEX_BITS) = o.act_from,
+} unpack {
+    prio::Out { busy: busy != 0, next_addr: next_addr as u8, act: dss::Act::from_code(act), act_sm: act_sm as u8, act_kernel: act_kernel as u8, act_from: act_from as u8 }
+} }
+
+crate::wires! { fw::In as i {
+    /// A launch command is presented (held until `cmd_taken`): handle, blocks, T_k,
+    /// priority, DSS tokens.
+    cmd_valid(1) = i.cmd.is_some(),
+    cmd_handle(fw::HANDLE_BITS) = i.cmd.map_or(0, |c| c.handle),
+    cmd_tbs(fw::TB_BITS) = i.cmd.map_or(0, |c| c.tbs),
+    cmd_tk(fw::TBS_PER_SM_BITS) = i.cmd.map_or(0, |c| c.tk),
+    cmd_priority(fw::PRIORITY_BITS) = i.cmd.map_or(0, |c| c.priority),
+    cmd_tokens(TOKEN_BITS) = i.cmd.map_or(0, |c| c.tokens),
+    /// A block finished on SM `done_sm`.
+    done_valid(1) = i.tb_done.is_some(),
+    done_sm(INDEX_BITS) = i.tb_done.unwrap_or(0),
+    /// Block `saved_tb` of SM `saved_sm`'s kernel was saved in save slot `saved_slot`.
+    saved_valid(1) = i.tb_saved.is_some(),
+    saved_sm(INDEX_BITS) = i.tb_saved.map_or(0, |s| s.0),
+    saved_tb(fw::TB_BITS) = i.tb_saved.map_or(0, |s| s.1),
+    saved_slot(fw::SLOT_BITS) = i.tb_saved.map_or(0, |s| s.2),
+    /// The SMs with no room for another block of their kernel now, one bit each.
+    full(MAX_SMS) = i.full,
+} }
+
+crate::wires! { fw::Out as o {
+    /// Work is under way (from the registers only).
+    busy(1) = o.busy,
+    /// The presented launch enters the active queue at this edge.
+    cmd_taken(1) = o.cmd_taken,
+    /// The block issued at the last edge: SM, handle, block, restore, save slot.
+    issue_valid(1) = o.issue.is_some(),
+    issue_sm(INDEX_BITS) = o.issue.map_or(0, |i| i.sm); care o.issue.is_some(),
+    issue_handle(fw::HANDLE_BITS) = o.issue.map_or(0, |i| i.handle); care o.issue.is_some(),
+    issue_tb(fw::TB_BITS) = o.issue.map_or(0, |i| i.tb); care o.issue.is_some(),
+    issue_restore(1) = o.issue.is_some_and(|i| i.restore); care o.issue.is_some(),
+    issue_slot(fw::SLOT_BITS) = o.issue.map_or(0, |i| i.slot); care o.issue.is_some(),
+    /// Start taking SM `preempt_sm` from its kernel.
+    preempt_valid(1) = o.preempt.is_some(),
+    preempt_sm(INDEX_BITS) = o.preempt.unwrap_or(0); care o.preempt.is_some(),
+    /// Launch `retired_handle` has finished and leaves the KSRT.
+    retired_valid(1) = o.retired.is_some(),
+    retired_handle(fw::HANDLE_BITS) = o.retired.unwrap_or(0); care o.retired.is_some(),
+} unpack {
+    fw::Out {
+        busy: busy != 0,
+        cmd_taken: cmd_taken != 0,
+        issue: (issue_valid != 0).then(|| fw::TbIssue { sm: issue_sm as u8, handle: issue_handle as u16, tb: issue_tb as u32, restore: issue_restore != 0, slot: issue_slot as u8 }),
+        preempt: (preempt_valid != 0).then_some(preempt_sm as u8),
+        retired: (retired_valid != 0).then_some(retired_handle as u16),
+    }
+} }

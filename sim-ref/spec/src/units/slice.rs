@@ -139,3 +139,58 @@ pub struct State {
     pub d_sm: u8,
     pub d_slot: u8,
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of a command code, of a slot index.
+pub const OP_BITS: usize = 2;
+pub const SLOT_BITS: usize = super::wf::K_BITS;
+
+impl Cmd {
+    /// The slot an Enter or a Leave names (0 otherwise).
+    pub fn slot(&self) -> u8 {
+        match *self {
+            Cmd::Enter { slot, .. } | Cmd::Leave { slot } => slot,
+            _ => 0,
+        }
+    }
+
+    /// Quota `k` on the wire: a Quota's, or an Enter's one quota in slot 0.
+    pub fn wire_quota(&self, k: usize) -> u8 {
+        match *self {
+            Cmd::Enter { quota, .. } if k == 0 => quota,
+            Cmd::Quota { q, .. } => q[k],
+            _ => 0,
+        }
+    }
+}
+
+crate::wires! { In as i {
+    /// The command (none, Enter, Leave, Quota) and the slot it names.
+    cmd_op(OP_BITS) = i.cmd.op(),
+    cmd_slot(SLOT_BITS) = i.cmd.slot(),
+    /// Quota: the SM, or every SM.
+    cmd_sm(SM_BITS) = match i.cmd { Cmd::Quota { sm, .. } => sm, _ => 0 },
+    cmd_all(1) = matches!(i.cmd, Cmd::Quota { all: true, .. }),
+    /// Enter: the kernel's blocks to issue.
+    cmd_blocks(LEFT_BITS) = match i.cmd { Cmd::Enter { blocks, .. } => blocks, _ => 0 },
+    /// Quota: one quota per slot; Enter: the quota on every SM in `cmd_q0`.
+    cmd_q # KMAX (QUOTA_BITS) = |k| i.cmd.wire_quota(k),
+    /// Enter: the per-block request, one port per resource.
+    cmd_req # RES (RES_BITS) = |k| match i.cmd { Cmd::Enter { req, .. } => req[k], _ => 0 },
+    /// A block of slot `done_slot` finished on SM `done_sm`.
+    done_valid(1) = i.done.is_some(),
+    done_sm(SM_BITS) = i.done.map_or(0, |d| d.0),
+    done_slot(SLOT_BITS) = i.done.map_or(0, |d| d.1),
+} }
+
+crate::wires! { Out as o {
+    /// A cycle with no input could change something.
+    busy(1) = o.busy,
+    /// The block issued at the last edge: SM, slot.
+    issue_valid(1) = o.issue.is_some(),
+    issue_sm(SM_BITS) = o.issue.map_or(0, |d| d.0),
+    issue_slot(SLOT_BITS) = o.issue.map_or(0, |d| d.1),
+} unpack {
+    Out { busy: busy != 0, issue: (issue_valid != 0).then_some((issue_sm as u8, issue_slot as u8)) }
+} }

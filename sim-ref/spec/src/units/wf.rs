@@ -1,4 +1,4 @@
-//! Interface of Warped-Slicer's global water-filling unit (RTL `rtl/src/wf.rs`, model
+//! Interface of Warped-Slicer's global water-filling unit (RTL `rtl/src/wf/`, model
 //! `mpgpu_ref::units::wf`): Xu et al., "Warped-Slicer", ISCA 2016, §IV (Algorithm 1, Eq. 4)
 //! and §IV-A (online profiling), with the decisions in `docs/warped-slicer.md`.
 //!
@@ -249,3 +249,63 @@ pub fn below_threshold(q: u32, kernels: u8, pct: u8) -> bool {
     let hundred = (q << 6) + (q << 5) + (q << 2);
     times(hundred, kernels) < (pct as u32) << 16
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of a kernel count (0..=[`KMAX`]).
+pub const KERNELS_BITS: usize = crate::unit::clog2(KMAX as u64 + 1) as usize;
+/// Bits of the fallback percentage and of the repartition delay.
+pub const PCT_BITS: usize = 8;
+pub const DELAY_BITS: usize = 16;
+
+crate::wires! { In as i {
+    /// Open a profiling window; with it, whether the decision follows this round.
+    start(1) = i.start,
+    last(1) = i.last,
+    /// With `start`: the kernels, the window's cycles, the fallback threshold (percent of
+    /// 1/K), the least cycles from the window's end to `done_out`.
+    kernels(KERNELS_BITS) = i.kernels,
+    window(WINDOW_BITS) = i.window,
+    fallback_pct(PCT_BITS) = i.fallback_pct,
+    delay(DELAY_BITS) = i.delay,
+    /// With `start`: one SM's resources, one port per component.
+    total # RES (RES_BITS) = |k| i.total[k],
+    /// SM `rd_sm`'s profiling assignment (kernel, CTA count) and latched counters.
+    sm_k(K_BITS) = i.sm_k,
+    sm_j(J_BITS) = i.sm_j,
+    sm_insts(INST_BITS) = i.sm_insts,
+    sm_stalls(WINDOW_BITS) = i.sm_stalls,
+    /// The kernel `rd_k`'s per-CTA request, one port per component.
+    k_req # RES (RES_BITS) = |k| i.k_req[k],
+} }
+
+crate::wires! { Out as o {
+    /// Work is under way; waiting for the next round.
+    busy(1) = o.busy,
+    round_wait(1) = o.round_wait,
+    /// The sampling window: its cycles, first, last.
+    win_run(1) = o.win_run,
+    win_first(1) = o.win_first,
+    win_last(1) = o.win_last,
+    /// The SM and kernel whose counters are read.
+    rd_sm(SM_BITS) = o.rd_sm,
+    rd_k(K_BITS) = o.rd_k,
+    /// One cycle: a new decision on `quota*` (CTAs per SM of each kernel) and `spatial_out`
+    /// (the Spatial fallback).
+    done_out(1) = o.done,
+    quota # KMAX (J_BITS) = |k| o.quota[k],
+    spatial_out(1) = o.spatial,
+} unpack {
+    Out {
+        busy: busy != 0,
+        round_wait: round_wait != 0,
+        win_run: win_run != 0,
+        win_first: win_first != 0,
+        win_last: win_last != 0,
+        rd_sm: rd_sm as u8,
+        rd_k: rd_k as u8,
+        done: done_out != 0,
+        quota: std::array::from_fn(|k| quota[k] as u8),
+        spatial: spatial_out != 0,
+    }
+} }

@@ -216,3 +216,92 @@ pub fn pack_warp(block: u8, need: u8, held: u8, slot: Option<u8>) -> u32 {
 pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8, gives: bool) -> u64 {
     (gives as u64) << 40 | (peak as u64) << 32 | (need as u64) << 24 | (held as u64) << 16 | (warps as u64) << 8 | arrived as u64
 }
+
+// The ports (`crate::port`), in wire order.
+
+/// Bits of an event code (`Ev`).
+pub const EV_BITS: usize = 3;
+/// Bits of a phase's registers per thread (0..=64) and of a warp count (0..=[`MAX_LWARPS`]).
+pub const REGS_BITS: usize = crate::unit::clog2(64 + 1) as usize;
+pub const NWARPS_BITS: usize = crate::unit::clog2(MAX_LWARPS as u64 + 1) as usize;
+/// Bits of a phase's scratchpad bytes per block (up to 64 KB).
+pub const SMEM_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 * SMEM_SET_BYTES as u64 + 1) as usize;
+/// Bits of an epoch's idle and memory cycle counts.
+pub const EPOCH_BITS: usize = 16;
+/// Bits of a physical warp slot, and of a count of them.
+pub const PSLOT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64) as usize;
+pub const ROOM_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64 + 1) as usize;
+/// Bits of a register mapping entry as the RTL's table holds it (the Fermi geometry's 256
+/// physical sets).
+pub const PREG_BITS: usize = 8;
+/// Bits of a scratchpad mapping entry.
+pub const PSMEM_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64) as usize;
+/// Scratchpad mapping entries the RTL drives (the Fermi configuration's 48 KB).
+pub const RTL_SMEM_SETS: usize = 48;
+/// Bits of the oversubscription threshold (0..=[`O_MAX`]).
+pub const O_BITS: usize = crate::unit::clog2(O_MAX as u64 + 1) as usize;
+
+crate::wires! { In as i {
+    /// The event (`Ev`'s code).
+    ev(EV_BITS) = i.ev as u8,
+    /// The event's logical warp and block.
+    warp(LWARP_BITS) = i.warp,
+    block(LBLOCK_BITS) = i.block,
+    /// At a block start: its logical warps, one bit each.
+    warps(MAX_LWARPS) = i.warps,
+    /// The phase's registers per thread and scratchpad bytes per block.
+    regs(REGS_BITS) = i.regs,
+    smem(SMEM_BITS) = i.smem,
+    /// An epoch's idle and memory cycles.
+    idle(EPOCH_BITS) = i.idle,
+    mem(EPOCH_BITS) = i.mem,
+    /// At a block start: the most registers per thread any phase needs, and its warp count.
+    peak(REGS_BITS) = i.peak,
+    nwarps_in(NWARPS_BITS) = i.nwarps,
+} }
+
+crate::wires! { Out as o {
+    /// An event is taken this cycle.
+    ready(1) = o.ready,
+    /// Logical warp `grant_warp` becomes schedulable on physical slot `grant_slot`.
+    grant(1) = o.grant,
+    grant_warp(LWARP_BITS) = o.grant_warp,
+    grant_slot(PSLOT_BITS) = o.grant_slot,
+    /// Which sets of its register mapping row are physical.
+    reg_phys(REG_SETS) = o.reg_phys,
+    /// Which sets of its block's scratchpad mapping row are physical.
+    smem_phys(SMEM_SETS) = o.smem_phys,
+    /// The oversubscription threshold.
+    o_thresh(O_BITS) = o.o_thresh,
+    /// Physical warp slots free and not wanted by a waiting warp.
+    slot_room(ROOM_BITS) = o.slot_room,
+    /// Its register mapping row: the physical set of each logical set.
+    reg_set [REG_SETS] (PREG_BITS) = |k| o.reg_set[k],
+    /// Its block's scratchpad mapping row: the physical set of each logical set.
+    smem_set [RTL_SMEM_SETS] (PSMEM_BITS) = |k| o.smem_set[k],
+    /// Logical warps released this cycle, one bit each.
+    released(MAX_LWARPS) = o.release,
+    /// A warp waits in the scratchpad or register queue.
+    waiting(1) = o.waiting,
+} unpack {
+    let mut o = Out {
+        ready: ready != 0,
+        grant: grant != 0,
+        grant_warp: grant_warp as u8,
+        grant_slot: grant_slot as u8,
+        reg_phys: reg_phys as u16,
+        smem_phys,
+        o_thresh: o_thresh as u8,
+        slot_room: slot_room as u8,
+        release: released,
+        waiting: waiting != 0,
+        ..Out::default()
+    };
+    for (k, w) in reg_set.iter().enumerate() {
+        o.reg_set[k] = *w as u16;
+    }
+    for (k, w) in smem_set.iter().enumerate() {
+        o.smem_set[k] = *w as u8;
+    }
+    o
+} }
