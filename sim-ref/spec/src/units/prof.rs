@@ -17,6 +17,8 @@ pub const STALL_BITS: usize = super::wf::WINDOW_BITS;
 pub const BLOCK_BITS: usize = 5;
 /// Warp-instructions an SM issues in a cycle at most (its schedulers).
 pub const MAX_ISSUE: u8 = 4;
+/// Bits of the warp-instructions issued in a cycle (0..=`MAX_ISSUE`).
+pub const ISSUED_BITS: usize = crate::unit::clog2(MAX_ISSUE as u64 + 1) as usize;
 
 /// Sampled every clocked cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

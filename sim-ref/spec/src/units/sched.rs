@@ -167,6 +167,13 @@ pub mod dss {
     pub use super::{INDEX_BITS, MAX_SMS};
     /// Token counts travel biased by this much, so that hardware compares them unsigned.
     pub const COUNT_BIAS: i16 = 128;
+    /// Bits of a token count (two's complement, or biased by [`COUNT_BIAS`] on the engine's
+    /// ports).
+    pub const TOKEN_BITS: usize = 8;
+    /// Bits of an SMST state code.
+    pub const STATE_BITS: usize = 2;
+    /// Bits of an action code ([`Act::code`]).
+    pub const ACT_BITS: usize = 2;
 
     /// SMST state codes on the wire.
     pub const STATE_IDLE: u8 = 0;
@@ -260,6 +267,8 @@ pub mod prio {
     /// Bits of an admission age (admission order modulo 2^16; the ages of active kernels are
     /// compared in this window).
     pub const AGE_BITS: usize = 16;
+    /// Bits of the engine's `mode` (a [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY) code).
+    pub const MODE_BITS: usize = 2;
 
     /// The engine's modes: [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY).
     pub use super::PolicyCode;
