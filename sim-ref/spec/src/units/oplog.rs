@@ -39,6 +39,10 @@ pub const COUNT_BITS: usize = crate::unit::clog2(MAX_ENTRIES as u64 + 1) as usiz
 pub const BLOCK_BITS: usize = crate::unit::clog2(MAX_BLOCKS as u64) as usize;
 /// Entries one instruction takes at most (a compare-and-swap: address, compare, swap value).
 pub const MAX_NEED: usize = 3;
+/// Bits of an entry need (1..=MAX_NEED) and of a room saturated at MAX_NEED.
+pub const NEED_BITS: usize = crate::unit::clog2(MAX_NEED as u64 + 1) as usize;
+/// Bits of `room`: NEED_BITS per block slot.
+pub const ROOM_BITS: usize = NEED_BITS * MAX_BLOCKS;
 /// Pending entries picked per clocked cycle (the lowest and the highest).
 pub const DRAIN: usize = 2;
 

@@ -34,6 +34,10 @@ pub const AGE_BITS: usize = 16;
 /// Operand-log entry index bits, and entries an instruction holds at most.
 pub const LOG_BITS: usize = 6;
 pub const MAX_LOG: usize = 3;
+/// Bits of an instruction's operand-log entry count (0..=MAX_LOG).
+pub const NLOG_BITS: usize = crate::unit::clog2(MAX_LOG as u64 + 1) as usize;
+/// Lanes of a warp (bits of an instruction's lane mask, `exec`).
+pub use super::oldata::LANES;
 
 /// Sampled every clocked cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
