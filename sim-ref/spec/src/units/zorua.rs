@@ -66,6 +66,34 @@ pub const MAX_PSMEM_SETS: usize = 64;
 pub const MAX_PSLOTS: usize = 64;
 /// The highest threshold, in sixteenths of a resource's physical amount.
 pub const O_MAX: u8 = 16;
+/// Bits of the threshold (0..=O_MAX).
+pub const O_BITS: usize = crate::unit::clog2(O_MAX as u64 + 1) as usize;
+/// Bits of an event code ([`Ev`]).
+pub const EV_BITS: usize = 3;
+/// Bits of registers per thread (0..=REG_SETS x SET_REGS) and of scratchpad bytes per block
+/// (0..=SMEM_SETS x SMEM_SET_BYTES).
+pub const REGS_BITS: usize = crate::unit::clog2(REG_SETS as u64 * SET_REGS as u64 + 1) as usize;
+pub const SMEM_BYTES_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 * SMEM_SET_BYTES as u64 + 1) as usize;
+/// Bits of a block's warp count (0..=MAX_LWARPS).
+pub const NWARPS_BITS: usize = crate::unit::clog2(MAX_LWARPS as u64 + 1) as usize;
+/// Bits of a warp's register-set count (0..=REG_SETS) and of a block's scratchpad-set count
+/// (0..=SMEM_SETS).
+pub const RSETS_BITS: usize = crate::unit::clog2(REG_SETS as u64 + 1) as usize;
+pub const SSETS_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 + 1) as usize;
+/// Bits of a count of logical register sets over all warps (reserved, in swap) and of logical
+/// scratchpad sets over all blocks (in swap).
+pub const LREG_COUNT_BITS: usize = crate::unit::clog2((MAX_LWARPS * REG_SETS) as u64 + 1) as usize;
+pub const LSMEM_COUNT_BITS: usize = crate::unit::clog2((MAX_LBLOCKS * SMEM_SETS) as u64 + 1) as usize;
+/// Bits of a count of physical register sets (0..=MAX_PREG_SETS).
+pub const PREG_COUNT_BITS: usize = crate::unit::clog2(MAX_PREG_SETS as u64 + 1) as usize;
+/// Bits of a physical scratchpad set, and of a count of them (0..=MAX_PSMEM_SETS).
+pub const PSMEM_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64) as usize;
+pub const PSMEM_COUNT_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64 + 1) as usize;
+/// Bits of a physical warp slot, and of a count of them (0..=MAX_PSLOTS).
+pub const PSLOT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64) as usize;
+pub const PSLOT_COUNT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64 + 1) as usize;
+/// Bits of an epoch's cycle counts (`idle`, `mem`).
+pub const EPOCH_BITS: usize = 16;
 
 /// Register sets a phase of `regs` registers per thread needs.
 pub const fn reg_sets(regs: u32) -> u32 {
