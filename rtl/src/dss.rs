@@ -21,10 +21,14 @@
 
 use crate::scan::ScanControl;
 pub use mpgpu_spec::units::sched::dss::{INDEX_BITS as DSS_INDEX_BITS, MAX_SMS as DSS_MAX_SMS};
+use mpgpu_spec::units::sched::dss::{ACT_BITS, STATE_BITS, TOKEN_BITS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(DSS_MAX_SMS == 16 && DSS_INDEX_BITS == 4);
+// rust-hdl's Verilog generator evaluates widths and loop bounds in Rust, so they are the spec's
+// constants; a value inside `update` (an index, a bit position) it reads as a literal, so the
+// sign bit of `count_diff` is spelled 8 (= TOKEN_BITS).
+const _: () = assert!(TOKEN_BITS == 8, "update tests count_diff's sign bit as bit 8");
 
 #[derive(Clone, Debug, LogicBlock)]
 pub struct Dss {
@@ -33,7 +37,7 @@ pub struct Dss {
     /// A kernel entered the active queue or an SM became idle (one-cycle pulse).
     pub trigger: Signal<In, Bit>,
     /// SMST[addr].state (0 idle, 1 setup, 2 running, 3 reserved).
-    pub sm_state: Signal<In, Bits<2>>,
+    pub sm_state: Signal<In, Bits<STATE_BITS>>,
     /// SMST[addr].ksr is valid.
     pub sm_ksr_valid: Signal<In, Bit>,
     /// SMST[addr].ksr.
@@ -41,15 +45,15 @@ pub struct Dss {
     /// KSRT[addr] is valid.
     pub k_valid: Signal<In, Bit>,
     /// KSRT[addr].count + 128.
-    pub k_count: Signal<In, Bits<8>>,
+    pub k_count: Signal<In, Bits<TOKEN_BITS>>,
     /// KSRT[addr] has thread blocks left to issue.
     pub k_has_work: Signal<In, Bit>,
     /// KSRT[addr] runs on at least one SM.
     pub k_running: Signal<In, Bit>,
     /// KSRT[kmax].count + 128.
-    pub count_max: Signal<In, Bits<8>>,
+    pub count_max: Signal<In, Bits<TOKEN_BITS>>,
     /// KSRT[kmin].count + 128.
-    pub count_min: Signal<In, Bits<8>>,
+    pub count_min: Signal<In, Bits<TOKEN_BITS>>,
     /// A decision is under way.
     pub busy: Signal<Out, Bit>,
     /// The table entry scanned next cycle (0 if none); the one scanned now is the one named
@@ -60,7 +64,7 @@ pub struct Dss {
     /// Running kernel with the fewest tokens so far (read port for `count_min`).
     pub kmin: Signal<Out, Bits<DSS_INDEX_BITS>>,
     /// 0 none, 1 assign, 2 reserve.
-    pub act: Signal<Out, Bits<2>>,
+    pub act: Signal<Out, Bits<ACT_BITS>>,
     pub act_sm: Signal<Out, Bits<DSS_INDEX_BITS>>,
     pub act_kernel: Signal<Out, Bits<DSS_INDEX_BITS>>,
     pub act_from: Signal<Out, Bits<DSS_INDEX_BITS>>,
@@ -70,14 +74,14 @@ pub struct Dss {
     idle_index: Reg<Bits<DSS_INDEX_BITS>>,
     kmax_valid: Reg<Bit>,
     kmax_index: Reg<Bits<DSS_INDEX_BITS>>,
-    kmax_count: Reg<Bits<8>>,
+    kmax_count: Reg<Bits<TOKEN_BITS>>,
     kmin_valid: Reg<Bit>,
     kmin_index: Reg<Bits<DSS_INDEX_BITS>>,
-    kmin_count: Reg<Bits<8>>,
+    kmin_count: Reg<Bits<TOKEN_BITS>>,
     /// `kmax`'s and `kmin`'s live token counts (`count_max`, `count_min`), registered every
     /// cycle but the decision: the decision compares the values of the first hold cycle.
-    cmax_q: Reg<Bits<8>>,
-    cmin_q: Reg<Bits<8>>,
+    cmax_q: Reg<Bits<TOKEN_BITS>>,
+    cmin_q: Reg<Bits<TOKEN_BITS>>,
     /// `cmax_q` exceeds `cmin_q` by two or more (registered every cycle but the decision, which
     /// reads the value of the second hold cycle, from the counts of the first, and clears it):
     /// the read through the KSRT's multiplexers and the subtraction are in separate cycles
@@ -99,11 +103,11 @@ pub struct Dss {
     /// Test-only fault: ties for kmax go to the highest index.
     tie_high: Constant<Bit>,
     ids: [Constant<Bits<DSS_INDEX_BITS>>; DSS_MAX_SMS],
-    act_code: Signal<Local, Bits<2>>,
+    act_code: Signal<Local, Bits<ACT_BITS>>,
     from_valid: Signal<Local, Bit>,
     from_index: Signal<Local, Bits<DSS_INDEX_BITS>>,
     /// cmax_q - cmin_q, 9 bits (no wrap): the reservation needs it to be 2 or more.
-    count_diff: Signal<Local, Bits<9>>,
+    count_diff: Signal<Local, Bits<{ TOKEN_BITS + 1 }>>,
 }
 
 impl Dss {
@@ -183,8 +187,7 @@ impl Logic for Dss {
         dff_setup!(self, clock, idle_valid, idle_index, kmax_valid, kmax_index, kmax_count, kmin_valid, kmin_index, kmin_count, cmax_q, cmin_q, gap_q, from_valid_q, from_index_q, assign_q, reserve_q);
         self.scan.clock.next = self.clock.val();
         self.scan.trigger.next = self.trigger.val();
-        // (literal bounds: 16 = DSS_MAX_SMS)
-        for k in 0..16 {
+        for k in 0..DSS_MAX_SMS {
             self.first_valid[k].clock.next = self.clock.val();
             self.first_index[k].clock.next = self.clock.val();
             self.first_valid[k].d.next = self.first_valid[k].q.val();
@@ -193,7 +196,7 @@ impl Logic for Dss {
         // The lowest running SM of kmin.
         self.from_valid.next = false;
         self.from_index.next = 0.into();
-        for k in 0..16 {
+        for k in 0..DSS_MAX_SMS {
             if self.kmin_index.q.val() == self.ids[k].val() {
                 self.from_valid.next = self.first_valid[k].q.val();
                 self.from_index.next = self.first_index[k].q.val();
@@ -209,7 +212,7 @@ impl Logic for Dss {
         self.act_kernel.next = 0.into();
         self.act_from.next = 0.into();
         // One subtraction on the carry chain (not an increment, then a compare).
-        self.count_diff.next = bit_cast::<9, 8>(self.cmax_q.q.val()) - bit_cast::<9, 8>(self.cmin_q.q.val());
+        self.count_diff.next = bit_cast::<{ TOKEN_BITS + 1 }, TOKEN_BITS>(self.cmax_q.q.val()) - bit_cast::<{ TOKEN_BITS + 1 }, TOKEN_BITS>(self.cmin_q.q.val());
         if self.scan.deciding.val() {
             if self.assign_q.q.val() {
                 self.act_code.next = 1.into();
@@ -242,7 +245,7 @@ impl Logic for Dss {
                 self.idle_valid.d.next = true;
                 self.idle_index.d.next = self.scan.addr.val();
             }
-            for k in 0..16 {
+            for k in 0..DSS_MAX_SMS {
                 if (self.sm_state.val() == 2) & self.sm_ksr_valid.val() & (self.sm_ksr.val() == self.ids[k].val()) & !self.first_valid[k].q.val() {
                     self.first_valid[k].d.next = true;
                     self.first_index[k].d.next = self.scan.addr.val();
@@ -279,7 +282,7 @@ impl Logic for Dss {
             self.from_index_q.d.next = 0.into();
             self.assign_q.d.next = false;
             self.reserve_q.d.next = false;
-            for k in 0..16 {
+            for k in 0..DSS_MAX_SMS {
                 self.first_valid[k].d.next = false;
                 self.first_index[k].d.next = 0.into();
             }

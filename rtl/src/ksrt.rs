@@ -28,13 +28,25 @@
 //!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
 
-use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_LEN_BITS, TBS_PER_SM_BITS, TB_BITS};
+use mpgpu_spec::units::sched::dss::TOKEN_BITS;
+use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, MAX_TMAX, PRIORITY_BITS, PTBQ_ENTRIES, PTBQ_LEN_BITS, TBS_PER_SM_BITS, TB_BITS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(
-    MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && TBS_PER_SM_BITS == 5 && PTBQ_LEN_BITS == 9 && PRIORITY_BITS == 4 && AGE_BITS == 16 && HANDLE_BITS == 16
-);
+/// Bits of owned x T_k (`k_cap`): at most MAX_SMS x MAX_TMAX = PTBQ_ENTRIES blocks, a PTBQ's
+/// occupancy.
+const CAP_BITS: usize = PTBQ_LEN_BITS;
+const _: () = assert!(MAX_SMS * MAX_TMAX == PTBQ_ENTRIES && PTBQ_ENTRIES < 1 << CAP_BITS);
+/// Bits of `k_rem` above `k_cap`'s, and above its lowest two.
+const REM_HI_BITS: usize = TB_BITS - CAP_BITS;
+const REM_GE4_BITS: usize = TB_BITS - 2;
+
+// rust-hdl's Verilog generator evaluates widths, array lengths and loop bounds in Rust, so they
+// are the spec's constants; a value or index inside `update` it reads itself (with only the loop
+// variables known), so the OR trees there name the entries 0..=15, and `k_rem`'s bits above
+// `k_cap`'s start at the literal bit 9 (= CAP_BITS).
+const _: () = assert!(MAX_SMS == 16, "update's OR trees name the KSRT entries 0..=15 by literal indices");
+const _: () = assert!(CAP_BITS == 9, "update splits k_rem at the literal bit 9");
 
 type B4 = Bits<INDEX_BITS>;
 type Tb = Bits<TB_BITS>;
@@ -55,9 +67,9 @@ pub struct Ksrt {
     /// The launch's priority.
     pub cmd_priority: Signal<In, Bits<PRIORITY_BITS>>,
     /// The launch's DSS tokens, two's complement.
-    pub cmd_tokens: Signal<In, Bits<8>>,
+    pub cmd_tokens: Signal<In, Bits<TOKEN_BITS>>,
     /// Bit k: an SM names KSR index k (the entry cannot be reused yet).
-    pub named: Signal<In, Bits<16>>,
+    pub named: Signal<In, Bits<MAX_SMS>>,
     /// A block finished on an SM of kernel `done_k`.
     pub done_valid: Signal<In, Bit>,
     /// The kernel of the finished block.
@@ -92,13 +104,13 @@ pub struct Ksrt {
     pub saved_valid: Signal<In, Bit>,
     pub saved_k: Signal<In, B4>,
     /// Bit k: entry k has blocks to issue.
-    pub has_work: Signal<Out, Bits<16>>,
+    pub has_work: Signal<Out, Bits<MAX_SMS>>,
     /// Bit k: entry k has at least one, two, three blocks left to issue, from registers (the
     /// block in flight not taken off: its readers take it off by reading the next vector when
     /// the block in flight is of that kernel, with the compare in parallel with the read).
-    pub rem_ge1: Signal<Out, Bits<16>>,
-    pub rem_ge2: Signal<Out, Bits<16>>,
-    pub rem_ge3: Signal<Out, Bits<16>>,
+    pub rem_ge1: Signal<Out, Bits<MAX_SMS>>,
+    pub rem_ge2: Signal<Out, Bits<MAX_SMS>>,
+    pub rem_ge3: Signal<Out, Bits<MAX_SMS>>,
     /// The finished block is its kernel's last: the entry leaves at this edge.
     pub retire: Signal<Out, Bit>,
     /// The handle of `done_k` (of the retiring launch).
@@ -110,7 +122,7 @@ pub struct Ksrt {
     /// KSRT[a] is valid.
     pub a_valid: Signal<Out, Bit>,
     /// KSRT[a].count.
-    pub a_count: Signal<Out, Bits<8>>,
+    pub a_count: Signal<Out, Bits<TOKEN_BITS>>,
     /// KSRT[a] has blocks to issue.
     pub a_has_work: Signal<Out, Bit>,
     /// KSRT[a].priority.
@@ -120,11 +132,11 @@ pub struct Ksrt {
     /// KSRT[a] could use more SMs than it has or is getting (as of the cycle before: `wants_q`).
     pub a_wants_more: Signal<Out, Bit>,
     /// Pipeline: bit k, kernel k could use more SMs (valid, owned x T_k < blocks left).
-    pub wants_q: Reg<Bits<16>>,
+    pub wants_q: Reg<Bits<MAX_SMS>>,
     /// KSRT[kmax].count.
-    pub count_max: Signal<Out, Bits<8>>,
+    pub count_max: Signal<Out, Bits<TOKEN_BITS>>,
     /// KSRT[kmin].count.
-    pub count_min: Signal<Out, Bits<8>>,
+    pub count_min: Signal<Out, Bits<TOKEN_BITS>>,
     /// KSRT[chk_k].tk, priority and age (set at the kernel's admission and fixed while it is
     /// valid; a kernel that passes the check has blocks left, so it is still valid when the
     /// decision is applied a cycle later).
@@ -136,45 +148,45 @@ pub struct Ksrt {
     /// KSRT[iss_k].next_tb: its next new block.
     pub iss_next_tb: Signal<Out, Tb>,
     /// The entry holds a launch.
-    pub k_valid: [Reg<Bit>; 16],
+    pub k_valid: [Reg<Bit>; MAX_SMS],
     /// The launch's handle.
-    pub k_handle: [Reg<Bits<HANDLE_BITS>>; 16],
+    pub k_handle: [Reg<Bits<HANDLE_BITS>>; MAX_SMS],
     /// Blocks in the grid, less two (modulo 2^20): after a finish the next block to finish
     /// is the last iff `k_done` equalled it, an equality of two registers in place of an
     /// increment and a compare (`docs/fpga.md`, eleventh round).
-    pub k_tbs_m2: [Reg<Tb>; 16],
+    pub k_tbs_m2: [Reg<Tb>; MAX_SMS],
     /// The next new block to issue.
-    pub k_next_tb: [Reg<Tb>; 16],
+    pub k_next_tb: [Reg<Tb>; MAX_SMS],
     /// Blocks finished.
-    pub k_done: [Reg<Tb>; 16],
+    pub k_done: [Reg<Tb>; MAX_SMS],
     /// T_k.
-    pub k_tk: [Reg<Rt>; 16],
+    pub k_tk: [Reg<Rt>; MAX_SMS],
     /// Priority.
-    pub k_priority: [Reg<Bits<PRIORITY_BITS>>; 16],
+    pub k_priority: [Reg<Bits<PRIORITY_BITS>>; MAX_SMS],
     /// Admission order modulo 2^16.
-    pub k_age: [Reg<Bits<AGE_BITS>>; 16],
+    pub k_age: [Reg<Bits<AGE_BITS>>; MAX_SMS],
     /// DSS tokens, two's complement.
-    pub k_count: [Reg<Bits<8>>; 16],
+    pub k_count: [Reg<Bits<TOKEN_BITS>>; MAX_SMS],
     /// A flag kept beside the counters so that no compare of them is on the paths of a cycle's
     /// decisions (`docs/fpga.md`): the next block to finish is the kernel's last
     /// (`k_done + 1 ==` the grid size), set at the edges that change the counters it follows. (A flag
     /// for "new blocks left", `k_next_tb <` the grid size, was read with the PTBQ's flags for "has
     /// work" until the ninth timing round; `k_ge1` replaces both.)
-    pub k_last: [Reg<Bit>; 16],
+    pub k_last: [Reg<Bit>; MAX_SMS],
     /// owned x T_k: the blocks the SMs the kernel has or is getting hold (setup, running, or
     /// reserved for it), kept as the owner changes: by T_k whenever its token count moves (every
     /// token move pairs with a change of owner, `Framework::check_invariants`).
-    pub k_cap: [Reg<Bits<9>>; 16],
+    pub k_cap: [Reg<Bits<CAP_BITS>>; MAX_SMS],
     /// Blocks left to issue, new or preempted: `tbs - next_tb + queued`, kept as blocks are
     /// issued and saved.
-    pub k_rem: [Reg<Tb>; 16],
+    pub k_rem: [Reg<Tb>; MAX_SMS],
     /// `k_rem` >= 1, 2 and 3, kept as flags set at the edges that move `k_rem` (as `k_last`
     /// is), so that the issue's readiness needs no 20-bit compare. `k_ge1` is "has work"
     /// (a new block left, or a block in the PTBQ) without a read of the PTBQ's flags
     /// (`docs/fpga.md`, ninth round).
-    k_ge1: [Reg<Bit>; 16],
-    k_ge2: [Reg<Bit>; 16],
-    k_ge3: [Reg<Bit>; 16],
+    k_ge1: [Reg<Bit>; MAX_SMS],
+    k_ge2: [Reg<Bit>; MAX_SMS],
+    k_ge3: [Reg<Bit>; MAX_SMS],
     /// Admission counter (the next launch's age).
     pub admitted: Reg<Bits<AGE_BITS>>,
     /// Pipeline: the entry a command may enter (picked in the cycle before), unless `free_none`
@@ -185,9 +197,9 @@ pub struct Ksrt {
     /// registered from the values `admit` and `free_k` are registered from: each entry's
     /// writes take one flip-flop's bit in place of `admit`, a function of three registers
     /// driving every entry (`docs/fpga.md`, eleventh round).
-    adm_en: Reg<Bits<16>>,
+    adm_en: Reg<Bits<MAX_SMS>>,
     admit_nx: Signal<Local, Bit>,
-    free_neg: Signal<Local, Bits<16>>,
+    free_neg: Signal<Local, Bits<MAX_SMS>>,
     /// Pipeline: the command presented in the cycle before and not taken then (the GPU still
     /// presents it), which admission takes; its fields are copied every cycle, with the grid
     /// size's compares for the new entry's flags (`tenth round`, `docs/fpga.md`).
@@ -198,58 +210,58 @@ pub struct Ksrt {
     cq_tbs_m2: Reg<Tb>,
     cq_tk: Reg<Rt>,
     cq_priority: Reg<Bits<PRIORITY_BITS>>,
-    cq_tokens: Reg<Bits<8>>,
+    cq_tokens: Reg<Bits<TOKEN_BITS>>,
     cq_ge1: Reg<Bit>,
     cq_ge2: Reg<Bit>,
     cq_ge3: Reg<Bit>,
     cq_eq1: Reg<Bit>,
     /// A command is registered (`cq_valid`): the clock request.
     pub cmd_pending: Signal<Out, Bit>,
-    ids: [Constant<B4>; 16],
-    onehot: [Constant<Bits<16>>; 16],
+    ids: [Constant<B4>; MAX_SMS],
+    onehot: [Constant<Bits<MAX_SMS>>; MAX_SMS],
     /// Entry k is within the `sms` in use.
-    in_use: [Constant<Bit>; 16],
+    in_use: [Constant<Bit>; MAX_SMS],
     fault_keep_token: Constant<Bit>,
-    hw_bit: [Signal<Local, Bits<16>>; 16],
-    ge1_acc: Signal<Local, Bits<16>>,
-    ge2_acc: Signal<Local, Bits<16>>,
-    ge3_acc: Signal<Local, Bits<16>>,
+    hw_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    ge1_acc: Signal<Local, Bits<MAX_SMS>>,
+    ge2_acc: Signal<Local, Bits<MAX_SMS>>,
+    ge3_acc: Signal<Local, Bits<MAX_SMS>>,
     /// The block in flight is kernel k's.
-    iss_hit: [Signal<Local, Bit>; 16],
-    free_bit: [Signal<Local, Bits<16>>; 16],
-    free_vec: Signal<Local, Bits<16>>,
-    free_first: Signal<Local, Bits<16>>,
-    free_id: [Signal<Local, B4>; 16],
-    one16: Constant<Bits<16>>,
+    iss_hit: [Signal<Local, Bit>; MAX_SMS],
+    free_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    free_vec: Signal<Local, Bits<MAX_SMS>>,
+    free_first: Signal<Local, Bits<MAX_SMS>>,
+    free_id: [Signal<Local, B4>; MAX_SMS],
+    one16: Constant<Bits<MAX_SMS>>,
     done_hit: Signal<Local, Bit>,
     /// The entries whose next finished block is their last (`k_valid & k_last`), read at
     /// `done_k` by a bit select (a tree on `done_k`'s bits, not a chain: `docs/fpga.md`, eighth
     /// round).
-    last_v: Signal<Local, Bits<16>>,
+    last_v: Signal<Local, Bits<MAX_SMS>>,
     /// Kernel k's token count moves: a released SM's token back, a reserved SM's token from
     /// it, a token to it by the applied decision.
-    up_release: [Signal<Local, Bit>; 16],
-    up_from: [Signal<Local, Bit>; 16],
-    down_act: [Signal<Local, Bit>; 16],
+    up_release: [Signal<Local, Bit>; MAX_SMS],
+    up_from: [Signal<Local, Bit>; MAX_SMS],
+    down_act: [Signal<Local, Bit>; MAX_SMS],
     /// The counters' candidate next values, from the registers only (so that the late
     /// selects, not the carry chains, end each path): count + 1, + 2, - 1; owned x T_k + T_k,
     /// - T_k, - 2 T_k; blocks left + 1, - 1.
-    cnt_p1: [Signal<Local, Bits<8>>; 16],
-    cnt_p2: [Signal<Local, Bits<8>>; 16],
-    cnt_m1: [Signal<Local, Bits<8>>; 16],
-    cap_p1: [Signal<Local, Bits<9>>; 16],
-    cap_m1: [Signal<Local, Bits<9>>; 16],
-    cap_m2: [Signal<Local, Bits<9>>; 16],
-    rem_p1: [Signal<Local, Tb>; 16],
-    rem_m1: [Signal<Local, Tb>; 16],
-    w_bit: [Signal<Local, Bits<16>>; 16],
-    wants_now: Signal<Local, Bits<16>>,
+    cnt_p1: [Signal<Local, Bits<TOKEN_BITS>>; MAX_SMS],
+    cnt_p2: [Signal<Local, Bits<TOKEN_BITS>>; MAX_SMS],
+    cnt_m1: [Signal<Local, Bits<TOKEN_BITS>>; MAX_SMS],
+    cap_p1: [Signal<Local, Bits<CAP_BITS>>; MAX_SMS],
+    cap_m1: [Signal<Local, Bits<CAP_BITS>>; MAX_SMS],
+    cap_m2: [Signal<Local, Bits<CAP_BITS>>; MAX_SMS],
+    rem_p1: [Signal<Local, Tb>; MAX_SMS],
+    rem_m1: [Signal<Local, Tb>; MAX_SMS],
+    w_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    wants_now: Signal<Local, Bits<MAX_SMS>>,
     /// T_k, as a cap step.
-    tk9: [Signal<Local, Bits<9>>; 16],
+    tk9: [Signal<Local, Bits<CAP_BITS>>; MAX_SMS],
     /// owned x T_k moves: its SM returned (the token back, also under the keep_token fault).
-    cap_back: [Signal<Local, Bit>; 16],
-    rem_up: [Signal<Local, Bit>; 16],
-    rem_down: [Signal<Local, Bit>; 16],
+    cap_back: [Signal<Local, Bit>; MAX_SMS],
+    rem_up: [Signal<Local, Bit>; MAX_SMS],
+    rem_down: [Signal<Local, Bit>; MAX_SMS],
 }
 
 impl Ksrt {
@@ -378,8 +390,7 @@ impl Logic for Ksrt {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, admitted, free_none, free_k, adm_en, wants_q, cq_valid, cq_handle, cq_tbs, cq_tbs_m2, cq_tk, cq_priority, cq_tokens, cq_ge1, cq_ge2, cq_ge3, cq_eq1);
-        // (literal bounds: 16 = MAX_SMS)
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.k_valid[k].clock.next = self.clock.val();
             self.k_handle[k].clock.next = self.clock.val();
             self.k_tbs_m2[k].clock.next = self.clock.val();
@@ -417,7 +428,7 @@ impl Logic for Ksrt {
         self.ge1_acc.next = 0.into();
         self.ge2_acc.next = 0.into();
         self.ge3_acc.next = 0.into();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             // (the block in flight is this kernel's: its k_rem goes down at the edge)
             self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
             // (k_rem >= 1 is "has work": a new block left or a block queued. The flags are the
@@ -455,7 +466,7 @@ impl Logic for Ksrt {
         // Retirement: the finished block was its kernel's last.
         self.last_v.next = 0.into();
         self.retired_handle.next = 0.into();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.last_v.next = self.last_v.val().replace_bit(k, self.k_valid[k].q.val() & self.k_last[k].q.val());
             if self.done_k.val() == self.ids[k].val() {
                 self.retired_handle.next = self.k_handle[k].q.val();
@@ -484,7 +495,7 @@ impl Logic for Ksrt {
         self.cq_eq1.d.next = self.cmd_tbs.val() == 1;
         self.cmd_pending.next = self.cq_valid.q.val();
         // (the lowest isolated as x & -x on the carry chain, then encoded)
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.free_bit[k].next = 0.into();
             if !self.k_valid[k].q.val() & self.in_use[k].val() {
                 self.free_bit[k].next = self.onehot[k].val();
@@ -493,7 +504,7 @@ impl Logic for Ksrt {
         self.free_vec.next = (self.free_bit[0].val() | self.free_bit[1].val() | self.free_bit[2].val() | self.free_bit[3].val() | self.free_bit[4].val() | self.free_bit[5].val() | self.free_bit[6].val() | self.free_bit[7].val() | self.free_bit[8].val() | self.free_bit[9].val() | self.free_bit[10].val() | self.free_bit[11].val() | self.free_bit[12].val() | self.free_bit[13].val() | self.free_bit[14].val() | self.free_bit[15].val()) & !self.named.val();
         self.free_neg.next = !self.free_vec.val() + self.one16.val();
         self.free_first.next = self.free_vec.val() & self.free_neg.val();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.free_id[k].next = 0.into();
             if self.free_first.val().get_bit(k) {
                 self.free_id[k].next = self.ids[k].val();
@@ -519,7 +530,7 @@ impl Logic for Ksrt {
         self.chk_age.next = 0.into();
         self.iss_handle.next = 0.into();
         self.iss_next_tb.next = 0.into();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             if self.a.val() == self.ids[k].val() {
                 self.a_valid.next = self.k_valid[k].q.val();
                 self.a_count.next = self.k_count[k].q.val();
@@ -545,12 +556,12 @@ impl Logic for Ksrt {
         self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
         // Whether each kernel could use more SMs (owned x T_k < blocks left), registered: the
         // read at `a` is of the cycle before's tables.
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.w_bit[k].next = 0.into();
             // (owned x T_k has 9 bits: blocks left at 512 or more are more than it; the
             // compare's carry chain is 9 bits long, not 20. No valid bit: an invalid entry has
             // no blocks left.)
-            if (self.k_rem[k].q.val().get_bits::<11>(9) != 0) | (self.k_cap[k].q.val() < self.k_rem[k].q.val().get_bits::<9>(0)) {
+            if (self.k_rem[k].q.val().get_bits::<REM_HI_BITS>(9) != 0) | (self.k_cap[k].q.val() < self.k_rem[k].q.val().get_bits::<CAP_BITS>(0)) {
                 self.w_bit[k].next = self.onehot[k].val();
             }
         }
@@ -564,24 +575,24 @@ impl Logic for Ksrt {
         self.a_wants_more.next = self.wants_q.q.val().get_bit(self.a.val().index());
 
         // T_k widened to the cap's width (unrolled: a cast takes no loop index).
-        self.tk9[0].next = bit_cast::<9, 5>(self.k_tk[0].q.val());
-        self.tk9[1].next = bit_cast::<9, 5>(self.k_tk[1].q.val());
-        self.tk9[2].next = bit_cast::<9, 5>(self.k_tk[2].q.val());
-        self.tk9[3].next = bit_cast::<9, 5>(self.k_tk[3].q.val());
-        self.tk9[4].next = bit_cast::<9, 5>(self.k_tk[4].q.val());
-        self.tk9[5].next = bit_cast::<9, 5>(self.k_tk[5].q.val());
-        self.tk9[6].next = bit_cast::<9, 5>(self.k_tk[6].q.val());
-        self.tk9[7].next = bit_cast::<9, 5>(self.k_tk[7].q.val());
-        self.tk9[8].next = bit_cast::<9, 5>(self.k_tk[8].q.val());
-        self.tk9[9].next = bit_cast::<9, 5>(self.k_tk[9].q.val());
-        self.tk9[10].next = bit_cast::<9, 5>(self.k_tk[10].q.val());
-        self.tk9[11].next = bit_cast::<9, 5>(self.k_tk[11].q.val());
-        self.tk9[12].next = bit_cast::<9, 5>(self.k_tk[12].q.val());
-        self.tk9[13].next = bit_cast::<9, 5>(self.k_tk[13].q.val());
-        self.tk9[14].next = bit_cast::<9, 5>(self.k_tk[14].q.val());
-        self.tk9[15].next = bit_cast::<9, 5>(self.k_tk[15].q.val());
+        self.tk9[0].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[0].q.val());
+        self.tk9[1].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[1].q.val());
+        self.tk9[2].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[2].q.val());
+        self.tk9[3].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[3].q.val());
+        self.tk9[4].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[4].q.val());
+        self.tk9[5].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[5].q.val());
+        self.tk9[6].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[6].q.val());
+        self.tk9[7].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[7].q.val());
+        self.tk9[8].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[8].q.val());
+        self.tk9[9].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[9].q.val());
+        self.tk9[10].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[10].q.val());
+        self.tk9[11].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[11].q.val());
+        self.tk9[12].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[12].q.val());
+        self.tk9[13].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[13].q.val());
+        self.tk9[14].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[14].q.val());
+        self.tk9[15].next = bit_cast::<CAP_BITS, TBS_PER_SM_BITS>(self.k_tk[15].q.val());
         // Next state.
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.cap_back[k].next = self.ev_token.val() & (self.ev_back.val() == self.ids[k].val());
             self.up_release[k].next = self.cap_back[k].val() & !self.fault_keep_token.val();
             self.up_from[k].next = self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val());
@@ -646,7 +657,7 @@ impl Logic for Ksrt {
                 self.k_ge1[k].d.next = self.k_ge2[k].q.val();
                 self.k_ge2[k].d.next = self.k_ge3[k].q.val();
                 // (four or more: a bit above the lowest two, an OR, not a compare's carry chain)
-                self.k_ge3[k].d.next = self.k_rem[k].q.val().get_bits::<18>(2) != 0;
+                self.k_ge3[k].d.next = self.k_rem[k].q.val().get_bits::<REM_GE4_BITS>(2) != 0;
             }
             if self.done_valid.val() & (self.done_k.val() == self.ids[k].val()) {
                 self.k_done[k].d.next = self.k_done[k].q.val() + 1;

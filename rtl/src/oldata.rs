@@ -1,7 +1,7 @@
 //! `Oldata`: the operand log's data array for one SM (Tanasić's thesis §6.3.3; interface and
 //! timing in `mpgpu_spec::units::oldata`, decisions in `docs/faults.md` O11 and O12).
 //!
-//! 32 lane RAMs (`SyncRam<Bits<32>, 6>`: 64 words of 32 bits, one write port and one
+//! 32 lane RAMs (`SyncRam<Bits<WORD_BITS>, INDEX_BITS>`: 64 words of 32 bits, one write port and one
 //! registered read port, block RAM), lane k holding lane k's operand of each entry. An entry
 //! is written whole (`we`, `waddr`, `wd0`..`wd31`) and read whole (`re`, `raddr`; the words are
 //! on `rd0`..`rd31` after the edge). With `re` low the read port looks at `waddr` (its value
@@ -14,10 +14,11 @@
 //! one word of at most 64 bits, and rust-hdl simulates wider vectors slowly.
 
 use crate::ram::SyncRam;
-use mpgpu_spec::units::oldata::{INDEX_BITS, LANES, MAX_ENTRIES};
+use mpgpu_spec::units::oldata::{INDEX_BITS, LANES, MAX_ENTRIES, WORD_BITS};
 use rust_hdl::prelude::*;
 
-const _: () = assert!(LANES == 32 && MAX_ENTRIES == 64 && INDEX_BITS == 6);
+const _: () = assert!(LANES == 32, "the block has one port per lane, wd0..wd31 and rd0..rd31");
+const _: () = assert!(MAX_ENTRIES <= 1 << INDEX_BITS);
 
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -34,76 +35,76 @@ pub struct Oldata {
     pub clock: Signal<In, Clock>,
     /// Entry `waddr` takes `wd0`..`wd31` at the edge.
     pub we: Signal<In, Bit>,
-    pub waddr: Signal<In, Bits<6>>,
+    pub waddr: Signal<In, Bits<INDEX_BITS>>,
     /// Entry `raddr` is read at the edge (onto `rd0`..`rd31`).
     pub re: Signal<In, Bit>,
-    pub raddr: Signal<In, Bits<6>>,
-    pub wd0: Signal<In, Bits<32>>,
-    pub wd1: Signal<In, Bits<32>>,
-    pub wd2: Signal<In, Bits<32>>,
-    pub wd3: Signal<In, Bits<32>>,
-    pub wd4: Signal<In, Bits<32>>,
-    pub wd5: Signal<In, Bits<32>>,
-    pub wd6: Signal<In, Bits<32>>,
-    pub wd7: Signal<In, Bits<32>>,
-    pub wd8: Signal<In, Bits<32>>,
-    pub wd9: Signal<In, Bits<32>>,
-    pub wd10: Signal<In, Bits<32>>,
-    pub wd11: Signal<In, Bits<32>>,
-    pub wd12: Signal<In, Bits<32>>,
-    pub wd13: Signal<In, Bits<32>>,
-    pub wd14: Signal<In, Bits<32>>,
-    pub wd15: Signal<In, Bits<32>>,
-    pub wd16: Signal<In, Bits<32>>,
-    pub wd17: Signal<In, Bits<32>>,
-    pub wd18: Signal<In, Bits<32>>,
-    pub wd19: Signal<In, Bits<32>>,
-    pub wd20: Signal<In, Bits<32>>,
-    pub wd21: Signal<In, Bits<32>>,
-    pub wd22: Signal<In, Bits<32>>,
-    pub wd23: Signal<In, Bits<32>>,
-    pub wd24: Signal<In, Bits<32>>,
-    pub wd25: Signal<In, Bits<32>>,
-    pub wd26: Signal<In, Bits<32>>,
-    pub wd27: Signal<In, Bits<32>>,
-    pub wd28: Signal<In, Bits<32>>,
-    pub wd29: Signal<In, Bits<32>>,
-    pub wd30: Signal<In, Bits<32>>,
-    pub wd31: Signal<In, Bits<32>>,
-    pub rd0: Signal<Out, Bits<32>>,
-    pub rd1: Signal<Out, Bits<32>>,
-    pub rd2: Signal<Out, Bits<32>>,
-    pub rd3: Signal<Out, Bits<32>>,
-    pub rd4: Signal<Out, Bits<32>>,
-    pub rd5: Signal<Out, Bits<32>>,
-    pub rd6: Signal<Out, Bits<32>>,
-    pub rd7: Signal<Out, Bits<32>>,
-    pub rd8: Signal<Out, Bits<32>>,
-    pub rd9: Signal<Out, Bits<32>>,
-    pub rd10: Signal<Out, Bits<32>>,
-    pub rd11: Signal<Out, Bits<32>>,
-    pub rd12: Signal<Out, Bits<32>>,
-    pub rd13: Signal<Out, Bits<32>>,
-    pub rd14: Signal<Out, Bits<32>>,
-    pub rd15: Signal<Out, Bits<32>>,
-    pub rd16: Signal<Out, Bits<32>>,
-    pub rd17: Signal<Out, Bits<32>>,
-    pub rd18: Signal<Out, Bits<32>>,
-    pub rd19: Signal<Out, Bits<32>>,
-    pub rd20: Signal<Out, Bits<32>>,
-    pub rd21: Signal<Out, Bits<32>>,
-    pub rd22: Signal<Out, Bits<32>>,
-    pub rd23: Signal<Out, Bits<32>>,
-    pub rd24: Signal<Out, Bits<32>>,
-    pub rd25: Signal<Out, Bits<32>>,
-    pub rd26: Signal<Out, Bits<32>>,
-    pub rd27: Signal<Out, Bits<32>>,
-    pub rd28: Signal<Out, Bits<32>>,
-    pub rd29: Signal<Out, Bits<32>>,
-    pub rd30: Signal<Out, Bits<32>>,
-    pub rd31: Signal<Out, Bits<32>>,
+    pub raddr: Signal<In, Bits<INDEX_BITS>>,
+    pub wd0: Signal<In, Bits<WORD_BITS>>,
+    pub wd1: Signal<In, Bits<WORD_BITS>>,
+    pub wd2: Signal<In, Bits<WORD_BITS>>,
+    pub wd3: Signal<In, Bits<WORD_BITS>>,
+    pub wd4: Signal<In, Bits<WORD_BITS>>,
+    pub wd5: Signal<In, Bits<WORD_BITS>>,
+    pub wd6: Signal<In, Bits<WORD_BITS>>,
+    pub wd7: Signal<In, Bits<WORD_BITS>>,
+    pub wd8: Signal<In, Bits<WORD_BITS>>,
+    pub wd9: Signal<In, Bits<WORD_BITS>>,
+    pub wd10: Signal<In, Bits<WORD_BITS>>,
+    pub wd11: Signal<In, Bits<WORD_BITS>>,
+    pub wd12: Signal<In, Bits<WORD_BITS>>,
+    pub wd13: Signal<In, Bits<WORD_BITS>>,
+    pub wd14: Signal<In, Bits<WORD_BITS>>,
+    pub wd15: Signal<In, Bits<WORD_BITS>>,
+    pub wd16: Signal<In, Bits<WORD_BITS>>,
+    pub wd17: Signal<In, Bits<WORD_BITS>>,
+    pub wd18: Signal<In, Bits<WORD_BITS>>,
+    pub wd19: Signal<In, Bits<WORD_BITS>>,
+    pub wd20: Signal<In, Bits<WORD_BITS>>,
+    pub wd21: Signal<In, Bits<WORD_BITS>>,
+    pub wd22: Signal<In, Bits<WORD_BITS>>,
+    pub wd23: Signal<In, Bits<WORD_BITS>>,
+    pub wd24: Signal<In, Bits<WORD_BITS>>,
+    pub wd25: Signal<In, Bits<WORD_BITS>>,
+    pub wd26: Signal<In, Bits<WORD_BITS>>,
+    pub wd27: Signal<In, Bits<WORD_BITS>>,
+    pub wd28: Signal<In, Bits<WORD_BITS>>,
+    pub wd29: Signal<In, Bits<WORD_BITS>>,
+    pub wd30: Signal<In, Bits<WORD_BITS>>,
+    pub wd31: Signal<In, Bits<WORD_BITS>>,
+    pub rd0: Signal<Out, Bits<WORD_BITS>>,
+    pub rd1: Signal<Out, Bits<WORD_BITS>>,
+    pub rd2: Signal<Out, Bits<WORD_BITS>>,
+    pub rd3: Signal<Out, Bits<WORD_BITS>>,
+    pub rd4: Signal<Out, Bits<WORD_BITS>>,
+    pub rd5: Signal<Out, Bits<WORD_BITS>>,
+    pub rd6: Signal<Out, Bits<WORD_BITS>>,
+    pub rd7: Signal<Out, Bits<WORD_BITS>>,
+    pub rd8: Signal<Out, Bits<WORD_BITS>>,
+    pub rd9: Signal<Out, Bits<WORD_BITS>>,
+    pub rd10: Signal<Out, Bits<WORD_BITS>>,
+    pub rd11: Signal<Out, Bits<WORD_BITS>>,
+    pub rd12: Signal<Out, Bits<WORD_BITS>>,
+    pub rd13: Signal<Out, Bits<WORD_BITS>>,
+    pub rd14: Signal<Out, Bits<WORD_BITS>>,
+    pub rd15: Signal<Out, Bits<WORD_BITS>>,
+    pub rd16: Signal<Out, Bits<WORD_BITS>>,
+    pub rd17: Signal<Out, Bits<WORD_BITS>>,
+    pub rd18: Signal<Out, Bits<WORD_BITS>>,
+    pub rd19: Signal<Out, Bits<WORD_BITS>>,
+    pub rd20: Signal<Out, Bits<WORD_BITS>>,
+    pub rd21: Signal<Out, Bits<WORD_BITS>>,
+    pub rd22: Signal<Out, Bits<WORD_BITS>>,
+    pub rd23: Signal<Out, Bits<WORD_BITS>>,
+    pub rd24: Signal<Out, Bits<WORD_BITS>>,
+    pub rd25: Signal<Out, Bits<WORD_BITS>>,
+    pub rd26: Signal<Out, Bits<WORD_BITS>>,
+    pub rd27: Signal<Out, Bits<WORD_BITS>>,
+    pub rd28: Signal<Out, Bits<WORD_BITS>>,
+    pub rd29: Signal<Out, Bits<WORD_BITS>>,
+    pub rd30: Signal<Out, Bits<WORD_BITS>>,
+    pub rd31: Signal<Out, Bits<WORD_BITS>>,
     /// The lane RAMs.
-    pub lane: [SyncRam<Bits<32>, 6>; 32],
+    pub lane: [SyncRam<Bits<WORD_BITS>, INDEX_BITS>; LANES],
     drop_lane: Constant<Bit>,
     read_waddr: Constant<Bit>,
     /// Evaluate the logic in every pass (the plain simulation, for tests; not hardware).
@@ -197,7 +198,7 @@ impl Oldata {
     }
 
     /// Lane `k`'s write data input (the harness sets the ports by index).
-    pub fn wd_mut(&mut self, k: usize) -> &mut Signal<In, Bits<32>> {
+    pub fn wd_mut(&mut self, k: usize) -> &mut Signal<In, Bits<WORD_BITS>> {
         match k {
             0 => &mut self.wd0,
             1 => &mut self.wd1,
@@ -236,7 +237,7 @@ impl Oldata {
     }
 
     /// Lane `k`'s read data output.
-    pub fn rd(&self, k: usize) -> &Signal<Out, Bits<32>> {
+    pub fn rd(&self, k: usize) -> &Signal<Out, Bits<WORD_BITS>> {
         match k {
             0 => &self.rd0,
             1 => &self.rd1,
@@ -369,7 +370,7 @@ crate::flat_logic!(Oldata);
 impl Logic for Oldata {
     #[hdl_gen]
     fn update(&mut self) {
-        for k in 0..32 {
+        for k in 0..LANES {
             self.lane[k].clock.next = self.clock.val();
             self.lane[k].write_enable.next = self.we.val();
             self.lane[k].write_address.next = self.waddr.val();

@@ -12,12 +12,17 @@
 //! 2 PPQ exclusive, 3 PPQ shared); 4-bit priorities, 16-bit admission ages.
 
 use crate::scan::ScanControl;
-use mpgpu_spec::units::sched::prio::{PolicyCode, AGE_BITS, PRIORITY_BITS};
+use mpgpu_spec::units::sched::dss::{ACT_BITS, STATE_BITS};
+use mpgpu_spec::units::sched::prio::{PolicyCode, AGE_BITS, MODE_BITS, PRIORITY_BITS};
 use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PRIORITY_BITS == 4 && AGE_BITS == 16);
+/// Bits of a candidate's compare key: its priority above its age.
+const KEY_BITS: usize = PRIORITY_BITS + AGE_BITS;
+// rust-hdl's Verilog generator evaluates widths in Rust, so they are the spec's constants; a
+// value inside `update` (here the keys' shift) it reads as a literal, so that is spelled 16.
+const _: () = assert!(AGE_BITS == 16, "update shifts the priority above the age by the literal 16");
 
 #[derive(Clone, Debug, LogicBlock)]
 pub struct Prio {
@@ -26,54 +31,54 @@ pub struct Prio {
     /// A kernel entered the active queue, an SM became idle or a kernel retired.
     pub trigger: Signal<In, Bit>,
     /// SMST[addr].state (0 idle, 1 setup, 2 running, 3 reserved).
-    pub sm_state: Signal<In, Bits<2>>,
+    pub sm_state: Signal<In, Bits<STATE_BITS>>,
     /// SMST[addr].ksr is valid.
     pub sm_ksr_valid: Signal<In, Bit>,
     /// SMST[addr].ksr.
-    pub sm_ksr: Signal<In, Bits<4>>,
+    pub sm_ksr: Signal<In, Bits<INDEX_BITS>>,
     /// KSRT[SMST[addr].ksr].priority.
-    pub smk_priority: Signal<In, Bits<4>>,
+    pub smk_priority: Signal<In, Bits<PRIORITY_BITS>>,
     /// KSRT[SMST[addr].ksr].age.
-    pub smk_age: Signal<In, Bits<16>>,
+    pub smk_age: Signal<In, Bits<AGE_BITS>>,
     /// KSRT[addr] is valid.
     pub k_valid: Signal<In, Bit>,
     /// KSRT[addr] has blocks to issue.
     pub k_has_work: Signal<In, Bit>,
     /// KSRT[addr].priority.
-    pub k_priority: Signal<In, Bits<4>>,
+    pub k_priority: Signal<In, Bits<PRIORITY_BITS>>,
     /// KSRT[addr].age.
-    pub k_age: Signal<In, Bits<16>>,
+    pub k_age: Signal<In, Bits<AGE_BITS>>,
     /// KSRT[addr] could use more SMs.
     pub k_wants_more: Signal<In, Bit>,
     /// A decision is under way.
     pub busy: Signal<Out, Bit>,
     /// The table entry scanned next cycle (0 if none); the one scanned now is the one named
     /// here in the cycle before.
-    pub next_addr: Signal<Out, Bits<4>>,
+    pub next_addr: Signal<Out, Bits<INDEX_BITS>>,
     /// 0 none, 1 assign, 2 reserve.
-    pub act: Signal<Out, Bits<2>>,
-    pub act_sm: Signal<Out, Bits<4>>,
-    pub act_kernel: Signal<Out, Bits<4>>,
-    pub act_from: Signal<Out, Bits<4>>,
+    pub act: Signal<Out, Bits<ACT_BITS>>,
+    pub act_sm: Signal<Out, Bits<INDEX_BITS>>,
+    pub act_kernel: Signal<Out, Bits<INDEX_BITS>>,
+    pub act_from: Signal<Out, Bits<INDEX_BITS>>,
     /// Trigger latch, scan address and decision cycle.
     scan: ScanControl,
     idle_valid: Reg<Bit>,
-    idle_index: Reg<Bits<4>>,
+    idle_index: Reg<Bits<INDEX_BITS>>,
     top_valid: Reg<Bit>,
-    top_priority: Reg<Bits<4>>,
+    top_priority: Reg<Bits<PRIORITY_BITS>>,
     best_valid: Reg<Bit>,
-    best_index: Reg<Bits<4>>,
-    best_priority: Reg<Bits<4>>,
-    best_age: Reg<Bits<16>>,
+    best_index: Reg<Bits<INDEX_BITS>>,
+    best_priority: Reg<Bits<PRIORITY_BITS>>,
+    best_age: Reg<Bits<AGE_BITS>>,
     best_wants: Reg<Bit>,
     victim_valid: Reg<Bit>,
-    victim_index: Reg<Bits<4>>,
-    victim_priority: Reg<Bits<4>>,
-    victim_age: Reg<Bits<16>>,
-    victim_ksr: Reg<Bits<4>>,
+    victim_index: Reg<Bits<INDEX_BITS>>,
+    victim_priority: Reg<Bits<PRIORITY_BITS>>,
+    victim_age: Reg<Bits<AGE_BITS>>,
+    victim_ksr: Reg<Bits<INDEX_BITS>>,
     /// The policy's code (0..=3).
-    mode: Constant<Bits<2>>,
-    act_code: Signal<Local, Bits<2>>,
+    mode: Constant<Bits<MODE_BITS>>,
+    act_code: Signal<Local, Bits<ACT_BITS>>,
     better_best: Signal<Local, Bit>,
     better_victim: Signal<Local, Bit>,
     /// The candidates' compares as one unsigned compare each, on one carry chain (not a
@@ -81,18 +86,18 @@ pub struct Prio {
     /// victim's key is its inverted priority above its age (the age inverted with the
     /// test-only fault `broken_victim`, which makes the oldest kernel's SM the victim); a
     /// kernel's is its priority (0 in FCFS) above its inverted age.
-    cand_key: Signal<Local, Bits<20>>,
-    vic_key: Signal<Local, Bits<20>>,
-    k_key: Signal<Local, Bits<20>>,
-    best_key: Signal<Local, Bits<20>>,
+    cand_key: Signal<Local, Bits<KEY_BITS>>,
+    vic_key: Signal<Local, Bits<KEY_BITS>>,
+    k_key: Signal<Local, Bits<KEY_BITS>>,
+    best_key: Signal<Local, Bits<KEY_BITS>>,
     /// The inverted ages, at their own width (inverted inside the 20-bit expression, Verilog
     /// would widen them first and set the priority's bits).
-    k_age_n: Signal<Local, Bits<16>>,
-    best_age_n: Signal<Local, Bits<16>>,
+    k_age_n: Signal<Local, Bits<AGE_BITS>>,
+    best_age_n: Signal<Local, Bits<AGE_BITS>>,
     /// All ones with the test-only fault (the ages inverted), else zero.
-    age_flip: Constant<Bits<16>>,
+    age_flip: Constant<Bits<AGE_BITS>>,
     /// The priority's weight in a kernel's key: zero in FCFS (ages only), else all ones.
-    prio_mask: Constant<Bits<4>>,
+    prio_mask: Constant<Bits<PRIORITY_BITS>>,
 }
 
 impl Prio {
@@ -210,11 +215,11 @@ impl Logic for Prio {
         // its priority is lower, or equal and it is younger (older with the fault).
         self.k_age_n.next = !self.k_age.val();
         self.best_age_n.next = !self.best_age.q.val();
-        self.k_key.next = (bit_cast::<20, 4>(self.k_priority.val() & self.prio_mask.val()) << 16) | bit_cast::<20, 16>(self.k_age_n.val());
-        self.best_key.next = (bit_cast::<20, 4>(self.best_priority.q.val() & self.prio_mask.val()) << 16) | bit_cast::<20, 16>(self.best_age_n.val());
+        self.k_key.next = (bit_cast::<KEY_BITS, PRIORITY_BITS>(self.k_priority.val() & self.prio_mask.val()) << 16) | bit_cast::<KEY_BITS, AGE_BITS>(self.k_age_n.val());
+        self.best_key.next = (bit_cast::<KEY_BITS, PRIORITY_BITS>(self.best_priority.q.val() & self.prio_mask.val()) << 16) | bit_cast::<KEY_BITS, AGE_BITS>(self.best_age_n.val());
         self.better_best.next = !self.best_valid.q.val() | (self.k_key.val() > self.best_key.val());
-        self.cand_key.next = (bit_cast::<20, 4>(!self.smk_priority.val()) << 16) | bit_cast::<20, 16>(self.smk_age.val() ^ self.age_flip.val());
-        self.vic_key.next = (bit_cast::<20, 4>(!self.victim_priority.q.val()) << 16) | bit_cast::<20, 16>(self.victim_age.q.val() ^ self.age_flip.val());
+        self.cand_key.next = (bit_cast::<KEY_BITS, PRIORITY_BITS>(!self.smk_priority.val()) << 16) | bit_cast::<KEY_BITS, AGE_BITS>(self.smk_age.val() ^ self.age_flip.val());
+        self.vic_key.next = (bit_cast::<KEY_BITS, PRIORITY_BITS>(!self.victim_priority.q.val()) << 16) | bit_cast::<KEY_BITS, AGE_BITS>(self.victim_age.q.val() ^ self.age_flip.val());
         self.better_victim.next = !self.victim_valid.q.val() | (self.cand_key.val() > self.vic_key.val());
         // Scan one entry.
         if self.scan.scanning.val() {

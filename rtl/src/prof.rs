@@ -7,10 +7,8 @@
 //! are the latched registers.
 
 use crate::reg::Reg;
-use mpgpu_spec::units::prof::{BLOCK_BITS, INST_BITS, STALL_BITS};
+use mpgpu_spec::units::prof::{BLOCK_BITS, INST_BITS, ISSUED_BITS, STALL_BITS};
 use rust_hdl::prelude::*;
-
-const _: () = assert!(INST_BITS == 18 && STALL_BITS == 16 && BLOCK_BITS == 5);
 
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -27,22 +25,22 @@ pub struct Prof {
     pub run: Signal<In, Bit>,
     pub first: Signal<In, Bit>,
     pub last: Signal<In, Bit>,
-    pub issued: Signal<In, Bits<3>>,
+    pub issued: Signal<In, Bits<ISSUED_BITS>>,
     pub stall: Signal<In, Bit>,
-    pub blocks_in: Signal<In, Bits<5>>,
-    pub insts: Signal<Out, Bits<18>>,
-    pub stalls: Signal<Out, Bits<16>>,
-    pub blocks: Signal<Out, Bits<5>>,
+    pub blocks_in: Signal<In, Bits<BLOCK_BITS>>,
+    pub insts: Signal<Out, Bits<INST_BITS>>,
+    pub stalls: Signal<Out, Bits<STALL_BITS>>,
+    pub blocks: Signal<Out, Bits<BLOCK_BITS>>,
     late: Constant<Bit>,
-    ni: Signal<Local, Bits<18>>,
-    ns: Signal<Local, Bits<16>>,
-    base_s: Signal<Local, Bits<16>>,
-    one: Constant<Bits<16>>,
-    pub cnt_insts: Reg<Bits<18>>,
-    pub cnt_stalls: Reg<Bits<16>>,
-    pub lat_insts: Reg<Bits<18>>,
-    pub lat_stalls: Reg<Bits<16>>,
-    pub lat_blocks: Reg<Bits<5>>,
+    ni: Signal<Local, Bits<INST_BITS>>,
+    ns: Signal<Local, Bits<STALL_BITS>>,
+    base_s: Signal<Local, Bits<STALL_BITS>>,
+    one: Constant<Bits<STALL_BITS>>,
+    pub cnt_insts: Reg<Bits<INST_BITS>>,
+    pub cnt_stalls: Reg<Bits<STALL_BITS>>,
+    pub lat_insts: Reg<Bits<INST_BITS>>,
+    pub lat_stalls: Reg<Bits<STALL_BITS>>,
+    pub lat_blocks: Reg<Bits<BLOCK_BITS>>,
     /// The broken variant's delayed latch (`last` a cycle later).
     pub last_q: Reg<Bit>,
 }
@@ -94,10 +92,10 @@ impl Logic for Prof {
         self.insts.next = self.lat_insts.q.val();
         self.stalls.next = self.lat_stalls.q.val();
         self.blocks.next = self.lat_blocks.q.val();
-        self.ni.next = self.cnt_insts.q.val() + bit_cast::<18, 3>(self.issued.val());
+        self.ni.next = self.cnt_insts.q.val() + bit_cast::<INST_BITS, ISSUED_BITS>(self.issued.val());
         self.base_s.next = self.cnt_stalls.q.val();
         if self.first.val() {
-            self.ni.next = bit_cast::<18, 3>(self.issued.val());
+            self.ni.next = bit_cast::<INST_BITS, ISSUED_BITS>(self.issued.val());
             self.base_s.next = 0.into();
         }
         self.ns.next = self.base_s.val();

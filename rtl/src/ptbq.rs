@@ -33,7 +33,12 @@ use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, PTBQ_ADDR_BITS, PTBQ_ENT
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && PTBQ_ENTRY_BITS == 28 && PTBQ_PTR_BITS == 8 && PTBQ_LEN_BITS == 9 && PTBQ_ADDR_BITS == 12);
+// rust-hdl's Verilog generator evaluates widths, array lengths and loop bounds in Rust, so they
+// are the spec's constants; a value or index inside `update` it reads itself (with only the
+// loop variables known), so the OR tree there names the queues 0..=15 and the RAM address's
+// queue field sits at the literal bit 8 (= PTBQ_PTR_BITS).
+const _: () = assert!(MAX_SMS == 16, "update's OR tree names the queues 0..=15 by literal indices");
+const _: () = assert!(PTBQ_PTR_BITS == 8, "update places the queue index at the literal bit 8 of a RAM address");
 
 type B4 = Bits<INDEX_BITS>;
 /// A PTBQ entry: the block index (TB_BITS), its save slot above it (SLOT_BITS).
@@ -63,41 +68,41 @@ pub struct Ptbq {
     pub head_entry: Signal<Out, Tb>,
     /// Bit k: queue k holds a block (read inside for a pop; the KSRT keeps its own "blocks
     /// left" flags, so this is no longer a port).
-    pub queued: Signal<Local, Bits<16>>,
+    pub queued: Signal<Local, Bits<MAX_SMS>>,
     /// Each queue's head pointer, kept as head + 2 (the entry a pop reads from the RAM) so
     /// that the read address is a multiplexer of registers with no adder, and XORed with 2 so
     /// that the flip-flops start at zero.
-    q_h2: [Reg<Bits<PTBQ_PTR_BITS>>; 16],
+    q_h2: [Reg<Bits<PTBQ_PTR_BITS>>; MAX_SMS],
     /// Occupancy of each queue.
-    pub q_len: [Reg<Bits<PTBQ_LEN_BITS>>; 16],
+    pub q_len: [Reg<Bits<PTBQ_LEN_BITS>>; MAX_SMS],
     /// Each queue's tail (head + occupancy, mod 256: where its next push goes), kept beside
     /// them so that a push's address is a read of one register, with no adder.
-    pub q_tail: [Reg<Bits<PTBQ_PTR_BITS>>; 16],
+    pub q_tail: [Reg<Bits<PTBQ_PTR_BITS>>; MAX_SMS],
     /// Each queue's occupancy is not zero (kept beside `q_len`, so that `queued` comes
     /// straight from flip-flops).
-    pub q_nz: [Reg<Bit>; 16],
+    pub q_nz: [Reg<Bit>; MAX_SMS],
     /// Each queue's occupancy is over two, and is three (kept likewise, so that a pop's read
     /// of the entry after next needs a multiplexer of one bit, not of the occupancy and then
     /// a compare: `docs/fpga.md`, seventh round).
-    q_gt2: [Reg<Bit>; 16],
-    q_eq3: [Reg<Bit>; 16],
+    q_gt2: [Reg<Bit>; MAX_SMS],
+    q_eq3: [Reg<Bit>; MAX_SMS],
     /// Each queue holds exactly one, exactly two blocks: the push's choice of head register
     /// reads a flag, not a compare of `q_len` that drives both registers' 28 enables
     /// (`docs/fpga.md`, eleventh round).
-    q_eq1: [Reg<Bit>; 16],
-    q_eq2: [Reg<Bit>; 16],
+    q_eq1: [Reg<Bit>; MAX_SMS],
+    q_eq2: [Reg<Bit>; MAX_SMS],
     /// The queues' entries: entry `e` of queue `k` at address `k * 256 + e`.
     pub ram: SyncRam<Tb, PTBQ_ADDR_BITS>,
     /// Each queue's head entry, and the one after it.
-    pub h0: [Reg<Tb>; 16],
-    pub h1: [Reg<Tb>; 16],
+    pub h0: [Reg<Tb>; MAX_SMS],
+    pub h1: [Reg<Tb>; MAX_SMS],
     /// The RAM read that arrived at the last edge (`land`), and which queue's head (`p0`) or
     /// second entry (`p1`) it is (at most one bit of the two set): that register stands for
     /// it in this cycle and takes it at the next edge. The RAM's output, 5.8 ns after its
     /// clock on the ECP5, goes into this one register, not through the queues' multiplexers.
     land: Reg<Tb>,
-    p0: Reg<Bits<16>>,
-    p1: Reg<Bits<16>>,
+    p0: Reg<Bits<MAX_SMS>>,
+    p1: Reg<Bits<MAX_SMS>>,
     /// A RAM read of queue `pend_k`'s next-but-one entry arrives on the RAM's read port in this
     /// cycle (it is that queue's second entry).
     pub pend: Reg<Bit>,
@@ -111,13 +116,13 @@ pub struct Ptbq {
     pub byp: Reg<Bit>,
     pub byp_data: Reg<Tb>,
     /// The block pushed to each queue last (for the `lifo` fault only).
-    tail: [Reg<Tb>; 16],
-    ids: [Constant<B4>; 16],
-    onehot: [Constant<Bits<16>>; 16],
+    tail: [Reg<Tb>; MAX_SMS],
+    ids: [Constant<B4>; MAX_SMS],
+    onehot: [Constant<Bits<MAX_SMS>>; MAX_SMS],
     fault_lifo: Constant<Bit>,
-    queued_bit: [Signal<Local, Bits<16>>; 16],
-    pushes: [Signal<Local, Bit>; 16],
-    pops: [Signal<Local, Bit>; 16],
+    queued_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    pushes: [Signal<Local, Bit>; MAX_SMS],
+    pops: [Signal<Local, Bit>; MAX_SMS],
     pop_gt2: Signal<Local, Bit>,
     pop_eq3: Signal<Local, Bit>,
     /// Queue `pop_k` is not empty.
@@ -128,11 +133,11 @@ pub struct Ptbq {
     pop_h0: Signal<Local, Tb>,
     pop_tail: Signal<Local, Tb>,
     /// Each queue's head and second entry as they are now (in `h0`/`h1`, or in `land`).
-    e0: [Signal<Local, Tb>; 16],
-    e1: [Signal<Local, Tb>; 16],
-    p0n: Signal<Local, Bits<16>>,
-    p1n: Signal<Local, Bits<16>>,
-    arriving: [Signal<Local, Bit>; 16],
+    e0: [Signal<Local, Tb>; MAX_SMS],
+    e1: [Signal<Local, Tb>; MAX_SMS],
+    p0n: Signal<Local, Bits<MAX_SMS>>,
+    p1n: Signal<Local, Bits<MAX_SMS>>,
+    arriving: [Signal<Local, Bit>; MAX_SMS],
     /// The RAM read arriving now, or the entry it bypassed.
     rd: Signal<Local, Tb>,
 }
@@ -201,8 +206,7 @@ impl Ptbq {
 impl Logic for Ptbq {
     #[hdl_gen]
     fn update(&mut self) {
-        // (literal bounds: 16 = MAX_SMS)
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.q_len[k].clock.next = self.clock.val();
             self.q_tail[k].clock.next = self.clock.val();
             self.q_tail[k].d.next = self.q_tail[k].q.val();
@@ -242,7 +246,7 @@ impl Logic for Ptbq {
         dff_setup!(self, clock, wr_en, wr_addr, wr_data, byp, byp_data, land, p0, p1);
 
         // Which queues hold blocks.
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.queued_bit[k].next = 0.into();
             if self.q_nz[k].q.val() {
                 self.queued_bit[k].next = self.onehot[k].val();
@@ -281,7 +285,7 @@ impl Logic for Ptbq {
         self.pop_h0.next = 0.into();
         self.pop_tail.next = 0.into();
         self.push_tail.next = 0.into();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             if self.pop_k.val() == self.ids[k].val() {
                 self.pop_gt2.next = self.q_gt2[k].q.val();
                 self.pop_eq3.next = self.q_eq3[k].q.val();
@@ -303,16 +307,16 @@ impl Logic for Ptbq {
         }
         // A pushed block goes to the tail.
         self.wr_en.d.next = self.push.val();
-        self.wr_addr.d.next = (bit_cast::<12, 4>(self.push_k.val()) << 8) | bit_cast::<12, 8>(self.push_tail.val());
+        self.wr_addr.d.next = (bit_cast::<PTBQ_ADDR_BITS, INDEX_BITS>(self.push_k.val()) << 8) | bit_cast::<PTBQ_ADDR_BITS, PTBQ_PTR_BITS>(self.push_tail.val());
         self.wr_data.d.next = self.push_entry.val();
         self.ram.write_enable.next = self.wr_en.q.val();
         self.ram.write_address.next = self.wr_addr.q.val();
         self.ram.write_data.next = self.wr_data.q.val();
         // A pop of a queue holding three or more reads the entry that becomes its second.
-        self.ram.read_address.next = (bit_cast::<12, 4>(self.pop_k.val()) << 8) | bit_cast::<12, 8>(self.pop_h2.val());
+        self.ram.read_address.next = (bit_cast::<PTBQ_ADDR_BITS, INDEX_BITS>(self.pop_k.val()) << 8) | bit_cast::<PTBQ_ADDR_BITS, PTBQ_PTR_BITS>(self.pop_h2.val());
         // (the entry being written is the last of its queue; it is the one read, head + 2, when
         // that queue now holds three: no address compare)
-        self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<4>(8) == self.pop_k.val()) & self.pop_eq3.val();
+        self.byp.d.next = self.wr_en.q.val() & (self.wr_addr.q.val().get_bits::<INDEX_BITS>(8) == self.pop_k.val()) & self.pop_eq3.val();
         self.byp_data.d.next = self.wr_data.q.val();
         self.pend.d.next = self.pop.val() & self.pop_gt2.val() & !(self.clear.val() & (self.clear_k.val() == self.pop_k.val()));
         self.pend_k.d.next = self.pop_k.val();
@@ -321,7 +325,7 @@ impl Logic for Ptbq {
         self.land.d.next = self.rd.val();
         self.p0n.next = 0.into();
         self.p1n.next = 0.into();
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.pushes[k].next = self.push.val() & (self.push_k.val() == self.ids[k].val());
             // (queue k's own non-empty flag, not `head_valid`, the multiplexer's output: the
             // same value when `pop_k` is k, one multiplexer shorter)

@@ -18,40 +18,38 @@ use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4);
-
 #[derive(LogicBlock)]
 pub struct RoundRobin {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
     /// Bit s: requester s asks for a grant.
-    pub request: Signal<In, Bits<16>>,
+    pub request: Signal<In, Bits<MAX_SMS>>,
     /// A request is granted.
     pub valid: Signal<Out, Bit>,
     /// The requester granted, one-hot (0 without a grant); the framework reads it registered
     /// (`granted`).
-    pub grant: Signal<Local, Bits<16>>,
+    pub grant: Signal<Local, Bits<MAX_SMS>>,
     /// The grant of the cycle before, one-hot (0 without one).
-    pub granted: Signal<Out, Bits<16>>,
+    pub granted: Signal<Out, Bits<MAX_SMS>>,
     /// Pipeline: the grant of the cycle before.
-    pub last_grant: Reg<Bits<16>>,
+    pub last_grant: Reg<Bits<MAX_SMS>>,
     /// The first index to consider: the one after the grant in `last_grant` (a cycle after
     /// `above` moves; it is what the model keeps).
     pub pointer: Reg<Bits<INDEX_BITS>>,
     /// Bit s: s is above the last grant and below `sms` (all clear after a grant of the last
     /// requester: then the lowest request wins anyway).
-    above: Reg<Bits<16>>,
-    ids: [Constant<Bits<INDEX_BITS>>; 16],
+    above: Reg<Bits<MAX_SMS>>,
+    ids: [Constant<Bits<INDEX_BITS>>; MAX_SMS],
     /// sms - 1: the pointer wraps after it.
     last: Constant<Bits<INDEX_BITS>>,
-    one: Constant<Bits<16>>,
-    hi: Signal<Local, Bits<16>>,
-    hi_first: Signal<Local, Bits<16>>,
+    one: Constant<Bits<MAX_SMS>>,
+    hi: Signal<Local, Bits<MAX_SMS>>,
+    hi_first: Signal<Local, Bits<MAX_SMS>>,
     /// -hi and -request (two's complement): `x & -x` is x's lowest set bit, `x ^ -x` the bits
     /// above it.
-    hi_neg: Signal<Local, Bits<16>>,
-    req_neg: Signal<Local, Bits<16>>,
-    lo_first: Signal<Local, Bits<16>>,
+    hi_neg: Signal<Local, Bits<MAX_SMS>>,
+    req_neg: Signal<Local, Bits<MAX_SMS>>,
+    lo_first: Signal<Local, Bits<MAX_SMS>>,
     /// The index of the grant in `last_grant`.
     index_q: Signal<Local, Bits<INDEX_BITS>>,
 }
@@ -86,7 +84,7 @@ impl Logic for RoundRobin {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, last_grant, pointer, above);
-        // The lowest set bit of each candidate set: x & -x (literal bounds: 16 = MAX_SMS).
+        // The lowest set bit of each candidate set: x & -x.
         self.hi.next = self.request.val() & self.above.q.val();
         self.hi_neg.next = !self.hi.val() + self.one.val();
         self.req_neg.next = !self.request.val() + self.one.val();
@@ -109,7 +107,7 @@ impl Logic for RoundRobin {
         }
         // The pointer, a cycle after the grant: the index after the registered grant.
         self.index_q.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.last_grant.q.val().get_bit(s) {
                 self.index_q.next = self.index_q.val() | self.ids[s].val();
             }

@@ -20,16 +20,27 @@
 //! and the one path through logic is the lowest free slot.
 //!
 //! At the rising edge: `issue` writes the entry into `alloc_idx`; `replay` clears slot
-//! `replay_idx`'s faulted bit; `fault` sets faulted bits; `free` clears slots. Loop bounds are
-//! literal because rust-hdl's Verilog generator needs them; the widths come from
-//! `mpgpu_spec::units::rq`.
+//! `replay_idx`'s faulted bit; `fault` sets faulted bits; `free` clears slots. The widths come
+//! from `mpgpu_spec::units::rq` (rust-hdl's Verilog generator evaluates widths in Rust); an
+//! index, a bit offset or a shift inside the logic the generator reads itself, with only the
+//! loop variables known, so those (and the loop bounds written with them) are literals.
 
-use mpgpu_spec::units::rq::{AGE_BITS, LOG_BITS, MAX_SLOTS, MAX_WARPS, PC_BITS, SLOT_BITS, WARP_BITS};
+use mpgpu_spec::units::rq::{AGE_BITS, LANES, LOG_BITS, MAX_LOG, MAX_SLOTS, NLOG_BITS, PC_BITS, SLOT_BITS, WARP_BITS};
 use crate::ram::LutRam;
 use crate::reg::{any_q, Reg};
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SLOTS == 128 && SLOT_BITS == 7 && MAX_WARPS == 64 && WARP_BITS == 6 && PC_BITS == 16 && AGE_BITS == 16 && LOG_BITS == 6);
+/// Slots per half (`*_lo`, `*_hi`), and bits of a slot within its half.
+const HALF: usize = MAX_SLOTS / 2;
+const HALF_BITS: usize = SLOT_BITS - 1;
+/// Slots of a leaf of the priority-encoder tree (`q4`).
+const LEAF: usize = 4;
+/// An entry's `info`: pc, log entry count, log entries (the last lowest).
+const INFO_BITS: usize = PC_BITS + NLOG_BITS + MAX_LOG * LOG_BITS;
+const _: () = assert!(
+    MAX_SLOTS == 128 && MAX_LOG == 3 && LOG_BITS == 6 && NLOG_BITS == 2,
+    "the logic's indices, loop bounds and info's field offsets are literals written for two halves of 64 slots and three 6-bit log entries"
+);
 
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -47,100 +58,100 @@ pub struct Rq {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
     /// Slots freed (committed, or saved with their block), slots 0-63 and 64-127.
-    pub free_lo: Signal<In, Bits<64>>,
-    pub free_hi: Signal<In, Bits<64>>,
+    pub free_lo: Signal<In, Bits<HALF>>,
+    pub free_hi: Signal<In, Bits<HALF>>,
     /// Slots squashed by a fault.
-    pub fault_lo: Signal<In, Bits<64>>,
-    pub fault_hi: Signal<In, Bits<64>>,
+    pub fault_lo: Signal<In, Bits<HALF>>,
+    pub fault_hi: Signal<In, Bits<HALF>>,
     /// A global memory instruction issues into `alloc_idx` with the fields below.
     pub issue: Signal<In, Bit>,
     /// The faulted instruction in slot `replay_idx` issues again.
     pub replay: Signal<In, Bit>,
-    pub replay_idx: Signal<In, Bits<7>>,
-    pub warp: Signal<In, Bits<6>>,
-    pub pc: Signal<In, Bits<16>>,
-    pub exec: Signal<In, Bits<32>>,
-    pub age: Signal<In, Bits<16>>,
-    pub log0: Signal<In, Bits<6>>,
-    pub log1: Signal<In, Bits<6>>,
-    pub log2: Signal<In, Bits<6>>,
-    pub nlog: Signal<In, Bits<2>>,
+    pub replay_idx: Signal<In, Bits<SLOT_BITS>>,
+    pub warp: Signal<In, Bits<WARP_BITS>>,
+    pub pc: Signal<In, Bits<PC_BITS>>,
+    pub exec: Signal<In, Bits<LANES>>,
+    pub age: Signal<In, Bits<AGE_BITS>>,
+    pub log0: Signal<In, Bits<LOG_BITS>>,
+    pub log1: Signal<In, Bits<LOG_BITS>>,
+    pub log2: Signal<In, Bits<LOG_BITS>>,
+    pub nlog: Signal<In, Bits<NLOG_BITS>>,
     /// The slot read out on the `rd_*` outputs.
-    pub rd_idx: Signal<In, Bits<7>>,
+    pub rd_idx: Signal<In, Bits<SLOT_BITS>>,
     /// No slot is free.
     pub full: Signal<Out, Bit>,
     /// The lowest free slot.
-    pub alloc_idx: Signal<Out, Bits<7>>,
+    pub alloc_idx: Signal<Out, Bits<SLOT_BITS>>,
     /// Slot `replay_idx` is faulted.
     pub replay_ok: Signal<Out, Bit>,
     /// Slot `rd_idx`'s entry (a squashed instruction's, which goes back to its warp).
-    pub rd_warp: Signal<Out, Bits<6>>,
-    pub rd_pc: Signal<Out, Bits<16>>,
-    pub rd_exec: Signal<Out, Bits<32>>,
-    pub rd_age: Signal<Out, Bits<16>>,
-    pub rd_log0: Signal<Out, Bits<6>>,
-    pub rd_log1: Signal<Out, Bits<6>>,
-    pub rd_log2: Signal<Out, Bits<6>>,
-    pub rd_nlog: Signal<Out, Bits<2>>,
+    pub rd_warp: Signal<Out, Bits<WARP_BITS>>,
+    pub rd_pc: Signal<Out, Bits<PC_BITS>>,
+    pub rd_exec: Signal<Out, Bits<LANES>>,
+    pub rd_age: Signal<Out, Bits<AGE_BITS>>,
+    pub rd_log0: Signal<Out, Bits<LOG_BITS>>,
+    pub rd_log1: Signal<Out, Bits<LOG_BITS>>,
+    pub rd_log2: Signal<Out, Bits<LOG_BITS>>,
+    pub rd_nlog: Signal<Out, Bits<NLOG_BITS>>,
     /// The slots the configuration has.
-    present_lo: Constant<Bits<64>>,
-    present_hi: Constant<Bits<64>>,
-    one: Constant<Bits<64>>,
+    present_lo: Constant<Bits<HALF>>,
+    present_hi: Constant<Bits<HALF>>,
+    one: Constant<Bits<HALF>>,
     early_free: Constant<Bit>,
     wrong_slot: Constant<Bit>,
     /// The top bit of each level's index (the upper node chosen).
-    b2: Constant<Bits<7>>,
-    b3: Constant<Bits<7>>,
-    b4: Constant<Bits<7>>,
-    b5: Constant<Bits<7>>,
-    b6: Constant<Bits<7>>,
+    b2: Constant<Bits<SLOT_BITS>>,
+    b3: Constant<Bits<SLOT_BITS>>,
+    b4: Constant<Bits<SLOT_BITS>>,
+    b5: Constant<Bits<SLOT_BITS>>,
+    b6: Constant<Bits<SLOT_BITS>>,
     /// Slot numbers (rust-hdl's generator takes no casts of loop variables).
-    ids_lo: [Constant<Bits<7>>; 64],
-    ids_hi: [Constant<Bits<7>>; 64],
-    fr_lo: Signal<Local, Bits<64>>,
-    fr_hi: Signal<Local, Bits<64>>,
-    low_lo: Signal<Local, Bits<64>>,
-    low_hi: Signal<Local, Bits<64>>,
+    ids_lo: [Constant<Bits<SLOT_BITS>>; HALF],
+    ids_hi: [Constant<Bits<SLOT_BITS>>; HALF],
+    fr_lo: Signal<Local, Bits<HALF>>,
+    fr_hi: Signal<Local, Bits<HALF>>,
+    low_lo: Signal<Local, Bits<HALF>>,
+    low_hi: Signal<Local, Bits<HALF>>,
     /// The priority-encoder tree: level k's node j covers 2^(k+2) slots, whether one is free
     /// (`vk`) and the lowest one's number within them (`ik`, its upper bits zero).
-    q4: [Signal<Local, Bits<4>>; 32],
+    q4: [Signal<Local, Bits<LEAF>>; 32],
     v0: [Signal<Local, Bit>; 32],
-    i0: [Signal<Local, Bits<7>>; 32],
+    i0: [Signal<Local, Bits<SLOT_BITS>>; 32],
     v1: [Signal<Local, Bit>; 16],
-    i1: [Signal<Local, Bits<7>>; 16],
+    i1: [Signal<Local, Bits<SLOT_BITS>>; 16],
     v2: [Signal<Local, Bit>; 8],
-    i2: [Signal<Local, Bits<7>>; 8],
+    i2: [Signal<Local, Bits<SLOT_BITS>>; 8],
     v3: [Signal<Local, Bit>; 4],
-    i3: [Signal<Local, Bits<7>>; 4],
+    i3: [Signal<Local, Bits<SLOT_BITS>>; 4],
     v4: [Signal<Local, Bit>; 2],
-    i4: [Signal<Local, Bits<7>>; 2],
-    idx: Signal<Local, Bits<7>>,
-    set_lo: Signal<Local, Bits<64>>,
-    set_hi: Signal<Local, Bits<64>>,
+    i4: [Signal<Local, Bits<SLOT_BITS>>; 2],
+    idx: Signal<Local, Bits<SLOT_BITS>>,
+    set_lo: Signal<Local, Bits<HALF>>,
+    set_hi: Signal<Local, Bits<HALF>>,
     /// The RAMs are written (an issue took a slot).
     wr: Signal<Local, Bit>,
     /// The half of `faulted` holding slot `replay_idx`.
-    rp_word: Signal<Local, Bits<64>>,
+    rp_word: Signal<Local, Bits<HALF>>,
     /// The slot whose faulted bit a replay clears (`replay_idx`), and it decoded.
-    rp_idx: Signal<Local, Bits<7>>,
-    hm_lo: Signal<Local, Bits<64>>,
-    hm_hi: Signal<Local, Bits<64>>,
-    ent_info: Signal<Local, Bits<36>>,
-    rinfo: Signal<Local, Bits<36>>,
+    rp_idx: Signal<Local, Bits<SLOT_BITS>>,
+    hm_lo: Signal<Local, Bits<HALF>>,
+    hm_hi: Signal<Local, Bits<HALF>>,
+    ent_info: Signal<Local, Bits<INFO_BITS>>,
+    rinfo: Signal<Local, Bits<INFO_BITS>>,
     /// The replayed slot within its half.
-    rp6: Signal<Local, Bits<6>>,
+    rp6: Signal<Local, Bits<HALF_BITS>>,
     /// Slots in use, and squashed ones waiting to be replayed.
-    pub valid: [Reg<Bits<64>>; 2],
-    pub faulted: [Reg<Bits<64>>; 2],
+    pub valid: [Reg<Bits<HALF>>; 2],
+    pub faulted: [Reg<Bits<HALF>>; 2],
     /// Each slot's warp, age, lanes, and pc with log entries (`mpgpu_spec::units::rq::pack_info`):
     /// distributed RAM, written at issue and read by the read port; the co-simulation reads
     /// every word back as state. (One RAM of 36 bits, not a 16-bit and a 20-bit one, which
     /// rust-hdl would simulate faster, `docs/harness.md`: yosys maps the pair with an 8-LUT
     /// path to their write enables, over the 10 ns period.)
-    pub warp_ram: LutRam<Bits<6>, 7>,
-    pub age_ram: LutRam<Bits<16>, 7>,
-    pub exec_ram: LutRam<Bits<32>, 7>,
-    pub info_ram: LutRam<Bits<36>, 7>,
+    pub warp_ram: LutRam<Bits<WARP_BITS>, SLOT_BITS>,
+    pub age_ram: LutRam<Bits<AGE_BITS>, SLOT_BITS>,
+    pub exec_ram: LutRam<Bits<LANES>, SLOT_BITS>,
+    pub info_ram: LutRam<Bits<INFO_BITS>, SLOT_BITS>,
     /// Evaluate the logic in every pass, not only in those after a change (for the test that
     /// the skipping changes nothing; not hardware).
     pub _always: bool,
@@ -391,7 +402,7 @@ impl Logic for Rq {
         if self.replay_idx.val().get_bit(6) {
             self.rp_word.next = self.faulted[1].q.val();
         }
-        self.rp6.next = bit_cast::<6, 7>(self.replay_idx.val());
+        self.rp6.next = bit_cast::<HALF_BITS, SLOT_BITS>(self.replay_idx.val());
         self.replay_ok.next = self.rp_word.val().get_bit(self.rp6.val().index());
         // The replayed slot, decoded, leaves `faulted` at the edge.
         self.rp_idx.next = self.replay_idx.val();
@@ -420,11 +431,11 @@ impl Logic for Rq {
         self.rd_exec.next = self.exec_ram.read_data.val();
         self.rd_age.next = self.age_ram.read_data.val();
         self.rinfo.next = self.info_ram.read_data.val();
-        self.rd_pc.next = self.rinfo.val().get_bits::<16>(20);
-        self.rd_nlog.next = self.rinfo.val().get_bits::<2>(18);
-        self.rd_log2.next = self.rinfo.val().get_bits::<6>(12);
-        self.rd_log1.next = self.rinfo.val().get_bits::<6>(6);
-        self.rd_log0.next = self.rinfo.val().get_bits::<6>(0);
+        self.rd_pc.next = self.rinfo.val().get_bits::<PC_BITS>(20);
+        self.rd_nlog.next = self.rinfo.val().get_bits::<NLOG_BITS>(18);
+        self.rd_log2.next = self.rinfo.val().get_bits::<LOG_BITS>(12);
+        self.rd_log1.next = self.rinfo.val().get_bits::<LOG_BITS>(6);
+        self.rd_log0.next = self.rinfo.val().get_bits::<LOG_BITS>(0);
         // The edge.
         self.set_lo.next = 0.into();
         self.set_hi.next = 0.into();
@@ -439,11 +450,11 @@ impl Logic for Rq {
         // (written only at an issue; the simulation skips the packing otherwise)
         self.ent_info.next = 0.into();
         if self.issue.val() {
-            self.ent_info.next = (bit_cast::<36, 16>(self.pc.val()) << 20)
-                | (bit_cast::<36, 2>(self.nlog.val()) << 18)
-                | (bit_cast::<36, 6>(self.log2.val()) << 12)
-                | (bit_cast::<36, 6>(self.log1.val()) << 6)
-                | bit_cast::<36, 6>(self.log0.val());
+            self.ent_info.next = (bit_cast::<INFO_BITS, PC_BITS>(self.pc.val()) << 20)
+                | (bit_cast::<INFO_BITS, NLOG_BITS>(self.nlog.val()) << 18)
+                | (bit_cast::<INFO_BITS, LOG_BITS>(self.log2.val()) << 12)
+                | (bit_cast::<INFO_BITS, LOG_BITS>(self.log1.val()) << 6)
+                | bit_cast::<INFO_BITS, LOG_BITS>(self.log0.val());
         }
         // (the RAMs are written at the slot the issue takes: none when the queue is full)
         self.warp_ram.clock.next = self.clock.val();

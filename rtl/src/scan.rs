@@ -28,7 +28,10 @@ use mpgpu_spec::units::sched::{INDEX_BITS, MAX_SMS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4);
+/// Bits of the wait after an action (0..=4, the model's `SETTLE`); a register of this block only.
+const WAIT_BITS: usize = 3;
+/// Bits of the hold cycles left (0..=2); a register of this block only.
+const HOLD_BITS: usize = 2;
 
 #[derive(Clone, Debug, LogicBlock)]
 pub struct ScanControl {
@@ -54,15 +57,15 @@ pub struct ScanControl {
     deciding_q: Reg<Bit>,
     pos_q: Reg<Bits<INDEX_BITS>>,
     /// Cycles left to wait after an action (0: not waiting).
-    wait_q: Reg<Bits<3>>,
+    wait_q: Reg<Bits<WAIT_BITS>>,
     /// Hold cycles left between the last entry and the decision, this one included.
-    hold_q: Reg<Bits<2>>,
+    hold_q: Reg<Bits<HOLD_BITS>>,
     /// `deciding` of this cycle, registered at the edge before from the registers (a decision
     /// cycle is never followed by one: after it the block waits, restarts or goes idle), so
     /// that the engines' decisions, and from them the next state, start at one flip-flop.
     dnow_q: Reg<Bit>,
     /// The block's hold cycles (0 or 2).
-    pre: Constant<Bits<2>>,
+    pre: Constant<Bits<HOLD_BITS>>,
     /// `next_addr`, registered: the address the cycle after the edge scans.
     na_q: Reg<Bits<INDEX_BITS>>,
     /// `next_addr` after a restart: 1, or 0 with one entry.

@@ -51,12 +51,16 @@
 //! the contract puts them (`docs/fpga.md`, "Timing of the framework").
 
 use crate::{Dss, Ksrt, Prio, Ptbq, RoundRobin, Smst};
-use mpgpu_spec::units::sched::fw::{HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, TBS_PER_SM_BITS, TB_BITS};
+use mpgpu_spec::units::sched::dss::{ACT_BITS, STATE_BITS, TOKEN_BITS};
+use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_ENTRY_BITS, SLOT_BITS, TBS_PER_SM_BITS, TB_BITS};
 use mpgpu_spec::units::sched::PolicyCode;
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TB_BITS == 20 && HANDLE_BITS == 16 && TBS_PER_SM_BITS == 5 && PRIORITY_BITS == 4);
+// rust-hdl's Verilog generator evaluates widths in Rust, so they are the spec's constants; a
+// value inside `update` (a shift, a bit offset) it reads as a literal, so the PTBQ entry's slot
+// field is placed at the literal bit 20 (= TB_BITS).
+const _: () = assert!(PTBQ_ENTRY_BITS == TB_BITS + SLOT_BITS && TB_BITS == 20, "update places a PTBQ entry's save slot at the literal bit 20");
 
 /// Test-only faults, for showing that the co-simulation catches a wrong block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,9 +71,9 @@ pub struct SchedFaults {
     pub keep_token: bool,
 }
 
-type B4 = Bits<4>;
-type Tb = Bits<20>;
-type Rt = Bits<5>;
+type B4 = Bits<INDEX_BITS>;
+type Tb = Bits<TB_BITS>;
+type Rt = Bits<TBS_PER_SM_BITS>;
 
 #[derive(LogicBlock)]
 pub struct Sched {
@@ -77,14 +81,14 @@ pub struct Sched {
     pub clock: Signal<In, Clock>,
     /// A kernel launch is presented (held until `cmd_taken`).
     pub cmd_valid: Signal<In, Bit>,
-    pub cmd_handle: Signal<In, Bits<16>>,
+    pub cmd_handle: Signal<In, Bits<HANDLE_BITS>>,
     /// Blocks in the grid.
     pub cmd_tbs: Signal<In, Tb>,
     /// Blocks of the kernel one SM holds (1..=16).
     pub cmd_tk: Signal<In, Rt>,
-    pub cmd_priority: Signal<In, B4>,
+    pub cmd_priority: Signal<In, Bits<PRIORITY_BITS>>,
     /// DSS tokens, two's complement.
-    pub cmd_tokens: Signal<In, Bits<8>>,
+    pub cmd_tokens: Signal<In, Bits<TOKEN_BITS>>,
     /// A block finished on SM `done_sm`.
     pub done_valid: Signal<In, Bit>,
     pub done_sm: Signal<In, B4>,
@@ -92,20 +96,20 @@ pub struct Sched {
     pub saved_valid: Signal<In, Bit>,
     pub saved_sm: Signal<In, B4>,
     pub saved_tb: Signal<In, Tb>,
-    pub saved_slot: Signal<In, Bits<8>>,
+    pub saved_slot: Signal<In, Bits<SLOT_BITS>>,
     /// Bit s: SM s reports no room for another block of its kernel (not ready for an issue,
     /// whatever T_k allows).
-    pub full: Signal<In, Bits<16>>,
+    pub full: Signal<In, Bits<MAX_SMS>>,
     /// The command enters the KSRT at this edge.
     pub cmd_taken: Signal<Out, Bit>,
     /// Start block `issue_tb` of launch `issue_handle` on SM `issue_sm` (restore its context
     /// from save slot `issue_slot` if `issue_restore`).
     pub issue_valid: Signal<Out, Bit>,
     pub issue_sm: Signal<Out, B4>,
-    pub issue_handle: Signal<Out, Bits<16>>,
+    pub issue_handle: Signal<Out, Bits<HANDLE_BITS>>,
     pub issue_tb: Signal<Out, Tb>,
     pub issue_restore: Signal<Out, Bit>,
-    pub issue_slot: Signal<Out, Bits<8>>,
+    pub issue_slot: Signal<Out, Bits<SLOT_BITS>>,
     /// Start preempting SM `preempt_sm`.
     pub preempt_valid: Signal<Out, Bit>,
     pub preempt_sm: Signal<Out, B4>,
@@ -115,7 +119,7 @@ pub struct Sched {
     pub busy: Signal<Out, Bit>,
     /// Launch `retired_handle` has finished.
     pub retired_valid: Signal<Out, Bit>,
-    pub retired_handle: Signal<Out, Bits<16>>,
+    pub retired_handle: Signal<Out, Bits<HANDLE_BITS>>,
     /// The SM Status Table.
     pub smst: Smst,
     /// The Kernel Status Register Table.
@@ -131,7 +135,7 @@ pub struct Sched {
     /// The DSS engine decides (else the priority engine).
     use_dss: Constant<Bit>,
     /// Token counts travel to the DSS engine biased by 128.
-    bias: Constant<Bits<8>>,
+    bias: Constant<Bits<TOKEN_BITS>>,
     /// The table address read for the policy engine's next cycle.
     a: Signal<Local, B4>,
     /// A kernel entered the KSRT, an SM went idle or a kernel retired.
@@ -139,7 +143,7 @@ pub struct Sched {
     /// Pipeline: the engine's trigger, raised the cycle before.
     pub trig_q: Reg<Bit>,
     /// Pipeline: the engine's decision of the cycle before (act 0 none, 1 assign, 2 reserve).
-    pub dec_act: Reg<Bits<2>>,
+    pub dec_act: Reg<Bits<ACT_BITS>>,
     pub dec_sm: Reg<B4>,
     pub dec_k: Reg<B4>,
     pub dec_from: Reg<B4>,
@@ -157,14 +161,14 @@ pub struct Sched {
     /// ... and its kernel's T_k, priority and age, read at the check (the SMST copies them at
     /// the apply's edge: no KSRT read on the path from `app_k` into every SM's registers).
     app_tk: Reg<Rt>,
-    app_prio: Reg<B4>,
-    app_age: Reg<Bits<16>>,
+    app_prio: Reg<Bits<PRIORITY_BITS>>,
+    app_age: Reg<Bits<AGE_BITS>>,
     /// Pipeline: the block saved in the cycle before, with its kernel (the saving SM's then),
     /// index and save slot; it enters the kernel's PTBQ and blocks left at this edge.
     pub sv_valid: Reg<Bit>,
     pub sv_k: Reg<B4>,
     pub sv_tb: Reg<Tb>,
-    pub sv_slot: Reg<Bits<8>>,
+    pub sv_slot: Reg<Bits<SLOT_BITS>>,
     /// Pipeline: the block finished in the cycle before, with its kernel (the finishing SM's
     /// then); it is counted, and may retire the kernel, in this cycle.
     pub dn_valid: Reg<Bit>,
@@ -178,10 +182,10 @@ pub struct Sched {
     /// ports in the cycle after it (`docs/sched-framework.md`, "The cycle contract").
     pub iq_valid: Reg<Bit>,
     pub iq_sm: Reg<B4>,
-    pub iq_handle: Reg<Bits<16>>,
+    pub iq_handle: Reg<Bits<HANDLE_BITS>>,
     pub iq_tb: Reg<Tb>,
     pub iq_restore: Reg<Bit>,
-    pub iq_slot: Reg<Bits<8>>,
+    pub iq_slot: Reg<Bits<SLOT_BITS>>,
     /// Pipeline: the issue's pick of the cycle before (SM, kernel).
     pub gr_valid: Reg<Bit>,
     pub gr_sm: Reg<B4>,
@@ -191,35 +195,35 @@ pub struct Sched {
     /// round).
     gr_kn: Reg<B4>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
-    gr_oh: Reg<Bits<16>>,
+    gr_oh: Reg<Bits<MAX_SMS>>,
     /// The pick in its second stage holds: a reservation of its SM registered now (decided in
     /// the cycle before, applied at the edge that would issue to it) cancels it.
     pick_ok: Signal<Local, Bit>,
     /// The registered decision's SM, one-hot (for its check).
-    dec_oh: Reg<Bits<16>>,
+    dec_oh: Reg<Bits<MAX_SMS>>,
     /// The registered decision's kernel, one-hot: its check's "blocks left" is an AND-OR of
     /// the blocks-left vectors with it, not a 16-way multiplexer on `dec_k`.
-    dec_koh: Reg<Bits<16>>,
+    dec_koh: Reg<Bits<MAX_SMS>>,
     /// The SMs of the reservation decided now and of the reservation checked now, one-hot (0
     /// when there is none): the SMST registers them with its event's SM for its "changing"
     /// mask of the next cycle.
-    chg_nx: Signal<Local, Bits<16>>,
-    one16: Constant<Bits<16>>,
+    chg_nx: Signal<Local, Bits<MAX_SMS>>,
+    one16: Constant<Bits<MAX_SMS>>,
     /// Pipeline: the engine's table inputs for the entry it scans, read the cycle before.
-    pub s_sm_state: Reg<Bits<2>>,
+    pub s_sm_state: Reg<Bits<STATE_BITS>>,
     pub s_sm_ksr_valid: Reg<Bit>,
     pub s_sm_ksr: Reg<B4>,
     pub s_k_valid: Reg<Bit>,
-    pub s_k_count: Reg<Bits<8>>,
+    pub s_k_count: Reg<Bits<TOKEN_BITS>>,
     pub s_k_has_work: Reg<Bit>,
     pub s_k_running: Reg<Bit>,
-    pub s_smk_priority: Reg<B4>,
-    pub s_smk_age: Reg<Bits<16>>,
-    pub s_k_priority: Reg<B4>,
-    pub s_k_age: Reg<Bits<16>>,
+    pub s_smk_priority: Reg<Bits<PRIORITY_BITS>>,
+    pub s_smk_age: Reg<Bits<AGE_BITS>>,
+    pub s_k_priority: Reg<Bits<PRIORITY_BITS>>,
+    pub s_k_age: Reg<Bits<AGE_BITS>>,
     pub s_k_wants_more: Reg<Bit>,
     // The engine in use's outputs.
-    e_act: Signal<Local, Bits<2>>,
+    e_act: Signal<Local, Bits<ACT_BITS>>,
     e_sm: Signal<Local, B4>,
     e_k: Signal<Local, B4>,
     e_from: Signal<Local, B4>,
@@ -496,7 +500,7 @@ impl Logic for Sched {
         // head of its kernel's queue if it holds one; an admitted kernel's queue starts empty.
         self.ptbq.push.next = self.sv_valid.q.val();
         self.ptbq.push_k.next = self.sv_k.q.val();
-        self.ptbq.push_entry.next = (bit_cast::<28, 8>(self.sv_slot.q.val()) << 20) | bit_cast::<28, 20>(self.sv_tb.q.val());
+        self.ptbq.push_entry.next = (bit_cast::<PTBQ_ENTRY_BITS, SLOT_BITS>(self.sv_slot.q.val()) << 20) | bit_cast::<PTBQ_ENTRY_BITS, TB_BITS>(self.sv_tb.q.val());
         self.ptbq.pop_k.next = !self.gr_kn.q.val();
         self.ptbq.pop.next = self.gr_valid.q.val();
         self.ptbq.clear.next = self.ksrt.admit.val();
@@ -568,8 +572,8 @@ impl Logic for Sched {
         self.iq_tb.d.next = self.ksrt.iss_next_tb.val();
         self.iq_slot.d.next = 0.into();
         if self.ptbq.head_valid.val() {
-            self.iq_tb.d.next = self.ptbq.head_entry.val().get_bits::<20>(0);
-            self.iq_slot.d.next = self.ptbq.head_entry.val().get_bits::<8>(20);
+            self.iq_tb.d.next = self.ptbq.head_entry.val().get_bits::<TB_BITS>(0);
+            self.iq_slot.d.next = self.ptbq.head_entry.val().get_bits::<SLOT_BITS>(20);
         }
         self.iq_restore.d.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
         if !self.gr_valid.q.val() {

@@ -27,12 +27,10 @@
 //! harness reads; the logic is written once for all of them by `slice_logic!`.
 
 use crate::reg::Reg;
-use mpgpu_spec::units::slice::{KMAX, LEFT_BITS, MAX_SMS, OP_ENTER, OP_LEAVE, OP_NONE, OP_QUOTA, QUOTA_BITS, RES, RES_BITS, SM_BITS};
+use mpgpu_spec::units::slice::{KMAX, LEFT_BITS, MAX_SMS, OP_BITS, OP_ENTER, OP_LEAVE, OP_NONE, OP_QUOTA, QUOTA_BITS, RES, RES_BITS, SLOT_BITS, SM_BITS};
 use rust_hdl::prelude::*;
 
-/// Bits of a slot number, of a command code and of an SM count (0..=MAX_SMS).
-const SLOT_BITS: usize = clog2(KMAX);
-const OP_BITS: usize = clog2(OP_QUOTA as usize + 1);
+/// Bits of an SM count (0..=MAX_SMS).
 const COUNT_BITS: usize = clog2(MAX_SMS + 1);
 
 // (the Read is two levels of four-way multiplexers, on the pointer's bits)

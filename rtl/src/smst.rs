@@ -31,11 +31,15 @@
 //!   (an AND-OR).
 //! Parameters: 1..=16 SMs in use (the table always holds 16 entries).
 
-use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, TBS_PER_SM_BITS};
+use mpgpu_spec::units::sched::dss::STATE_BITS;
+use mpgpu_spec::units::sched::fw::{AGE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, TBS_PER_SM_BITS};
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_SMS == 16 && INDEX_BITS == 4 && TBS_PER_SM_BITS == 5);
+// rust-hdl's Verilog generator evaluates widths, array lengths and loop bounds in Rust, so they
+// are the spec's constants; an index inside `update` it evaluates itself, with only the loop
+// variables known, so the OR trees there name the entries 0..=15 one by one.
+const _: () = assert!(MAX_SMS == 16, "update's OR trees name the SMST entries 0..=15 by literal indices");
 
 type B4 = Bits<INDEX_BITS>;
 type Rt = Bits<TBS_PER_SM_BITS>;
@@ -53,9 +57,9 @@ pub struct Smst {
     /// The SM of the saved block.
     pub saved_sm: Signal<In, B4>,
     /// Bit k: KSRT entry k has blocks to issue.
-    pub has_work: Signal<In, Bits<16>>,
+    pub has_work: Signal<In, Bits<MAX_SMS>>,
     /// Bit s: SM s reports no room for another block (not ready for an issue).
-    pub full: Signal<In, Bits<16>>,
+    pub full: Signal<In, Bits<MAX_SMS>>,
     /// The policy engine's table address.
     pub a: Signal<In, B4>,
     /// The SM of the decision applied at this edge (checked in the cycle before).
@@ -64,8 +68,8 @@ pub struct Smst {
     pub act_k: Signal<In, B4>,
     /// T_k, priority and age of `act_k`.
     pub act_k_tk: Signal<In, Rt>,
-    pub act_k_priority: Signal<In, B4>,
-    pub act_k_age: Signal<In, Bits<16>>,
+    pub act_k_priority: Signal<In, Bits<PRIORITY_BITS>>,
+    pub act_k_age: Signal<In, Bits<AGE_BITS>>,
     /// The decision assigns idle SM `act_sm` to `act_k` at this edge.
     pub assign_ok: Signal<In, Bit>,
     /// The decision reserves running SM `act_sm` for `act_k` at this edge.
@@ -79,36 +83,36 @@ pub struct Smst {
     pub flight_k: Signal<In, B4>,
     /// Bit k: kernel k has at least one, two, three blocks left to issue (the block in flight
     /// not taken off).
-    pub rem_ge1: Signal<In, Bits<16>>,
-    pub rem_ge2: Signal<In, Bits<16>>,
-    pub rem_ge3: Signal<In, Bits<16>>,
+    pub rem_ge1: Signal<In, Bits<MAX_SMS>>,
+    pub rem_ge2: Signal<In, Bits<MAX_SMS>>,
+    pub rem_ge3: Signal<In, Bits<MAX_SMS>>,
     /// The SM of the registered decision, one-hot (read for its check).
-    pub chk_oh: Signal<In, Bits<16>>,
+    pub chk_oh: Signal<In, Bits<MAX_SMS>>,
     /// The kernel the engine's decision of this cycle takes its SM from (registered with it,
     /// and checked in the next cycle).
     pub dec_from: Signal<In, B4>,
     /// One-hot, from a register: the SM of the block in flight (the edge ahead may change it).
-    pub chg_in: Signal<In, Bits<16>>,
+    pub chg_in: Signal<In, Bits<MAX_SMS>>,
     /// The issue's round robin grants now: no request in the next cycle (the pick's second
     /// stage), so `rq_q` is cleared.
     pub pick_now: Signal<In, Bit>,
     /// One-hot: the SM picked by the round robin in the cycle before, in the pick's second
     /// stage now (the edge after next issues to it: it is changing).
-    pub pick_oh: Signal<In, Bits<16>>,
+    pub pick_oh: Signal<In, Bits<MAX_SMS>>,
     /// One-hot: the SMs of the reservation decided now and of the reservation checked now
     /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
     /// them).
-    pub chg_next: Signal<In, Bits<16>>,
+    pub chg_next: Signal<In, Bits<MAX_SMS>>,
     /// The kernel of `done_sm`.
     pub done_k: Signal<Out, B4>,
     /// The kernel of `saved_sm`.
     pub saved_k: Signal<Out, B4>,
     /// Bit k: some SM ran or was reserved for KSR index k in the cycle before (`named_q`).
-    pub named: Signal<Out, Bits<16>>,
+    pub named: Signal<Out, Bits<MAX_SMS>>,
     /// Pipeline: the KSR indices some SM names (`named` is this register: the names of the
     /// cycle before).
-    pub named_q: Reg<Bits<16>>,
-    named_now: Signal<Local, Bits<16>>,
+    pub named_q: Reg<Bits<MAX_SMS>>,
+    named_now: Signal<Local, Bits<MAX_SMS>>,
     /// An SM event is applied at this edge (picked the cycle before; it always holds), on SM
     /// `ev_sm`.
     pub ev_any: Signal<Out, Bit>,
@@ -126,13 +130,13 @@ pub struct Smst {
     /// `evq_sm` (0 without an event), the registered reservation's and the checked
     /// reservation's SM (one gate less in front of the issue's round robin than ORing them
     /// here).
-    blk_q: Reg<Bits<16>>,
+    blk_q: Reg<Bits<MAX_SMS>>,
     /// Bit s: SM s names the kernel the engine's decision takes its SM from (`dec_from`), as
     /// of the edge that registered the decision. An SM's kernel changes only at an edge that
     /// makes it idle or sets it up, so an SM running at the check runs the kernel it ran
     /// when this was registered: the check's "runs it" is this bit and the SM's state, with
     /// no compare of kernels on its path.
-    from_q: Reg<Bits<16>>,
+    from_q: Reg<Bits<MAX_SMS>>,
     pub evq_setup: Reg<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
@@ -140,14 +144,14 @@ pub struct Smst {
     evq_token: Reg<Bit>,
     evq_back: Reg<B4>,
     /// SMST[a].state.
-    pub a_state: Signal<Out, Bits<2>>,
+    pub a_state: Signal<Out, Bits<STATE_BITS>>,
     /// SMST[a].ksr is valid.
     pub a_ksr_valid: Signal<Out, Bit>,
     /// SMST[a].ksr.
     pub a_ksr: Signal<Out, B4>,
     /// The priority and age of SMST[a]'s kernel (0 unless it names one).
-    pub a_priority: Signal<Out, B4>,
-    pub a_age: Signal<Out, Bits<16>>,
+    pub a_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    pub a_age: Signal<Out, Bits<AGE_BITS>>,
     /// Kernel `a` runs on some SM.
     pub a_running: Signal<Out, Bit>,
     /// The checked SM is idle; it runs the kernel its reservation takes it from (each SM
@@ -156,19 +160,19 @@ pub struct Smst {
     pub chk_runs: Signal<Out, Bit>,
     /// Bit s: SM s may take a block (it requests an issue): it was ready in the cycle before
     /// (`rdy_q`) and the edge ahead does not change it.
-    pub ready: Signal<Out, Bits<16>>,
+    pub ready: Signal<Out, Bits<MAX_SMS>>,
     /// Pipeline, the issue's first stage: the SMs running with room, not changed by the edge
     /// ahead, whose kernel has a block left after the block in flight; and those of them whose
     /// kernel then has fewer than two (`lt2_q`).
-    pub rdy_q: Reg<Bits<16>>,
+    pub rdy_q: Reg<Bits<MAX_SMS>>,
     /// Pipeline, the SM event's first stage: the SMs with an event, less the changing ones.
-    pub evc_q: Reg<Bits<16>>,
+    pub evc_q: Reg<Bits<MAX_SMS>>,
     /// Of those, the reserved SMs whose next kernel has work (read in the first stage: the
     /// pick sends these to setup, any other reserved one idle).
-    pub evw_q: Reg<Bits<16>>,
-    pub lt2_q: Reg<Bits<16>>,
+    pub evw_q: Reg<Bits<MAX_SMS>>,
+    pub lt2_q: Reg<Bits<MAX_SMS>>,
     /// `rdy_q`, or nothing after a pick (the round robin picks at most every other cycle).
-    rq_q: Reg<Bits<16>>,
+    rq_q: Reg<Bits<MAX_SMS>>,
     /// The SM of `pick_oh` and its kernel (0 when there is none).
     pub pick_sm: Signal<Out, B4>,
     pub pick_k: Signal<Out, B4>,
@@ -179,64 +183,64 @@ pub struct Smst {
     /// need computed from them and the SMST (bit s; `docs/sched-framework.md`, "The clock
     /// request"). The need is kept per SM and ORed after the register, into `busy` (the same
     /// value as ORing before it, one OR fewer on the path from the SMST).
-    pub hw_q: Reg<Bits<16>>,
-    pub need_q: Reg<Bits<16>>,
-    hw_now: Signal<Local, Bits<16>>,
-    rdy_now: Signal<Local, Bits<16>>,
-    need_now: Signal<Local, Bits<16>>,
-    from_now: Signal<Local, Bits<16>>,
+    pub hw_q: Reg<Bits<MAX_SMS>>,
+    pub need_q: Reg<Bits<MAX_SMS>>,
+    hw_now: Signal<Local, Bits<MAX_SMS>>,
+    rdy_now: Signal<Local, Bits<MAX_SMS>>,
+    need_now: Signal<Local, Bits<MAX_SMS>>,
+    from_now: Signal<Local, Bits<MAX_SMS>>,
     /// SM state: 0 idle, 1 setup, 2 running, 3 reserved.
-    pub sm_state: [Reg<Bits<2>>; 16],
+    pub sm_state: [Reg<Bits<STATE_BITS>>; MAX_SMS],
     /// `sm_ksr` is valid.
-    pub sm_ksr_valid: [Reg<Bit>; 16],
+    pub sm_ksr_valid: [Reg<Bit>; MAX_SMS],
     /// The kernel the SM runs (or is being taken from).
-    pub sm_ksr: [Reg<B4>; 16],
+    pub sm_ksr: [Reg<B4>; MAX_SMS],
     /// `sm_next` is valid.
-    pub sm_next_valid: [Reg<Bit>; 16],
+    pub sm_next_valid: [Reg<Bit>; MAX_SMS],
     /// The kernel a reserved SM goes to.
-    pub sm_next: [Reg<B4>; 16],
+    pub sm_next: [Reg<B4>; MAX_SMS],
     /// Blocks resident.
-    pub sm_running: [Reg<Rt>; 16],
+    pub sm_running: [Reg<Rt>; MAX_SMS],
     /// T_k of the SM's kernel (copied at setup).
-    pub sm_tk: [Reg<Rt>; 16],
+    pub sm_tk: [Reg<Rt>; MAX_SMS],
     /// The priority and age of the SM's kernel (copied at setup; they do not change while the
     /// SM names it, and its entry is not reused until no SM does), so that the priority engine's
     /// read of them is one multiplexer, not two in a row.
-    pub sm_prio: [Reg<B4>; 16],
-    pub sm_age: [Reg<Bits<16>>; 16],
+    pub sm_prio: [Reg<Bits<PRIORITY_BITS>>; MAX_SMS],
+    pub sm_age: [Reg<Bits<AGE_BITS>>; MAX_SMS],
     /// T_k, priority and age of `sm_next` (copied at the reservation, from the same read of
     /// the KSRT as an assignment's): a completed preemption's setup copies them within its own
     /// entry, with no read of the KSRT at the event's kernel. They cannot change in between:
     /// the reservation's kernel has blocks left (so it is not retired at that edge), and its
     /// entry is not reused while an SM names it (`named`).
-    sm_ntk: [Reg<Rt>; 16],
-    sm_nprio: [Reg<B4>; 16],
-    sm_nage: [Reg<Bits<16>>; 16],
-    ids: [Constant<B4>; 16],
-    onehot: [Constant<Bits<16>>; 16],
+    sm_ntk: [Reg<Rt>; MAX_SMS],
+    sm_nprio: [Reg<Bits<PRIORITY_BITS>>; MAX_SMS],
+    sm_nage: [Reg<Bits<AGE_BITS>>; MAX_SMS],
+    ids: [Constant<B4>; MAX_SMS],
+    onehot: [Constant<Bits<MAX_SMS>>; MAX_SMS],
     /// Blocks left on each SM after this cycle's completion and save.
-    left: [Signal<Local, Rt>; 16],
-    ev_wk: Signal<Local, Bits<16>>,
-    one: Constant<Bits<16>>,
-    ev_bit: [Signal<Local, Bits<16>>; 16],
-    ev_req: Signal<Local, Bits<16>>,
-    ev_any_bits: Signal<Local, Bits<16>>,
-    ev_sel: Signal<Local, Bits<16>>,
-    f_sm: [Signal<Local, B4>; 16],
-    f_setup: [Signal<Local, Bit>; 16],
-    f_token: [Signal<Local, Bit>; 16],
-    f_back: [Signal<Local, B4>; 16],
-    f_next: [Signal<Local, B4>; 16],
-    named_k: [Signal<Local, Bit>; 16],
-    named_bit: [Signal<Local, Bits<16>>; 16],
-    ready_bit: [Signal<Local, Bits<16>>; 16],
-    lt2_bit: [Signal<Local, Bits<16>>; 16],
+    left: [Signal<Local, Rt>; MAX_SMS],
+    ev_wk: Signal<Local, Bits<MAX_SMS>>,
+    one: Constant<Bits<MAX_SMS>>,
+    ev_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    ev_req: Signal<Local, Bits<MAX_SMS>>,
+    ev_any_bits: Signal<Local, Bits<MAX_SMS>>,
+    ev_sel: Signal<Local, Bits<MAX_SMS>>,
+    f_sm: [Signal<Local, B4>; MAX_SMS],
+    f_setup: [Signal<Local, Bit>; MAX_SMS],
+    f_token: [Signal<Local, Bit>; MAX_SMS],
+    f_back: [Signal<Local, B4>; MAX_SMS],
+    f_next: [Signal<Local, B4>; MAX_SMS],
+    named_k: [Signal<Local, Bit>; MAX_SMS],
+    named_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    ready_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
+    lt2_bit: [Signal<Local, Bits<MAX_SMS>>; MAX_SMS],
     /// Each SM's kernel has a block left after the block in flight, and two.
-    l1_s: [Signal<Local, Bit>; 16],
-    l2_s: [Signal<Local, Bit>; 16],
+    l1_s: [Signal<Local, Bit>; MAX_SMS],
+    l2_s: [Signal<Local, Bit>; MAX_SMS],
     /// Bit s: the edge ahead may change SM s (the block in flight, a reservation or the event in
     /// flight names it).
-    changing: Signal<Local, Bits<16>>,
+    changing: Signal<Local, Bits<MAX_SMS>>,
 }
 
 impl Smst {
@@ -358,8 +362,7 @@ impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q, evw_q, rq_q);
-        // (literal bounds: 16 = MAX_SMS)
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.sm_state[s].clock.next = self.clock.val();
             self.sm_ksr_valid[s].clock.next = self.clock.val();
             self.sm_ksr[s].clock.next = self.clock.val();
@@ -387,7 +390,7 @@ impl Logic for Smst {
         }
 
         // Blocks left on each SM after this cycle's completion and save.
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.left[s].next = self.sm_running[s].q.val();
             if self.done_valid.val() & (self.done_sm.val() == self.ids[s].val()) {
                 if self.saved_valid.val() & (self.saved_sm.val() == self.ids[s].val()) {
@@ -403,7 +406,7 @@ impl Logic for Smst {
         // The kernels of the SMs that finished and saved a block.
         self.done_k.next = 0.into();
         self.saved_k.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.done_sm.val() == self.ids[s].val() {
                 self.done_k.next = self.sm_ksr[s].q.val();
             }
@@ -424,7 +427,7 @@ impl Logic for Smst {
         // in `evw_q` is set (the kernel's "has work" is thus read a cycle before the pick, off
         // the pick's path: `docs/fpga.md`, seventh round).
         self.ev_wk.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.ev_bit[s].next = 0.into();
             if (self.sm_running[s].q.val() == 0)
                 & (((self.sm_state[s].q.val() == 2) & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()))
@@ -445,7 +448,7 @@ impl Logic for Smst {
         self.ev_req.next = self.evc_q.q.val() & !self.blk_q.q.val();
         // The lowest: isolated as x & -x on the carry chain, its fields an AND-OR.
         self.ev_sel.next = self.ev_req.val() & (!self.ev_req.val() + self.one.val());
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.f_sm[s].next = 0.into();
             self.f_setup[s].next = false;
             self.f_token[s].next = false;
@@ -481,11 +484,11 @@ impl Logic for Smst {
         self.ev_token.next = self.ev_any.val() & self.evq_token.q.val();
 
         // The KSR indices some SM names.
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.named_k[k].next = false;
         }
-        for s in 0..16 {
-            for k in 0..16 {
+        for s in 0..MAX_SMS {
+            for k in 0..MAX_SMS {
                 if (self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.ids[k].val()))
                     | (self.sm_next_valid[s].q.val() & (self.sm_next[s].q.val() == self.ids[k].val()))
                 {
@@ -493,7 +496,7 @@ impl Logic for Smst {
                 }
             }
         }
-        for k in 0..16 {
+        for k in 0..MAX_SMS {
             self.named_bit[k].next = 0.into();
             if self.named_k[k].val() {
                 self.named_bit[k].next = self.onehot[k].val();
@@ -524,7 +527,7 @@ impl Logic for Smst {
         self.a_ksr.next = 0.into();
         self.a_priority.next = 0.into();
         self.a_age.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.a.val() == self.ids[s].val() {
                 self.a_state.next = self.sm_state[s].q.val();
                 self.a_ksr_valid.next = self.sm_ksr_valid[s].q.val();
@@ -537,7 +540,7 @@ impl Logic for Smst {
         }
         // Whether the kernel at `a` runs anywhere.
         self.a_running.next = false;
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.a.val()) & (self.sm_state[s].q.val() == 2) {
                 self.a_running.next = true;
             }
@@ -547,7 +550,7 @@ impl Logic for Smst {
         self.from_now.next = 0.into();
         self.chk_idle.next = false;
         self.chk_runs.next = false;
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.chk_oh.val().get_bit(s) & (self.sm_state[s].q.val() == 0) {
                 self.chk_idle.next = true;
             }
@@ -563,7 +566,7 @@ impl Logic for Smst {
         // the framework keeps the clock for two cycles after any activity, which covers the lag).
         self.hw_now.next = 0.into();
         self.need_now.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.hw_now.next = self.hw_now.val().replace_bit(s, self.has_work.val().get_bit(self.sm_ksr[s].q.val().index()));
             self.need_now.next = self.need_now.val().replace_bit(
                 s,
@@ -581,7 +584,7 @@ impl Logic for Smst {
         // The issue's two stages.
         // First stage, registered: running SMs with room, not changing, whose kernel has a
         // block left after the block in flight (and whether it has two).
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.ready_bit[s].next = 0.into();
             self.lt2_bit[s].next = 0.into();
             // (blocks left after the block in flight: one fewer if it is of this SM's kernel, so
@@ -651,7 +654,7 @@ impl Logic for Smst {
         // The pick's second stage: its SM and that SM's kernel, an AND-OR over the one-hot pick.
         self.pick_sm.next = 0.into();
         self.pick_k.next = 0.into();
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             if self.pick_oh.val().get_bit(s) {
                 self.pick_sm.next = self.pick_sm.val() | self.ids[s].val();
                 self.pick_k.next = self.pick_k.val() | self.sm_ksr[s].q.val();
@@ -659,7 +662,7 @@ impl Logic for Smst {
         }
 
         // Next state.
-        for s in 0..16 {
+        for s in 0..MAX_SMS {
             self.sm_running[s].d.next = self.left[s].val();
             if self.sm_state[s].q.val() == 1 {
                 self.sm_state[s].d.next = 2.into();

@@ -1,7 +1,8 @@
 //! `Oplog`'s logic: the list's first entries read, the allocation, the claim and the release
 //! of a block's quota, the picks of the freed entries and their push onto the list.
 
-use super::Oplog;
+use super::{Oplog, BANK_BITS, HALF};
+use mpgpu_spec::units::oplog::{COUNT_BITS, INDEX_BITS, MAX_BLOCKS, MAX_ENTRIES, NEED_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -12,8 +13,8 @@ impl LogicPart<Bookkeeping> for Oplog {
     #[hdl_gen]
     fn update(&mut self) {
         // Some request this cycle: the state moves.
-        self.fr[0].next = self.free.val().get_bits::<32>(0);
-        self.fr[1].next = self.free.val().get_bits::<32>(32);
+        self.fr[0].next = self.free.val().get_bits::<HALF>(0);
+        self.fr[1].next = self.free.val().get_bits::<HALF>(32);
         self.en.next = self.tick.val() | self.alloc.val() | self.claim.val() | self.part_release.val().any() | self.fr[0].val().any() | self.fr[1].val().any();
         // The list's first entries: each bank reads its row; a slot holds its entry XORed with
         // its number (row, bank).
@@ -21,10 +22,10 @@ impl LogicPart<Bookkeeping> for Oplog {
         self.bank1.read_address.next = self.rrow[1].q.val();
         self.bank2.read_address.next = self.rrow[2].q.val();
         self.bank3.read_address.next = self.rrow[3].q.val();
-        self.rs[0].next = bit_cast::<6, 2>(self.bank[0].val());
-        self.rs[1].next = bit_cast::<6, 2>(self.bank[1].val());
-        self.rs[2].next = bit_cast::<6, 2>(self.bank[2].val());
-        self.rs[3].next = bit_cast::<6, 2>(self.bank[3].val());
+        self.rs[0].next = bit_cast::<INDEX_BITS, BANK_BITS>(self.bank[0].val());
+        self.rs[1].next = bit_cast::<INDEX_BITS, BANK_BITS>(self.bank[1].val());
+        self.rs[2].next = bit_cast::<INDEX_BITS, BANK_BITS>(self.bank[2].val());
+        self.rs[3].next = bit_cast::<INDEX_BITS, BANK_BITS>(self.bank[3].val());
         for j in 0..4 {
             for k in 0..4 {
                 self.rs[j].next = self.rs[j].val().replace_bit(k + 2, self.rrow[j].q.val().get_bit(k));
@@ -34,7 +35,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         self.ent[1].next = self.bank1.read_data.val() ^ self.rs[1].val();
         self.ent[2].next = self.bank2.read_data.val() ^ self.rs[2].val();
         self.ent[3].next = self.bank3.read_data.val() ^ self.rs[3].val();
-        self.hb.next = bit_cast::<2, 6>(self.head.q.val());
+        self.hb.next = bit_cast::<BANK_BITS, INDEX_BITS>(self.head.q.val());
         self.hb1.next = self.hb.val() + 1;
         self.hb2.next = self.hb.val() + 2;
         self.a0.next = self.ent[0].val();
@@ -54,7 +55,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         self.cnt.next = self.count.q.val() ^ self.entries.val();
         self.list.next = 3.into();
         if self.cnt.val() < self.three.val() {
-            self.list.next = bit_cast::<2, 7>(self.cnt.val());
+            self.list.next = bit_cast::<NEED_BITS, COUNT_BITS>(self.cnt.val());
         }
         self.alloc_idx0.next = 0.into();
         self.alloc_idx1.next = 0.into();
@@ -71,7 +72,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         self.list_room.next = self.list.val();
         // What each block slot can take: its quota left, saturated at 3, at most the list's length.
         self.room_acc.next = 0.into();
-        for b in 0..16 {
+        for b in 0..MAX_BLOCKS {
             self.lq.next = 3.into();
             if self.left[b].q.val() < self.three.val() {
                 self.lq.next = 0.into();
@@ -166,7 +167,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         // The allocation: the list's first `alloc_need` entries.
         self.need.next = 0.into();
         if self.alloc.val() {
-            self.need.next = bit_cast::<7, 2>(self.alloc_need.val());
+            self.need.next = bit_cast::<COUNT_BITS, NEED_BITS>(self.alloc_need.val());
         }
         // (per bank: whether the allocation takes its entry, the entry's place after the head
         // being below the need; then each bank's entry decoded, without the head's multiplexer)
@@ -195,8 +196,8 @@ impl LogicPart<Bookkeeping> for Oplog {
         // Last cycle's picks: pushed at the tail, credited to their block if it stays.
         self.tl.next = self.tail.q.val() ^ self.tail0.val();
         self.t1.next = self.tl.val() + 1;
-        self.tl_b.next = bit_cast::<2, 6>(self.tl.val());
-        self.t1_b.next = bit_cast::<2, 6>(self.t1.val());
+        self.tl_b.next = bit_cast::<BANK_BITS, INDEX_BITS>(self.tl.val());
+        self.t1_b.next = bit_cast::<BANK_BITS, INDEX_BITS>(self.t1.val());
         self.tl_r.next = 0.into();
         self.t1_r.next = 0.into();
         for k in 0..4 {
@@ -330,7 +331,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         }
         self.retq.next = 0.into();
         if self.all.val().any() {
-            for b in 0..16 {
+            for b in 0..MAX_BLOCKS {
                 for k in 0..7 {
                     self.qb[k].next = self.qb[k].val().replace_bit(b, self.quota[b].q.val().get_bit(k));
                 }
@@ -344,7 +345,7 @@ impl LogicPart<Bookkeeping> for Oplog {
             self.pool_n.next = (self.pool.q.val() ^ self.entries.val()) + self.back.q.val() - self.claim_n.val();
         }
         // The list's head moves by the allocation; each bank's row follows it.
-        self.hn.next = self.head.q.val() + bit_cast::<6, 2>(self.alloc_need.val());
+        self.hn.next = self.head.q.val() + bit_cast::<INDEX_BITS, NEED_BITS>(self.alloc_need.val());
         if !self.alloc.val() {
             self.hn.next = self.head.q.val();
         }
@@ -372,7 +373,7 @@ impl LogicPart<Bookkeeping> for Oplog {
         self.head.d.next = self.hn.val();
         // (bank k holds the list's slot head + ((k - head) mod 4): in the head's row, or the
         // next row for the banks below the head's)
-        self.hn_b.next = bit_cast::<2, 6>(self.hn.val());
+        self.hn_b.next = bit_cast::<BANK_BITS, INDEX_BITS>(self.hn.val());
         self.hr.next = 0.into();
         for k in 0..4 {
             self.hr.next = self.hr.val().replace_bit(k, self.hn.val().get_bit(k + 2));
@@ -389,12 +390,12 @@ impl LogicPart<Bookkeeping> for Oplog {
         if self.hn_b.val().any() {
             self.rrow[0].d.next = self.hr1.val();
         }
-        self.tail.d.next = (self.tl.val() + bit_cast::<6, 7>(self.pushed.val())) ^ self.tail0.val();
+        self.tail.d.next = (self.tl.val() + bit_cast::<INDEX_BITS, COUNT_BITS>(self.pushed.val())) ^ self.tail0.val();
         self.count.d.next = (self.cnt.val() - self.need.val() + self.pushed.val()) ^ self.entries.val();
         self.pool.d.next = self.pool_n.val() ^ self.entries.val();
         self.back.d.next = self.retq.val();
         self.ret.d.next = (self.all.val() & !self.r1h.val()) | self.part_release.val();
-        for b in 0..16 {
+        for b in 0..MAX_BLOCKS {
             self.inc.next = 0.into();
             if self.k_cr.val().get_bit(0) & (self.k_own0.val() == self.blk[b].val()) & !self.relq.q.val().get_bit(b) {
                 self.inc.next = 1.into();
@@ -437,13 +438,13 @@ impl LogicPart<Bookkeeping> for Oplog {
             self.cown0.d.next = self.cown0.q.val();
             self.cown1.d.next = self.cown1.q.val();
             self.relq.d.next = self.relq.q.val();
-            for i in 0..64 {
+            for i in 0..MAX_ENTRIES {
                 self.owner[i].d.next = self.owner[i].q.val();
             }
             for k in 0..4 {
                 self.rrow[k].d.next = self.rrow[k].q.val();
             }
-            for b in 0..16 {
+            for b in 0..MAX_BLOCKS {
                 self.quota[b].d.next = self.quota[b].q.val();
                 self.left[b].d.next = self.left[b].q.val();
             }

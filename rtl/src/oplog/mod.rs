@@ -15,8 +15,10 @@
 //! with some request (`en`), so that a block that is not clocked, or clocked with an all-zero
 //! input, stands still.
 //!
-//! Loop bounds are literal (64 entries, 16 block slots, 4 banks) because rust-hdl's Verilog
-//! generator needs them; the widths come from `mpgpu_spec::units::oplog`.
+//! The widths come from `mpgpu_spec::units::oplog` (rust-hdl's Verilog generator evaluates
+//! widths and loop bounds in Rust), and the RTL's own from the named constants below. An index
+//! or a value inside the logic the generator reads itself, with only the loop variables known,
+//! so those are literals there (entries 0..64, block slots 0..16, banks 0..4, halves of 32).
 //!
 //! The block is flat (`crate::flat`): its registers and RAMs are listed once, at the end of this
 //! file; its logic is in `bookkeeping`.
@@ -25,10 +27,18 @@ mod bookkeeping;
 
 use crate::ram::LutRam;
 use crate::reg::Reg;
-use mpgpu_spec::units::oplog::{BLOCK_BITS, COUNT_BITS, INDEX_BITS, MAX_BLOCKS, MAX_ENTRIES};
+use mpgpu_spec::units::oplog::{BLOCK_BITS, COUNT_BITS, DRAIN, INDEX_BITS, MAX_BLOCKS, MAX_ENTRIES, NEED_BITS, ROOM_BITS};
 use rust_hdl::prelude::*;
 
-const _: () = assert!(MAX_ENTRIES == 64 && MAX_BLOCKS == 16 && INDEX_BITS == 6 && COUNT_BITS == 7 && BLOCK_BITS == 4);
+/// The entry vectors are kept in halves of `HALF` entries (see `fr`).
+const HALF: usize = MAX_ENTRIES / 2;
+/// The free list's banks (`bank0`..`bank3`): bits of a bank number and of a row in a bank.
+const BANK_BITS: usize = 2;
+const ROW_BITS: usize = INDEX_BITS - BANK_BITS;
+const _: () = assert!(
+    MAX_ENTRIES == 64 && MAX_BLOCKS == 16,
+    "the logic's indices and split points are literals written for 64 entries in halves of 32 and 16 block slots"
+);
 
 /// Test-only broken variants, for showing that the lockstep catches them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -47,179 +57,179 @@ pub struct Oplog {
     /// Entries freed this cycle (their instruction's last TLB check). (One port of 64 bits,
     /// not two of 32, which rust-hdl would simulate a little faster, `docs/harness.md`: with
     /// two, yosys maps the pending set's highest pick 7 LUTs deep, over the 10 ns period.)
-    pub free: Signal<In, Bits<64>>,
+    pub free: Signal<In, Bits<MAX_ENTRIES>>,
     /// An instruction of block slot `alloc_block` takes `alloc_need` entries (from the
     /// block's reservation with `alloc_res`).
     pub alloc: Signal<In, Bit>,
-    pub alloc_block: Signal<In, Bits<4>>,
-    pub alloc_need: Signal<In, Bits<2>>,
+    pub alloc_block: Signal<In, Bits<BLOCK_BITS>>,
+    pub alloc_need: Signal<In, Bits<NEED_BITS>>,
     pub alloc_res: Signal<In, Bit>,
     /// Block slot `claim_block` takes a quota of `claim_n` entries, `claim_used` of them
     /// reserved.
     pub claim: Signal<In, Bit>,
-    pub claim_block: Signal<In, Bits<4>>,
-    pub claim_n: Signal<In, Bits<7>>,
-    pub claim_used: Signal<In, Bits<7>>,
+    pub claim_block: Signal<In, Bits<BLOCK_BITS>>,
+    pub claim_n: Signal<In, Bits<COUNT_BITS>>,
+    pub claim_used: Signal<In, Bits<COUNT_BITS>>,
     /// Block slots that leave (`release` in the interface; the port is not called that
     /// because `release` is a Verilog keyword).
-    pub part_release: Signal<In, Bits<16>>,
+    pub part_release: Signal<In, Bits<MAX_BLOCKS>>,
     /// Clocks the block while it is busy and nothing else is asked of it.
     pub tick: Signal<In, Bit>,
     /// Unclaimed entries.
-    pub pool_free: Signal<Out, Bits<7>>,
+    pub pool_free: Signal<Out, Bits<COUNT_BITS>>,
     /// Per block slot, the entries it can take, saturated at 3 (2 bits each).
-    pub room: Signal<Out, Bits<32>>,
+    pub room: Signal<Out, Bits<ROOM_BITS>>,
     /// The list's length, saturated at 3.
-    pub list_room: Signal<Out, Bits<2>>,
+    pub list_room: Signal<Out, Bits<NEED_BITS>>,
     /// The list's first three entries.
-    pub alloc_idx0: Signal<Out, Bits<6>>,
-    pub alloc_idx1: Signal<Out, Bits<6>>,
-    pub alloc_idx2: Signal<Out, Bits<6>>,
+    pub alloc_idx0: Signal<Out, Bits<INDEX_BITS>>,
+    pub alloc_idx1: Signal<Out, Bits<INDEX_BITS>>,
+    pub alloc_idx2: Signal<Out, Bits<INDEX_BITS>>,
     /// Entries pending or picked, or quotas still to be unclaimed.
     pub busy: Signal<Out, Bit>,
     /// The block slots whose quota is still to be unclaimed.
-    pub returning: Signal<Out, Bits<16>>,
+    pub returning: Signal<Out, Bits<MAX_BLOCKS>>,
     /// The entries the configuration has (reset values of `count` and `pool`, the tail's).
-    entries: Constant<Bits<7>>,
-    tail0: Constant<Bits<6>>,
-    one: Constant<Bits<32>>,
+    entries: Constant<Bits<COUNT_BITS>>,
+    tail0: Constant<Bits<INDEX_BITS>>,
+    one: Constant<Bits<HALF>>,
     drop_second: Constant<Bit>,
     early_credit: Constant<Bit>,
     /// Index constants (rust-hdl's generator takes no casts of loop variables).
-    ids: [Constant<Bits<6>>; 64],
-    blk: [Constant<Bits<4>>; 16],
-    bank: [Constant<Bits<2>>; 4],
+    ids: [Constant<Bits<INDEX_BITS>>; MAX_ENTRIES],
+    blk: [Constant<Bits<BLOCK_BITS>>; MAX_BLOCKS],
+    bank: [Constant<Bits<BANK_BITS>>; 4],
     /// `idbit[k]`: the entries of a half whose number has bit k set (bit 5 is the half).
-    idbit: [Constant<Bits<32>>; 5],
+    idbit: [Constant<Bits<HALF>>; 5],
     en: Signal<Local, Bit>,
     /// The entry vectors are kept in halves of 32 (entries 0-31, 32-63): rust-hdl simulates
     /// a vector of more than 32 bits as an array of booleans, many times slower
     /// (`docs/harness.md`, "What rust-hdl's simulator costs").
     /// The entries freed now.
-    fr: [Signal<Local, Bits<32>>; 2],
+    fr: [Signal<Local, Bits<HALF>>; 2],
     /// Each entry's block leaves now.
-    rel_e: [Signal<Local, Bits<32>>; 2],
+    rel_e: [Signal<Local, Bits<HALF>>; 2],
     /// The picks: the lowest pending entry, and the highest (through the reversed vector),
     /// each half's, then the whole vector's.
-    lo_h: [Signal<Local, Bits<32>>; 2],
-    lo1h: [Signal<Local, Bits<32>>; 2],
-    rev: [Signal<Local, Bits<32>>; 2],
-    rlo: [Signal<Local, Bits<32>>; 2],
-    hi_h: [Signal<Local, Bits<32>>; 2],
-    hi1h: [Signal<Local, Bits<32>>; 2],
-    hi2: [Signal<Local, Bits<32>>; 2],
+    lo_h: [Signal<Local, Bits<HALF>>; 2],
+    lo1h: [Signal<Local, Bits<HALF>>; 2],
+    rev: [Signal<Local, Bits<HALF>>; 2],
+    rlo: [Signal<Local, Bits<HALF>>; 2],
+    hi_h: [Signal<Local, Bits<HALF>>; 2],
+    hi1h: [Signal<Local, Bits<HALF>>; 2],
+    hi2: [Signal<Local, Bits<HALF>>; 2],
     /// The owners' bits, one vector per bit and half (`ob[2k + h]`).
-    ob: [Signal<Local, Bits<32>>; 8],
+    ob: [Signal<Local, Bits<HALF>>; 8],
     /// Last cycle's picks, pushed now: going back to a block, and which.
-    n_cr: Signal<Local, Bits<2>>,
-    n_own0: Signal<Local, Bits<4>>,
-    n_own1: Signal<Local, Bits<4>>,
+    n_cr: Signal<Local, Bits<DRAIN>>,
+    n_own0: Signal<Local, Bits<BLOCK_BITS>>,
+    n_own1: Signal<Local, Bits<BLOCK_BITS>>,
     /// The entries credited at this edge: those pushed at the last (the broken variant: those
     /// pushed now), whether, and their blocks.
-    k_cr: Signal<Local, Bits<2>>,
-    k_own0: Signal<Local, Bits<4>>,
-    k_own1: Signal<Local, Bits<4>>,
+    k_cr: Signal<Local, Bits<DRAIN>>,
+    k_own0: Signal<Local, Bits<BLOCK_BITS>>,
+    k_own1: Signal<Local, Bits<BLOCK_BITS>>,
     /// The list: its entries read from the banks, its head's bank, its length.
-    ent: [Signal<Local, Bits<6>>; 4],
-    hb: Signal<Local, Bits<2>>,
-    cnt: Signal<Local, Bits<7>>,
-    list: Signal<Local, Bits<2>>,
-    a0: Signal<Local, Bits<6>>,
-    a1: Signal<Local, Bits<6>>,
-    a2: Signal<Local, Bits<6>>,
+    ent: [Signal<Local, Bits<INDEX_BITS>>; 4],
+    hb: Signal<Local, Bits<BANK_BITS>>,
+    cnt: Signal<Local, Bits<COUNT_BITS>>,
+    list: Signal<Local, Bits<NEED_BITS>>,
+    a0: Signal<Local, Bits<INDEX_BITS>>,
+    a1: Signal<Local, Bits<INDEX_BITS>>,
+    a2: Signal<Local, Bits<INDEX_BITS>>,
     /// The allocation: entries it takes, the count it moves the head by.
-    need: Signal<Local, Bits<7>>,
-    take: [Signal<Local, Bits<32>>; 2],
+    need: Signal<Local, Bits<COUNT_BITS>>,
+    take: [Signal<Local, Bits<HALF>>; 2],
     /// Last cycle's picks pushed at the tail (`t0`, `t1`) and credited.
-    tl: Signal<Local, Bits<6>>,
-    t1: Signal<Local, Bits<6>>,
-    pushed: Signal<Local, Bits<7>>,
+    tl: Signal<Local, Bits<INDEX_BITS>>,
+    t1: Signal<Local, Bits<INDEX_BITS>>,
+    pushed: Signal<Local, Bits<COUNT_BITS>>,
     /// The quota unclaimed at this edge: all leaving slots, the one picked (one-hot), its quota.
-    all: Signal<Local, Bits<16>>,
+    all: Signal<Local, Bits<MAX_BLOCKS>>,
     ga: [Signal<Local, Bit>; 3],
     gp: [Signal<Local, Bit>; 4],
-    r1h: Signal<Local, Bits<16>>,
-    retq: Signal<Local, Bits<7>>,
+    r1h: Signal<Local, Bits<MAX_BLOCKS>>,
+    retq: Signal<Local, Bits<COUNT_BITS>>,
     /// The block slots' quota bits, one vector per bit.
-    qb: [Signal<Local, Bits<16>>; 7],
-    pool_n: Signal<Local, Bits<7>>,
-    inc: Signal<Local, Bits<7>>,
-    dec: Signal<Local, Bits<7>>,
-    room_acc: Signal<Local, Bits<32>>,
-    lq: Signal<Local, Bits<2>>,
-    hn: Signal<Local, Bits<6>>,
+    qb: [Signal<Local, Bits<MAX_BLOCKS>>; 7],
+    pool_n: Signal<Local, Bits<COUNT_BITS>>,
+    inc: Signal<Local, Bits<COUNT_BITS>>,
+    dec: Signal<Local, Bits<COUNT_BITS>>,
+    room_acc: Signal<Local, Bits<ROOM_BITS>>,
+    lq: Signal<Local, Bits<NEED_BITS>>,
+    hn: Signal<Local, Bits<INDEX_BITS>>,
     /// The head's bank plus one and two; each bank's slot read; the next head's row and the
     /// row after it.
-    hb1: Signal<Local, Bits<2>>,
-    hb2: Signal<Local, Bits<2>>,
-    rs: [Signal<Local, Bits<6>>; 4],
-    hr: Signal<Local, Bits<4>>,
+    hb1: Signal<Local, Bits<BANK_BITS>>,
+    hb2: Signal<Local, Bits<BANK_BITS>>,
+    rs: [Signal<Local, Bits<INDEX_BITS>>; 4],
+    hr: Signal<Local, Bits<ROW_BITS>>,
     /// The tail's, the tail plus one's and the next head's bank and row (from bit selects:
     /// rust-hdl simulates a shift or a part select through big integers).
-    tl_b: Signal<Local, Bits<2>>,
-    tl_r: Signal<Local, Bits<4>>,
-    t1_b: Signal<Local, Bits<2>>,
-    t1_r: Signal<Local, Bits<4>>,
-    hn_b: Signal<Local, Bits<2>>,
+    tl_b: Signal<Local, Bits<BANK_BITS>>,
+    tl_r: Signal<Local, Bits<ROW_BITS>>,
+    t1_b: Signal<Local, Bits<BANK_BITS>>,
+    t1_r: Signal<Local, Bits<ROW_BITS>>,
+    hn_b: Signal<Local, Bits<BANK_BITS>>,
     /// Each bank's entry's place after the head, and whether the allocation takes it.
-    tpos: [Signal<Local, Bits<2>>; 4],
+    tpos: [Signal<Local, Bits<BANK_BITS>>; 4],
     tsel: [Signal<Local, Bit>; 4],
-    p1: Constant<Bits<2>>,
-    hr1: Signal<Local, Bits<4>>,
+    p1: Constant<Bits<BANK_BITS>>,
+    hr1: Signal<Local, Bits<ROW_BITS>>,
     /// Last cycle's picks: valid, entry.
     pv0: Signal<Local, Bit>,
-    pvn: Signal<Local, Bits<2>>,
+    pvn: Signal<Local, Bits<DRAIN>>,
     two_q: Signal<Local, Bit>,
-    g_any: [Signal<Local, Bit>; 16],
-    g_two: [Signal<Local, Bit>; 16],
+    g_any: [Signal<Local, Bit>; MAX_BLOCKS],
+    g_two: [Signal<Local, Bit>; MAX_BLOCKS],
     n_any: [Signal<Local, Bit>; 4],
     n_two: [Signal<Local, Bit>; 4],
     pv1: Signal<Local, Bit>,
-    pk0: Signal<Local, Bits<6>>,
-    pk1: Signal<Local, Bits<6>>,
-    three: Constant<Bits<7>>,
-    two: Constant<Bits<7>>,
-    c7one: Constant<Bits<7>>,
-    zero7: Constant<Bits<7>>,
+    pk0: Signal<Local, Bits<INDEX_BITS>>,
+    pk1: Signal<Local, Bits<INDEX_BITS>>,
+    three: Constant<Bits<COUNT_BITS>>,
+    two: Constant<Bits<COUNT_BITS>>,
+    c7one: Constant<Bits<COUNT_BITS>>,
+    zero7: Constant<Bits<COUNT_BITS>>,
     /// Entries in use, pending, and credited to a resident block.
-    pub valid: [Reg<Bits<32>>; 2],
-    pub pend: [Reg<Bits<32>>; 2],
-    pub cred: [Reg<Bits<32>>; 2],
+    pub valid: [Reg<Bits<HALF>>; 2],
+    pub pend: [Reg<Bits<HALF>>; 2],
+    pub cred: [Reg<Bits<HALF>>; 2],
     /// Each entry's block slot.
-    pub owner: [Reg<Bits<4>>; 64],
+    pub owner: [Reg<Bits<BLOCK_BITS>>; MAX_ENTRIES],
     /// The list: its head, its tail and length (kept XORed with their reset values), the row
     /// each bank reads (the rows of the slots head .. head + 3).
-    pub head: Reg<Bits<6>>,
-    pub tail: Reg<Bits<6>>,
-    pub count: Reg<Bits<7>>,
-    pub rrow: [Reg<Bits<4>>; 4],
+    pub head: Reg<Bits<INDEX_BITS>>,
+    pub tail: Reg<Bits<INDEX_BITS>>,
+    pub count: Reg<Bits<COUNT_BITS>>,
+    pub rrow: [Reg<Bits<ROW_BITS>>; 4],
     /// Unclaimed entries (kept XORed with the entries) and the quota unclaimed at the last
     /// edge (added to them at the next; `pool_free` is their sum), each slot's quota and what
     /// is left of it, the slots whose quota is still to be unclaimed.
-    pub pool: Reg<Bits<7>>,
-    pub back: Reg<Bits<7>>,
-    pub quota: [Reg<Bits<7>>; 16],
-    pub left: [Reg<Bits<7>>; 16],
-    pub ret: Reg<Bits<16>>,
+    pub pool: Reg<Bits<COUNT_BITS>>,
+    pub back: Reg<Bits<COUNT_BITS>>,
+    pub quota: [Reg<Bits<COUNT_BITS>>; MAX_BLOCKS],
+    pub left: [Reg<Bits<COUNT_BITS>>; MAX_BLOCKS],
+    pub ret: Reg<Bits<MAX_BLOCKS>>,
     /// The two entries picked at the last clocked edge (one-hot; the lowest, and the highest
     /// if it is another). Whether one goes back to a block is read from `cred` and `owner` at
     /// the push (a release clears `cred` there as it would have cleared the pick's).
-    pub p0h: [Reg<Bits<32>>; 2],
-    pub p1h: [Reg<Bits<32>>; 2],
+    pub p0h: [Reg<Bits<HALF>>; 2],
+    pub p1h: [Reg<Bits<HALF>>; 2],
     /// Whether each is valid (registered with them, so that the push counts them without a
     /// 64-bit OR).
-    pub pv: Reg<Bits<2>>,
+    pub pv: Reg<Bits<DRAIN>>,
     /// The two entries pushed at the last clocked edge that go back to their block at this
     /// one (bits 0, 1), their blocks, and the block slots that left at that edge.
-    pub cr: Reg<Bits<2>>,
-    pub cown0: Reg<Bits<4>>,
-    pub cown1: Reg<Bits<4>>,
-    pub relq: Reg<Bits<16>>,
+    pub cr: Reg<Bits<DRAIN>>,
+    pub cown0: Reg<Bits<BLOCK_BITS>>,
+    pub cown1: Reg<Bits<BLOCK_BITS>>,
+    pub relq: Reg<Bits<MAX_BLOCKS>>,
     /// The list's four banks: slot 4r + k is bank k's word r.
-    pub bank0: LutRam<Bits<6>, 4>,
-    pub bank1: LutRam<Bits<6>, 4>,
-    pub bank2: LutRam<Bits<6>, 4>,
-    pub bank3: LutRam<Bits<6>, 4>,
+    pub bank0: LutRam<Bits<INDEX_BITS>, ROW_BITS>,
+    pub bank1: LutRam<Bits<INDEX_BITS>, ROW_BITS>,
+    pub bank2: LutRam<Bits<INDEX_BITS>, ROW_BITS>,
+    pub bank3: LutRam<Bits<INDEX_BITS>, ROW_BITS>,
     /// Evaluate the logic in every pass, not only in those after a change (for the test that
     /// the skipping changes nothing; not hardware).
     pub _always: bool,

@@ -3,7 +3,8 @@
 //! comparator, the fallback's comparison, the decision delay. The parts run in the order
 //! `super`'s `flat_block!` lists them.
 
-use super::Wf;
+use super::{Wf, ACC_BITS, F_HI_BITS, INST_HI_BITS, PROD_BITS};
+use mpgpu_spec::units::wf::{A_BITS, F_BITS, J_BITS, KCOUNT_BITS, K_BITS, MUL_BITS, NEED_BITS, PCT_BITS, RES_BITS, SCORE_BITS, STEP_BITS, TABLE_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -59,7 +60,7 @@ impl LogicPart<Datapath> for Wf {
 
         // Per-kernel registers of kernel `k` and of the selected kernel.
         self.kernels_m1.next = self.kern.q.val() - self.c1_3.val();
-        self.k_last.next = bit_cast::<3, 2>(self.k.q.val()) == self.kernels_m1.val();
+        self.k_last.next = bit_cast::<KCOUNT_BITS, K_BITS>(self.k.q.val()) == self.kernels_m1.val();
         self.len_k.next = 0.into();
         self.g_k.next = 0.into();
         self.t_s.next = 0.into();
@@ -76,26 +77,26 @@ impl LogicPart<Datapath> for Wf {
         }
 
         // SM `rd_sm` profiles a kernel of this decision.
-        self.prof.next = (self.sm_j.val() != self.c0_5.val()) & (self.sm_j.val() <= self.c16_5.val()) & (bit_cast::<3, 2>(self.sm_k.val()) < self.kern.q.val());
+        self.prof.next = (self.sm_j.val() != self.c0_5.val()) & (self.sm_j.val() <= self.c16_5.val()) & (bit_cast::<KCOUNT_BITS, K_BITS>(self.sm_k.val()) < self.kern.q.val());
 
         // The one multiplier (16 x 16): its operands are registers (`ma`, `mb`), set a cycle
         // before the product is used.
-        self.i0.next = self.sm_insts.val().get_bits::<16>(0);
-        self.i1.next = bit_cast::<16, 2>(self.sm_insts.val().get_bits::<2>(16));
-        self.f0.next = self.f.q.val().get_bits::<16>(0);
-        self.f1.next = bit_cast::<16, 9>(self.f.q.val().get_bits::<9>(16));
+        self.i0.next = self.sm_insts.val().get_bits::<MUL_BITS>(0);
+        self.i1.next = bit_cast::<MUL_BITS, INST_HI_BITS>(self.sm_insts.val().get_bits::<INST_HI_BITS>(16));
+        self.f0.next = self.f.q.val().get_bits::<MUL_BITS>(0);
+        self.f1.next = bit_cast::<MUL_BITS, F_HI_BITS>(self.f.q.val().get_bits::<F_HI_BITS>(16));
         self.prod.next = self.ma.q.val() * self.mb.q.val();
         self.pr.d.next = self.prod.val();
-        self.prod44.next = bit_cast::<44, 32>(self.pr.q.val());
+        self.prod44.next = bit_cast::<ACC_BITS, PROD_BITS>(self.pr.q.val());
 
         // Collect's arithmetic: d = n j - A, F = max(0, W A + s d), the score.
-        self.nj.next = self.pr.q.val().get_bits::<9>(0);
+        self.nj.next = self.pr.q.val().get_bits::<A_BITS>(0);
         self.nj_lt.next = self.nj.val() < self.a.q.val();
         self.dm.next = self.nj.val() - self.a.q.val();
         if self.nj_lt.val() {
             self.dm.next = self.a.q.val() - self.nj.val();
         }
-        self.p25.next = self.pr.q.val().get_bits::<25>(0);
+        self.p25.next = self.pr.q.val().get_bits::<F_BITS>(0);
         self.fv.next = self.wa.q.val() + self.p25.val();
         if self.dneg.q.val() {
             self.fv.next = 0.into();
@@ -103,11 +104,11 @@ impl LogicPart<Datapath> for Wf {
                 self.fv.next = self.wa.q.val() - self.p25.val();
             }
         }
-        self.sc.next = self.acc.q.val().get_bits::<43>(0) + (bit_cast::<43, 32>(self.pr.q.val()) << 32);
+        self.sc.next = self.acc.q.val().get_bits::<SCORE_BITS>(0) + (bit_cast::<SCORE_BITS, PROD_BITS>(self.pr.q.val()) << 32);
 
         // The division step: one quotient bit.
-        self.top44.next = bit_cast::<44, 43>(self.top.q.val());
-        self.acc43.next = self.acc.q.val().get_bits::<43>(0);
+        self.top44.next = bit_cast::<ACC_BITS, SCORE_BITS>(self.top.q.val());
+        self.acc43.next = self.acc.q.val().get_bits::<SCORE_BITS>(0);
         self.take.next = self.acc.q.val() >= self.top44.val();
         self.rem.next = self.acc.q.val();
         if self.take.val() {
@@ -119,11 +120,11 @@ impl LogicPart<Datapath> for Wf {
         }
 
         // The score table's ports.
-        self.at_kj.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.j.q.val());
-        self.at_klen.next = (bit_cast::<6, 2>(self.k.q.val()) << 4) | bit_cast::<6, 4>(self.len_k.val().get_bits::<4>(0));
-        self.jlast.d.next = (bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val();
-        self.jm1.next = self.sm_j.val().get_bits::<4>(0) - self.c1_4.val();
-        self.at_sm.next = (bit_cast::<6, 2>(self.sm_k.val()) << 4) | bit_cast::<6, 4>(self.jm1.val());
+        self.at_kj.next = (bit_cast::<TABLE_BITS, K_BITS>(self.k.q.val()) << 4) | bit_cast::<TABLE_BITS, STEP_BITS>(self.j.q.val());
+        self.at_klen.next = (bit_cast::<TABLE_BITS, K_BITS>(self.k.q.val()) << 4) | bit_cast::<TABLE_BITS, STEP_BITS>(self.len_k.val().get_bits::<STEP_BITS>(0));
+        self.jlast.d.next = (bit_cast::<J_BITS, STEP_BITS>(self.j.q.val()) + self.c1_5.val()) == self.len_k.val();
+        self.jm1.next = self.sm_j.val().get_bits::<STEP_BITS>(0) - self.c1_4.val();
+        self.at_sm.next = (bit_cast::<TABLE_BITS, K_BITS>(self.sm_k.val()) << 4) | bit_cast::<TABLE_BITS, STEP_BITS>(self.jm1.val());
         self.score_ram.read_address.next = self.at_kj.val();
         self.rv.next = 0.into();
         if self.valid.q.val().get_bit(self.at_kj.val().index()) {
@@ -134,17 +135,17 @@ impl LogicPart<Datapath> for Wf {
         self.score_ram.write_data.next = self.sc.val();
         self.m_ram.write_enable.next = false;
         self.m_ram.write_address.next = self.at_klen.val();
-        self.m_ram.write_data.next = bit_cast::<5, 4>(self.j.q.val()) + self.c1_5.val();
+        self.m_ram.write_data.next = bit_cast::<J_BITS, STEP_BITS>(self.j.q.val()) + self.c1_5.val();
         self.qn_ram.write_enable.next = false;
         self.qn_ram.write_address.next = self.at_kj.val();
         self.qn_ram.write_data.next = self.qd.val();
         // The step tables' read port: kernel `k`'s first step (Init), the selected kernel's
         // next step (Read).
-        self.m_ram.read_address.next = bit_cast::<6, 2>(self.k.q.val()) << 4;
-        self.qn_ram.read_address.next = bit_cast::<6, 2>(self.k.q.val()) << 4;
+        self.m_ram.read_address.next = bit_cast::<TABLE_BITS, K_BITS>(self.k.q.val()) << 4;
+        self.qn_ram.read_address.next = bit_cast::<TABLE_BITS, K_BITS>(self.k.q.val()) << 4;
         if self.is_read.val() {
-            self.m_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.gn.q.val().get_bits::<4>(0));
-            self.qn_ram.read_address.next = (bit_cast::<6, 2>(self.sel.q.val()) << 4) | bit_cast::<6, 4>(self.gn.q.val().get_bits::<4>(0));
+            self.m_ram.read_address.next = (bit_cast::<TABLE_BITS, K_BITS>(self.sel.q.val()) << 4) | bit_cast::<TABLE_BITS, STEP_BITS>(self.gn.q.val().get_bits::<STEP_BITS>(0));
+            self.qn_ram.read_address.next = (bit_cast::<TABLE_BITS, K_BITS>(self.sel.q.val()) << 4) | bit_cast::<TABLE_BITS, STEP_BITS>(self.gn.q.val().get_bits::<STEP_BITS>(0));
         }
 
         // A count times each request component (Init: the first step's count; Mul: dT).
@@ -155,12 +156,12 @@ impl LogicPart<Datapath> for Wf {
         self.dt.next = self.m_next.q.val() - self.t_s.val();
         // (the low 16 bits of each request through a 16 x 16 multiplier, its top bit added; the
         // count a register)
-        self.cnt16.next = bit_cast::<16, 5>(self.cnt.q.val());
-        self.cnt22.next = bit_cast::<32, 5>(self.cnt.q.val()) << 16;
-        self.req_lo[0].next = self.k_req0.val().get_bits::<16>(0);
-        self.req_lo[1].next = self.k_req1.val().get_bits::<16>(0);
-        self.req_lo[2].next = self.k_req2.val().get_bits::<16>(0);
-        self.req_lo[3].next = self.k_req3.val().get_bits::<16>(0);
+        self.cnt16.next = bit_cast::<MUL_BITS, J_BITS>(self.cnt.q.val());
+        self.cnt22.next = bit_cast::<NEED_BITS, J_BITS>(self.cnt.q.val()) << 16;
+        self.req_lo[0].next = self.k_req0.val().get_bits::<MUL_BITS>(0);
+        self.req_lo[1].next = self.k_req1.val().get_bits::<MUL_BITS>(0);
+        self.req_lo[2].next = self.k_req2.val().get_bits::<MUL_BITS>(0);
+        self.req_lo[3].next = self.k_req3.val().get_bits::<MUL_BITS>(0);
         self.req_hi[0].next = self.k_req0.val().get_bit(16);
         self.req_hi[1].next = self.k_req1.val().get_bit(16);
         self.req_hi[2].next = self.k_req2.val().get_bit(16);
@@ -181,14 +182,14 @@ impl LogicPart<Datapath> for Wf {
         }
 
         // The fit check: R_L (or, at Init of kernel 0, the SM's total) against need.
-        self.rl22[0].next = bit_cast::<32, 17>(self.rl[0].q.val());
-        self.rl22[1].next = bit_cast::<32, 17>(self.rl[1].q.val());
-        self.rl22[2].next = bit_cast::<32, 17>(self.rl[2].q.val());
-        self.rl22[3].next = bit_cast::<32, 17>(self.rl[3].q.val());
-        self.need17[0].next = self.need[0].q.val().get_bits::<17>(0);
-        self.need17[1].next = self.need[1].q.val().get_bits::<17>(0);
-        self.need17[2].next = self.need[2].q.val().get_bits::<17>(0);
-        self.need17[3].next = self.need[3].q.val().get_bits::<17>(0);
+        self.rl22[0].next = bit_cast::<NEED_BITS, RES_BITS>(self.rl[0].q.val());
+        self.rl22[1].next = bit_cast::<NEED_BITS, RES_BITS>(self.rl[1].q.val());
+        self.rl22[2].next = bit_cast::<NEED_BITS, RES_BITS>(self.rl[2].q.val());
+        self.rl22[3].next = bit_cast::<NEED_BITS, RES_BITS>(self.rl[3].q.val());
+        self.need17[0].next = self.need[0].q.val().get_bits::<RES_BITS>(0);
+        self.need17[1].next = self.need[1].q.val().get_bits::<RES_BITS>(0);
+        self.need17[2].next = self.need[2].q.val().get_bits::<RES_BITS>(0);
+        self.need17[3].next = self.need[3].q.val().get_bits::<RES_BITS>(0);
         self.fits.next = true;
         for c in 0..4 {
             self.base[c].next = self.rl22[c].val();
@@ -212,7 +213,7 @@ impl LogicPart<Datapath> for Wf {
         // Select's scan: kernel `k` against the best so far (strict `<`: the lowest index wins
         // a tie; the broken variant's `<=` lets a later equal one win).
         self.first.next = self.k.q.val() == self.ids[0].val();
-        self.cand_k.next = (bit_cast::<3, 2>(self.k.q.val()) < self.kern.q.val()) & !self.full.q.val().get_bit(self.k.q.val().index());
+        self.cand_k.next = (bit_cast::<KCOUNT_BITS, K_BITS>(self.k.q.val()) < self.kern.q.val()) & !self.full.q.val().get_bit(self.k.q.val().index());
         self.found_k.next = !self.first.val() & self.found.q.val();
         self.lt.next = self.q_k.val() < self.bq.q.val();
         if self.tie_high.val() {
@@ -234,9 +235,9 @@ impl LogicPart<Datapath> for Wf {
         }
         self.hv.next = self.prod44.val();
         if self.qhi.q.val() {
-            self.hv.next = bit_cast::<44, 16>(self.hk.val()) << 16;
+            self.hv.next = bit_cast::<ACC_BITS, MUL_BITS>(self.hk.val()) << 16;
         }
-        self.thr.next = bit_cast::<44, 8>(self.pct.q.val()) << 16;
+        self.thr.next = bit_cast::<ACC_BITS, PCT_BITS>(self.pct.q.val()) << 16;
 
         // The decision delay.
         self.go.next = self.since.q.val() >= self.delay_r.q.val();

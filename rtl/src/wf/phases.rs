@@ -1,7 +1,8 @@
 //! `Wf`'s logic per phase of its FSM (`phase`): what each phase does with the datapath's
 //! results, and the phase it goes to (`docs/warped-slicer.md`).
 
-use super::Wf;
+use super::{Wf, ACC_BITS};
+use mpgpu_spec::units::wf::{A_BITS, J_BITS, MUL_BITS, N_BITS, SCORE_BITS, STEP_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -59,7 +60,7 @@ impl LogicPart<Phases> for Wf {
         if self.is_sum.val() {
             if self.prof.val() {
                 self.n.d.next = self.n.q.val() + self.c1_5.val();
-                self.a.d.next = self.a.q.val() + bit_cast::<9, 5>(self.sm_j.val());
+                self.a.d.next = self.a.q.val() + bit_cast::<A_BITS, J_BITS>(self.sm_j.val());
             }
             if self.sm.q.val() == self.last_sm.val() {
                 self.phase.d.next = self.c_scale.val();
@@ -74,7 +75,7 @@ impl LogicPart<Phases> for Wf {
             self.sub.d.next = self.sub.q.val() + self.c1_5.val();
             if self.sub.q.val() == self.c0_5.val() {
                 self.ma.d.next = self.window_r.q.val();
-                self.mb.d.next = bit_cast::<16, 9>(self.a.q.val());
+                self.mb.d.next = bit_cast::<MUL_BITS, A_BITS>(self.a.q.val());
             }
             if self.sub.q.val() == self.c2_5.val() {
                 self.wa.d.next = self.p25.val();
@@ -91,8 +92,8 @@ impl LogicPart<Phases> for Wf {
             if self.prof.val() {
                 self.sub.d.next = self.sub.q.val() + self.c1_5.val();
                 if self.sub.q.val() == self.c0_5.val() {
-                    self.ma.d.next = bit_cast::<16, 5>(self.n.q.val());
-                    self.mb.d.next = bit_cast::<16, 5>(self.sm_j.val());
+                    self.ma.d.next = bit_cast::<MUL_BITS, N_BITS>(self.n.q.val());
+                    self.mb.d.next = bit_cast::<MUL_BITS, J_BITS>(self.sm_j.val());
                 }
                 if self.sub.q.val() == self.c2_5.val() {
                     self.dneg.d.next = self.nj_lt.val();
@@ -100,7 +101,7 @@ impl LogicPart<Phases> for Wf {
                 }
                 if self.sub.q.val() == self.c3_5.val() {
                     self.ma.d.next = self.sm_stalls.val();
-                    self.mb.d.next = bit_cast::<16, 9>(self.dmag.q.val());
+                    self.mb.d.next = bit_cast::<MUL_BITS, A_BITS>(self.dmag.q.val());
                 }
                 if self.sub.q.val() == self.c5_5.val() {
                     self.f.d.next = self.fv.val();
@@ -154,7 +155,7 @@ impl LogicPart<Phases> for Wf {
         if self.is_build.val() {
             if self.sub.q.val() == self.c0_5.val() {
                 // (the score read, a valid score or 0)
-                self.acc.d.next = bit_cast::<44, 43>(self.rv.val());
+                self.acc.d.next = bit_cast::<ACC_BITS, SCORE_BITS>(self.rv.val());
                 self.sub.d.next = self.c1_5.val();
             } else {
                 if self.acc.q.val() > self.top44.val() {
@@ -187,7 +188,7 @@ impl LogicPart<Phases> for Wf {
                 // (no staircase: the kernel never scored)
                 self.next_kernel.next = true;
             } else if self.sub.q.val() == self.c1_5.val() {
-                self.acc.d.next = bit_cast::<44, 43>(self.score_ram.read_data.val());
+                self.acc.d.next = bit_cast::<ACC_BITS, SCORE_BITS>(self.score_ram.read_data.val());
                 self.quo.d.next = 0.into();
                 self.sub.d.next = self.c2_5.val();
             } else {
@@ -276,7 +277,7 @@ impl LogicPart<Phases> for Wf {
         if self.is_select.val() {
             if self.better.val() {
                 self.sel.d.next = self.k.q.val();
-                self.gn.d.next = bit_cast::<5, 4>(self.g_k.val()) + self.c1_5.val();
+                self.gn.d.next = bit_cast::<J_BITS, STEP_BITS>(self.g_k.val()) + self.c1_5.val();
                 self.bq.d.next = self.q_k.val();
             }
             self.found.d.next = self.better.val() | self.found_k.val();
@@ -360,7 +361,7 @@ impl LogicPart<Phases> for Wf {
         // Final: three cycles per kernel.
         if self.is_final.val() {
             if self.sub.q.val() == self.c0_5.val() {
-                self.ma.d.next = self.q_k.val().get_bits::<16>(0);
+                self.ma.d.next = self.q_k.val().get_bits::<MUL_BITS>(0);
                 self.mb.d.next = self.hk.val();
                 self.qhi.d.next = self.q_k.val().get_bit(16);
                 self.sub.d.next = self.c1_5.val();

@@ -4,7 +4,8 @@
 //! the fields' writes through their masks). The parts run in the order `super`'s `flat_block!`
 //! lists them.
 
-use super::Zorua;
+use super::{Zorua, LR_BITS, LS_BITS, RHR_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS, SSW_BITS};
+use mpgpu_spec::units::zorua::{LREG_COUNT_BITS, LSMEM_COUNT_BITS, O_BITS, PREG_COUNT_BITS, PSMEM_COUNT_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -92,14 +93,14 @@ impl LogicPart<Cycle> for Zorua {
         }
         self.o_thresh.next = self.eff_o.val();
         // (registered: used two cycles or more after the threshold moves)
-        self.l_s.next = bit_cast::<7, 5>(self.eff_o.val()) + bit_cast::<7, 5>(self.eff_o.val()) + bit_cast::<7, 5>(self.eff_o.val());
+        self.l_s.next = bit_cast::<LS_BITS, O_BITS>(self.eff_o.val()) + bit_cast::<LS_BITS, O_BITS>(self.eff_o.val()) + bit_cast::<LS_BITS, O_BITS>(self.eff_o.val());
         self.l_r.next = 0.into();
         for j in 0..5 {
             self.l_r.next = self.l_r.val().replace_bit(j + 4, self.eff_o.val().get_bit(j));
         }
         self.q_ls.d.next = self.l_s.val();
         self.q_lr.d.next = self.l_r.val();
-        self.q_cap.d.next = bit_cast::<12, 10>(self.reg_total.val()) + bit_cast::<12, 9>(self.l_r.val());
+        self.q_cap.d.next = bit_cast::<SLACK_BITS, PREG_COUNT_BITS>(self.reg_total.val()) + bit_cast::<SLACK_BITS, LR_BITS>(self.l_r.val());
         self.valve.next = !self.sched.q.val().any();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
@@ -150,15 +151,15 @@ impl LogicPart<Cycle> for Zorua {
         // The rooms the threshold leaves (free sets, and the swap still allowed).
         self.q_sfree.d.next = self.n_sfree.val();
         self.q_rfree.d.next = self.n_rfree.val();
-        self.sw_s.next = bit_cast::<12, 7>(self.q_ls.q.val()) - bit_cast::<12, 11>(self.smem_swap.q.val());
+        self.sw_s.next = bit_cast::<SSW_BITS, LS_BITS>(self.q_ls.q.val()) - bit_cast::<SSW_BITS, LSMEM_COUNT_BITS>(self.smem_swap.q.val());
         self.s_room.d.next = self.n_sfree.val();
-        if bit_cast::<11, 7>(self.q_ls.q.val()) > self.smem_swap.q.val() {
-            self.s_room.d.next = self.n_sfree.val() + bit_cast::<7, 12>(self.sw_s.val());
+        if bit_cast::<LSMEM_COUNT_BITS, LS_BITS>(self.q_ls.q.val()) > self.smem_swap.q.val() {
+            self.s_room.d.next = self.n_sfree.val() + bit_cast::<PSMEM_COUNT_BITS, SSW_BITS>(self.sw_s.val());
         }
-        self.sw_r.next = bit_cast::<12, 9>(self.q_lr.q.val()) - bit_cast::<12, 11>(self.reg_swap.q.val());
+        self.sw_r.next = bit_cast::<SLACK_BITS, LR_BITS>(self.q_lr.q.val()) - bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_swap.q.val());
         self.r_room.d.next = self.n_rfree.val();
-        if bit_cast::<11, 9>(self.q_lr.q.val()) > self.reg_swap.q.val() {
-            self.r_room.d.next = self.n_rfree.val() + bit_cast::<10, 12>(self.sw_r.val());
+        if bit_cast::<LREG_COUNT_BITS, LR_BITS>(self.q_lr.q.val()) > self.reg_swap.q.val() {
+            self.r_room.d.next = self.n_rfree.val() + bit_cast::<PREG_COUNT_BITS, SLACK_BITS>(self.sw_r.val());
         }
         // What the examined warp needs and may take (its fields and its block's registered):
         // scratchpad sets needed, physical (up to the free ones) and in swap, and whether the
@@ -174,8 +175,8 @@ impl LogicPart<Cycle> for Zorua {
         if self.step.q.val().get_bit(7) {
             self.c1s.next = self.b_sneed.q.val() <= self.b_sheld.q.val();
             self.ds.next = self.b_sneed.q.val() - self.b_sheld.q.val();
-            self.c2s.next = bit_cast::<8, 7>(self.b_sneed.q.val()) <= self.pb_hs.q.val();
-            self.es.next = bit_cast::<8, 7>(self.b_sneed.q.val()) - self.pb_hs.q.val();
+            self.c2s.next = bit_cast::<SHS_BITS, SSETS_BITS>(self.b_sneed.q.val()) <= self.pb_hs.q.val();
+            self.es.next = bit_cast::<SHS_BITS, SSETS_BITS>(self.b_sneed.q.val()) - self.pb_hs.q.val();
             self.n_need_s.d.next = 0.into();
             self.n_phys_s.d.next = 0.into();
             self.n_swap_s.d.next = 0.into();
@@ -185,27 +186,27 @@ impl LogicPart<Cycle> for Zorua {
                 if self.c2s.val() {
                     self.n_phys_s.d.next = self.ds.val();
                 } else {
-                    self.n_swap_s.d.next = bit_cast::<7, 8>(self.es.val());
+                    self.n_swap_s.d.next = bit_cast::<SSETS_BITS, SHS_BITS>(self.es.val());
                 }
             }
-            self.n_sok.d.next = self.valve.val() | (bit_cast::<9, 7>(self.b_sneed.q.val()) <= self.pb_hsr.q.val());
+            self.n_sok.d.next = self.valve.val() | (bit_cast::<SHSR_BITS, SSETS_BITS>(self.b_sneed.q.val()) <= self.pb_hsr.q.val());
             self.c1r.next = self.f_rneed.q.val() <= self.f_rheld.q.val();
             self.dr.next = self.f_rneed.q.val() - self.f_rheld.q.val();
-            self.c2r.next = bit_cast::<11, 5>(self.f_rneed.q.val()) <= self.pb_hr.q.val();
-            self.er.next = bit_cast::<11, 5>(self.f_rneed.q.val()) - self.pb_hr.q.val();
+            self.c2r.next = bit_cast::<RHR_BITS, RSETS_BITS>(self.f_rneed.q.val()) <= self.pb_hr.q.val();
+            self.er.next = bit_cast::<RHR_BITS, RSETS_BITS>(self.f_rneed.q.val()) - self.pb_hr.q.val();
             self.n_need_r.d.next = 0.into();
             self.n_phys_r.d.next = 0.into();
             self.n_swap_r.d.next = 0.into();
             if !self.c1r.val() {
                 self.n_need_r.d.next = self.dr.val();
-                self.n_phys_r.d.next = bit_cast::<5, 10>(self.q_rfree.q.val());
+                self.n_phys_r.d.next = bit_cast::<RSETS_BITS, PREG_COUNT_BITS>(self.q_rfree.q.val());
                 if self.c2r.val() {
                     self.n_phys_r.d.next = self.dr.val();
                 } else {
-                    self.n_swap_r.d.next = bit_cast::<5, 11>(self.er.val());
+                    self.n_swap_r.d.next = bit_cast::<RSETS_BITS, RHR_BITS>(self.er.val());
                 }
             }
-            self.n_rok.d.next = self.valve.val() | (bit_cast::<12, 5>(self.f_rneed.q.val()) <= self.pb_hrr.q.val());
+            self.n_rok.d.next = self.valve.val() | (bit_cast::<SLACK_BITS, RSETS_BITS>(self.f_rneed.q.val()) <= self.pb_hrr.q.val());
             self.n_tok.d.next = self.slot_any.val() & (!(self.f_tq.q.val() & !self.f_started.q.val()) | self.valve.val() | (self.pb_rpk.q.val() <= self.q_cap.q.val()));
             self.n_ns_any.d.next = !self.c1s.val();
             self.n_nr_any.d.next = !self.c1r.val();
@@ -308,19 +309,19 @@ impl LogicPart<Commit> for Zorua {
         // peak, a warp's end releases it.
         // (each of the three values clamped, then the one the step chooses: the decision only
         // selects)
-        self.sl3[0].next = self.q_cap.q.val() - bit_cast::<12, 11>(self.reg_resv.q.val());
+        self.sl3[0].next = self.q_cap.q.val() - bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_resv.q.val());
         self.slk.d.next = self.sl3[0].val();
         self.sl3[1].next = self.q_cap.q.val() - self.pb_rpk.q.val();
-        self.sl3[2].next = self.slk.q.val() + bit_cast::<12, 5>(self.eb_bpeak.q.val());
-        self.sl5[0].next = bit_cast::<5, 12>(self.sl3[0].val());
+        self.sl3[2].next = self.slk.q.val() + bit_cast::<SLACK_BITS, RSETS_BITS>(self.eb_bpeak.q.val());
+        self.sl5[0].next = bit_cast::<RSETS_BITS, SLACK_BITS>(self.sl3[0].val());
         if (self.sl3[0].val() & self.sl_hi.val()).any() {
             self.sl5[0].next = 31.into();
         }
-        self.sl5[1].next = bit_cast::<5, 12>(self.sl3[1].val());
+        self.sl5[1].next = bit_cast::<RSETS_BITS, SLACK_BITS>(self.sl3[1].val());
         if (self.sl3[1].val() & self.sl_hi.val()).any() {
             self.sl5[1].next = 31.into();
         }
-        self.sl5[2].next = bit_cast::<5, 12>(self.sl3[2].val());
+        self.sl5[2].next = bit_cast::<RSETS_BITS, SLACK_BITS>(self.sl3[2].val());
         if (self.sl3[2].val() & self.sl_hi.val()).any() {
             self.sl5[2].next = 31.into();
         }

@@ -2,7 +2,8 @@
 //! registered), applied in the next cycle, and the release step that follows an event releasing
 //! warps (`docs/zorua.md`, "Timing").
 
-use super::Zorua;
+use super::{Zorua, GAP_BITS, THR_BITS};
+use mpgpu_spec::units::zorua::{EPOCH_BITS, LREG_COUNT_BITS, NWARPS_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -55,8 +56,8 @@ impl LogicPart<Event> for Zorua {
                 self.ev_ssets.next = self.ev_ssets.val() + 1;
             }
             // (Algorithm 1's comparisons; the new threshold is computed when applied)
-            self.th_idle.next = bit_cast::<17, 16>(self.idle.val());
-            self.th_mem.next = bit_cast::<17, 16>(self.mem.val());
+            self.th_idle.next = bit_cast::<THR_BITS, EPOCH_BITS>(self.idle.val());
+            self.th_mem.next = bit_cast::<THR_BITS, EPOCH_BITS>(self.mem.val());
             self.e_up.d.next = self.th_idle.val() > self.th_mem.val() + self.c_delta.val();
             self.e_down.d.next = self.th_mem.val() > self.th_idle.val() + self.c_delta.val();
             self.e_kstart.d.next = self.ev.val() == self.c_start.val();
@@ -123,7 +124,7 @@ impl LogicPart<Event> for Zorua {
             self.e_nw.d.next = self.nwarps_in.val();
             // (the block's arrivals once one more arrives)
             self.e_narr1.d.next = self.g_narr.val() + 1;
-            self.e_gap.d.next = bit_cast::<8, 7>(self.g_nw.val()) - bit_cast::<8, 7>(self.g_narr.val());
+            self.e_gap.d.next = bit_cast::<GAP_BITS, NWARPS_BITS>(self.g_nw.val()) - bit_cast::<GAP_BITS, NWARPS_BITS>(self.g_narr.val());
         }
         self.stn.next = self.stn.val() | self.sx.val();
         self.bsn.next = self.bsn.val() | self.bx.val();
@@ -210,9 +211,9 @@ impl LogicPart<Event> for Zorua {
                 self.wr_rn.next = true;
                 self.w_rn_v.next = self.e_rsets.q.val();
                 if self.e_rheld.q.val() > self.e_rsets.q.val() {
-                    self.fr_k.d.next = bit_cast::<7, 5>(self.e_rheld.q.val() - self.e_rsets.q.val());
+                    self.fr_k.d.next = bit_cast::<SSETS_BITS, RSETS_BITS>(self.e_rheld.q.val() - self.e_rsets.q.val());
                     self.fr_last.d.next = self.e_rheld.q.val() == self.e_rsets1.q.val();
-                    self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
+                    self.fr_h.d.next = bit_cast::<SSETS_BITS, RSETS_BITS>(self.e_rheld.q.val());
                     self.fthen.d.next = false;
                     self.fsm.d.next = false;
                     self.sx.next = self.h_free0.val();
@@ -269,7 +270,7 @@ impl LogicPart<Event> for Zorua {
                 }
                 if self.e_started.q.val() {
                     self.started.d.next = self.started.q.val() & !self.cur1h.q.val();
-                    self.reg_resv.d.next = self.reg_resv.q.val() - bit_cast::<11, 5>(self.eb_bpeak.q.val());
+                    self.reg_resv.d.next = self.reg_resv.q.val() - bit_cast::<LREG_COUNT_BITS, RSETS_BITS>(self.eb_bpeak.q.val());
                 }
                 self.w_nw_m.next = self.eb_bbit.q.val();
                 self.wr_nw.next = true;
@@ -291,9 +292,9 @@ impl LogicPart<Event> for Zorua {
                 self.wr_rn.next = true;
                 self.fthen.d.next = self.smem_at_warp_end.val() & self.eb_sheld.q.val().any();
                 if self.e_rheld.q.val().any() {
-                    self.fr_k.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
+                    self.fr_k.d.next = bit_cast::<SSETS_BITS, RSETS_BITS>(self.e_rheld.q.val());
                     self.fr_last.d.next = self.e_rheld.q.val() == self.rs_ids[1].val();
-                    self.fr_h.d.next = bit_cast::<7, 5>(self.e_rheld.q.val());
+                    self.fr_h.d.next = bit_cast::<SSETS_BITS, RSETS_BITS>(self.e_rheld.q.val());
                     self.fsm.d.next = false;
                     self.sx.next = self.h_free0.val();
                     self.bx.next = true;

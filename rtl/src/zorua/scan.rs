@@ -2,7 +2,8 @@
 //! a warp examined in four cycles (its fields, its block's, its needs, the decision), the next
 //! candidate picked meanwhile (`docs/zorua.md`, "The coordinator").
 
-use super::Zorua;
+use super::{Zorua, RHR_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS};
+use mpgpu_spec::units::zorua::{LREG_COUNT_BITS, LSMEM_COUNT_BITS, PREG_COUNT_BITS, PSMEM_COUNT_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -113,11 +114,11 @@ impl LogicPart<Scan> for Zorua {
             self.b_sneed.d.next = self.b_gsn.val();
             self.b_sheld.d.next = self.b_gsh.val();
             // (the sums the needs are compared with)
-            self.pb_hs.d.next = bit_cast::<8, 7>(self.b_gsh.val()) + bit_cast::<8, 7>(self.q_sfree.q.val());
-            self.pb_hsr.d.next = bit_cast::<9, 7>(self.b_gsh.val()) + bit_cast::<9, 7>(self.s_room.q.val());
-            self.pb_rpk.d.next = bit_cast::<12, 11>(self.reg_resv.q.val()) + bit_cast::<12, 5>(self.b_gpk.val());
-            self.pb_hr.d.next = bit_cast::<11, 5>(self.f_rheld.q.val()) + bit_cast::<11, 10>(self.q_rfree.q.val());
-            self.pb_hrr.d.next = bit_cast::<12, 5>(self.f_rheld.q.val()) + bit_cast::<12, 10>(self.r_room.q.val());
+            self.pb_hs.d.next = bit_cast::<SHS_BITS, SSETS_BITS>(self.b_gsh.val()) + bit_cast::<SHS_BITS, PSMEM_COUNT_BITS>(self.q_sfree.q.val());
+            self.pb_hsr.d.next = bit_cast::<SHSR_BITS, SSETS_BITS>(self.b_gsh.val()) + bit_cast::<SHSR_BITS, PSMEM_COUNT_BITS>(self.s_room.q.val());
+            self.pb_rpk.d.next = bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_resv.q.val()) + bit_cast::<SLACK_BITS, RSETS_BITS>(self.b_gpk.val());
+            self.pb_hr.d.next = bit_cast::<RHR_BITS, RSETS_BITS>(self.f_rheld.q.val()) + bit_cast::<RHR_BITS, PREG_COUNT_BITS>(self.q_rfree.q.val());
+            self.pb_hrr.d.next = bit_cast::<SLACK_BITS, RSETS_BITS>(self.f_rheld.q.val()) + bit_cast::<SLACK_BITS, PREG_COUNT_BITS>(self.r_room.q.val());
         }
         self.sx.next = 0.into();
         self.bx.next = false;
@@ -169,7 +170,7 @@ impl LogicPart<Scan> for Zorua {
             if self.t_pass.val() {
                 if self.fresh.val() {
                     self.started.d.next = self.started.q.val() | self.cur1h.q.val();
-                    self.reg_resv.d.next = self.reg_resv.q.val() + bit_cast::<11, 5>(self.b_bpeak.q.val());
+                    self.reg_resv.d.next = self.reg_resv.q.val() + bit_cast::<LREG_COUNT_BITS, RSETS_BITS>(self.b_bpeak.q.val());
                 }
                 self.slot_used.d.next = self.slot_used.q.val() | self.slot_low.q.val();
                 self.w_sv_m.next = self.cur1h.q.val();
@@ -186,15 +187,15 @@ impl LogicPart<Scan> for Zorua {
             self.a_sphys.d.next = 0.into();
             if self.s_go.val() {
                 self.smem_cnt.d.next = self.smem_cnt.q.val() + self.n_phys_s.q.val();
-                self.smem_swap.d.next = self.smem_swap.q.val() + bit_cast::<11, 7>(self.n_swap_s.q.val());
+                self.smem_swap.d.next = self.smem_swap.q.val() + bit_cast::<LSMEM_COUNT_BITS, SSETS_BITS>(self.n_swap_s.q.val());
                 self.a_smem.d.next = self.n_need_s.q.val();
                 self.a_sphys.d.next = self.n_phys_s.q.val();
             }
             self.a_regs.d.next = 0.into();
             self.a_rphys.d.next = 0.into();
             if self.gr.val() {
-                self.reg_cnt.d.next = self.reg_cnt.q.val() + bit_cast::<10, 5>(self.n_phys_r.q.val());
-                self.reg_swap.d.next = self.reg_swap.q.val() + bit_cast::<11, 5>(self.n_swap_r.q.val());
+                self.reg_cnt.d.next = self.reg_cnt.q.val() + bit_cast::<PREG_COUNT_BITS, RSETS_BITS>(self.n_phys_r.q.val());
+                self.reg_swap.d.next = self.reg_swap.q.val() + bit_cast::<LREG_COUNT_BITS, RSETS_BITS>(self.n_swap_r.q.val());
                 self.a_regs.d.next = self.n_need_r.q.val();
                 self.a_rphys.d.next = self.n_phys_r.q.val();
             }

@@ -2,7 +2,8 @@
 //! selected from the row, then freed while the next is selected) and allocating (the lowest
 //! free sets found, then one set a cycle), and the grant that reads the granted warp's rows.
 
-use super::Zorua;
+use super::{Zorua, PREG_BITS, REG_WORD_BITS, RENT_BITS, SENT_BITS};
+use mpgpu_spec::units::zorua::{PSMEM_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -59,7 +60,7 @@ impl LogicPart<Free> for Zorua {
             self.fr_last.d.next = self.fr_k.q.val() == self.ss_ids[2].val();
             self.fr_h.d.next = self.fr_h.q.val() - 1;
             if self.fsm.q.val() {
-                self.sentry6.next = bit_cast::<6, 9>(self.fr_e.q.val());
+                self.sentry6.next = bit_cast::<PSMEM_BITS, RENT_BITS>(self.fr_e.q.val());
                 if self.fr_e.q.val().get_bit(6) {
                     self.smem_used.d.next = self.smem_used.q.val() & !(self.one64.val() << self.sentry6.val());
                     self.smem_cnt.d.next = self.smem_cnt.q.val() - 1;
@@ -75,7 +76,7 @@ impl LogicPart<Free> for Zorua {
                 self.wr_sh.next = true;
                 self.w_sh_v.next = self.fr_h.q.val() - 1;
             } else {
-                self.rlow6.next = bit_cast::<6, 9>(self.fr_e.q.val());
+                self.rlow6.next = bit_cast::<REG_WORD_BITS, RENT_BITS>(self.fr_e.q.val());
                 self.rword.next = self.rword.val().replace_bit(0, self.fr_e.q.val().get_bit(6));
                 self.rword.next = self.rword.val().replace_bit(1, self.fr_e.q.val().get_bit(7));
                 if self.fr_e.q.val().get_bit(8) {
@@ -95,7 +96,7 @@ impl LogicPart<Free> for Zorua {
                 }
                 self.w_rh_m.next = self.cur1h.q.val();
                 self.wr_rh.next = true;
-                self.w_rh_v.next = bit_cast::<5, 7>(self.fr_h.q.val() - 1);
+                self.w_rh_v.next = bit_cast::<RSETS_BITS, SSETS_BITS>(self.fr_h.q.val() - 1);
             }
             if self.fr_last.q.val() {
                 self.sx.next = self.h_w.val();
@@ -227,7 +228,7 @@ impl LogicPart<Alloc> for Zorua {
             }
             if self.as_on.q.val() {
                 if self.asp_on.q.val() {
-                    self.sent.next = bit_cast::<7, 6>(self.s_idx.val()) | self.v7.val();
+                    self.sent.next = bit_cast::<SENT_BITS, PSMEM_BITS>(self.s_idx.val()) | self.v7.val();
                     self.smem_used.d.next = self.smem_used.q.val() | self.al_s1h.q.val();
                     self.a_sphys.d.next = self.a_sphys.q.val() - 1;
                     self.asp_on.d.next = self.a_sphys.q.val() != self.ss_ids[1].val();
@@ -245,9 +246,9 @@ impl LogicPart<Alloc> for Zorua {
                 self.a_smem.d.next = self.a_smem.q.val() - 1;
                 self.as_on.d.next = self.a_smem.q.val() != self.ss_ids[1].val();
             } else {
-                self.went.next = bit_cast::<9, 8>(self.r_idx.val());
+                self.went.next = bit_cast::<RENT_BITS, PREG_BITS>(self.r_idx.val());
                 if self.arp_on.q.val() {
-                    self.went.next = bit_cast::<9, 8>(self.r_idx.val()) | self.v9.val();
+                    self.went.next = bit_cast::<RENT_BITS, PREG_BITS>(self.r_idx.val()) | self.v9.val();
                     for k in 0..4 {
                         if self.r_first.val().get_bit(k) {
                             self.reg_used[k].d.next = self.reg_used[k].q.val() | self.al_r1h[k].q.val();

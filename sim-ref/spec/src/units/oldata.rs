@@ -21,6 +21,8 @@ use serde::Serialize;
 
 /// Lanes of an entry.
 pub const LANES: usize = 32;
+/// Bits of a lane's operand word.
+pub const WORD_BITS: usize = 32;
 /// Entries the array can hold: 64 x 128 B = 8 KB (`oplog::MAX_ENTRIES`). The array holds as
 /// many as the configuration's log has (`oplog_bytes / 128`); addresses are [`INDEX_BITS`]
 /// wide whatever the size.
@@ -57,9 +59,6 @@ pub struct State {
 }
 
 // The ports (`crate::port`), in wire order.
-
-/// Bits of a lane's word.
-pub const WORD_BITS: usize = 32;
 
 crate::wires! { In as i {
     /// Write entry `waddr` with one word per lane.

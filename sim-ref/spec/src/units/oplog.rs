@@ -39,6 +39,10 @@ pub const COUNT_BITS: usize = crate::unit::clog2(MAX_ENTRIES as u64 + 1) as usiz
 pub const BLOCK_BITS: usize = crate::unit::clog2(MAX_BLOCKS as u64) as usize;
 /// Entries one instruction takes at most (a compare-and-swap: address, compare, swap value).
 pub const MAX_NEED: usize = 3;
+/// Bits of an entry need (1..=MAX_NEED) and of a room saturated at MAX_NEED.
+pub const NEED_BITS: usize = crate::unit::clog2(MAX_NEED as u64 + 1) as usize;
+/// Bits of `room`: NEED_BITS per block slot.
+pub const ROOM_BITS: usize = NEED_BITS * MAX_BLOCKS;
 /// Pending entries picked per clocked cycle (the lowest and the highest).
 pub const DRAIN: usize = 2;
 
@@ -135,9 +139,6 @@ pub struct State {
 
 // The ports (`crate::port`), in wire order.
 
-/// Bits of a count of entries an allocation needs, or a free list's room (0..=[`MAX_NEED`]).
-pub const NEED_BITS: usize = crate::unit::clog2(MAX_NEED as u64 + 1) as usize;
-
 crate::wires! { In as i {
     /// Entries freed this cycle, one bit each.
     free(MAX_ENTRIES) = i.free,
@@ -161,7 +162,7 @@ crate::wires! { Out as o {
     /// Entries in the shared pool.
     pool_free(COUNT_BITS) = o.pool_free,
     /// Each block's room (two bits per block).
-    room(2 * MAX_BLOCKS) = o.room,
+    room(ROOM_BITS) = o.room,
     /// Entries the free list can hand out this cycle.
     list_room(NEED_BITS) = o.list_room,
     /// The entries an allocation takes.

@@ -17,6 +17,8 @@ pub const STALL_BITS: usize = super::wf::WINDOW_BITS;
 pub const BLOCK_BITS: usize = 5;
 /// Warp-instructions an SM issues in a cycle at most (its schedulers).
 pub const MAX_ISSUE: u8 = 4;
+/// Bits of the warp-instructions issued in a cycle (0..=`MAX_ISSUE`).
+pub const ISSUED_BITS: usize = crate::unit::clog2(MAX_ISSUE as u64 + 1) as usize;
 
 /// Sampled every clocked cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -51,9 +53,6 @@ pub struct State {
     pub blocks: u8,
 }
 
-/// Bits of the issue count (0..=[`MAX_ISSUE`]).
-pub const ISSUE_BITS: usize = crate::unit::clog2(MAX_ISSUE as u64 + 1) as usize;
-
 crate::wires! { In as i {
     /// The window's cycles (from the water-filling unit).
     run(1) = i.run,
@@ -62,7 +61,7 @@ crate::wires! { In as i {
     /// The window's last cycle: the counts latch, this cycle's events included.
     last(1) = i.last,
     /// Warp-instructions the SM issued this cycle.
-    issued(ISSUE_BITS) = i.issued,
+    issued(ISSUED_BITS) = i.issued,
     /// This cycle is a long-memory stall.
     stall(1) = i.stall,
     /// CTAs resident on the SM.

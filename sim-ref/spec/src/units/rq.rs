@@ -34,6 +34,10 @@ pub const AGE_BITS: usize = 16;
 /// Operand-log entry index bits, and entries an instruction holds at most.
 pub const LOG_BITS: usize = 6;
 pub const MAX_LOG: usize = 3;
+/// Bits of an instruction's operand-log entry count (0..=MAX_LOG).
+pub const NLOG_BITS: usize = crate::unit::clog2(MAX_LOG as u64 + 1) as usize;
+/// Lanes of a warp (bits of an instruction's lane mask, `exec`).
+pub use super::oldata::LANES;
 
 /// Sampled every clocked cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -111,11 +115,6 @@ pub fn unpack_info(info: u64) -> (u16, u8, [u8; MAX_LOG]) {
 
 // The ports (`crate::port`), in wire order.
 
-/// Bits of an instruction's lane mask.
-pub const EXEC_BITS: usize = 32;
-/// Bits of a count of log entries (0..=[`MAX_LOG`]).
-pub const NLOG_BITS: usize = crate::unit::clog2(MAX_LOG as u64 + 1) as usize;
-
 crate::wires! { In as i {
     /// Slots freed this cycle (two 64-bit halves).
     free_lo(64) = i.free as u64,
@@ -131,7 +130,7 @@ crate::wires! { In as i {
     /// The issuing instruction: warp slot, pc, lanes, age, log entries and their count.
     warp(WARP_BITS) = i.warp,
     pc(PC_BITS) = i.pc,
-    exec(EXEC_BITS) = i.exec,
+    exec(LANES) = i.exec,
     age(AGE_BITS) = i.age,
     log # MAX_LOG (LOG_BITS) = |k| i.log[k],
     nlog(NLOG_BITS) = i.nlog,
@@ -149,7 +148,7 @@ crate::wires! { Out as o {
     /// Slot `rd_idx`'s entry: warp slot, pc, lanes, age, log entries and their count.
     rd_warp(WARP_BITS) = o.rd_warp,
     rd_pc(PC_BITS) = o.rd_pc,
-    rd_exec(EXEC_BITS) = o.rd_exec,
+    rd_exec(LANES) = o.rd_exec,
     rd_age(AGE_BITS) = o.rd_age,
     rd_log # MAX_LOG (LOG_BITS) = |k| o.rd_log[k],
     rd_nlog(NLOG_BITS) = o.rd_nlog,

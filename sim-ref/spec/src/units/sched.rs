@@ -167,6 +167,13 @@ pub mod dss {
     pub use super::{INDEX_BITS, MAX_SMS};
     /// Token counts travel biased by this much, so that hardware compares them unsigned.
     pub const COUNT_BIAS: i16 = 128;
+    /// Bits of a token count (two's complement, or biased by [`COUNT_BIAS`] on the engine's
+    /// ports).
+    pub const TOKEN_BITS: usize = 8;
+    /// Bits of an SMST state code.
+    pub const STATE_BITS: usize = 2;
+    /// Bits of an action code ([`Act::code`]).
+    pub const ACT_BITS: usize = 2;
 
     /// SMST state codes on the wire.
     pub const STATE_IDLE: u8 = 0;
@@ -260,6 +267,8 @@ pub mod prio {
     /// Bits of an admission age (admission order modulo 2^16; the ages of active kernels are
     /// compared in this window).
     pub const AGE_BITS: usize = 16;
+    /// Bits of the engine's `mode` (a [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY) code).
+    pub const MODE_BITS: usize = 2;
 
     /// The engine's modes: [`PolicyCode::PRIORITY`](super::PolicyCode::PRIORITY).
     pub use super::PolicyCode;
@@ -554,14 +563,6 @@ mod tests {
 
 // The engines' and the framework's ports (`crate::port`), in wire order.
 
-/// Bits of an SMST state code (`dss::STATE_*`).
-pub const STATE_BITS: usize = 2;
-/// Bits of a policy action code (`dss::Act::code`).
-pub const ACT_BITS: usize = 2;
-/// Bits of a DSS token count on the wire (biased by `dss::COUNT_BIAS`, or as two's complement
-/// in a launch command).
-pub const TOKEN_BITS: usize = 8;
-
 /// A token count as the DSS engine's ports carry it: biased, so compared unsigned.
 pub fn biased(count: i8) -> u16 {
     (count as i16 + dss::COUNT_BIAS) as u16
@@ -571,17 +572,17 @@ crate::wires! { dss::In as i {
     /// A kernel entered the active queue, or an SM became idle.
     trigger(1) = i.trigger,
     /// SMST[addr]: state, kernel valid, kernel.
-    sm_state(STATE_BITS) = i.sm_state,
+    sm_state(dss::STATE_BITS) = i.sm_state,
     sm_ksr_valid(1) = i.sm_ksr_valid,
     sm_ksr(INDEX_BITS) = i.sm_ksr,
     /// KSRT[addr]: valid, tokens (biased), work left, running.
     k_valid(1) = i.k_valid,
-    k_count(TOKEN_BITS) = biased(i.k_count),
+    k_count(dss::TOKEN_BITS) = biased(i.k_count),
     k_has_work(1) = i.k_has_work,
     k_running(1) = i.k_running,
     /// The live token counts of the candidates (biased).
-    count_max(TOKEN_BITS) = biased(i.count_max),
-    count_min(TOKEN_BITS) = biased(i.count_min),
+    count_max(dss::TOKEN_BITS) = biased(i.count_max),
+    count_min(dss::TOKEN_BITS) = biased(i.count_min),
 } }
 
 crate::wires! { dss::Out as o {
@@ -593,7 +594,7 @@ crate::wires! { dss::Out as o {
     kmax(INDEX_BITS) = o.kmax,
     kmin(INDEX_BITS) = o.kmin,
     /// The action (none, assign, reserve), its SM, kernel and the kernel it takes from.
-    act(ACT_BITS) = o.act.code(),
+    act(dss::ACT_BITS) = o.act.code(),
     act_sm(INDEX_BITS) = o.act_sm,
     act_kernel(INDEX_BITS) = o.act_kernel,
     act_from(INDEX_BITS) = o.act_from,
@@ -605,7 +606,7 @@ crate::wires! { prio::In as i {
     /// A kernel entered the active queue, or an SM became idle.
     trigger(1) = i.trigger,
     /// SMST[addr]: state, kernel valid, kernel.
-    sm_state(STATE_BITS) = i.sm_state,
+    sm_state(dss::STATE_BITS) = i.sm_state,
     sm_ksr_valid(1) = i.sm_ksr_valid,
     sm_ksr(INDEX_BITS) = i.sm_ksr,
     /// Priority and age of the kernel running on that SM.
@@ -625,7 +626,7 @@ crate::wires! { prio::Out as o {
     /// The table entry scanned next cycle.
     next_addr(INDEX_BITS) = o.next_addr,
     /// The action (none, assign, reserve), its SM, kernel and the kernel it takes from.
-    act(ACT_BITS) = o.act.code(),
+    act(dss::ACT_BITS) = o.act.code(),
     act_sm(INDEX_BITS) = o.act_sm,
     act_kernel(INDEX_BITS) = o.act_kernel,
     act_from(INDEX_BITS) = o.act_from,
@@ -641,7 +642,7 @@ crate::wires! { fw::In as i {
     cmd_tbs(fw::TB_BITS) = i.cmd.map_or(0, |c| c.tbs),
     cmd_tk(fw::TBS_PER_SM_BITS) = i.cmd.map_or(0, |c| c.tk),
     cmd_priority(fw::PRIORITY_BITS) = i.cmd.map_or(0, |c| c.priority),
-    cmd_tokens(TOKEN_BITS) = i.cmd.map_or(0, |c| c.tokens),
+    cmd_tokens(dss::TOKEN_BITS) = i.cmd.map_or(0, |c| c.tokens),
     /// A block finished on SM `done_sm`.
     done_valid(1) = i.tb_done.is_some(),
     done_sm(INDEX_BITS) = i.tb_done.unwrap_or(0),

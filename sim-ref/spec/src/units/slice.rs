@@ -59,6 +59,9 @@ pub const OP_NONE: u8 = 0;
 pub const OP_ENTER: u8 = 1;
 pub const OP_LEAVE: u8 = 2;
 pub const OP_QUOTA: u8 = 3;
+/// Bits of a command code and of a kernel slot number.
+pub const OP_BITS: usize = crate::unit::clog2(OP_QUOTA as u64 + 1) as usize;
+pub const SLOT_BITS: usize = crate::unit::clog2(KMAX as u64) as usize;
 
 /// One command a cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -141,10 +144,6 @@ pub struct State {
 }
 
 // The ports (`crate::port`), in wire order.
-
-/// Bits of a command code, of a slot index.
-pub const OP_BITS: usize = 2;
-pub const SLOT_BITS: usize = super::wf::K_BITS;
 
 impl Cmd {
     /// The slot an Enter or a Leave names (0 otherwise).

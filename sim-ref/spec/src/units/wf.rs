@@ -65,15 +65,25 @@ use serde::Serialize;
 /// Kernels a decision partitions at most.
 pub const KMAX: usize = 4;
 pub const K_BITS: usize = 2;
+/// Bits of a kernel count K (0..=KMAX, as `kernels` carries it).
+pub const KCOUNT_BITS: usize = crate::unit::clog2(KMAX as u64 + 1) as usize;
 /// CTA counts profiled per kernel at most (a staircase's length).
 pub const NMAX: usize = 16;
 /// Bits of a CTA count (0..=16).
 pub const J_BITS: usize = 5;
+/// Bits of a step index within a staircase (0..NMAX), and of the score table's column.
+pub const STEP_BITS: usize = crate::unit::clog2(NMAX as u64) as usize;
 /// SMs the unit reads at most.
 pub const MAX_SMS: usize = super::sched::MAX_SMS;
 pub const SM_BITS: usize = 4;
+/// Bits of n, the SMs profiling a kernel (0..=MAX_SMS).
+pub const N_BITS: usize = crate::unit::clog2(MAX_SMS as u64 + 1) as usize;
 /// Bits of a window length (cycles), of the stall counter and of the decision delay.
 pub const WINDOW_BITS: usize = 16;
+/// Bits of the fallback threshold `fallback_pct` (percent of 1/K).
+pub const PCT_BITS: usize = 8;
+/// Bits of each operand of the unit's one multiplier (16 x 16).
+pub const MUL_BITS: usize = 16;
 /// Bits of an SM's instruction count in a window (at most 4 warp-instructions a cycle).
 pub const INST_BITS: usize = 18;
 /// Bits of A, the sum of the profiling SMs' counts (at most 16 x 16).
@@ -93,6 +103,10 @@ pub const RES_BITS: usize = 17;
 pub const NEED_BITS: usize = 32;
 /// Score-table words: kernel k's entry for count j (1-based) is `k * NMAX + j - 1`.
 pub const TABLE: usize = KMAX * NMAX;
+/// Bits of a score-table address.
+pub const TABLE_BITS: usize = K_BITS + STEP_BITS;
+/// Bits of the FSM's phase code ([`phase`]).
+pub const PHASE_BITS: usize = 4;
 
 /// The FSM's phases (`State::phase`).
 pub mod phase {
@@ -252,22 +266,16 @@ pub fn below_threshold(q: u32, kernels: u8, pct: u8) -> bool {
 
 // The ports (`crate::port`), in wire order.
 
-/// Bits of a kernel count (0..=[`KMAX`]).
-pub const KERNELS_BITS: usize = crate::unit::clog2(KMAX as u64 + 1) as usize;
-/// Bits of the fallback percentage and of the repartition delay.
-pub const PCT_BITS: usize = 8;
-pub const DELAY_BITS: usize = 16;
-
 crate::wires! { In as i {
     /// Open a profiling window; with it, whether the decision follows this round.
     start(1) = i.start,
     last(1) = i.last,
     /// With `start`: the kernels, the window's cycles, the fallback threshold (percent of
     /// 1/K), the least cycles from the window's end to `done_out`.
-    kernels(KERNELS_BITS) = i.kernels,
+    kernels(KCOUNT_BITS) = i.kernels,
     window(WINDOW_BITS) = i.window,
     fallback_pct(PCT_BITS) = i.fallback_pct,
-    delay(DELAY_BITS) = i.delay,
+    delay(WINDOW_BITS) = i.delay,
     /// With `start`: one SM's resources, one port per component.
     total # RES (RES_BITS) = |k| i.total[k],
     /// SM `rd_sm`'s profiling assignment (kernel, CTA count) and latched counters.

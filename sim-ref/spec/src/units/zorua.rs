@@ -66,6 +66,34 @@ pub const MAX_PSMEM_SETS: usize = 64;
 pub const MAX_PSLOTS: usize = 64;
 /// The highest threshold, in sixteenths of a resource's physical amount.
 pub const O_MAX: u8 = 16;
+/// Bits of the threshold (0..=O_MAX).
+pub const O_BITS: usize = crate::unit::clog2(O_MAX as u64 + 1) as usize;
+/// Bits of an event code ([`Ev`]).
+pub const EV_BITS: usize = 3;
+/// Bits of registers per thread (0..=REG_SETS x SET_REGS) and of scratchpad bytes per block
+/// (0..=SMEM_SETS x SMEM_SET_BYTES).
+pub const REGS_BITS: usize = crate::unit::clog2(REG_SETS as u64 * SET_REGS as u64 + 1) as usize;
+pub const SMEM_BYTES_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 * SMEM_SET_BYTES as u64 + 1) as usize;
+/// Bits of a block's warp count (0..=MAX_LWARPS).
+pub const NWARPS_BITS: usize = crate::unit::clog2(MAX_LWARPS as u64 + 1) as usize;
+/// Bits of a warp's register-set count (0..=REG_SETS) and of a block's scratchpad-set count
+/// (0..=SMEM_SETS).
+pub const RSETS_BITS: usize = crate::unit::clog2(REG_SETS as u64 + 1) as usize;
+pub const SSETS_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 + 1) as usize;
+/// Bits of a count of logical register sets over all warps (reserved, in swap) and of logical
+/// scratchpad sets over all blocks (in swap).
+pub const LREG_COUNT_BITS: usize = crate::unit::clog2((MAX_LWARPS * REG_SETS) as u64 + 1) as usize;
+pub const LSMEM_COUNT_BITS: usize = crate::unit::clog2((MAX_LBLOCKS * SMEM_SETS) as u64 + 1) as usize;
+/// Bits of a count of physical register sets (0..=MAX_PREG_SETS).
+pub const PREG_COUNT_BITS: usize = crate::unit::clog2(MAX_PREG_SETS as u64 + 1) as usize;
+/// Bits of a physical scratchpad set, and of a count of them (0..=MAX_PSMEM_SETS).
+pub const PSMEM_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64) as usize;
+pub const PSMEM_COUNT_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64 + 1) as usize;
+/// Bits of a physical warp slot, and of a count of them (0..=MAX_PSLOTS).
+pub const PSLOT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64) as usize;
+pub const PSLOT_COUNT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64 + 1) as usize;
+/// Bits of an epoch's cycle counts (`idle`, `mem`).
+pub const EPOCH_BITS: usize = 16;
 
 /// Register sets a phase of `regs` registers per thread needs.
 pub const fn reg_sets(regs: u32) -> u32 {
@@ -219,27 +247,12 @@ pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8, gives: b
 
 // The ports (`crate::port`), in wire order.
 
-/// Bits of an event code (`Ev`).
-pub const EV_BITS: usize = 3;
-/// Bits of a phase's registers per thread (0..=64) and of a warp count (0..=[`MAX_LWARPS`]).
-pub const REGS_BITS: usize = crate::unit::clog2(64 + 1) as usize;
-pub const NWARPS_BITS: usize = crate::unit::clog2(MAX_LWARPS as u64 + 1) as usize;
-/// Bits of a phase's scratchpad bytes per block (up to 64 KB).
-pub const SMEM_BITS: usize = crate::unit::clog2(SMEM_SETS as u64 * SMEM_SET_BYTES as u64 + 1) as usize;
-/// Bits of an epoch's idle and memory cycle counts.
-pub const EPOCH_BITS: usize = 16;
-/// Bits of a physical warp slot, and of a count of them.
-pub const PSLOT_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64) as usize;
-pub const ROOM_BITS: usize = crate::unit::clog2(MAX_PSLOTS as u64 + 1) as usize;
-/// Bits of a register mapping entry as the RTL's table holds it (the Fermi geometry's 256
-/// physical sets).
-pub const PREG_BITS: usize = 8;
-/// Bits of a scratchpad mapping entry.
-pub const PSMEM_BITS: usize = crate::unit::clog2(MAX_PSMEM_SETS as u64) as usize;
-/// Scratchpad mapping entries the RTL drives (the Fermi configuration's 48 KB).
+/// Physical register sets and scratchpad sets the RTL is built for (the Fermi configuration:
+/// 32,768 registers, 48 KB): its mapping tables' entries and its `smem_set` ports.
+pub const RTL_REG_SETS: usize = 256;
 pub const RTL_SMEM_SETS: usize = 48;
-/// Bits of the oversubscription threshold (0..=[`O_MAX`]).
-pub const O_BITS: usize = crate::unit::clog2(O_MAX as u64 + 1) as usize;
+/// Bits of a physical register set in the RTL's table (`reg_set`: 0..[`RTL_REG_SETS`]).
+pub const PREG_BITS: usize = crate::unit::clog2(RTL_REG_SETS as u64) as usize;
 
 crate::wires! { In as i {
     /// The event (`Ev`'s code).
@@ -251,7 +264,7 @@ crate::wires! { In as i {
     warps(MAX_LWARPS) = i.warps,
     /// The phase's registers per thread and scratchpad bytes per block.
     regs(REGS_BITS) = i.regs,
-    smem(SMEM_BITS) = i.smem,
+    smem(SMEM_BYTES_BITS) = i.smem,
     /// An epoch's idle and memory cycles.
     idle(EPOCH_BITS) = i.idle,
     mem(EPOCH_BITS) = i.mem,
@@ -274,7 +287,7 @@ crate::wires! { Out as o {
     /// The oversubscription threshold.
     o_thresh(O_BITS) = o.o_thresh,
     /// Physical warp slots free and not wanted by a waiting warp.
-    slot_room(ROOM_BITS) = o.slot_room,
+    slot_room(PSLOT_COUNT_BITS) = o.slot_room,
     /// Its register mapping row: the physical set of each logical set.
     reg_set [REG_SETS] (PREG_BITS) = |k| o.reg_set[k],
     /// Its block's scratchpad mapping row: the physical set of each logical set.
