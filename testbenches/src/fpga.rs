@@ -267,10 +267,12 @@ pub fn top_ports(verilog: &str) -> Result<Vec<VPort>, String> {
     let start = verilog.find("module top(").ok_or("no `module top(` in the Verilog")?;
     let mut ports = Vec::new();
     for line in verilog[start..].lines().skip(1) {
-        let l = line.trim();
-        if l.starts_with("endmodule") || l.starts_with("// Constant") || l.starts_with("// Stub") {
+        let raw = line.trim();
+        if raw.starts_with("endmodule") || raw.starts_with("// Constant") || raw.starts_with("// Stub") {
             break;
         }
+        // (a declaration may carry the port's meaning as a comment: `ports::verilog_of`)
+        let l = raw.split_once("//").map_or(raw, |x| x.0).trim();
         let dir = if l.starts_with("input ") {
             true
         } else if l.starts_with("output ") {
