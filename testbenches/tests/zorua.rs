@@ -7,7 +7,8 @@
 
 use mpgpu_ref::config::{Alloc, GpuConfig};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
-use mpgpu_ref::units::zorua::{Broken, Coord, Geometry, ZoruaSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::zorua::{Broken, Coord, Geometry};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::ZoruaFaults;
 use mpgpu_spec::units::zorua::{In, Out};
@@ -157,7 +158,7 @@ impl Unit for Shadow {
     }
 }
 
-impl ZoruaSlot for Shadow {
+impl Hosted for Shadow {
     fn halted(&self) -> Option<String> {
         self.good.halted()
     }
@@ -174,10 +175,10 @@ fn broken_coordinators_are_caught_where_the_model_predicts() {
     ] {
         let (first, fields): (First, Rc<RefCell<Vec<String>>>) = Default::default();
         let mut gpu = Gpu::new(&cfg);
-        gpu.set_zorua_units(&mut |k| {
+        gpu.set_units(&mut |k| {
             let mut bad = Coord::new(geom);
             bad.broken = broken;
-            Box::new(Shadow { good: Coord::new(geom), bad, sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() })
+            Box::new(Shadow { good: Coord::new(geom), bad, sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() }) as Held<In, Out>
         })
         .unwrap();
         gpu.add_workload(&w).unwrap();
