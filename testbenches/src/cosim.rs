@@ -30,7 +30,8 @@ use mpgpu_ref::slots::{Held, Hosted};
 use mpgpu_ref::units::oldata::Oldata;
 use mpgpu_ref::units::oplog::Oplog;
 use mpgpu_ref::units::rq::Rq;
-use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, SliceFaults, WfFaults, ZoruaFaults, ZoruaParams};
+use crate::broken::Broken;
+use mpgpu_rtl::{SchedFaults, ZoruaParams};
 use mpgpu_ref::timing::slicer::{SliceParams, Slicer, Slicing};
 use mpgpu_ref::units::slice::Slice as SliceModel;
 use mpgpu_ref::units::prof::Prof as ProfModel;
@@ -221,25 +222,13 @@ pub struct CosimOptions {
     pub unit: UnitKind,
     pub mode: SlotMode,
     pub backend: Backend,
-    /// Test-only faults of `Sched`, and the engines' broken variants.
-    pub faults: SchedFaults,
-    pub broken_engine: bool,
-    /// Test-only faults of `Oplog`.
-    pub oplog_faults: OplogFaults,
-    /// Test-only faults of `Oldata`.
-    pub oldata_faults: OldataFaults,
-    /// Test-only faults of `Rq`.
-    pub rq_faults: RqFaults,
-    /// Test-only faults of `Zorua`.
-    pub zorua_faults: ZoruaFaults,
-    /// Test-only faults of `Wf` and `Prof`, and Warped-Slicer's parameters (`--unit wf`).
-    pub wf_faults: WfFaults,
-    pub prof_faults: ProfFaults,
+    /// The test-only broken variants of the blocks in the loop, by block
+    /// (`crate::registry::broken` reads them from the registry by name).
+    pub broken: Broken,
+    /// Warped-Slicer's parameters (`--unit wf` and `slice`).
     pub slice: SliceParams,
-    /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer) and the slice
-    /// table's test-only faults.
+    /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer).
     pub slicing: Slicing,
-    pub slice_faults: SliceFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
@@ -271,17 +260,9 @@ impl CosimOptions {
             unit: UnitKind::Sched,
             mode: SlotMode::Lockstep,
             backend: Backend::RustHdl,
-            faults: SchedFaults::default(),
-            broken_engine: false,
-            oplog_faults: OplogFaults::default(),
-            oldata_faults: OldataFaults::default(),
-            rq_faults: RqFaults::default(),
-            zorua_faults: ZoruaFaults::default(),
-            wf_faults: WfFaults::default(),
-            prof_faults: ProfFaults::default(),
+            broken: Broken::default(),
             slice: SliceParams::default(),
             slicing: Slicing::WarpedSlicer,
-            slice_faults: SliceFaults::default(),
             sms: SmSet::All,
             framework: false,
             every_cycle: false,
@@ -299,7 +280,8 @@ impl CosimOptions {
 /// Runs `w` on `cfg` with the RTL of the policy's engine in the loop (rust-hdl backend); see
 /// [`run_with`].
 pub fn run(cfg: &GpuConfig, w: &Workload, policy: Policy, mechanism: Mechanism, broken_rtl: bool, vcd: Option<&Path>, mismatch_vcd: &Path) -> Result<CosimReport, String> {
-    let o = CosimOptions { unit: UnitKind::Engine, broken_engine: broken_rtl, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    let broken = if broken_rtl { Broken::default().with("dss", true).with("prio", true) } else { Broken::default() };
+    let o = CosimOptions { unit: UnitKind::Engine, broken, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
     run_with(cfg, w, &o)
 }
 
@@ -316,7 +298,7 @@ pub fn run_sched(
     vcd: Option<&Path>,
     mismatch_vcd: &Path,
 ) -> Result<CosimReport, String> {
-    let o = CosimOptions { faults, every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    let o = CosimOptions { broken: Broken::default().with("sched", faults), every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
     run_with(cfg, w, &o)
 }
 
@@ -401,7 +383,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
     match (o.unit, o.mode) {
         (UnitKind::Sched, mode) => {
             let mut gpu = Gpu::with_framework(cfg, p, m, procs)?;
-            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
+            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.broken.of("sched") };
             let outcome: Box<dyn Outcome> = match mode {
                 SlotMode::Lockstep => {
                     let rtl = RtlUnit::with_backend(ports, o.backend)?;
@@ -438,21 +420,21 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
             let mut outcomes: Vec<(Box<dyn Outcome>, &'static str)> = Vec::new();
             if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
                 let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;
-                let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
+                let ports = OplogPorts { entries: entries as usize, faults: o.broken.of("oplog") };
                 let (outcome, units) = per_sm(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, rec, sub("oplog").as_deref())?;
                 install(&mut gpu, units)?;
                 outcomes.push((outcome, "oplog"));
             }
             if matches!(o.unit, UnitKind::Oldata | UnitKind::RqOl) {
                 let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
-                let ports = OldataPorts { entries, faults: o.oldata_faults };
+                let ports = OldataPorts { entries, faults: o.broken.of("oldata") };
                 let (outcome, units) = per_sm(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, rec, sub("oldata").as_deref())?;
                 install(&mut gpu, units)?;
                 outcomes.push((outcome, "oldata"));
             }
             if matches!(o.unit, UnitKind::Rq | UnitKind::RqOl) {
                 let slots = cfg.sm[0].rq_entries;
-                let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
+                let ports = RqPorts { slots: slots as usize, faults: o.broken.of("rq") };
                 let (outcome, units) = per_sm(n, mode, o, ports, &|| Rq::new(slots), Rq::state, rec, sub("rq").as_deref())?;
                 install(&mut gpu, units)?;
                 outcomes.push((outcome, "rq"));
@@ -462,7 +444,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
         }
         (UnitKind::Zorua, mode) => {
             let mut gpu = per_sm_gpu(cfg, o, procs)?;
-            let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
+            let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.broken.of("zorua") };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
             let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
             let (outcome, units) = per_sm(n, mode, o, ports, &|| Coord::new(geom), Coord::state, rec, trace)?;
@@ -471,8 +453,8 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
         }
         (UnitKind::Wf, mode) => {
             let sub = |b: &str| trace.map(|d| d.join(b));
-            let (wf_outcome, wf_unit) = global("wf", o, WfPorts { sms: n, faults: o.wf_faults }, WfModel::new(n), WfModel::state, rec, sub("wf").as_deref())?;
-            let pports = ProfPorts { faults: o.prof_faults };
+            let (wf_outcome, wf_unit) = global("wf", o, WfPorts { sms: n, faults: o.broken.of("wf") }, WfModel::new(n), WfModel::state, rec, sub("wf").as_deref())?;
+            let pports = ProfPorts { faults: o.broken.of("prof") };
             let (prof_outcome, prof_units) = per_sm(n, mode, o, pports, &ProfModel::default, ProfModel::state, rec, sub("prof").as_deref())?;
             let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Slicer::new(Slicing::WarpedSlicer, o.slice, n)));
             install(&mut gpu, vec![wf_unit])?;
@@ -481,7 +463,7 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
         }
         (UnitKind::Slice, _) => {
             let total = Slicer::sm_total(&cfg.sm[0]);
-            let (outcome, unit) = global("slice", o, SlicePorts { sms: n, total, faults: o.slice_faults }, SliceModel::new(n, total), SliceModel::state, rec, trace)?;
+            let (outcome, unit) = global("slice", o, SlicePorts { sms: n, total, faults: o.broken.of("slice") }, SliceModel::new(n, total), SliceModel::state, rec, trace)?;
             let slicer = match o.slicing {
                 Slicing::Oracle => {
                     let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
@@ -495,13 +477,13 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
         }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
-                let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
+                let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken.of("dss") }, o.backend)?;
                 let h = Shared::new(Cosim::outputs_only("dss", Dss::new(n), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, Some(Box::new(h.clone())), None)?;
                 Ok((Box::new(h), gpu))
             } else {
                 let mode = p.code();
-                let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken_engine }, o.backend)?;
+                let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken.of("prio") }, o.backend)?;
                 let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, None, Some(Box::new(h.clone())))?;
                 Ok((Box::new(h), gpu))

@@ -27,7 +27,7 @@ fn options(backend: Backend, mode: SlotMode, faults: OldataFaults) -> CosimOptio
     o.unit = UnitKind::Oldata;
     o.backend = backend;
     o.mode = mode;
-    o.oldata_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("oldata", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oldata").join("mismatch.vcd");
     o
 }

@@ -25,7 +25,7 @@ fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults
     o.unit = UnitKind::Oplog;
     o.backend = backend;
     o.mode = mode;
-    o.oplog_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("oplog", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oplog").join("mismatch.vcd");
     run_with(cfg, w, &o).unwrap()
 }

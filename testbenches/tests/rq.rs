@@ -37,7 +37,7 @@ fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults
     o.unit = UnitKind::Rq;
     o.backend = backend;
     o.mode = mode;
-    o.rq_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("rq", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq").join("mismatch.vcd");
     run_with(cfg, w, &o).unwrap()
 }
@@ -290,9 +290,7 @@ fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queu
         config_arg: "thesis16".into(),
         backend: Backend::Verilator,
         unit: UnitKind::RqOl,
-        faults: Default::default(),
-        rq_faults,
-        oplog_faults: Default::default(),
+        broken: mpgpu_tb::broken::Broken::default().with("rq", rq_faults),
         params: SoakParams::default(),
         out: out.clone(),
     };

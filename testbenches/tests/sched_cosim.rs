@@ -174,7 +174,7 @@ fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: Probe) {
     let field = format!("sched.{field}");
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let path = dir().join(format!("mismatch-{}-{backend}.vcd", p.name()));
-        let o = CosimOptions { faults, backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
+        let o = CosimOptions { broken: mpgpu_tb::broken::Broken::default().with("sched", faults), backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
         let rep = run_with(&cfg, &w, &o).unwrap();
         let mm = rep.mismatch.unwrap_or_else(|| panic!("{backend}: {faults:?} went unnoticed"));
         assert_eq!(mm.cycle, cycle, "{backend}: {faults:?}: {mm}");

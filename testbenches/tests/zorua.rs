@@ -52,7 +52,7 @@ fn options(backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimOption
     o.unit = UnitKind::Zorua;
     o.backend = backend;
     o.mode = mode;
-    o.zorua_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("zorua", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("mismatch.vcd");
     o
 }
@@ -114,7 +114,7 @@ fn the_coordinator_runs_in_lockstep_under_the_scheduling_framework() {
     assert!(res.fw_full_cycles > 0, "no SM reported itself full");
     let z = res.zorua.as_ref().unwrap();
     assert!(z.grants > 100 && z.barrier_events > 100, "{z:?}");
-    o.zorua_faults = ZoruaFaults { smem_at_warp_end: true, ..ZoruaFaults::default() };
+    o.broken = mpgpu_tb::broken::Broken::default().with("zorua", ZoruaFaults { smem_at_warp_end: true, ..ZoruaFaults::default() });
     let r = run_with(&cfg, &w, &o).unwrap();
     assert!(r.mismatch.is_some(), "the broken coordinator was not caught under the framework");
 }
