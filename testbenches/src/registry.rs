@@ -2,9 +2,9 @@
 //! command reads it: `mpgpu verilog` and `mpgpu fpga` (a block's name, what it is, its
 //! Verilog at its default configuration), and `mpgpu cosim --unit`, `mpgpu soak --unit` and
 //! `mpgpu bench cosim --unit` (the units, what each puts in the GPU, the configuration it
-//! needs). A block is named alike everywhere: `rtl/src/<name>.rs`,
-//! `mpgpu_spec::units::<name>`, the harness's `blocks/<name>.rs`
-//! (`docs/adding-a-block.md`).
+//! needs), and `--broken` (a block's test-only broken variants). A block is named alike
+//! everywhere: `rtl/src/<name>.rs`, `mpgpu_spec::units::<name>`, the harness's
+//! `blocks/<name>.rs` (`docs/adding-a-block.md`).
 
 use crate::broken::Broken;
 use crate::blocks::{DssPorts, LowestFirstPorts, OldataPorts, OplogPorts, PrioPorts, ProfPorts, RqPorts, SchedPorts, SlicePorts, WfPorts, ZoruaPorts};

@@ -670,8 +670,7 @@ impl Slicer {
     /// their models saw them (none from an RTL alone).
     pub fn slice_stats(&self) -> SliceStats {
         let mut s = self.stats();
-        let model = |u: &dyn crate::slots::Hosted<In = wf::In, Out = wf::Out>| u.model().and_then(|m| m.get::<crate::units::wf::Wf>().map(|w| w.ties.iter().map(|t| t.0).collect()));
-        s.ties = self.wf.as_deref().and_then(model).unwrap_or_default();
+        s.ties = self.wf.as_ref().and_then(|u| Some(u.model()?.get::<crate::units::wf::Wf>()?.ties.iter().map(|t| t.0).collect())).unwrap_or_default();
         s.first_over_quota = self.unit.as_ref().and_then(|u| u.model()?.get::<crate::units::slice::Slice>()?.first_over_quota);
         s
     }

@@ -69,8 +69,7 @@ impl Sm {
 
     /// Whether any of the SM's units has requests waiting for their edge.
     pub fn units_pending(&self) -> bool {
-        let pending = |p: Option<bool>| p.unwrap_or(false);
-        pending(self.ol.as_ref().map(|p| p.borrow().pending())) || pending(self.rq.as_ref().map(|p| p.borrow().pending())) || pending(self.od.as_ref().map(|p| p.borrow().pending()))
+        self.ol.as_ref().is_some_and(|p| p.borrow().pending()) || self.rq.as_ref().is_some_and(|p| p.borrow().pending()) || self.od.as_ref().is_some_and(|p| p.borrow().pending())
     }
 
     /// The operand log's requests of cycles before `now` are sampled at their edge (at the
