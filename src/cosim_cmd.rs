@@ -22,54 +22,6 @@ pub enum ModeArg {
     Model,
 }
 
-/// Test-only broken RTL variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BrokenArg {
-    /// sched: the PTBQ popped last in first out; engine: DSS ties to the highest index, the
-    /// priority engine's victim the oldest kernel's SM.
-    Lifo,
-    /// sched: a released SM's token is not returned to its kernel.
-    KeepToken,
-    /// oplog: a store's second log entry is not marked in use (it never comes back).
-    DropSecond,
-    /// oplog: a freed entry is credited to its block's quota a clocked cycle early (at its
-    /// push onto the free list, not at the edge after).
-    EarlyCredit,
-    /// rq: a slot is free one cycle early (the commit's free reaches the allocation).
-    EarlyFree,
-    /// rq: a replay clears the faulted bit of the read port's slot, not its own.
-    WrongSlot,
-    /// oldata: lane 31 never takes a write.
-    DropLane,
-    /// oldata: the read port always looks at the write address.
-    ReadWaddr,
-    /// zorua: the rescan starts from the thread/barrier queue.
-    RescanFromThread,
-    /// zorua: a warp's end frees its block's scratchpad.
-    SmemAtWarpEnd,
-    /// wf: a tie at Select goes to the higher kernel index.
-    TieHigh,
-    /// wf: the sampling counters latch one cycle after the window's last.
-    LateLatch,
-    /// slice: the quota compare takes `<=` (an SM takes one block over a kernel's quota).
-    OverQuota,
-}
-
-impl BrokenArg {
-    /// The unit the variant belongs to.
-    fn unit(self) -> &'static str {
-        match self {
-            BrokenArg::Lifo | BrokenArg::KeepToken => "sched or engine",
-            BrokenArg::DropSecond | BrokenArg::EarlyCredit => "oplog",
-            BrokenArg::EarlyFree | BrokenArg::WrongSlot => "rq",
-            BrokenArg::DropLane | BrokenArg::ReadWaddr => "oldata",
-            BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd => "zorua",
-            BrokenArg::TieHigh | BrokenArg::LateLatch => "wf",
-            BrokenArg::OverQuota => "slice",
-        }
-    }
-}
-
 #[derive(clap::Args)]
 pub struct CosimArgs {
     /// Workload TOML file; the embedded default when absent.
@@ -145,9 +97,10 @@ pub struct CosimArgs {
     ws: crate::args::WsArgs,
     #[command(flatten)]
     limit: crate::args::LimitArgs,
-    /// Test-only: co-simulate a deliberately broken RTL variant.
-    #[arg(long, value_enum, hide = true)]
-    broken: Option<BrokenArg>,
+    /// Test-only: co-simulate a deliberately broken RTL variant (the registry's, of a block
+    /// the unit hosts).
+    #[arg(long, hide = true)]
+    broken: Option<String>,
 }
 
 pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
@@ -156,22 +109,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let unit = a.unit;
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
-    // (each broken variant belongs to one unit)
-    if let Some(b) = a.broken {
-        let ok = match a.unit {
-            UnitKind::Sched | UnitKind::Engine => matches!(b, BrokenArg::Lifo | BrokenArg::KeepToken),
-            UnitKind::Oplog => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit),
-            UnitKind::Rq => matches!(b, BrokenArg::EarlyFree | BrokenArg::WrongSlot),
-            UnitKind::Oldata => matches!(b, BrokenArg::DropLane | BrokenArg::ReadWaddr),
-            UnitKind::RqOl => matches!(b, BrokenArg::DropSecond | BrokenArg::EarlyCredit | BrokenArg::EarlyFree | BrokenArg::WrongSlot | BrokenArg::DropLane | BrokenArg::ReadWaddr),
-            UnitKind::Zorua => matches!(b, BrokenArg::RescanFromThread | BrokenArg::SmemAtWarpEnd),
-            UnitKind::Wf => matches!(b, BrokenArg::TieHigh | BrokenArg::LateLatch),
-            UnitKind::Slice => matches!(b, BrokenArg::OverQuota),
-        };
-        if !ok {
-            bail!("--broken {b:?} is not a variant of --unit {} (it is one of --unit {})", a.unit, b.unit());
-        }
-    }
+    // (each broken variant belongs to the blocks of some units: the registry's)
+    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(unit, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
         ModeArg::Rtl if !matches!(a.unit, UnitKind::Engine) => SlotMode::RtlAlone,
@@ -219,22 +158,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             None => mpgpu_tb::board_link::FpgaTarget::Simulation,
         });
     }
-    o.faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    o.broken_engine = matches!(a.unit, UnitKind::Engine) && a.broken.is_some();
-    o.oplog_faults = mpgpu_rtl::OplogFaults { drop_second: a.broken == Some(BrokenArg::DropSecond), early_credit: a.broken == Some(BrokenArg::EarlyCredit) };
-    o.oldata_faults = mpgpu_rtl::OldataFaults { drop_lane: a.broken == Some(BrokenArg::DropLane), read_waddr: a.broken == Some(BrokenArg::ReadWaddr) };
-    o.rq_faults = mpgpu_rtl::RqFaults { early_free: a.broken == Some(BrokenArg::EarlyFree), wrong_slot: a.broken == Some(BrokenArg::WrongSlot) };
-    o.zorua_faults = mpgpu_rtl::ZoruaFaults { rescan_from_thread: a.broken == Some(BrokenArg::RescanFromThread), smem_at_warp_end: a.broken == Some(BrokenArg::SmemAtWarpEnd) };
-    o.wf_faults = mpgpu_rtl::WfFaults { tie_high: a.broken == Some(BrokenArg::TieHigh) };
-    o.prof_faults = mpgpu_rtl::ProfFaults { late_latch: a.broken == Some(BrokenArg::LateLatch) };
+    o.broken = broken;
     o.slice = a.ws.params();
     if a.slicing.is_some() && !matches!(a.unit, UnitKind::Wf | UnitKind::Slice) {
         bail!("--slicing picks the policy of --unit slice (or wf); --unit {} runs under --policy", a.unit);
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
-    o.slice_faults = mpgpu_rtl::SliceFaults {
-        over_quota: a.broken == Some(BrokenArg::OverQuota),
-    };
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.per_sm() || matches!(unit, UnitKind::Wf | UnitKind::Slice)) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {} runs on rust-hdl or verilator", a.unit);

@@ -106,7 +106,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
             let mut gpu = Gpu::with_dispatcher(&cfg, Box::new(slicer));
             gpu.add_workload(&w).map_err(|e| anyhow!("{name}: {e}"))?;
             gpu.run(limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name} under {}: {e}", pol.name()))?;
-            let r = gpu.result();
+            let r = Slicer::result(&gpu);
             let m = metrics(&r, &alone);
             let min_speedup = m.processes.iter().map(|p| 1.0 / p.ntt).fold(f64::INFINITY, f64::min);
             let decision = r.slicing.as_ref().and_then(|s| s.decisions.first().cloned());

@@ -3,7 +3,6 @@
 //! injected faults and under demand paging with thread-block switching.
 
 use crate::args::BackendArg;
-use crate::cosim_cmd::BrokenArg;
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use mpgpu_ref::config::GpuConfig;
@@ -42,8 +41,8 @@ pub struct SoakArgs {
     #[arg(long, default_value = "target/soak")]
     out: PathBuf,
     /// Test-only: soak a deliberately broken RTL variant.
-    #[arg(long, value_enum, hide = true)]
-    broken: Option<BrokenArg>,
+    #[arg(long, hide = true)]
+    broken: Option<String>,
 }
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
@@ -54,12 +53,12 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     crate::checks::output_dir(&a.out, "--out")?;
     let config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
     let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
-    let faults = mpgpu_rtl::SchedFaults { ptbq_lifo: a.broken == Some(BrokenArg::Lifo), keep_token: a.broken == Some(BrokenArg::KeepToken) };
-    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, faults, rq_faults: Default::default(), oplog_faults: Default::default(), params: SoakParams::default(), out: a.out.clone() };
+    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::Sched, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
+    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone() };
     let per = soak.runs_per_workload();
     if unit.implied_faults().is_some() {
         println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), the {unit:?} RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
-    } else if soak.per_sm() {
+    } else if soak.varies_gpu() {
         println!("soak: seed {}, {} random workloads x {per} runs on {} ({}), --unit {unit}: {}", a.seed, a.workloads, soak.config.name, soak.backend, unit.about());
     } else {
         let what = if unit == UnitKind::Engine { "the policy engine's" } else { "the framework's" };
@@ -95,7 +94,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(f) => {
-            if soak.per_sm() {
+            if soak.varies_gpu() {
                 eprintln!("workload {} of seed {} failed under {}:", f.index, a.seed, f.variant);
             } else {
                 eprintln!("workload {} of seed {} failed under {} / {:?}:", f.index, a.seed, f.policy.name(), f.mechanism);

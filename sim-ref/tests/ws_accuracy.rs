@@ -14,7 +14,7 @@ fn first_decision(cfg: &GpuConfig, w: &Workload, slicer: Slicer, name: &str) -> 
     let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
     gpu.add_workload(w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let r = gpu.result();
+    let r = Slicer::result(&gpu);
     assert!(r.processes.iter().all(|p| p.verified), "{name}");
     r.slicing.and_then(|s| s.decisions.first().cloned()).unwrap_or_else(|| panic!("{name}: no decision"))
 }

@@ -7,7 +7,8 @@ use mpgpu_ref::config::{Alloc, GpuConfig};
 use mpgpu_ref::library::library;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult};
 use mpgpu_ref::timing::sm::ZoruaStats;
-use mpgpu_ref::units::zorua::{Coord, Geometry, ZoruaSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::zorua::{Coord, Geometry};
 use mpgpu_spec::units::zorua::{In, Out};
 use mpgpu_spec::Unit;
 
@@ -35,16 +36,16 @@ fn tight() -> GpuConfig {
     c
 }
 
-fn run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Box<dyn ZoruaSlot>>) -> RunResult {
+fn run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Held<In, Out>>) -> RunResult {
     try_run(cfg, bench, size, skip_idle, unit).unwrap_or_else(|e| panic!("{bench}: {e}"))
 }
 
-fn try_run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Box<dyn ZoruaSlot>>) -> Result<RunResult, String> {
+fn try_run(cfg: &GpuConfig, bench: &str, size: u32, skip_idle: bool, unit: Option<&dyn Fn(&GpuConfig) -> Held<In, Out>>) -> Result<RunResult, String> {
     let b = mpgpu_ref::library::find(bench).unwrap();
     let mut g = Gpu::new(cfg);
     g.add_process(bench, 0, 0, vec![(bench.into(), b.program(size, 7).unwrap())]);
     if let Some(u) = unit {
-        g.set_zorua_units(&mut |_| u(cfg)).unwrap();
+        g.set_units(&mut |_| u(cfg)).unwrap();
     }
     g.run(RunLimits { skip_idle, watchdog: 2_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).map_err(|e| e.to_string())?;
     Ok(g.result())
@@ -212,14 +213,14 @@ impl Unit for Bent {
     }
 }
 
-impl ZoruaSlot for Bent {
+impl Hosted for Bent {
     fn halted(&self) -> Option<String> {
         self.c.halted()
     }
 }
 
-fn bent(f: fn(&mut Out)) -> impl Fn(&GpuConfig) -> Box<dyn ZoruaSlot> {
-    move |cfg: &GpuConfig| Box::new(Bent { c: Coord::new(Geometry::of(&cfg.sm[0]).unwrap()), f }) as Box<dyn ZoruaSlot>
+fn bent(f: fn(&mut Out)) -> impl Fn(&GpuConfig) -> Held<In, Out> {
+    move |cfg: &GpuConfig| Box::new(Bent { c: Coord::new(Geometry::of(&cfg.sm[0]).unwrap()), f }) as Held<In, Out>
 }
 
 #[test]

@@ -26,15 +26,17 @@ use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
 use mpgpu_ref::units::prio::Prio;
 use mpgpu_ref::workload::Workload;
 use mpgpu_ref::slots::SmSet;
-use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
-use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
-use mpgpu_ref::units::rq::{ReplaySlot, Rq};
-use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, SliceFaults, WfFaults, ZoruaFaults, ZoruaParams};
-use mpgpu_ref::timing::slicer::{ProfUnit, SliceParams, SliceSlot, Slicer, Slicing, WfSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::oldata::Oldata;
+use mpgpu_ref::units::oplog::Oplog;
+use mpgpu_ref::units::rq::Rq;
+use crate::broken::Broken;
+use mpgpu_rtl::{SchedFaults, ZoruaParams};
+use mpgpu_ref::timing::slicer::{SliceParams, Slicer, Slicing};
 use mpgpu_ref::units::slice::Slice as SliceModel;
 use mpgpu_ref::units::prof::Prof as ProfModel;
 use mpgpu_ref::units::wf::Wf as WfModel;
-use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
+use mpgpu_ref::units::zorua::Coord;
 use mpgpu_spec::Unit;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -220,25 +222,13 @@ pub struct CosimOptions {
     pub unit: UnitKind,
     pub mode: SlotMode,
     pub backend: Backend,
-    /// Test-only faults of `Sched`, and the engines' broken variants.
-    pub faults: SchedFaults,
-    pub broken_engine: bool,
-    /// Test-only faults of `Oplog`.
-    pub oplog_faults: OplogFaults,
-    /// Test-only faults of `Oldata`.
-    pub oldata_faults: OldataFaults,
-    /// Test-only faults of `Rq`.
-    pub rq_faults: RqFaults,
-    /// Test-only faults of `Zorua`.
-    pub zorua_faults: ZoruaFaults,
-    /// Test-only faults of `Wf` and `Prof`, and Warped-Slicer's parameters (`--unit wf`).
-    pub wf_faults: WfFaults,
-    pub prof_faults: ProfFaults,
+    /// The test-only broken variants of the blocks in the loop, by block
+    /// (`crate::registry::broken` reads them from the registry by name).
+    pub broken: Broken,
+    /// Warped-Slicer's parameters (`--unit wf` and `slice`).
     pub slice: SliceParams,
-    /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer) and the slice
-    /// table's test-only faults.
+    /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer).
     pub slicing: Slicing,
-    pub slice_faults: SliceFaults,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
@@ -270,17 +260,9 @@ impl CosimOptions {
             unit: UnitKind::Sched,
             mode: SlotMode::Lockstep,
             backend: Backend::RustHdl,
-            faults: SchedFaults::default(),
-            broken_engine: false,
-            oplog_faults: OplogFaults::default(),
-            oldata_faults: OldataFaults::default(),
-            rq_faults: RqFaults::default(),
-            zorua_faults: ZoruaFaults::default(),
-            wf_faults: WfFaults::default(),
-            prof_faults: ProfFaults::default(),
+            broken: Broken::default(),
             slice: SliceParams::default(),
             slicing: Slicing::WarpedSlicer,
-            slice_faults: SliceFaults::default(),
             sms: SmSet::All,
             framework: false,
             every_cycle: false,
@@ -298,7 +280,8 @@ impl CosimOptions {
 /// Runs `w` on `cfg` with the RTL of the policy's engine in the loop (rust-hdl backend); see
 /// [`run_with`].
 pub fn run(cfg: &GpuConfig, w: &Workload, policy: Policy, mechanism: Mechanism, broken_rtl: bool, vcd: Option<&Path>, mismatch_vcd: &Path) -> Result<CosimReport, String> {
-    let o = CosimOptions { unit: UnitKind::Engine, broken_engine: broken_rtl, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    let broken = if broken_rtl { Broken::default().with("dss", true).with("prio", true) } else { Broken::default() };
+    let o = CosimOptions { unit: UnitKind::Engine, broken, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
     run_with(cfg, w, &o)
 }
 
@@ -315,7 +298,7 @@ pub fn run_sched(
     vcd: Option<&Path>,
     mismatch_vcd: &Path,
 ) -> Result<CosimReport, String> {
-    let o = CosimOptions { faults, every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
+    let o = CosimOptions { broken: Broken::default().with("sched", faults), every_cycle, vcd: vcd.map(Path::to_path_buf), mismatch_vcd: mismatch_vcd.to_path_buf(), ..CosimOptions::new(policy, mechanism) };
     run_with(cfg, w, &o)
 }
 
@@ -323,33 +306,21 @@ pub fn run_sched(
 /// model alone, or both in lockstep; the model in the SMs without the RTL), each SM's trace in
 /// its own directory (`DIR/sm<k>`, for `mpgpu replay`), and what the run will report.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn per_sm<M, P, S: ?Sized>(
-    n: usize,
-    mode: SlotMode,
-    o: &CosimOptions,
-    ports: P,
-    model: &dyn Fn() -> M,
-    state: fn(&M) -> P::State,
-    rec: &Rec,
-    trace: Option<&Path>,
-    pair: &dyn Fn(Shared<M, P>) -> Box<S>,
-    alone: &dyn Fn(Alone<P>) -> Box<S>,
-    plain: &dyn Fn(M) -> Box<S>,
-) -> Result<(Box<dyn Outcome>, Vec<Box<S>>), String>
+fn per_sm<M, P>(n: usize, mode: SlotMode, o: &CosimOptions, ports: P, model: &dyn Fn() -> M, state: fn(&M) -> P::State, rec: &Rec, trace: Option<&Path>) -> Result<(Box<dyn Outcome>, Vec<Held<P::In, P::Out>>), String>
 where
-    M: Unit<In = P::In, Out = P::Out> + 'static,
+    M: Unit<In = P::In, Out = P::Out> + Hosted + 'static,
     P: Ports + Copy + 'static,
 {
-    let mut units = Vec::with_capacity(n);
+    let mut units: Vec<Held<P::In, P::Out>> = Vec::with_capacity(n);
     if mode == SlotMode::RtlAlone {
         let mut counters = Vec::new();
         for k in 0..n {
             if o.sms.contains(k) {
                 let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
                 counters.push(a.cycles.clone());
-                units.push(alone(a));
+                units.push(Box::new(a));
             } else {
-                units.push(plain(model()));
+                units.push(Box::new(model()));
             }
         }
         return Ok((Box::new(AloneOutcome(counters)), units));
@@ -368,12 +339,40 @@ where
                 }
                 c.trace = tw;
                 drop(c);
-                units.push(pair(p.clone()));
+                units.push(Box::new(p.clone()));
             }
-            _ => units.push(plain(model())),
+            _ => units.push(Box::new(model())),
         }
     }
     Ok((Box::new(BankOutcome(bank)), units))
+}
+
+/// The unit of a global block as `o.mode` says (the RTL alone, the model alone, or both in
+/// lockstep, named `name`), and what the run will report.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn global<M, P>(name: &str, o: &CosimOptions, ports: P, model: M, state: fn(&M) -> P::State, rec: &Rec, trace: Option<&Path>) -> Result<(Box<dyn Outcome>, Held<P::In, P::Out>), String>
+where
+    M: Unit<In = P::In, Out = P::Out> + Hosted + 'static,
+    P: Ports + 'static,
+{
+    Ok(match o.mode {
+        SlotMode::Lockstep => {
+            let rtl = RtlUnit::with_backend(ports, o.backend)?;
+            let h = Shared::new(Cosim::with_state(name, model, rtl, state).recording(rec.clone()).tracing(trace)?);
+            (Box::new(h.clone()), Box::new(h))
+        }
+        SlotMode::RtlAlone => {
+            let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
+            (Box::new(AloneOutcome(vec![a.cycles.clone()])), Box::new(a))
+        }
+        SlotMode::ModelAlone => (Box::new(AloneOutcome(Vec::new())), Box::new(model)),
+    })
+}
+
+/// Puts `units` in the GPU's slots of their interface, one per instance.
+fn install<I: 'static, O: 'static>(gpu: &mut Gpu, units: Vec<Held<I, O>>) -> Result<(), String> {
+    let mut it = units.into_iter();
+    gpu.set_units(&mut |_| it.next().expect("one unit per instance"))
 }
 
 /// Builds the GPU for one run, recording the waveforms `rec` says.
@@ -382,36 +381,30 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
     let (p, m) = (o.policy, o.mechanism);
     let procs = w.processes.len();
     match (o.unit, o.mode) {
-        (UnitKind::Sched, SlotMode::Lockstep) => {
-            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
-            let rtl = RtlUnit::with_backend(ports, o.backend)?;
-            let mut tw = trace_writer(&rtl, trace)?;
-            let mut rtl = Some(rtl);
-            let mut handle = None;
-            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| {
-                let mut c = Cosim::with_state("sched", model, rtl.take().expect("one framework"), Framework::state).recording(rec.clone());
-                c.trace = tw.take();
-                let h = Shared::new(c);
-                handle = Some(h.clone());
-                Box::new(h)
-            })?;
+        (UnitKind::Sched, mode) => {
+            let mut gpu = Gpu::with_framework(cfg, p, m, procs)?;
+            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.broken.of("sched") };
+            let outcome: Box<dyn Outcome> = match mode {
+                SlotMode::Lockstep => {
+                    let rtl = RtlUnit::with_backend(ports, o.backend)?;
+                    let tw = trace_writer(&rtl, trace)?;
+                    let model = Framework::new(Gpu::framework_params(cfg)?, p, m);
+                    let mut c = Cosim::with_state("sched", model, rtl, Framework::state).recording(rec.clone()).gated(|o| o.busy);
+                    c.trace = tw;
+                    let h = Shared::new(c);
+                    install(&mut gpu, vec![Box::new(h.clone()) as Held<_, _>])?;
+                    Box::new(h)
+                }
+                SlotMode::RtlAlone => {
+                    let alone = Alone::new(RtlUnit::with_backend(ports, o.backend)?).gated(|o| o.busy);
+                    let counter = alone.cycles.clone();
+                    install(&mut gpu, vec![Box::new(alone) as Held<_, _>])?;
+                    Box::new(AloneOutcome(vec![counter]))
+                }
+                SlotMode::ModelAlone => Box::new(AloneOutcome(Vec::new())),
+            };
             gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(handle.expect("the GPU built its framework")), gpu))
-        }
-        (UnitKind::Sched, SlotMode::RtlAlone) => {
-            let ports = SchedPorts { sms: n, mode: p.code(), faults: o.faults };
-            let rtl = RtlUnit::with_backend(ports, o.backend)?;
-            let alone = Alone::new(rtl);
-            let counter = alone.cycles.clone();
-            let mut alone = Some(alone);
-            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |_model| Box::new(alone.take().expect("one framework")))?;
-            gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(AloneOutcome(vec![counter])), gpu))
-        }
-        (UnitKind::Sched, SlotMode::ModelAlone) => {
-            let mut gpu = Gpu::with_sched_unit(cfg, p, m, procs, &mut |model| Box::new(model))?;
-            gpu.set_framework_clock_gating(!o.every_cycle);
-            Ok((Box::new(AloneOutcome(Vec::new())), gpu))
+            Ok((outcome, gpu))
         }
         (UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl, mode) => {
             let mut gpu = per_sm_gpu(cfg, o, procs)?;
@@ -427,29 +420,23 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
             let mut outcomes: Vec<(Box<dyn Outcome>, &'static str)> = Vec::new();
             if matches!(o.unit, UnitKind::Oplog | UnitKind::RqOl) {
                 let entries = cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES;
-                let ports = OplogPorts { entries: entries as usize, faults: o.oplog_faults };
-                let t = sub("oplog");
-                let (outcome, units) = per_sm::<_, _, dyn OplogSlot>(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-                let mut it = units.into_iter();
-                gpu.set_oplog_units(&mut |_| it.next().expect("one unit per SM"))?;
+                let ports = OplogPorts { entries: entries as usize, faults: o.broken.of("oplog") };
+                let (outcome, units) = per_sm(n, mode, o, ports, &|| Oplog::new(entries), Oplog::state, rec, sub("oplog").as_deref())?;
+                install(&mut gpu, units)?;
                 outcomes.push((outcome, "oplog"));
             }
             if matches!(o.unit, UnitKind::Oldata | UnitKind::RqOl) {
                 let entries = (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize;
-                let ports = OldataPorts { entries, faults: o.oldata_faults };
-                let t = sub("oldata");
-                let (outcome, units) = per_sm::<_, _, dyn OldataSlot>(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-                let mut it = units.into_iter();
-                gpu.set_oldata_units(&mut |_| it.next().expect("one unit per SM"))?;
+                let ports = OldataPorts { entries, faults: o.broken.of("oldata") };
+                let (outcome, units) = per_sm(n, mode, o, ports, &|| Oldata::new(entries), Oldata::state, rec, sub("oldata").as_deref())?;
+                install(&mut gpu, units)?;
                 outcomes.push((outcome, "oldata"));
             }
             if matches!(o.unit, UnitKind::Rq | UnitKind::RqOl) {
                 let slots = cfg.sm[0].rq_entries;
-                let ports = RqPorts { slots: slots as usize, faults: o.rq_faults };
-                let t = sub("rq");
-                let (outcome, units) = per_sm::<_, _, dyn ReplaySlot>(n, mode, o, ports, &|| Rq::new(slots), Rq::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-                let mut it = units.into_iter();
-                gpu.set_rq_units(&mut |_| it.next().expect("one unit per SM"))?;
+                let ports = RqPorts { slots: slots as usize, faults: o.broken.of("rq") };
+                let (outcome, units) = per_sm(n, mode, o, ports, &|| Rq::new(slots), Rq::state, rec, sub("rq").as_deref())?;
+                install(&mut gpu, units)?;
                 outcomes.push((outcome, "rq"));
             }
             let outcome: Box<dyn Outcome> = if outcomes.len() == 1 { outcomes.pop().expect("one per-SM unit").0 } else { Box::new(Several(outcomes)) };
@@ -457,51 +444,26 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
         }
         (UnitKind::Zorua, mode) => {
             let mut gpu = per_sm_gpu(cfg, o, procs)?;
-            let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.zorua_faults };
+            let ports = ZoruaPorts { params: zorua_params(cfg), faults: o.broken.of("zorua") };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
             let geom = mpgpu_ref::units::zorua::Geometry { thresh: cfg.zorua.thresh(), pipelined: true, ..mpgpu_ref::units::zorua::Geometry::of(&cfg.sm[0])? };
-            let (outcome, units) = per_sm::<_, _, dyn ZoruaSlot>(n, mode, o, ports, &|| Coord::new(geom), Coord::state, rec, trace, &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-            let mut it = units.into_iter();
-            gpu.set_zorua_units(&mut |_| it.next().expect("one unit per SM"))?;
+            let (outcome, units) = per_sm(n, mode, o, ports, &|| Coord::new(geom), Coord::state, rec, trace)?;
+            install(&mut gpu, units)?;
             Ok((outcome, gpu))
         }
         (UnitKind::Wf, mode) => {
             let sub = |b: &str| trace.map(|d| d.join(b));
-            let wports = WfPorts { sms: n, faults: o.wf_faults };
-            let (wf_outcome, wf_unit): (Box<dyn Outcome>, WfSlot) = match mode {
-                SlotMode::Lockstep => {
-                    let rtl = RtlUnit::with_backend(wports, o.backend)?;
-                    let h = Shared::new(Cosim::with_state("wf", WfModel::new(n), rtl, WfModel::state).recording(rec.clone()).tracing(sub("wf").as_deref())?);
-                    (Box::new(h.clone()), Box::new(h))
-                }
-                SlotMode::RtlAlone => {
-                    let a = Alone::new(RtlUnit::with_backend(wports, o.backend)?);
-                    (Box::new(AloneOutcome(vec![a.cycles.clone()])), Box::new(a))
-                }
-                SlotMode::ModelAlone => (Box::new(AloneOutcome(Vec::new())), Box::new(WfModel::new(n))),
-            };
-            let pports = ProfPorts { faults: o.prof_faults };
-            let t = sub("prof");
-            let (prof_outcome, prof_units) = per_sm::<_, _, dyn ProfUnit>(n, mode, o, pports, &ProfModel::default, ProfModel::state, rec, t.as_deref(), &|p| Box::new(p), &|a| Box::new(a), &|m| Box::new(m))?;
-            let slicer = Slicer::with_units(Slicing::WarpedSlicer, o.slice, wf_unit, prof_units);
-            let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
+            let (wf_outcome, wf_unit) = global("wf", o, WfPorts { sms: n, faults: o.broken.of("wf") }, WfModel::new(n), WfModel::state, rec, sub("wf").as_deref())?;
+            let pports = ProfPorts { faults: o.broken.of("prof") };
+            let (prof_outcome, prof_units) = per_sm(n, mode, o, pports, &ProfModel::default, ProfModel::state, rec, sub("prof").as_deref())?;
+            let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Slicer::new(Slicing::WarpedSlicer, o.slice, n)));
+            install(&mut gpu, vec![wf_unit])?;
+            install(&mut gpu, prof_units)?;
             Ok((Box::new(Several(vec![(wf_outcome, "wf"), (prof_outcome, "prof")])), gpu))
         }
-        (UnitKind::Slice, mode) => {
+        (UnitKind::Slice, _) => {
             let total = Slicer::sm_total(&cfg.sm[0]);
-            let ports = SlicePorts { sms: n, total, faults: o.slice_faults };
-            let (outcome, unit): (Box<dyn Outcome>, SliceSlot) = match mode {
-                SlotMode::Lockstep => {
-                    let rtl = RtlUnit::with_backend(ports, o.backend)?;
-                    let h = Shared::new(Cosim::with_state("slice", SliceModel::new(n, total), rtl, SliceModel::state).recording(rec.clone()).tracing(trace)?);
-                    (Box::new(h.clone()), Box::new(h))
-                }
-                SlotMode::RtlAlone => {
-                    let a = Alone::new(RtlUnit::with_backend(ports, o.backend)?);
-                    (Box::new(AloneOutcome(vec![a.cycles.clone()])), Box::new(a))
-                }
-                SlotMode::ModelAlone => (Box::new(AloneOutcome(Vec::new())), Box::new(SliceModel::new(n, total))),
-            };
+            let (outcome, unit) = global("slice", o, SlicePorts { sms: n, total, faults: o.broken.of("slice") }, SliceModel::new(n, total), SliceModel::state, rec, trace)?;
             let slicer = match o.slicing {
                 Slicing::Oracle => {
                     let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
@@ -509,18 +471,19 @@ fn build(cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Opti
                 }
                 p => Slicer::new(p, o.slice, n),
             };
-            let gpu = Gpu::with_dispatcher(cfg, Box::new(slicer.with_slice_unit(unit)));
+            let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
+            install(&mut gpu, vec![unit])?;
             Ok((outcome, gpu))
         }
         (UnitKind::Engine, _) => {
             if p.uses_dss() {
-                let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken_engine }, o.backend)?;
+                let rtl = RtlUnit::with_backend(DssPorts { sms: n, broken_tie: o.broken.of("dss") }, o.backend)?;
                 let h = Shared::new(Cosim::outputs_only("dss", Dss::new(n), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, Some(Box::new(h.clone())), None)?;
                 Ok((Box::new(h), gpu))
             } else {
                 let mode = p.code();
-                let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken_engine }, o.backend)?;
+                let rtl = RtlUnit::with_backend(PrioPorts { sms: n, mode, broken_victim: o.broken.of("prio") }, o.backend)?;
                 let h = Shared::new(Cosim::outputs_only("prio", Prio::new(n, mode), rtl).recording(rec.clone()).tracing(trace)?);
                 let gpu = Gpu::with_framework_units(cfg, p, m, procs, None, Some(Box::new(h.clone())))?;
                 Ok((Box::new(h), gpu))
@@ -663,7 +626,7 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         None => handle.cycles(),
     };
     let (result, error) = match run {
-        Ok(()) => (Some(gpu.result()), None),
+        Ok(()) => (Some(Slicer::result(&gpu)), None),
         Err(e) => (None, Some(e)),
     };
     Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, vcd_files, trace, error, seconds, setup_seconds, warnings })

@@ -1,14 +1,15 @@
 //! How a unit slot of the GPU holds an RTL block: beside its reference model, the RTL in the
 //! loop and both compared every clocked cycle ([`Cosim`], held through [`Shared`]), or the RTL
-//! alone ([`Alone`]); and what the caller reads back after the run ([`Outcome`]). Which slot
-//! a block fills, and its slot's interface, is the block's own (`crate::blocks`).
+//! alone ([`Alone`]); and what the caller reads back after the run ([`Outcome`]). Both are
+//! [`Hosted`] units for any block: the GPU puts them in the slot of the block's interface
+//! (`Gpu::set_units`), asks whether they halted, and reaches the model beside the RTL.
 
 use crate::lockstep::{InLoop, Mismatch};
 use crate::ports::Ports;
 use crate::rtl::RtlUnit;
 use crate::trace::TraceWriter;
 use crate::vcd::{Sample, VcdRecorder};
-use mpgpu_ref::slots::SmSet;
+use mpgpu_ref::slots::{Hosted, ModelRef, SmSet};
 use mpgpu_spec::port::Wires;
 use mpgpu_spec::Unit;
 use std::cell::RefCell;
@@ -44,6 +45,9 @@ pub struct Cosim<M: Unit<In = P::In, Out = P::Out>, P: Ports> {
     pub record_time: (u64, u64),
     pub trace: Option<TraceWriter>,
     pub trace_error: Option<String>,
+    /// For a unit whose clock the GPU gates while it is idle: its `busy` output, read after
+    /// each edge ([`Hosted::quiet`]), the RTL's checked against the model's.
+    pub busy: Option<fn(&P::Out) -> bool>,
 }
 
 impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
@@ -53,7 +57,7 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         P: Ports<State = ()>,
     {
         let pair = InLoop::<M, RtlUnit<P>, ()>::new(model, rtl, 16).named(instance);
-        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None }
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None, busy: None }
     }
 
     /// `model` beside `rtl`, named `instance`, comparing outputs and the state `model_state`
@@ -65,7 +69,13 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Cosim<M, P> {
         if !observes {
             pair = pair.outputs_compared_only();
         }
-        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None }
+        Cosim { pair, vcd: None, record_from: u64::MAX, record_until: u64::MAX, record_time: (0, u64::MAX), trace: None, trace_error: None, busy: None }
+    }
+
+    /// Its clock gated by the GPU while `busy` is low after an edge ([`Cosim::busy`]).
+    pub fn gated(mut self, busy: fn(&P::Out) -> bool) -> Self {
+        self.busy = Some(busy);
+        self
     }
 
     /// Records the waveform of the clocked cycles of `r` that fall in its GPU-cycle window.
@@ -190,16 +200,51 @@ impl<M: Unit<In = P::In, Out = P::Out>, P: Ports> Unit for Shared<M, P> {
     }
 }
 
+/// The pair in its slot: it halts when the RTL and the model part (or the model halts), and
+/// its model is the one beside the RTL.
+impl<M: Unit<In = P::In, Out = P::Out> + Hosted + 'static, P: Ports> Hosted for Shared<M, P> {
+    fn halted(&self) -> Option<String> {
+        self.parted().or_else(|| self.0.borrow().pair.model.halted())
+    }
+    fn model(&self) -> Option<ModelRef<'_>> {
+        Some(ModelRef::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model as &dyn std::any::Any)))
+    }
+    fn quiet(&self) -> bool {
+        let c = self.0.borrow();
+        let Some(busy) = c.busy else { return false };
+        let (model, rtl) = (!c.pair.model.quiet(), busy(&c.pair.rtl.outputs_now()));
+        if model != rtl {
+            // Reported at the next clocked cycle, whose `busy` this is.
+            c.pair.flag("busy (after the previous clocked cycle's edge)", &model, &rtl);
+        }
+        !rtl
+    }
+}
+
 /// The RTL alone in its slot: it drives the GPU and nothing checks it. `cycles` counts its
 /// clocked cycles, where the caller can read them while the GPU holds the unit.
 pub struct Alone<P: Ports> {
     pub rtl: RtlUnit<P>,
     pub cycles: Rc<std::cell::Cell<u64>>,
+    /// Its `busy` output, for a unit whose clock the GPU gates ([`Cosim::busy`]).
+    pub busy: Option<fn(&P::Out) -> bool>,
 }
 
 impl<P: Ports> Alone<P> {
     pub fn new(rtl: RtlUnit<P>) -> Self {
-        Alone { rtl, cycles: Default::default() }
+        Alone { rtl, cycles: Default::default(), busy: None }
+    }
+    /// Its clock gated by the GPU while `busy` is low after an edge.
+    pub fn gated(mut self, busy: fn(&P::Out) -> bool) -> Self {
+        self.busy = Some(busy);
+        self
+    }
+}
+
+/// The RTL alone never halts (nothing checks it) and has no model.
+impl<P: Ports> Hosted for Alone<P> {
+    fn quiet(&self) -> bool {
+        self.busy.is_some_and(|b| !b(&self.rtl.outputs_now()))
     }
 }
 

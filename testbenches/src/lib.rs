@@ -7,6 +7,7 @@ pub mod backend;
 pub mod bank;
 pub mod blocks;
 pub mod board_link;
+pub mod broken;
 pub mod cosim;
 pub mod fpga;
 pub mod host;

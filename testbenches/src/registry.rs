@@ -2,13 +2,15 @@
 //! command reads it: `mpgpu verilog` and `mpgpu fpga` (a block's name, what it is, its
 //! Verilog at its default configuration), and `mpgpu cosim --unit`, `mpgpu soak --unit` and
 //! `mpgpu bench cosim --unit` (the units, what each puts in the GPU, the configuration it
-//! needs). A block is named alike everywhere: `rtl/src/<name>.rs`,
-//! `mpgpu_spec::units::<name>`, the harness's `blocks/<name>.rs`
-//! (`docs/adding-a-block.md`).
+//! needs), and `--broken` (a block's test-only broken variants). A block is named alike
+//! everywhere: `rtl/src/<name>.rs`, `mpgpu_spec::units::<name>`, the harness's
+//! `blocks/<name>.rs` (`docs/adding-a-block.md`).
 
+use crate::broken::Broken;
 use crate::blocks::{DssPorts, LowestFirstPorts, OldataPorts, OplogPorts, PrioPorts, ProfPorts, RqPorts, SchedPorts, SlicePorts, WfPorts, ZoruaPorts};
 use crate::cosim::UnitKind;
 use crate::ports::{verilog_of, Ports};
+use mpgpu_rtl::{OldataFaults, OplogFaults, ProfFaults, RqFaults, SchedFaults, SliceFaults, WfFaults, ZoruaFaults};
 use mpgpu_spec::units::sched::{PolicyCode, MAX_SMS};
 
 /// Where a block sits in the GPU.
@@ -32,6 +34,20 @@ pub struct Block {
     /// Its Verilog (module `top`, inputs driven from outside) at its default configuration,
     /// for `sms` SMs if it is sized by them ([`Scope::Gpu`]).
     pub verilog: fn(sms: usize) -> String,
+    /// Its test-only broken variants (`mpgpu cosim --broken NAME`).
+    pub broken: &'static [Variant],
+}
+
+/// A test-only broken variant of a block: its name on the command line, what it breaks, and
+/// how it sets the block's faults in a run's map.
+pub struct Variant {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub set: fn(&mut Broken),
+}
+
+const fn variant(name: &'static str, about: &'static str, set: fn(&mut Broken)) -> Variant {
+    Variant { name, about, set }
 }
 
 fn v<P: Ports>(p: P) -> String {
@@ -40,14 +56,15 @@ fn v<P: Ports>(p: P) -> String {
 
 /// Every RTL block, in the order the command line lists them.
 pub static BLOCKS: &[Block] = &[
-    Block { name: "lowest_first", about: "the lowest-index-first picker the scheduling blocks share", scope: Scope::Part, verilog: |_| v(LowestFirstPorts) },
-    Block { name: "dss", about: "the framework's Dynamic Spatial Sharing policy engine alone", scope: Scope::Gpu, verilog: |sms| v(DssPorts { sms, broken_tie: false }) },
+    Block { name: "lowest_first", about: "the lowest-index-first picker the scheduling blocks share", scope: Scope::Part, verilog: |_| v(LowestFirstPorts), broken: &[] },
+    Block { name: "dss", about: "the framework's Dynamic Spatial Sharing policy engine alone", scope: Scope::Gpu, verilog: |sms| v(DssPorts { sms, broken_tie: false }), broken: &[variant("lifo", "DSS ties go to the highest index", |b| b.edit("dss", |f: &mut bool| *f = true))] },
     Block {
         name: "prio",
         about: "the framework's priority policy engine (FCFS, NPQ, PPQ) alone",
         scope: Scope::Gpu,
         // (PPQ shared keeps every path; the mode is a constant of the block)
         verilog: |sms| v(PrioPorts { sms, mode: PolicyCode::PpqShared, broken_victim: false }),
+        broken: &[variant("lifo", "the victim is the oldest kernel's SM", |b| b.edit("prio", |f: &mut bool| *f = true))],
     },
     Block {
         name: "sched",
@@ -56,6 +73,10 @@ pub static BLOCKS: &[Block] = &[
         // (both policy engines; the DSS engine drives it, the priority engine's mode a constant
         // keeping all of its paths)
         verilog: |sms| v(SchedPorts { sms, mode: PolicyCode::Dss, faults: Default::default() }),
+        broken: &[
+            variant("lifo", "the PTBQ popped last in first out", |b| b.edit("sched", |f: &mut SchedFaults| f.ptbq_lifo = true)),
+            variant("keep-token", "a released SM's token is not returned to its kernel", |b| b.edit("sched", |f: &mut SchedFaults| f.keep_token = true)),
+        ],
     },
     Block {
         name: "oplog",
@@ -63,12 +84,20 @@ pub static BLOCKS: &[Block] = &[
         scope: Scope::PerSm,
         // (at its largest: 64 entries, 8 KB, 16 partitions)
         verilog: |_| v(OplogPorts { entries: mpgpu_spec::units::oplog::MAX_ENTRIES, faults: Default::default() }),
+        broken: &[
+            variant("drop-second", "a store's second log entry is not marked in use (it never comes back)", |b| b.edit("oplog", |f: &mut OplogFaults| f.drop_second = true)),
+            variant("early-credit", "a freed entry is credited to its block's quota a clocked cycle early", |b| b.edit("oplog", |f: &mut OplogFaults| f.early_credit = true)),
+        ],
     },
     Block {
         name: "rq",
         about: "the replay queue (one per SM): faulted instructions kept for replay",
         scope: Scope::PerSm,
         verilog: |_| v(RqPorts { slots: mpgpu_spec::units::rq::MAX_SLOTS, faults: Default::default() }),
+        broken: &[
+            variant("early-free", "a slot is free one cycle early (the commit's free reaches the allocation)", |b| b.edit("rq", |f: &mut RqFaults| f.early_free = true)),
+            variant("wrong-slot", "a replay clears the faulted bit of the read port's slot, not its own", |b| b.edit("rq", |f: &mut RqFaults| f.wrong_slot = true)),
+        ],
     },
     Block {
         name: "oldata",
@@ -76,6 +105,10 @@ pub static BLOCKS: &[Block] = &[
         scope: Scope::PerSm,
         // (at its largest: 64 entries of 32 lanes x 32 bits, 8 KB)
         verilog: |_| v(OldataPorts { entries: mpgpu_spec::units::oldata::MAX_ENTRIES, faults: Default::default() }),
+        broken: &[
+            variant("drop-lane", "lane 31 never takes a write", |b| b.edit("oldata", |f: &mut OldataFaults| f.drop_lane = true)),
+            variant("read-waddr", "the read port always looks at the write address", |b| b.edit("oldata", |f: &mut OldataFaults| f.read_waddr = true)),
+        ],
     },
     Block {
         name: "zorua",
@@ -83,9 +116,13 @@ pub static BLOCKS: &[Block] = &[
         scope: Scope::PerSm,
         // (48 warp slots, Algorithm 1's default constants: docs/zorua.md)
         verilog: |_| v(ZoruaPorts { params: mpgpu_rtl::ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: Default::default() }),
+        broken: &[
+            variant("rescan-from-thread", "the rescan starts from the thread/barrier queue", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.rescan_from_thread = true)),
+            variant("smem-at-warp-end", "a warp's end frees its block's scratchpad", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.smem_at_warp_end = true)),
+        ],
     },
-    Block { name: "wf", about: "Warped-Slicer's water-filling unit (one per GPU)", scope: Scope::Gpu, verilog: |sms| v(WfPorts { sms, faults: Default::default() }) },
-    Block { name: "prof", about: "Warped-Slicer's sampling counters (one per SM)", scope: Scope::PerSm, verilog: |_| v(ProfPorts { faults: Default::default() }) },
+    Block { name: "wf", about: "Warped-Slicer's water-filling unit (one per GPU)", scope: Scope::Gpu, verilog: |sms| v(WfPorts { sms, faults: Default::default() }), broken: &[variant("tie-high", "a tie at Select goes to the higher kernel index", |b| b.edit("wf", |f: &mut WfFaults| f.tie_high = true))] },
+    Block { name: "prof", about: "Warped-Slicer's sampling counters (one per SM)", scope: Scope::PerSm, verilog: |_| v(ProfPorts { faults: Default::default() }), broken: &[variant("late-latch", "the counters latch one cycle after the window's last", |b| b.edit("prof", |f: &mut ProfFaults| f.late_latch = true))] },
     Block {
         name: "slice",
         about: "the slice table: kernels sharing SMs under per-SM quotas (one per GPU)",
@@ -93,6 +130,7 @@ pub static BLOCKS: &[Block] = &[
         // (the Fermi (GTX 480) configuration's resources: 8 CTA slots, 1,536 threads, 32,768
         // registers, 49,152 shared bytes)
         verilog: |sms| v(SlicePorts { sms, total: [8, 1536, 32768, 49152], faults: Default::default() }),
+        broken: &[variant("over-quota", "the quota compare takes `<=` (an SM takes one block over a kernel's quota)", |b| b.edit("slice", |f: &mut SliceFaults| f.over_quota = true))],
     },
 ];
 
@@ -125,6 +163,25 @@ impl Block {
     pub fn units(&self) -> Vec<UnitKind> {
         UnitKind::ALL.iter().copied().filter(|u| u.blocks().contains(&self.name)).collect()
     }
+}
+
+/// The broken variant `name` of the blocks `unit` hosts (every block of the unit with a variant
+/// of that name: `lifo` breaks both policy engines of `--unit engine`), as a run's map; an error
+/// names the units that have it.
+pub fn broken(unit: UnitKind, name: &str) -> Result<Broken, String> {
+    let mut b = Broken::default();
+    for v in unit.blocks().iter().filter_map(|n| block(n).ok()).flat_map(|blk| blk.broken).filter(|v| v.name == name) {
+        (v.set)(&mut b);
+    }
+    if !b.is_empty() {
+        return Ok(b);
+    }
+    let hosts: Vec<&str> = UnitKind::ALL.iter().filter(|u| u.blocks().iter().filter_map(|n| block(n).ok()).any(|blk| blk.broken.iter().any(|v| v.name == name))).map(|u| u.name()).collect();
+    if hosts.is_empty() {
+        let all: Vec<&str> = BLOCKS.iter().flat_map(|b| b.broken).map(|v| v.name).collect();
+        return Err(format!("--broken {name}: no block has that broken variant (variants: {})", all.join(", ")));
+    }
+    Err(format!("--broken {name} is not a variant of --unit {} (it is one of --unit {})", unit.name(), hosts.join(" or ")))
 }
 
 #[cfg(test)]

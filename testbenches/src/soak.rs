@@ -13,7 +13,8 @@ use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::soakgen::{random_workload, SoakParams};
 use mpgpu_ref::timing::slicer::Slicing;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
-use mpgpu_rtl::{OplogFaults, RqFaults, SchedFaults};
+use crate::broken::Broken;
+use mpgpu_rtl::SchedFaults;
 use std::path::{Path, PathBuf};
 
 /// Every policy and mechanism a soak runs each workload under.
@@ -48,10 +49,9 @@ pub struct Soak {
     /// per-SM block (`Rq`, `Oplog`, `RqOl`: each workload twice, under injected faults and
     /// under demand paging with thread-block switching; the baseline dispatcher).
     pub unit: UnitKind,
-    pub faults: SchedFaults,
-    /// Test-only broken variants of the per-SM blocks.
-    pub rq_faults: RqFaults,
-    pub oplog_faults: OplogFaults,
+    /// Test-only broken variants of the blocks in the loop, by block (as
+    /// [`CosimOptions::broken`]).
+    pub broken: Broken,
     pub params: SoakParams,
     /// Where a failing workload is written.
     pub out: PathBuf,
@@ -100,10 +100,8 @@ impl Soak {
             for Run { policy: p, mechanism: m, cfg, variant, framework, slicing } in self.runs_of(index)? {
                 let o = CosimOptions {
                     backend: self.backend,
-                    faults: self.faults,
+                    broken: self.broken.clone(),
                     unit: self.unit,
-                    rq_faults: self.rq_faults,
-                    oplog_faults: self.oplog_faults,
                     framework,
                     slicing,
                     mismatch_vcd: self.out.join("mismatch.vcd"),
@@ -140,10 +138,9 @@ impl Soak {
         Ok(rep)
     }
 
-    /// Whether the block in the loop is a per-SM one.
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
-    pub fn per_sm(&self) -> bool {
+    pub fn varies_gpu(&self) -> bool {
         !matches!(self.unit, UnitKind::Sched | UnitKind::Engine)
     }
 
@@ -197,11 +194,12 @@ impl Soak {
     }
 
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
-        if self.per_sm() {
+        if self.varies_gpu() {
             let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
             return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}", file.display(), self.config_arg, self.unit.name(), self.backend);
         }
-        let broken = match (self.faults.ptbq_lifo, self.faults.keep_token) {
+        let faults: SchedFaults = self.broken.of("sched");
+        let broken = match (faults.ptbq_lifo, faults.keep_token) {
             (true, _) => " --broken lifo",
             (_, true) => " --broken keep-token",
             _ => "",

@@ -77,7 +77,7 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
     for (p, w) in [(Policy::Dss, &two()), (Policy::PpqShared, &three)] {
         let mut at = Vec::new();
         for backend in [Backend::RustHdl, Backend::Verilator] {
-            let o = CosimOptions { unit: UnitKind::Engine, backend, broken_engine: true, mismatch_vcd: dir(&format!("engine-{backend}.vcd")), ..CosimOptions::new(p, Mechanism::Drain) };
+            let o = CosimOptions { unit: UnitKind::Engine, backend, broken: mpgpu_tb::broken::Broken::default().with("dss", true).with("prio", true), mismatch_vcd: dir(&format!("engine-{backend}.vcd")), ..CosimOptions::new(p, Mechanism::Drain) };
             let m = run_with(&cfg, w, &o).unwrap().mismatch.unwrap_or_else(|| panic!("{p:?} on {backend}: the broken engine went unnoticed"));
             at.push((m.cycle, m.diffs.iter().map(|d| d.field.clone()).collect::<Vec<_>>()));
         }
@@ -186,9 +186,7 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
         config_arg: "k20c".into(),
         backend,
         unit: mpgpu_tb::cosim::UnitKind::Sched,
-        faults,
-        rq_faults: Default::default(),
-        oplog_faults: Default::default(),
+        broken: mpgpu_tb::broken::Broken::default().with("sched", faults),
         params: SoakParams::default(),
         out: dir("soak"),
     };
@@ -204,7 +202,7 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
             let f = rep.failure.unwrap_or_else(|| panic!("{faults:?} on {backend}: 15 random workloads did not find it"));
             let m = f.mismatch.expect("a mismatch, not another failure");
             let w = Workload::load(&f.workload).unwrap();
-            let o = CosimOptions { backend, faults, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(f.policy, f.mechanism) };
+            let o = CosimOptions { backend, broken: mpgpu_tb::broken::Broken::default().with("sched", faults), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(f.policy, f.mechanism) };
             let again = run_with(&GpuConfig::preset("k20c").unwrap(), &w, &o).unwrap().mismatch.expect("the written workload does not reproduce the mismatch");
             assert_eq!((again.cycle, &again.diffs), (m.cycle, &m.diffs));
         }
@@ -225,9 +223,7 @@ fn the_soak_takes_every_unit_of_the_registry() {
             config_arg: unit.default_config().into(),
             backend: Backend::RustHdl,
             unit,
-            faults: Default::default(),
-            rq_faults: Default::default(),
-            oplog_faults: Default::default(),
+            broken: Default::default(),
             params: SoakParams::default(),
             out: dir(&format!("soak-{}", unit.name())),
         };

@@ -7,7 +7,8 @@
 
 use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
-use mpgpu_ref::units::oldata::{Oldata, OldataSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::oldata::Oldata;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::OldataFaults;
 use mpgpu_spec::units::oldata::{In, Out, LANES};
@@ -26,7 +27,7 @@ fn options(backend: Backend, mode: SlotMode, faults: OldataFaults) -> CosimOptio
     o.unit = UnitKind::Oldata;
     o.backend = backend;
     o.mode = mode;
-    o.oldata_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("oldata", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oldata").join("mismatch.vcd");
     o
 }
@@ -124,7 +125,7 @@ impl Unit for Recorder {
     }
 }
 
-impl OldataSlot for Recorder {}
+impl Hosted for Recorder {}
 
 #[test]
 fn broken_data_arrays_are_caught_where_the_model_predicts() {
@@ -132,7 +133,7 @@ fn broken_data_arrays_are_caught_where_the_model_predicts() {
     let w = one("lbm", 32);
     let (lane31, crossed, entry): (First, First, Rc<RefCell<Option<u8>>>) = Default::default();
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_oldata_units(&mut |k| Box::new(Recorder { inner: Oldata::new(32), sm: k, clocked: 0, time: 0, lane31: lane31.clone(), lane31_entry: entry.clone(), crossed: crossed.clone(), pending: Default::default() })).unwrap();
+    gpu.set_units(&mut |k| Box::new(Recorder { inner: Oldata::new(32), sm: k, clocked: 0, time: 0, lane31: lane31.clone(), lane31_entry: entry.clone(), crossed: crossed.clone(), pending: Default::default() }) as Held<In, Out>).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let (_, l_sm, l_at) = lane31.borrow().expect("lbm writes its log");

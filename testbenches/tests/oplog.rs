@@ -5,7 +5,8 @@
 
 use mpgpu_ref::config::{GpuConfig, PagingLink};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
-use mpgpu_ref::units::oplog::{Oplog, OplogSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::oplog::Oplog;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::OplogFaults;
 use mpgpu_spec::units::oplog::{In, Out};
@@ -24,7 +25,7 @@ fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults
     o.unit = UnitKind::Oplog;
     o.backend = backend;
     o.mode = mode;
-    o.oplog_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("oplog", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oplog").join("mismatch.vcd");
     run_with(cfg, w, &o).unwrap()
 }
@@ -105,7 +106,7 @@ impl Unit for Recorder {
     }
 }
 
-impl OplogSlot for Recorder {}
+impl Hosted for Recorder {}
 
 #[test]
 fn broken_operand_logs_are_caught_where_the_model_predicts() {
@@ -114,7 +115,7 @@ fn broken_operand_logs_are_caught_where_the_model_predicts() {
     let w = Workload::parse("lbm.toml", t).unwrap();
     let (store, credit) = (Rc::new(RefCell::new(None)), Rc::new(RefCell::new(None)));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_oplog_units(&mut |k| Box::new(Recorder { inner: Oplog::new(32), sm: k, clocked: 0, first_store: store.clone(), first_credit: credit.clone(), time: 0 })).unwrap();
+    gpu.set_units(&mut |k| Box::new(Recorder { inner: Oplog::new(32), sm: k, clocked: 0, first_store: store.clone(), first_credit: credit.clone(), time: 0 }) as Held<In, Out>).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let (_, store_sm, store_at) = store.borrow().expect("lbm stores");

@@ -5,7 +5,8 @@
 
 use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
-use mpgpu_ref::units::rq::{ReplaySlot, Rq};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::rq::Rq;
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::RqFaults;
 use mpgpu_spec::units::rq::{In, Out, State};
@@ -36,7 +37,7 @@ fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults
     o.unit = UnitKind::Rq;
     o.backend = backend;
     o.mode = mode;
-    o.rq_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("rq", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq").join("mismatch.vcd");
     run_with(cfg, w, &o).unwrap()
 }
@@ -78,7 +79,7 @@ fn the_replay_queue_stays_in_lockstep_through_thread_block_switching_under_the_o
     // frees only slots that are not faulted).
     let n = Rc::new(std::cell::Cell::new(0u64));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: Default::default(), wrong: Default::default(), pending: Default::default(), faulted_frees: n.clone() })).unwrap();
+    gpu.set_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: Default::default(), wrong: Default::default(), pending: Default::default(), faulted_frees: n.clone() }) as Held<In, Out>).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     assert!(n.get() > 0, "no faulted slot was freed with its block's context");
@@ -145,7 +146,7 @@ impl Unit for Recorder {
     }
 }
 
-impl ReplaySlot for Recorder {}
+impl Hosted for Recorder {}
 
 #[test]
 fn broken_replay_queues_are_caught_where_the_model_predicts() {
@@ -158,7 +159,7 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
         let cfg = config(FaultScheme::Rq, 128, rate);
         let (early, wrong): (First, First) = Default::default();
         let mut gpu = Gpu::new(&cfg);
-        gpu.set_rq_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), wrong: wrong.clone(), pending: Default::default(), faulted_frees: Default::default() })).unwrap();
+        gpu.set_units(&mut |k| Box::new(Recorder { inner: Rq::new(128), sm: k, clocked: 0, time: 0, early: early.clone(), wrong: wrong.clone(), pending: Default::default(), faulted_frees: Default::default() }) as Held<In, Out>).unwrap();
         gpu.add_workload(&w).unwrap();
         gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
         let first = if faults.early_free { early } else { wrong };
@@ -227,7 +228,7 @@ impl Unit for HighReplays {
     }
 }
 
-impl ReplaySlot for HighReplays {}
+impl Hosted for HighReplays {}
 
 /// All 128 slots in use: stencil's many loads in flight take slots of both halves of the RTL's
 /// tables, and faulted ones there are replayed (the model alone shows it; the test fails if
@@ -238,7 +239,7 @@ fn the_whole_queue_is_used_in_lockstep() {
     let w = one("stencil", 64);
     let n = Rc::new(std::cell::Cell::new(0));
     let mut gpu = Gpu::new(&cfg);
-    gpu.set_rq_units(&mut |_| Box::new(HighReplays(Rq::new(128), n.clone()))).unwrap();
+    gpu.set_units(&mut |_| Box::new(HighReplays(Rq::new(128), n.clone())) as Held<In, Out>).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     assert!(n.get() > 0, "no slot of 64-127 was replayed");
@@ -289,9 +290,7 @@ fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queu
         config_arg: "thesis16".into(),
         backend: Backend::Verilator,
         unit: UnitKind::RqOl,
-        faults: Default::default(),
-        rq_faults,
-        oplog_faults: Default::default(),
+        broken: mpgpu_tb::broken::Broken::default().with("rq", rq_faults),
         params: SoakParams::default(),
         out: out.clone(),
     };

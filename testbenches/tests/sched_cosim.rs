@@ -5,7 +5,8 @@
 
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
-use mpgpu_ref::units::framework::{Framework, Mechanism, Policy, SchedUnit};
+use mpgpu_ref::slots::{Held, Hosted, ModelRef};
+use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::SchedFaults;
 use mpgpu_spec::units::sched::dss::{STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
@@ -112,16 +113,22 @@ impl Unit for Watch {
     }
 }
 
-impl SchedUnit for Watch {
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        Some(Box::new(&self.fw))
+impl Hosted for Watch {
+    fn model(&self) -> Option<ModelRef<'_>> {
+        Some(ModelRef::of(&self.fw))
+    }
+    fn quiet(&self) -> bool {
+        !self.fw.busy()
     }
 }
 
 fn expected(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, watch: Probe) -> (u64, String) {
     let found = Rc::new(RefCell::new(None));
     let f = found.clone();
-    let mut gpu = Gpu::with_sched_unit(cfg, p, m, w.processes.len(), &mut |fw| Box::new(Watch { fw, found: f.clone(), watch, prev: State::default() })).unwrap();
+    let mut gpu = Gpu::with_framework(cfg, p, m, w.processes.len()).unwrap();
+    let fw = Framework::new(Gpu::framework_params(cfg).unwrap(), p, m);
+    let mut unit = Some(Watch { fw, found: f.clone(), watch, prev: State::default() });
+    gpu.set_units(&mut |_| Box::new(unit.take().expect("one framework")) as Held<In, Out>).unwrap();
     gpu.add_workload(w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
     let r = found.borrow().clone();
@@ -167,7 +174,7 @@ fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: Probe) {
     let field = format!("sched.{field}");
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let path = dir().join(format!("mismatch-{}-{backend}.vcd", p.name()));
-        let o = CosimOptions { faults, backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
+        let o = CosimOptions { broken: mpgpu_tb::broken::Broken::default().with("sched", faults), backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
         let rep = run_with(&cfg, &w, &o).unwrap();
         let mm = rep.mismatch.unwrap_or_else(|| panic!("{backend}: {faults:?} went unnoticed"));
         assert_eq!(mm.cycle, cycle, "{backend}: {faults:?}: {mm}");
@@ -351,13 +358,11 @@ fn equal_allocation_rtl(n: usize) -> Vec<usize> {
         text += &format!("[[process]]\nname = \"p{i}\"\nlaunches = [{{ kernel = \"{k}\", size = {size}, seed = {i} }}]\n");
     }
     let w = Workload::parse("equal.toml", &text).unwrap();
-    let mut pair = None;
-    let mut g = Gpu::with_sched_unit(&cfg, Policy::Equal, Mechanism::Drain, n, &mut |model| {
-        let h = Shared::new(Cosim::with_state("sched", model, RtlUnit::rust_hdl(SchedPorts { sms: 13, mode: Policy::Equal.code(), faults: SchedFaults::default() }), Framework::state));
-        pair = Some(h.clone());
-        Box::new(h)
-    })
-    .unwrap();
+    let mut g = Gpu::with_framework(&cfg, Policy::Equal, Mechanism::Drain, n).unwrap();
+    let model = Framework::new(Gpu::framework_params(&cfg).unwrap(), Policy::Equal, Mechanism::Drain);
+    let h = Shared::new(Cosim::with_state("sched", model, RtlUnit::rust_hdl(SchedPorts { sms: 13, mode: Policy::Equal.code(), faults: SchedFaults::default() }), Framework::state).gated(|o| o.busy));
+    let pair = Some(h.clone());
+    g.set_units(&mut |_| Box::new(h.clone()) as Held<In, Out>).unwrap();
     g.add_workload(&w).unwrap();
     let run = g.run(RunLimits { max_cycles: 20_000, ..RunLimits::default() }, &mut |_, _, _| {});
     let pair = pair.unwrap();

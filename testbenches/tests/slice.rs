@@ -131,7 +131,7 @@ fn gpu_run(workload: &str, slicing: mpgpu_ref::timing::slicer::Slicing, backend:
     o.slicing = slicing;
     o.mode = mode;
     o.backend = backend;
-    o.slice_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("slice", faults);
     o.mismatch_vcd = std::env::temp_dir().join(format!("slice-mismatch-{}.vcd", std::process::id()));
     run_with(&cfg, &w, &o).unwrap()
 }

@@ -190,8 +190,7 @@ fn gpu_run(workload: &str, backend: Backend, mode: mpgpu_tb::cosim::SlotMode, wf
     o.unit = UnitKind::Wf;
     o.mode = mode;
     o.backend = backend;
-    o.wf_faults = wf;
-    o.prof_faults = pf;
+    o.broken = mpgpu_tb::broken::Broken::default().with("wf", wf).with("prof", pf);
     o.mismatch_vcd = std::env::temp_dir().join(format!("wf-mismatch-{workload}-{}.vcd", std::process::id()));
     run_with(&cfg, &w, &o).unwrap()
 }

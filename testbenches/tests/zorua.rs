@@ -7,7 +7,8 @@
 
 use mpgpu_ref::config::{Alloc, GpuConfig};
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
-use mpgpu_ref::units::zorua::{Broken, Coord, Geometry, ZoruaSlot};
+use mpgpu_ref::slots::{Held, Hosted};
+use mpgpu_ref::units::zorua::{Broken, Coord, Geometry};
 use mpgpu_ref::workload::Workload;
 use mpgpu_rtl::ZoruaFaults;
 use mpgpu_spec::units::zorua::{In, Out};
@@ -51,7 +52,7 @@ fn options(backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimOption
     o.unit = UnitKind::Zorua;
     o.backend = backend;
     o.mode = mode;
-    o.zorua_faults = faults;
+    o.broken = mpgpu_tb::broken::Broken::default().with("zorua", faults);
     o.mismatch_vcd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("mismatch.vcd");
     o
 }
@@ -113,7 +114,7 @@ fn the_coordinator_runs_in_lockstep_under_the_scheduling_framework() {
     assert!(res.fw_full_cycles > 0, "no SM reported itself full");
     let z = res.zorua.as_ref().unwrap();
     assert!(z.grants > 100 && z.barrier_events > 100, "{z:?}");
-    o.zorua_faults = ZoruaFaults { smem_at_warp_end: true, ..ZoruaFaults::default() };
+    o.broken = mpgpu_tb::broken::Broken::default().with("zorua", ZoruaFaults { smem_at_warp_end: true, ..ZoruaFaults::default() });
     let r = run_with(&cfg, &w, &o).unwrap();
     assert!(r.mismatch.is_some(), "the broken coordinator was not caught under the framework");
 }
@@ -157,7 +158,7 @@ impl Unit for Shadow {
     }
 }
 
-impl ZoruaSlot for Shadow {
+impl Hosted for Shadow {
     fn halted(&self) -> Option<String> {
         self.good.halted()
     }
@@ -174,10 +175,10 @@ fn broken_coordinators_are_caught_where_the_model_predicts() {
     ] {
         let (first, fields): (First, Rc<RefCell<Vec<String>>>) = Default::default();
         let mut gpu = Gpu::new(&cfg);
-        gpu.set_zorua_units(&mut |k| {
+        gpu.set_units(&mut |k| {
             let mut bad = Coord::new(geom);
             bad.broken = broken;
-            Box::new(Shadow { good: Coord::new(geom), bad, sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() })
+            Box::new(Shadow { good: Coord::new(geom), bad, sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() }) as Held<In, Out>
         })
         .unwrap();
         gpu.add_workload(&w).unwrap();

@@ -4,6 +4,7 @@
 //! the GPU (`gpu`) nor any dispatcher built on it (`slicer`); both depend on it.
 
 use super::sm::{LaunchInfo, Sm};
+use crate::slots::Units;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -57,8 +58,13 @@ pub trait Dispatcher {
     fn busy(&self) -> bool {
         false
     }
-    /// What intra-SM slicing did (the slicer's report).
-    fn slice_stats(&self) -> Option<SliceStats> {
+    /// Puts `units` in the dispatcher's slots of their interface (`crate::slots`); `None`
+    /// when it has no slot of that interface.
+    fn set_units(&mut self, _units: &mut Units) -> Option<Result<(), String>> {
+        None
+    }
+    /// The dispatcher as its own type, for a caller that knows it (its own reports).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! The block scheduler is one slot ([`BlockSched`]): the baseline dispatcher (anything that
 //! implements [`Dispatcher`]; by default [`Fcfs`], which lets kernels share SMs), or the kernel
-//! scheduling framework with its SM driver, the framework being a unit (`SchedUnit`) that is
-//! its reference model, its RTL alone, or the two in lockstep. Every launch goes to the slot,
+//! scheduling framework with its SM driver, the framework being a unit in a slot
+//! (`crate::slots`) that holds its reference model, its RTL alone, or the two in lockstep. Every launch goes to the slot,
 //! every finished block is reported to it, and it says when a launch has retired (the
 //! framework's `retired` output), which is when the process's next launch is submitted.
 //!
@@ -21,11 +21,12 @@ pub use super::dispatch::{DispatchView, Dispatcher, Fcfs, LaunchState};
 use super::dispatch::SliceStats;
 use super::memsys::{MemStats, MemSys};
 use super::sm::{context_xfer, KernelTiming, LaunchInfo, Sm, SmFault, SmStats, STALL_NAMES};
-use crate::config::{FaultScheme, GpuConfig};
+use crate::config::GpuConfig;
 use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
-use crate::units::framework::{Framework, FwIn, KernelCmd, Mechanism, Policy, SchedUnit};
+use crate::slots::Held;
+use crate::units::framework::{Framework, FwIn, FwOut, KernelCmd, Mechanism, Policy};
 use mpgpu_spec::units::sched::fw::{MAX_GRID_BLOCKS, MAX_TMAX};
 use crate::workload::{self, Workload};
 use mpgpu_spec::units::sched::SchedParams;
@@ -186,7 +187,7 @@ enum BlockSched {
 /// event of each kind per cycle, and the context switches in progress.
 struct FwDriver {
     /// The framework: its reference model, or (in a co-simulation) its RTL in the loop.
-    fw: Box<dyn SchedUnit>,
+    fw: Held<FwIn, FwOut>,
     policy: Policy,
     mechanism: Mechanism,
     cmds: VecDeque<KernelCmd>,
@@ -201,7 +202,7 @@ struct FwDriver {
     slots: u32,
     /// Gate the framework's clock while it is idle with no input (on unless asked otherwise).
     gating: bool,
-    /// The framework was idle after its last clock edge (`SchedUnit::quiet`, asked once per
+    /// The framework was idle after its last clock edge (`Hosted::quiet`, asked once per
     /// edge: a gated cycle changes nothing).
     idle: bool,
     /// Tokens per process for DSS (Equal Spatial Sharing when a process gives none).
@@ -249,14 +250,7 @@ impl Gpu {
             for _ in 0..g.count {
                 let mut sm = Sm::new(id, g);
                 sm.scheme = cfg.faults;
-                if matches!(cfg.faults, FaultScheme::Rq | FaultScheme::Ol) {
-                    sm.set_rq_unit(Box::new(crate::units::rq::Rq::new(g.rq_entries)));
-                }
-                if cfg.faults == FaultScheme::Ol {
-                    let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
-                    sm.set_oplog_unit(Box::new(crate::units::oplog::Oplog::new(entries)));
-                    sm.set_oldata_unit(Box::new(crate::units::oldata::Oldata::new(entries as usize)));
-                }
+                sm.set_fault_models(g);
                 sm.inject = cfg.inject;
                 sm.tb_switch_wait = cfg.tb_switch.enabled.then_some(cfg.tb_switch.min_wait as u64);
                 sm.vm = cfg.memory.vm;
@@ -437,7 +431,7 @@ impl Gpu {
                 }
                 for sm in &self.sms {
                     t = t.min(sm.wake_at);
-                    if sm.ol_pending() || sm.rq_pending() || sm.od_pending() {
+                    if sm.units_pending() {
                         t = t.min(now + 1);
                     }
                 }
@@ -473,16 +467,7 @@ impl Gpu {
     fn sm_unit_edges(&mut self, now: u64) -> Result<(), SimError> {
         let mut changed = false;
         for sm in &mut self.sms {
-            if let Some((cycle, detail)) = sm.ol_edge(now) {
-                return Err(SimError::Cosim { cycle, detail });
-            }
-            if let Some((cycle, detail)) = sm.rq_edge(now) {
-                return Err(SimError::Cosim { cycle, detail });
-            }
-            if let Some((cycle, detail)) = sm.od_edge(now) {
-                return Err(SimError::Cosim { cycle, detail });
-            }
-            if let Some((cycle, detail)) = sm.zorua_error() {
+            if let Some((cycle, detail)) = sm.unit_edges(now) {
                 return Err(SimError::Cosim { cycle, detail });
             }
             changed |= std::mem::take(&mut sm.ol_room_changed);
@@ -497,6 +482,14 @@ impl Gpu {
     fn touch(&mut self) {
         if let BlockSched::Baseline { dirty, .. } = &mut self.sched {
             *dirty = true;
+        }
+    }
+
+    /// The baseline dispatcher, when the GPU has one (not the framework).
+    pub fn dispatcher(&self) -> Option<&dyn Dispatcher> {
+        match &self.sched {
+            BlockSched::Baseline { d, .. } => Some(&**d),
+            BlockSched::Framework(_) => None,
         }
     }
 

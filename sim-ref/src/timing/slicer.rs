@@ -30,11 +30,11 @@ use super::dispatch::{DispatchView, Dispatcher};
 pub use super::dispatch::{SliceDecision, SliceStats};
 use super::gpu::{Gpu, RunLimits, RunResult, SimError};
 use crate::config::GpuConfig;
+use crate::slots::{Held, Units};
 use crate::workload::Workload;
 use mpgpu_spec::units::prof;
 use mpgpu_spec::units::slice::{self, Cmd, NO_QUOTA};
 use mpgpu_spec::units::wf::{self, KMAX, NMAX, RES};
-use mpgpu_spec::Unit;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -87,54 +87,11 @@ impl Default for SliceParams {
     }
 }
 
-/// The water-filling unit's slot: its model, or the RTL (or both in lockstep) from the
-/// testbench crate.
-pub trait WfUnit: Unit<In = wf::In, Out = wf::Out> {
-    /// In lockstep, the RTL disagreed with the model: what (the run stops).
-    fn halted(&self) -> Option<String> {
-        None
-    }
-    /// The GPU cycles of the model's Selects that saw a tie (for tests that predict where a
-    /// broken tie-break shows; none from the RTL alone).
-    fn ties(&self) -> Vec<u64> {
-        Vec::new()
-    }
-}
-
-/// An SM's sampling counters' slot.
-pub trait ProfUnit: Unit<In = prof::In, Out = prof::Out> {
-    fn halted(&self) -> Option<String> {
-        None
-    }
-}
-
-impl WfUnit for crate::units::wf::Wf {
-    fn ties(&self) -> Vec<u64> {
-        self.ties.iter().map(|t| t.0).collect()
-    }
-}
-impl ProfUnit for crate::units::prof::Prof {}
-
-/// The slice table's slot.
-pub trait SliceUnit: Unit<In = slice::In, Out = slice::Out> {
-    fn halted(&self) -> Option<String> {
-        None
-    }
-    /// The model's first GPU cycle at which a quota compare `<=` would pick differently
-    /// (none from the RTL alone).
-    fn first_over_quota(&self) -> Option<u64> {
-        None
-    }
-}
-impl SliceUnit for crate::units::slice::Slice {
-    fn first_over_quota(&self) -> Option<u64> {
-        self.first_over_quota
-    }
-}
-pub type SliceSlot = Box<dyn SliceUnit>;
-
-pub type WfSlot = Box<dyn WfUnit>;
-pub type ProfSlot = Box<dyn ProfUnit>;
+// The slicer's slots (`crate::slots`): the water-filling unit's and the slice table's (global),
+// the sampling counters' (one per SM). `Gpu::set_units` fills them ([`Dispatcher::set_units`]).
+type WfSlot = Held<wf::In, wf::Out>;
+type ProfSlot = Held<prof::In, prof::Out>;
+type SliceSlot = Held<slice::In, slice::Out>;
 
 /// A repartition in progress.
 #[derive(Clone, Debug)]
@@ -210,15 +167,11 @@ pub struct Slicer {
 }
 
 impl Slicer {
-    /// A dispatcher under `policy`; Warped-Slicer's units are the models.
+    /// A dispatcher under `policy`; Warped-Slicer's units are the models (`Gpu::set_units`
+    /// replaces them).
     pub fn new(policy: Slicing, params: SliceParams, sms: usize) -> Slicer {
         let wf: WfSlot = Box::new(crate::units::wf::Wf::new(sms));
-        let prof = (0..sms).map(|_| Box::new(crate::units::prof::Prof::default()) as ProfSlot).collect();
-        Slicer::with_units(policy, params, wf, prof)
-    }
-
-    /// With the given units in the water-filling unit's and the counters' slots.
-    pub fn with_units(policy: Slicing, params: SliceParams, wf: WfSlot, prof: Vec<ProfSlot>) -> Slicer {
+        let prof: Vec<ProfSlot> = (0..sms).map(|_| Box::new(crate::units::prof::Prof::default()) as ProfSlot).collect();
         let n = prof.len();
         Slicer {
             policy,
@@ -243,12 +196,6 @@ impl Slicer {
             inbox: vec![VecDeque::new(); n],
             error: None,
         }
-    }
-
-    /// With the given slice table (the model's, the RTL's, or both in lockstep).
-    pub fn with_slice_unit(mut self, unit: SliceSlot) -> Slicer {
-        self.unit = Some(unit);
-        self
     }
 
     /// The slice table's resources of one SM, as the dispatcher computes them.
@@ -691,11 +638,51 @@ impl Dispatcher for Slicer {
         Ok(dirty || self.changed)
     }
 
-    fn slice_stats(&self) -> Option<SliceStats> {
+    fn set_units(&mut self, units: &mut Units) -> Option<Result<(), String>> {
+        if units.are::<wf::In, wf::Out>() {
+            let Some(w) = self.wf.as_mut() else {
+                return Some(Err(format!("the water-filling unit is used under Warped-Slicer (this dispatcher runs {})", self.policy.name())));
+            };
+            *w = units.make(0);
+        } else if units.are::<prof::In, prof::Out>() {
+            if self.policy != Slicing::WarpedSlicer {
+                return Some(Err(format!("the sampling counters are used under Warped-Slicer (this dispatcher runs {})", self.policy.name())));
+            }
+            for (k, p) in self.prof.iter_mut().enumerate() {
+                *p = units.make(k);
+            }
+        } else if units.are::<slice::In, slice::Out>() {
+            self.unit = Some(units.make(0));
+        } else {
+            return None;
+        }
+        Some(Ok(()))
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+impl Slicer {
+    /// What the slicing did in the run so far: its statistics, with the water-filling unit's
+    /// ties and the slice table's first quota compare that `<=` would pick differently, as
+    /// their models saw them (none from an RTL alone).
+    pub fn slice_stats(&self) -> SliceStats {
         let mut s = self.stats();
-        s.ties = self.wf.as_ref().map_or(Vec::new(), |w| w.ties());
-        s.first_over_quota = self.unit.as_ref().and_then(|u| u.first_over_quota());
-        Some(s)
+        s.ties = self.wf.as_ref().and_then(|u| Some(u.model()?.get::<crate::units::wf::Wf>()?.ties.iter().map(|t| t.0).collect())).unwrap_or_default();
+        s.first_over_quota = self.unit.as_ref().and_then(|u| u.model()?.get::<crate::units::slice::Slice>()?.first_over_quota);
+        s
+    }
+
+    /// The slicer dispatching for `gpu`, if it has one.
+    pub fn of(gpu: &Gpu) -> Option<&Slicer> {
+        gpu.dispatcher()?.as_any()?.downcast_ref()
+    }
+
+    /// `gpu`'s result with the slicer's statistics ([`RunResult::slicing`]).
+    pub fn result(gpu: &Gpu) -> RunResult {
+        RunResult { slicing: Slicer::of(gpu).map(Slicer::slice_stats), ..gpu.result() }
     }
 }
 
@@ -756,5 +743,5 @@ pub fn run_workload_sliced(
     let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
-    Ok(gpu.result())
+    Ok(Slicer::result(&gpu))
 }

@@ -34,7 +34,6 @@ use crate::exec::{self, BlockCtx, Event, Fault, FaultKind, Flight, Warp, WarpSta
 use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use mpgpu_spec::isa::{Class, Inst, Op, Space, WARP_SIZE};
-use mpgpu_spec::Unit;
 use rustc_hash::FxHashMap as HashMap;
 use super::wheel::Wheel;
 use std::collections::VecDeque;
@@ -55,7 +54,6 @@ mod records;
 mod stats;
 mod zorua;
 use ports::{OdPort, OlPort, RqPort};
-pub use ports::UnitPort;
 pub use stats::{SmStats, Timeline};
 pub use zorua::{ZoruaStats, REG_SWAP_BYTES, SMEM_SWAP_BYTES};
 

@@ -128,26 +128,14 @@ impl Mechanism {
     }
 }
 
-/// The framework as the GPU holds it (its unit slot): a unit with its cycle interface, and,
-/// when there is one, a view of its reference model (for the policy's reports). The slot holds
-/// the model alone, the RTL alone, or the lockstep pair with the RTL in the loop.
-pub trait SchedUnit: Unit<In = FwIn, Out = FwOut> {
-    /// The reference model, unless the RTL runs alone.
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>>;
-    /// Whether the framework is idle after the last clock edge (`Out::busy` low): with no
-    /// input, its clock may be gated.
+/// The framework in the GPU's block-scheduler slot: its model reports the policy's
+/// statistics, and it is quiet (its clock may be gated) while it is not busy.
+impl crate::slots::Hosted for Framework {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
+    }
     fn quiet(&self) -> bool {
-        self.model().is_some_and(|m| !m.busy())
-    }
-    /// Set when a co-simulation has found the RTL and the model apart: the run stops.
-    fn halted(&self) -> Option<String> {
-        None
-    }
-}
-
-impl SchedUnit for Framework {
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        Some(Box::new(self))
+        !self.busy()
     }
 }
 

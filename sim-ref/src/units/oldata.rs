@@ -66,15 +66,11 @@ impl Unit for Oldata {
     }
 }
 
-/// What an SM's data-array slot holds: the model, or an RTL in its place.
-pub trait OldataSlot: Unit<In = In, Out = Out> {
-    /// Why the run must stop (a co-simulated RTL parted from the model).
-    fn halted(&self) -> Option<String> {
-        None
+impl crate::slots::Hosted for Oldata {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
     }
 }
-
-impl OldataSlot for Oldata {}
 
 #[cfg(test)]
 mod tests {

@@ -206,15 +206,11 @@ impl Unit for Oplog {
     }
 }
 
-/// What an SM's operand-log slot holds: the model, the RTL, or both in lockstep.
-pub trait OplogSlot: Unit<In = In, Out = Out> {
-    /// Why the run must stop (a co-simulated RTL parted from the model).
-    fn halted(&self) -> Option<String> {
-        None
+impl crate::slots::Hosted for Oplog {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
     }
 }
-
-impl OplogSlot for Oplog {}
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,12 @@ fn mask(bits: usize) -> u32 {
     (1u32 << bits) - 1
 }
 
+impl crate::slots::Hosted for Prof {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
+    }
+}
+
 impl Unit for Prof {
     type In = In;
     type Out = Out;

@@ -114,23 +114,19 @@ impl Unit for Rq {
     }
 }
 
-/// What an SM's replay-queue slot holds: the model, the RTL, or both in lockstep.
-pub trait ReplaySlot: Unit<In = In, Out = Out> {
-    /// Why the run must stop (a co-simulated RTL parted from the model).
-    fn halted(&self) -> Option<String> {
-        None
-    }
-}
-
-impl ReplaySlot for Rq {
+impl crate::slots::Hosted for Rq {
     fn halted(&self) -> Option<String> {
         self.order_error.clone()
+    }
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::slots::Hosted;
 
     /// Two instructions of warp 3 issued with ages `a0`, `a1` (slots 0 and 1), both squashed.
     fn two_faulted(a0: u16, a1: u16) -> Rq {

@@ -55,6 +55,12 @@ impl Slice {
     }
 }
 
+impl crate::slots::Hosted for Slice {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
+    }
+}
+
 impl Unit for Slice {
     type In = In;
     type Out = Out;

@@ -93,6 +93,12 @@ impl Wf {
     }
 }
 
+impl crate::slots::Hosted for Wf {
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
+    }
+}
+
 impl Unit for Wf {
     type In = In;
     type Out = Out;

@@ -87,23 +87,12 @@ impl Geometry {
     }
 }
 
-/// A coordinator in an SM's slot: the model, or (in a co-simulation) its RTL or both.
-pub trait ZoruaSlot: Unit<In = In, Out = Out> {
-    /// The unit broke the protocol (or, in lockstep, disagreed with the model): what.
-    fn halted(&self) -> Option<String>;
-    /// Grants made past the threshold by the forward-progress rule (for reports).
-    fn valve_grants(&self) -> u64 {
-        0
-    }
-}
-
-impl ZoruaSlot for Coord {
+impl crate::slots::Hosted for Coord {
     fn halted(&self) -> Option<String> {
         self.error.clone()
     }
-
-    fn valve_grants(&self) -> u64 {
-        self.valve_grants
+    fn model(&self) -> Option<crate::slots::ModelRef<'_>> {
+        Some(crate::slots::ModelRef::of(self))
     }
 }
 

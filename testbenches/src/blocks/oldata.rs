@@ -4,8 +4,6 @@
 use crate::ports::{Port, Ports, Regs};
 use mpgpu_rtl::{Oldata, OldataFaults};
 use mpgpu_spec::units::oldata;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::units::oldata::{Oldata as OldataModel, OldataSlot};
 
 /// `Oldata`'s ports by hand rather than through `hdl_block!`: its data ports are one per lane
 /// and its RAMs an array (`lane$k`, each read back as `lane$k.mem[w]`). It is flat
@@ -105,13 +103,3 @@ impl Ports for OldataPorts {
         Some(&[])
     }
 }
-
-/// The operand log's data array's RTL beside its model in an SM's slot: a mismatch stops the
-/// run.
-impl OldataSlot for Shared<OldataModel, OldataPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted()
-    }
-}
-
-impl OldataSlot for Alone<OldataPorts> {}

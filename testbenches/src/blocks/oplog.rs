@@ -5,8 +5,6 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Oplog, OplogFaults};
 use mpgpu_spec::units::oplog;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::units::oplog::{Oplog as OplogModel, OplogSlot};
 
 hdl_block!(Oplog {
     inputs: [free, alloc, alloc_block, alloc_need, alloc_res, claim, claim_block, claim_n, claim_used, part_release, tick],
@@ -73,12 +71,3 @@ impl Ports for OplogPorts {
         Some(&[])
     }
 }
-
-/// The operand log's RTL beside its model in an SM's slot: a mismatch stops the run.
-impl OplogSlot for Shared<OplogModel, OplogPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted()
-    }
-}
-
-impl OplogSlot for Alone<OplogPorts> {}

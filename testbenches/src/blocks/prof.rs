@@ -5,9 +5,6 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Prof, ProfFaults};
 use mpgpu_spec::units::prof;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::timing::slicer::ProfUnit;
-use mpgpu_ref::units::prof::Prof as ProfModel;
 
 hdl_block!(Prof {
     inputs: [run, first, last, issued, stall, blocks_in],
@@ -48,12 +45,3 @@ impl Ports for ProfPorts {
         Some(&[])
     }
 }
-
-/// An SM's sampling counters' RTL beside their model: a mismatch stops the run.
-impl ProfUnit for Shared<ProfModel, ProfPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted()
-    }
-}
-
-impl ProfUnit for Alone<ProfPorts> {}

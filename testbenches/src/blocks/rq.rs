@@ -4,8 +4,6 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Rq, RqFaults};
 use mpgpu_spec::units::rq;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::units::rq::{ReplaySlot, Rq as RqModel};
 
 hdl_block!(Rq {
     inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, replay_idx, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
@@ -56,12 +54,3 @@ impl Ports for RqPorts {
         }
     }
 }
-
-/// The replay queue's RTL beside its model in an SM's slot: a mismatch stops the run.
-impl ReplaySlot for Shared<RqModel, RqPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted().or_else(|| self.0.borrow().pair.model.halted())
-    }
-}
-
-impl ReplaySlot for Alone<RqPorts> {}

@@ -8,8 +8,6 @@ use mpgpu_rtl::BoardSched;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Sched, SchedFaults};
 use mpgpu_spec::units::sched::{fw, PolicyCode};
-use crate::host::{Alone, Shared};
-use mpgpu_ref::units::framework::{Framework, SchedUnit};
 
 hdl_block!(Sched {
     inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot, full],
@@ -121,34 +119,5 @@ impl Ports for SchedPorts {
     fn board(&self, config: BoardConfig) -> Option<Box<dyn Wrapper>> {
         let s = *self;
         Some(wrapper(config, move || BoardSched::new(Sched::new(s.sms, s.mode, s.faults), config)))
-    }
-}
-
-/// The whole framework in the GPU's loop: its RTL drives the GPU, the model beside it answers
-/// for reports, and the run stops at the first mismatch.
-impl SchedUnit for Shared<Framework, SchedPorts> {
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        Some(Box::new(std::cell::Ref::map(self.0.borrow(), |c| &c.pair.model)))
-    }
-    fn quiet(&self) -> bool {
-        let c = self.0.borrow();
-        let (model, rtl) = (c.pair.model.busy(), c.pair.rtl.outputs_now().busy);
-        if model != rtl {
-            // Reported at the next clocked cycle, whose `busy` this is.
-            c.pair.flag("busy (after the previous clocked cycle's edge)", &model, &rtl);
-        }
-        !rtl
-    }
-    fn halted(&self) -> Option<String> {
-        self.0.borrow().pair.mismatch().map(|m| format!("the RTL and the model parted at co-simulation cycle {}", m.cycle))
-    }
-}
-
-impl SchedUnit for Alone<SchedPorts> {
-    fn model(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        None
-    }
-    fn quiet(&self) -> bool {
-        !self.rtl.outputs_now().busy
     }
 }

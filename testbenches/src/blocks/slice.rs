@@ -4,9 +4,6 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Slice, SliceFaults};
 use mpgpu_spec::units::slice;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::timing::slicer::SliceUnit;
-use mpgpu_ref::units::slice::Slice as SliceModel;
 
 hdl_block!(Slice {
     inputs: [
@@ -75,15 +72,3 @@ impl Ports for SlicePorts {
         Some(&[])
     }
 }
-
-/// The slice table's RTL beside its model: a mismatch stops the run.
-impl SliceUnit for Shared<SliceModel, SlicePorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted()
-    }
-    fn first_over_quota(&self) -> Option<u64> {
-        self.0.borrow().pair.model.first_over_quota
-    }
-}
-
-impl SliceUnit for Alone<SlicePorts> {}

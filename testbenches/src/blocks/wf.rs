@@ -5,9 +5,6 @@ use crate::hdl_block;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Wf, WfFaults};
 use mpgpu_spec::units::wf;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::timing::slicer::WfUnit;
-use mpgpu_ref::units::wf::Wf as WfModel;
 
 hdl_block!(Wf {
     inputs: [start, last, kernels, window, fallback_pct, delay, total0, total1, total2, total3, sm_k, sm_j, sm_insts, sm_stalls, k_req0, k_req1, k_req2, k_req3],
@@ -102,15 +99,3 @@ impl Ports for WfPorts {
         Some(&[])
     }
 }
-
-/// Warped-Slicer's water-filling unit's RTL beside its model: a mismatch stops the run.
-impl WfUnit for Shared<WfModel, WfPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted()
-    }
-    fn ties(&self) -> Vec<u64> {
-        self.0.borrow().pair.model.ties.iter().map(|t| t.0).collect()
-    }
-}
-
-impl WfUnit for Alone<WfPorts> {}

@@ -4,8 +4,6 @@
 use crate::ports::{Port, Ports, Regs};
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_spec::units::zorua;
-use crate::host::{Alone, Shared};
-use mpgpu_ref::units::zorua::{Coord, ZoruaSlot};
 
 /// `Zorua`'s ports by hand rather than through `hdl_block!`: its rows are output arrays
 /// (`reg_set$k`, `smem_set$k`). It is flat (`mpgpu_rtl::flat_logic!`).
@@ -228,21 +226,5 @@ impl Ports for ZoruaPorts {
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
         // (the outputs are functions of the registers and the tables' read registers)
         Some(&[])
-    }
-}
-
-/// Zorua's coordinator RTL beside its model in an SM's slot: a mismatch stops the run.
-impl ZoruaSlot for Shared<Coord, ZoruaPorts> {
-    fn halted(&self) -> Option<String> {
-        self.parted().or_else(|| self.0.borrow().pair.model.halted())
-    }
-    fn valve_grants(&self) -> u64 {
-        self.0.borrow().pair.model.valve_grants()
-    }
-}
-
-impl ZoruaSlot for Alone<ZoruaPorts> {
-    fn halted(&self) -> Option<String> {
-        None
     }
 }

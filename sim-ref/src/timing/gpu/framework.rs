@@ -8,58 +8,9 @@ impl Gpu {
     /// A GPU whose blocks are scheduled by the kernel scheduling framework with `policy`,
     /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
     /// among them). The framework needs identical SMs, at most 16 of them.
+    /// Its slot holds the framework's reference model; `Gpu::set_units` puts another unit of
+    /// its interface there (its RTL, or the two in lockstep).
     pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
-        Gpu::with_framework_units(cfg, policy, mechanism, procs, None, None)
-    }
-
-    /// [`Gpu::with_framework`] with the policy engines given (RTL in the loop, in a
-    /// co-simulation); `None` is the reference model.
-    pub fn with_framework_units(
-        cfg: &GpuConfig,
-        policy: Policy,
-        mechanism: Mechanism,
-        procs: usize,
-        dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
-        prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
-    ) -> Result<Gpu, String> {
-        let (mut dss, mut prio) = (dss, prio);
-        Gpu::with_sched_unit(cfg, policy, mechanism, procs, &mut |mut f| {
-            if let Some(d) = dss.take() {
-                f.set_dss(d);
-            }
-            if let Some(p) = prio.take() {
-                f.set_prio(p);
-            }
-            Box::new(f)
-        })
-    }
-
-    /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
-    /// (it needs identical SMs, at most 16 of them, at most 16 blocks each). Checked before any
-    /// RTL is built for it.
-    pub fn framework_params(cfg: &GpuConfig) -> Result<SchedParams, String> {
-        if cfg.sm.len() != 1 {
-            return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
-        }
-        let n = cfg.num_sms() as usize;
-        if n > mpgpu_spec::units::sched::MAX_SMS {
-            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::MAX_SMS, cfg.name));
-        }
-        if cfg.sm[0].blocks as usize > MAX_TMAX {
-            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
-        }
-        SchedParams::new(n, cfg.sm[0].blocks as usize)
-    }
-
-    /// A GPU with the framework `make` builds around its reference model (a co-simulation
-    /// puts the framework's RTL in the loop this way).
-    pub fn with_sched_unit(
-        cfg: &GpuConfig,
-        policy: Policy,
-        mechanism: Mechanism,
-        procs: usize,
-        make: &mut dyn FnMut(Framework) -> Box<dyn SchedUnit>,
-    ) -> Result<Gpu, String> {
         if cfg.tb_switch.enabled {
             return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
         }
@@ -73,7 +24,7 @@ impl Gpu {
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
         let mut g = Gpu::new(cfg);
-        let fw = make(Framework::new(params, policy, mechanism));
+        let fw: Held<FwIn, FwOut> = Box::new(Framework::new(params, policy, mechanism));
         g.sched = BlockSched::Framework(Box::new(FwDriver {
             idle: fw.quiet(),
             fw,
@@ -99,6 +50,46 @@ impl Gpu {
         Ok(g)
     }
 
+    /// [`Gpu::with_framework`] with the policy engines given (RTL in the loop, in a
+    /// co-simulation); `None` is the reference model.
+    pub fn with_framework_units(
+        cfg: &GpuConfig,
+        policy: Policy,
+        mechanism: Mechanism,
+        procs: usize,
+        dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
+        prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
+    ) -> Result<Gpu, String> {
+        let mut g = Gpu::with_framework(cfg, policy, mechanism, procs)?;
+        let mut f = Framework::new(Gpu::framework_params(cfg)?, policy, mechanism);
+        if let Some(d) = dss {
+            f.set_dss(d);
+        }
+        if let Some(p) = prio {
+            f.set_prio(p);
+        }
+        let mut f = Some(f);
+        g.set_units(&mut |_| Box::new(f.take().expect("one framework")) as Held<FwIn, FwOut>)?;
+        Ok(g)
+    }
+
+    /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
+    /// (it needs identical SMs, at most 16 of them, at most 16 blocks each). Checked before any
+    /// RTL is built for it.
+    pub fn framework_params(cfg: &GpuConfig) -> Result<SchedParams, String> {
+        if cfg.sm.len() != 1 {
+            return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+        }
+        let n = cfg.num_sms() as usize;
+        if n > mpgpu_spec::units::sched::MAX_SMS {
+            return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::MAX_SMS, cfg.name));
+        }
+        if cfg.sm[0].blocks as usize > MAX_TMAX {
+            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
+        }
+        SchedParams::new(n, cfg.sm[0].blocks as usize)
+    }
+
     /// Clocks the framework every cycle (`false`) instead of gating its clock while it is idle
     /// with no input (the default). The results are the same; a co-simulation then compares
     /// the framework's idle cycles too.
@@ -110,7 +101,7 @@ impl Gpu {
 
     /// The framework's reference model, when the GPU has one (not when its RTL runs alone).
     pub fn framework(&self) -> Option<Box<dyn std::ops::Deref<Target = Framework> + '_>> {
-        self.fw().and_then(|d| d.fw.model())
+        self.fw().and_then(|d| d.fw.model()?.typed())
     }
 
     /// One cycle of the framework and its SM driver.

@@ -209,10 +209,8 @@ impl Gpu {
             fw_full_cycles: self.fw().map_or(0, |d| d.full_cycles),
             fw_inbox_blocks: self.fw().map_or(0, |d| d.inbox_blocks),
             zorua: self.zorua_stats(),
-            slicing: match &self.sched {
-                BlockSched::Baseline { d, .. } => d.slice_stats(),
-                BlockSched::Framework(_) => None,
-            },
+            // (the slicer's, which it adds: `Slicer::result`)
+            slicing: None,
         }
     }
 }

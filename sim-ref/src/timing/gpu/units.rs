@@ -1,18 +1,39 @@
-//! The SMs' unit slots as the GPU fills them (Zorua's coordinator, the operand log and its
-//! data array, the replay queue): the models by default, or units a co-simulation provides.
+//! The GPU's unit slots as a run fills them (`crate::slots`): the models by default, or units a
+//! co-simulation or a test provides, put in the slots of their interface by one call.
 
 use super::*;
+use crate::slots::Units;
 
 impl Gpu {
-    /// Puts `unit(k)` in SM k's Zorua coordinator slot (under `alloc = "zorua"`; before the
-    /// run).
-    pub fn set_zorua_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::zorua::ZoruaSlot>) -> Result<(), String> {
+    /// Puts units in the GPU's slots of interface `I`/`O` (before the run): `make(k)` for SM
+    /// k's slot of a per-SM unit (Zorua's coordinator, the replay queue, the operand log and
+    /// its data array, Warped-Slicer's sampling counters), `make(0)` for a global one (the
+    /// scheduling framework, the water-filling unit, the slice table). An error says why the
+    /// configuration does not use that slot, or that the GPU has none of that interface.
+    pub fn set_units<I: 'static, O: 'static>(&mut self, make: &mut dyn FnMut(usize) -> Held<I, O>) -> Result<(), String> {
+        let mut erased = |k: usize| Box::new(make(k)) as Box<dyn std::any::Any>;
+        let mut units = Units::new(Units::id::<I, O>(), &mut erased);
+        if units.are::<FwIn, FwOut>() {
+            let Some(d) = self.fw_mut() else { return Err("the scheduling framework's slot is filled under the framework (Gpu::with_framework)".into()) };
+            d.fw = units.make(0);
+            d.idle = d.fw.quiet();
+            return Ok(());
+        }
+        let mut per_sm = false;
         for (k, sm) in self.sms.iter_mut().enumerate() {
-            if !sm.replace_zorua_unit(unit(k)) {
-                return Err(format!("SM {k} is not under Zorua (alloc = \"zorua\")"));
+            let Some(r) = sm.set_units(&mut units, k) else { break };
+            r?;
+            per_sm = true;
+        }
+        if per_sm {
+            return Ok(());
+        }
+        if let BlockSched::Baseline { d, .. } = &mut self.sched {
+            if let Some(r) = d.set_units(&mut units) {
+                return r;
             }
         }
-        Ok(())
+        Err(format!("the GPU has no slot for units of {} (its block scheduler is {})", std::any::type_name::<I>(), self.dispatcher().map_or("the framework", |d| d.name())))
     }
 
     /// Zorua's counters summed over the SMs (the threshold: the mean's floor).
@@ -52,40 +73,5 @@ impl Gpu {
         }
         t.o_thresh /= all.len() as u32;
         Some(t)
-    }
-
-    /// Puts `unit(k)` in SM k's operand-log slot (under `faults = "ol"`; before the run).
-    pub fn set_oplog_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::oplog::OplogSlot>) -> Result<(), String> {
-        if self.cfg.faults != FaultScheme::Ol {
-            return Err(format!("the operand log is used under faults = \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
-        }
-        for (k, sm) in self.sms.iter_mut().enumerate() {
-            sm.set_oplog_unit(unit(k));
-        }
-        Ok(())
-    }
-
-    /// Puts `unit(k)` in SM k's operand-log data-array slot (under `faults = "ol"`; before the
-    /// run).
-    pub fn set_oldata_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::oldata::OldataSlot>) -> Result<(), String> {
-        if self.cfg.faults != FaultScheme::Ol {
-            return Err(format!("the operand log is used under faults = \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
-        }
-        for (k, sm) in self.sms.iter_mut().enumerate() {
-            sm.set_oldata_unit(unit(k));
-        }
-        Ok(())
-    }
-
-    /// Puts `unit(k)` in SM k's replay-queue slot (under `faults = "rq"` or `"ol"`; before the
-    /// run).
-    pub fn set_rq_units(&mut self, unit: &mut dyn FnMut(usize) -> Box<dyn crate::units::rq::ReplaySlot>) -> Result<(), String> {
-        if !matches!(self.cfg.faults, FaultScheme::Rq | FaultScheme::Ol) {
-            return Err(format!("the replay queue is used under faults = \"rq\" or \"ol\" (this configuration has \"{}\")", self.cfg.faults.name()));
-        }
-        for (k, sm) in self.sms.iter_mut().enumerate() {
-            sm.set_rq_unit(unit(k));
-        }
-        Ok(())
     }
 }

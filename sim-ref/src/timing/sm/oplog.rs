@@ -197,7 +197,7 @@ impl Sm {
         self.stats.ol_save_reads += matches!(read, Some((_, OlRead::Save))) as u64;
         self.stats.ol_writes += write.is_some() as u64;
         self.ol_more = true;
-        self.od.as_ref().expect("the data array's unit").borrow_mut().request(self.id, "operand-log data", now, |i| {
+        self.od.as_ref().expect("the data array's unit").borrow_mut().request(&|| format!("SM {}: operand-log data", self.id), now, |i| {
             if let Some((l, _)) = read {
                 i.re = true;
                 i.raddr = l as u8;

@@ -1,80 +1,88 @@
-//! The slots of the SM's own units (the replay queue, the operand log's bookkeeping and its
-//! data array): each a [`UnitPort`] that gathers a cycle's requests into the unit's input word
-//! and clocks it at that cycle's edge.
+//! The SM's unit slots (the replay queue, the operand log's bookkeeping and its data array,
+//! each a [`Port`] that gathers a cycle's requests into the unit's input word and clocks it at
+//! that cycle's edge; Zorua's coordinator): filling them, and their edges, pending requests
+//! and halts as the GPU asks for them, without naming them.
 
 use super::*;
+use crate::slots::{Held, Port, Units};
+use mpgpu_spec::units::{oldata, oplog, rq};
+use mpgpu_spec::units::zorua as z;
 
-/// One of an SM's per-SM units (the operand log's bookkeeping, the replay queue) with the
-/// requests of the cycle it is in: requests made during a cycle gather into one input word,
-/// which the unit samples at that cycle's edge.
-pub struct UnitPort<S: ?Sized + Unit> {
-    pub unit: Box<S>,
-    pub pending: S::In,
-    /// The cycle of the pending requests.
-    pub at: u64,
-}
+pub(super) type OlPort = Port<oplog::In, oplog::Out>;
 
-impl<S: ?Sized + Unit> UnitPort<S>
-where
-    S::In: Default,
-{
-    fn new(unit: Box<S>) -> Self {
-        UnitPort { unit, pending: Default::default(), at: 0 }
-    }
+pub(super) type RqPort = Port<rq::In, rq::Out>;
 
-    /// Clocks the unit on the requests of a cycle before `now`, if there were any (a cycle
-    /// without requests changes nothing, so it is not clocked), timing it at that cycle;
-    /// returns them. The caller then asks the unit whether it halted and moves it to `now`.
-    fn edge(&mut self, now: u64) -> Option<S::In> {
-        if self.at >= now || self.pending == Default::default() {
-            // (the outputs read from now on are read in this cycle or later)
-            self.unit.at_cycle(now);
-            return None;
-        }
-        let i = std::mem::take(&mut self.pending);
-        self.unit.at_cycle(self.at);
-        self.unit.clock(&i);
-        Some(i)
-    }
-
-    /// Whether requests wait for their edge.
-    fn pending(&self) -> bool {
-        self.pending != Default::default()
-    }
-
-    /// Adds a request of cycle `now` to the input; returns the outputs with it.
-    pub(super) fn request(&mut self, sm: u32, what: &str, now: u64, f: impl FnOnce(&mut S::In)) -> S::Out {
-        assert!(self.at == now || !self.pending(), "SM {sm}: {what} requests of cycle {} not sampled before cycle {now}", self.at);
-        self.at = now;
-        f(&mut self.pending);
-        self.unit.outputs(&self.pending)
-    }
-}
-
-pub(super) type OlPort = UnitPort<dyn crate::units::oplog::OplogSlot>;
-
-pub(super) type RqPort = UnitPort<dyn crate::units::rq::ReplaySlot>;
-
-pub(super) type OdPort = UnitPort<dyn crate::units::oldata::OldataSlot>;
+pub(super) type OdPort = Port<oldata::In, oldata::Out>;
 
 impl Sm {
-    /// Puts `unit` in the operand-log slot.
-    pub fn set_oplog_unit(&mut self, unit: Box<dyn crate::units::oplog::OplogSlot>) {
-        self.ol_pool = unit.outputs(&Default::default()).pool_free;
-        self.ol = Some(std::cell::RefCell::new(OlPort::new(unit)));
+    /// Puts the SM's instance of `units` (`units.make(k)`, k this SM's index) in its slot of
+    /// their interface. `None`: the SM has no slot of that interface; an error: it has one its
+    /// configuration does not use.
+    pub fn set_units(&mut self, units: &mut Units, k: usize) -> Option<Result<(), String>> {
+        let scheme = self.scheme.name();
+        let ol = || format!("the operand log is used under faults = \"ol\" (this configuration has \"{scheme}\")");
+        if units.are::<oplog::In, oplog::Out>() {
+            let Some(p) = self.ol.as_mut() else { return Some(Err(ol())) };
+            let unit: Held<oplog::In, oplog::Out> = units.make(k);
+            self.ol_pool = unit.outputs(&Default::default()).pool_free;
+            *p = std::cell::RefCell::new(Port::new(unit));
+        } else if units.are::<oldata::In, oldata::Out>() {
+            let Some(p) = self.od.as_mut() else { return Some(Err(ol())) };
+            *p = std::cell::RefCell::new(Port::new(units.make(k)));
+        } else if units.are::<rq::In, rq::Out>() {
+            let Some(p) = self.rq.as_mut() else {
+                return Some(Err(format!("the replay queue is used under faults = \"rq\" or \"ol\" (this configuration has \"{scheme}\")")));
+            };
+            *p = std::cell::RefCell::new(Port::new(units.make(k)));
+        } else if units.are::<z::In, z::Out>() {
+            let Some(zs) = self.zorua.as_mut() else { return Some(Err(format!("SM {k} is not under Zorua (alloc = \"zorua\")"))) };
+            let unit: Held<z::In, z::Out> = units.make(k);
+            zs.out = unit.outputs(&z::In::default());
+            zs.unit = unit;
+        } else {
+            return None;
+        }
+        Some(Ok(()))
     }
 
-    /// The operand log's requests of cycles before `now` are sampled at their edge (called by
-    /// the GPU at the start of every cycle it steps). Returns the GPU cycle and the report when
-    /// a co-simulated unit parted from its model.
-    pub fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
+    /// Puts the models in the slots the SM's fault scheme uses (the replay queue under `rq`
+    /// and `ol`, the operand log and its data array under `ol`).
+    pub(crate) fn set_fault_models(&mut self, g: &crate::config::SmConfig) {
+        if matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol) {
+            self.rq = Some(std::cell::RefCell::new(Port::new(Box::new(crate::units::rq::Rq::new(g.rq_entries)))));
+        }
+        if self.scheme == FaultScheme::Ol {
+            let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
+            let unit: Held<oplog::In, oplog::Out> = Box::new(crate::units::oplog::Oplog::new(entries));
+            self.ol_pool = unit.outputs(&Default::default()).pool_free;
+            self.ol = Some(std::cell::RefCell::new(Port::new(unit)));
+            self.od = Some(std::cell::RefCell::new(Port::new(Box::new(crate::units::oldata::Oldata::new(entries as usize)))));
+        }
+    }
+
+    /// The edges of the SM's units at the start of cycle `now` (the requests of earlier cycles
+    /// sampled), then whether any halted: the GPU cycle and the report of the first that did
+    /// (a co-simulated unit parted from its model, or a unit broke its protocol).
+    pub fn unit_edges(&mut self, now: u64) -> Option<(u64, String)> {
+        self.ol_edge(now).or_else(|| self.rq_edge(now)).or_else(|| self.od_edge(now)).or_else(|| self.zorua_error())
+    }
+
+    /// Whether any of the SM's units has requests waiting for their edge.
+    pub fn units_pending(&self) -> bool {
+        self.ol.as_ref().is_some_and(|p| p.borrow().pending()) || self.rq.as_ref().is_some_and(|p| p.borrow().pending()) || self.od.as_ref().is_some_and(|p| p.borrow().pending())
+    }
+
+    /// The operand log's requests of cycles before `now` are sampled at their edge (at the
+    /// start of every cycle the GPU steps). Returns the GPU cycle and the report when the unit
+    /// halted.
+    fn ol_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.ol.as_mut()?.get_mut();
         let i = p.edge(now)?;
         let o = p.unit.outputs(&p.pending);
         // (a quota claimed or unclaimed: a block the dispatcher could not place may fit)
         self.ol_room_changed |= i.claim || o.pool_free != self.ol_pool;
         self.ol_pool = o.pool_free;
-        let halted = p.unit.halted().map(|d| (p.at, d));
+        let halted = p.halted();
         p.unit.at_cycle(now);
         if o.busy && now != u64::MAX {
             // (entries or a quota on their way back: the unit is clocked every cycle until
@@ -87,14 +95,9 @@ impl Sm {
         halted
     }
 
-    /// Whether the operand log has requests waiting for their edge.
-    pub fn ol_pending(&self) -> bool {
-        self.ol.as_ref().is_some_and(|p| p.borrow().pending())
-    }
-
     /// Adds a request of cycle `now` to the operand log's input; returns its outputs with it.
     pub(super) fn ol_request(&self, now: u64, f: impl FnOnce(&mut mpgpu_spec::units::oplog::In)) -> mpgpu_spec::units::oplog::Out {
-        self.ol.as_ref().expect("the operand log's unit").borrow_mut().request(self.id, "operand-log", now, f)
+        self.ol.as_ref().expect("the operand log's unit").borrow_mut().request(&|| format!("SM {}: operand-log", self.id), now, f)
     }
 
     /// The operand log's outputs this cycle (they depend on its registers only).
@@ -111,46 +114,26 @@ impl Sm {
         })
     }
 
-    /// Puts `unit` in the operand log's data-array slot.
-    pub fn set_oldata_unit(&mut self, unit: Box<dyn crate::units::oldata::OldataSlot>) {
-        self.od = Some(std::cell::RefCell::new(OdPort::new(unit)));
-    }
-
     /// The data array's requests of cycles before `now` are sampled at their edge (as
     /// [`Sm::ol_edge`]).
-    pub fn od_edge(&mut self, now: u64) -> Option<(u64, String)> {
+    fn od_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.od.as_mut()?.get_mut();
         p.edge(now)?;
-        let halted = p.unit.halted().map(|d| (p.at, d));
+        let halted = p.halted();
         p.unit.at_cycle(now);
         halted
-    }
-
-    /// Whether the data array has requests waiting for their edge.
-    pub fn od_pending(&self) -> bool {
-        self.od.as_ref().is_some_and(|p| p.borrow().pending())
-    }
-
-    /// Puts `unit` in the replay-queue slot.
-    pub fn set_rq_unit(&mut self, unit: Box<dyn crate::units::rq::ReplaySlot>) {
-        self.rq = Some(std::cell::RefCell::new(RqPort::new(unit)));
     }
 
     /// The replay queue's requests of cycles before `now` are sampled at their edge (as
     /// [`Sm::ol_edge`]).
-    pub fn rq_edge(&mut self, now: u64) -> Option<(u64, String)> {
+    fn rq_edge(&mut self, now: u64) -> Option<(u64, String)> {
         let p = self.rq.as_mut()?.get_mut();
         p.edge(now)?;
-        let halted = p.unit.halted().map(|d| (p.at, d)).or_else(|| self.rq_error.take());
+        let halted = p.halted().or_else(|| self.rq_error.take());
         p.unit.at_cycle(now);
         // (slots freed: a memory instruction waiting for one looks again)
         self.wake_all(now);
         halted
-    }
-
-    /// Whether the replay queue has requests waiting for their edge.
-    pub fn rq_pending(&self) -> bool {
-        self.rq.as_ref().is_some_and(|p| p.borrow().pending())
     }
 
     /// Adds a request of cycle `now` to the replay queue's input; returns its outputs with it.
@@ -159,7 +142,7 @@ impl Sm {
         let mut p = self.rq.as_ref().expect("the replay queue's unit").borrow_mut();
         let key = |i: &mpgpu_spec::units::rq::In| (i.issue, i.replay, i.replay_idx, i.warp, i.pc, i.age);
         let before = (p.at == now).then(|| key(&p.pending)).filter(|k| k.0 || k.1);
-        let o = p.request(self.id, "replay-queue", now, f);
+        let o = p.request(&|| format!("SM {}: replay-queue", self.id), now, f);
         assert!(before.is_none_or(|k| k == key(&p.pending)), "SM {}: two global memory instructions issued in cycle {now}", self.id);
         o
     }

@@ -28,7 +28,8 @@
 //!   written whole, is allocated).
 
 use super::*;
-use crate::units::zorua::{Coord, Geometry, ZoruaSlot};
+use crate::slots::Held;
+use crate::units::zorua::{Coord, Geometry};
 use mpgpu_spec::units::zorua::{Ev, In as ZIn, Out as ZOut, REG_SETS, SET_REGS, SMEM_SETS, SMEM_SET_BYTES};
 
 // `data` (an `impl Sm` block) depends on this module (and, through it, on `sm`) only.
@@ -120,7 +121,7 @@ pub struct ZoruaStats {
 }
 
 pub(super) struct ZSm {
-    pub unit: Box<dyn ZoruaSlot>,
+    pub unit: Held<ZIn, ZOut>,
     /// The unit's outputs from its last edge on (they depend on its state alone, which
     /// changes only at an edge): the SM reads them without looking at the unit again.
     pub out: ZOut,
@@ -200,7 +201,7 @@ impl Sm {
     /// Puts the SM under Zorua with coordinator `unit` (geometry `geom`), its swap areas at
     /// `reg_base` (64 warps x [`REG_SWAP_BYTES`]) and `smem_base` (16 blocks x
     /// [`SMEM_SWAP_BYTES`]) in global memory. Call before any block is placed.
-    pub fn set_zorua(&mut self, unit: Box<dyn ZoruaSlot>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool, table_latency: u32) {
+    pub fn set_zorua(&mut self, unit: Held<ZIn, ZOut>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool, table_latency: u32) {
         assert!(self.is_empty());
         let (lw, lb) = (geom.lwarps as usize, geom.lblocks as usize);
         self.warps = (0..lw).map(|_| None).collect();
@@ -272,22 +273,9 @@ impl Sm {
         }
     }
 
-    /// Replaces the coordinator (before the run): a co-simulation's RTL or lockstep pair, or a
-    /// test's broken one. Returns false if the SM is not under Zorua.
-    pub fn replace_zorua_unit(&mut self, unit: Box<dyn ZoruaSlot>) -> bool {
-        match self.zorua.as_mut() {
-            Some(z) => {
-                z.out = unit.outputs(&ZIn::default());
-                z.unit = unit;
-                true
-            }
-            None => false,
-        }
-    }
-
     /// A coordinator model for configuration `c` with parameters `z` (`wlm`: the warp-level
     /// manager).
-    pub fn zorua_model(c: &SmConfig, z: &crate::config::ZoruaConfig, wlm: bool) -> Result<(Box<dyn ZoruaSlot>, Geometry), String> {
+    pub fn zorua_model(c: &SmConfig, z: &crate::config::ZoruaConfig, wlm: bool) -> Result<(Held<ZIn, ZOut>, Geometry), String> {
         let g = Geometry { thresh: z.thresh(), pipelined: z.timing == crate::config::CoordTiming::Pipelined, ..Geometry::of(c)? };
         Ok((Box::new(if wlm { Coord::wlm(g) } else { Coord::new(g) }), g))
     }
@@ -301,13 +289,14 @@ impl Sm {
         self.zorua.as_ref().map(|z| {
             let mut s = z.stats.clone();
             s.o_thresh = z.out.o_thresh as u32;
-            s.valve_grants = z.unit.valve_grants();
+            // (the model's count: none from an RTL alone)
+            s.valve_grants = z.unit.model().and_then(|m| m.get::<Coord>().map(|c| c.valve_grants)).unwrap_or(0);
             s
         })
     }
 
     /// The coordinator's error, if it broke the protocol: (cycle, what).
-    pub fn zorua_error(&mut self) -> Option<(u64, String)> {
+    pub(super) fn zorua_error(&mut self) -> Option<(u64, String)> {
         self.zorua.as_mut()?.error.take()
     }
 
