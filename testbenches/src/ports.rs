@@ -215,8 +215,7 @@ pub fn verilog_of<P: Ports>(p: &P) -> String {
         return v.clone();
     }
     let b = p.block();
-    let layout = crate::rtl::Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: Vec::new() };
-    if let Err(e) = check_ports::<P>(&p.name(), &layout) {
+    if let Err(e) = check_ports::<P>(&p.name(), &b.input_ports(), &b.output_ports()) {
         panic!("{e}");
     }
     let v = annotate(&generate_verilog(&b), &[P::In::ports(), P::Out::ports()].concat());
@@ -250,10 +249,10 @@ fn annotate(verilog: &str, ports: &[PortDecl]) -> String {
     out
 }
 
-/// Checks that the RTL's ports in `layout` are the ones mpgpu-spec declares for `P`'s
-/// interface: the same names and widths in the same order.
-pub fn check_ports<P: Ports>(block: &str, layout: &crate::rtl::Layout) -> Result<(), String> {
-    for (dir, rtl, spec) in [("input", &layout.inputs, P::In::ports()), ("output", &layout.outputs, P::Out::ports())] {
+/// Checks that the RTL's ports (`inputs`, `outputs`) are the ones mpgpu-spec declares for
+/// `P`'s interface: the same names and widths in the same order.
+pub fn check_ports<P: Ports>(block: &str, inputs: &[Port], outputs: &[Port]) -> Result<(), String> {
+    for (dir, rtl, spec) in [("input", inputs, P::In::ports()), ("output", outputs, P::Out::ports())] {
         let show = |p: Option<(&str, usize)>| p.map_or("nothing".to_string(), |(n, w)| format!("`{n}` ({w} bits)"));
         for k in 0..rtl.len().max(spec.len()) {
             let r = rtl.get(k).map(|p| (p.name.as_str(), p.width as usize));
@@ -276,31 +275,40 @@ mod tests {
     use super::*;
     use crate::blocks::{ProfPorts, SlicePorts};
 
-    fn layout<P: Ports>(p: &P) -> crate::rtl::Layout {
+    struct Layout {
+        inputs: Vec<Port>,
+        outputs: Vec<Port>,
+    }
+
+    fn layout<P: Ports>(p: &P) -> Layout {
         let b = p.block();
-        crate::rtl::Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: Vec::new() }
+        Layout { inputs: b.input_ports(), outputs: b.output_ports() }
+    }
+
+    fn check(l: &Layout) -> Result<(), String> {
+        check_ports::<ProfPorts>("prof", &l.inputs, &l.outputs)
     }
 
     #[test]
     fn the_port_check_passes_the_blocks_and_catches_a_planted_difference() {
         let p = ProfPorts::default();
         let good = layout(&p);
-        check_ports::<ProfPorts>("prof", &good).unwrap();
+        check(&good).unwrap();
         // (a width, a name, a missing port, an extra port: each named)
-        let mut l = good.clone();
+        let mut l = layout(&p);
         l.inputs[3].width += 1;
-        let e = check_ports::<ProfPorts>("prof", &l).unwrap_err();
+        let e = check(&l).unwrap_err();
         assert!(e.contains("input port 3 is `issued` (4 bits) in the RTL but `issued` (3 bits)"), "{e}");
-        let mut l = good.clone();
+        let mut l = layout(&p);
         l.outputs[1].name = "stall_count".into();
-        let e = check_ports::<ProfPorts>("prof", &l).unwrap_err();
+        let e = check(&l).unwrap_err();
         assert!(e.contains("output port 1 is `stall_count`"), "{e}");
-        let mut l = good.clone();
+        let mut l = layout(&p);
         l.outputs.pop();
-        assert!(check_ports::<ProfPorts>("prof", &l).unwrap_err().contains("output port 2 is nothing in the RTL but `blocks` (5 bits)"));
-        let mut l = good;
+        assert!(check(&l).unwrap_err().contains("output port 2 is nothing in the RTL but `blocks` (5 bits)"));
+        let mut l = layout(&p);
         l.inputs.push(Port::new("extra", 1));
-        assert!(check_ports::<ProfPorts>("prof", &l).unwrap_err().contains("input port 6 is `extra` (1 bits) in the RTL but nothing"));
+        assert!(check(&l).unwrap_err().contains("input port 6 is `extra` (1 bits) in the RTL but nothing"));
     }
 
     #[test]

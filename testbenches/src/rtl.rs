@@ -61,7 +61,7 @@ impl<P: Ports> RtlUnit<P> {
     pub fn with_backend(ports: P, backend: Backend) -> Result<Self, String> {
         let b = ports.block();
         let layout = Layout { inputs: b.input_ports(), outputs: b.output_ports(), registers: b.register_ports() };
-        crate::ports::check_ports::<P>(&ports.name(), &layout)?;
+        crate::ports::check_ports::<P>(&ports.name(), &layout.inputs, &layout.outputs)?;
         let flat = backend == Backend::RustHdl && b.flat();
         let sim: Box<dyn Sim> = match backend {
             Backend::RustHdl => Box::new(HdlSim { b, name: ports.name(), exact: false }),
