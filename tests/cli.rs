@@ -261,4 +261,6 @@ fn cosim_runs_the_slice_table_under_a_chosen_policy_and_catches_its_broken_varia
     assert!(code != 0 && err.contains("--slicing picks the policy of --unit slice"), "{err}");
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "tie-high"]);
     assert!(code != 0 && err.contains("not a variant of --unit"), "{err}");
+    let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "nosuch"]);
+    assert!(code != 0 && err.contains("--broken nosuch: no block has that broken variant (--unit slice's variants: over-quota)"), "{err}");
 }

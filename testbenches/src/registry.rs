@@ -178,8 +178,11 @@ pub fn broken(unit: UnitKind, name: &str) -> Result<Broken, String> {
     }
     let hosts: Vec<&str> = UnitKind::ALL.iter().filter(|u| u.blocks().iter().filter_map(|n| block(n).ok()).any(|blk| blk.broken.iter().any(|v| v.name == name))).map(|u| u.name()).collect();
     if hosts.is_empty() {
-        let all: Vec<&str> = BLOCKS.iter().flat_map(|b| b.broken).map(|v| v.name).collect();
-        return Err(format!("--broken {name}: no block has that broken variant (variants: {})", all.join(", ")));
+        let mut own: Vec<&str> = unit.blocks().iter().filter_map(|n| block(n).ok()).flat_map(|blk| blk.broken).map(|v| v.name).collect();
+        own.sort_unstable();
+        own.dedup();
+        let own = if own.is_empty() { "none".to_string() } else { own.join(", ") };
+        return Err(format!("--broken {name}: no block has that broken variant (--unit {}'s variants: {own})", unit.name()));
     }
     Err(format!("--broken {name} is not a variant of --unit {} (it is one of --unit {})", unit.name(), hosts.join(" or ")))
 }
