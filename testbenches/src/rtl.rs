@@ -73,7 +73,7 @@ impl<P: Ports> RtlUnit<P> {
             Backend::Fpga => Box::new(crate::board_link::FpgaSim::open(&ports)?),
         };
         let io = Io { ins: vec![0; layout.inputs.len()], outs: vec![0; layout.outputs.len()], regs: vec![0; layout.registers.len()] };
-        let masks = layout.inputs.iter().map(|p| if p.width >= 64 { u64::MAX } else { (1u64 << p.width) - 1 }).collect();
+        let masks = layout.inputs.iter().map(|p| mpgpu_spec::port::mask(u64::MAX, p.width as usize)).collect();
         let out_deps = match (backend, ports.output_inputs()) {
             (Backend::RustHdl | Backend::Verilator, Some(names)) => Some(
                 names.iter().map(|n| layout.inputs.iter().position(|p| p.name == *n).unwrap_or_else(|| panic!("`{}` has no input `{n}`", ports.name()))).collect(),

@@ -34,8 +34,7 @@ impl Wire for bool {
 
 impl<const N: usize> Wire for Bits<N> {
     fn from_word(v: u64) -> Self {
-        let mask = if N >= 64 { u64::MAX } else { (1u64 << N) - 1 };
-        (v & mask).into()
+        mpgpu_spec::port::mask(v, N).into()
     }
     fn word(&self) -> u64 {
         self.to_u64()
