@@ -423,7 +423,7 @@ pub fn block_name() -> Registered<&'static mpgpu_tb::registry::Block> {
 
 /// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`).
 pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {
-    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::ALL.iter().map(|&u| (u.name(), u.about(), u)).collect() }
+    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::all().into_iter().map(|u| (u.name(), u.about(), u)).collect() }
 }
 
 impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Registered<T> {

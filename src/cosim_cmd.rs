@@ -6,6 +6,7 @@ use crate::{load_workload, print_result};
 use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_tb::cosim::{run_with, CosimOptions, SlotMode, UnitKind};
+use mpgpu_tb::unit::GpuKind;
 use mpgpu_tb::fpga::{default_venv, gate_replay, Tools};
 use mpgpu_tb::trace::{replay, Replay};
 use std::path::{Path, PathBuf};
@@ -55,10 +56,11 @@ pub struct CosimArgs {
     /// A preset (at most 16 identical SMs) or a TOML file.
     #[arg(long, default_value = "gtx480")]
     config: String,
-    /// Write the run's waveform: for --unit sched, engine and slice one VCD file, PATH (with
-    /// a GTKWave save file beside it); for the units with one waveform per SM (oplog, oldata,
-    /// rq, rq-ol, zorua) and for wf, PATH is a folder, and each SM with the RTL gets
-    /// PATH/sm<k>-<block>.vcd (wf also PATH/wf.vcd). Missing folders are created.
+    /// Write the run's waveform: for the units of one global block (sched, engine, dss, prio,
+    /// slice) one VCD file, PATH (with a GTKWave save file beside it); for the units with one
+    /// waveform per SM (oplog, oldata, rq, rq-ol, zorua, prof) and for wf, PATH is a folder,
+    /// and each SM with the RTL gets PATH/sm<k>-<block>.vcd (wf also PATH/wf.vcd). Missing
+    /// folders are created.
     #[arg(long)]
     vcd: Option<PathBuf>,
     /// With --vcd: record only from this GPU cycle on.
@@ -113,31 +115,31 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(unit, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let mode = match a.mode {
         ModeArg::Lockstep => SlotMode::Lockstep,
-        ModeArg::Rtl if !matches!(a.unit, UnitKind::Engine) => SlotMode::RtlAlone,
-        ModeArg::Model if !matches!(a.unit, UnitKind::Engine) => SlotMode::ModelAlone,
+        ModeArg::Rtl if !unit.lockstep_only() => SlotMode::RtlAlone,
+        ModeArg::Model if !unit.lockstep_only() => SlotMode::ModelAlone,
         ModeArg::Rtl | ModeArg::Model => {
-            bail!("--mode {:?}: --unit engine runs only in lockstep", a.mode)
+            bail!("--mode {:?}: --unit {unit} runs only in lockstep", a.mode)
         }
     };
     if (a.trace.is_some() || a.vcd.is_some()) && mode != SlotMode::Lockstep {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
     // (a flag that the unit's run would not use is refused, with the reason)
-    let uses_framework = matches!(unit, UnitKind::Sched | UnitKind::Engine) || (unit.per_sm() && a.framework);
+    let uses_framework = unit.gpu() == GpuKind::Framework || (unit.gpu() == GpuKind::PerSm && a.framework);
     if !uses_framework && (a.policy.is_some() || a.preempt.is_some()) {
         bail!(
             "--policy and --preempt choose the scheduling framework's policy: --unit {} {}",
             unit.name(),
-            if unit.per_sm() { "runs under the baseline dispatcher unless --framework is given" } else { "runs under its slicing dispatcher (--slicing)" }
+            if unit.gpu() == GpuKind::PerSm { "runs under the baseline dispatcher unless --framework is given" } else { "runs under its slicing dispatcher (--slicing)" }
         );
     }
-    if a.ws.given() && !matches!(unit, UnitKind::Wf | UnitKind::Slice) {
-        bail!("the --ws-* flags are Warped-Slicer's parameters: they apply to --unit wf and slice");
+    if a.ws.given() && unit.gpu() != GpuKind::Slicer {
+        bail!("the --ws-* flags are Warped-Slicer's parameters: they apply to the units under the slicing dispatcher ({})", slicing_units());
     }
-    if a.sms.is_some() && !(unit.per_sm() || unit == UnitKind::Wf) {
+    if a.sms.is_some() && !unit.has_per_sm() {
         bail!("--sms picks the SMs whose slot carries a per-SM unit's RTL: --unit {} is one block for the whole GPU", unit.name());
     }
-    if a.every_cycle && !matches!(unit, UnitKind::Sched | UnitKind::Engine) {
+    if a.every_cycle && unit.gpu() != GpuKind::Framework {
         bail!("--every-cycle clocks the framework on every GPU cycle: --unit {} is clocked when its SMs ask something of it", unit.name());
     }
     if a.baud.is_some() && a.device.is_none() {
@@ -160,16 +162,17 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.broken = broken;
     o.slice = a.ws.params();
-    if a.slicing.is_some() && !matches!(a.unit, UnitKind::Wf | UnitKind::Slice) {
-        bail!("--slicing picks the policy of --unit slice (or wf); --unit {} runs under --policy", a.unit);
+    if a.slicing.is_some() && unit.gpu() != GpuKind::Slicer {
+        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}); --unit {} runs under --policy", slicing_units(), a.unit);
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if (unit.per_sm() || matches!(unit, UnitKind::Wf | UnitKind::Slice)) && a.backend == BackendArg::Fpga {
+    if unit.gpu() != GpuKind::Framework && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {} runs on rust-hdl or verilator", a.unit);
     }
-    if a.framework && !unit.per_sm() {
-        bail!("--framework is for the per-SM units (zorua, rq, oplog, oldata, rq-ol): --unit {} is the framework's own", a.unit);
+    if a.framework && unit.gpu() != GpuKind::PerSm {
+        let per_sm: Vec<&str> = UnitKind::all().into_iter().filter(|u| u.gpu() == GpuKind::PerSm).map(|u| u.name()).collect();
+        bail!("--framework is for the per-SM units ({}): --unit {} runs under {}", per_sm.join(", "), a.unit, if unit.gpu() == GpuKind::Framework { "the framework of its own" } else { "the slicing dispatcher" });
     }
     o.framework = a.framework;
     o.every_cycle = a.every_cycle;
@@ -192,7 +195,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(p) = &a.vcd {
         if unit.waveform_folder() {
             if p.extension().is_some_and(|x| x == "vcd") {
-                bail!("--vcd {}: --unit {} writes one waveform per SM with the RTL{}: name a folder (each goes in as FOLDER/sm<k>-<block>.vcd), not a .vcd file", p.display(), unit.name(), if unit == UnitKind::Wf { " and one of the water-filling unit" } else { "" });
+                bail!("--vcd {}: --unit {} writes {}: name a folder (each goes in as FOLDER/sm<k>-<block>.vcd), not a .vcd file", p.display(), unit.name(), waveform_list(unit));
             }
             crate::checks::output_dir(p, "--vcd")?;
         } else {
@@ -226,7 +229,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.backend,
         if uses_framework { format!(", policy {}, {:?}", o.policy.name(), o.mechanism) } else { String::new() }
     );
-    if matches!(unit, UnitKind::Wf | UnitKind::Slice) {
+    if unit.gpu() == GpuKind::Slicer {
         println!(
             "blocks:   the {} slicing dispatcher (Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
             o.slicing.name(),
@@ -236,7 +239,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             o.slice.settle,
             if o.slice.grid_cap { "on" } else { "off" }
         );
-    } else if unit.per_sm() {
+    } else if unit.gpu() == GpuKind::PerSm {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }
     let rep = run_with(&cfg, &w, &o).map_err(|e| anyhow!(e));
@@ -247,15 +250,17 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
-    let gated = if matches!(a.unit, UnitKind::Sched) && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    let gated = if unit.clock_gated() && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
     let instances = if rep.mismatch.is_some() {
         // (the count stops at the mismatch, in the instance that parted)
-        if unit.per_sm() || unit == UnitKind::Wf { ", to the mismatch, in the slot that parted".to_string() } else { ", to the mismatch".to_string() }
-    } else if unit.per_sm() || unit == UnitKind::Wf {
+        if unit.waveform_folder() { ", to the mismatch, in the slot that parted".to_string() } else { ", to the mismatch".to_string() }
+    } else if unit.has_per_sm() {
         let n = (0..cfg.num_sms() as usize).filter(|&k| o.sms.contains(k)).count();
-        let units = if unit == UnitKind::RqOl { " (3 blocks each)" } else { "" };
-        format!(", summed over {n} SMs' slots{units}{}", if unit == UnitKind::Wf { " and the water-filling unit" } else { "" })
+        let each = unit.per_sm_blocks().len();
+        let units = if each > 1 { format!(" ({each} blocks each)") } else { String::new() };
+        let globals = unit.global_blocks();
+        format!(", summed over {n} SMs' slots{units}{}", if globals.is_empty() { String::new() } else { format!(" and {}", globals.join(", ")) })
     } else {
         String::new()
     };
@@ -273,11 +278,25 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         println!("{}", waveforms(p, &rep.vcd_files, unit));
     }
     if let Some(p) = &rep.trace {
-        match a.unit {
-            UnitKind::Wf => println!("traces: {0}/wf/ and one per SM under {0}/prof/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitKind::RqOl => println!("traces: one per SM with the RTL under {0}/oplog/sm<k>/, {0}/oldata/sm<k>/ and {0}/rq/sm<k>/ (replay in Icarus: mpgpu replay {1})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::Zorua => println!("traces: one per SM with the RTL under {}/sm<k>/ (replay in Icarus: mpgpu replay {})", a.trace.as_ref().map_or(String::new(), |d| d.display().to_string()), p.display()),
-            _ => println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display()),
+        let dir = a.trace.as_ref().map_or(String::new(), |d| d.display().to_string());
+        let several = unit.blocks().len() > 1;
+        // (several blocks each under DIR/<block>/; a per-SM block's SMs each under sm<k>/)
+        let places: Vec<String> = unit
+            .blocks()
+            .iter()
+            .map(|b| {
+                let sub = if several { format!("{dir}/{b}") } else { dir.clone() };
+                if unit.per_sm_blocks().contains(b) {
+                    format!("one per SM with the RTL under {sub}/sm<k>/")
+                } else {
+                    format!("{sub}/")
+                }
+            })
+            .collect();
+        if unit.waveform_folder() {
+            println!("traces: {} (replay in Icarus: mpgpu replay {})", places.join(", "), p.display());
+        } else {
+            println!("trace: {} (replay in Icarus: mpgpu replay {})", p.display(), p.display());
         }
     }
     if let Some(m) = &rep.mismatch {
@@ -385,14 +404,14 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     // (Warped-Slicer's units are clocked while a repartition runs, like a per-SM block when
-    // its SM asks: no every-cycle rows)
-    let per_sm = unit.per_sm() || unit == UnitKind::Wf;
+    // its SM asks: no every-cycle rows; clocking every cycle is the framework's)
+    let per_sm = unit.gpu() != GpuKind::Framework;
     println!(
         "workload: {}\nconfig: {} ({} SMs), {}, best of {} runs each; the Verilator models are built first (cached)",
         w.description,
         cfg.name,
         cfg.num_sms(),
-        if unit == UnitKind::Wf { "the water-filling unit and the sampling counters on every SM, under Warped-Slicer".to_string() } else if per_sm { format!("{unit:?} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
+        if unit.gpu() == GpuKind::Slicer { format!("{unit}: {}", unit.about()) } else if per_sm { format!("{unit} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
         a.reps
     );
     // (a per-SM block is clocked when its SM asks something of it; "every cycle" is the
@@ -439,4 +458,20 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         println!("{:<36} {:>10} {:>10} {:>8.3} {:>12.1} {:>8.2}", name, cycles, rep.cycles_checked, best, rate / 1e3, b / rate);
     }
     Ok(())
+}
+
+/// The units under the slicing dispatcher, for messages.
+fn slicing_units() -> String {
+    UnitKind::all().into_iter().filter(|u| u.gpu() == GpuKind::Slicer).map(|u| u.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// The waveforms a unit of several writes, for messages: one per SM with the RTL of its per-SM
+/// blocks, one of each global block.
+fn waveform_list(unit: UnitKind) -> String {
+    let mut parts = Vec::new();
+    if unit.has_per_sm() {
+        parts.push("one waveform per SM with the RTL".to_string());
+    }
+    parts.extend(unit.global_blocks().iter().map(|b| format!("one of {b}")));
+    parts.join(" and ")
 }

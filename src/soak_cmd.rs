@@ -47,21 +47,21 @@ pub struct SoakArgs {
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let unit = a.unit;
-    if unit != UnitKind::Sched && a.broken.is_some() {
+    if unit != UnitKind::default() && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
     }
     crate::checks::output_dir(&a.out, "--out")?;
     let config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
     let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
-    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::Sched, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
+    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::default(), b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone() };
     let per = soak.runs_per_workload();
-    if unit.implied_faults().is_some() {
-        println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), the {unit:?} RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
+    if soak.runs_inject_faults() {
+        println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), --unit {unit}'s RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
     } else if soak.varies_gpu() {
         println!("soak: seed {}, {} random workloads x {per} runs on {} ({}), --unit {unit}: {}", a.seed, a.workloads, soak.config.name, soak.backend, unit.about());
     } else {
-        let what = if unit == UnitKind::Engine { "the policy engine's" } else { "the framework's" };
+        let what = if unit == UnitKind::default() { "the framework's".to_string() } else { format!("--unit {unit}'s") };
         println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), {what} RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
     }
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ProgressBar::new(a.workloads * per) } else { ProgressBar::hidden() };
@@ -85,7 +85,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         secs,
         rep.failure.as_ref().map_or(0, |f| f.mismatch.is_some() as u32)
     );
-    if unit.implied_faults().is_some() {
+    if soak.runs_inject_faults() {
         println!("faults: {} faulted instructions, {} replayed, {} blocks switched out", rep.faulted, rep.replayed, rep.switched_out);
     }
     match &rep.failure {

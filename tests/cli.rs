@@ -258,7 +258,7 @@ fn cosim_runs_the_slice_table_under_a_chosen_policy_and_catches_its_broken_varia
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "wf", "--slicing", "even"]);
     assert!(code != 0 && err.contains("--unit wf runs under Warped-Slicer"), "{err}");
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "sched", "--slicing", "even"]);
-    assert!(code != 0 && err.contains("--slicing picks the policy of --unit slice"), "{err}");
+    assert!(code != 0 && err.contains("--slicing picks the slicing policy of the units under the slicing dispatcher (wf, prof, slice)"), "{err}");
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "tie-high"]);
     assert!(code != 0 && err.contains("not a variant of --unit"), "{err}");
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "nosuch"]);

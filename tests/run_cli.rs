@@ -296,7 +296,7 @@ fn soak_of_the_per_sm_blocks_passes_with_faults_and_refuses_what_it_cannot_run()
     let o = out_dir.to_str().unwrap();
     let (code, out, err) = mpgpu(&["soak", "--unit", "rq-ol", "--workloads", "2", "--backend", "verilator", "--out", o]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("on thesis16 (verilator), the RqOl RTL on every SM") && out.contains("2 workloads, 4 runs") && out.contains("mismatches: 0") && out.contains("PASS"), "{out}");
+    assert!(out.contains("on thesis16 (verilator), --unit rq-ol's RTL on every SM") && out.contains("2 workloads, 4 runs") && out.contains("mismatches: 0") && out.contains("PASS"), "{out}");
     let replayed: u64 = out.lines().find_map(|l| l.strip_prefix("faults: ")).and_then(|l| l.split(", ").nth(1)).and_then(|x| x.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(replayed > 0, "{out}");
     // The per-SM blocks need the thesis's pipeline; the framework's broken variants are not theirs.
@@ -313,7 +313,7 @@ fn bench_cosim_measures_a_per_sm_block_on_every_sm() {
     let w = temp_file("bench-rq.toml", GOOD);
     let (code, out, err) = mpgpu(&["bench", "cosim", &w, "--unit", "rq", "--config", "thesis16", "--inject", "0.05,3", "--reps", "1"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("Rq on every SM, faults Rq"), "{out}");
+    assert!(out.contains("rq on every SM, faults Rq"), "{out}");
     for row in ["model alone", "rust-hdl in the loop, gated", "rust-hdl alone, gated", "verilator in the loop, gated", "verilator alone, gated"] {
         assert!(out.lines().any(|l| l.starts_with(row)), "no row {row:?}:\n{out}");
     }

@@ -7,33 +7,17 @@
 //! TOML file that reproduces it with `mpgpu cosim`.
 
 use crate::cosim::{run_with, CosimOptions, UnitKind};
+use crate::entry::GpuKind;
 use crate::lockstep::Mismatch;
 use crate::backend::Backend;
-use mpgpu_ref::config::{GpuConfig, PagingLink};
+use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::soakgen::{random_workload, SoakParams};
-use mpgpu_ref::timing::slicer::Slicing;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use crate::broken::Broken;
 use mpgpu_rtl::SchedFaults;
 use std::path::{Path, PathBuf};
 
-/// Every policy and mechanism a soak runs each workload under.
-pub const POLICIES: [Policy; 6] = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
-pub const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
-/// The slicing policies a soak of the slice table runs (the online ones: the Oracle's curves
-/// take every process's isolated runs first).
-pub const SLICINGS: [Slicing; 4] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer];
-
-/// One co-simulation of a soak's workload.
-struct Run {
-    policy: Policy,
-    mechanism: Mechanism,
-    cfg: GpuConfig,
-    /// The flags that set it apart (`mpgpu cosim`'s), for the report.
-    variant: String,
-    framework: bool,
-    slicing: Slicing,
-}
+pub use crate::runs::{Run, MECHANISMS, POLICIES, SLICINGS};
 
 /// A soak's settings.
 #[derive(Clone, Debug)]
@@ -141,52 +125,28 @@ impl Soak {
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
     pub fn varies_gpu(&self) -> bool {
-        !matches!(self.unit, UnitKind::Sched | UnitKind::Engine)
+        self.unit.gpu() != GpuKind::Framework
+    }
+
+    /// Whether the unit's runs inject faults (a fault-handling block's).
+    pub fn runs_inject_faults(&self) -> bool {
+        self.runs_of(0).is_ok_and(|r| r.iter().any(|r| r.cfg.inject.rate > 0.0))
     }
 
     pub fn runs_per_workload(&self) -> u64 {
-        match self.unit {
-            UnitKind::Sched | UnitKind::Engine => (POLICIES.len() * MECHANISMS.len()) as u64,
-            UnitKind::Wf => 1,
-            UnitKind::Slice => SLICINGS.len() as u64,
-            UnitKind::Zorua | UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => 2,
-        }
+        self.runs_of(0).map_or(1, |r| r.len() as u64)
     }
 
-    /// The runs of workload `index`: for the framework and its engine, every policy and
-    /// mechanism; for the fault-handling blocks, injected faults (at a rate and seed drawn
-    /// from the workload's index) and demand paging with thread-block switching; for Zorua's
-    /// coordinator, the baseline dispatcher and the framework's DSS with draining; for the
-    /// water-filling unit, Warped-Slicer; for the slice table, every online slicing policy.
+    /// The runs of workload `index`: the unit's blocks' (`Host::soak`: for the framework and
+    /// its engines, every policy and mechanism; for the fault-handling blocks, injected faults
+    /// and demand paging with thread-block switching; for Zorua's coordinator, the baseline
+    /// dispatcher and the framework's DSS with draining; for the water-filling unit,
+    /// Warped-Slicer; for the slice table, every online slicing policy), on the configuration
+    /// the unit sets up.
     fn runs_of(&self, index: u64) -> Result<Vec<Run>, String> {
-        let run = |policy, mechanism, cfg: &GpuConfig, variant: String| Run { policy, mechanism, cfg: cfg.clone(), variant, framework: false, slicing: Slicing::WarpedSlicer };
-        let fcfs = |cfg: &GpuConfig, variant: String| run(Policy::Fcfs, Mechanism::ContextSwitch, cfg, variant);
-        let runs = match self.unit {
-            UnitKind::Sched | UnitKind::Engine => POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m))).map(|(p, m)| run(p, m, &self.config, String::new())).collect(),
-            UnitKind::Zorua => {
-                let mut cfg = self.config.clone();
-                self.unit.setup(&mut cfg);
-                let framework = Run { framework: true, ..run(Policy::Dss, Mechanism::Drain, &cfg, "--framework --policy dss --preempt drain".into()) };
-                vec![fcfs(&cfg, String::new()), framework]
-            }
-            UnitKind::Wf => vec![fcfs(&self.config, String::new())],
-            UnitKind::Slice => SLICINGS.iter().map(|&sl| Run { slicing: sl, ..fcfs(&self.config, format!("--slicing {}", sl.name())) }).collect(),
-            UnitKind::Oplog | UnitKind::Oldata | UnitKind::Rq | UnitKind::RqOl => {
-                let scheme = self.unit.implied_faults().expect("a fault-handling unit implies its fault scheme");
-                let name = scheme.name();
-                let rate = [0.01, 0.02, 0.05][(index % 3) as usize];
-                let seed = self.seed.wrapping_mul(1_000_003).wrapping_add(index) % 1_000_000_007;
-                let mut injected = self.config.clone();
-                injected.faults = scheme;
-                injected.inject.rate = rate;
-                injected.inject.seed = seed;
-                let mut paged = self.config.clone();
-                paged.faults = scheme;
-                paged.paging.link = PagingLink::Nvlink;
-                paged.tb_switch.enabled = true;
-                vec![fcfs(&injected, format!("--faults {name} --inject {rate},{seed}")), fcfs(&paged, format!("--faults {name} --paging nvlink --tb-switch on"))]
-            }
-        };
+        let mut cfg = self.config.clone();
+        self.unit.setup(&mut cfg);
+        let runs = self.unit.soak_runs(self.seed, &cfg, index);
         for r in &runs {
             r.cfg.validate().map_err(|e| format!("configuration {}{}: {e}", self.config_arg, if r.variant.is_empty() { String::new() } else { format!(" under {}", r.variant) }))?;
         }
@@ -204,7 +164,7 @@ impl Soak {
             (_, true) => " --broken keep-token",
             _ => "",
         };
-        let unit = if self.unit == UnitKind::Engine { " --unit engine" } else { "" };
+        let unit = if self.unit == UnitKind::default() { String::new() } else { format!(" --unit {}", self.unit) };
         format!(
             "mpgpu cosim {} --config {}{unit} --policy {} --preempt {} --backend {}{broken}",
             file.display(),

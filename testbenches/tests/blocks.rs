@@ -40,5 +40,5 @@ fn a_gpu_wide_block_is_refused_beyond_its_largest_gpu() {
     let dss = block("dss").unwrap();
     assert!(dss.verilog_sized(17).unwrap_err().contains("1..=16"));
     assert!(dss.verilog_sized(0).is_err());
-    assert!(block("nosuch").err().unwrap().contains("unknown block `nosuch`; blocks: lowest_first, dss"));
+    assert!(block("nosuch").err().unwrap().contains("unknown block `nosuch`; blocks: lowest_first, sched, dss"));
 }

@@ -178,7 +178,7 @@ fn record_on(name: &str, unit: UnitKind, policy: Policy, workload: &str) -> (Pat
 #[test]
 fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
     let t = tools();
-    let (d, cycles) = record("gate-dss", UnitKind::Engine, Policy::Dss);
+    let (d, cycles) = record("gate-dss", UnitKind::named("engine").unwrap(), Policy::Dss);
     let (r, synth) = gate_replay(&t, &d).unwrap();
     assert_eq!(r, Replay::Pass { cycles });
     assert!(synth.group("lut") > 0);
@@ -206,7 +206,7 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
     // pushed the cycle before; with `TWO` every RAM-sourced entry is bypassed, as corrupting the
     // RAM's reads in the rust-hdl simulation shows.)
     let two_deep = TWO.replace("size = 96", "size = 128");
-    let (d, cycles) = record_on("gate-sched", UnitKind::Sched, Policy::PpqExclusive, &two_deep);
+    let (d, cycles) = record_on("gate-sched", UnitKind::named("sched").unwrap(), Policy::PpqExclusive, &two_deep);
     let (r, _) = gate_replay(&t, &d).unwrap();
     assert_eq!(r, Replay::Pass { cycles });
     // Record: GPU cycle, 13 inputs, 12 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
@@ -253,7 +253,7 @@ fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_r
     let w = Workload::parse("lbm.toml", "description = \"lbm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 3 }]\n").unwrap();
     let d = dir("gate-rq");
     let mut o = CosimOptions::new(Policy::Fcfs, Mechanism::ContextSwitch);
-    o.unit = UnitKind::Rq;
+    o.unit = UnitKind::named("rq").unwrap();
     o.sms = SmSet::parse("0", 16).unwrap();
     o.trace = Some(d.clone());
     o.mismatch_vcd = d.join("unused.vcd");

@@ -66,7 +66,7 @@ fn the_engines_verilated_match_their_models_on_random_inputs() {
 fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
     let cfg = GpuConfig::preset("k20c").unwrap();
     for p in [Policy::Equal, Policy::PpqShared] {
-        let o = CosimOptions { unit: UnitKind::Engine, backend: Backend::Verilator, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
+        let o = CosimOptions { unit: UnitKind::named("engine").unwrap(), backend: Backend::Verilator, mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none(), "{p:?}: {}", rep.mismatch.unwrap());
         assert!(rep.result.unwrap().processes.iter().all(|x| x.verified));
@@ -77,7 +77,7 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
     for (p, w) in [(Policy::Dss, &two()), (Policy::PpqShared, &three)] {
         let mut at = Vec::new();
         for backend in [Backend::RustHdl, Backend::Verilator] {
-            let o = CosimOptions { unit: UnitKind::Engine, backend, broken: mpgpu_tb::broken::Broken::default().with("dss", true).with("prio", true), mismatch_vcd: dir(&format!("engine-{backend}.vcd")), ..CosimOptions::new(p, Mechanism::Drain) };
+            let o = CosimOptions { unit: UnitKind::named("engine").unwrap(), backend, broken: mpgpu_tb::broken::Broken::default().with("dss", true).with("prio", true), mismatch_vcd: dir(&format!("engine-{backend}.vcd")), ..CosimOptions::new(p, Mechanism::Drain) };
             let m = run_with(&cfg, w, &o).unwrap().mismatch.unwrap_or_else(|| panic!("{p:?} on {backend}: the broken engine went unnoticed"));
             at.push((m.cycle, m.diffs.iter().map(|d| d.field.clone()).collect::<Vec<_>>()));
         }
@@ -131,7 +131,7 @@ fn the_engines_traces_replay_in_icarus() {
     let cfg = GpuConfig::preset("k20c").unwrap();
     for (p, name) in [(Policy::Equal, "trace-dss"), (Policy::PpqShared, "trace-prio")] {
         let d = dir(name);
-        let o = CosimOptions { unit: UnitKind::Engine, trace: Some(d.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
+        let o = CosimOptions { unit: UnitKind::named("engine").unwrap(), trace: Some(d.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(p, Mechanism::Drain) };
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none());
         assert_eq!(replay(&d).unwrap(), Replay::Pass { cycles: rep.cycles_checked }, "{name}");
@@ -185,7 +185,7 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
         config: GpuConfig::preset("k20c").unwrap(),
         config_arg: "k20c".into(),
         backend,
-        unit: mpgpu_tb::cosim::UnitKind::Sched,
+        unit: UnitKind::named("sched").unwrap(),
         broken: mpgpu_tb::broken::Broken::default().with("sched", faults),
         params: SoakParams::default(),
         out: dir("soak"),
@@ -214,7 +214,7 @@ fn the_soak_takes_every_unit_of_the_registry() {
     // One random workload per unit, on the configuration the unit soaks on by default: every
     // run checks cycles and passes (a unit left out of the soak, or a run that checks
     // nothing, fails here).
-    for unit in UnitKind::ALL {
+    for unit in UnitKind::all() {
         let config = GpuConfig::from_arg(unit.default_config()).unwrap();
         let soak = Soak {
             seed: 2,
@@ -231,7 +231,7 @@ fn the_soak_takes_every_unit_of_the_registry() {
         assert!(rep.failure.is_none(), "--unit {unit}: {:?}", rep.failure);
         assert_eq!(rep.runs, soak.runs_per_workload(), "--unit {unit}");
         assert!(rep.cycles_checked > 1_000, "--unit {unit}: {} cycles checked", rep.cycles_checked);
-        if unit.implied_faults().is_some() {
+        if soak.runs_inject_faults() {
             assert!(rep.faulted > 0 && rep.replayed > 0, "--unit {unit}: no fault was taken");
         }
     }

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 fn options(backend: Backend, mode: SlotMode, faults: OldataFaults) -> CosimOptions {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Oldata;
+    o.unit = UnitKind::named("oldata").unwrap();
     o.backend = backend;
     o.mode = mode;
     o.broken = mpgpu_tb::broken::Broken::default().with("oldata", faults);
@@ -171,7 +171,7 @@ fn rq_ol_runs_all_three_blocks_with_a_waveform_each() {
     cfg.validate().unwrap();
     let w = one("lbm", 32);
     let mut o = options(Backend::Verilator, SlotMode::Lockstep, OldataFaults::default());
-    o.unit = UnitKind::RqOl;
+    o.unit = UnitKind::named("rq-ol").unwrap();
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oldata").join("rq-ol");
     let _ = std::fs::remove_dir_all(&d);
     o.vcd = Some(d.join("run"));

@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: OplogFaults) -> CosimReport {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Oplog;
+    o.unit = UnitKind::named("oplog").unwrap();
     o.backend = backend;
     o.mode = mode;
     o.broken = mpgpu_tb::broken::Broken::default().with("oplog", faults);
@@ -143,7 +143,7 @@ fn per_sm_traces_replay_in_icarus() {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oplog").join("trace");
     let _ = std::fs::remove_dir_all(&d);
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Oplog;
+    o.unit = UnitKind::named("oplog").unwrap();
     o.sms = mpgpu_ref::slots::SmSet::parse("0,5", 16).unwrap();
     o.trace = Some(d.clone());
     o.mismatch_vcd = d.join("mismatch.vcd");

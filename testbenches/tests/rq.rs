@@ -34,7 +34,7 @@ fn config(scheme: FaultScheme, slots: u32, rate: f64) -> GpuConfig {
 
 fn cosim(cfg: &GpuConfig, w: &Workload, backend: Backend, mode: SlotMode, faults: RqFaults) -> CosimReport {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Rq;
+    o.unit = UnitKind::named("rq").unwrap();
     o.backend = backend;
     o.mode = mode;
     o.broken = mpgpu_tb::broken::Broken::default().with("rq", faults);
@@ -192,7 +192,7 @@ fn the_replay_queue_and_the_operand_log_run_together_under_demand_paging() {
     cfg.validate().unwrap();
     let w = one("lbm", 32);
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::RqOl;
+    o.unit = UnitKind::named("rq-ol").unwrap();
     o.backend = Backend::Verilator;
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq-ol");
     let _ = std::fs::remove_dir_all(&d);
@@ -257,7 +257,7 @@ fn per_sm_traces_replay_in_icarus() {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rq").join("trace");
     let _ = std::fs::remove_dir_all(&d);
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Rq;
+    o.unit = UnitKind::named("rq").unwrap();
     o.sms = mpgpu_ref::slots::SmSet::parse("0,5", 16).unwrap();
     o.trace = Some(d.clone());
     o.mismatch_vcd = d.join("mismatch.vcd");
@@ -289,7 +289,7 @@ fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queu
         config: GpuConfig::preset("thesis16").unwrap(),
         config_arg: "thesis16".into(),
         backend: Backend::Verilator,
-        unit: UnitKind::RqOl,
+        unit: UnitKind::named("rq-ol").unwrap(),
         broken: mpgpu_tb::broken::Broken::default().with("rq", rq_faults),
         params: SoakParams::default(),
         out: out.clone(),

@@ -127,7 +127,7 @@ fn gpu_run(workload: &str, slicing: mpgpu_ref::timing::slicer::Slicing, backend:
     let cfg = mpgpu_ref::config::GpuConfig::preset("gtx480").unwrap();
     let w = mpgpu_ref::workload::Workload::load(std::path::Path::new(&format!("{}/../workloads/{workload}.toml", env!("CARGO_MANIFEST_DIR")))).unwrap();
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::Drain);
-    o.unit = UnitKind::Slice;
+    o.unit = UnitKind::named("slice").unwrap();
     o.slicing = slicing;
     o.mode = mode;
     o.backend = backend;

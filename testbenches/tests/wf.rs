@@ -187,7 +187,7 @@ fn gpu_run(workload: &str, backend: Backend, mode: mpgpu_tb::cosim::SlotMode, wf
     let cfg = mpgpu_ref::config::GpuConfig::preset("gtx480").unwrap();
     let w = mpgpu_ref::workload::Workload::load(std::path::Path::new(&format!("{}/../workloads/slicing/{workload}.toml", env!("CARGO_MANIFEST_DIR")))).unwrap();
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::Drain);
-    o.unit = UnitKind::Wf;
+    o.unit = UnitKind::named("wf").unwrap();
     o.mode = mode;
     o.backend = backend;
     o.broken = mpgpu_tb::broken::Broken::default().with("wf", wf).with("prof", pf);

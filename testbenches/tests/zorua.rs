@@ -49,7 +49,7 @@ fn workload() -> Workload {
 
 fn options(backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimOptions {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
-    o.unit = UnitKind::Zorua;
+    o.unit = UnitKind::named("zorua").unwrap();
     o.backend = backend;
     o.mode = mode;
     o.broken = mpgpu_tb::broken::Broken::default().with("zorua", faults);

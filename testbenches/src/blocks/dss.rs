@@ -2,6 +2,14 @@
 //! (`mpgpu_spec::units::sched::dss`).
 
 use crate::hdl_block;
+use crate::host::{Cosim, Outcome, Shared};
+use crate::entry::{v, variant, Block, Scope};
+use crate::rtl::RtlUnit;
+use crate::runs::policy_runs;
+use crate::entry::{framework_fits, Build, GpuKind, Host};
+use mpgpu_ref::slots::Held;
+use mpgpu_ref::timing::gpu::Gpu;
+use mpgpu_ref::units::framework::{Framework, Policy};
 use crate::serial::{wrapper, Wrapper};
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::BoardDss;
@@ -41,4 +49,38 @@ impl Ports for DssPorts {
         let d = *self;
         Some(wrapper(config, move || BoardDss::new(Dss::new(d.sms, d.broken_tie), config)))
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "dss",
+    about: "the framework's Dynamic Spatial Sharing policy engine alone",
+    scope: Scope::Gpu,
+    verilog: |sms| v(DssPorts { sms, broken_tie: false }),
+    broken: &[variant("lifo", "DSS ties go to the highest index", |b| b.edit("dss", |f: &mut bool| *f = true))],
+    host: Some(Host {
+        about: "only the DSS policy engine in RTL, inside the framework's model, under the policies dss and equal",
+        gpu: GpuKind::Framework,
+        default_config: "k20c",
+        setup: |_| {},
+        fits: framework_fits,
+        install,
+        soak: |_, cfg, _| policy_runs(cfg, Policy::uses_dss),
+        lockstep_only: true,
+        clock_gated: false,
+    }),
+};
+
+/// The engine's RTL beside its model, in a framework model of the run's policy, if the policy
+/// runs DSS.
+fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
+    let (p, m) = (b.o.policy, b.o.mechanism);
+    if !p.uses_dss() {
+        return Ok(None);
+    }
+    let rtl = RtlUnit::with_backend(DssPorts { sms: b.n, broken_tie: b.o.broken.of("dss") }, b.o.backend)?;
+    let h = Shared::new(Cosim::outputs_only("dss", mpgpu_ref::units::dss::Dss::new(b.n), rtl).recording(b.rec.clone()).tracing(b.trace.as_deref())?);
+    let mut f = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
+    f.set_dss(Box::new(h.clone()));
+    b.install(vec![Box::new(f) as Held<_, _>])?;
+    Ok(Some(Box::new(h)))
 }

@@ -2,6 +2,7 @@
 //! (`mpgpu_spec::units::lowest_first`).
 
 use crate::hdl_block;
+use crate::entry::{v, Block, Scope};
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::LowestFirst;
 use mpgpu_spec::units::lowest_first as lf;
@@ -27,3 +28,5 @@ impl Ports for LowestFirstPorts {
     }
     fn state(&self, _: &Regs) {}
 }
+
+pub(super) const BLOCK: Block = Block { name: "lowest_first", about: "the lowest-index-first picker the scheduling blocks share", scope: Scope::Part, verilog: |_| v(LowestFirstPorts), broken: &[], host: None };

@@ -2,6 +2,11 @@
 //! (`mpgpu_spec::units::oldata`).
 
 use crate::ports::{Port, Ports, Regs};
+use super::oplog::{log_entries, ol_fits};
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::fault_runs;
+use crate::entry::{GpuKind, Host};
+use mpgpu_ref::config::FaultScheme;
 use mpgpu_rtl::{Oldata, OldataFaults};
 use mpgpu_spec::units::oldata;
 
@@ -103,3 +108,30 @@ impl Ports for OldataPorts {
         Some(&[])
     }
 }
+
+pub(super) const BLOCK: Block = Block {
+    name: "oldata",
+    about: "the operand log's data array (one per SM): 32 lane RAMs",
+    scope: Scope::PerSm,
+    // (at its largest: 64 entries of 32 lanes x 32 bits, 8 KB)
+    verilog: |_| v(OldataPorts { entries: oldata::MAX_ENTRIES, faults: Default::default() }),
+    broken: &[
+        variant("drop-lane", "lane 31 never takes a write", |b| b.edit("oldata", |f: &mut OldataFaults| f.drop_lane = true)),
+        variant("read-waddr", "the read port always looks at the write address", |b| b.edit("oldata", |f: &mut OldataFaults| f.read_waddr = true)),
+    ],
+    host: Some(Host {
+        about: "the operand log's data array in RTL on every SM (or the SMs --sms names): 32 lane RAMs, one entry written and one read per cycle; under the operand-log fault scheme (implied), needs the thesis's pipeline (--config thesis16)",
+        gpu: GpuKind::PerSm,
+        default_config: "thesis16",
+        setup: |cfg| cfg.faults = FaultScheme::Ol,
+        fits: ol_fits,
+        install: |b| {
+            let entries = log_entries(b.cfg);
+            let ports = OldataPorts { entries, faults: b.o.broken.of("oldata") };
+            b.per_sm(ports, &|| mpgpu_ref::units::oldata::Oldata::new(entries), mpgpu_ref::units::oldata::Oldata::state).map(Some)
+        },
+        soak: fault_runs,
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};

@@ -2,6 +2,11 @@
 //! (`mpgpu_spec::units::oplog`).
 
 use crate::hdl_block;
+use crate::options::CosimOptions;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::fault_runs;
+use crate::entry::{identical_sms, GpuKind, Host};
+use mpgpu_ref::config::{FaultScheme, GpuConfig};
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Oplog, OplogFaults};
 use mpgpu_spec::units::oplog;
@@ -70,4 +75,44 @@ impl Ports for OplogPorts {
         // (every output is a function of the registers: `mpgpu_spec::units::oplog`)
         Some(&[])
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "oplog",
+    about: "the operand log's bookkeeping (one per SM): entries, free list, per-block quotas",
+    scope: Scope::PerSm,
+    // (at its largest: 64 entries, 8 KB, 16 partitions)
+    verilog: |_| v(OplogPorts { entries: oplog::MAX_ENTRIES, faults: Default::default() }),
+    broken: &[
+        variant("drop-second", "a store's second log entry is not marked in use (it never comes back)", |b| b.edit("oplog", |f: &mut OplogFaults| f.drop_second = true)),
+        variant("early-credit", "a freed entry is credited to its block's quota a clocked cycle early", |b| b.edit("oplog", |f: &mut OplogFaults| f.early_credit = true)),
+    ],
+    host: Some(Host {
+        about: "the operand log's bookkeeping in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
+        gpu: GpuKind::PerSm,
+        default_config: "thesis16",
+        setup: |cfg| cfg.faults = FaultScheme::Ol,
+        fits: ol_fits,
+        install: |b| {
+            let entries = log_entries(b.cfg);
+            let ports = OplogPorts { entries, faults: b.o.broken.of("oplog") };
+            b.per_sm(ports, &|| mpgpu_ref::units::oplog::Oplog::new(entries as u32), mpgpu_ref::units::oplog::Oplog::state).map(Some)
+        },
+        soak: fault_runs,
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};
+
+/// The entries of one SM's operand log in `cfg`.
+pub fn log_entries(cfg: &GpuConfig) -> usize {
+    (cfg.sm[0].oplog_bytes / mpgpu_ref::config::OPLOG_ENTRY_BYTES) as usize
+}
+
+/// Refuses a configuration without the operand log (its bookkeeping's and its data array's).
+pub fn ol_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+    if cfg.faults != FaultScheme::Ol {
+        return Err(format!("--unit {}: the operand log is used under faults = \"ol\" (`{}` runs \"{}\"; add --faults ol)", o.unit, cfg.name, cfg.faults.name()));
+    }
+    identical_sms(cfg, o)
 }

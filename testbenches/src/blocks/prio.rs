@@ -2,6 +2,14 @@
 //! (`mpgpu_spec::units::sched::prio`).
 
 use crate::hdl_block;
+use crate::host::{Cosim, Outcome, Shared};
+use crate::entry::{v, variant, Block, Scope};
+use crate::rtl::RtlUnit;
+use crate::runs::policy_runs;
+use crate::entry::{framework_fits, Build, GpuKind, Host};
+use mpgpu_ref::slots::Held;
+use mpgpu_ref::timing::gpu::Gpu;
+use mpgpu_ref::units::framework::Framework;
 use crate::serial::{wrapper, Wrapper};
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::BoardPrio;
@@ -42,4 +50,40 @@ impl Ports for PrioPorts {
         let e = *self;
         Some(wrapper(config, move || BoardPrio::new(Prio::new(e.sms, e.mode, e.broken_victim), config)))
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "prio",
+    about: "the framework's priority policy engine (FCFS, NPQ, PPQ) alone",
+    scope: Scope::Gpu,
+    // (PPQ shared keeps every path; the mode is a constant of the block)
+    verilog: |sms| v(PrioPorts { sms, mode: PolicyCode::PpqShared, broken_victim: false }),
+    broken: &[variant("lifo", "the victim is the oldest kernel's SM", |b| b.edit("prio", |f: &mut bool| *f = true))],
+    host: Some(Host {
+        about: "only the priority policy engine in RTL, inside the framework's model, under the policies fcfs, npq, ppq-exclusive and ppq-shared",
+        gpu: GpuKind::Framework,
+        default_config: "k20c",
+        setup: |_| {},
+        fits: framework_fits,
+        install,
+        soak: |_, cfg, _| policy_runs(cfg, |p| !p.uses_dss()),
+        lockstep_only: true,
+        clock_gated: false,
+    }),
+};
+
+/// The engine's RTL beside its model, in a framework model of the run's policy, if the policy
+/// is one of the priority policies.
+fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
+    let (p, m) = (b.o.policy, b.o.mechanism);
+    if p.uses_dss() {
+        return Ok(None);
+    }
+    let mode = p.code();
+    let rtl = RtlUnit::with_backend(PrioPorts { sms: b.n, mode, broken_victim: b.o.broken.of("prio") }, b.o.backend)?;
+    let h = Shared::new(Cosim::outputs_only("prio", mpgpu_ref::units::prio::Prio::new(b.n, mode), rtl).recording(b.rec.clone()).tracing(b.trace.as_deref())?);
+    let mut f = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
+    f.set_prio(Box::new(h.clone()));
+    b.install(vec![Box::new(f) as Held<_, _>])?;
+    Ok(Some(Box::new(h)))
 }

@@ -2,6 +2,10 @@
 //! (`mpgpu_spec::units::prof`).
 
 use crate::hdl_block;
+use super::wf::ws_fits;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::Run;
+use crate::entry::{GpuKind, Host};
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Prof, ProfFaults};
 use mpgpu_spec::units::prof;
@@ -45,3 +49,25 @@ impl Ports for ProfPorts {
         Some(&[])
     }
 }
+
+pub(super) const BLOCK: Block = Block {
+    name: "prof",
+    about: "Warped-Slicer's sampling counters (one per SM)",
+    scope: Scope::PerSm,
+    verilog: |_| v(ProfPorts { faults: Default::default() }),
+    broken: &[variant("late-latch", "the counters latch one cycle after the window's last", |b| b.edit("prof", |f: &mut ProfFaults| f.late_latch = true))],
+    host: Some(Host {
+        about: "Warped-Slicer's sampling counters alone in RTL on every SM (or the SMs --sms names; the water-filling unit's model), under the Warped-Slicer dispatcher",
+        gpu: GpuKind::Slicer,
+        default_config: "gtx480",
+        setup: |_| {},
+        fits: ws_fits,
+        install: |b| {
+            let ports = ProfPorts { faults: b.o.broken.of("prof") };
+            b.per_sm(ports, &mpgpu_ref::units::prof::Prof::default, mpgpu_ref::units::prof::Prof::state).map(Some)
+        },
+        soak: |_, cfg, _| vec![Run::fcfs(cfg, "")],
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};

@@ -1,6 +1,10 @@
 //! The replay queue (`Rq`, one per SM): its ports and unit interface (`mpgpu_spec::units::rq`).
 
 use crate::hdl_block;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::fault_runs;
+use crate::entry::{identical_sms, GpuKind, Host};
+use mpgpu_ref::config::FaultScheme;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Rq, RqFaults};
 use mpgpu_spec::units::rq;
@@ -54,3 +58,39 @@ impl Ports for RqPorts {
         }
     }
 }
+
+pub(super) const BLOCK: Block = Block {
+    name: "rq",
+    about: "the replay queue (one per SM): faulted instructions kept for replay",
+    scope: Scope::PerSm,
+    verilog: |_| v(RqPorts { slots: rq::MAX_SLOTS, faults: Default::default() }),
+    broken: &[
+        variant("early-free", "a slot is free one cycle early (the commit's free reaches the allocation)", |b| b.edit("rq", |f: &mut RqFaults| f.early_free = true)),
+        variant("wrong-slot", "a replay clears the faulted bit of the read port's slot, not its own", |b| b.edit("rq", |f: &mut RqFaults| f.wrong_slot = true)),
+    ],
+    host: Some(Host {
+        about: "the replay queue in RTL on every SM (or the SMs --sms names), under the replay-queue fault scheme (implied; --faults ol runs it with the operand log) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
+        gpu: GpuKind::PerSm,
+        default_config: "thesis16",
+        // (the operand log's scheme has the replay queue too)
+        setup: |cfg| {
+            if cfg.faults != FaultScheme::Ol {
+                cfg.faults = FaultScheme::Rq
+            }
+        },
+        fits: |cfg, o| {
+            if !matches!(cfg.faults, FaultScheme::Rq | FaultScheme::Ol) {
+                return Err(format!("--unit rq: the replay queue is used under faults = \"rq\" or \"ol\" (`{}` runs \"{}\"; add --faults rq)", cfg.name, cfg.faults.name()));
+            }
+            identical_sms(cfg, o)
+        },
+        install: |b| {
+            let slots = b.cfg.sm[0].rq_entries;
+            let ports = RqPorts { slots: slots as usize, faults: b.o.broken.of("rq") };
+            b.per_sm(ports, &|| mpgpu_ref::units::rq::Rq::new(slots), mpgpu_ref::units::rq::Rq::state).map(Some)
+        },
+        soak: fault_runs,
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};

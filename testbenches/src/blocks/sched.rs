@@ -2,6 +2,12 @@
 //! (`mpgpu_spec::units::sched::fw`).
 
 use crate::hdl_block;
+use crate::host::Outcome;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::policy_runs;
+use crate::entry::{framework_fits, Build, GpuKind, Host};
+use mpgpu_ref::timing::gpu::Gpu;
+use mpgpu_ref::units::framework::Framework;
 use crate::serial::{wrapper, Wrapper};
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::BoardSched;
@@ -120,4 +126,39 @@ impl Ports for SchedPorts {
         let s = *self;
         Some(wrapper(config, move || BoardSched::new(Sched::new(s.sms, s.mode, s.faults), config)))
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "sched",
+    about: "the whole kernel scheduling framework: SMST, KSRT, PTBQs, SM driver, policy engines",
+    scope: Scope::Gpu,
+    // (both policy engines; the DSS engine drives it, the priority engine's mode a constant
+    // keeping all of its paths)
+    verilog: |sms| v(SchedPorts { sms, mode: PolicyCode::Dss, faults: Default::default() }),
+    broken: &[
+        variant("lifo", "the PTBQ popped last in first out", |b| b.edit("sched", |f: &mut SchedFaults| f.ptbq_lifo = true)),
+        variant("keep-token", "a released SM's token is not returned to its kernel", |b| b.edit("sched", |f: &mut SchedFaults| f.keep_token = true)),
+    ],
+    host: Some(Host {
+        about: "the whole scheduling framework in RTL (tables, PTBQs, SM driver, policy engine); outputs and tables compared every clocked cycle",
+        gpu: GpuKind::Framework,
+        default_config: "k20c",
+        setup: |_| {},
+        fits: framework_fits,
+        install,
+        soak: |_, cfg, _| policy_runs(cfg, |_| true),
+        lockstep_only: false,
+        clock_gated: true,
+    }),
+};
+
+/// The framework's RTL in the GPU's framework slot (its clock gated while it is idle unless
+/// `--every-cycle`).
+fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
+    let (p, m) = (b.o.policy, b.o.mechanism);
+    let ports = SchedPorts { sms: b.n, mode: p.code(), faults: b.o.broken.of("sched") };
+    let model = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
+    let out = b.global(ports, model, Framework::state, Some(|o: &fw::Out| o.busy))?;
+    b.gpu.set_framework_clock_gating(!b.o.every_cycle);
+    Ok(Some(out))
 }

@@ -1,6 +1,10 @@
 //! The slice table (`Slice`, global): its ports and unit interface (`mpgpu_spec::units::slice`).
 
 use crate::hdl_block;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::slicing_runs;
+use crate::entry::{identical_sms, GpuKind, Host};
+use mpgpu_ref::timing::slicer::Slicer;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Slice, SliceFaults};
 use mpgpu_spec::units::slice;
@@ -72,3 +76,38 @@ impl Ports for SlicePorts {
         Some(&[])
     }
 }
+
+pub(super) const BLOCK: Block = Block {
+    name: "slice",
+    about: "the slice table: kernels sharing SMs under per-SM quotas (one per GPU)",
+    scope: Scope::Gpu,
+    // (the Fermi (GTX 480) configuration's resources: 8 CTA slots, 1,536 threads, 32,768
+    // registers, 49,152 shared bytes)
+    verilog: |sms| v(SlicePorts { sms, total: [8, 1536, 32768, 49152], faults: Default::default() }),
+    broken: &[variant("over-quota", "the quota compare takes `<=` (an SM takes one block over a kernel's quota)", |b| b.edit("slice", |f: &mut SliceFaults| f.over_quota = true))],
+    host: Some(Host {
+        about: "the slice table (kernels sharing SMs under per-SM quotas: slots, quotas, resident counts, used resources, the issue) in RTL, under the slicing policy --slicing (default warped-slicer); every register compared every clocked cycle",
+        gpu: GpuKind::Slicer,
+        default_config: "gtx480",
+        setup: |_| {},
+        fits: |cfg, o| {
+            if cfg.num_sms() as usize > slice::MAX_SMS {
+                return Err(format!("--unit slice: the slice table holds up to {} SMs; `{}` has {}", slice::MAX_SMS, cfg.name, cfg.num_sms()));
+            }
+            identical_sms(cfg, o)?;
+            let t = Slicer::sm_total(&cfg.sm[0]);
+            if let Some(c) = (0..t.len()).find(|&c| t[c] >= 1 << slice::RES_BITS) {
+                return Err(format!("--unit slice: `{}`'s SM resource {c} ({}) does not fit the table's {} bits", cfg.name, t[c], slice::RES_BITS));
+            }
+            Ok(())
+        },
+        install: |b| {
+            let total = Slicer::sm_total(&b.cfg.sm[0]);
+            let ports = SlicePorts { sms: b.n, total, faults: b.o.broken.of("slice") };
+            b.global(ports, mpgpu_ref::units::slice::Slice::new(b.n, total), mpgpu_ref::units::slice::Slice::state, None).map(Some)
+        },
+        soak: |_, cfg, _| slicing_runs(cfg),
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};

@@ -2,6 +2,12 @@
 //! (`mpgpu_spec::units::wf`).
 
 use crate::hdl_block;
+use crate::options::CosimOptions;
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::Run;
+use crate::entry::{identical_sms, GpuKind, Host};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::timing::slicer::Slicing;
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Wf, WfFaults};
 use mpgpu_spec::units::wf;
@@ -98,4 +104,41 @@ impl Ports for WfPorts {
         // (every output is a register's: `mpgpu_spec::units::wf`)
         Some(&[])
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "wf",
+    about: "Warped-Slicer's water-filling unit (one per GPU)",
+    scope: Scope::Gpu,
+    verilog: |sms| v(WfPorts { sms, faults: Default::default() }),
+    broken: &[variant("tie-high", "a tie at Select goes to the higher kernel index", |b| b.edit("wf", |f: &mut WfFaults| f.tie_high = true))],
+    host: Some(Host {
+        about: "Warped-Slicer's water-filling unit alone in RTL (the sampling counters' models on the SMs), under the Warped-Slicer dispatcher",
+        gpu: GpuKind::Slicer,
+        default_config: "gtx480",
+        setup: |_| {},
+        fits: |cfg, o| {
+            if cfg.num_sms() as usize > wf::MAX_SMS {
+                return Err(format!("--unit {}: the water-filling unit reads up to {} SMs; `{}` has {}", o.unit, wf::MAX_SMS, cfg.name, cfg.num_sms()));
+            }
+            ws_fits(cfg, o)
+        },
+        install: |b| {
+            let ports = WfPorts { sms: b.n, faults: b.o.broken.of("wf") };
+            b.global(ports, mpgpu_ref::units::wf::Wf::new(b.n), mpgpu_ref::units::wf::Wf::state, None).map(Some)
+        },
+        soak: |_, cfg, _| vec![Run::fcfs(cfg, "")],
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};
+
+/// Refuses a run that is not Warped-Slicer's on identical SMs (the water-filling unit's and the
+/// sampling counters').
+pub fn ws_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+    identical_sms(cfg, o)?;
+    if o.slicing != Slicing::WarpedSlicer {
+        return Err(format!("--unit {} runs under Warped-Slicer (the only policy that uses the water-filling unit and the sampling counters); --slicing {} has it idle: use --unit slice", o.unit, o.slicing.name()));
+    }
+    Ok(())
 }

@@ -2,6 +2,12 @@
 //! (`mpgpu_spec::units::zorua`).
 
 use crate::ports::{Port, Ports, Regs};
+use crate::entry::{v, variant, Block, Scope};
+use crate::runs::Run;
+use crate::entry::{GpuKind, Host};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::units::zorua::{Coord, Geometry};
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_spec::units::zorua;
 
@@ -227,4 +233,64 @@ impl Ports for ZoruaPorts {
         // (the outputs are functions of the registers and the tables' read registers)
         Some(&[])
     }
+}
+
+pub(super) const BLOCK: Block = Block {
+    name: "zorua",
+    about: "Zorua's coordinator and mapping tables (one per SM; the Fermi geometry)",
+    scope: Scope::PerSm,
+    // (48 warp slots, Algorithm 1's default constants: docs/zorua.md)
+    verilog: |_| v(ZoruaPorts { params: ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: Default::default() }),
+    broken: &[
+        variant("rescan-from-thread", "the rescan starts from the thread/barrier queue", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.rescan_from_thread = true)),
+        variant("smem-at-warp-end", "a warp's end frees its block's scratchpad", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.smem_at_warp_end = true)),
+    ],
+    host: Some(Host {
+        about: "Zorua's coordinator and mapping tables in RTL on every SM (or the SMs --sms names), under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are the Fermi configuration's (--config fermi15)",
+        gpu: GpuKind::PerSm,
+        default_config: "fermi15",
+        setup: |cfg| cfg.alloc = mpgpu_ref::config::Alloc::Zorua,
+        fits: |cfg, _| zorua_fits(cfg),
+        install: |b| {
+            let ports = ZoruaPorts { params: zorua_params(b.cfg), faults: b.o.broken.of("zorua") };
+            // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
+            let geom = Geometry { thresh: b.cfg.zorua.thresh(), pipelined: true, ..Geometry::of(&b.cfg.sm[0])? };
+            b.per_sm(ports, &|| Coord::new(geom), Coord::state).map(Some)
+        },
+        // (the baseline dispatcher, and the framework's DSS with draining)
+        soak: |_, cfg, _| vec![Run::fcfs(cfg, ""), Run { framework: true, ..Run::new(Policy::Dss, Mechanism::Drain, cfg, "--framework --policy dss --preempt drain") }],
+        lockstep_only: false,
+        clock_gated: false,
+    }),
+};
+
+/// The RTL coordinator's parameters for `cfg`: its warp slots and Algorithm 1's constants.
+pub fn zorua_params(cfg: &GpuConfig) -> ZoruaParams {
+    let z = &cfg.zorua;
+    ZoruaParams { slots: cfg.sm[0].warps as usize, o_default: z.o_default as u64, o_thresh_step: z.o_thresh_step as u64, c_delta_thresh: z.c_delta_thresh }
+}
+
+/// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
+pub fn zorua_fits(cfg: &GpuConfig) -> Result<(), String> {
+    if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
+        return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
+    }
+    if cfg.sm.len() != 1 {
+        return Err(format!("--unit zorua needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
+    }
+    let s = &cfg.sm[0];
+    let (regs, smem) = (s.registers / 128, s.shared_bytes / 1024);
+    if regs as usize != mpgpu_rtl::zorua::RTL_REG_SETS || smem as usize != mpgpu_rtl::zorua::RTL_SMEM_SETS || s.warps > 64 {
+        return Err(format!(
+            "--unit zorua: the RTL's tables are the Fermi configuration's ({} register sets of 128 registers, {} scratchpad sets of 1 KB, up to 64 warp slots); `{}` has {regs}, {smem} and {} (use --config fermi15)",
+            mpgpu_rtl::zorua::RTL_REG_SETS,
+            mpgpu_rtl::zorua::RTL_SMEM_SETS,
+            cfg.name,
+            s.warps
+        ));
+    }
+    if cfg.zorua.o_default > 16 || cfg.zorua.o_thresh_step > 16 || cfg.zorua.c_delta_thresh >= 1 << 16 {
+        return Err("--unit zorua: the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
+    }
+    Ok(())
 }

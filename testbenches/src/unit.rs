@@ -1,0 +1,198 @@
+//! The co-simulation units ([`UnitKind`]) that `mpgpu cosim --unit`, `soak --unit` and `bench
+//! cosim --unit` name, and what each is: the registry's blocks it puts in the GPU together.
+//!
+//! Every hosted block is a unit of its own name, and [`COMPOSITES`] names the units of several
+//! blocks (`engine`, `rq-ol`, `wf`). A run builds the GPU the unit's blocks run in
+//! ([`GpuKind`]), then each block's [`Host::install`] puts its units in their slots and says
+//! what the run will report; nothing outside the block's own file names it.
+
+use crate::blocks::BLOCKS;
+use crate::entry::{gpu_of, Block, Build, Host, Scope};
+pub use crate::entry::GpuKind;
+use crate::host::{Outcome, Rec};
+use crate::options::{CosimOptions, UnitKind};
+use crate::runs::Run;
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::timing::gpu::Gpu;
+use mpgpu_ref::workload::Workload;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// A unit of several blocks.
+pub struct Composite {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub blocks: &'static [&'static str],
+    /// Whether a run puts one of them in the GPU, the one its options use (a policy engine),
+    /// rather than all.
+    pub alternatives: bool,
+}
+
+/// The units of several blocks (every other hosted block is a unit of its own name). Their
+/// blocks run in the same kind of GPU (checked by `registry::tests`).
+pub static COMPOSITES: &[Composite] = &[
+    Composite { name: "engine", about: "only the framework's policy engine in RTL (DSS for dss and equal, the priority engine for the others)", blocks: &["dss", "prio"], alternatives: true },
+    Composite {
+        name: "rq-ol",
+        about: "the replay queue and the operand log (bookkeeping and data array) in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied)",
+        blocks: &["oplog", "oldata", "rq"],
+        alternatives: false,
+    },
+    Composite {
+        name: "wf",
+        about: "Warped-Slicer's water-filling unit (global) and sampling counters (every SM) in RTL, under the Warped-Slicer dispatcher (--ws-window, --ws-delay, --ws-fallback); the water-filling unit's FSM state and tables compared every clocked cycle",
+        blocks: &["wf", "prof"],
+        alternatives: false,
+    },
+];
+
+/// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
+struct UnitDef {
+    name: &'static str,
+    about: &'static str,
+    blocks: Vec<&'static Block>,
+    alternatives: bool,
+}
+
+fn units() -> &'static [UnitDef] {
+    static UNITS: OnceLock<Vec<UnitDef>> = OnceLock::new();
+    UNITS.get_or_init(|| {
+        let block = |n: &str| BLOCKS.iter().find(|b| b.name == n).unwrap_or_else(|| panic!("unit of an unregistered block `{n}`"));
+        // (the hosted blocks in registry order, a composite after its first block)
+        let mut v = Vec::new();
+        for b in BLOCKS.iter() {
+            let Some(h) = &b.host else { continue };
+            if !COMPOSITES.iter().any(|c| c.name == b.name) {
+                v.push(UnitDef { name: b.name, about: h.about, blocks: vec![b], alternatives: false });
+            }
+            if let Some(c) = COMPOSITES.iter().find(|c| c.blocks[0] == b.name) {
+                v.push(UnitDef { name: c.name, about: c.about, blocks: c.blocks.iter().map(|n| block(n)).collect(), alternatives: c.alternatives });
+            }
+        }
+        v
+    })
+}
+
+impl UnitKind {
+    /// Every unit, in the order the command line lists them.
+    pub fn all() -> Vec<UnitKind> {
+        units().iter().map(|u| UnitKind(u.name)).collect()
+    }
+
+    /// The unit named `name` on the command line; an error lists the units.
+    pub fn named(name: &str) -> Result<UnitKind, String> {
+        units().iter().find(|u| u.name == name).map(|u| UnitKind(u.name)).ok_or_else(|| format!("unknown unit `{name}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))
+    }
+
+    fn def(self) -> &'static UnitDef {
+        units().iter().find(|u| u.name == self.0).expect("a unit of the registry")
+    }
+
+    /// What the unit puts in the GPU and under what, in a sentence (the command line's help).
+    pub fn about(self) -> &'static str {
+        self.def().about
+    }
+
+    /// The names of the blocks (`crate::registry`) whose RTL the unit puts in the GPU.
+    pub fn blocks(self) -> Vec<&'static str> {
+        self.def().blocks.iter().map(|b| b.name).collect()
+    }
+
+    fn hosts(self) -> impl Iterator<Item = (&'static Block, &'static Host)> {
+        self.def().blocks.iter().map(|&b| (b, b.host.as_ref().expect("a unit's blocks are hosted")))
+    }
+
+    /// The GPU its blocks run in.
+    pub fn gpu(self) -> GpuKind {
+        self.hosts().next().expect("a unit has a block").1.gpu
+    }
+
+    /// Whether some block of the unit is one per SM (`--sms` picks the SMs with its RTL).
+    pub fn has_per_sm(self) -> bool {
+        self.def().blocks.iter().any(|b| b.scope == Scope::PerSm)
+    }
+
+    /// Its blocks of one instance for the whole GPU.
+    pub fn global_blocks(self) -> Vec<&'static str> {
+        self.def().blocks.iter().filter(|b| b.scope != Scope::PerSm).map(|b| b.name).collect()
+    }
+
+    /// Its blocks of one instance per SM.
+    pub fn per_sm_blocks(self) -> Vec<&'static str> {
+        self.def().blocks.iter().filter(|b| b.scope == Scope::PerSm).map(|b| b.name).collect()
+    }
+
+    /// Whether a run puts several of its blocks in the GPU.
+    pub fn several(self) -> bool {
+        let d = self.def();
+        d.blocks.len() > 1 && !d.alternatives
+    }
+
+    /// Whether the run has several waveforms (one per SM with the RTL, one per global block),
+    /// written into one folder.
+    pub fn waveform_folder(self) -> bool {
+        self.has_per_sm() || self.several()
+    }
+
+    /// Whether it runs only in lockstep.
+    pub fn lockstep_only(self) -> bool {
+        self.hosts().any(|(_, h)| h.lockstep_only)
+    }
+
+    /// Whether the GPU gates its clock while it is idle.
+    pub fn clock_gated(self) -> bool {
+        self.hosts().any(|(_, h)| h.clock_gated)
+    }
+
+    /// The configuration a soak runs the unit on by default (`mpgpu soak --unit`): its first
+    /// block's.
+    pub fn default_config(self) -> &'static str {
+        self.hosts().next().expect("a unit has a block").1.default_config
+    }
+
+    /// Sets in `cfg` what the unit's blocks imply.
+    pub fn setup(self, cfg: &mut GpuConfig) {
+        for (_, h) in self.hosts() {
+            (h.setup)(cfg);
+        }
+    }
+
+    /// Refuses a configuration a block of the unit cannot run on.
+    pub fn fits(self, cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+        self.hosts().try_for_each(|(_, h)| (h.fits)(cfg, o))
+    }
+
+    /// A soak's runs of workload `index` on `cfg` (set up for the unit): its blocks' runs, each
+    /// once.
+    pub fn soak_runs(self, seed: u64, cfg: &GpuConfig, index: u64) -> Vec<Run> {
+        let mut runs: Vec<Run> = Vec::new();
+        for (_, h) in self.hosts() {
+            for r in (h.soak)(seed, cfg, index) {
+                if !runs.iter().any(|x| x.same(&r)) {
+                    runs.push(r);
+                }
+            }
+        }
+        runs
+    }
+
+    /// Builds the GPU for one run with the unit's blocks in it; what the run will report, per
+    /// block.
+    pub fn build(self, cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Option<&Path>) -> Result<(Vec<(Box<dyn Outcome>, &'static str)>, Gpu), String> {
+        let several = self.several();
+        let mut b = Build { cfg, w, o, rec, trace: None, gpu: gpu_of(self.gpu(), cfg, w, o)?, n: cfg.num_sms() as usize };
+        let mut outcomes = Vec::new();
+        for (blk, h) in self.hosts() {
+            // (with several, each block's traces under DIR/<block>/)
+            b.trace = trace.map(|d| if several { d.join(blk.name) } else { d.to_path_buf() });
+            if let Some(out) = (h.install)(&mut b)? {
+                outcomes.push((out, blk.name));
+            }
+        }
+        if outcomes.is_empty() {
+            return Err(format!("--unit {}: the run uses none of its blocks (policy {})", self.name(), o.policy.name()));
+        }
+        Ok((outcomes, b.gpu))
+    }
+}
+
