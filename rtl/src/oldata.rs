@@ -274,104 +274,30 @@ impl Oldata {
             _ => panic!("lane {k} of 32"),
         }
     }
-
-    /// Marks the inputs as driven from outside and connects the block.
-    pub fn connect_inputs(&mut self) {
-        self.clock.connect();
-        self.we.connect();
-        self.waddr.connect();
-        self.re.connect();
-        self.raddr.connect();
-        self.wd0.connect();
-        self.wd1.connect();
-        self.wd2.connect();
-        self.wd3.connect();
-        self.wd4.connect();
-        self.wd5.connect();
-        self.wd6.connect();
-        self.wd7.connect();
-        self.wd8.connect();
-        self.wd9.connect();
-        self.wd10.connect();
-        self.wd11.connect();
-        self.wd12.connect();
-        self.wd13.connect();
-        self.wd14.connect();
-        self.wd15.connect();
-        self.wd16.connect();
-        self.wd17.connect();
-        self.wd18.connect();
-        self.wd19.connect();
-        self.wd20.connect();
-        self.wd21.connect();
-        self.wd22.connect();
-        self.wd23.connect();
-        self.wd24.connect();
-        self.wd25.connect();
-        self.wd26.connect();
-        self.wd27.connect();
-        self.wd28.connect();
-        self.wd29.connect();
-        self.wd30.connect();
-        self.wd31.connect();
-        self.connect_all();
-    }
-
-    /// Whether a signal the logic reads changed in the last pass (`crate::flat_logic!`): an
-    /// input, or a lane RAM's read data.
-    pub fn read_changed(&self) -> bool {
-        self.we.has_changed() || self.waddr.has_changed() || self.re.has_changed() || self.raddr.has_changed() ||
-            self.wd0.has_changed() ||
-            self.wd1.has_changed() ||
-            self.wd2.has_changed() ||
-            self.wd3.has_changed() ||
-            self.wd4.has_changed() ||
-            self.wd5.has_changed() ||
-            self.wd6.has_changed() ||
-            self.wd7.has_changed() ||
-            self.wd8.has_changed() ||
-            self.wd9.has_changed() ||
-            self.wd10.has_changed() ||
-            self.wd11.has_changed() ||
-            self.wd12.has_changed() ||
-            self.wd13.has_changed() ||
-            self.wd14.has_changed() ||
-            self.wd15.has_changed() ||
-            self.wd16.has_changed() ||
-            self.wd17.has_changed() ||
-            self.wd18.has_changed() ||
-            self.wd19.has_changed() ||
-            self.wd20.has_changed() ||
-            self.wd21.has_changed() ||
-            self.wd22.has_changed() ||
-            self.wd23.has_changed() ||
-            self.wd24.has_changed() ||
-            self.wd25.has_changed() ||
-            self.wd26.has_changed() ||
-            self.wd27.has_changed() ||
-            self.wd28.has_changed() ||
-            self.wd29.has_changed() ||
-            self.wd30.has_changed() ||
-            self.wd31.has_changed() ||
-            self.lane.iter().any(|l| l.read_data.has_changed())
-    }
-
-    /// The clock to every lane RAM, as `update` drives it.
-    fn fan_clock(&mut self) {
-        let c = self.clock.val();
-        for l in &mut self.lane {
-            l.clock.next = c;
-        }
-    }
 }
 
-crate::flat_logic!(Oldata);
+// The lane RAMs and the inputs, once: `flat_block!` writes the RAMs' clocking, the
+// simulation's lists and the block's `Logic`.
+crate::flat_block!(Oldata {
+    inputs: [
+        we, waddr, re, raddr, wd0, wd1, wd2, wd3, wd4, wd5, wd6, wd7, wd8, wd9, wd10, wd11, wd12,
+        wd13, wd14, wd15, wd16, wd17, wd18, wd19, wd20, wd21, wd22, wd23, wd24, wd25, wd26, wd27,
+        wd28, wd29, wd30, wd31
+    ],
+    held: [],
+    held_arrays: [],
+    clocked: [],
+    clocked_arrays: [lane],
+    logic: [Lanes],
+});
 
-impl Logic for Oldata {
+/// The whole logic, one part: the ports to the lane RAMs.
+pub struct Lanes;
+
+impl crate::flat::LogicPart<Lanes> for Oldata {
     #[hdl_gen]
     fn update(&mut self) {
         for k in 0..LANES {
-            self.lane[k].clock.next = self.clock.val();
             self.lane[k].write_enable.next = self.we.val();
             self.lane[k].write_address.next = self.waddr.val();
             self.lane[k].read_address.next = self.waddr.val();

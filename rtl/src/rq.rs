@@ -27,7 +27,7 @@
 
 use mpgpu_spec::units::rq::{AGE_BITS, LANES, LOG_BITS, MAX_LOG, MAX_SLOTS, NLOG_BITS, PC_BITS, SLOT_BITS, WARP_BITS};
 use crate::ram::LutRam;
-use crate::reg::{any_q, Reg};
+use crate::reg::Reg;
 use rust_hdl::prelude::*;
 
 /// Slots per half (`*_lo`, `*_hi`), and bits of a slot within its half.
@@ -243,85 +243,25 @@ impl Rq {
             _skips: 0,
         }
     }
-
-    /// Marks the inputs as driven from outside and connects the block.
-    pub fn connect_inputs(&mut self) {
-        self.clock.connect();
-        self.free_lo.connect();
-        self.free_hi.connect();
-        self.fault_lo.connect();
-        self.fault_hi.connect();
-        self.issue.connect();
-        self.replay.connect();
-        self.replay_idx.connect();
-        self.warp.connect();
-        self.pc.connect();
-        self.exec.connect();
-        self.age.connect();
-        self.log0.connect();
-        self.log1.connect();
-        self.log2.connect();
-        self.nlog.connect();
-        self.rd_idx.connect();
-        self.connect_all();
-    }
 }
 
-crate::flat_logic!(Rq);
+// The registers and RAMs, once: `flat_block!` writes their clocking (`valid` and `faulted`
+// hold unless the logic assigns them), the simulation's lists and the block's `Logic`.
+crate::flat_block!(Rq {
+    inputs: [free_lo, free_hi, fault_lo, fault_hi, issue, replay, replay_idx, warp, pc, exec, age, log0, log1, log2, nlog, rd_idx],
+    held: [],
+    held_arrays: [valid, faulted],
+    clocked: [warp_ram, age_ram, exec_ram, info_ram],
+    clocked_arrays: [],
+    logic: [Queue],
+});
 
-impl Rq {
-    /// Whether a signal the logic reads, other than the clock, changed in the last pass.
-    pub fn read_changed(&self) -> bool {
-        self.free_lo.has_changed()
-            || self.free_hi.has_changed()
-            || self.fault_lo.has_changed()
-            || self.fault_hi.has_changed()
-            || self.issue.has_changed()
-            || self.replay.has_changed()
-            || self.replay_idx.has_changed()
-            || self.warp.has_changed()
-            || self.pc.has_changed()
-            || self.exec.has_changed()
-            || self.age.has_changed()
-            || self.log0.has_changed()
-            || self.log1.has_changed()
-            || self.log2.has_changed()
-            || self.nlog.has_changed()
-            || self.rd_idx.has_changed()
-            || any_q(&self.valid)
-            || any_q(&self.faulted)
-            || self.warp_ram.read_data.has_changed()
-            || self.age_ram.read_data.has_changed()
-            || self.exec_ram.read_data.has_changed()
-            || self.info_ram.read_data.has_changed()
-    }
+/// The whole logic, one part.
+pub struct Queue;
 
-    /// The clock to every register and RAM, as `update` drives it (a pass in which only the
-    /// clock changed: they take what the logic computed in the last pass).
-    fn fan_clock(&mut self) {
-        let c = self.clock.val();
-        for r in self.valid.iter_mut().chain(&mut self.faulted) {
-            r.clock.next = c;
-        }
-        self.warp_ram.clock.next = c;
-        self.age_ram.clock.next = c;
-        self.exec_ram.clock.next = c;
-        self.info_ram.clock.next = c;
-    }
-
-}
-
-impl Logic for Rq {
-    /// The logic (the block's Verilog). The simulation calls it through the inherent
-    /// `update` of `crate::flat_logic!`, only when a signal it reads changed.
+impl crate::flat::LogicPart<Queue> for Rq {
     #[hdl_gen]
     fn update(&mut self) {
-        for k in 0..2 {
-            self.valid[k].clock.next = self.clock.val();
-            self.valid[k].d.next = self.valid[k].q.val();
-            self.faulted[k].clock.next = self.clock.val();
-            self.faulted[k].d.next = self.faulted[k].q.val();
-        }
         // Free slots, and the lowest one.
         self.fr_lo.next = self.present_lo.val() & !self.valid[0].q.val();
         self.fr_hi.next = self.present_hi.val() & !self.valid[1].q.val();
@@ -457,10 +397,6 @@ impl Logic for Rq {
                 | bit_cast::<INFO_BITS, LOG_BITS>(self.log0.val());
         }
         // (the RAMs are written at the slot the issue takes: none when the queue is full)
-        self.warp_ram.clock.next = self.clock.val();
-        self.age_ram.clock.next = self.clock.val();
-        self.exec_ram.clock.next = self.clock.val();
-        self.info_ram.clock.next = self.clock.val();
         self.wr.next = self.issue.val() & (self.fr_lo.val().any() | self.fr_hi.val().any());
         self.warp_ram.write_enable.next = self.wr.val();
         self.age_ram.write_enable.next = self.wr.val();
