@@ -2,6 +2,7 @@
 //! (`mpgpu_spec::units::zorua`).
 
 use crate::ports::{Port, Ports, Regs};
+use rust_hdl::core::atom::Atom;
 use crate::entry::{v, variant, Block, Scope};
 use crate::runs::Run;
 use crate::entry::{GpuKind, Host};
@@ -10,6 +11,14 @@ use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::units::zorua::{Coord, Geometry};
 use mpgpu_rtl::{Zorua, ZoruaFaults, ZoruaParams};
 use mpgpu_spec::units::zorua;
+
+/// `Zorua`'s scalar registers read back as state, in `get_registers` order: calls `$m!` with
+/// their names.
+macro_rules! zorua_scalars {
+    ($m:ident) => {
+        $m!(tq, sq, rq, sched, bar, live, blocks, reg_cnt, reg_swap, smem_cnt, smem_swap, smem_used, slot_used, th_q, th_set, started, reg_resv, bgive)
+    };
+}
 
 /// `Zorua`'s ports by hand rather than through `hdl_block!`: its rows are output arrays
 /// (`reg_set$k`, `smem_set$k`). It is flat (`mpgpu_rtl::flat_logic!`).
@@ -21,24 +30,62 @@ impl crate::ports::HdlBlock for Zorua {
         !self.read_changed()
     }
     fn input_ports(&self) -> Vec<Port> {
-        [("ev", 3), ("warp", 6), ("block", 4), ("warps", 64), ("regs", 7), ("smem", 17), ("idle", 16), ("mem", 16), ("peak", 7), ("nwarps_in", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect()
+        let p = |n: &str, s: &dyn Atom| Port::new(n, s.bits());
+        vec![
+            p("ev", &self.ev),
+            p("warp", &self.warp),
+            p("block", &self.block),
+            p("warps", &self.warps),
+            p("regs", &self.regs),
+            p("smem", &self.smem),
+            p("idle", &self.idle),
+            p("mem", &self.mem),
+            p("peak", &self.peak),
+            p("nwarps_in", &self.nwarps_in),
+        ]
     }
     fn output_ports(&self) -> Vec<Port> {
-        let mut v: Vec<Port> = [("ready", 1), ("grant", 1), ("grant_warp", 6), ("grant_slot", 6), ("reg_phys", 16), ("smem_phys", 64), ("o_thresh", 5), ("slot_room", 7)].iter().map(|&(n, w)| Port::new(n, w)).collect();
-        v.extend((0..16).map(|k| Port::new(&format!("reg_set${k}"), 8)));
-        v.extend((0..48).map(|k| Port::new(&format!("smem_set${k}"), 6)));
-        v.push(Port::new("released", 64));
-        v.push(Port::new("waiting", 1));
+        let p = |n: &str, s: &dyn Atom| Port::new(n, s.bits());
+        let mut v = vec![
+            p("ready", &self.ready),
+            p("grant", &self.grant),
+            p("grant_warp", &self.grant_warp),
+            p("grant_slot", &self.grant_slot),
+            p("reg_phys", &self.reg_phys),
+            p("smem_phys", &self.smem_phys),
+            p("o_thresh", &self.o_thresh),
+            p("slot_room", &self.slot_room),
+        ];
+        v.extend(self.reg_set.iter().enumerate().map(|(k, s)| p(&format!("reg_set${k}"), s)));
+        v.extend(self.smem_set.iter().enumerate().map(|(k, s)| p(&format!("smem_set${k}"), s)));
+        v.push(p("released", &self.released));
+        v.push(p("waiting", &self.waiting));
         v
     }
     fn register_ports(&self) -> Vec<Port> {
-        let mut v: Vec<Port> = ZORUA_SCALARS.iter().map(|&(n, w)| Port::new(&format!("{n}$q"), w)).collect();
-        for &(n, len, w) in ZORUA_ARRAYS {
-            if len == 0 {
-                v.push(Port::new(&format!("{n}$q"), w));
-            }
-            v.extend((0..len).map(|k| Port::new(&format!("{n}${k}$q"), w)));
+        let q = |n: String, s: &dyn Atom| Port::new(&format!("{n}$q"), s.bits());
+        let one = |n: &str, s: &dyn Atom| q(n.to_string(), s);
+        macro_rules! ports {
+            ($($r:ident),*) => {
+                vec![$(one(stringify!($r), &self.$r.q)),*]
+            };
         }
+        let mut v = zorua_scalars!(ports);
+        // (the arrays in `get_registers` order; `slotv` is one slice, a scalar)
+        fn arr<T: rust_hdl::prelude::Synth>(v: &mut Vec<Port>, n: &str, a: &[mpgpu_rtl::reg::Reg<T>]) {
+            v.extend(a.iter().enumerate().map(|(k, r)| Port::new(&format!("{n}${k}$q"), r.q.bits())));
+        }
+        arr(&mut v, "wblock", &self.wblock);
+        arr(&mut v, "rneed", &self.rneed);
+        arr(&mut v, "rheld", &self.rheld);
+        v.push(one("slotv", &self.slotv.q));
+        arr(&mut v, "slot", &self.slot);
+        arr(&mut v, "sneed", &self.sneed);
+        arr(&mut v, "sheld", &self.sheld);
+        arr(&mut v, "nwarps", &self.nwarps);
+        arr(&mut v, "narr", &self.narr);
+        arr(&mut v, "bpeak", &self.bpeak);
+        arr(&mut v, "reg_used", &self.reg_used);
         v
     }
     fn set_inputs(&mut self, v: &[u64]) {
@@ -87,15 +134,18 @@ impl crate::ports::HdlBlock for Zorua {
             self.o_thresh.val().word(),
             self.slot_room.val().word(),
         ];
-        v[..8].copy_from_slice(&w);
-        for k in 0..16 {
-            v[8 + k] = self.reg_set[k].val().word();
+        v[..w.len()].copy_from_slice(&w);
+        let mut at = w.len();
+        for s in &self.reg_set {
+            v[at] = s.val().word();
+            at += 1;
         }
-        for k in 0..48 {
-            v[24 + k] = self.smem_set[k].val().word();
+        for s in &self.smem_set {
+            v[at] = s.val().word();
+            at += 1;
         }
-        v[72] = self.released.val().word();
-        v[73] = self.waiting.val().word();
+        v[at] = self.released.val().word();
+        v[at + 1] = self.waiting.val().word();
     }
     fn get_registers(&self, v: &mut [u64]) {
         // (only the registers whose output changed since the last call are converted: `v`
@@ -108,25 +158,13 @@ impl crate::ports::HdlBlock for Zorua {
                 *w = r.q.val().word();
             }
         }
-        put(&self.tq, &mut v[0]);
-        put(&self.sq, &mut v[1]);
-        put(&self.rq, &mut v[2]);
-        put(&self.sched, &mut v[3]);
-        put(&self.bar, &mut v[4]);
-        put(&self.live, &mut v[5]);
-        put(&self.blocks, &mut v[6]);
-        put(&self.reg_cnt, &mut v[7]);
-        put(&self.reg_swap, &mut v[8]);
-        put(&self.smem_cnt, &mut v[9]);
-        put(&self.smem_swap, &mut v[10]);
-        put(&self.smem_used, &mut v[11]);
-        put(&self.slot_used, &mut v[12]);
-        put(&self.th_q, &mut v[13]);
-        put(&self.th_set, &mut v[14]);
-        put(&self.started, &mut v[15]);
-        put(&self.reg_resv, &mut v[16]);
-        put(&self.bgive, &mut v[17]);
-        let mut at = ZORUA_SCALARS.len();
+        let mut at = 0;
+        macro_rules! put_all {
+            ($($r:ident),*) => {
+                $(put(&self.$r, &mut v[at]); at += 1;)*
+            };
+        }
+        zorua_scalars!(put_all);
         for r in self.wblock.iter().chain(&self.rneed).chain(&self.rheld).chain(std::iter::once(&self.slotv)).chain(&self.slot) {
             put(r, &mut v[at]);
             at += 1;
@@ -135,38 +173,11 @@ impl crate::ports::HdlBlock for Zorua {
             put(r, &mut v[at]);
             at += 1;
         }
-        for k in 0..4 {
-            put(&self.reg_used[k], &mut v[at + k]);
+        for (k, r) in self.reg_used.iter().enumerate() {
+            put(r, &mut v[at + k]);
         }
     }
 }
-
-/// `Zorua`'s scalar registers read back as state (name, width), in `get_registers` order.
-const ZORUA_SCALARS: &[(&str, usize)] = &[
-    ("tq", 64),
-    ("sq", 64),
-    ("rq", 64),
-    ("sched", 64),
-    ("bar", 64),
-    ("live", 64),
-    ("blocks", 16),
-    ("reg_cnt", 10),
-    ("reg_swap", 11),
-    ("smem_cnt", 7),
-    ("smem_swap", 11),
-    ("smem_used", 64),
-    ("slot_used", 64),
-    ("th_q", 5),
-    ("th_set", 1),
-    ("started", 64),
-    ("reg_resv", 11),
-    ("bgive", 16),
-];
-
-/// Its register arrays (name, entries, width), after the scalars.
-/// (the per-warp and per-block fields are bit-sliced: entry `j` of `rneed` is bit `j` of every
-/// warp's need; `slotv` is one slice, a scalar)
-const ZORUA_ARRAYS: &[(&str, usize, usize)] = &[("wblock", 4, 64), ("rneed", 5, 64), ("rheld", 5, 64), ("slotv", 0, 64), ("slot", 6, 64), ("sneed", 7, 16), ("sheld", 7, 16), ("nwarps", 7, 16), ("narr", 7, 16), ("bpeak", 5, 16), ("reg_used", 4, 64)];
 
 /// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
 /// threshold constants and test-only faults.
