@@ -2,6 +2,7 @@
 //! (`mpgpu_spec::units::oldata`).
 
 use crate::ports::{Port, Ports, Regs};
+use rust_hdl::core::atom::Atom;
 use super::oplog::{log_entries, ol_fits};
 use crate::entry::{v, variant, Block, Scope};
 use crate::runs::fault_runs;
@@ -21,15 +22,16 @@ impl crate::ports::HdlBlock for Oldata {
         !self.read_changed()
     }
     fn input_ports(&self) -> Vec<Port> {
-        let mut v = vec![Port::new("we", 1), Port::new("waddr", oldata::INDEX_BITS), Port::new("re", 1), Port::new("raddr", oldata::INDEX_BITS)];
-        v.extend((0..oldata::LANES).map(|k| Port::new(&format!("wd{k}"), 32)));
+        let mut v = vec![Port::new("we", self.we.bits()), Port::new("waddr", self.waddr.bits()), Port::new("re", self.re.bits()), Port::new("raddr", self.raddr.bits())];
+        // (every lane's data port has the one type of `wd0`)
+        v.extend((0..oldata::LANES).map(|k| Port::new(&format!("wd{k}"), self.wd0.bits())));
         v
     }
     fn output_ports(&self) -> Vec<Port> {
-        (0..oldata::LANES).map(|k| Port::new(&format!("rd{k}"), 32)).collect()
+        (0..oldata::LANES).map(|k| Port::new(&format!("rd{k}"), self.rd(k).bits())).collect()
     }
     fn register_ports(&self) -> Vec<Port> {
-        (0..oldata::LANES).flat_map(|k| (0..self.lane[k].words()).map(move |w| Port::new(&format!("lane${k}.mem[{w}]"), 32))).collect()
+        self.lane.iter().enumerate().flat_map(|(k, l)| (0..l.words()).map(move |w| Port::new(&format!("lane${k}.mem[{w}]"), l.read_data.bits()))).collect()
     }
     fn set_inputs(&mut self, v: &[u64]) {
         use crate::ports::Wire;
