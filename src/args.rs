@@ -414,16 +414,19 @@ pub struct SliceArgs {
 pub struct Registered<T: Clone + Send + Sync + 'static> {
     noun: &'static str,
     all: fn() -> Vec<(&'static str, &'static str, T)>,
+    /// A list of names (`a,b`), where the registry takes lists; an error names the part.
+    list: Option<fn(&str) -> Result<T, String>>,
 }
 
 /// `mpgpu verilog`'s and `mpgpu fpga`'s block: a block of the registry.
 pub fn block_name() -> Registered<&'static mpgpu_tb::registry::Block> {
-    Registered { noun: "block", all: || mpgpu_tb::registry::BLOCKS.iter().map(|b| (b.name, b.about, b)).collect() }
+    Registered { noun: "block", all: || mpgpu_tb::registry::BLOCKS.iter().map(|b| (b.name, b.about, b)).collect(), list: None }
 }
 
-/// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`).
+/// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`), or a list of them put in the
+/// GPU together (`sched,rq-ol`).
 pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {
-    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::all().into_iter().map(|u| (u.name(), u.about(), u)).collect() }
+    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::all().into_iter().map(|u| (u.name(), u.about(), u)).collect(), list: Some(mpgpu_tb::cosim::UnitKind::named) }
 }
 
 impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Registered<T> {
@@ -432,11 +435,12 @@ impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Regis
     fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<T, clap::Error> {
         let name = value.to_string_lossy();
         let all = (self.all)();
+        let flag = arg.map_or_else(|| self.noun.to_string(), |a| a.to_string());
         match all.iter().find(|(n, _, _)| *n == name) {
             Some((_, _, t)) => Ok(t.clone()),
+            None if name.contains(',') && self.list.is_some() => (self.list.expect("checked"))(&name).map_err(|e| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("invalid value '{name}' for '{flag}': {e}\n")).with_cmd(cmd)),
             None => {
                 let names: Vec<&str> = all.iter().map(|(n, _, _)| *n).collect();
-                let flag = arg.map_or_else(|| self.noun.to_string(), |a| a.to_string());
                 let msg = format!("invalid value '{name}' for '{flag}': unknown {} `{name}`; {}s: {}\n", self.noun, self.noun, names.join(", "));
                 Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd))
             }

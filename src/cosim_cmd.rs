@@ -167,7 +167,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
-    if unit.gpu() != GpuKind::Framework && a.backend == BackendArg::Fpga {
+    if (unit.gpu() != GpuKind::Framework || unit.has_per_sm()) && a.backend == BackendArg::Fpga {
         bail!("--backend fpga carries the scheduling framework's blocks; --unit {} runs on rust-hdl or verilator", a.unit);
     }
     if a.framework && unit.gpu() != GpuKind::PerSm {

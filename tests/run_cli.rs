@@ -319,3 +319,31 @@ fn bench_cosim_measures_a_per_sm_block_on_every_sm() {
     }
     assert!(!out.contains("every cycle"), "{out}");
 }
+
+#[test]
+fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it() {
+    // The framework's RTL and the replay queue and operand log on every SM, together, under
+    // injected faults, on both backends; a broken block of the list is caught.
+    let two = "description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\", size = 4096 }]\n[[process]]\nname = \"b\"\nlaunches = [{ kernel = \"vecadd\", size = 4096, seed = 2 }]\n";
+    let w = temp_file("list.toml", two);
+    for backend in ["rust-hdl", "verilator"] {
+        let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "sched,rq-ol", "--config", "thesis16", "--policy", "dss", "--preempt", "drain", "--inject", "0.05,1", "--backend", backend]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("summed over 16 SMs' slots (3 blocks each) and sched") && out.contains("mismatches: 0") && out.contains("all outputs verified: PASS"), "{out}");
+        let faulted: u64 = out.split("faults under ol: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+        assert!(faulted > 0, "no fault was taken: {out}");
+    }
+    let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "sched,rq-ol", "--config", "thesis16", "--inject", "0.05,1", "--broken", "wrong-slot"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("mismatches: 1") && err.contains(".rq."), "{out}{err}");
+    // What cannot share one GPU is refused, with the reason.
+    for (list, why) in [
+        ("sched,wf", "slicing inside the framework is not built"),
+        ("sched,dss", "fill the framework's slot"),
+        ("engine,rq", "is one of its blocks by the policy"),
+        ("sched,nosuch", "unknown unit `nosuch` in the list"),
+    ] {
+        let (code, _, err) = mpgpu(&["cosim", &w, "--unit", list]);
+        assert!(code == 2 && err.contains(why), "--unit {list}: {err}");
+    }
+}

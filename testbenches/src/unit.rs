@@ -54,6 +54,12 @@ struct UnitDef {
     alternatives: bool,
 }
 
+/// The units lists name (`UnitKind::list`).
+fn lists() -> &'static std::sync::Mutex<Vec<&'static UnitDef>> {
+    static LISTS: OnceLock<std::sync::Mutex<Vec<&'static UnitDef>>> = OnceLock::new();
+    LISTS.get_or_init(Default::default)
+}
+
 fn units() -> &'static [UnitDef] {
     static UNITS: OnceLock<Vec<UnitDef>> = OnceLock::new();
     UNITS.get_or_init(|| {
@@ -79,13 +85,61 @@ impl UnitKind {
         units().iter().map(|u| UnitKind(u.name)).collect()
     }
 
-    /// The unit named `name` on the command line; an error lists the units.
+    /// The unit named `name` on the command line, or the units a list names put in the GPU
+    /// together (`sched,rq-ol`: [`UnitKind::list`]); an error lists the units.
     pub fn named(name: &str) -> Result<UnitKind, String> {
-        units().iter().find(|u| u.name == name).map(|u| UnitKind(u.name)).ok_or_else(|| format!("unknown unit `{name}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))
+        if let Some(u) = units().iter().find(|u| u.name == name) {
+            return Ok(UnitKind(u.name));
+        }
+        if name.contains(',') {
+            return UnitKind::list(name);
+        }
+        Err(format!("unknown unit `{name}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))
+    }
+
+    /// The units of the list `names` (`a,b,...`) as one: their blocks, each once, in one GPU.
+    /// The GPU is the framework's if a block runs under it, the slicing dispatcher's if one runs
+    /// under that, else the baseline dispatcher's (a per-SM block runs in any of them). Refused
+    /// with the reason: a unit that is one of its blocks by the policy (`engine`), the framework
+    /// and the slicing dispatcher together (Warped-Slicer inside the framework is not built),
+    /// two blocks in the framework's slot.
+    pub fn list(names: &str) -> Result<UnitKind, String> {
+        let mut blocks: Vec<&'static Block> = Vec::new();
+        let mut parts = Vec::new();
+        for part in names.split(',').map(str::trim) {
+            let u = units().iter().find(|u| u.name == part).ok_or_else(|| format!("unknown unit `{part}` in the list `{names}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))?;
+            if u.alternatives {
+                return Err(format!("--unit {names}: `{part}` is one of its blocks by the policy ({}); name the one to put in the list", u.blocks.iter().map(|b| b.name).collect::<Vec<_>>().join(" or ")));
+            }
+            parts.push(part);
+            for &b in &u.blocks {
+                if !blocks.iter().any(|x| x.name == b.name) {
+                    blocks.push(b);
+                }
+            }
+        }
+        let kind = |k: GpuKind| blocks.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == k)).map(|b| b.name).collect::<Vec<_>>();
+        let (fw, sl) = (kind(GpuKind::Framework), kind(GpuKind::Slicer));
+        if !fw.is_empty() && !sl.is_empty() {
+            return Err(format!("--unit {names}: {} runs under the scheduling framework and {} under the slicing dispatcher; slicing inside the framework is not built", fw.join(", "), sl.join(", ")));
+        }
+        if fw.len() > 1 {
+            return Err(format!("--unit {names}: {} all fill the framework's slot; name one", fw.join(", ")));
+        }
+        let name = parts.join(",");
+        let mut made = lists().lock().expect("the list units' lock");
+        if let Some(u) = made.iter().find(|u| u.name == name) {
+            return Ok(UnitKind(u.name));
+        }
+        // (one definition per list a command names, kept for the run's life)
+        let about = "the units of the list together";
+        let def: &'static UnitDef = Box::leak(Box::new(UnitDef { name: Box::leak(name.into_boxed_str()), about, blocks, alternatives: false }));
+        made.push(def);
+        Ok(UnitKind(def.name))
     }
 
     fn def(self) -> &'static UnitDef {
-        units().iter().find(|u| u.name == self.0).expect("a unit of the registry")
+        units().iter().find(|u| u.name == self.0).or_else(|| lists().lock().expect("the list units' lock").iter().copied().find(|u| u.name == self.0)).expect("a unit of the registry")
     }
 
     /// What the unit puts in the GPU and under what, in a sentence (the command line's help).
@@ -102,9 +156,11 @@ impl UnitKind {
         self.def().blocks.iter().map(|&b| (b, b.host.as_ref().expect("a unit's blocks are hosted")))
     }
 
-    /// The GPU its blocks run in.
+    /// The GPU its blocks run in: the framework's or the slicing dispatcher's if a block runs
+    /// under it (a per-SM block runs in either), else the baseline dispatcher's.
     pub fn gpu(self) -> GpuKind {
-        self.hosts().next().expect("a unit has a block").1.gpu
+        let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
+        [GpuKind::Framework, GpuKind::Slicer].into_iter().find(|k| kinds.contains(k)).unwrap_or(GpuKind::PerSm)
     }
 
     /// Whether some block of the unit is one per SM (`--sms` picks the SMs with its RTL).
