@@ -104,7 +104,6 @@ pub struct Host {
 /// where its waveforms and traces go.
 pub struct Build<'a> {
     pub cfg: &'a GpuConfig,
-    pub w: &'a Workload,
     pub o: &'a CosimOptions,
     pub rec: &'a Rec,
     /// This block's trace: the run's, or with several blocks `DIR/<block>/`.

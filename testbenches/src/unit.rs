@@ -79,6 +79,11 @@ fn units() -> &'static [UnitDef] {
     })
 }
 
+/// The units' names, for an error naming an unknown one.
+fn unit_names() -> String {
+    units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")
+}
+
 impl UnitKind {
     /// Every unit, in the order the command line lists them.
     pub fn all() -> Vec<UnitKind> {
@@ -94,7 +99,7 @@ impl UnitKind {
         if name.contains(',') {
             return UnitKind::list(name);
         }
-        Err(format!("unknown unit `{name}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))
+        Err(format!("unknown unit `{name}`; units: {}", unit_names()))
     }
 
     /// The units of the list `names` (`a,b,...`) as one: their blocks, each once, in one GPU.
@@ -107,7 +112,7 @@ impl UnitKind {
         let mut blocks: Vec<&'static Block> = Vec::new();
         let mut parts = Vec::new();
         for part in names.split(',').map(str::trim) {
-            let u = units().iter().find(|u| u.name == part).ok_or_else(|| format!("unknown unit `{part}` in the list `{names}`; units: {}", units().iter().map(|u| u.name).collect::<Vec<_>>().join(", ")))?;
+            let u = units().iter().find(|u| u.name == part).ok_or_else(|| format!("unknown unit `{part}` in the list `{names}`; units: {}", unit_names()))?;
             if u.alternatives {
                 return Err(format!("--unit {names}: `{part}` is one of its blocks by the policy ({}); name the one to put in the list", u.blocks.iter().map(|b| b.name).collect::<Vec<_>>().join(" or ")));
             }
@@ -236,7 +241,7 @@ impl UnitKind {
     /// block.
     pub fn build(self, cfg: &GpuConfig, w: &Workload, o: &CosimOptions, rec: &Rec, trace: Option<&Path>) -> Result<(Vec<(Box<dyn Outcome>, &'static str)>, Gpu), String> {
         let several = self.several();
-        let mut b = Build { cfg, w, o, rec, trace: None, gpu: gpu_of(self.gpu(), cfg, w, o)?, n: cfg.num_sms() as usize };
+        let mut b = Build { cfg, o, rec, trace: None, gpu: gpu_of(self.gpu(), cfg, w, o)?, n: cfg.num_sms() as usize };
         let mut outcomes = Vec::new();
         for (blk, h) in self.hosts() {
             // (with several, each block's traces under DIR/<block>/)

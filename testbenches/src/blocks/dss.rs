@@ -7,9 +7,7 @@ use crate::entry::{v, variant, Block, Scope};
 use crate::rtl::RtlUnit;
 use crate::runs::policy_runs;
 use crate::entry::{framework_fits, Build, GpuKind, Host};
-use mpgpu_ref::slots::Held;
-use mpgpu_ref::timing::gpu::Gpu;
-use mpgpu_ref::units::framework::{Framework, Policy};
+use mpgpu_ref::units::framework::Policy;
 use crate::serial::{wrapper, Wrapper};
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::BoardDss;
@@ -73,14 +71,12 @@ pub(super) const BLOCK: Block = Block {
 /// The engine's RTL beside its model, in a framework model of the run's policy, if the policy
 /// runs DSS.
 fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
-    let (p, m) = (b.o.policy, b.o.mechanism);
+    let p = b.o.policy;
     if !p.uses_dss() {
         return Ok(None);
     }
     let rtl = RtlUnit::with_backend(DssPorts { sms: b.n, broken_tie: b.o.broken.of("dss") }, b.o.backend)?;
     let h = Shared::new(Cosim::outputs_only("dss", mpgpu_ref::units::dss::Dss::new(b.n), rtl).recording(b.rec.clone()).tracing(b.trace.as_deref())?);
-    let mut f = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
-    f.set_dss(Box::new(h.clone()));
-    b.install(vec![Box::new(f) as Held<_, _>])?;
+    b.gpu.set_framework_engines(Some(Box::new(h.clone())), None)?;
     Ok(Some(Box::new(h)))
 }

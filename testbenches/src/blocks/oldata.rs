@@ -3,11 +3,8 @@
 
 use crate::ports::{Port, Ports, Regs};
 use rust_hdl::core::atom::Atom;
-use super::oplog::{log_entries, ol_fits};
+use super::oplog::{log_entries, ol_host};
 use crate::entry::{v, variant, Block, Scope};
-use crate::runs::fault_runs;
-use crate::entry::{GpuKind, Host};
-use mpgpu_ref::config::FaultScheme;
 use mpgpu_rtl::{Oldata, OldataFaults};
 use mpgpu_spec::units::oldata;
 
@@ -121,19 +118,12 @@ pub(super) const BLOCK: Block = Block {
         variant("drop-lane", "lane 31 never takes a write", |b| b.edit("oldata", |f: &mut OldataFaults| f.drop_lane = true)),
         variant("read-waddr", "the read port always looks at the write address", |b| b.edit("oldata", |f: &mut OldataFaults| f.read_waddr = true)),
     ],
-    host: Some(Host {
-        about: "the operand log's data array in RTL on every SM (or the SMs --sms names): 32 lane RAMs, one entry written and one read per cycle; under the operand-log fault scheme (implied), needs the thesis's pipeline (--config thesis16)",
-        gpu: GpuKind::PerSm,
-        default_config: "thesis16",
-        setup: |cfg| cfg.faults = FaultScheme::Ol,
-        fits: ol_fits,
-        install: |b| {
+    host: Some(ol_host(
+        "the operand log's data array in RTL on every SM (or the SMs --sms names): 32 lane RAMs, one entry written and one read per cycle; under the operand-log fault scheme (implied), needs the thesis's pipeline (--config thesis16)",
+        |b| {
             let entries = log_entries(b.cfg);
             let ports = OldataPorts { entries, faults: b.o.broken.of("oldata") };
             b.per_sm(ports, &|| mpgpu_ref::units::oldata::Oldata::new(entries), mpgpu_ref::units::oldata::Oldata::state).map(Some)
         },
-        soak: fault_runs,
-        lockstep_only: false,
-        clock_gated: false,
-    }),
+    )),
 };

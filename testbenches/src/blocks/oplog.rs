@@ -5,7 +5,8 @@ use crate::hdl_block;
 use crate::options::CosimOptions;
 use crate::entry::{v, variant, Block, Scope};
 use crate::runs::fault_runs;
-use crate::entry::{identical_sms, GpuKind, Host};
+use crate::entry::{identical_sms, Build, GpuKind, Host};
+use crate::host::Outcome;
 use mpgpu_ref::config::{FaultScheme, GpuConfig};
 use crate::ports::{Ports, Regs};
 use mpgpu_rtl::{Oplog, OplogFaults};
@@ -87,22 +88,26 @@ pub(super) const BLOCK: Block = Block {
         variant("drop-second", "a store's second log entry is not marked in use (it never comes back)", |b| b.edit("oplog", |f: &mut OplogFaults| f.drop_second = true)),
         variant("early-credit", "a freed entry is credited to its block's quota a clocked cycle early", |b| b.edit("oplog", |f: &mut OplogFaults| f.early_credit = true)),
     ],
-    host: Some(Host {
-        about: "the operand log's bookkeeping in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
-        gpu: GpuKind::PerSm,
-        default_config: "thesis16",
-        setup: |cfg| cfg.faults = FaultScheme::Ol,
-        fits: ol_fits,
-        install: |b| {
+    host: Some(ol_host(
+        "the operand log's bookkeeping in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
+        |b| {
             let entries = log_entries(b.cfg);
             let ports = OplogPorts { entries, faults: b.o.broken.of("oplog") };
             b.per_sm(ports, &|| mpgpu_ref::units::oplog::Oplog::new(entries as u32), mpgpu_ref::units::oplog::Oplog::state).map(Some)
         },
-        soak: fault_runs,
-        lockstep_only: false,
-        clock_gated: false,
-    }),
+    )),
 };
+
+/// The host of the operand log's two blocks (its bookkeeping, its data array): one per SM under
+/// the operand-log fault scheme (which it sets), on the thesis's pipeline, with the fault
+/// runs' soak; `install` puts the block's units in the SMs.
+pub const fn ol_host(about: &'static str, install: fn(&mut Build) -> Result<Option<Box<dyn Outcome>>, String>) -> Host {
+    Host { about, gpu: GpuKind::PerSm, default_config: "thesis16", setup: ol_setup, fits: ol_fits, install, soak: fault_runs, lockstep_only: false, clock_gated: false }
+}
+
+fn ol_setup(cfg: &mut GpuConfig) {
+    cfg.faults = FaultScheme::Ol;
+}
 
 /// The entries of one SM's operand log in `cfg`.
 pub fn log_entries(cfg: &GpuConfig) -> usize {

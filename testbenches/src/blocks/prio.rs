@@ -7,9 +7,6 @@ use crate::entry::{v, variant, Block, Scope};
 use crate::rtl::RtlUnit;
 use crate::runs::policy_runs;
 use crate::entry::{framework_fits, Build, GpuKind, Host};
-use mpgpu_ref::slots::Held;
-use mpgpu_ref::timing::gpu::Gpu;
-use mpgpu_ref::units::framework::Framework;
 use crate::serial::{wrapper, Wrapper};
 use mpgpu_rtl::board::BoardConfig;
 use mpgpu_rtl::BoardPrio;
@@ -75,15 +72,13 @@ pub(super) const BLOCK: Block = Block {
 /// The engine's RTL beside its model, in a framework model of the run's policy, if the policy
 /// is one of the priority policies.
 fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
-    let (p, m) = (b.o.policy, b.o.mechanism);
+    let p = b.o.policy;
     if p.uses_dss() {
         return Ok(None);
     }
     let mode = p.code();
     let rtl = RtlUnit::with_backend(PrioPorts { sms: b.n, mode, broken_victim: b.o.broken.of("prio") }, b.o.backend)?;
     let h = Shared::new(Cosim::outputs_only("prio", mpgpu_ref::units::prio::Prio::new(b.n, mode), rtl).recording(b.rec.clone()).tracing(b.trace.as_deref())?);
-    let mut f = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
-    f.set_prio(Box::new(h.clone()));
-    b.install(vec![Box::new(f) as Held<_, _>])?;
+    b.gpu.set_framework_engines(None, Some(Box::new(h.clone())))?;
     Ok(Some(Box::new(h)))
 }

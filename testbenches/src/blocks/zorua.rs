@@ -5,7 +5,8 @@ use crate::ports::{Port, Ports, Regs};
 use rust_hdl::core::atom::Atom;
 use crate::entry::{v, variant, Block, Scope};
 use crate::runs::Run;
-use crate::entry::{GpuKind, Host};
+use crate::entry::{identical_sms, GpuKind, Host};
+use crate::options::CosimOptions;
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::units::zorua::{Coord, Geometry};
@@ -261,7 +262,7 @@ pub(super) const BLOCK: Block = Block {
         gpu: GpuKind::PerSm,
         default_config: "fermi15",
         setup: |cfg| cfg.alloc = mpgpu_ref::config::Alloc::Zorua,
-        fits: |cfg, _| zorua_fits(cfg),
+        fits: zorua_fits,
         install: |b| {
             let ports = ZoruaPorts { params: zorua_params(b.cfg), faults: b.o.broken.of("zorua") };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
@@ -282,13 +283,11 @@ pub fn zorua_params(cfg: &GpuConfig) -> ZoruaParams {
 }
 
 /// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
-pub fn zorua_fits(cfg: &GpuConfig) -> Result<(), String> {
+pub fn zorua_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
     if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
         return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
     }
-    if cfg.sm.len() != 1 {
-        return Err(format!("--unit zorua needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
-    }
+    identical_sms(cfg, o)?;
     let s = &cfg.sm[0];
     let (regs, smem) = (s.registers / 128, s.shared_bytes / 1024);
     if regs as usize != mpgpu_rtl::zorua::RTL_REG_SETS || smem as usize != mpgpu_rtl::zorua::RTL_SMEM_SETS || s.warps > 64 {

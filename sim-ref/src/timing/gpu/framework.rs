@@ -50,18 +50,17 @@ impl Gpu {
         Ok(g)
     }
 
-    /// [`Gpu::with_framework`] with the policy engines given (RTL in the loop, in a
-    /// co-simulation); `None` is the reference model.
-    pub fn with_framework_units(
-        cfg: &GpuConfig,
-        policy: Policy,
-        mechanism: Mechanism,
-        procs: usize,
+    /// Puts in the framework's slot its reference model with the policy engines given (RTL in
+    /// the loop, in a co-simulation); `None` is the engine's model. The GPU runs under the
+    /// framework ([`Gpu::with_framework`]), whose policy and mechanism the model takes.
+    pub fn set_framework_engines(
+        &mut self,
         dss: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::dss::In, Out = mpgpu_spec::units::sched::dss::Out>>>,
         prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
-    ) -> Result<Gpu, String> {
-        let mut g = Gpu::with_framework(cfg, policy, mechanism, procs)?;
-        let mut f = Framework::new(Gpu::framework_params(cfg)?, policy, mechanism);
+    ) -> Result<(), String> {
+        let Some(d) = self.fw_mut() else { return Err("the policy engines are the scheduling framework's: the GPU runs under the framework (Gpu::with_framework)".into()) };
+        let (policy, mechanism) = (d.policy, d.mechanism);
+        let mut f = Framework::new(Gpu::framework_params(&self.cfg)?, policy, mechanism);
         if let Some(d) = dss {
             f.set_dss(d);
         }
@@ -69,8 +68,7 @@ impl Gpu {
             f.set_prio(p);
         }
         let mut f = Some(f);
-        g.set_units(&mut |_| Box::new(f.take().expect("one framework")) as Held<FwIn, FwOut>)?;
-        Ok(g)
+        self.set_units(&mut |_| Box::new(f.take().expect("one framework")) as Held<FwIn, FwOut>)
     }
 
     /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
