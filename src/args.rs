@@ -423,6 +423,22 @@ pub fn block_name() -> Registered<&'static mpgpu_tb::registry::Block> {
     Registered { noun: "block", all: || mpgpu_tb::registry::BLOCKS.iter().map(|b| (b.name, b.about, b)).collect(), list: None }
 }
 
+/// Blocks of the registry (a newtype: clap reads a bare `Vec` as repeated values).
+#[derive(Clone)]
+pub struct BlockSet(pub Vec<&'static mpgpu_tb::registry::Block>);
+
+/// `mpgpu verilog`'s blocks: one block of the registry, or `all`.
+pub fn blocks_or_all() -> Registered<BlockSet> {
+    Registered {
+        noun: "block",
+        all: || {
+            let blocks = &mpgpu_tb::registry::BLOCKS;
+            blocks.iter().map(|b| (b.name, b.about, BlockSet(vec![b]))).chain(std::iter::once(("all", "every block, each in its own folder", BlockSet(blocks.iter().collect())))).collect()
+        },
+        list: None,
+    }
+}
+
 /// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`), or a list of them put in the
 /// GPU together (`sched,rq-ol`).
 pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {

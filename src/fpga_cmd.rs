@@ -100,7 +100,7 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
     }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let start = Instant::now();
-    let verilog = a.block.verilog_sized(sms).map_err(|e| anyhow!(e))?;
+    let verilog = a.block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog;
     let verilog_seconds = start.elapsed().as_secs_f64();
     let dir = a.out.join(a.block.name);
     crate::checks::output_dir(&dir, "--out")?;

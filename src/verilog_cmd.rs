@@ -1,33 +1,73 @@
-//! `mpgpu verilog`: write a block's Verilog.
+//! `mpgpu verilog`: write a block's IP folder (`docs/ip.md`).
 
-use anyhow::{anyhow, bail, Context, Result};
-use mpgpu_tb::registry::{Block, BLOCKS};
+use anyhow::{anyhow, bail, Result};
+use mpgpu_tb::ip;
+use mpgpu_tb::registry::BLOCKS;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct VerilogArgs {
-    /// The block (`mpgpu verilog --help` describes each).
-    #[arg(value_parser = crate::args::block_name())]
-    block: &'static Block,
+    /// The block, or `all` (`mpgpu verilog --help` describes each).
+    #[arg(value_parser = crate::args::blocks_or_all())]
+    block: crate::args::BlockSet,
     /// The SMs a GPU-wide block serves (sched, dss, prio, wf, slice): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
-    /// Output directory.
-    #[arg(long, default_value = "target/verilog")]
+    /// The folder under which each block's IP folder (`<block>/`) is written.
+    #[arg(long, default_value = "target/ip")]
     out: PathBuf,
+    /// The module-name prefix: the block's module is `<prefix><block>`, its parts'
+    /// `<prefix><block>_<part>`.
+    #[arg(long, default_value = ip::PREFIX)]
+    prefix: String,
+    /// A trace recorded by `mpgpu cosim --unit <block> --trace DIR` (one block): the folder gets
+    /// the self-checking testbench replaying it (`tb/`) and a FuseSoC `sim` target. The trace
+    /// must be of the same Verilog (its configuration and prefix).
+    #[arg(long)]
+    trace: Option<PathBuf>,
 }
 
 pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
-    let VerilogArgs { block, sms, out } = a;
-    if sms.is_some() && !block.sized_by_sms() {
+    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, out, prefix, trace } = a;
+    ip::check_prefix(&prefix).map_err(|e| anyhow!(e))?;
+    let one = blocks.len() == 1;
+    if sms.is_some() && one && !blocks[0].sized_by_sms() {
         let sized: Vec<&str> = BLOCKS.iter().filter(|b| b.sized_by_sms()).map(|b| b.name).collect();
-        bail!("--sms sizes the GPU-wide blocks ({}): `{}` is {}", sized.join(", "), block.name, block.about);
+        bail!("--sms sizes the GPU-wide blocks ({}): `{}` is {}", sized.join(", "), blocks[0].name, blocks[0].about);
     }
-    let v = block.verilog_sized(sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS)).map_err(|e| anyhow!(e))?;
+    if trace.is_some() && !one {
+        bail!("--trace gives one block's recorded trace: name that block, not `all`");
+    }
+    if let Some(t) = &trace {
+        let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
+        if info.block != blocks[0].name {
+            bail!("--trace {}: the trace is of block `{}`, not `{}`", t.display(), info.block, blocks[0].name);
+        }
+    }
     crate::checks::output_dir(&out, "--out")?;
-    let path = out.join(format!("{}.v", block.name));
-    std::fs::write(&path, v).with_context(|| format!("cannot write {}", path.display()))?;
-    println!("wrote {}", path.display());
+    let n = sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
+    for b in blocks {
+        let rtl = b.verilog_sized(n).map_err(|e| anyhow!(e))?;
+        let mut command = format!("mpgpu verilog {}", b.name);
+        if b.sized_by_sms() {
+            command += &format!(" --sms {n}");
+        }
+        if prefix != ip::PREFIX {
+            command += &format!(" --prefix {prefix}");
+        }
+        let verilog = ip::ip_verilog(&rtl, b.name, b.about, &prefix, &command).map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
+        let top = ip::module_name(&prefix, b.name);
+        if let Some(t) = &trace {
+            let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!(e))?;
+            let recorded = std::fs::read_to_string(t.join(format!("{}.v", info.module))).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
+            if info.module != top || !verilog.ends_with(&recorded) {
+                bail!("--trace {}: the trace was recorded on other Verilog than this (module `{}`, or another configuration): record it with `mpgpu cosim --unit {} --trace` at this configuration", t.display(), info.module, b.name);
+            }
+        }
+        let dir = out.join(b.name);
+        let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, trace.as_deref()).map_err(|e| anyhow!(e))?;
+        println!("wrote {}/ ({})", f.dir.display(), f.files.join(", "));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! The command line, end to end.
 
+use std::path::Path;
 use std::process::Command;
 
 fn mpgpu(args: &[&str]) -> (i32, String, String) {
@@ -92,13 +93,32 @@ fn exec_file_runs_an_assembly_file_with_a_launch_spec() {
 }
 
 #[test]
-fn verilog_writes_under_target() {
+fn verilog_writes_ip_folders_under_target() {
     let (code, out, err) = mpgpu(&["verilog", "lowest_first"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("target/verilog/lowest_first.v"), "{out}");
+    assert!(out.contains("target/ip/lowest_first/ (mpgpu_lowest_first.v, mpgpu_lowest_first.vlt, files.f, mpgpu_lowest_first.core)"), "{out}");
     let (code, _, err) = mpgpu(&["verilog", "nosuch"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown block `nosuch`"), "{err}");
+    // every block, with another prefix, the GPU-wide ones for 4 SMs (recorded in the header)
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-ip");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let (code, out, err) = mpgpu(&["verilog", "all", "--sms", "4", "--prefix", "acme_", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("wrote ")).count(), mpgpu_tb::registry::BLOCKS.len(), "{out}");
+    let sched = std::fs::read_to_string(out_dir.join("sched/acme_sched.v")).unwrap();
+    assert!(sched.contains("(`mpgpu verilog sched --sms 4 --prefix acme_`) for: SchedPorts { sms: 4, mode: Dss }"), "{}", &sched[..600]);
+    assert!(sched.lines().any(|l| l.starts_with("module acme_sched(clock,reset,")));
+    // a trace of another configuration is refused, naming it
+    let (code, _, err) = mpgpu(&["verilog", "rq", "--trace", out_dir.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--trace") && err.contains("trace.json"), "{err}");
+    let (code, _, err) = mpgpu(&["verilog", "all", "--trace", "x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--trace gives one block's recorded trace"), "{err}");
+    let (code, _, err) = mpgpu(&["verilog", "rq", "--prefix", "9x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--prefix `9x`: expected a letter"), "{err}");
 }
 
 /// `asm --place-phases` prints each kernel with the pass's phase specifiers, in a form that

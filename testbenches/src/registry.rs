@@ -29,9 +29,8 @@ impl Block {
         self.scope == Scope::Gpu
     }
 
-    /// Its Verilog for `sms` SMs (checked: 1 to the framework's largest GPU), or at its one
-    /// size.
-    pub fn verilog_sized(&self, sms: usize) -> Result<String, String> {
+    /// Its RTL for `sms` SMs (checked: 1 to the framework's largest GPU), or at its one size.
+    pub fn verilog_sized(&self, sms: usize) -> Result<crate::ip::Rtl, String> {
         if self.sized_by_sms() && !(1..=MAX_SMS).contains(&sms) {
             return Err(format!("--sms {sms}: the GPU-wide blocks support 1..={MAX_SMS} SMs"));
         }

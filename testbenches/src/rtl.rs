@@ -66,8 +66,8 @@ impl<P: Ports> RtlUnit<P> {
         let sim: Box<dyn Sim> = match backend {
             Backend::RustHdl => Box::new(HdlSim { b, name: ports.name(), exact: false }),
             Backend::Verilator => {
-                let v = crate::ports::verilog_of(&ports);
-                let lib = verilator::model(&ports.name(), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
+                let v = crate::ports::packaged_of(&ports);
+                let lib = verilator::model(&ports.name(), &crate::ports::module_of(&ports), &v, &layout.inputs, &layout.outputs, &layout.registers)?;
                 Box::new(VSim(verilator::Model::new(lib)))
             }
             Backend::Fpga => Box::new(crate::board_link::FpgaSim::open(&ports)?),

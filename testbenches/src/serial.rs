@@ -265,7 +265,7 @@ pub struct VerilatedBoard {
 impl VerilatedBoard {
     /// The compiled model of a wrapper's Verilog.
     pub fn library(name: &str, verilog: &str) -> Result<Arc<verilator::Library>, String> {
-        verilator::model(name, verilog, &[Port::new("rx", 1)], &[Port::new("tx", 1), Port::new("led", 8), Port::new("reset_req", 1)], &[])
+        verilator::model(name, "top", verilog, &[Port::new("rx", 1)], &[Port::new("tx", 1), Port::new("led", 8), Port::new("reset_req", 1)], &[])
     }
 
     pub fn new(lib: Arc<verilator::Library>) -> VerilatedBoard {

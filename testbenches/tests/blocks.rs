@@ -20,7 +20,7 @@ fn every_block_synthesizes_and_lints() {
                     }
                     let mut errors = Vec::new();
                     for (dir, sms) in sizes {
-                        let v = b.verilog_sized(sms).unwrap();
+                        let v = b.verilog_sized(sms).unwrap().verilog;
                         assert!(v.contains("module top"), "{}", b.name);
                         if let Err(e) = check_verilog(&check_dir(&dir), &v) {
                             errors.push(format!("{} for {sms} SMs: {e}", b.name));

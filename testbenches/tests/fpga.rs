@@ -43,22 +43,22 @@ fn tools() -> Tools {
 
 fn write_block(d: &Path, name: &str) -> PathBuf {
     let p = d.join(format!("{name}.v"));
-    std::fs::write(&p, block(name).unwrap().verilog_sized(16).unwrap()).unwrap();
+    std::fs::write(&p, block(name).unwrap().verilog_sized(16).unwrap().verilog).unwrap();
     p
 }
 
 /// A copy of a trace directory (trace, description, Verilog) for editing.
 fn copy_trace(from: &Path, name: &str) -> PathBuf {
     let to = dir(name);
-    for f in ["trace.hex", "trace.json", "top.v"] {
-        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    for f in ["trace.hex".to_string(), "trace.json".to_string(), format!("{}.v", mpgpu_tb::trace::read(from).unwrap().module)] {
+        std::fs::copy(from.join(&f), to.join(&f)).unwrap();
     }
     to
 }
 
 #[test]
 fn the_port_list_and_io_ring_follow_the_generated_verilog() {
-    let v = block("dss").unwrap().verilog_sized(16).unwrap();
+    let v = block("dss").unwrap().verilog_sized(16).unwrap().verilog;
     let ports = top_ports(&v).unwrap();
     let find = |n: &str| ports.iter().find(|p| p.name == n).cloned().unwrap();
     assert_eq!((find("k_count").width, find("k_count").input), (8, true));

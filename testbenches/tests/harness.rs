@@ -103,7 +103,7 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     let bad = dir("trace-sched-edited");
     let _ = std::fs::remove_dir_all(&bad);
     std::fs::create_dir_all(&bad).unwrap();
-    for f in ["trace.hex", "trace.json", "top.v"] {
+    for f in ["trace.hex", "trace.json", "mpgpu_sched.v"] {
         std::fs::copy(d.join(f), bad.join(f)).unwrap();
     }
     edit(&bad.join("trace.hex"), at, 14 + 5, |tb| tb ^ 1);

@@ -88,8 +88,12 @@ mod tests {
         let mut w = vec![9; Out::ports().len()];
         o.pack(&mut w);
         assert_eq!(Out::unpack(&w), o);
-        let mut care = vec![false; w.len()];
+        let mut care = vec![true; w.len()];
         o.care(&mut care);
+        // (the slice table's issue is defined only with its valid bit)
+        assert_eq!(care, [true, true, false, false]);
+        let mut care = vec![false; w.len()];
+        Out { busy: false, issue: Some((3, 1)) }.care(&mut care);
         assert!(care.iter().all(|&c| c));
         // (the framework's qualified outputs: defined only with their valid bits)
         use mpgpu_spec::units::sched::fw;

@@ -188,8 +188,8 @@ crate::wires! { Out as o {
     busy(1) = o.busy,
     /// The block issued at the last edge: SM, slot.
     issue_valid(1) = o.issue.is_some(),
-    issue_sm(SM_BITS) = o.issue.map_or(0, |d| d.0),
-    issue_slot(SLOT_BITS) = o.issue.map_or(0, |d| d.1),
+    issue_sm(SM_BITS) = o.issue.map_or(0, |d| d.0); care o.issue.is_some(),
+    issue_slot(SLOT_BITS) = o.issue.map_or(0, |d| d.1); care o.issue.is_some(),
 } unpack {
     Out { busy: busy != 0, issue: (issue_valid != 0).then_some((issue_sm as u8, issue_slot as u8)) }
 } }

@@ -1,0 +1,80 @@
+//! IP folders (`docs/ip.md`): a block's packaged Verilog (`crate::ip`) with its lint waivers,
+//! a file list, a FuseSoC core and, from a recorded co-simulation trace, a self-checking
+//! testbench; and FuseSoC itself, from PyPI.
+
+use crate::ip::waivers;
+use crate::trace::TraceInfo;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What an IP folder holds, relative to it.
+#[derive(Clone, Debug)]
+pub struct Folder {
+    pub dir: PathBuf,
+    pub top: String,
+    pub files: Vec<String>,
+}
+
+/// The trace testbench's files inside an IP folder.
+pub const TB_DIR: &str = "tb";
+
+/// Writes `dir` as the IP folder of `block`: `<top>.v`, `<top>.vlt`, `files.f`, and, with a
+/// recorded trace (`trace`: a directory `mpgpu cosim --trace` wrote), `tb/` (the trace and its
+/// self-checking testbench) and the FuseSoC core `<top>.core` with targets `default` (the RTL),
+/// `lint` (Verilator) and `sim` (the testbench in Icarus).
+pub fn write_folder(dir: &Path, verilog: &str, top: &str, block: &str, about: &str, trace: Option<&Path>) -> Result<Folder, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let w = |f: &str, t: &str| std::fs::write(dir.join(f), t).map_err(|e| format!("cannot write {}: {e}", dir.join(f).display()));
+    let v = format!("{top}.v");
+    let vlt = format!("{top}.vlt");
+    w(&v, verilog)?;
+    w(&vlt, &waivers(&v))?;
+    w("files.f", &format!("{vlt}\n{v}\n"))?;
+    let mut files = vec![v.clone(), vlt.clone(), "files.f".to_string()];
+    if let Some(t) = trace {
+        let info = crate::trace::read(t)?;
+        let tb = dir.join(TB_DIR);
+        std::fs::create_dir_all(&tb).map_err(|e| format!("cannot create {}: {e}", tb.display()))?;
+        std::fs::copy(t.join("trace.hex"), tb.join("trace.hex")).map_err(|e| format!("cannot copy the trace into {}: {e}", tb.display()))?;
+        let info = TraceInfo { module: top.to_string(), reset: true, ..info };
+        let bench = crate::trace::testbench(&info, &format!("{top}_tb"));
+        w(&format!("{TB_DIR}/{top}_tb.v"), &bench)?;
+        w(&format!("{TB_DIR}/trace.json"), &serde_json::to_string_pretty(&info).unwrap())?;
+        files.extend([format!("{TB_DIR}/{top}_tb.v"), format!("{TB_DIR}/trace.hex"), format!("{TB_DIR}/trace.json")]);
+    }
+    w(&format!("{top}.core"), &core_file(top, block, about, &v, &vlt, trace.is_some()))?;
+    files.push(format!("{top}.core"));
+    Ok(Folder { dir: dir.to_path_buf(), top: top.to_string(), files })
+}
+
+/// The FuseSoC (CAPI2) core of an IP folder: targets `default` (the RTL) and `lint`
+/// (`verilator --lint-only -Wall` with the waivers), and with a testbench `sim` (Icarus) and
+/// `sim_verilator`.
+fn core_file(top: &str, block: &str, about: &str, v: &str, vlt: &str, tb: bool) -> String {
+    let mut c = String::from("CAPI=2:\n");
+    let _ = writeln!(c, "name: mpgpu:ip:{top}:{}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(c, "description: \"{} (mpgpu block `{block}`)\"\n", about.replace('"', "'"));
+    let _ = writeln!(c, "filesets:\n  rtl:\n    files: [{v}]\n    file_type: verilogSource\n  waivers:\n    files: [{vlt}]\n    file_type: vlt");
+    if tb {
+        let _ = writeln!(c, "  tb:\n    files:\n      - {TB_DIR}/{top}_tb.v\n      - {TB_DIR}/trace.hex: {{file_type: user, copyto: trace.hex}}\n    file_type: verilogSource");
+    }
+    let _ = writeln!(c, "\ntargets:\n  default:\n    filesets: [rtl]\n    toplevel: {top}");
+    let _ = writeln!(c, "  lint:\n    default_tool: verilator\n    filesets: [waivers, rtl]\n    toplevel: {top}\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]");
+    if tb {
+        let _ = writeln!(c, "  sim:\n    default_tool: icarus\n    filesets: [rtl, tb]\n    toplevel: {top}_tb\n    tools:\n      icarus:\n        iverilog_options: [-g2012]");
+        // (the testbench's own warnings are not the block's: the block's lint is `lint`)
+        let _ = writeln!(c, "  sim_verilator:\n    default_tool: verilator\n    filesets: [waivers, rtl, tb]\n    toplevel: {top}_tb\n    tools:\n      verilator:\n        mode: binary\n        verilator_options: [--timing, -Wno-fatal, -Wno-lint, -Wno-style]");
+    }
+    c
+}
+
+/// FuseSoC and its back end, from PyPI at the versions the IP folders are tested with.
+pub const FUSESOC: &[&str] = &["fusesoc==2.4.7", "edalize==0.6.8"];
+
+/// The `fusesoc` program of the virtual environment `venv` (the FPGA tools',
+/// `crate::fpga::default_venv`), installed there first with pip when missing; `say` hears
+/// what is being installed.
+pub fn fusesoc(venv: &Path, say: impl FnMut(&str)) -> Result<PathBuf, String> {
+    let venv = crate::fpga::pip_install(venv, "fusesoc", FUSESOC, &["fusesoc"], "FuseSoC", say)?;
+    Ok(venv.join("bin").join("fusesoc"))
+}

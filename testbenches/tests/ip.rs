@@ -1,0 +1,217 @@
+//! IP folders (`mpgpu verilog`, `mpgpu_tb::ip`, `docs/ip.md`): every block's Verilog with its
+//! modules named after it lints clean under `verilator -Wall` with only its shipped waivers
+//! (and the waivers hide nothing else), every block reads into one yosys design with the others,
+//! the synchronous reset returns a block to its starting state mid-trace (and a reset that
+//! misses a register or a memory is caught), and an IP folder's FuseSoC core simulates the
+//! block's testbench in Icarus and Verilator and fails on an edited trace.
+
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::workload::Workload;
+use mpgpu_tb::cosim::{run_with, CosimOptions, UnitKind};
+use mpgpu_tb::ip;
+use mpgpu_tb::registry::BLOCKS;
+use mpgpu_tb::trace::{replay, Replay};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ip").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(dir: &Path, tool: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(tool).current_dir(dir).args(args).output().unwrap_or_else(|e| panic!("cannot run {tool}: {e}"));
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The warning classes Verilator reports in `log`.
+fn classes(log: &str) -> std::collections::BTreeSet<String> {
+    log.lines().filter_map(|l| l.strip_prefix("%Warning-")).map(|l| l.split(':').next().unwrap().to_string()).collect()
+}
+
+#[test]
+fn every_block_lints_clean_with_its_waivers_and_all_read_into_one_design() {
+    let root = dir("all");
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let runs: Vec<_> = BLOCKS
+            .iter()
+            .map(|b| {
+                let root = root.clone();
+                s.spawn(move || {
+                    let rtl = b.verilog_sized(15).unwrap();
+                    let v = ip::ip_verilog(&rtl, b.name, b.about, ip::PREFIX, "test").unwrap();
+                    let top = ip::module_name(ip::PREFIX, b.name);
+                    let f = mpgpu_tb::ip_folder::write_folder(&root.join(b.name), &v, &top, b.name, b.about, None).unwrap();
+                    let (vf, vlt) = (format!("{top}.v"), format!("{top}.vlt"));
+                    let mut errors = Vec::new();
+                    // every module is the block's, and the top has the reset if it has state
+                    for m in v.lines().filter_map(|l| l.strip_prefix("module ")) {
+                        if !m.starts_with(&top) {
+                            errors.push(format!("{}: module {m} is not named after the block", b.name));
+                        }
+                    }
+                    if b.name != "lowest_first" && !ip::top_has_reset(&v) {
+                        errors.push(format!("{}: no reset input", b.name));
+                    }
+                    let (ok, log) = run(&f.dir, "verilator", &["--lint-only", "-Wall", "--top-module", &top, &vlt, &vf]);
+                    if !ok || log.contains("%Warning") {
+                        errors.push(format!("{}: verilator -Wall with the waivers:\n{log}", b.name));
+                    }
+                    // the waivers hide only the classes they name
+                    let (_, log) = run(&f.dir, "verilator", &["--lint-only", "-Wall", "-Wno-fatal", "--top-module", &top, &vf]);
+                    let named: std::collections::BTreeSet<String> = ["WIDTH", "UNOPTFLAT", "DECLFILENAME"].iter().map(|s| s.to_string()).collect();
+                    if !classes(&log).is_subset(&named) {
+                        errors.push(format!("{}: warnings beyond the waived classes: {:?}", b.name, classes(&log)));
+                    }
+                    let (ok, log) = run(&f.dir, "iverilog", &["-o", "/dev/null", &vf]);
+                    if !ok {
+                        errors.push(format!("{}: iverilog:\n{log}", b.name));
+                    }
+                    errors
+                })
+            })
+            .collect();
+        runs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // All blocks in one yosys design: no module is defined twice, every instance resolves.
+    let reads: Vec<String> = BLOCKS.iter().map(|b| format!("read_verilog {}/{}{}.v", b.name, ip::PREFIX, b.name)).collect();
+    let (ok, log) = run(&root, "yosys", &["-q", "-p", &format!("{}; hierarchy -check", reads.join("; "))]);
+    assert!(ok, "yosys of all blocks at once:\n{log}");
+    // The raw rust-hdl output (every block's module `top`) cannot be read together: the check
+    // above would fail without the renaming.
+    let raw: Vec<String> = ["rq", "oplog"].iter().map(|n| {
+        let p = root.join(format!("raw-{n}.v"));
+        std::fs::write(&p, mpgpu_tb::registry::block(n).unwrap().verilog_sized(15).unwrap().verilog).unwrap();
+        format!("read_verilog {}", p.display())
+    }).collect();
+    let (ok, log) = run(&root, "yosys", &["-q", "-p", &raw.join("; ")]);
+    assert!(!ok && log.contains("Re-definition of module"), "{log}");
+}
+
+#[test]
+fn a_prefix_names_every_module_and_bad_prefixes_are_refused() {
+    let b = mpgpu_tb::registry::block("rq").unwrap();
+    let v = ip::ip_verilog(&b.verilog_sized(16).unwrap(), b.name, b.about, "acme_gpu_", "test").unwrap();
+    let mods: Vec<&str> = v.lines().filter_map(|l| l.strip_prefix("module ")).collect();
+    assert!(mods[0].starts_with("acme_gpu_rq(clock,reset,"), "{}", mods[0]);
+    assert!(mods.iter().all(|m| m.starts_with("acme_gpu_rq")));
+    assert!(v.contains("acme_gpu_rq_age_ram age_ram("));
+    assert!(v.contains("// Generated by mpgpu") && v.contains("RqPorts { slots: 128 }"));
+    assert!(v.contains("//   output rd_nlog     2 bits"), "{}", &v[..2000]);
+    for bad in ["", "9x", "a-b", "a b", &"x".repeat(65)] {
+        assert!(ip::check_prefix(bad).unwrap_err().contains("--prefix"), "{bad}");
+    }
+}
+
+/// A short run of the replay queue with faults (thesis16, SM 0 carrying the RTL), traced.
+fn rq_trace(d: &Path) -> u64 {
+    let mut cfg = GpuConfig::preset("thesis16").unwrap();
+    let unit = UnitKind::named("rq").unwrap();
+    unit.setup(&mut cfg);
+    cfg.inject.rate = 0.05;
+    cfg.inject.seed = 5;
+    cfg.validate().unwrap();
+    let w = Workload::parse("lbm.toml", "description = \"lbm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n").unwrap();
+    let mut o = CosimOptions::new(Policy::Fcfs, Mechanism::ContextSwitch);
+    o.unit = unit;
+    o.sms = mpgpu_ref::slots::SmSet::parse("0", 16).unwrap();
+    o.trace = Some(d.to_path_buf());
+    o.mismatch_vcd = d.join("mismatch.vcd");
+    let r = run_with(&cfg, &w, &o).unwrap();
+    assert!(r.mismatch.is_none(), "{}", r.mismatch.unwrap());
+    assert!(r.result.unwrap().sm.replayed > 0, "no replay in the traced run");
+    r.cycles_checked
+}
+
+/// The trace in `from` with its Verilog edited by `edit` (which must change it).
+fn with_verilog(from: &Path, to: &Path, edit: impl Fn(&str) -> String) {
+    for f in ["trace.hex", "trace.json"] {
+        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    }
+    let v = std::fs::read_to_string(from.join("mpgpu_rq.v")).unwrap();
+    let e = edit(&v);
+    assert_ne!(e, v, "the edit changed nothing");
+    std::fs::write(to.join("mpgpu_rq.v"), e).unwrap();
+}
+
+#[test]
+fn a_reset_mid_trace_replays_as_from_the_start_and_a_partial_reset_is_caught() {
+    let d = dir("rq-trace");
+    let cycles = rq_trace(&d);
+    let info = mpgpu_tb::trace::read(&d.join("sm0")).unwrap();
+    assert!(info.reset && info.reset_cycles == 128, "{info:?}");
+    assert_eq!(replay(&d.join("sm0")).unwrap(), Replay::Pass { cycles });
+    let log = std::fs::read_to_string(d.join("sm0/replay.log")).unwrap();
+    assert!(log.contains(&format!("REPLAY RESET after {} cycles", cycles / 2)), "{log}");
+    // A reset that leaves a memory's words (the entries' ages) as they were: a slot read after
+    // the reset shows its old entry.
+    let no_clear = dir("rq-no-clear");
+    with_verilog(&d.join("sm0"), &no_clear, |v| {
+        let at = v.find("module mpgpu_rq_age_ram(").unwrap();
+        let (a, b) = v.split_at(at);
+        format!("{a}{}", b.replacen("mem[reset_address] <= 0;", "", 1))
+    });
+    match replay(&no_clear).unwrap() {
+        Replay::Mismatch { line, .. } => assert!(line.contains("(after the reset)"), "{line}"),
+        r => panic!("a reset that keeps the ages replayed as {r:?}"),
+    }
+    // A reset that misses a register (the valid bits of slots 0-63).
+    let no_valid = dir("rq-no-valid");
+    with_verilog(&d.join("sm0"), &no_valid, |v| {
+        let at = v.find("module mpgpu_rq_valid_0(").unwrap();
+        let (a, b) = v.split_at(at);
+        format!("{a}{}", b.replacen("if (reset) begin", "if (1'b0) begin", 1))
+    });
+    match replay(&no_valid).unwrap() {
+        Replay::Mismatch { line, .. } => assert!(line.contains("(after the reset)"), "{line}"),
+        r => panic!("a reset that keeps the valid bits replayed as {r:?}"),
+    }
+}
+
+/// FuseSoC from PyPI in the tools' environment under `target/` (`mpgpu_tb::ip::fusesoc`).
+fn fusesoc() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    mpgpu_tb::ip_folder::fusesoc(&mpgpu_tb::fpga::default_venv(&root), |m| eprintln!("{m}")).expect("cannot install FuseSoC")
+}
+
+#[test]
+fn an_ip_folder_simulates_its_testbench_under_fusesoc_in_icarus_and_verilator() {
+    let t = dir("fusesoc-trace");
+    let cycles = rq_trace(&t);
+    let out = dir("fusesoc");
+    let b = mpgpu_tb::registry::block("rq").unwrap();
+    let top = ip::module_name(ip::PREFIX, "rq");
+    let v = ip::ip_verilog(&b.verilog_sized(16).unwrap(), "rq", b.about, ip::PREFIX, "test").unwrap();
+    let f = mpgpu_tb::ip_folder::write_folder(&out.join("rq"), &v, &top, "rq", b.about, Some(&t.join("sm0"))).unwrap();
+    for x in ["mpgpu_rq.v", "mpgpu_rq.vlt", "files.f", "mpgpu_rq.core", "tb/mpgpu_rq_tb.v", "tb/trace.hex"] {
+        assert!(f.files.iter().any(|g| g == x) && f.dir.join(x).exists(), "{x}");
+    }
+    let fs = fusesoc();
+    let core = format!("mpgpu:ip:{top}");
+    let go = |target: &str, build: &str| {
+        let out = Command::new(&fs).current_dir(&out).args(["--cores-root", "rq", "run", "--target", target, "--build-root", build, &core]).output().unwrap();
+        (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (ok, log) = go("lint", "build-lint");
+    assert!(ok, "fusesoc lint:\n{log}");
+    for target in ["sim", "sim_verilator"] {
+        let (ok, log) = go(target, &format!("build-{target}"));
+        assert!(ok && log.contains(&format!("REPLAY PASS {cycles} cycles")) && log.contains("REPLAY RESET"), "fusesoc {target}:\n{log}");
+    }
+    // An edited expected value fails the simulation (and fusesoc with it).
+    let hex = f.dir.join("tb/trace.hex");
+    let text = std::fs::read_to_string(&hex).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut w: Vec<String> = lines[3].split_whitespace().map(String::from).collect();
+    // record: GPU cycle, 16 inputs, then `full`, `alloc_idx`: flip alloc_idx's low bit
+    let a = u64::from_str_radix(&w[18], 16).unwrap() ^ 1;
+    w[18] = format!("{a:x}");
+    lines[3] = w.join(" ");
+    std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
+    let (ok, log) = go("sim", "build-sim-bad");
+    assert!(!ok && log.contains("REPLAY MISMATCH cycle 3") && log.contains("port alloc_idx"), "{log}");
+}
