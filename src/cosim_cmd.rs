@@ -333,7 +333,7 @@ fn waveforms(p: &Path, files: &[PathBuf], unit: UnitKind) -> String {
 pub struct ReplayArgs {
     /// A trace directory written by `mpgpu cosim --trace DIR`.
     dir: PathBuf,
-    /// Replay on the block's ECP5 netlist instead of its Verilog: synthesize `top.v` with yosys
+    /// Replay on the block's ECP5 netlist instead of its Verilog: synthesize its Verilog (`mpgpu_<block>.v`) with yosys
     /// `synth_ecp5` (into DIR/gate/) and simulate the netlist with yosys's ECP5 cell models.
     /// Installs the FPGA tools under target/ when missing (see `mpgpu fpga`).
     #[arg(long)]

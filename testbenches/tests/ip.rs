@@ -53,7 +53,7 @@ fn every_block_lints_clean_with_its_waivers_and_all_read_into_one_design() {
                             errors.push(format!("{}: module {m} is not named after the block", b.name));
                         }
                     }
-                    if b.name != "lowest_first" && !ip::top_has_reset(&v) {
+                    if !ip::top_has_reset(&v) {
                         errors.push(format!("{}: no reset input", b.name));
                     }
                     let (ok, log) = run(&f.dir, "verilator", &["--lint-only", "-Wall", "--top-module", &top, &vlt, &vf]);
@@ -127,15 +127,22 @@ fn rq_trace(d: &Path) -> u64 {
     r.cycles_checked
 }
 
-/// The trace in `from` with its Verilog edited by `edit` (which must change it).
-fn with_verilog(from: &Path, to: &Path, edit: impl Fn(&str) -> String) {
+/// The trace in `from` replayed with `from_text` replaced by `to_text` once in module
+/// `module` of its Verilog (which must change it): the replay must fail after the reset.
+fn caught_after_reset(from: &Path, name: &str, module: &str, from_text: &str, to_text: &str) {
+    let to = dir(name);
     for f in ["trace.hex", "trace.json"] {
         std::fs::copy(from.join(f), to.join(f)).unwrap();
     }
     let v = std::fs::read_to_string(from.join("mpgpu_rq.v")).unwrap();
-    let e = edit(&v);
-    assert_ne!(e, v, "the edit changed nothing");
+    let (a, b) = v.split_at(v.find(&format!("module {module}(")).unwrap());
+    let e = format!("{a}{}", b.replacen(from_text, to_text, 1));
+    assert_ne!(e, v, "{name}: the edit changed nothing");
     std::fs::write(to.join("mpgpu_rq.v"), e).unwrap();
+    match replay(&to).unwrap() {
+        Replay::Mismatch { line, .. } => assert!(line.contains("(after the reset)"), "{name}: {line}"),
+        r => panic!("{name}: replayed as {r:?}"),
+    }
 }
 
 #[test]
@@ -149,30 +156,12 @@ fn a_reset_mid_trace_replays_as_from_the_start_and_a_partial_reset_is_caught() {
     assert!(log.contains(&format!("REPLAY RESET after {} cycles", cycles / 2)), "{log}");
     // A reset that leaves a memory's words (the entries' ages) as they were: a slot read after
     // the reset shows its old entry.
-    let no_clear = dir("rq-no-clear");
-    with_verilog(&d.join("sm0"), &no_clear, |v| {
-        let at = v.find("module mpgpu_rq_age_ram(").unwrap();
-        let (a, b) = v.split_at(at);
-        format!("{a}{}", b.replacen("mem[reset_address] <= 0;", "", 1))
-    });
-    match replay(&no_clear).unwrap() {
-        Replay::Mismatch { line, .. } => assert!(line.contains("(after the reset)"), "{line}"),
-        r => panic!("a reset that keeps the ages replayed as {r:?}"),
-    }
+    caught_after_reset(&d.join("sm0"), "rq-no-clear", "mpgpu_rq_age_ram", "mem[reset_address] <= 0;", "");
     // A reset that misses a register (the valid bits of slots 0-63).
-    let no_valid = dir("rq-no-valid");
-    with_verilog(&d.join("sm0"), &no_valid, |v| {
-        let at = v.find("module mpgpu_rq_valid_0(").unwrap();
-        let (a, b) = v.split_at(at);
-        format!("{a}{}", b.replacen("if (reset) begin", "if (1'b0) begin", 1))
-    });
-    match replay(&no_valid).unwrap() {
-        Replay::Mismatch { line, .. } => assert!(line.contains("(after the reset)"), "{line}"),
-        r => panic!("a reset that keeps the valid bits replayed as {r:?}"),
-    }
+    caught_after_reset(&d.join("sm0"), "rq-no-valid", "mpgpu_rq_valid_0", "if (reset) begin", "if (1'b0) begin");
 }
 
-/// FuseSoC from PyPI in the tools' environment under `target/` (`mpgpu_tb::ip::fusesoc`).
+/// FuseSoC from PyPI in the tools' environment under `target/` (`mpgpu_tb::ip_folder::fusesoc`).
 fn fusesoc() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     mpgpu_tb::ip_folder::fusesoc(&mpgpu_tb::fpga::default_venv(&root), |m| eprintln!("{m}")).expect("cannot install FuseSoC")
@@ -214,4 +203,33 @@ fn an_ip_folder_simulates_its_testbench_under_fusesoc_in_icarus_and_verilator() 
     std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
     let (ok, log) = go("sim", "build-sim-bad");
     assert!(!ok && log.contains("REPLAY MISMATCH cycle 3") && log.contains("port alloc_idx"), "{log}");
+}
+
+/// The traces of the blocks the other tests do not replay (Zorua's coordinator, the slice table,
+/// the water-filling unit and the sampling counters) replay through the reset half-way: each
+/// clears its tables and registers back to the state it started in.
+#[test]
+fn the_slicing_and_zorua_blocks_traces_replay_through_a_reset() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mriq_cutcp = Workload::load(&root.join("workloads/slicing/mriq-cutcp.toml")).unwrap();
+    let small = Workload::parse("small.toml", "description = \"two\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 2 }]\n").unwrap();
+    for (unit, w, traces) in [("zorua", &small, vec!["sm0"]), ("slice", &small, vec![""]), ("wf", &mriq_cutcp, vec!["wf", "prof/sm0"])] {
+        let d = dir(&format!("trace-{unit}"));
+        let u = UnitKind::named(unit).unwrap();
+        let mut cfg = GpuConfig::preset(u.default_config()).unwrap();
+        u.setup(&mut cfg);
+        let mut o = CosimOptions::new(Policy::Fcfs, Mechanism::ContextSwitch);
+        o.unit = u;
+        o.sms = mpgpu_ref::slots::SmSet::parse("0", cfg.num_sms() as usize).unwrap();
+        o.trace = Some(d.clone());
+        o.mismatch_vcd = d.join("mismatch.vcd");
+        let r = run_with(&cfg, w, &o).unwrap();
+        assert!(r.mismatch.is_none(), "{unit}: {}", r.mismatch.unwrap());
+        for t in traces {
+            let td = d.join(t);
+            let info = mpgpu_tb::trace::read(&td).unwrap();
+            assert!(info.reset && info.cycles > 300, "{unit} {t}: {info:?}");
+            assert_eq!(replay(&td).unwrap(), Replay::Pass { cycles: info.cycles }, "{unit} {t}");
+        }
+    }
 }
