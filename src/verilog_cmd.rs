@@ -39,12 +39,18 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
     if trace.is_some() && !one {
         bail!("--trace gives one block's recorded trace: name that block, not `all`");
     }
-    if let Some(t) = &trace {
-        let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
-        if info.block != blocks[0].name {
-            bail!("--trace {}: the trace is of block `{}`, not `{}`", t.display(), info.block, blocks[0].name);
+    // (the trace and the Verilog it was recorded on)
+    let recorded = match &trace {
+        Some(t) => {
+            let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
+            if info.block != blocks[0].name {
+                bail!("--trace {}: the trace is of block `{}`, not `{}`", t.display(), info.block, blocks[0].name);
+            }
+            let v = std::fs::read_to_string(t.join(format!("{}.v", info.module))).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
+            Some((info, v))
         }
-    }
+        None => None,
+    };
     crate::checks::output_dir(&out, "--out")?;
     let n = sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     for b in blocks {
@@ -58,10 +64,8 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
         }
         let verilog = ip::ip_verilog(&rtl, b.name, b.about, &prefix, &command).map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
         let top = ip::module_name(&prefix, b.name);
-        if let Some(t) = &trace {
-            let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!(e))?;
-            let recorded = std::fs::read_to_string(t.join(format!("{}.v", info.module))).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
-            if info.module != top || !verilog.ends_with(&recorded) {
+        if let (Some(t), Some((info, v))) = (&trace, &recorded) {
+            if info.module != top || !verilog.ends_with(v.as_str()) {
                 bail!("--trace {}: the trace was recorded on other Verilog than this (module `{}`, or another configuration): record it with `mpgpu cosim --unit {} --trace` at this configuration", t.display(), info.module, b.name);
             }
         }

@@ -180,22 +180,33 @@ fn initial_values<'a>(lines: &[&'a str]) -> HashMap<&'a str, &'a str> {
     init
 }
 
-fn is_ident(s: &str) -> bool {
+/// Whether `s` is a Verilog identifier as rust-hdl writes them: a letter or `_`, then letters,
+/// digits, `_` and `$` (its array entries, `reg_set$0`).
+pub fn is_ident(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The counter that walks a memory's words while `reset` is high.
 pub const CLEAR: &str = "reset_address";
 
-/// A memory a module declares (`reg [W:0] name [0:last];`): its name and its words.
-fn memories<'a>(lines: &[&'a str]) -> Vec<(&'a str, u64)> {
+/// A memory a module declares (`reg [W:0] name [0:last];`).
+struct Memory<'a> {
+    /// The declaration's line.
+    line: usize,
+    name: &'a str,
+    words: u64,
+}
+
+/// The memories `lines` declare.
+fn memories<'a>(lines: &[&'a str]) -> Vec<Memory<'a>> {
     lines
         .iter()
-        .filter_map(|l| {
+        .enumerate()
+        .filter_map(|(line, l)| {
             let t = l.trim().strip_prefix("reg ")?.strip_suffix("];")?;
             let (decl, range) = t.rsplit_once(" [0:")?;
             let name = decl.rsplit(' ').next()?;
-            Some((name, range.parse::<u64>().ok()? + 1))
+            Some(Memory { line, name, words: range.parse::<u64>().ok()? + 1 })
         })
         .collect()
 }
@@ -208,7 +219,7 @@ fn address_bits(words: u64) -> u32 {
 /// `lines[start]` is a clocked process: its lines rewritten so that while `reset` is high it
 /// takes its registers to their initial values and writes zero to the word [`CLEAR`] names of
 /// each memory of `mems` (and nothing else), and the index after its last line.
-fn with_reset(lines: &[&str], start: usize, init: &HashMap<&str, &str>, mems: &[(&str, u64)], module: &str) -> Result<(Vec<String>, usize), String> {
+fn with_reset(lines: &[&str], start: usize, init: &HashMap<&str, &str>, mems: &[Memory], module: &str) -> Result<(Vec<String>, usize), String> {
     let head = lines[start];
     if head.trim() != "always @(posedge clock) begin" {
         return Err(format!("module `{module}`: a clocked process not of the form `always @(posedge clock) begin`: {}", head.trim()));
@@ -236,7 +247,7 @@ fn with_reset(lines: &[&str], start: usize, init: &HashMap<&str, &str>, mems: &[
             }
         }
     }
-    let written: Vec<&str> = mems.iter().map(|m| m.0).filter(|m| body.iter().any(|l| l.trim_start().starts_with(&format!("{m}[")) && l.contains("<="))).collect();
+    let written: Vec<&str> = mems.iter().map(|m| m.name).filter(|m| body.iter().any(|l| l.trim_start().starts_with(&format!("{m}[")) && l.contains("<="))).collect();
     let mut out = vec![head.to_string()];
     out.push(format!("{indent}    if ({RESET}) begin"));
     for r in &regs {
@@ -291,10 +302,11 @@ pub fn package(verilog: &str, top: &str) -> Result<String, String> {
             }
         }
     }
+    let inst: HashMap<&str, HashMap<usize, &str>> = modules.iter().map(|m| (m.name, instances(m, &names).into_iter().collect())).collect();
     // The modules needing the reset: those with a clocked process and those containing one.
     let mut needs: HashSet<&str> = modules.iter().filter(|m| m.lines.iter().any(|l| clocked(l))).map(|m| m.name).collect();
     loop {
-        let more: Vec<&str> = modules.iter().filter(|m| !needs.contains(m.name) && instances(m, &names).iter().any(|(_, k)| needs.contains(k))).map(|m| m.name).collect();
+        let more: Vec<&str> = modules.iter().filter(|m| !needs.contains(m.name) && inst[m.name].values().any(|k| needs.contains(k))).map(|m| m.name).collect();
         if more.is_empty() {
             break;
         }
@@ -313,8 +325,8 @@ pub fn package(verilog: &str, top: &str) -> Result<String, String> {
         let reset = needs.contains(m.name);
         let init = initial_values(&m.lines);
         let mems = memories(&m.lines);
-        let depth = mems.iter().map(|m| m.1).max().unwrap_or(0);
-        let inst: HashMap<usize, &str> = instances(&m, &names).into_iter().collect();
+        let depth = mems.iter().map(|m| m.words).max().unwrap_or(0);
+        let inst = &inst[m.name];
         let new = &renamed[m.name];
         let mut k = 0;
         while k < m.lines.len() {
@@ -348,7 +360,7 @@ pub fn package(verilog: &str, top: &str) -> Result<String, String> {
             } else {
                 out.push_str(l);
                 out.push('\n');
-                if reset && mems.first().is_some_and(|f| memories(&[l]).first().is_some_and(|x| x.0 == f.0)) {
+                if reset && mems.first().is_some_and(|f| f.line == k) {
                     let indent = &l[..l.len() - l.trim_start().len()];
                     let bits = address_bits(depth);
                     let _ = writeln!(out, "{indent}reg [{}:0] {CLEAR} = {bits}'d0;  // the word cleared in a reset cycle", bits - 1);
@@ -363,7 +375,7 @@ pub fn package(verilog: &str, top: &str) -> Result<String, String> {
         if reset && !m.lines.iter().any(|l| l.trim() == "input wire  clock;") {
             return Err(format!("module `{}` has state but no `clock` input", m.name));
         }
-        if reset && mems.iter().any(|x| address_bits(x.1) != address_bits(depth)) {
+        if reset && mems.iter().any(|x| address_bits(x.words) != address_bits(depth)) {
             return Err(format!("module `{}`: memories of different address widths share one clearing counter", m.name));
         }
     }
@@ -373,7 +385,7 @@ pub fn package(verilog: &str, top: &str) -> Result<String, String> {
 /// The cycles `reset` must be held high in a block's packaged Verilog: the words of its deepest
 /// memory (one word of each memory is cleared a cycle), at least 1.
 pub fn reset_cycles(packaged: &str) -> u64 {
-    memories(&packaged.lines().collect::<Vec<_>>()).iter().map(|m| m.1).max().unwrap_or(1).max(1)
+    memories(&packaged.lines().collect::<Vec<_>>()).iter().map(|m| m.words).max().unwrap_or(1).max(1)
 }
 
 /// Whether the first module of packaged Verilog (its top) has the reset input.
@@ -391,7 +403,8 @@ pub fn ip_verilog(rtl: &Rtl, block: &str, about: &str, prefix: &str, command: &s
     let _ = writeln!(h, "// {top}: {about}.");
     let _ = writeln!(h, "// Generated by mpgpu {} (`{command}`) for: {}.", env!("CARGO_PKG_VERSION"), rtl.config);
     let cycles = reset_cycles(&body);
-    if top_has_reset(&body) {
+    let reset = top_has_reset(&body);
+    if reset {
         let _ = writeln!(h, "// Clock: `clock`, rising edge. Reset: `{RESET}`, synchronous and active high, held for at least");
         let _ = writeln!(h, "// {cycles} cycle{}: every register takes its initial value{}.", if cycles == 1 { "" } else { "s" }, if cycles > 1 { " and every memory word is cleared (one word of each memory a cycle)" } else { "" });
     } else {
@@ -400,7 +413,7 @@ pub fn ip_verilog(rtl: &Rtl, block: &str, about: &str, prefix: &str, command: &s
     let _ = writeln!(h, "// Ports (the interface is declared in mpgpu-spec: `mpgpu_spec::units::{block}`):");
     let width = |w: usize| if w == 1 { "1 bit".to_string() } else { format!("{w} bits") };
     let name_w = rtl.inputs.iter().chain(&rtl.outputs).map(|p| p.name.len()).max().unwrap_or(0).max(RESET.len());
-    if top_has_reset(&body) {
+    if reset {
         let _ = writeln!(h, "//   input  {:name_w$}  1 bit    clock", "clock");
         let _ = writeln!(h, "//   input  {:name_w$}  1 bit    synchronous reset", RESET);
     }

@@ -18,10 +18,9 @@ pub struct Folder {
 /// The trace testbench's files inside an IP folder.
 pub const TB_DIR: &str = "tb";
 
-/// Writes `dir` as the IP folder of `block`: `<top>.v`, `<top>.vlt`, `files.f`, and, with a
-/// recorded trace (`trace`: a directory `mpgpu cosim --trace` wrote), `tb/` (the trace and its
-/// self-checking testbench) and the FuseSoC core `<top>.core` with targets `default` (the RTL),
-/// `lint` (Verilator) and `sim` (the testbench in Icarus).
+/// Writes `dir` as the IP folder of `block`: `<top>.v`, `<top>.vlt`, `files.f`, the FuseSoC core
+/// `<top>.core` ([`core_file`]), and with a recorded trace of the same Verilog (`trace`: a
+/// directory `mpgpu cosim --trace` wrote) `tb/`: the trace and its self-checking testbench.
 pub fn write_folder(dir: &Path, verilog: &str, top: &str, block: &str, about: &str, trace: Option<&Path>) -> Result<Folder, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let w = |f: &str, t: &str| std::fs::write(dir.join(f), t).map_err(|e| format!("cannot write {}: {e}", dir.join(f).display()));
@@ -36,7 +35,7 @@ pub fn write_folder(dir: &Path, verilog: &str, top: &str, block: &str, about: &s
         let tb = dir.join(TB_DIR);
         std::fs::create_dir_all(&tb).map_err(|e| format!("cannot create {}: {e}", tb.display()))?;
         std::fs::copy(t.join("trace.hex"), tb.join("trace.hex")).map_err(|e| format!("cannot copy the trace into {}: {e}", tb.display()))?;
-        let info = TraceInfo { module: top.to_string(), reset: true, ..info };
+        let info = TraceInfo { module: top.to_string(), ..info };
         let bench = crate::trace::testbench(&info, &format!("{top}_tb"));
         w(&format!("{TB_DIR}/{top}_tb.v"), &bench)?;
         w(&format!("{TB_DIR}/trace.json"), &serde_json::to_string_pretty(&info).unwrap())?;

@@ -204,23 +204,32 @@ pub trait Ports: Clone + std::fmt::Debug + 'static {
     }
 }
 
-/// The Verilog of a block as `mpgpu verilog` writes it (module `top`), generated once per
-/// configuration in a process (generating `Sched`'s takes a good part of a second).
-pub fn verilog_of<P: Ports>(p: &P) -> String {
+/// A block's Verilog in the form `form` names at `p`'s configuration, made by `make` once per
+/// process (generating `Sched`'s takes a good part of a second; a per-SM block's is asked for
+/// by every SM's instance).
+fn cached<P: Ports>(form: &str, p: &P, make: impl FnOnce() -> String) -> String {
     use std::sync::{Mutex, OnceLock};
     static CACHE: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
-    let key = format!("{}:{p:?}", std::any::type_name::<P>());
+    let key = format!("{form}:{}:{p:?}", std::any::type_name::<P>());
     let cache = CACHE.get_or_init(Default::default);
     if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return v.clone();
     }
-    let b = p.block();
-    if let Err(e) = check_ports::<P>(&p.name(), &b.input_ports(), &b.output_ports()) {
-        panic!("{e}");
-    }
-    let v = annotate(&generate_verilog(&b), &[P::In::ports(), P::Out::ports()].concat());
+    let v = make();
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, v.clone());
     v
+}
+
+/// The Verilog of a block as rust-hdl writes it (module `top`), each port commented with its
+/// meaning.
+pub fn verilog_of<P: Ports>(p: &P) -> String {
+    cached("rust-hdl", p, || {
+        let b = p.block();
+        if let Err(e) = check_ports::<P>(&p.name(), &b.input_ports(), &b.output_ports()) {
+            panic!("{e}");
+        }
+        annotate(&generate_verilog(&b), &[P::In::ports(), P::Out::ports()].concat())
+    })
 }
 
 /// A block's RTL at `p`'s configuration: its Verilog as rust-hdl writes it ([`verilog_of`]), its
@@ -238,7 +247,7 @@ pub fn module_of<P: Ports>(p: &P) -> String {
 /// it ([`module_of`]), with the synchronous reset (`crate::ip::package`). The Verilator backend
 /// and the traces run this.
 pub fn packaged_of<P: Ports>(p: &P) -> String {
-    crate::ip::package(&verilog_of(p), &module_of(p)).unwrap_or_else(|e| panic!("block `{}`: {e}", p.name()))
+    cached("packaged", p, || crate::ip::package(&verilog_of(p), &module_of(p)).unwrap_or_else(|e| panic!("block `{}`: {e}", p.name())))
 }
 
 /// `verilog` (module `top` first among its modules or not) with each of `top`'s port

@@ -218,8 +218,7 @@ fn check(dir: &Path, info: &TraceInfo) -> Result<(), String> {
     if info.block.is_empty() || info.block.chars().count() > 200 || info.block.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
         return Err(format!("{at}: `block` {} must be 1 to 200 characters without quotes, backslashes or control characters (it is written into the testbench)", quoted(&info.block)));
     }
-    // (`$` is a Verilog identifier's character after the first: rust-hdl's array ports, `reg_set$0`)
-    let ident = |n: &str| n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') && n.len() <= 200;
+    let ident = |n: &str| crate::ip::is_ident(n) && n.len() <= 200;
     if !ident(&info.module) || TESTBENCH_NAMES.contains(&info.module.as_str()) || info.module.starts_with(TB_PREFIX) {
         return Err(format!("{at}: `module` {} is not a Verilog identifier other than the testbench's own names (a letter or `_`, then letters, digits and `_`; at most 200)", quoted(&info.module)));
     }
