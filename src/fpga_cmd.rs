@@ -12,8 +12,15 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct FpgaArgs {
     /// Block name (as for `mpgpu verilog`).
-    #[arg(value_parser = crate::args::block_name())]
-    block: &'static Block,
+    #[arg(value_parser = crate::args::block_name(), required_unless_present = "gpu")]
+    block: Option<&'static Block>,
+    /// The whole GPU instead of one block: the cost of all the multiprogramming hardware of
+    /// this configuration (a preset or a TOML file): the GPU-wide blocks once, for its SMs, and
+    /// the per-SM blocks times its SMs; each block synthesized for the ECP5 and placed and
+    /// routed alone (--synth-only: synthesis only), its storage beside the papers'. Results
+    /// are cached by each block's Verilog under OUT/gpu/.
+    #[arg(long, conflicts_with_all = ["block", "sms", "families", "no_io_ring", "estimate"])]
+    gpu: Option<String>,
     /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
@@ -95,20 +102,23 @@ struct Summary<'a> {
 }
 
 pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
-    if a.sms.is_some() && !a.block.sized_by_sms() {
-        anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", a.block.name, a.block.about);
+    let Some(block) = a.block else {
+        return gpu_cmd(&a);
+    };
+    if a.sms.is_some() && !block.sized_by_sms() {
+        anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", block.name, block.about);
     }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let start = Instant::now();
-    let verilog = a.block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog;
+    let verilog = block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog;
     let verilog_seconds = start.elapsed().as_secs_f64();
-    let dir = a.out.join(a.block.name);
+    let dir = a.out.join(block.name);
     crate::checks::output_dir(&dir, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
-    let vpath = dir.join(format!("{}.v", a.block.name));
+    let vpath = dir.join(format!("{}.v", block.name));
     std::fs::write(&vpath, verilog).with_context(|| format!("cannot write {}", vpath.display()))?;
-    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", a.block.name, sms);
+    println!("fpga {} ({} SMs): {DEVICE}; {yosys}; {nextpnr}", block.name, sms);
     println!("  verilog           {:>7.1} s  {}", verilog_seconds, vpath.display());
 
     let mut synth = Vec::new();
@@ -189,7 +199,7 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
         }
     }
     let io_ring_ffs = pnr.as_ref().map(|p| p.1).unwrap_or(0);
-    let summary = Summary { block: a.block.name, sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
+    let summary = Summary { block: block.name, sms, device: DEVICE, yosys, nextpnr, synth, pnr: pnr.map(|p| p.0), io_ring_ffs, estimate, verilog_seconds };
     let spath = dir.join("summary.json");
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());
@@ -219,4 +229,108 @@ fn rank_paths(dir: &Path, freq: f64, show: usize) -> Result<Vec<PathFamily>> {
         println!("    ... {} more (--paths N)", fams.len() - show);
     }
     Ok(fams)
+}
+
+/// `mpgpu fpga --gpu CONFIG`: the whole GPU's multiprogramming hardware (`mpgpu_tb::gpu_cost`).
+fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
+    use mpgpu_tb::gpu_cost::{block_cost, gpu_blocks, paper_storage, Row, DEVICE_DP16KD, DEVICE_FF, DEVICE_LUT4, DP16KD_BITS};
+    use mpgpu_tb::registry::{Scope, BLOCKS};
+    let arg = a.gpu.as_deref().expect("--gpu is given when no block is");
+    let cfg = mpgpu_ref::config::GpuConfig::from_arg(arg).map_err(|e| anyhow!("--gpu: {e}"))?;
+    let sms = cfg.num_sms() as usize;
+    let max = mpgpu_spec::units::sched::MAX_SMS;
+    if sms > max {
+        anyhow::bail!("--gpu {arg}: `{}` has {sms} SMs; the GPU-wide blocks are built for 1..={max}", cfg.name);
+    }
+    let out = a.out.join("gpu");
+    crate::checks::output_dir(&out, "--out")?;
+    let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
+    let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
+    println!("fpga --gpu {} ({sms} SMs): {DEVICE}; {yosys}; {nextpnr}", cfg.name);
+    let route = (!a.synth_only).then_some((a.seed, a.freq));
+    let mut rows = Vec::new();
+    for b in gpu_blocks(BLOCKS) {
+        let cost = block_cost(&tools, b, sms, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
+        let count = if b.scope == Scope::PerSm { sms } else { 1 };
+        rows.push(Row { cost, scope: b.scope, count });
+    }
+    let kbit = |bits: u64| format!("{:.1}", bits as f64 / 1024.0);
+    println!();
+    println!("  one of each                                                                     | all of them");
+    println!(
+        "  {:<7} {:<7} {:>3} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} | {:>7} {:>7} {:>9} {:>9} {:>10}",
+        "block", "where", "n", "LUT4", "FF", "BRAM Kb", "dRAM Kb", "state B", "Fmax", "LUT4", "FF", "BRAM Kb", "dRAM Kb", "state B"
+    );
+    let (mut lut, mut ff, mut bram, mut dram, mut state, mut dp16) = (0u64, 0u64, 0u64, 0u64, 0f64, 0u64);
+    let mut slow = Vec::new();
+    for r in &rows {
+        let c = &r.cost;
+        let n = r.count as u64;
+        let fmax = match (c.routed, c.fmax_mhz) {
+            (None, _) => "-".to_string(),
+            (Some(_), None) => "comb.".to_string(),
+            (Some((_, target)), Some(f)) => {
+                if f < target {
+                    slow.push(format!("{} {f:.1} MHz", c.block));
+                }
+                format!("{f:.1}")
+            }
+        };
+        println!(
+            "  {:<7} {:<7} {:>3} {:>7} {:>7} {:>9} {:>9} {:>9.0} {:>8} | {:>7} {:>7} {:>9} {:>9} {:>10.0}",
+            c.block,
+            if r.scope == Scope::PerSm { "per SM" } else { "GPU" },
+            r.count,
+            c.lut4(),
+            c.ff(),
+            kbit(c.bram_bits()),
+            kbit(c.dist_ram_bits()),
+            c.storage_bytes(),
+            fmax,
+            c.lut4() * n,
+            c.ff() * n,
+            kbit(c.bram_bits() * n),
+            kbit(c.dist_ram_bits() * n),
+            c.storage_bytes() * n as f64
+        );
+        lut += c.lut4() * n;
+        ff += c.ff() * n;
+        bram += c.bram_bits() * n;
+        dram += c.dist_ram_bits() * n;
+        state += c.storage_bytes() * n as f64;
+        dp16 += c.bram_bits() / DP16KD_BITS * n;
+    }
+    let pct = |x: u64, of: u64| 100.0 * x as f64 / of as f64;
+    println!(
+        "  total: {lut} LUT4 ({:.1}% of the 85F's {DEVICE_LUT4}), {ff} FF ({:.1}%), {dp16} DP16KD ({:.1}% of {DEVICE_DP16KD}; {} Kbit), {} Kbit of distributed RAM, {:.1} KB of state",
+        pct(lut, DEVICE_LUT4),
+        pct(ff, DEVICE_FF),
+        pct(dp16, DEVICE_DP16KD),
+        kbit(bram),
+        kbit(dram),
+        state / 1024.0
+    );
+    println!("  (synthesis cells, each block alone; Fmax: routed alone in its ring of I/O registers at seed {}, target {} MHz; state: flip-flops and memory bits)", a.seed, a.freq);
+    if let Err(e) = mpgpu_tb::blocks::fermi_tables(&cfg) {
+        println!("  note: zorua: {e}: its cost here is the Fermi geometry's");
+    }
+    println!();
+    println!("  storage against the papers:");
+    for r in &rows {
+        if let Some(p) = paper_storage(&r.cost.block) {
+            let each = r.cost.storage_bytes();
+            let all = if r.count > 1 { format!(" ({:.1} KB for {} SMs)", each * r.count as f64 / 1024.0, r.count) } else { String::new() };
+            println!("  {:<7} mpgpu {:.2} KB{all}; {p}", r.cost.block, each / 1024.0);
+        }
+    }
+    let json: Vec<_> = rows.iter().map(|r| serde_json::json!({ "block": r.cost.block, "count": r.count, "cost": r.cost })).collect();
+    let spath = out.join(format!("{}.json", cfg.name));
+    let summary = serde_json::json!({ "config": cfg.name, "sms": sms, "device": DEVICE, "yosys": yosys, "nextpnr": nextpnr, "blocks": json });
+    std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
+    println!("  summary: {}", spath.display());
+    if a.check && !slow.is_empty() {
+        eprintln!("below the {} MHz target: {}", a.freq, slow.join(", "));
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -54,6 +54,16 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let (code, _, stderr) = mpgpu(&["fpga", "dss", "--synth-only", "--check"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
+    // The whole GPU: a configuration that does not exist, a block beside it, neither given.
+    let (code, _, stderr) = mpgpu(&["fpga", "--gpu", "nosuch", "--out", &out]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--gpu") && stderr.contains("nosuch"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "sched", "--gpu", "fermi15"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("<BLOCK>") || stderr.contains("--gpu"), "{stderr}");
 }
 
 #[test]

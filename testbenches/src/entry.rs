@@ -26,6 +26,9 @@ pub enum Scope {
     PerSm,
     /// A part of another block, also built alone for its own tests and costs.
     Part,
+    /// A GPU-wide part of another block, sized by the GPU's SMs, also built alone and hosted
+    /// alone in the GPU (the framework's policy engines: `dss` and `prio` are inside `sched`).
+    GpuPart,
 }
 
 /// A block of the registry.
@@ -36,7 +39,7 @@ pub struct Block {
     pub about: &'static str,
     pub scope: Scope,
     /// Its RTL (Verilog module `top`, inputs driven from outside; ports; configuration) at its
-    /// default configuration, for `sms` SMs if it is sized by them ([`Scope::Gpu`]).
+    /// default configuration, for `sms` SMs if it is sized by them ([`Scope::Gpu`], [`Scope::GpuPart`]).
     pub verilog: fn(sms: usize) -> crate::ip::Rtl,
     /// Its test-only broken variants (`mpgpu cosim --broken NAME`).
     pub broken: &'static [Variant],

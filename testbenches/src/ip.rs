@@ -195,6 +195,8 @@ struct Memory<'a> {
     line: usize,
     name: &'a str,
     words: u64,
+    /// Bits a word.
+    width: u64,
 }
 
 /// The memories `lines` declare.
@@ -206,9 +208,32 @@ fn memories<'a>(lines: &[&'a str]) -> Vec<Memory<'a>> {
             let t = l.trim().strip_prefix("reg ")?.strip_suffix("];")?;
             let (decl, range) = t.rsplit_once(" [0:")?;
             let name = decl.rsplit(' ').next()?;
-            Some(Memory { line, name, words: range.parse::<u64>().ok()? + 1 })
+            // `[W:0] name`, or `name` alone for one bit a word.
+            let width = match decl.strip_prefix('[') {
+                Some(r) => r.split_once(":0]")?.0.parse::<u64>().ok()? + 1,
+                None => 1,
+            };
+            Some(Memory { line, name, words: range.parse::<u64>().ok()? + 1, width })
         })
         .collect()
+}
+
+/// The bits of every memory in rust-hdl's Verilog of a block (raw or packaged): words times
+/// width, over every module (rust-hdl writes one module for each instance).
+pub fn memory_bits(verilog: &str) -> Result<u64, String> {
+    let chunks = split(verilog)?;
+    let modules: Vec<&Module> = chunks.iter().filter_map(|c| if let Chunk::Module(m) = c { Some(m) } else { None }).collect();
+    let names: HashSet<&str> = modules.iter().map(|m| m.name).collect();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for m in &modules {
+        for (_, kind) in instances(m, &names) {
+            *uses.entry(kind).or_insert(0) += 1;
+        }
+    }
+    if let Some((m, n)) = uses.iter().find(|(_, &n)| n > 1) {
+        return Err(format!("module `{m}` is instantiated {n} times (rust-hdl writes one module an instance)"));
+    }
+    Ok(modules.iter().flat_map(|m| memories(&m.lines)).map(|x| x.words * x.width).sum())
 }
 
 /// The address bits of `words` words (at least 1).

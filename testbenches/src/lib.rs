@@ -11,6 +11,7 @@ pub mod broken;
 pub mod cosim;
 pub mod entry;
 pub mod fpga;
+pub mod gpu_cost;
 pub mod host;
 pub mod ip;
 pub mod ip_folder;

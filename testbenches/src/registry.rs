@@ -26,7 +26,7 @@ pub fn names() -> Vec<&'static str> {
 impl Block {
     /// Whether `--sms` sizes it.
     pub fn sized_by_sms(&self) -> bool {
-        self.scope == Scope::Gpu
+        matches!(self.scope, Scope::Gpu | Scope::GpuPart)
     }
 
     /// Its RTL for `sms` SMs (checked: 1 to the framework's largest GPU), or at its one size.

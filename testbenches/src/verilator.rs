@@ -1,6 +1,6 @@
 //! The generated Verilog of a block, compiled by Verilator and stepped from Rust.
 //!
-//! For a block's Verilog (module `top`, as `mpgpu verilog` writes it) the harness generates a
+//! For a block's Verilog (its packaged module, as `mpgpu verilog` writes it) the harness generates a
 //! wrapper module `mpgpu_shim` that instantiates it and brings its registers out as ports
 //! (hierarchical references, by the Verilog names [`HdlBlock`](crate::ports::HdlBlock) lists),
 //! and a C ABI shim (`api.cpp`: create, set inputs, set the clock, evaluate, read outputs and
@@ -180,7 +180,10 @@ fn verilator_version() -> Result<String, String> {
 /// `always @(*)` block, so Verilator sees false combinational loops (UNOPTFLAT) and iterates
 /// them to a fixed point; its 32-bit literals give WIDTH warnings. The lint is done by
 /// `mpgpu-rtl`'s checks (`verilator --lint-only -Wall`); here warnings are only noise.
-const FLAGS: &[&str] = &["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT"];
+const FLAGS: &[&str] = &["--cc", "--exe", "-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT"];
+
+/// The C++ compiler's flags for the models (a shared library, loaded by `libloading`).
+const CFLAGS: &str = "-fPIC -O2";
 
 fn cache() -> &'static Mutex<HashMap<String, Arc<Library>>> {
     static C: OnceLock<Mutex<HashMap<String, Arc<Library>>>> = OnceLock::new();
@@ -198,7 +201,7 @@ pub fn model(name: &str, module: &str, verilog: &str, inputs: &[Port], outputs: 
     let cpp = shim_cpp(inputs, outputs, registers);
     let version = verilator_version()?;
     let mut h = Sha256::new();
-    for part in [verilog, &shim, &cpp, &version, &FLAGS.join(" ")] {
+    for part in [verilog, &shim, &cpp, &version, &FLAGS.join(" "), CFLAGS] {
         h.update(part.as_bytes());
         h.update([0u8]);
     }
@@ -229,14 +232,7 @@ fn build(dir: &Path, verilog: &str, shim: &str, cpp: &str) -> Result<(), String>
     w("block.v", verilog)?;
     w("shim.v", shim)?;
     w("api.cpp", cpp)?;
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
-    let out = Command::new("verilator")
-        .current_dir(&tmp)
-        .args(FLAGS)
-        .args(["--top-module", "mpgpu_shim", "-Mdir", "obj", "-CFLAGS", "-fPIC -O2", "-LDFLAGS", "-shared", "-MAKEFLAGS", &format!("-j{jobs}")])
-        .args(["-o", "../libmpgpu_shim.so", "shim.v", "block.v", "api.cpp"])
-        .output()
-        .map_err(|e| format!("cannot run verilator ({e}); scripts/setup-eda installs it"))?;
+    let out = verilate(&tmp, &["shim.v", "block.v", "api.cpp"], Some(&runtime()?))?;
     let log = [out.stdout, out.stderr].concat();
     let _ = std::fs::write(tmp.join("build.log"), &log);
     if !out.status.success() || !tmp.join("libmpgpu_shim.so").exists() {
@@ -254,6 +250,74 @@ fn build(dir: &Path, verilog: &str, shim: &str, cpp: &str) -> Result<(), String>
         }
         Err(e) => Err(format!("cannot move the model into {}: {e}", dir.display())),
     }
+}
+
+/// Runs Verilator on `files` in `dir` with the models' flags (C++ into `dir/obj`) and make on
+/// its output (the shared library `dir/libmpgpu_shim.so`); with `runtime`, Verilator's run-time
+/// library is copied from there after Verilator has written its makefile, so that make finds it
+/// up to date and does not compile it again.
+fn verilate(dir: &Path, files: &[&str], runtime: Option<&Path>) -> Result<std::process::Output, String> {
+    let run = |c: &mut Command, what: &str| c.current_dir(dir).output().map_err(|e| format!("cannot run {what} ({e}); scripts/setup-eda installs it"));
+    let mut out = run(
+        Command::new("verilator")
+            .args(FLAGS)
+            .args(["--top-module", "mpgpu_shim", "-Mdir", "obj", "-CFLAGS", CFLAGS, "-LDFLAGS", "-shared", "-o", "../libmpgpu_shim.so"])
+            .args(files),
+        "verilator",
+    )?;
+    if !out.status.success() {
+        return Ok(out);
+    }
+    if let Some(rt) = runtime {
+        for f in RUNTIME_FILES {
+            std::fs::copy(rt.join(f), dir.join("obj").join(f)).map_err(|e| format!("cannot copy {f} from {}: {e}", rt.display()))?;
+        }
+    }
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+    let make = run(Command::new("make").args(["-C", "obj", "-f", "Vmpgpu_shim.mk", "-j", &jobs]), "make")?;
+    out.stdout.extend(make.stdout);
+    out.stderr.extend(make.stderr);
+    out.status = make.status;
+    Ok(out)
+}
+
+/// The object files of Verilator's run-time library, and make's dependency files for them.
+const RUNTIME_FILES: [&str; 4] = ["verilated.o", "verilated.d", "verilated_threads.o", "verilated_threads.d"];
+
+/// Verilator's run-time library compiled once with the models' flags, in
+/// `target/verilator/runtime-<hash>/` (keyed by Verilator's version and the flags): each model's
+/// build copies it instead of compiling it again (8 of a small block's 10 seconds of C++).
+fn runtime() -> Result<PathBuf, String> {
+    static R: OnceLock<Mutex<()>> = OnceLock::new();
+    let _one = R.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut h = Sha256::new();
+    for part in [verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let dir = target_dir().join("verilator").join(format!("runtime-{key}"));
+    if RUNTIME_FILES.iter().all(|f| dir.join(f).exists()) {
+        return Ok(dir);
+    }
+    let parent = dir.parent().expect("a runtime directory has a parent");
+    let tmp = parent.join(format!(".runtime-{key}.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    std::fs::write(tmp.join("shim.v"), "module mpgpu_shim(input wire clock);\nendmodule\n").map_err(|e| format!("cannot write shim.v: {e}"))?;
+    std::fs::write(tmp.join("api.cpp"), "// Verilator's run-time library only.\n").map_err(|e| format!("cannot write api.cpp: {e}"))?;
+    let out = verilate(&tmp, &["shim.v", "api.cpp"], None)?;
+    if !out.status.success() || !RUNTIME_FILES.iter().all(|f| tmp.join("obj").join(f).exists()) {
+        let log = String::from_utf8_lossy(&[out.stdout, out.stderr].concat()).into_owned();
+        return Err(format!("building Verilator's run-time library failed in {}:\n{log}", tmp.display()));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for f in RUNTIME_FILES {
+        // One file at a time, each by a rename: a reader sees a whole file or none.
+        std::fs::rename(tmp.join("obj").join(f), dir.join(f)).map_err(|e| format!("cannot move {f} into {}: {e}", dir.display()))?;
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(dir)
 }
 
 fn load(so: &Path, dir: PathBuf, inputs: usize, outputs: usize, registers: usize) -> Result<Library, String> {

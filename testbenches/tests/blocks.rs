@@ -4,7 +4,7 @@
 //! `verilator -Wall` (`mpgpu_rtl::check`).
 
 use mpgpu_rtl::check::{check_dir, check_verilog};
-use mpgpu_tb::registry::{block, Scope, BLOCKS};
+use mpgpu_tb::registry::{block, BLOCKS};
 
 #[test]
 fn every_block_synthesizes_and_lints() {
@@ -15,7 +15,7 @@ fn every_block_synthesizes_and_lints() {
             .map(|b| {
                 s.spawn(move || {
                     let mut sizes = vec![(b.name.to_string(), mpgpu_spec::units::sched::MAX_SMS)];
-                    if b.scope == Scope::Gpu {
+                    if b.sized_by_sms() {
                         sizes.push((format!("{}15", b.name), 15));
                     }
                     let mut errors = Vec::new();

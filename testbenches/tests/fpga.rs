@@ -86,6 +86,64 @@ fn a_nextpnr_report_is_read() {
     assert!(fpga::parse_pnr_report("{").is_err());
 }
 
+/// The memory bits `mpgpu fpga --gpu` counts as state are the tables the docs give
+/// (`docs/fpga.md`, "Against the storage the papers give"), and a module instantiated twice
+/// (which rust-hdl never writes) is refused rather than miscounted.
+#[test]
+fn memory_bits_are_the_declared_tables() {
+    let bits = |name: &str| mpgpu_tb::ip::memory_bits(&block(name).unwrap().verilog_sized(16).unwrap().verilog).unwrap();
+    // 16 register-mapping RAMs of 64 x 9 bits and 48 scratchpad-mapping RAMs of 16 x 7 bits.
+    assert_eq!(bits("zorua"), 16 * 64 * 9 + 48 * 16 * 7);
+    // The PTBQs: 16 queues of 256 entries of 28 bits, in one RAM.
+    assert_eq!(bits("sched"), 16 * 256 * 28);
+    // 32 lane RAMs of 64 entries of 32 bits.
+    assert_eq!(bits("oldata"), 32 * 64 * 32);
+    let twice = "module top(clock);\n  input wire clock;\n  top$a a(\n  );\n  top$a b(\n  );\nendmodule\nmodule top$a(clock);\n  reg [3:0] m [0:15];\nendmodule\n";
+    assert!(mpgpu_tb::ip::memory_bits(twice).unwrap_err().contains("instantiated 2 times"));
+    assert_eq!(mpgpu_tb::ip::memory_bits(&twice.replace("  top$a b(\n  );\n", "")).unwrap(), 64);
+}
+
+/// A block's cost for the whole GPU's table (`mpgpu fpga --gpu`): synthesized once, then read
+/// from the cache for the same Verilog; the blocks a GPU carries are those that are not parts.
+#[test]
+fn a_blocks_cost_is_synthesized_once_and_cached() {
+    use mpgpu_tb::gpu_cost::{block_cost, gpu_blocks};
+    let names: Vec<&str> = gpu_blocks(BLOCKS).iter().map(|b| b.name).collect();
+    assert_eq!(names, ["sched", "wf", "slice", "oplog", "oldata", "rq", "zorua", "prof"]);
+    let t = tools();
+    let d = dir("gpu-cost");
+    let _ = std::fs::remove_dir_all(&d);
+    let mut said = Vec::new();
+    let c = block_cost(&t, block("prof").unwrap(), 15, &d, None, |m| said.push(m.to_string())).unwrap();
+    assert!(said.iter().any(|m| m.contains("synthesizing prof")), "{said:?}");
+    // One SM's sampling counters: registers, no memory.
+    assert!(c.lut4() > 0 && c.ff() > 0 && c.memory_bits == 0 && c.bram_bits() == 0, "{c:?}");
+    assert_eq!(c.storage_bytes(), c.ff() as f64 / 8.0);
+    let again = block_cost(&t, block("prof").unwrap(), 15, &d, None, |m| panic!("not cached: {m}")).unwrap();
+    assert_eq!(again.synth.cells, c.synth.cells);
+}
+
+/// Every block of a Fermi GPU synthesized for its cost table (`mpgpu fpga --gpu fermi15
+/// --synth-only`): Zorua's state is its mapping tables (1.88 KB in the paper) and its
+/// coordinator's flip-flops, in distributed RAM; the framework's PTBQs in block RAM.
+#[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
+fn every_block_of_a_fermi_gpu_has_its_cost() {
+    use mpgpu_tb::gpu_cost::{block_cost, gpu_blocks, DP16KD_BITS};
+    let t = tools();
+    let d = dir("gpu-cost-fermi");
+    for b in gpu_blocks(BLOCKS) {
+        let c = block_cost(&t, b, 15, &d, None, |m| eprintln!("{m}")).unwrap();
+        eprintln!("{}: {} LUT4, {} FF, {} memory bits", b.name, c.lut4(), c.ff(), c.memory_bits);
+        assert!(c.lut4() > 0 && c.storage_bytes() > 0.0, "{c:?}");
+        match b.name {
+            "zorua" => assert!(c.memory_bits == 14_592 && c.dist_ram_bits() >= c.memory_bits && c.bram_bits() == 0, "{c:?}"),
+            "sched" => assert_eq!(c.bram_bits(), 7 * DP16KD_BITS, "{c:?}"),
+            _ => {}
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn every_block_synthesizes_for_every_family() {

@@ -162,8 +162,13 @@ fn every_policy_runs_in_lockstep_in_the_whole_gpu() {
                 assert!(r.processes.iter().all(|x| x.verified), "{workload} {p:?}");
                 assert!(rep.cycles_checked > 100);
                 assert_eq!(r.cycles, model.cycles, "{workload} {p:?} {}", backend.name());
-                let alone = gpu_run(workload, p, backend, SlotMode::RtlAlone, SliceFaults::default()).result.unwrap();
-                assert_eq!(alone.cycles, model.cycles, "{workload} {p:?} {}: the RTL alone", backend.name());
+                // The RTL alone (no model beside it) for Warped-Slicer's own policy; for every
+                // policy in the long tier (the lockstep runs above already drive the GPU with the
+                // RTL's outputs).
+                if cfg!(feature = "long") || p == Slicing::WarpedSlicer {
+                    let alone = gpu_run(workload, p, backend, SlotMode::RtlAlone, SliceFaults::default()).result.unwrap();
+                    assert_eq!(alone.cycles, model.cycles, "{workload} {p:?} {}: the RTL alone", backend.name());
+                }
             }
         }
     }

@@ -52,7 +52,7 @@ impl Ports for DssPorts {
 pub(super) const BLOCK: Block = Block {
     name: "dss",
     about: "the framework's Dynamic Spatial Sharing policy engine alone",
-    scope: Scope::Gpu,
+    scope: Scope::GpuPart,
     verilog: |sms| v(DssPorts { sms, broken_tie: false }),
     broken: &[variant("lifo", "DSS ties go to the highest index", |b| b.edit("dss", |f: &mut bool| *f = true))],
     host: Some(Host {

@@ -52,7 +52,7 @@ impl Ports for PrioPorts {
 pub(super) const BLOCK: Block = Block {
     name: "prio",
     about: "the framework's priority policy engine (FCFS, NPQ, PPQ) alone",
-    scope: Scope::Gpu,
+    scope: Scope::GpuPart,
     // (PPQ shared keeps every path; the mode is a constant of the block)
     verilog: |sms| v(PrioPorts { sms, mode: PolicyCode::PpqShared, broken_victim: false }),
     broken: &[variant("lifo", "the victim is the oldest kernel's SM", |b| b.edit("prio", |f: &mut bool| *f = true))],

@@ -282,23 +282,29 @@ pub fn zorua_params(cfg: &GpuConfig) -> ZoruaParams {
     ZoruaParams { slots: cfg.sm[0].warps as usize, o_default: z.o_default as u64, o_thresh_step: z.o_thresh_step as u64, c_delta_thresh: z.c_delta_thresh }
 }
 
-/// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
-pub fn zorua_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
-    if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
-        return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
-    }
-    identical_sms(cfg, o)?;
+/// Whether the RTL's tables (the Fermi configuration's) are the size `cfg`'s first SM needs.
+pub fn fermi_tables(cfg: &GpuConfig) -> Result<(), String> {
     let s = &cfg.sm[0];
     let (regs, smem) = (s.registers / 128, s.shared_bytes / 1024);
     if regs as usize != mpgpu_rtl::zorua::RTL_REG_SETS || smem as usize != mpgpu_rtl::zorua::RTL_SMEM_SETS || s.warps > 64 {
         return Err(format!(
-            "--unit zorua: the RTL's tables are the Fermi configuration's ({} register sets of 128 registers, {} scratchpad sets of 1 KB, up to 64 warp slots); `{}` has {regs}, {smem} and {} (use --config fermi15)",
+            "the RTL's tables are the Fermi configuration's ({} register sets of 128 registers, {} scratchpad sets of 1 KB, up to 64 warp slots); `{}` has {regs}, {smem} and {}",
             mpgpu_rtl::zorua::RTL_REG_SETS,
             mpgpu_rtl::zorua::RTL_SMEM_SETS,
             cfg.name,
             s.warps
         ));
     }
+    Ok(())
+}
+
+/// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
+pub fn zorua_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+    if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
+        return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
+    }
+    identical_sms(cfg, o)?;
+    fermi_tables(cfg).map_err(|e| format!("--unit zorua: {e} (use --config fermi15)"))?;
     if cfg.zorua.o_default > 16 || cfg.zorua.o_thresh_step > 16 || cfg.zorua.c_delta_thresh >= 1 << 16 {
         return Err("--unit zorua: the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
     }
