@@ -310,6 +310,23 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         kbit(dram),
         state / 1024.0
     );
+    // The SMs whose per-SM blocks fit on the device beside the GPU-wide blocks, by the
+    // synthesis counts (place and route needs room beyond them).
+    let (mut global, mut per_sm) = ([0u64; 3], [0u64; 3]);
+    for r in &rows {
+        let c = &r.cost;
+        let v = [c.lut4(), c.ff(), c.bram_bits() / DP16KD_BITS];
+        let into = if r.scope == Scope::PerSm { &mut per_sm } else { &mut global };
+        for (a, b) in into.iter_mut().zip(v) {
+            *a += b;
+        }
+    }
+    let cap = [DEVICE_LUT4, DEVICE_FF, DEVICE_DP16KD];
+    let fit = (0..3).filter(|&k| per_sm[k] > 0).map(|k| cap[k].saturating_sub(global[k]) / per_sm[k]).min().unwrap_or(0);
+    println!(
+        "  on the 85F: the GPU-wide blocks ({} LUT4, {} FF, {} DP16KD) and the per-SM blocks of {fit} SMs ({} LUT4, {} FF, {} DP16KD each), by these counts",
+        global[0], global[1], global[2], per_sm[0], per_sm[1], per_sm[2]
+    );
     println!("  (synthesis cells, each block alone; Fmax: routed alone in its ring of I/O registers at seed {}, target {} MHz; state: flip-flops and memory bits)", a.seed, a.freq);
     if let Err(e) = mpgpu_tb::blocks::fermi_tables(&cfg) {
         println!("  note: zorua: {e}: its cost here is the Fermi geometry's");

@@ -108,6 +108,7 @@ pub fn block_cost(tools: &Tools, block: &Block, sms: usize, out: &Path, route: O
             (synthesize(tools, &vpath, Family::Ecp5, &dir)?, crate::ip::memory_bits(&verilog)?)
         }
     };
+    let sms = if block.sized_by_sms() { sms } else { 1 };
     let mut c = BlockCost { block: block.name.to_string(), sms, synth, memory_bits, fmax_mhz: None, routed: None };
     if let Some((seed, freq)) = route {
         say(&format!("  placing and routing {} in its I/O ring (large blocks take minutes) ...", block.name));
