@@ -286,7 +286,8 @@ const RUNTIME_FILES: [&str; 4] = ["verilated.o", "verilated.d", "verilated_threa
 
 /// Verilator's run-time library compiled once with the models' flags, in
 /// `target/verilator/runtime-<hash>/` (keyed by Verilator's version and the flags): each model's
-/// build copies it instead of compiling it again (8 of a small block's 10 seconds of C++).
+/// build copies it instead of compiling it again (8.7 s of CPU a model; `prio`'s model builds in
+/// 2 s instead of 9 s on 2 cores).
 fn runtime() -> Result<PathBuf, String> {
     static R: OnceLock<Mutex<()>> = OnceLock::new();
     let _one = R.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
