@@ -261,7 +261,8 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         "  {:<7} {:<7} {:>3} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} | {:>7} {:>7} {:>9} {:>9} {:>10}",
         "block", "where", "n", "LUT4", "FF", "BRAM Kb", "dRAM Kb", "state B", "Fmax", "LUT4", "FF", "BRAM Kb", "dRAM Kb", "state B"
     );
-    let (mut lut, mut ff, mut bram, mut dram, mut state, mut dp16) = (0u64, 0u64, 0u64, 0u64, 0f64, 0u64);
+    // One GPU-wide and one SM's worth: LUT4, FF, DP16KD, distributed-RAM bits, state bits.
+    let (mut global, mut per_sm) = ([0u64; 5], [0u64; 5]);
     let mut slow = Vec::new();
     for r in &rows {
         let c = &r.cost;
@@ -293,34 +294,24 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
             kbit(c.dist_ram_bits() * n),
             c.storage_bytes() * n as f64
         );
-        lut += c.lut4() * n;
-        ff += c.ff() * n;
-        bram += c.bram_bits() * n;
-        dram += c.dist_ram_bits() * n;
-        state += c.storage_bytes() * n as f64;
-        dp16 += c.bram_bits() / DP16KD_BITS * n;
+        let into = if r.scope == Scope::PerSm { &mut per_sm } else { &mut global };
+        for (a, b) in into.iter_mut().zip([c.lut4(), c.ff(), c.dp16kd(), c.dist_ram_bits(), c.storage_bits()]) {
+            *a += b;
+        }
     }
+    let [lut, ff, dp16, dram, state] = std::array::from_fn(|k| global[k] + sms as u64 * per_sm[k]);
     let pct = |x: u64, of: u64| 100.0 * x as f64 / of as f64;
     println!(
         "  total: {lut} LUT4 ({:.1}% of the 85F's {DEVICE_LUT4}), {ff} FF ({:.1}%), {dp16} DP16KD ({:.1}% of {DEVICE_DP16KD}; {} Kbit), {} Kbit of distributed RAM, {:.1} KB of state",
         pct(lut, DEVICE_LUT4),
         pct(ff, DEVICE_FF),
         pct(dp16, DEVICE_DP16KD),
-        kbit(bram),
+        kbit(dp16 * DP16KD_BITS),
         kbit(dram),
-        state / 1024.0
+        state as f64 / 8.0 / 1024.0
     );
     // The SMs whose per-SM blocks fit on the device beside the GPU-wide blocks, by the
     // synthesis counts (place and route needs room beyond them).
-    let (mut global, mut per_sm) = ([0u64; 3], [0u64; 3]);
-    for r in &rows {
-        let c = &r.cost;
-        let v = [c.lut4(), c.ff(), c.bram_bits() / DP16KD_BITS];
-        let into = if r.scope == Scope::PerSm { &mut per_sm } else { &mut global };
-        for (a, b) in into.iter_mut().zip(v) {
-            *a += b;
-        }
-    }
     let cap = [DEVICE_LUT4, DEVICE_FF, DEVICE_DP16KD];
     let fit = (0..3).filter(|&k| per_sm[k] > 0).map(|k| cap[k].saturating_sub(global[k]) / per_sm[k]).min().unwrap_or(0);
     println!(

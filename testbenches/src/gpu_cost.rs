@@ -9,7 +9,6 @@
 use crate::entry::{Block, Scope};
 use crate::fpga::{place_and_route, synthesize, synthesize_ring, Family, SynthReport, Tools};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// What the LFE5U-85F offers (Lattice's ECP5 family data sheet): LUT4s, flip-flops, DP16KD block
@@ -56,17 +55,25 @@ impl BlockCost {
     pub fn ff(&self) -> u64 {
         self.synth.group("ff")
     }
+    /// Block RAMs (DP16KD cells).
+    pub fn dp16kd(&self) -> u64 {
+        self.synth.cells.get("DP16KD").copied().unwrap_or(0)
+    }
     /// Block-RAM bits (DP16KD cells times their size).
     pub fn bram_bits(&self) -> u64 {
-        self.synth.cells.get("DP16KD").copied().unwrap_or(0) * DP16KD_BITS
+        self.dp16kd() * DP16KD_BITS
     }
     /// Distributed-RAM bits (TRELLIS_DPR16X4 cells times their size).
     pub fn dist_ram_bits(&self) -> u64 {
         self.synth.cells.get("TRELLIS_DPR16X4").copied().unwrap_or(0) * DPR16X4_BITS
     }
-    /// Bytes of state: its flip-flops and its memories' bits.
+    /// Bits of state: its flip-flops and its memories' bits.
+    pub fn storage_bits(&self) -> u64 {
+        self.ff() + self.memory_bits
+    }
+    /// Bytes of state.
     pub fn storage_bytes(&self) -> f64 {
-        (self.ff() + self.memory_bits) as f64 / 8.0
+        self.storage_bits() as f64 / 8.0
     }
 }
 
@@ -89,8 +96,7 @@ pub fn gpu_blocks(blocks: &'static [Block]) -> Vec<&'static Block> {
 /// left it for the same Verilog (and the same seed and target, if routed).
 pub fn block_cost(tools: &Tools, block: &Block, sms: usize, out: &Path, route: Option<(u64, f64)>, mut say: impl FnMut(&str)) -> Result<BlockCost, String> {
     let verilog = block.verilog_sized(sms)?.verilog;
-    let hash: String = Sha256::digest(verilog.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let dir = out.join(format!("{}-{hash}", block.name));
+    let dir = out.join(format!("{}-{}", block.name, crate::verilator::short_hash(&[&verilog])));
     let cached = dir.join("cost.json");
     let old: Option<BlockCost> = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str(&t).ok());
     if let Some(c) = &old {

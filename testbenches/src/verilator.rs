@@ -200,13 +200,7 @@ pub fn model(name: &str, module: &str, verilog: &str, inputs: &[Port], outputs: 
     let shim = shim_verilog(module, crate::ip::top_has_reset(verilog), inputs, outputs, registers);
     let cpp = shim_cpp(inputs, outputs, registers);
     let version = verilator_version()?;
-    let mut h = Sha256::new();
-    for part in [verilog, &shim, &cpp, &version, &FLAGS.join(" "), CFLAGS] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let key = format!("{name}-{key}");
+    let key = format!("{name}-{}", short_hash(&[verilog, &shim, &cpp, &version, &FLAGS.join(" "), CFLAGS]));
     // One builder per model in this process; other processes are kept apart by the rename.
     let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
     if let Some(l) = c.get(&key) {
@@ -252,6 +246,17 @@ fn build(dir: &Path, verilog: &str, shim: &str, cpp: &str) -> Result<(), String>
     }
 }
 
+/// A cache key: the first 8 bytes, in hex, of the SHA-256 of `parts` (each ended by a zero byte,
+/// so that no two lists of parts give the same text).
+pub fn short_hash(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
 /// Runs Verilator on `files` in `dir` with the models' flags (C++ into `dir/obj`) and make on
 /// its output (the shared library `dir/libmpgpu_shim.so`); with `runtime`, Verilator's run-time
 /// library is copied from there after Verilator has written its makefile, so that make finds it
@@ -291,12 +296,7 @@ const RUNTIME_FILES: [&str; 4] = ["verilated.o", "verilated.d", "verilated_threa
 fn runtime() -> Result<PathBuf, String> {
     static R: OnceLock<Mutex<()>> = OnceLock::new();
     let _one = R.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    let mut h = Sha256::new();
-    for part in [verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    let key: String = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let key = short_hash(&[verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS]);
     let dir = target_dir().join("verilator").join(format!("runtime-{key}"));
     if RUNTIME_FILES.iter().all(|f| dir.join(f).exists()) {
         return Ok(dir);
