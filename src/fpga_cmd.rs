@@ -21,6 +21,11 @@ pub struct FpgaArgs {
     /// are cached by each block's Verilog under OUT/gpu/.
     #[arg(long, conflicts_with_all = ["block", "sms", "families", "no_io_ring", "estimate"])]
     gpu: Option<String>,
+    /// With --gpu: also the whole controller as one design, synthesized and placed and routed
+    /// on the 85F: the GPU-wide blocks and the per-SM blocks of N SMs (default: as many as fit
+    /// by the table's counts), each in its ring of port registers.
+    #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "synth_only")]
+    controller: Option<Option<usize>>,
     /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
@@ -105,6 +110,9 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
     let Some(block) = a.block else {
         return gpu_cmd(&a);
     };
+    if a.controller.is_some() {
+        anyhow::bail!("--controller builds the whole controller of a configuration: it needs --gpu CONFIG, not a block");
+    }
     if a.sms.is_some() && !block.sized_by_sms() {
         anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", block.name, block.about);
     }
@@ -242,6 +250,11 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     if sms > max {
         anyhow::bail!("--gpu {arg}: `{}` has {sms} SMs; the GPU-wide blocks are built for 1..={max}", cfg.name);
     }
+    if let Some(Some(n)) = a.controller {
+        if !(1..=sms).contains(&n) {
+            anyhow::bail!("--controller {n}: expected 1..={sms} (the SMs of `{}`)", cfg.name);
+        }
+    }
     let out = a.out.join("gpu");
     crate::checks::output_dir(&out, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
@@ -331,9 +344,29 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
             println!("  {:<7} mpgpu {:.2} KB{all}; {p}", r.cost.block, each / 1024.0);
         }
     }
+    let mut controller = None;
+    if let Some(n) = a.controller {
+        let n = n.unwrap_or((fit as usize).clamp(1, sms));
+        let (r, dir) = mpgpu_tb::controller::build(&tools, &gpu_blocks(BLOCKS), sms, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
+        println!();
+        println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);
+        println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cells.get("DP16KD").copied().unwrap_or(0));
+        let used = |k: &str| r.pnr.utilization.get(k).map_or("-".to_string(), |(u, of)| format!("{u}/{of} ({:.1}%)", pct(*u, *of)));
+        println!("  placed and routed: {} LUT4 (TRELLIS_COMB), {} FF (TRELLIS_FF), {} DP16KD", used("TRELLIS_COMB"), used("TRELLIS_FF"), used("DP16KD"));
+        match r.pnr.fmax_mhz {
+            Some(f) => {
+                println!("  Fmax {f:.1} MHz (target {} MHz, seed {}; place and route took {:.0} s)", a.freq, a.seed, r.pnr.seconds);
+                if f < a.freq {
+                    slow.push(format!("the controller {f:.1} MHz"));
+                }
+            }
+            None => println!("  no register-to-register path was timed"),
+        }
+        controller = Some(r);
+    }
     let json: Vec<_> = rows.iter().map(|r| serde_json::json!({ "block": r.cost.block, "count": r.count, "cost": r.cost })).collect();
     let spath = out.join(format!("{}.json", cfg.name));
-    let summary = serde_json::json!({ "config": cfg.name, "sms": sms, "device": DEVICE, "yosys": yosys, "nextpnr": nextpnr, "blocks": json });
+    let summary = serde_json::json!({ "config": cfg.name, "sms": sms, "device": DEVICE, "yosys": yosys, "nextpnr": nextpnr, "blocks": json, "controller": controller });
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());
     if a.check && !slow.is_empty() {

@@ -16,6 +16,7 @@ fn dir(name: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let out = dir("flow");
     let (code, stdout, stderr) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--out", &out]);
@@ -34,13 +35,19 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let paths: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(&out).join("dss").join("ring").join("paths.json")).unwrap()).unwrap();
     let p = paths.as_array().unwrap();
     assert!(p.len() > 3 && p.iter().all(|f| f["ns"].as_f64().unwrap() >= 2.5), "{paths}");
-    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--estimate", "--check"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("cannot be used with"), "{stderr}");
     // An unreachable target fails with --check.
     let (code, stdout, _) = mpgpu(&["fpga", "dss", "--families", "ecp5", "--freq", "2000", "--check", "--out", &out]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("FAIL"), "{stdout}");
+}
+
+/// Refused before any tool runs (or is installed).
+#[test]
+fn bad_fpga_arguments_are_refused_with_the_reason() {
+    let out = dir("bad");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--estimate", "--check"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
     // Bad input: a block that does not exist, an SM count out of range.
     let (code, _, stderr) = mpgpu(&["fpga", "nosuch"]);
     assert_eq!(code, 2);
@@ -61,12 +68,24 @@ fn the_flow_reports_cost_and_fmax_and_checks_the_target() {
     let (code, _, stderr) = mpgpu(&["fpga", "sched", "--gpu", "fermi15"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
+    // The whole controller: more SMs than the configuration has, without place and route, or
+    // without --gpu.
+    let (code, _, stderr) = mpgpu(&["fpga", "--gpu", "fermi15", "--controller", "16", "--out", &out]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--controller 16: expected 1..=15"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "--gpu", "fermi15", "--controller", "2", "--synth-only"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--controller"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--gpu"), "{stderr}");
     let (code, _, stderr) = mpgpu(&["fpga"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("<BLOCK>") || stderr.contains("--gpu"), "{stderr}");
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn a_trace_replays_on_the_ecp5_netlist() {
     let t = dir("trace");
     let (code, stdout, stderr) = mpgpu(&["cosim", "--unit", "engine", "--policy", "dss", "--trace", &t]);

@@ -166,7 +166,9 @@ fn zorua_under_the_framework_takes_each_sms_room_from_the_sm() {
         // (twice the low-priority grid: with Zorua's T_k, the blocks whose warps all have
         // slots, 64 blocks fill 11 of the 15 SMs and leave the high-priority kernel idle ones)
         let w = Workload::parse("p.toml", &PRIORITY.replace("size = 16384", "size = 32768")).unwrap();
-        for p in [Policy::Fcfs, Policy::PpqShared, Policy::Dss, Policy::Equal] {
+        // (FCFS and equal sharing too in the long tier)
+        let policies: &[Policy] = if cfg!(feature = "long") { &[Policy::Fcfs, Policy::PpqShared, Policy::Dss, Policy::Equal] } else { &[Policy::PpqShared, Policy::Dss] };
+        for &p in policies {
             let (r, (preemptions, restores)) = run_counted(&cfg, &w, p, Mechanism::Drain);
             for pr in &r.processes {
                 assert!(pr.verified, "{alloc:?} {p:?}: {} failed: {:?}", pr.name, pr.failures);

@@ -8,6 +8,7 @@ pub mod bank;
 pub mod blocks;
 pub mod board_link;
 pub mod broken;
+pub mod controller;
 pub mod cosim;
 pub mod entry;
 pub mod fpga;

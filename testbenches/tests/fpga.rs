@@ -106,6 +106,7 @@ fn memory_bits_are_the_declared_tables() {
 /// A block's cost for the whole GPU's table (`mpgpu fpga --gpu`): synthesized once, then read
 /// from the cache for the same Verilog; the blocks a GPU carries are those that are not parts.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn a_blocks_cost_is_synthesized_once_and_cached() {
     use mpgpu_tb::gpu_cost::{block_cost, gpu_blocks};
     let names: Vec<&str> = gpu_blocks(BLOCKS).iter().map(|b| b.name).collect();
@@ -234,6 +235,7 @@ fn record_on(name: &str, unit: UnitKind, policy: Policy, workload: &str) -> (Pat
 }
 
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught() {
     let t = tools();
     let (d, cycles) = record("gate-dss", UnitKind::named("engine").unwrap(), Policy::Dss);
@@ -301,6 +303,7 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
 /// and their zero initial values), replays one SM's trace under injected faults; the trace
 /// exercises those cells: a cell model that writes one bit wrong fails it on a read-port output.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_ram_is_caught() {
     let t = tools();
     let mut cfg = GpuConfig::preset("thesis16").unwrap();

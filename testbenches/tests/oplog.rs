@@ -125,7 +125,7 @@ fn broken_operand_logs_are_caught_where_the_model_predicts() {
         (OplogFaults { drop_second: true, ..Default::default() }, store_sm, store_at, "state.valid"),
         (OplogFaults { early_credit: true, ..Default::default() }, credit_sm, credit_at, credit_field.as_str()),
     ] {
-        for backend in [Backend::RustHdl, Backend::Verilator] {
+        for &backend in common::BROKEN_BACKENDS {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
             caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "oplog", sm, at, &[field]);
         }

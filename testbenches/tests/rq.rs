@@ -167,7 +167,7 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
         want.push((faults, cfg, w, sm, at, field));
     }
     for (faults, cfg, w, sm, at, fields) in want {
-        for backend in [Backend::RustHdl, Backend::Verilator] {
+        for &backend in common::BROKEN_BACKENDS {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
             caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "rq", sm, at, fields);
         }
@@ -175,7 +175,7 @@ fn broken_replay_queues_are_caught_where_the_model_predicts() {
             // Alone in the slots, the broken RTL drives the GPU: a replay clears slot 0's
             // faulted bit, and when slot 0's own replay comes the SM sees that the unit does
             // not hold it as faulted and stops the run.
-            let r = cosim(&cfg, &w, Backend::Verilator, SlotMode::RtlAlone, faults);
+            let r = cosim(&cfg, &w, *common::BROKEN_BACKENDS.last().unwrap(), SlotMode::RtlAlone, faults);
             let e = r.error.map(|e| e.to_string()).unwrap_or_default();
             assert!(e.contains("does not hold slot 0, which warp slot"), "the RTL alone was not stopped: {e:?}");
         }

@@ -175,8 +175,7 @@ fn broken(p: Policy, m: Mechanism, faults: SchedFaults, watch: Probe) {
     let w = Workload::parse("two.toml", TWO).unwrap();
     let (cycle, field) = expected(&cfg, &w, p, m, watch);
     let field = format!("sched.{field}");
-    let backends: &[Backend] = if cfg!(feature = "long") { &[Backend::RustHdl, Backend::Verilator] } else { &[Backend::RustHdl] };
-    for &backend in backends {
+    for &backend in common::BROKEN_BACKENDS {
         let path = dir().join(format!("mismatch-{}-{backend}.vcd", p.name()));
         let o = CosimOptions { broken: mpgpu_tb::broken::Broken::default().with("sched", faults), backend, mismatch_vcd: path.clone(), ..CosimOptions::new(p, m) };
         let rep = run_with(&cfg, &w, &o).unwrap();
@@ -235,12 +234,12 @@ fn every_cycle_without_clock_gating_matches_too() {
 /// backends (rust-hdl's simulation and the Verilated Verilog); `preempts`: the workload makes
 /// every preemptive policy preempt (and restore, with context switching). The two backends
 /// drive the GPU to the same results.
-fn shipped(file: &str, preempts: bool, presets: &[&str]) {
+fn shipped(file: &str, preempts: bool, presets: &[&str], only: Option<&[(Policy, Mechanism)]>) {
     let w = Workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(file)).unwrap();
     for &preset in presets {
         let cfg = GpuConfig::preset(preset).unwrap();
         for p in POLICIES {
-            for m in MECHANISMS {
+            for m in MECHANISMS.into_iter().filter(|&m| only.is_none_or(|o| o.contains(&(p, m)))) {
                 let mut results = Vec::new();
                 for backend in [Backend::RustHdl, Backend::Verilator] {
                     let o = CosimOptions { backend, mismatch_vcd: dir().join("unused.vcd"), ..CosimOptions::new(p, m) };
@@ -258,21 +257,27 @@ fn shipped(file: &str, preempts: bool, presets: &[&str]) {
 
 #[test]
 fn shipped_two_process_workload_in_lockstep() {
-    // gtx480 (15 SMs) in the long tier; `cosim.rs` runs the policy engine on both presets.
-    let presets: &[&str] = if cfg!(feature = "long") { &["k20c", "gtx480"] } else { &["k20c"] };
-    shipped("two-compute-memory.toml", false, presets);
+    // Every policy and mechanism, and gtx480 (15 SMs), in the long tier; otherwise PPQ
+    // exclusive with both mechanisms, on k20c (the policy is a parameter of the Verilog, so
+    // each is a Verilator model to build). `cosim.rs` runs the policy engine on both presets;
+    // `every_policy_and_mechanism_in_lockstep_on_two_processes` every pair on rust-hdl.
+    if cfg!(feature = "long") {
+        shipped("two-compute-memory.toml", false, &["k20c", "gtx480"], None);
+    } else {
+        shipped("two-compute-memory.toml", false, &["k20c"], Some(&[(Policy::PpqExclusive, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::Drain)]));
+    }
 }
 
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn shipped_four_process_workload_in_lockstep() {
-    shipped("four-mix.toml", true, &["k20c", "gtx480"]);
+    shipped("four-mix.toml", true, &["k20c", "gtx480"], None);
 }
 
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn shipped_eight_process_workload_in_lockstep() {
-    shipped("eight-mix.toml", false, &["k20c", "gtx480"]);
+    shipped("eight-mix.toml", false, &["k20c", "gtx480"], None);
 }
 
 #[test]

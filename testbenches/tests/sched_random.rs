@@ -689,18 +689,21 @@ fn policy(p: Policy) {
 
 /// FCFS.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
 fn random_fcfs() {
     policy(Policy::Fcfs);
 }
 
 /// Non-preemptive priority queues.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
 fn random_npq() {
     policy(Policy::Npq);
 }
 
 /// Preemptive priority, exclusive access.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
 fn random_ppq_exclusive() {
     policy(Policy::PpqExclusive);
 }
@@ -719,6 +722,7 @@ fn random_dss() {
 
 /// Equal Spatial Sharing (per-process shares of the SMs as tokens).
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
 fn random_equal() {
     policy(Policy::Equal);
 }

@@ -185,7 +185,7 @@ fn broken_coordinators_are_caught_where_the_model_predicts() {
         gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
         let (_, sm, at) = first.borrow().unwrap_or_else(|| panic!("{broken:?} never parts from the model"));
         let fields = fields.borrow().clone();
-        for backend in [Backend::RustHdl, Backend::Verilator] {
+        for &backend in common::BROKEN_BACKENDS {
             let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, faults);
             let f: Vec<&str> = fields.iter().map(String::as_str).collect();
             caught_where_predicted(&r, &format!("{faults:?} on {backend:?}"), "zorua", sm, at, &f);

@@ -218,3 +218,8 @@ pub fn note_first(f: &First, time: u64, sm: usize, clocked: u64) -> bool {
     }
     first
 }
+
+/// The backends a block's broken variants are co-simulated on: rust-hdl's simulation, and in
+/// the long tier Verilator too (each broken variant is a Verilator model of its own to build).
+#[allow(dead_code)]
+pub const BROKEN_BACKENDS: &[mpgpu_tb::Backend] = if cfg!(feature = "long") { &[mpgpu_tb::Backend::RustHdl, mpgpu_tb::Backend::Verilator] } else { &[mpgpu_tb::Backend::RustHdl] };
