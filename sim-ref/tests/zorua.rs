@@ -367,3 +367,38 @@ fn the_threshold_counts_idle_cycles_only_while_a_warp_waits() {
     }
     assert!(c_idle > 0 && c_mem > 100 * c_idle, "idle {c_idle}, memory {c_mem}");
 }
+
+/// Zorua and the warp-level manager compose with demand paging under Warp Disable (both
+/// variants): pages fault, faulted warps wait with their registers, the coordinator keeps
+/// granting, every application's output verifies. The replaying schemes are refused with the
+/// reason (they run on the thesis's pipeline, which the coordinator does not).
+#[test]
+fn zorua_runs_with_demand_paging_under_warp_disable() {
+    use mpgpu_ref::config::{FaultScheme, PagingLink};
+    for alloc in [Alloc::Zorua, Alloc::Wlm] {
+        for faults in [FaultScheme::WdCommit, FaultScheme::WdLastcheck] {
+            let mut cfg = fermi();
+            cfg.sm[0].count = 2;
+            cfg.alloc = alloc;
+            cfg.memory.vm = true;
+            cfg.paging.link = PagingLink::Nvlink;
+            cfg.faults = faults;
+            cfg.validate().unwrap();
+            for (bench, size) in [("sgemm", 64), ("reduction", 30000)] {
+                let r = run(&cfg, bench, size, true, None);
+                let what = format!("{alloc:?} {faults:?} {bench}");
+                assert!(r.processes[0].verified, "{what}: {:?}", r.processes[0].failures);
+                assert!(r.vm.faults > 0 && r.sm.faulted_insts > 0, "{what}: nothing faulted: {:?}", r.vm);
+                assert!(zs(&r).grants > 0, "{what}: the coordinator granted nothing");
+            }
+        }
+    }
+    for faults in [FaultScheme::Rq, FaultScheme::Ol] {
+        let mut cfg = fermi();
+        cfg.memory.vm = true;
+        cfg.paging.link = PagingLink::Nvlink;
+        cfg.faults = faults;
+        let e = cfg.validate().expect_err("a replaying scheme under Zorua");
+        assert!(e.contains("thesis"), "{e}");
+    }
+}

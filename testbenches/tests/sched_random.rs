@@ -689,27 +689,28 @@ fn policy(p: Policy) {
 
 /// FCFS.
 #[test]
-#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_fcfs() {
     policy(Policy::Fcfs);
 }
 
 /// Non-preemptive priority queues.
 #[test]
-#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_npq() {
     policy(Policy::Npq);
 }
 
 /// Preemptive priority, exclusive access.
 #[test]
-#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_ppq_exclusive() {
     policy(Policy::PpqExclusive);
 }
 
 /// Preemptive priority, shared access.
 #[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_ppq_shared() {
     policy(Policy::PpqShared);
 }
@@ -722,7 +723,7 @@ fn random_dss() {
 
 /// Equal Spatial Sharing (per-process shares of the SMs as tokens).
 #[test]
-#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs the preemptive ppq-shared and dss)")]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_equal() {
     policy(Policy::Equal);
 }

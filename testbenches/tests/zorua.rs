@@ -231,3 +231,28 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
         assert!(count(c) * 4 > count(q), "`{name}` changed {} times, the step register {}", count(c), count(q));
     }
 }
+
+/// The coordinator's RTL in lockstep on every SM with demand paging under Warp Disable: pages
+/// fault and faulted warps wait while the coordinator keeps scheduling, on both backends.
+#[test]
+fn the_coordinator_stays_in_lockstep_through_page_faults_under_warp_disable() {
+    use mpgpu_ref::config::{FaultScheme, PagingLink};
+    let mut cfg = config(2);
+    cfg.memory.vm = true;
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.faults = FaultScheme::WdCommit;
+    cfg.validate().unwrap();
+    let w = Workload::parse(
+        "wd.toml",
+        "description = \"sgemm and the reduction\"\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 4 }]\n\
+         [[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n",
+    )
+    .unwrap();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let r = cosim(&cfg, &w, backend, SlotMode::Lockstep, ZoruaFaults::default());
+        clean(&r, &format!("{backend:?} under wd-commit"));
+        let res = r.result.as_ref().unwrap();
+        assert!(res.vm.faults > 0 && res.sm.faulted_insts > 0, "{backend:?}: nothing faulted");
+        assert!(res.zorua.as_ref().unwrap().grants > 0 && r.cycles_checked > 1000, "{backend:?}");
+    }
+}

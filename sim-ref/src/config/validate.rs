@@ -132,8 +132,11 @@ impl GpuConfig {
             range("zorua.o_thresh_step", z.o_thresh_step as u64, 0, 16)?;
             range("zorua.c_delta_thresh", z.c_delta_thresh, 0, 1 << 20)?;
             range("zorua.table_latency", z.table_latency as u64, 0, 100)?;
-            if self.faults != FaultScheme::Stall || self.tb_switch.enabled {
-                return Err(format!("field `alloc`: \"{}\" is built for faults = \"stall\" without thread-block switching, not faults = \"{}\"", self.alloc.name(), self.faults.name()));
+            // (the replaying schemes and thread-block switching need the thesis's pipeline,
+            // which the coordinator does not run on; Warp Disable does not squash, so a warp
+            // keeps its registers and its place in the coordinator through a fault)
+            if !matches!(self.faults, FaultScheme::Stall | FaultScheme::WdCommit | FaultScheme::WdLastcheck) {
+                return Err(format!("field `alloc`: \"{}\" runs with faults = \"stall\", \"wd-commit\" or \"wd-lastcheck\" (the others replay on the thesis's pipeline), not faults = \"{}\"", self.alloc.name(), self.faults.name()));
             }
         }
         if self.tb_switch.enabled {
