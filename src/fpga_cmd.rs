@@ -22,10 +22,11 @@ pub struct FpgaArgs {
     #[arg(long, conflicts_with_all = ["block", "sms", "families", "no_io_ring", "estimate"])]
     gpu: Option<String>,
     /// With --gpu: also the whole controller as one design, synthesized and placed and routed
-    /// on the 85F: the GPU-wide blocks and the per-SM blocks of N SMs (default: as many as fit
-    /// by the table's counts), each in its ring of port registers.
-    #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "synth_only")]
-    controller: Option<Option<usize>>,
+    /// on the 85F: the GPU-wide blocks and the per-SM blocks of N SMs, each in its ring of
+    /// port registers (the table's "at most" figure bounds N; docs/fpga.md has the N that
+    /// routes).
+    #[arg(long, value_name = "N", conflicts_with = "synth_only")]
+    controller: Option<usize>,
     /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
@@ -250,7 +251,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     if sms > max {
         anyhow::bail!("--gpu {arg}: `{}` has {sms} SMs; the GPU-wide blocks are built for 1..={max}", cfg.name);
     }
-    if let Some(Some(n)) = a.controller {
+    if let Some(n) = a.controller {
         if !(1..=sms).contains(&n) {
             anyhow::bail!("--controller {n}: expected 1..={sms} (the SMs of `{}`)", cfg.name);
         }
@@ -324,11 +325,12 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         state as f64 / 8.0 / 1024.0
     );
     // The SMs whose per-SM blocks fit on the device beside the GPU-wide blocks, by the
-    // synthesis counts (place and route needs room beyond them).
+    // synthesis counts: an upper bound, since place and route also spends LUT slots on carry
+    // chains and distributed RAM and needs room beyond them (`--controller` measures it).
     let cap = [DEVICE_LUT4, DEVICE_FF, DEVICE_DP16KD];
     let fit = (0..3).filter(|&k| per_sm[k] > 0).map(|k| cap[k].saturating_sub(global[k]) / per_sm[k]).min().unwrap_or(0);
     println!(
-        "  on the 85F: the GPU-wide blocks ({} LUT4, {} FF, {} DP16KD) and the per-SM blocks of {fit} SMs ({} LUT4, {} FF, {} DP16KD each), by these counts",
+        "  on the 85F: the GPU-wide blocks ({} LUT4, {} FF, {} DP16KD) and the per-SM blocks of at most {fit} SMs ({} LUT4, {} FF, {} DP16KD each), by these counts (an upper bound: --controller N places and routes them)",
         global[0], global[1], global[2], per_sm[0], per_sm[1], per_sm[2]
     );
     println!("  (synthesis cells, each block alone; Fmax: routed alone in its ring of I/O registers at seed {}, target {} MHz; state: flip-flops and memory bits)", a.seed, a.freq);
@@ -346,7 +348,6 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     }
     let mut controller = None;
     if let Some(n) = a.controller {
-        let n = n.unwrap_or((fit as usize).clamp(1, sms));
         let (r, dir) = mpgpu_tb::controller::build(&tools, &gpu_blocks(BLOCKS), sms, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);

@@ -76,9 +76,12 @@ fn bad_fpga_arguments_are_refused_with_the_reason() {
     let (code, _, stderr) = mpgpu(&["fpga", "--gpu", "fermi15", "--controller", "2", "--synth-only"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
-    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--controller"]);
+    let (code, _, stderr) = mpgpu(&["fpga", "dss", "--controller", "1"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--gpu"), "{stderr}");
+    let (code, _, stderr) = mpgpu(&["fpga", "--gpu", "fermi15", "--controller"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--controller <N>"), "{stderr}");
     let (code, _, stderr) = mpgpu(&["fpga"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("<BLOCK>") || stderr.contains("--gpu"), "{stderr}");
