@@ -256,3 +256,38 @@ fn the_coordinator_stays_in_lockstep_through_page_faults_under_warp_disable() {
         assert!(res.zorua.as_ref().unwrap().grants > 0 && r.cycles_checked > 1000, "{backend:?}");
     }
 }
+
+/// The framework's RTL and the coordinator's on every SM at once (`--unit sched,zorua`), under
+/// DSS with draining, with demand paging under Warp Disable: every mechanism of the run in one
+/// GPU, both blocks in lockstep with their models, on rust-hdl (and on Verilator in the long
+/// tier: the framework's model for two SMs under PPQ shared is one of its own to build); the
+/// framework preempts and pages fault.
+#[test]
+fn the_framework_and_the_coordinators_run_together_with_page_faults() {
+    use mpgpu_ref::config::{FaultScheme, PagingLink};
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let mut cfg = config(2);
+    cfg.memory.vm = true;
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.faults = FaultScheme::WdCommit;
+    cfg.validate().unwrap();
+    let w = Workload::parse(
+        "pair.toml",
+        "description = \"a priority pair\"\n[[process]]\nname = \"low\"\npriority = 0\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n\
+         [[process]]\nname = \"high\"\narrival = 2000\npriority = 1\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 4 }]\n",
+    )
+    .unwrap();
+    let backends: &[Backend] = if cfg!(feature = "long") { &[Backend::RustHdl, Backend::Verilator] } else { &[Backend::RustHdl] };
+    for &backend in backends {
+        let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
+        o.unit = UnitKind::list("sched,zorua").unwrap();
+        o.policy = Policy::PpqShared;
+        o.mechanism = Mechanism::Drain;
+        let r = run_with(&cfg, &w, &o).unwrap();
+        clean(&r, &format!("{backend:?} sched,zorua"));
+        let res = r.result.as_ref().unwrap();
+        assert!(res.vm.faults > 0 && res.sm.faulted_insts > 0, "{backend:?}: nothing faulted");
+        assert!(res.preemptions > 0, "{backend:?}: the framework preempted nothing");
+        assert!(res.zorua.as_ref().unwrap().grants > 0, "{backend:?}");
+    }
+}
