@@ -47,6 +47,16 @@ fn workload() -> Workload {
     Workload::parse("zorua.toml", t).unwrap()
 }
 
+/// `config(2)` with demand paging over NVLink under Warp Disable (commit).
+fn paged() -> GpuConfig {
+    let mut cfg = config(2);
+    cfg.memory.vm = true;
+    cfg.paging.link = mpgpu_ref::config::PagingLink::Nvlink;
+    cfg.faults = mpgpu_ref::config::FaultScheme::WdCommit;
+    cfg.validate().unwrap();
+    cfg
+}
+
 fn options(backend: Backend, mode: SlotMode, faults: ZoruaFaults) -> CosimOptions {
     let mut o = CosimOptions::new(mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch);
     o.unit = UnitKind::named("zorua").unwrap();
@@ -236,12 +246,7 @@ fn the_waveform_holds_ports_registers_expected_values_and_the_marker() {
 /// fault and faulted warps wait while the coordinator keeps scheduling, on both backends.
 #[test]
 fn the_coordinator_stays_in_lockstep_through_page_faults_under_warp_disable() {
-    use mpgpu_ref::config::{FaultScheme, PagingLink};
-    let mut cfg = config(2);
-    cfg.memory.vm = true;
-    cfg.paging.link = PagingLink::Nvlink;
-    cfg.faults = FaultScheme::WdCommit;
-    cfg.validate().unwrap();
+    let cfg = paged();
     let w = Workload::parse(
         "wd.toml",
         "description = \"sgemm and the reduction\"\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 4 }]\n\
@@ -264,13 +269,8 @@ fn the_coordinator_stays_in_lockstep_through_page_faults_under_warp_disable() {
 /// framework preempts and pages fault.
 #[test]
 fn the_framework_and_the_coordinators_run_together_with_page_faults() {
-    use mpgpu_ref::config::{FaultScheme, PagingLink};
     use mpgpu_ref::units::framework::{Mechanism, Policy};
-    let mut cfg = config(2);
-    cfg.memory.vm = true;
-    cfg.paging.link = PagingLink::Nvlink;
-    cfg.faults = FaultScheme::WdCommit;
-    cfg.validate().unwrap();
+    let cfg = paged();
     let w = Workload::parse(
         "pair.toml",
         "description = \"a priority pair\"\n[[process]]\nname = \"low\"\npriority = 0\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n\
