@@ -348,6 +348,9 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     }
     let mut controller = None;
     if let Some(n) = a.controller {
+        if n as u64 > fit {
+            anyhow::bail!("--controller {n}: the per-SM blocks of at most {fit} SMs fit on the 85F beside the GPU-wide blocks by the synthesis counts above (and fewer once placed: docs/fpga.md, \"The whole controller\")");
+        }
         let (r, dir) = mpgpu_tb::controller::build(&tools, &gpu_blocks(BLOCKS), sms, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);

@@ -393,12 +393,12 @@ fn zorua_runs_with_demand_paging_under_warp_disable() {
             }
         }
     }
-    for faults in [FaultScheme::Rq, FaultScheme::Ol] {
+    for faults in [FaultScheme::Rq, FaultScheme::Ol, FaultScheme::Naive] {
         let mut cfg = fermi();
         cfg.memory.vm = true;
         cfg.paging.link = PagingLink::Nvlink;
         cfg.faults = faults;
         let e = cfg.validate().expect_err("a replaying scheme under Zorua");
-        assert!(e.contains("thesis"), "{e}");
+        assert!(e.contains("field `alloc`") && e.contains("wd-commit") && e.contains("coordinator does not run on"), "{e}");
     }
 }

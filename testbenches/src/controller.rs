@@ -1,6 +1,6 @@
 //! The whole controller as one design: the GPU-wide blocks of a GPU and the per-SM blocks of
 //! `n` of its SMs side by side in one top module, `mpgpu_controller`, synthesized and placed
-//! and routed together on the ECP5-85F (`mpgpu fpga --gpu CONFIG --controller [N]`;
+//! and routed together on the ECP5-85F (`mpgpu fpga --gpu CONFIG --controller N`;
 //! `docs/fpga.md`, "The whole controller").
 //!
 //! Each block is its packaged Verilog ([`crate::ip::package`]: modules named `mpgpu_<block>`,
@@ -31,6 +31,9 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
     let mut decls = String::from("    input wire clock;\n    input wire reset;  // synchronous, active high: every block's reset (registered in its ring)\n");
     let mut body = String::new();
     let (mut instances, mut bits) = (0, 0u64);
+    // (every module and every top port named once: a clash is an error here, not in yosys)
+    let mut taken = std::collections::HashSet::new();
+    let mut once = |name: String, what: &str| if taken.insert(name.clone()) { Ok(name) } else { Err(format!("the controller would have two {what}s named `{name}`")) };
     for b in blocks {
         let count = match b.scope {
             Scope::Gpu => 1,
@@ -45,6 +48,9 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
             ports.push(VPort { name: RESET.into(), width: 1, input: true });
         }
         let ring = format!("{module}_ring");
+        for m in packaged.lines().filter_map(|l| l.strip_prefix("module ")).map(|l| l.split('(').next().unwrap_or(l).trim().to_string()).chain([ring.clone()]) {
+            once(m, "module")?;
+        }
         modules += &packaged;
         modules += &ring_module(&ports, &ring, &module);
         for k in 0..count {
@@ -55,7 +61,7 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
                     conns.push(format!(".{RESET}({RESET})"));
                     continue;
                 }
-                let outer = format!("{inst}_{}", p.name);
+                let outer = once(format!("{inst}_{}", p.name), "port")?;
                 let range = if p.width > 1 { format!("[{}:0] ", p.width - 1) } else { String::new() };
                 let _ = writeln!(decls, "    {} wire {range}{outer};", if p.input { "input" } else { "output" });
                 conns.push(format!(".{}({outer})", p.name));

@@ -72,7 +72,8 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
         assert!(rep.result.unwrap().processes.iter().all(|x| x.verified));
         assert!(rep.cycles_checked > 1000);
     }
-    // The same broken variants are caught at the same cycle on both backends.
+    // The broken variants are caught; in the long tier also on Verilator, at the same cycle
+    // and fields as on rust-hdl.
     let three = Workload::parse("three.toml", THREE).unwrap();
     for (p, w) in [(Policy::Dss, &two()), (Policy::PpqShared, &three)] {
         let mut at = Vec::new();
@@ -81,7 +82,9 @@ fn the_engines_verilated_in_the_gpu_loop_and_their_broken_variants() {
             let m = run_with(&cfg, w, &o).unwrap().mismatch.unwrap_or_else(|| panic!("{p:?} on {backend}: the broken engine went unnoticed"));
             at.push((m.cycle, m.diffs.iter().map(|d| d.field.clone()).collect::<Vec<_>>()));
         }
-        assert!(at.iter().all(|x| *x == at[0]), "{p:?}: the backends disagree on where the broken engine parts: {at:?}");
+        if let [a, b] = &at[..] {
+            assert_eq!(a, b, "{p:?}: the backends disagree on where the broken engine parts");
+        }
     }
 }
 
@@ -161,7 +164,8 @@ fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
     let cfg = GpuConfig::preset("k20c").unwrap();
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let path = dir(&format!("run-{backend}.vcd"));
-        let o = CosimOptions { backend, vcd: Some(path.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqShared, Mechanism::ContextSwitch) };
+        // (PPQ exclusive: the framework's Verilator model the other default tests build)
+        let o = CosimOptions { backend, vcd: Some(path.clone()), mismatch_vcd: dir("unused.vcd"), ..CosimOptions::new(Policy::PpqExclusive, Mechanism::ContextSwitch) };
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none());
         // Inputs 13 + outputs 2 x 12 + clocked + mismatch + 13 SMST x 6 + 13 KSRT x 12 + 2 + the

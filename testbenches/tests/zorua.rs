@@ -263,7 +263,7 @@ fn the_coordinator_stays_in_lockstep_through_page_faults_under_warp_disable() {
 }
 
 /// The framework's RTL and the coordinator's on every SM at once (`--unit sched,zorua`), under
-/// DSS with draining, with demand paging under Warp Disable: every mechanism of the run in one
+/// PPQ shared with draining, with demand paging under Warp Disable: every mechanism of the run in one
 /// GPU, both blocks in lockstep with their models, on rust-hdl (and on Verilator in the long
 /// tier: the framework's model for two SMs under PPQ shared is one of its own to build); the
 /// framework preempts and pages fault.

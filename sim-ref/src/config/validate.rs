@@ -29,6 +29,14 @@ impl GpuConfig {
         if self.sm.is_empty() {
             return Err("field `sm`: at least one [[sm]] group is needed".into());
         }
+        // Zorua and WLM with a fault scheme, before the per-SM checks (which would send the
+        // user to the thesis's pipeline, which the coordinator does not run on): the
+        // replaying schemes and thread-block switching need that pipeline; Warp Disable does
+        // not squash, so a warp keeps its registers and its place in the coordinator through
+        // a fault.
+        if self.alloc != Alloc::Block && !matches!(self.faults, FaultScheme::Stall | FaultScheme::WdCommit | FaultScheme::WdLastcheck) {
+            return Err(format!("field `alloc`: \"{}\" runs with faults = \"stall\", \"wd-commit\" or \"wd-lastcheck\" (the others replay on the thesis's pipeline, which the coordinator does not run on), not faults = \"{}\"", self.alloc.name(), self.faults.name()));
+        }
         // (summed in 64 bits: the groups' counts are not checked yet)
         range("sm (total SM count)", self.sm.iter().map(|g| g.count as u64).sum(), 1, 256)?;
         for (i, s) in self.sm.iter().enumerate() {
@@ -132,12 +140,6 @@ impl GpuConfig {
             range("zorua.o_thresh_step", z.o_thresh_step as u64, 0, 16)?;
             range("zorua.c_delta_thresh", z.c_delta_thresh, 0, 1 << 20)?;
             range("zorua.table_latency", z.table_latency as u64, 0, 100)?;
-            // (the replaying schemes and thread-block switching need the thesis's pipeline,
-            // which the coordinator does not run on; Warp Disable does not squash, so a warp
-            // keeps its registers and its place in the coordinator through a fault)
-            if !matches!(self.faults, FaultScheme::Stall | FaultScheme::WdCommit | FaultScheme::WdLastcheck) {
-                return Err(format!("field `alloc`: \"{}\" runs with faults = \"stall\", \"wd-commit\" or \"wd-lastcheck\" (the others replay on the thesis's pipeline), not faults = \"{}\"", self.alloc.name(), self.faults.name()));
-            }
         }
         if self.tb_switch.enabled {
             if !matches!(self.faults, FaultScheme::Rq | FaultScheme::Ol) {
