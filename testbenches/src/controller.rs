@@ -97,7 +97,8 @@ pub struct ControllerReport {
 
 /// Synthesizes the controller of [`verilog`] for the ECP5 and places and routes it at `seed`
 /// and `freq_mhz` under `out/controller-<n>-<hash>/`, or reads the report an earlier run left
-/// there for the same Verilog, seed and target.
+/// there for the same Verilog, seed and target (or its synthesis, `synth.json`, for the same
+/// Verilog).
 pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, n: usize, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
     let (text, instances, port_bits) = verilog(blocks, gpu_sms, n)?;
     let dir = out.join(format!("controller-{n}-{}", crate::verilator::short_hash(&[&text])));
@@ -110,8 +111,19 @@ pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, n: usize,
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let vpath = dir.join("controller.v");
     std::fs::write(&vpath, &text).map_err(|e| format!("cannot write {}: {e}", vpath.display()))?;
-    say(&format!("  synthesizing the controller ({instances} blocks) in {} ...", dir.display()));
-    let synth = synthesize(tools, &vpath, Family::Ecp5, &dir)?;
+    // (the synthesis is kept as soon as it ends, so that a place and route interrupted or
+    // rerun at another seed or target does not redo it)
+    let spath = dir.join("synth.json");
+    let synth = match std::fs::read_to_string(&spath).ok().and_then(|t| serde_json::from_str::<SynthReport>(&t).ok()).filter(|_| dir.join("ecp5.json").exists()) {
+        Some(s) => s,
+        None => {
+            say(&format!("  synthesizing the controller ({instances} blocks) in {} ...", dir.display()));
+            let s = synthesize(tools, &vpath, Family::Ecp5, &dir)?;
+            let json = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
+            std::fs::write(&spath, json).map_err(|e| format!("cannot write {}: {e}", spath.display()))?;
+            s
+        }
+    };
     say("  placing and routing the controller (this takes a long while) ...");
     let pnr = place_and_route(tools, &dir, seed, freq_mhz)?;
     let r = ControllerReport { sms: n, gpu_sms, instances, port_bits, synth, pnr };
