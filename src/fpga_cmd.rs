@@ -354,7 +354,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         let (r, dir) = mpgpu_tb::controller::build(&tools, &gpu_blocks(BLOCKS), sms, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);
-        println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cells.get("DP16KD").copied().unwrap_or(0));
+        println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cell("DP16KD"));
         let used = |k: &str| r.pnr.utilization.get(k).map_or("-".to_string(), |(u, of)| format!("{u}/{of} ({:.1}%)", pct(*u, *of)));
         println!("  placed and routed: {} LUT4 (TRELLIS_COMB), {} FF (TRELLIS_FF), {} DP16KD", used("TRELLIS_COMB"), used("TRELLIS_FF"), used("DP16KD"));
         match r.pnr.fmax_mhz {

@@ -13,7 +13,7 @@
 //! it runs, when it shares one device.
 
 use crate::entry::{Block, Scope};
-use crate::fpga::{place_and_route, ring_module, synthesize, top_ports, Family, PnrReport, SynthReport, Tools, VPort};
+use crate::fpga::{module_names, place_and_route, ring_module, synthesize, top_ports, Family, PnrReport, SynthReport, Tools, VPort};
 use crate::ip::{self, RESET};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -48,7 +48,7 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
             ports.push(VPort { name: RESET.into(), width: 1, input: true });
         }
         let ring = format!("{module}_ring");
-        for m in packaged.lines().filter_map(|l| l.strip_prefix("module ")).map(|l| l.split('(').next().unwrap_or(l).trim().to_string()).chain([ring.clone()]) {
+        for m in module_names(&packaged).map(str::to_string).chain([ring.clone()]) {
             once(m, "module")?;
         }
         modules += &packaged;
@@ -62,8 +62,7 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
                     continue;
                 }
                 let outer = once(format!("{inst}_{}", p.name), "port")?;
-                let range = if p.width > 1 { format!("[{}:0] ", p.width - 1) } else { String::new() };
-                let _ = writeln!(decls, "    {} wire {range}{outer};", if p.input { "input" } else { "output" });
+                let _ = writeln!(decls, "    {} wire {}{outer};", if p.input { "input" } else { "output" }, crate::trace::vector(p.width));
                 conns.push(format!(".{}({outer})", p.name));
                 names.push(outer);
                 bits += p.width as u64;

@@ -57,7 +57,7 @@ impl BlockCost {
     }
     /// Block RAMs (DP16KD cells).
     pub fn dp16kd(&self) -> u64 {
-        self.synth.cells.get("DP16KD").copied().unwrap_or(0)
+        self.synth.cell("DP16KD")
     }
     /// Block-RAM bits (DP16KD cells times their size).
     pub fn bram_bits(&self) -> u64 {
@@ -65,7 +65,7 @@ impl BlockCost {
     }
     /// Distributed-RAM bits (TRELLIS_DPR16X4 cells times their size).
     pub fn dist_ram_bits(&self) -> u64 {
-        self.synth.cells.get("TRELLIS_DPR16X4").copied().unwrap_or(0) * DPR16X4_BITS
+        self.synth.cell("TRELLIS_DPR16X4") * DPR16X4_BITS
     }
     /// Bits of state: its flip-flops and its memories' bits.
     pub fn storage_bits(&self) -> u64 {

@@ -103,7 +103,8 @@ impl TraceWriter {
     }
 }
 
-fn vector(w: u32) -> String {
+/// The range of a Verilog declaration `w` bits wide (`[w-1:0] `; nothing for one bit).
+pub fn vector(w: u32) -> String {
     if w == 1 {
         String::new()
     } else {
