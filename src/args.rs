@@ -179,6 +179,11 @@ pub struct VmArgs {
     /// manager, the paper's comparison).
     #[arg(long, value_parser = ["block", "zorua", "wlm"])]
     pub alloc: Option<String>,
+    /// Every SM's pipeline: `gpgpusim` (per-scheduler warps, in-order issue per warp) or
+    /// `thesis` (the thesis's unified issue queue, out-of-order issue within a warp, which the
+    /// replaying fault schemes need; docs/faults.md). Default: the configuration's.
+    #[arg(long, value_parser = ["gpgpusim", "thesis"])]
+    pub pipeline: Option<String>,
 }
 
 /// `RATE[,SEED[,LATENCY]]` for `--inject`.
@@ -221,6 +226,9 @@ impl VmArgs {
             cfg.memory.vm = v == "on";
         }
         for g in &mut cfg.sm {
+            if let Some(p) = &self.pipeline {
+                g.pipeline = if p == "thesis" { mpgpu_ref::config::Pipeline::Thesis } else { mpgpu_ref::config::Pipeline::Gpgpusim };
+            }
             if let Some(b) = self.oplog_bytes {
                 g.oplog_bytes = b;
             }
@@ -259,6 +267,7 @@ impl VmArgs {
             (self.rq_entries.is_some(), "--rq-entries"),
             (self.inject.is_some(), "--inject"),
             (self.alloc.is_some(), "--alloc"),
+            (self.pipeline.is_some(), "--pipeline"),
         ];
         flags.iter().filter(|f| f.0).map(|f| f.1).collect()
     }
@@ -277,6 +286,7 @@ const FLAG_FIELDS: &[(&str, &str)] = &[
     ("tb_switch", "--tb-switch"),
     ("faults", "--faults"),
     ("alloc", "--alloc"),
+    ("pipeline", "--pipeline"),
 ];
 
 /// A configuration's validation error (`field `sm[0].rq_entries`: 0 is out of range ...`)

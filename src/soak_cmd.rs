@@ -31,9 +31,16 @@ pub struct SoakArgs {
     /// SM (`rq`, `oplog`, `oldata`, `rq-ol`), each workload with injected faults and under
     /// demand paging with thread-block switching; Zorua's coordinator (`zorua`) under the
     /// baseline dispatcher and the framework; Warped-Slicer (`wf`); the slice table (`slice`)
-    /// under every online slicing policy.
+    /// under every online slicing policy. A list (`sched,zorua,rq-ol`) puts its blocks in one
+    /// GPU and runs each block's runs that the others can share (the rest are listed, with the
+    /// reason, and left out).
     #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
     unit: UnitKind,
+    /// Every SM's pipeline (`gpgpusim` or `thesis`), over the configuration's (as for `mpgpu
+    /// run --pipeline`): Zorua's Fermi-geometry RTL with the replay hardware needs `--config
+    /// fermi15 --pipeline thesis`.
+    #[arg(long, value_parser = ["gpgpusim", "thesis"])]
+    pipeline: Option<String>,
     /// The simulator of the RTL.
     #[arg(long, value_enum, default_value = "rust-hdl")]
     backend: BackendArg,
@@ -51,18 +58,33 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
     }
     crate::checks::output_dir(&a.out, "--out")?;
-    let config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
-    let config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
+    let mut config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
+    let mut config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
+    if let Some(p) = &a.pipeline {
+        let p = if p == "thesis" { mpgpu_ref::config::Pipeline::Thesis } else { mpgpu_ref::config::Pipeline::Gpgpusim };
+        for g in &mut config.sm {
+            g.pipeline = p;
+        }
+        // (the command that reproduces a failure names it with the configuration)
+        config_arg = format!("{config_arg} --pipeline {}", a.pipeline.as_deref().unwrap_or_default());
+    }
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::default(), b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone() };
-    let per = soak.runs_per_workload();
+    // (the runs are checked before any simulation: a list's blocks that cannot share a run say
+    // why)
+    let (runs, skipped) = soak.runs_and_skipped(0).map_err(|e| anyhow!(e))?;
+    let per = runs.len() as u64;
     if soak.runs_inject_faults() {
-        println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging with thread-block switching) on {} ({}), --unit {unit}'s RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
+        let tb = if runs.iter().any(|r| r.cfg.tb_switch.enabled) { " with thread-block switching" } else { "" };
+        println!("soak: seed {}, {} random workloads x {per} runs (injected faults; demand paging{tb}) on {} ({}), --unit {unit}'s RTL on every SM", a.seed, a.workloads, soak.config.name, soak.backend);
     } else if soak.varies_gpu() {
         println!("soak: seed {}, {} random workloads x {per} runs on {} ({}), --unit {unit}: {}", a.seed, a.workloads, soak.config.name, soak.backend, unit.about());
     } else {
         let what = if unit == UnitKind::default() { "the framework's".to_string() } else { format!("--unit {unit}'s") };
         println!("soak: seed {}, {} random workloads x {per} policy/mechanism pairs on {} ({}), {what} RTL in the loop", a.seed, a.workloads, soak.config.name, soak.backend);
+    }
+    for (why, runs) in &skipped {
+        println!("  left out: {} ({why})", runs.join(", "));
     }
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { ProgressBar::new(a.workloads * per) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise} < {eta_precise}] {msg}").unwrap());

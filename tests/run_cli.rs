@@ -290,7 +290,14 @@ fn run_with_the_operand_log_and_injected_faults() {
     assert!(err.contains("--oplog-bytes") && err.contains("expected at least 4096"), "{err}");
     let (code, _, err) = mpgpu(&["run", &w, "--faults", "rq"]);
     assert_eq!(code, 2);
-    assert!(err.contains("needs the thesis's pipeline"), "{err}");
+    assert!(err.contains("needs the thesis's pipeline") && err.contains("--pipeline thesis"), "{err}");
+    // (the pipeline from the command line: Zorua on fermi15 with the thesis's, under the log)
+    let (code, out, err) = mpgpu(&["run", &w, "--config", "fermi15", "--pipeline", "thesis", "--alloc", "zorua", "--faults", "ol", "--vm", "on", "--inject", "0.05,3", "--no-alone"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("faults under ol:") && out.contains("PASS"), "{out}");
+    let (code, _, err) = mpgpu(&["run", &w, "--config", "thesis16", "--alloc", "zorua", "--faults", "rq", "--tb-switch", "on"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--tb-switch: switching a faulted block out saves its registers"), "{err}");
     let (code, _, err) = mpgpu(&["run", &w, "--config", "thesis16", "--inject", "2"]);
     assert_eq!(code, 2);
     assert!(err.contains("not a probability"), "{err}");

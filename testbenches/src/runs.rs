@@ -60,8 +60,12 @@ pub fn fault_runs(seed: u64, cfg: &GpuConfig, index: u64) -> Vec<Run> {
     injected.inject.seed = seed;
     let mut paged = cfg.clone();
     paged.paging.link = PagingLink::Nvlink;
-    paged.tb_switch.enabled = true;
-    vec![Run::fcfs(&injected, format!("--faults {name} --inject {rate},{seed}")), Run::fcfs(&paged, format!("--faults {name} --paging nvlink --tb-switch on"))]
+    paged.memory.vm = true;
+    // (thread-block switching saves a block's registers and scratchpad with it: under Zorua
+    // they live in the coordinator's sets and swap, and it is refused there)
+    paged.tb_switch.enabled = cfg.alloc == mpgpu_ref::config::Alloc::Block;
+    let tb = if paged.tb_switch.enabled { " --tb-switch on" } else { "" };
+    vec![Run::fcfs(&injected, format!("--faults {name} --inject {rate},{seed}")), Run::fcfs(&paged, format!("--faults {name} --paging nvlink{tb}"))]
 }
 
 /// A slicing dispatcher's runs: every online slicing policy.

@@ -144,13 +144,55 @@ impl Soak {
     /// Warped-Slicer; for the slice table, every online slicing policy), on the configuration
     /// the unit sets up.
     fn runs_of(&self, index: u64) -> Result<Vec<Run>, String> {
+        Ok(self.runs_and_skipped(index)?.0)
+    }
+
+    /// The runs of workload `index` ([`Soak::runs_of`]) and, for a list of units, the runs of
+    /// its blocks that the others cannot share, by reason (the framework's context switch
+    /// under Zorua, thread-block switching under the framework): those are left out. Under a
+    /// list with the framework a per-SM block's run takes the framework's policy, draining
+    /// under Zorua. A unit of one block runs all of its own.
+    pub fn runs_and_skipped(&self, index: u64) -> Result<(Vec<Run>, Vec<(String, Vec<String>)>), String> {
         let mut cfg = self.config.clone();
         self.unit.setup(&mut cfg);
-        let runs = self.unit.soak_runs(self.seed, &cfg, index);
+        let mut runs = self.unit.soak_runs(self.seed, &cfg, index);
+        let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
+        if self.unit.several() {
+            let fw = self.unit.gpu() == GpuKind::Framework;
+            for r in runs.iter_mut() {
+                // (a per-SM block's run under the framework of the list: its policy, with
+                // draining where the allocation needs it)
+                if fw && !r.variant.is_empty() && r.cfg.alloc != mpgpu_ref::config::Alloc::Block {
+                    r.mechanism = Mechanism::Drain;
+                }
+            }
+            runs.retain(|r| {
+                let why = r.cfg.validate().err().or_else(|| (fw || r.framework).then(|| mpgpu_ref::timing::gpu::Gpu::framework_refusal(&r.cfg, r.mechanism)).flatten());
+                if let Some(e) = why.clone() {
+                    let what = if r.variant.is_empty() { format!("--policy {} --preempt {}", r.policy.name(), if r.mechanism == Mechanism::Drain { "drain" } else { "ctxsw" }) } else { r.variant.clone() };
+                    match skipped.iter_mut().find(|(x, _)| *x == e) {
+                        Some((_, v)) => v.push(what),
+                        None => skipped.push((e, vec![what])),
+                    }
+                }
+                why.is_none()
+            });
+            let mut kept: Vec<Run> = Vec::new();
+            for r in runs {
+                if !kept.iter().any(|x| x.same(&r)) {
+                    kept.push(r);
+                }
+            }
+            runs = kept;
+            if runs.is_empty() {
+                let why: Vec<String> = skipped.iter().map(|(e, w)| format!("{}: {e}", w.join(", "))).collect();
+                return Err(format!("--unit {}: none of its blocks' runs can run with the others ({})", self.unit, why.join("; ")));
+            }
+        }
         for r in &runs {
             r.cfg.validate().map_err(|e| format!("configuration {}{}: {e}", self.config_arg, if r.variant.is_empty() { String::new() } else { format!(" under {}", r.variant) }))?;
         }
-        Ok(runs)
+        Ok((runs, skipped))
     }
 
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
@@ -165,8 +207,10 @@ impl Soak {
             _ => "",
         };
         let unit = if self.unit == UnitKind::default() { String::new() } else { format!(" --unit {}", self.unit) };
+        // (a list's per-SM blocks' runs set faults or paging)
+        let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
         format!(
-            "mpgpu cosim {} --config {}{unit} --policy {} --preempt {} --backend {}{broken}",
+            "mpgpu cosim {} --config {}{unit}{variant} --policy {} --preempt {} --backend {}{broken}",
             file.display(),
             self.config_arg,
             p.name(),

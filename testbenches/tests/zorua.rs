@@ -291,3 +291,80 @@ fn the_framework_and_the_coordinators_run_together_with_page_faults() {
         assert!(res.zorua.as_ref().unwrap().grants > 0, "{backend:?}");
     }
 }
+
+/// The coordinator, the replay queue and the operand log (bookkeeping and data array) in RTL
+/// on every SM at once (`--unit zorua,rq-ol`), on the thesis's pipeline, with demand paging
+/// under the operand-log scheme: phases, barriers and oversubscription in the coordinator,
+/// faulted instructions replayed from the log, every block in lockstep with its model, on
+/// both backends.
+#[test]
+fn the_coordinator_and_the_replay_hardware_run_together_on_the_thesis_pipeline() {
+    let mut cfg = config(2);
+    let t = &GpuConfig::preset("thesis16").unwrap().sm[0];
+    let s = &mut cfg.sm[0];
+    (s.pipeline, s.iq_entries, s.fetch_width) = (t.pipeline, t.iq_entries, t.fetch_width);
+    cfg.memory.vm = true;
+    cfg.paging.link = mpgpu_ref::config::PagingLink::Nvlink;
+    cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
+    cfg.validate().unwrap();
+    let w = Workload::parse(
+        "ol.toml",
+        "description = \"lbm and the reduction\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 4 }]\n\
+         [[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 5 }]\n",
+    )
+    .unwrap();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
+        o.unit = UnitKind::list("zorua,rq-ol").unwrap();
+        let r = run_with(&cfg, &w, &o).unwrap();
+        clean(&r, &format!("{backend:?} zorua,rq-ol"));
+        let res = r.result.as_ref().unwrap();
+        assert!(res.vm.faults > 0 && res.sm.replayed > 0, "{backend:?}: nothing faulted or nothing replayed");
+        let z = res.zorua.as_ref().unwrap();
+        assert!(z.grants > 0 && z.phase_events > 0 && z.barrier_events > 0, "{backend:?}: {z:?}");
+        assert!(r.cycles_checked > 10_000, "{backend:?}: only {} clocked cycles checked", r.cycles_checked);
+    }
+}
+
+/// `mpgpu soak --unit sched,zorua,rq-ol --pipeline thesis`: random workloads with the
+/// framework's RTL, the coordinator's and the replay hardware's on every SM at once, under every
+/// policy with draining and under the fault-handling blocks' faults (injected, and demand
+/// paging); the framework's context switch, which Zorua does not take, is left out with the
+/// reason. Clean on rust-hdl (a small workload: the framework's RTL on rust-hdl is the slow
+/// part), with faults and replays; a broken coordinator (a warp's end frees its block's
+/// scratchpad) is found, and the command that reproduces it names the list, the pipeline and the
+/// run's faults.
+#[test]
+fn a_soak_of_every_block_at_once_runs_clean_and_finds_a_broken_coordinator() {
+    use mpgpu_ref::soakgen::SoakParams;
+    use mpgpu_tb::soak::Soak;
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("soak");
+    let mut cfg = GpuConfig::preset("fermi15").unwrap();
+    cfg.sm[0].count = 2;
+    cfg.sm[0].pipeline = mpgpu_ref::config::Pipeline::Thesis;
+    let soak = |faults: ZoruaFaults, n: u64, params: SoakParams| Soak {
+        seed: 3,
+        workloads: n,
+        config: cfg.clone(),
+        config_arg: "fermi2.toml --pipeline thesis".into(),
+        backend: Backend::RustHdl,
+        unit: UnitKind::list("sched,zorua,rq-ol").unwrap(),
+        broken: mpgpu_tb::broken::Broken::default().with("zorua", faults),
+        params,
+        out: out.clone(),
+    };
+    let small = SoakParams { max_procs: 3, max_arrival: 10_000, max_work: 40_000, ..SoakParams::default() };
+    let s = soak(ZoruaFaults::default(), 1, small);
+    let (runs, skipped) = s.runs_and_skipped(0).unwrap();
+    assert_eq!(runs.len(), 9, "six policies with draining, the framework's DSS run and two fault runs");
+    assert!(runs.iter().all(|r| r.mechanism == mpgpu_ref::units::framework::Mechanism::Drain));
+    assert!(skipped.len() == 1 && skipped[0].1.len() == 6 && skipped[0].0.contains("draining preemption"), "{skipped:?}");
+    let clean = s.run(&mut |_, _, _| {}).unwrap();
+    assert!(clean.failure.is_none(), "{:?}", clean.failure);
+    assert_eq!((clean.workloads, clean.runs), (1, 9));
+    assert!(clean.faulted > 0 && clean.replayed > 0, "faulted {}, replayed {}", clean.faulted, clean.replayed);
+    let rep = soak(ZoruaFaults { smem_at_warp_end: true, ..Default::default() }, 4, SoakParams::default()).run(&mut |_, _, _| {}).unwrap();
+    let f = rep.failure.expect("four random workloads did not find a warp's end freeing its block's scratchpad");
+    assert!(f.mismatch.is_some(), "a mismatch, not another failure: {:?}", f.error);
+    assert!(f.workload.exists() && f.command.contains("--unit sched,zorua,rq-ol") && f.command.contains("--pipeline thesis") && f.command.contains(&f.variant), "{}", f.command);
+}

@@ -29,13 +29,12 @@ impl GpuConfig {
         if self.sm.is_empty() {
             return Err("field `sm`: at least one [[sm]] group is needed".into());
         }
-        // Zorua and WLM with a fault scheme, before the per-SM checks (which would send the
-        // user to the thesis's pipeline, which the coordinator does not run on): the
-        // replaying schemes and thread-block switching need that pipeline; Warp Disable does
-        // not squash, so a warp keeps its registers and its place in the coordinator through
-        // a fault.
-        if self.alloc != Alloc::Block && !matches!(self.faults, FaultScheme::Stall | FaultScheme::WdCommit | FaultScheme::WdLastcheck) {
-            return Err(format!("field `alloc`: \"{}\" runs with faults = \"stall\", \"wd-commit\" or \"wd-lastcheck\" (the others replay on the thesis's pipeline, which the coordinator does not run on), not faults = \"{}\"", self.alloc.name(), self.faults.name()));
+        // Zorua and WLM with thread-block switching: a switched-out block's registers and
+        // scratchpad live in the coordinator's physical sets and swap, which the block's saved
+        // context does not capture (as with the framework's context switch; docs/zorua.md,
+        // "Under the scheduling framework").
+        if self.alloc != Alloc::Block && self.tb_switch.enabled {
+            return Err(format!("field `tb_switch`: switching a faulted block out saves its registers and scratchpad with it, and under alloc = \"{}\" they live in the coordinator's physical sets and swap, which the saved context does not capture; run it with alloc = \"block\"", self.alloc.name()));
         }
         // (summed in 64 bits: the groups' counts are not checked yet)
         range("sm (total SM count)", self.sm.iter().map(|g| g.count as u64).sum(), 1, 256)?;
@@ -111,7 +110,7 @@ impl GpuConfig {
                 }
             }
             if self.faults.replays() && s.pipeline != Pipeline::Thesis {
-                return Err(format!("field `faults`: \"{}\" needs the thesis's pipeline (sm[{i}].pipeline = \"thesis\", as in thesis16)", self.faults.name()));
+                return Err(format!("field `faults`: \"{}\" needs the thesis's pipeline (sm[{i}].pipeline = \"thesis\", as in thesis16, or --pipeline thesis)", self.faults.name()));
             }
         }
         let inj = &self.inject;
@@ -129,9 +128,6 @@ impl GpuConfig {
         }
         if self.alloc != Alloc::Block {
             for (i, s) in self.sm.iter().enumerate() {
-                if s.pipeline != Pipeline::Gpgpusim {
-                    return Err(format!("field `alloc`: \"{}\" runs on the GPGPU-Sim-like pipeline (sm[{i}].pipeline = \"gpgpusim\"), not \"thesis\"", self.alloc.name()));
-                }
                 crate::units::zorua::Geometry::of(s).map_err(|e| format!("field `alloc`: sm[{i}]: {e}"))?;
             }
             let z = &self.zorua;

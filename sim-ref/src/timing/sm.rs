@@ -286,6 +286,15 @@ fn ctrl_like(c: Class) -> bool {
     matches!(c, Class::Control | Class::Barrier)
 }
 
+/// Whether an instruction of class `c` issues only as its warp's oldest entry on the thesis's
+/// pipeline, fetch stopping behind it until it commits (the pc moves at its issue): control
+/// flow and barriers; under Zorua (`zorua`) also a phase specifier, whose warp leaves the
+/// schedulable set as it issues, so that no younger instruction uses the new phase's sets
+/// before the coordinator grants them.
+fn ordered(c: Class, zorua: bool) -> bool {
+    ctrl_like(c) || (c == Class::Phase && zorua)
+}
+
 /// A class that stops fetch until the instruction issues.
 fn mem_like(c: Class) -> bool {
     matches!(c, Class::Mem(_) | Class::Atomic | Class::Fence)
@@ -761,10 +770,10 @@ fn logged_operand(f: &mut Flight, j: usize) -> &mut [u32; WARP_SIZE] {
 
 /// Whether a warp's queued instructions hold up its fetch: a memory or control-flow one is
 /// waiting (it re-enables fetch at its own issue or commit).
-fn gates_fetch(t: &KernelTiming, iq: &VecDeque<IqEntry>) -> bool {
+fn gates_fetch(t: &KernelTiming, iq: &VecDeque<IqEntry>, zorua: bool) -> bool {
     iq.iter().any(|x| {
         let c = t.class[x.pc as usize];
-        ctrl_like(c) || mem_like(c)
+        ordered(c, zorua) || mem_like(c)
     })
 }
 

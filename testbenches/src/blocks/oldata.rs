@@ -119,7 +119,7 @@ pub(super) const BLOCK: Block = Block {
         variant("read-waddr", "the read port always looks at the write address", |b| b.edit("oldata", |f: &mut OldataFaults| f.read_waddr = true)),
     ],
     host: Some(ol_host(
-        "the operand log's data array in RTL on every SM (or the SMs --sms names): 32 lane RAMs, one entry written and one read per cycle; under the operand-log fault scheme (implied), needs the thesis's pipeline (--config thesis16)",
+        "the operand log's data array in RTL on every SM (or the SMs --sms names): 32 lane RAMs, one entry written and one read per cycle; under the operand-log fault scheme (implied), needs the thesis's pipeline (--config thesis16, or --pipeline thesis)",
         |b| {
             let entries = log_entries(b.cfg);
             let ports = OldataPorts { entries, faults: b.o.broken.of("oldata") };

@@ -89,7 +89,7 @@ pub(super) const BLOCK: Block = Block {
         variant("early-credit", "a freed entry is credited to its block's quota a clocked cycle early", |b| b.edit("oplog", |f: &mut OplogFaults| f.early_credit = true)),
     ],
     host: Some(ol_host(
-        "the operand log's bookkeeping in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
+        "the operand log's bookkeeping in RTL on every SM (or the SMs --sms names), under the operand-log fault scheme (implied) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16, or --pipeline thesis)",
         |b| {
             let entries = log_entries(b.cfg);
             let ports = OplogPorts { entries, faults: b.o.broken.of("oplog") };

@@ -69,7 +69,7 @@ pub(super) const BLOCK: Block = Block {
         variant("wrong-slot", "a replay clears the faulted bit of the read port's slot, not its own", |b| b.edit("rq", |f: &mut RqFaults| f.wrong_slot = true)),
     ],
     host: Some(Host {
-        about: "the replay queue in RTL on every SM (or the SMs --sms names), under the replay-queue fault scheme (implied; --faults ol runs it with the operand log) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16)",
+        about: "the replay queue in RTL on every SM (or the SMs --sms names), under the replay-queue fault scheme (implied; --faults ol runs it with the operand log) with the baseline dispatcher; needs the thesis's pipeline (--config thesis16, or --pipeline thesis)",
         gpu: GpuKind::PerSm,
         default_config: "thesis16",
         // (the operand log's scheme has the replay queue too)

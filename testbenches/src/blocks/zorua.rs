@@ -258,7 +258,7 @@ pub(super) const BLOCK: Block = Block {
         variant("smem-at-warp-end", "a warp's end frees its block's scratchpad", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.smem_at_warp_end = true)),
     ],
     host: Some(Host {
-        about: "Zorua's coordinator and mapping tables in RTL on every SM (or the SMs --sms names), under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are the Fermi configuration's (--config fermi15)",
+        about: "Zorua's coordinator and mapping tables in RTL on every SM (or the SMs --sms names), under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are the Fermi configuration's (--config fermi15; with --pipeline thesis and --faults rq or ol it runs beside the replay hardware, --unit zorua,rq-ol)",
         gpu: GpuKind::PerSm,
         default_config: "fermi15",
         setup: |cfg| cfg.alloc = mpgpu_ref::config::Alloc::Zorua,

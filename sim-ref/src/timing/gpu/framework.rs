@@ -5,22 +5,31 @@
 use super::*;
 
 impl Gpu {
+    /// Why the framework does not run on `cfg` with `mechanism`, if it does not: thread-block
+    /// switching, or context switching under Zorua or WLM.
+    pub fn framework_refusal(cfg: &GpuConfig, mechanism: Mechanism) -> Option<String> {
+        if cfg.tb_switch.enabled {
+            return Some("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
+        }
+        if cfg.alloc != crate::config::Alloc::Block && mechanism == Mechanism::ContextSwitch {
+            return Some(format!(
+                "--alloc {} runs with the scheduling framework's draining preemption (--preempt drain), not context switching: a block's registers and scratchpad live in the coordinator's physical sets and swap, which a save does not capture yet (docs/zorua.md, \"Under the scheduling framework\")",
+                cfg.alloc.name()
+            ));
+        }
+        None
+    }
+
     /// A GPU whose blocks are scheduled by the kernel scheduling framework with `policy`,
     /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
     /// among them). The framework needs identical SMs, at most 16 of them.
     /// Its slot holds the framework's reference model; `Gpu::set_units` puts another unit of
     /// its interface there (its RTL, or the two in lockstep).
     pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
-        if cfg.tb_switch.enabled {
-            return Err("thread-block switching on faults (tb_switch) runs with the baseline dispatcher, not the scheduling framework (--policy)".into());
+        if let Some(e) = Gpu::framework_refusal(cfg, mechanism) {
+            return Err(e);
         }
         let room_from_sm = cfg.alloc != crate::config::Alloc::Block;
-        if room_from_sm && mechanism == Mechanism::ContextSwitch {
-            return Err(format!(
-                "--alloc {} runs with the scheduling framework's draining preemption (--preempt drain), not context switching: a block's registers and scratchpad live in the coordinator's physical sets and swap, which a save does not capture yet (docs/zorua.md, \"Under the scheduling framework\")",
-                cfg.alloc.name()
-            ));
-        }
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
         let mut g = Gpu::new(cfg);

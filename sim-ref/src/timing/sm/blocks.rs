@@ -7,17 +7,18 @@ use super::*;
 impl Sm {
     /// Whether one more block of `l` fits next to what is resident.
     pub fn fits(&self, l: &Launch) -> bool {
-        if self.zorua.is_some() {
-            return self.z_fits(l);
-        }
-        let f = l.kernel.footprint();
-        let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
-        let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
-        self.free_block_slot().is_some()
-            && self.used_warps + warps <= self.cfg.warps
-            && self.used_threads + warps * 32 <= self.cfg.threads
-            && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
-            && self.used_shared + f.shared_per_block <= cap
+        let room = if self.zorua.is_some() {
+            self.z_fits(l)
+        } else {
+            let f = l.kernel.footprint();
+            let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
+            let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
+            self.used_warps + warps <= self.cfg.warps
+                && self.used_threads + warps * 32 <= self.cfg.threads
+                && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
+                && self.used_shared + f.shared_per_block <= cap
+        };
+        room && self.free_block_slot().is_some()
             && self.ol.as_ref().is_none_or(|p| {
                 // (one quota claimed per cycle)
                 let p = p.borrow();
@@ -38,10 +39,12 @@ impl Sm {
     /// The operand-log partition a block of `l` gets (Tanasić's thesis §6.3.3: the log is
     /// shared among the blocks that can be resident, so fewer blocks get more entries): the
     /// log's entries over the kernel's occupancy, and at least its largest instruction's need
-    /// (docs/faults.md O10).
+    /// (docs/faults.md O10). Under Zorua (or WLM) the occupancy is the coordinator's: the
+    /// blocks whose warps all have physical slots, since registers and scratchpad do not bound
+    /// it.
     pub fn log_partition(&self, l: &Launch) -> u32 {
         let f = l.kernel.footprint();
-        let occ = self.cfg.occupancy(&f).blocks.max(1);
+        let occ = self.zorua_block_limit(f.threads_per_block.div_ceil(WARP_SIZE as u32)).unwrap_or_else(|| self.cfg.occupancy(&f).blocks).max(1);
         let entries = self.cfg.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
         let most = l.kernel.code.iter().map(log_need).max().unwrap_or(0) as u32;
         (entries / occ).max(most)
@@ -179,7 +182,7 @@ impl Sm {
         for &slot in &slots {
             // (fetch waits behind a queued memory or control-flow instruction)
             let w = self.warps[slot as usize].as_mut().unwrap();
-            w.fetch_gated = gates_fetch(&ctx.info.timing, &w.iq);
+            w.fetch_gated = gates_fetch(&ctx.info.timing, &w.iq, self.zorua.is_some());
         }
         self.used_blocks += 1;
         self.used_warps += nw;

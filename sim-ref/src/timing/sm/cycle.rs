@@ -89,6 +89,12 @@ impl Sm {
         for &id in &reads {
             self.operand_read(id, gmem)?;
         }
+        if self.zorua.is_some() {
+            // (a warp's event that waited for these reads goes now: `z_flush`)
+            for &id in &reads {
+                self.z_flush(now, self.recs[id as usize].warp);
+            }
+        }
         reads.clear();
         self.oread = reads;
         self.ol_step(now);

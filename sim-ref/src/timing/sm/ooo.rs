@@ -55,16 +55,31 @@ impl Sm {
             }
         }
         let resident = self.used_warps > 0;
+        // (under Zorua the cycle's reasons feed Algorithm 1: idle when no warp is schedulable,
+        // memory when every schedulable warp waits on a load or on swap; `docs/zorua.md`)
+        let (zorua, schedulable, on_memory) = match self.zorua.is_some() {
+            true => {
+                let warps = self.scheds.iter().flat_map(|s| s.warps.iter());
+                let on_mem = |&slot: &u32| self.z_swap_waiting(slot) || self.warps[slot as usize].as_ref().is_some_and(|w| w.pending_mem.iter().any(|&m| m != 0));
+                (true, warps.clone().count(), warps.clone().all(on_mem))
+            }
+            false => (false, 0, false),
+        };
         for (i, sc) in self.scheds.iter_mut().enumerate() {
             sc.reason = if i < issued {
                 Stall::Issued
-            } else if !resident {
+            } else if !resident || (zorua && schedulable == 0) {
                 Stall::Idle
+            } else if zorua && on_memory {
+                Stall::Memory
             } else if self.iq_used == 0 {
                 Stall::Fetch
             } else {
                 Stall::Dependency
             };
+            // (the in-order pipeline's fetch queue, which the coordinator's grants fill, has no
+            // use here)
+            sc.fetch.clear();
         }
         active |= self.ooo_fetch(now);
         Ok(active)
@@ -74,6 +89,11 @@ impl Sm {
     fn ooo_pick(&self, now: u64, slot: u32) -> Option<(usize, usize)> {
         let w = self.warps[slot as usize].as_ref()?;
         if w.w.state != WarpState::Ready || w.iq.is_empty() || w.resume_at > now {
+            return None;
+        }
+        // (under Zorua only a warp the coordinator has made schedulable issues, and not while
+        // its instruction's sets are read from swap)
+        if !self.z_schedulable(slot) || self.z_swap_waiting(slot) {
             return None;
         }
         // (under the replay queue a frozen warp's queued instructions are saved with its
@@ -102,6 +122,7 @@ impl Sm {
             }
         }
         let rqs = matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol);
+        let zorua_replays = self.zorua.is_some() && self.scheme.replays();
         let mut older_mem = false;
         let (mut older_w, mut older_r) = ([0u64; 5], [0u64; 5]);
         for (k, e) in w.iq.iter().enumerate() {
@@ -118,12 +139,16 @@ impl Sm {
                 && !any(&older_w, touch)
                 && !any(&older_r, &wr)
                 && !any(&hold, &wr)
-                && (k == 0 || !(ctrl_like(class) || class == Class::Fence))
+                && (k == 0 || !(ordered(class, self.zorua.is_some()) || class == Class::Fence))
                 && (class != Class::Fence || w.mem_recs.is_empty())
                 // (memory instructions issue in program order: only replayed ones can meet)
                 && !(older_mem && mem_like(class))
                 // (a barrier or exit waits until no older global access can fault)
                 && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc))
+                // (under Zorua, with any replaying scheme, so does a phase specifier, and so do
+                // they under the naive one: the warp's registers go home at its event, which
+                // the coordinator takes once, and a replay reads its sources again)
+                && !(zorua_replays && (class == Class::Phase || (matches!(class, Class::Barrier | Class::Control) && self.is_exit_or_bar(&blk.info, pc))) && w.check_until >= now)
                 // (a global access does not overtake an older one that may still fault and be
                 // replayed, where memory order matters: a load an older store or atomic, a
                 // store or atomic any older access)
@@ -189,7 +214,7 @@ impl Sm {
     /// fetch is the warp's youngest.
     pub(super) fn gated_behind(&self, slot: u32) -> bool {
         let w = self.warps[slot as usize].as_ref().unwrap();
-        gates_fetch(&self.info(w.block).timing, &w.iq)
+        gates_fetch(&self.info(w.block).timing, &w.iq, self.zorua.is_some())
     }
 
     /// Whether the instruction at `pc` is `bar.sync` or `exit`.
@@ -216,6 +241,11 @@ impl Sm {
                 Some(self.ol_rbuf.as_ref().filter(|_| self.ol_loaded(slot, e.age)).expect("a replay's logged operands read out before it issues").data[0])
             };
         }
+        if self.zorua.is_some() && self.z_swap_before_issue(now, slot, &d, mem) {
+            // (the instruction's sets in swap are read first: the warp waits for them, and the
+            // issue slot is used)
+            return Ok(true);
+        }
         let mut plan = MemPlan::new();
         let faulting = match self.prepare_memory(now, slot, &d, &mut plan, mem)? {
             Prep::Go => None,
@@ -229,6 +259,7 @@ impl Sm {
             Prep::Faulting(f, r) => Some((f, r)),
         };
         let cfg_alu = self.lat.alu_latency as u64;
+        let in_order = ordered(d.class, self.zorua.is_some());
         let hw = self.warps[slot as usize].as_mut().unwrap();
         hw.mshr_need = None;
         hw.iq.remove(k);
@@ -241,7 +272,7 @@ impl Sm {
         if let Some((f, r)) = faulting {
             return Ok(self.issue_faulting(now, slot, &d, &e, &plan, f, r));
         }
-        let ev = if ctrl_like(d.class) { exec::issue(&mut hw.w, &d.inst, d.exec_mask) } else { Event::Continue };
+        let ev = if in_order { exec::issue(&mut hw.w, &d.inst, d.exec_mask) } else { Event::Continue };
         // Its sources are released at operand read (the next cycle).
         self.hold_sources(now, slot, d.bslot, d.pc);
         let rec = self.execute(now, unit, slot, &d, &plan, mem);
@@ -254,7 +285,7 @@ impl Sm {
         // Fetch gating.
         let gated_behind = self.gated_behind(slot);
         let hw = self.warps[slot as usize].as_mut().unwrap();
-        if ctrl_like(d.class) {
+        if in_order {
             // Commit after operand read and execute; fetch the cycle after.
             hw.fetch_gated = false;
             hw.fetch_at = now + 1 + cfg_alu + 1;
@@ -272,7 +303,8 @@ impl Sm {
                 }
             }
         }
-        let s = (slot % self.cfg.schedulers) as usize;
+        let s = self.sched_of(slot);
+        self.z_issued(now, s, slot, d.pc, &d.inst, ev);
         self.block_event(now, s, slot, d.bslot, ev);
         Ok(true)
     }
@@ -304,7 +336,7 @@ impl Sm {
             let Some(w) = self.warps[slot as usize].as_ref() else {
                 continue;
             };
-            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() || w.resume_at > now {
+            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() || w.resume_at > now || !self.z_schedulable(slot) {
                 continue;
             }
             let blk = self.blocks[w.block as usize].as_ref().unwrap();
@@ -312,6 +344,7 @@ impl Sm {
                 continue;
             }
             let info = blk.info.clone();
+            let zorua = self.zorua.is_some();
             let width = self.cfg.fetch_width.min(cap - self.iq_used);
             let hw = self.warps[slot as usize].as_mut().unwrap();
             let mut fetched = 0;
@@ -321,7 +354,7 @@ impl Sm {
                 hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0, staged: false });
                 hw.age = hw.age.wrapping_add(1);
                 fetched += 1;
-                if ctrl_like(class) {
+                if ordered(class, zorua) {
                     hw.fetch_gated = true;
                     break;
                 }

@@ -310,8 +310,8 @@ impl Sm {
         self.zorua.as_ref().map(|z| z.geom.lblocks.min(z.geom.lwarps / w).min((z.geom.slots / w).max(1)))
     }
 
-    /// Whether a block of `l` fits under Zorua: a free logical block and enough free logical
-    /// warps.
+    /// Whether a block of `l` fits under Zorua: enough free logical warps and room in the
+    /// coordinator's physical slots (a free logical block, [`Sm::fits`] checks).
     pub(super) fn z_fits(&self, l: &Launch) -> bool {
         let nw = l.kernel.warps() as usize;
         let z = self.zorua.as_ref().unwrap();
@@ -321,7 +321,7 @@ impl Sm {
         let room = (z.out.slot_room as u32).saturating_sub(queued) as usize;
         // (a block of more warps than the SM has slots goes in when they are all free: its
         // warps take turns, giving them up at barriers)
-        room >= nw.min(z.geom.slots as usize) && self.blocks.iter().any(Option::is_none) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
+        room >= nw.min(z.geom.slots as usize) && self.warps.iter().filter(|w| w.is_none()).count() >= nw
     }
 
     /// A block was placed in block slot `bslot` with warps `slots`: its warps wait for the

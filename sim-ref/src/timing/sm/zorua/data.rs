@@ -22,6 +22,12 @@ impl Sm {
     /// first, and a later writeback follows them there ([`Sm::z_late_write`]).
     pub(in crate::timing::sm) fn z_flush(&mut self, now: u64, slot: u32) {
         let w = slot as usize;
+        // (an instruction of the warp issued this cycle reads its sources at the next: on the
+        // thesis's pipeline one may issue before the warp's event in the same cycle. The
+        // event waits for the read, and is tried again after it)
+        if self.zorua.is_some() && self.oread.iter().any(|&id| self.recs[id as usize].warp == slot) {
+            return;
+        }
         let Some(z) = self.zorua.as_mut() else {
             return;
         };
@@ -305,6 +311,13 @@ impl Sm {
                 self.scheds[s].wake = self.scheds[s].wake.min(now);
             }
         }
+    }
+
+    /// Whether the warp in `slot` may fetch and issue: always under the block allocation; under
+    /// Zorua (or WLM) while the coordinator has it on its scheduler (granted or released, and
+    /// not since left at an event).
+    pub(in crate::timing::sm) fn z_schedulable(&self, slot: u32) -> bool {
+        self.zorua.is_none() || self.scheds[self.sched_of(slot)].warps.contains(&slot)
     }
 
     /// Whether the warp waits for swap lines.
