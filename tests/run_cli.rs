@@ -72,7 +72,37 @@ fn bad_configs_name_the_field_and_the_legal_range() {
         assert!(e.contains(want), "error `{e}` lacks `{want}`");
     }
     let e = GpuConfig::from_arg("gtx9000").unwrap_err().to_string();
-    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, kepler15, maxwell15, k20c, thesis16, heterocore)"), "{e}");
+    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, kepler15, maxwell15, k20c, thesis16, heterocore, full)"), "{e}");
+    // (a configuration over a preset: `base`)
+    for (text, want) in [
+        ("base = \"gtx9000\"\nname = \"x\"\n", "field `base`: no preset `gtx9000` (presets: gtx480,"),
+        ("base = 3\nname = \"x\"\n", "field `base`: 3 is not a preset's name"),
+        ("base = \"fermi15\"\n[[sm]]\nthreads = 0\n", "field `sm[0].threads`: 0 is out of range"),
+        ("base = \"fermi15\"\n[memory]\nchanels = 2\n", "over the preset `fermi15`: unknown field `chanels`"),
+    ] {
+        let e = config_error(text);
+        assert!(e.starts_with("config c.toml: ") && e.contains(want), "error `{e}` lacks `{want}`");
+    }
+}
+
+/// A configuration over a preset takes the preset's fields and replaces those it gives, an
+/// `[[sm]]` group's field by field; `full` is fermi15 with every mechanism on.
+#[test]
+fn a_configuration_over_a_preset_replaces_only_what_it_gives() {
+    let fermi = GpuConfig::preset("fermi15").unwrap();
+    let c = GpuConfig::parse("c.toml", "base = \"fermi15\"\nname = \"mine\"\n[[sm]]\ncount = 2\n[[sm]]\ncount = 1\nthreads = 768\nwarps = 24\nregisters = 16384\nblocks = 8\nshared_bytes = 16384\nschedulers = 1\nscheduler = \"gto\"\nl1_bytes = 16384\nl1_assoc = 4\n").unwrap();
+    assert_eq!(c.name, "mine");
+    assert_eq!((c.sm.len(), c.sm[0].count, c.sm[1].count, c.sm[1].warps), (2, 2, 1, 24));
+    assert_eq!((c.sm[0].registers, c.sm[0].warps), (fermi.sm[0].registers, fermi.sm[0].warps));
+    assert_eq!((c.memory.channels, c.core_clock_mhz, c.sm[0].shared_bytes), (fermi.memory.channels, fermi.core_clock_mhz, fermi.sm[0].shared_bytes));
+    let full = GpuConfig::preset("full").unwrap();
+    let mut on = fermi.clone();
+    on.sm[0].pipeline = mpgpu_ref::config::Pipeline::Thesis;
+    on.alloc = mpgpu_ref::config::Alloc::Zorua;
+    on.faults = mpgpu_ref::config::FaultScheme::Ol;
+    on.memory.vm = true;
+    on.paging.link = mpgpu_ref::config::PagingLink::Nvlink;
+    assert_eq!(GpuConfig { name: full.name.clone(), description: full.description.clone(), ..on }, full, "full is fermi15 with the mechanisms on, nothing else changed");
 }
 
 #[test]

@@ -664,6 +664,28 @@ pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
     format!("TOML parse error at line {line_no}, column {}\n{:gutter$} |\n{line_no} | {shown}\n{:gutter$} | {:caret$}^\n{msg}", col + 1, "", "", "")
 }
 
+/// Puts `top`'s fields over `base`'s: a table into a table field by field, an array of tables
+/// into an array of tables element by element, anything else in place of what was there.
+fn overlay(base: &mut toml::Table, top: toml::Table) {
+    use toml::Value;
+    for (k, v) in top {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Table(b)), Value::Table(t)) => overlay(b, t),
+            (Some(Value::Array(b)), Value::Array(t)) if b.iter().chain(&t).all(Value::is_table) => {
+                for (i, t) in t.into_iter().enumerate() {
+                    match (b.get_mut(i), t) {
+                        (Some(Value::Table(bt)), Value::Table(tt)) => overlay(bt, tt),
+                        (_, t) => b.push(t),
+                    }
+                }
+            }
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
 /// The preset names and their TOML text.
 pub const PRESETS: &[(&str, &str)] = &[
     ("gtx480", include_str!("../configs/gtx480.toml")),
@@ -673,6 +695,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("k20c", include_str!("../configs/k20c.toml")),
     ("thesis16", include_str!("../configs/thesis16.toml")),
     ("heterocore", include_str!("../configs/heterocore.toml")),
+    ("full", include_str!("../configs/full.toml")),
 ];
 
 /// Which resource limits a kernel's blocks per SM.
@@ -775,10 +798,25 @@ impl GpuConfig {
     }
 
     /// Parses and validates TOML text (at most [`MAX_FILE_BYTES`]); `file` names it in errors.
+    ///
+    /// A configuration may start from a preset: `base = "fermi15"` takes the preset's fields,
+    /// and the file's replace them, table by table (an `[[sm]]` group's fields replace those of
+    /// the preset's group at the same place; a group past the preset's is added).
     pub fn parse(file: &str, text: &str) -> Result<GpuConfig, ConfigError> {
         let err = |msg: String| ConfigError { file: file.into(), msg };
         check_size(text.len(), "configuration").map_err(err)?;
-        let c: GpuConfig = toml::from_str(text).map_err(|e| err(toml_error(text, &e)))?;
+        let mut v: toml::Table = toml::from_str(text).map_err(|e| err(toml_error(text, &e)))?;
+        let c: GpuConfig = match v.remove("base") {
+            None => toml::from_str(text).map_err(|e| err(toml_error(text, &e)))?,
+            Some(b) => {
+                let names = || PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ");
+                let b = b.as_str().ok_or_else(|| err(format!("field `base`: {b} is not a preset's name (presets: {})", names())))?;
+                let (_, base) = PRESETS.iter().find(|p| p.0 == b).ok_or_else(|| err(format!("field `base`: no preset `{b}` (presets: {})", names())))?;
+                let mut merged: toml::Table = toml::from_str(base).expect("a preset's TOML");
+                overlay(&mut merged, v);
+                toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| err(format!("over the preset `{b}`: {}", e.message())))?
+            }
+        };
         c.validate().map_err(err)?;
         Ok(c)
     }

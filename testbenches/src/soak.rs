@@ -81,16 +81,9 @@ impl Soak {
         let mut rep = SoakReport::default();
         for index in 0..self.workloads {
             let w = random_workload(self.seed, index, &self.params);
-            for Run { policy: p, mechanism: m, cfg, variant, framework, slicing } in self.runs_of(index)? {
-                let o = CosimOptions {
-                    backend: self.backend,
-                    broken: self.broken.clone(),
-                    unit: self.unit,
-                    framework,
-                    slicing,
-                    mismatch_vcd: self.out.join("mismatch.vcd"),
-                    ..CosimOptions::new(p, m)
-                };
+            for run in self.runs_of(index)? {
+                let o = self.options(&run);
+                let Run { policy: p, mechanism: m, cfg, variant, .. } = run;
                 let r = run_with(&cfg, &w, &o)?;
                 rep.runs += 1;
                 rep.cycles_checked += r.cycles_checked;
@@ -122,6 +115,19 @@ impl Soak {
         Ok(rep)
     }
 
+    /// The co-simulation options of run `r`.
+    fn options(&self, r: &Run) -> CosimOptions {
+        CosimOptions {
+            backend: self.backend,
+            broken: self.broken.clone(),
+            unit: self.unit,
+            framework: r.framework,
+            slicing: r.slicing,
+            mismatch_vcd: self.out.join("mismatch.vcd"),
+            ..CosimOptions::new(r.policy, r.mechanism)
+        }
+    }
+
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
     pub fn varies_gpu(&self) -> bool {
@@ -149,7 +155,8 @@ impl Soak {
 
     /// The runs of workload `index` ([`Soak::runs_of`]) and, for a list of units, the runs of
     /// its blocks that the others cannot share, by reason (the framework's context switch
-    /// under Zorua, thread-block switching under the framework): those are left out. Under a
+    /// under Zorua, thread-block switching under the framework, a slicing policy that leaves
+    /// the water-filling unit idle): those are left out. Under a
     /// list with the framework a per-SM block's run takes the framework's policy, draining
     /// under Zorua. A unit of one block runs all of its own.
     pub fn runs_and_skipped(&self, index: u64) -> Result<(Vec<Run>, Vec<(String, Vec<String>)>), String> {
@@ -167,7 +174,12 @@ impl Soak {
                 }
             }
             runs.retain(|r| {
-                let why = r.cfg.validate().err().or_else(|| (fw || r.framework).then(|| mpgpu_ref::timing::gpu::Gpu::framework_refusal(&r.cfg, r.mechanism)).flatten());
+                let why = r
+                    .cfg
+                    .validate()
+                    .err()
+                    .or_else(|| self.unit.fits(&r.cfg, &self.options(r)).err())
+                    .or_else(|| (fw || r.framework).then(|| mpgpu_ref::timing::gpu::Gpu::framework_refusal(&r.cfg, r.mechanism)).flatten());
                 if let Some(e) = why.clone() {
                     let what = if r.variant.is_empty() { format!("--policy {} --preempt {}", r.policy.name(), if r.mechanism == Mechanism::Drain { "drain" } else { "ctxsw" }) } else { r.variant.clone() };
                     match skipped.iter_mut().find(|(x, _)| *x == e) {

@@ -292,6 +292,18 @@ fn the_framework_and_the_coordinators_run_together_with_page_faults() {
     }
 }
 
+/// `config(2)` on the thesis's pipeline with demand paging over NVLink under the operand log
+/// (the `full` preset's mechanisms on two SMs).
+fn replaying() -> GpuConfig {
+    let mut cfg = config(2);
+    cfg.sm[0].pipeline = mpgpu_ref::config::Pipeline::Thesis;
+    cfg.memory.vm = true;
+    cfg.paging.link = mpgpu_ref::config::PagingLink::Nvlink;
+    cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
+    cfg.validate().unwrap();
+    cfg
+}
+
 /// The coordinator, the replay queue and the operand log (bookkeeping and data array) in RTL
 /// on every SM at once (`--unit zorua,rq-ol`), on the thesis's pipeline, with demand paging
 /// under the operand-log scheme: phases, barriers and oversubscription in the coordinator,
@@ -299,14 +311,7 @@ fn the_framework_and_the_coordinators_run_together_with_page_faults() {
 /// both backends.
 #[test]
 fn the_coordinator_and_the_replay_hardware_run_together_on_the_thesis_pipeline() {
-    let mut cfg = config(2);
-    let t = &GpuConfig::preset("thesis16").unwrap().sm[0];
-    let s = &mut cfg.sm[0];
-    (s.pipeline, s.iq_entries, s.fetch_width) = (t.pipeline, t.iq_entries, t.fetch_width);
-    cfg.memory.vm = true;
-    cfg.paging.link = mpgpu_ref::config::PagingLink::Nvlink;
-    cfg.faults = mpgpu_ref::config::FaultScheme::Ol;
-    cfg.validate().unwrap();
+    let cfg = replaying();
     let w = Workload::parse(
         "ol.toml",
         "description = \"lbm and the reduction\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 4 }]\n\
@@ -367,4 +372,31 @@ fn a_soak_of_every_block_at_once_runs_clean_and_finds_a_broken_coordinator() {
     let f = rep.failure.expect("four random workloads did not find a warp's end freeing its block's scratchpad");
     assert!(f.mismatch.is_some(), "a mismatch, not another failure: {:?}", f.error);
     assert!(f.workload.exists() && f.command.contains("--unit sched,zorua,rq-ol") && f.command.contains("--pipeline thesis") && f.command.contains(&f.variant), "{}", f.command);
+}
+
+/// Every block but the framework's in RTL at once (`--unit zorua,rq-ol,slice,wf`): the slice
+/// table, the water-filling unit and the sampling counters under Warped-Slicer's dispatcher,
+/// and on every SM the coordinator, the replay queue and the operand log (bookkeeping and data
+/// array), on the thesis's pipeline with demand paging under the operand log: zero mismatches
+/// on both backends, with faults replayed, phases granted and Warped-Slicer's quotas set.
+#[test]
+fn every_block_under_the_slicing_dispatcher_runs_together() {
+    let cfg = replaying();
+    let w = Workload::parse(
+        "ws.toml",
+        "description = \"lbm and sgemm\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 4 }]\n\
+         [[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 5 }]\n",
+    )
+    .unwrap();
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
+        o.unit = UnitKind::list("zorua,rq-ol,slice,wf").unwrap();
+        let r = run_with(&cfg, &w, &o).unwrap();
+        clean(&r, &format!("{backend:?} zorua,rq-ol,slice,wf"));
+        let res = r.result.as_ref().unwrap();
+        assert!(res.vm.faults > 0 && res.sm.replayed > 0, "{backend:?}: nothing faulted or nothing replayed");
+        let z = res.zorua.as_ref().unwrap();
+        assert!(z.grants > 0 && z.phase_events > 0, "{backend:?}: {z:?}");
+        assert!(res.sm.max_kernels_resident > 1, "{backend:?}: the two kernels never shared an SM");
+    }
 }
