@@ -78,7 +78,8 @@ fn bad_configs_name_the_field_and_the_legal_range() {
         ("base = \"gtx9000\"\nname = \"x\"\n", "field `base`: no preset `gtx9000` (presets: gtx480,"),
         ("base = 3\nname = \"x\"\n", "field `base`: 3 is not a preset's name"),
         ("base = \"fermi15\"\n[[sm]]\nthreads = 0\n", "field `sm[0].threads`: 0 is out of range"),
-        ("base = \"fermi15\"\n[memory]\nchanels = 2\n", "over the preset `fermi15`: unknown field `chanels`"),
+        ("base = \"fermi15\"\n[memory]\nchanels = 2\n", "unknown field `chanels`"),
+        ("base = \"fermi15\"\nfaults = \"aol\"\n", "line 2, column 10"),
     ] {
         let e = config_error(text);
         assert!(e.starts_with("config c.toml: ") && e.contains(want), "error `{e}` lacks `{want}`");

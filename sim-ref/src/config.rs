@@ -640,9 +640,14 @@ pub(crate) fn read_capped(path: &Path, what: &str) -> Result<String, String> {
 /// with the quoted line cut to a window around the column and the message to a few hundred
 /// characters, so that a huge line or value makes a short message.
 pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
-    let msg = crate::text::clip(e.message().trim_end(), 300);
-    let Some(span) = e.span() else { return msg.into_owned() };
-    let mut at = span.start.min(text.len());
+    toml_error_at(text, e.message(), e.span().map(|s| s.start))
+}
+
+/// [`toml_error`] of message `msg` at byte `at` of `text` (none: the message alone).
+fn toml_error_at(text: &str, msg: &str, at: Option<usize>) -> String {
+    let msg = crate::text::clip(msg.trim_end(), 300);
+    let Some(at) = at else { return msg.into_owned() };
+    let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
@@ -662,6 +667,26 @@ pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let caret = col.saturating_sub(first) + usize::from(first > 0);
     let gutter = line_no.to_string().len();
     format!("TOML parse error at line {line_no}, column {}\n{:gutter$} |\n{line_no} | {shown}\n{:gutter$} | {:caret$}^\n{msg}", col + 1, "", "", "")
+}
+
+/// `text` with its `base = ...` line blanked (spaces, so that every other place stays where it
+/// was).
+fn without_base(text: &str) -> String {
+    #[derive(Deserialize)]
+    struct Base {
+        base: Option<toml::Spanned<toml::Value>>,
+    }
+    let Ok(Base { base: Some(b) }) = toml::from_str::<Base>(text) else {
+        return text.to_string();
+    };
+    let from = text[..b.span().start].rfind('\n').map_or(0, |i| i + 1);
+    let mut out = text.as_bytes().to_vec();
+    for c in &mut out[from..b.span().end] {
+        if *c != b'\n' {
+            *c = b' ';
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// Puts `top`'s fields over `base`'s: a table into a table field by field, an array of tables
@@ -814,7 +839,23 @@ impl GpuConfig {
                 let (_, base) = PRESETS.iter().find(|p| p.0 == b).ok_or_else(|| err(format!("field `base`: no preset `{b}` (presets: {})", names())))?;
                 let mut merged: toml::Table = toml::from_str(base).expect("a preset's TOML");
                 overlay(&mut merged, v);
-                toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| err(format!("over the preset `{b}`: {}", e.message())))?
+                toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| {
+                    // (the merged table has no places: a bad field of the file's own is found
+                    // again in its text, where the reader visits every field it gives before
+                    // it misses one the preset gives)
+                    match toml::from_str::<GpuConfig>(&without_base(text)) {
+                        Err(own) if !own.message().starts_with("missing field") => err(toml_error(text, &own)),
+                        // (else the place of the value the message quotes, if the file has it)
+                        _ => {
+                            let m = e.message();
+                            let quoted = m.split(['`', '"']).nth(1).filter(|q| !q.is_empty());
+                            match quoted.and_then(|q| text.find(q)) {
+                                Some(at) => err(toml_error_at(text, &format!("over the preset `{b}`: {m}"), Some(at))),
+                                None => err(format!("field `base`: over the preset `{b}`: {}", crate::text::clip(m, 300))),
+                            }
+                        }
+                    }
+                })?
             }
         };
         c.validate().map_err(err)?;
