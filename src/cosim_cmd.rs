@@ -381,8 +381,10 @@ pub struct BenchCosimArgs {
     config: String,
     #[arg(long, value_enum, default_value = "equal")]
     policy: PolicyArg,
-    #[arg(long, value_enum, default_value = "ctxsw")]
-    preempt: MechanismArg,
+    /// The framework's preemption mechanism. Default: ctxsw, or drain under --alloc zorua or
+    /// wlm (the only one they run with).
+    #[arg(long, value_enum)]
+    preempt: Option<MechanismArg>,
     /// Repetitions of each measurement (the fastest is kept; 1..=100).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     reps: u32,
@@ -403,6 +405,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     let unit = a.unit;
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
+    let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
     // (Warped-Slicer's units are clocked while a repartition runs, like a per-SM block when
     // its SM asks: no every-cycle rows; clocking every cycle is the framework's)
     let per_sm = unit.gpu() != GpuKind::Framework;
@@ -428,7 +431,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         rows.push((if b == Backend::RustHdl { "rust-hdl alone, gated" } else { "verilator alone, gated" }, SlotMode::RtlAlone, b, false));
     }
     // Build the Verilator model before timing anything.
-    let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+    let mut o = CosimOptions::new(a.policy.into(), preempt.into());
     o.backend = Backend::Verilator;
     o.unit = unit;
     o.limits.max_cycles = 1;
@@ -439,7 +442,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         let mut best = f64::MAX;
         let mut last = None;
         for _ in 0..a.reps.max(1) {
-            let mut o = CosimOptions::new(a.policy.into(), a.preempt.into());
+            let mut o = CosimOptions::new(a.policy.into(), preempt.into());
             o.unit = unit;
             o.mode = mode;
             o.backend = backend;

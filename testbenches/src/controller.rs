@@ -98,10 +98,11 @@ pub struct ControllerReport {
 /// and `freq_mhz` under `out/controller-<n>-<hash>/`, or reads the report an earlier run left
 /// there for the same Verilog, seed and target (or its synthesis, `synth.json`, for the same
 /// Verilog).
-/// nextpnr's router for the whole controller: `router1` had not routed the two-SM fermi15
-/// controller's 318,597 arcs after 40 minutes (166,000 still overused), `router2` is built for
-/// designs of that size.
-pub const ROUTER: &str = "router2";
+/// nextpnr's router for the whole controller: `router1`, nextpnr's default for the ECP5.
+/// `router2` (nextpnr 0.11.1, as yowasp ships it) stalls on it, at two fermi15 SMs (91% of the
+/// LUT slots: 5,246 overused wires at best) and at one (63%: 1,628), the count rising again
+/// after 16 iterations; `docs/fpga.md`, "The whole controller".
+pub const ROUTER: &str = "router1";
 
 pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, n: usize, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
     let (text, instances, port_bits) = verilog(blocks, gpu_sms, n)?;
