@@ -186,6 +186,15 @@ pub struct VmArgs {
     pub pipeline: Option<String>,
 }
 
+/// The pipeline `--pipeline` names (`gpgpusim` or `thesis`, as its value parser allows).
+pub fn pipeline(name: &str) -> mpgpu_ref::config::Pipeline {
+    if name == "thesis" {
+        mpgpu_ref::config::Pipeline::Thesis
+    } else {
+        mpgpu_ref::config::Pipeline::Gpgpusim
+    }
+}
+
 /// `RATE[,SEED[,LATENCY]]` for `--inject`.
 pub fn parse_inject(s: &str) -> Result<mpgpu_ref::config::FaultInjection, String> {
     let mut it = s.split(',');
@@ -227,7 +236,7 @@ impl VmArgs {
         }
         for g in &mut cfg.sm {
             if let Some(p) = &self.pipeline {
-                g.pipeline = if p == "thesis" { mpgpu_ref::config::Pipeline::Thesis } else { mpgpu_ref::config::Pipeline::Gpgpusim };
+                g.pipeline = pipeline(p);
             }
             if let Some(b) = self.oplog_bytes {
                 g.oplog_bytes = b;

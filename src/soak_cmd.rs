@@ -61,12 +61,11 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let mut config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
     let mut config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
     if let Some(p) = &a.pipeline {
-        let p = if p == "thesis" { mpgpu_ref::config::Pipeline::Thesis } else { mpgpu_ref::config::Pipeline::Gpgpusim };
         for g in &mut config.sm {
-            g.pipeline = p;
+            g.pipeline = crate::args::pipeline(p);
         }
         // (the command that reproduces a failure names it with the configuration)
-        config_arg = format!("{config_arg} --pipeline {}", a.pipeline.as_deref().unwrap_or_default());
+        config_arg = format!("{config_arg} --pipeline {p}");
     }
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::default(), b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone() };

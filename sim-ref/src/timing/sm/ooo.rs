@@ -77,9 +77,6 @@ impl Sm {
             } else {
                 Stall::Dependency
             };
-            // (the in-order pipeline's fetch queue, which the coordinator's grants fill, has no
-            // use here)
-            sc.fetch.clear();
         }
         active |= self.ooo_fetch(now);
         Ok(active)
@@ -143,12 +140,13 @@ impl Sm {
                 && (class != Class::Fence || w.mem_recs.is_empty())
                 // (memory instructions issue in program order: only replayed ones can meet)
                 && !(older_mem && mem_like(class))
-                // (a barrier or exit waits until no older global access can fault)
-                && !(rqs && matches!(class, Class::Barrier | Class::Control) && w.check_until >= now && self.is_exit_or_bar(&blk.info, pc))
-                // (under Zorua, with any replaying scheme, so does a phase specifier, and so do
-                // they under the naive one: the warp's registers go home at its event, which
-                // the coordinator takes once, and a replay reads its sources again)
-                && !(zorua_replays && (class == Class::Phase || (matches!(class, Class::Barrier | Class::Control) && self.is_exit_or_bar(&blk.info, pc))) && w.check_until >= now)
+                // (a barrier or exit waits until no older global access can fault; under Zorua,
+                // with any replaying scheme, so does a phase specifier, and so do they under the
+                // naive one: the warp's registers go home at its event, which the coordinator
+                // takes once, and a replay reads its sources again)
+                && !((rqs || zorua_replays)
+                    && w.check_until >= now
+                    && ((matches!(class, Class::Barrier | Class::Control) && self.is_exit_or_bar(&blk.info, pc)) || (zorua_replays && class == Class::Phase)))
                 // (a global access does not overtake an older one that may still fault and be
                 // replayed, where memory order matters: a load an older store or atomic, a
                 // store or atomic any older access)

@@ -176,7 +176,9 @@ impl Sm {
         let list = &mut self.scheds[s].warps;
         let at = list.iter().position(|&x| z.birth[x as usize] > birth).unwrap_or(list.len());
         list.insert(at, w as u32);
-        if !hw.in_fetch && hw.w.state == WarpState::Ready {
+        // (the fetch queue is the GPGPU-Sim-like pipeline's: the thesis's fetches from every
+        // schedulable warp)
+        if !self.ooo && !hw.in_fetch && hw.w.state == WarpState::Ready {
             hw.in_fetch = true;
             self.scheds[s].fetch.push_back(w as u32);
         }
