@@ -30,6 +30,10 @@ pub struct FpgaArgs {
     /// The SMs a GPU-wide block serves (as for `mpgpu verilog`): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
+    /// The configuration the block is generated for (as for `mpgpu verilog`; a per-SM block's
+    /// geometry); its results go to OUT/<block>-<config>/. Default: the block's own, OUT/<block>/.
+    #[arg(long, conflicts_with = "gpu")]
+    config: Option<String>,
     /// nextpnr's placer seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -119,9 +123,15 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
     }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let start = Instant::now();
-    let verilog = block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog;
+    let (verilog, dir) = match &a.config {
+        Some(c) => {
+            let cfg = mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow!("--config: {e}"))?;
+            let v = block.verilog_for(sms, &cfg).map_err(|e| anyhow!("block `{}` for --config {c}: {e}", block.name))?.verilog;
+            (v, a.out.join(format!("{}-{}", block.name, cfg.name)))
+        }
+        None => (block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog, a.out.join(block.name)),
+    };
     let verilog_seconds = start.elapsed().as_secs_f64();
-    let dir = a.out.join(block.name);
     crate::checks::output_dir(&dir, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
@@ -263,8 +273,17 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     println!("fpga --gpu {} ({sms} SMs): {DEVICE}; {yosys}; {nextpnr}", cfg.name);
     let route = (!a.synth_only).then_some((a.seed, a.freq));
     let mut rows = Vec::new();
+    // (a block that cannot be built for this configuration is left out, with the reason)
+    let mut left_out = Vec::new();
+    let mut blocks = Vec::new();
     for b in gpu_blocks(BLOCKS) {
-        let cost = block_cost(&tools, b, sms, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
+        match b.verilog_for(sms, &cfg) {
+            Ok(_) => blocks.push(b),
+            Err(e) => left_out.push(format!("{}: {e}", b.name)),
+        }
+    }
+    for &b in &blocks {
+        let cost = block_cost(&tools, b, sms, &cfg, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
         let count = if b.scope == Scope::PerSm { sms } else { 1 };
         rows.push(Row { cost, scope: b.scope, count });
     }
@@ -334,8 +353,8 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         global[0], global[1], global[2], per_sm[0], per_sm[1], per_sm[2]
     );
     println!("  (synthesis cells, each block alone; Fmax: routed alone in its ring of I/O registers at seed {}, target {} MHz; state: flip-flops and memory bits)", a.seed, a.freq);
-    if let Err(e) = mpgpu_tb::blocks::fermi_tables(&cfg) {
-        println!("  note: zorua: {e}: its cost here is the Fermi geometry's");
+    for e in &left_out {
+        println!("  left out (not built for `{}`): {e}", cfg.name);
     }
     println!();
     println!("  storage against the papers:");
@@ -351,7 +370,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         if n as u64 > fit {
             anyhow::bail!("--controller {n}: the per-SM blocks of at most {fit} SMs fit on the 85F beside the GPU-wide blocks by the synthesis counts above (and fewer once placed: docs/fpga.md, \"The whole controller\")");
         }
-        let (r, dir) = mpgpu_tb::controller::build(&tools, &gpu_blocks(BLOCKS), sms, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
+        let (r, dir) = mpgpu_tb::controller::build(&tools, &blocks, sms, &cfg, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);
         println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cell("DP16KD"));

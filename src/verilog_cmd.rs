@@ -14,6 +14,11 @@ pub struct VerilogArgs {
     /// The SMs a GPU-wide block serves (sched, dss, prio, wf, slice): 1..=16, default 16.
     #[arg(long)]
     sms: Option<usize>,
+    /// The configuration the blocks are generated for (a preset or a TOML file): a per-SM
+    /// block's geometry (Zorua's tables: the first SM's registers, scratchpad and warp slots;
+    /// the slice table's totals). Default: each block's own (`mpgpu cosim --unit`'s default).
+    #[arg(long)]
+    config: Option<String>,
     /// The folder under which each block's IP folder (`<block>/`) is written.
     #[arg(long, default_value = "target/ip")]
     out: PathBuf,
@@ -29,7 +34,11 @@ pub struct VerilogArgs {
 }
 
 pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
-    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, out, prefix, trace } = a;
+    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, config, out, prefix, trace } = a;
+    let given = match &config {
+        Some(c) => Some(mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow!("--config: {e}"))?),
+        None => None,
+    };
     ip::check_prefix(&prefix).map_err(|e| anyhow!(e))?;
     let one = blocks.len() == 1;
     if sms.is_some() && one && !blocks[0].sized_by_sms() {
@@ -54,8 +63,16 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
     crate::checks::output_dir(&out, "--out")?;
     let n = sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     for b in blocks {
-        let rtl = b.verilog_sized(n).map_err(|e| anyhow!(e))?;
+        let cfg = match &given {
+            Some(c) => c.clone(),
+            None => mpgpu_ref::config::GpuConfig::preset(b.default_config()).ok_or_else(|| anyhow!("block `{}`: no preset `{}`", b.name, b.default_config()))?,
+        };
+        let rtl = b.verilog_for(n, &cfg).map_err(|e| anyhow!("block `{}` for --config {}: {e}", b.name, cfg.name))?;
+        // (the configuration named if given; the header's parameters say what it sized either way)
         let mut command = format!("mpgpu verilog {}", b.name);
+        if let Some(c) = &config {
+            command += &format!(" --config {c}");
+        }
         if b.sized_by_sms() {
             command += &format!(" --sms {n}");
         }

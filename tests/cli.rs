@@ -109,6 +109,15 @@ fn verilog_writes_ip_folders_under_target() {
     let sched = std::fs::read_to_string(out_dir.join("sched/acme_sched.v")).unwrap();
     assert!(sched.contains("(`mpgpu verilog sched --sms 4 --prefix acme_`) for: SchedPorts { sms: 4, mode: Dss }"), "{}", &sched[..600]);
     assert!(sched.lines().any(|l| l.starts_with("module acme_sched(clock,reset,")));
+    // Zorua's tables generated for another SM (Kepler's 512 register sets), recorded in the
+    // header; an SM the RTL cannot take (HeteroCore's big SM: 72 warp slots) is refused
+    let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "kepler15", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let zorua = std::fs::read_to_string(out_dir.join("zorua/mpgpu_zorua.v")).unwrap();
+    assert!(zorua.contains("(`mpgpu verilog zorua --config kepler15`) for: ZoruaPorts { params: ZoruaParams { slots: 64, reg_sets: 512, smem_sets: 48,"), "{}", &zorua[..600]);
+    let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "heterocore", "--out", out_dir.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("block `zorua` for --config heterocore") && err.contains("warp slots is 72"), "{err}");
     // a trace of another configuration is refused, naming it
     let (code, _, err) = mpgpu(&["verilog", "rq", "--trace", out_dir.to_str().unwrap()]);
     assert_ne!(code, 0);

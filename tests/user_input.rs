@@ -164,6 +164,8 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["cosim", "--baud", "9600"], "--baud");
     refused(&["verilog", "rq", "--sms", "3"], "--sms sizes the GPU-wide blocks");
     refused(&["fpga", "rq", "--sms", "3"], "--sms sizes the GPU-wide blocks");
+    refused(&["fpga", "zorua", "--config", "heterocore"], "block `zorua` for --config heterocore: Zorua: the physical warp slots is 72, expected 1..=64");
+    refused(&["verilog", "zorua", "--config", "nosuch"], "--config: ");
     refused(&["run", "--preempt", "drain"], "--preempt chooses how the scheduling framework preempts: it needs --policy");
     refused(&["exec", "vecadd", "--grid", "4"], "--grid describes the launch of an assembly file");
     refused(&["faults", "--timeline", "t"], "--timeline applies to the demand-paging runs");

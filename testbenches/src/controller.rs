@@ -18,14 +18,15 @@ use crate::ip::{self, RESET};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
+use mpgpu_ref::config::GpuConfig;
 
 /// The top module's name.
 pub const TOP: &str = "mpgpu_controller";
 
 /// The controller's Verilog (the top module first) for the GPU-wide blocks among `blocks`,
-/// generated for `gpu_sms` SMs, and the per-SM blocks of `n` SMs; with the number of its
+/// generated for `gpu_sms` SMs of configuration `cfg`, and the per-SM blocks of `n` SMs; with the number of its
 /// instances and of its ports' bits.
-pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(String, usize, u64), String> {
+pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize) -> Result<(String, usize, u64), String> {
     let mut modules = String::new();
     let mut names = vec!["clock".to_string(), RESET.to_string()];
     let mut decls = String::from("    input wire clock;\n    input wire reset;  // synchronous, active high: every block's reset (registered in its ring)\n");
@@ -40,7 +41,7 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, n: usize) -> Result<(S
             Scope::PerSm => n,
             Scope::Part | Scope::GpuPart => continue,
         };
-        let rtl = b.verilog_sized(gpu_sms).map_err(|e| format!("{}: {e}", b.name))?;
+        let rtl = b.verilog_for(gpu_sms, cfg).map_err(|e| format!("{}: {e}", b.name))?;
         let mut ports = top_ports(&rtl.verilog).map_err(|e| format!("{}: {e}", b.name))?;
         let module = ip::module_name(ip::PREFIX, b.name);
         let packaged = ip::package(&rtl.verilog, &module).map_err(|e| format!("{}: {e}", b.name))?;
@@ -104,8 +105,8 @@ pub struct ControllerReport {
 /// after 16 iterations; `docs/fpga.md`, "The whole controller".
 pub const ROUTER: &str = "router1";
 
-pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, n: usize, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
-    let (text, instances, port_bits) = verilog(blocks, gpu_sms, n)?;
+pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
+    let (text, instances, port_bits) = verilog(blocks, gpu_sms, cfg, n)?;
     let dir = out.join(format!("controller-{n}-{}", crate::verilator::short_hash(&[&text])));
     let cached = dir.join("controller.json");
     if let Some(r) = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str::<ControllerReport>(&t).ok()) {

@@ -38,13 +38,22 @@ pub struct Block {
     /// What it is, in one line.
     pub about: &'static str,
     pub scope: Scope,
-    /// Its RTL (Verilog module `top`, inputs driven from outside; ports; configuration) at its
-    /// default configuration, for `sms` SMs if it is sized by them ([`Scope::Gpu`], [`Scope::GpuPart`]).
-    pub verilog: fn(sms: usize) -> crate::ip::Rtl,
+    /// Its RTL (Verilog module `top`, inputs driven from outside; ports; configuration) for
+    /// what [`Sizing`] says; an error when the block cannot be built for that configuration.
+    pub verilog: fn(&Sizing) -> Result<crate::ip::Rtl, String>,
     /// Its test-only broken variants (`mpgpu cosim --broken NAME`).
     pub broken: &'static [Variant],
     /// How it runs in the whole GPU (`crate::unit`); `None` for a part built alone only.
     pub host: Option<Host>,
+}
+
+/// What a block's RTL is generated for.
+pub struct Sizing<'a> {
+    /// The SMs a GPU-wide block serves ([`Scope::Gpu`], [`Scope::GpuPart`]).
+    pub sms: usize,
+    /// The configuration: a per-SM block's geometry (Zorua's tables: the first SM's
+    /// registers, scratchpad and warp slots, and the threshold's constants).
+    pub cfg: &'a GpuConfig,
 }
 
 /// A test-only broken variant of a block: its name on the command line, what it breaks, and

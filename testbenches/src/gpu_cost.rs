@@ -10,6 +10,7 @@ use crate::entry::{Block, Scope};
 use crate::fpga::{place_and_route, synthesize, synthesize_ring, Family, SynthReport, Tools};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use mpgpu_ref::config::GpuConfig;
 
 /// What the LFE5U-85F offers (Lattice's ECP5 family data sheet): LUT4s, flip-flops, DP16KD block
 /// RAMs of 18 Kbit.
@@ -91,11 +92,11 @@ pub fn gpu_blocks(blocks: &'static [Block]) -> Vec<&'static Block> {
     v
 }
 
-/// The cost of `block` for `sms` SMs: synthesized (and, with `route`, placed and routed at
+/// The cost of `block` for `sms` SMs of configuration `cfg`: synthesized (and, with `route`, placed and routed at
 /// `seed` and `freq` MHz) under `out/<block>-<hash>/`, or read from there when an earlier run
 /// left it for the same Verilog (and the same seed and target, if routed).
-pub fn block_cost(tools: &Tools, block: &Block, sms: usize, out: &Path, route: Option<(u64, f64)>, mut say: impl FnMut(&str)) -> Result<BlockCost, String> {
-    let verilog = block.verilog_sized(sms)?.verilog;
+pub fn block_cost(tools: &Tools, block: &Block, sms: usize, cfg: &GpuConfig, out: &Path, route: Option<(u64, f64)>, mut say: impl FnMut(&str)) -> Result<BlockCost, String> {
+    let verilog = block.verilog_for(sms, cfg)?.verilog;
     let dir = out.join(format!("{}-{}", block.name, crate::verilator::short_hash(&[&verilog])));
     let cached = dir.join("cost.json");
     let old: Option<BlockCost> = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str(&t).ok());

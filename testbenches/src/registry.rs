@@ -10,7 +10,8 @@ use crate::broken::Broken;
 use crate::options::UnitKind;
 use mpgpu_spec::units::sched::MAX_SMS;
 
-pub use crate::entry::{v, variant, Block, Scope, Variant};
+pub use crate::entry::{v, variant, Block, Scope, Sizing, Variant};
+use mpgpu_ref::config::GpuConfig;
 pub use crate::blocks::BLOCKS;
 
 /// The block named `name`; an error lists the blocks.
@@ -29,12 +30,24 @@ impl Block {
         matches!(self.scope, Scope::Gpu | Scope::GpuPart)
     }
 
-    /// Its RTL for `sms` SMs (checked: 1 to the framework's largest GPU), or at its one size.
-    pub fn verilog_sized(&self, sms: usize) -> Result<crate::ip::Rtl, String> {
+    /// The configuration its RTL is generated for unless one is named: its host's default
+    /// (`mpgpu cosim --unit`'s), or `fermi15` for a part.
+    pub fn default_config(&self) -> &'static str {
+        self.host.as_ref().map_or("fermi15", |h| h.default_config)
+    }
+
+    /// Its RTL for `sms` SMs (checked: 1 to the framework's largest GPU) and configuration `cfg`.
+    pub fn verilog_for(&self, sms: usize, cfg: &GpuConfig) -> Result<crate::ip::Rtl, String> {
         if self.sized_by_sms() && !(1..=MAX_SMS).contains(&sms) {
             return Err(format!("--sms {sms}: the GPU-wide blocks support 1..={MAX_SMS} SMs"));
         }
-        Ok((self.verilog)(sms))
+        (self.verilog)(&Sizing { sms, cfg })
+    }
+
+    /// Its RTL for `sms` SMs at its default configuration ([`Block::default_config`]).
+    pub fn verilog_sized(&self, sms: usize) -> Result<crate::ip::Rtl, String> {
+        let cfg = GpuConfig::preset(self.default_config()).ok_or_else(|| format!("block {}: no preset `{}`", self.name, self.default_config()))?;
+        self.verilog_for(sms, &cfg)
     }
 
     /// The co-simulation units that put it in the GPU.

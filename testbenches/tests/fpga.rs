@@ -92,8 +92,8 @@ fn a_nextpnr_report_is_read() {
 #[test]
 fn memory_bits_are_the_declared_tables() {
     let bits = |name: &str| mpgpu_tb::ip::memory_bits(&block(name).unwrap().verilog_sized(16).unwrap().verilog).unwrap();
-    // 16 register-mapping RAMs of 64 x 9 bits and 48 scratchpad-mapping RAMs of 16 x 7 bits.
-    assert_eq!(bits("zorua"), 16 * 64 * 9 + 48 * 16 * 7);
+    // 16 register-mapping RAMs of 64 x 10 bits and 64 scratchpad-mapping RAMs of 16 x 7 bits.
+    assert_eq!(bits("zorua"), 16 * 64 * 10 + 64 * 16 * 7);
     // The PTBQs: 16 queues of 256 entries of 28 bits, in one RAM.
     assert_eq!(bits("sched"), 16 * 256 * 28);
     // 32 lane RAMs of 64 entries of 32 bits.
@@ -115,12 +115,13 @@ fn a_blocks_cost_is_synthesized_once_and_cached() {
     let d = dir("gpu-cost");
     let _ = std::fs::remove_dir_all(&d);
     let mut said = Vec::new();
-    let c = block_cost(&t, block("prof").unwrap(), 15, &d, None, |m| said.push(m.to_string())).unwrap();
+    let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
+    let c = block_cost(&t, block("prof").unwrap(), 15, &fermi, &d, None, |m| said.push(m.to_string())).unwrap();
     assert!(said.iter().any(|m| m.contains("synthesizing prof")), "{said:?}");
     // One SM's sampling counters: registers, no memory.
     assert!(c.lut4() > 0 && c.ff() > 0 && c.memory_bits == 0 && c.bram_bits() == 0, "{c:?}");
     assert_eq!(c.storage_bytes(), c.ff() as f64 / 8.0);
-    let again = block_cost(&t, block("prof").unwrap(), 15, &d, None, |m| panic!("not cached: {m}")).unwrap();
+    let again = block_cost(&t, block("prof").unwrap(), 15, &fermi, &d, None, |m| panic!("not cached: {m}")).unwrap();
     assert_eq!(again.synth.cells, c.synth.cells);
 }
 
@@ -133,8 +134,9 @@ fn every_block_of_a_fermi_gpu_has_its_cost() {
     use mpgpu_tb::gpu_cost::{block_cost, gpu_blocks, DP16KD_BITS};
     let t = tools();
     let d = dir("gpu-cost-fermi");
+    let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
     for b in gpu_blocks(BLOCKS) {
-        let c = block_cost(&t, b, 15, &d, None, |m| eprintln!("{m}")).unwrap();
+        let c = block_cost(&t, b, 15, &fermi, &d, None, |m| eprintln!("{m}")).unwrap();
         eprintln!("{}: {} LUT4, {} FF, {} memory bits", b.name, c.lut4(), c.ff(), c.memory_bits);
         assert!(c.lut4() > 0 && c.storage_bytes() > 0.0, "{c:?}");
         match b.name {

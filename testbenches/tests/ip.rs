@@ -243,7 +243,8 @@ fn the_whole_controller_is_one_design_of_every_block() {
     use mpgpu_tb::registry::Scope;
     let root = dir("controller");
     let blocks = gpu_blocks(BLOCKS);
-    let (text, instances, bits) = verilog(&blocks, 15, 2).unwrap();
+    let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
+    let (text, instances, bits) = verilog(&blocks, 15, &fermi, 2).unwrap();
     let global = blocks.iter().filter(|b| b.scope == Scope::Gpu).count();
     let per_sm = blocks.iter().filter(|b| b.scope == Scope::PerSm).count();
     assert!(global >= 3 && per_sm >= 4, "{global} GPU-wide and {per_sm} per-SM blocks");

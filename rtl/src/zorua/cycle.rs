@@ -4,8 +4,8 @@
 //! the fields' writes through their masks). The parts run in the order `super`'s `flat_block!`
 //! lists them.
 
-use super::{Zorua, LR_BITS, LS_BITS, RHR_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS, SSW_BITS};
-use mpgpu_spec::units::zorua::{LREG_COUNT_BITS, LSMEM_COUNT_BITS, O_BITS, PREG_COUNT_BITS, PSMEM_COUNT_BITS, RSETS_BITS, SSETS_BITS};
+use super::{Zorua, LR_BITS, LS_BITS, RHR_BITS, RROOM_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS, SROOM_BITS, SSW_BITS};
+use mpgpu_spec::units::zorua::{LREG_COUNT_BITS, LSMEM_COUNT_BITS, PREG_COUNT_BITS, PSMEM_COUNT_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -41,7 +41,7 @@ impl LogicPart<Cycle> for Zorua {
             self.reg_ram[k].write_data.next = self.wq_data.q.val();
             self.reg_ram[k].read_address.next = self.fw.q.val();
         }
-        for k in 0..48 {
+        for k in 0..64 {
             self.smem_ram[k].write_enable.next = false;
             self.smem_ram[k].write_address.next = self.fb.q.val();
             self.smem_ram[k].write_data.next = 0.into();
@@ -85,22 +85,27 @@ impl LogicPart<Cycle> for Zorua {
         self.is_idle.next = !self.busy.q.val();
 
         // The threshold (o_default until the first epoch) and what follows from it: the swap
-        // limits floor(physical x o / 16) (48 x o / 16 = 3 o; 256 x o / 16 = 16 o) and the
-        // virtual register space 256 + 16 o.
+        // limits floor(physical x o / 16) and the virtual register space, physical + its
+        // limit (a table of the configuration's values, one per threshold).
         self.eff_o.next = self.o_default.val();
         if self.th_set.q.val() {
             self.eff_o.next = self.th_q.q.val();
         }
         self.o_thresh.next = self.eff_o.val();
         // (registered: used two cycles or more after the threshold moves)
-        self.l_s.next = bit_cast::<LS_BITS, O_BITS>(self.eff_o.val()) + bit_cast::<LS_BITS, O_BITS>(self.eff_o.val()) + bit_cast::<LS_BITS, O_BITS>(self.eff_o.val());
+        self.l_s.next = 0.into();
         self.l_r.next = 0.into();
-        for j in 0..5 {
-            self.l_r.next = self.l_r.val().replace_bit(j + 4, self.eff_o.val().get_bit(j));
+        self.l_cap.next = 0.into();
+        for o in 0..17 {
+            if self.eff_o.val() == self.o_ids[o].val() {
+                self.l_s.next = self.ls_tab[o].val();
+                self.l_r.next = self.lr_tab[o].val();
+                self.l_cap.next = self.cap_tab[o].val();
+            }
         }
         self.q_ls.d.next = self.l_s.val();
         self.q_lr.d.next = self.l_r.val();
-        self.q_cap.d.next = bit_cast::<SLACK_BITS, PREG_COUNT_BITS>(self.reg_total.val()) + bit_cast::<SLACK_BITS, LR_BITS>(self.l_r.val());
+        self.q_cap.d.next = self.l_cap.val();
         self.valve.next = !self.sched.q.val().any();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
@@ -109,7 +114,7 @@ impl LogicPart<Cycle> for Zorua {
         self.n_rfree.next = self.reg_total.val() - self.reg_cnt.q.val();
 
         // Every cycle, from the state: the warps whose block's peak fits the virtual space
-        // (peak <= 256 + 16 o - reserved; all under the forward-progress rule), a bit-sliced
+        // (peak <= physical + its limit - reserved; all under the forward-progress rule), a bit-sliced
         // comparison of the warps' peaks with the slack.
         self.lt_m.next = 0.into();
         self.eq_m.next = 0.into();
@@ -152,14 +157,14 @@ impl LogicPart<Cycle> for Zorua {
         self.q_sfree.d.next = self.n_sfree.val();
         self.q_rfree.d.next = self.n_rfree.val();
         self.sw_s.next = bit_cast::<SSW_BITS, LS_BITS>(self.q_ls.q.val()) - bit_cast::<SSW_BITS, LSMEM_COUNT_BITS>(self.smem_swap.q.val());
-        self.s_room.d.next = self.n_sfree.val();
+        self.s_room.d.next = bit_cast::<SROOM_BITS, PSMEM_COUNT_BITS>(self.n_sfree.val());
         if bit_cast::<LSMEM_COUNT_BITS, LS_BITS>(self.q_ls.q.val()) > self.smem_swap.q.val() {
-            self.s_room.d.next = self.n_sfree.val() + bit_cast::<PSMEM_COUNT_BITS, SSW_BITS>(self.sw_s.val());
+            self.s_room.d.next = bit_cast::<SROOM_BITS, PSMEM_COUNT_BITS>(self.n_sfree.val()) + bit_cast::<SROOM_BITS, SSW_BITS>(self.sw_s.val());
         }
         self.sw_r.next = bit_cast::<SLACK_BITS, LR_BITS>(self.q_lr.q.val()) - bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_swap.q.val());
-        self.r_room.d.next = self.n_rfree.val();
+        self.r_room.d.next = bit_cast::<RROOM_BITS, PREG_COUNT_BITS>(self.n_rfree.val());
         if bit_cast::<LREG_COUNT_BITS, LR_BITS>(self.q_lr.q.val()) > self.reg_swap.q.val() {
-            self.r_room.d.next = self.n_rfree.val() + bit_cast::<PREG_COUNT_BITS, SLACK_BITS>(self.sw_r.val());
+            self.r_room.d.next = bit_cast::<RROOM_BITS, PREG_COUNT_BITS>(self.n_rfree.val()) + bit_cast::<RROOM_BITS, SLACK_BITS>(self.sw_r.val());
         }
         // What the examined warp needs and may take (its fields and its block's registered):
         // scratchpad sets needed, physical (up to the free ones) and in swap, and whether the
@@ -266,7 +271,7 @@ impl LogicPart<Cycle> for Zorua {
         for k in 0..16 {
             self.reg_set[k].next = 0.into();
         }
-        for k in 0..48 {
+        for k in 0..64 {
             self.smem_set[k].next = 0.into();
         }
         self.released.next = self.rel_q.val();
@@ -280,15 +285,15 @@ impl LogicPart<Cycle> for Zorua {
                 if self.byp_en.q.val().get_bit(k) {
                     self.rd_ent.next = self.byp_data.q.val();
                 }
-                self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.rd_ent.val().get_bit(8));
-                for j in 0..8 {
+                self.reg_phys.next = self.reg_phys.val().replace_bit(k, self.rd_ent.val().get_bit(9));
+                for j in 0..9 {
                     self.reg_set[k].next = self.reg_set[k].val().replace_bit(j, self.rd_ent.val().get_bit(j));
                 }
             }
         }
         // (a grant's and a release's block row: the RAMs read at the block of the step before)
         if self.step.q.val().get_bit(12) | self.step.q.val().get_bit(15) {
-            for k in 0..48 {
+            for k in 0..64 {
                 self.smem_phys.next = self.smem_phys.val().replace_bit(k, self.smem_ram[k].read_data.val().get_bit(6));
                 for j in 0..6 {
                     self.smem_set[k].next = self.smem_set[k].val().replace_bit(j, self.smem_ram[k].read_data.val().get_bit(j));
@@ -304,7 +309,7 @@ pub struct Commit;
 impl LogicPart<Commit> for Zorua {
     #[hdl_gen]
     fn update(&mut self) {
-        // The slack the fit compares peaks with (256 + 16 o - reserved, clamped to 0..=31),
+        // The slack the fit compares peaks with (physical + limit - reserved, clamped to 0..=31),
         // registered as it will be after this cycle: a decision that starts a warp reserves its
         // peak, a warp's end releases it.
         // (each of the three values clamped, then the one the step chooses: the decision only

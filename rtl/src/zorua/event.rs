@@ -2,8 +2,8 @@
 //! registered), applied in the next cycle, and the release step that follows an event releasing
 //! warps (`docs/zorua.md`, "Timing").
 
-use super::{Zorua, GAP_BITS, THR_BITS};
-use mpgpu_spec::units::zorua::{EPOCH_BITS, LREG_COUNT_BITS, NWARPS_BITS, RSETS_BITS, SSETS_BITS};
+use super::{Zorua, GAP_BITS, SMEM_DEC_BITS, THR_BITS};
+use mpgpu_spec::units::zorua::{EPOCH_BITS, LREG_COUNT_BITS, NWARPS_BITS, RSETS_BITS, SMEM_SETS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
 
@@ -142,9 +142,10 @@ impl LogicPart<Event> for Zorua {
         self.slot_clr.next = 0.into();
         // (the first entry a freeing selects: the highest held, registered from the event's
         // fields; a freeing starts a cycle after them)
-        // (entry h - 1 for h held: a decoder; h is at most 16 register sets, 48 scratchpad sets)
+        // (entry h - 1 for h held: a decoder; h is at most 16 register sets, 64 scratchpad sets)
         self.rg_sel0.next = (self.one64.val() << self.e_rheld.q.val()) >> 1;
-        self.sm_sel0.next = (self.one64.val() << self.eb_sheld.q.val()) >> 1;
+        self.sm_dec.next = (self.one65.val() << self.eb_sheld.q.val()) >> 1;
+        self.sm_sel0.next = bit_cast::<SMEM_SETS, SMEM_DEC_BITS>(self.sm_dec.val());
         self.sx.next = 0.into();
         self.bx.next = false;
         if self.step.q.val().get_bit(1) {

@@ -6,9 +6,13 @@ use rust_hdl::prelude::*;
 
 impl Zorua {
     pub fn new(p: ZoruaParams, faults: ZoruaFaults) -> Self {
-        assert!((1..=64).contains(&p.slots), "Zorua's RTL: {} warp slots (1..=64)", p.slots);
+        assert!((1..=MAX_PSLOTS).contains(&p.slots), "Zorua's RTL: {} warp slots (1..={MAX_PSLOTS})", p.slots);
+        assert!((1..=MAX_PREG_SETS).contains(&p.reg_sets), "Zorua's RTL: {} register sets (1..={MAX_PREG_SETS})", p.reg_sets);
+        assert!((1..=MAX_PSMEM_SETS).contains(&p.smem_sets), "Zorua's RTL: {} scratchpad sets (1..={MAX_PSMEM_SETS})", p.smem_sets);
         assert!(p.o_default <= 16 && p.o_thresh_step <= 16 && p.c_delta_thresh < 1 << 16, "Zorua's RTL: threshold constants out of range");
         let mask = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        // (the model's swap limit: sets x 16 <= physical x o)
+        let limit = |physical: usize, o: usize| (physical * o / 16) as u64;
         let c3 = |v: u64| Constant::new(v.into());
         let c4 = |v: u64| Constant::new(v.into());
         Self {
@@ -39,22 +43,29 @@ impl Zorua {
             rs_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             ss_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
             word_ids: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            word_1h: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             bitmask: std::array::from_fn(|b| Constant::new((0..64u64).filter(|i| i >> b & 1 != 0).fold(0u64, |m, i| m | 1 << i).into())),
             slot_present: Constant::new(mask(p.slots).into()),
-            smem_present: Constant::new(mask(RTL_SMEM_SETS).into()),
+            smem_present: Constant::new(mask(p.smem_sets).into()),
+            reg_present: std::array::from_fn(|k| Constant::new(mask(p.reg_sets.saturating_sub(k * REG_WORD)).into())),
+            o_ids: std::array::from_fn(|o| Constant::new((o as u64).into())),
+            lr_tab: std::array::from_fn(|o| Constant::new(limit(p.reg_sets, o).into())),
+            ls_tab: std::array::from_fn(|o| Constant::new(limit(p.smem_sets, o).into())),
+            cap_tab: std::array::from_fn(|o| Constant::new((p.reg_sets as u64 + limit(p.reg_sets, o)).into())),
             n_slots: Constant::new((p.slots as u64).into()),
-            reg_total: Constant::new((RTL_REG_SETS as u64).into()),
-            smem_total: Constant::new((RTL_SMEM_SETS as u64).into()),
+            reg_total: Constant::new((p.reg_sets as u64).into()),
+            smem_total: Constant::new((p.smem_sets as u64).into()),
             o_default: Constant::new(p.o_default.into()),
             o_step: Constant::new(p.o_thresh_step.into()),
             o_max: Constant::new(16u64.into()),
             c_delta: Constant::new(p.c_delta_thresh.into()),
             one64: Constant::new(1u64.into()),
+            one65: Constant::new(1u64.into()),
             ones64: Constant::new(u64::MAX.into()),
             low10: Constant::new(0x3ffu64.into()),
             gap_hi: Constant::new(0x7eu64.into()),
             sl_hi: Constant::new(0x7e0u64.into()),
-            v9: Constant::new(256u64.into()),
+            v9: Constant::new((1u64 << PREG_BITS).into()),
             v7: Constant::new(64u64.into()),
             rescan_from_thread: Constant::new(faults.rescan_from_thread),
             smem_at_warp_end: Constant::new(faults.smem_at_warp_end),
@@ -84,6 +95,7 @@ impl Zorua {
             eff_o: Default::default(),
             l_s: Default::default(),
             l_r: Default::default(),
+            l_cap: Default::default(),
             valve: Default::default(),
             slot_free: Default::default(),
             smem_free_map: Default::default(),
@@ -180,6 +192,7 @@ impl Zorua {
             w_bp_v: Default::default(),
             r_enc: std::array::from_fn(|_| Default::default()),
             r_rest: std::array::from_fn(|_| Default::default()),
+            r_free: std::array::from_fn(|_| Default::default()),
             tq: Default::default(),
             sq: Default::default(),
             rq: Default::default(),
@@ -355,6 +368,7 @@ impl Zorua {
             fs_then: Default::default(),
             rg_sel0: Default::default(),
             sm_sel0: Default::default(),
+            sm_dec: Default::default(),
             g_rneed: Default::default(),
             g_rheld: Default::default(),
             g_bpeak: Default::default(),

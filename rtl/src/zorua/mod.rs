@@ -2,13 +2,16 @@
 //! "Zorua", MICRO 2016, §4.2-§4.5; interface and timing in `mpgpu_spec::units::zorua`, the
 //! decisions in `docs/zorua.md`, "The coordinator"; model `mpgpu_ref::units::zorua::Coord`).
 //!
-//! Geometry: the Fermi configuration's, the paper's tables. 64 logical warps, 16 logical
-//! blocks; 256 physical register sets (registers / 128), 48 physical scratchpad sets (1 KB),
-//! up to 64 physical warp slots (the configuration's, `slots`).
-//! - The register mapping table: 16 RAMs of 64 words x 9 bits, one per logical set of a warp
-//!   (64 x 16 x 9 b = 1.125 KB), a word the valid (physical) bit and the physical set.
-//! - The scratchpad mapping table: 48 RAMs of 16 words x 7 bits, one per logical set of a
-//!   block (16 x 48 x 7 b = 672 B).
+//! Geometry: the paper's tables at the largest SM the presets have. 64 logical warps, 16
+//! logical blocks; up to 512 physical register sets (registers / 128: Kepler's and Maxwell's
+//! 65,536 registers), up to 64 physical scratchpad sets (1 KB: Maxwell's 64 KB), up to 64
+//! physical warp slots. The configuration's own counts are parameters (`ZoruaParams`): the
+//! physical sets and slots beyond them are never free, so synthesis removes what they would
+//! use (the free maps' words past the last set, their finders).
+//! - The register mapping table: 16 RAMs of 64 words x 10 bits, one per logical set of a warp
+//!   (64 x 16 x 10 b = 1.25 KB), a word the valid (physical) bit and the physical set.
+//! - The scratchpad mapping table: 64 RAMs of 16 words x 7 bits, one per logical set of a
+//!   block (16 x 64 x 7 b = 896 B).
 //! - The warp-slot mapping table: 64 x 7 bits of registers (a valid bit and the slot).
 //!
 //! Per logical warp (registers): its block, the register sets its phase needs and those it
@@ -47,17 +50,17 @@ mod sets;
 use crate::ram::SyncRam;
 use crate::reg::Reg;
 use mpgpu_spec::units::zorua::{
-    Ev, EPOCH_BITS, EV_BITS, LBLOCK_BITS, LREG_COUNT_BITS, LSMEM_COUNT_BITS, LWARP_BITS, MAX_LBLOCKS, MAX_LWARPS, MAX_PSLOTS, NWARPS_BITS, O_BITS, PREG_COUNT_BITS, PSLOT_BITS,
+    Ev, EPOCH_BITS, EV_BITS, LBLOCK_BITS, LREG_COUNT_BITS, LSMEM_COUNT_BITS, LWARP_BITS, MAX_LBLOCKS, MAX_LWARPS, MAX_PSLOTS, NWARPS_BITS, O_BITS, O_MAX, PREG_COUNT_BITS, PSLOT_BITS,
     PSLOT_COUNT_BITS, PSMEM_BITS, PSMEM_COUNT_BITS, REGS_BITS, REG_SETS, RSETS_BITS, SET_REGS, SMEM_BYTES_BITS, SMEM_SETS, SMEM_SET_BYTES, SSETS_BITS,
 };
-pub use mpgpu_spec::units::zorua::{PREG_BITS, RTL_REG_SETS, RTL_SMEM_SETS};
+pub use mpgpu_spec::units::zorua::{MAX_PREG_SETS, MAX_PSMEM_SETS, PREG_BITS};
 use rust_hdl::prelude::*;
 
 const _: () = assert!(
-    MAX_LWARPS == 64 && MAX_LBLOCKS == 16 && REG_SETS == 16 && SET_REGS == 4 && SMEM_SET_BYTES == 1 << 10 && RTL_REG_SETS == 256 && RTL_SMEM_SETS == 48,
+    MAX_LWARPS == 64 && MAX_LBLOCKS == 16 && REG_SETS == 16 && SET_REGS == 4 && SMEM_SET_BYTES == 1 << 10 && MAX_PREG_SETS == 512 && SMEM_SETS == 64,
     "the logic's loop bounds, indices and bit positions are literals written for this geometry"
 );
-const _: () = assert!(MAX_PSLOTS == MAX_LWARPS && RTL_SMEM_SETS <= SMEM_SETS && RTL_REG_SETS <= 1 << PREG_BITS);
+const _: () = assert!(MAX_PSLOTS == MAX_LWARPS && MAX_PSMEM_SETS == SMEM_SETS && MAX_PREG_SETS == 1 << PREG_BITS && O_MAX as usize == 16);
 
 /// A word of the register table: its valid (physical) bit above the set.
 const RENT_BITS: usize = PREG_BITS + 1;
@@ -67,15 +70,20 @@ const SENT_BITS: usize = PSMEM_BITS + 1;
 /// the words, and bits of a word's number.
 const REG_WORD_BITS: usize = 6;
 const REG_WORD: usize = 1 << REG_WORD_BITS;
-const REG_WORDS: usize = RTL_REG_SETS >> REG_WORD_BITS;
+const REG_WORDS: usize = MAX_PREG_SETS >> REG_WORD_BITS;
 const REG_WORDS_BITS: usize = PREG_BITS - REG_WORD_BITS;
 /// The steps, one-hot (`step`: `S_IDLE..=S_REL`).
 const STEPS: usize = S_REL as usize + 1;
 /// The threshold's epoch statistics and constants, a carry above an epoch count.
 const THR_BITS: usize = EPOCH_BITS + 1;
-/// The virtual space's extra sets: 16 o register sets (`l_r`), 3 o scratchpad sets (`l_s`).
-const LR_BITS: usize = O_BITS + 4;
-const LS_BITS: usize = O_BITS + 2;
+/// The virtual space's extra sets: floor(physical x o / 16) register sets (`l_r`) and
+/// scratchpad sets (`l_s`), at most the physical sets.
+const LR_BITS: usize = PREG_COUNT_BITS;
+const LS_BITS: usize = PSMEM_COUNT_BITS;
+/// The decoder of a block's highest held scratchpad set (`sm_dec`: one above the sets).
+const SMEM_DEC_BITS: usize = SMEM_SETS + 1;
+/// The threshold's values (0..=O_MAX).
+const O_VALUES: usize = O_MAX as usize + 1;
 /// A block's scratchpad sets held plus the free ones (`pb_hs`), plus the room (`pb_hsr`); a
 /// warp's register sets held plus the free ones (`pb_hr`).
 const SHS_BITS: usize = SSETS_BITS + 1;
@@ -85,6 +93,10 @@ const RHR_BITS: usize = PREG_COUNT_BITS + 1;
 /// a sign bit above a count of logical sets.
 const SLACK_BITS: usize = LREG_COUNT_BITS + 1;
 const SSW_BITS: usize = LSMEM_COUNT_BITS + 1;
+/// The rooms (`s_room`, `r_room`): the free sets plus the swap the threshold allows, up to
+/// twice the physical sets.
+const SROOM_BITS: usize = PSMEM_COUNT_BITS + 1;
+const RROOM_BITS: usize = PREG_COUNT_BITS + 1;
 /// A block's warps less its arrivals, two's complement.
 const GAP_BITS: usize = NWARPS_BITS + 1;
 
@@ -123,11 +135,15 @@ pub struct ZoruaFaults {
     pub smem_at_warp_end: bool,
 }
 
-/// The threshold's constants (Algorithm 1), in the units of the model's `ThreshParams`.
+/// The SM's physical resources and the threshold's constants (Algorithm 1), in the units of
+/// the model's `Geometry` and `ThreshParams`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ZoruaParams {
     /// Physical warp slots (1..=64).
     pub slots: usize,
+    /// Physical register sets of 128 registers (1..=512) and scratchpad sets of 1 KB (1..=64).
+    pub reg_sets: usize,
+    pub smem_sets: usize,
     pub o_default: u64,
     pub o_thresh_step: u64,
     pub c_delta_thresh: u64,
@@ -155,7 +171,7 @@ pub struct Zorua {
     pub reg_phys: Signal<Out, Bits<REG_SETS>>,
     pub reg_set: [Signal<Out, Bits<PREG_BITS>>; REG_SETS],
     pub smem_phys: Signal<Out, Bits<SMEM_SETS>>,
-    pub smem_set: [Signal<Out, Bits<PSMEM_BITS>>; RTL_SMEM_SETS],
+    pub smem_set: [Signal<Out, Bits<PSMEM_BITS>>; SMEM_SETS],
     pub o_thresh: Signal<Out, Bits<O_BITS>>,
     pub slot_room: Signal<Out, Bits<PSLOT_COUNT_BITS>>,
     /// Warps released this cycle (`Out::release`; `release` is a Verilog keyword): a
@@ -166,11 +182,20 @@ pub struct Zorua {
     pub waiting: Signal<Out, Bit>,
     ids16: [Constant<Bits<LBLOCK_BITS>>; MAX_LBLOCKS],
     rs_ids: [Constant<Bits<RSETS_BITS>>; REG_SETS],
-    ss_ids: [Constant<Bits<SSETS_BITS>>; RTL_SMEM_SETS],
+    ss_ids: [Constant<Bits<SSETS_BITS>>; SMEM_SETS],
     word_ids: [Constant<Bits<REG_WORDS_BITS>>; REG_WORDS],
+    word_1h: [Constant<Bits<REG_WORDS>>; REG_WORDS],
     bitmask: [Constant<Bits<MAX_LWARPS>>; LWARP_BITS],
     slot_present: Constant<Bits<MAX_PSLOTS>>,
     smem_present: Constant<Bits<SMEM_SETS>>,
+    /// The physical register sets present, by word of the used map.
+    reg_present: [Constant<Bits<REG_WORD>>; REG_WORDS],
+    /// The threshold's values, and for each the swap limits floor(physical x o / 16) and the
+    /// virtual register space, physical + that limit (constants of the configuration).
+    o_ids: [Constant<Bits<O_BITS>>; O_VALUES],
+    lr_tab: [Constant<Bits<LR_BITS>>; O_VALUES],
+    ls_tab: [Constant<Bits<LS_BITS>>; O_VALUES],
+    cap_tab: [Constant<Bits<SLACK_BITS>>; O_VALUES],
     n_slots: Constant<Bits<PSLOT_COUNT_BITS>>,
     reg_total: Constant<Bits<PREG_COUNT_BITS>>,
     smem_total: Constant<Bits<PSMEM_COUNT_BITS>>,
@@ -179,6 +204,7 @@ pub struct Zorua {
     o_max: Constant<Bits<O_BITS>>,
     c_delta: Constant<Bits<THR_BITS>>,
     one64: Constant<Bits<MAX_LWARPS>>,
+    one65: Constant<Bits<SMEM_DEC_BITS>>,
     ones64: Constant<Bits<MAX_LWARPS>>,
     low10: Constant<Bits<THR_BITS>>,
     gap_hi: Constant<Bits<GAP_BITS>>,
@@ -213,6 +239,7 @@ pub struct Zorua {
     eff_o: Signal<Local, Bits<O_BITS>>,
     l_s: Signal<Local, Bits<LS_BITS>>,
     l_r: Signal<Local, Bits<LR_BITS>>,
+    l_cap: Signal<Local, Bits<SLACK_BITS>>,
     valve: Signal<Local, Bit>,
     slot_free: Signal<Local, Bits<MAX_PSLOTS>>,
     smem_free_map: Signal<Local, Bits<SMEM_SETS>>,
@@ -312,6 +339,8 @@ pub struct Zorua {
     w_bp_v: Signal<Local, Bits<RSETS_BITS>>,
     r_enc: [Signal<Local, Bits<REG_WORD_BITS>>; REG_WORDS],
     r_rest: [Signal<Local, Bits<REG_WORD>>; REG_WORDS],
+    /// Each word's free sets (present and not used).
+    r_free: [Signal<Local, Bits<REG_WORD>>; REG_WORDS],
     pub tq: Reg<Bits<MAX_LWARPS>>,
     pub sq: Reg<Bits<MAX_LWARPS>>,
     pub rq: Reg<Bits<MAX_LWARPS>>,
@@ -414,8 +443,8 @@ pub struct Zorua {
     pub p_slot: Reg<Bit>,
     pub nxt: Reg<Bits<MAX_LWARPS>>,
     pub nxt_none: Reg<Bit>,
-    pub s_room: Reg<Bits<PSMEM_COUNT_BITS>>,
-    pub r_room: Reg<Bits<PREG_COUNT_BITS>>,
+    pub s_room: Reg<Bits<SROOM_BITS>>,
+    pub r_room: Reg<Bits<RROOM_BITS>>,
     pub q_sfree: Reg<Bits<PSMEM_COUNT_BITS>>,
     pub q_rfree: Reg<Bits<PREG_COUNT_BITS>>,
     pub n_need_s: Reg<Bits<SSETS_BITS>>,
@@ -493,7 +522,7 @@ pub struct Zorua {
     pub byp_en: Reg<Bits<REG_SETS>>,
     pub byp_data: Reg<Bits<RENT_BITS>>,
     pub reg_ram: [SyncRam<Bits<RENT_BITS>, LWARP_BITS>; REG_SETS],
-    pub smem_ram: [SyncRam<Bits<SENT_BITS>, LBLOCK_BITS>; RTL_SMEM_SETS],
+    pub smem_ram: [SyncRam<Bits<SENT_BITS>, LBLOCK_BITS>; SMEM_SETS],
     mr: Signal<Local, Bits<MAX_LWARPS>>,
     ms: Signal<Local, Bits<MAX_LWARPS>>,
     mt: Signal<Local, Bits<MAX_LWARPS>>,
@@ -510,6 +539,8 @@ pub struct Zorua {
     fs_then: Signal<Local, Bit>,
     rg_sel0: Signal<Local, Bits<SMEM_SETS>>,
     sm_sel0: Signal<Local, Bits<SMEM_SETS>>,
+    /// (`sm_sel0` a bit wider: a block may hold all 64 sets)
+    sm_dec: Signal<Local, Bits<SMEM_DEC_BITS>>,
     g_rneed: Signal<Local, Bits<RSETS_BITS>>,
     g_rheld: Signal<Local, Bits<RSETS_BITS>>,
     g_bpeak: Signal<Local, Bits<RSETS_BITS>>,

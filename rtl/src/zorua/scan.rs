@@ -2,7 +2,7 @@
 //! a warp examined in four cycles (its fields, its block's, its needs, the decision), the next
 //! candidate picked meanwhile (`docs/zorua.md`, "The coordinator").
 
-use super::{Zorua, RHR_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS};
+use super::{Zorua, RHR_BITS, RROOM_BITS, SHSR_BITS, SHS_BITS, SLACK_BITS, SROOM_BITS};
 use mpgpu_spec::units::zorua::{LREG_COUNT_BITS, LSMEM_COUNT_BITS, PREG_COUNT_BITS, PSMEM_COUNT_BITS, RSETS_BITS, SSETS_BITS};
 use crate::flat::LogicPart;
 use rust_hdl::prelude::*;
@@ -115,10 +115,10 @@ impl LogicPart<Scan> for Zorua {
             self.b_sheld.d.next = self.b_gsh.val();
             // (the sums the needs are compared with)
             self.pb_hs.d.next = bit_cast::<SHS_BITS, SSETS_BITS>(self.b_gsh.val()) + bit_cast::<SHS_BITS, PSMEM_COUNT_BITS>(self.q_sfree.q.val());
-            self.pb_hsr.d.next = bit_cast::<SHSR_BITS, SSETS_BITS>(self.b_gsh.val()) + bit_cast::<SHSR_BITS, PSMEM_COUNT_BITS>(self.s_room.q.val());
+            self.pb_hsr.d.next = bit_cast::<SHSR_BITS, SSETS_BITS>(self.b_gsh.val()) + bit_cast::<SHSR_BITS, SROOM_BITS>(self.s_room.q.val());
             self.pb_rpk.d.next = bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_resv.q.val()) + bit_cast::<SLACK_BITS, RSETS_BITS>(self.b_gpk.val());
             self.pb_hr.d.next = bit_cast::<RHR_BITS, RSETS_BITS>(self.f_rheld.q.val()) + bit_cast::<RHR_BITS, PREG_COUNT_BITS>(self.q_rfree.q.val());
-            self.pb_hrr.d.next = bit_cast::<SLACK_BITS, RSETS_BITS>(self.f_rheld.q.val()) + bit_cast::<SLACK_BITS, PREG_COUNT_BITS>(self.r_room.q.val());
+            self.pb_hrr.d.next = bit_cast::<SLACK_BITS, RSETS_BITS>(self.f_rheld.q.val()) + bit_cast::<SLACK_BITS, RROOM_BITS>(self.r_room.q.val());
         }
         self.sx.next = 0.into();
         self.bx.next = false;

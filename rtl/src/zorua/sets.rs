@@ -22,7 +22,7 @@ impl LogicPart<Free> for Zorua {
         self.sel_sh.next = 0.into();
         if (self.step.q.val().get_bit(13)) | (self.step.q.val().get_bit(14)) {
             if self.fsm.q.val() {
-                for k in 0..48 {
+                for k in 0..64 {
                     if self.fr_sel.q.val().get_bit(k) {
                         for j in 0..7 {
                             if self.smem_ram[k].read_data.val().get_bit(j) {
@@ -67,7 +67,7 @@ impl LogicPart<Free> for Zorua {
                 } else {
                     self.smem_swap.d.next = self.smem_swap.q.val() - 1;
                 }
-                for k in 0..48 {
+                for k in 0..64 {
                     if self.fr_wr.q.val().get_bit(k) {
                         self.smem_ram[k].write_enable.next = true;
                     }
@@ -79,8 +79,9 @@ impl LogicPart<Free> for Zorua {
                 self.rlow6.next = bit_cast::<REG_WORD_BITS, RENT_BITS>(self.fr_e.q.val());
                 self.rword.next = self.rword.val().replace_bit(0, self.fr_e.q.val().get_bit(6));
                 self.rword.next = self.rword.val().replace_bit(1, self.fr_e.q.val().get_bit(7));
-                if self.fr_e.q.val().get_bit(8) {
-                    for k in 0..4 {
+                self.rword.next = self.rword.val().replace_bit(2, self.fr_e.q.val().get_bit(8));
+                if self.fr_e.q.val().get_bit(9) {
+                    for k in 0..8 {
                         if self.rword.val() == self.word_ids[k].val() {
                             self.reg_used[k].d.next = self.reg_used[k].q.val() & !(self.one64.val() << self.rlow6.val());
                         }
@@ -159,26 +160,20 @@ impl LogicPart<Alloc> for Zorua {
         self.take_s.next = false;
         self.take_r.next = false;
         self.r_first.next = 0.into();
-        for k in 0..4 {
+        for k in 0..8 {
             self.r_rest[k].next = 0.into();
             self.r_enc[k].next = 0.into();
+            self.r_free[k].next = self.reg_present[k].val() & !self.reg_used[k].q.val();
         }
         if (self.step.q.val().get_bit(9)) | (self.step.q.val().get_bit(10)) {
             self.take_s.next = (self.step.q.val().get_bit(10)) & self.as_on.q.val() & self.asp_on.q.val();
             self.take_r.next = (self.step.q.val().get_bit(10)) & !self.as_on.q.val() & self.arp_on.q.val();
             // (the first word with a free set, from last cycle's registers)
             self.r_first.next = 0.into();
-            if self.al_rany[3].q.val() {
-                self.r_first.next = 8.into();
-            }
-            if self.al_rany[2].q.val() {
-                self.r_first.next = 4.into();
-            }
-            if self.al_rany[1].q.val() {
-                self.r_first.next = 2.into();
-            }
-            if self.al_rany[0].q.val() {
-                self.r_first.next = 1.into();
+            for k in 0..8 {
+                if self.al_rany[7 - k].q.val() {
+                    self.r_first.next = self.word_1h[7 - k].val();
+                }
             }
             // (the lowest free set of each map, and of the map less the set taken now, both
             // from registers; the choice made last)
@@ -187,10 +182,10 @@ impl LogicPart<Alloc> for Zorua {
             if self.take_s.val() {
                 self.al_s1h.d.next = self.s_rest.val() & (!self.s_rest.val() + self.one64.val());
             }
-            for k in 0..4 {
-                self.r_rest[k].next = !self.reg_used[k].q.val() & !self.al_r1h[k].q.val();
-                self.al_r1h[k].d.next = !self.reg_used[k].q.val() & (self.reg_used[k].q.val() + self.one64.val());
-                self.al_rany[k].d.next = !self.reg_used[k].q.val().all();
+            for k in 0..8 {
+                self.r_rest[k].next = self.r_free[k].val() & !self.al_r1h[k].q.val();
+                self.al_r1h[k].d.next = self.r_free[k].val() & (!self.r_free[k].val() + self.one64.val());
+                self.al_rany[k].d.next = self.r_free[k].val().any();
                 if self.take_r.val() & self.r_first.val().get_bit(k) {
                     self.al_r1h[k].d.next = self.r_rest[k].val() & (!self.r_rest[k].val() + self.one64.val());
                     self.al_rany[k].d.next = self.r_rest[k].val().any();
@@ -213,17 +208,18 @@ impl LogicPart<Alloc> for Zorua {
             self.bx.next = true;
             for b in 0..6 {
                 self.s_idx.next = self.s_idx.val().replace_bit(b, (self.al_s1h.q.val() & self.bitmask[b].val()).any());
-                for k in 0..4 {
+                for k in 0..8 {
                     self.r_enc[k].next = self.r_enc[k].val().replace_bit(b, (self.al_r1h[k].q.val() & self.bitmask[b].val()).any());
                 }
             }
-            for k in 0..4 {
+            for k in 0..8 {
                 if self.r_first.val().get_bit(k) & self.arp_on.q.val() {
                     for b in 0..6 {
                         self.r_idx.next = self.r_idx.val().replace_bit(b, self.r_enc[k].val().get_bit(b));
                     }
                     self.r_idx.next = self.r_idx.val().replace_bit(6, self.word_ids[k].val().get_bit(0));
                     self.r_idx.next = self.r_idx.val().replace_bit(7, self.word_ids[k].val().get_bit(1));
+                    self.r_idx.next = self.r_idx.val().replace_bit(8, self.word_ids[k].val().get_bit(2));
                 }
             }
             if self.as_on.q.val() {
@@ -233,7 +229,7 @@ impl LogicPart<Alloc> for Zorua {
                     self.a_sphys.d.next = self.a_sphys.q.val() - 1;
                     self.asp_on.d.next = self.a_sphys.q.val() != self.ss_ids[1].val();
                 }
-                for k in 0..48 {
+                for k in 0..64 {
                     self.smem_ram[k].write_data.next = self.sent.val();
                     if self.al_sh.q.val() == self.ss_ids[k].val() {
                         self.smem_ram[k].write_enable.next = true;
@@ -249,7 +245,7 @@ impl LogicPart<Alloc> for Zorua {
                 self.went.next = bit_cast::<RENT_BITS, PREG_BITS>(self.r_idx.val());
                 if self.arp_on.q.val() {
                     self.went.next = bit_cast::<RENT_BITS, PREG_BITS>(self.r_idx.val()) | self.v9.val();
-                    for k in 0..4 {
+                    for k in 0..8 {
                         if self.r_first.val().get_bit(k) {
                             self.reg_used[k].d.next = self.reg_used[k].q.val() | self.al_r1h[k].q.val();
                         }

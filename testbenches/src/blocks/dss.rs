@@ -53,7 +53,7 @@ pub(super) const BLOCK: Block = Block {
     name: "dss",
     about: "the framework's Dynamic Spatial Sharing policy engine alone",
     scope: Scope::GpuPart,
-    verilog: |sms| v(DssPorts { sms, broken_tie: false }),
+    verilog: |s| Ok(v(DssPorts { sms: s.sms, broken_tie: false })),
     broken: &[variant("lifo", "DSS ties go to the highest index", |b| b.edit("dss", |f: &mut bool| *f = true))],
     host: Some(Host {
         about: "only the DSS policy engine in RTL, inside the framework's model, under the policies dss and equal",

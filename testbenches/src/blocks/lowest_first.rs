@@ -29,4 +29,4 @@ impl Ports for LowestFirstPorts {
     fn state(&self, _: &Regs) {}
 }
 
-pub(super) const BLOCK: Block = Block { name: "lowest_first", about: "the lowest-index-first picker the scheduling blocks share", scope: Scope::Part, verilog: |_| v(LowestFirstPorts), broken: &[], host: None };
+pub(super) const BLOCK: Block = Block { name: "lowest_first", about: "the lowest-index-first picker the scheduling blocks share", scope: Scope::Part, verilog: |_| Ok(v(LowestFirstPorts)), broken: &[], host: None };

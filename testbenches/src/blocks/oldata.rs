@@ -113,7 +113,7 @@ pub(super) const BLOCK: Block = Block {
     about: "the operand log's data array (one per SM): 32 lane RAMs",
     scope: Scope::PerSm,
     // (at its largest: 64 entries of 32 lanes x 32 bits, 8 KB)
-    verilog: |_| v(OldataPorts { entries: oldata::MAX_ENTRIES, faults: Default::default() }),
+    verilog: |_| Ok(v(OldataPorts { entries: oldata::MAX_ENTRIES, faults: Default::default() })),
     broken: &[
         variant("drop-lane", "lane 31 never takes a write", |b| b.edit("oldata", |f: &mut OldataFaults| f.drop_lane = true)),
         variant("read-waddr", "the read port always looks at the write address", |b| b.edit("oldata", |f: &mut OldataFaults| f.read_waddr = true)),

@@ -83,7 +83,7 @@ pub(super) const BLOCK: Block = Block {
     about: "the operand log's bookkeeping (one per SM): entries, free list, per-block quotas",
     scope: Scope::PerSm,
     // (at its largest: 64 entries, 8 KB, 16 partitions)
-    verilog: |_| v(OplogPorts { entries: oplog::MAX_ENTRIES, faults: Default::default() }),
+    verilog: |_| Ok(v(OplogPorts { entries: oplog::MAX_ENTRIES, faults: Default::default() })),
     broken: &[
         variant("drop-second", "a store's second log entry is not marked in use (it never comes back)", |b| b.edit("oplog", |f: &mut OplogFaults| f.drop_second = true)),
         variant("early-credit", "a freed entry is credited to its block's quota a clocked cycle early", |b| b.edit("oplog", |f: &mut OplogFaults| f.early_credit = true)),

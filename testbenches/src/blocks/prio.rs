@@ -54,7 +54,7 @@ pub(super) const BLOCK: Block = Block {
     about: "the framework's priority policy engine (FCFS, NPQ, PPQ) alone",
     scope: Scope::GpuPart,
     // (PPQ shared keeps every path; the mode is a constant of the block)
-    verilog: |sms| v(PrioPorts { sms, mode: PolicyCode::PpqShared, broken_victim: false }),
+    verilog: |s| Ok(v(PrioPorts { sms: s.sms, mode: PolicyCode::PpqShared, broken_victim: false })),
     broken: &[variant("lifo", "the victim is the oldest kernel's SM", |b| b.edit("prio", |f: &mut bool| *f = true))],
     host: Some(Host {
         about: "only the priority policy engine in RTL, inside the framework's model, under the policies fcfs, npq, ppq-exclusive and ppq-shared",

@@ -54,7 +54,7 @@ pub(super) const BLOCK: Block = Block {
     name: "prof",
     about: "Warped-Slicer's sampling counters (one per SM)",
     scope: Scope::PerSm,
-    verilog: |_| v(ProfPorts { faults: Default::default() }),
+    verilog: |_| Ok(v(ProfPorts { faults: Default::default() })),
     broken: &[variant("late-latch", "the counters latch one cycle after the window's last", |b| b.edit("prof", |f: &mut ProfFaults| f.late_latch = true))],
     host: Some(Host {
         about: "Warped-Slicer's sampling counters alone in RTL on every SM (or the SMs --sms names; the water-filling unit's model), under the Warped-Slicer dispatcher",

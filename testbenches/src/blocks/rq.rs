@@ -63,7 +63,7 @@ pub(super) const BLOCK: Block = Block {
     name: "rq",
     about: "the replay queue (one per SM): faulted instructions kept for replay",
     scope: Scope::PerSm,
-    verilog: |_| v(RqPorts { slots: rq::MAX_SLOTS, faults: Default::default() }),
+    verilog: |_| Ok(v(RqPorts { slots: rq::MAX_SLOTS, faults: Default::default() })),
     broken: &[
         variant("early-free", "a slot is free one cycle early (the commit's free reaches the allocation)", |b| b.edit("rq", |f: &mut RqFaults| f.early_free = true)),
         variant("wrong-slot", "a replay clears the faulted bit of the read port's slot, not its own", |b| b.edit("rq", |f: &mut RqFaults| f.wrong_slot = true)),

@@ -134,7 +134,7 @@ pub(super) const BLOCK: Block = Block {
     scope: Scope::Gpu,
     // (both policy engines; the DSS engine drives it, the priority engine's mode a constant
     // keeping all of its paths)
-    verilog: |sms| v(SchedPorts { sms, mode: PolicyCode::Dss, faults: Default::default() }),
+    verilog: |s| Ok(v(SchedPorts { sms: s.sms, mode: PolicyCode::Dss, faults: Default::default() })),
     broken: &[
         variant("lifo", "the PTBQ popped last in first out", |b| b.edit("sched", |f: &mut SchedFaults| f.ptbq_lifo = true)),
         variant("keep-token", "a released SM's token is not returned to its kernel", |b| b.edit("sched", |f: &mut SchedFaults| f.keep_token = true)),

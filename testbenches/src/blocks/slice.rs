@@ -83,7 +83,7 @@ pub(super) const BLOCK: Block = Block {
     scope: Scope::Gpu,
     // (the Fermi (GTX 480) configuration's resources: 8 CTA slots, 1,536 threads, 32,768
     // registers, 49,152 shared bytes)
-    verilog: |sms| v(SlicePorts { sms, total: [8, 1536, 32768, 49152], faults: Default::default() }),
+    verilog: |s| Ok(v(SlicePorts { sms: s.sms, total: Slicer::sm_total(&s.cfg.sm[0]), faults: Default::default() })),
     broken: &[variant("over-quota", "the quota compare takes `<=` (an SM takes one block over a kernel's quota)", |b| b.edit("slice", |f: &mut SliceFaults| f.over_quota = true))],
     host: Some(Host {
         about: "the slice table (kernels sharing SMs under per-SM quotas: slots, quotas, resident counts, used resources, the issue) in RTL, under the slicing policy --slicing (default warped-slicer); every register compared every clocked cycle",

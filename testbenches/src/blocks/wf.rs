@@ -110,7 +110,7 @@ pub(super) const BLOCK: Block = Block {
     name: "wf",
     about: "Warped-Slicer's water-filling unit (one per GPU)",
     scope: Scope::Gpu,
-    verilog: |sms| v(WfPorts { sms, faults: Default::default() }),
+    verilog: |s| Ok(v(WfPorts { sms: s.sms, faults: Default::default() })),
     broken: &[variant("tie-high", "a tie at Select goes to the higher kernel index", |b| b.edit("wf", |f: &mut WfFaults| f.tie_high = true))],
     host: Some(Host {
         about: "Warped-Slicer's water-filling unit alone in RTL (the sampling counters' models on the SMs), under the Warped-Slicer dispatcher",

@@ -180,7 +180,7 @@ impl crate::ports::HdlBlock for Zorua {
     }
 }
 
-/// One SM's Zorua coordinator and mapping tables (`Zorua`, the Fermi geometry), with its
+/// One SM's Zorua coordinator and mapping tables (`Zorua`), with its SM's geometry, its
 /// threshold constants and test-only faults.
 #[derive(Clone, Copy, Debug)]
 pub struct ZoruaPorts {
@@ -202,7 +202,8 @@ impl Ports for ZoruaPorts {
         b
     }
     fn state(&self, r: &Regs) -> zorua::State {
-        let present = if self.params.slots >= 64 { u64::MAX } else { (1u64 << self.params.slots) - 1 };
+        let mask = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let present = mask(self.params.slots);
         let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
         // (the fields are bit-sliced: warp w's value is bit w of each slice; only the set bits
         // are visited, most fields being small)
@@ -227,18 +228,19 @@ impl Ports for ZoruaPorts {
             bar: r.scalar("bar"),
             live: r.scalar("live"),
             blocks: r.scalar("blocks") as u16,
-            reg_free: mpgpu_rtl::zorua::RTL_REG_SETS as u32 - r.scalar("reg_cnt") as u32,
+            reg_free: self.params.reg_sets as u32 - r.scalar("reg_cnt") as u32,
             reg_swap: r.scalar("reg_swap") as u32,
             reg_resv: r.scalar("reg_resv") as u32,
             started: r.scalar("started"),
-            smem_free: mpgpu_rtl::zorua::RTL_SMEM_SETS as u32 - r.scalar("smem_cnt") as u32,
+            smem_free: self.params.smem_sets as u32 - r.scalar("smem_cnt") as u32,
             smem_swap: r.scalar("smem_swap") as u32,
             slots_free: !r.scalar("slot_used") & present,
             o_thresh: th as u8,
             warp_info: (0..64).map(|w| zorua::pack_warp(wbs[w] as u8, rns[w] as u8, rhs[w] as u8, (sv >> w & 1 != 0).then_some(sls[w] as u8))).collect(),
             block_info: (0..16).map(|b| zorua::pack_block(bps[b] as u8, sns[b] as u8, shs[b] as u8, nws[b] as u8, nas[b] as u8, r.scalar("bgive") >> b & 1 != 0)).collect(),
-            reg_map_free: r.array("reg_used").iter().map(|&u| !u).collect(),
-            smem_map_free: !r.scalar("smem_used") & ((1u64 << mpgpu_rtl::zorua::RTL_SMEM_SETS) - 1),
+            // (the words of the configuration's sets; the sets past them are never free)
+            reg_map_free: r.array("reg_used").iter().take(self.params.reg_sets.div_ceil(64)).enumerate().map(|(k, &u)| !u & mask(self.params.reg_sets - 64 * k)).collect(),
+            smem_map_free: !r.scalar("smem_used") & mask(self.params.smem_sets),
         }
     }
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
@@ -249,22 +251,21 @@ impl Ports for ZoruaPorts {
 
 pub(super) const BLOCK: Block = Block {
     name: "zorua",
-    about: "Zorua's coordinator and mapping tables (one per SM; the Fermi geometry)",
+    about: "Zorua's coordinator and mapping tables (one per SM; its tables sized from the configuration's registers, scratchpad and warp slots)",
     scope: Scope::PerSm,
-    // (48 warp slots, Algorithm 1's default constants: docs/zorua.md)
-    verilog: |_| v(ZoruaPorts { params: ZoruaParams { slots: 48, o_default: 2, o_thresh_step: 1, c_delta_thresh: 64 }, faults: Default::default() }),
+    verilog: |s| Ok(v(ZoruaPorts { params: zorua_params(s.cfg)?, faults: Default::default() })),
     broken: &[
         variant("rescan-from-thread", "the rescan starts from the thread/barrier queue", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.rescan_from_thread = true)),
         variant("smem-at-warp-end", "a warp's end frees its block's scratchpad", |b| b.edit("zorua", |f: &mut ZoruaFaults| f.smem_at_warp_end = true)),
     ],
     host: Some(Host {
-        about: "Zorua's coordinator and mapping tables in RTL on every SM (or the SMs --sms names), under Zorua's allocation (implied) with the baseline dispatcher; the RTL's tables are the Fermi configuration's (--config fermi15; with --pipeline thesis and --faults rq or ol it runs beside the replay hardware, --unit zorua,rq-ol)",
+        about: "Zorua's coordinator and mapping tables in RTL on every SM (or the SMs --sms names), under Zorua's allocation (implied) with the baseline dispatcher or the framework; the RTL is generated for the configuration's SM (with --pipeline thesis and --faults rq or ol it runs beside the replay hardware, --unit zorua,rq-ol)",
         gpu: GpuKind::PerSm,
         default_config: "fermi15",
         setup: |cfg| cfg.alloc = mpgpu_ref::config::Alloc::Zorua,
         fits: zorua_fits,
         install: |b| {
-            let ports = ZoruaPorts { params: zorua_params(b.cfg), faults: b.o.broken.of("zorua") };
+            let ports = ZoruaPorts { params: zorua_params(b.cfg)?, faults: b.o.broken.of("zorua") };
             // (the model takes the RTL's timing, the pipelined one, whatever the configuration says)
             let geom = Geometry { thresh: b.cfg.zorua.thresh(), pipelined: true, ..Geometry::of(&b.cfg.sm[0])? };
             b.per_sm(ports, &|| Coord::new(geom), Coord::state).map(Some)
@@ -276,37 +277,23 @@ pub(super) const BLOCK: Block = Block {
     }),
 };
 
-/// The RTL coordinator's parameters for `cfg`: its warp slots and Algorithm 1's constants.
-pub fn zorua_params(cfg: &GpuConfig) -> ZoruaParams {
+/// The RTL coordinator's parameters for `cfg`: its first SM's register sets, scratchpad sets
+/// and warp slots (the model's `Geometry`, whose ranges the RTL takes), and Algorithm 1's
+/// constants; an error names what the RTL cannot take.
+pub fn zorua_params(cfg: &GpuConfig) -> Result<ZoruaParams, String> {
+    let g = Geometry::of(&cfg.sm[0])?;
     let z = &cfg.zorua;
-    ZoruaParams { slots: cfg.sm[0].warps as usize, o_default: z.o_default as u64, o_thresh_step: z.o_thresh_step as u64, c_delta_thresh: z.c_delta_thresh }
-}
-
-/// Whether the RTL's tables (the Fermi configuration's) are the size `cfg`'s first SM needs.
-pub fn fermi_tables(cfg: &GpuConfig) -> Result<(), String> {
-    let s = &cfg.sm[0];
-    let (regs, smem) = (s.registers / 128, s.shared_bytes / 1024);
-    if regs as usize != mpgpu_rtl::zorua::RTL_REG_SETS || smem as usize != mpgpu_rtl::zorua::RTL_SMEM_SETS || s.warps > 64 {
-        return Err(format!(
-            "the RTL's tables are the Fermi configuration's ({} register sets of 128 registers, {} scratchpad sets of 1 KB, up to 64 warp slots); `{}` has {regs}, {smem} and {}",
-            mpgpu_rtl::zorua::RTL_REG_SETS,
-            mpgpu_rtl::zorua::RTL_SMEM_SETS,
-            cfg.name,
-            s.warps
-        ));
+    if z.o_default > 16 || z.o_thresh_step > 16 || z.c_delta_thresh >= 1 << 16 {
+        return Err("the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
     }
-    Ok(())
+    Ok(ZoruaParams { slots: g.slots as usize, reg_sets: g.reg_sets as usize, smem_sets: g.smem_sets as usize, o_default: z.o_default as u64, o_thresh_step: z.o_thresh_step as u64, c_delta_thresh: z.c_delta_thresh })
 }
 
-/// Whether the RTL coordinator (built for the Fermi configuration's tables) can run on `cfg`.
+/// Whether the RTL coordinator can run on `cfg`.
 pub fn zorua_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
     if cfg.alloc != mpgpu_ref::config::Alloc::Zorua {
         return Err(format!("--unit zorua: the coordinator runs under alloc = \"zorua\" (`{}` allocates by \"{}\"; add --alloc zorua)", cfg.name, cfg.alloc.name()));
     }
     identical_sms(cfg, o)?;
-    fermi_tables(cfg).map_err(|e| format!("--unit zorua: {e} (use --config fermi15)"))?;
-    if cfg.zorua.o_default > 16 || cfg.zorua.o_thresh_step > 16 || cfg.zorua.c_delta_thresh >= 1 << 16 {
-        return Err("--unit zorua: the RTL takes zorua.o_default and o_thresh_step up to 16 and c_delta_thresh below 65536".into());
-    }
-    Ok(())
+    zorua_params(cfg).map(|_| ()).map_err(|e| format!("--unit zorua: `{}`: {e}", cfg.name))
 }

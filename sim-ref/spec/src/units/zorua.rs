@@ -55,11 +55,9 @@ pub const SET_REGS: u32 = 4;
 pub const REG_SETS: usize = 16;
 /// Bytes in a scratchpad set.
 pub const SMEM_SET_BYTES: u32 = 1024;
-/// Logical scratchpad sets per block at most (64 KB, Maxwell's scratchpad; the Fermi
-/// configuration's table uses 48).
+/// Logical scratchpad sets per block at most (64 KB, Maxwell's scratchpad).
 pub const SMEM_SETS: usize = 64;
-/// Physical register sets at most (the Kepler and Maxwell presets' 65,536 registers; the Fermi
-/// table's 8-bit entries reach 256).
+/// Physical register sets at most (the Kepler and Maxwell presets' 65,536 registers).
 pub const MAX_PREG_SETS: usize = 512;
 /// Physical scratchpad sets and physical warp slots at most.
 pub const MAX_PSMEM_SETS: usize = 64;
@@ -247,12 +245,10 @@ pub fn pack_block(peak: u8, need: u8, held: u8, warps: u8, arrived: u8, gives: b
 
 // The ports (`crate::port`), in wire order.
 
-/// Physical register sets and scratchpad sets the RTL is built for (the Fermi configuration:
-/// 32,768 registers, 48 KB): its mapping tables' entries and its `smem_set` ports.
-pub const RTL_REG_SETS: usize = 256;
-pub const RTL_SMEM_SETS: usize = 48;
-/// Bits of a physical register set in the RTL's table (`reg_set`: 0..[`RTL_REG_SETS`]).
-pub const PREG_BITS: usize = crate::unit::clog2(RTL_REG_SETS as u64) as usize;
+/// Bits of a physical register set (`reg_set`: 0..[`MAX_PREG_SETS`]). The RTL's tables are
+/// built for the largest geometry (512 register sets, 64 scratchpad sets, 64 warp slots); a
+/// configuration's own counts are its parameters (the sets beyond them are never free).
+pub const PREG_BITS: usize = crate::unit::clog2(MAX_PREG_SETS as u64) as usize;
 
 crate::wires! { In as i {
     /// The event (`Ev`'s code).
@@ -291,7 +287,7 @@ crate::wires! { Out as o {
     /// Its register mapping row: the physical set of each logical set.
     reg_set [REG_SETS] (PREG_BITS) = |k| o.reg_set[k],
     /// Its block's scratchpad mapping row: the physical set of each logical set.
-    smem_set [RTL_SMEM_SETS] (PSMEM_BITS) = |k| o.smem_set[k],
+    smem_set [SMEM_SETS] (PSMEM_BITS) = |k| o.smem_set[k],
     /// Logical warps released this cycle, one bit each.
     released(MAX_LWARPS) = o.release,
     /// A warp waits in the scratchpad or register queue.
