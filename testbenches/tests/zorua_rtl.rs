@@ -188,22 +188,23 @@ fn first_diff<T: std::fmt::Debug>(a: &T, b: &T) -> String {
 /// outputs decide the stimulus) and `other` in lockstep; returns the first mismatch as
 /// (cycle, "outputs" or "state", field), the model (its counters) and the barrier arrivals.
 fn lockstep(seed: u64, blocks: usize, m: Coord, other: Side) -> (Option<(u64, &'static str, String)>, Coord, u64) {
-    lockstep_with(seed, blocks, false, m, other).0
+    lockstep_with(seed, blocks, false, 0.0, m, other).0
 }
 
-/// [`lockstep`], with the most scratchpad sets a block held and the most physical register sets
-/// in use at once.
-fn lockstep_with(seed: u64, blocks: usize, whole: bool, mut m: Coord, mut other: Side) -> ((Option<(u64, &'static str, String)>, Coord, u64), (u32, u32)) {
+/// [`lockstep`], with warps ending early at `exit_chance` an action; with the most scratchpad
+/// sets a block held and the most physical register sets in use at once (and, with early
+/// ends, the count of them in place of the barriers).
+fn lockstep_with(seed: u64, blocks: usize, whole: bool, exit_chance: f64, mut m: Coord, mut other: Side) -> ((Option<(u64, &'static str, String)>, Coord, u64), (u32, u32)) {
     let g = *m.geometry();
     let phase_smem = if whole { g.smem_sets } else { (g.smem_sets / 3).max(4) };
-    let p = RandomParams { blocks, warps: 1..=16, start_chance: 0.02, actions: 1..=5, bar_chance: 0.35, regs: 64, start_smem: 8, phase_smem, epochs: true, latency: 39, slots: g.slots as usize };
+    let p = RandomParams { blocks, warps: 1..=16, start_chance: 0.02, actions: 1..=5, bar_chance: 0.35, regs: 64, start_smem: 8, phase_smem, epochs: true, latency: 39, slots: g.slots as usize, exit_chance };
     let (mut held, mut in_use) = (0, 0);
     let mut sm = RandomSm::new(seed, p);
     for now in 0..2_000_000u64 {
         let i = sm.input(now, m.outputs(&In::default()).ready);
         let (om, oo) = (m.outputs(&i), other.outputs(&i));
         if om != oo {
-            return ((Some((now, "outputs", first_diff(&om, &oo))), m, sm.bars), (held, in_use));
+            return ((Some((now, "outputs", first_diff(&om, &oo))), m, if exit_chance > 0.0 { sm.exits } else { sm.bars }), (held, in_use));
         }
         sm.outputs(now, &om);
         m.clock(&i);
@@ -211,12 +212,12 @@ fn lockstep_with(seed: u64, blocks: usize, whole: bool, mut m: Coord, mut other:
         assert_eq!(m.error(), None, "seed {seed}, cycle {now}: the stimulus broke the protocol");
         let (sm_state, so) = (m.state(), other.state());
         if sm_state != so {
-            return ((Some((now, "state", first_diff(&sm_state, &so))), m, sm.bars), (held, in_use));
+            return ((Some((now, "state", first_diff(&sm_state, &so))), m, if exit_chance > 0.0 { sm.exits } else { sm.bars }), (held, in_use));
         }
         held = sm_state.block_info.iter().map(|b| (b >> 16 & 0xff) as u32).fold(held, u32::max);
         in_use = in_use.max(g.reg_sets - sm_state.reg_free);
         if sm.done() {
-            return ((None, m, sm.bars), (held, in_use));
+            return ((None, m, if exit_chance > 0.0 { sm.exits } else { sm.bars }), (held, in_use));
         }
     }
     panic!("seed {seed}: the blocks did not all end");
@@ -248,7 +249,7 @@ fn the_rtl_matches_the_model_on_other_sms() {
     for (seed, reg_sets, smem_sets, slots, o, whole) in [(5u64, 512u32, 64u32, 64u32, 6u32, false), (12, 512, 64, 64, 16, true), (7, 128, 32, 24, 2, false), (8, 200, 40, 20, 6, true)] {
         let g = sized(reg_sets, smem_sets, slots, o);
         let rtl = Rtl::new(&g, ZoruaFaults::default());
-        let ((mismatch, m, bars), (held, in_use)) = lockstep_with(seed, 40, whole, Coord::new(g), Side::Rtl(Box::new(rtl)));
+        let ((mismatch, m, bars), (held, in_use)) = lockstep_with(seed, 40, whole, 0.0, Coord::new(g), Side::Rtl(Box::new(rtl)));
         assert_eq!(mismatch, None, "seed {seed}: {reg_sets} register sets, {smem_sets} scratchpad sets, {slots} slots");
         let (grants, rswaps, sswaps) = (m.grants, m.reg_allocs[1], m.smem_allocs[1]);
         assert!(grants > 200 && m.releases > 100 && rswaps > 0 && sswaps > 0 && bars > 50, "seed {seed}: grants {grants}, releases {}, register sets in swap {rswaps}, scratchpad {sswaps}, barriers {bars}", m.releases);
@@ -259,6 +260,19 @@ fn the_rtl_matches_the_model_on_other_sms() {
         if whole {
             assert_eq!(held, smem_sets, "seed {seed}: no block held the whole scratchpad");
         }
+    }
+}
+
+/// Warps that end before a barrier their block's other warps reach (an exit on one path):
+/// the end opens the barrier once the others have all arrived, in the RTL as in the model.
+#[test]
+fn a_warp_that_ends_early_opens_the_barrier_its_block_waits_at() {
+    for (seed, o) in [(21u64, 2u32), (22, 8)] {
+        let g = geometry(48, o);
+        let rtl = Rtl::new(&g, ZoruaFaults::default());
+        let ((mismatch, m, exits), _) = lockstep_with(seed, 40, false, 0.05, Coord::new(g), Side::Rtl(Box::new(rtl)));
+        assert_eq!(mismatch, None, "seed {seed}");
+        assert!(exits > 20 && m.grants > 200, "seed {seed}: {exits} early ends, {} grants", m.grants);
     }
 }
 

@@ -35,6 +35,10 @@ pub struct RandomParams {
     /// coordinator's `slot_room`, less the warps of starts not yet taken, covers its warps
     /// (all the slots, for a block of more warps).
     pub slots: usize,
+    /// The chance that a warp, at an action, ends instead (the other warps of its block go on;
+    /// a barrier they wait at then opens at its end, as a warp exiting before a barrier that
+    /// its block's other warps reach).
+    pub exit_chance: f64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -61,6 +65,8 @@ pub struct RandomSm {
     /// Blocks ended, and barrier arrivals sent.
     pub ended: usize,
     pub bars: u64,
+    /// Warps ended early (`RandomParams::exit_chance`).
+    pub exits: u64,
 }
 
 impl RandomSm {
@@ -78,6 +84,7 @@ impl RandomSm {
             next_nw: None,
             ended: 0,
             bars: 0,
+            exits: 0,
         }
     }
 
@@ -142,7 +149,10 @@ impl RandomSm {
             if let Some((b, pos, Some(at))) = self.warp[w] {
                 if at == now {
                     self.warp[w] = Some((b, pos + 1, None));
-                    let e = match self.prog[b][pos] {
+                    // (an early end draws only when asked for: the streams of runs without it stay as they were)
+                    let exits = self.p.exit_chance > 0.0 && !matches!(self.prog[b][pos], Act::End) && rng.gen_bool(self.p.exit_chance);
+                    self.exits += exits as u64;
+                    let e = match if exits { Act::End } else { self.prog[b][pos] } {
                         Act::Phase(r, s) => In { ev: Ev::Phase, warp: w as u8, block: b as u8, regs: r, smem: s, ..In::default() },
                         Act::Bar => {
                             self.bars += 1;

@@ -348,7 +348,7 @@ fn random_blocks_all_finish_and_the_tables_stay_consistent() {
         let mut c = if wlm { Coord::wlm(g) } else { Coord::new(g) };
         let total_blocks = 60;
         // (a warp-level manager has no phases, and the SM keeps barriers)
-        let p = RandomParams { blocks: total_blocks, warps: 1..=most, start_chance: 0.05, actions: if wlm { 0..=0 } else { 1..=4 }, bar_chance: 0.4, regs: 40, start_smem: 2, phase_smem: 3, epochs: false, latency: 19, slots: 12 };
+        let p = RandomParams { blocks: total_blocks, warps: 1..=most, start_chance: 0.05, actions: if wlm { 0..=0 } else { 1..=4 }, bar_chance: 0.4, regs: 40, start_smem: 2, phase_smem: 3, epochs: false, latency: 19, slots: 12, exit_chance: 0.0 };
         let mut sm = RandomSm::new(seed, p);
         let (mut swaps_seen, mut gave_here) = (false, false);
         for now in 0..400_000u64 {
