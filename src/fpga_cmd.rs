@@ -278,12 +278,13 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     let mut blocks = Vec::new();
     for b in gpu_blocks(BLOCKS) {
         match b.verilog_for(sms, &cfg) {
-            Ok(_) => blocks.push(b),
+            Ok(rtl) => blocks.push((b, rtl.verilog)),
             Err(e) => left_out.push(format!("{}: {e}", b.name)),
         }
     }
-    for &b in &blocks {
-        let cost = block_cost(&tools, b, sms, &cfg, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
+    for (b, verilog) in &blocks {
+        let b = *b;
+        let cost = block_cost(&tools, b, sms, verilog, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
         let count = if b.scope == Scope::PerSm { sms } else { 1 };
         rows.push(Row { cost, scope: b.scope, count });
     }
@@ -370,7 +371,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         if n as u64 > fit {
             anyhow::bail!("--controller {n}: the per-SM blocks of at most {fit} SMs fit on the 85F beside the GPU-wide blocks by the synthesis counts above (and fewer once placed: docs/fpga.md, \"The whole controller\")");
         }
-        let (r, dir) = mpgpu_tb::controller::build(&tools, &blocks, sms, &cfg, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
+        let (r, dir) = mpgpu_tb::controller::build(&tools, &blocks.iter().map(|(b, _)| *b).collect::<Vec<_>>(), sms, &cfg, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);
         println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cell("DP16KD"));

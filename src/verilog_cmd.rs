@@ -65,7 +65,7 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
     for b in blocks {
         let cfg = match &given {
             Some(c) => c.clone(),
-            None => mpgpu_ref::config::GpuConfig::preset(b.default_config()).ok_or_else(|| anyhow!("block `{}`: no preset `{}`", b.name, b.default_config()))?,
+            None => b.default_gpu().map_err(|e| anyhow!(e))?,
         };
         let rtl = b.verilog_for(n, &cfg).map_err(|e| anyhow!("block `{}` for --config {}: {e}", b.name, cfg.name))?;
         // (the configuration named if given; the header's parameters say what it sized either way)

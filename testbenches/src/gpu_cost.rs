@@ -10,7 +10,6 @@ use crate::entry::{Block, Scope};
 use crate::fpga::{place_and_route, synthesize, synthesize_ring, Family, SynthReport, Tools};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use mpgpu_ref::config::GpuConfig;
 
 /// What the LFE5U-85F offers (Lattice's ECP5 family data sheet): LUT4s, flip-flops, DP16KD block
 /// RAMs of 18 Kbit.
@@ -92,12 +91,12 @@ pub fn gpu_blocks(blocks: &'static [Block]) -> Vec<&'static Block> {
     v
 }
 
-/// The cost of `block` for `sms` SMs of configuration `cfg`: synthesized (and, with `route`, placed and routed at
-/// `seed` and `freq` MHz) under `out/<block>-<hash>/`, or read from there when an earlier run
-/// left it for the same Verilog (and the same seed and target, if routed).
-pub fn block_cost(tools: &Tools, block: &Block, sms: usize, cfg: &GpuConfig, out: &Path, route: Option<(u64, f64)>, mut say: impl FnMut(&str)) -> Result<BlockCost, String> {
-    let verilog = block.verilog_for(sms, cfg)?.verilog;
-    let dir = out.join(format!("{}-{}", block.name, crate::verilator::short_hash(&[&verilog])));
+/// The cost of `block` for `sms` SMs as `verilog` (its Verilog for them, `Block::verilog_for`): synthesized
+/// (and, with `route`, placed and routed at `seed` and `freq` MHz) under `out/<block>-<hash>/`,
+/// or read from there when an earlier run left it for the same Verilog (and the same seed and
+/// target, if routed).
+pub fn block_cost(tools: &Tools, block: &Block, sms: usize, verilog: &str, out: &Path, route: Option<(u64, f64)>, mut say: impl FnMut(&str)) -> Result<BlockCost, String> {
+    let dir = out.join(format!("{}-{}", block.name, crate::verilator::short_hash(&[verilog])));
     let cached = dir.join("cost.json");
     let old: Option<BlockCost> = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str(&t).ok());
     if let Some(c) = &old {
@@ -107,12 +106,12 @@ pub fn block_cost(tools: &Tools, block: &Block, sms: usize, cfg: &GpuConfig, out
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let vpath = dir.join(format!("{}.v", block.name));
-    std::fs::write(&vpath, &verilog).map_err(|e| format!("cannot write {}: {e}", vpath.display()))?;
+    std::fs::write(&vpath, verilog).map_err(|e| format!("cannot write {}: {e}", vpath.display()))?;
     let (synth, memory_bits) = match old {
         Some(c) => (c.synth, c.memory_bits),
         None => {
             say(&format!("  synthesizing {} ...", block.name));
-            (synthesize(tools, &vpath, Family::Ecp5, &dir)?, crate::ip::memory_bits(&verilog)?)
+            (synthesize(tools, &vpath, Family::Ecp5, &dir)?, crate::ip::memory_bits(verilog)?)
         }
     };
     let sms = if block.sized_by_sms() { sms } else { 1 };

@@ -44,10 +44,14 @@ impl Block {
         (self.verilog)(&Sizing { sms, cfg })
     }
 
-    /// Its RTL for `sms` SMs at its default configuration ([`Block::default_config`]).
+    /// Its default configuration ([`Block::default_config`]), loaded.
+    pub fn default_gpu(&self) -> Result<GpuConfig, String> {
+        GpuConfig::preset(self.default_config()).ok_or_else(|| format!("block `{}`: no preset `{}`", self.name, self.default_config()))
+    }
+
+    /// Its RTL for `sms` SMs at its default configuration.
     pub fn verilog_sized(&self, sms: usize) -> Result<crate::ip::Rtl, String> {
-        let cfg = GpuConfig::preset(self.default_config()).ok_or_else(|| format!("block {}: no preset `{}`", self.name, self.default_config()))?;
-        self.verilog_for(sms, &cfg)
+        self.verilog_for(sms, &self.default_gpu()?)
     }
 
     /// The co-simulation units that put it in the GPU.

@@ -116,12 +116,13 @@ fn a_blocks_cost_is_synthesized_once_and_cached() {
     let _ = std::fs::remove_dir_all(&d);
     let mut said = Vec::new();
     let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
-    let c = block_cost(&t, block("prof").unwrap(), 15, &fermi, &d, None, |m| said.push(m.to_string())).unwrap();
+    let prof = block("prof").unwrap().verilog_for(15, &fermi).unwrap().verilog;
+    let c = block_cost(&t, block("prof").unwrap(), 15, &prof, &d, None, |m| said.push(m.to_string())).unwrap();
     assert!(said.iter().any(|m| m.contains("synthesizing prof")), "{said:?}");
     // One SM's sampling counters: registers, no memory.
     assert!(c.lut4() > 0 && c.ff() > 0 && c.memory_bits == 0 && c.bram_bits() == 0, "{c:?}");
     assert_eq!(c.storage_bytes(), c.ff() as f64 / 8.0);
-    let again = block_cost(&t, block("prof").unwrap(), 15, &fermi, &d, None, |m| panic!("not cached: {m}")).unwrap();
+    let again = block_cost(&t, block("prof").unwrap(), 15, &prof, &d, None, |m| panic!("not cached: {m}")).unwrap();
     assert_eq!(again.synth.cells, c.synth.cells);
 }
 
@@ -136,7 +137,7 @@ fn every_block_of_a_fermi_gpu_has_its_cost() {
     let d = dir("gpu-cost-fermi");
     let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
     for b in gpu_blocks(BLOCKS) {
-        let c = block_cost(&t, b, 15, &fermi, &d, None, |m| eprintln!("{m}")).unwrap();
+        let c = block_cost(&t, b, 15, &b.verilog_for(15, &fermi).unwrap().verilog, &d, None, |m| eprintln!("{m}")).unwrap();
         eprintln!("{}: {} LUT4, {} FF, {} memory bits", b.name, c.lut4(), c.ff(), c.memory_bits);
         assert!(c.lut4() > 0 && c.storage_bytes() > 0.0, "{c:?}");
         match b.name {

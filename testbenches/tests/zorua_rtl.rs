@@ -23,11 +23,7 @@ struct Rtl {
 }
 
 fn mask(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
+    mpgpu_spec::port::mask(u64::MAX, n)
 }
 
 fn u(b: impl Into<u64>) -> u64 {

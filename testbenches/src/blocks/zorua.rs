@@ -202,7 +202,7 @@ impl Ports for ZoruaPorts {
         b
     }
     fn state(&self, r: &Regs) -> zorua::State {
-        let mask = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mask = |n: usize| mpgpu_spec::port::mask(u64::MAX, n);
         let present = mask(self.params.slots);
         let th = if r.scalar("th_set") != 0 { r.scalar("th_q") } else { self.params.o_default };
         // (the fields are bit-sliced: warp w's value is bit w of each slice; only the set bits
