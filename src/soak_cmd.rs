@@ -37,8 +37,8 @@ pub struct SoakArgs {
     #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
     unit: UnitKind,
     /// Every SM's pipeline (`gpgpusim` or `thesis`), over the configuration's (as for `mpgpu
-    /// run --pipeline`): Zorua's Fermi-geometry RTL with the replay hardware needs `--config
-    /// fermi15 --pipeline thesis`.
+    /// run --pipeline`): the replay hardware needs the thesis's pipeline, so Zorua's coordinator
+    /// runs beside it on Fermi's SM with `--config fermi15 --pipeline thesis`.
     #[arg(long, value_parser = ["gpgpusim", "thesis"])]
     pipeline: Option<String>,
     /// The simulator of the RTL.

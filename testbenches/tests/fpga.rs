@@ -141,7 +141,9 @@ fn every_block_of_a_fermi_gpu_has_its_cost() {
         eprintln!("{}: {} LUT4, {} FF, {} memory bits", b.name, c.lut4(), c.ff(), c.memory_bits);
         assert!(c.lut4() > 0 && c.storage_bytes() > 0.0, "{c:?}");
         match b.name {
-            "zorua" => assert!(c.memory_bits == 14_592 && c.dist_ram_bits() >= c.memory_bits && c.bram_bits() == 0, "{c:?}"),
+            // (the tables as `memory_bits_are_the_declared_tables` has them: Zorua's RTL keeps
+            // its largest geometry's tables on every SM)
+            "zorua" => assert!(c.memory_bits == 16 * 64 * 10 + 64 * 16 * 7 && c.dist_ram_bits() >= c.memory_bits && c.bram_bits() == 0, "{c:?}"),
             "sched" => assert_eq!(c.bram_bits(), 7 * DP16KD_BITS, "{c:?}"),
             _ => {}
         }

@@ -106,6 +106,14 @@ impl LogicPart<Cycle> for Zorua {
         self.q_ls.d.next = self.l_s.val();
         self.q_lr.d.next = self.l_r.val();
         self.q_cap.d.next = self.l_cap.val();
+        // (the same lookup, the table in the other order: its own register for the fit)
+        self.l_capf.next = 0.into();
+        for i in 0..17 {
+            if self.eff_o.val() == self.o_ids[16 - i].val() {
+                self.l_capf.next = self.cap_tab[16 - i].val();
+            }
+        }
+        self.q_capf.d.next = self.l_capf.val();
         self.valve.next = !self.sched.q.val().any();
         self.slot_free.next = self.slot_present.val() & !self.slot_used.q.val();
         self.smem_free_map.next = self.smem_present.val() & !self.smem_used.q.val();
@@ -314,9 +322,9 @@ impl LogicPart<Commit> for Zorua {
         // peak, a warp's end releases it.
         // (each of the three values clamped, then the one the step chooses: the decision only
         // selects)
-        self.sl3[0].next = self.q_cap.q.val() - bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_resv.q.val());
+        self.sl3[0].next = self.q_capf.q.val() - bit_cast::<SLACK_BITS, LREG_COUNT_BITS>(self.reg_resv.q.val());
         self.slk.d.next = self.sl3[0].val();
-        self.sl3[1].next = self.q_cap.q.val() - self.pb_rpk.q.val();
+        self.sl3[1].next = self.q_capf.q.val() - self.pb_rpk.q.val();
         self.sl3[2].next = self.slk.q.val() + bit_cast::<SLACK_BITS, RSETS_BITS>(self.eb_bpeak.q.val());
         self.sl5[0].next = bit_cast::<RSETS_BITS, SLACK_BITS>(self.sl3[0].val());
         if (self.sl3[0].val() & self.sl_hi.val()).any() {

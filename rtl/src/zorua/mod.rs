@@ -240,6 +240,7 @@ pub struct Zorua {
     l_s: Signal<Local, Bits<LS_BITS>>,
     l_r: Signal<Local, Bits<LR_BITS>>,
     l_cap: Signal<Local, Bits<SLACK_BITS>>,
+    l_capf: Signal<Local, Bits<SLACK_BITS>>,
     valve: Signal<Local, Bit>,
     slot_free: Signal<Local, Bits<MAX_PSLOTS>>,
     smem_free_map: Signal<Local, Bits<SMEM_SETS>>,
@@ -480,6 +481,10 @@ pub struct Zorua {
     pub q_ls: Reg<Bits<LS_BITS>>,
     pub q_lr: Reg<Bits<LR_BITS>>,
     pub q_cap: Reg<Bits<SLACK_BITS>>,
+    /// `q_cap` again, for the fit's slack: its own register, placed by the slack's subtractors
+    /// (`q_cap` sits by the scan's token test); its lookup runs the table in the other order so
+    /// that synthesis keeps the two (`docs/zorua.md`, the structural steps).
+    pub q_capf: Reg<Bits<SLACK_BITS>>,
     pub fr_k: Reg<Bits<SSETS_BITS>>,
     pub fr_last: Reg<Bit>,
     pub fr_h: Reg<Bits<SSETS_BITS>>,
@@ -584,7 +589,7 @@ crate::flat_block!(Zorua {
         m_tq, a_rq, a_sq, a_tq, p_slot, nxt, nxt_none, s_room, r_room, q_sfree, q_rfree, n_need_s,
         n_phys_s, n_swap_s, n_sok, n_need_r, n_phys_r, n_swap_r, n_rok, slot_low, a_smem, a_sphys,
         a_regs, a_rphys, a_grant, g_slot, al_s1h, slk, sneg, slack5q, as_on, al_last, n_ns_one,
-        n_nr_one, asp_on, arp_on, n_tok, n_ns_any, n_nr_any, n_ps_any, n_pr_any, q_ls, q_lr, q_cap,
+        n_nr_one, asp_on, arp_on, n_tok, n_ns_any, n_nr_any, n_ps_any, n_pr_any, q_ls, q_lr, q_cap, q_capf,
         fr_k, fr_last, fr_h, al_rh, al_sh, e_rheld, e_slot, e_slotv, e_started, eb_sneed, eb_sheld,
         eb_nw, eb_narr, eb_bpeak, eb_bbit, fr_e, fr_wr, fend, fthen, fsm
     ],
