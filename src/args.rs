@@ -461,7 +461,14 @@ pub fn blocks_or_all() -> Registered<BlockSet> {
 /// `--unit`: a co-simulation unit (`mpgpu_tb::cosim::UnitKind`), or a list of them put in the
 /// GPU together (`sched,rq-ol`).
 pub fn unit_name() -> Registered<mpgpu_tb::cosim::UnitKind> {
-    Registered { noun: "unit", all: || mpgpu_tb::cosim::UnitKind::all().into_iter().map(|u| (u.name(), u.about(), u)).collect(), list: Some(mpgpu_tb::cosim::UnitKind::named) }
+    Registered {
+        noun: "unit",
+        all: || {
+            let every = mpgpu_tb::cosim::UnitKind::every_block(false).expect("the registry's blocks run together");
+            mpgpu_tb::cosim::UnitKind::all().into_iter().map(|u| (u.name(), u.about(), u)).chain(std::iter::once((every.name(), every.about(), every))).collect()
+        },
+        list: Some(mpgpu_tb::cosim::UnitKind::named),
+    }
 }
 
 impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Registered<T> {

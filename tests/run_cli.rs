@@ -395,4 +395,12 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
         let (code, _, err) = mpgpu(&["cosim", &w, "--unit", list]);
         assert!(code == 2 && err.contains(why), "--unit {list}: {err}");
     }
+    // `--unit all`: the framework's blocks and every per-SM block; with --slicing, the slicing
+    // dispatcher's in the framework's place, which refuses the framework's flags.
+    let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16"]);
+    assert!(code == 0 && out.contains("summed over 16 SMs' slots (4 blocks each) and sched") && out.contains("mismatches: 0"), "{out}{err}");
+    let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--policy", "dss"]);
+    assert!(code == 2 && err.contains("--unit all (slicing) runs under its slicing dispatcher"), "{err}");
+    let (_, help, _) = mpgpu(&["cosim", "--help"]);
+    assert!(help.contains("- all:") && help.contains("every block that runs in one GPU at once"), "{help}");
 }

@@ -103,5 +103,24 @@ mod tests {
         n.sort_unstable();
         n.dedup();
         assert_eq!(n.len(), BLOCKS.len() + crate::unit::COMPOSITES.iter().filter(|c| block(c.name).is_err()).count(), "a block or unit name is registered twice");
+        assert!(block(crate::unit::ALL).is_err() && !UnitKind::all().iter().any(|u| u.name() == crate::unit::ALL), "`all` names a block or a unit");
+    }
+
+    /// `--unit all`: the framework and every per-SM block of the baseline GPU, or with slicing
+    /// the slicing dispatcher's blocks in the framework's place; each is the list of its blocks.
+    #[test]
+    fn unit_all_is_every_block_that_runs_in_one_gpu() {
+        let all = UnitKind::named("all").unwrap();
+        assert!(all.is_all() && all == UnitKind::every_block(false).unwrap());
+        assert_eq!(all.blocks(), ["sched", "oplog", "oldata", "rq", "zorua"]);
+        assert_eq!(all.gpu(), crate::unit::GpuKind::Framework);
+        assert_eq!(all.blocks(), UnitKind::list("sched,rq-ol,zorua").unwrap().blocks());
+        let sliced = UnitKind::every_block(true).unwrap();
+        assert!(!sliced.is_all() && sliced.gpu() == crate::unit::GpuKind::Slicer);
+        assert_eq!(sliced.blocks(), ["oplog", "oldata", "rq", "zorua", "wf", "prof", "slice"]);
+        // (every hosted block is in one of the two)
+        for b in BLOCKS.iter().filter(|b| b.host.is_some() && !["dss", "prio"].contains(&b.name)) {
+            assert!(all.blocks().contains(&b.name) || sliced.blocks().contains(&b.name), "{} is in neither", b.name);
+        }
     }
 }

@@ -46,6 +46,11 @@ pub static COMPOSITES: &[Composite] = &[
     },
 ];
 
+/// `--unit all`: every block that runs in one GPU at once ([`UnitKind::every_block`]).
+pub const ALL: &str = "all";
+/// What `--unit all` puts in the GPU, for the command line's help.
+pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; slicing inside the framework is not built) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
+
 /// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
 struct UnitDef {
     name: &'static str,
@@ -99,6 +104,9 @@ impl UnitKind {
         if name.contains(',') {
             return UnitKind::list(name);
         }
+        if name == ALL {
+            return UnitKind::every_block(false);
+        }
         Err(format!("unknown unit `{name}`; units: {}", unit_names()))
     }
 
@@ -131,16 +139,40 @@ impl UnitKind {
         if fw.len() > 1 {
             return Err(format!("--unit {names}: {} all fill the framework's slot; name one", fw.join(", ")));
         }
-        let name = parts.join(",");
+        Ok(UnitKind::define(parts.join(","), "the units of the list together", blocks))
+    }
+
+    /// Every block that runs in one GPU at once, in the registry's order: the per-SM blocks
+    /// that run in any GPU (Zorua's coordinator, the replay queue, the operand log's
+    /// bookkeeping and data array) and the framework (not its policy engines alone, which are
+    /// in it), or with `slicing` the slicing dispatcher's blocks (the slice table, the
+    /// water-filling unit, the sampling counters). Named `all` (with `slicing`, `all
+    /// (slicing)`). Refused as a list is (`UnitKind::list`).
+    pub fn every_block(slicing: bool) -> Result<UnitKind, String> {
+        let want = if slicing { GpuKind::Slicer } else { GpuKind::Framework };
+        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
+        let blocks: Vec<&'static Block> = BLOCKS
+            .iter()
+            .filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == want) && !part_of_another(b))
+            .collect();
+        let name = if slicing { format!("{ALL} (slicing)") } else { ALL.to_string() };
+        Ok(UnitKind::define(name, ALL_ABOUT, blocks))
+    }
+
+    /// Whether it is `--unit all` ([`UnitKind::every_block`]).
+    pub fn is_all(self) -> bool {
+        self.0 == ALL
+    }
+
+    /// The unit of `blocks` named `name`, defined once per name for the run's life.
+    fn define(name: String, about: &'static str, blocks: Vec<&'static Block>) -> UnitKind {
         let mut made = lists().lock().expect("the list units' lock");
         if let Some(u) = made.iter().find(|u| u.name == name) {
-            return Ok(UnitKind(u.name));
+            return UnitKind(u.name);
         }
-        // (one definition per list a command names, kept for the run's life)
-        let about = "the units of the list together";
         let def: &'static UnitDef = Box::leak(Box::new(UnitDef { name: Box::leak(name.into_boxed_str()), about, blocks, alternatives: false }));
         made.push(def);
-        Ok(UnitKind(def.name))
+        UnitKind(def.name)
     }
 
     fn def(self) -> &'static UnitDef {

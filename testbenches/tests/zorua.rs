@@ -331,7 +331,7 @@ fn the_coordinator_and_the_replay_hardware_run_together_on_the_thesis_pipeline()
     }
 }
 
-/// `mpgpu soak --unit sched,zorua,rq-ol --pipeline thesis`: random workloads with the
+/// `mpgpu soak --unit all --pipeline thesis`: random workloads with the
 /// framework's RTL, the coordinator's and the replay hardware's on every SM at once, under every
 /// policy with draining and under the fault-handling blocks' faults (injected, and demand
 /// paging); the framework's context switch, which Zorua does not take, is left out with the
@@ -353,7 +353,7 @@ fn a_soak_of_every_block_at_once_runs_clean_and_finds_a_broken_coordinator() {
         config: cfg.clone(),
         config_arg: "fermi2.toml --pipeline thesis".into(),
         backend: Backend::RustHdl,
-        unit: UnitKind::list("sched,zorua,rq-ol").unwrap(),
+        unit: UnitKind::named("all").unwrap(),
         broken: mpgpu_tb::broken::Broken::default().with("zorua", faults),
         params,
         out: out.clone(),
@@ -371,10 +371,10 @@ fn a_soak_of_every_block_at_once_runs_clean_and_finds_a_broken_coordinator() {
     let rep = soak(ZoruaFaults { smem_at_warp_end: true, ..Default::default() }, 4, SoakParams::default()).run(&mut |_, _, _| {}).unwrap();
     let f = rep.failure.expect("four random workloads did not find a warp's end freeing its block's scratchpad");
     assert!(f.mismatch.is_some(), "a mismatch, not another failure: {:?}", f.error);
-    assert!(f.workload.exists() && f.command.contains("--unit sched,zorua,rq-ol") && f.command.contains("--pipeline thesis") && f.command.contains(&f.variant), "{}", f.command);
+    assert!(f.workload.exists() && f.command.contains("--unit all ") && f.command.contains("--pipeline thesis") && f.command.contains(&f.variant), "{}", f.command);
 }
 
-/// Every block but the framework's in RTL at once (`--unit zorua,rq-ol,slice,wf`): the slice
+/// Every block but the framework's in RTL at once (`--unit all --slicing warped-slicer`): the slice
 /// table, the water-filling unit and the sampling counters under Warped-Slicer's dispatcher,
 /// and on every SM the coordinator, the replay queue and the operand log (bookkeeping and data
 /// array), on the thesis's pipeline with demand paging under the operand log: zero mismatches
@@ -390,7 +390,7 @@ fn every_block_under_the_slicing_dispatcher_runs_together() {
     .unwrap();
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
-        o.unit = UnitKind::list("zorua,rq-ol,slice,wf").unwrap();
+        o.unit = UnitKind::every_block(true).unwrap();
         let r = run_with(&cfg, &w, &o).unwrap();
         clean(&r, &format!("{backend:?} zorua,rq-ol,slice,wf"));
         let res = r.result.as_ref().unwrap();
