@@ -282,8 +282,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
             Err(e) => left_out.push(format!("{}: {e}", b.name)),
         }
     }
-    for (b, verilog) in &blocks {
-        let b = *b;
+    for &(b, ref verilog) in &blocks {
         let cost = block_cost(&tools, b, sms, verilog, &out, route, |m| eprintln!("{m}")).map_err(|e| anyhow!("{}: {e}", b.name))?;
         let count = if b.scope == Scope::PerSm { sms } else { 1 };
         rows.push(Row { cost, scope: b.scope, count });

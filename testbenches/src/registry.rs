@@ -111,11 +111,11 @@ mod tests {
     #[test]
     fn unit_all_is_every_block_that_runs_in_one_gpu() {
         let all = UnitKind::named("all").unwrap();
-        assert!(all.is_all() && all == UnitKind::every_block(false).unwrap());
+        assert!(all.is_all() && all == UnitKind::every_block(false));
         assert_eq!(all.blocks(), ["sched", "oplog", "oldata", "rq", "zorua"]);
         assert_eq!(all.gpu(), crate::unit::GpuKind::Framework);
         assert_eq!(all.blocks(), UnitKind::list("sched,rq-ol,zorua").unwrap().blocks());
-        let sliced = UnitKind::every_block(true).unwrap();
+        let sliced = UnitKind::every_block(true);
         assert!(!sliced.is_all() && sliced.gpu() == crate::unit::GpuKind::Slicer);
         assert_eq!(sliced.blocks(), ["oplog", "oldata", "rq", "zorua", "wf", "prof", "slice"]);
         // (every hosted block is in one of the two)

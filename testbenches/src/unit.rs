@@ -105,7 +105,7 @@ impl UnitKind {
             return UnitKind::list(name);
         }
         if name == ALL {
-            return UnitKind::every_block(false);
+            return Ok(UnitKind::every_block(false));
         }
         Err(format!("unknown unit `{name}`; units: {}", unit_names()))
     }
@@ -147,8 +147,8 @@ impl UnitKind {
     /// bookkeeping and data array) and the framework (not its policy engines alone, which are
     /// in it), or with `slicing` the slicing dispatcher's blocks (the slice table, the
     /// water-filling unit, the sampling counters). Named `all` (with `slicing`, `all
-    /// (slicing)`). Refused as a list is (`UnitKind::list`).
-    pub fn every_block(slicing: bool) -> Result<UnitKind, String> {
+    /// (slicing)`). Its blocks share one GPU by construction, so nothing is refused.
+    pub fn every_block(slicing: bool) -> UnitKind {
         let want = if slicing { GpuKind::Slicer } else { GpuKind::Framework };
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
         let blocks: Vec<&'static Block> = BLOCKS
@@ -156,7 +156,7 @@ impl UnitKind {
             .filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == want) && !part_of_another(b))
             .collect();
         let name = if slicing { format!("{ALL} (slicing)") } else { ALL.to_string() };
-        Ok(UnitKind::define(name, ALL_ABOUT, blocks))
+        UnitKind::define(name, ALL_ABOUT, blocks)
     }
 
     /// Whether it is `--unit all` ([`UnitKind::every_block`]).

@@ -390,7 +390,7 @@ fn every_block_under_the_slicing_dispatcher_runs_together() {
     .unwrap();
     for backend in [Backend::RustHdl, Backend::Verilator] {
         let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
-        o.unit = UnitKind::every_block(true).unwrap();
+        o.unit = UnitKind::every_block(true);
         let r = run_with(&cfg, &w, &o).unwrap();
         clean(&r, &format!("{backend:?} zorua,rq-ol,slice,wf"));
         let res = r.result.as_ref().unwrap();
