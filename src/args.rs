@@ -421,7 +421,7 @@ impl WsArgs {
 pub struct SliceArgs {
     /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher or
     /// the framework's --policy).
-    #[arg(long, value_enum, conflicts_with = "policy")]
+    #[arg(long, value_enum)]
     pub slicing: Option<SlicingArg>,
     #[command(flatten)]
     pub ws: WsArgs,

@@ -164,7 +164,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.broken = broken;
     o.slice = a.ws.params();
     if a.slicing.is_some() && unit.gpu() != GpuKind::Slicer {
-        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}); --unit {} runs under --policy", slicing_units(), a.unit);
+        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}); --unit {} runs under the framework's --policy ({})", slicing_units(), a.unit, crate::checks::POLICY_WITH_SLICING);
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;

@@ -189,6 +189,11 @@ fn run_rejects_unknown_policies_and_mechanisms_naming_the_choices() {
     let (code, _, err) = mpgpu(&["run", "--policy", "dss", "--preempt", "kill"]);
     assert_eq!(code, 2);
     assert!(err.contains("'kill'") && err.contains("--preempt") && err.contains("ctxsw") && err.contains("drain"), "{err}");
+    // The framework's policy and intra-SM slicing together: refused with the reason, before
+    // any simulation.
+    let (code, out, err) = mpgpu(&["run", "--policy", "dss", "--slicing", "even"]);
+    assert!(code != 0 && out.is_empty(), "{out}");
+    assert!(err.contains("--policy and --slicing") && err.contains("hands each SM to one kernel") && err.contains("Left for later"), "{err}");
 }
 
 #[test]
