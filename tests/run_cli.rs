@@ -72,7 +72,7 @@ fn bad_configs_name_the_field_and_the_legal_range() {
         assert!(e.contains(want), "error `{e}` lacks `{want}`");
     }
     let e = GpuConfig::from_arg("gtx9000").unwrap_err().to_string();
-    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, kepler15, maxwell15, k20c, thesis16, heterocore, full)"), "{e}");
+    assert!(e.contains("no such preset or file (presets: gtx480, fermi15, kepler15, maxwell15, k20c, thesis16, thesis32, heterocore, full)"), "{e}");
     // (a configuration over a preset: `base`)
     for (text, want) in [
         ("base = \"gtx9000\"\nname = \"x\"\n", "field `base`: no preset `gtx9000` (presets: gtx480,"),
@@ -123,6 +123,11 @@ fn every_preset_and_shipped_workload_is_valid_and_described() {
         let z = GpuConfig::preset(name).unwrap();
         assert_eq!((z.num_sms(), z.sm[0].warps, z.sm[0].registers, z.sm[0].shared_bytes, z.core_clock_mhz), (15, 64, 65536, shared, 1400.0), "{name}");
     }
+    // (thesis16 scaled to 32 SMs, its memory system doubled, nothing else changed)
+    let (t16, t32) = (GpuConfig::preset("thesis16").unwrap(), GpuConfig::preset("thesis32").unwrap());
+    let mut scaled = t16.clone();
+    (scaled.sm[0].count, scaled.memory.channels, scaled.memory.dram_bandwidth_gbs) = (32, 16, 500.0);
+    assert_eq!(GpuConfig { name: t32.name.clone(), description: t32.description.clone(), ..scaled }, t32, "thesis32 is thesis16 with 32 SMs and twice the memory system");
     let h = GpuConfig::preset("heterocore").unwrap();
     assert_eq!((h.sm[0].count, h.sm[1].count, h.sm[0].registers + h.sm[1].registers), (8, 8, 65536));
     let mut sizes = Vec::new();

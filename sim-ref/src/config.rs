@@ -719,6 +719,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("maxwell15", include_str!("../configs/maxwell15.toml")),
     ("k20c", include_str!("../configs/k20c.toml")),
     ("thesis16", include_str!("../configs/thesis16.toml")),
+    ("thesis32", include_str!("../configs/thesis32.toml")),
     ("heterocore", include_str!("../configs/heterocore.toml")),
     ("full", include_str!("../configs/full.toml")),
 ];

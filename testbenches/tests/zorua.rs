@@ -405,7 +405,7 @@ fn every_block_under_the_slicing_dispatcher_runs_together() {
 /// maxwell15's (512 register sets; 48 and 64 scratchpad sets; 64 warp slots) on rust-hdl at
 /// the threshold's ceiling, register sets in swap (and scratchpad sets, in Kepler's 48 KB;
 /// Maxwell's whole 64 KB in a block is `zorua_rtl.rs`'s); and thesis16's (512, 32) on
-/// 32 SMs beside the replay hardware, on Verilator, under the operand log with page faults.
+/// thesis32's 32 SMs beside the replay hardware, on Verilator, under the operand log with page faults.
 #[test]
 fn the_coordinator_is_generated_for_the_kepler_maxwell_and_thesis_sms() {
     let w = workload();
@@ -418,8 +418,9 @@ fn the_coordinator_is_generated_for_the_kepler_maxwell_and_thesis_sms() {
         let z = r.result.as_ref().unwrap().zorua.clone().unwrap();
         assert!(z.grants > 1000 && z.reg_sets[1] > 0 && (z.smem_sets[1] > 0 || preset == "maxwell15"), "{preset}: {z:?}");
     }
-    let mut cfg = GpuConfig::preset("thesis16").unwrap();
-    (cfg.sm[0].count, cfg.alloc, cfg.memory.vm, cfg.paging.link, cfg.faults) = (32, Alloc::Zorua, true, mpgpu_ref::config::PagingLink::Nvlink, mpgpu_ref::config::FaultScheme::Ol);
+    let mut cfg = GpuConfig::preset("thesis32").unwrap();
+    (cfg.alloc, cfg.memory.vm, cfg.paging.link, cfg.faults) = (Alloc::Zorua, true, mpgpu_ref::config::PagingLink::Nvlink, mpgpu_ref::config::FaultScheme::Ol);
+    assert_eq!(cfg.num_sms(), 32);
     cfg.validate().unwrap();
     let w = Workload::parse(
         "ol.toml",
@@ -430,7 +431,7 @@ fn the_coordinator_is_generated_for_the_kepler_maxwell_and_thesis_sms() {
     let mut o = options(Backend::Verilator, SlotMode::Lockstep, ZoruaFaults::default());
     o.unit = UnitKind::list("zorua,rq-ol").unwrap();
     let r = run_with(&cfg, &w, &o).unwrap();
-    clean(&r, "thesis16 on 32 SMs, zorua,rq-ol");
+    clean(&r, "thesis32, zorua,rq-ol");
     let res = r.result.as_ref().unwrap();
-    assert!(res.vm.faults > 0 && res.sm.replayed > 0 && res.zorua.as_ref().unwrap().grants > 0, "thesis16 on 32 SMs: nothing faulted, replayed or granted");
+    assert!(res.vm.faults > 0 && res.sm.replayed > 0 && res.zorua.as_ref().unwrap().grants > 0, "thesis32: nothing faulted, replayed or granted");
 }
