@@ -255,13 +255,16 @@ fn cosim_on_verilator_writes_a_trace_that_replays_in_icarus() {
     let (code, out, err) = mpgpu(&["replay", d]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("PASS"), "{out}");
-    // An edited expected value: busy (field 14, after the cycle and the 13 inputs) flipped in
-    // the first record.
+    // An edited expected value: busy (the first output, after the cycle and the inputs the
+    // trace's description lists) flipped in the first record.
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("trace.json")).unwrap()).unwrap();
+    assert_eq!(meta["outputs"][0][0], "busy", "{meta}");
+    let f = 1 + meta["inputs"].as_array().unwrap().len();
     let hex = dir.join("trace.hex");
     let text = std::fs::read_to_string(&hex).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let mut w: Vec<String> = lines[0].split_whitespace().map(String::from).collect();
-    w[14] = if w[14] == "0" { "1".into() } else { "0".into() };
+    w[f] = if w[f] == "0" { "1".into() } else { "0".into() };
     lines[0] = w.join(" ");
     std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
     let (code, out, err) = mpgpu(&["replay", d]);

@@ -89,12 +89,15 @@ pub struct Sched {
     pub cmd_priority: Signal<In, Bits<PRIORITY_BITS>>,
     /// DSS tokens, two's complement.
     pub cmd_tokens: Signal<In, Bits<TOKEN_BITS>>,
-    /// A block finished on SM `done_sm`.
+    /// A block of kernel `done_k` (the KSRT entry its issue named) finished on SM `done_sm`.
     pub done_valid: Signal<In, Bit>,
     pub done_sm: Signal<In, B4>,
-    /// Block `saved_tb` of SM `saved_sm`'s kernel has been saved, in save slot `saved_slot`.
+    pub done_k: Signal<In, B4>,
+    /// Block `saved_tb` of kernel `saved_k` has been saved from SM `saved_sm`, in save slot
+    /// `saved_slot`.
     pub saved_valid: Signal<In, Bit>,
     pub saved_sm: Signal<In, B4>,
+    pub saved_k: Signal<In, B4>,
     pub saved_tb: Signal<In, Tb>,
     pub saved_slot: Signal<In, Bits<SLOT_BITS>>,
     /// Bit s: SM s reports no room for another block of its kernel (not ready for an issue,
@@ -102,10 +105,11 @@ pub struct Sched {
     pub full: Signal<In, Bits<MAX_SMS>>,
     /// The command enters the KSRT at this edge.
     pub cmd_taken: Signal<Out, Bit>,
-    /// Start block `issue_tb` of launch `issue_handle` on SM `issue_sm` (restore its context
-    /// from save slot `issue_slot` if `issue_restore`).
+    /// Start block `issue_tb` of launch `issue_handle` (KSRT entry `issue_k`) on SM `issue_sm`
+    /// (restore its context from save slot `issue_slot` if `issue_restore`).
     pub issue_valid: Signal<Out, Bit>,
     pub issue_sm: Signal<Out, B4>,
+    pub issue_k: Signal<Out, B4>,
     pub issue_handle: Signal<Out, Bits<HANDLE_BITS>>,
     pub issue_tb: Signal<Out, Tb>,
     pub issue_restore: Signal<Out, Bit>,
@@ -182,6 +186,7 @@ pub struct Sched {
     /// ports in the cycle after it (`docs/sched-framework.md`, "The cycle contract").
     pub iq_valid: Reg<Bit>,
     pub iq_sm: Reg<B4>,
+    pub iq_k: Reg<B4>,
     pub iq_handle: Reg<Bits<HANDLE_BITS>>,
     pub iq_tb: Reg<Tb>,
     pub iq_restore: Reg<Bit>,
@@ -249,14 +254,17 @@ impl Sched {
             cmd_tokens: Default::default(),
             done_valid: Default::default(),
             done_sm: Default::default(),
+            done_k: Default::default(),
             saved_valid: Default::default(),
             saved_sm: Default::default(),
+            saved_k: Default::default(),
             saved_tb: Default::default(),
             saved_slot: Default::default(),
             full: Default::default(),
             cmd_taken: Default::default(),
             issue_valid: Default::default(),
             issue_sm: Default::default(),
+            issue_k: Default::default(),
             issue_handle: Default::default(),
             issue_tb: Default::default(),
             issue_restore: Default::default(),
@@ -300,6 +308,7 @@ impl Sched {
             sv_slot: Default::default(),
             iq_valid: Default::default(),
             iq_sm: Default::default(),
+            iq_k: Default::default(),
             iq_handle: Default::default(),
             iq_tb: Default::default(),
             iq_restore: Default::default(),
@@ -350,8 +359,10 @@ impl Sched {
         self.cmd_tokens.connect();
         self.done_valid.connect();
         self.done_sm.connect();
+        self.done_k.connect();
         self.saved_valid.connect();
         self.saved_sm.connect();
+        self.saved_k.connect();
         self.saved_tb.connect();
         self.saved_slot.connect();
         self.full.connect();
@@ -364,7 +375,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_k, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -459,12 +470,12 @@ impl Logic for Sched {
         self.ksrt.cmd_priority.next = self.cmd_priority.val();
         self.ksrt.cmd_tokens.next = self.cmd_tokens.val();
         self.ksrt.named.next = self.smst.named.val();
-        // A finished block is registered with its kernel (the finishing SM's now), and counted
-        // in the KSRT (retiring its kernel if it was the last) in the next cycle.
+        // A finished block is registered with its kernel (as its SM names it), and counted in
+        // the KSRT (retiring its kernel if it was the last) in the next cycle.
         self.dn_valid.d.next = self.done_valid.val();
         self.dn_k.d.next = 0.into();
         if self.done_valid.val() {
-            self.dn_k.d.next = self.smst.done_k.val();
+            self.dn_k.d.next = self.done_k.val();
         }
         self.ksrt.done_valid.next = self.dn_valid.q.val();
         self.ksrt.done_k.next = self.dn_k.q.val();
@@ -484,14 +495,14 @@ impl Logic for Sched {
         self.ksrt.saved_valid.next = self.sv_valid.q.val();
         self.ksrt.saved_k.next = self.sv_k.q.val();
 
-        // A saved block is registered with its kernel (the saving SM's now), and enters the
+        // A saved block is registered with its kernel (as its SM names it), and enters the
         // kernel's PTBQ and blocks left at the next edge.
         self.sv_valid.d.next = self.saved_valid.val();
         self.sv_k.d.next = 0.into();
         self.sv_tb.d.next = 0.into();
         self.sv_slot.d.next = 0.into();
         if self.saved_valid.val() {
-            self.sv_k.d.next = self.smst.saved_k.val();
+            self.sv_k.d.next = self.saved_k.val();
             self.sv_tb.d.next = self.saved_tb.val();
             self.sv_slot.d.next = self.saved_slot.val();
         }
@@ -568,6 +579,7 @@ impl Logic for Sched {
         // block), registered: the issue ports drive it in the next cycle.
         self.iq_valid.d.next = self.gr_valid.q.val();
         self.iq_sm.d.next = self.gr_sm.q.val();
+        self.iq_k.d.next = self.gr_k.q.val();
         self.iq_handle.d.next = self.ksrt.iss_handle.val();
         self.iq_tb.d.next = self.ksrt.iss_next_tb.val();
         self.iq_slot.d.next = 0.into();
@@ -578,12 +590,14 @@ impl Logic for Sched {
         self.iq_restore.d.next = self.gr_valid.q.val() & self.ptbq.head_valid.val();
         if !self.gr_valid.q.val() {
             self.iq_sm.d.next = 0.into();
+            self.iq_k.d.next = 0.into();
             self.iq_handle.d.next = 0.into();
             self.iq_tb.d.next = 0.into();
             self.iq_slot.d.next = 0.into();
         }
         self.issue_valid.next = self.iq_valid.q.val();
         self.issue_sm.next = self.iq_sm.q.val();
+        self.issue_k.next = self.iq_k.q.val();
         self.issue_handle.next = self.iq_handle.q.val();
         self.issue_tb.next = self.iq_tb.q.val();
         self.issue_restore.next = self.iq_restore.q.val();

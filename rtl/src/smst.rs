@@ -13,7 +13,7 @@
 //!   the cycle after (`ev_*`): a running SM with no blocks whose kernel has no work (release:
 //!   idle, a token back to `ev_back`), or a reserved SM with no blocks (its preemption is
 //!   complete: setup for `sm_next` if its `evw_q` bit is set, else idle with the token back);
-//! - read ports: the kernels of `done_sm` and `saved_sm`, the entry at the table address `a`
+//! - read ports: the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the
 //!   kernel it is taken from, `from_q`), the kernel of the pick in its second stage;
@@ -103,10 +103,6 @@ pub struct Smst {
     /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
     /// them).
     pub chg_next: Signal<In, Bits<MAX_SMS>>,
-    /// The kernel of `done_sm`.
-    pub done_k: Signal<Out, B4>,
-    /// The kernel of `saved_sm`.
-    pub saved_k: Signal<Out, B4>,
     /// Bit k: some SM ran or was reserved for KSR index k in the cycle before (`named_q`).
     pub named: Signal<Out, Bits<MAX_SMS>>,
     /// Pipeline: the KSR indices some SM names (`named` is this register: the names of the
@@ -271,8 +267,6 @@ impl Smst {
             chk_oh: Default::default(),
             dec_from: Default::default(),
             from_q: Default::default(),
-            done_k: Default::default(),
-            saved_k: Default::default(),
             named: Default::default(),
             named_q: Default::default(),
             named_now: Default::default(),
@@ -400,18 +394,6 @@ impl Logic for Smst {
                 }
             } else if self.saved_valid.val() & (self.saved_sm.val() == self.ids[s].val()) {
                 self.left[s].next = self.sm_running[s].q.val() - 1;
-            }
-        }
-
-        // The kernels of the SMs that finished and saved a block.
-        self.done_k.next = 0.into();
-        self.saved_k.next = 0.into();
-        for s in 0..MAX_SMS {
-            if self.done_sm.val() == self.ids[s].val() {
-                self.done_k.next = self.sm_ksr[s].q.val();
-            }
-            if self.saved_sm.val() == self.ids[s].val() {
-                self.saved_k.next = self.sm_ksr[s].q.val();
             }
         }
 

@@ -142,7 +142,7 @@ fn the_priority_engine_in_lockstep_with_its_model_through_the_simulated_board() 
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the engines run through the board in the default suite)")]
 fn the_whole_framework_in_lockstep_with_its_model_through_the_simulated_board() {
     use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
-    use mpgpu_spec::units::sched::fw::{In, KernelCmd};
+    use mpgpu_spec::units::sched::fw::{In, KernelCmd, TbDone};
     use mpgpu_spec::units::sched::SchedParams;
     // Two launches on 4 SMs under DSS, preempted SMs drained, a block finishing every third
     // cycle on an SM that holds one: the outputs compared every cycle (the registers cannot
@@ -153,7 +153,7 @@ fn the_whole_framework_in_lockstep_with_its_model_through_the_simulated_board() 
     let model = Framework::new(SchedParams::new(4, 2).unwrap(), Policy::Dss, Mechanism::Drain);
     let mut ls = Lockstep::new(model, rtl, 16);
     let cmds = [KernelCmd { handle: 7, tbs: 6, tk: 2, priority: 0, tokens: 2 }, KernelCmd { handle: 9, tbs: 3, tk: 1, priority: 0, tokens: 2 }];
-    let (mut next, mut resident, mut issued, mut retired) = (0usize, Vec::<u8>::new(), 0, 0);
+    let (mut next, mut resident, mut issued, mut retired) = (0usize, Vec::<TbDone>::new(), 0, 0);
     for cycle in 0..80 {
         let tb_done = if cycle % 3 == 2 { resident.pop() } else { None };
         // (SM 0 reports itself full for a while: the board carries the input)
@@ -162,7 +162,7 @@ fn the_whole_framework_in_lockstep_with_its_model_through_the_simulated_board() 
         let o = ls.step(&i).unwrap_or_else(|m| panic!("{m}"));
         next += o.cmd_taken as usize;
         if let Some(t) = o.issue {
-            resident.push(t.sm);
+            resident.push(TbDone { sm: t.sm, kernel: t.kernel });
             issued += 1;
         }
         retired += o.retired.is_some() as u32;
@@ -282,7 +282,7 @@ fn a_board_holding_another_block_or_configuration_is_refused() {
     let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
     let mut link = dss_link(Box::new(dss_board(block_id(&DSS))));
     let e = link.connect(&Expected::of(&sched)).unwrap_err();
-    assert!(e.to_string().contains("expected") && e.to_string().contains("108 and 74 bits"), "{e}");
+    assert!(e.to_string().contains("expected") && e.to_string().contains("116 and 78 bits"), "{e}");
 }
 
 #[test]

@@ -29,7 +29,7 @@ use mpgpu_ref::units::dss::equal_share_tokens;
 use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
 use mpgpu_rtl::SchedFaults;
 use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
-use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, MAX_GRID_BLOCKS};
+use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, TbDone, TbSaved, MAX_GRID_BLOCKS};
 use mpgpu_spec::units::sched::SchedParams;
 use mpgpu_spec::Unit;
 use mpgpu_tb::blocks::SchedPorts;
@@ -37,7 +37,7 @@ use mpgpu_tb::RtlUnit;
 use mpgpu_tb::{InLoop, Mismatch};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 const MECHANISMS: [Mechanism; 2] = [Mechanism::ContextSwitch, Mechanism::Drain];
 /// Seeds per policy and mechanism (each run draws its SM count, T_max and processes from it).
@@ -186,6 +186,9 @@ struct Env {
     preempting: Vec<bool>,
     /// Saved contexts not yet restored: (handle, block).
     saved: HashSet<(u16, u32)>,
+    /// Each launch's KSRT entry, as its issues name it: the SMs name it for a finished or a
+    /// saved block.
+    kernel_of: HashMap<u16, u8>,
     knobs: Knobs,
 }
 
@@ -221,6 +224,7 @@ impl Env {
             resident: vec![Vec::new(); sms],
             preempting: vec![false; sms],
             saved: HashSet::new(),
+            kernel_of: HashMap::new(),
             knobs: Knobs { p_cmd: 0.0, queue: 0, p_done: 0.0, p_save: 0.0, max_tbs: 1, p_full: 0.0 },
             frng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_f011),
             full_on: FULL_SEEDS.contains(&seed),
@@ -345,10 +349,10 @@ impl Env {
         let i = In {
             full: self.full,
             cmd: self.pending.front().copied(),
-            tb_done: done.map(|(s, _)| s as u8),
+            tb_done: done.map(|(s, j)| TbDone { sm: s as u8, kernel: self.kernel_of[&self.resident[s][j].0] }),
             tb_saved: saved.map(|(s, j)| {
                 let (h, tb) = self.resident[s][j];
-                (s as u8, tb, save_slot(h, tb))
+                TbSaved { sm: s as u8, kernel: self.kernel_of[&h], tb, slot: save_slot(h, tb) }
             }),
         };
         Stim { i, done, saved }
@@ -394,6 +398,10 @@ impl Env {
             if t.restore && t.slot != save_slot(t.handle, t.tb) {
                 return Err(format!("{t:?} restores from save slot {}; the block was saved in slot {}", t.slot, save_slot(t.handle, t.tb)));
             }
+            // (a launch keeps its KSRT entry from its admission to its retirement)
+            if *self.kernel_of.entry(t.handle).or_insert(t.kernel) != t.kernel {
+                return Err(format!("{t:?} names kernel {}; the launch's blocks were issued as kernel {}", t.kernel, self.kernel_of[&t.handle]));
+            }
             self.resident[s].push((t.handle, t.tb));
         }
         // (after the issue: the issue's outputs are registered, so a block picked before its
@@ -405,6 +413,7 @@ impl Env {
             if self.resident.iter().flatten().any(|b| b.0 == h) || self.saved.iter().any(|b| b.0 == h) {
                 return Err(format!("launch {h} retired with blocks resident or saved"));
             }
+            self.kernel_of.remove(&h);
         }
         for s in 0..self.sms {
             if self.resident[s].is_empty() {
@@ -458,8 +467,8 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o:
     if p.dec_act != 0 && after.pipe.app_act == 0 {
         c.decision_dropped += 1;
     }
-    if let Some(s) = i.tb_done {
-        let s = s as usize;
+    if let Some(d) = i.tb_done {
+        let s = d.sm as usize;
         if applied {
             c.done_at_decision += 1;
         }
@@ -468,7 +477,7 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o:
         }
         if before.smst[s].state == STATE_RESERVED {
             c.done_on_preempted_sm += 1;
-            let gone = 1 + u8::from(i.tb_saved.is_some_and(|(x, _, _)| x as usize == s));
+            let gone = 1 + u8::from(i.tb_saved.is_some_and(|b| b.sm as usize == s));
             if before.smst[s].running_tbs == gone {
                 c.done_empties_preempted_sm += 1;
             }

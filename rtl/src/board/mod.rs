@@ -208,8 +208,8 @@ crate::board_block!(
 crate::board_block!(
     /// The whole scheduling framework behind the step protocol (ports as `mpgpu_tb::blocks`).
     pub struct BoardSched(Sched) {
-        inputs: [cmd_valid: 1, cmd_handle: 16, cmd_tbs: 20, cmd_tk: 5, cmd_priority: 4, cmd_tokens: 8, done_valid: 1, done_sm: 4, saved_valid: 1, saved_sm: 4, saved_tb: 20, saved_slot: 8, full: 16],
-        outputs: [busy: 1, cmd_taken: 1, issue_valid: 1, issue_sm: 4, issue_handle: 16, issue_tb: 20, issue_restore: 1, issue_slot: 8, preempt_valid: 1, preempt_sm: 4, retired_valid: 1, retired_handle: 16],
+        inputs: [cmd_valid: 1, cmd_handle: 16, cmd_tbs: 20, cmd_tk: 5, cmd_priority: 4, cmd_tokens: 8, done_valid: 1, done_sm: 4, done_k: 4, saved_valid: 1, saved_sm: 4, saved_k: 4, saved_tb: 20, saved_slot: 8, full: 16],
+        outputs: [busy: 1, cmd_taken: 1, issue_valid: 1, issue_sm: 4, issue_k: 4, issue_handle: 16, issue_tb: 20, issue_restore: 1, issue_slot: 8, preempt_valid: 1, preempt_sm: 4, retired_valid: 1, retired_handle: 16],
     }
 );
 
@@ -304,10 +304,10 @@ mod tests {
     fn widths_and_offsets_of_the_wrappers() {
         assert_eq!(BoardDss::IN_BITS, 35);
         assert_eq!(BoardDss::OUT_BITS, 27);
-        assert_eq!(BoardSched::IN_BITS, 108);
-        assert_eq!(BoardSched::OUT_BITS, 74);
+        assert_eq!(BoardSched::IN_BITS, 116);
+        assert_eq!(BoardSched::OUT_BITS, 78);
         assert_eq!(reply_bits(27), 8 * (3 + 13));
-        assert_eq!(reply_bits(74), 8 * (3 + 20));
+        assert_eq!(reply_bits(78), 8 * (3 + 20));
         let b = BoardDss::new(Dss::new(16, false), BoardConfig::simulation(7));
         assert_eq!(b.uut.k_count.bits(), 8);
     }

@@ -26,7 +26,7 @@ use crate::kernel::Launch;
 use crate::mem::GlobalMem;
 use crate::program::Program;
 use crate::slots::Held;
-use crate::units::framework::{Framework, FwIn, FwOut, KernelCmd, Mechanism, Policy};
+use crate::units::framework::{Framework, FwIn, FwOut, KernelCmd, Mechanism, Policy, TbDone, TbSaved};
 use mpgpu_spec::units::sched::fw::{MAX_GRID_BLOCKS, MAX_TMAX};
 use crate::workload::{self, Workload};
 use mpgpu_spec::units::sched::SchedParams;
@@ -191,11 +191,14 @@ struct FwDriver {
     policy: Policy,
     mechanism: Mechanism,
     cmds: VecDeque<KernelCmd>,
-    done: VecDeque<u8>,
-    /// Saves under way: (transfer, SM, block index, save slot), in the order the blocks were
-    /// taken off their SMs; the framework hears of each (`tb_saved`, with its slot for the
+    done: VecDeque<TbDone>,
+    /// Each launch's KSRT entry, as its blocks' issues name it (`TbIssue::kernel`): an SM names
+    /// it when one of them finishes or is saved.
+    kernel_of: std::collections::HashMap<usize, u8>,
+    /// Saves under way: (transfer, the block saved), in the order the blocks were taken off
+    /// their SMs; the framework hears of each (`tb_saved`, with its slot for the
     /// PTBQ entry) once it and those before it have completed.
-    saving_q: VecDeque<(u32, u8, u32, u8)>,
+    saving_q: VecDeque<(u32, TbSaved)>,
     /// SMs whose blocks are being switched out.
     switching: Vec<bool>,
     /// Save slots per launch: the PTBQ's depth (N_SM × T_max).
@@ -388,7 +391,10 @@ impl Gpu {
                     let fin = std::mem::take(&mut sm.finished);
                     for l in fin {
                         match &mut self.sched {
-                            BlockSched::Framework(d) => d.done.push_back(i as u8),
+                            BlockSched::Framework(d) => {
+                                let kernel = *d.kernel_of.get(&l).ok_or_else(|| SimError::Cosim { cycle: now, detail: format!("a block of launch {l} finished on SM {i}, which the framework never issued") })?;
+                                d.done.push_back(TbDone { sm: i as u8, kernel });
+                            }
                             BlockSched::Baseline { d, dirty } => {
                                 d.block_done(now, l, i as u32);
                                 *dirty = true;
@@ -539,6 +545,9 @@ impl Gpu {
             return Ok(());
         }
         let retired = std::mem::take(&mut d.retired);
+        for &h in &retired {
+            d.kernel_of.remove(&(h as usize));
+        }
         for h in retired {
             let ls = self.launches.get(h as usize).ok_or_else(|| SimError::Cosim { cycle: self.now, detail: format!("the framework retired launch {h}, which does not exist") })?;
             if ls.done_blocks != ls.blocks || ls.retired {

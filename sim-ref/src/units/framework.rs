@@ -43,7 +43,7 @@ use super::prio::Prio;
 use mpgpu_spec::units::sched::prio::{In as PrioIn, Out as PrioOut};
 use mpgpu_spec::units::sched::dss::{Act, In as DssIn, Out as DssOut};
 use mpgpu_spec::units::sched::fw::{KsrState, Pipe, SmState as SmWire, State};
-pub use mpgpu_spec::units::sched::fw::{In as FwIn, KernelCmd, Out as FwOut, TbIssue};
+pub use mpgpu_spec::units::sched::fw::{In as FwIn, KernelCmd, Out as FwOut, TbDone, TbIssue, TbSaved};
 use mpgpu_spec::units::sched::{PolicyCode, SchedParams, SmEntry, SmState};
 use mpgpu_spec::Unit;
 use std::collections::VecDeque;
@@ -544,17 +544,24 @@ impl Unit for Framework {
         if let Some(k) = self.done.take() {
             self.ksrt[k].done_tbs += 1;
         }
-        if let Some(s) = i.tb_done {
-            self.done = Some(self.smst[s as usize].ksr.expect("a block finished on an SM with no kernel") as usize);
+        // (the SM names the block's kernel; while each SM holds one kernel's blocks it is the
+        // SM's kernel, which the GPU's driver is held to)
+        let of_sm = |sm: u8, k: u8, what: &str| {
+            let on = self.smst[sm as usize].ksr;
+            assert!(on == Some(k), "a block of kernel {k} was {what} on SM {sm}, whose kernel is {on:?}");
+        };
+        if let Some(d) = i.tb_done {
+            of_sm(d.sm, d.kernel, "finished");
+            self.done = Some(d.kernel as usize);
         }
         // The block saved in the cycle before enters its kernel's PTBQ; this cycle's is
         // registered with its kernel.
         if let Some((k, tb, slot)) = self.saved.take() {
             self.ksrt[k].ptbq.push_back((tb, slot));
         }
-        if let Some((s, tb, slot)) = i.tb_saved {
-            let k = self.smst[s as usize].ksr.expect("a block was saved on an SM with no kernel") as usize;
-            self.saved = Some((k, tb, slot));
+        if let Some(b) = i.tb_saved {
+            of_sm(b.sm, b.kernel, "saved");
+            self.saved = Some((b.kernel as usize, b.tb, b.slot));
         }
         // Tokens.
         if let Some((s, false)) = c.event {

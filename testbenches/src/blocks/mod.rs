@@ -100,6 +100,6 @@ mod tests {
         let o = fw::Out { busy: true, preempt: Some(2), ..Default::default() };
         let mut care = vec![true; fw::Out::ports().len()];
         o.care(&mut care);
-        assert_eq!(care, [true, true, true, false, false, false, false, false, true, true, true, false]);
+        assert_eq!(care, [true, true, true, false, false, false, false, false, false, true, true, true, false]);
     }
 }

@@ -16,8 +16,8 @@ use mpgpu_rtl::{Sched, SchedFaults};
 use mpgpu_spec::units::sched::{fw, PolicyCode};
 
 hdl_block!(Sched {
-    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, saved_valid, saved_sm, saved_tb, saved_slot, full],
-    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
+    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, done_k, saved_valid, saved_sm, saved_k, saved_tb, saved_slot, full],
+    outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_k, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
     registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,

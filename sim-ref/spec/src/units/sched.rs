@@ -374,11 +374,10 @@ pub mod fw {
     pub struct In {
         /// The oldest pending launch, held until `Out::cmd_taken`.
         pub cmd: Option<KernelCmd>,
-        /// A block finished on this SM.
-        pub tb_done: Option<u8>,
-        /// The context of block `.1` of this SM's kernel has been saved (context switch), in
-        /// save slot `.2` (SLOT_BITS) of the kernel's save area; the PTBQ entry keeps both.
-        pub tb_saved: Option<(u8, u32, u8)>,
+        /// A block finished.
+        pub tb_done: Option<TbDone>,
+        /// A block's context has been saved (context switch).
+        pub tb_saved: Option<TbSaved>,
         /// The SMs (one bit each) that report no room for another block of their kernel now:
         /// an SM whose bit is set is not ready for an issue, whatever T_k allows. Under the
         /// block allocation no bit is ever set (T_k is the SM's own occupancy rule); under
@@ -387,10 +386,33 @@ pub mod fw {
         pub full: u16,
     }
 
+    /// A block that finished: its SM, and its kernel (the KSRT entry the block's issue named,
+    /// [`TbIssue::kernel`]), so that an SM may hold blocks of more than one kernel
+    /// (`docs/warped-slicer.md`, "Left for later").
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    pub struct TbDone {
+        pub sm: u8,
+        pub kernel: u8,
+    }
+
+    /// A block whose context has been saved (context switch): its SM, its kernel (as
+    /// [`TbDone::kernel`]), its index in the grid, and the save slot (SLOT_BITS) of the
+    /// kernel's save area it went to; the kernel's PTBQ entry keeps the index and the slot.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    pub struct TbSaved {
+        pub sm: u8,
+        pub kernel: u8,
+        pub tb: u32,
+        pub slot: u8,
+    }
+
     /// One block to start.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
     pub struct TbIssue {
         pub sm: u8,
+        /// The KSRT entry of the block's kernel: the SM names it when the block finishes or is
+        /// saved ([`TbDone`], [`TbSaved`]).
+        pub kernel: u8,
         pub handle: u16,
         pub tb: u32,
         /// The block comes from the PTBQ: restore its saved context.
@@ -643,14 +665,17 @@ crate::wires! { fw::In as i {
     cmd_tk(fw::TBS_PER_SM_BITS) = i.cmd.map_or(0, |c| c.tk),
     cmd_priority(fw::PRIORITY_BITS) = i.cmd.map_or(0, |c| c.priority),
     cmd_tokens(dss::TOKEN_BITS) = i.cmd.map_or(0, |c| c.tokens),
-    /// A block finished on SM `done_sm`.
+    /// A block of kernel `done_k` (the KSRT entry its issue named) finished on SM `done_sm`.
     done_valid(1) = i.tb_done.is_some(),
-    done_sm(INDEX_BITS) = i.tb_done.unwrap_or(0),
-    /// Block `saved_tb` of SM `saved_sm`'s kernel was saved in save slot `saved_slot`.
+    done_sm(INDEX_BITS) = i.tb_done.map_or(0, |d| d.sm),
+    done_k(INDEX_BITS) = i.tb_done.map_or(0, |d| d.kernel),
+    /// Block `saved_tb` of kernel `saved_k` was saved from SM `saved_sm` in save slot
+    /// `saved_slot`.
     saved_valid(1) = i.tb_saved.is_some(),
-    saved_sm(INDEX_BITS) = i.tb_saved.map_or(0, |s| s.0),
-    saved_tb(fw::TB_BITS) = i.tb_saved.map_or(0, |s| s.1),
-    saved_slot(fw::SLOT_BITS) = i.tb_saved.map_or(0, |s| s.2),
+    saved_sm(INDEX_BITS) = i.tb_saved.map_or(0, |s| s.sm),
+    saved_k(INDEX_BITS) = i.tb_saved.map_or(0, |s| s.kernel),
+    saved_tb(fw::TB_BITS) = i.tb_saved.map_or(0, |s| s.tb),
+    saved_slot(fw::SLOT_BITS) = i.tb_saved.map_or(0, |s| s.slot),
     /// The SMs with no room for another block of their kernel now, one bit each.
     full(MAX_SMS) = i.full,
 } }
@@ -660,9 +685,11 @@ crate::wires! { fw::Out as o {
     busy(1) = o.busy,
     /// The presented launch enters the active queue at this edge.
     cmd_taken(1) = o.cmd_taken,
-    /// The block issued at the last edge: SM, handle, block, restore, save slot.
+    /// The block issued at the last edge: SM, kernel (KSRT entry), handle, block, restore,
+    /// save slot.
     issue_valid(1) = o.issue.is_some(),
     issue_sm(INDEX_BITS) = o.issue.map_or(0, |i| i.sm); care o.issue.is_some(),
+    issue_k(INDEX_BITS) = o.issue.map_or(0, |i| i.kernel); care o.issue.is_some(),
     issue_handle(fw::HANDLE_BITS) = o.issue.map_or(0, |i| i.handle); care o.issue.is_some(),
     issue_tb(fw::TB_BITS) = o.issue.map_or(0, |i| i.tb); care o.issue.is_some(),
     issue_restore(1) = o.issue.is_some_and(|i| i.restore); care o.issue.is_some(),
@@ -677,7 +704,7 @@ crate::wires! { fw::Out as o {
     fw::Out {
         busy: busy != 0,
         cmd_taken: cmd_taken != 0,
-        issue: (issue_valid != 0).then(|| fw::TbIssue { sm: issue_sm as u8, handle: issue_handle as u16, tb: issue_tb as u32, restore: issue_restore != 0, slot: issue_slot as u8 }),
+        issue: (issue_valid != 0).then(|| fw::TbIssue { sm: issue_sm as u8, kernel: issue_k as u8, handle: issue_handle as u16, tb: issue_tb as u32, restore: issue_restore != 0, slot: issue_slot as u8 }),
         preempt: (preempt_valid != 0).then_some(preempt_sm as u8),
         retired: (retired_valid != 0).then_some(retired_handle as u16),
     }

@@ -41,6 +41,7 @@ impl Gpu {
             mechanism,
             cmds: VecDeque::new(),
             done: VecDeque::new(),
+            kernel_of: std::collections::HashMap::new(),
             saving_q: VecDeque::new(),
             gating: true,
             switching: vec![false; n],
@@ -128,20 +129,21 @@ impl Gpu {
                 let ctx_err = |e: String| SimError::Cosim { cycle: now, detail: format!("saving block {tb} of launch {} on SM {sm}: {e}", ctx.info.id) };
                 let words = crate::timing::context::saved_words(&ctx).map_err(ctx_err)?;
                 let mark = self.gmem.alloc_mark();
+                let kernel = *d.kernel_of.get(&ctx.info.id).ok_or_else(|| ctx_err("the framework never issued its launch".into()))?;
                 let (slot, addr) = self.ctx.take_slot(&mut self.gmem, ctx.info.id, &l.kernel, d.slots, tb, &words).map_err(ctx_err)?;
                 self.mem.mmu.adopt_system(mark, self.gmem.alloc_mark(), &self.gmem);
                 let xfer = self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, XferKind::Save, addr, words.len(), now);
-                d.saving_q.push_back((xfer, sm as u8, tb, slot as u8));
+                d.saving_q.push_back((xfer, TbSaved { sm: sm as u8, kernel, tb, slot: slot as u8 }));
             }
             if self.sms[sm].is_empty() {
                 d.switching[sm] = false;
             }
         }
         let saved_now = match d.saving_q.front() {
-            Some(&(x, sm, tb, slot)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
+            Some(&(x, saved)) if self.ctx.xfer(x).is_some_and(|x| x.done.is_some()) => {
                 d.saving_q.pop_front();
                 self.ctx.end_xfer(x);
-                Some((sm, tb, slot))
+                Some(saved)
             }
             _ => None,
         };
@@ -194,6 +196,11 @@ impl Gpu {
             let sm = t.sm as usize;
             if sm >= self.sms.len() {
                 return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
+            }
+            // (a launch keeps its KSRT entry from its admission to its retirement)
+            match *d.kernel_of.entry(t.handle as usize).or_insert(t.kernel) {
+                k if k == t.kernel => {}
+                k => return bad(format!("the framework issued block {} of launch {} as kernel {}; its blocks were issued as kernel {k}", t.tb, t.handle, t.kernel)),
             }
             if t.restore {
                 let launch = t.handle as usize;

@@ -7,7 +7,7 @@ use super::*;
 impl Framework {
     /// Blocks resident on SM `s` after this cycle's completions and saves.
     pub(super) fn left_after(&self, s: usize, i: &FwIn) -> u8 {
-        let gone = u8::from(i.tb_done == Some(s as u8)) + u8::from(i.tb_saved.is_some_and(|(x, _, _)| x == s as u8));
+        let gone = u8::from(i.tb_done.is_some_and(|d| d.sm == s as u8)) + u8::from(i.tb_saved.is_some_and(|b| b.sm == s as u8));
         self.smst[s].running_tbs.checked_sub(gone).unwrap_or_else(|| panic!("SM {s} reported more finished or saved blocks than it ran"))
     }
 
@@ -164,7 +164,7 @@ impl Framework {
                 None => (ks.next_tb, false, 0),
             };
             c.issue = Some((s, k, restore));
-            c.issued = Some(TbIssue { sm: s as u8, handle: ks.handle, tb, restore, slot });
+            c.issued = Some(TbIssue { sm: s as u8, kernel: k as u8, handle: ks.handle, tb, restore, slot });
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
