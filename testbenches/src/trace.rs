@@ -41,6 +41,14 @@ pub struct TraceInfo {
     pub fields: usize,
 }
 
+impl TraceInfo {
+    /// The field of a record (`trace.hex`, counted from 0) that holds output `port`'s
+    /// expected value: after the GPU cycle and the inputs.
+    pub fn expected_field(&self, port: &str) -> Option<usize> {
+        self.outputs.iter().position(|(p, _)| p == port).map(|i| 1 + self.inputs.len() + i)
+    }
+}
+
 /// Streams a block's clocked cycles into a trace directory.
 pub struct TraceWriter {
     dir: PathBuf,

@@ -274,12 +274,14 @@ fn the_frameworks_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught()
     let (d, cycles) = record_on("gate-sched", UnitKind::named("sched").unwrap(), Policy::PpqExclusive, &two_deep);
     let (r, _) = gate_replay(&t, &d).unwrap();
     assert_eq!(r, Replay::Pass { cycles });
-    // Record: GPU cycle, 13 inputs, 12 expected outputs (busy, cmd_taken, issue_valid, issue_sm,
-    // issue_handle, issue_tb, ...), care. Change the expected block of an issue.
+    // Record: GPU cycle, the inputs, the expected outputs, care (the trace's description
+    // lists the ports). Change the expected block of an issue.
+    let info = mpgpu_tb::trace::read(&d).unwrap();
+    let field = |port: &str| info.expected_field(port).unwrap();
     let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
-    let at = text.lines().position(|l| l.split_whitespace().nth(14 + 2) == Some("1")).expect("no block issued in the trace");
+    let at = text.lines().position(|l| l.split_whitespace().nth(field("issue_valid")) == Some("1")).expect("no block issued in the trace");
     let bad = copy_trace(&d, "gate-sched-edited");
-    edit(&bad.join("trace.hex"), at, 14 + 5, |tb| tb ^ 1);
+    edit(&bad.join("trace.hex"), at, field("issue_tb"), |tb| tb ^ 1);
     // The netlist of the copy is the same block's: reuse it rather than synthesize again.
     std::fs::create_dir_all(bad.join("gate")).unwrap();
     for f in ["gate.v", "ecp5_cells.v"] {

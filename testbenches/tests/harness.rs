@@ -98,18 +98,20 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     assert!(rep.mismatch.is_none());
     assert_eq!(rep.trace.as_deref(), Some(d.as_path()));
     assert_eq!(replay(&d).unwrap(), Replay::Pass { cycles: rep.cycles_checked });
-    // Record layout: GPU cycle, 13 inputs, 12 expected outputs (busy, cmd_taken, issue_valid,
-    // issue_sm, issue_handle, issue_tb, ...), care mask. Find a cycle that issues a block and
-    // change the expected block index there.
+    // Record layout: GPU cycle, the inputs, the expected outputs, care mask (`trace.json`
+    // lists the ports). Find a cycle that issues a block and change the expected block index
+    // there.
+    let info = mpgpu_tb::trace::read(&d).unwrap();
+    let field = |port: &str| info.expected_field(port).unwrap();
     let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
-    let at = text.lines().position(|l| l.split_whitespace().nth(14 + 2) == Some("1")).expect("no block issued in the trace");
+    let at = text.lines().position(|l| l.split_whitespace().nth(field("issue_valid")) == Some("1")).expect("no block issued in the trace");
     let bad = dir("trace-sched-edited");
     let _ = std::fs::remove_dir_all(&bad);
     std::fs::create_dir_all(&bad).unwrap();
     for f in ["trace.hex", "trace.json", "mpgpu_sched.v"] {
         std::fs::copy(d.join(f), bad.join(f)).unwrap();
     }
-    edit(&bad.join("trace.hex"), at, 14 + 5, |tb| tb ^ 1);
+    edit(&bad.join("trace.hex"), at, field("issue_tb"), |tb| tb ^ 1);
     match replay(&bad).unwrap() {
         Replay::Mismatch { cycle, port, line } => {
             assert_eq!((cycle, port.as_str()), (at as u64, "issue_tb"), "{line}");
@@ -123,9 +125,9 @@ fn a_trace_replays_in_icarus_and_an_edited_expected_value_is_caught_there() {
     std::fs::write(bad.join("trace.hex"), text.replacen(' ', " zz ", 1)).unwrap();
     assert!(replay(&bad).unwrap_err().contains("trace.hex:1: expected"));
     // A don't-care output (issue_sm while nothing is issued) is not compared.
-    let quiet = text.lines().position(|l| l.split_whitespace().nth(14 + 2) == Some("0")).unwrap();
+    let quiet = text.lines().position(|l| l.split_whitespace().nth(field("issue_valid")) == Some("0")).unwrap();
     std::fs::copy(d.join("trace.hex"), bad.join("trace.hex")).unwrap();
-    edit(&bad.join("trace.hex"), quiet, 14 + 3, |sm| sm ^ 1);
+    edit(&bad.join("trace.hex"), quiet, field("issue_sm"), |sm| sm ^ 1);
     assert!(matches!(replay(&bad).unwrap(), Replay::Pass { .. }));
 }
 
