@@ -250,12 +250,13 @@ fn the_dss_engines_ecp5_netlist_replays_its_trace_and_an_edited_value_is_caught(
     // The netlist is mapped cells, not the RTL: no behavioural always blocks of the block.
     let gate = std::fs::read_to_string(d.join("gate").join("gate.v")).unwrap();
     assert!(gate.contains("TRELLIS_FF") && gate.contains("LUT4"));
-    // Record: GPU cycle, 10 inputs, 8 expected outputs (busy, next_addr, kmax, kmin, act,
-    // act_sm, act_kernel, act_from), care. Change the expected scan address of a busy cycle.
+    // Change the expected scan address of a busy cycle.
+    let info = mpgpu_tb::trace::read(&d).unwrap();
+    let field = |port: &str| info.expected_field(port).unwrap();
     let text = std::fs::read_to_string(d.join("trace.hex")).unwrap();
-    let at = text.lines().position(|l| l.split_whitespace().nth(11) == Some("1")).expect("the engine never ran");
+    let at = text.lines().position(|l| l.split_whitespace().nth(field("busy")) == Some("1")).expect("the engine never ran");
     let bad = copy_trace(&d, "gate-dss-edited");
-    edit(&bad.join("trace.hex"), at, 12, |a| a ^ 1);
+    edit(&bad.join("trace.hex"), at, field("next_addr"), |a| a ^ 1);
     match gate_replay(&t, &bad).unwrap().0 {
         Replay::Mismatch { cycle, port, .. } => assert_eq!((cycle, port.as_str()), (at as u64, "next_addr")),
         r => panic!("the edited trace replayed as {r:?}"),

@@ -196,9 +196,10 @@ fn an_ip_folder_simulates_its_testbench_under_fusesoc_in_icarus_and_verilator() 
     let text = std::fs::read_to_string(&hex).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let mut w: Vec<String> = lines[3].split_whitespace().map(String::from).collect();
-    // record: GPU cycle, 16 inputs, then `full`, `alloc_idx`: flip alloc_idx's low bit
-    let a = u64::from_str_radix(&w[18], 16).unwrap() ^ 1;
-    w[18] = format!("{a:x}");
+    // flip the expected alloc_idx's low bit
+    let f = mpgpu_tb::trace::read(&t.join("sm0")).unwrap().expected_field("alloc_idx").unwrap();
+    let a = u64::from_str_radix(&w[f], 16).unwrap() ^ 1;
+    w[f] = format!("{a:x}");
     lines[3] = w.join(" ");
     std::fs::write(&hex, lines.join("\n") + "\n").unwrap();
     let (ok, log) = go("sim", "build-sim-bad");

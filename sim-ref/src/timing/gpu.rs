@@ -392,7 +392,7 @@ impl Gpu {
                     for l in fin {
                         match &mut self.sched {
                             BlockSched::Framework(d) => {
-                                let kernel = *d.kernel_of.get(&l).ok_or_else(|| SimError::Cosim { cycle: now, detail: format!("a block of launch {l} finished on SM {i}, which the framework never issued") })?;
+                                let kernel = *d.kernel_of.get(&l).ok_or_else(|| SimError::Cosim { cycle: now, detail: format!("a block of launch {l} finished on SM {i}, but the framework never issued a block of that launch") })?;
                                 d.done.push_back(TbDone { sm: i as u8, kernel });
                             }
                             BlockSched::Baseline { d, dirty } => {
