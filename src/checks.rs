@@ -69,12 +69,6 @@ impl std::fmt::Display for Reported {
 
 impl std::error::Error for Reported {}
 
-/// Why `--policy` and `--slicing` are not taken together (by `run`, and by `cosim` for the
-/// framework's units).
-pub(crate) const POLICY_WITH_SLICING: &str = "--policy and --slicing each choose how blocks are placed, and do not combine yet: \
-the framework's policy hands each SM to one kernel, and slicing inside the framework (the slice table's quotas \
-partitioning an SM among kernels of one priority) is not built (docs/warped-slicer.md, \"Left for later\"); give one of them";
-
 /// The most bytes of an assembly file read (the library's largest kernel is a few KB).
 pub(crate) const MAX_ASM_BYTES: usize = 16 << 20;
 

@@ -70,7 +70,7 @@ pub(crate) fn simulate_any(
         pb.set_message(format!("cycle {cycle}"));
     };
     let r = match slicing {
-        Some((p, params)) => mpgpu_ref::timing::slicer::run_workload_sliced(cfg, w, p, params, limits, &mut progress),
+        Some((p, params)) => mpgpu_ref::timing::slicer::run_workload_sliced_with(cfg, w, sched, p, params, limits, &mut progress),
         None => run_workload_with(cfg, w, sched, limits, &mut progress),
     };
     pb.finish_and_clear();

@@ -91,7 +91,9 @@ pub struct CosimArgs {
     framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
-    /// With --unit slice: the intra-SM slicing policy (--unit wf runs warped-slicer).
+    /// With --unit slice: the intra-SM slicing policy (--unit wf runs warped-slicer). With
+    /// --policy too: slicing inside the framework, this policy its quota controller, for any
+    /// unit but sched and slice (docs/warped-slicer.md, "Inside the scheduling framework").
     #[arg(long, value_enum)]
     slicing: Option<crate::args::SlicingArg>,
     /// With --unit wf or slice: Warped-Slicer's parameters.
@@ -108,8 +110,15 @@ pub struct CosimArgs {
 pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    // (`--unit all` with --slicing: the slicing dispatcher's blocks in the framework's place)
-    let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block(true) } else { a.unit };
+    // (`--policy` with `--slicing`: slicing inside the framework, docs/warped-slicer.md)
+    let sliced = a.policy.is_some() && a.slicing.is_some();
+    // (`--unit all` with --slicing: the slicing dispatcher's blocks in the framework's place;
+    // with --policy too, every block but the framework's own RTL and the slice table)
+    let unit = match (a.unit.is_all(), sliced, a.slicing.is_some()) {
+        (true, true, _) => UnitKind::every_block_in_framework(),
+        (true, false, true) => UnitKind::every_block(true),
+        _ => a.unit,
+    };
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     // (each broken variant belongs to the blocks of some units: the registry's)
@@ -126,15 +135,15 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
     // (a flag that the unit's run would not use is refused, with the reason)
-    let uses_framework = unit.gpu() == GpuKind::Framework || (unit.gpu() == GpuKind::PerSm && a.framework);
+    let uses_framework = unit.gpu() == GpuKind::Framework || (unit.gpu() == GpuKind::PerSm && a.framework) || sliced;
     if !uses_framework && (a.policy.is_some() || a.preempt.is_some()) {
         bail!(
             "--policy and --preempt choose the scheduling framework's policy: --unit {} {}",
             unit.name(),
-            if unit.gpu() == GpuKind::PerSm { "runs under the baseline dispatcher unless --framework is given" } else { "runs under its slicing dispatcher (--slicing)" }
+            if unit.gpu() == GpuKind::PerSm { "runs under the baseline dispatcher unless --framework (or --slicing) is given" } else { "runs under its slicing dispatcher (--slicing), unless --policy puts it under slicing inside the framework" }
         );
     }
-    if a.ws.given() && unit.gpu() != GpuKind::Slicer {
+    if a.ws.given() && unit.gpu() != GpuKind::Slicer && !sliced {
         bail!("the --ws-* flags are Warped-Slicer's parameters: they apply to the units under the slicing dispatcher ({})", slicing_units());
     }
     if a.sms.is_some() && !unit.has_per_sm() {
@@ -163,9 +172,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     o.broken = broken;
     o.slice = a.ws.params();
-    if a.slicing.is_some() && unit.gpu() != GpuKind::Slicer {
-        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}); --unit {} runs under the framework's --policy ({})", slicing_units(), a.unit, crate::checks::POLICY_WITH_SLICING);
+    if a.slicing.is_some() && unit.gpu() != GpuKind::Slicer && !sliced {
+        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}), or with --policy the quota controller of slicing inside the framework; --unit {} runs under {}", slicing_units(), a.unit, if unit.gpu() == GpuKind::Framework { "the framework's --policy: give it too" } else { "the baseline dispatcher: give --policy too" });
     }
+    o.sliced = sliced;
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.gpu() != GpuKind::Framework || unit.has_per_sm()) && a.backend == BackendArg::Fpga {
@@ -230,7 +240,14 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.backend,
         if uses_framework { format!(", policy {}, {:?}", o.policy.name(), o.mechanism) } else { String::new() }
     );
-    if unit.gpu() == GpuKind::Slicer {
+    if sliced {
+        println!(
+            "blocks:   the scheduling framework's model, {} with {:?}, its SMs shared by {} quotas (docs/warped-slicer.md, \"Inside the scheduling framework\")",
+            o.policy.name(),
+            o.mechanism,
+            o.slicing.name()
+        );
+    } else if unit.gpu() == GpuKind::Slicer {
         println!(
             "blocks:   the {} slicing dispatcher (Warped-Slicer's window {}, delay {}, fallback {} %, settle {}, grid cap {})",
             o.slicing.name(),
@@ -251,7 +268,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
-    let gated = if unit.clock_gated() && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    let gated = if unit.clock_gated() && !a.every_cycle && !sliced { "; the framework's clock is gated while it is idle" } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
     let instances = if rep.mismatch.is_some() {
         // (the count stops at the mismatch, in the instance that parted)
@@ -260,7 +277,13 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         let n = (0..cfg.num_sms() as usize).filter(|&k| o.sms.contains(k)).count();
         let each = unit.per_sm_blocks().len();
         let units = if each > 1 { format!(" ({each} blocks each)") } else { String::new() };
-        let globals = unit.global_blocks();
+        // (of the framework's policy engines, the one the policy runs)
+        let mut globals = unit.global_blocks();
+        globals.retain(|&b| match b {
+            "dss" => o.policy.uses_dss(),
+            "prio" => !o.policy.uses_dss(),
+            _ => true,
+        });
         format!(", summed over {n} SMs' slots{units}{}", if globals.is_empty() { String::new() } else { format!(" and {}", globals.join(", ")) })
     } else {
         String::new()

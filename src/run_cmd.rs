@@ -50,9 +50,6 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     if a.slice.ws.given() && a.slice.slicing.is_none() {
         bail!("the --ws-* flags are Warped-Slicer's parameters: they need --slicing");
     }
-    if a.policy.is_some() && a.slice.slicing.is_some() {
-        bail!("{}", crate::checks::POLICY_WITH_SLICING);
-    }
     if a.preempt.is_some() && a.policy.is_none() {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
     }

@@ -47,13 +47,19 @@ pub struct SoakArgs {
     /// Where a failing workload is written.
     #[arg(long, default_value = "target/soak")]
     out: PathBuf,
+    /// Slicing inside the framework: every run under the framework's model, each policy and
+    /// mechanism in turn, with this slicing policy as its quota controller; the unit any but
+    /// sched and slice (with `--unit all`, every block but those two: docs/warped-slicer.md,
+    /// "Inside the scheduling framework").
+    #[arg(long, value_enum)]
+    slicing: Option<crate::args::SlicingArg>,
     /// Test-only: soak a deliberately broken RTL variant.
     #[arg(long, hide = true)]
     broken: Option<String>,
 }
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
-    let unit = a.unit;
+    let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
     if unit != UnitKind::default() && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
     }
@@ -68,7 +74,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         config_arg = format!("{config_arg} --pipeline {p}");
     }
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::default(), b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
-    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone() };
+    let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone(), sliced: a.slicing.map(Into::into) };
     // (the runs are checked before any simulation: a list's blocks that cannot share a run say
     // why)
     let (runs, skipped) = soak.runs_and_skipped(0).map_err(|e| anyhow!(e))?;

@@ -194,11 +194,11 @@ fn run_rejects_unknown_policies_and_mechanisms_naming_the_choices() {
     let (code, _, err) = mpgpu(&["run", "--policy", "dss", "--preempt", "kill"]);
     assert_eq!(code, 2);
     assert!(err.contains("'kill'") && err.contains("--preempt") && err.contains("ctxsw") && err.contains("drain"), "{err}");
-    // The framework's policy and intra-SM slicing together: refused with the reason, before
-    // any simulation.
-    let (code, out, err) = mpgpu(&["run", "--policy", "dss", "--slicing", "even"]);
-    assert!(code != 0 && out.is_empty(), "{out}");
-    assert!(err.contains("--policy and --slicing") && err.contains("hands each SM to one kernel") && err.contains("Left for later"), "{err}");
+    // The framework's policy and intra-SM slicing together: slicing inside the framework
+    // (docs/warped-slicer.md), the framework's SMs shared by Even's quotas.
+    let two = "description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"sgemm\", size = 64 }]\n[[process]]\nname = \"b\"\nlaunches = [{ kernel = \"spmv\", size = 2048, seed = 2 }]\n";
+    let (code, out, err) = mpgpu(&["run", &temp_file("sliced.toml", two), "--policy", "dss", "--slicing", "even", "--no-alone"]);
+    assert!(code == 0 && out.contains("framework dss, slicing even inside it") && out.contains("all outputs verified: PASS"), "{out}{err}");
 }
 
 #[test]
@@ -397,7 +397,7 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     assert!(out.contains("mismatches: 1") && err.contains(".rq."), "{out}{err}");
     // What cannot share one GPU is refused, with the reason.
     for (list, why) in [
-        ("sched,wf", "slicing inside the framework is not built"),
+        ("sched,wf", "which has no place for sched: the framework's RTL (rtl/src/sched.rs) gives an SM to one kernel"),
         ("sched,dss", "fill the framework's slot"),
         ("engine,rq", "is one of its blocks by the policy"),
         ("sched,nosuch", "unknown unit `nosuch` in the list"),
@@ -406,11 +406,17 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
         assert!(code == 2 && err.contains(why), "--unit {list}: {err}");
     }
     // `--unit all`: the framework's blocks and every per-SM block; with --slicing, the slicing
-    // dispatcher's in the framework's place, which refuses the framework's flags.
+    // dispatcher's in the framework's place, which refuses the framework's flags; with
+    // --policy too, slicing inside the framework: every block but the framework's own RTL and
+    // the slice table, and Warped-Slicer's units only under Warped-Slicer.
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16"]);
     assert!(code == 0 && out.contains("summed over 16 SMs' slots (4 blocks each) and sched") && out.contains("mismatches: 0"), "{out}{err}");
-    let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--policy", "dss"]);
+    let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--preempt", "drain"]);
     assert!(code == 2 && err.contains("--unit all (slicing) runs under its slicing dispatcher"), "{err}");
+    let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "warped-slicer", "--policy", "dss"]);
+    assert!(code == 0 && out.contains("its SMs shared by warped-slicer quotas") && out.contains("(5 blocks each) and dss, wf") && out.contains("mismatches: 0"), "{out}{err}");
+    let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--policy", "dss"]);
+    assert!(code != 0 && err.contains("--slicing even has it idle: give --slicing warped-slicer"), "{err}");
     let (_, help, _) = mpgpu(&["cosim", "--help"]);
     assert!(help.contains("- all:") && help.contains("every block that runs in one GPU at once"), "{help}");
 }

@@ -4,6 +4,7 @@
 
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunLimits, RunResult, SimError};
+use mpgpu_ref::timing::slicer::{SliceParams, Slicer, Slicing};
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_ref::workload::Workload;
 
@@ -184,4 +185,96 @@ fn zorua_under_the_framework_takes_each_sms_room_from_the_sm() {
         let e = Gpu::with_framework(&cfg, Policy::Dss, Mechanism::ContextSwitch, 2).err().expect("context switching under Zorua is refused");
         assert!(e.contains("--preempt drain"), "{e}");
     }
+}
+
+/// Two kernels of one priority arriving together (sgemm and spmv: Warped-Slicer gives them
+/// quotas, not the Spatial split), and a high-priority process arriving once they share the
+/// SMs.
+const SLICED: &str = r#"
+description = "sgemm and spmv share the SMs; a high-priority sgemm arrives later"
+[[process]]
+name = "sgemm"
+launches = [{ kernel = "sgemm", size = 256, seed = 1 }]
+[[process]]
+name = "spmv"
+launches = [{ kernel = "spmv", size = 8192, seed = 2 }]
+[[process]]
+name = "high"
+arrival = 30000
+priority = 1
+launches = [{ kernel = "sgemm", size = 64, seed = 3 }]
+"#;
+
+/// A run with Warped-Slicer inside the framework, to the end.
+fn run_sliced(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, s: Slicing) -> RunResult {
+    let ctl = Slicer::new(s, SliceParams::default(), cfg.num_sms() as usize).in_framework();
+    let mut g = Gpu::with_framework_sliced(cfg, p, m, w.processes.len(), Box::new(ctl)).unwrap();
+    g.add_workload(w).unwrap();
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{p:?} {m:?} {s:?}: {e}"));
+    Slicer::result(&g)
+}
+
+/// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling framework"):
+/// under every policy and mechanism the two kernels of priority 0 share SMs under
+/// Warped-Slicer's quotas (a decision is made, and blocks go beside the other kernel's), every
+/// output verifies, and the preemptive policies preempt for the high-priority process
+/// (context switching then restores the blocks it saved, of both kernels' PTBQs). The
+/// framework's own invariants (each kernel's blocks per SM within its T_k, blocks and tokens
+/// conserved) are checked at every edge.
+#[test]
+fn warped_slicer_runs_inside_the_framework_under_every_policy() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = Workload::parse("s.toml", SLICED).unwrap();
+    // (the other policies and draining in the long tier)
+    let runs: &[(Policy, Mechanism)] = if cfg!(feature = "long") {
+        &[
+            (Policy::Fcfs, Mechanism::ContextSwitch),
+            (Policy::Npq, Mechanism::Drain),
+            (Policy::PpqExclusive, Mechanism::ContextSwitch),
+            (Policy::PpqShared, Mechanism::ContextSwitch),
+            (Policy::PpqShared, Mechanism::Drain),
+            (Policy::Dss, Mechanism::ContextSwitch),
+            (Policy::Dss, Mechanism::Drain),
+            (Policy::Equal, Mechanism::ContextSwitch),
+        ]
+    } else {
+        &[(Policy::Fcfs, Mechanism::ContextSwitch), (Policy::PpqShared, Mechanism::ContextSwitch), (Policy::Dss, Mechanism::Drain)]
+    };
+    for &(p, m) in runs {
+        let r = run_sliced(&cfg, &w, p, m, Slicing::WarpedSlicer);
+        for pr in &r.processes {
+            assert!(pr.verified, "{p:?} {m:?}: {} failed: {:?}", pr.name, pr.failures);
+        }
+        assert!(r.dispatcher.contains("slicing warped-slicer inside it"), "{}", r.dispatcher);
+        let s = r.slicing.as_ref().expect("the controller's statistics");
+        assert!(s.decisions.iter().any(|d| !d.spatial && d.launches.len() == 2), "{p:?} {m:?}: no quota decision for the pair: {:?}", s.decisions);
+        assert!(s.shared_issues > 0 && s.max_sharing >= 2, "{p:?} {m:?}: no SM held blocks of two kernels ({} shared issues)", s.shared_issues);
+        // (the quotas fit an SM together, and a kernel over its quota after a change drains
+        // before the SM takes more: no block ever waits for room)
+        assert_eq!(r.fw_inbox_blocks, 0, "{p:?} {m:?}: blocks issued to an SM without room");
+        if p.uses_dss() || matches!(p, Policy::PpqExclusive | Policy::PpqShared) {
+            assert!(r.preemptions > 0, "{p:?} {m:?}: the run preempted nothing");
+            if m == Mechanism::ContextSwitch && p != Policy::Dss {
+                assert!(r.restores > 0, "{p:?} {m:?}: nothing restored");
+            }
+        }
+    }
+}
+
+/// With no quota (Left-Over: the controller partitions nothing) an SM runs its holder's
+/// blocks only, so the framework with slicing inside it runs cycle for cycle as without: the
+/// sharing logic is neutral when it has nothing to share. Even's quotas share the SMs and beat
+/// the framework alone on this compute + cache pair.
+#[test]
+fn slicing_inside_the_framework_without_quotas_is_the_framework() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = Workload::parse("s.toml", &SLICED.replace("priority = 1", "priority = 0")).unwrap();
+    let (plain, _) = run_counted(&cfg, &w, Policy::Fcfs, Mechanism::ContextSwitch);
+    let left = run_sliced(&cfg, &w, Policy::Fcfs, Mechanism::ContextSwitch, Slicing::LeftOver);
+    assert_eq!((left.cycles, left.warp_insts), (plain.cycles, plain.warp_insts), "Left-Over inside the framework is the framework");
+    assert_eq!(left.slicing.as_ref().unwrap().shared_issues, 0);
+    let even = run_sliced(&cfg, &w, Policy::Fcfs, Mechanism::ContextSwitch, Slicing::Even);
+    assert!(even.processes.iter().all(|p| p.verified));
+    assert!(even.slicing.as_ref().unwrap().shared_issues > 0, "Even shared no SM");
+    assert!(even.cycles < plain.cycles, "Even inside the framework took {} cycles, the framework alone {}", even.cycles, plain.cycles);
 }

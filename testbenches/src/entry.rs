@@ -211,21 +211,24 @@ impl Build<'_> {
 /// The GPU `kind` for a run of `w` on `cfg` as `o` says (its models in every slot).
 pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Gpu, String> {
     let procs = w.processes.len();
+    let slicer = || -> Result<Slicer, String> {
+        let n = cfg.num_sms() as usize;
+        Ok(match o.slicing {
+            Slicing::Oracle => {
+                let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
+                Slicer::oracle(o.slice, n, curves)
+            }
+            p => Slicer::new(p, o.slice, n),
+        })
+    };
+    if o.sliced {
+        return Gpu::with_framework_sliced(cfg, o.policy, o.mechanism, procs, Box::new(slicer()?.in_framework()));
+    }
     Ok(match kind {
         GpuKind::Framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm if o.framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm => Gpu::new(cfg),
-        GpuKind::Slicer => {
-            let n = cfg.num_sms() as usize;
-            let slicer = match o.slicing {
-                Slicing::Oracle => {
-                    let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
-                    Slicer::oracle(o.slice, n, curves)
-                }
-                p => Slicer::new(p, o.slice, n),
-            };
-            Gpu::with_dispatcher(cfg, Box::new(slicer))
-        }
+        GpuKind::Slicer => Gpu::with_dispatcher(cfg, Box::new(slicer()?)),
     })
 }
 

@@ -73,6 +73,11 @@ pub struct CosimOptions {
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
     /// instead of the baseline dispatcher.
     pub framework: bool,
+    /// Slicing inside the framework (`--policy` with `--slicing`): the framework's model
+    /// (`policy`, `mechanism`) issues, and `slicing` is its quota controller
+    /// (`docs/warped-slicer.md`, "Inside the scheduling framework"). Every unit runs in that
+    /// GPU, but the framework's own RTL and the slice table, which it does not use.
+    pub sliced: bool,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,
     /// The whole run's waveform: a file, or for units with several waveforms (per-SM units,
@@ -104,6 +109,7 @@ impl CosimOptions {
             slicing: Slicing::WarpedSlicer,
             sms: SmSet::All,
             framework: false,
+            sliced: false,
             every_cycle: false,
             vcd: None,
             vcd_window: (0, u64::MAX),

@@ -118,9 +118,14 @@ mod tests {
         let sliced = UnitKind::every_block(true);
         assert!(!sliced.is_all() && sliced.gpu() == crate::unit::GpuKind::Slicer);
         assert_eq!(sliced.blocks(), ["oplog", "oldata", "rq", "zorua", "wf", "prof", "slice"]);
-        // (every hosted block is in one of the two)
-        for b in BLOCKS.iter().filter(|b| b.host.is_some() && !["dss", "prio"].contains(&b.name)) {
-            assert!(all.blocks().contains(&b.name) || sliced.blocks().contains(&b.name), "{} is in neither", b.name);
+        // (with --policy too, slicing inside the framework: every block but the framework's own
+        // RTL and the slice table, and the command line's name for it is `all`)
+        let inside = UnitKind::every_block_in_framework();
+        assert_eq!(inside.blocks(), ["dss", "prio", "oplog", "oldata", "rq", "zorua", "wf", "prof"]);
+        assert!(inside.arg() == "all" && sliced.arg() == "all" && all.arg() == "all");
+        // (every hosted block is in one of the three)
+        for b in BLOCKS.iter().filter(|b| b.host.is_some()) {
+            assert!([all, sliced, inside].iter().any(|u| u.blocks().contains(&b.name)), "{} is in none", b.name);
         }
     }
 }

@@ -39,6 +39,9 @@ pub struct Soak {
     pub params: SoakParams,
     /// Where a failing workload is written.
     pub out: PathBuf,
+    /// Slicing inside the framework with this quota controller: every run under the
+    /// framework's model, each policy and mechanism in turn (`mpgpu soak --slicing`).
+    pub sliced: Option<mpgpu_ref::timing::slicer::Slicing>,
 }
 
 /// Why a soak stopped early.
@@ -123,6 +126,7 @@ impl Soak {
             unit: self.unit,
             framework: r.framework,
             slicing: r.slicing,
+            sliced: r.sliced,
             mismatch_vcd: self.out.join("mismatch.vcd"),
             ..CosimOptions::new(r.policy, r.mechanism)
         }
@@ -131,7 +135,7 @@ impl Soak {
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
     pub fn varies_gpu(&self) -> bool {
-        self.unit.gpu() != GpuKind::Framework
+        self.unit.gpu() != GpuKind::Framework && self.sliced.is_none()
     }
 
     /// Whether the unit's runs inject faults (a fault-handling block's).
@@ -163,9 +167,27 @@ impl Soak {
         let mut cfg = self.config.clone();
         self.unit.setup(&mut cfg);
         let mut runs = self.unit.soak_runs(self.seed, &cfg, index);
+        // (inside the framework: the blocks' runs in turn under every policy and mechanism,
+        // each pair at least once; draining where the allocation needs it)
+        if let Some(sl) = self.sliced {
+            let pairs: Vec<(Policy, Mechanism)> = POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m))).collect();
+            let mut all: Vec<Run> = Vec::new();
+            for i in 0..runs.len().max(pairs.len()) {
+                let base = &runs[i % runs.len()];
+                let (policy, mut mechanism) = pairs[i % pairs.len()];
+                if base.cfg.alloc != mpgpu_ref::config::Alloc::Block {
+                    mechanism = Mechanism::Drain;
+                }
+                let r = Run { policy, mechanism, cfg: base.cfg.clone(), variant: base.variant.clone(), framework: true, slicing: sl, sliced: true };
+                if !all.iter().any(|x| x.same(&r)) {
+                    all.push(r);
+                }
+            }
+            runs = all;
+        }
         let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
-        if self.unit.several() {
-            let fw = self.unit.gpu() == GpuKind::Framework;
+        if self.unit.several() || self.sliced.is_some() {
+            let fw = self.unit.gpu() == GpuKind::Framework || self.sliced.is_some();
             for r in runs.iter_mut() {
                 // (a per-SM block's run under the framework of the list: its policy, with
                 // draining where the allocation needs it)
@@ -210,7 +232,7 @@ impl Soak {
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
         if self.varies_gpu() {
             let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
-            return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}", file.display(), self.config_arg, self.unit.name(), self.backend);
+            return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}", file.display(), self.config_arg, self.unit.arg(), self.backend);
         }
         let faults: SchedFaults = self.broken.of("sched");
         let broken = match (faults.ptbq_lifo, faults.keep_token) {
@@ -218,11 +240,12 @@ impl Soak {
             (_, true) => " --broken keep-token",
             _ => "",
         };
-        let unit = if self.unit == UnitKind::default() { String::new() } else { format!(" --unit {}", self.unit) };
+        let unit = if self.unit == UnitKind::default() { String::new() } else { format!(" --unit {}", self.unit.arg()) };
         // (a list's per-SM blocks' runs set faults or paging)
         let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
+        let sliced = self.sliced.map_or(String::new(), |s| format!(" --slicing {}", s.name()));
         format!(
-            "mpgpu cosim {} --config {}{unit}{variant} --policy {} --preempt {} --backend {}{broken}",
+            "mpgpu cosim {} --config {}{unit}{variant} --policy {} --preempt {}{sliced} --backend {}{broken}",
             file.display(),
             self.config_arg,
             p.name(),

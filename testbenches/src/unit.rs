@@ -133,8 +133,16 @@ impl UnitKind {
         }
         let kind = |k: GpuKind| blocks.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == k)).map(|b| b.name).collect::<Vec<_>>();
         let (fw, sl) = (kind(GpuKind::Framework), kind(GpuKind::Slicer));
-        if !fw.is_empty() && !sl.is_empty() {
-            return Err(format!("--unit {names}: {} runs under the scheduling framework and {} under the slicing dispatcher; slicing inside the framework is not built", fw.join(", "), sl.join(", ")));
+        // (the framework's policy engines and Warped-Slicer's units share a GPU under slicing
+        // inside the framework, which uses neither the framework's whole RTL nor the slice
+        // table)
+        if let Some(b) = fw.iter().chain(&sl).find(|&&b| !fw.is_empty() && !sl.is_empty() && (b == "sched" || b == "slice")) {
+            return Err(format!(
+                "--unit {names}: {} runs under the scheduling framework and {} under the slicing dispatcher; together they run with slicing inside the framework (--policy with --slicing), which has no place for {b}: {}",
+                fw.join(", "),
+                sl.join(", "),
+                if *b == "sched" { mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL } else { "the framework issues there, not the slice table" }
+            ));
         }
         if fw.len() > 1 {
             return Err(format!("--unit {names}: {} all fill the framework's slot; name one", fw.join(", ")));
@@ -157,6 +165,27 @@ impl UnitKind {
             .collect();
         let name = if slicing { format!("{ALL} (slicing)") } else { ALL.to_string() };
         UnitKind::define(name, ALL_ABOUT, blocks)
+    }
+
+    /// `--unit all` with slicing inside the framework (`--policy` with `--slicing`): every
+    /// per-SM block, Warped-Slicer's water-filling unit and sampling counters, and the
+    /// framework's policy engines (the one the policy runs), around the framework's model;
+    /// the framework's own RTL and the slice table have no place there
+    /// ([`mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL`]). Named `all (slicing inside the
+    /// framework)`.
+    pub fn every_block_in_framework() -> UnitKind {
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && b.name != "sched" && b.name != "slice").collect();
+        UnitKind::define(format!("{ALL} (slicing inside the framework)"), ALL_ABOUT, blocks)
+    }
+
+    /// Its name as the command line gives it: `all` for every form of `--unit all` (the
+    /// run's `--slicing` and `--policy` tell them apart).
+    pub fn arg(self) -> &'static str {
+        if self.0.starts_with(&format!("{ALL} (")) {
+            ALL
+        } else {
+            self.0
+        }
     }
 
     /// Whether it is `--unit all` ([`UnitKind::every_block`]).
@@ -252,6 +281,10 @@ impl UnitKind {
 
     /// Refuses a configuration a block of the unit cannot run on.
     pub fn fits(self, cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+        let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
+        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Slicer) && !o.sliced {
+            return Err(format!("--unit {}: its blocks run together under slicing inside the framework only: give --policy and --slicing", self.name()));
+        }
         self.hosts().try_for_each(|(_, h)| (h.fits)(cfg, o))
     }
 

@@ -197,6 +197,7 @@ fn the_soak_runs_clean_and_finds_each_broken_variant() {
         broken: mpgpu_tb::broken::Broken::default().with("sched", faults),
         params: SoakParams::default(),
         out: dir("soak"),
+        sliced: None,
     };
     let clean = soak(SchedFaults::default(), Backend::RustHdl, 3).run(&mut |_, _, _| {}).unwrap();
     assert!(clean.failure.is_none(), "{:?}", clean.failure);
@@ -234,6 +235,7 @@ fn the_soak_takes_every_unit_of_the_registry() {
             broken: Default::default(),
             params: SoakParams::default(),
             out: dir(&format!("soak-{}", unit.name())),
+            sliced: None,
         };
         let rep = soak.run(&mut |_, _, _| {}).unwrap_or_else(|e| panic!("--unit {unit}: {e}"));
         assert!(rep.failure.is_none(), "--unit {unit}: {:?}", rep.failure);

@@ -293,6 +293,7 @@ fn a_soak_with_both_blocks_on_every_sm_runs_clean_and_finds_a_broken_replay_queu
         broken: mpgpu_tb::broken::Broken::default().with("rq", rq_faults),
         params: SoakParams::default(),
         out: out.clone(),
+        sliced: None,
     };
     let clean = soak(RqFaults::default(), 8).run(&mut |_, _, _| {}).unwrap();
     assert!(clean.failure.is_none(), "{:?}", clean.failure);

@@ -357,6 +357,7 @@ fn a_soak_of_every_block_at_once_runs_clean_and_finds_a_broken_coordinator() {
         broken: mpgpu_tb::broken::Broken::default().with("zorua", faults),
         params,
         out: out.clone(),
+        sliced: None,
     };
     let small = SoakParams { max_procs: 3, max_arrival: 10_000, max_work: 40_000, ..SoakParams::default() };
     let s = soak(ZoruaFaults::default(), 1, small);
@@ -399,6 +400,70 @@ fn every_block_under_the_slicing_dispatcher_runs_together() {
         assert!(z.grants > 0 && z.phase_events > 0, "{backend:?}: {z:?}");
         assert!(res.sm.max_kernels_resident > 1, "{backend:?}: the two kernels never shared an SM");
     }
+}
+
+/// Slicing inside the framework with every block it uses in RTL at once (`--unit all --policy P
+/// --slicing warped-slicer`, `docs/warped-slicer.md`, "Inside the scheduling framework"): on
+/// every SM the coordinator, the replay queue, the operand log and the sampling counters, and
+/// the water-filling unit and the policy's engine, around the framework's model, which issues
+/// under Warped-Slicer's quotas; on the thesis's pipeline with demand paging under the operand
+/// log, with draining (Zorua's). Zero mismatches on both backends, with faults replayed,
+/// phases granted, a quota decision, blocks of two kernels on one SM, and under PPQ a
+/// preemption for the high-priority process. The framework's own RTL and the slice table, which this GPU does
+/// not use, are refused with the reason; and a soak of it runs every policy.
+#[test]
+fn every_block_but_the_frameworks_own_runs_with_slicing_inside_the_framework() {
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let cfg = replaying();
+    let w = Workload::parse(
+        "wsfw.toml",
+        "description = \"a reduction and sgemm, then a high-priority reduction\"\n[[process]]\nname = \"reduction\"\nlaunches = [{ kernel = \"reduction\", size = 60000, seed = 4 }]\n\
+         [[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 64, seed = 5 }]\n\
+         [[process]]\nname = \"high\"\narrival = 20000\npriority = 1\nlaunches = [{ kernel = \"reduction\", size = 30000, seed = 6 }]\n",
+    )
+    .unwrap();
+    let sliced = |backend, policy| {
+        let mut o = options(backend, SlotMode::Lockstep, ZoruaFaults::default());
+        (o.policy, o.mechanism, o.sliced, o.unit) = (policy, Mechanism::Drain, true, UnitKind::every_block_in_framework());
+        o
+    };
+    for (backend, policy) in [(Backend::RustHdl, Policy::Dss), (Backend::Verilator, Policy::PpqShared)] {
+        let r = run_with(&cfg, &w, &sliced(backend, policy)).unwrap();
+        let what = format!("{backend:?} {policy:?}");
+        clean(&r, &what);
+        let res = r.result.as_ref().unwrap();
+        assert!(res.dispatcher.contains("slicing warped-slicer inside it"), "{what}: {}", res.dispatcher);
+        assert!(res.vm.faults > 0 && res.sm.replayed > 0, "{what}: nothing faulted or nothing replayed");
+        assert!(res.zorua.as_ref().unwrap().grants > 0, "{what}: the coordinators granted nothing");
+        let s = res.slicing.as_ref().unwrap();
+        assert!(s.decisions.iter().any(|d| d.launches.len() == 2) && s.shared_issues > 0, "{what}: no decision for the pair, or no SM shared: {s:?}");
+        // (DSS gives the third process no token on two SMs: only PPQ preempts for it)
+        assert!(res.preemptions > 0 || policy == Policy::Dss, "{what}: nothing preempted for the high-priority process");
+    }
+    for unit in ["sched", "slice"] {
+        let o = CosimOptions { unit: UnitKind::named(unit).unwrap(), ..sliced(Backend::RustHdl, Policy::Dss) };
+        let e = run_with(&cfg, &w, &o).err().unwrap_or_else(|| panic!("--unit {unit} ran under slicing inside the framework"));
+        assert!(e.contains("Inside the scheduling framework"), "{unit}: {e}");
+    }
+    let soak = mpgpu_tb::soak::Soak {
+        seed: 3,
+        workloads: 1,
+        config: cfg.clone(),
+        config_arg: "replaying.toml".into(),
+        backend: Backend::RustHdl,
+        unit: UnitKind::every_block_in_framework(),
+        broken: Default::default(),
+        params: mpgpu_ref::soakgen::SoakParams { max_procs: 3, max_arrival: 10_000, max_work: 40_000, ..Default::default() },
+        out: Path::new(env!("CARGO_TARGET_TMPDIR")).join("zorua").join("soak-sliced"),
+        sliced: Some(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer),
+    };
+    let (runs, _) = soak.runs_and_skipped(0).unwrap();
+    for p in mpgpu_tb::soak::POLICIES {
+        assert!(runs.iter().any(|r| r.policy == p && r.sliced && r.mechanism == Mechanism::Drain), "the soak leaves out {p:?}");
+    }
+    let rep = soak.run(&mut |_, _, _| {}).unwrap();
+    assert!(rep.failure.is_none(), "{:?}", rep.failure);
+    assert_eq!(rep.runs, runs.len() as u64);
 }
 
 /// The coordinator generated for other SMs than Fermi's, on every SM: kepler15's and

@@ -54,6 +54,17 @@ pub trait Dispatcher {
     fn observe(&mut self, _now: u64, _view: &DispatchView) -> Result<bool, String> {
         Ok(false)
     }
+    /// As the scheduling framework's quota controller (slicing inside the framework,
+    /// `docs/warped-slicer.md`): the GPU tells it of the launches it partitions
+    /// (`launch_ready`, `launch_done`), clocks its units (`observe`), and here asks for its
+    /// quotas: each launch's quota on every SM (`u32::MAX`: none) when they changed since the
+    /// last call, else `None`. A dispatcher that is no quota controller returns `None`.
+    fn framework_quotas(&mut self, _now: u64, _view: &DispatchView) -> Option<Vec<(usize, Vec<u32>)>> {
+        None
+    }
+    /// As the framework's quota controller: the framework put a block of `launch` on SM `sm`
+    /// (the view as before it), for its statistics.
+    fn block_placed(&mut self, _launch: usize, _sm: usize, _view: &DispatchView) {}
     /// Needs every cycle stepped (no idle skip).
     fn busy(&self) -> bool {
         false

@@ -43,6 +43,7 @@ mod processes;
 mod result;
 mod switch;
 mod units;
+pub use units::SLICING_IN_FW_RTL;
 pub use result::{LaunchResult, ProcResult, RunResult};
 
 /// What stops a run.
@@ -227,6 +228,19 @@ struct FwDriver {
     /// Blocks that waited in an inbox, and cycles the framework saw an SM full.
     pub inbox_blocks: u64,
     pub full_cycles: u64,
+    /// Slicing inside the framework, when it runs.
+    slicing: Option<FwSlicing>,
+}
+
+/// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling framework"):
+/// the quota controller (a slicing dispatcher in its controller role), the quota table it
+/// writes for the framework, the launches it partitions (the admitted launches of the highest
+/// priority among them, in admission order) and every admitted launch with its priority.
+struct FwSlicing {
+    ctl: Box<dyn Dispatcher>,
+    quotas: crate::units::framework::QuotaTable,
+    group: Vec<usize>,
+    admitted: Vec<(usize, u8)>,
 }
 
 impl FwDriver {
@@ -404,6 +418,7 @@ impl Gpu {
                     }
                 }
             }
+            self.framework_observe(now)?;
             if let BlockSched::Baseline { d, dirty } = &mut self.sched {
                 if d.busy() {
                     let view = DispatchView { sms: &self.sms, launches: &self.launches };

@@ -164,6 +164,11 @@ pub struct Slicer {
     rows: Vec<[u8; KMAX]>,
     inbox: Vec<VecDeque<usize>>,
     error: Option<String>,
+    /// The quota controller of slicing inside the scheduling framework
+    /// ([`Slicer::in_framework`]): the framework issues, the slice table is not used; the
+    /// quotas last handed to the framework.
+    controller: bool,
+    handed: Vec<(usize, Vec<u32>)>,
 }
 
 impl Slicer {
@@ -195,7 +200,18 @@ impl Slicer {
             rows: vec![[0; KMAX]; slice::MAX_SMS],
             inbox: vec![VecDeque::new(); n],
             error: None,
+            controller: false,
+            handed: Vec::new(),
         }
+    }
+
+    /// The slicer as the quota controller of slicing inside the scheduling framework
+    /// (`Gpu::with_framework_sliced`): it computes its policy's quotas (Warped-Slicer's with its
+    /// profiling rounds and units) for the launches the framework's driver names, and the
+    /// framework issues by them (`docs/warped-slicer.md`, "Inside the scheduling framework").
+    pub fn in_framework(mut self) -> Slicer {
+        self.controller = true;
+        self
     }
 
     /// The slice table's resources of one SM, as the dispatcher computes them.
@@ -449,7 +465,9 @@ impl Dispatcher for Slicer {
 
     fn launch_ready(&mut self, _now: u64, launch: usize, view: &DispatchView) {
         self.active.push(launch);
-        self.waiting.push(launch);
+        if !self.controller {
+            self.waiting.push(launch);
+        }
         self.changed = true;
         if self.profiling() {
             // (it waits for the decision in progress; the next repartition includes it)
@@ -512,6 +530,30 @@ impl Dispatcher for Slicer {
                 self.stats.waited += 1;
             }
         }
+    }
+
+    fn framework_quotas(&mut self, now: u64, view: &DispatchView) -> Option<Vec<(usize, Vec<u32>)>> {
+        if !self.controller {
+            return None;
+        }
+        if self.changed && !self.profiling() {
+            self.changed = false;
+            self.requota(now, view);
+        }
+        let mut q: Vec<(usize, Vec<u32>)> = self.quota.iter().map(|(&l, v)| (l, v.clone())).collect();
+        q.sort();
+        (q != self.handed).then(|| {
+            self.stats.commands += 1;
+            self.handed = q.clone();
+            q
+        })
+    }
+
+    fn block_placed(&mut self, launch: usize, sm: usize, view: &DispatchView) {
+        self.stats.issued += 1;
+        let others = view.sms[sm].blocks_per_launch().iter().filter(|h| h.0 != launch && h.1 > 0).count() as u8;
+        self.stats.max_sharing = self.stats.max_sharing.max(others + 1);
+        self.stats.shared_issues += (others > 0) as u64;
     }
 
     fn block_done(&mut self, _now: u64, launch: usize, sm: u32) {
@@ -677,7 +719,7 @@ impl Slicer {
 
     /// The slicer dispatching for `gpu`, if it has one.
     pub fn of(gpu: &Gpu) -> Option<&Slicer> {
-        gpu.dispatcher()?.as_any()?.downcast_ref()
+        gpu.dispatcher().or(gpu.quota_controller())?.as_any()?.downcast_ref()
     }
 
     /// `gpu`'s result with the slicer's statistics ([`RunResult::slicing`]).
@@ -733,6 +775,20 @@ pub fn run_workload_sliced(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
+    run_workload_sliced_with(cfg, w, None, policy, params, limits, progress)
+}
+
+/// [`run_workload_sliced`], inside the scheduling framework under `sched` when given (the
+/// slicer its quota controller, [`Slicer::in_framework`]).
+pub fn run_workload_sliced_with(
+    cfg: &GpuConfig,
+    w: &Workload,
+    sched: Option<(crate::units::framework::Policy, crate::units::framework::Mechanism)>,
+    policy: Slicing,
+    params: SliceParams,
+    limits: RunLimits,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<RunResult, SimError> {
     let slicer = match policy {
         Slicing::Oracle => {
             let curves = oracle_curves(cfg, w, limits, &mut Default::default())?;
@@ -740,7 +796,10 @@ pub fn run_workload_sliced(
         }
         _ => Slicer::new(policy, params, cfg.num_sms() as usize),
     };
-    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
+    let mut gpu = match sched {
+        Some((p, m)) => Gpu::with_framework_sliced(cfg, p, m, w.processes.len(), Box::new(slicer.in_framework())).map_err(SimError::BadLaunch)?,
+        None => Gpu::with_dispatcher(cfg, Box::new(slicer)),
+    };
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
     Ok(Slicer::result(&gpu))

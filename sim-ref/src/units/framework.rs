@@ -52,6 +52,8 @@ use std::collections::VecDeque;
 // child module depends on this one (`use super::*`) and on none of its siblings.
 mod comb;
 mod observe;
+mod share;
+pub use share::QuotaTable;
 
 /// Scheduling policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +187,8 @@ struct Comb {
     /// The SM with this cycle's event, and whether it goes to setup (a completed preemption
     /// whose kernel has work) rather than idle.
     event: Option<(usize, bool)>,
+    /// Under slicing, the SM handed over this cycle and its new holder (`share`).
+    handover: Option<(usize, usize)>,
     retire: Option<usize>,
     admit: Option<usize>,
     trigger: bool,
@@ -287,6 +291,10 @@ pub struct Framework {
     /// is counted done, and retires the kernel if it was its last, in this cycle.
     done: Option<usize>,
     snap: Snap,
+    /// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling
+    /// framework"): the quota table and each SM's blocks per kernel. `None`: an SM holds its
+    /// holder's blocks only.
+    share: Option<share::Share>,
     /// The clock request's registers (`busy`): each SM's "its kernel has work" (bit s), some
     /// SM's need computed from them, and activity at the last two clocked edges.
     had_work: u16,
@@ -327,6 +335,7 @@ impl Framework {
             saved: None,
             done: None,
             snap: Snap::default(),
+            share: None,
             had_work: 0,
             sm_need: false,
             act1: false,
@@ -515,6 +524,9 @@ impl Unit for Framework {
         self.saved = None;
         self.done = None;
         self.snap = Snap::default();
+        if let Some(sh) = &mut self.share {
+            sh.res = vec![vec![0; n]; n];
+        }
         self.cycle = 0;
     }
 
@@ -544,14 +556,11 @@ impl Unit for Framework {
         if let Some(k) = self.done.take() {
             self.ksrt[k].done_tbs += 1;
         }
-        // (the SM names the block's kernel; while each SM holds one kernel's blocks it is the
-        // SM's kernel, which the GPU's driver is held to)
-        let of_sm = |sm: u8, k: u8, what: &str| {
-            let on = self.smst[sm as usize].ksr;
-            assert!(on == Some(k), "a block of kernel {k} was {what} on SM {sm}, whose kernel is {on:?}");
-        };
+        // (the SM names the block's kernel: while each SM holds one kernel's blocks it is the
+        // SM's kernel, which the GPU's driver is held to; under slicing, a kernel with a block
+        // on the SM)
         if let Some(d) = i.tb_done {
-            of_sm(d.sm, d.kernel, "finished");
+            self.block_left(d.sm, d.kernel, "finished");
             self.done = Some(d.kernel as usize);
         }
         // The block saved in the cycle before enters its kernel's PTBQ; this cycle's is
@@ -560,7 +569,7 @@ impl Unit for Framework {
             self.ksrt[k].ptbq.push_back((tb, slot));
         }
         if let Some(b) = i.tb_saved {
-            of_sm(b.sm, b.kernel, "saved");
+            self.block_left(b.sm, b.kernel, "saved");
             self.saved = Some((b.kernel as usize, b.tb, b.slot));
         }
         // Tokens.
@@ -570,6 +579,12 @@ impl Unit for Framework {
             if let Some(k) = back {
                 self.ksrt[k as usize].count = self.ksrt[k as usize].count.wrapping_add(1);
             }
+        }
+        // (a handover: the SM's token passes from its holder to its heir)
+        if let Some((s, k)) = c.handover {
+            let h = self.smst[s].ksr.expect("a handed-over SM has a holder") as usize;
+            self.ksrt[h].count = self.ksrt[h].count.wrapping_add(1);
+            self.ksrt[k].count = self.ksrt[k].count.wrapping_sub(1);
         }
         let a = c.action;
         match a.act {
@@ -581,7 +596,10 @@ impl Unit for Framework {
             }
         }
         // Issue.
-        if let Some((_, k, restore)) = c.issue {
+        if let Some((s, k, restore)) = c.issue {
+            if let Some(sh) = &mut self.share {
+                sh.res[s][k] += 1;
+            }
             if restore {
                 self.ksrt[k].ptbq.pop_front();
             } else {
@@ -631,6 +649,8 @@ impl Unit for Framework {
                 next = SmEntry { state: SmState::Setup, ksr: Some(a.kernel as u8), next: None, running_tbs: 0 };
             } else if e.state == SmState::Setup {
                 next.state = SmState::Running;
+            } else if let Some((_, k)) = c.handover.filter(|&(hs, _)| hs == s) {
+                next.ksr = Some(k as u8);
             }
             if c.issue.is_some_and(|(is, _, _)| is == s) {
                 next.running_tbs += 1;

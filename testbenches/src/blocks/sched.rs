@@ -144,7 +144,12 @@ pub(super) const BLOCK: Block = Block {
         gpu: GpuKind::Framework,
         default_config: "k20c",
         setup: |_| {},
-        fits: framework_fits,
+        fits: |cfg, o| {
+            if o.sliced {
+                return Err(format!("--unit {}: {}", o.unit, mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL));
+            }
+            framework_fits(cfg, o)
+        },
         install,
         soak: |_, cfg, _| policy_runs(cfg, |_| true),
         lockstep_only: false,

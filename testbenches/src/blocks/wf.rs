@@ -138,7 +138,8 @@ pub(super) const BLOCK: Block = Block {
 pub fn ws_fits(cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
     identical_sms(cfg, o)?;
     if o.slicing != Slicing::WarpedSlicer {
-        return Err(format!("--unit {} runs under Warped-Slicer (the only policy that uses the water-filling unit and the sampling counters); --slicing {} has it idle: use --unit slice", o.unit, o.slicing.name()));
+        let instead = if o.sliced { "give --slicing warped-slicer, or a list without wf and prof" } else { "use --unit slice" };
+        return Err(format!("--unit {} runs under Warped-Slicer (the only policy that uses the water-filling unit and the sampling counters); --slicing {} has it idle: {instead}", o.unit, o.slicing.name()));
     }
     Ok(())
 }

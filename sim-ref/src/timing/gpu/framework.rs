@@ -56,8 +56,33 @@ impl Gpu {
             full: 0,
             inbox_blocks: 0,
             full_cycles: 0,
+            slicing: None,
         }));
         Ok(g)
+    }
+
+    /// [`Gpu::with_framework`] with slicing inside the framework: where an SM's holder shares
+    /// it with other kernels of its priority, `ctl` (a slicing dispatcher as quota controller,
+    /// [`Dispatcher::framework_quotas`]) partitions it (`docs/warped-slicer.md`, "Inside the
+    /// scheduling framework"). The framework's clock is not gated (the controller's units
+    /// sample every cycle), and an SM reports when it has no room, as under Zorua, so that a
+    /// block the quotas admit but the SM's own accounting does not waits in its inbox.
+    pub fn with_framework_sliced(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize, ctl: Box<dyn Dispatcher>) -> Result<Gpu, String> {
+        let mut g = Gpu::with_framework(cfg, policy, mechanism, procs)?;
+        let quotas = crate::units::framework::QuotaTable::default();
+        let f = Framework::new(Gpu::framework_params(cfg)?, policy, mechanism).with_sharing(quotas.clone());
+        let d = g.fw_mut().expect("built with the framework");
+        d.fw = Box::new(f);
+        d.idle = d.fw.quiet();
+        d.gating = false;
+        d.room_from_sm = true;
+        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new() });
+        Ok(g)
+    }
+
+    /// The quota controller of slicing inside the framework, when it runs.
+    pub fn quota_controller(&self) -> Option<&dyn Dispatcher> {
+        Some(&*self.fw()?.slicing.as_ref()?.ctl)
     }
 
     /// Puts in the framework's slot its reference model with the policy engines given (RTL in
@@ -70,15 +95,22 @@ impl Gpu {
     ) -> Result<(), String> {
         let Some(d) = self.fw_mut() else { return Err("the policy engines are the scheduling framework's: the GPU runs under the framework (Gpu::with_framework)".into()) };
         let (policy, mechanism) = (d.policy, d.mechanism);
+        let quotas = d.slicing.as_ref().map(|sl| sl.quotas.clone());
         let mut f = Framework::new(Gpu::framework_params(&self.cfg)?, policy, mechanism);
+        // (under slicing inside the framework, sharing its SMs by the same quota table)
+        if let Some(q) = quotas {
+            f = f.with_sharing(q);
+        }
         if let Some(d) = dss {
             f.set_dss(d);
         }
         if let Some(p) = prio {
             f.set_prio(p);
         }
-        let mut f = Some(f);
-        self.set_units(&mut |_| Box::new(f.take().expect("one framework")) as Held<FwIn, FwOut>)
+        let d = self.fw_mut().expect("checked above");
+        d.fw = Box::new(f);
+        d.idle = d.fw.quiet();
+        Ok(())
     }
 
     /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
@@ -183,9 +215,7 @@ impl Gpu {
         if let Some(detail) = d.fw.halted() {
             return Err(SimError::Cosim { cycle: now, detail });
         }
-        if out.cmd_taken {
-            d.cmds.pop_front();
-        }
+        let taken = if out.cmd_taken { d.cmds.pop_front() } else { None };
         if let Some(h) = out.retired {
             d.retired.push(h);
         }
@@ -196,6 +226,9 @@ impl Gpu {
             let sm = t.sm as usize;
             if sm >= self.sms.len() {
                 return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
+            }
+            if let Some(sl) = &mut d.slicing {
+                sl.ctl.block_placed(t.handle as usize, sm, &DispatchView { sms: &self.sms, launches: &self.launches });
             }
             // (a launch keeps its KSRT entry from its admission to its retirement)
             match *d.kernel_of.entry(t.handle as usize).or_insert(t.kernel) {
@@ -262,6 +295,40 @@ impl Gpu {
                 }
             }
         }
+        // Slicing inside the framework: the controller partitions the admitted launches of the
+        // highest priority among them (it hears of those that join or leave that group), and
+        // its quotas, when they changed, are written for the framework's next cycle.
+        if let Some(sl) = &mut d.slicing {
+            let view = DispatchView { sms: &self.sms, launches: &self.launches };
+            if let Some(c) = taken {
+                sl.admitted.push((c.handle as usize, c.priority));
+            }
+            if let Some(h) = out.retired {
+                sl.admitted.retain(|a| a.0 != h as usize);
+            }
+            let top = sl.admitted.iter().map(|a| a.1).max();
+            let group: Vec<usize> = sl.admitted.iter().filter(|a| Some(a.1) == top).map(|a| a.0).collect();
+            for &l in sl.group.iter().filter(|l| !group.contains(l)) {
+                sl.ctl.launch_done(now, l);
+            }
+            for &l in group.iter().filter(|l| !sl.group.contains(l)) {
+                sl.ctl.launch_ready(now, l, &view);
+            }
+            sl.group = group;
+            if let Some(q) = sl.ctl.framework_quotas(now, &view) {
+                *sl.quotas.lock().expect("the framework did not panic while reading") = q.into_iter().map(|(l, v)| (l as u16, v)).collect();
+            }
+        }
+        Ok(())
+    }
+
+    /// Slicing inside the framework: the quota controller's units, clocked with the SMs
+    /// ([`Dispatcher::observe`]) after their cycle.
+    pub(super) fn framework_observe(&mut self, now: u64) -> Result<(), SimError> {
+        let BlockSched::Framework(d) = &mut self.sched else { return Ok(()) };
+        let Some(sl) = &mut d.slicing else { return Ok(()) };
+        let view = DispatchView { sms: &self.sms, launches: &self.launches };
+        sl.ctl.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })?;
         Ok(())
     }
 }

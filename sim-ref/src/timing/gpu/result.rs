@@ -153,7 +153,8 @@ impl Gpu {
             dispatcher: match &self.sched {
                 BlockSched::Framework(d) => {
                     let room = if d.room_from_sm { format!("; room from the SMs: full in {} framework cycles, {} blocks waited in an inbox", d.full_cycles, d.inbox_blocks) } else { String::new() };
-                    format!("framework {} ({:?}; {} preemptions, {} restores{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores)
+                    let sliced = d.slicing.as_ref().map_or(String::new(), |s| format!(", slicing {} inside it", s.ctl.name()));
+                    format!("framework {}{sliced} ({:?}; {} preemptions, {} restores{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores)
                 }
                 BlockSched::Baseline { d, .. } => d.name().to_string(),
             },

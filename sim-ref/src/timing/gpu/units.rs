@@ -4,6 +4,9 @@
 use super::*;
 use crate::slots::Units;
 
+/// Why the framework's RTL does not run under slicing inside the framework.
+pub const SLICING_IN_FW_RTL: &str = "the framework's RTL (rtl/src/sched.rs) gives an SM to one kernel: slicing inside the framework (--policy with --slicing) runs on the framework's model, with every other block in the loop beside it (the framework's policy engines dss and prio, Warped-Slicer's wf and prof, the per-SM blocks) (docs/warped-slicer.md, \"Inside the scheduling framework\")";
+
 impl Gpu {
     /// Puts units in the GPU's slots of interface `I`/`O` (before the run): `make(k)` for SM
     /// k's slot of a per-SM unit (Zorua's coordinator, the replay queue, the operand log and
@@ -15,6 +18,9 @@ impl Gpu {
         let mut units = Units::new(Units::id::<I, O>(), &mut erased);
         if units.are::<FwIn, FwOut>() {
             let Some(d) = self.fw_mut() else { return Err("the scheduling framework's slot is filled under the framework (Gpu::with_framework)".into()) };
+            if d.slicing.is_some() {
+                return Err(SLICING_IN_FW_RTL.into());
+            }
             d.fw = units.make(0);
             d.idle = d.fw.quiet();
             return Ok(());
@@ -28,10 +34,12 @@ impl Gpu {
         if per_sm {
             return Ok(());
         }
-        if let BlockSched::Baseline { d, .. } = &mut self.sched {
-            if let Some(r) = d.set_units(&mut units) {
-                return r;
-            }
+        let ctl = match &mut self.sched {
+            BlockSched::Baseline { d, .. } => Some(d),
+            BlockSched::Framework(d) => d.slicing.as_mut().map(|s| &mut s.ctl),
+        };
+        if let Some(r) = ctl.and_then(|d| d.set_units(&mut units)) {
+            return r;
         }
         Err(format!("the GPU has no slot for units of {} (its block scheduler is {})", std::any::type_name::<I>(), self.dispatcher().map_or("the framework", |d| d.name())))
     }

@@ -17,6 +17,9 @@ impl Framework {
     pub(super) fn comb(&self, i: &FwIn) -> Comb {
         let n = self.params.sms;
         let mut c = Comb::default();
+        // (under slicing, the quotas as the controller last wrote them)
+        let quotas = self.quotas();
+        let q = quotas.as_deref();
         c.out.busy = self.busy();
         c.out.issue = self.issued;
         // Retirement: the block finished in the cycle before was its kernel's last.
@@ -61,9 +64,15 @@ impl Framework {
         }
         // The SM event picked in the cycle before is applied: both its stages left out the SMs
         // an edge between could change, so its SM is in the state it was picked in.
-        if let Some((s, st, setup)) = self.ev {
+        // (Under slicing, a running SM picked with blocks on it is handed over: to the heir its
+        // holder has now, if it still has one.)
+        if let Some((s, st, flag)) = self.ev {
             assert!(self.smst[s].state == st, "the event picked for SM {s} ({st:?}) no longer holds: {:?}", self.smst[s]);
-            c.event = Some((s, setup));
+            if st == SmState::Running && flag {
+                c.handover = q.and_then(|q| self.heir(q, s)).map(|k| (s, k));
+            } else {
+                c.event = Some((s, flag));
+            }
         }
         // The SMs the edge ahead may change (the SM issued to at it, the SM a reservation names,
         // registered or applied at it, the SM of the event in flight) or the one after it (the
@@ -85,7 +94,8 @@ impl Framework {
             }
             let e = self.smst[s];
             c.ev_pick = match e.state {
-                SmState::Running => Some((s, e.state, false)),
+                // (with blocks on it, found for a handover)
+                SmState::Running => Some((s, e.state, q.is_some() && e.running_tbs != 0)),
                 SmState::Reserved => Some((s, e.state, self.ev_work >> s & 1 != 0)),
                 _ => unreachable!("SM {s} was found with an event but is {:?}", e.state),
             };
@@ -93,15 +103,17 @@ impl Framework {
         }
         // The SMs with an event, from the registers, for the next cycle's pick: no blocks, and
         // running a kernel with no work (release) or reserved (its preemption is complete),
-        // not changing now.
+        // not changing now. Under slicing also a running SM whose holder has no work left but
+        // blocks on it, and an heir (a handover: `share`).
         for s in 0..n {
             let e = self.smst[s];
-            if e.running_tbs != 0 || changing(s) {
+            if changing(s) {
                 continue;
             }
             let event = match e.state {
-                SmState::Running => !self.ksrt[e.ksr.unwrap() as usize].has_work(),
-                SmState::Reserved => true,
+                SmState::Running if e.running_tbs == 0 => !self.ksrt[e.ksr.unwrap() as usize].has_work(),
+                SmState::Running => !self.ksrt[e.ksr.unwrap() as usize].has_work() && q.is_some_and(|q| self.heir(q, s).is_some()),
+                SmState::Reserved => e.running_tbs == 0,
                 _ => false,
             };
             if event {
@@ -128,7 +140,7 @@ impl Framework {
         // The engine's trigger, registered (it sees it next cycle): a kernel retires or is
         // admitted, or an SM goes idle. (After an action the engine waits for it to be applied
         // before it scans again, `units::scan`.)
-        c.trigger = c.retire.is_some() || c.admit.is_some() || matches!(c.event, Some((_, false)));
+        c.trigger = c.retire.is_some() || c.admit.is_some() || matches!(c.event, Some((_, false))) || c.handover.is_some();
         // The policy engine, on the table reads of the cycle before (and the live counts of its
         // candidates); its decision is registered. The reads for the next cycle are taken at the
         // address it scans then.
@@ -153,18 +165,27 @@ impl Framework {
         // Issue: the pick of the cycle before. Its SM still runs its kernel with room and the
         // kernel still has work (the pick ruled out everything that could change that at the
         // edge between). The head of its PTBQ first, else its next new block.
+        // (Under slicing a quota written since the pick may rule the block out: it is dropped.)
         if let Some((s, k)) = self.grant {
             let (e, ks) = (self.smst[s], &self.ksrt[k]);
-            assert!(
-                e.state == SmState::Running && e.ksr == Some(k as u8) && e.running_tbs < ks.tk && ks.has_work(),
-                "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}"
-            );
-            let (tb, restore, slot) = match ks.ptbq.front() {
-                Some(&(tb, slot)) => (tb, true, slot),
-                None => (ks.next_tb, false, 0),
+            let holds = match q {
+                Some(q) => self.share_holds(q, s, k),
+                None => {
+                    assert!(
+                        e.state == SmState::Running && e.ksr == Some(k as u8) && e.running_tbs < ks.tk && ks.has_work(),
+                        "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}"
+                    );
+                    true
+                }
             };
-            c.issue = Some((s, k, restore));
-            c.issued = Some(TbIssue { sm: s as u8, kernel: k as u8, handle: ks.handle, tb, restore, slot });
+            if holds {
+                let (tb, restore, slot) = match ks.ptbq.front() {
+                    Some(&(tb, slot)) => (tb, true, slot),
+                    None => (ks.next_tb, false, 0),
+                };
+                c.issue = Some((s, k, restore));
+                c.issued = Some(TbIssue { sm: s as u8, kernel: k as u8, handle: ks.handle, tb, restore, slot });
+            }
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
@@ -176,7 +197,11 @@ impl Framework {
         // never finds a picked SM, whose kernel had work.)
         if let Some(s) = self.pick {
             if !self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
-                c.grant = Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize));
+                // (under slicing, the kernel the SM takes its next block of, if one still may)
+                c.grant = match q {
+                    Some(q) => self.share_pick(q, s).map(|k| (s, k)),
+                    None => Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize)),
+                };
             }
         }
         // The round robin's pick, among the SMs found ready in the cycle before, unless a pick
@@ -200,9 +225,17 @@ impl Framework {
             if e.state != SmState::Running || changing(s) || i.full >> s & 1 != 0 {
                 continue;
             }
-            let k = e.ksr.unwrap() as usize;
+            // (under slicing, the kernel the SM would take a block of: the SM is below its
+            // cap, and T_k is in the cap)
+            let k = match q {
+                Some(q) => match self.share_pick(q, s) {
+                    Some(k) => k,
+                    None => continue,
+                },
+                None => e.ksr.unwrap() as usize,
+            };
             let left = self.left_after_flight(k);
-            if e.running_tbs < self.ksrt[k].tk && left >= 1 {
+            if (q.is_some() || e.running_tbs < self.ksrt[k].tk) && left >= 1 {
                 c.ready |= 1 << s;
                 if left < 2 {
                     c.last |= 1 << s;

@@ -145,11 +145,22 @@ impl Framework {
             if matches!(e.state, SmState::Idle | SmState::Setup) && e.running_tbs != 0 {
                 return Err(format!("SM {s} is {:?} with {} blocks resident", e.state, e.running_tbs));
             }
-            if let Some(k) = e.ksr {
-                let (k, kr) = (k as usize, &self.ksrt[k as usize]);
-                resident[k] += e.running_tbs as u32;
-                if kr.valid && e.running_tbs > kr.tk {
-                    return Err(format!("SM {s} holds {} blocks of kernel {k} (handle {}), more than T_k = {}", e.running_tbs, kr.handle, kr.tk));
+            // (each kernel's blocks on the SM: under slicing as counted per kernel, else all the
+            // holder's)
+            let on: Vec<(usize, u8)> = match self.resident(s) {
+                Some(r) => {
+                    if r.iter().map(|&b| b as u32).sum::<u32>() != e.running_tbs as u32 {
+                        return Err(format!("SM {s} holds {} blocks, but its kernels' counts {r:?} add up to another number", e.running_tbs));
+                    }
+                    r.iter().copied().enumerate().filter(|&(_, b)| b > 0).collect()
+                }
+                None => e.ksr.map(|k| (k as usize, e.running_tbs)).into_iter().collect(),
+            };
+            for (k, b) in on {
+                let kr = &self.ksrt[k];
+                resident[k] += b as u32;
+                if kr.valid && b > kr.tk {
+                    return Err(format!("SM {s} holds {b} blocks of kernel {k} (handle {}), more than T_k = {}", kr.handle, kr.tk));
                 }
             }
             let owner = match e.state {
