@@ -416,6 +416,10 @@ pub struct BenchCosimArgs {
     /// SM (`oplog`, `oldata`, `rq`, `rq-ol`, with the fault scheme each implies; `--config thesis16`).
     #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
     unit: UnitKind,
+    /// Slicing inside the framework under `--policy`, this slicing policy its quota
+    /// controller (as for `mpgpu cosim --policy P --slicing S`; units but sched and slice).
+    #[arg(long, value_enum)]
+    slicing: Option<crate::args::SlicingArg>,
     #[command(flatten)]
     vm: crate::args::VmArgs,
 }
@@ -426,10 +430,19 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
     use mpgpu_tb::Backend;
     let w = load_workload(&a.workload)?;
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    let unit = a.unit;
+    let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
     let preempt = MechanismArg::or_default_for(a.preempt, &cfg);
+    // (every run's options: the policy, and slicing inside the framework when asked)
+    let options = || {
+        let mut o = CosimOptions::new(a.policy.into(), preempt.into());
+        o.unit = unit;
+        if let Some(s) = a.slicing {
+            (o.sliced, o.slicing) = (true, s.into());
+        }
+        o
+    };
     // (Warped-Slicer's units are clocked while a repartition runs, like a per-SM block when
     // its SM asks: no every-cycle rows; clocking every cycle is the framework's)
     let per_sm = unit.gpu() != GpuKind::Framework;
@@ -438,7 +451,11 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         w.description,
         cfg.name,
         cfg.num_sms(),
-        if unit.gpu() == GpuKind::Slicer { format!("{unit}: {}", unit.about()) } else if per_sm { format!("{unit} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
+        if let Some(s) = a.slicing {
+            format!("{unit} around the framework's model, policy {} with {} slicing inside it", mpgpu_ref::units::framework::Policy::from(a.policy).name(), mpgpu_ref::timing::slicer::Slicing::from(s).name())
+        } else if unit.gpu() == GpuKind::Slicer {
+            format!("{unit}: {}", unit.about())
+        } else if per_sm { format!("{unit} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },
         a.reps
     );
     // (a per-SM block is clocked when its SM asks something of it; "every cycle" is the
@@ -455,9 +472,8 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         rows.push((if b == Backend::RustHdl { "rust-hdl alone, gated" } else { "verilator alone, gated" }, SlotMode::RtlAlone, b, false));
     }
     // Build the Verilator model before timing anything.
-    let mut o = CosimOptions::new(a.policy.into(), preempt.into());
+    let mut o = options();
     o.backend = Backend::Verilator;
-    o.unit = unit;
     o.limits.max_cycles = 1;
     let _ = run_with(&cfg, &w, &o);
     println!("{:<36} {:>10} {:>10} {:>8} {:>12} {:>8}", "slot", "GPU cycles", "clocked", "seconds", "K cycles/s", "x model");
@@ -466,8 +482,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         let mut best = f64::MAX;
         let mut last = None;
         for _ in 0..a.reps.max(1) {
-            let mut o = CosimOptions::new(a.policy.into(), preempt.into());
-            o.unit = unit;
+            let mut o = options();
             o.mode = mode;
             o.backend = backend;
             o.every_cycle = every;

@@ -278,3 +278,26 @@ fn slicing_inside_the_framework_without_quotas_is_the_framework() {
     assert!(even.slicing.as_ref().unwrap().shared_issues > 0, "Even shared no SM");
     assert!(even.cycles < plain.cycles, "Even inside the framework took {} cycles, the framework alone {}", even.cycles, plain.cycles);
 }
+
+/// Under slicing inside the framework the framework's clock is gated as without it (a quota
+/// written is an input that clocks it): gated or clocked every cycle, the runs are the same
+/// cycle for cycle, under a policy that preempts between the sharing kernels (DSS) and one
+/// that does not (FCFS).
+#[test]
+fn slicing_inside_the_framework_gates_its_clock_without_changing_a_cycle() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/slicing/sgemm-lbm.toml");
+    let w = Workload::load(&path).unwrap();
+    for p in [Policy::Dss, Policy::Fcfs] {
+        let run = |gating: bool| {
+            let ctl = Slicer::new(Slicing::WarpedSlicer, SliceParams::default(), cfg.num_sms() as usize).in_framework();
+            let mut g = Gpu::with_framework_sliced(&cfg, p, Mechanism::ContextSwitch, w.processes.len(), Box::new(ctl)).unwrap();
+            g.set_framework_clock_gating(gating);
+            g.add_workload(&w).unwrap();
+            g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+            let r = Slicer::result(&g);
+            (r.cycles, r.launches.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>(), r.preemptions, r.slicing.unwrap().decisions)
+        };
+        assert_eq!(run(true), run(false), "{p:?}: gating the framework's clock changed the run");
+    }
+}

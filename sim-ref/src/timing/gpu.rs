@@ -241,6 +241,8 @@ struct FwSlicing {
     quotas: crate::units::framework::QuotaTable,
     group: Vec<usize>,
     admitted: Vec<(usize, u8)>,
+    /// Quotas were written after the framework's last cycle.
+    written: bool,
 }
 
 impl FwDriver {
@@ -252,6 +254,7 @@ impl FwDriver {
             || self.switching.iter().any(|&s| s)
             || self.full != 0
             || self.inbox.iter().any(|q| !q.is_empty())
+            || self.slicing.as_ref().is_some_and(|s| s.ctl.busy())
     }
 }
 

@@ -64,9 +64,11 @@ impl Gpu {
     /// [`Gpu::with_framework`] with slicing inside the framework: where an SM's holder shares
     /// it with other kernels of its priority, `ctl` (a slicing dispatcher as quota controller,
     /// [`Dispatcher::framework_quotas`]) partitions it (`docs/warped-slicer.md`, "Inside the
-    /// scheduling framework"). The framework's clock is not gated (the controller's units
-    /// sample every cycle), and an SM reports when it has no room, as under Zorua, so that a
-    /// block the quotas admit but the SM's own accounting does not waits in its inbox.
+    /// scheduling framework"). A quota written is an input: the framework is clocked in the
+    /// cycle after (its clock is gated as without slicing); the controller keeps the GPU
+    /// stepping every cycle while its counters sample. An SM reports when it has no room, as
+    /// under Zorua, so that a block the quotas admit but the SM's own accounting does not
+    /// waits in its inbox.
     pub fn with_framework_sliced(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize, ctl: Box<dyn Dispatcher>) -> Result<Gpu, String> {
         let mut g = Gpu::with_framework(cfg, policy, mechanism, procs)?;
         let quotas = crate::units::framework::QuotaTable::default();
@@ -74,9 +76,8 @@ impl Gpu {
         let d = g.fw_mut().expect("built with the framework");
         d.fw = Box::new(f);
         d.idle = d.fw.quiet();
-        d.gating = false;
         d.room_from_sm = true;
-        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new() });
+        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new(), written: false });
         Ok(g)
     }
 
@@ -200,10 +201,16 @@ impl Gpu {
             }
         }
         let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full };
+        // (slicing inside the framework: the quotas written at the end of the cycle before are
+        // an input of this one)
+        let quotas_written = d.slicing.as_mut().is_some_and(|s| std::mem::take(&mut s.written));
         // Clock gating: an idle framework with no input would change nothing. (An SM's `full`
         // bit only masks SMs out of the issue; the cycle after a clocked cycle that masked some
         // is clocked, so the unmasked ones are found ready.)
-        if d.gating && d.idle && input == FwIn::default() && d.full == 0 {
+        if d.gating && d.idle && input == FwIn::default() && d.full == 0 && !quotas_written {
+            if let Some(sl) = &mut d.slicing {
+                sl.update(now, None, None, &DispatchView { sms: &self.sms, launches: &self.launches });
+            }
             return Ok(());
         }
         d.full = full;
@@ -299,25 +306,7 @@ impl Gpu {
         // highest priority among them (it hears of those that join or leave that group), and
         // its quotas, when they changed, are written for the framework's next cycle.
         if let Some(sl) = &mut d.slicing {
-            let view = DispatchView { sms: &self.sms, launches: &self.launches };
-            if let Some(c) = taken {
-                sl.admitted.push((c.handle as usize, c.priority));
-            }
-            if let Some(h) = out.retired {
-                sl.admitted.retain(|a| a.0 != h as usize);
-            }
-            let top = sl.admitted.iter().map(|a| a.1).max();
-            let group: Vec<usize> = sl.admitted.iter().filter(|a| Some(a.1) == top).map(|a| a.0).collect();
-            for &l in sl.group.iter().filter(|l| !group.contains(l)) {
-                sl.ctl.launch_done(now, l);
-            }
-            for &l in group.iter().filter(|l| !sl.group.contains(l)) {
-                sl.ctl.launch_ready(now, l, &view);
-            }
-            sl.group = group;
-            if let Some(q) = sl.ctl.framework_quotas(now, &view) {
-                *sl.quotas.lock().expect("the framework did not panic while reading") = q.into_iter().map(|(l, v)| (l as u16, v)).collect();
-            }
+            sl.update(now, taken, out.retired, &DispatchView { sms: &self.sms, launches: &self.launches });
         }
         Ok(())
     }
@@ -330,5 +319,33 @@ impl Gpu {
         let view = DispatchView { sms: &self.sms, launches: &self.launches };
         sl.ctl.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })?;
         Ok(())
+    }
+}
+
+impl FwSlicing {
+    /// After the framework's cycle (or a gated one): the controller hears of the launches
+    /// that joined or left the group it partitions (the admitted launches of the highest
+    /// priority among them), and its quotas, when they changed, are written for the
+    /// framework's next cycle (an input: that cycle is clocked).
+    fn update(&mut self, now: u64, taken: Option<KernelCmd>, retired: Option<u16>, view: &DispatchView) {
+        if let Some(c) = taken {
+            self.admitted.push((c.handle as usize, c.priority));
+        }
+        if let Some(h) = retired {
+            self.admitted.retain(|a| a.0 != h as usize);
+        }
+        let top = self.admitted.iter().map(|a| a.1).max();
+        let group: Vec<usize> = self.admitted.iter().filter(|a| Some(a.1) == top).map(|a| a.0).collect();
+        for &l in self.group.iter().filter(|l| !group.contains(l)) {
+            self.ctl.launch_done(now, l);
+        }
+        for &l in group.iter().filter(|l| !self.group.contains(l)) {
+            self.ctl.launch_ready(now, l, view);
+        }
+        self.group = group;
+        if let Some(q) = self.ctl.framework_quotas(now, view) {
+            *self.quotas.lock().expect("the framework did not panic while reading") = q.into_iter().map(|(l, v)| (l as u16, v)).collect();
+            self.written = true;
+        }
     }
 }

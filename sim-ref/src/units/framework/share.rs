@@ -80,8 +80,8 @@ impl Framework {
     }
 
     /// SM `s`'s heir, under slicing: when its holder has no work left, the oldest other kernel
-    /// that may share the SM (the holder and it have quotas, and the same priority) and has
-    /// work. A running SM whose holder has no work but blocks on it passes to its heir (its
+    /// that may share the SM (the holder and it have quotas, and the same priority), has work
+    /// and a quota on this SM above 0 (so that, holding it, it may issue there). A running SM whose holder has no work but blocks on it passes to its heir (its
     /// token with it, as a release and an assignment would move it), rather than draining
     /// for the policy to give it again.
     pub(super) fn heir(&self, q: &Quotas, s: usize) -> Option<usize> {
@@ -93,7 +93,8 @@ impl Framework {
         (0..self.params.sms)
             .filter(|&k| {
                 let kr = &self.ksrt[k];
-                k != h && kr.valid && kr.priority == hr.priority && q.contains_key(&kr.handle) && kr.has_work()
+                let quota = q.get(&kr.handle).map(|v| v.get(s).copied().unwrap_or(0));
+                k != h && kr.valid && kr.priority == hr.priority && quota.is_some_and(|x| x > 0) && kr.has_work()
             })
             .min_by_key(|&k| self.ksrt[k].seq)
     }
