@@ -301,3 +301,38 @@ fn slicing_inside_the_framework_gates_its_clock_without_changing_a_cycle() {
         assert_eq!(run(true), run(false), "{p:?}: gating the framework's clock changed the run");
     }
 }
+
+/// Random workloads (`soakgen`: mixed priorities, arrivals, several launches, DSS tokens)
+/// under slicing inside the framework, each under another policy, mechanism and slicing
+/// policy in turn: every output verifies, and the framework's invariants (checked at every
+/// edge: each kernel's blocks per SM within T_k and counted per kernel, blocks and tokens
+/// conserved) hold. More workloads, and Zorua's SMs, in the long tier.
+#[test]
+fn random_workloads_run_with_slicing_inside_the_framework() {
+    use mpgpu_ref::soakgen::{random_workload, SoakParams};
+    let policies = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
+    let slicings = [Slicing::WarpedSlicer, Slicing::Even, Slicing::Spatial];
+    let n: u64 = if cfg!(feature = "long") { 36 } else { 6 };
+    // (two priorities, arrivals close together: kernels of one priority overlap)
+    let params = SoakParams { max_priority: 1, max_arrival: 10_000, ..SoakParams::default() };
+    let (mut shared, mut preempted, mut decided) = (0, 0, 0);
+    for i in 0..n {
+        let w = random_workload(7, i, &params);
+        let (p, s) = (policies[i as usize % 6], slicings[i as usize / 6 % 3]);
+        let zorua = cfg!(feature = "long") && i % 4 == 3;
+        let mut cfg = GpuConfig::preset(if zorua { "fermi15" } else { "gtx480" }).unwrap();
+        let m = if zorua || i % 2 == 1 { Mechanism::Drain } else { Mechanism::ContextSwitch };
+        if zorua {
+            cfg.alloc = mpgpu_ref::config::Alloc::Zorua;
+        }
+        let r = run_sliced(&cfg, &w, p, m, s);
+        for pr in &r.processes {
+            assert!(pr.verified, "workload {i} ({p:?} {m:?} {s:?}, {}): {} failed: {:?}", cfg.name, pr.name, pr.failures);
+        }
+        let st = r.slicing.as_ref().unwrap();
+        eprintln!("workload {i} {p:?} {m:?} {s:?}: {} cycles, {} shared issues, {} preemptions, {} decisions", r.cycles, st.shared_issues, r.preemptions, st.decisions.len());
+        (shared, preempted, decided) = (shared + st.shared_issues, preempted + r.preemptions, decided + st.decisions.len());
+    }
+    // (the workloads exercised what they are for)
+    assert!(shared > 0 && preempted > 0 && decided > 0, "shared issues {shared}, preemptions {preempted}, decisions {decided}");
+}
