@@ -419,8 +419,8 @@ impl WsArgs {
 /// The slicing policy of `mpgpu run`, with Warped-Slicer's parameters.
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct SliceArgs {
-    /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher or
-    /// the framework's --policy).
+    /// Intra-SM slicing of the SMs among the kernels (instead of the baseline dispatcher; with
+    /// --policy, inside the scheduling framework: docs/warped-slicer.md).
     #[arg(long, value_enum)]
     pub slicing: Option<SlicingArg>,
     #[command(flatten)]

@@ -140,7 +140,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!(
             "--policy and --preempt choose the scheduling framework's policy: --unit {} {}",
             unit.name(),
-            if unit.gpu() == GpuKind::PerSm { "runs under the baseline dispatcher unless --framework (or --slicing) is given" } else { "runs under its slicing dispatcher (--slicing), unless --policy puts it under slicing inside the framework" }
+            if unit.gpu() == GpuKind::PerSm { "runs under the baseline dispatcher unless --framework is given (or --policy with --slicing, slicing inside the framework)" } else { "runs under its slicing dispatcher (--slicing); --policy with --slicing puts it under slicing inside the framework" }
         );
     }
     if a.ws.given() && unit.gpu() != GpuKind::Slicer && !sliced {
@@ -173,7 +173,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     o.broken = broken;
     o.slice = a.ws.params();
     if a.slicing.is_some() && unit.gpu() != GpuKind::Slicer && !sliced {
-        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}), or with --policy the quota controller of slicing inside the framework; --unit {} runs under {}", slicing_units(), a.unit, if unit.gpu() == GpuKind::Framework { "the framework's --policy: give it too" } else { "the baseline dispatcher: give --policy too" });
+        bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}), or with --policy the quota controller of slicing inside the framework; --unit {} runs under {}", slicing_units(), a.unit, if unit.gpu() == GpuKind::Framework || a.framework { "the framework's --policy: give it too" } else { "the baseline dispatcher: give --policy too" });
     }
     o.sliced = sliced;
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);

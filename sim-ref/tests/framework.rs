@@ -336,3 +336,50 @@ fn random_workloads_run_with_slicing_inside_the_framework() {
     // (the workloads exercised what they are for)
     assert!(shared > 0 && preempted > 0 && decided > 0, "shared issues {shared}, preemptions {preempted}, decisions {decided}");
 }
+
+/// Even's quota is at least one block, so four kernels that each need over a quarter of an
+/// SM's resource over-commit it: a block the quotas admit but the SM has no room for waits in
+/// the SM's inbox, a restored one (context switching, PPQ for the high-priority process) too,
+/// its context in its save slot until it goes in. And a high-priority kernel that arrives while
+/// Warped-Slicer profiles the kernels below it is not held back by their profile: the profile
+/// is dropped, and it starts as soon as without slicing, before any decision.
+#[test]
+fn slicing_inside_the_framework_waits_for_room_and_does_not_hold_back_a_higher_priority() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let four = r#"
+description = "four kernels of one priority, then a high-priority one"
+[[process]]
+name = "h1"
+launches = [{ kernel = "histo", size = 1048576, seed = 1 }]
+[[process]]
+name = "h2"
+launches = [{ kernel = "histo", size = 1048576, seed = 2 }]
+[[process]]
+name = "red"
+launches = [{ kernel = "reduction", size = 1000000, seed = 3 }]
+[[process]]
+name = "sg"
+launches = [{ kernel = "sgemm", size = 256, seed = 4 }]
+[[process]]
+name = "hi"
+arrival = 60000
+priority = 1
+launches = [{ kernel = "vecadd", size = 100000, seed = 5 }]
+"#;
+    let w = Workload::parse("four.toml", four).unwrap();
+    let r = run_sliced(&cfg, &w, Policy::PpqExclusive, Mechanism::ContextSwitch, Slicing::Even);
+    assert!(r.processes.iter().all(|p| p.verified));
+    assert!(r.restores > 0 && r.fw_inbox_blocks > 0, "{} restores, {} blocks waited for room", r.restores, r.fw_inbox_blocks);
+    let w = Workload::parse("s.toml", &SLICED.replace("arrival = 30000", "arrival = 2000").replace("size = 64, seed = 3", "size = 100000, seed = 3").replace("\"sgemm\", size = 100000", "\"vecadd\", size = 100000")).unwrap();
+    // (a long profiling window: held back, the kernel would start only after the pair's
+    // decision, 40,000 cycles on)
+    let ctl = Slicer::new(Slicing::WarpedSlicer, SliceParams { window: 40_000, ..SliceParams::default() }, cfg.num_sms() as usize).in_framework();
+    let mut g = Gpu::with_framework_sliced(&cfg, Policy::PpqExclusive, Mechanism::ContextSwitch, w.processes.len(), Box::new(ctl)).unwrap();
+    g.add_workload(&w).unwrap();
+    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+    let r = Slicer::result(&g);
+    let (plain, _) = run_counted(&cfg, &w, Policy::PpqExclusive, Mechanism::ContextSwitch);
+    let start = |r: &RunResult| r.launches.iter().find(|l| l.process == "high").unwrap().start;
+    let decided = r.slicing.as_ref().unwrap().decisions.first().map_or(u64::MAX, |d| d.cycle);
+    assert!(start(&r) < decided && start(&r) <= start(&plain), "the high-priority kernel started at {} (without slicing at {}; the pair's first decision at {decided})", start(&r), start(&plain));
+}

@@ -168,9 +168,16 @@ impl Soak {
         self.unit.setup(&mut cfg);
         let mut runs = self.unit.soak_runs(self.seed, &cfg, index);
         // (inside the framework: the blocks' runs in turn under every policy and mechanism,
-        // each pair at least once; draining where the allocation needs it)
-        if let Some(sl) = self.sliced {
-            let pairs: Vec<(Policy, Mechanism)> = POLICIES.iter().flat_map(|&p| MECHANISMS.iter().map(move |&m| (p, m))).collect();
+        // each pair at least once, mechanism-major so that each run meets both mechanisms;
+        // only the policies its policy engines run, if it has one; draining where the
+        // allocation needs it)
+        if let Some(sl) = self.sliced.filter(|_| !runs.is_empty()) {
+            let engines = self.unit.framework_policies(self.seed, &cfg, index);
+            let pairs: Vec<(Policy, Mechanism)> = MECHANISMS
+                .iter()
+                .flat_map(|&m| POLICIES.iter().map(move |&p| (p, m)))
+                .filter(|(p, _)| engines.as_ref().is_none_or(|e| e.contains(p)))
+                .collect();
             let mut all: Vec<Run> = Vec::new();
             for i in 0..runs.len().max(pairs.len()) {
                 let base = &runs[i % runs.len()];

@@ -49,7 +49,7 @@ pub static COMPOSITES: &[Composite] = &[
 /// `--unit all`: every block that runs in one GPU at once ([`UnitKind::every_block`]).
 pub const ALL: &str = "all";
 /// What `--unit all` puts in the GPU, for the command line's help.
-pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; slicing inside the framework is not built) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
+pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; with --policy and --slicing warped-slicer, slicing inside the framework's model: its policy engine, the water-filling unit and the sampling counters) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
 
 /// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
 struct UnitDef {
@@ -113,9 +113,10 @@ impl UnitKind {
     /// The units of the list `names` (`a,b,...`) as one: their blocks, each once, in one GPU.
     /// The GPU is the framework's if a block runs under it, the slicing dispatcher's if one runs
     /// under that, else the baseline dispatcher's (a per-SM block runs in any of them). Refused
-    /// with the reason: a unit that is one of its blocks by the policy (`engine`), the framework
-    /// and the slicing dispatcher together (Warped-Slicer inside the framework is not built),
-    /// two blocks in the framework's slot.
+    /// with the reason: a unit that is one of its blocks by the policy (`engine`), the
+    /// framework's RTL or the slice table with a block of the other GPU (the two kinds run
+    /// together only under slicing inside the framework's model, which uses neither), two
+    /// blocks in the framework's slot.
     pub fn list(names: &str) -> Result<UnitKind, String> {
         let mut blocks: Vec<&'static Block> = Vec::new();
         let mut parts = Vec::new();
@@ -300,6 +301,16 @@ impl UnitKind {
             }
         }
         runs
+    }
+
+    /// The policies its framework-side blocks run under in a soak (the policy engines': the
+    /// policies whose engine each is), if it has any.
+    pub fn framework_policies(self, seed: u64, cfg: &GpuConfig, index: u64) -> Option<Vec<mpgpu_ref::units::framework::Policy>> {
+        let mut ps = Vec::new();
+        for (_, h) in self.hosts().filter(|(_, h)| h.gpu == GpuKind::Framework) {
+            ps.extend((h.soak)(seed, cfg, index).into_iter().map(|r| r.policy));
+        }
+        (!ps.is_empty()).then_some(ps)
     }
 
     /// Builds the GPU for one run with the unit's blocks in it; what the run will report, per

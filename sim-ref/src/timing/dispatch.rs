@@ -62,6 +62,11 @@ pub trait Dispatcher {
     fn framework_quotas(&mut self, _now: u64, _view: &DispatchView) -> Option<Vec<(usize, Vec<u32>)>> {
         None
     }
+    /// As the framework's quota controller: the group of launches it partitions is being
+    /// replaced (a launch of a higher priority than theirs was admitted, or the last of the
+    /// highest priority retired); the launches leaving it and joining it follow
+    /// (`launch_done`, `launch_ready`).
+    fn framework_regroup(&mut self) {}
     /// As the framework's quota controller: the framework put a block of `launch` on SM `sm`
     /// (the view as before it), for its statistics.
     fn block_placed(&mut self, _launch: usize, _sm: usize, _view: &DispatchView) {}

@@ -220,7 +220,7 @@ struct FwDriver {
     /// the SM has room (`docs/zorua.md`, "Under the scheduling framework"). Empty, and no bit
     /// set, under the block allocation.
     room_from_sm: bool,
-    inbox: Vec<VecDeque<(usize, u64)>>,
+    inbox: Vec<VecDeque<Inboxed>>,
     /// The launch each SM last got a block of.
     last: Vec<Option<usize>>,
     /// The `full` input of the framework's last clocked cycle (a change needs a clock).
@@ -232,6 +232,14 @@ struct FwDriver {
     slicing: Option<FwSlicing>,
 }
 
+/// A block waiting in an SM's inbox for room: a new one (launch, block index), or one to
+/// restore from its launch's save slot (its context stays in the slot until it goes in).
+#[derive(Clone, Copy, Debug)]
+enum Inboxed {
+    New(usize, u64),
+    Restore { launch: usize, tb: u32, slot: u32 },
+}
+
 /// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling framework"):
 /// the quota controller (a slicing dispatcher in its controller role), the quota table it
 /// writes for the framework, the launches it partitions (the admitted launches of the highest
@@ -241,6 +249,8 @@ struct FwSlicing {
     quotas: crate::units::framework::QuotaTable,
     group: Vec<usize>,
     admitted: Vec<(usize, u8)>,
+    /// The group's priority.
+    top: Option<u8>,
     /// Quotas were written after the framework's last cycle.
     written: bool,
 }
@@ -254,7 +264,7 @@ impl FwDriver {
             || self.switching.iter().any(|&s| s)
             || self.full != 0
             || self.inbox.iter().any(|q| !q.is_empty())
-            || self.slicing.as_ref().is_some_and(|s| s.ctl.busy())
+            || self.slicing.as_ref().is_some_and(|s| s.written || s.ctl.busy())
     }
 }
 

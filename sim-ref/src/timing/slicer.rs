@@ -169,6 +169,8 @@ pub struct Slicer {
     /// quotas last handed to the framework.
     controller: bool,
     handed: Vec<(usize, Vec<u32>)>,
+    /// The quotas changed since they were last handed over (a round's layout, a decision).
+    quota_dirty: bool,
 }
 
 impl Slicer {
@@ -202,6 +204,7 @@ impl Slicer {
             error: None,
             controller: false,
             handed: Vec::new(),
+            quota_dirty: false,
         }
     }
 
@@ -536,6 +539,7 @@ impl Dispatcher for Slicer {
         if !self.controller {
             return None;
         }
+        self.quota_dirty = false;
         if self.changed && !self.profiling() {
             self.changed = false;
             self.requota(now, view);
@@ -547,6 +551,15 @@ impl Dispatcher for Slicer {
             self.handed = q.clone();
             q
         })
+    }
+
+    fn framework_regroup(&mut self) {
+        // (the kernels being profiled are no longer the ones partitioned: their profile is
+        // dropped, and the new group's quotas computed at once)
+        if self.controller && self.rep.take().is_some() {
+            self.changed = true;
+            self.quota_dirty = true;
+        }
     }
 
     fn block_placed(&mut self, launch: usize, sm: usize, view: &DispatchView) {
@@ -573,6 +586,7 @@ impl Dispatcher for Slicer {
 
     fn busy(&self) -> bool {
         self.rep.is_some()
+            || self.quota_dirty
             || self.changed
             || !self.cmds.is_empty()
             || !self.dones.is_empty()
@@ -677,6 +691,7 @@ impl Dispatcher for Slicer {
             self.apply(&rep.kernels, q, o.spatial, sms);
             dirty = true;
         }
+        self.quota_dirty |= dirty && self.controller;
         Ok(dirty || self.changed)
     }
 

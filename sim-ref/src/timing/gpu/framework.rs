@@ -77,7 +77,7 @@ impl Gpu {
         d.fw = Box::new(f);
         d.idle = d.fw.quiet();
         d.room_from_sm = true;
-        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new(), written: false });
+        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new(), top: None, written: false });
         Ok(g)
     }
 
@@ -186,13 +186,22 @@ impl Gpu {
         let mut full = 0u16;
         if d.room_from_sm {
             for sm in 0..self.sms.len() {
-                while let Some(&(launch, tb)) = d.inbox[sm].front() {
+                while let Some(&b) = d.inbox[sm].front() {
+                    let launch = match b {
+                        Inboxed::New(l, _) | Inboxed::Restore { launch: l, .. } => l,
+                    };
                     let info = self.launches[launch].info.clone();
                     if !self.sms[sm].fits(&info.launch) {
                         break;
                     }
                     d.inbox[sm].pop_front();
-                    self.sms[sm].place_block(now, &info, tb);
+                    match b {
+                        Inboxed::New(_, tb) => self.sms[sm].place_block(now, &info, tb),
+                        Inboxed::Restore { tb, slot, .. } => {
+                            let (addr, words) = self.ctx.saved_slot(launch, tb, slot).map_err(|e| SimError::Cosim { cycle: now, detail: format!("restoring block {tb} of launch {launch} from save slot {slot}: {e}") })?;
+                            Gpu::restore_into(&mut self.sms[sm], &mut self.ctx, &mut self.mem, &self.gmem, self.cfg.sm[0].l1_line, now, info, tb, slot, addr, words)?;
+                        }
+                    }
                 }
                 let room = d.inbox[sm].is_empty() && (self.sms[sm].is_empty() || d.last[sm].is_none_or(|l| self.sms[sm].fits(&self.launches[l].info.launch)));
                 if !room {
@@ -251,14 +260,17 @@ impl Gpu {
                 };
                 d.restores += 1;
                 let info = self.launches[launch].info.clone();
-                let template = crate::timing::sm::BlockContext { ctaid: info.launch.block_coords(t.tb as u64), info, shared: Vec::new(), warps: Vec::new(), queued: Vec::new(), ages: Vec::new() };
-                let ctx = crate::timing::context::load(&self.gmem, addr, words, &template).map_err(SimError::BadLaunch)?;
-                if !self.sms[sm].fits(&ctx.info.launch) {
+                // (under Zorua, or slicing inside the framework, a block the SM has no room
+                // for yet waits in its inbox, its context in its save slot)
+                let fits = self.sms[sm].fits(&info.launch);
+                if d.room_from_sm && (!d.inbox[sm].is_empty() || !fits) {
+                    d.inbox[sm].push_back(Inboxed::Restore { launch, tb: t.tb, slot });
+                    d.inbox_blocks += 1;
+                } else if !fits {
                     return bad(format!("the framework restored block {} of launch {} onto SM {sm}, which has no room", t.tb, t.handle));
+                } else {
+                    Gpu::restore_into(&mut self.sms[sm], &mut self.ctx, &mut self.mem, &self.gmem, self.cfg.sm[0].l1_line, now, info, t.tb, slot, addr, words)?;
                 }
-                let bslot = self.sms[sm].restore_block_at(now, ctx, true);
-                let kind = XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
-                self.ctx.start_xfer(&mut self.mem, self.cfg.sm[0].l1_line, sm, kind, addr, words, now);
             } else {
                 let Some(ls) = self.launches.get_mut(t.handle as usize) else {
                     return bad(format!("the framework issued a block of launch {}, which does not exist", t.handle));
@@ -280,7 +292,7 @@ impl Gpu {
                     d.last[sm] = Some(t.handle as usize);
                 }
                 if wait {
-                    d.inbox[sm].push_back((t.handle as usize, t.tb as u64));
+                    d.inbox[sm].push_back(Inboxed::New(t.handle as usize, t.tb as u64));
                     d.inbox_blocks += 1;
                 } else {
                     self.sms[sm].place_block(now, &info, t.tb as u64);
@@ -311,6 +323,19 @@ impl Gpu {
         Ok(())
     }
 
+    /// Restores block `tb` of a launch (`info`) on `sm` from its save slot (`addr`, `words`):
+    /// its context loaded, the block placed, the transfer that brings its state back started.
+    #[allow(clippy::too_many_arguments)]
+    fn restore_into(sm: &mut crate::timing::sm::Sm, ctx: &mut crate::timing::context::ContextUnit, mem: &mut MemSys, gmem: &GlobalMem, line: u32, now: u64, info: Arc<LaunchInfo>, tb: u32, slot: u32, addr: u32, words: usize) -> Result<(), SimError> {
+        let launch = info.id;
+        let template = crate::timing::sm::BlockContext { ctaid: info.launch.block_coords(tb as u64), info, shared: Vec::new(), warps: Vec::new(), queued: Vec::new(), ages: Vec::new() };
+        let bctx = crate::timing::context::load(gmem, addr, words, &template).map_err(SimError::BadLaunch)?;
+        let bslot = sm.restore_block_at(now, bctx, true);
+        let kind = XferKind::Restore { bslot, slot: Some((launch, slot)), region: None };
+        ctx.start_xfer(mem, line, sm.id as usize, kind, addr, words, now);
+        Ok(())
+    }
+
     /// Slicing inside the framework: the quota controller's units, clocked with the SMs
     /// ([`Dispatcher::observe`]) after their cycle.
     pub(super) fn framework_observe(&mut self, now: u64) -> Result<(), SimError> {
@@ -336,6 +361,11 @@ impl FwSlicing {
         }
         let top = self.admitted.iter().map(|a| a.1).max();
         let group: Vec<usize> = self.admitted.iter().filter(|a| Some(a.1) == top).map(|a| a.0).collect();
+        // (a group of another priority: its launches are not those of the last one)
+        if top != self.top {
+            self.top = top;
+            self.ctl.framework_regroup();
+        }
         for &l in self.group.iter().filter(|l| !group.contains(l)) {
             self.ctl.launch_done(now, l);
         }
