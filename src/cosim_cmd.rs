@@ -30,8 +30,8 @@ pub struct CosimArgs {
     /// The unit in the loop.
     #[arg(long, value_parser = crate::args::unit_name(), default_value = "sched")]
     unit: UnitKind,
-    /// The framework's policy (default: equal), for --unit sched and engine, and for the
-    /// per-SM units with --framework.
+    /// The framework's policy (default: equal), for --unit sched and engine, for the per-SM
+    /// units with --framework, and with --slicing for slicing inside the framework.
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
     /// Preemption mechanism. Default: ctxsw, or drain under --alloc zorua or wlm (the only one

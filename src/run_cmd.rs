@@ -26,7 +26,8 @@ pub struct RunArgs {
     #[arg(long)]
     no_alone: bool,
     /// Schedule with the kernel scheduling framework under this policy (default: the baseline
-    /// dispatcher, which lets kernels share SMs).
+    /// dispatcher, which lets kernels share SMs); with --slicing, kernels of one priority
+    /// share the framework's SMs by the slicing policy's quotas.
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
     /// Preemption mechanism of the framework (with --policy). Default: ctxsw, or drain under
