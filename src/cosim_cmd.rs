@@ -268,7 +268,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
-    let gated = if unit.clock_gated() && !a.every_cycle && !sliced { "; the framework's clock is gated while it is idle" } else { "" };
+    let gated = if unit.clock_gated() && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
     let instances = if rep.mismatch.is_some() {
         // (the count stops at the mismatch, in the instance that parted)
@@ -277,13 +277,9 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         let n = (0..cfg.num_sms() as usize).filter(|&k| o.sms.contains(k)).count();
         let each = unit.per_sm_blocks().len();
         let units = if each > 1 { format!(" ({each} blocks each)") } else { String::new() };
-        // (of the framework's policy engines, the one the policy runs)
+        // (those the run used: of the framework's policy engines, the one the policy runs)
         let mut globals = unit.global_blocks();
-        globals.retain(|&b| match b {
-            "dss" => o.policy.uses_dss(),
-            "prio" => !o.policy.uses_dss(),
-            _ => true,
-        });
+        globals.retain(|b| rep.blocks.contains(b));
         format!(", summed over {n} SMs' slots{units}{}", if globals.is_empty() { String::new() } else { format!(" and {}", globals.join(", ")) })
     } else {
         String::new()

@@ -60,8 +60,8 @@ pub struct SoakArgs {
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
-    if a.slicing.is_some() && (unit.blocks().contains(&"sched") || unit.blocks().contains(&"slice")) {
-        return Err(anyhow!("--slicing soaks a unit under slicing inside the framework's model, which has no place for sched or slice: give another unit (--unit all: every block but those two)"));
+    if let Some((b, why)) = unit.outside_slicing_in_framework().filter(|_| a.slicing.is_some()) {
+        return Err(anyhow!("--slicing soaks a unit under slicing inside the framework's model, which has no place for {b} ({why}): give another unit (--unit all: every block it has a place for)"));
     }
     if unit != UnitKind::default() && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));

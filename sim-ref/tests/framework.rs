@@ -205,9 +205,14 @@ priority = 1
 launches = [{ kernel = "sgemm", size = 64, seed = 3 }]
 "#;
 
-/// A run with Warped-Slicer inside the framework, to the end.
+/// A run with slicing `s` inside the framework, to the end.
 fn run_sliced(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, s: Slicing) -> RunResult {
-    let ctl = Slicer::new(s, SliceParams::default(), cfg.num_sms() as usize).in_framework();
+    run_sliced_with(cfg, w, p, m, s, SliceParams::default())
+}
+
+/// [`run_sliced`] with Warped-Slicer's parameters `params`.
+fn run_sliced_with(cfg: &GpuConfig, w: &Workload, p: Policy, m: Mechanism, s: Slicing, params: SliceParams) -> RunResult {
+    let ctl = Slicer::new(s, params, cfg.num_sms() as usize).in_framework();
     let mut g = Gpu::with_framework_sliced(cfg, p, m, w.processes.len(), Box::new(ctl)).unwrap();
     g.add_workload(w).unwrap();
     g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{p:?} {m:?} {s:?}: {e}"));
@@ -373,11 +378,8 @@ launches = [{ kernel = "vecadd", size = 100000, seed = 5 }]
     let w = Workload::parse("s.toml", &SLICED.replace("arrival = 30000", "arrival = 2000").replace("size = 64, seed = 3", "size = 100000, seed = 3").replace("\"sgemm\", size = 100000", "\"vecadd\", size = 100000")).unwrap();
     // (a long profiling window: held back, the kernel would start only after the pair's
     // decision, 40,000 cycles on)
-    let ctl = Slicer::new(Slicing::WarpedSlicer, SliceParams { window: 40_000, ..SliceParams::default() }, cfg.num_sms() as usize).in_framework();
-    let mut g = Gpu::with_framework_sliced(&cfg, Policy::PpqExclusive, Mechanism::ContextSwitch, w.processes.len(), Box::new(ctl)).unwrap();
-    g.add_workload(&w).unwrap();
-    g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
-    let r = Slicer::result(&g);
+    let params = SliceParams { window: 40_000, ..SliceParams::default() };
+    let r = run_sliced_with(&cfg, &w, Policy::PpqExclusive, Mechanism::ContextSwitch, Slicing::WarpedSlicer, params);
     let (plain, _) = run_counted(&cfg, &w, Policy::PpqExclusive, Mechanism::ContextSwitch);
     let start = |r: &RunResult| r.launches.iter().find(|l| l.process == "high").unwrap().start;
     let decided = r.slicing.as_ref().unwrap().decisions.first().map_or(u64::MAX, |d| d.cycle);

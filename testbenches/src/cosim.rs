@@ -42,6 +42,9 @@ pub struct CosimReport {
     pub setup_seconds: f64,
     /// What could not be written (a waveform, a trace); the run's findings stand.
     pub warnings: Vec<String>,
+    /// The blocks the run put in the GPU (of the unit's, those the run uses: a policy engine
+    /// only under its policies).
+    pub blocks: Vec<&'static str>,
 }
 
 /// Cycles of waveform kept before a mismatch when no waveform was asked for.
@@ -82,10 +85,12 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
     // Refuse a GPU the unit cannot run on before building any RTL for it.
     o.unit.fits(cfg, o)?;
     let times = std::cell::Cell::new((0.0, 0.0));
+    let blocks = std::cell::RefCell::new(Vec::new());
     let once = |from: u64, until: u64, trace: Option<&Path>| -> Result<(Box<dyn Outcome>, Gpu, Result<(), SimError>), String> {
         let t0 = std::time::Instant::now();
         let rec = Rec { from, until, time: o.vcd_window, sms: o.vcd_sms.clone() };
         let (mut outcomes, mut gpu) = o.unit.build(cfg, w, o, &rec, trace)?;
+        *blocks.borrow_mut() = outcomes.iter().map(|b| b.1).collect();
         let handle: Box<dyn Outcome> = if outcomes.len() == 1 { outcomes.pop().expect("one block").0 } else { Box::new(Several(outcomes)) };
         gpu.add_workload(w).map_err(|e| e.to_string())?;
         let t1 = std::time::Instant::now();
@@ -133,5 +138,5 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         Ok(()) => (Some(Slicer::result(&gpu)), None),
         Err(e) => (None, Some(e)),
     };
-    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, vcd_files, trace, error, seconds, setup_seconds, warnings })
+    Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, vcd_files, trace, error, seconds, setup_seconds, warnings, blocks: blocks.into_inner() })
 }

@@ -12,7 +12,7 @@ use crate::runs::Run;
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::slots::{Held, Hosted, SlotMode};
 use mpgpu_ref::timing::gpu::Gpu;
-use mpgpu_ref::timing::slicer::{Slicer, Slicing};
+use mpgpu_ref::timing::slicer::Slicer;
 use mpgpu_ref::workload::Workload;
 use mpgpu_spec::Unit;
 use std::path::PathBuf;
@@ -211,16 +211,7 @@ impl Build<'_> {
 /// The GPU `kind` for a run of `w` on `cfg` as `o` says (its models in every slot).
 pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Gpu, String> {
     let procs = w.processes.len();
-    let slicer = || -> Result<Slicer, String> {
-        let n = cfg.num_sms() as usize;
-        Ok(match o.slicing {
-            Slicing::Oracle => {
-                let curves = mpgpu_ref::timing::slicer::oracle_curves(cfg, w, o.limits, &mut Default::default()).map_err(|e| format!("the Oracle's isolated runs: {e}"))?;
-                Slicer::oracle(o.slice, n, curves)
-            }
-            p => Slicer::new(p, o.slice, n),
-        })
-    };
+    let slicer = || Slicer::for_workload(cfg, w, o.slicing, o.slice, o.limits).map_err(|e| format!("the Oracle's isolated runs: {e}"));
     if o.sliced {
         return Gpu::with_framework_sliced(cfg, o.policy, o.mechanism, procs, Box::new(slicer()?.in_framework()));
     }

@@ -51,6 +51,16 @@ pub const ALL: &str = "all";
 /// What `--unit all` puts in the GPU, for the command line's help.
 pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; with --policy and --slicing warped-slicer, slicing inside the framework's model: its policy engine, the water-filling unit and the sampling counters) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
 
+/// The blocks slicing inside the framework's model (`--policy` with `--slicing`) has no place
+/// for, each with the reason: every other block runs there.
+pub const OUTSIDE_SLICING_IN_FRAMEWORK: [(&str, &str); 2] = [
+    ("sched", mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL),
+    (
+        "slice",
+        "the slice table issues under the slicing dispatcher; with --policy the framework issues, under the slice table's quotas as its model holds them (docs/warped-slicer.md, \"Inside the scheduling framework\"): leave out --policy, or put wf and prof in the loop",
+    ),
+];
+
 /// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
 struct UnitDef {
     name: &'static str,
@@ -137,12 +147,12 @@ impl UnitKind {
         // (the framework's policy engines and Warped-Slicer's units share a GPU under slicing
         // inside the framework, which uses neither the framework's whole RTL nor the slice
         // table)
-        if let Some(b) = fw.iter().chain(&sl).find(|&&b| !fw.is_empty() && !sl.is_empty() && (b == "sched" || b == "slice")) {
+        let outside = OUTSIDE_SLICING_IN_FRAMEWORK.iter().find(|(b, _)| fw.contains(b) || sl.contains(b));
+        if let Some((b, why)) = outside.filter(|_| !fw.is_empty() && !sl.is_empty()) {
             return Err(format!(
-                "--unit {names}: {} runs under the scheduling framework and {} under the slicing dispatcher; together they run with slicing inside the framework (--policy with --slicing), which has no place for {b}: {}",
+                "--unit {names}: {} runs under the scheduling framework and {} under the slicing dispatcher; together they run with slicing inside the framework (--policy with --slicing), which has no place for {b}: {why}",
                 fw.join(", "),
                 sl.join(", "),
-                if *b == "sched" { mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL } else { "the framework issues there, not the slice table" }
             ));
         }
         if fw.len() > 1 {
@@ -172,10 +182,10 @@ impl UnitKind {
     /// per-SM block, Warped-Slicer's water-filling unit and sampling counters, and the
     /// framework's policy engines (the one the policy runs), around the framework's model;
     /// the framework's own RTL and the slice table have no place there
-    /// ([`mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL`]). Named `all (slicing inside the
-    /// framework)`.
+    /// ([`OUTSIDE_SLICING_IN_FRAMEWORK`]). Named `all (slicing inside the framework)`.
     pub fn every_block_in_framework() -> UnitKind {
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && b.name != "sched" && b.name != "slice").collect();
+        let inside = |b: &Block| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name);
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && inside(b)).collect();
         UnitKind::define(format!("{ALL} (slicing inside the framework)"), ALL_ABOUT, blocks)
     }
 
@@ -280,8 +290,18 @@ impl UnitKind {
         }
     }
 
+    /// Its first block that slicing inside the framework has no place for, with the reason
+    /// ([`OUTSIDE_SLICING_IN_FRAMEWORK`]).
+    pub fn outside_slicing_in_framework(self) -> Option<(&'static str, &'static str)> {
+        let blocks = self.blocks();
+        OUTSIDE_SLICING_IN_FRAMEWORK.iter().copied().find(|(b, _)| blocks.contains(b))
+    }
+
     /// Refuses a configuration a block of the unit cannot run on.
     pub fn fits(self, cfg: &GpuConfig, o: &CosimOptions) -> Result<(), String> {
+        if let Some((_, why)) = self.outside_slicing_in_framework().filter(|_| o.sliced) {
+            return Err(format!("--unit {}: {why}", o.unit));
+        }
         let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
         if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Slicer) && !o.sliced {
             return Err(format!("--unit {}: its blocks run together under slicing inside the framework only: give --policy and --slicing", self.name()));

@@ -169,7 +169,8 @@ pub struct Slicer {
     /// quotas last handed to the framework.
     controller: bool,
     handed: Vec<(usize, Vec<u32>)>,
-    /// The quotas changed since they were last handed over (a round's layout, a decision).
+    /// The quotas changed since they were last handed over (a round's layout, a decision, a
+    /// kernel waiting for the decision in progress, a profile dropped).
     quota_dirty: bool,
 }
 
@@ -220,6 +221,16 @@ impl Slicer {
     /// The slice table's resources of one SM, as the dispatcher computes them.
     pub fn sm_total(cfg: &crate::config::SmConfig) -> [u32; RES] {
         [cfg.blocks, cfg.threads, cfg.registers, cfg.shared_bytes]
+    }
+
+    /// The slicer of `policy` for the workload `w` on `cfg`: the Oracle's curves come from
+    /// `w`'s isolated runs ([`oracle_curves`]), whose error is the only one.
+    pub fn for_workload(cfg: &GpuConfig, w: &Workload, policy: Slicing, params: SliceParams, limits: RunLimits) -> Result<Slicer, SimError> {
+        let sms = cfg.num_sms() as usize;
+        Ok(match policy {
+            Slicing::Oracle => Slicer::oracle(params, sms, oracle_curves(cfg, w, limits, &mut Default::default())?),
+            _ => Slicer::new(policy, params, sms),
+        })
     }
 
     /// The Oracle with its curves (per process of the workload, [`oracle_curves`]).
@@ -475,6 +486,7 @@ impl Dispatcher for Slicer {
         if self.profiling() {
             // (it waits for the decision in progress; the next repartition includes it)
             self.quota.insert(launch, vec![0; view.sms.len()]);
+            self.quota_dirty |= self.controller;
         }
     }
 
@@ -539,10 +551,15 @@ impl Dispatcher for Slicer {
         if !self.controller {
             return None;
         }
-        self.quota_dirty = false;
-        if self.changed && !self.profiling() {
+        // (the quotas change only here, or where `quota_dirty` is set: asked every cycle, the
+        // table is compared only then)
+        let requota = self.changed && !self.profiling();
+        if requota {
             self.changed = false;
             self.requota(now, view);
+        }
+        if !std::mem::take(&mut self.quota_dirty) && !requota {
+            return None;
         }
         let mut q: Vec<(usize, Vec<u32>)> = self.quota.iter().map(|(&l, v)| (l, v.clone())).collect();
         q.sort();
@@ -804,13 +821,7 @@ pub fn run_workload_sliced_with(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
-    let slicer = match policy {
-        Slicing::Oracle => {
-            let curves = oracle_curves(cfg, w, limits, &mut Default::default())?;
-            Slicer::oracle(params, cfg.num_sms() as usize, curves)
-        }
-        _ => Slicer::new(policy, params, cfg.num_sms() as usize),
-    };
+    let slicer = Slicer::for_workload(cfg, w, policy, params, limits)?;
     let mut gpu = match sched {
         Some((p, m)) => Gpu::with_framework_sliced(cfg, p, m, w.processes.len(), Box::new(slicer.in_framework())).map_err(SimError::BadLaunch)?,
         None => Gpu::with_dispatcher(cfg, Box::new(slicer)),

@@ -144,12 +144,7 @@ pub(super) const BLOCK: Block = Block {
         gpu: GpuKind::Framework,
         default_config: "k20c",
         setup: |_| {},
-        fits: |cfg, o| {
-            if o.sliced {
-                return Err(format!("--unit {}: {}", o.unit, mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL));
-            }
-            framework_fits(cfg, o)
-        },
+        fits: framework_fits,
         install,
         soak: |_, cfg, _| policy_runs(cfg, |_| true),
         lockstep_only: false,

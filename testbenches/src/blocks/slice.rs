@@ -91,12 +91,6 @@ pub(super) const BLOCK: Block = Block {
         default_config: "gtx480",
         setup: |_| {},
         fits: |cfg, o| {
-            if o.sliced {
-                return Err(format!(
-                    "--unit {}: the slice table issues under the slicing dispatcher; with --policy the framework issues, under the slice table's quotas as its model holds them (docs/warped-slicer.md, \"Inside the scheduling framework\"): leave out --policy, or put wf and prof in the loop",
-                    o.unit
-                ));
-            }
             if cfg.num_sms() as usize > slice::MAX_SMS {
                 return Err(format!("--unit slice: the slice table holds up to {} SMs; `{}` has {}", slice::MAX_SMS, cfg.name, cfg.num_sms()));
             }

@@ -147,16 +147,21 @@ impl Framework {
             }
             // (each kernel's blocks on the SM: under slicing as counted per kernel, else all the
             // holder's)
-            let on: Vec<(usize, u8)> = match self.resident(s) {
+            let mut on = [0u8; N];
+            match self.resident(s) {
                 Some(r) => {
                     if r.iter().map(|&b| b as u32).sum::<u32>() != e.running_tbs as u32 {
                         return Err(format!("SM {s} holds {} blocks, but its kernels' counts {r:?} add up to another number", e.running_tbs));
                     }
-                    r.iter().copied().enumerate().filter(|&(_, b)| b > 0).collect()
+                    on[..r.len()].copy_from_slice(r);
                 }
-                None => e.ksr.map(|k| (k as usize, e.running_tbs)).into_iter().collect(),
-            };
-            for (k, b) in on {
+                None => {
+                    if let Some(k) = e.ksr {
+                        on[k as usize] = e.running_tbs;
+                    }
+                }
+            }
+            for (k, &b) in on.iter().enumerate().filter(|&(_, &b)| b > 0) {
                 let kr = &self.ksrt[k];
                 resident[k] += b as u32;
                 if kr.valid && b > kr.tk {

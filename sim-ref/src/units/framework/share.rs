@@ -44,19 +44,19 @@ impl Framework {
         self
     }
 
-    /// Whether slicing runs inside the framework.
-    pub fn sharing(&self) -> bool {
-        self.share.is_some()
-    }
-
     /// Blocks of each kernel (KSRT entry) resident on SM `s`, under slicing.
-    pub fn resident(&self, s: usize) -> Option<&[u8]> {
+    pub(super) fn resident(&self, s: usize) -> Option<&[u8]> {
         Some(&self.share.as_ref()?.res[s])
     }
 
     /// The quota table's contents, locked for this cycle's reads (under slicing).
     pub(super) fn quotas(&self) -> Option<std::sync::MutexGuard<'_, Quotas>> {
         Some(self.share.as_ref()?.quotas.lock().expect("the quota table's writer did not panic"))
+    }
+
+    /// A kernel's quota on SM `s` as the table holds it (`None`: it has none).
+    fn quota_on(q: &Quotas, kr: &Ksr, s: usize) -> Option<u32> {
+        q.get(&kr.handle).map(|v| v.get(s).copied().unwrap_or(0))
     }
 
     /// Kernel `k`'s cap on SM `s` (module notes).
@@ -67,12 +67,11 @@ impl Framework {
             return 0;
         }
         let hr = &self.ksrt[h as usize];
-        let quota = |x: &Ksr| q.get(&x.handle).map(|v| v.get(s).copied().unwrap_or(0));
-        let hq = quota(hr);
+        let hq = Self::quota_on(q, hr, s);
         let limit = if k == h as usize {
             hq.unwrap_or(u32::MAX)
         } else if hq.is_some() && kr.priority == hr.priority && hr.has_work() {
-            quota(kr).unwrap_or(0)
+            Self::quota_on(q, kr, s).unwrap_or(0)
         } else {
             0
         };
@@ -81,9 +80,10 @@ impl Framework {
 
     /// SM `s`'s heir, under slicing: when its holder has no work left, the oldest other kernel
     /// that may share the SM (the holder and it have quotas, and the same priority), has work
-    /// and a quota on this SM above 0 (so that, holding it, it may issue there). A running SM whose holder has no work but blocks on it passes to its heir (its
-    /// token with it, as a release and an assignment would move it), rather than draining
-    /// for the policy to give it again.
+    /// and a quota on this SM above 0 (so that, holding it, it may issue there). A running SM
+    /// whose holder has no work but blocks on it passes to its heir (its token with it, as a
+    /// release and an assignment would move it), rather than draining for the policy to give
+    /// it again.
     pub(super) fn heir(&self, q: &Quotas, s: usize) -> Option<usize> {
         let h = self.smst[s].ksr? as usize;
         let hr = &self.ksrt[h];
@@ -93,8 +93,7 @@ impl Framework {
         (0..self.params.sms)
             .filter(|&k| {
                 let kr = &self.ksrt[k];
-                let quota = q.get(&kr.handle).map(|v| v.get(s).copied().unwrap_or(0));
-                k != h && kr.valid && kr.priority == hr.priority && quota.is_some_and(|x| x > 0) && kr.has_work()
+                k != h && kr.valid && kr.priority == hr.priority && Self::quota_on(q, kr, s).is_some_and(|x| x > 0) && kr.has_work()
             })
             .min_by_key(|&k| self.ksrt[k].seq)
     }
