@@ -34,6 +34,10 @@ pub struct FpgaArgs {
     /// geometry); its results go to OUT/<block>-<config>/. Default: the block's own, OUT/<block>/.
     #[arg(long, conflicts_with = "gpu")]
     config: Option<String>,
+    /// The scheduling framework (`sched`) built to share its SMs, for slicing inside it
+    /// (`--policy` with `--slicing`; docs/warped-slicer.md, "Inside the scheduling framework").
+    #[arg(long)]
+    sharing: bool,
     /// nextpnr's placer seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -121,15 +125,20 @@ pub fn fpga_cmd(a: FpgaArgs) -> Result<ExitCode> {
     if a.sms.is_some() && !block.sized_by_sms() {
         anyhow::bail!("--sms sizes the GPU-wide blocks: `{}` is {}", block.name, block.about);
     }
+    if a.sharing && block.name != "sched" {
+        anyhow::bail!("--sharing builds the scheduling framework to share its SMs: it applies to `sched`, not `{}`", block.name);
+    }
     let sms = a.sms.unwrap_or(mpgpu_spec::units::sched::MAX_SMS);
     let start = Instant::now();
-    let (verilog, dir) = match &a.config {
-        Some(c) => {
-            let cfg = mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow!("--config: {e}"))?;
-            let v = block.verilog_for(sms, &cfg).map_err(|e| anyhow!("block `{}` for --config {c}: {e}", block.name))?.verilog;
-            (v, a.out.join(format!("{}-{}", block.name, cfg.name)))
-        }
-        None => (block.verilog_sized(sms).map_err(|e| anyhow!(e))?.verilog, a.out.join(block.name)),
+    let cfg = match &a.config {
+        Some(c) => mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow!("--config: {e}"))?,
+        None => block.default_gpu().map_err(|e| anyhow!(e))?,
+    };
+    let verilog = block.verilog_with(sms, &cfg, a.sharing).map_err(|e| anyhow!("block `{}` for --config {}: {e}", block.name, cfg.name))?.verilog;
+    let name = if a.sharing { format!("{}-sharing", block.name) } else { block.name.to_string() };
+    let dir = match &a.config {
+        Some(_) => a.out.join(format!("{name}-{}", cfg.name)),
+        None => a.out.join(&name),
     };
     let verilog_seconds = start.elapsed().as_secs_f64();
     crate::checks::output_dir(&dir, "--out")?;

@@ -31,10 +31,17 @@ pub struct VerilogArgs {
     /// must be of the same Verilog (its configuration and prefix).
     #[arg(long)]
     trace: Option<PathBuf>,
+    /// The scheduling framework (`sched`) built to share its SMs, for slicing inside it
+    /// (`--policy` with `--slicing`): its quota ports then take effect.
+    #[arg(long)]
+    sharing: bool,
 }
 
 pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
-    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, config, out, prefix, trace } = a;
+    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, config, out, prefix, trace, sharing } = a;
+    if sharing && !blocks.iter().any(|b| b.name == "sched") {
+        anyhow::bail!("--sharing builds the scheduling framework to share its SMs: it applies to `sched`, which the blocks given leave out");
+    }
     let given = match &config {
         Some(c) => Some(mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow!("--config: {e}"))?),
         None => None,
@@ -67,7 +74,7 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
             Some(c) => c.clone(),
             None => b.default_gpu().map_err(|e| anyhow!(e))?,
         };
-        let rtl = b.verilog_for(n, &cfg).map_err(|e| anyhow!("block `{}` for --config {}: {e}", b.name, cfg.name))?;
+        let rtl = b.verilog_with(n, &cfg, sharing).map_err(|e| anyhow!("block `{}` for --config {}: {e}", b.name, cfg.name))?;
         // (the configuration named if given; the header's parameters say what it sized either way)
         let mut command = format!("mpgpu verilog {}", b.name);
         if let Some(c) = &config {
@@ -75,6 +82,9 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
         }
         if b.sized_by_sms() {
             command += &format!(" --sms {n}");
+        }
+        if sharing && b.name == "sched" {
+            command += " --sharing";
         }
         if prefix != ip::PREFIX {
             command += &format!(" --prefix {prefix}");

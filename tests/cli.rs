@@ -107,7 +107,7 @@ fn verilog_writes_ip_folders_under_target() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().filter(|l| l.starts_with("wrote ")).count(), mpgpu_tb::registry::BLOCKS.len(), "{out}");
     let sched = std::fs::read_to_string(out_dir.join("sched/acme_sched.v")).unwrap();
-    assert!(sched.contains("(`mpgpu verilog sched --sms 4 --prefix acme_`) for: SchedPorts { sms: 4, mode: Dss }"), "{}", &sched[..600]);
+    assert!(sched.contains("(`mpgpu verilog sched --sms 4 --prefix acme_`) for: SchedPorts { sms: 4, mode: Dss, sharing: false }"), "{}", &sched[..600]);
     assert!(sched.lines().any(|l| l.starts_with("module acme_sched(clock,reset,")));
     // Zorua's tables generated for another SM (Kepler's 512 register sets), recorded in the
     // header; an SM the RTL cannot take (HeteroCore's big SM: 72 warp slots) is refused

@@ -397,7 +397,7 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     assert!(out.contains("mismatches: 1") && err.contains(".rq."), "{out}{err}");
     // What cannot share one GPU is refused, with the reason.
     for (list, why) in [
-        ("sched,wf", "which has no place for sched: the framework's RTL (rtl/src/sched.rs) gives an SM to one kernel"),
+        ("sched,slice", "which has no place for slice: the slice table issues under the slicing dispatcher"),
         ("sched,dss", "fill the framework's slot"),
         ("engine,rq", "is one of its blocks by the policy"),
         ("sched,nosuch", "unknown unit `nosuch` in the list"),
@@ -407,14 +407,14 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     }
     // `--unit all`: the framework's blocks and every per-SM block; with --slicing, the slicing
     // dispatcher's in the framework's place, which refuses the framework's flags; with
-    // --policy too, slicing inside the framework: every block but the framework's own RTL and
-    // the slice table, and Warped-Slicer's units only under Warped-Slicer.
+    // --policy too, slicing inside the framework: every block but the slice table, the
+    // framework sharing its SMs, and Warped-Slicer's units only under Warped-Slicer.
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16"]);
     assert!(code == 0 && out.contains("summed over 16 SMs' slots (4 blocks each) and sched") && out.contains("mismatches: 0"), "{out}{err}");
     let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--preempt", "drain"]);
     assert!(code == 2 && err.contains("--unit all (slicing) runs under its slicing dispatcher"), "{err}");
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "warped-slicer", "--policy", "dss"]);
-    assert!(code == 0 && out.contains("its SMs shared by warped-slicer quotas") && out.contains("(5 blocks each) and dss, wf") && out.contains("mismatches: 0"), "{out}{err}");
+    assert!(code == 0 && out.contains("its SMs shared by warped-slicer quotas") && out.contains("(5 blocks each) and sched, wf") && out.contains("mismatches: 0"), "{out}{err}");
     let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--policy", "dss"]);
     assert!(code != 0 && err.contains("--slicing even has it idle: give --slicing warped-slicer"), "{err}");
     let (_, help, _) = mpgpu(&["cosim", "--help"]);

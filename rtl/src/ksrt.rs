@@ -103,6 +103,23 @@ pub struct Ksrt {
     /// A block of kernel `saved_k` is saved (to its PTBQ) at this edge.
     pub saved_valid: Signal<In, Bit>,
     pub saved_k: Signal<In, B4>,
+    /// Under sharing: a quota write names launch `qw_handle`; the SM event hands an SM over
+    /// to `hand_k` at this edge (it takes a token, as an assignment does: never at the edge
+    /// that applies a decision); the heir read (`hk`).
+    pub qw_valid: Signal<In, Bit>,
+    pub qw_handle: Signal<In, Bits<HANDLE_BITS>>,
+    pub hand: Signal<In, Bit>,
+    pub hand_k: Signal<In, B4>,
+    pub hk: Signal<In, B4>,
+    /// One-hot: the valid entry holding `qw_handle` (0 if none, or no write), and its T_k.
+    pub qw_hit: Signal<Out, Bits<MAX_SMS>>,
+    pub qw_tk: Signal<Out, Rt>,
+    /// Bit k: entry k is valid.
+    pub valid_v: Signal<Out, Bits<MAX_SMS>>,
+    /// KSRT[hk].tk, priority and age.
+    pub hk_tk: Signal<Out, Rt>,
+    pub hk_priority: Signal<Out, Bits<PRIORITY_BITS>>,
+    pub hk_age: Signal<Out, Bits<AGE_BITS>>,
     /// Bit k: entry k has blocks to issue.
     pub has_work: Signal<Out, Bits<MAX_SMS>>,
     /// Bit k: entry k has at least one, two, three blocks left to issue, from registers (the
@@ -315,6 +332,17 @@ impl Ksrt {
             chk_age: Default::default(),
             iss_handle: Default::default(),
             iss_next_tb: Default::default(),
+            qw_valid: Default::default(),
+            qw_handle: Default::default(),
+            hand: Default::default(),
+            hand_k: Default::default(),
+            hk: Default::default(),
+            qw_hit: Default::default(),
+            qw_tk: Default::default(),
+            valid_v: Default::default(),
+            hk_tk: Default::default(),
+            hk_priority: Default::default(),
+            hk_age: Default::default(),
             k_valid: Default::default(),
             k_handle: Default::default(),
             k_tbs_m2: Default::default(),
@@ -530,7 +558,23 @@ impl Logic for Ksrt {
         self.chk_age.next = 0.into();
         self.iss_handle.next = 0.into();
         self.iss_next_tb.next = 0.into();
+        self.qw_hit.next = 0.into();
+        self.qw_tk.next = 0.into();
+        self.valid_v.next = 0.into();
+        self.hk_tk.next = 0.into();
+        self.hk_priority.next = 0.into();
+        self.hk_age.next = 0.into();
         for k in 0..MAX_SMS {
+            self.valid_v.next = self.valid_v.val().replace_bit(k, self.k_valid[k].q.val());
+            if self.qw_valid.val() & self.k_valid[k].q.val() & (self.k_handle[k].q.val() == self.qw_handle.val()) {
+                self.qw_hit.next = self.qw_hit.val().replace_bit(k, true);
+                self.qw_tk.next = self.qw_tk.val() | self.k_tk[k].q.val();
+            }
+            if self.hk.val() == self.ids[k].val() {
+                self.hk_tk.next = self.k_tk[k].q.val();
+                self.hk_priority.next = self.k_priority[k].q.val();
+                self.hk_age.next = self.k_age[k].q.val();
+            }
             if self.a.val() == self.ids[k].val() {
                 self.a_valid.next = self.k_valid[k].q.val();
                 self.a_count.next = self.k_count[k].q.val();
@@ -596,7 +640,7 @@ impl Logic for Ksrt {
             self.cap_back[k].next = self.ev_token.val() & (self.ev_back.val() == self.ids[k].val());
             self.up_release[k].next = self.cap_back[k].val() & !self.fault_keep_token.val();
             self.up_from[k].next = self.reserve_ok.val() & (self.act_from.val() == self.ids[k].val());
-            self.down_act[k].next = (self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val());
+            self.down_act[k].next = ((self.assign_ok.val() | self.reserve_ok.val()) & (self.act_k.val() == self.ids[k].val())) | (self.hand.val() & (self.hand_k.val() == self.ids[k].val()));
             self.rem_up[k].next = self.saved_valid.val() & (self.saved_k.val() == self.ids[k].val());
             self.rem_down[k].next = self.iss_hit[k].val();
             self.cnt_p1[k].next = self.k_count[k].q.val() + 1;

@@ -50,9 +50,9 @@
 //! The sub-blocks' outputs feed each other within the cycle; the pipeline registers are where
 //! the contract puts them (`docs/fpga.md`, "Timing of the framework").
 
-use crate::{Dss, Ksrt, Prio, Ptbq, RoundRobin, Smst};
+use crate::{Dss, Ksrt, Prio, Ptbq, RoundRobin, Share, Smst};
 use mpgpu_spec::units::sched::dss::{ACT_BITS, STATE_BITS, TOKEN_BITS};
-use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_ENTRY_BITS, SLOT_BITS, TBS_PER_SM_BITS, TB_BITS};
+use mpgpu_spec::units::sched::fw::{AGE_BITS, HANDLE_BITS, INDEX_BITS, MAX_SMS, PRIORITY_BITS, PTBQ_ENTRY_BITS, QUOTA_BITS, SLOT_BITS, TBS_PER_SM_BITS, TB_BITS};
 use mpgpu_spec::units::sched::PolicyCode;
 use crate::reg::Reg;
 use rust_hdl::prelude::*;
@@ -103,6 +103,28 @@ pub struct Sched {
     /// Bit s: SM s reports no room for another block of its kernel (not ready for an issue,
     /// whatever T_k allows).
     pub full: Signal<In, Bits<MAX_SMS>>,
+    /// Slicing inside the framework (a block built with sharing; otherwise ignored): launch
+    /// `quota_handle`'s quotas are written at this edge into its KSRT entry, if a valid one
+    /// holds it: `quota<s>` on SM s (taken as T_k when larger) if `quota_on`, else none.
+    pub quota_valid: Signal<In, Bit>,
+    pub quota_handle: Signal<In, Bits<HANDLE_BITS>>,
+    pub quota_on: Signal<In, Bit>,
+    pub quota0: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota1: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota2: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota3: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota4: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota5: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota6: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota7: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota8: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota9: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota10: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota11: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota12: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota13: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota14: Signal<In, Bits<QUOTA_BITS>>,
+    pub quota15: Signal<In, Bits<QUOTA_BITS>>,
     /// The command enters the KSRT at this edge.
     pub cmd_taken: Signal<Out, Bit>,
     /// Start block `issue_tb` of launch `issue_handle` (KSRT entry `issue_k`) on SM `issue_sm`
@@ -136,6 +158,10 @@ pub struct Sched {
     pub dss: Dss,
     /// The priority policies' engine.
     pub prio: Prio,
+    /// Slicing inside the framework: resident counts, quotas, caps, heirs.
+    pub share: Share,
+    /// The SMs are shared (`Sched::build`).
+    sh_on: Constant<Bit>,
     /// The DSS engine decides (else the priority engine).
     use_dss: Constant<Bit>,
     /// Token counts travel to the DSS engine biased by 128.
@@ -243,6 +269,13 @@ pub struct Sched {
 impl Sched {
     /// A framework for `sms` SMs (1..=16) in policy `policy`, with the given test-only faults.
     pub fn new(sms: usize, policy: PolicyCode, faults: SchedFaults) -> Self {
+        Sched::build(sms, policy, faults, false)
+    }
+
+    /// [`Sched::new`], with slicing inside it if `sharing`: an SM's holder shares it with the
+    /// kernels that hold quotas (`Share`; `docs/warped-slicer.md`, "Inside the scheduling
+    /// framework").
+    pub fn build(sms: usize, policy: PolicyCode, faults: SchedFaults, sharing: bool) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "Sched supports 1..={MAX_SMS} SMs, not {sms}");
         Self {
             clock: Default::default(),
@@ -280,6 +313,28 @@ impl Sched {
             issue: RoundRobin::new(sms),
             dss: Dss::new(sms, false),
             prio: Prio::new(sms, policy.prio_engine_mode(), false),
+            share: Share::new(),
+            sh_on: Constant::new(sharing),
+            quota_valid: Default::default(),
+            quota_handle: Default::default(),
+            quota_on: Default::default(),
+            quota0: Default::default(),
+            quota1: Default::default(),
+            quota2: Default::default(),
+            quota3: Default::default(),
+            quota4: Default::default(),
+            quota5: Default::default(),
+            quota6: Default::default(),
+            quota7: Default::default(),
+            quota8: Default::default(),
+            quota9: Default::default(),
+            quota10: Default::default(),
+            quota11: Default::default(),
+            quota12: Default::default(),
+            quota13: Default::default(),
+            quota14: Default::default(),
+            quota15: Default::default(),
+
             use_dss: Constant::new(policy.uses_dss()),
             bias: Constant::new(0x80u64.into()),
             a: Default::default(),
@@ -366,6 +421,25 @@ impl Sched {
         self.saved_tb.connect();
         self.saved_slot.connect();
         self.full.connect();
+        self.quota_valid.connect();
+        self.quota_handle.connect();
+        self.quota_on.connect();
+        self.quota0.connect();
+        self.quota1.connect();
+        self.quota2.connect();
+        self.quota3.connect();
+        self.quota4.connect();
+        self.quota5.connect();
+        self.quota6.connect();
+        self.quota7.connect();
+        self.quota8.connect();
+        self.quota9.connect();
+        self.quota10.connect();
+        self.quota11.connect();
+        self.quota12.connect();
+        self.quota13.connect();
+        self.quota14.connect();
+        self.quota15.connect();
         self.connect_all();
     }
 }
@@ -373,7 +447,7 @@ impl Sched {
 impl Logic for Sched {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio);
+        clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio, share);
         dff_setup!(
             self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_k, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
@@ -435,7 +509,7 @@ impl Logic for Sched {
         self.apply_reserve.next = self.app_rsv.q.val();
         self.trigger.next = self.ksrt.retire.val()
             | self.ksrt.admit.val()
-            | (self.smst.ev_any.val() & !self.smst.ev_setup.val());
+            | (self.smst.ev_any.val() & !self.smst.ev_setup.val() & !self.smst.ev_noop.val());
         self.trig_q.d.next = self.trigger.val();
 
         // The SMST.
@@ -526,6 +600,11 @@ impl Logic for Sched {
         self.smst.pick_now.next = self.issue.valid.val();
         self.smst.pick_oh.next = self.issue.granted.val();
         self.pick_ok.next = self.issue.granted.val().any() & !((self.issue.granted.val() & self.dec_oh.q.val()).any() & (self.dec_act.q.val() == 2));
+        // (under sharing, the SM picked takes a block of its oldest eligible kernel, if one
+        // still is)
+        if self.sh_on.val() {
+            self.pick_ok.next = self.issue.granted.val().any() & !((self.issue.granted.val() & self.dec_oh.q.val()).any() & (self.dec_act.q.val() == 2)) & self.share.g_any.val();
+        }
         self.gr_valid.d.next = self.pick_ok.val();
         self.gr_oh.d.next = 0.into();
         if self.pick_ok.val() {
@@ -535,6 +614,71 @@ impl Logic for Sched {
         self.gr_sm.d.next = self.smst.pick_sm.val();
         self.gr_k.d.next = self.smst.pick_k.val();
         self.gr_kn.d.next = !self.smst.pick_k.val();
+        if self.sh_on.val() {
+            self.gr_k.d.next = self.share.g_k.val();
+            self.gr_kn.d.next = !self.share.g_k.val();
+        }
+
+        // Slicing inside the framework (`Share`).
+        self.smst.sh_on.next = self.sh_on.val();
+        self.smst.sh_rdy.next = self.share.rdy.val();
+        self.smst.sh_lt2.next = self.share.lt2.val();
+        self.smst.sh_heir.next = self.share.heir_v.val();
+        self.smst.h_any.next = self.share.h_any.val();
+        self.smst.h_k.next = self.share.h_k.val();
+        self.smst.dec_pending.next = self.dec_act.q.val() != 0;
+        self.smst.hk_tk.next = self.ksrt.hk_tk.val();
+        self.smst.hk_priority.next = self.ksrt.hk_priority.val();
+        self.smst.hk_age.next = self.ksrt.hk_age.val();
+        self.ksrt.qw_valid.next = self.quota_valid.val();
+        self.ksrt.qw_handle.next = self.quota_handle.val();
+        self.ksrt.hand.next = self.smst.ev_hand.val();
+        self.ksrt.hand_k.next = self.smst.ev_next.val();
+        self.ksrt.hk.next = self.smst.ev_next.val();
+        for s in 0..MAX_SMS {
+            self.share.ksr[s].next = self.smst.o_ksr[s].val();
+            self.share.tk[s].next = self.smst.o_tk[s].val();
+        }
+        self.share.run.next = self.smst.run_v.val();
+        self.share.valid.next = self.ksrt.valid_v.val();
+        self.share.has_work.next = self.ksrt.has_work.val();
+        self.share.rem_ge1.next = self.ksrt.rem_ge1.val();
+        self.share.rem_ge2.next = self.ksrt.rem_ge2.val();
+        self.share.rem_ge3.next = self.ksrt.rem_ge3.val();
+        self.share.flight_valid.next = self.gr_valid.q.val();
+        self.share.flight_sm.next = self.gr_sm.q.val();
+        self.share.flight_k.next = self.gr_k.q.val();
+        self.share.done_valid.next = self.done_valid.val();
+        self.share.done_sm.next = self.done_sm.val();
+        self.share.done_k.next = self.done_k.val();
+        self.share.saved_valid.next = self.saved_valid.val();
+        self.share.saved_sm.next = self.saved_sm.val();
+        self.share.saved_k.next = self.saved_k.val();
+        self.share.qw_hit.next = self.ksrt.qw_hit.val();
+        self.share.qw_on.next = self.quota_on.val();
+        self.share.qw_tk.next = self.ksrt.qw_tk.val();
+        self.share.quota[0].next = self.quota0.val();
+        self.share.quota[1].next = self.quota1.val();
+        self.share.quota[2].next = self.quota2.val();
+        self.share.quota[3].next = self.quota3.val();
+        self.share.quota[4].next = self.quota4.val();
+        self.share.quota[5].next = self.quota5.val();
+        self.share.quota[6].next = self.quota6.val();
+        self.share.quota[7].next = self.quota7.val();
+        self.share.quota[8].next = self.quota8.val();
+        self.share.quota[9].next = self.quota9.val();
+        self.share.quota[10].next = self.quota10.val();
+        self.share.quota[11].next = self.quota11.val();
+        self.share.quota[12].next = self.quota12.val();
+        self.share.quota[13].next = self.quota13.val();
+        self.share.quota[14].next = self.quota14.val();
+        self.share.quota[15].next = self.quota15.val();
+        self.share.admit.next = self.ksrt.admit.val();
+        self.share.admit_k.next = self.ksrt.admit_k.val();
+        self.share.retire.next = self.ksrt.retire.val();
+        self.share.retire_k.next = self.dn_k.q.val();
+        self.share.pick_oh.next = self.issue.granted.val();
+        self.share.ev_sel.next = self.smst.ev_sel_o.val();
 
         // The engines' table reads for next cycle, registered.
         self.s_sm_state.d.next = self.smst.a_state.val();
@@ -624,7 +768,7 @@ impl Logic for Sched {
             | self.issue.granted.val().any()
             | self.ksrt.cmd_pending.val()
             | self.smst.ev_any.val();
-        self.act1_q.d.next = self.in_flight.val() | self.cmd_valid.val() | self.done_valid.val() | self.saved_valid.val();
+        self.act1_q.d.next = self.in_flight.val() | self.cmd_valid.val() | self.done_valid.val() | self.saved_valid.val() | self.quota_valid.val();
         self.act2_q.d.next = self.act1_q.q.val();
         self.busy.next = self.in_flight.val() | self.act1_q.q.val() | self.act2_q.q.val();
         self.retired_valid.next = self.ksrt.retire.val();

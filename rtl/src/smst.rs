@@ -103,6 +103,34 @@ pub struct Smst {
     /// (registered in `blk_q`, with the event's SM picked now: the edge after next may change
     /// them).
     pub chg_next: Signal<In, Bits<MAX_SMS>>,
+    /// Slicing inside the framework (`Share`): sharing is on; the SMs that may take a block
+    /// and those with an eligible kernel with under two left (the first stage in
+    /// place of the SMST's own); the SMs with an heir; the oldest heir of the SM the event
+    /// picks (`ev_sel`), if any.
+    pub sh_on: Signal<In, Bit>,
+    pub sh_rdy: Signal<In, Bits<MAX_SMS>>,
+    pub sh_lt2: Signal<In, Bits<MAX_SMS>>,
+    pub sh_heir: Signal<In, Bits<MAX_SMS>>,
+    pub h_any: Signal<In, Bit>,
+    pub h_k: Signal<In, B4>,
+    /// A decision is registered (it may be applied at the edge after next: no handover is
+    /// picked now).
+    pub dec_pending: Signal<In, Bit>,
+    /// T_k, priority and age of the heir the event in flight hands its SM to (`ev_next`).
+    pub hk_tk: Signal<In, Rt>,
+    pub hk_priority: Signal<In, Bits<PRIORITY_BITS>>,
+    pub hk_age: Signal<In, Bits<AGE_BITS>>,
+    /// Each SM's kernel and its T_k (for `Share`); bit s: SM s runs.
+    pub o_ksr: [Signal<Out, B4>; MAX_SMS],
+    pub o_tk: [Signal<Out, Rt>; MAX_SMS],
+    pub run_v: Signal<Out, Bits<MAX_SMS>>,
+    /// One-hot: the SM the event picks now.
+    pub ev_sel_o: Signal<Out, Bits<MAX_SMS>>,
+    /// The event in flight hands its SM over (to `ev_next`); it was picked with no heir or
+    /// beside a decision, and does nothing.
+    pub ev_hand: Signal<Out, Bit>,
+    pub ev_noop: Signal<Out, Bit>,
+    pub ev_next: Signal<Out, B4>,
     /// Bit k: some SM ran or was reserved for KSR index k in the cycle before (`named_q`).
     pub named: Signal<Out, Bits<MAX_SMS>>,
     /// Pipeline: the KSR indices some SM names (`named` is this register: the names of the
@@ -128,17 +156,24 @@ pub struct Smst {
     /// here).
     blk_q: Reg<Bits<MAX_SMS>>,
     /// Bit s: SM s names the kernel the engine's decision takes its SM from (`dec_from`), as
-    /// of the edge that registered the decision. An SM's kernel changes only at an edge that
-    /// makes it idle or sets it up, so an SM running at the check runs the kernel it ran
-    /// when this was registered: the check's "runs it" is this bit and the SM's state, with
-    /// no compare of kernels on its path.
+    /// of the edge that registered the decision (under sharing, after a handover at that
+    /// edge). An SM's kernel changes only at an edge that makes it idle, sets it up or hands
+    /// it over, so an SM running at the check runs the kernel it ran after that edge: the
+    /// check's "runs it" is this bit and the SM's state, with no compare of kernels on its
+    /// path.
     from_q: Reg<Bits<MAX_SMS>>,
     pub evq_setup: Reg<Bit>,
     /// ... and the kernel it names as its next (setup goes there), whether a token goes back
     /// and to which kernel.
-    evq_next: Reg<B4>,
+    pub evq_next: Reg<B4>,
     evq_token: Reg<Bit>,
     evq_back: Reg<B4>,
+    /// ... whether it is a handover (a running SM with blocks, under sharing) and whether it
+    /// found an heir (`evq_next` is the heir) with no decision registered.
+    pub evq_hand: Reg<Bit>,
+    pub evq_hok: Reg<Bit>,
+    f_hand: [Signal<Local, Bit>; MAX_SMS],
+    hand_now: Signal<Local, Bit>,
     /// SMST[a].state.
     pub a_state: Signal<Out, Bits<STATE_BITS>>,
     /// SMST[a].ksr is valid.
@@ -276,6 +311,27 @@ impl Smst {
             rdy_now: Default::default(),
             need_now: Default::default(),
             from_now: Default::default(),
+            sh_on: Default::default(),
+            sh_rdy: Default::default(),
+            sh_lt2: Default::default(),
+            sh_heir: Default::default(),
+            h_any: Default::default(),
+            h_k: Default::default(),
+            dec_pending: Default::default(),
+            hk_tk: Default::default(),
+            hk_priority: Default::default(),
+            hk_age: Default::default(),
+            o_ksr: Default::default(),
+            o_tk: Default::default(),
+            run_v: Default::default(),
+            ev_sel_o: Default::default(),
+            ev_hand: Default::default(),
+            ev_noop: Default::default(),
+            ev_next: Default::default(),
+            evq_hand: Default::default(),
+            evq_hok: Default::default(),
+            f_hand: Default::default(),
+            hand_now: Default::default(),
             ev_any: Default::default(),
             ev_sm: Default::default(),
             ev_setup: Default::default(),
@@ -355,7 +411,7 @@ impl Default for Smst {
 impl Logic for Smst {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, rdy_q, lt2_q, evc_q, evw_q, rq_q);
+        dff_setup!(self, clock, hw_q, need_q, named_q, blk_q, from_q, evq_valid, evq_sm, evq_setup, evq_next, evq_token, evq_back, evq_hand, evq_hok, rdy_q, lt2_q, evc_q, evw_q, rq_q);
         for s in 0..MAX_SMS {
             self.sm_state[s].clock.next = self.clock.val();
             self.sm_ksr_valid[s].clock.next = self.clock.val();
@@ -417,6 +473,16 @@ impl Logic for Smst {
             {
                 self.ev_bit[s].next = self.onehot[s].val();
             }
+            // (under sharing, a running SM with blocks whose holder has no work, and an heir:
+            // a handover)
+            if self.sh_on.val()
+                & (self.sm_running[s].q.val() != 0)
+                & (self.sm_state[s].q.val() == 2)
+                & !self.has_work.val().get_bit(self.sm_ksr[s].q.val().index())
+                & self.sh_heir.val().get_bit(s)
+            {
+                self.ev_bit[s].next = self.onehot[s].val();
+            }
             self.ev_wk.next = self.ev_wk.val().replace_bit(
                 s,
                 (self.sm_state[s].q.val() == 3) & self.sm_next_valid[s].q.val() & self.has_work.val().get_bit(self.sm_next[s].q.val().index()),
@@ -436,7 +502,9 @@ impl Logic for Smst {
             self.f_token[s].next = false;
             self.f_back[s].next = 0.into();
             self.f_next[s].next = 0.into();
+            self.f_hand[s].next = false;
             if self.ev_sel.val().get_bit(s) {
+                self.f_hand[s].next = (self.sm_state[s].q.val() == 2) & (self.sm_running[s].q.val() != 0);
                 self.f_sm[s].next = self.ids[s].val();
                 self.f_setup[s].next = self.evw_q.q.val().get_bit(s);
                 // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
@@ -455,7 +523,15 @@ impl Logic for Smst {
         self.evq_setup.d.next = self.f_setup[0].val() | self.f_setup[1].val() | self.f_setup[2].val() | self.f_setup[3].val() | self.f_setup[4].val() | self.f_setup[5].val() | self.f_setup[6].val() | self.f_setup[7].val() | self.f_setup[8].val() | self.f_setup[9].val() | self.f_setup[10].val() | self.f_setup[11].val() | self.f_setup[12].val() | self.f_setup[13].val() | self.f_setup[14].val() | self.f_setup[15].val();
         self.evq_token.d.next = self.f_token[0].val() | self.f_token[1].val() | self.f_token[2].val() | self.f_token[3].val() | self.f_token[4].val() | self.f_token[5].val() | self.f_token[6].val() | self.f_token[7].val() | self.f_token[8].val() | self.f_token[9].val() | self.f_token[10].val() | self.f_token[11].val() | self.f_token[12].val() | self.f_token[13].val() | self.f_token[14].val() | self.f_token[15].val();
         self.evq_back.d.next = self.f_back[0].val() | self.f_back[1].val() | self.f_back[2].val() | self.f_back[3].val() | self.f_back[4].val() | self.f_back[5].val() | self.f_back[6].val() | self.f_back[7].val() | self.f_back[8].val() | self.f_back[9].val() | self.f_back[10].val() | self.f_back[11].val() | self.f_back[12].val() | self.f_back[13].val() | self.f_back[14].val() | self.f_back[15].val();
+        self.hand_now.next = self.f_hand[0].val() | self.f_hand[1].val() | self.f_hand[2].val() | self.f_hand[3].val() | self.f_hand[4].val() | self.f_hand[5].val() | self.f_hand[6].val() | self.f_hand[7].val() | self.f_hand[8].val() | self.f_hand[9].val() | self.f_hand[10].val() | self.f_hand[11].val() | self.f_hand[12].val() | self.f_hand[13].val() | self.f_hand[14].val() | self.f_hand[15].val();
+        self.evq_hand.d.next = self.hand_now.val();
+        self.evq_hok.d.next = self.h_any.val() & !self.dec_pending.val();
+        self.ev_sel_o.next = self.ev_sel.val();
         self.evq_next.d.next = self.f_next[0].val() | self.f_next[1].val() | self.f_next[2].val() | self.f_next[3].val() | self.f_next[4].val() | self.f_next[5].val() | self.f_next[6].val() | self.f_next[7].val() | self.f_next[8].val() | self.f_next[9].val() | self.f_next[10].val() | self.f_next[11].val() | self.f_next[12].val() | self.f_next[13].val() | self.f_next[14].val() | self.f_next[15].val();
+        // (a handover's next kernel is the heir)
+        if self.hand_now.val() {
+            self.evq_next.d.next = self.h_k.val();
+        }
 
         // The event picked the cycle before is applied: both its stages left out the SMs an
         // edge between could change, so its SM is in the state it was picked in.
@@ -463,7 +539,12 @@ impl Logic for Smst {
         self.ev_any.next = self.evq_valid.q.val();
         self.ev_setup.next = self.evq_setup.q.val();
         self.ev_back.next = self.evq_back.q.val();
-        self.ev_token.next = self.ev_any.val() & self.evq_token.q.val();
+        // (a handover gives its holder's token back, as a release; one that found no heir does
+        // nothing)
+        self.ev_noop.next = self.evq_hand.q.val() & !self.evq_hok.q.val();
+        self.ev_hand.next = self.ev_any.val() & self.evq_hand.q.val() & self.evq_hok.q.val();
+        self.ev_next.next = self.evq_next.q.val();
+        self.ev_token.next = self.ev_any.val() & self.evq_token.q.val() & !self.ev_noop.val();
 
         // The KSR indices some SM names.
         for k in 0..MAX_SMS {
@@ -540,6 +621,11 @@ impl Logic for Smst {
                 self.chk_runs.next = true;
             }
             self.from_now.next = self.from_now.val().replace_bit(s, self.sm_ksr_valid[s].q.val() & (self.sm_ksr[s].q.val() == self.dec_from.val()));
+            // (under sharing a handover changes a running SM's kernel: the SM handed over at
+            // this edge names its heir after it)
+            if self.ev_hand.val() & (self.ev_sm.val() == self.ids[s].val()) {
+                self.from_now.next = self.from_now.val().replace_bit(s, self.evq_next.q.val() == self.dec_from.val());
+            }
         }
         self.from_q.d.next = self.from_now.val();
 
@@ -602,6 +688,10 @@ impl Logic for Smst {
             | self.ready_bit[15].val())
             & !self.changing.val()
             & !self.full.val();
+        // (under sharing, `Share`'s first stage: the SMs with an eligible kernel)
+        if self.sh_on.val() {
+            self.rdy_now.next = self.sh_rdy.val() & !self.changing.val() & !self.full.val();
+        }
         self.rq_q.d.next = self.rdy_now.val();
         if self.pick_now.val() {
             self.rq_q.d.next = 0.into();
@@ -625,6 +715,9 @@ impl Logic for Smst {
             | self.lt2_bit[15].val())
             & !self.changing.val()
             & !self.full.val();
+        if self.sh_on.val() {
+            self.lt2_q.d.next = self.sh_lt2.val() & !self.changing.val() & !self.full.val();
+        }
         // Second stage: the requests, those ready less any the edge ahead changes, and, while a
         // block is in flight, any whose kernel had under two left (it may be that kernel's last).
         // (`rq_q` is `rdy_q`, found with the pick in its second stage changing, so less the
@@ -641,6 +734,14 @@ impl Logic for Smst {
                 self.pick_sm.next = self.pick_sm.val() | self.ids[s].val();
                 self.pick_k.next = self.pick_k.val() | self.sm_ksr[s].q.val();
             }
+        }
+
+        // Each SM's kernel, T_k and running, for `Share`.
+        self.run_v.next = 0.into();
+        for s in 0..MAX_SMS {
+            self.o_ksr[s].next = self.sm_ksr[s].q.val();
+            self.o_tk[s].next = self.sm_tk[s].q.val();
+            self.run_v.next = self.run_v.val().replace_bit(s, self.sm_state[s].q.val() == 2);
         }
 
         // Next state.
@@ -668,7 +769,14 @@ impl Logic for Smst {
                 self.sm_nprio[s].d.next = self.act_k_priority.val();
                 self.sm_nage[s].d.next = self.act_k_age.val();
             }
-            if self.ev_any.val() & (self.ev_sm.val() == self.ids[s].val()) {
+            if self.ev_hand.val() & (self.ev_sm.val() == self.ids[s].val()) {
+                // (a handover: the heir holds the SM, which keeps running its blocks)
+                self.sm_ksr[s].d.next = self.evq_next.q.val();
+                self.sm_tk[s].d.next = self.hk_tk.val();
+                self.sm_prio[s].d.next = self.hk_priority.val();
+                self.sm_age[s].d.next = self.hk_age.val();
+            }
+            if self.ev_any.val() & !self.evq_hand.q.val() & (self.ev_sm.val() == self.ids[s].val()) {
                 self.sm_next_valid[s].d.next = false;
                 self.sm_next[s].d.next = 0.into();
                 self.sm_running[s].d.next = 0.into();

@@ -79,7 +79,7 @@ fn main() -> ExitCode {
             return usage();
         }
         "prio" => write(&PrioPorts { sms, mode: policy.code(), broken_victim: false }, baud, &out),
-        "sched" => write(&SchedPorts { sms, mode: policy.code(), faults: SchedFaults::default() }, baud, &out),
+        "sched" => write(&SchedPorts { sms, mode: policy.code(), faults: SchedFaults::default(), sharing: false }, baud, &out),
         _ => return usage(),
     };
     match r {

@@ -54,6 +54,9 @@ pub struct Sizing<'a> {
     /// The configuration: a per-SM block's geometry (Zorua's tables: the first SM's
     /// registers, scratchpad and warp slots, and the threshold's constants).
     pub cfg: &'a GpuConfig,
+    /// The framework built to share its SMs (slicing inside it, `Sched::build`); the other
+    /// blocks ignore it.
+    pub sharing: bool,
 }
 
 /// A test-only broken variant of a block: its name on the command line, what it breaks, and

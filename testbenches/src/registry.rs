@@ -38,10 +38,16 @@ impl Block {
 
     /// Its RTL for `sms` SMs (checked: 1 to the framework's largest GPU) and configuration `cfg`.
     pub fn verilog_for(&self, sms: usize, cfg: &GpuConfig) -> Result<crate::ip::Rtl, String> {
+        self.verilog_with(sms, cfg, false)
+    }
+
+    /// [`Block::verilog_for`], the framework built to share its SMs if `sharing` (slicing
+    /// inside it; the other blocks ignore it).
+    pub fn verilog_with(&self, sms: usize, cfg: &GpuConfig, sharing: bool) -> Result<crate::ip::Rtl, String> {
         if self.sized_by_sms() && !(1..=MAX_SMS).contains(&sms) {
             return Err(format!("--sms {sms}: the GPU-wide blocks support 1..={MAX_SMS} SMs"));
         }
-        (self.verilog)(&Sizing { sms, cfg })
+        (self.verilog)(&Sizing { sms, cfg, sharing })
     }
 
     /// Its default configuration ([`Block::default_config`]), loaded.
@@ -118,13 +124,14 @@ mod tests {
         let sliced = UnitKind::every_block(true);
         assert!(!sliced.is_all() && sliced.gpu() == crate::unit::GpuKind::Slicer);
         assert_eq!(sliced.blocks(), ["oplog", "oldata", "rq", "zorua", "wf", "prof", "slice"]);
-        // (with --policy too, slicing inside the framework: every block but the framework's own
-        // RTL and the slice table, and the command line's name for it is `all`)
+        // (with --policy too, slicing inside the framework: every block but the slice table,
+        // and the command line's name for it is `all`)
         let inside = UnitKind::every_block_in_framework();
-        assert_eq!(inside.blocks(), ["dss", "prio", "oplog", "oldata", "rq", "zorua", "wf", "prof"]);
+        assert_eq!(inside.blocks(), ["sched", "oplog", "oldata", "rq", "zorua", "wf", "prof"]);
         assert!(inside.arg() == "all" && sliced.arg() == "all" && all.arg() == "all");
-        // (every hosted block is in one of the three)
-        for b in BLOCKS.iter().filter(|b| b.host.is_some()) {
+        // (every hosted block is in one of the three, or in the framework: its policy engines)
+        let engine = crate::unit::COMPOSITES.iter().find(|c| c.name == "engine").expect("the policy engines' unit");
+        for b in BLOCKS.iter().filter(|b| b.host.is_some() && !engine.blocks.contains(&b.name)) {
             assert!([all, sliced, inside].iter().any(|u| u.blocks().contains(&b.name)), "{} is in none", b.name);
         }
     }

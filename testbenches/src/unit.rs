@@ -51,10 +51,9 @@ pub const ALL: &str = "all";
 /// What `--unit all` puts in the GPU, for the command line's help.
 pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; with --policy and --slicing warped-slicer, slicing inside the framework's model: its policy engine, the water-filling unit and the sampling counters) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
 
-/// The blocks slicing inside the framework's model (`--policy` with `--slicing`) has no place
-/// for, each with the reason: every other block runs there.
-pub const OUTSIDE_SLICING_IN_FRAMEWORK: [(&str, &str); 2] = [
-    ("sched", mpgpu_ref::timing::gpu::SLICING_IN_FW_RTL),
+/// The blocks slicing inside the framework (`--policy` with `--slicing`) has no place for,
+/// each with the reason: every other block runs there.
+pub const OUTSIDE_SLICING_IN_FRAMEWORK: [(&str, &str); 1] = [
     (
         "slice",
         "the slice table issues under the slicing dispatcher; with --policy the framework issues, under the slice table's quotas as its model holds them (docs/warped-slicer.md, \"Inside the scheduling framework\"): leave out --policy, or put wf and prof in the loop",
@@ -144,9 +143,8 @@ impl UnitKind {
         }
         let kind = |k: GpuKind| blocks.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == k)).map(|b| b.name).collect::<Vec<_>>();
         let (fw, sl) = (kind(GpuKind::Framework), kind(GpuKind::Slicer));
-        // (the framework's policy engines and Warped-Slicer's units share a GPU under slicing
-        // inside the framework, which uses neither the framework's whole RTL nor the slice
-        // table)
+        // (the framework's blocks and Warped-Slicer's units share a GPU under slicing inside
+        // the framework, which does not use the slice table)
         let outside = OUTSIDE_SLICING_IN_FRAMEWORK.iter().find(|(b, _)| fw.contains(b) || sl.contains(b));
         if let Some((b, why)) = outside.filter(|_| !fw.is_empty() && !sl.is_empty()) {
             return Err(format!(
@@ -179,13 +177,13 @@ impl UnitKind {
     }
 
     /// `--unit all` with slicing inside the framework (`--policy` with `--slicing`): every
-    /// per-SM block, Warped-Slicer's water-filling unit and sampling counters, and the
-    /// framework's policy engines (the one the policy runs), around the framework's model;
-    /// the framework's own RTL and the slice table have no place there
+    /// per-SM block, the framework sharing its SMs, and Warped-Slicer's water-filling unit
+    /// and sampling counters; the slice table has no place there
     /// ([`OUTSIDE_SLICING_IN_FRAMEWORK`]). Named `all (slicing inside the framework)`.
     pub fn every_block_in_framework() -> UnitKind {
         let inside = |b: &Block| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name);
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && inside(b)).collect();
+        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && inside(b) && !part_of_another(b)).collect();
         UnitKind::define(format!("{ALL} (slicing inside the framework)"), ALL_ABOUT, blocks)
     }
 

@@ -148,7 +148,7 @@ fn the_whole_framework_in_lockstep_with_its_model_through_the_simulated_board() 
     // cycle on an SM that holds one: the outputs compared every cycle (the registers cannot
     // be read over the link).
     let t = Instant::now();
-    let ports = SchedPorts { sms: 4, mode: Policy::Dss.code(), faults: SchedFaults::default() };
+    let ports = SchedPorts { sms: 4, mode: Policy::Dss.code(), faults: SchedFaults::default(), sharing: false };
     let rtl = RtlUnit::with_backend(ports, Backend::Fpga).unwrap();
     let model = Framework::new(SchedParams::new(4, 2).unwrap(), Policy::Dss, Mechanism::Drain);
     let mut ls = Lockstep::new(model, rtl, 16);
@@ -158,7 +158,7 @@ fn the_whole_framework_in_lockstep_with_its_model_through_the_simulated_board() 
         let tb_done = if cycle % 3 == 2 { resident.pop() } else { None };
         // (SM 0 reports itself full for a while: the board carries the input)
         let full = if (10..30).contains(&cycle) { 1 } else { 0 };
-        let i = In { cmd: cmds.get(next).copied(), tb_done, tb_saved: None, full };
+        let i = In { cmd: cmds.get(next).copied(), tb_done, tb_saved: None, full, quota: None };
         let o = ls.step(&i).unwrap_or_else(|m| panic!("{m}"));
         next += o.cmd_taken as usize;
         if let Some(t) = o.issue {
@@ -279,10 +279,10 @@ fn a_board_holding_another_block_or_configuration_is_refused() {
     // The right one connects.
     assert_eq!(link.connect(&Expected::of(&DSS)).unwrap().steps, 0);
     // Another block's wrapper on the line.
-    let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
+    let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default(), sharing: false };
     let mut link = dss_link(Box::new(dss_board(block_id(&DSS))));
     let e = link.connect(&Expected::of(&sched)).unwrap_err();
-    assert!(e.to_string().contains("expected") && e.to_string().contains("116 and 78 bits"), "{e}");
+    assert!(e.to_string().contains("expected") && e.to_string().contains("214 and 78 bits"), "{e}");
 }
 
 #[test]
@@ -304,7 +304,7 @@ fn reset_returns_the_block_and_the_wrapper_to_their_initial_state() {
 
 #[test]
 fn the_board_wrappers_pass_yosys_icarus_and_verilator() {
-    let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
+    let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default(), sharing: false };
     let prio = PrioPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::PpqShared, broken_victim: false };
     for (name, v) in [
         ("board_dss", board_link::board_verilog(&DSS, BoardConfig::ulx3s(block_id(&DSS), 115_200)).unwrap()),
@@ -380,7 +380,7 @@ fn the_generated_verilog_answers_byte_for_byte_as_the_rust_hdl_simulation() {
     // The whole framework's wrapper too (84 input, 66 output bits: wider than a word), in the
     // long tier (a Verilator model of its own).
     if cfg!(feature = "long") {
-        let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() };
+        let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default(), sharing: false };
         let frames = session(&widths(&sched).0, 11, 12);
         let expected = replies(board_link::simulated_board(&sched).unwrap().as_mut(), &frames);
         assert_eq!(replies(board_link::verilated_board(&sched).unwrap().as_mut(), &frames), expected);
@@ -419,7 +419,7 @@ fn the_wrappers_port_lists_are_the_harness_s() {
     let d = DSS.block();
     assert_eq!(owned(BoardDss::INPUTS), names(d.input_ports()));
     assert_eq!(owned(BoardDss::OUTPUTS), names(d.output_ports()));
-    let s = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default() }.block();
+    let s = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default(), sharing: false }.block();
     assert_eq!(owned(mpgpu_rtl::BoardSched::INPUTS), names(s.input_ports()));
     assert_eq!(owned(mpgpu_rtl::BoardSched::OUTPUTS), names(s.output_ports()));
     let p = PrioPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Npq, broken_victim: false }.block();

@@ -373,7 +373,7 @@ fn equal_allocation_rtl(n: usize) -> Vec<usize> {
     let w = Workload::parse("equal.toml", &text).unwrap();
     let mut g = Gpu::with_framework(&cfg, Policy::Equal, Mechanism::Drain, n).unwrap();
     let model = Framework::new(Gpu::framework_params(&cfg).unwrap(), Policy::Equal, Mechanism::Drain);
-    let h = Shared::new(Cosim::with_state("sched", model, RtlUnit::rust_hdl(SchedPorts { sms: 13, mode: Policy::Equal.code(), faults: SchedFaults::default() }), Framework::state).gated(|o| o.busy));
+    let h = Shared::new(Cosim::with_state("sched", model, RtlUnit::rust_hdl(SchedPorts { sms: 13, mode: Policy::Equal.code(), faults: SchedFaults::default(), sharing: false }), Framework::state).gated(|o| o.busy));
     let pair = Some(h.clone());
     g.set_units(&mut |_| Box::new(h.clone()) as Held<In, Out>).unwrap();
     g.add_workload(&w).unwrap();

@@ -29,7 +29,7 @@ use mpgpu_ref::units::dss::equal_share_tokens;
 use mpgpu_ref::units::framework::{Framework, Mechanism, Policy};
 use mpgpu_rtl::SchedFaults;
 use mpgpu_spec::units::sched::dss::{Act, STATE_IDLE, STATE_RESERVED, STATE_RUNNING, STATE_SETUP};
-use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, State, TbDone, TbSaved, MAX_GRID_BLOCKS};
+use mpgpu_spec::units::sched::fw::{In, KernelCmd, Out, QuotaWrite, State, TbDone, TbSaved, MAX_GRID_BLOCKS};
 use mpgpu_spec::units::sched::SchedParams;
 use mpgpu_spec::Unit;
 use mpgpu_tb::blocks::SchedPorts;
@@ -113,6 +113,13 @@ struct Corners {
     saves: u64,
     retirements: u64,
     admissions: u64,
+    /// Under sharing: quota writes presented; blocks issued to an SM of another kernel than
+    /// its holder; handovers applied, and handover events that found no heir (they do
+    /// nothing).
+    quota_writes: u64,
+    shared_issues: u64,
+    handovers: u64,
+    handovers_without_heir: u64,
 }
 
 impl Corners {
@@ -141,7 +148,11 @@ impl Corners {
             restores,
             saves,
             retirements,
-            admissions
+            admissions,
+            quota_writes,
+            shared_issues,
+            handovers,
+            handovers_without_heir
         );
     }
 }
@@ -190,6 +201,12 @@ struct Env {
     /// saved block.
     kernel_of: HashMap<u16, u8>,
     knobs: Knobs,
+    /// Slicing inside the framework (`Sched::build` with sharing): the quota writes' own generator,
+    /// the admitted launches (handle, priority, T_k) and those holding quotas as written.
+    sharing: bool,
+    qrng: ChaCha8Rng,
+    admitted: Vec<(u16, u8, u8)>,
+    with_quota: HashSet<u16>,
 }
 
 /// The save slot the environment reports for a block (every bit of the slot field used, so
@@ -206,7 +223,7 @@ struct Stim {
 }
 
 impl Env {
-    fn new(seed: u64, policy: Policy, mechanism: Mechanism) -> Env {
+    fn new(seed: u64, policy: Policy, mechanism: Mechanism, sharing: bool) -> Env {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((policy as u64) << 32) ^ ((mechanism as u64) << 40));
         let sms = SM_COUNTS[rng.gen_range(0..SM_COUNTS.len())];
         let tmax = [2u8, 4, 8, 16][rng.gen_range(0..4)];
@@ -230,6 +247,10 @@ impl Env {
             full_on: FULL_SEEDS.contains(&seed),
             full: 0,
             full_hist: VecDeque::new(),
+            sharing,
+            qrng: ChaCha8Rng::seed_from_u64(seed ^ 0x9007_a5),
+            admitted: Vec::new(),
+            with_quota: HashSet::new(),
         };
         e.new_phase();
         e
@@ -346,6 +367,7 @@ impl Env {
         if self.frng.gen_bool(self.knobs.p_full) {
             self.full ^= 1 << self.frng.gen_range(0..self.sms);
         }
+        let quota = if self.sharing { self.quota_write() } else { None };
         let i = In {
             full: self.full,
             cmd: self.pending.front().copied(),
@@ -354,12 +376,42 @@ impl Env {
                 let (h, tb) = self.resident[s][j];
                 TbSaved { sm: s as u8, kernel: self.kernel_of[&h], tb, slot: save_slot(h, tb) }
             }),
+            quota,
         };
         Stim { i, done, saved }
     }
 
+    /// Under sharing, now and then a quota write that keeps the writer's contract
+    /// (`fw::QuotaWrite`): a launch below the highest admitted priority that holds quotas has
+    /// them taken away first; else a launch of that priority gets random quotas (some above
+    /// its T_k, some 0) or has them taken away.
+    fn quota_write(&mut self) -> Option<QuotaWrite> {
+        if self.admitted.is_empty() || !self.qrng.gen_bool(0.08) {
+            return None;
+        }
+        let top = self.admitted.iter().map(|a| a.1.min(15)).max()?;
+        if let Some(&(handle, _, _)) = self.admitted.iter().find(|a| a.1.min(15) != top && self.with_quota.contains(&a.0)) {
+            return Some(QuotaWrite { handle, quotas: None });
+        }
+        let group: Vec<(u16, u8, u8)> = self.admitted.iter().copied().filter(|a| a.1.min(15) == top).collect();
+        let (handle, _, tk) = group[self.qrng.gen_range(0..group.len())];
+        if self.qrng.gen_bool(0.15) {
+            return Some(QuotaWrite { handle, quotas: None });
+        }
+        let r = &mut self.qrng;
+        Some(QuotaWrite { handle, quotas: Some(std::array::from_fn(|_| if r.gen_bool(0.2) { 0 } else { r.gen_range(1..=tk + 1) })) })
+    }
+
     /// Takes the cycle's events in, checking what the framework did against the contract.
     fn apply(&mut self, st: &Stim, o: &Out) -> Result<(), String> {
+        if let Some(w) = st.i.quota {
+            if self.admitted.iter().any(|a| a.0 == w.handle) {
+                match w.quotas {
+                    Some(_) => self.with_quota.insert(w.handle),
+                    None => self.with_quota.remove(&w.handle),
+                };
+            }
+        }
         // (an issue follows the SMs' reports of room: its SM was picked from those found
         // ready ISSUE_LAG cycles before, when it was not full)
         self.full_hist.push_front(st.i.full);
@@ -385,7 +437,8 @@ impl Env {
             }
         }
         if o.cmd_taken {
-            self.pending.pop_front().ok_or("cmd_taken with no command presented")?;
+            let c = self.pending.pop_front().ok_or("cmd_taken with no command presented")?;
+            self.admitted.push((c.handle, c.priority, c.tk));
         }
         if let Some(t) = o.issue {
             let s = t.sm as usize;
@@ -414,6 +467,8 @@ impl Env {
                 return Err(format!("launch {h} retired with blocks resident or saved"));
             }
             self.kernel_of.remove(&h);
+            self.admitted.retain(|a| a.0 != h);
+            self.with_quota.remove(&h);
         }
         for s in 0..self.sms {
             if self.resident[s].is_empty() {
@@ -433,7 +488,8 @@ impl Env {
             if e.running_tbs as usize != self.resident[s].len() + flight {
                 return Err(format!("SM {s}: the SMST holds {} blocks, the SM {} and {flight} on its way", e.running_tbs, self.resident[s].len()));
             }
-            if let Some(b) = self.resident[s].first() {
+            // (under sharing an SM holds blocks of other kernels than its own)
+            if let Some(b) = self.resident[s].first().filter(|_| !self.sharing) {
                 let k = &st.ksrt[e.ksr as usize];
                 if !e.ksr_valid || (k.valid && self.resident[s].iter().any(|x| x.0 != k.handle)) {
                     return Err(format!("SM {s} holds {:?}, the SMST names kernel {} ({k:?}); first {b:?}", self.resident[s], e.ksr));
@@ -503,7 +559,18 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o:
             }
         }
     }
-    if p.ev_valid {
+    if p.ev_valid && p.ev_hand {
+        // (under sharing, a handover: the SM keeps running, under its heir if it found one)
+        let (b, a) = (before.smst[p.ev_sm as usize], after.smst[p.ev_sm as usize]);
+        let holder = p.ev_heir.unwrap_or(b.ksr);
+        if b.state != STATE_RUNNING || a.state != STATE_RUNNING || a.ksr != holder {
+            return Err(format!("the handover picked for SM {} (heir {:?}) was not applied as picked: {b:?} -> {a:?}", p.ev_sm, p.ev_heir));
+        }
+        match p.ev_heir {
+            Some(_) => c.handovers += 1,
+            None => c.handovers_without_heir += 1,
+        }
+    } else if p.ev_valid {
         // Both of the event's stages leave out the SMs an edge between could change: it holds.
         let (b, a) = (before.smst[p.ev_sm as usize], after.smst[p.ev_sm as usize]);
         if !matches!(b.state, STATE_RUNNING | STATE_RESERVED) || (a.state != STATE_IDLE && a.state != STATE_SETUP) {
@@ -553,6 +620,10 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o:
             return Err("an idle cycle with no input changed the state".into());
         }
     }
+    if let Some(t) = o.issue {
+        c.shared_issues += u64::from(before.smst[t.sm as usize].ksr != t.kernel);
+    }
+    c.quota_writes += u64::from(i.quota.is_some());
     c.preemptions += u64::from(o.preempt.is_some());
     c.restores += u64::from(o.issue.is_some_and(|t| t.restore));
     c.saves += u64::from(i.tb_saved.is_some());
@@ -586,13 +657,20 @@ enum Failure {
 /// in lockstep; the corners counted, or the first failure. The run is named in every failure
 /// (`Err` carries the name; a panic from inside the model prints it on the way out).
 fn run(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults) -> Result<Corners, (String, Failure)> {
-    let mut env = Env::new(seed, policy, mechanism);
+    run_with(seed, policy, mechanism, faults, false)
+}
+
+/// [`run`], with slicing inside the framework (`sharing`: both share their SMs, and the
+/// environment writes quotas).
+fn run_with(seed: u64, policy: Policy, mechanism: Mechanism, faults: SchedFaults, sharing: bool) -> Result<Corners, (String, Failure)> {
+    let mut env = Env::new(seed, policy, mechanism, sharing);
     let sms = env.sms;
-    let what = format!("seed {seed}, {} {mechanism:?}, {sms} SMs, T_max {}, {} processes", policy.name(), env.tmax, env.procs);
+    let what = format!("seed {seed}, {} {mechanism:?}, {sms} SMs, T_max {}, {} processes{}", policy.name(), env.tmax, env.procs, if sharing { ", sharing" } else { "" });
     let _guard = OnPanic(what.clone());
     let params = SchedParams::new(sms, env.tmax as usize).unwrap();
     let model = Framework::new(params, policy, mechanism);
-    let rtl = RtlUnit::rust_hdl(SchedPorts { sms, mode: policy.code(), faults });
+    let model = if sharing { model.with_sharing() } else { model };
+    let rtl = RtlUnit::rust_hdl(SchedPorts { sms, mode: policy.code(), faults, sharing });
     let mut pair = InLoop::with_state(model, rtl, 16, Framework::state, RtlUnit::<SchedPorts>::state);
     let mut c = Corners::default();
     let mut prev_full = 0;
@@ -735,6 +813,31 @@ fn random_dss() {
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long (the default suite runs dss, preemptive, both mechanisms)")]
 fn random_equal() {
     policy(Policy::Equal);
+}
+
+/// Slicing inside the framework (`Sched::build` with sharing, `docs/warped-slicer.md`, "Inside the
+/// scheduling framework"): the same stimulus with random quota writes that keep the writer's
+/// contract, under a priority policy and DSS, both mechanisms: no mismatch (the resident
+/// counts and quotas compared every cycle), no broken invariant, and blocks issued beside an
+/// SM's holder, handovers, and a quota written over T_k (taken as T_k) all seen.
+#[test]
+fn random_sharing() {
+    let mut total = Corners::default();
+    for p in [Policy::PpqShared, Policy::Dss, Policy::Fcfs] {
+        for m in MECHANISMS {
+            for seed in 1..=6 {
+                match run_with(seed, p, m, SchedFaults::default(), true) {
+                    Ok(c) => total.add(&c),
+                    Err((what, Failure::Mismatch(mm))) => panic!("{what}: {mm}"),
+                    Err((what, Failure::Check(e))) => panic!("{what}: {e}"),
+                }
+            }
+        }
+    }
+    eprintln!("sharing: {total:?}");
+    assert!(total.quota_writes > 0 && total.shared_issues > 0, "nothing shared: {total:?}");
+    assert!(total.handovers > 0, "no SM handed over: {total:?}");
+    assert!(total.preemptions > 0 && total.restores > 0, "nothing preempted or restored: {total:?}");
 }
 
 /// The lockstep comparison under this stimulus can fail: each of the RTL's test-only faults is

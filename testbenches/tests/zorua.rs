@@ -405,14 +405,14 @@ fn every_block_under_the_slicing_dispatcher_runs_together() {
 /// Slicing inside the framework with every block it uses in RTL at once (`--unit all --policy P
 /// --slicing warped-slicer`, `docs/warped-slicer.md`, "Inside the scheduling framework"): on
 /// every SM the coordinator, the replay queue, the operand log and the sampling counters, and
-/// the water-filling unit and the policy's engine, around the framework's model, which issues
-/// under Warped-Slicer's quotas; on the thesis's pipeline with demand paging under the operand
-/// log, with draining (Zorua's). Zero mismatches on both backends, with faults replayed,
-/// phases granted, a quota decision, blocks of two kernels on one SM, and under PPQ a
-/// preemption for the high-priority process. The framework's own RTL and the slice table, which this GPU does
-/// not use, are refused with the reason; and a soak of it runs every policy.
+/// the water-filling unit and the framework, which shares its SMs under Warped-Slicer's
+/// quotas; on the thesis's pipeline with demand paging under the operand log, with draining
+/// (Zorua's). Zero mismatches on both backends, with faults replayed, phases granted, a quota
+/// decision, blocks of two kernels on one SM, and under PPQ a preemption for the
+/// high-priority process. The slice table, which this GPU does not use, is refused with the
+/// reason; and a soak of it runs every policy.
 #[test]
-fn every_block_but_the_frameworks_own_runs_with_slicing_inside_the_framework() {
+fn every_block_runs_with_slicing_inside_the_framework() {
     use mpgpu_ref::units::framework::{Mechanism, Policy};
     let cfg = replaying();
     let w = Workload::parse(
@@ -440,7 +440,7 @@ fn every_block_but_the_frameworks_own_runs_with_slicing_inside_the_framework() {
         // (DSS gives the third process no token on two SMs: only PPQ preempts for it)
         assert!(res.preemptions > 0 || policy == Policy::Dss, "{what}: nothing preempted for the high-priority process");
     }
-    for unit in ["sched", "slice"] {
+    for unit in ["slice"] {
         let o = CosimOptions { unit: UnitKind::named(unit).unwrap(), ..sliced(Backend::RustHdl, Policy::Dss) };
         let e = run_with(&cfg, &w, &o).err().unwrap_or_else(|| panic!("--unit {unit} ran under slicing inside the framework"));
         assert!(e.contains("Inside the scheduling framework"), "{unit}: {e}");

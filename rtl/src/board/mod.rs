@@ -208,7 +208,7 @@ crate::board_block!(
 crate::board_block!(
     /// The whole scheduling framework behind the step protocol (ports as `mpgpu_tb::blocks`).
     pub struct BoardSched(Sched) {
-        inputs: [cmd_valid: 1, cmd_handle: 16, cmd_tbs: 20, cmd_tk: 5, cmd_priority: 4, cmd_tokens: 8, done_valid: 1, done_sm: 4, done_k: 4, saved_valid: 1, saved_sm: 4, saved_k: 4, saved_tb: 20, saved_slot: 8, full: 16],
+        inputs: [cmd_valid: 1, cmd_handle: 16, cmd_tbs: 20, cmd_tk: 5, cmd_priority: 4, cmd_tokens: 8, done_valid: 1, done_sm: 4, done_k: 4, saved_valid: 1, saved_sm: 4, saved_k: 4, saved_tb: 20, saved_slot: 8, full: 16, quota_valid: 1, quota_handle: 16, quota_on: 1, quota0: 5, quota1: 5, quota2: 5, quota3: 5, quota4: 5, quota5: 5, quota6: 5, quota7: 5, quota8: 5, quota9: 5, quota10: 5, quota11: 5, quota12: 5, quota13: 5, quota14: 5, quota15: 5],
         outputs: [busy: 1, cmd_taken: 1, issue_valid: 1, issue_sm: 4, issue_k: 4, issue_handle: 16, issue_tb: 20, issue_restore: 1, issue_slot: 8, preempt_valid: 1, preempt_sm: 4, retired_valid: 1, retired_handle: 16],
     }
 );

@@ -27,6 +27,7 @@ use crate::mem::GlobalMem;
 use crate::program::Program;
 use crate::slots::Held;
 use crate::units::framework::{Framework, FwIn, FwOut, KernelCmd, Mechanism, Policy, TbDone, TbSaved};
+use mpgpu_spec::units::sched::fw::QuotaWrite;
 use mpgpu_spec::units::sched::fw::{MAX_GRID_BLOCKS, MAX_TMAX};
 use crate::workload::{self, Workload};
 use mpgpu_spec::units::sched::SchedParams;
@@ -43,7 +44,6 @@ mod processes;
 mod result;
 mod switch;
 mod units;
-pub use units::SLICING_IN_FW_RTL;
 pub use result::{LaunchResult, ProcResult, RunResult};
 
 /// What stops a run.
@@ -241,18 +241,21 @@ enum Inboxed {
 }
 
 /// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling framework"):
-/// the quota controller (a slicing dispatcher in its controller role), the quota table it
-/// writes for the framework, the launches it partitions (the admitted launches of the highest
-/// priority among them, in admission order) and every admitted launch with its priority.
+/// the quota controller (a slicing dispatcher in its controller role), the quotas it wants for
+/// each launch and those the framework holds, the launches it partitions (the admitted
+/// launches of the highest priority among them, in admission order) and every admitted launch
+/// with its priority.
 struct FwSlicing {
     ctl: Box<dyn Dispatcher>,
-    quotas: crate::units::framework::QuotaTable,
+    /// The controller's quotas, by launch handle (absent: none).
+    want: std::collections::HashMap<u16, [u8; mpgpu_spec::units::sched::MAX_SMS]>,
+    /// The quotas the framework holds for each admitted launch, in admission order (a launch
+    /// enters with none).
+    held: Vec<(u16, Option<[u8; mpgpu_spec::units::sched::MAX_SMS]>)>,
     group: Vec<usize>,
     admitted: Vec<(usize, u8)>,
     /// The group's priority.
     top: Option<u8>,
-    /// Quotas were written after the framework's last cycle.
-    written: bool,
 }
 
 impl FwDriver {
@@ -264,7 +267,7 @@ impl FwDriver {
             || self.switching.iter().any(|&s| s)
             || self.full != 0
             || self.inbox.iter().any(|q| !q.is_empty())
-            || self.slicing.as_ref().is_some_and(|s| s.written || s.ctl.busy())
+            || self.slicing.as_ref().is_some_and(|s| s.next_write().is_some() || s.ctl.busy())
     }
 }
 

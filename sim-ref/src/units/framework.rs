@@ -53,7 +53,6 @@ use std::collections::VecDeque;
 mod comb;
 mod observe;
 mod share;
-pub use share::QuotaTable;
 
 /// Scheduling policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,6 +216,8 @@ struct Comb {
     snap: Snap,
     /// The SM event for the next cycle: (SM, its state now, whether it goes to setup).
     ev_pick: Option<(usize, SmState, bool)>,
+    /// Under slicing, the heir of the SM picked for a handover (`share`).
+    ev_heir: Option<usize>,
     /// The KSRT entry a command may enter next cycle.
     free_pick: Option<usize>,
     /// The SMs with an event (bit s), for the next cycle's pick.
@@ -274,6 +275,8 @@ pub struct Framework {
     ready: u16,
     last: u16,
     ev: Option<(usize, SmState, bool)>,
+    /// The heir the SM event hands its SM to (a handover, under slicing), found with it.
+    ev_heir: Option<usize>,
     /// The SMs found with an event in the cycle before (the event's first stage).
     ev_ready: u16,
     /// Of those, the reserved SMs whose next kernel had work then: they go to setup if picked.
@@ -292,8 +295,8 @@ pub struct Framework {
     done: Option<usize>,
     snap: Snap,
     /// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling
-    /// framework"): the quota table and each SM's blocks per kernel. `None`: an SM holds its
-    /// holder's blocks only.
+    /// framework"): each KSRT entry's quotas and each SM's blocks per kernel. `None`: an SM
+    /// holds its holder's blocks only.
     share: Option<share::Share>,
     /// The clock request's registers (`busy`): each SM's "its kernel has work" (bit s), some
     /// SM's need computed from them, and activity at the last two clocked edges.
@@ -326,6 +329,7 @@ impl Framework {
             ready: 0,
             last: 0,
             ev: None,
+            ev_heir: None,
             ev_ready: 0,
             ev_work: 0,
             named: 0,
@@ -516,6 +520,7 @@ impl Unit for Framework {
         self.ready = 0;
         self.last = 0;
         self.ev = None;
+        self.ev_heir = None;
         self.ev_ready = 0;
         self.ev_work = 0;
         self.named = 0;
@@ -525,7 +530,7 @@ impl Unit for Framework {
         self.done = None;
         self.snap = Snap::default();
         if let Some(sh) = &mut self.share {
-            sh.res = vec![vec![0; n]; n];
+            *sh = share::Share::new(n);
         }
         self.cycle = 0;
     }
@@ -538,7 +543,7 @@ impl Unit for Framework {
         // The clock request's registers, from this cycle's registers and inputs (read before
         // the cycle's combinational pass, whose engine outputs are the last looked at before
         // the engine's edge: a co-simulated engine records its cycle from them).
-        let act = self.in_flight() || i.cmd.is_some() || i.tb_done.is_some() || i.tb_saved.is_some();
+        let act = self.in_flight() || i.cmd.is_some() || i.tb_done.is_some() || i.tb_saved.is_some() || i.quota.is_some();
         let (sm_need, had_work) = (self.sm_needs(self.had_work), self.has_work_now());
         let c = self.comb(i);
         let n = self.params.sms;
@@ -616,6 +621,7 @@ impl Unit for Framework {
         self.ready = c.ready;
         self.last = c.last;
         self.ev = c.ev_pick;
+        self.ev_heir = c.ev_heir;
         self.ev_ready = c.ev_ready;
         self.ev_work = c.ev_work;
         self.named = c.named;
@@ -657,9 +663,14 @@ impl Unit for Framework {
             }
             self.smst[s] = next;
         }
-        // Retirement and admission.
+        // Quotas written (by handle, into the entry valid now), then retirement and admission
+        // (an entry leaving or entering the KSRT has no quotas).
+        if let Some(w) = &i.quota {
+            self.write_quota(w);
+        }
         if let Some(k) = c.retire {
             self.ksrt[k].valid = false;
+            self.clear_quota(k);
         }
         if let (Some(k), Some(cmd)) = (c.admit, self.cmd) {
             self.ksrt[k] = Ksr {
@@ -677,6 +688,7 @@ impl Unit for Framework {
                 ptbq: VecDeque::new(),
             };
             self.admitted += 1;
+            self.clear_quota(k);
         }
         // The command presented now is registered unless it was taken now.
         self.cmd = if c.out.cmd_taken { None } else { i.cmd };

@@ -16,23 +16,27 @@ use mpgpu_rtl::{Sched, SchedFaults};
 use mpgpu_spec::units::sched::{fw, PolicyCode};
 
 hdl_block!(Sched {
-    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, done_k, saved_valid, saved_sm, saved_k, saved_tb, saved_slot, full],
+    inputs: [cmd_valid, cmd_handle, cmd_tbs, cmd_tk, cmd_priority, cmd_tokens, done_valid, done_sm, done_k, saved_valid, saved_sm, saved_k, saved_tb, saved_slot, full,
+        quota_valid, quota_handle, quota_on, quota0, quota1, quota2, quota3, quota4, quota5, quota6, quota7, quota8, quota9, quota10, quota11, quota12, quota13, quota14, quota15],
     outputs: [busy, cmd_taken, issue_valid, issue_sm, issue_k, issue_handle, issue_tb, issue_restore, issue_slot, preempt_valid, preempt_sm, retired_valid, retired_handle],
-    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
+    registers: [ksrt.admitted, issue.pointer, issue.last_grant, ksrt.cq_valid, ksrt.cq_handle, ksrt.cq_tbs, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, gr_valid, gr_sm, gr_k, smst.evq_valid, smst.evq_sm, smst.evq_setup, smst.evq_hand, smst.evq_hok, smst.evq_next, share.qon, ksrt.free_none, ksrt.free_k, smst.rdy_q, smst.lt2_q, smst.evc_q, smst.evw_q, smst.named_q, ksrt.wants_q, sv_valid, sv_k, sv_tb, sv_slot, dn_valid, dn_k],
     arrays: [
         smst.sm_state, smst.sm_ksr_valid, smst.sm_ksr, smst.sm_next_valid, smst.sm_next, smst.sm_running, smst.sm_tk,
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs_m2, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
         ksrt.k_cap, ksrt.k_rem,
         ptbq.q_len,
+        share.res, share.qv,
     ],
 });
 
-/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy and test-only faults.
+/// The whole scheduling framework (`Sched`) for `sms` SMs, its policy and test-only faults;
+/// `sharing`: with slicing inside it (`Sched::build`).
 #[derive(Clone, Copy, Debug)]
 pub struct SchedPorts {
     pub sms: usize,
     pub mode: PolicyCode,
     pub faults: SchedFaults,
+    pub sharing: bool,
 }
 
 impl Ports for SchedPorts {
@@ -44,7 +48,7 @@ impl Ports for SchedPorts {
         "sched".into()
     }
     fn block(&self) -> Sched {
-        let mut b = Sched::new(self.sms, self.mode, self.faults);
+        let mut b = Sched::build(self.sms, self.mode, self.faults, self.sharing);
         b.connect_inputs();
         b
     }
@@ -103,8 +107,11 @@ impl Ports for SchedPorts {
             cmd_handle: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_handle") as u16 } else { 0 },
             cmd_tbs: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_tbs") as u32 } else { 0 },
             ev_valid: r.scalar("smst.evq_valid") != 0,
-            ev_sm: r.scalar("smst.evq_sm") as u8,
-            ev_setup: r.scalar("smst.evq_setup") != 0,
+            // (the SM, kernels and flags mean something only with an event)
+            ev_sm: if r.scalar("smst.evq_valid") != 0 { r.scalar("smst.evq_sm") as u8 } else { 0 },
+            ev_setup: r.scalar("smst.evq_valid") != 0 && r.scalar("smst.evq_setup") != 0,
+            ev_hand: r.scalar("smst.evq_valid") != 0 && r.scalar("smst.evq_hand") != 0,
+            ev_heir: (r.scalar("smst.evq_valid") != 0 && r.scalar("smst.evq_hand") != 0 && r.scalar("smst.evq_hok") != 0).then(|| r.scalar("smst.evq_next") as u8),
             free_valid: r.scalar("ksrt.free_none") == 0,
             free: r.scalar("ksrt.free_k") as u8,
             ready: r.scalar("smst.rdy_q") as u16,
@@ -120,11 +127,16 @@ impl Ports for SchedPorts {
             done_valid: r.scalar("dn_valid") != 0,
             done_kernel: r.scalar("dn_k") as u8,
         };
-        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe }
+        // (under sharing: the resident counts, `res[16 s + k]`, and the quotas, `qv[16 k + s]`)
+        let n = self.sms;
+        let (res, qv, qon) = (a("share.res"), a("share.qv"), r.scalar("share.qon"));
+        let resident = if self.sharing { (0..n).map(|s| (0..n).map(|k| res[16 * s + k] as u8).collect()).collect() } else { Vec::new() };
+        let quotas = if self.sharing { (0..n).map(|k| (qon >> k & 1 != 0).then(|| (0..n).map(|s| qv[16 * k + s] as u8).collect())).collect() } else { Vec::new() };
+        fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe, resident, quotas }
     }
     fn board(&self, config: BoardConfig) -> Option<Box<dyn Wrapper>> {
         let s = *self;
-        Some(wrapper(config, move || BoardSched::new(Sched::new(s.sms, s.mode, s.faults), config)))
+        Some(wrapper(config, move || BoardSched::new(Sched::build(s.sms, s.mode, s.faults, s.sharing), config)))
     }
 }
 
@@ -134,7 +146,7 @@ pub(super) const BLOCK: Block = Block {
     scope: Scope::Gpu,
     // (both policy engines; the DSS engine drives it, the priority engine's mode a constant
     // keeping all of its paths)
-    verilog: |s| Ok(v(SchedPorts { sms: s.sms, mode: PolicyCode::Dss, faults: Default::default() })),
+    verilog: |s| Ok(v(SchedPorts { sms: s.sms, mode: PolicyCode::Dss, faults: Default::default(), sharing: s.sharing })),
     broken: &[
         variant("lifo", "the PTBQ popped last in first out", |b| b.edit("sched", |f: &mut SchedFaults| f.ptbq_lifo = true)),
         variant("keep-token", "a released SM's token is not returned to its kernel", |b| b.edit("sched", |f: &mut SchedFaults| f.keep_token = true)),
@@ -156,8 +168,10 @@ pub(super) const BLOCK: Block = Block {
 /// `--every-cycle`).
 fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
     let (p, m) = (b.o.policy, b.o.mechanism);
-    let ports = SchedPorts { sms: b.n, mode: p.code(), faults: b.o.broken.of("sched") };
+    // (under slicing inside the framework, both share their SMs)
+    let ports = SchedPorts { sms: b.n, mode: p.code(), faults: b.o.broken.of("sched"), sharing: b.o.sliced };
     let model = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
+    let model = if b.o.sliced { model.with_sharing() } else { model };
     let out = b.global(ports, model, Framework::state, Some(|o: &fw::Out| o.busy))?;
     b.gpu.set_framework_clock_gating(!b.o.every_cycle);
     Ok(Some(out))

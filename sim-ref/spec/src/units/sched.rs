@@ -384,6 +384,26 @@ pub mod fw {
         /// Zorua (and WLM) it is the SM's coordinator's count of free warp slots that decides
         /// (`docs/zorua.md`, "Under the scheduling framework").
         pub full: u16,
+        /// Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling
+        /// framework"): a launch's quotas, written into its KSRT entry at this edge (none if
+        /// no valid entry holds the handle). Kept by the framework until the next write for
+        /// the launch, its retirement or its entry's next admission; a framework built without
+        /// sharing ignores them.
+        pub quota: Option<QuotaWrite>,
+    }
+
+    /// Bits of a quota (blocks of a kernel on one SM, 0..=MAX_TMAX).
+    pub const QUOTA_BITS: usize = TBS_PER_SM_BITS;
+
+    /// One launch's quotas (slicing inside the framework): `quotas[s]` is the most blocks of
+    /// it SM s may hold while it shares the SM (a value above the kernel's T_k is taken as
+    /// T_k); `None` takes its quotas away (the SM's holder then holds up to T_k and shares
+    /// with no one). The writer gives quotas to the kernels of one priority at a time: it
+    /// takes the old ones away before it writes those of another priority.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+    pub struct QuotaWrite {
+        pub handle: u16,
+        pub quotas: Option<[u8; MAX_SMS]>,
     }
 
     /// A block that finished: its SM, and its kernel (the KSRT entry the block's issue named,
@@ -491,6 +511,10 @@ pub mod fw {
         pub issue_ptr: u8,
         /// The pipeline registers between a cycle's decisions and the cycle that applies them.
         pub pipe: Pipe,
+        /// Slicing inside the framework (empty without it): the blocks of each KSRT entry on
+        /// each SM (`resident[s][k]`), and each entry's quotas on every SM (`None`: none).
+        pub resident: Vec<Vec<u8>>,
+        pub quotas: Vec<Option<Vec<u8>>>,
     }
 
     /// The framework's pipeline registers (`docs/sched-framework.md`, "The cycle contract"): what one
@@ -530,6 +554,10 @@ pub mod fw {
         pub ev_valid: bool,
         pub ev_sm: u8,
         pub ev_setup: bool,
+        /// Under slicing, the event is a handover (a running SM with blocks), and the heir it
+        /// found (none: it does nothing).
+        pub ev_hand: bool,
+        pub ev_heir: Option<u8>,
         /// The KSRT entry a command may enter: the lowest that was free in the cycle before and
         /// named by no SM in the cycle before that (`named`).
         pub free_valid: bool,
@@ -678,6 +706,13 @@ crate::wires! { fw::In as i {
     saved_slot(fw::SLOT_BITS) = i.tb_saved.map_or(0, |s| s.slot),
     /// The SMs with no room for another block of their kernel now, one bit each.
     full(MAX_SMS) = i.full,
+    /// Slicing inside the framework (a block built with sharing): launch `quota_handle`'s
+    /// quotas, written into its KSRT entry, `quota<s>` on SM s (taken as T_k when larger) if
+    /// `quota_on`, else none.
+    quota_valid(1) = i.quota.is_some(),
+    quota_handle(fw::HANDLE_BITS) = i.quota.map_or(0, |q| q.handle),
+    quota_on(1) = i.quota.is_some_and(|q| q.quotas.is_some()),
+    quota # MAX_SMS (fw::QUOTA_BITS) = |k| i.quota.and_then(|q| q.quotas).map_or(0, |q| q[k]),
 } }
 
 crate::wires! { fw::Out as o {

@@ -71,13 +71,12 @@ impl Gpu {
     /// waits in its inbox.
     pub fn with_framework_sliced(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize, ctl: Box<dyn Dispatcher>) -> Result<Gpu, String> {
         let mut g = Gpu::with_framework(cfg, policy, mechanism, procs)?;
-        let quotas = crate::units::framework::QuotaTable::default();
-        let f = Framework::new(Gpu::framework_params(cfg)?, policy, mechanism).with_sharing(quotas.clone());
+        let f = Framework::new(Gpu::framework_params(cfg)?, policy, mechanism).with_sharing();
         let d = g.fw_mut().expect("built with the framework");
         d.fw = Box::new(f);
         d.idle = d.fw.quiet();
         d.room_from_sm = true;
-        d.slicing = Some(FwSlicing { ctl, quotas, group: Vec::new(), admitted: Vec::new(), top: None, written: false });
+        d.slicing = Some(FwSlicing { ctl, want: Default::default(), held: Vec::new(), group: Vec::new(), admitted: Vec::new(), top: None });
         Ok(g)
     }
 
@@ -95,12 +94,11 @@ impl Gpu {
         prio: Option<Box<dyn mpgpu_spec::Unit<In = mpgpu_spec::units::sched::prio::In, Out = mpgpu_spec::units::sched::prio::Out>>>,
     ) -> Result<(), String> {
         let Some(d) = self.fw_mut() else { return Err("the policy engines are the scheduling framework's: the GPU runs under the framework (Gpu::with_framework)".into()) };
-        let (policy, mechanism) = (d.policy, d.mechanism);
-        let quotas = d.slicing.as_ref().map(|sl| sl.quotas.clone());
+        let (policy, mechanism, sharing) = (d.policy, d.mechanism, d.slicing.is_some());
         let mut f = Framework::new(Gpu::framework_params(&self.cfg)?, policy, mechanism);
-        // (under slicing inside the framework, sharing its SMs by the same quota table)
-        if let Some(q) = quotas {
-            f = f.with_sharing(q);
+        // (under slicing inside the framework, sharing its SMs)
+        if sharing {
+            f = f.with_sharing();
         }
         if let Some(d) = dss {
             f.set_dss(d);
@@ -209,14 +207,14 @@ impl Gpu {
                 }
             }
         }
-        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full };
-        // (slicing inside the framework: the quotas written at the end of the cycle before are
-        // an input of this one)
-        let quotas_written = d.slicing.as_mut().is_some_and(|s| std::mem::take(&mut s.written));
+        // (slicing inside the framework: one launch's quotas written, if the framework's differ
+        // from the controller's)
+        let quota = d.slicing.as_ref().and_then(|s| s.next_write());
+        let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full, quota };
         // Clock gating: an idle framework with no input would change nothing. (An SM's `full`
         // bit only masks SMs out of the issue; the cycle after a clocked cycle that masked some
         // is clocked, so the unmasked ones are found ready.)
-        if d.gating && d.idle && input == FwIn::default() && d.full == 0 && !quotas_written {
+        if d.gating && d.idle && input == FwIn::default() && d.full == 0 {
             if let Some(sl) = &mut d.slicing {
                 sl.update(now, None, None, &DispatchView { sms: &self.sms, launches: &self.launches });
             }
@@ -232,6 +230,9 @@ impl Gpu {
             return Err(SimError::Cosim { cycle: now, detail });
         }
         let taken = if out.cmd_taken { d.cmds.pop_front() } else { None };
+        if let (Some(w), Some(sl)) = (quota, &mut d.slicing) {
+            sl.wrote(w);
+        }
         if let Some(h) = out.retired {
             d.retired.push(h);
         }
@@ -350,14 +351,16 @@ impl Gpu {
 impl FwSlicing {
     /// After the framework's cycle (or a gated one): the controller hears of the launches
     /// that joined or left the group it partitions (the admitted launches of the highest
-    /// priority among them), and its quotas, when they changed, are written for the
-    /// framework's next cycle (an input: that cycle is clocked).
+    /// priority among them), and gives its quotas when they changed; the framework's are
+    /// brought to them one launch per cycle ([`FwSlicing::next_write`]).
     fn update(&mut self, now: u64, taken: Option<KernelCmd>, retired: Option<u16>, view: &DispatchView) {
         if let Some(c) = taken {
             self.admitted.push((c.handle as usize, c.priority));
+            self.held.push((c.handle, None));
         }
         if let Some(h) = retired {
             self.admitted.retain(|a| a.0 != h as usize);
+            self.held.retain(|a| a.0 != h);
         }
         let top = self.admitted.iter().map(|a| a.1).max();
         let group: Vec<usize> = self.admitted.iter().filter(|a| Some(a.1) == top).map(|a| a.0).collect();
@@ -374,8 +377,25 @@ impl FwSlicing {
         }
         self.group = group;
         if let Some(q) = self.ctl.framework_quotas(now, view) {
-            *self.quotas.lock().expect("the framework did not panic while reading") = q.into_iter().map(|(l, v)| (l as u16, v)).collect();
-            self.written = true;
+            // (a quota above what the port carries is T_k's: the framework takes it as T_k)
+            let max = (1u32 << mpgpu_spec::units::sched::fw::QUOTA_BITS) - 1;
+            self.want = q.into_iter().map(|(l, v)| (l as u16, std::array::from_fn(|s| v.get(s).map_or(0, |&x| x.min(max) as u8)))).collect();
+        }
+    }
+
+    /// The write that brings the framework's quotas one launch nearer the controller's: a
+    /// launch's quotas taken away first (so that kernels of two priorities never hold quotas
+    /// at once: a new group's are written after the old group's are gone), then one set, in
+    /// admission order.
+    pub(super) fn next_write(&self) -> Option<QuotaWrite> {
+        let clear = self.held.iter().find(|(h, q)| q.is_some() && !self.want.contains_key(h)).map(|&(handle, _)| QuotaWrite { handle, quotas: None });
+        clear.or_else(|| self.held.iter().find(|(h, q)| self.want.get(h).is_some_and(|w| q.as_ref() != Some(w))).map(|&(handle, _)| QuotaWrite { handle, quotas: self.want.get(&handle).copied() }))
+    }
+
+    /// The framework took write `w` at its last edge.
+    fn wrote(&mut self, w: QuotaWrite) {
+        if let Some(e) = self.held.iter_mut().find(|e| e.0 == w.handle) {
+            e.1 = w.quotas;
         }
     }
 }

@@ -4,23 +4,19 @@
 use super::*;
 use crate::slots::Units;
 
-/// Why the framework's RTL does not run under slicing inside the framework.
-pub const SLICING_IN_FW_RTL: &str = "the framework's RTL (rtl/src/sched.rs) gives an SM to one kernel: slicing inside the framework (--policy with --slicing) runs on the framework's model, with every other block in the loop beside it (the framework's policy engines dss and prio, Warped-Slicer's wf and prof, the per-SM blocks) (docs/warped-slicer.md, \"Inside the scheduling framework\")";
-
 impl Gpu {
     /// Puts units in the GPU's slots of interface `I`/`O` (before the run): `make(k)` for SM
     /// k's slot of a per-SM unit (Zorua's coordinator, the replay queue, the operand log and
     /// its data array, Warped-Slicer's sampling counters), `make(0)` for a global one (the
     /// scheduling framework, the water-filling unit, the slice table). An error says why the
-    /// configuration does not use that slot, or that the GPU has none of that interface.
+    /// configuration does not use that slot, or that the GPU has none of that interface. Under
+    /// slicing inside the framework the framework's unit must share its SMs (its model
+    /// `Framework::with_sharing`, its RTL `Sched::build` with sharing).
     pub fn set_units<I: 'static, O: 'static>(&mut self, make: &mut dyn FnMut(usize) -> Held<I, O>) -> Result<(), String> {
         let mut erased = |k: usize| Box::new(make(k)) as Box<dyn std::any::Any>;
         let mut units = Units::new(Units::id::<I, O>(), &mut erased);
         if units.are::<FwIn, FwOut>() {
             let Some(d) = self.fw_mut() else { return Err("the scheduling framework's slot is filled under the framework (Gpu::with_framework)".into()) };
-            if d.slicing.is_some() {
-                return Err(SLICING_IN_FW_RTL.into());
-            }
             d.fw = units.make(0);
             d.idle = d.fw.quiet();
             return Ok(());

@@ -17,9 +17,8 @@ impl Framework {
     pub(super) fn comb(&self, i: &FwIn) -> Comb {
         let n = self.params.sms;
         let mut c = Comb::default();
-        // (under slicing, the quotas as the controller last wrote them)
-        let quotas = self.quotas();
-        let q = quotas.as_deref();
+        // (under slicing, an SM may hold blocks of more than its holder: `share`)
+        let q = self.sharing();
         c.out.busy = self.busy();
         c.out.issue = self.issued;
         // Retirement: the block finished in the cycle before was its kernel's last.
@@ -64,12 +63,12 @@ impl Framework {
         }
         // The SM event picked in the cycle before is applied: both its stages left out the SMs
         // an edge between could change, so its SM is in the state it was picked in.
-        // (Under slicing, a running SM picked with blocks on it is handed over: to the heir its
-        // holder has now, if it still has one.)
+        // (Under slicing, a running SM picked with blocks on it is handed over to the heir
+        // found with it; picked with none, the event does nothing.)
         if let Some((s, st, flag)) = self.ev {
             assert!(self.smst[s].state == st, "the event picked for SM {s} ({st:?}) no longer holds: {:?}", self.smst[s]);
             if st == SmState::Running && flag {
-                c.handover = q.and_then(|q| self.heir(q, s)).map(|k| (s, k));
+                c.handover = self.ev_heir.map(|k| (s, k));
             } else {
                 c.event = Some((s, flag));
             }
@@ -94,8 +93,14 @@ impl Framework {
             }
             let e = self.smst[s];
             c.ev_pick = match e.state {
-                // (with blocks on it, found for a handover)
-                SmState::Running => Some((s, e.state, q.is_some() && e.running_tbs != 0)),
+                // (with blocks on it, found for a handover: to its heir now, unless the
+                // registered decision may be applied at the edge the handover would be, when
+                // the event does nothing)
+                SmState::Running if e.running_tbs != 0 => {
+                    c.ev_heir = self.heir(s).filter(|_| self.dec.is_none());
+                    Some((s, e.state, true))
+                }
+                SmState::Running => Some((s, e.state, false)),
                 SmState::Reserved => Some((s, e.state, self.ev_work >> s & 1 != 0)),
                 _ => unreachable!("SM {s} was found with an event but is {:?}", e.state),
             };
@@ -112,7 +117,7 @@ impl Framework {
             }
             let event = match e.state {
                 SmState::Running if e.running_tbs == 0 => !self.ksrt[e.ksr.unwrap() as usize].has_work(),
-                SmState::Running => !self.ksrt[e.ksr.unwrap() as usize].has_work() && q.is_some_and(|q| self.heir(q, s).is_some()),
+                SmState::Running => !self.ksrt[e.ksr.unwrap() as usize].has_work() && self.heir(s).is_some(),
                 SmState::Reserved => e.running_tbs == 0,
                 _ => false,
             };
@@ -165,27 +170,18 @@ impl Framework {
         // Issue: the pick of the cycle before. Its SM still runs its kernel with room and the
         // kernel still has work (the pick ruled out everything that could change that at the
         // edge between). The head of its PTBQ first, else its next new block.
-        // (Under slicing a quota written since the pick may rule the block out: it is dropped.)
+        // (Under slicing the SM may hold blocks of other kernels, and a quota written since
+        // the pick takes effect for the next one.)
         if let Some((s, k)) = self.grant {
             let (e, ks) = (self.smst[s], &self.ksrt[k]);
-            let holds = match q {
-                Some(q) => self.share_holds(q, s, k),
-                None => {
-                    assert!(
-                        e.state == SmState::Running && e.ksr == Some(k as u8) && e.running_tbs < ks.tk && ks.has_work(),
-                        "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}"
-                    );
-                    true
-                }
+            let room = q || (e.ksr == Some(k as u8) && e.running_tbs < ks.tk);
+            assert!(e.state == SmState::Running && room && ks.has_work(), "the issue picked for SM {s} (kernel {k}) no longer holds: {e:?}");
+            let (tb, restore, slot) = match ks.ptbq.front() {
+                Some(&(tb, slot)) => (tb, true, slot),
+                None => (ks.next_tb, false, 0),
             };
-            if holds {
-                let (tb, restore, slot) = match ks.ptbq.front() {
-                    Some(&(tb, slot)) => (tb, true, slot),
-                    None => (ks.next_tb, false, 0),
-                };
-                c.issue = Some((s, k, restore));
-                c.issued = Some(TbIssue { sm: s as u8, kernel: k as u8, handle: ks.handle, tb, restore, slot });
-            }
+            c.issue = Some((s, k, restore));
+            c.issued = Some(TbIssue { sm: s as u8, kernel: k as u8, handle: ks.handle, tb, restore, slot });
         }
         // The issue's two stages (`docs/sched-framework.md`), which leave out the changing SMs
         // too.
@@ -197,10 +193,10 @@ impl Framework {
         // never finds a picked SM, whose kernel had work.)
         if let Some(s) = self.pick {
             if !self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
-                // (under slicing, the kernel the SM takes its next block of, if one still may)
+                // (under slicing, the oldest kernel the SM may take a block of now, if any)
                 c.grant = match q {
-                    Some(q) => self.share_pick(q, s).map(|k| (s, k)),
-                    None => Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize)),
+                    true => self.oldest(self.eligible(s)).map(|k| (s, k)),
+                    false => Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize)),
                 };
             }
         }
@@ -225,17 +221,21 @@ impl Framework {
             if e.state != SmState::Running || changing(s) || i.full >> s & 1 != 0 {
                 continue;
             }
-            // (under slicing, the kernel the SM would take a block of: the SM is below its
-            // cap, and T_k is in the cap)
-            let k = match q {
-                Some(q) => match self.share_pick(q, s) {
-                    Some(k) => k,
-                    None => continue,
-                },
-                None => e.ksr.unwrap() as usize,
-            };
+            // (under slicing, some kernel is eligible, T_k in its cap; `last`: one of them
+            // may have under two left)
+            if q {
+                let el = self.eligible(s);
+                if el != 0 {
+                    c.ready |= 1 << s;
+                }
+                if (0..n).any(|k| el >> k & 1 == 1 && self.left_after_flight(k) < 2) {
+                    c.last |= 1 << s;
+                }
+                continue;
+            }
+            let k = e.ksr.unwrap() as usize;
             let left = self.left_after_flight(k);
-            if (q.is_some() || e.running_tbs < self.ksrt[k].tk) && left >= 1 {
+            if e.running_tbs < self.ksrt[k].tk && left >= 1 {
                 c.ready |= 1 << s;
                 if left < 2 {
                     c.last |= 1 << s;

@@ -69,7 +69,9 @@ impl Framework {
                     cmd_tbs: self.cmd.map_or(0, |c| c.tbs),
                     ev_valid: self.ev.is_some(),
                     ev_sm: self.ev.map_or(0, |e| e.0 as u8),
-                    ev_setup: self.ev.is_some_and(|e| e.2),
+                    ev_setup: self.ev.is_some_and(|e| e.1 == SmState::Reserved && e.2),
+                    ev_hand: self.ev.is_some_and(|e| e.1 == SmState::Running && e.2),
+                    ev_heir: self.ev_heir.map(|k| k as u8),
                     free_valid: self.free.is_some(),
                     free: self.free.map_or(0, |k| k as u8),
                     ready: self.ready,
@@ -86,6 +88,8 @@ impl Framework {
                     done_kernel: self.done.map_or(0, |k| k as u8),
                 }
             },
+            resident: self.share.as_ref().map_or(Vec::new(), |sh| sh.res.clone()),
+            quotas: self.share.as_ref().map_or(Vec::new(), |sh| sh.quota.iter().map(|q| q.map(|q| q[..self.params.sms].to_vec())).collect()),
         }
     }
 
@@ -136,10 +140,19 @@ impl Framework {
     ///   tokens this way (the priority policies just ignore them), so it holds for all; the
     ///   count is 8-bit and compared modulo 256 as the hardware keeps it.
     ///
-    /// And for every SM: an idle or setting-up SM holds no blocks.
+    /// And for every SM: an idle or setting-up SM holds no blocks. Under slicing, the kernels
+    /// with quotas have one priority (the quota writer's contract, `fw::QuotaWrite`).
     pub fn check_invariants(&self) -> Result<(), String> {
         const N: usize = mpgpu_spec::units::sched::MAX_SMS;
         let n = self.params.sms;
+        if let Some(rows) = self.quota_rows() {
+            let mut prio = (0..n).filter(|&k| self.ksrt[k].valid && rows[k].is_some()).map(|k| self.ksrt[k].priority);
+            if let Some(p) = prio.next() {
+                if prio.any(|x| x != p) {
+                    return Err("kernels of different priorities hold quotas at once".into());
+                }
+            }
+        }
         let (mut resident, mut held) = ([0u32; N], [0u32; N]);
         for (s, e) in self.smst.iter().enumerate() {
             if matches!(e.state, SmState::Idle | SmState::Setup) && e.running_tbs != 0 {

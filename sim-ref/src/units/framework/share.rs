@@ -1,47 +1,58 @@
 //! Slicing inside the framework (`docs/warped-slicer.md`, "Inside the scheduling framework"):
-//! an SM's holder (the kernel the policy gave it to) shares it with the other kernels of its
-//! priority that the quota controller partitions, each up to its quota on that SM.
+//! an SM's holder (the kernel the policy gave it to) shares it with the other kernels that the
+//! quota controller partitions, each up to its quota on that SM.
+//!
+//! The quotas are the framework's registers, one row per KSRT entry, written through the
+//! `quota` input (`fw::QuotaWrite`: by launch handle, a value above the kernel's T_k taken as
+//! T_k) and cleared when the entry retires or is admitted again. The writer gives quotas to
+//! the kernels of one priority at a time (it takes the old ones away before it writes those
+//! of another priority), so kernels with quotas share the holder's priority.
 //!
 //! The rules, all from the registers at the cycle's start:
-//! - a kernel's *cap* on SM s is the most blocks of it the SM may hold: for the holder its quota
-//!   (T_k when the controller gave it none); for another kernel its quota when it and the
-//!   holder both have quotas, it has the holder's priority and the holder has work left (an SM
-//!   whose holder has run out of work takes no one else's blocks, drains and is released as
-//!   the framework releases any SM); 0 otherwise; never more than the kernel's T_k;
-//! - an SM takes a block of the oldest kernel below its cap with a block left, unless some
-//!   kernel on it is over its cap (after a quota changed: the SM takes nothing until those
-//!   blocks have gone, so the quotas, which fit the SM together, keep every block in room).
-//!
+//! - a kernel's *cap* on SM s is the most blocks of it the SM may hold: for the holder its
+//!   quota (T_k when it has none); for another kernel its quota when it and the holder both
+//!   have quotas and the holder has a block left after the block in flight (an SM whose holder
+//!   has run out of work takes no one else's blocks); 0 otherwise;
+//! - SM s may take a block when it runs, no kernel on it is over its cap (after a quota or the
+//!   holder's work changed, the SM takes nothing until those blocks have gone, so the quotas,
+//!   which fit the SM together, keep every block in room) and some kernel is *eligible*: below
+//!   its cap, with a block left after the block in flight. The issue's first stage marks the
+//!   SMs that may (and those with an eligible kernel with under two blocks left); its second
+//!   stage takes, for the SM picked, the oldest eligible kernel; the third issues it (a quota
+//!   written in between takes effect for the next pick);
 //! - a running SM whose holder has no work left but blocks on it passes to its heir
-//!   ([`Framework::heir`]), the oldest kernel with work that may share it, with its token.
+//!   ([`Framework::heir`]), the oldest kernel with work and a quota above 0 there, found when
+//!   the SM event is picked, with its token (not in a cycle whose registered decision may be
+//!   applied at the same edge, so that two token moves never meet).
 //!
 //! With no quota written every cap but the holder's is 0, and an SM runs as without slicing.
-//! The quota table is the controller's to write between cycles ([`QuotaTable`]); the
-//! framework reads it as it reads a register. The RTL (`rtl/src/sched.rs`) does not share
-//! an SM yet.
 
 use super::*;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-/// Per launch (by handle), its quota on every SM (`u32::MAX`: none but its T_k), as the quota
-/// controller last wrote it; a launch without an entry has no quota.
-pub type QuotaTable = Arc<Mutex<HashMap<u16, Vec<u32>>>>;
+use mpgpu_spec::units::sched::MAX_SMS;
 
 pub(super) struct Share {
-    pub(super) quotas: QuotaTable,
+    /// Per KSRT entry, its quota on each SM (`None`: it has none).
+    pub(super) quota: Vec<Option<[u8; MAX_SMS]>>,
     /// Blocks resident on each SM per KSRT entry (`res[s][k]`).
     pub(super) res: Vec<Vec<u8>>,
 }
 
-type Quotas = HashMap<u16, Vec<u32>>;
+impl Share {
+    pub(super) fn new(n: usize) -> Share {
+        Share { quota: vec![None; n], res: vec![vec![0; n]; n] }
+    }
+}
 
 impl Framework {
-    /// The framework with slicing inside it: its SMs shared by the quotas in `quotas`.
-    pub fn with_sharing(mut self, quotas: QuotaTable) -> Framework {
-        let n = self.params.sms;
-        self.share = Some(Share { quotas, res: vec![vec![0; n]; n] });
+    /// The framework with slicing inside it: its SMs shared by the quotas written to it.
+    pub fn with_sharing(mut self) -> Framework {
+        self.share = Some(Share::new(self.params.sms));
         self
+    }
+
+    /// Whether the framework shares its SMs (slicing inside it).
+    pub fn sharing(&self) -> bool {
+        self.share.is_some()
     }
 
     /// Blocks of each kernel (KSRT entry) resident on SM `s`, under slicing.
@@ -49,77 +60,73 @@ impl Framework {
         Some(&self.share.as_ref()?.res[s])
     }
 
-    /// The quota table's contents, locked for this cycle's reads (under slicing).
-    pub(super) fn quotas(&self) -> Option<std::sync::MutexGuard<'_, Quotas>> {
-        Some(self.share.as_ref()?.quotas.lock().expect("the quota table's writer did not panic"))
-    }
-
-    /// A kernel's quota on SM `s` as the table holds it (`None`: it has none).
-    fn quota_on(q: &Quotas, kr: &Ksr, s: usize) -> Option<u32> {
-        q.get(&kr.handle).map(|v| v.get(s).copied().unwrap_or(0))
+    /// Each KSRT entry's quotas, under slicing.
+    pub(super) fn quota_rows(&self) -> Option<&[Option<[u8; MAX_SMS]>]> {
+        Some(&self.share.as_ref()?.quota)
     }
 
     /// Kernel `k`'s cap on SM `s` (module notes).
-    fn cap(&self, q: &Quotas, s: usize, k: usize) -> u8 {
+    fn cap(&self, sh: &Share, s: usize, k: usize) -> u8 {
         let e = &self.smst[s];
         let (Some(h), kr) = (e.ksr, &self.ksrt[k]) else { return 0 };
+        let h = h as usize;
         if !kr.valid || e.state != SmState::Running {
             return 0;
         }
-        let hr = &self.ksrt[h as usize];
-        let hq = Self::quota_on(q, hr, s);
-        let limit = if k == h as usize {
-            hq.unwrap_or(u32::MAX)
-        } else if hq.is_some() && kr.priority == hr.priority && hr.has_work() {
-            Self::quota_on(q, kr, s).unwrap_or(0)
-        } else {
-            0
-        };
-        limit.min(kr.tk as u32) as u8
+        match (sh.quota[h], sh.quota[k]) {
+            (None, _) if k == h => kr.tk,
+            (Some(q), _) if k == h => q[s],
+            (Some(_), Some(q)) if self.left_after_flight(h) >= 1 => q[s],
+            _ => 0,
+        }
     }
 
-    /// SM `s`'s heir, under slicing: when its holder has no work left, the oldest other kernel
-    /// that may share the SM (the holder and it have quotas, and the same priority), has work
-    /// and a quota on this SM above 0 (so that, holding it, it may issue there). A running SM
-    /// whose holder has no work but blocks on it passes to its heir (its token with it, as a
-    /// release and an assignment would move it), rather than draining for the policy to give
-    /// it again.
-    pub(super) fn heir(&self, q: &Quotas, s: usize) -> Option<usize> {
+    /// SM `s`'s heir, under slicing: when its holder (which has a quota) has no work left, the
+    /// oldest other kernel with a quota above 0 on this SM and work (so that, holding it, it
+    /// may issue there).
+    pub(super) fn heir(&self, s: usize) -> Option<usize> {
+        let sh = self.share.as_ref()?;
         let h = self.smst[s].ksr? as usize;
-        let hr = &self.ksrt[h];
-        if !q.contains_key(&hr.handle) {
-            return None;
-        }
+        sh.quota[h]?;
         (0..self.params.sms)
-            .filter(|&k| {
-                let kr = &self.ksrt[k];
-                k != h && kr.valid && kr.priority == hr.priority && Self::quota_on(q, kr, s).is_some_and(|x| x > 0) && kr.has_work()
-            })
+            .filter(|&k| k != h && self.ksrt[k].valid && sh.quota[k].is_some_and(|q| q[s] > 0) && self.ksrt[k].has_work())
             .min_by_key(|&k| self.ksrt[k].seq)
     }
 
     /// Whether some kernel holds more blocks on SM `s` than its cap.
-    fn over_cap(&self, sh: &Share, q: &Quotas, s: usize) -> bool {
-        (0..self.params.sms).any(|k| sh.res[s][k] > self.cap(q, s, k))
+    fn over_cap(&self, sh: &Share, s: usize) -> bool {
+        (0..self.params.sms).any(|k| sh.res[s][k] > self.cap(sh, s, k))
     }
 
-    /// The kernel SM `s` takes its next block of, under slicing: the oldest below its cap with
-    /// a block left after the one in flight, unless some kernel is over its cap.
-    pub(super) fn share_pick(&self, q: &Quotas, s: usize) -> Option<usize> {
-        let sh = self.share.as_ref()?;
-        if self.smst[s].state != SmState::Running || self.over_cap(sh, q, s) {
-            return None;
+    /// The kernels SM `s` may take a block of, under slicing (bit k): below its cap with a
+    /// block left after the one in flight, on a running SM with no kernel over its cap.
+    pub(super) fn eligible(&self, s: usize) -> u16 {
+        let Some(sh) = self.share.as_ref() else { return 0 };
+        if self.smst[s].state != SmState::Running || self.over_cap(sh, s) {
+            return 0;
         }
-        (0..self.params.sms)
-            .filter(|&k| sh.res[s][k] < self.cap(q, s, k) && self.left_after_flight(k) >= 1)
-            .min_by_key(|&k| self.ksrt[k].seq)
+        (0..self.params.sms).filter(|&k| sh.res[s][k] < self.cap(sh, s, k) && self.left_after_flight(k) >= 1).fold(0, |m, k| m | 1 << k)
     }
 
-    /// Whether the block granted to SM `s` of kernel `k` may still be issued now, under slicing
-    /// (a quota may have changed since the grant: the grant is dropped).
-    pub(super) fn share_holds(&self, q: &Quotas, s: usize, k: usize) -> bool {
-        let Some(sh) = self.share.as_ref() else { return true };
-        self.smst[s].state == SmState::Running && self.ksrt[k].has_work() && sh.res[s][k] < self.cap(q, s, k) && !self.over_cap(sh, q, s)
+    /// The oldest of the kernels in `set` (bit k), if any.
+    pub(super) fn oldest(&self, set: u16) -> Option<usize> {
+        (0..self.params.sms).filter(|&k| set >> k & 1 == 1).min_by_key(|&k| self.ksrt[k].seq)
+    }
+
+    /// A launch's quotas written at this edge (the `quota` input), into its KSRT entry.
+    pub(super) fn write_quota(&mut self, w: &mpgpu_spec::units::sched::fw::QuotaWrite) {
+        let Some(k) = (0..self.params.sms).find(|&k| self.ksrt[k].valid && self.ksrt[k].handle == w.handle) else { return };
+        let tk = self.ksrt[k].tk;
+        if let Some(sh) = &mut self.share {
+            sh.quota[k] = w.quotas.map(|q| q.map(|x| x.min(tk)));
+        }
+    }
+
+    /// KSRT entry `k` retired or was admitted at this edge: it has no quotas.
+    pub(super) fn clear_quota(&mut self, k: usize) {
+        if let Some(sh) = &mut self.share {
+            sh.quota[k] = None;
+        }
     }
 
     /// A block of kernel `k` left SM `sm` (it finished or was saved): the SM must hold one.
