@@ -304,7 +304,7 @@ mod tests {
     fn widths_and_offsets_of_the_wrappers() {
         assert_eq!(BoardDss::IN_BITS, 35);
         assert_eq!(BoardDss::OUT_BITS, 27);
-        assert_eq!(BoardSched::IN_BITS, 116);
+        assert_eq!(BoardSched::IN_BITS, 214);
         assert_eq!(BoardSched::OUT_BITS, 78);
         assert_eq!(reply_bits(27), 8 * (3 + 13));
         assert_eq!(reply_bits(78), 8 * (3 + 20));
