@@ -113,7 +113,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     // (`--policy` with `--slicing`: slicing inside the framework, docs/warped-slicer.md)
     let sliced = a.policy.is_some() && a.slicing.is_some();
     // (`--unit all` with --slicing: the slicing dispatcher's blocks in the framework's place;
-    // with --policy too, every block but the framework's own RTL and the slice table)
+    // with --policy too, every block but the slice table)
     let unit = match (a.unit.is_all(), sliced, a.slicing.is_some()) {
         (true, true, _) => UnitKind::every_block_in_framework(),
         (true, false, true) => UnitKind::every_block(true),
@@ -242,7 +242,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     );
     if sliced {
         println!(
-            "blocks:   the scheduling framework's model, {} with {:?}, its SMs shared by {} quotas (docs/warped-slicer.md, \"Inside the scheduling framework\")",
+            "blocks:   the scheduling framework, {} with {:?}, its SMs shared by {} quotas (docs/warped-slicer.md, \"Inside the scheduling framework\")",
             o.policy.name(),
             o.mechanism,
             o.slicing.name()
@@ -448,7 +448,7 @@ pub fn bench_cosim(a: BenchCosimArgs) -> Result<()> {
         cfg.name,
         cfg.num_sms(),
         if let Some(s) = a.slicing {
-            format!("{unit} around the framework's model, policy {} with {} slicing inside it", mpgpu_ref::units::framework::Policy::from(a.policy).name(), mpgpu_ref::timing::slicer::Slicing::from(s).name())
+            format!("{unit}, policy {} with {} slicing inside the framework", mpgpu_ref::units::framework::Policy::from(a.policy).name(), mpgpu_ref::timing::slicer::Slicing::from(s).name())
         } else if unit.gpu() == GpuKind::Slicer {
             format!("{unit}: {}", unit.about())
         } else if per_sm { format!("{unit} on every SM, faults {:?}, paging {:?}", cfg.faults, cfg.paging.link) } else { format!("policy {}", mpgpu_ref::units::framework::Policy::from(a.policy).name()) },

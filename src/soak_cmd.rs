@@ -47,10 +47,10 @@ pub struct SoakArgs {
     /// Where a failing workload is written.
     #[arg(long, default_value = "target/soak")]
     out: PathBuf,
-    /// Slicing inside the framework: every run under the framework's model, each policy and
-    /// mechanism in turn, with this slicing policy as its quota controller; the unit any but
-    /// sched and slice (with `--unit all`, every block but those two: docs/warped-slicer.md,
-    /// "Inside the scheduling framework").
+    /// Slicing inside the framework: every run under the framework sharing its SMs, each
+    /// policy and mechanism in turn, with this slicing policy as its quota controller; the
+    /// unit any but slice (with `--unit all`, every block but the slice table:
+    /// docs/warped-slicer.md, "Inside the scheduling framework").
     #[arg(long, value_enum)]
     slicing: Option<crate::args::SlicingArg>,
     /// Test-only: soak a deliberately broken RTL variant.
@@ -61,7 +61,7 @@ pub struct SoakArgs {
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
     if let Some((b, why)) = unit.outside_slicing_in_framework().filter(|_| a.slicing.is_some()) {
-        return Err(anyhow!("--slicing soaks a unit under slicing inside the framework's model, which has no place for {b} ({why}): give another unit (--unit all: every block it has a place for)"));
+        return Err(anyhow!("--slicing soaks a unit under slicing inside the framework, which has no place for {b} ({why}): give another unit (--unit all: every block it has a place for)"));
     }
     if unit != UnitKind::default() && a.broken.is_some() {
         return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));

@@ -46,7 +46,12 @@
 //! - `issue` (`RoundRobin`): the SM driver's round-robin pick among the SMs that can take a
 //!   block;
 //! - `dss` (`Dss`) and `prio` (`Prio`): the policy engines; a constant selects the one in use,
-//!   the other sees no trigger and stays idle.
+//!   the other sees no trigger and stays idle;
+//! - `share` (`Share`): slicing inside the framework, when built with sharing (a constant):
+//!   the resident counts per SM and kernel, the quotas (`quota_*` ports), the issue's first
+//!   stage and the kernel of its second in place of the SMST's own, and the heirs of the SM
+//!   event's handover (a running SM whose holder has no work left passes to its heir, with
+//!   its token); built without, its outputs are unused and synthesis removes it.
 //! The sub-blocks' outputs feed each other within the cycle; the pipeline registers are where
 //! the contract puts them (`docs/fpga.md`, "Timing of the framework").
 

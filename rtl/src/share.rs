@@ -24,7 +24,9 @@
 //! - `heir_v`: the SMs with an heir (an entry other than the holder, which has a quota, valid,
 //!   with a quota above 0 there and work), and `h_any`/`h_k`: the oldest heir of the SM the
 //!   event picks (`ev_sel`).
-//! Sizes (mpgpu-spec `fw`): 16 SMs by 16 entries, 5-bit counts and quotas.
+//! Sizes: mpgpu-spec `fw` (MAX_SMS SMs by MAX_SMS entries, TBS_PER_SM_BITS-wide counts and
+//! quotas); `update` indexes the cells as [`res_cell`] and [`quota_cell`] lay them out, with
+//! a literal 16.
 
 use crate::reg::Reg;
 use mpgpu_spec::units::sched::fw::{INDEX_BITS, MAX_SMS, QUOTA_BITS, TBS_PER_SM_BITS};
@@ -32,6 +34,16 @@ use rust_hdl::prelude::*;
 
 /// SM x entry cells.
 pub const CELLS: usize = MAX_SMS * MAX_SMS;
+
+/// The cell of `res` holding entry `k`'s blocks on SM `s`.
+pub const fn res_cell(s: usize, k: usize) -> usize {
+    MAX_SMS * s + k
+}
+
+/// The cell of `qv` holding entry `k`'s quota on SM `s`.
+pub const fn quota_cell(k: usize, s: usize) -> usize {
+    MAX_SMS * k + s
+}
 const _: () = assert!(MAX_SMS == 16, "update indexes the cells as 16 s + k by a literal 16");
 const _: () = assert!(QUOTA_BITS == TBS_PER_SM_BITS, "a quota and a resident count share one width (caps compare with counts)");
 

@@ -13,6 +13,9 @@
 //!   the cycle after (`ev_*`): a running SM with no blocks whose kernel has no work (release:
 //!   idle, a token back to `ev_back`), or a reserved SM with no blocks (its preemption is
 //!   complete: setup for `sm_next` if its `evw_q` bit is set, else idle with the token back);
+//!   under sharing also a running SM with blocks whose kernel has no work and that has an heir
+//!   (`Share`: a handover, its heir found at the pick into `evq_next`, `evq_hok` clear if it
+//!   found none or a decision was registered, when the event does nothing);
 //! - read ports: the entry at the table address `a`
 //!   (the entry the policy engine scans next cycle, with whether its kernel runs anywhere), the
 //!   entry at the registered decision's SM `chk_oh` (for its check: idle, or running the
@@ -40,6 +43,7 @@ use rust_hdl::prelude::*;
 // are the spec's constants; an index inside `update` it evaluates itself, with only the loop
 // variables known, so the OR trees there name the entries 0..=15 one by one.
 const _: () = assert!(MAX_SMS == 16, "update's OR trees name the SMST entries 0..=15 by literal indices");
+const _: () = assert!(mpgpu_spec::units::sched::fw::MAX_TMAX == 1 << 4 && TBS_PER_SM_BITS == 5, "update reads an SM holding MAX_TMAX blocks as its count's bit 4");
 
 type B4 = Bits<INDEX_BITS>;
 type Rt = Bits<TBS_PER_SM_BITS>;
@@ -174,6 +178,8 @@ pub struct Smst {
     pub evq_hok: Reg<Bit>,
     f_hand: [Signal<Local, Bit>; MAX_SMS],
     hand_now: Signal<Local, Bit>,
+    /// Bit s: SM s holds MAX_TMAX (16) blocks, its count's top bit.
+    top_v: Signal<Local, Bits<MAX_SMS>>,
     /// SMST[a].state.
     pub a_state: Signal<Out, Bits<STATE_BITS>>,
     /// SMST[a].ksr is valid.
@@ -332,6 +338,7 @@ impl Smst {
             evq_hok: Default::default(),
             f_hand: Default::default(),
             hand_now: Default::default(),
+            top_v: Default::default(),
             ev_any: Default::default(),
             ev_sm: Default::default(),
             ev_setup: Default::default(),
@@ -689,8 +696,14 @@ impl Logic for Smst {
             & !self.changing.val()
             & !self.full.val();
         // (under sharing, `Share`'s first stage: the SMs with an eligible kernel)
+        // (and the SM holds under 16 blocks in all, so that its count never wraps: the
+        // count's top bit clear)
+        self.top_v.next = 0.into();
+        for s in 0..MAX_SMS {
+            self.top_v.next = self.top_v.val().replace_bit(s, self.sm_running[s].q.val().get_bit(4));
+        }
         if self.sh_on.val() {
-            self.rdy_now.next = self.sh_rdy.val() & !self.changing.val() & !self.full.val();
+            self.rdy_now.next = self.sh_rdy.val() & !self.changing.val() & !self.full.val() & !self.top_v.val();
         }
         self.rq_q.d.next = self.rdy_now.val();
         if self.pick_now.val() {

@@ -73,10 +73,10 @@ pub struct CosimOptions {
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
     /// instead of the baseline dispatcher.
     pub framework: bool,
-    /// Slicing inside the framework (`--policy` with `--slicing`): the framework's model
-    /// (`policy`, `mechanism`) issues, and `slicing` is its quota controller
+    /// Slicing inside the framework (`--policy` with `--slicing`): the framework (`policy`,
+    /// `mechanism`) issues, sharing its SMs, and `slicing` is its quota controller
     /// (`docs/warped-slicer.md`, "Inside the scheduling framework"). Every unit runs in that
-    /// GPU, but the framework's own RTL and the slice table, which it does not use.
+    /// GPU but the slice table, which it does not use.
     pub sliced: bool,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,

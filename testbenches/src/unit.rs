@@ -49,14 +49,14 @@ pub static COMPOSITES: &[Composite] = &[
 /// `--unit all`: every block that runs in one GPU at once ([`UnitKind::every_block`]).
 pub const ALL: &str = "all";
 /// What `--unit all` puts in the GPU, for the command line's help.
-pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; with --policy and --slicing warped-slicer, slicing inside the framework's model: its policy engine, the water-filling unit and the sampling counters) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
+pub const ALL_ABOUT: &str = "every block that runs in one GPU at once: the framework (with --slicing, the slicing dispatcher's blocks: the slice table, the water-filling unit and the sampling counters; with --policy and --slicing warped-slicer, slicing inside the framework: the framework sharing its SMs, the water-filling unit and the sampling counters) and, on every SM, Zorua's coordinator, the replay queue and the operand log";
 
 /// The blocks slicing inside the framework (`--policy` with `--slicing`) has no place for,
 /// each with the reason: every other block runs there.
 pub const OUTSIDE_SLICING_IN_FRAMEWORK: [(&str, &str); 1] = [
     (
         "slice",
-        "the slice table issues under the slicing dispatcher; with --policy the framework issues, under the slice table's quotas as its model holds them (docs/warped-slicer.md, \"Inside the scheduling framework\"): leave out --policy, or put wf and prof in the loop",
+        "the slice table issues under the slicing dispatcher; with --policy the framework issues, under the quotas it holds itself (docs/warped-slicer.md, \"Inside the scheduling framework\"): leave out --policy, or put wf and prof in the loop",
     ),
 ];
 
@@ -122,10 +122,10 @@ impl UnitKind {
     /// The units of the list `names` (`a,b,...`) as one: their blocks, each once, in one GPU.
     /// The GPU is the framework's if a block runs under it, the slicing dispatcher's if one runs
     /// under that, else the baseline dispatcher's (a per-SM block runs in any of them). Refused
-    /// with the reason: a unit that is one of its blocks by the policy (`engine`), the
-    /// framework's RTL or the slice table with a block of the other GPU (the two kinds run
-    /// together only under slicing inside the framework's model, which uses neither), two
-    /// blocks in the framework's slot.
+    /// with the reason: a unit that is one of its blocks by the policy (`engine`), the slice
+    /// table with a block of the other GPU (the two kinds run together only under slicing
+    /// inside the framework, which does not use the slice table), two blocks in the
+    /// framework's slot.
     pub fn list(names: &str) -> Result<UnitKind, String> {
         let mut blocks: Vec<&'static Block> = Vec::new();
         let mut parts = Vec::new();

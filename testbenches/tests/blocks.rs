@@ -1,7 +1,8 @@
 //! Every block of the registry (`mpgpu_tb::registry`) is synthesizable and lint-clean at its
 //! default configuration, and a GPU-wide block also for 15 SMs (the Fermi configuration's,
-//! not a power of two): yosys (no latches, no combinational loops), Icarus and
-//! `verilator -Wall` (`mpgpu_rtl::check`).
+//! not a power of two), and the framework also built to share its SMs (slicing inside it):
+//! yosys (no latches, no combinational loops), Icarus and `verilator -Wall`
+//! (`mpgpu_rtl::check`).
 
 use mpgpu_rtl::check::{check_dir, check_verilog};
 use mpgpu_tb::registry::{block, BLOCKS};
@@ -14,13 +15,16 @@ fn every_block_synthesizes_and_lints() {
             .iter()
             .map(|b| {
                 s.spawn(move || {
-                    let mut sizes = vec![(b.name.to_string(), mpgpu_spec::units::sched::MAX_SMS)];
+                    let mut sizes = vec![(b.name.to_string(), mpgpu_spec::units::sched::MAX_SMS, false)];
                     if b.sized_by_sms() {
-                        sizes.push((format!("{}15", b.name), 15));
+                        sizes.push((format!("{}15", b.name), 15, false));
+                    }
+                    if b.name == "sched" {
+                        sizes.push(("sched-sharing".into(), mpgpu_spec::units::sched::MAX_SMS, true));
                     }
                     let mut errors = Vec::new();
-                    for (dir, sms) in sizes {
-                        let v = b.verilog_sized(sms).unwrap().verilog;
+                    for (dir, sms, sharing) in sizes {
+                        let v = b.verilog_with(sms, &b.default_gpu().unwrap(), sharing).unwrap().verilog;
                         assert!(v.contains("module top"), "{}", b.name);
                         if let Err(e) = check_verilog(&check_dir(&dir), &v) {
                             errors.push(format!("{} for {sms} SMs: {e}", b.name));

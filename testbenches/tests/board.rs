@@ -377,7 +377,7 @@ fn the_generated_verilog_answers_byte_for_byte_as_the_rust_hdl_simulation() {
     }
     assert_eq!(got.len(), frames.len());
     assert_eq!(got[got.len() - 1][12..16], [0, 0, 0, 0], "RESET acted on the Verilated board too");
-    // The whole framework's wrapper too (84 input, 66 output bits: wider than a word), in the
+    // The whole framework's wrapper too (214 input, 78 output bits: wider than a word), in the
     // long tier (a Verilator model of its own).
     if cfg!(feature = "long") {
         let sched = SchedPorts { sms: 16, mode: mpgpu_spec::units::sched::PolicyCode::Dss, faults: SchedFaults::default(), sharing: false };

@@ -117,6 +117,10 @@ struct Corners {
     /// its holder; handovers applied, and handover events that found no heir (they do
     /// nothing).
     quota_writes: u64,
+    /// ... of them, with a quota above the launch's T_k (taken as T_k), and for a launch no
+    /// valid entry holds (nothing written).
+    quota_over_tk: u64,
+    quota_missed: u64,
     shared_issues: u64,
     handovers: u64,
     handovers_without_heir: u64,
@@ -150,6 +154,8 @@ impl Corners {
             retirements,
             admissions,
             quota_writes,
+            quota_over_tk,
+            quota_missed,
             shared_issues,
             handovers,
             handovers_without_heir
@@ -389,6 +395,10 @@ impl Env {
         if self.admitted.is_empty() || !self.qrng.gen_bool(0.08) {
             return None;
         }
+        // (now and then for a launch the framework does not hold: no entry is written)
+        if self.qrng.gen_bool(0.03) {
+            return Some(QuotaWrite { handle: self.next_handle.wrapping_add(1000), quotas: Some([1; 16]) });
+        }
         let top = self.admitted.iter().map(|a| a.1.min(15)).max()?;
         if let Some(&(handle, _, _)) = self.admitted.iter().find(|a| a.1.min(15) != top && self.with_quota.contains(&a.0)) {
             return Some(QuotaWrite { handle, quotas: None });
@@ -624,6 +634,12 @@ fn count(c: &mut Corners, sms: usize, before: &State, i: &In, prev_full: u16, o:
         c.shared_issues += u64::from(before.smst[t.sm as usize].ksr != t.kernel);
     }
     c.quota_writes += u64::from(i.quota.is_some());
+    if let Some(w) = i.quota {
+        match before.ksrt[..sms].iter().find(|k| k.valid && k.handle == w.handle) {
+            Some(k) => c.quota_over_tk += u64::from(w.quotas.is_some_and(|q| q[..sms].iter().any(|&x| x > k.tk))),
+            None => c.quota_missed += 1,
+        }
+    }
     c.preemptions += u64::from(o.preempt.is_some());
     c.restores += u64::from(o.issue.is_some_and(|t| t.restore));
     c.saves += u64::from(i.tb_saved.is_some());
@@ -836,7 +852,8 @@ fn random_sharing() {
     }
     eprintln!("sharing: {total:?}");
     assert!(total.quota_writes > 0 && total.shared_issues > 0, "nothing shared: {total:?}");
-    assert!(total.handovers > 0, "no SM handed over: {total:?}");
+    assert!(total.handovers > 0 && total.handovers_without_heir > 0, "no SM handed over, or no handover without an heir: {total:?}");
+    assert!(total.quota_over_tk > 0 && total.quota_missed > 0, "no quota over T_k, or no write for a launch not held: {total:?}");
     assert!(total.preemptions > 0 && total.restores > 0, "nothing preempted or restored: {total:?}");
 }
 

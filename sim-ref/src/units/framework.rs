@@ -34,7 +34,9 @@
 //!   it reads a cycle ahead, and registers its trigger and its decision.
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
-//! at a time. Ties go to the lowest index; a decision of a priority policy takes as long as the
+//! at a time, unless the framework shares its SMs (slicing inside it, `share`: quotas written
+//! through the `quota` input, the second stage taking the oldest eligible kernel, and
+//! the handover as an SM event). Ties go to the lowest index; a decision of a priority policy takes as long as the
 //! DSS scan but for the DSS engine's two cycles that read and compare its candidates' live
 //! counts (N_SM + 1 cycles against N_SM + 3, and four more after an action).
 

@@ -127,11 +127,12 @@ impl Ports for SchedPorts {
             done_valid: r.scalar("dn_valid") != 0,
             done_kernel: r.scalar("dn_k") as u8,
         };
-        // (under sharing: the resident counts, `res[16 s + k]`, and the quotas, `qv[16 k + s]`)
+        // (under sharing: the resident counts and the quotas, cells as `Share` lays them out)
         let n = self.sms;
         let (res, qv, qon) = (a("share.res"), a("share.qv"), r.scalar("share.qon"));
-        let resident = if self.sharing { (0..n).map(|s| (0..n).map(|k| res[16 * s + k] as u8).collect()).collect() } else { Vec::new() };
-        let quotas = if self.sharing { (0..n).map(|k| (qon >> k & 1 != 0).then(|| (0..n).map(|s| qv[16 * k + s] as u8).collect())).collect() } else { Vec::new() };
+        let (rc, qc) = (mpgpu_rtl::share::res_cell, mpgpu_rtl::share::quota_cell);
+        let resident = if self.sharing { (0..n).map(|s| (0..n).map(|k| res[rc(s, k)] as u8).collect()).collect() } else { Vec::new() };
+        let quotas = if self.sharing { (0..n).map(|k| (qon >> k & 1 != 0).then(|| (0..n).map(|s| qv[qc(k, s)] as u8).collect())).collect() } else { Vec::new() };
         fw::State { smst, ksrt, admitted: r.scalar("ksrt.admitted") as u16, issue_ptr: r.scalar("issue.pointer") as u8, pipe, resident, quotas }
     }
     fn board(&self, config: BoardConfig) -> Option<Box<dyn Wrapper>> {

@@ -396,8 +396,8 @@ pub mod fw {
     pub const QUOTA_BITS: usize = TBS_PER_SM_BITS;
 
     /// One launch's quotas (slicing inside the framework): `quotas[s]` is the most blocks of
-    /// it SM s may hold while it shares the SM (a value above the kernel's T_k is taken as
-    /// T_k); `None` takes its quotas away (the SM's holder then holds up to T_k and shares
+    /// it SM s may hold while it shares the SM (QUOTA_BITS wide, as the port carries it; a
+    /// value above the kernel's T_k is taken as T_k); `None` takes its quotas away (the SM's holder then holds up to T_k and shares
     /// with no one). The writer gives quotas to the kernels of one priority at a time: it
     /// takes the old ones away before it writes those of another priority.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

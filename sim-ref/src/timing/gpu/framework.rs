@@ -62,10 +62,11 @@ impl Gpu {
     }
 
     /// [`Gpu::with_framework`] with slicing inside the framework: where an SM's holder shares
-    /// it with other kernels of its priority, `ctl` (a slicing dispatcher as quota controller,
-    /// [`Dispatcher::framework_quotas`]) partitions it (`docs/warped-slicer.md`, "Inside the
-    /// scheduling framework"). A quota written is an input: the framework is clocked in the
-    /// cycle after (its clock is gated as without slicing); the controller keeps the GPU
+    /// it with the other kernels that hold quotas, `ctl` (a slicing dispatcher as quota
+    /// controller, [`Dispatcher::framework_quotas`]) partitions it (`docs/warped-slicer.md`,
+    /// "Inside the scheduling framework"). The framework's quotas are brought to the
+    /// controller's one launch a cycle through its `quota` input, which clocks that cycle (its
+    /// clock is gated as without slicing); the controller keeps the GPU
     /// stepping every cycle while its counters sample. An SM reports when it has no room, as
     /// under Zorua, so that a block the quotas admit but the SM's own accounting does not
     /// waits in its inbox.
@@ -317,7 +318,8 @@ impl Gpu {
         }
         // Slicing inside the framework: the controller partitions the admitted launches of the
         // highest priority among them (it hears of those that join or leave that group), and
-        // its quotas, when they changed, are written for the framework's next cycle.
+        // its quotas, when they changed, are written to the framework from its next cycle on,
+        // one launch a cycle.
         if let Some(sl) = &mut d.slicing {
             sl.update(now, taken, out.retired, &DispatchView { sms: &self.sms, launches: &self.launches });
         }

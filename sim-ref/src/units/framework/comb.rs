@@ -3,6 +3,7 @@
 //! next picks, all from the registers at the cycle's start and its inputs.
 
 use super::*;
+use mpgpu_spec::units::sched::fw::MAX_TMAX;
 
 impl Framework {
     /// Blocks resident on SM `s` after this cycle's completions and saves.
@@ -221,11 +222,12 @@ impl Framework {
             if e.state != SmState::Running || changing(s) || i.full >> s & 1 != 0 {
                 continue;
             }
-            // (under slicing, some kernel is eligible, T_k in its cap; `last`: one of them
+            // (under slicing, some kernel is eligible, T_k in its cap, and the SM holds fewer
+            // than T_max blocks in all, so that its count never wraps; `last`: one of them
             // may have under two left)
             if q {
                 let el = self.eligible(s);
-                if el != 0 {
+                if el != 0 && (e.running_tbs as usize) < MAX_TMAX {
                     c.ready |= 1 << s;
                 }
                 if (0..n).any(|k| el >> k & 1 == 1 && self.left_after_flight(k) < 2) {

@@ -28,6 +28,7 @@
 //! With no quota written every cap but the holder's is 0, and an SM runs as without slicing.
 
 use super::*;
+use mpgpu_spec::units::sched::fw::QUOTA_BITS;
 use mpgpu_spec::units::sched::MAX_SMS;
 
 pub(super) struct Share {
@@ -116,9 +117,10 @@ impl Framework {
     /// A launch's quotas written at this edge (the `quota` input), into its KSRT entry.
     pub(super) fn write_quota(&mut self, w: &mpgpu_spec::units::sched::fw::QuotaWrite) {
         let Some(k) = (0..self.params.sms).find(|&k| self.ksrt[k].valid && self.ksrt[k].handle == w.handle) else { return };
-        let tk = self.ksrt[k].tk;
+        // (a value as its QUOTA_BITS-wide port carries it)
+        let (tk, mask) = (self.ksrt[k].tk, (1u8 << QUOTA_BITS) - 1);
         if let Some(sh) = &mut self.share {
-            sh.quota[k] = w.quotas.map(|q| q.map(|x| x.min(tk)));
+            sh.quota[k] = w.quotas.map(|q| q.map(|x| (x & mask).min(tk)));
         }
     }
 
