@@ -9,32 +9,30 @@ use mpgpu_tb::registry::{block, BLOCKS};
 
 #[test]
 fn every_block_synthesizes_and_lints() {
-    // (one thread per block: the checks are external tools, most of the time waiting)
+    // (one thread per block and size: the checks are external tools, and the framework's
+    // three builds are the longest)
+    let mut items = Vec::new();
+    for b in BLOCKS {
+        items.push((b, b.name.to_string(), mpgpu_spec::units::sched::MAX_SMS, false));
+        if b.sized_by_sms() {
+            items.push((b, format!("{}15", b.name), 15, false));
+        }
+        if b.name == "sched" {
+            items.push((b, "sched-sharing".into(), mpgpu_spec::units::sched::MAX_SMS, true));
+        }
+    }
     let failures: Vec<String> = std::thread::scope(|s| {
-        let runs: Vec<_> = BLOCKS
-            .iter()
-            .map(|b| {
+        let runs: Vec<_> = items
+            .into_iter()
+            .map(|(b, dir, sms, sharing)| {
                 s.spawn(move || {
-                    let mut sizes = vec![(b.name.to_string(), mpgpu_spec::units::sched::MAX_SMS, false)];
-                    if b.sized_by_sms() {
-                        sizes.push((format!("{}15", b.name), 15, false));
-                    }
-                    if b.name == "sched" {
-                        sizes.push(("sched-sharing".into(), mpgpu_spec::units::sched::MAX_SMS, true));
-                    }
-                    let mut errors = Vec::new();
-                    for (dir, sms, sharing) in sizes {
-                        let v = b.verilog_with(sms, &b.default_gpu().unwrap(), sharing).unwrap().verilog;
-                        assert!(v.contains("module top"), "{}", b.name);
-                        if let Err(e) = check_verilog(&check_dir(&dir), &v) {
-                            errors.push(format!("{} for {sms} SMs: {e}", b.name));
-                        }
-                    }
-                    errors
+                    let v = b.verilog_with(sms, &b.default_gpu().unwrap(), sharing).unwrap().verilog;
+                    assert!(v.contains("module top"), "{}", b.name);
+                    check_verilog(&check_dir(&dir), &v).err().map(|e| format!("{} for {sms} SMs: {e}", b.name))
                 })
             })
             .collect();
-        runs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        runs.into_iter().filter_map(|h| h.join().unwrap()).collect()
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
