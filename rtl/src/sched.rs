@@ -604,8 +604,8 @@ impl Logic for Sched {
         self.issue.request.next = self.smst.ready.val();
         self.smst.pick_now.next = self.issue.valid.val();
         self.smst.pick_oh.next = self.issue.granted.val();
-        // (under sharing, the SM picked takes a block of its oldest eligible kernel, if one
-        // still is)
+        // (under sharing, the SM picked takes a block of the oldest of the kernels it could
+        // take a block of when it was picked, if any)
         self.pick_ok.next = self.issue.granted.val().any() & !((self.issue.granted.val() & self.dec_oh.q.val()).any() & (self.dec_act.q.val() == 2)) & (!self.sh_on.val() | self.share.g_any.val());
         self.gr_valid.d.next = self.pick_ok.val();
         self.gr_oh.d.next = 0.into();

@@ -16,11 +16,12 @@
 //! - each cell's cap (the holder: its quota, or T_k without one; another kernel: its quota
 //!   while it and the holder have quotas and the holder has a block left after the block in
 //!   flight; 0 on an SM that does not run and for an invalid entry), and from it whether the
-//!   kernel is below its cap and eligible (a block left after the block in flight) and whether
-//!   it is over its cap;
+//!   kernel is below its cap and eligible (a block left) and whether it is over its cap, each
+//!   counting the block in flight;
 //! - `rdy`/`lt2`: the SMs that run with no kernel over its cap and an eligible kernel (and
 //!   those with an eligible kernel with under two left), the first stage;
-//! - `g_any`/`g_k`: the oldest eligible kernel of the SM picked (`pick_oh`), the second stage;
+//! - `elq`: each SM's eligible kernels, registered; `g_any`/`g_k`: the oldest of the SM
+//!   picked (`pick_oh`, picked at the edge that wrote them), the second stage;
 //! - `heir_v`: the SMs with an heir (an entry other than the holder, which has a quota, valid,
 //!   with a quota above 0 there and work), and `h_any`/`h_k`: the oldest heir of the SM the
 //!   event picks (`ev_sel`).
@@ -112,6 +113,9 @@ pub struct Share {
     pub qon: Reg<V>,
     /// Per entry, the entries admitted before it.
     pub older: [Reg<V>; MAX_SMS],
+    /// Each SM's eligible kernels, registered: the second stage reads the picked SM's
+    /// (the round robin picked it at the edge that wrote them).
+    pub elq: [Reg<V>; MAX_SMS],
     /// Bit k: kernel k has a block left after the block in flight, and two.
     lf1: Signal<Local, V>,
     lf2: Signal<Local, V>,
@@ -181,6 +185,7 @@ impl Share {
             qv: (0..CELLS).map(|_| Default::default()).collect(),
             qon: Default::default(),
             older: Default::default(),
+            elq: Default::default(),
             lf1: Default::default(),
             lf2: Default::default(),
             f_koh: Default::default(),
@@ -224,6 +229,7 @@ impl Logic for Share {
         for k in 0..MAX_SMS {
             self.older[k].clock.next = self.clock.val();
             self.older[k].d.next = self.older[k].q.val();
+            self.elq[k].clock.next = self.clock.val();
         }
         // Blocks left after the block in flight (one fewer for its kernel: the next vector).
         self.f_koh.next = 0.into();
@@ -261,14 +267,25 @@ impl Logic for Share {
         self.ov.next = 0.into();
         self.rdy.next = 0.into();
         self.lt2.next = 0.into();
+        // (each count with the block in flight: one more in its cell, compared as the count
+        // against the cap less one)
         for s in 0..MAX_SMS {
             self.el[s].next = 0.into();
             for k in 0..MAX_SMS {
-                if self.res[s * 16 + k].q.val() > self.cap[s * 16 + k].val() {
-                    self.ov.next = self.ov.val().replace_bit(s, true);
-                }
-                if (self.res[s * 16 + k].q.val() < self.cap[s * 16 + k].val()) & self.lf1.val().get_bit(k) {
-                    self.el[s].next = self.el[s].val().replace_bit(k, true);
+                if self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k) {
+                    if self.res[s * 16 + k].q.val() >= self.cap[s * 16 + k].val() {
+                        self.ov.next = self.ov.val().replace_bit(s, true);
+                    }
+                    if (self.res[s * 16 + k].q.val() + 1 < self.cap[s * 16 + k].val()) & self.lf1.val().get_bit(k) {
+                        self.el[s].next = self.el[s].val().replace_bit(k, true);
+                    }
+                } else {
+                    if self.res[s * 16 + k].q.val() > self.cap[s * 16 + k].val() {
+                        self.ov.next = self.ov.val().replace_bit(s, true);
+                    }
+                    if (self.res[s * 16 + k].q.val() < self.cap[s * 16 + k].val()) & self.lf1.val().get_bit(k) {
+                        self.el[s].next = self.el[s].val().replace_bit(k, true);
+                    }
                 }
             }
             if !self.run.val().get_bit(s) | self.ov.val().get_bit(s) {
@@ -276,12 +293,14 @@ impl Logic for Share {
             }
             self.rdy.next = self.rdy.val().replace_bit(s, self.el[s].val().any());
             self.lt2.next = self.lt2.val().replace_bit(s, (self.el[s].val() & !self.lf2.val()).any());
+            self.elq[s].d.next = self.el[s].val();
         }
-        // The second stage: the oldest eligible kernel of the SM picked.
+        // The second stage: the oldest of the kernels the SM picked could take a block
+        // of when it was picked.
         self.ge.next = 0.into();
         for s in 0..MAX_SMS {
             if self.pick_oh.val().get_bit(s) {
-                self.ge.next = self.ge.val() | self.el[s].val();
+                self.ge.next = self.ge.val() | self.elq[s].q.val();
             }
         }
         self.g_any.next = self.ge.val().any();

@@ -171,11 +171,11 @@ fn waveforms_on_both_backends_have_gtkwave_save_files_and_gpu_time() {
         let rep = run_with(&cfg, &two(), &o).unwrap();
         assert!(rep.mismatch.is_none());
         // The inputs, the outputs twice (the RTL's and the expected), clocked, mismatch, 13
-        // SMST x 6 + 13 KSRT x 12 + 2, and the 35 pipeline registers (`fw::Pipe`; its heir,
+        // SMST x 6 + 13 KSRT x 12 + 2, and the 36 pipeline registers (`fw::Pipe`; its heir,
         // an `Option`, has no signal in a run without a handover).
         use mpgpu_spec::port::Wires;
         let (ins, outs) = (mpgpu_spec::units::sched::fw::In::ports().len(), mpgpu_spec::units::sched::fw::Out::ports().len());
-        assert_eq!(gtkw_names_only_real_signals(&path), ins + 2 * outs + 2 + 13 * 6 + 13 * 12 + 2 + 35, "{backend}");
+        assert_eq!(gtkw_names_only_real_signals(&path), ins + 2 * outs + 2 + 13 * 6 + 13 * 12 + 2 + 36, "{backend}");
         // Time is the GPU cycle: the last time step is the GPU cycle of the last clocked cycle,
         // and `gpu.clocked` counts the clocked cycles.
         let text = std::fs::read_to_string(&path).unwrap();

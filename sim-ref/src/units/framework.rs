@@ -35,10 +35,11 @@
 //!
 //! SMs in setup run the cycle after. SMs are shared spatially: an SM runs blocks of one kernel
 //! at a time, unless the framework shares its SMs (slicing inside it, `share`: quotas written
-//! through the `quota` input, the issue's second stage taking the oldest eligible kernel, and
-//! the handover as an SM event). Ties go to the lowest index; a decision of a priority policy takes as long as the
-//! DSS scan but for the DSS engine's two cycles that read and compare its candidates' live
-//! counts (N_SM + 1 cycles against N_SM + 3, and four more after an action).
+//! through the `quota` input, the issue's second stage taking the oldest of the kernels the SM
+//! could take a block of when it was picked, and the handover as an SM event). Ties go to the
+//! lowest index; a decision of a priority policy takes as long as the DSS scan but for the DSS
+//! engine's two cycles that read and compare its candidates' live counts (N_SM + 1 cycles
+//! against N_SM + 3, and four more after an action).
 
 use super::dss::Dss;
 use super::prio::Prio;
@@ -205,8 +206,10 @@ struct Comb {
     issue: Option<(usize, usize, bool)>,
     /// The block issued at this edge, for the issue ports of the next cycle.
     issued: Option<TbIssue>,
-    /// The round robin's pick, registered for its second stage: its SM.
+    /// The round robin's pick, registered for its second stage: its SM, and under slicing the
+    /// kernels it may take a block of now.
     pick: Option<usize>,
+    pick_el: u16,
     /// The pick of the cycle before, in its second stage, if it holds: (SM, kernel), for the
     /// next cycle's issue.
     grant: Option<(usize, usize)>,
@@ -261,8 +264,10 @@ pub struct Framework {
     dec: Option<Action>,
     /// The decision checked in the cycle before: applied in this one with no further check.
     app: Option<Action>,
-    /// The SM the round robin picked in the cycle before (the pick's second stage).
+    /// The SM the round robin picked in the cycle before (the pick's second stage), and under
+    /// slicing the kernels it could take a block of then.
     pick: Option<usize>,
+    pick_el: u16,
     /// The command presented in the cycle before and not taken then: admission takes it (the
     /// GPU presents it until it is taken).
     cmd: Option<KernelCmd>,
@@ -325,6 +330,7 @@ impl Framework {
             dec: None,
             app: None,
             pick: None,
+            pick_el: 0,
             cmd: None,
             grant: None,
             issued: None,
@@ -516,6 +522,7 @@ impl Unit for Framework {
         self.dec = None;
         self.app = None;
         self.pick = None;
+        self.pick_el = 0;
         self.cmd = None;
         self.grant = None;
         self.issued = None;
@@ -618,6 +625,7 @@ impl Unit for Framework {
             self.issue_ptr = (s + 1) % n;
         }
         self.pick = c.pick;
+        self.pick_el = c.pick_el;
         self.grant = c.grant;
         self.issued = c.issued;
         self.ready = c.ready;

@@ -25,7 +25,7 @@ hdl_block!(Sched {
         ksrt.k_valid, ksrt.k_handle, ksrt.k_tbs_m2, ksrt.k_next_tb, ksrt.k_done, ksrt.k_tk, ksrt.k_priority, ksrt.k_age, ksrt.k_count,
         ksrt.k_cap, ksrt.k_rem,
         ptbq.q_len,
-        share.res, share.qv,
+        share.res, share.qv, share.elq,
     ],
 });
 
@@ -102,6 +102,11 @@ impl Ports for SchedPorts {
             grant_kernel: if r.scalar("gr_valid") != 0 { r.scalar("gr_k") as u8 } else { 0 },
             pick_valid: r.scalar("issue.last_grant") != 0,
             pick_sm: (r.scalar("issue.last_grant") as u16).trailing_zeros() as u8 & 15,
+            // (under sharing, the registered eligible kernels of the SM picked)
+            pick_el: match (self.sharing, r.scalar("issue.last_grant") as u16) {
+                (true, g) if g != 0 => a("share.elq")[g.trailing_zeros() as usize] as u16,
+                _ => 0,
+            },
             cmd_valid: r.scalar("ksrt.cq_valid") != 0,
             // (copied every cycle: they mean something only with `cq_valid`)
             cmd_handle: if r.scalar("ksrt.cq_valid") != 0 { r.scalar("ksrt.cq_handle") as u16 } else { 0 },

@@ -544,6 +544,9 @@ pub mod fw {
         /// The pick's second stage: the SM the round robin picked in the cycle before.
         pub pick_valid: bool,
         pub pick_sm: u8,
+        /// Under slicing, the kernels that SM could take a block of when it was picked (bit k),
+        /// registered with the pick: the second stage takes the oldest of them.
+        pub pick_el: u16,
         /// The command presented in the cycle before and not taken then (admission takes it in
         /// this cycle if its entry is free): its handle and grid size.
         pub cmd_valid: bool,

@@ -194,9 +194,10 @@ impl Framework {
         // never finds a picked SM, whose kernel had work.)
         if let Some(s) = self.pick {
             if !self.dec.is_some_and(|a| a.act == Act::Reserve && a.sm == s) {
-                // (under slicing, the oldest kernel the SM may take a block of now, if any)
+                // (under slicing, the oldest kernel the SM could take a block of when it was
+                // picked, if any)
                 c.grant = match q {
-                    true => self.oldest(self.eligible(s)).map(|k| (s, k)),
+                    true => self.oldest(self.pick_el).map(|k| (s, k)),
                     false => Some((s, self.smst[s].ksr.expect("a picked SM runs a kernel") as usize)),
                 };
             }
@@ -211,6 +212,10 @@ impl Framework {
                 continue;
             }
             c.pick = Some(s);
+            // (under slicing, with the kernels it may take a block of now)
+            if q {
+                c.pick_el = self.eligible(s);
+            }
             break;
         }
         // The SMs ready for the pick of the next cycle, from the registers: running with room

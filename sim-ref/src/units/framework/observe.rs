@@ -64,6 +64,7 @@ impl Framework {
                     grant_kernel: g.map_or(0, |g| g.1 as u8),
                     pick_valid: self.pick.is_some(),
                     pick_sm: self.pick.map_or(0, |s| s as u8),
+                    pick_el: self.pick.map_or(0, |_| self.pick_el),
                     cmd_valid: self.cmd.is_some(),
                     cmd_handle: self.cmd.map_or(0, |c| c.handle),
                     cmd_tbs: self.cmd.map_or(0, |c| c.tbs),
