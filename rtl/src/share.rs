@@ -17,7 +17,10 @@
 //!   while it and the holder have quotas and the holder has a block left after the block in
 //!   flight; 0 on an SM that does not run and for an invalid entry), and from it whether the
 //!   kernel is below its cap and eligible (a block left) and whether it is over its cap, each
-//!   counting the block in flight;
+//!   counting the block in flight; the cap is never formed as a value: each count is compared
+//!   with its quota and the holder's with its T_k, from the registers, and the cap's choice
+//!   then picks one of those results (a 1-bit choice after the compares, not a 5-bit one
+//!   before them: `docs/fpga.md`, "`sched --sharing`");
 //! - `rdy`/`lt2`: the SMs that run with no kernel over its cap and an eligible kernel (and
 //!   those with an eligible kernel with under two left), the first stage;
 //! - `elq`: each SM's eligible kernels, registered; `g_any`/`g_k`: the oldest of the SM
@@ -128,7 +131,10 @@ pub struct Share {
     /// Bit s: SM s's holder has quotas; has a block left after the block in flight.
     hq: Signal<Local, V>,
     hw1: Signal<Local, V>,
-    cap: Vec<Signal<Local, Rt>>,
+    /// Per SM, the holder's blocks there; bit s: they are over its T_k, below it.
+    rh: [Signal<Local, Rt>; MAX_SMS],
+    ovt: Signal<Local, V>,
+    ltt: Signal<Local, V>,
     /// Bit s: some kernel on SM s is over its cap.
     ov: Signal<Local, V>,
     /// Per SM, its eligible kernels (none unless it runs with no kernel over its cap), and its
@@ -196,7 +202,9 @@ impl Share {
             v_koh: Default::default(),
             hq: Default::default(),
             hw1: Default::default(),
-            cap: (0..CELLS).map(|_| Default::default()).collect(),
+            rh: Default::default(),
+            ovt: Default::default(),
+            ltt: Default::default(),
             ov: Default::default(),
             el: Default::default(),
             hr: Default::default(),
@@ -240,52 +248,80 @@ impl Logic for Share {
         }
         self.lf1.next = (self.rem_ge1.val() & !self.f_koh.val()) | (self.rem_ge2.val() & self.f_koh.val());
         self.lf2.next = (self.rem_ge2.val() & !self.f_koh.val()) | (self.rem_ge3.val() & self.f_koh.val());
-        // Each SM's holder: has quotas; has a block left after the block in flight.
+        // Each SM's holder: has quotas; has a block left after the block in flight (its
+        // kernel's flags read once, then the one of them the flight leaves); its blocks on the
+        // SM and how they stand against its T_k, counting the block in flight when it is the
+        // holder's there.
         self.hq.next = 0.into();
         self.hw1.next = 0.into();
+        self.ovt.next = 0.into();
+        self.ltt.next = 0.into();
         for s in 0..MAX_SMS {
             self.hq.next = self.hq.val().replace_bit(s, self.qon.q.val().get_bit(self.ksr[s].val().index()));
-            self.hw1.next = self.hw1.val().replace_bit(s, self.lf1.val().get_bit(self.ksr[s].val().index()));
-        }
-        // Each cell's cap.
-        for s in 0..MAX_SMS {
+            self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge1.val().get_bit(self.ksr[s].val().index()));
+            self.rh[s].next = 0.into();
             for k in 0..MAX_SMS {
-                self.cap[s * 16 + k].next = 0.into();
-                if self.run.val().get_bit(s) & self.valid.val().get_bit(k) {
-                    if self.ksr[s].val() == self.ids[k].val() {
-                        self.cap[s * 16 + k].next = self.tk[s].val();
-                        if self.hq.val().get_bit(s) {
-                            self.cap[s * 16 + k].next = self.qv[k * 16 + s].q.val();
-                        }
-                    } else if self.hq.val().get_bit(s) & self.qon.q.val().get_bit(k) & self.hw1.val().get_bit(s) {
-                        self.cap[s * 16 + k].next = self.qv[k * 16 + s].q.val();
-                    }
+                if self.ksr[s].val() == self.ids[k].val() {
+                    self.rh[s].next = self.rh[s].val() | self.res[s * 16 + k].q.val();
                 }
             }
+            if self.flight_valid.val() & (self.flight_k.val() == self.ksr[s].val()) {
+                self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge2.val().get_bit(self.ksr[s].val().index()));
+                if self.f_soh.val().get_bit(s) {
+                    self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() >= self.tk[s].val());
+                    self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() + 1 < self.tk[s].val());
+                } else {
+                    self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
+                    self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
+                }
+            } else {
+                self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
+                self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
+            }
         }
-        // Over its cap, eligible; the SMs that may take a block.
+        // Each cell's cap is its quota (`sq`: the holder with quotas, or another kernel with
+        // quotas while the holder has them and a block left after the block in flight), the
+        // holder's T_k (without quotas), or 0 (an SM that does not run, an invalid entry, or
+        // neither). Each count is compared with the quota and, for the holder, with T_k, from
+        // the registers, and the cap's results are then chosen bit by bit: over its cap,
+        // eligible (below it with a block left); the SMs that may take a block. (Each count
+        // with the block in flight: one more in its cell, compared as the count against the
+        // cap less one.)
         self.ov.next = 0.into();
         self.rdy.next = 0.into();
         self.lt2.next = 0.into();
-        // (each count with the block in flight: one more in its cell, compared as the count
-        // against the cap less one)
         for s in 0..MAX_SMS {
             self.el[s].next = 0.into();
             for k in 0..MAX_SMS {
-                if self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k) {
-                    if self.res[s * 16 + k].q.val() >= self.cap[s * 16 + k].val() {
+                if self.run.val().get_bit(s)
+                    & self.valid.val().get_bit(k)
+                    & self.hq.val().get_bit(s)
+                    & ((self.ksr[s].val() == self.ids[k].val()) | (self.qon.q.val().get_bit(k) & self.hw1.val().get_bit(s)))
+                {
+                    if self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k) {
+                        if self.res[s * 16 + k].q.val() >= self.qv[k * 16 + s].q.val() {
+                            self.ov.next = self.ov.val().replace_bit(s, true);
+                        }
+                        if (self.res[s * 16 + k].q.val() + 1 < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
+                            self.el[s].next = self.el[s].val().replace_bit(k, true);
+                        }
+                    } else {
+                        if self.res[s * 16 + k].q.val() > self.qv[k * 16 + s].q.val() {
+                            self.ov.next = self.ov.val().replace_bit(s, true);
+                        }
+                        if (self.res[s * 16 + k].q.val() < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
+                            self.el[s].next = self.el[s].val().replace_bit(k, true);
+                        }
+                    }
+                } else if self.run.val().get_bit(s) & self.valid.val().get_bit(k) & !self.hq.val().get_bit(s) & (self.ksr[s].val() == self.ids[k].val()) {
+                    if self.ovt.val().get_bit(s) {
                         self.ov.next = self.ov.val().replace_bit(s, true);
                     }
-                    if (self.res[s * 16 + k].q.val() + 1 < self.cap[s * 16 + k].val()) & self.lf1.val().get_bit(k) {
+                    if self.ltt.val().get_bit(s) & self.hw1.val().get_bit(s) {
                         self.el[s].next = self.el[s].val().replace_bit(k, true);
                     }
-                } else {
-                    if self.res[s * 16 + k].q.val() > self.cap[s * 16 + k].val() {
-                        self.ov.next = self.ov.val().replace_bit(s, true);
-                    }
-                    if (self.res[s * 16 + k].q.val() < self.cap[s * 16 + k].val()) & self.lf1.val().get_bit(k) {
-                        self.el[s].next = self.el[s].val().replace_bit(k, true);
-                    }
+                } else if (self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k)) | self.res[s * 16 + k].q.val().any() {
+                    self.ov.next = self.ov.val().replace_bit(s, true);
                 }
             }
             if !self.run.val().get_bit(s) | self.ov.val().get_bit(s) {
