@@ -35,7 +35,8 @@ pub struct FpgaArgs {
     #[arg(long, conflicts_with = "gpu")]
     config: Option<String>,
     /// The scheduling framework (`sched`) built to share its SMs, for slicing inside it
-    /// (`--policy` with `--slicing`; docs/warped-slicer.md, "Inside the scheduling framework").
+    /// (`--policy` with `--slicing`; docs/warped-slicer.md, "Inside the scheduling framework");
+    /// with --gpu, in the table and the controller (the table's summary OUT/gpu/CONFIG-sharing.json).
     #[arg(long)]
     sharing: bool,
     /// nextpnr's placer seed.
@@ -279,14 +280,15 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
     crate::checks::output_dir(&out, "--out")?;
     let tools = Tools::ensure(&default_venv(Path::new(".")), |m| eprintln!("{m}")).map_err(|e| anyhow!(e))?;
     let (yosys, nextpnr) = tools.versions().map_err(|e| anyhow!(e))?;
-    println!("fpga --gpu {} ({sms} SMs): {DEVICE}; {yosys}; {nextpnr}", cfg.name);
+    let sharing = if a.sharing { ", the framework built to share its SMs (--sharing)" } else { "" };
+    println!("fpga --gpu {} ({sms} SMs{sharing}): {DEVICE}; {yosys}; {nextpnr}", cfg.name);
     let route = (!a.synth_only).then_some((a.seed, a.freq));
     let mut rows = Vec::new();
     // (a block that cannot be built for this configuration is left out, with the reason)
     let mut left_out = Vec::new();
     let mut blocks = Vec::new();
     for b in gpu_blocks(BLOCKS) {
-        match b.verilog_for(sms, &cfg) {
+        match b.verilog_with(sms, &cfg, a.sharing) {
             Ok(rtl) => blocks.push((b, rtl.verilog)),
             Err(e) => left_out.push(format!("{}: {e}", b.name)),
         }
@@ -379,7 +381,7 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         if n as u64 > fit {
             anyhow::bail!("--controller {n}: the per-SM blocks of at most {fit} SMs fit on the 85F beside the GPU-wide blocks by the synthesis counts above (and fewer once placed: docs/fpga.md, \"The whole controller\")");
         }
-        let (r, dir) = mpgpu_tb::controller::build(&tools, &blocks.iter().map(|(b, _)| *b).collect::<Vec<_>>(), sms, &cfg, n, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
+        let (r, dir) = mpgpu_tb::controller::build(&tools, &blocks.iter().map(|(b, _)| *b).collect::<Vec<_>>(), sms, &cfg, n, a.sharing, &out, a.seed, a.freq, |m| eprintln!("{m}")).map_err(|e| anyhow!("the controller: {e}"))?;
         println!();
         println!("  the whole controller ({}, {}): the GPU-wide blocks and the per-SM blocks of {n} SMs in one design, {} blocks, {} bits of ports", mpgpu_tb::controller::TOP, dir.display(), r.instances, r.port_bits);
         println!("  synthesis: {} LUT4, {} FF, {} DP16KD", r.synth.group("lut"), r.synth.group("ff"), r.synth.cell("DP16KD"));
@@ -397,8 +399,8 @@ fn gpu_cmd(a: &FpgaArgs) -> Result<ExitCode> {
         controller = Some(r);
     }
     let json: Vec<_> = rows.iter().map(|r| serde_json::json!({ "block": r.cost.block, "count": r.count, "cost": r.cost })).collect();
-    let spath = out.join(format!("{}.json", cfg.name));
-    let summary = serde_json::json!({ "config": cfg.name, "sms": sms, "device": DEVICE, "yosys": yosys, "nextpnr": nextpnr, "blocks": json, "controller": controller });
+    let spath = out.join(format!("{}{}.json", cfg.name, if a.sharing { "-sharing" } else { "" }));
+    let summary = serde_json::json!({ "config": cfg.name, "sms": sms, "sharing": a.sharing, "device": DEVICE, "yosys": yosys, "nextpnr": nextpnr, "blocks": json, "controller": controller });
     std::fs::write(&spath, serde_json::to_string_pretty(&summary)?).with_context(|| format!("cannot write {}", spath.display()))?;
     println!("  summary: {}", spath.display());
     if a.check && !slow.is_empty() {

@@ -24,9 +24,10 @@ use mpgpu_ref::config::GpuConfig;
 pub const TOP: &str = "mpgpu_controller";
 
 /// The controller's Verilog (the top module first) for the GPU-wide blocks among `blocks`,
-/// generated for `gpu_sms` SMs of configuration `cfg`, and the per-SM blocks of `n` SMs; with the number of its
-/// instances and of its ports' bits.
-pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize) -> Result<(String, usize, u64), String> {
+/// generated for `gpu_sms` SMs of configuration `cfg` (the framework built to share its SMs if
+/// `sharing`), and the per-SM blocks of `n` SMs; with the number of its instances and of its
+/// ports' bits.
+pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize, sharing: bool) -> Result<(String, usize, u64), String> {
     let mut modules = String::new();
     let mut names = vec!["clock".to_string(), RESET.to_string()];
     let mut decls = String::from("    input wire clock;\n    input wire reset;  // synchronous, active high: every block's reset (registered in its ring)\n");
@@ -41,7 +42,7 @@ pub fn verilog(blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: us
             Scope::PerSm => n,
             Scope::Part | Scope::GpuPart => continue,
         };
-        let rtl = b.verilog_for(gpu_sms, cfg).map_err(|e| format!("{}: {e}", b.name))?;
+        let rtl = b.verilog_with(gpu_sms, cfg, sharing).map_err(|e| format!("{}: {e}", b.name))?;
         let mut ports = top_ports(&rtl.verilog).map_err(|e| format!("{}: {e}", b.name))?;
         let module = ip::module_name(ip::PREFIX, b.name);
         let packaged = ip::package(&rtl.verilog, &module).map_err(|e| format!("{}: {e}", b.name))?;
@@ -95,18 +96,19 @@ pub struct ControllerReport {
     pub pnr: PnrReport,
 }
 
-/// Synthesizes the controller of [`verilog`] for the ECP5 and places and routes it at `seed`
-/// and `freq_mhz` under `out/controller-<n>-<hash>/`, or reads the report an earlier run left
-/// there for the same Verilog, seed and target (or its synthesis, `synth.json`, for the same
-/// Verilog).
 /// nextpnr's router for the whole controller: `router1`, nextpnr's default for the ECP5.
 /// `router2` (nextpnr 0.11.1, as yowasp ships it) stalls on it, at two fermi15 SMs (91% of the
 /// LUT slots: 5,246 overused wires at best) and at one (63%: 1,628), the count rising again
 /// after 16 iterations; `docs/fpga.md`, "The whole controller".
 pub const ROUTER: &str = "router1";
 
-pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
-    let (text, instances, port_bits) = verilog(blocks, gpu_sms, cfg, n)?;
+/// Synthesizes the controller of [`verilog`] for the ECP5 and places and routes it at `seed`
+/// and `freq_mhz` under `out/controller-<n>-<hash>/`, or reads the report an earlier run left
+/// there for the same Verilog, seed and target (or its synthesis, `synth.json`, for the same
+/// Verilog).
+#[allow(clippy::too_many_arguments)]
+pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, cfg: &GpuConfig, n: usize, sharing: bool, out: &Path, seed: u64, freq_mhz: f64, mut say: impl FnMut(&str)) -> Result<(ControllerReport, std::path::PathBuf), String> {
+    let (text, instances, port_bits) = verilog(blocks, gpu_sms, cfg, n, sharing)?;
     let dir = out.join(format!("controller-{n}-{}", crate::verilator::short_hash(&[&text])));
     let cached = dir.join("controller.json");
     if let Some(r) = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str::<ControllerReport>(&t).ok()) {

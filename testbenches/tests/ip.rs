@@ -245,7 +245,7 @@ fn the_whole_controller_is_one_design_of_every_block() {
     let root = dir("controller");
     let blocks = gpu_blocks(BLOCKS);
     let fermi = mpgpu_ref::config::GpuConfig::preset("fermi15").unwrap();
-    let (text, instances, bits) = verilog(&blocks, 15, &fermi, 2).unwrap();
+    let (text, instances, bits) = verilog(&blocks, 15, &fermi, 2, false).unwrap();
     let global = blocks.iter().filter(|b| b.scope == Scope::Gpu).count();
     let per_sm = blocks.iter().filter(|b| b.scope == Scope::PerSm).count();
     assert!(global >= 3 && per_sm >= 4, "{global} GPU-wide and {per_sm} per-SM blocks");
@@ -262,4 +262,9 @@ fn the_whole_controller_is_one_design_of_every_block() {
     std::fs::write(&path, &text).unwrap();
     let (ok, log) = run(&root, "yosys", &["-q", "-p", &format!("read_verilog {}; hierarchy -check -top {TOP}; stat", path.display())]);
     assert!(ok, "yosys of the controller:\n{log}");
+    // With --sharing its framework is the one built to share its SMs, and only that differs.
+    let (shared, n, b) = verilog(&blocks, 15, &fermi, 2, true).unwrap();
+    assert_eq!((n, b), (instances, bits));
+    let on = |t: &str| t.matches("localparam  sh_on = 1'b1;").count();
+    assert_eq!((on(&shared), on(&text)), (1, 0), "the framework built to share its SMs in the controller with sharing only");
 }
