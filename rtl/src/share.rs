@@ -16,8 +16,9 @@
 //! - each cell's cap (the holder: its quota, or T_k without one; another kernel: its quota
 //!   while it and the holder have quotas and the holder has a block left after the block in
 //!   flight; 0 on an SM that does not run and for an invalid entry), and from it whether the
-//!   kernel is below its cap and eligible (a block left) and whether it is over its cap, each
-//!   counting the block in flight; the cap is never formed as a value: each count is compared
+//!   kernel is below its cap and eligible (a block left after the block in flight) and
+//!   whether it is over its cap (the counts without the block in flight: its SM is changing
+//!   and not read); the cap is never formed as a value: each count is compared
 //!   with its quota and the holder's with its T_k, from the registers, and the cap's choice
 //!   then picks one of those results (a 1-bit choice after the compares, not a 5-bit one
 //!   before them: `docs/fpga.md`, "`sched --sharing`");
@@ -250,8 +251,7 @@ impl Logic for Share {
         self.lf2.next = (self.rem_ge2.val() & !self.f_koh.val()) | (self.rem_ge3.val() & self.f_koh.val());
         // Each SM's holder: has quotas; has a block left after the block in flight (its
         // kernel's flags read once, then the one of them the flight leaves); its blocks on the
-        // SM and how they stand against its T_k, counting the block in flight when it is the
-        // holder's there.
+        // SM and how they stand against its T_k.
         self.hq.next = 0.into();
         self.hw1.next = 0.into();
         self.ovt.next = 0.into();
@@ -267,26 +267,18 @@ impl Logic for Share {
             }
             if self.flight_valid.val() & (self.flight_k.val() == self.ksr[s].val()) {
                 self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge2.val().get_bit(self.ksr[s].val().index()));
-                if self.f_soh.val().get_bit(s) {
-                    self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() >= self.tk[s].val());
-                    self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() + 1 < self.tk[s].val());
-                } else {
-                    self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
-                    self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
-                }
-            } else {
-                self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
-                self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
             }
+            self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
+            self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
         }
         // Each cell's cap is its quota (`sq`: the holder with quotas, or another kernel with
         // quotas while the holder has them and a block left after the block in flight), the
         // holder's T_k (without quotas), or 0 (an SM that does not run, an invalid entry, or
         // neither). Each count is compared with the quota and, for the holder, with T_k, from
         // the registers, and the cap's results are then chosen bit by bit: over its cap,
-        // eligible (below it with a block left); the SMs that may take a block. (Each count
-        // with the block in flight: one more in its cell, compared as the count against the
-        // cap less one.)
+        // eligible (below it with a block left after the block in flight); the SMs that may
+        // take a block. (The block in flight's own cell is compared without it: its SM is
+        // changing, so the SMST takes no pick of it this cycle and its row is not read.)
         self.ov.next = 0.into();
         self.rdy.next = 0.into();
         self.lt2.next = 0.into();
@@ -298,20 +290,11 @@ impl Logic for Share {
                     & self.hq.val().get_bit(s)
                     & ((self.ksr[s].val() == self.ids[k].val()) | (self.qon.q.val().get_bit(k) & self.hw1.val().get_bit(s)))
                 {
-                    if self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k) {
-                        if self.res[s * 16 + k].q.val() >= self.qv[k * 16 + s].q.val() {
-                            self.ov.next = self.ov.val().replace_bit(s, true);
-                        }
-                        if (self.res[s * 16 + k].q.val() + 1 < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
-                            self.el[s].next = self.el[s].val().replace_bit(k, true);
-                        }
-                    } else {
-                        if self.res[s * 16 + k].q.val() > self.qv[k * 16 + s].q.val() {
-                            self.ov.next = self.ov.val().replace_bit(s, true);
-                        }
-                        if (self.res[s * 16 + k].q.val() < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
-                            self.el[s].next = self.el[s].val().replace_bit(k, true);
-                        }
+                    if self.res[s * 16 + k].q.val() > self.qv[k * 16 + s].q.val() {
+                        self.ov.next = self.ov.val().replace_bit(s, true);
+                    }
+                    if (self.res[s * 16 + k].q.val() < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
+                        self.el[s].next = self.el[s].val().replace_bit(k, true);
                     }
                 } else if self.run.val().get_bit(s) & self.valid.val().get_bit(k) & !self.hq.val().get_bit(s) & (self.ksr[s].val() == self.ids[k].val()) {
                     if self.ovt.val().get_bit(s) {
@@ -320,7 +303,7 @@ impl Logic for Share {
                     if self.ltt.val().get_bit(s) & self.hw1.val().get_bit(s) {
                         self.el[s].next = self.el[s].val().replace_bit(k, true);
                     }
-                } else if (self.f_soh.val().get_bit(s) & self.f_koh.val().get_bit(k)) | self.res[s * 16 + k].q.val().any() {
+                } else if self.res[s * 16 + k].q.val().any() {
                     self.ov.next = self.ov.val().replace_bit(s, true);
                 }
             }

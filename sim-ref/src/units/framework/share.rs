@@ -16,7 +16,8 @@
 //! - SM s may take a block when it runs, no kernel on it is over its cap (after a quota or the
 //!   holder's work changed, the SM takes nothing until those blocks have gone, so the quotas,
 //!   which fit the SM together, keep every block in room) and some kernel is *eligible*: below
-//!   its cap and with a block left, each counting the block in flight. The issue's first
+//!   its cap and with a block left after the block in flight (whose own SM is changing and
+//!   not asked, so the counts are the registers'). The issue's first
 //!   stage marks the SMs that may (and those with an eligible kernel with under two blocks
 //!   left); the round robin's pick registers, with the SM it picks, that SM's eligible
 //!   kernels then; the second stage takes the oldest of them, the third issues it (blocks
@@ -97,26 +98,21 @@ impl Framework {
             .min_by_key(|&k| self.ksrt[k].seq)
     }
 
-    /// Blocks of kernel `k` on SM `s` with the block in flight (issued at this edge).
-    fn res_after_flight(&self, sh: &Share, s: usize, k: usize) -> u8 {
-        sh.res[s][k] + u8::from(self.grant == Some((s, k)))
-    }
-
-    /// Whether some kernel holds more blocks on SM `s` than its cap (the block in flight
-    /// counted).
+    /// Whether some kernel holds more blocks on SM `s` than its cap.
     fn over_cap(&self, sh: &Share, s: usize) -> bool {
-        (0..self.params.sms).any(|k| self.res_after_flight(sh, s, k) > self.cap(sh, s, k))
+        (0..self.params.sms).any(|k| sh.res[s][k] > self.cap(sh, s, k))
     }
 
     /// The kernels SM `s` may take a block of, under slicing (bit k): below its cap with a
-    /// block left, each counting the block in flight, on a running SM with no kernel over its
-    /// cap.
+    /// block left after the block in flight, on a running SM with no kernel over its cap.
+    /// (Asked only of an SM the edge ahead does not change, so never of the block in flight's
+    /// SM: its resident counts are the registers'.)
     pub(super) fn eligible(&self, s: usize) -> u16 {
         let Some(sh) = self.share.as_ref() else { return 0 };
         if self.smst[s].state != SmState::Running || self.over_cap(sh, s) {
             return 0;
         }
-        (0..self.params.sms).filter(|&k| self.res_after_flight(sh, s, k) < self.cap(sh, s, k) && self.left_after_flight(k) >= 1).fold(0, |m, k| m | 1 << k)
+        (0..self.params.sms).filter(|&k| sh.res[s][k] < self.cap(sh, s, k) && self.left_after_flight(k) >= 1).fold(0, |m, k| m | 1 << k)
     }
 
     /// The oldest of the kernels in `set` (bit k), if any.
