@@ -271,7 +271,7 @@ impl Logic for Share {
             self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
             self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
         }
-        // Each cell's cap is its quota (`sq`: the holder with quotas, or another kernel with
+        // Each cell's cap is its quota (the holder with quotas, or another kernel with
         // quotas while the holder has them and a block left after the block in flight), the
         // holder's T_k (without quotas), or 0 (an SM that does not run, an invalid entry, or
         // neither). Each count is compared with the quota and, for the holder, with T_k, from
