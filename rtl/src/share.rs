@@ -250,8 +250,9 @@ impl Logic for Share {
         self.lf1.next = (self.rem_ge1.val() & !self.f_koh.val()) | (self.rem_ge2.val() & self.f_koh.val());
         self.lf2.next = (self.rem_ge2.val() & !self.f_koh.val()) | (self.rem_ge3.val() & self.f_koh.val());
         // Each SM's holder: has quotas; has a block left after the block in flight (its
-        // kernel's flags read once, then the one of them the flight leaves); its blocks on the
-        // SM and how they stand against its T_k.
+        // kernel's flags read and the flight's kernel compared with it side by side, as the
+        // SMST's `l1_s` does, rather than `lf1` read through the flight's decode); its blocks
+        // on the SM and how they stand against its T_k.
         self.hq.next = 0.into();
         self.hw1.next = 0.into();
         self.ovt.next = 0.into();

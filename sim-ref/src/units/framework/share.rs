@@ -17,13 +17,13 @@
 //!   holder's work changed, the SM takes nothing until those blocks have gone, so the quotas,
 //!   which fit the SM together, keep every block in room) and some kernel is *eligible*: below
 //!   its cap and with a block left after the block in flight (whose own SM is changing and
-//!   not asked, so the counts are the registers'). The issue's first
-//!   stage marks the SMs that may (and those with an eligible kernel with under two blocks
-//!   left); the round robin's pick registers, with the SM it picks, that SM's eligible
-//!   kernels then; the second stage takes the oldest of them, the third issues it (blocks
-//!   that finish in between are not counted, and a quota written in between takes effect for
-//!   the next pick: the registered set keeps the pick's second stage to an AND-OR and the
-//!   oldest of 16, `docs/warped-slicer.md`);
+//!   not asked, so the counts are the registers'). The issue's first stage marks the SMs
+//!   that may (and those with an eligible kernel with under two blocks left); the round
+//!   robin's pick registers, with the SM it picks, that SM's eligible kernels then; the
+//!   second stage takes the oldest of them, the third issues it (blocks that finish in
+//!   between are not counted, and a quota written in between takes effect for the next
+//!   pick: the registered set keeps the pick's second stage to an AND-OR and the oldest of
+//!   16, `docs/warped-slicer.md`);
 //! - a running SM whose holder has no work left but blocks on it passes to its heir
 //!   ([`Framework::heir`]), the oldest kernel with work and a quota above 0 there, found when
 //!   the SM event is picked, with its token (not in a cycle whose registered decision may be
