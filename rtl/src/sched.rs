@@ -626,6 +626,7 @@ impl Logic for Sched {
         self.smst.sh_rdy.next = self.share.rdy.val();
         self.smst.sh_lt2.next = self.share.lt2.val();
         self.smst.sh_heir.next = self.share.heir_v.val();
+        self.smst.sh_el.next = self.share.el_any.val();
         self.smst.h_any.next = self.share.h_any.val();
         self.smst.h_k.next = self.share.h_k.val();
         self.smst.dec_pending.next = self.dec_act.q.val() != 0;

@@ -109,6 +109,8 @@ pub struct Share {
     /// The SM the event picks has an heir; the oldest.
     pub h_any: Signal<Out, Bit>,
     pub h_k: Signal<Out, B4>,
+    /// Bit s: SM s had an eligible kernel at the last edge (its `elq` row is not empty).
+    pub el_any: Signal<Out, V>,
     /// Blocks of entry k on SM s (`res[16 s + k]`). (The cell arrays are vectors, on the
     /// heap: as arrays they made `Sched` too large to build on a thread's stack.)
     pub res: Vec<Reg<Rt>>,
@@ -188,6 +190,7 @@ impl Share {
             heir_v: Default::default(),
             h_any: Default::default(),
             h_k: Default::default(),
+            el_any: Default::default(),
             res: (0..CELLS).map(|_| Default::default()).collect(),
             qv: (0..CELLS).map(|_| Default::default()).collect(),
             qon: Default::default(),
@@ -314,6 +317,11 @@ impl Logic for Share {
             self.rdy.next = self.rdy.val().replace_bit(s, self.el[s].val().any());
             self.lt2.next = self.lt2.val().replace_bit(s, (self.el[s].val() & !self.lf2.val()).any());
             self.elq[s].d.next = self.el[s].val();
+        }
+        // (for the clock request: the SMs with an eligible kernel at the last edge)
+        self.el_any.next = 0.into();
+        for s in 0..MAX_SMS {
+            self.el_any.next = self.el_any.val().replace_bit(s, self.elq[s].q.val().any());
         }
         // The second stage: the oldest of the kernels the SM picked could take a block
         // of when it was picked.

@@ -115,6 +115,9 @@ pub struct Smst {
     pub sh_rdy: Signal<In, Bits<MAX_SMS>>,
     pub sh_lt2: Signal<In, Bits<MAX_SMS>>,
     pub sh_heir: Signal<In, Bits<MAX_SMS>>,
+    /// Under sharing, bit s: SM s had an eligible kernel at the last edge (the clock request's
+    /// "room with work").
+    pub sh_el: Signal<In, Bits<MAX_SMS>>,
     pub h_any: Signal<In, Bit>,
     pub h_k: Signal<In, B4>,
     /// A decision is registered (it may be applied at the edge after next: no handover is
@@ -321,6 +324,7 @@ impl Smst {
             sh_rdy: Default::default(),
             sh_lt2: Default::default(),
             sh_heir: Default::default(),
+            sh_el: Default::default(),
             h_any: Default::default(),
             h_k: Default::default(),
             dec_pending: Default::default(),
@@ -639,6 +643,9 @@ impl Logic for Smst {
         // SMs that need the clock, registered: each SM's "its kernel has work" in one
         // register, the needs computed from it in the next (the clock request is conservative:
         // the framework keeps the clock for two cycles after any activity, which covers the lag).
+        // A reserved SM needs it once it holds no block; a running one with room (under sharing:
+        // an eligible kernel at the last edge, `sh_el`) unless the SM reports itself full: the
+        // completions, saves, quotas and reports these wait for are inputs, which clock it.
         self.hw_now.next = 0.into();
         self.need_now.next = 0.into();
         for s in 0..MAX_SMS {
@@ -646,10 +653,11 @@ impl Logic for Smst {
             self.need_now.next = self.need_now.val().replace_bit(
                 s,
                 (self.sm_state[s].q.val() == 1)
-                    | (self.sm_state[s].q.val() == 3)
+                    | ((self.sm_state[s].q.val() == 3) & (self.sm_running[s].q.val() == 0))
                     | ((self.sm_state[s].q.val() == 2)
                         & (((self.sm_running[s].q.val() == 0) & !self.hw_q.q.val().get_bit(s))
-                            | ((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_q.q.val().get_bit(s)))),
+                            | ((((self.sm_running[s].q.val() < self.sm_tk[s].q.val()) & self.hw_q.q.val().get_bit(s) & !self.sh_on.val()) | (self.sh_el.val().get_bit(s) & self.sh_on.val()))
+                                & !self.full.val().get_bit(s)))),
             );
         }
         self.hw_q.d.next = self.hw_now.val();

@@ -181,6 +181,17 @@ fn zorua_under_the_framework_takes_each_sms_room_from_the_sm() {
             assert!(r.fw_full_cycles > 0, "{alloc:?} {p:?}: no SM ever reported itself full");
             let z = r.zorua.as_ref().expect("Zorua's counters");
             assert!(z.grants > 0, "{alloc:?} {p:?}: the coordinators granted nothing");
+            // The SMs' reports gate like any input: an idle framework seeing the same `full`
+            // bits as at its last clocked cycle is not clocked, and that changes no cycle.
+            let mut g = Gpu::with_framework(&cfg, p, Mechanism::Drain, w.processes.len()).unwrap();
+            g.set_framework_clock_gating(false);
+            g.add_workload(&w).unwrap();
+            g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
+            let every = g.result();
+            let runs = |r: &RunResult| (r.cycles, r.launches.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>(), r.preemptions, r.fw_full_cycles, r.fw_inbox_blocks);
+            assert_eq!(runs(&r), runs(&every), "{alloc:?} {p:?}: gating the framework's clock changed the run");
+            assert_eq!(every.fw_clocked_cycles, every.cycles);
+            assert!(r.fw_clocked_cycles < r.fw_full_cycles, "{alloc:?} {p:?}: of {} cycles with an SM full, {} clocked", r.fw_full_cycles, r.fw_clocked_cycles);
         }
         let e = Gpu::with_framework(&cfg, Policy::Dss, Mechanism::ContextSwitch, 2).err().expect("context switching under Zorua is refused");
         assert!(e.contains("--preempt drain"), "{e}");
@@ -301,9 +312,11 @@ fn slicing_inside_the_framework_gates_its_clock_without_changing_a_cycle() {
             g.add_workload(&w).unwrap();
             g.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
             let r = Slicer::result(&g);
-            (r.cycles, r.launches.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>(), r.preemptions, r.slicing.unwrap().decisions)
+            ((r.cycles, r.launches.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>(), r.preemptions, r.slicing.unwrap().decisions), r.fw_clocked_cycles)
         };
-        assert_eq!(run(true), run(false), "{p:?}: gating the framework's clock changed the run");
+        let ((gated, clocked), (every, all)) = (run(true), run(false));
+        assert_eq!(gated, every, "{p:?}: gating the framework's clock changed the run");
+        assert!(clocked < all / 2, "{p:?}: gating left the framework clocked in {clocked} of {all} cycles");
     }
 }
 

@@ -225,9 +225,12 @@ struct FwDriver {
     last: Vec<Option<usize>>,
     /// The `full` input of the framework's last clocked cycle (a change needs a clock).
     full: u16,
-    /// Blocks that waited in an inbox, and cycles the framework saw an SM full.
+    /// Blocks that waited in an inbox, and cycles in which some SM reported no room (clocked
+    /// or not).
     pub inbox_blocks: u64,
     pub full_cycles: u64,
+    /// Cycles the framework was clocked (all of them without gating).
+    pub clocked: u64,
     /// Slicing inside the framework, when it runs.
     slicing: Option<FwSlicing>,
 }

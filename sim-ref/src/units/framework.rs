@@ -305,9 +305,11 @@ pub struct Framework {
     /// framework"): each KSRT entry's quotas and each SM's blocks per kernel. `None`: an SM
     /// holds its holder's blocks only.
     share: Option<share::Share>,
-    /// The clock request's registers (`busy`): each SM's "its kernel has work" (bit s), some
-    /// SM's need computed from them, and activity at the last two clocked edges.
+    /// The clock request's registers (`busy`): each SM's "its kernel has work" (bit s), under
+    /// slicing whether it had an eligible kernel (bit s, the RTL's `elq` rows, each OR-ed),
+    /// some SM's need computed from them, and activity at the last two clocked edges.
     had_work: u16,
+    had_el: u16,
     sm_need: bool,
     act1: bool,
     act2: bool,
@@ -349,6 +351,7 @@ impl Framework {
             snap: Snap::default(),
             share: None,
             had_work: 0,
+            had_el: 0,
             sm_need: false,
             act1: false,
             act2: false,
@@ -477,15 +480,25 @@ impl Framework {
     }
 
     /// Whether some SM needs the clock, with each SM's "its kernel has work" as `had_work`
-    /// holds it: one in setup or reserved, a running one that holds no block and whose kernel
-    /// has none left (to release), or one with room whose kernel has work (to issue).
-    fn sm_needs(&self, had_work: u16) -> bool {
+    /// holds it, under slicing its eligible kernels as `had_el` does, and `full` the SMs
+    /// reporting no room: one in setup, one reserved that holds no block (its event), a running
+    /// one that holds no block and whose kernel has none left (to release), or one with room
+    /// whose kernel has work (to issue: under T_k with work, or under slicing with an eligible
+    /// kernel, and not reported full). (A reserved SM still holding blocks waits for their
+    /// completions or saves, each an input that clocks the framework; an SM with no eligible
+    /// kernel waits for a quota written, a block leaving or a kernel admitted, each an input;
+    /// an SM reported full needs no clock either: while the reports stay the same the
+    /// framework is not clocked for them, and a report that changes is an input that clocks
+    /// it. The registers' lag behind an input is covered by the two clocked cycles after it.)
+    fn sm_needs(&self, had_work: u16, had_el: u16, full: u16) -> bool {
         self.smst.iter().enumerate().any(|(s, e)| match e.state {
-            SmState::Setup | SmState::Reserved => true,
+            SmState::Setup => true,
+            SmState::Reserved => e.running_tbs == 0,
             SmState::Running => {
                 let k = &self.ksrt[e.ksr.unwrap() as usize];
                 let hw = had_work >> s & 1 != 0;
-                (e.running_tbs == 0 && !hw) || (e.running_tbs < k.tk && hw)
+                let room = if self.sharing() { had_el >> s & 1 != 0 } else { e.running_tbs < k.tk && hw };
+                (e.running_tbs == 0 && !hw) || (room && full >> s & 1 == 0)
             }
             SmState::Idle => false,
         })
@@ -541,6 +554,7 @@ impl Unit for Framework {
         if let Some(sh) = &mut self.share {
             *sh = share::Share::new(n);
         }
+        (self.had_work, self.had_el, self.sm_need, self.act1, self.act2) = (0, 0, false, false, false);
         self.cycle = 0;
     }
 
@@ -553,11 +567,12 @@ impl Unit for Framework {
         // the cycle's combinational pass, whose engine outputs are the last looked at before
         // the engine's edge: a co-simulated engine records its cycle from them).
         let act = self.in_flight() || i.cmd.is_some() || i.tb_done.is_some() || i.tb_saved.is_some() || i.quota.is_some();
-        let (sm_need, had_work) = (self.sm_needs(self.had_work), self.has_work_now());
+        let (sm_need, had_work) = (self.sm_needs(self.had_work, self.had_el, i.full), self.has_work_now());
+        let had_el = if self.sharing() { (0..self.params.sms).fold(0u16, |m, s| m | u16::from(self.eligible(s) != 0) << s) } else { 0 };
         let c = self.comb(i);
         let n = self.params.sms;
         (self.act2, self.act1) = (self.act1, act);
-        (self.sm_need, self.had_work) = (sm_need, had_work);
+        (self.sm_need, self.had_work, self.had_el) = (sm_need, had_work, had_el);
         if self.policy.uses_dss() {
             self.dss.clock(&c.dss_in);
         } else {

@@ -56,6 +56,7 @@ impl Gpu {
             full: 0,
             inbox_blocks: 0,
             full_cycles: 0,
+            clocked: 0,
             slicing: None,
         }));
         Ok(g)
@@ -212,17 +213,21 @@ impl Gpu {
         // from the controller's)
         let quota = d.slicing.as_ref().and_then(|s| s.next_write());
         let input = FwIn { cmd: d.cmds.front().copied(), tb_done: d.done.pop_front(), tb_saved: saved_now, full, quota };
-        // Clock gating: an idle framework with no input would change nothing. (An SM's `full`
-        // bit only masks SMs out of the issue; the cycle after a clocked cycle that masked some
-        // is clocked, so the unmasked ones are found ready.)
-        if d.gating && d.idle && input == FwIn::default() && d.full == 0 {
+        // Clock gating: an idle framework whose inputs are those of its last clocked cycle,
+        // with no command, completion, save or quota among them, would change nothing. (An
+        // SM's `full` bit only masks SMs out of the issue: with the same bits the edge after an
+        // idle one is idle again; a bit that changes clocks the framework, so an SM unmasked is
+        // found ready. Under Zorua and slicing the SMs report no room for most cycles: this
+        // gates those cycles too.)
+        d.full_cycles += (full != 0) as u64;
+        if d.gating && d.idle && input == (FwIn { full: d.full, ..FwIn::default() }) {
             if let Some(sl) = &mut d.slicing {
                 sl.update(now, None, None, &DispatchView { sms: &self.sms, launches: &self.launches });
             }
             return Ok(());
         }
         d.full = full;
-        d.full_cycles += (full != 0) as u64;
+        d.clocked += 1;
         d.fw.at_cycle(now);
         let out = d.fw.outputs(&input);
         d.fw.clock(&input);

@@ -37,10 +37,12 @@ pub struct RunResult {
     /// SMs the scheduling framework preempted and blocks it restored (0 without it).
     pub preemptions: u64,
     pub restores: u64,
-    /// Under Zorua with the framework: framework cycles in which some SM reported no room
+    /// Under Zorua with the framework: cycles in which some SM reported no room
     /// (`fw::In::full`), and blocks issued that waited in their SM's inbox for room.
     pub fw_full_cycles: u64,
     pub fw_inbox_blocks: u64,
+    /// Cycles the framework's clock ran (every cycle without gating; 0 without the framework).
+    pub fw_clocked_cycles: u64,
     /// Zorua's counters, summed over the SMs (`alloc = "zorua"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zorua: Option<crate::timing::sm::ZoruaStats>,
@@ -152,9 +154,9 @@ impl Gpu {
             sm_count: self.sms.len() as u32,
             dispatcher: match &self.sched {
                 BlockSched::Framework(d) => {
-                    let room = if d.room_from_sm { format!("; room from the SMs: full in {} framework cycles, {} blocks waited in an inbox", d.full_cycles, d.inbox_blocks) } else { String::new() };
+                    let room = if d.room_from_sm { format!("; room from the SMs: some SM full in {} cycles, {} blocks waited in an inbox", d.full_cycles, d.inbox_blocks) } else { String::new() };
                     let sliced = d.slicing.as_ref().map_or(String::new(), |s| format!(", slicing {} inside it", s.ctl.name()));
-                    format!("framework {}{sliced} ({:?}; {} preemptions, {} restores{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores)
+                    format!("framework {}{sliced} ({:?}; {} preemptions, {} restores; clocked in {} cycles{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores, d.clocked)
                 }
                 BlockSched::Baseline { d, .. } => d.name().to_string(),
             },
@@ -209,6 +211,7 @@ impl Gpu {
             restores: self.fw().map_or(0, |d| d.restores),
             fw_full_cycles: self.fw().map_or(0, |d| d.full_cycles),
             fw_inbox_blocks: self.fw().map_or(0, |d| d.inbox_blocks),
+            fw_clocked_cycles: self.fw().map_or(0, |d| d.clocked),
             zorua: self.zorua_stats(),
             // (the slicer's, which it adds: `Slicer::result`)
             slicing: None,
