@@ -145,8 +145,9 @@ pub struct Sched {
     pub preempt_valid: Signal<Out, Bit>,
     pub preempt_sm: Signal<Out, B4>,
     /// Work is under way (a decision, an SM in setup or being preempted, an SM to release, a
-    /// block to issue); from the registers only. While it is low and no input is present the
-    /// clock may be gated.
+    /// block to issue); from the registers only. While it is low and the inputs are those of
+    /// the last clocked cycle with no command, completion, save or quota among them (the
+    /// `full` bits may be set) the clock may be gated.
     pub busy: Signal<Out, Bit>,
     /// Launch `retired_handle` has finished.
     pub retired_valid: Signal<Out, Bit>,

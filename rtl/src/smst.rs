@@ -216,8 +216,9 @@ pub struct Smst {
     /// The SM of `pick_oh` and its kernel (0 when there is none).
     pub pick_sm: Signal<Out, B4>,
     pub pick_k: Signal<Out, B4>,
-    /// Some SM needs the clock (in setup or reserved, to be released, or able to take a
-    /// block), as of the cycle before (`need_q`), or an issue or event stage is in flight.
+    /// Some SM needs the clock (in setup, reserved with no block left, to be released, or able
+    /// to take a block and not reported full), as of the cycle before (`need_q`), or an issue
+    /// or event stage is in flight.
     pub busy: Signal<Out, Bit>,
     /// The clock request's registers: each SM's "its kernel has work" (bit s), and each SM's
     /// need computed from them and the SMST (bit s; `docs/sched-framework.md`, "The clock

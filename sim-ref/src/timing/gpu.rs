@@ -204,7 +204,9 @@ struct FwDriver {
     switching: Vec<bool>,
     /// Save slots per launch: the PTBQ's depth (N_SM × T_max).
     slots: u32,
-    /// Gate the framework's clock while it is idle with no input (on unless asked otherwise).
+    /// Gate the framework's clock while it is idle with its inputs unchanged but for no
+    /// command, completion, save or quota (the `full` bits as at its last clocked cycle; on
+    /// unless asked otherwise).
     gating: bool,
     /// The framework was idle after its last clock edge (`Hosted::quiet`, asked once per
     /// edge: a gated cycle changes nothing).

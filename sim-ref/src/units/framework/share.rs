@@ -105,8 +105,9 @@ impl Framework {
 
     /// The kernels SM `s` may take a block of, under slicing (bit k): below its cap with a
     /// block left after the block in flight, on a running SM with no kernel over its cap.
-    /// (Asked only of an SM the edge ahead does not change, so never of the block in flight's
-    /// SM: its resident counts are the registers'.)
+    /// (The issue asks it only of an SM the edge ahead does not change; the clock request asks
+    /// it of every SM, as the RTL registers every SM's row: for the block in flight's SM both
+    /// count the registers' blocks, without the block in flight.)
     pub(super) fn eligible(&self, s: usize) -> u16 {
         let Some(sh) = self.share.as_ref() else { return 0 };
         if self.smst[s].state != SmState::Running || self.over_cap(sh, s) {
