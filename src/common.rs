@@ -53,27 +53,37 @@ pub(crate) fn simulate_with(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy
     simulate_any(cfg, w, sched, None, limits, label)
 }
 
+/// An intra-SM slicing policy with its parameters, or none.
+pub(crate) type SliceChoice = Option<(mpgpu_ref::timing::slicer::Slicing, mpgpu_ref::timing::slicer::SliceParams)>;
+
 /// [`simulate_with`], or under an intra-SM slicing policy when `slicing` names one.
-pub(crate) fn simulate_any(
-    cfg: &GpuConfig,
-    w: &Workload,
-    sched: Option<(Policy, Mechanism)>,
-    slicing: Option<(mpgpu_ref::timing::slicer::Slicing, mpgpu_ref::timing::slicer::SliceParams)>,
-    limits: RunLimits,
-    label: &str,
-) -> Result<(RunResult, f64)> {
+pub(crate) fn simulate_any(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy, Mechanism)>, slicing: SliceChoice, limits: RunLimits, label: &str) -> Result<(RunResult, f64)> {
     let pb = progress_bar(label);
-    let t = Instant::now();
-    let mut progress = |cycle, done, total| {
+    let r = run_any(cfg, w, sched, slicing, limits, label, &mut |cycle, done, total| {
         pb.set_length(total);
         pb.set_position(done);
         pb.set_message(format!("cycle {cycle}"));
-    };
-    let r = match slicing {
-        Some((p, params)) => mpgpu_ref::timing::slicer::run_workload_sliced_with(cfg, w, sched, p, params, limits, &mut progress),
-        None => run_workload_with(cfg, w, sched, limits, &mut progress),
-    };
+    });
     pb.finish_and_clear();
+    r
+}
+
+/// [`simulate_any`] reporting its progress to `progress` (cycle, programs done, programs)
+/// rather than to a bar of its own.
+pub(crate) fn run_any(
+    cfg: &GpuConfig,
+    w: &Workload,
+    sched: Option<(Policy, Mechanism)>,
+    slicing: SliceChoice,
+    limits: RunLimits,
+    label: &str,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<(RunResult, f64)> {
+    let t = Instant::now();
+    let r = match slicing {
+        Some((p, params)) => mpgpu_ref::timing::slicer::run_workload_sliced_with(cfg, w, sched, p, params, limits, progress),
+        None => run_workload_with(cfg, w, sched, limits, progress),
+    };
     let secs = t.elapsed().as_secs_f64();
     r.map(|r| (r, secs)).map_err(|e| anyhow!("{label}: {e}"))
 }

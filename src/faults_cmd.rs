@@ -2,10 +2,9 @@
 //! paging, over the Parboil-like library kernels (Tanasić's thesis, §6.5.2 and Fig. 6.2).
 
 use crate::args::{parse_bytes, PagingArg};
-use crate::common::simulate;
 use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::{FaultScheme, GpuConfig, OplogFull, PagingLink};
-use mpgpu_ref::timing::RunResult;
+use mpgpu_ref::timing::{RunLimits, RunResult};
 use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +16,8 @@ const PARBOIL: &[&str] = &["sgemm", "cutcp", "histo", "sad", "stencil", "lbm", "
 pub struct FaultsArgs {
     #[command(flatten)]
     limit: crate::args::LimitArgs,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
     /// A preset or a TOML file (translation is switched on).
     #[arg(long, default_value = "thesis16")]
     config: String,
@@ -106,6 +107,50 @@ fn with_oplog(cfg: &GpuConfig, bytes: u32, full: OplogFull) -> Result<GpuConfig>
     Ok(c)
 }
 
+/// The runs of one `faults` invocation: each distinct configuration and kernel simulated once,
+/// on every core, then looked up as the tables are printed.
+struct Runs {
+    index: std::collections::HashMap<String, usize>,
+    results: Vec<Result<RunResult, String>>,
+}
+
+impl Runs {
+    fn key(cfg: &GpuConfig, k: &str, size: u32) -> String {
+        format!("{k}@{size} {cfg:?}")
+    }
+
+    fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, workers: usize) -> Runs {
+        let (mut index, mut todo) = (std::collections::HashMap::new(), Vec::new());
+        for (cfg, k, size) in plan {
+            let n = index.len();
+            index.entry(Runs::key(cfg, k, size)).or_insert_with(|| {
+                todo.push((cfg, k, size));
+                n
+            });
+        }
+        let pb = crate::par::Progress::new("faults", todo.len(), workers);
+        let results = pb.map(
+            &todo,
+            |&(cfg, k, _)| format!("{k} on {}", cfg.name),
+            |&(cfg, k, size)| {
+                let r = mpgpu_ref::timing::run_workload(cfg, &workload(k, size), limits, &mut |_, _, _| {}).map_err(|e| format!("{k}: {e}"))?;
+                if !r.processes.iter().all(|p| p.verified) {
+                    return Err(format!("{k} on {}: wrong results: {:?}", cfg.name, r.processes[0].failures));
+                }
+                Ok(r)
+            },
+        );
+        pb.finish();
+        Runs { index, results }
+    }
+
+    /// The run of `k` at `size` on `cfg`, or its error.
+    fn get(&self, cfg: &GpuConfig, k: &str, size: u32) -> Result<&RunResult> {
+        let i = self.index[&Runs::key(cfg, k, size)];
+        self.results[i].as_ref().map_err(|e| anyhow!("{e}"))
+    }
+}
+
 pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     cfg.memory.vm = true;
@@ -114,13 +159,6 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         return Err(anyhow!("--scale {}: expected a positive number", a.scale));
     }
     let limits = a.limit.limits();
-    let run = |cfg: &GpuConfig, k: &str, size: u32| -> Result<RunResult> {
-        let (r, _) = simulate(cfg, &workload(k, size), limits, k)?;
-        if !r.processes.iter().all(|p| p.verified) {
-            return Err(anyhow!("{k} on {}: wrong results: {:?}", cfg.name, r.processes[0].failures));
-        }
-        Ok(r)
-    };
     // The schemes of §6.5.2, fault-free, against the stall-on-fault baseline: Warp Disable
     // (both), the replay queue, and the operand log at the thesis's two sizes (8 KB and 16 KB
     // of 64-bit operands: 32 and 64 entries, 4 KB and 8 KB of our 32-bit ones).
@@ -164,7 +202,8 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if let Some(d) = &a.svg {
         crate::checks::output_dir(d, "--svg")?;
     }
-    if !a.paging_only {
+    // Every run the tables need, planned first and run on every core (`--jobs`), each distinct
+    // configuration and kernel once; the tables are then printed from the results in order.
     let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
         ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
         ("WD-lastchk", FaultScheme::WdLastcheck, 0, OplogFull::Stall),
@@ -179,21 +218,71 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     base_cfg.faults = FaultScheme::Stall;
     // (every scheme's configuration is made and checked before the first run: the replay
     // queue's need the thesis's pipeline)
-    let scheme_cfgs: Vec<GpuConfig> = schemes
-        .iter()
-        .map(|&(name, f, bytes, full)| {
-            let mut c = base_cfg.clone();
-            c.faults = f;
-            if bytes > 0 {
-                c.sm.iter_mut().for_each(|g| {
-                    g.oplog_bytes = bytes;
-                    g.oplog_full = full;
-                });
-            }
-            c.validate().map_err(|e| anyhow!("--config {}: scheme {name}: {e}", cfg.name))?;
-            Ok(c)
-        })
-        .collect::<Result<_>>()?;
+    let scheme_cfgs: Vec<GpuConfig> = if a.paging_only {
+        Vec::new()
+    } else {
+        schemes
+            .iter()
+            .map(|&(name, f, bytes, full)| {
+                let mut c = base_cfg.clone();
+                c.faults = f;
+                if bytes > 0 {
+                    c.sm.iter_mut().for_each(|g| {
+                        g.oplog_bytes = bytes;
+                        g.oplog_full = full;
+                    });
+                }
+                c.validate().map_err(|e| anyhow!("--config {}: scheme {name}: {e}", cfg.name))?;
+                Ok(c)
+            })
+            .collect::<Result<_>>()?
+    };
+    let sweep_cfgs: Vec<GpuConfig> = a.oplog_sweep.iter().map(|&bytes| with_oplog(&base_cfg, bytes, oplog_full)).collect::<Result<_>>()?;
+    // The demand-paging runs: stall-on-fault, then the replay queue alone, with thread-block
+    // switching on faults (through memory, and ideal), and with local handling.
+    let paged: Option<(GpuConfig, Vec<GpuConfig>)> = match paging {
+        None => None,
+        Some(link) => {
+            let mut c = cfg.clone();
+            c.paging.link = link.into();
+            c.paging.migration_bytes = migration;
+            c.faults = FaultScheme::Stall;
+            c.validate().map_err(|e| anyhow!("--migration: {e}"))?;
+            let qs = [(false, false, false), (true, false, false), (true, true, false), (false, false, true)]
+                .iter()
+                .map(|&(tb, ideal, local)| {
+                    let mut q = c.clone();
+                    q.faults = FaultScheme::Rq;
+                    q.tb_switch.enabled = tb;
+                    q.tb_switch.ideal = ideal;
+                    q.paging.local = local;
+                    q
+                })
+                .collect();
+            Some((c, qs))
+        }
+    };
+    // Every run the tables need, each distinct configuration and kernel once, on every core
+    // (`--jobs`); the tables are printed from the results after.
+    let mut plan = Vec::new();
+    for (k, &size) in kernels.iter().zip(&sizes) {
+        let mut cfgs: Vec<&GpuConfig> = Vec::new();
+        if !a.paging_only {
+            cfgs.push(&base_cfg);
+            cfgs.extend(&scheme_cfgs);
+            cfgs.extend(&sweep_cfgs);
+        }
+        if let Some((c, qs)) = &paged {
+            cfgs.push(&base_cfg);
+            cfgs.push(c);
+            cfgs.extend(qs);
+        }
+        for c in cfgs {
+            plan.push((c, k.as_str(), size));
+        }
+    }
+    let runs = Runs::run(plan, limits, a.jobs.workers());
+    if !a.paging_only {
     println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline (baseline cycles / scheme cycles)", cfg.name, cfg.num_sms());
     print!("{:<10} {:>8} {:>10}", "kernel", "size", "baseline");
     for (n, _, _, _) in &schemes {
@@ -203,20 +292,18 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut rel: Vec<Vec<f64>> = vec![Vec::new(); schemes.len()];
     let mut sweep_rows = Vec::new();
     for (k, &size) in kernels.iter().zip(&sizes) {
-        let c = base_cfg.clone();
-        let base = run(&c, k, size)?.cycles;
+        let base = runs.get(&base_cfg, k, size)?.cycles;
         print!("{:<10} {:>8} {:>10}", k, size, base);
         for (i, sc) in scheme_cfgs.iter().enumerate() {
-            let x = base as f64 / run(sc, k, size)?.cycles as f64;
+            let x = base as f64 / runs.get(sc, k, size)?.cycles as f64;
             rel[i].push(x);
             print!(" {:>9.1}%", 100.0 * x);
         }
         println!();
         if !a.oplog_sweep.is_empty() {
             let mut row = Vec::new();
-            for &bytes in &a.oplog_sweep {
-                let c = with_oplog(&c, bytes, oplog_full)?;
-                row.push(base as f64 / run(&c, k, size)?.cycles as f64);
+            for c in &sweep_cfgs {
+                row.push(base as f64 / runs.get(c, k, size)?.cycles as f64);
             }
             sweep_rows.push(row);
         }
@@ -261,12 +348,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         }
     }
     }
-    if let Some(link) = a.paging.filter(|&p| p != PagingArg::Off) {
-        let mut c = cfg.clone();
-        c.paging.link = link.into();
-        c.paging.migration_bytes = migration;
-        c.faults = FaultScheme::Stall;
-        c.validate().map_err(|e| anyhow!("--migration: {e}"))?;
+    if let Some((c, qs)) = &paged {
         if let Some(d) = &a.timeline {
             std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
         }
@@ -281,11 +363,8 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         );
         let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); 4];
         for (k, &size) in kernels.iter().zip(&sizes) {
-            let mut base = cfg.clone();
-            base.paging.link = PagingLink::Off;
-            base.faults = FaultScheme::Stall;
-            let b = run(&base, k, size)?;
-            let r = run(&c, k, size)?;
+            let b = runs.get(&base_cfg, k, size)?;
+            let r = runs.get(c, k, size)?;
             let v = &r.vm;
             // The lowest mean active (resident, not faulted) warps per SM over any bin in which
             // warps were resident, and the faulted share of resident warp-cycles.
@@ -300,14 +379,8 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             }
             // The replay queue, and thread-block switching on it (through memory, and ideal).
             let mut sp = Vec::new();
-            for (tb, ideal, local) in [(false, false, false), (true, false, false), (true, true, false), (false, false, true)] {
-                let mut q = c.clone();
-                q.faults = FaultScheme::Rq;
-                q.tb_switch.enabled = tb;
-                q.tb_switch.ideal = ideal;
-                q.paging.local = local;
-                let x = r.cycles as f64 / run(&q, k, size)?.cycles as f64;
-                sp.push(x);
+            for q in qs {
+                sp.push(r.cycles as f64 / runs.get(q, k, size)?.cycles as f64);
             }
             for (i, x) in sp.iter().enumerate() {
                 speedups[i].push(*x);

@@ -12,6 +12,7 @@ mod exec_cmd;
 mod faults_cmd;
 mod fpga_cmd;
 mod list_cmd;
+mod par;
 mod plot;
 mod run_cmd;
 mod soak_cmd;

@@ -2,7 +2,7 @@
 //! run alone for the metrics.
 
 use crate::args::{MechanismArg, PolicyArg, SliceArgs, VmArgs};
-use crate::common::{load_workload, print_result, simulate_any};
+use crate::common::{load_workload, print_result, run_any, simulate_any};
 use anyhow::{anyhow, bail, Context, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::metrics::metrics;
@@ -25,6 +25,8 @@ pub struct RunArgs {
     /// Skip the alone runs (no NTT/ANTT/STP/fairness).
     #[arg(long)]
     no_alone: bool,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
     /// Schedule with the kernel scheduling framework under this policy (default: the baseline
     /// dispatcher, which lets kernels share SMs); with --slicing, kernels of one priority
     /// share the framework's SMs by the slicing policy's quotas.
@@ -70,7 +72,22 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let slicing = a.slice.slicing.map(|p| (p.into(), a.slice.ws.params()));
     println!("workload: {}", crate::checks::shown(&w.description));
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
-    let (shared, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
+    // The shared run and each process alone (for the metrics) on every core (`--jobs`): alone,
+    // a process has the whole GPU whatever the policy.
+    let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(|p| Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] }).collect() } else { Vec::new() };
+    let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
+    let (shared, secs, alone) = if runs.len() == 1 {
+        let (r, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
+        (r, secs, Vec::new())
+    } else {
+        let pb = crate::par::Progress::new("run", runs.len(), a.jobs.workers());
+        let done = pb.map(&runs, |(_, label)| label.clone(), |(w, label)| run_any(&cfg, w, sched, slicing, limits, label, &mut |_, _, _| {}));
+        pb.finish();
+        let mut done = done.into_iter();
+        let (shared, secs) = done.next().expect("the shared run")?;
+        let alone = done.map(|r| r.map(|r| r.0)).collect::<Result<Vec<_>>>()?;
+        (shared, secs, alone)
+    };
     println!("blocks scheduled by {}", shared.dispatcher);
     if let Some(st) = &shared.slicing {
         for d in &st.decisions {
@@ -86,14 +103,8 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
             println!("  {} profiling rounds ({} unsettled), {} cycles from repartition to decision", st.rounds, st.unsettled, st.profile_cycles);
         }
     }
-    let mut alone = Vec::new();
-    if !a.no_alone && w.processes.len() > 1 {
-        for p in &w.processes {
-            // Alone, a process has the whole GPU whatever the policy: the baseline measures it.
-            let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-            alone.push(simulate_any(&cfg, &solo, sched, slicing, limits, &crate::checks::shown(&mpgpu_ref::text::clip(&p.name, mpgpu_ref::text::QUOTE_CHARS)))?.0);
-        }
-    } else if !a.no_alone {
+    let mut alone = alone;
+    if !a.no_alone && w.processes.len() == 1 {
         alone.push(shared.clone());
     }
     let m = (!alone.is_empty()).then(|| metrics(&shared, &alone));

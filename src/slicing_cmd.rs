@@ -30,6 +30,8 @@ pub struct SlicingArgs {
     out: PathBuf,
     #[command(flatten)]
     ws: crate::args::WsArgs,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
 }
 
 const POLICIES: [Slicing; 5] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer, Slicing::Oracle];
@@ -76,37 +78,91 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let workloads: Vec<Workload> = files.iter().map(|f| Workload::load(f).map_err(|e| anyhow!("{e}"))).collect::<Result<_>>()?;
     crate::checks::output_dir(&a.out, "--out")?;
     let mut plots = Vec::new();
+    let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
+    let t0 = std::time::Instant::now();
+    let names: Vec<String> = files.iter().map(|f| f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy()).into_owned()).unwrap_or_default()).collect();
+    // The points, on every core: first each distinct process alone (for the metrics) and each
+    // distinct process's Oracle curve (blocks per SM against IPC), then every workload under
+    // every policy. Each is keyed as the sequential run keyed it, so that the results do not
+    // depend on `--jobs`.
+    enum Solo<'a> {
+        Alone(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
+        Curve(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
+    }
+    let (mut solos, mut seen) = (Vec::new(), std::collections::HashSet::new());
+    for (name, w) in names.iter().zip(&workloads) {
+        for p in &w.processes {
+            if seen.insert(format!("alone {p:?}")) {
+                solos.push(Solo::Alone(name, p));
+            }
+            if seen.insert(format!("curve {:?}", mpgpu_ref::workload::ProcessSpec { name: String::new(), arrival: 0, ..p.clone() })) {
+                solos.push(Solo::Curve(name, p));
+            }
+        }
+    }
+    let pb = crate::par::Progress::new("slicing", solos.len() + workloads.len() * POLICIES.len(), a.jobs.workers());
+    let solo_runs = pb.map(
+        &solos,
+        |s| match s {
+            Solo::Alone(_, p) => format!("{} alone", p.name),
+            Solo::Curve(_, p) => format!("{} oracle curve", p.name),
+        },
+        |s| -> Result<(Option<RunResult>, HashMap<String, [u64; mpgpu_spec::units::wf::NMAX]>)> {
+            match s {
+                Solo::Alone(name, p) => {
+                    let solo = Workload { description: format!("{} alone", p.name), processes: vec![(*p).clone()] };
+                    let r = mpgpu_ref::timing::run_workload(&cfg, &solo, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name}: {} alone: {e}", p.name))?;
+                    Ok((Some(r), HashMap::new()))
+                }
+                Solo::Curve(name, p) => {
+                    let mut cache = HashMap::new();
+                    let solo = Workload { description: String::new(), processes: vec![(*p).clone()] };
+                    oracle_curves(&cfg, &solo, limits, &mut cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))?;
+                    Ok((None, cache))
+                }
+            }
+        },
+    );
     let mut alone_cache: HashMap<String, RunResult> = HashMap::new();
     let mut curve_cache = HashMap::new();
-    let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
-    // (per workload: the rows of every policy)
-    let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
-    let t0 = std::time::Instant::now();
-    for (f, w) in files.iter().zip(workloads) {
-        let name = f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy()).into_owned()).unwrap_or_default();
-        let mut alone = Vec::new();
-        for p in &w.processes {
-            let key = format!("{p:?}");
-            if !alone_cache.contains_key(&key) {
-                let solo = Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] };
-                let r = mpgpu_ref::timing::run_workload(&cfg, &solo, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name}: {} alone: {e}", p.name))?;
-                alone_cache.insert(key.clone(), r);
-            }
-            alone.push(alone_cache[&key].clone());
+    for (s, r) in solos.iter().zip(solo_runs) {
+        let (run, curves) = r?;
+        if let (Solo::Alone(_, p), Some(run)) = (s, run) {
+            alone_cache.insert(format!("{p:?}"), run);
         }
-        let mut rows = Vec::new();
+        curve_cache.extend(curves);
+    }
+    let mut runs = Vec::new();
+    for (wi, w) in workloads.iter().enumerate() {
+        let curves = oracle_curves(&cfg, w, limits, &mut curve_cache).map_err(|e| anyhow!("{}: oracle curves: {e}", names[wi]))?;
         for pol in POLICIES {
+            runs.push((wi, pol, curves.clone()));
+        }
+    }
+    let results = pb.map(
+        &runs,
+        |(wi, pol, _)| format!("{} under {}", names[*wi], pol.name()),
+        |(wi, pol, curves)| -> Result<RunResult> {
+            let (name, w) = (&names[*wi], &workloads[*wi]);
             let slicer = match pol {
-                Slicing::Oracle => {
-                    let curves = oracle_curves(&cfg, &w, limits, &mut curve_cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))?;
-                    Slicer::oracle(params, cfg.num_sms() as usize, curves)
-                }
-                _ => Slicer::new(pol, params, cfg.num_sms() as usize),
+                Slicing::Oracle => Slicer::oracle(params, cfg.num_sms() as usize, curves.clone()),
+                _ => Slicer::new(*pol, params, cfg.num_sms() as usize),
             };
             let mut gpu = Gpu::with_dispatcher(&cfg, Box::new(slicer));
-            gpu.add_workload(&w).map_err(|e| anyhow!("{name}: {e}"))?;
+            gpu.add_workload(w).map_err(|e| anyhow!("{name}: {e}"))?;
             gpu.run(limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name} under {}: {e}", pol.name()))?;
-            let r = Slicer::result(&gpu);
+            Ok(Slicer::result(&gpu))
+        },
+    );
+    pb.finish();
+    // (per workload: the rows of every policy)
+    let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
+    let mut results = results.into_iter();
+    for (name, w) in names.iter().zip(&workloads) {
+        let alone: Vec<RunResult> = w.processes.iter().map(|p| alone_cache[&format!("{p:?}")].clone()).collect();
+        let mut rows = Vec::new();
+        for pol in POLICIES {
+            let r = results.next().expect("a run per workload and policy")?;
             let m = metrics(&r, &alone);
             let min_speedup = m.processes.iter().map(|p| 1.0 / p.ntt).fold(f64::INFINITY, f64::min);
             let decision = r.slicing.as_ref().and_then(|s| s.decisions.first().cloned());
@@ -123,7 +179,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
             describe(&rows[3].decision),
             describe(&rows[4].decision)
         );
-        all.push((name, w.processes.len(), rows));
+        all.push((name.clone(), w.processes.len(), rows));
     }
     let csv_path = a.out.join("slicing.csv");
     std::fs::write(&csv_path, &csv).with_context(|| format!("cannot write {}", csv_path.display()))?;

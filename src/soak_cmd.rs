@@ -53,6 +53,8 @@ pub struct SoakArgs {
     /// docs/warped-slicer.md, "Inside the scheduling framework").
     #[arg(long, value_enum)]
     slicing: Option<crate::args::SlicingArg>,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
     /// Test-only: soak a deliberately broken RTL variant.
     #[arg(long, hide = true)]
     broken: Option<String>,
@@ -98,7 +100,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed_precise} < {eta_precise}] {msg}").unwrap());
     let t = std::time::Instant::now();
     let rep = soak
-        .run(&mut |_, runs, r| {
+        .run_on(a.jobs.workers(), &mut |_, runs, r| {
             bar.set_position(runs);
             bar.set_message(format!("{} cycles checked", r.cycles_checked));
         })

@@ -14,8 +14,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(clap::Args)]
 pub struct StudyArgs {
@@ -32,9 +30,8 @@ pub struct StudyArgs {
     /// The folder for points.csv, points.json, summary.md and the plots.
     #[arg(long, default_value = "target/results/zorua/study")]
     out: PathBuf,
-    /// Points run at once (default: the machine's cores; at most 256).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
-    jobs: Option<u16>,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -135,35 +132,26 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
     }
     // (the output folder is checked before the first point runs)
     crate::checks::output_dir(&a.out, "--out")?;
-    let workers = a.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from).max(1);
+    let workers = a.jobs.workers();
     println!("study: {} applications on {} configurations, {} points, {workers} at a time", apps.len(), cfgs.len(), jobs.len());
-    let pb = indicatif::ProgressBar::new(jobs.len() as u64);
-    pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed}, {eta} left)").unwrap().progress_chars("=> "));
-    pb.set_prefix("study");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<StudyPoint>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|sc| {
-        for _ in 0..workers {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(ci, ai, spec, al)) = jobs.get(i) else { break };
-                let (g, size) = apps[ai];
-                let cfg = &cfgs[ci];
-                let r = run_point(cfg, g.app, size, a.seed, spec, al, a.limit.limits())
-                    .map(|point| StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point })
-                    .with_context(|| format!("{} on {}", g.app, cfg.name));
-                pb.set_message(format!("{} {} {}", g.app, cfg.name, al.name()));
-                pb.inc(1);
-                results.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    pb.finish_and_clear();
+    let pb = crate::par::Progress::new("study", jobs.len(), workers);
+    let results = pb.map(
+        &jobs,
+        |&(ci, ai, _, al)| format!("{} {} {}", apps[ai].0.app, cfgs[ci].name, al.name()),
+        |&(ci, ai, spec, al)| {
+            let (g, size) = apps[ai];
+            let cfg = &cfgs[ci];
+            run_point(cfg, g.app, size, a.seed, spec, al, a.limit.limits())
+                .map(|point| StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point })
+                .with_context(|| format!("{} on {}", g.app, cfg.name))
+        },
+    );
+    pb.finish();
     // (a point that fails, a deadlock say, is reported and the study goes on without it)
     let mut points: Vec<StudyPoint> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
-    for r in results.into_inner().unwrap() {
-        match r.expect("every job ran") {
+    for r in results {
+        match r {
             Ok(p) => points.push(p),
             Err(e) => errors.push(format!("{e:#}")),
         }

@@ -41,6 +41,8 @@ pub struct SweepArgs {
     csv: Option<PathBuf>,
     #[command(flatten)]
     limit: crate::args::LimitArgs,
+    #[command(flatten)]
+    jobs: crate::par::JobsArgs,
     /// Also write every point, with Zorua's counters (summed over the SMs), as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -212,18 +214,11 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     }
     let limits = a.limit.limits();
     println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
-    let pb = indicatif::ProgressBar::new((specs.len() * allocs.len()) as u64);
-    pb.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed})").unwrap().progress_chars("=> "));
-    pb.set_prefix("sweep");
-    let mut points = Vec::new();
-    for &al in &allocs {
-        for s in &specs {
-            pb.set_message(format!("{} {}", al.name(), describe(s)));
-            points.push(run_point(&cfg, b.name, size, a.seed, *s, al, limits)?);
-            pb.inc(1);
-        }
-    }
-    pb.finish_and_clear();
+    let runs: Vec<(Alloc, Spec)> = allocs.iter().flat_map(|&al| specs.iter().map(move |&s| (al, s))).collect();
+    let pb = crate::par::Progress::new("sweep", runs.len(), a.jobs.workers());
+    let points = pb.map(&runs, |(al, s)| format!("{} {}", al.name(), describe(s)), |&(al, s)| run_point(&cfg, b.name, size, a.seed, s, al, limits));
+    pb.finish();
+    let points: Vec<Point> = points.into_iter().collect::<Result<_>>()?;
     let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes,swap_l1_hits\n");
     for p in &points {
         let f = csv_field::<u32>;

@@ -5,14 +5,14 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A block's faults, whatever their type.
-trait Faults: Any + fmt::Debug {
+trait Faults: Any + fmt::Debug + Send + Sync {
     fn any(&self) -> &dyn Any;
 }
 
-impl<T: Any + fmt::Debug> Faults for T {
+impl<T: Any + fmt::Debug + Send + Sync> Faults for T {
     fn any(&self) -> &dyn Any {
         self
     }
@@ -20,12 +20,12 @@ impl<T: Any + fmt::Debug> Faults for T {
 
 /// The broken variants of a run, per block (a block absent is built as designed).
 #[derive(Clone, Default)]
-pub struct Broken(BTreeMap<&'static str, Rc<dyn Faults>>);
+pub struct Broken(BTreeMap<&'static str, Arc<dyn Faults>>);
 
 impl Broken {
     /// Block `block`'s faults `f`.
-    pub fn with<T: Any + fmt::Debug>(mut self, block: &'static str, f: T) -> Self {
-        self.0.insert(block, Rc::new(f));
+    pub fn with<T: Any + fmt::Debug + Send + Sync>(mut self, block: &'static str, f: T) -> Self {
+        self.0.insert(block, Arc::new(f));
         self
     }
 
@@ -35,10 +35,10 @@ impl Broken {
     }
 
     /// Changes block `block`'s faults with `f`.
-    pub fn edit<T: Any + fmt::Debug + Default + Clone>(&mut self, block: &'static str, f: impl FnOnce(&mut T)) {
+    pub fn edit<T: Any + fmt::Debug + Send + Sync + Default + Clone>(&mut self, block: &'static str, f: impl FnOnce(&mut T)) {
         let mut t = self.of::<T>(block);
         f(&mut t);
-        self.0.insert(block, Rc::new(t));
+        self.0.insert(block, Arc::new(t));
     }
 
     /// Whether no block is broken.

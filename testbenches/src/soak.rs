@@ -79,43 +79,188 @@ pub struct SoakReport {
 }
 
 impl Soak {
-    /// Runs the soak; `progress(workloads done, runs done, report so far)` after every run.
-    pub fn run(&self, progress: &mut dyn FnMut(u64, u64, &SoakReport)) -> Result<SoakReport, String> {
-        let mut rep = SoakReport::default();
-        for index in 0..self.workloads {
+    /// Runs the soak on one thread; `progress(workloads done, runs done, report so far)` after
+    /// every run.
+    pub fn run(&self, progress: &mut (dyn FnMut(u64, u64, &SoakReport) + Send)) -> Result<SoakReport, String> {
+        self.run_on(1, progress)
+    }
+
+    /// Runs the soak on `workers` threads: the runs are taken in order (workload by workload,
+    /// each workload's runs in turn) and their results folded into the report in that order,
+    /// so that the report, the failure it stops at and `progress`'s calls are those of one
+    /// thread whatever `workers` is. Past a failure no further run starts; the runs after it
+    /// that were under way are dropped. The runs held between taking and folding are at most
+    /// a few per worker.
+    pub fn run_on(&self, workers: usize, progress: &mut (dyn FnMut(u64, u64, &SoakReport) + Send)) -> Result<SoakReport, String> {
+        use std::collections::BTreeMap;
+        use std::sync::{Arc, Mutex};
+        struct Next {
+            index: u64,
+            runs: std::vec::IntoIter<Run>,
+            workload: Option<Arc<mpgpu_ref::workload::Workload>>,
+            seq: u64,
+        }
+        struct Fold<'a> {
+            rep: SoakReport,
+            next_seq: u64,
+            done: BTreeMap<u64, Done>,
+            stop: Option<u64>,
+            error: Option<(u64, String)>,
+            progress: &'a mut (dyn FnMut(u64, u64, &SoakReport) + Send),
+        }
+        struct Done {
+            index: u64,
+            last: bool,
+            run: Run,
+            scratch: PathBuf,
+            outcome: Result<crate::cosim::CosimReport, String>,
+        }
+        let next = Mutex::new(Next { index: 0, runs: Vec::new().into_iter(), workload: None, seq: 0 });
+        let fold = Mutex::new(Fold { rep: SoakReport::default(), next_seq: 0, done: BTreeMap::new(), stop: None, error: None, progress });
+        let scratch_of = |seq: u64| self.out.join(format!(".soak-run-{seq}"));
+        // (the next run in order, with its workload, whether it is its workload's last, and
+        // its sequence number; none past the workloads or past a failure)
+        let take = || -> Option<Result<(u64, u64, bool, Run, Arc<mpgpu_ref::workload::Workload>), String>> {
+            let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                let stop = fold.lock().unwrap_or_else(|e| e.into_inner()).stop;
+                if stop.is_some_and(|s| n.seq > s) {
+                    return None;
+                }
+                if let Some(run) = n.runs.next() {
+                    let seq = n.seq;
+                    n.seq += 1;
+                    let last = n.runs.len() == 0;
+                    return Some(Ok((seq, n.index - 1, last, run, n.workload.clone().expect("a workload with its runs"))));
+                }
+                if n.index >= self.workloads {
+                    return None;
+                }
+                let index = n.index;
+                n.index += 1;
+                match self.runs_of(index) {
+                    Ok(runs) => {
+                        n.runs = runs.into_iter();
+                        n.workload = Some(Arc::new(random_workload(self.seed, index, &self.params)));
+                    }
+                    Err(e) => {
+                        // (an error stops the soak at this run as a failure would)
+                        let seq = n.seq;
+                        n.seq += 1;
+                        return Some(Err(format!("{seq}\u{0}{e}")));
+                    }
+                }
+            }
+        };
+        let work = || {
+            while let Some(item) = take() {
+                let (seq, done) = match item {
+                    Ok((seq, index, last, run, w)) => {
+                        let scratch = scratch_of(seq);
+                        let o = CosimOptions { mismatch_vcd: scratch.join("mismatch.vcd"), ..self.options(&run) };
+                        let outcome = run_with(&run.cfg, &w, &o);
+                        (seq, Some(Done { index, last, run, scratch, outcome }))
+                    }
+                    Err(e) => {
+                        let (seq, e) = e.split_once('\u{0}').map(|(a, b)| (a.parse::<u64>().unwrap_or(0), b.to_string())).unwrap_or((0, e));
+                        let mut f = fold.lock().unwrap_or_else(|e| e.into_inner());
+                        if f.stop.is_none_or(|s| seq < s) {
+                            f.stop = Some(seq);
+                            f.error = Some((seq, e));
+                        }
+                        (seq, None)
+                    }
+                };
+                let Some(done) = done else { continue };
+                let mut f = fold.lock().unwrap_or_else(|e| e.into_inner());
+                f.done.insert(seq, done);
+                // Fold every run now in order.
+                while let Some(d) = {
+                    let k = f.next_seq;
+                    f.done.remove(&k)
+                } {
+                    let seq = f.next_seq;
+                    f.next_seq += 1;
+                    if f.stop.is_some_and(|s| seq > s) || f.rep.failure.is_some() {
+                        let _ = std::fs::remove_dir_all(&d.scratch);
+                        continue;
+                    }
+                    let folded = self.fold(&mut f.rep, d.index, d.last, &d.run, &d.scratch, d.outcome);
+                    let _ = std::fs::remove_dir_all(&d.scratch);
+                    if let Err(e) = folded {
+                        f.error = Some((seq, e));
+                        f.stop = Some(f.stop.map_or(seq, |s| s.min(seq)));
+                        continue;
+                    }
+                    if f.rep.failure.is_some() {
+                        f.stop = Some(f.stop.map_or(seq, |s| s.min(seq)));
+                    }
+                    let (w, r) = (if f.rep.failure.is_some() { d.index + 1 } else { d.index }, f.rep.runs);
+                    let Fold { rep, progress, .. } = &mut *f;
+                    progress(w, r, rep);
+                }
+            }
+        };
+        std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..workers.max(1)).map(|_| std::thread::Builder::new().stack_size(64 << 20).spawn_scoped(sc, work)).collect();
+            for h in hs {
+                match h {
+                    Ok(h) => {
+                        if let Err(p) = h.join() {
+                            std::panic::resume_unwind(p);
+                        }
+                    }
+                    Err(e) => panic!("cannot start a soak thread: {e}"),
+                }
+            }
+        });
+        let f = fold.into_inner().unwrap_or_else(|e| e.into_inner());
+        for d in f.done.values() {
+            let _ = std::fs::remove_dir_all(&d.scratch);
+        }
+        // (an error ends the soak unless a failure came before it)
+        match (f.rep.failure.is_none(), f.error) {
+            (true, Some((_, e))) => Err(e),
+            _ => Ok(f.rep),
+        }
+    }
+
+    /// One run's outcome into the report: its counts, and the failure it is (its workload
+    /// written out and its waveform moved to `out`); an error when the run could not be made.
+    fn fold(&self, rep: &mut SoakReport, index: u64, last: bool, run: &Run, scratch: &Path, outcome: Result<crate::cosim::CosimReport, String>) -> Result<(), String> {
+        let r = outcome?;
+        rep.runs += 1;
+        rep.cycles_checked += r.cycles_checked;
+        let verified = r.result.as_ref().is_some_and(|x| x.processes.iter().all(|p| p.verified));
+        if let Some(x) = &r.result {
+            rep.gpu_cycles += x.cycles;
+            rep.preemptions += x.preemptions;
+            rep.faulted += x.sm.faulted_insts;
+            rep.replayed += x.sm.replayed;
+            rep.switched_out += x.sm.switched_out;
+        }
+        if r.mismatch.is_some() || !verified {
             let w = random_workload(self.seed, index, &self.params);
-            for run in self.runs_of(index)? {
-                let o = self.options(&run);
-                let Run { policy: p, mechanism: m, cfg, variant, .. } = run;
-                let r = run_with(&cfg, &w, &o)?;
-                rep.runs += 1;
-                rep.cycles_checked += r.cycles_checked;
-                let verified = r.result.as_ref().is_some_and(|x| x.processes.iter().all(|p| p.verified));
-                if let Some(x) = &r.result {
-                    rep.gpu_cycles += x.cycles;
-                    rep.preemptions += x.preemptions;
-                    rep.faulted += x.sm.faulted_insts;
-                    rep.replayed += x.sm.replayed;
-                    rep.switched_out += x.sm.switched_out;
+            let file = self.write_workload(index, &w)?;
+            let command = self.command(&file, run.policy, run.mechanism, &run.variant);
+            let error = if r.mismatch.is_some() { None } else { Some(r.error.map_or_else(|| "an output did not verify".to_string(), |e| e.to_string())) };
+            // (the waveform around the mismatch, a file or a folder of one per SM)
+            for name in ["mismatch.vcd", "mismatch"] {
+                let (from, to) = (scratch.join(name), self.out.join(name));
+                if from.exists() {
+                    let _ = std::fs::remove_dir_all(&to);
+                    let _ = std::fs::remove_file(&to);
+                    std::fs::rename(&from, &to).map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
                 }
-                if r.mismatch.is_some() || !verified {
-                    let file = self.write_workload(index, &w)?;
-                    let command = self.command(&file, p, m, &variant);
-                    let error = if r.mismatch.is_some() {
-                        None
-                    } else {
-                        Some(r.error.map_or_else(|| "an output did not verify".to_string(), |e| e.to_string()))
-                    };
-                    rep.workloads = index + 1;
-                    rep.failure = Some(SoakFailure { index, policy: p, mechanism: m, variant, mismatch: r.mismatch, error, workload: file, command });
-                    progress(index + 1, rep.runs, &rep);
-                    return Ok(rep);
-                }
-                progress(index, rep.runs, &rep);
             }
             rep.workloads = index + 1;
+            rep.failure = Some(SoakFailure { index, policy: run.policy, mechanism: run.mechanism, variant: run.variant.clone(), mismatch: r.mismatch, error, workload: file, command });
+            return Ok(());
         }
-        Ok(rep)
+        if last {
+            rep.workloads = index + 1;
+        }
+        Ok(())
     }
 
     /// The co-simulation options of run `r`.
