@@ -168,6 +168,10 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
         let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
         println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", shown(&p.name), p.arrival, p.turnaround, alone, ntt, p.launches, out);
     }
+    if r.processes.iter().any(|p| p.runs.len() > 1) {
+        let runs: Vec<String> = r.processes.iter().map(|p| format!("{} {}", shown(&p.name), p.runs.len())).collect();
+        println!("replayed (turnaround: the mean of the completed runs): completed runs {}", runs.join(", "));
+    }
     if let Some(m) = m {
         println!("ANTT {:.3}  STP {:.3}  fairness {:.3}", m.antt, m.stp, m.fairness);
     }

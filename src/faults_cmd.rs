@@ -80,6 +80,7 @@ fn human(b: u32) -> String {
 fn workload(kernel: &str, size: u32) -> Workload {
     Workload {
         description: kernel.to_string(),
+        min_runs: None,
         processes: vec![ProcessSpec {
             name: kernel.to_string(),
             arrival: 0,

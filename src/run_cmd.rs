@@ -74,7 +74,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     println!("config:   {} ({} SMs at {} MHz, {} GB/s)", cfg.name, cfg.num_sms(), cfg.core_clock_mhz, cfg.memory.dram_bandwidth_gbs);
     // The shared run and each process alone (for the metrics) on every core (`--jobs`): alone,
     // a process has the whole GPU whatever the policy.
-    let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(|p| Workload { description: format!("{} alone", p.name), processes: vec![p.clone()] }).collect() } else { Vec::new() };
+    let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
     let (shared, secs, alone) = if runs.len() == 1 {
         let (r, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;

@@ -110,13 +110,13 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         |s| -> Result<(Option<RunResult>, HashMap<String, [u64; mpgpu_spec::units::wf::NMAX]>)> {
             match s {
                 Solo::Alone(name, p) => {
-                    let solo = Workload { description: format!("{} alone", p.name), processes: vec![(*p).clone()] };
+                    let solo = Workload::alone(p);
                     let r = mpgpu_ref::timing::run_workload(&cfg, &solo, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name}: {} alone: {e}", p.name))?;
                     Ok((Some(r), HashMap::new()))
                 }
                 Solo::Curve(name, p) => {
                     let mut cache = HashMap::new();
-                    let solo = Workload { description: String::new(), processes: vec![(*p).clone()] };
+                    let solo = Workload::alone(p);
                     oracle_curves(&cfg, &solo, limits, &mut cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))?;
                     Ok((None, cache))
                 }

@@ -158,6 +158,7 @@ pub fn random_workload(seed: u64, index: u64, p: &SoakParams) -> Workload {
     let names: Vec<&str> = procs.iter().map(|q| q.launches[0].kernel.as_str()).collect();
     let w = Workload {
         description: format!("soak seed {seed} index {index}: {} random process{} ({})", procs.len(), if procs.len() == 1 { "" } else { "es" }, names.join(", ")),
+        min_runs: None,
         processes: procs,
     };
     if let Err(e) = w.validate() {

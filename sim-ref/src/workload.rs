@@ -53,6 +53,12 @@ pub struct ProcessSpec {
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     pub description: String,
+    /// Replay: every process starts its launch list again when it finishes, until each has
+    /// completed at least this many runs; the run then ends (the replays under way are cut
+    /// short), and a process's turnaround is the mean of its completed runs' (the thesis's
+    /// methodology, Tanasić 2016 §5.3.1). Absent: each process runs its list once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_runs: Option<u32>,
     /// At most [`MAX_PROCESSES`]: the reader stops at the first one past that.
     #[serde(rename = "process", deserialize_with = "at_most_max_processes")]
     pub processes: Vec<ProcessSpec>,
@@ -60,6 +66,11 @@ pub struct Workload {
 
 /// Processes a workload may have.
 pub const MAX_PROCESSES: usize = 64;
+
+/// The largest `min_runs`, and the most runs any process of a replayed workload may start: a
+/// process that would start more (one far shorter than another) stops the run with an error,
+/// since every run allocates its own memory.
+pub const MAX_RUNS: u32 = 100;
 
 /// The `[[process]]` tables, refused as soon as there is one more than [`MAX_PROCESSES`]
 /// (before that one is read, and before any is validated).
@@ -117,6 +128,11 @@ impl Workload {
         Workload::parse(&file, &text)
     }
 
+    /// `p` by itself, run once: the run a process's shared turnaround is measured against.
+    pub fn alone(p: &ProcessSpec) -> Workload {
+        Workload { description: format!("{} alone", p.name), min_runs: None, processes: vec![p.clone()] }
+    }
+
     /// The embedded default workload.
     pub fn default_workload() -> Workload {
         Workload::parse("(default)", DEFAULT_WORKLOAD).expect("the embedded default workload is valid")
@@ -141,6 +157,9 @@ impl Workload {
         use std::fmt::Write as _;
         let mut out = String::new();
         let _ = writeln!(out, "description = {}", toml_string(&self.description));
+        if let Some(n) = self.min_runs {
+            let _ = writeln!(out, "min_runs = {}", toml_value(&n));
+        }
         for p in &self.processes {
             out.push_str("\n[[process]]\n");
             let _ = writeln!(out, "name = {}", toml_string(&p.name));
@@ -162,6 +181,9 @@ impl Workload {
         }
         if self.processes.is_empty() {
             return Err("no [[process]]: at least one process is needed".into());
+        }
+        if let Some(n) = self.min_runs.filter(|n| !(1..=MAX_RUNS).contains(n)) {
+            return Err(format!("field `min_runs`: {n} is out of range (expected 1..={MAX_RUNS})"));
         }
         if self.processes.len() > MAX_PROCESSES {
             return Err(format!("field `process`: {} processes (at most {MAX_PROCESSES} are supported)", self.processes.len()));

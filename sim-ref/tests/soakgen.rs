@@ -121,6 +121,7 @@ fn to_toml_round_trips_the_shipped_workloads_and_odd_fields() {
     assert!(n >= 5);
     let w = Workload {
         description: "quotes \" and \\ backslashes,\nnew lines, tabs\t and unicode: µ".into(),
+        min_runs: Some(7),
         processes: vec![
             ProcessSpec { name: "a \"b\"".into(), arrival: 1 << 40, priority: u32::MAX, repeat: 1000, tokens: Some(0), launches: vec![LaunchSpec { kernel: "vecadd".into(), size: None, seed: i64::MAX as u64 }] },
             ProcessSpec { name: "b".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, launches: vec![LaunchSpec { kernel: "sgemm".into(), size: Some(16), seed: 0 }, LaunchSpec { kernel: "vecadd".into(), size: Some(5), seed: 3 }] },
@@ -226,6 +227,7 @@ fn measure_kernels() {
         let seed: u64 = seed.parse().unwrap();
         let w = Workload {
             description: "m".into(),
+            min_runs: None,
             processes: vec![ProcessSpec { name: "p".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, launches: vec![LaunchSpec { kernel: k.into(), size: Some(size), seed }] }],
         };
         for sched in [None, Some((Policy::Equal, Mechanism::Drain))] {

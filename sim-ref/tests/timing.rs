@@ -186,7 +186,7 @@ launches = [{ kernel = "lbm", size = 128, seed = 2 }]
 "#;
 
 fn alone(cfg: &GpuConfig, w: &Workload) -> Vec<RunResult> {
-    w.processes.iter().map(|p| run(cfg, &Workload { description: "alone".into(), processes: vec![p.clone()] })).collect()
+    w.processes.iter().map(|p| run(cfg, &Workload::alone(p))).collect()
 }
 
 #[test]
@@ -226,6 +226,51 @@ fn back_to_back_processes_are_not_slowed() {
     let r = run(&cfg, &one);
     let m = metrics(&r, &[r.clone()]);
     assert_eq!(m.stp, 1.0);
+}
+
+#[test]
+fn a_replayed_workload_runs_until_every_process_has_completed_min_runs() {
+    // The thesis's methodology (§5.3.1): each process starts again when it finishes, until
+    // every one has run at least three times; the turnaround is the mean of completed runs.
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let once = run(&cfg, &workload(TWO));
+    let w = workload(&TWO.replace("description = ", "min_runs = 3\ndescription = "));
+    assert_eq!(w.min_runs, Some(3));
+    let r = run(&cfg, &w);
+    for p in &r.processes {
+        assert!(p.verified, "{}: {:?}", p.name, p.failures);
+        assert!(p.runs.len() >= 3, "{}: {} runs", p.name, p.runs.len());
+        let n = p.runs.len() as u64;
+        assert_eq!(p.turnaround, (p.runs.iter().sum::<u64>() + n / 2) / n, "{}: the mean of {:?}", p.name, p.runs);
+        // (each run ends after the one before it)
+        assert!(p.end <= r.cycles && p.runs.iter().all(|&t| t > 0));
+    }
+    // The shorter process is replayed more often, and the run ends as the last process
+    // completes its third run (its end is the run's last cycle).
+    let (s, l) = (&r.processes[0], &r.processes[1]);
+    let (short, long) = if once.processes[0].turnaround < once.processes[1].turnaround { (s, l) } else { (l, s) };
+    assert!(short.runs.len() > long.runs.len(), "short {:?} long {:?}", short.runs, long.runs);
+    assert_eq!(long.runs.len(), 3);
+    assert_eq!(r.cycles, long.end + 1, "the run stops when every process has completed three runs");
+    assert_eq!(long.end, long.arrival + long.runs.iter().sum::<u64>(), "each replay starts as the run before it ends");
+    assert!(r.launches.len() > 6, "the launches of every run are there: {}", r.launches.len());
+    // The first run is the unreplayed workload's up to where the replays start to compete.
+    assert!(short.runs[0] <= once.processes.iter().find(|p| p.name == short.name).unwrap().turnaround);
+    // `min_runs = 1` still replays the shorter process until the longer has completed once
+    // (the contention lasts to the end), and stops there.
+    let one = run(&cfg, &workload(&TWO.replace("description = ", "min_runs = 1\ndescription = ")));
+    assert!(one.processes.iter().all(|p| !p.runs.is_empty()) && one.processes.iter().any(|p| p.runs.len() > 1), "{:?}", one.processes);
+    assert_eq!(one.cycles, one.processes.iter().map(|p| p.end).max().unwrap() + 1);
+    // The metrics use the mean turnaround.
+    let m = metrics(&r, &alone(&cfg, &w));
+    for (p, q) in m.processes.iter().zip(&r.processes) {
+        assert_eq!(p.t_shared, q.turnaround);
+    }
+    // Out of range, with the field named.
+    for bad in ["0", "101"] {
+        let e = Workload::parse("w.toml", &TWO.replace("description = ", &format!("min_runs = {bad}\ndescription = "))).unwrap_err().to_string();
+        assert!(e.contains("w.toml") && e.contains("field `min_runs`") && e.contains("1..=100"), "{e}");
+    }
 }
 
 #[test]

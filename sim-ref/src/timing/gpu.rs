@@ -106,6 +106,10 @@ struct ProcState {
     launches: Vec<usize>,
     failures: Vec<String>,
     programs_done: u32,
+    /// The cycle its current run (its launch list once) started, and the turnarounds of the
+    /// runs it completed (the first from its arrival).
+    run_start: u64,
+    runs: Vec<u64>,
 }
 
 /// A block's context saved in global memory by [`Gpu::save_block`].
@@ -152,6 +156,8 @@ pub struct Gpu {
     pub now: u64,
     pub launches: Vec<LaunchState>,
     procs: Vec<ProcState>,
+    /// Replay until every process has completed this many runs (`Workload::min_runs`).
+    min_runs: Option<u32>,
     /// The block scheduler slot.
     sched: BlockSched,
     buf: Vec<(usize, u32)>,
@@ -319,6 +325,7 @@ impl Gpu {
             now: 0,
             launches: Vec::new(),
             procs: Vec::new(),
+            min_runs: None,
             sched: BlockSched::Baseline { d: dispatcher, dirty: false },
             buf: Vec::new(),
             last_issue: 0,
@@ -338,7 +345,7 @@ impl Gpu {
     /// Runs until every process has finished. `progress(cycle, programs done, programs)` is
     /// called now and then.
     pub fn run(&mut self, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<(), SimError> {
-        let total_jobs: u64 = self.procs.iter().map(|p| p.jobs.len() as u64).sum();
+        let total_jobs: u64 = self.procs.iter().map(|p| p.jobs.len() as u64).sum::<u64>() * self.min_runs.unwrap_or(1) as u64;
         for sm in &mut self.sms {
             sm.lazy = limits.skip_idle;
         }

@@ -2,8 +2,9 @@
 //! `docs/timing.md`, Metrics):
 //! NTT_i = T_shared_i / T_alone_i, ANTT = mean NTT, STP = sum of T_alone_i / T_shared_i,
 //! fairness = min over i, j of progress_i / progress_j with progress_i = T_alone_i / T_shared_i.
-//! T is a process's turnaround: from its arrival to the end of its last launch; T_alone comes
-//! from running the process by itself on the same GPU.
+//! T is a process's turnaround: from its arrival to the end of its last launch (in a workload
+//! that replays its processes, `min_runs`, the mean over its completed runs); T_alone comes
+//! from running the process by itself, once, on the same GPU.
 
 use super::gpu::RunResult;
 use serde::Serialize;

@@ -17,6 +17,7 @@ impl Gpu {
             self.push_process(&p.name, p.arrival, p.priority, jobs);
             self.procs.last_mut().unwrap().tokens = p.tokens;
         }
+        self.min_runs = w.min_runs;
         Ok(())
     }
 
@@ -42,17 +43,41 @@ impl Gpu {
                 launches: Vec::new(),
                 failures: Vec::new(),
                 programs_done: 0,
+                run_start: arrival,
+                runs: Vec::new(),
             });
         }
     }
 
     /// Starts the process's next host program, or ends the process.
     pub(super) fn next_program(&mut self, p: usize) -> Result<(), SimError> {
-        let ps = &mut self.procs[p];
-        if ps.next_job == ps.jobs.len() {
-            ps.end = Some(self.now);
-            return Ok(());
+        if self.procs[p].next_job == self.procs[p].jobs.len() {
+            // A run completed: replayed while some process has completed fewer than
+            // `min_runs` (itself included), ended otherwise.
+            let now = self.now;
+            let ps = &mut self.procs[p];
+            ps.runs.push(now - ps.run_start);
+            ps.end = Some(now);
+            let Some(n) = self.min_runs else { return Ok(()) };
+            if self.procs.iter().all(|q| q.runs.len() >= n as usize) {
+                return Ok(());
+            }
+            let ps = &mut self.procs[p];
+            if ps.runs.len() >= crate::workload::MAX_RUNS as usize {
+                return Err(SimError::BadLaunch(format!(
+                    "process `{}` completed {} runs before every process completed {n} (`min_runs`): a workload may replay a process at most {} times; pair processes of closer run times",
+                    ps.name,
+                    ps.runs.len(),
+                    crate::workload::MAX_RUNS
+                )));
+            }
+            if ps.jobs.iter().any(|j| matches!(j, Job::Custom { .. })) {
+                return Err(SimError::BadLaunch(format!("process `{}`: a process of host programs built by the caller runs once (`min_runs` replays library applications)", ps.name)));
+            }
+            ps.next_job = 0;
+            ps.run_start = now;
         }
+        let ps = &mut self.procs[p];
         let job = &mut ps.jobs[ps.next_job];
         ps.next_job += 1;
         let mut prog = match job {
@@ -167,8 +192,12 @@ impl Gpu {
         Ok(l)
     }
 
+    /// Every process finished, or, replaying, every one completed `min_runs` runs.
     pub(super) fn all_done(&self) -> bool {
-        self.procs.iter().all(|p| p.end.is_some())
+        match self.min_runs {
+            None => self.procs.iter().all(|p| p.end.is_some()),
+            Some(n) => self.procs.iter().all(|p| p.runs.len() >= n as usize),
+        }
     }
 
     pub(super) fn next_arrival(&self) -> u64 {

@@ -55,8 +55,14 @@ pub struct RunResult {
 pub struct ProcResult {
     pub name: String,
     pub arrival: u64,
+    /// The end of its last completed run (of the run when it did not complete one).
     pub end: u64,
+    /// The mean of its completed runs' turnarounds, to the nearest cycle (from its arrival
+    /// to the end of its run when it runs once; to the run's end when it did not complete).
     pub turnaround: u64,
+    /// Each completed run's turnaround (the first from its arrival, each replay from the end
+    /// of the run before): one entry unless the workload replays (`min_runs`).
+    pub runs: Vec<u64>,
     pub launches: usize,
     pub verified: bool,
     pub failures: Vec<String>,
@@ -78,10 +84,11 @@ impl Gpu {
     pub fn report(&self) -> String {
         let mut s = String::new();
         for p in &self.procs {
+            let running = p.program.is_some() || p.next_job < p.jobs.len();
             let state = match (p.started, p.end) {
                 (false, _) => format!("arrives at cycle {}", p.arrival),
-                (true, Some(e)) => format!("finished at cycle {e}"),
-                (true, None) => format!("running, program {} of {}", p.next_job, p.jobs.len()),
+                (true, Some(e)) if !running => format!("finished at cycle {e}"),
+                (true, _) => format!("running, program {} of {}{}", p.next_job, p.jobs.len(), if p.runs.is_empty() { String::new() } else { format!(" of run {}", p.runs.len() + 1) }),
             };
             s += &format!("  process `{}`: {state}\n", p.name);
         }
@@ -168,11 +175,16 @@ impl Gpu {
                 .iter()
                 .map(|p| {
                     let end = p.end.unwrap_or(self.now);
+                    let turnaround = match p.runs.len() {
+                        0 => end.saturating_sub(p.arrival),
+                        n => (p.runs.iter().sum::<u64>() + n as u64 / 2) / n as u64,
+                    };
                     ProcResult {
                         name: p.name.clone(),
                         arrival: p.arrival,
                         end,
-                        turnaround: end.saturating_sub(p.arrival),
+                        turnaround,
+                        runs: p.runs.clone(),
                         launches: p.launches.len(),
                         verified: p.failures.is_empty() && p.end.is_some(),
                         failures: p.failures.clone(),
