@@ -12,6 +12,7 @@ mod exec_cmd;
 mod faults_cmd;
 mod fpga_cmd;
 mod list_cmd;
+mod mixes_cmd;
 mod par;
 mod plot;
 mod run_cmd;
@@ -30,6 +31,7 @@ use cosim_cmd::{bench_cosim, cosim_cmd, replay_cmd, BenchCosimArgs, CosimArgs, R
 use exec_cmd::{exec_cmd, ExecArgs};
 use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
+use mixes_cmd::{mixes_cmd, MixesArgs};
 use run_cmd::{run_cmd, RunArgs};
 use soak_cmd::{soak_cmd, SoakArgs};
 use slicing_cmd::{slicing_cmd, SlicingArgs};
@@ -74,6 +76,10 @@ enum Cmd {
     /// STP, ANTT and minimum speedup normalised to Left-Over, the Spatial fallbacks, and the
     /// profiled partitions against the Oracle's; CSV, a summary and SVG plots under --out
     Slicing(SlicingArgs),
+    /// Write the thesis's random multiprogrammed workloads (2, 4, 6 and 8 Parboil-like
+    /// processes, sized for several rounds of blocks, each replayed until every process has
+    /// run three times) as workload files for `run`.
+    Mixes(MixesArgs),
     /// Co-simulate an RTL block inside the whole GPU: the RTL drives the GPU while its reference
     /// model runs beside it and every cycle is compared. Exits non-zero on the first mismatch
     /// (with a report and a waveform of the run).
@@ -144,6 +150,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Sweep(a) => sweep_cmd(a),
         Cmd::Study(a) => study_cmd(a),
         Cmd::Slicing(a) => slicing_cmd(a),
+        Cmd::Mixes(a) => mixes_cmd(a),
         Cmd::Cosim(a) => cosim_cmd(a),
         Cmd::Replay(a) => replay_cmd(a),
         Cmd::Soak(a) => soak_cmd(a),

@@ -273,6 +273,24 @@ fn cosim_on_verilator_writes_a_trace_that_replays_in_icarus() {
 }
 
 #[test]
+fn mixes_writes_the_thesis_workloads_that_run_reads() {
+    let out_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-mixes");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let o = out_dir.to_str().unwrap();
+    let (code, out, err) = mpgpu(&["mixes", "--counts", "2,8", "--per-count", "2", "--priority", "--out", o]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("sized for 3 rounds") && out.contains("wrote 4 workloads"), "{out}");
+    for f in ["mix-2-0.toml", "mix-2-1.toml", "mix-8-0.toml", "mix-8-1.toml"] {
+        let w = Workload::load(&out_dir.join(f)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.min_runs, Some(3), "{f}");
+        assert_eq!(w.processes.iter().filter(|p| p.priority == 1).count(), 1, "{f}");
+    }
+    let (code, _, err) = mpgpu(&["mixes", "--counts", "0", "--out", o]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--counts") && err.contains("0 processes"), "{err}");
+}
+
+#[test]
 fn soak_passes_and_reports_a_broken_block_with_a_workload_that_reproduces_it() {
     let out_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-soak");
     let o = out_dir.to_str().unwrap();

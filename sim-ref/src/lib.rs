@@ -16,6 +16,7 @@ pub mod program;
 pub mod ranges;
 pub mod regalloc;
 pub mod slots;
+pub mod mixgen;
 pub mod soakgen;
 pub mod text;
 pub mod timing;
