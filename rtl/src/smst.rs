@@ -516,7 +516,10 @@ impl Logic for Smst {
             self.f_next[s].next = 0.into();
             self.f_hand[s].next = false;
             if self.ev_sel.val().get_bit(s) {
-                self.f_hand[s].next = (self.sm_state[s].q.val() == 2) & (self.sm_running[s].q.val() != 0);
+                // (only under sharing: without it a running SM with blocks has no event, which
+                // synthesis cannot see through the registers between, so the mask lets it
+                // remove the handover and `Share` from the framework built without sharing)
+                self.f_hand[s].next = self.sh_on.val() & (self.sm_state[s].q.val() == 2) & (self.sm_running[s].q.val() != 0);
                 self.f_sm[s].next = self.ids[s].val();
                 self.f_setup[s].next = self.evw_q.q.val().get_bit(s);
                 // Unless it goes to setup the SM goes idle and a token goes back, to the kernel
