@@ -94,44 +94,53 @@ impl Soak {
     pub fn run_on(&self, workers: usize, progress: &mut (dyn FnMut(u64, u64, &SoakReport) + Send)) -> Result<SoakReport, String> {
         use std::collections::BTreeMap;
         use std::sync::{Arc, Mutex};
+        type Job = Result<(Run, Arc<mpgpu_ref::workload::Workload>), String>;
+        /// The runs still to take: the current workload's, then the next workload's.
         struct Next {
             index: u64,
             runs: std::vec::IntoIter<Run>,
             workload: Option<Arc<mpgpu_ref::workload::Workload>>,
             seq: u64,
         }
+        /// A run taken: its place in the order, its workload, whether it is that workload's
+        /// last, and the run (or why the workload's runs could not be made).
+        struct Task {
+            seq: u64,
+            index: u64,
+            last: bool,
+            job: Job,
+        }
+        /// A run done, waiting for the runs before it to be folded.
+        struct Done {
+            index: u64,
+            last: bool,
+            run: Option<Run>,
+            scratch: PathBuf,
+            outcome: Result<crate::cosim::CosimReport, String>,
+        }
         struct Fold<'a> {
             rep: SoakReport,
             next_seq: u64,
             done: BTreeMap<u64, Done>,
+            /// The first run, in order, that failed or could not be made: none after it starts.
             stop: Option<u64>,
-            error: Option<(u64, String)>,
+            error: Option<String>,
             progress: &'a mut (dyn FnMut(u64, u64, &SoakReport) + Send),
-        }
-        struct Done {
-            index: u64,
-            last: bool,
-            run: Run,
-            scratch: PathBuf,
-            outcome: Result<crate::cosim::CosimReport, String>,
         }
         let next = Mutex::new(Next { index: 0, runs: Vec::new().into_iter(), workload: None, seq: 0 });
         let fold = Mutex::new(Fold { rep: SoakReport::default(), next_seq: 0, done: BTreeMap::new(), stop: None, error: None, progress });
-        let scratch_of = |seq: u64| self.out.join(format!(".soak-run-{seq}"));
-        // (the next run in order, with its workload, whether it is its workload's last, and
-        // its sequence number; none past the workloads or past a failure)
-        let take = || -> Option<Result<(u64, u64, bool, Run, Arc<mpgpu_ref::workload::Workload>), String>> {
+        let take = || -> Option<Task> {
             let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
             loop {
-                let stop = fold.lock().unwrap_or_else(|e| e.into_inner()).stop;
-                if stop.is_some_and(|s| n.seq > s) {
+                if fold.lock().unwrap_or_else(|e| e.into_inner()).stop.is_some_and(|s| n.seq > s) {
                     return None;
                 }
+                let seq = n.seq;
                 if let Some(run) = n.runs.next() {
-                    let seq = n.seq;
                     n.seq += 1;
                     let last = n.runs.len() == 0;
-                    return Some(Ok((seq, n.index - 1, last, run, n.workload.clone().expect("a workload with its runs"))));
+                    let w = n.workload.clone().expect("a workload with its runs");
+                    return Some(Task { seq, index: n.index - 1, last, job: Ok((run, w)) });
                 }
                 if n.index >= self.workloads {
                     return None;
@@ -144,56 +153,45 @@ impl Soak {
                         n.workload = Some(Arc::new(random_workload(self.seed, index, &self.params)));
                     }
                     Err(e) => {
-                        // (an error stops the soak at this run as a failure would)
-                        let seq = n.seq;
+                        // (the soak stops here, as at a failure; nothing after it is taken)
                         n.seq += 1;
-                        return Some(Err(format!("{seq}\u{0}{e}")));
+                        n.index = self.workloads;
+                        return Some(Task { seq, index, last: true, job: Err(e) });
                     }
                 }
             }
         };
         let work = || {
-            while let Some(item) = take() {
-                let (seq, done) = match item {
-                    Ok((seq, index, last, run, w)) => {
-                        let scratch = scratch_of(seq);
+            while let Some(t) = take() {
+                let scratch = self.out.join(format!(".soak-run-{}", t.seq));
+                let (run, outcome) = match t.job {
+                    Ok((run, w)) => {
                         let o = CosimOptions { mismatch_vcd: scratch.join("mismatch.vcd"), ..self.options(&run) };
                         let outcome = run_with(&run.cfg, &w, &o);
-                        (seq, Some(Done { index, last, run, scratch, outcome }))
+                        (Some(run), outcome)
                     }
-                    Err(e) => {
-                        let (seq, e) = e.split_once('\u{0}').map(|(a, b)| (a.parse::<u64>().unwrap_or(0), b.to_string())).unwrap_or((0, e));
-                        let mut f = fold.lock().unwrap_or_else(|e| e.into_inner());
-                        if f.stop.is_none_or(|s| seq < s) {
-                            f.stop = Some(seq);
-                            f.error = Some((seq, e));
-                        }
-                        (seq, None)
-                    }
+                    Err(e) => (None, Err(e)),
                 };
-                let Some(done) = done else { continue };
                 let mut f = fold.lock().unwrap_or_else(|e| e.into_inner());
-                f.done.insert(seq, done);
+                f.done.insert(t.seq, Done { index: t.index, last: t.last, run, scratch, outcome });
                 // Fold every run now in order.
-                while let Some(d) = {
-                    let k = f.next_seq;
-                    f.done.remove(&k)
-                } {
+                loop {
                     let seq = f.next_seq;
+                    let Some(d) = f.done.remove(&seq) else { break };
                     f.next_seq += 1;
-                    if f.stop.is_some_and(|s| seq > s) || f.rep.failure.is_some() {
+                    if f.stop.is_some_and(|s| seq > s) {
                         let _ = std::fs::remove_dir_all(&d.scratch);
                         continue;
                     }
-                    let folded = self.fold(&mut f.rep, d.index, d.last, &d.run, &d.scratch, d.outcome);
+                    let folded = self.fold(&mut f.rep, d.index, d.last, d.run.as_ref(), &d.scratch, d.outcome);
                     let _ = std::fs::remove_dir_all(&d.scratch);
                     if let Err(e) = folded {
-                        f.error = Some((seq, e));
-                        f.stop = Some(f.stop.map_or(seq, |s| s.min(seq)));
+                        f.error = Some(e);
+                        f.stop = Some(seq);
                         continue;
                     }
                     if f.rep.failure.is_some() {
-                        f.stop = Some(f.stop.map_or(seq, |s| s.min(seq)));
+                        f.stop = Some(seq);
                     }
                     let (w, r) = (if f.rep.failure.is_some() { d.index + 1 } else { d.index }, f.rep.runs);
                     let Fold { rep, progress, .. } = &mut *f;
@@ -218,17 +216,18 @@ impl Soak {
         for d in f.done.values() {
             let _ = std::fs::remove_dir_all(&d.scratch);
         }
-        // (an error ends the soak unless a failure came before it)
-        match (f.rep.failure.is_none(), f.error) {
-            (true, Some((_, e))) => Err(e),
-            _ => Ok(f.rep),
+        // (the run the soak stopped at failed, or could not be made or run: an error)
+        match f.error {
+            Some(e) => Err(e),
+            None => Ok(f.rep),
         }
     }
 
     /// One run's outcome into the report: its counts, and the failure it is (its workload
     /// written out and its waveform moved to `out`); an error when the run could not be made.
-    fn fold(&self, rep: &mut SoakReport, index: u64, last: bool, run: &Run, scratch: &Path, outcome: Result<crate::cosim::CosimReport, String>) -> Result<(), String> {
+    fn fold(&self, rep: &mut SoakReport, index: u64, last: bool, run: Option<&Run>, scratch: &Path, outcome: Result<crate::cosim::CosimReport, String>) -> Result<(), String> {
         let r = outcome?;
+        let run = run.expect("a run that ran");
         rep.runs += 1;
         rep.cycles_checked += r.cycles_checked;
         let verified = r.result.as_ref().is_some_and(|x| x.processes.iter().all(|p| p.verified));
