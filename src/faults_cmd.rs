@@ -9,9 +9,6 @@ use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The thesis's benchmarks that the library has (Parboil, Table 4.1).
-const PARBOIL: &[&str] = &["sgemm", "cutcp", "histo", "sad", "stencil", "lbm", "spmv", "bfs", "mriq"];
-
 #[derive(clap::Args)]
 pub struct FaultsArgs {
     #[command(flatten)]
@@ -155,7 +152,7 @@ impl Runs {
 pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
     cfg.memory.vm = true;
-    let kernels: Vec<String> = if a.kernels.is_empty() { PARBOIL.iter().map(|s| s.to_string()).collect() } else { a.kernels.clone() };
+    let kernels: Vec<String> = if a.kernels.is_empty() { mpgpu_ref::library::PARBOIL.iter().map(|s| s.to_string()).collect() } else { a.kernels.clone() };
     if !(a.scale.is_finite() && a.scale > 0.0) {
         return Err(anyhow!("--scale {}: expected a positive number", a.scale));
     }
@@ -203,8 +200,6 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if let Some(d) = &a.svg {
         crate::checks::output_dir(d, "--svg")?;
     }
-    // Every run the tables need, planned first and run on every core (`--jobs`), each distinct
-    // configuration and kernel once; the tables are then printed from the results in order.
     let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
         ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
         ("WD-lastchk", FaultScheme::WdLastcheck, 0, OplogFull::Stall),

@@ -51,11 +51,11 @@ pub fn mixes_cmd(a: MixesArgs) -> Result<ExitCode> {
     for (name, size, rounds) in &sizes {
         println!("  {name:<8} size {size:>8}  {rounds:>5.1} rounds{}", if *rounds < a.rounds as f64 { " (short: no size it takes gives more)" } else { "" });
     }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
     let mut written = 0;
     for &n in &a.counts {
         for i in 0..a.per_count {
             let w = mix(&cfg.name, &sizes, n, a.seed, i, &p).map_err(|e| anyhow!("mix {i} of {n} processes: {e}"))?;
-            std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
             let f = a.out.join(format!("mix-{n}-{i}.toml"));
             std::fs::write(&f, w.to_toml()).with_context(|| format!("cannot write {}", f.display()))?;
             println!("{}: {}", f.display(), w.processes.iter().map(|p| if p.priority > 0 { format!("{} (high priority)", p.name) } else { p.name.clone() }).collect::<Vec<_>>().join(", "));

@@ -132,20 +132,16 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         }
         curve_cache.extend(curves);
     }
-    let mut runs = Vec::new();
-    for (wi, w) in workloads.iter().enumerate() {
-        let curves = oracle_curves(&cfg, w, limits, &mut curve_cache).map_err(|e| anyhow!("{}: oracle curves: {e}", names[wi]))?;
-        for pol in POLICIES {
-            runs.push((wi, pol, curves.clone()));
-        }
-    }
+    // (every workload's curves, all from the cache just filled)
+    let curves: Vec<_> = names.iter().zip(&workloads).map(|(name, w)| oracle_curves(&cfg, w, limits, &mut curve_cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))).collect::<Result<_>>()?;
+    let runs: Vec<(usize, Slicing)> = (0..workloads.len()).flat_map(|wi| POLICIES.map(|pol| (wi, pol))).collect();
     let results = pb.map(
         &runs,
-        |(wi, pol, _)| format!("{} under {}", names[*wi], pol.name()),
-        |(wi, pol, curves)| -> Result<RunResult> {
+        |(wi, pol)| format!("{} under {}", names[*wi], pol.name()),
+        |(wi, pol)| -> Result<RunResult> {
             let (name, w) = (&names[*wi], &workloads[*wi]);
             let slicer = match pol {
-                Slicing::Oracle => Slicer::oracle(params, cfg.num_sms() as usize, curves.clone()),
+                Slicing::Oracle => Slicer::oracle(params, cfg.num_sms() as usize, curves[*wi].clone()),
                 _ => Slicer::new(*pol, params, cfg.num_sms() as usize),
             };
             let mut gpu = Gpu::with_dispatcher(&cfg, Box::new(slicer));

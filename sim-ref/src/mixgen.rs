@@ -10,15 +10,12 @@
 //! mix is as varied as it can be, and give each workload of a count its own stream.
 
 use crate::config::GpuConfig;
-use crate::library::{find, Bench};
+use crate::library::{find, Bench, PARBOIL};
 use crate::mem::GlobalMem;
 use crate::workload::{LaunchSpec, ProcessSpec, Workload};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
-/// The applications of the thesis's Table 4.1 (Parboil) that the library has, in its order.
-pub const PARBOIL: &[&str] = &["sgemm", "cutcp", "histo", "sad", "stencil", "lbm", "spmv", "bfs", "mriq"];
 
 /// The process counts of the thesis's workloads.
 pub const COUNTS: &[usize] = &[2, 4, 6, 8];

@@ -2,8 +2,8 @@
 //! for several rounds of blocks, replayed.
 
 use mpgpu_ref::config::GpuConfig;
-use mpgpu_ref::library::find;
-use mpgpu_ref::mixgen::{mix, rounds_of, sizes, MixParams, PARBOIL};
+use mpgpu_ref::library::{find, PARBOIL};
+use mpgpu_ref::mixgen::{mix, rounds_of, sizes, MixParams};
 
 #[test]
 fn mixes_are_reproducible_and_shaped_as_the_thesis_draws_them() {

@@ -140,6 +140,11 @@ pub fn library() -> Vec<Bench> {
     vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH]
 }
 
+/// The applications of the thesis's Parboil set (Tanasić 2016, Table 4.1) that the library
+/// has, in its order: the fault study's kernels (`mpgpu faults`) and the thesis's random
+/// workloads (`mixgen`).
+pub const PARBOIL: &[&str] = &["sgemm", "cutcp", "histo", "sad", "stencil", "lbm", "spmv", "bfs", "mriq"];
+
 /// The application called `name`.
 pub fn find(name: &str) -> Option<Bench> {
     library().into_iter().find(|b| b.name == name)
