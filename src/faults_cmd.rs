@@ -15,6 +15,8 @@ pub struct FaultsArgs {
     limit: crate::args::LimitArgs,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
     /// A preset or a TOML file (translation is switched on).
     #[arg(long, default_value = "thesis16")]
     config: String,
@@ -117,7 +119,7 @@ impl Runs {
         format!("{k}@{size} {cfg:?}")
     }
 
-    fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, workers: usize) -> Runs {
+    fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, workers: usize, slurm: &crate::slurm::SlurmArgs) -> Runs {
         let (mut index, mut todo) = (std::collections::HashMap::new(), Vec::new());
         for (cfg, k, size) in plan {
             let n = index.len();
@@ -126,8 +128,8 @@ impl Runs {
                 n
             });
         }
-        let pb = crate::par::Progress::new("faults", todo.len(), workers);
-        let results = pb.map(
+        let pb = crate::par::Progress::new("faults", todo.len(), workers).with_slurm(slurm);
+        let results = pb.map_points(
             &todo,
             |&(cfg, k, _)| format!("{k} on {}", cfg.name),
             |&(cfg, k, size)| {
@@ -277,7 +279,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             plan.push((c, k.as_str(), size));
         }
     }
-    let runs = Runs::run(plan, limits, a.jobs.workers());
+    let runs = Runs::run(plan, limits, a.jobs.workers(), &a.slurm);
     if !a.paging_only {
     println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline (baseline cycles / scheme cycles)", cfg.name, cfg.num_sms());
     print!("{:<10} {:>8} {:>10}", "kernel", "size", "baseline");

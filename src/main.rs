@@ -16,6 +16,7 @@ mod mixes_cmd;
 mod par;
 mod plot;
 mod run_cmd;
+mod slurm;
 mod soak_cmd;
 mod slicing_cmd;
 mod study_cmd;

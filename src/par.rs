@@ -26,6 +26,9 @@ impl JobsArgs {
 pub struct Progress {
     bar: indicatif::ProgressBar,
     workers: usize,
+    label: String,
+    /// `--slurm`: the points go out as job arrays instead ([`crate::slurm`]).
+    slurm: Option<crate::slurm::Slurm>,
 }
 
 impl Progress {
@@ -34,7 +37,26 @@ impl Progress {
         let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { indicatif::ProgressBar::new(total as u64) } else { indicatif::ProgressBar::hidden() };
         bar.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed}, {eta} left)").unwrap().progress_chars("=> "));
         bar.set_prefix(label.to_string());
-        Progress { bar, workers: workers.max(1) }
+        Progress { bar, workers: workers.max(1), label: label.to_string(), slurm: None }
+    }
+
+    /// The same, with the points of [`Progress::map_points`] run on Slurm if `--slurm` says so.
+    pub fn with_slurm(mut self, args: &crate::slurm::SlurmArgs) -> Progress {
+        self.slurm = crate::slurm::Slurm::new(args);
+        if self.slurm.is_some() {
+            self.bar = indicatif::ProgressBar::hidden();
+        }
+        self
+    }
+
+    /// [`Progress::map`] for results that can travel through a file: under `--slurm` the points
+    /// run as a job array, and this process either reads their results back or ends here
+    /// ([`crate::slurm::Slurm::round`]).
+    pub fn map_points<T: Sync, R: Send + crate::slurm::Shipped>(&self, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+        match &self.slurm {
+            Some(s) => s.round(&self.label, items, name, f),
+            None => self.map(items, name, f),
+        }
     }
 
     /// `f` of every item, on the bar's workers; the results in the items' order. `name` labels

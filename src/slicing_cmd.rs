@@ -32,6 +32,8 @@ pub struct SlicingArgs {
     ws: crate::args::WsArgs,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
 }
 
 const POLICIES: [Slicing; 5] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer, Slicing::Oracle];
@@ -100,8 +102,8 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
             }
         }
     }
-    let pb = crate::par::Progress::new("slicing", solos.len() + workloads.len() * POLICIES.len(), a.jobs.workers());
-    let solo_runs = pb.map(
+    let pb = crate::par::Progress::new("slicing", solos.len() + workloads.len() * POLICIES.len(), a.jobs.workers()).with_slurm(&a.slurm);
+    let solo_runs = pb.map_points(
         &solos,
         |s| match s {
             Solo::Alone(_, p) => format!("{} alone", p.name),
@@ -135,7 +137,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     // (every workload's curves, all from the cache just filled)
     let curves: Vec<_> = names.iter().zip(&workloads).map(|(name, w)| oracle_curves(&cfg, w, limits, &mut curve_cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))).collect::<Result<_>>()?;
     let runs: Vec<(usize, Slicing)> = (0..workloads.len()).flat_map(|wi| POLICIES.map(|pol| (wi, pol))).collect();
-    let results = pb.map(
+    let results = pb.map_points(
         &runs,
         |(wi, pol)| format!("{} under {}", names[*wi], pol.name()),
         |(wi, pol)| -> Result<RunResult> {

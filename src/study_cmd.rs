@@ -32,6 +32,8 @@ pub struct StudyArgs {
     out: PathBuf,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -80,7 +82,7 @@ fn specs(g: &Grid) -> Vec<Spec> {
 }
 
 /// One run of the study.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct StudyPoint {
     config: String,
     app: String,
@@ -134,8 +136,8 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
     crate::checks::output_dir(&a.out, "--out")?;
     let workers = a.jobs.workers();
     println!("study: {} applications on {} configurations, {} points, {workers} at a time", apps.len(), cfgs.len(), jobs.len());
-    let pb = crate::par::Progress::new("study", jobs.len(), workers);
-    let results = pb.map(
+    let pb = crate::par::Progress::new("study", jobs.len(), workers).with_slurm(&a.slurm);
+    let results = pb.map_points(
         &jobs,
         |&(ci, ai, _, al)| format!("{} {} {}", apps[ai].0.app, cfgs[ci].name, al.name()),
         |&(ci, ai, spec, al)| {

@@ -43,6 +43,8 @@ pub struct SweepArgs {
     limit: crate::args::LimitArgs,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
     /// Also write every point, with Zorua's counters (summed over the SMs), as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -94,7 +96,7 @@ fn ends(r: Option<(u32, u32, Option<u32>)>, step: u32) -> [Option<u32>; 2] {
 }
 
 /// One point of a sweep.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     pub alloc: Alloc,
     pub spec: Spec,
@@ -215,8 +217,8 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     let limits = a.limit.limits();
     println!("sweep: {} (size {size}) on {}, {} specifications x {} schemes", b.name, cfg.name, specs.len(), allocs.len());
     let runs: Vec<(Alloc, Spec)> = allocs.iter().flat_map(|&al| specs.iter().map(move |&s| (al, s))).collect();
-    let pb = crate::par::Progress::new("sweep", runs.len(), a.jobs.workers());
-    let points = pb.map(&runs, |(al, s)| format!("{} {}", al.name(), describe(s)), |&(al, s)| run_point(&cfg, b.name, size, a.seed, s, al, limits));
+    let pb = crate::par::Progress::new("sweep", runs.len(), a.jobs.workers()).with_slurm(&a.slurm);
+    let points = pb.map_points(&runs, |(al, s)| format!("{} {}", al.name(), describe(s)), |&(al, s)| run_point(&cfg, b.name, size, a.seed, s, al, limits));
     pb.finish();
     let points: Vec<Point> = points.into_iter().collect::<Result<_>>()?;
     let mut csv = String::from("alloc,regs,threads,smem,fits,cycles,verified,blocks_per_sm,grants,reg_sets_swapped,smem_sets_swapped,reg_hit_rate,smem_hit_rate,swap_reads,swap_writes,swap_l1_hits\n");

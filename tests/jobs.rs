@@ -100,3 +100,152 @@ fn every_command_gives_the_same_output_on_one_thread_and_on_several() {
     let out = same_on_one_thread_and_three("soak", &["soak", "--seed", "3", "--workloads", "20", "--broken", "lifo", "--out", "{out}"], 1);
     assert!(out.contains("mismatches: 1"), "{out}");
 }
+
+/// `args` run locally at `--jobs 1`, and with `--slurm` without submitting: each round's job
+/// array script run by hand for every point (as Slurm runs it, with `SLURM_ARRAY_TASK_ID`), then
+/// the command again. Returns the local and merged (exit code, standard output, files), the
+/// Slurm folder, and the rounds it took.
+fn local_and_by_hand(name: &str, args: &[&str]) -> ((i32, String, Vec<(PathBuf, Vec<u8>)>), (i32, String, Vec<(PathBuf, Vec<u8>)>), PathBuf, usize) {
+    let with = |d: &Path, extra: &[&str]| -> Vec<String> { args.iter().map(|x| x.replace("{out}", d.to_str().unwrap())).chain(extra.iter().map(|s| s.to_string())).collect() };
+    let run = |a: &[String]| mpgpu(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let d = dir(&format!("{name}-local"));
+    let (c, out, _) = run(&with(&d, &["--jobs", "1"]));
+    let local = (c, stable(&out, &d), files(&d));
+    let d = dir(&format!("{name}-slurm"));
+    let s = dir(&format!("{name}-slurm-dir"));
+    let a = with(&d, &["--slurm", s.to_str().unwrap(), "--no-submit"]);
+    let mut rounds = 0;
+    loop {
+        let (c, out, err) = run(&a);
+        let script = s.join(format!("round-{}", rounds + 1)).join("array.sh");
+        if !err.contains("not submitted") {
+            assert!(!script.exists() || rounds > 0, "{name}: {err}");
+            return (local, (c, stable(&out, &d), files(&d)), s, rounds);
+        }
+        assert_eq!(c, 0, "{name}: {err}");
+        rounds += 1;
+        let n = std::fs::read_to_string(script.with_file_name("points.txt")).unwrap().lines().count();
+        for i in 0..n {
+            let o = Command::new("bash").arg(&script).env("SLURM_ARRAY_TASK_ID", i.to_string()).output().unwrap();
+            assert!(o.status.success(), "{name}: round {rounds} point {i}: {}", String::from_utf8_lossy(&o.stderr));
+        }
+        assert!(rounds < 5, "{name}: no end to the rounds");
+    }
+}
+
+#[test]
+fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
+    let w = dir("slurm-workloads");
+    std::fs::write(
+        w.join("pair.toml"),
+        "description = \"d\"\n[[process]]\nname = \"cutcp\"\nlaunches = [{ kernel = \"cutcp\", size = 32, seed = 1 }]\n[[process]]\nname = \"vecadd\"\nlaunches = [{ kernel = \"vecadd\", size = 131072, seed = 2 }]\n",
+    )
+    .unwrap();
+    for (name, args, rounds) in [
+        ("sweep", vec!["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", "{out}/sweep.csv", "--json", "{out}/sweep.json"], 1),
+        // (two rounds: the applications alone and their curves, then every workload under every policy)
+        ("slicing", vec!["slicing", w.to_str().unwrap(), "--out", "{out}"], 2),
+    ] {
+        let (local, merged, _, r) = local_and_by_hand(name, &args);
+        assert_eq!(r, rounds, "{name}: rounds");
+        assert_eq!(local.0, 0, "{name}: {}", local.1);
+        assert_eq!(local.0, merged.0, "{name}: exit code");
+        assert_eq!(local.1, merged.1, "{name}: standard output");
+        assert!(local.1.contains("all outputs verified: PASS"), "{name}: {}", local.1);
+        assert_eq!(local.2.iter().map(|f| &f.0).collect::<Vec<_>>(), merged.2.iter().map(|f| &f.0).collect::<Vec<_>>(), "{name}: the files written");
+        for (a, b) in local.2.iter().zip(&merged.2) {
+            assert!(a.1 == b.1, "{name}: {} differs", a.0.display());
+        }
+    }
+}
+
+#[test]
+fn slurm_runs_refuse_what_does_not_fit() {
+    let s = dir("slurm-refusals");
+    let sd = s.join("d");
+    let sweep = |regs: &str, extra: &[&str]| {
+        let a: Vec<&str> = ["sweep", "vecadd", "--regs", regs, "--size", "65536", "--slurm", sd.to_str().unwrap()].into_iter().chain(extra.iter().copied()).collect();
+        mpgpu(&a)
+    };
+    let (c, _, err) = sweep("8..24:8", &["--no-submit"]);
+    assert_eq!(c, 0, "{err}");
+    // Another command line in the same folder: refused, naming the first point that differs.
+    let (c, _, err) = sweep("8..16:8", &["--no-submit"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("round 1 was written for other points (9 there, 6 now") && err.contains("point 2 is `"), "{err}");
+    // A task without its index, or with one past the round.
+    let (c, _, err) = sweep("8..24:8", &["--slurm-round", "1"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("SLURM_ARRAY_TASK_ID"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", sd.to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "9").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SLURM_ARRAY_TASK_ID is 9, but the round has 9 points (0..=8)"), "{}", String::from_utf8_lossy(&o.stderr));
+    // A task of a round never written.
+    let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", s.join("other").to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "0").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("was never written"), "{}", String::from_utf8_lossy(&o.stderr));
+    // One point done, the round submitted (its job id written): the run again names the rest.
+    let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", sd.to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "4").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(sd.join("round-1").join("job"), "77\n").unwrap();
+    let (c, _, err) = sweep("8..24:8", &[]);
+    assert_eq!(c, 3, "{err}");
+    assert!(err.contains("round 1 (job 77) has results for 1 of 9 points; without one: 0 (") && err.contains("), 8 (zorua") && !err.contains(", 4 ("), "{err}");
+    // A result file that is not one.
+    std::fs::write(sd.join("round-1").join("results").join("4.cbor"), "x").unwrap();
+    for i in (0..9).filter(|&i| i != 4) {
+        std::fs::copy(sd.join("round-1").join("job"), sd.join("round-1").join("results").join(format!("{i}.cbor"))).unwrap();
+    }
+    let (c, _, err) = sweep("8..24:8", &[]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("0.cbor: not a result file"), "{err}");
+    // Without `sbatch` on the path, submitting fails with a clear error.
+    let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", s.join("new").to_str().unwrap()]).env("PATH", "/nonexistent").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("sbatch: "), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The one-node Slurm of `scripts/slurm-localhost`, stopped when dropped.
+struct LocalSlurm(PathBuf);
+
+impl Drop for LocalSlurm {
+    fn drop(&mut self) {
+        let _ = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-localhost")).arg("down").arg(&self.0).status();
+    }
+}
+
+#[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
+fn a_sweep_submitted_to_a_real_slurm_gives_what_the_local_run_gives() {
+    let cluster = dir("slurm-cluster");
+    let up = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-localhost")).arg("up").arg(&cluster).output().unwrap();
+    if up.status.code() == Some(10) {
+        eprintln!("SKIPPED: {}", String::from_utf8_lossy(&up.stderr).trim());
+        return;
+    }
+    let _down = LocalSlurm(cluster.clone());
+    assert!(up.status.success(), "scripts/slurm-localhost up: {}", String::from_utf8_lossy(&up.stderr));
+    let conf = cluster.join("slurm.conf");
+    let args = |out: &Path| -> Vec<String> { ["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", &format!("{}/sweep.csv", out.display()), "--json", &format!("{}/sweep.json", out.display())].iter().map(|s| s.to_string()).collect() };
+    let local = dir("slurm-real-local");
+    let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args(&local)).arg("--jobs").arg("1").output().unwrap();
+    assert!(o.status.success());
+    let out = dir("slurm-real-out");
+    let sd = dir("slurm-real-dir");
+    let submit = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args(&out)).arg("--slurm").arg(&sd).env("SLURM_CONF", &conf).output().unwrap();
+    let err = String::from_utf8_lossy(&submit.stderr).into_owned();
+    assert!(submit.status.success() && err.contains("submitted as job array"), "{err}");
+    // The follow-up job writes the outputs once the array has ended (bounded wait).
+    let next = sd.join("round-1").join("next.out");
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&next).is_ok_and(|s| s.contains("all outputs verified")) {
+        assert!(start.elapsed().as_secs() < 600, "no merged output after 10 minutes; squeue: {}", String::from_utf8_lossy(&Command::new("squeue").env("SLURM_CONF", &conf).output().map(|o| o.stdout).unwrap_or_default()));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let merged = std::fs::read_to_string(&next).unwrap();
+    assert_eq!(stable(&String::from_utf8_lossy(&o.stdout), &local), stable(&merged, &out), "standard output");
+    assert_eq!(files(&local), files(&out), "the files written");
+    // Run again by hand, the command prints the same from the results.
+    let again = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args(&out)).arg("--slurm").arg(&sd).output().unwrap();
+    assert_eq!(stable(&String::from_utf8_lossy(&again.stdout), &out), stable(&merged, &out));
+}

@@ -75,7 +75,7 @@ impl Bench {
 /// A resource specification an application's kernels are launched at (Zorua, §2.1, §5.2: the
 /// same work at other registers per thread, threads per block and scratchpad per block). A
 /// field left `None` keeps the kernel's declaration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Spec {
     /// Registers per thread allocated (at least the highest the code uses, plus one).
     pub regs: Option<u32>,

@@ -116,7 +116,7 @@ impl Dispatcher for Fcfs {
 }
 
 /// What a run's slicing did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SliceStats {
     pub policy: String,
     /// Warped-Slicer's decisions: the kernels (launch ids) and the quotas, or Spatial.
@@ -148,7 +148,7 @@ pub struct SliceStats {
     pub first_over_quota: Option<u64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SliceDecision {
     pub cycle: u64,
     pub launches: Vec<usize>,

@@ -62,7 +62,7 @@ enum Ev {
 }
 
 /// Counters of the memory system.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MemStats {
     pub requests: u64,
     pub l2_hits: u64,

@@ -112,7 +112,7 @@ pub struct NotOwned {
 }
 
 /// Counters of the MMU (translations count one per coalesced line).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MmuStats {
     pub translations: u64,
     pub l1_tlb_hits: u64,

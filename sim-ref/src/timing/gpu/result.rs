@@ -4,7 +4,7 @@
 use super::*;
 
 /// Results of one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct RunResult {
     pub config: String,
     pub sm_count: u32,
@@ -51,7 +51,7 @@ pub struct RunResult {
     pub slicing: Option<SliceStats>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ProcResult {
     pub name: String,
     pub arrival: u64,
@@ -68,7 +68,7 @@ pub struct ProcResult {
     pub failures: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct LaunchResult {
     pub process: String,
     pub kernel: String,

@@ -5,7 +5,7 @@
 use super::*;
 
 /// Counters of one SM.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SmStats {
     pub warp_insts: u64,
     pub thread_insts: u64,
@@ -59,7 +59,7 @@ pub struct SmStats {
 /// Resident and faulted warp-cycles of one SM over time, in bins (for the active-warp
 /// timeline of Tanasić's thesis, Fig. 6.2). A bin is `width` cycles; the width doubles when
 /// the run outgrows `MAX_BINS`, so memory stays bounded.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     pub width: u64,
     /// (resident, faulted) warp-cycles per bin.

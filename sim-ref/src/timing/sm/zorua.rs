@@ -67,7 +67,7 @@ struct Grant {
 }
 
 /// Zorua's counters on one SM.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ZoruaStats {
     pub events: u64,
     /// Of which phase changes (specifiers and fences) and barrier arrivals.
