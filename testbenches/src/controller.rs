@@ -112,7 +112,7 @@ pub fn build(tools: &Tools, blocks: &[&'static Block], gpu_sms: usize, cfg: &Gpu
     let dir = out.join(format!("controller-{n}-{}", crate::verilator::short_hash(&[&text])));
     let cached = dir.join("controller.json");
     if let Some(r) = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str::<ControllerReport>(&t).ok()) {
-        if r.pnr.seed == seed && r.pnr.target_mhz == freq_mhz && r.pnr.router == ROUTER && r.pnr.options == crate::fpga::pnr_options() {
+        if r.pnr.seed == seed && r.pnr.target_mhz == freq_mhz && r.pnr.router == ROUTER {
             return Ok((r, dir));
         }
     }

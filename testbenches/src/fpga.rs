@@ -375,9 +375,6 @@ pub struct PnrReport {
     /// nextpnr's router (`router1`, its default for the ECP5, or `router2`).
     #[serde(default = "default_router")]
     pub router: String,
-    /// Its other options ([`pnr_options`]; empty in a report from before they were recorded).
-    #[serde(default)]
-    pub options: String,
     /// Resource use: (used, available) by nextpnr's resource name.
     pub utilization: BTreeMap<String, (u64, u64)>,
     /// The critical path: (cell, port) hops with their delays (ns), start to end.
@@ -391,24 +388,11 @@ impl PnrReport {
     }
 }
 
+/// Places and routes `dir/ecp5.json` (from [`synthesize`]) on the LFE5U-85F out of context, at
+/// `seed` and a target of `freq_mhz`; the log is `pnr.log`, the report `pnr-report.json`.
 fn default_router() -> String {
     "router1".into()
 }
-
-/// The heap placer's timing weight (nextpnr's `--placer-heap-timingweight`; its default is 10).
-/// At 30 the placer keeps the cells of critical paths closer: the 16-SM framework routes at
-/// 100.7 and 101.6 MHz at seeds 1 and 2 (98.5 and 99.0 at 10), Zorua's coordinator at
-/// 100.9 MHz at seed 1 (96.2 at 10) (`docs/fpga.md`, "Placement").
-pub const PLACER_TIMING_WEIGHT: u32 = 30;
-
-/// nextpnr's options beyond the device, seed, target and router: what a cached place and route
-/// must have been run with to be reused.
-pub fn pnr_options() -> String {
-    format!("--placer-heap-timingweight {PLACER_TIMING_WEIGHT}")
-}
-
-/// Places and routes `dir/ecp5.json` (from [`synthesize`]) on the LFE5U-85F out of context, at
-/// `seed` and a target of `freq_mhz`; the log is `pnr.log`, the report `pnr-report.json`.
 
 pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> Result<PnrReport, String> {
     place_and_route_with(tools, dir, seed, freq_mhz, "router1")
@@ -432,8 +416,6 @@ pub fn place_and_route_with(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64,
             router,
             "--seed",
             &seed.to_string(),
-            "--placer-heap-timingweight",
-            &PLACER_TIMING_WEIGHT.to_string(),
             "--freq",
             &format!("{freq_mhz}"),
             "--json",
@@ -453,7 +435,6 @@ pub fn place_and_route_with(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64,
     r.seed = seed;
     r.target_mhz = freq_mhz;
     r.router = router.into();
-    r.options = pnr_options();
     r.seconds = seconds;
     Ok(r)
 }
@@ -474,7 +455,7 @@ pub fn parse_pnr_report(text: &str) -> Result<PnrReport, String> {
             critical_path.push((name, hop["delay"].as_f64().unwrap_or(0.0)));
         }
     }
-    Ok(PnrReport { fmax_mhz, target_mhz: 0.0, seed: 0, router: default_router(), options: String::new(), utilization, critical_path, seconds: 0.0 })
+    Ok(PnrReport { fmax_mhz, target_mhz: 0.0, seed: 0, router: default_router(), utilization, critical_path, seconds: 0.0 })
 }
 
 /// Writes `dir/ecp5_cells.v`: yosys's ECP5 simulation models (`ecp5/cells_sim.v` and what it

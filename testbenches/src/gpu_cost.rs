@@ -46,9 +46,6 @@ pub struct BlockCost {
     /// register-to-register path) and the seed and target it was routed at.
     pub fmax_mhz: Option<f64>,
     pub routed: Option<(u64, f64)>,
-    /// nextpnr's other options then (`fpga::pnr_options`).
-    #[serde(default)]
-    pub pnr_options: String,
 }
 
 impl BlockCost {
@@ -103,7 +100,7 @@ pub fn block_cost(tools: &Tools, block: &Block, sms: usize, verilog: &str, out: 
     let cached = dir.join("cost.json");
     let old: Option<BlockCost> = std::fs::read_to_string(&cached).ok().and_then(|t| serde_json::from_str(&t).ok());
     if let Some(c) = &old {
-        if route.is_none() || (c.routed == route && c.pnr_options == crate::fpga::pnr_options()) {
+        if route.is_none() || c.routed == route {
             return Ok(c.clone());
         }
     }
@@ -118,14 +115,13 @@ pub fn block_cost(tools: &Tools, block: &Block, sms: usize, verilog: &str, out: 
         }
     };
     let sms = if block.sized_by_sms() { sms } else { 1 };
-    let mut c = BlockCost { block: block.name.to_string(), sms, synth, memory_bits, fmax_mhz: None, routed: None, pnr_options: String::new() };
+    let mut c = BlockCost { block: block.name.to_string(), sms, synth, memory_bits, fmax_mhz: None, routed: None };
     if let Some((seed, freq)) = route {
         say(&format!("  placing and routing {} in its I/O ring (large blocks take minutes) ...", block.name));
         synthesize_ring(tools, &vpath, &dir.join("ring"))?;
         let p = place_and_route(tools, &dir.join("ring"), seed, freq)?;
         c.fmax_mhz = p.fmax_mhz;
         c.routed = route;
-        c.pnr_options = p.options;
     }
     let text = serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?;
     std::fs::write(&cached, text).map_err(|e| format!("cannot write {}: {e}", cached.display()))?;
