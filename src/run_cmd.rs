@@ -27,6 +27,8 @@ pub struct RunArgs {
     no_alone: bool,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
+    #[command(flatten)]
+    slurm: crate::slurm::SlurmArgs,
     /// Schedule with the kernel scheduling framework under this policy (default: the baseline
     /// dispatcher, which lets kernels share SMs); with --slicing, kernels of one priority
     /// share the framework's SMs by the slicing policy's quotas.
@@ -76,12 +78,12 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     // a process has the whole GPU whatever the policy.
     let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
-    let (shared, secs, alone) = if runs.len() == 1 {
+    let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() {
         let (r, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
         (r, secs, Vec::new())
     } else {
-        let pb = crate::par::Progress::new("run", runs.len(), a.jobs.workers());
-        let done = pb.map(&runs, |(_, label)| label.clone(), |(w, label)| run_any(&cfg, w, sched, slicing, limits, label, &mut |_, _, _| {}));
+        let pb = crate::par::Progress::new("run", runs.len(), a.jobs.workers()).with_slurm(&a.slurm);
+        let done = pb.map_points(&runs, |(_, label)| label.clone(), |(w, label)| run_any(&cfg, w, sched, slicing, limits, label, &mut |_, _, _| {}));
         pb.finish();
         let mut done = done.into_iter();
         let (shared, secs) = done.next().expect("the shared run")?;

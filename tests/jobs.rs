@@ -143,6 +143,8 @@ fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
     .unwrap();
     for (name, args, rounds) in [
         ("sweep", vec!["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", "{out}/sweep.csv", "--json", "{out}/sweep.json"], 1),
+        // (the shared run and each process alone)
+        ("run", vec!["run", "--json", "{out}/run.json"], 1),
         // (two rounds: the applications alone and their curves, then every workload under every policy)
         ("slicing", vec!["slicing", w.to_str().unwrap(), "--out", "{out}"], 2),
     ] {
