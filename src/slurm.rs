@@ -105,7 +105,7 @@ impl<T: Serialize + DeserializeOwned> Shipped for Result<T, String> {
     fn unship(s: Shipment) -> Result<Self, String> {
         Ok(match s {
             Shipment::Ok(v) => Ok(from_value(v)?),
-            Shipment::Err(mut chain) => Err(chain.swap_remove(0)),
+            Shipment::Err(chain) => Err(chain.into_iter().next().unwrap_or_default()),
         })
     }
 }
@@ -142,6 +142,9 @@ impl Slurm {
     }
 
     fn try_round<T, R: Shipped>(&self, r: usize, label: &str, items: &[T], name: impl Fn(&T) -> String, f: impl Fn(&T) -> R) -> Result<Vec<R>, End> {
+        if r == 1 {
+            self.same_command().map_err(End::error)?;
+        }
         let rd = self.dir.join(format!("round-{r}"));
         let names: Vec<String> = items.iter().map(|t| name(t).replace('\n', " ")).collect();
         let listed = rd.join("points.txt");
@@ -181,11 +184,11 @@ impl Slurm {
         }
         let job = rd.join("job");
         if let Ok(id) = std::fs::read_to_string(&job) {
-            let show: Vec<String> = missing.iter().take(8).map(|&i| format!("{i} ({}; log {})", names[i], rd.join("logs").join(format!("{i}.out")).display())).collect();
+            let show: Vec<String> = missing.iter().take(8).map(|&i| format!("{i} ({}; log {})", names[i], rd.join("logs").join(log_pattern(items.len(), i / ARRAY_MAX * ARRAY_MAX).replace("%a", &(i % ARRAY_MAX).to_string())).display())).collect();
             return Err(End(
                 NOT_FINISHED,
                 format!(
-                    "{label}: round {r} (job {}) has results for {} of {} points; without one: {}{}\n(run this command again once the job has ended; to submit the round again, remove {})",
+                    "{label}: round {r} (job {}) has results for {} of {} points; without one: {}{}\n(run this command again once the job has ended; to submit the points without a result again, remove {})",
                     id.trim(),
                     items.len() - missing.len(),
                     items.len(),
@@ -195,12 +198,56 @@ impl Slurm {
                 ),
             ));
         }
-        Err(self.submit(&rd, r, label, items.len()).unwrap_or_else(End::error))
+        Err(self.submit(&rd, r, label, items.len(), &missing).unwrap_or_else(End::error))
+    }
+
+    /// The command line that wrote `DIR` (`DIR/command.txt`, written by the first run), against
+    /// this one: another command line's results are never mixed in. The options that do not
+    /// change the points (`--jobs`, `--sbatch`, `--no-submit`, a task's `--slurm-round`) are
+    /// left out of the comparison.
+    fn same_command(&self) -> Result<()> {
+        let mut kept = Vec::new();
+        let mut it = args()?.into_iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--jobs" | "--sbatch" | "--slurm-round" => {
+                    it.next();
+                }
+                "--no-submit" => {}
+                _ if ["--jobs=", "--sbatch=", "--slurm-round="].iter().any(|p| a.starts_with(p)) => {}
+                _ => kept.push(a),
+            }
+        }
+        let text = format!("mpgpu {}\n{}\n", env!("CARGO_PKG_VERSION"), kept.join("\n"));
+        let path = self.dir.join("command.txt");
+        match std::fs::read_to_string(&path) {
+            Ok(old) if old == text => Ok(()),
+            Ok(old) => bail!(
+                "--slurm {}: the folder holds the points of another command line ({}: `{}`; this one: `{}`): give that command line, or another folder",
+                self.dir.display(),
+                path.display(),
+                old.lines().collect::<Vec<_>>().join(" "),
+                text.lines().collect::<Vec<_>>().join(" ")
+            ),
+            Err(_) if self.args.slurm_round.is_some() => bail!("--slurm {}: {} is missing: a task runs only in a folder the command wrote", self.dir.display(), path.display()),
+            Err(_) => {
+                for c in self.dir.to_string_lossy().chars() {
+                    if c.is_whitespace() || c == '%' || c == '\'' || c == '"' {
+                        bail!("--slurm {}: the folder's path may not hold spaces, quotes or `%` (Slurm's log paths take it as written)", self.dir.display());
+                    }
+                }
+                std::fs::create_dir_all(&self.dir).with_context(|| format!("--slurm {}", self.dir.display()))?;
+                write(&path, &text)
+            }
+        }
     }
 
     /// As a task: computes its point and writes the result.
     fn task<T, R: Shipped>(&self, rd: &Path, r: usize, items: &[T], names: &[String], f: impl Fn(&T) -> R) -> End {
-        let i = match std::env::var("SLURM_ARRAY_TASK_ID").ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+        // (a round of more points than one array takes is submitted as several, each task's
+        // index offset by its array's first point)
+        let offset = std::env::var("MPGPU_SLURM_OFFSET").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+        let i = match std::env::var("SLURM_ARRAY_TASK_ID").ok().and_then(|v| v.trim().parse::<usize>().ok()).map(|i| i + offset) {
             Some(i) if i < items.len() => i,
             Some(i) => return End::error(anyhow!("--slurm-round {r}: SLURM_ARRAY_TASK_ID is {i}, but the round has {} points (0..={})", items.len(), items.len().saturating_sub(1))),
             None => return End::error(anyhow!("--slurm-round {r}: expected the point's index in SLURM_ARRAY_TASK_ID (set by Slurm for a job array's task)")),
@@ -218,37 +265,65 @@ impl Slurm {
         }
     }
 
-    /// Writes the round's job array and follow-up, and submits them.
-    fn submit(&self, rd: &Path, r: usize, label: &str, n: usize) -> Result<End> {
+    /// Writes the round's job arrays and follow-up, and submits them: the points in `missing`
+    /// (all of them the first time), at most [`ARRAY_MAX`] to an array.
+    fn submit(&self, rd: &Path, r: usize, label: &str, n: usize, missing: &[usize]) -> Result<End> {
         let cwd = std::env::current_dir().context("the current folder")?;
         let exe = std::env::current_exe().context("this program's path")?;
-        let args: Vec<String> = std::env::args().skip(1).collect();
+        let exe = exe.to_str().ok_or_else(|| anyhow!("this program's path {} is not UTF-8", exe.display()))?.to_string();
+        let args = args()?;
         let abs = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
         let rd = abs(rd);
-        let run = |extra: &str| format!("cd {}\nexec {} {}{extra}\n", quote(&cwd.display().to_string()), quote(&exe.display().to_string()), args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" "));
-        let array = rd.join("array.sh");
-        write(
-            &array,
-            &format!(
-                "#!/bin/bash\n# mpgpu {label}: round {r}, {n} points, one per task (written by mpgpu --slurm)\n#SBATCH --job-name=mpgpu-{label}-{r}\n#SBATCH --array=0-{}\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --output={}\n{}",
-                n - 1,
-                rd.join("logs").join("%a.out").display(),
-                run(&format!(" --slurm-round {r}"))
-            ),
-        )?;
+        // (`--slurm-round R` right after the subcommand, ahead of any `--`)
+        let run = |round: Option<usize>| {
+            let mut a = args.clone();
+            if let Some(r) = round {
+                a.splice(1..1, ["--slurm-round".to_string(), r.to_string()]);
+            }
+            format!("set -eu\ncd -- {} || exit 1\nexec {} {}\n", quote(&cwd.display().to_string()), quote(&exe), a.iter().map(|x| quote(x)).collect::<Vec<_>>().join(" "))
+        };
+        let head = |what: &str, out: &Path| format!("#!/bin/bash\n# mpgpu {label}: {what} (written by mpgpu --slurm)\n#SBATCH --job-name=mpgpu-{label}-{r}\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --output={}\n", out.display());
+        let mut arrays = Vec::new();
+        for c in 0..n.div_ceil(ARRAY_MAX) {
+            let first = c * ARRAY_MAX;
+            let chunk: Vec<usize> = missing.iter().copied().filter(|i| i / ARRAY_MAX == c).collect();
+            if chunk.is_empty() {
+                continue;
+            }
+            let script = rd.join(if n <= ARRAY_MAX { "array.sh".to_string() } else { format!("array-{c}.sh") });
+            write(
+                &script,
+                &format!(
+                    "{}#SBATCH --array={}\nexport MPGPU_SLURM_OFFSET={first}\n{}",
+                    head(&format!("round {r}, points {} of {n}, one per task (the point: {first} + the task's index)", ranges(chunk.iter().copied())), &rd.join("logs").join(log_pattern(n, first))),
+                    ranges(chunk.iter().map(|&i| i - first)),
+                    run(Some(r))
+                ),
+            )?;
+            arrays.push(script);
+        }
         let next = rd.join("next.sh");
-        write(
-            &next,
-            &format!("#!/bin/bash\n# mpgpu {label}: after round {r}, the next round or the outputs (written by mpgpu --slurm)\n#SBATCH --job-name=mpgpu-{label}-next\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --output={}\n{}", rd.join("next.out").display(), run("")),
-        )?;
+        write(&next, &format!("{}{}", head(&format!("after round {r}, the next round or the outputs"), &rd.join("next.out")), run(None)))?;
         if self.args.no_submit {
-            return Ok(End(0, format!("{label}: round {r}'s {n} points are in {} (not submitted: `sbatch {}`, then run this command again)", rd.display(), array.display())));
+            return Ok(End(0, format!("{label}: round {r}'s {n} points are in {} (not submitted: `sbatch` {}, then run this command again)", rd.display(), arrays.iter().map(|a| a.display().to_string()).collect::<Vec<_>>().join(", "))));
         }
         let extra: Vec<String> = self.args.sbatch.as_deref().map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default();
-        let id = sbatch(&extra, &[], &array)?;
-        std::fs::write(rd.join("job"), format!("{id}\n")).with_context(|| format!("{}", rd.join("job").display()))?;
-        let then = sbatch(&extra, &[format!("--dependency=afterany:{id}")], &next)?;
-        Ok(End(0, format!("{label}: round {r}'s {n} points submitted as job array {id}; job {then} runs this command again when it has ended (the next round, or the outputs, with its standard output in {})", rd.join("next.out").display())))
+        let mut ids = Vec::new();
+        for a in &arrays {
+            ids.push(sbatch(&extra, &[], a)?);
+        }
+        std::fs::write(rd.join("job"), format!("{}\n", ids.join(" "))).with_context(|| format!("{}", rd.join("job").display()))?;
+        let then = sbatch(&extra, &[format!("--dependency=afterany:{}", ids.join(":"))], &next)
+            .with_context(|| format!("the points are submitted (job {}), but not the follow-up: run this command again once they have ended", ids.join(" ")))?;
+        Ok(End(
+            0,
+            format!(
+                "{label}: round {r}'s {} points submitted as job array {}; job {then} runs this command again when it has ended (the next round, or the outputs, with its standard output in {})",
+                missing.len(),
+                ids.join(", "),
+                rd.join("next.out").display()
+            ),
+        ))
     }
 }
 
@@ -261,9 +336,11 @@ impl End {
     }
 }
 
-/// `text` written to `path` through a temporary file, so that a reader never sees half of it.
+/// `text` written to `path` through a temporary file of this process's own, so that a reader
+/// never sees half of it (nor two writers' halves: a point run twice).
 fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
-    let tmp = path.with_extension("tmp");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let tmp = path.with_extension(format!("{}-{}.tmp", host.trim(), std::process::id()));
     std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).with_context(|| format!("{}", path.display()))
 }
 
@@ -293,11 +370,64 @@ fn sbatch(options: &[String], more: &[String], script: &Path) -> Result<String> 
     Ok(id)
 }
 
+/// The most points one job array takes (Slurm's default `MaxArraySize` is 1001: indices 0..=1000).
+const ARRAY_MAX: usize = 1000;
+
+/// The log file of a task of the array whose first point is `first`, in a round of `n` points
+/// (`%a`: the task's index): `<point>.out` when one array holds the round.
+fn log_pattern(n: usize, first: usize) -> String {
+    if n <= ARRAY_MAX {
+        "%a.out".into()
+    } else {
+        format!("{first}+%a.out")
+    }
+}
+
+/// The command line's arguments after the program's name.
+fn args() -> Result<Vec<String>> {
+    std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("--slurm: the argument {a:?} is not UTF-8"))).collect()
+}
+
+/// `0-3,5,7-8`: the indices as Slurm's `--array` takes them (ascending).
+fn ranges(v: impl Iterator<Item = usize>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Option<(usize, usize)> = None;
+    for i in v {
+        run = match run {
+            Some((a, b)) if i == b + 1 => Some((a, i)),
+            Some((a, b)) => {
+                out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+                Some((i, i))
+            }
+            None => Some((i, i)),
+        };
+    }
+    if let Some((a, b)) = run {
+        out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+    }
+    out.join(",")
+}
+
 /// `s` quoted for the shell.
 fn quote(s: &str) -> String {
     if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_indices_and_log_names() {
+        assert_eq!(ranges([0, 1, 2, 3, 5, 7, 8].into_iter()), "0-3,5,7-8");
+        assert_eq!(ranges([4].into_iter()), "4");
+        assert_eq!(log_pattern(1000, 0), "%a.out");
+        assert_eq!(log_pattern(1071, 1000), "1000+%a.out");
+        assert_eq!(quote("a b'c"), "'a b'\\''c'");
+        assert_eq!(quote("--regs=8..24:8"), "--regs=8..24:8");
     }
 }

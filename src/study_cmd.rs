@@ -135,7 +135,10 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
     // (the output folder is checked before the first point runs)
     crate::checks::output_dir(&a.out, "--out")?;
     let workers = a.jobs.workers();
-    println!("study: {} applications on {} configurations, {} points, {workers} at a time", apps.len(), cfgs.len(), jobs.len());
+    // (how many at once goes to standard error: the output is the same at every `--jobs`, and
+    // on Slurm)
+    println!("study: {} applications on {} configurations, {} points", apps.len(), cfgs.len(), jobs.len());
+    eprintln!("study: {workers} at a time");
     let pb = crate::par::Progress::new("study", jobs.len(), workers).with_slurm(&a.slurm);
     let results = pb.map_points(
         &jobs,

@@ -171,10 +171,12 @@ fn slurm_runs_refuse_what_does_not_fit() {
     };
     let (c, _, err) = sweep("8..24:8", &["--no-submit"]);
     assert_eq!(c, 0, "{err}");
-    // Another command line in the same folder: refused, naming the first point that differs.
+    // Another command line in the same folder: refused, naming both; `--jobs` is no other.
     let (c, _, err) = sweep("8..16:8", &["--no-submit"]);
     assert_eq!(c, 2, "{err}");
-    assert!(err.contains("round 1 was written for other points (9 there, 6 now") && err.contains("point 2 is `"), "{err}");
+    assert!(err.contains("holds the points of another command line") && err.contains("--regs 8..24:8") && err.contains("--regs 8..16:8"), "{err}");
+    let (c, _, err) = sweep("8..24:8", &["--no-submit", "--jobs", "1"]);
+    assert_eq!(c, 0, "{err}");
     // A task without its index, or with one past the round.
     let (c, _, err) = sweep("8..24:8", &["--slurm-round", "1"]);
     assert_eq!(c, 2, "{err}");
@@ -182,13 +184,18 @@ fn slurm_runs_refuse_what_does_not_fit() {
     let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", sd.to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "9").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("SLURM_ARRAY_TASK_ID is 9, but the round has 9 points (0..=8)"), "{}", String::from_utf8_lossy(&o.stderr));
-    // A task of a round never written.
+    // A task in a folder no command wrote.
     let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", s.join("other").to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "0").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("was never written"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("command.txt is missing: a task runs only in a folder the command wrote"), "{}", String::from_utf8_lossy(&o.stderr));
     // One point done, the round submitted (its job id written): the run again names the rest.
     let o = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--slurm", sd.to_str().unwrap(), "--slurm-round", "1"]).env("SLURM_ARRAY_TASK_ID", "4").output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Submitted again (here written only), a round asks for the points without a result.
+    let (c, _, err) = sweep("8..24:8", &["--no-submit"]);
+    assert_eq!(c, 0, "{err}");
+    let script = std::fs::read_to_string(sd.join("round-1").join("array.sh")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-3,5-8\n") && script.contains(" sweep --slurm-round 1 vecadd "), "{script}");
     std::fs::write(sd.join("round-1").join("job"), "77\n").unwrap();
     let (c, _, err) = sweep("8..24:8", &[]);
     assert_eq!(c, 3, "{err}");
@@ -219,6 +226,9 @@ impl Drop for LocalSlurm {
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn a_sweep_submitted_to_a_real_slurm_gives_what_the_local_run_gives() {
+    // (a cluster a killed earlier run left behind is stopped before its folder is cleared)
+    let old = Path::new(env!("CARGO_TARGET_TMPDIR")).join("jobs").join("slurm-cluster");
+    let _ = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-localhost")).arg("down").arg(&old).status();
     let cluster = dir("slurm-cluster");
     let up = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-localhost")).arg("up").arg(&cluster).output().unwrap();
     if up.status.code() == Some(10) {
