@@ -175,7 +175,18 @@ impl Slurm {
             return Err(self.task(&rd, r, items, &names, f));
         }
         let results = rd.join("results");
-        let missing: Vec<usize> = (0..items.len()).filter(|i| !results.join(format!("{i}.cbor")).exists()).collect();
+        let mut missing = missing_results(&results, items.len());
+        if !missing.is_empty() && std::env::var_os(FOLLOW_UP).is_some() {
+            // (the follow-up job starts as the last task ends: on a network file system the
+            // last results may show a little later; listing the folder again sees them)
+            for _ in 0..12 {
+                std::thread::sleep(std::time::Duration::from_secs(5));
+                missing = missing_results(&results, items.len());
+                if missing.is_empty() {
+                    break;
+                }
+            }
+        }
         if missing.is_empty() {
             return (0..items.len()).map(|i| read_result(&results.join(format!("{i}.cbor")))).collect::<Result<Vec<R>>>().map_err(End::error);
         }
@@ -303,7 +314,7 @@ impl Slurm {
             arrays.push(script);
         }
         let next = rd.join("next.sh");
-        write(&next, &format!("{}{}", head(&format!("after round {r}, the next round or the outputs"), &rd.join("next.out")), run(None)))?;
+        write(&next, &format!("{}export {FOLLOW_UP}=1\n{}", head(&format!("after round {r}, the next round or the outputs"), &rd.join("next.out")), run(None)))?;
         if self.args.no_submit {
             return Ok(End(0, format!("{label}: round {r}'s {n} points are in {} (not submitted: `sbatch` {}, then run this command again)", rd.display(), arrays.iter().map(|a| a.display().to_string()).collect::<Vec<_>>().join(", "))));
         }
@@ -368,6 +379,26 @@ fn sbatch(options: &[String], more: &[String], script: &Path) -> Result<String> 
         bail!("sbatch {}: expected a job id, got `{}`", script.display(), text.trim());
     }
     Ok(id)
+}
+
+/// Set in the follow-up job's environment: results still missing are looked for again for a
+/// minute before they count as missing.
+const FOLLOW_UP: &str = "MPGPU_SLURM_FOLLOW_UP";
+
+/// The points of a round of `n` without a result file in `results` (the folder listed, so that
+/// a network file system's cached "no such file" does not hide a new one).
+fn missing_results(results: &Path, n: usize) -> Vec<usize> {
+    let mut have = vec![false; n];
+    if let Ok(rd) = std::fs::read_dir(results) {
+        for e in rd.flatten() {
+            if let Some(i) = e.file_name().to_str().and_then(|f| f.strip_suffix(".cbor")).and_then(|i| i.parse::<usize>().ok()) {
+                if i < n {
+                    have[i] = true;
+                }
+            }
+        }
+    }
+    (0..n).filter(|&i| !have[i]).collect()
 }
 
 /// The most points one job array takes (Slurm's default `MaxArraySize` is 1001: indices 0..=1000).
