@@ -188,7 +188,7 @@ impl Slurm {
             }
         }
         if missing.is_empty() {
-            return (0..items.len()).map(|i| read_result(&results.join(format!("{i}.cbor")))).collect::<Result<Vec<R>>>().map_err(End::error);
+            return (0..items.len()).map(|i| read_result(&result_file(&rd, i))).collect::<Result<Vec<R>>>().map_err(End::error);
         }
         if let Some(t) = self.args.slurm_round {
             return Err(End::error(anyhow!("--slurm {}: round {t} needs round {r}'s results, and {} of its {} points have none", self.dir.display(), missing.len(), items.len())));
@@ -265,7 +265,7 @@ impl Slurm {
         };
         eprintln!("round {r}, point {i}: {}", names[i]);
         let res = f(&items[i]);
-        let path = rd.join("results").join(format!("{i}.cbor"));
+        let path = result_file(rd, i);
         let mut bytes = Vec::new();
         if let Err(e) = ciborium::into_writer(&res.ship(), &mut bytes) {
             return End::error(anyhow!("{}: {e}", path.display()));
@@ -323,7 +323,7 @@ impl Slurm {
         for a in &arrays {
             ids.push(sbatch(&extra, &[], a)?);
         }
-        std::fs::write(rd.join("job"), format!("{}\n", ids.join(" "))).with_context(|| format!("{}", rd.join("job").display()))?;
+        write(&rd.join("job"), format!("{}\n", ids.join(" ")))?;
         let then = sbatch(&extra, &[format!("--dependency=afterany:{}", ids.join(":"))], &next)
             .with_context(|| format!("the points are submitted (job {}), but not the follow-up: run this command again once they have ended", ids.join(" ")))?;
         Ok(End(
@@ -391,7 +391,7 @@ fn missing_results(results: &Path, n: usize) -> Vec<usize> {
     let mut have = vec![false; n];
     if let Ok(rd) = std::fs::read_dir(results) {
         for e in rd.flatten() {
-            if let Some(i) = e.file_name().to_str().and_then(|f| f.strip_suffix(".cbor")).and_then(|i| i.parse::<usize>().ok()) {
+            if let Some(i) = e.file_name().to_str().and_then(|f| f.strip_suffix(RESULT_EXT)).and_then(|i| i.parse::<usize>().ok()) {
                 if i < n {
                     have[i] = true;
                 }
@@ -403,6 +403,14 @@ fn missing_results(results: &Path, n: usize) -> Vec<usize> {
 
 /// The most points one job array takes (Slurm's default `MaxArraySize` is 1001: indices 0..=1000).
 const ARRAY_MAX: usize = 1000;
+
+/// The ending of a result file's name, after the point's index.
+const RESULT_EXT: &str = ".cbor";
+
+/// The result file of point `i` of the round in folder `rd`.
+fn result_file(rd: &Path, i: usize) -> PathBuf {
+    rd.join("results").join(format!("{i}{RESULT_EXT}"))
+}
 
 /// The log file of a task of the array whose first point is `first`, in a round of `n` points
 /// (`%a`: the task's index): `<point>.out` when one array holds the round.

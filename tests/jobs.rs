@@ -58,6 +58,14 @@ fn files(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     v
 }
 
+/// Asserts that two runs wrote the same files ([`files`]), naming the first that differs.
+fn same_files(name: &str, a: &[(PathBuf, Vec<u8>)], b: &[(PathBuf, Vec<u8>)]) {
+    assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>(), "{name}: the files written");
+    for (x, y) in a.iter().zip(b) {
+        assert!(x.1 == y.1, "{name}: {} differs", x.0.display());
+    }
+}
+
 /// `args` (with `{out}` for an output folder) at `--jobs 1` and `--jobs 3`: the same exit code,
 /// standard output and files.
 fn same_on_one_thread_and_three(name: &str, args: &[&str], code: i32) -> String {
@@ -71,11 +79,7 @@ fn same_on_one_thread_and_three(name: &str, args: &[&str], code: i32) -> String 
     }
     assert_eq!(outs[0].0, outs[1].0, "{name}: standard output");
     assert_eq!(outs[0].1, outs[1].1, "{name}: standard error");
-    let names = |f: &[(PathBuf, Vec<u8>)]| f.iter().map(|x| x.0.display().to_string()).collect::<Vec<_>>();
-    assert_eq!(names(&outs[0].2), names(&outs[1].2), "{name}: the files written");
-    for (a, b) in outs[0].2.iter().zip(&outs[1].2) {
-        assert!(a.1 == b.1, "{name}: {} differs", a.0.display());
-    }
+    same_files(name, &outs[0].2, &outs[1].2);
     assert!(!outs[0].2.is_empty() || code != 0, "{name}: wrote nothing");
     outs.swap_remove(0).0
 }
@@ -154,10 +158,7 @@ fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
         assert_eq!(local.0, merged.0, "{name}: exit code");
         assert_eq!(local.1, merged.1, "{name}: standard output");
         assert!(local.1.contains("all outputs verified: PASS"), "{name}: {}", local.1);
-        assert_eq!(local.2.iter().map(|f| &f.0).collect::<Vec<_>>(), merged.2.iter().map(|f| &f.0).collect::<Vec<_>>(), "{name}: the files written");
-        for (a, b) in local.2.iter().zip(&merged.2) {
-            assert!(a.1 == b.1, "{name}: {} differs", a.0.display());
-        }
+        same_files(name, &local.2, &merged.2);
     }
 }
 
