@@ -9,6 +9,7 @@ mod bench_cmd;
 mod common;
 mod cosim_cmd;
 mod exec_cmd;
+mod experiment;
 mod faults_cmd;
 mod fpga_cmd;
 mod list_cmd;
@@ -30,6 +31,7 @@ use bench_cmd::{bench_exec_cmd, bench_run_cmd, BenchExecArgs, BenchRunArgs};
 use faults_cmd::{faults_cmd, FaultsArgs};
 use cosim_cmd::{bench_cosim, cosim_cmd, replay_cmd, BenchCosimArgs, CosimArgs, ReplayArgs};
 use exec_cmd::{exec_cmd, ExecArgs};
+use experiment::{experiment_cmd, ExperimentArgs};
 use fpga_cmd::{fpga_cmd, FpgaArgs};
 use list_cmd::{configs_cmd, kernels_cmd};
 use mixes_cmd::{mixes_cmd, MixesArgs};
@@ -101,6 +103,9 @@ enum Cmd {
     /// The cost of preemptible page faults (Warp Disable against the stall-on-fault baseline,
     /// no faults) and stall-on-fault under demand paging, over the Parboil-like kernels.
     Faults(FaultsArgs),
+    /// Regenerate a paper's headline results at its scale (`--list` names the experiments):
+    /// CSV files, SVG plots and a page of the paper's numbers against ours with a verdict each.
+    Experiment(ExperimentArgs),
     /// Measure simulation speed.
     Bench {
         #[command(subcommand)]
@@ -157,6 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Soak(a) => soak_cmd(a),
         Cmd::Verilog(a) => verilog_cmd(a),
         Cmd::Fpga(a) => fpga_cmd(a),
+        Cmd::Experiment(a) => experiment_cmd(a),
         Cmd::Faults(a) => faults_cmd(a),
         Cmd::Bench { what } => match what {
             BenchCmd::Run(a) => bench_run_cmd(a),

@@ -100,6 +100,8 @@ fn every_command_gives_the_same_output_on_one_thread_and_on_several() {
     assert!(out.contains("all outputs verified: PASS"), "{out}");
     let out = same_on_one_thread_and_three("faults", &["faults", "--kernels", "sad,stencil", "--scale", "0.25", "--paging", "nvlink", "--oplog-sweep", "4k", "--svg", "{out}"], 0);
     assert!(out.contains("geomean") && out.contains("demand paging"), "{out}");
+    let out = same_on_one_thread_and_three("experiment", &["experiment", "thesis", "--quick", "--out", "{out}"], 0);
+    assert!(out.contains("thesis: 16 points") && out.contains("all outputs verified: PASS"), "{out}");
     // A soak stops at the same failure, with the same workload and waveform written.
     let out = same_on_one_thread_and_three("soak", &["soak", "--seed", "3", "--workloads", "20", "--broken", "lifo", "--out", "{out}"], 1);
     assert!(out.contains("mismatches: 1"), "{out}");
@@ -151,6 +153,8 @@ fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
         ("run", vec!["run", "--json", "{out}/run.json"], 1),
         // (two rounds: the applications alone and their curves, then every workload under every policy)
         ("slicing", vec!["slicing", w.to_str().unwrap(), "--out", "{out}"], 2),
+        // (one round: the applications alone and every mix under every policy)
+        ("experiment", vec!["experiment", "thesis", "--quick", "--out", "{out}"], 1),
     ] {
         let (local, merged, _, r) = local_and_by_hand(name, &args);
         assert_eq!(r, rounds, "{name}: rounds");

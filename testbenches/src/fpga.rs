@@ -398,9 +398,8 @@ pub fn place_and_route(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64) -> R
     place_and_route_with(tools, dir, seed, freq_mhz, "router1")
 }
 
-/// [`place_and_route`] with nextpnr's `router2`, or `router1` by name. `router2` routes a
-/// congested design of hundreds of thousands of arcs in a fraction of `router1`'s time (the whole
-/// controller, `docs/fpga.md`).
+/// [`place_and_route`] with the nextpnr router named (`router1` or `router2`; the whole
+/// controller's choice and why: `docs/fpga.md`, "The whole controller").
 pub fn place_and_route_with(tools: &Tools, dir: &Path, seed: u64, freq_mhz: f64, router: &str) -> Result<PnrReport, String> {
     let start = Instant::now();
     run(

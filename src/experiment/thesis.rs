@@ -1,0 +1,393 @@
+//! `mpgpu experiment thesis`: the scheduling framework's Chapter 5 results (Tanasić 2016,
+//! §5.3.3 and §5.3.4) on the thesis's random multiprogrammed workloads (§5.3.1, `mpgpu
+//! mixes`): preemptive priority (Fig. 5.4, Fig. 5.5a) and Equal Spatial Sharing against FCFS
+//! (Figs. 5.6 to 5.8), on `k20c`.
+
+use super::{ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
+use crate::par::Progress;
+use anyhow::{anyhow, Result};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::library::{find, PARBOIL};
+use mpgpu_ref::mixgen::{mix, rounds_of, sizes, MixParams, COUNTS};
+use mpgpu_ref::timing::metrics::{metrics, Metrics};
+use mpgpu_ref::timing::RunResult;
+use mpgpu_ref::units::framework::{Mechanism, Policy};
+use mpgpu_ref::workload::{ProcessSpec, Workload};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+pub const EXPERIMENT: Experiment = Experiment {
+    name: "thesis",
+    paper: "Tanasić, multiprogrammed GPUs (thesis, 2016), Chapter 5",
+    page: "thesis",
+    what: "preemptive priority (Fig. 5.4, 5.5a) and Equal Spatial Sharing against FCFS (Figs. 5.6-5.8) on random 2-8 process mixes",
+    points,
+    run,
+};
+
+/// The configuration the thesis measured on (a K20c, Table 5.1).
+const CONFIG: &str = "k20c";
+/// Workloads per process count at full scale.
+const PER_COUNT: u64 = 5;
+/// The mixes' seed.
+const SEED: u64 = 1;
+/// ANTT at least this much lower than FCFS's counts as a workload that improves (Fig. 5.7's
+/// "improve significantly").
+const IMPROVES: f64 = 1.10;
+
+/// The scale: process counts, workloads per count and the mixes' parameters.
+struct Scale {
+    counts: Vec<usize>,
+    per_count: u64,
+    params: MixParams,
+}
+
+fn scale(quick: bool) -> Scale {
+    if quick {
+        Scale { counts: vec![2, 4], per_count: 1, params: MixParams { rounds: 1, min_runs: 2, priority: false } }
+    } else {
+        Scale { counts: COUNTS.to_vec(), per_count: PER_COUNT, params: MixParams::default() }
+    }
+}
+
+/// The shared runs of a plain mix (sharing) and of its priority twin (the same draws, one
+/// process at priority 1).
+const SHARING: [(Policy, Mechanism); 3] = [(Policy::Fcfs, Mechanism::ContextSwitch), (Policy::Equal, Mechanism::ContextSwitch), (Policy::Equal, Mechanism::Drain)];
+const PRIORITY: [(Policy, Mechanism); 3] = [(Policy::Npq, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::Drain)];
+
+fn mech(m: Mechanism) -> &'static str {
+    match m {
+        Mechanism::ContextSwitch => "ctxsw",
+        Mechanism::Drain => "drain",
+    }
+}
+
+/// A mix: its process count, index, the plain workload and its priority twin.
+struct Mix {
+    n: usize,
+    index: u64,
+    plain: Workload,
+    prio: Workload,
+}
+
+fn mixes(quick: bool) -> Result<(GpuConfig, Scale, Vec<Mix>)> {
+    let cfg = GpuConfig::from_arg(CONFIG).map_err(|e| anyhow!("{e}"))?;
+    let s = scale(quick);
+    // (quick: each application at the larger of its test sizes, one round of blocks or less)
+    let sz = if quick {
+        PARBOIL
+            .iter()
+            .map(|&n| {
+                let b = find(n).ok_or_else(|| anyhow!("no application `{n}`"))?;
+                let size = b.test_sizes[1];
+                Ok((n, size, rounds_of(&b, &cfg, size).map_err(|e| anyhow!(e))?))
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        sizes(&cfg, s.params.rounds).map_err(|e| anyhow!(e))?
+    };
+    let mut v = Vec::new();
+    for &n in &s.counts {
+        for i in 0..s.per_count {
+            let plain = mix(&cfg.name, &sz, n, SEED, i, &s.params).map_err(|e| anyhow!(e))?;
+            let prio = mix(&cfg.name, &sz, n, SEED, i, &MixParams { priority: true, ..s.params }).map_err(|e| anyhow!(e))?;
+            v.push(Mix { n, index: i, plain, prio });
+        }
+    }
+    Ok((cfg, s, v))
+}
+
+/// A simulation: a process alone, or a mix (plain or its priority twin) under a policy.
+enum Point<'a> {
+    Alone(&'a ProcessSpec),
+    Shared(&'a Mix, bool, Policy, Mechanism),
+}
+
+/// A process's alone run depends on what it runs, not on its name or priority.
+fn alone_key(p: &ProcessSpec) -> String {
+    format!("{:?}", ProcessSpec { name: String::new(), priority: 0, ..p.clone() })
+}
+
+fn plan(ms: &[Mix]) -> Vec<Point<'_>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut v = Vec::new();
+    for m in ms {
+        for p in &m.plain.processes {
+            if seen.insert(alone_key(p)) {
+                v.push(Point::Alone(p));
+            }
+        }
+    }
+    for m in ms {
+        v.extend(SHARING.iter().map(|&(p, k)| Point::Shared(m, false, p, k)));
+        v.extend(PRIORITY.iter().map(|&(p, k)| Point::Shared(m, true, p, k)));
+    }
+    v
+}
+
+fn points(quick: bool) -> Result<usize> {
+    let (_, _, ms) = mixes(quick)?;
+    Ok(plan(&ms).len())
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// One shared run with its metrics.
+struct Done {
+    run: RunResult,
+    m: Metrics,
+}
+
+fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
+    let (cfg, s, ms) = mixes(ctx.quick)?;
+    let pts = plan(&ms);
+    let limits = ctx.limits;
+    let results = pb.map_points(
+        &pts,
+        |p| match p {
+            Point::Alone(p) => format!("thesis: {} alone", p.name),
+            Point::Shared(m, prio, p, k) => format!("thesis: mix {}-{}{} {} {}", m.n, m.index, if *prio { " priority" } else { "" }, p.name(), mech(*k)),
+        },
+        |p| -> Result<(RunResult, f64)> {
+            let t = std::time::Instant::now();
+            let r = match p {
+                Point::Alone(p) => mpgpu_ref::timing::run_workload(&cfg, &Workload::alone(p), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone: {e}", p.name))?,
+                Point::Shared(m, prio, pol, k) => {
+                    let w = if *prio { &m.prio } else { &m.plain };
+                    mpgpu_ref::timing::gpu::run_workload_with(&cfg, w, Some((*pol, *k)), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("mix {}-{} under {} ({}): {e}", m.n, m.index, pol.name(), mech(*k)))?
+                }
+            };
+            Ok((r, t.elapsed().as_secs_f64()))
+        },
+    );
+    let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
+    let core_seconds = results.iter().map(|r| r.1).sum();
+    let mut alone: BTreeMap<String, RunResult> = BTreeMap::new();
+    let mut shared: BTreeMap<(usize, u64, bool, &'static str, &'static str), Done> = BTreeMap::new();
+    let mut verified = true;
+    for (p, (r, _)) in pts.iter().zip(results) {
+        verified &= r.processes.iter().all(|p| p.verified);
+        match p {
+            Point::Alone(p) => {
+                alone.insert(alone_key(p), r);
+            }
+            Point::Shared(m, prio, pol, k) => {
+                let w = if *prio { &m.prio } else { &m.plain };
+                let solo: Vec<RunResult> = w.processes.iter().map(|p| alone[&alone_key(p)].clone()).collect();
+                let mm = metrics(&r, &solo);
+                shared.insert((m.n, m.index, *prio, pol.name(), mech(*k)), Done { run: r, m: mm });
+            }
+        }
+    }
+    let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| &shared[&(m.n, m.index, prio, pol.name(), mech(k))];
+    // The runs, one row each.
+    let mut csv = String::from("processes,index,applications,priority,lead,policy,preempt,cycles,antt,stp,fairness,lead_turnaround,preemptions,restores,verified\n");
+    for m in &ms {
+        let lead = m.index as usize % m.n;
+        for (prio, set) in [(false, &SHARING), (true, &PRIORITY)] {
+            for &(pol, k) in set.iter() {
+                let d = get(m, prio, pol, k);
+                let names: Vec<&str> = m.plain.processes.iter().map(|p| p.name.as_str()).collect();
+                let _ = writeln!(
+                    csv,
+                    "{},{},{},{},{},{},{},{},{:.4},{:.4},{:.4},{},{},{},{}",
+                    m.n,
+                    m.index,
+                    names.join(" "),
+                    prio,
+                    names[lead],
+                    pol.name(),
+                    mech(k),
+                    d.run.cycles,
+                    d.m.antt,
+                    d.m.stp,
+                    d.m.fairness,
+                    d.run.processes[lead].turnaround,
+                    d.run.preemptions,
+                    d.run.restores,
+                    d.run.processes.iter().all(|p| p.verified)
+                );
+            }
+        }
+    }
+    // Per process count, the means over its workloads.
+    struct Row {
+        n: usize,
+        hp: [f64; 3],
+        stp_over: [f64; 2],
+        ntt_gain: [f64; 2],
+        improved: [f64; 2],
+        fair_gain: [f64; 2],
+        stp_loss: [f64; 2],
+        drain_wins: f64,
+        preempt: [f64; 2],
+        /// The lead's NTT under FCFS and under PPQ (context switch, draining).
+        lead_ntt: [f64; 3],
+        /// PPQ's preemptions a run (context switch, draining).
+        prio_preempt: [f64; 2],
+        /// ANTT under FCFS and under Equal (context switch, draining).
+        antt: [f64; 3],
+    }
+    let mut rows = Vec::new();
+    for &n in &s.counts {
+        let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
+        let per = |f: &dyn Fn(&Mix) -> f64| mean(&of.iter().map(|m| f(m)).collect::<Vec<_>>());
+        let fcfs = |m: &Mix| get(m, false, Policy::Fcfs, Mechanism::ContextSwitch);
+        let eq = |m: &Mix, k: Mechanism| get(m, false, Policy::Equal, k);
+        let lead_t = |d: &Done, m: &Mix| d.run.processes[m.index as usize % m.n].turnaround.max(1) as f64;
+        let hp = PRIORITY.map(|(pol, k)| per(&|m| lead_t(fcfs(m), m) / lead_t(get(m, true, pol, k), m)));
+        let npq = |m: &Mix| get(m, true, Policy::Npq, Mechanism::ContextSwitch).m.stp;
+        let ks = [Mechanism::ContextSwitch, Mechanism::Drain];
+        let stp_over = ks.map(|k| per(&|m| npq(m) / get(m, true, Policy::PpqExclusive, k).m.stp));
+        // (Fig. 5.6: each process's NTT under FCFS over its NTT under Equal, averaged)
+        let ntt_gain = ks.map(|k| per(&|m| mean(&fcfs(m).m.processes.iter().zip(&eq(m, k).m.processes).map(|(f, e)| f.ntt / e.ntt).collect::<Vec<_>>())));
+        let improved = ks.map(|k| per(&|m| f64::from(fcfs(m).m.antt / eq(m, k).m.antt >= IMPROVES)));
+        let fair_gain = ks.map(|k| per(&|m| eq(m, k).m.fairness / fcfs(m).m.fairness.max(1e-9)));
+        let stp_loss = ks.map(|k| per(&|m| fcfs(m).m.stp / eq(m, k).m.stp));
+        let drain_wins = per(&|m| f64::from(eq(m, Mechanism::Drain).m.antt < eq(m, Mechanism::ContextSwitch).m.antt));
+        let preempt = ks.map(|k| per(&|m| eq(m, k).run.preemptions as f64));
+        let lead_ntt_of = |d: &Done, m: &Mix| d.m.processes[m.index as usize % m.n].ntt;
+        let lead_ntt = [per(&|m| lead_ntt_of(fcfs(m), m)), per(&|m| lead_ntt_of(get(m, true, Policy::PpqExclusive, Mechanism::ContextSwitch), m)), per(&|m| lead_ntt_of(get(m, true, Policy::PpqExclusive, Mechanism::Drain), m))];
+        let prio_preempt = ks.map(|k| per(&|m| get(m, true, Policy::PpqExclusive, k).run.preemptions as f64));
+        let antt = [per(&|m| fcfs(m).m.antt), per(&|m| eq(m, Mechanism::ContextSwitch).m.antt), per(&|m| eq(m, Mechanism::Drain).m.antt)];
+        rows.push(Row { n, hp, stp_over, ntt_gain, improved, fair_gain, stp_loss, drain_wins, preempt, lead_ntt, prio_preempt, antt });
+    }
+    let mut sum = String::from("processes,hp_npq,hp_ppq_ctxsw,hp_ppq_drain,stp_overhead_ctxsw,stp_overhead_drain,ntt_gain_ctxsw,ntt_gain_drain,antt_improved_ctxsw,antt_improved_drain,fairness_gain_ctxsw,fairness_gain_drain,stp_loss_ctxsw,stp_loss_drain,drain_beats_ctxsw,preemptions_ctxsw,preemptions_drain\n");
+    for r in &rows {
+        let v = [r.hp[0], r.hp[1], r.hp[2], r.stp_over[0], r.stp_over[1], r.ntt_gain[0], r.ntt_gain[1], r.improved[0], r.improved[1], r.fair_gain[0], r.fair_gain[1], r.stp_loss[0], r.stp_loss[1], r.drain_wins, r.preempt[0], r.preempt[1]];
+        let _ = writeln!(sum, "{},{}", r.n, v.iter().map(|x| format!("{x:.4}")).collect::<Vec<_>>().join(","));
+    }
+    let files_csv = [("thesis-runs.csv", csv), ("thesis-summary.csv", sum)];
+    let mut files = Vec::new();
+    for (f, text) in &files_csv {
+        let p = ctx.out.join(f);
+        std::fs::write(&p, text).map_err(|e| anyhow!("cannot write {}: {e}", p.display()))?;
+        files.push(PathBuf::from(f));
+    }
+    // The claims: the paper's range from the fewest to the most processes against ours at the
+    // same two ends.
+    let (lo, hi) = (rows.first().ok_or_else(|| anyhow!("no process counts"))?, rows.last().unwrap());
+    let (nlo, nhi) = (lo.n, hi.n);
+    let fmt = |a: f64, b: f64| format!("{a:.2}x ({nlo}) → {b:.2}x ({nhi})");
+    let mut claims = Vec::new();
+    let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String| {
+        let v = ratio_verdict(paper, ours);
+        claims.push(Claim { what: what.into(), paper: format!("{:.2}x (2) → {:.2}x (8)", paper.0, paper.1), ours: fmt(ours.0, ours.1), verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { cause } });
+    };
+    // (the causes, in this run's figures: what FCFS leaves to win back, and what the policy
+    // did)
+    let both = |f: &dyn Fn(&Row) -> String| format!("{} → {} ({nlo} → {nhi} processes)", f(lo), f(hi));
+    let lead = both(&|r| format!("{:.2}", r.lead_ntt[0]));
+    let hp_cause = |i: usize| format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); under PPQ its NTT is {}; PPQ preempts {} times a run", both(&|r| format!("{:.2}", r.lead_ntt[i])), both(&|r| format!("{:.1}", r.prio_preempt[i - 1])));
+    let room = both(&|r| format!("{:.2}", r.antt[0]));
+    let eq_cause = |i: usize| format!("ANTT under FCFS (the slowdown Equal can share out) is {room}; under Equal it is {}; Equal preempts {} times a run", both(&|r| format!("{:.2}", r.antt[i + 1])), both(&|r| format!("{:.1}", r.preempt[i])));
+    ratio("Fig. 5.4: high-priority turnaround gain, NPQ", (1.0, 1.6), (lo.hp[0], hi.hp[0]), format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); NPQ only reorders what is queued"));
+    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, context switch", (2.0, 15.6), (lo.hp[1], hi.hp[1]), hp_cause(1));
+    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, draining", (1.6, 6.0), (lo.hp[2], hi.hp[2]), hp_cause(2));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| format!("{:.1}", r.prio_preempt[0]))));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| format!("{:.1}", r.prio_preempt[1]))));
+    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, context switch", (1.5, 2.0), (lo.ntt_gain[0], hi.ntt_gain[0]), eq_cause(0));
+    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, draining", (1.4, 1.65), (lo.ntt_gain[1], hi.ntt_gain[1]), eq_cause(1));
+    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, context switch", (1.1, 3.35), (lo.fair_gain[0], hi.fair_gain[0]), eq_cause(0));
+    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, draining", (1.05, 2.7), (lo.fair_gain[1], hi.fair_gain[1]), eq_cause(1));
+    ratio("Fig. 5.8b: STP loss of Equal against FCFS, context switch", (1.06, 1.34), (lo.stp_loss[0], hi.stp_loss[0]), eq_cause(0));
+    ratio("Fig. 5.8b: STP loss of Equal against FCFS, draining", (1.08, 1.5), (lo.stp_loss[1], hi.stp_loss[1]), eq_cause(1));
+    // Fig. 5.7: the share of workloads whose ANTT improves, at the counts the thesis names.
+    let paper_share = |n: usize| match n {
+        2 => 0.2,
+        4 => 0.7,
+        _ => 1.0,
+    };
+    let pp: Vec<f64> = rows.iter().map(|r| paper_share(r.n)).collect();
+    for (i, k) in ["context switch", "draining"].iter().enumerate() {
+        let ours: Vec<f64> = rows.iter().map(|r| r.improved[i]).collect();
+        let v = share_verdict(&pp, &ours);
+        let show = |v: &[f64]| rows.iter().zip(v).map(|(r, x)| format!("{:.0} % ({})", 100.0 * x, r.n)).collect::<Vec<_>>().join(", ");
+        claims.push(Claim {
+            what: format!("Fig. 5.7: workloads whose ANTT improves by {:.0} % or more under Equal, {k}", 100.0 * (IMPROVES - 1.0)),
+            paper: show(&pp),
+            ours: show(&ours),
+            verdict: v,
+            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{:.0} % of the {}-process workloads", 100.0 * r.drain_wins, r.n)).collect::<Vec<_>>().join(", ")) },
+        });
+    }
+    // The plots: each figure's measure over the process counts, the paper's two ends beside.
+    let xs: Vec<f64> = rows.iter().map(|r| r.n as f64).collect();
+    let ends = |a: f64, b: f64| rows.iter().map(|r| if r.n == 2 { Some(a) } else if r.n == 8 { Some(b) } else { None }).collect::<Vec<_>>();
+    let ours = |f: &dyn Fn(&Row) -> f64| rows.iter().map(|r| Some(f(r))).collect::<Vec<_>>();
+    let plots: Vec<(&str, &str, &str, Vec<(String, Vec<Option<f64>>)>)> = vec![
+        (
+            "fig5-4.svg",
+            "High-priority turnaround gain over FCFS (Fig. 5.4)",
+            "gain (x)",
+            vec![
+                ("NPQ".into(), ours(&|r| r.hp[0])),
+                ("PPQ, context switch".into(), ours(&|r| r.hp[1])),
+                ("PPQ, draining".into(), ours(&|r| r.hp[2])),
+                ("paper: PPQ, context switch".into(), ends(2.0, 15.6)),
+                ("paper: PPQ, draining".into(), ends(1.6, 6.0)),
+            ],
+        ),
+        (
+            "fig5-6.svg",
+            "Average NTT gain of Equal over FCFS (Fig. 5.6)",
+            "gain (x)",
+            vec![("context switch".into(), ours(&|r| r.ntt_gain[0])), ("draining".into(), ours(&|r| r.ntt_gain[1])), ("paper: context switch".into(), ends(1.5, 2.0)), ("paper: draining".into(), ends(1.4, 1.65))],
+        ),
+        (
+            "fig5-8.svg",
+            "Fairness gain and STP loss of Equal against FCFS (Fig. 5.8)",
+            "ratio (x)",
+            vec![
+                ("fairness gain, context switch".into(), ours(&|r| r.fair_gain[0])),
+                ("fairness gain, draining".into(), ours(&|r| r.fair_gain[1])),
+                ("STP loss, context switch".into(), ours(&|r| r.stp_loss[0])),
+                ("STP loss, draining".into(), ours(&|r| r.stp_loss[1])),
+                ("paper: fairness gain, context switch".into(), ends(1.1, 3.35)),
+                ("paper: STP loss, context switch".into(), ends(1.06, 1.34)),
+            ],
+        ),
+    ];
+    if xs.len() >= 2 {
+        for (f, title, ylabel, series) in &plots {
+            let series: Vec<(String, Vec<Option<f64>>)> = series.iter().map(|(n, v)| (n.clone(), v.iter().map(|x| x.filter(|y| y.is_finite() && *y >= 0.0)).collect())).collect();
+            crate::plot::lines(&ctx.out.join(f), title, "processes", ylabel, &xs, &series)?;
+            files.push(PathBuf::from(f));
+        }
+    }
+    // The page's tables.
+    let mut body = String::from("## Per process count (means over the workloads)\n\n");
+    body += "| processes | hp gain NPQ | PPQ ctxsw | PPQ drain | STP overhead ctxsw | drain | NTT gain ctxsw | drain | fairness gain ctxsw | drain | STP loss ctxsw | drain | drain beats ctxsw |\n";
+    body += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for r in &rows {
+        let _ = writeln!(
+            body,
+            "| {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} % |",
+            r.n, r.hp[0], r.hp[1], r.hp[2], r.stp_over[0], r.stp_over[1], r.ntt_gain[0], r.ntt_gain[1], r.fair_gain[0], r.fair_gain[1], r.stp_loss[0], r.stp_loss[1], 100.0 * r.drain_wins
+        );
+    }
+    body += "\nThe high-priority gain is the lead process's turnaround under FCFS (no priorities) over its turnaround under the policy; the STP overhead is NPQ's STP over PPQ's (both on the priority twin of each mix); the NTT gain is each process's NTT under FCFS over its NTT under Equal, averaged over the processes; the fairness gain and STP loss set Equal against FCFS. Metrics: docs/timing.md, \"Replayed workloads\" (each process's turnaround is the mean over its completed runs).\n\nOpen: our processes are their GPU kernels only, where the thesis ran whole applications (CPU work and transfers between kernels). Under PPQ exclusive the lead, replayed as soon as it ends, leaves the others only the moments between its runs, and the workload lasts until they too have completed their runs; the STP overhead measures that.\n";
+    let sizing = if ctx.quick {
+        "every application at the larger of its test sizes".to_string()
+    } else {
+        format!("every application sized for {} rounds of blocks (`mpgpu mixes --config {CONFIG} --rounds {} --min-runs {} --per-count {}`)", s.params.rounds, s.params.rounds, s.params.min_runs, s.per_count)
+    };
+    let scale = format!(
+        "{} ({} SMs); {} mixes of {} processes ({} each, seed {SEED}); {sizing}; each workload replayed until every process has completed {} runs; {} simulations",
+        cfg.name,
+        cfg.num_sms(),
+        ms.len(),
+        s.counts.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+        s.per_count,
+        s.params.min_runs,
+        pts.len()
+    );
+    Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
+}

@@ -1,0 +1,94 @@
+//! `mpgpu experiment`: the registry, the quick thesis experiment's files and page, and what
+//! the command refuses.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn mpgpu(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mpgpu")).args(args).output().expect("run mpgpu");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("experiment").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_quick_thesis_experiment_writes_its_runs_plots_and_page() {
+    let out = dir("thesis-out");
+    let docs = dir("thesis-docs");
+    let (c, o, e) = mpgpu(&["experiment", "thesis", "--quick", "--out", out.to_str().unwrap(), "--docs", docs.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("thesis");
+    // Every mix (2 and 4 processes) under the three sharing and three priority runs, verified.
+    let runs = std::fs::read_to_string(d.join("thesis-runs.csv")).unwrap();
+    let rows: Vec<&str> = runs.lines().skip(1).collect();
+    assert_eq!(rows.len(), 12, "{runs}");
+    for (prio, pol, k) in [("false", "fcfs", "ctxsw"), ("false", "equal", "ctxsw"), ("false", "equal", "drain"), ("true", "npq", "ctxsw"), ("true", "ppq-excl", "ctxsw"), ("true", "ppq-excl", "drain")] {
+        for n in ["2", "4"] {
+            let hit = rows.iter().filter(|r| {
+                let f: Vec<&str> = r.split(',').collect();
+                f[0] == n && f[3] == prio && f[5] == pol && f[6] == k && f[14] == "true"
+            });
+            assert_eq!(hit.count(), 1, "{n} processes, {pol} {k}, priority {prio}: {runs}");
+        }
+    }
+    let summary = std::fs::read_to_string(d.join("thesis-summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 3, "{summary}");
+    // At 2 processes NPQ has no choice to make: the lead's turnaround is FCFS's (Fig. 5.4).
+    let two: Vec<f64> = summary.lines().nth(1).unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    assert_eq!(two[0], 2.0);
+    assert!((two[1] - 1.0).abs() < 1e-9, "{summary}");
+    for f in ["fig5-4.svg", "fig5-6.svg", "fig5-8.svg"] {
+        assert!(std::fs::read_to_string(d.join(f)).unwrap().starts_with("<svg"), "{f}");
+    }
+    // The page: every claim with the paper's number, ours and a verdict; marked as quick.
+    let page = std::fs::read_to_string(d.join("thesis.md")).unwrap();
+    assert!(page.contains("**A quick run**"), "{page}");
+    let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| Fig. 5.")).collect();
+    assert_eq!(claims.len(), 13, "{page}");
+    for l in &claims {
+        assert!(["| reproduced |", "| trend only |", "| not reproduced |"].iter().any(|v| l.ends_with(v)), "{l}");
+    }
+    // (every verdict other than reproduced has its cause, in this run's figures)
+    let not = claims.iter().filter(|l| !l.ends_with("| reproduced |")).count();
+    let causes = page.lines().filter(|l| l.starts_with("- **Fig. 5.")).count();
+    assert_eq!(causes, not, "{page}");
+    // A quick run leaves the project's pages alone.
+    assert_eq!(std::fs::read_dir(&docs).unwrap().count(), 0, "a quick run wrote into --docs");
+}
+
+#[test]
+fn the_list_names_every_experiment_with_its_recorded_time() {
+    let docs = dir("list-docs");
+    let (c, o, e) = mpgpu(&["experiment", "--list", "--docs", docs.to_str().unwrap()]);
+    assert_eq!(c, 0, "{e}");
+    let line = o.lines().find(|l| l.starts_with("thesis ")).unwrap_or_else(|| panic!("{o}"));
+    assert!(line.contains("not run yet") && line.contains(" 16 "), "{line}");
+    std::fs::write(docs.join("thesis.time"), "123.4 minutes (129 simulations)\n").unwrap();
+    let (_, o, _) = mpgpu(&["experiment", "--list", "--docs", docs.to_str().unwrap()]);
+    assert!(o.lines().any(|l| l.starts_with("thesis ") && l.contains("123.4 minutes")), "{o}");
+}
+
+#[test]
+fn experiments_refuse_what_does_not_fit() {
+    let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
+    assert_eq!(c, 2);
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, all"), "{e}");
+    let (c, _, e) = mpgpu(&["experiment"]);
+    assert_eq!(c, 2);
+    assert!(e.contains("name an experiment"), "{e}");
+    let (c, _, e) = mpgpu(&["experiment", "thesis", "--list"]);
+    assert_eq!(c, 2);
+    assert!(e.contains("--list"), "{e}");
+    // (an output folder that cannot be one, before any simulation)
+    let f = dir("refuse").join("file");
+    std::fs::write(&f, "x").unwrap();
+    let (c, _, e) = mpgpu(&["experiment", "thesis", "--quick", "--out", f.to_str().unwrap()]);
+    assert_eq!(c, 2);
+    assert!(e.contains("--out"), "{e}");
+}
