@@ -8,7 +8,8 @@ use anyhow::{anyhow, Context, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::gpu::{Gpu, RunResult};
 use mpgpu_ref::timing::metrics::metrics;
-use mpgpu_ref::timing::slicer::{oracle_curves, SliceDecision, Slicer, Slicing};
+use mpgpu_ref::timing::slicer::{oracle_curves, SliceDecision, SliceParams, Slicer, Slicing};
+use mpgpu_ref::timing::RunLimits;
 use mpgpu_ref::workload::Workload;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -36,20 +37,28 @@ pub struct SlicingArgs {
     slurm: crate::slurm::SlurmArgs,
 }
 
-const POLICIES: [Slicing; 5] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer, Slicing::Oracle];
+/// The policies of the evaluation, Left-Over (the baseline every figure is normalised to) first.
+pub(crate) const POLICIES: [Slicing; 5] = [Slicing::LeftOver, Slicing::Even, Slicing::Spatial, Slicing::WarpedSlicer, Slicing::Oracle];
 
 /// One workload under one policy.
-struct Row {
-    ipc: f64,
-    stp: f64,
-    antt: f64,
-    min_speedup: f64,
-    cycles: u64,
-    decision: Option<SliceDecision>,
-    verified: bool,
+pub(crate) struct Row {
+    pub ipc: f64,
+    pub stp: f64,
+    pub antt: f64,
+    pub min_speedup: f64,
+    pub cycles: u64,
+    pub decision: Option<SliceDecision>,
+    pub verified: bool,
 }
 
-fn geomean(v: &[f64]) -> f64 {
+/// A workload's rows, one per policy asked for, in that order.
+pub(crate) struct Evaluated {
+    pub name: String,
+    pub kernels: usize,
+    pub rows: Vec<Row>,
+}
+
+pub(crate) fn geomean(v: &[f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
@@ -60,124 +69,174 @@ fn describe(d: &Option<SliceDecision>) -> String {
     d.as_ref().map_or("-".into(), |d| d.to_string())
 }
 
-pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
-    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
-    if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS || cfg.sm.len() != 1 {
-        return Err(anyhow!("--config {}: the water-filling unit reads up to {} identical SMs", cfg.name, mpgpu_spec::units::wf::MAX_SMS));
-    }
-    let params = a.ws.params();
-    let limits = a.limit.limits();
-    let mut files = Vec::new();
-    for d in &a.dirs {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(d).with_context(|| format!("cannot read {}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
-        v.sort();
-        files.extend(v);
-    }
-    if files.is_empty() {
-        return Err(anyhow!("no workload files (*.toml) in {}", a.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")));
-    }
-    // (every workload is read, and the output folder checked, before the first simulation)
-    let workloads: Vec<Workload> = files.iter().map(|f| Workload::load(f).map_err(|e| anyhow!("{e}"))).collect::<Result<_>>()?;
-    crate::checks::output_dir(&a.out, "--out")?;
-    let mut plots = Vec::new();
-    let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
-    let t0 = std::time::Instant::now();
-    let names: Vec<String> = files.iter().map(|f| f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy()).into_owned()).unwrap_or_default()).collect();
-    // The points, on every core: first each distinct process alone (for the metrics) and each
-    // distinct process's Oracle curve (blocks per SM against IPC), then every workload under
-    // every policy. Each is keyed as the sequential run keyed it, so that the results do not
-    // depend on `--jobs`.
-    enum Solo<'a> {
-        Alone(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
-        Curve(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
-    }
+/// The runs before the workloads': each distinct process alone (for the metrics) and, with the
+/// Oracle, each distinct process's curve (blocks per SM against IPC).
+enum Solo<'a> {
+    Alone(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
+    Curve(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
+}
+
+fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing]) -> Vec<Solo<'a>> {
     let (mut solos, mut seen) = (Vec::new(), std::collections::HashSet::new());
-    for (name, w) in names.iter().zip(&workloads) {
+    for (name, w) in named {
         for p in &w.processes {
             if seen.insert(format!("alone {p:?}")) {
                 solos.push(Solo::Alone(name, p));
             }
-            if seen.insert(format!("curve {:?}", mpgpu_ref::workload::ProcessSpec { name: String::new(), arrival: 0, ..p.clone() })) {
+            if policies.contains(&Slicing::Oracle) && seen.insert(format!("curve {:?}", mpgpu_ref::workload::ProcessSpec { name: String::new(), arrival: 0, ..p.clone() })) {
                 solos.push(Solo::Curve(name, p));
             }
         }
     }
-    let pb = crate::par::Progress::new("slicing", solos.len() + workloads.len() * POLICIES.len(), a.jobs.workers()).with_slurm(&a.slurm);
+    solos
+}
+
+/// The simulations [`evaluate`] runs.
+pub(crate) fn point_count(named: &[(String, Workload)], policies: &[Slicing]) -> usize {
+    solos(named, policies).len() + named.len() * policies.len()
+}
+
+/// Every workload under every policy of `policies`, with the metrics against each process
+/// alone: two rounds of points on `pb` (the solo runs, then the workloads'). Each point is keyed
+/// as a sequential run would key it, so the results do not depend on `--jobs`. Also returns the
+/// points' run times, summed (seconds of one core).
+pub(crate) fn evaluate(cfg: &GpuConfig, named: &[(String, Workload)], policies: &[Slicing], params: SliceParams, limits: RunLimits, pb: &crate::par::Progress) -> Result<(Vec<Evaluated>, f64)> {
+    let solos = solos(named, policies);
     let solo_runs = pb.map_points(
         &solos,
         |s| match s {
             Solo::Alone(_, p) => format!("{} alone", p.name),
             Solo::Curve(_, p) => format!("{} oracle curve", p.name),
         },
-        |s| -> Result<(Option<RunResult>, HashMap<String, [u64; mpgpu_spec::units::wf::NMAX]>)> {
-            match s {
+        |s| -> Result<(Option<RunResult>, HashMap<String, [u64; mpgpu_spec::units::wf::NMAX]>, f64)> {
+            let t = std::time::Instant::now();
+            let (r, c) = match s {
                 Solo::Alone(name, p) => {
                     let solo = Workload::alone(p);
-                    let r = mpgpu_ref::timing::run_workload(&cfg, &solo, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name}: {} alone: {e}", p.name))?;
-                    Ok((Some(r), HashMap::new()))
+                    let r = mpgpu_ref::timing::run_workload(cfg, &solo, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name}: {} alone: {e}", p.name))?;
+                    (Some(r), HashMap::new())
                 }
                 Solo::Curve(name, p) => {
                     let mut cache = HashMap::new();
                     let solo = Workload::alone(p);
-                    oracle_curves(&cfg, &solo, limits, &mut cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))?;
-                    Ok((None, cache))
+                    oracle_curves(cfg, &solo, limits, &mut cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))?;
+                    (None, cache)
                 }
-            }
+            };
+            Ok((r, c, t.elapsed().as_secs_f64()))
         },
     );
+    let mut secs = 0.0;
     let mut alone_cache: HashMap<String, RunResult> = HashMap::new();
     let mut curve_cache = HashMap::new();
     for (s, r) in solos.iter().zip(solo_runs) {
-        let (run, curves) = r?;
+        let (run, curves, took) = r?;
+        secs += took;
         if let (Solo::Alone(_, p), Some(run)) = (s, run) {
             alone_cache.insert(format!("{p:?}"), run);
         }
         curve_cache.extend(curves);
     }
     // (every workload's curves, all from the cache just filled)
-    let curves: Vec<_> = names.iter().zip(&workloads).map(|(name, w)| oracle_curves(&cfg, w, limits, &mut curve_cache).map_err(|e| anyhow!("{name}: oracle curves: {e}"))).collect::<Result<_>>()?;
-    let runs: Vec<(usize, Slicing)> = (0..workloads.len()).flat_map(|wi| POLICIES.map(|pol| (wi, pol))).collect();
+    let curves: Vec<_> = if policies.contains(&Slicing::Oracle) {
+        named.iter().map(|(name, w)| oracle_curves(cfg, w, limits, &mut curve_cache).map(Some).map_err(|e| anyhow!("{name}: oracle curves: {e}"))).collect::<Result<_>>()?
+    } else {
+        vec![None; named.len()]
+    };
+    let runs: Vec<(usize, Slicing)> = (0..named.len()).flat_map(|wi| policies.iter().map(move |&pol| (wi, pol))).collect();
     let results = pb.map_points(
         &runs,
-        |(wi, pol)| format!("{} under {}", names[*wi], pol.name()),
-        |(wi, pol)| -> Result<RunResult> {
-            let (name, w) = (&names[*wi], &workloads[*wi]);
-            let slicer = match pol {
-                Slicing::Oracle => Slicer::oracle(params, cfg.num_sms() as usize, curves[*wi].clone()),
+        |(wi, pol)| format!("{} under {}", named[*wi].0, pol.name()),
+        |(wi, pol)| -> Result<(RunResult, f64)> {
+            let t = std::time::Instant::now();
+            let (name, w) = (&named[*wi].0, &named[*wi].1);
+            let slicer = match (pol, &curves[*wi]) {
+                (Slicing::Oracle, Some(c)) => Slicer::oracle(params, cfg.num_sms() as usize, c.clone()),
                 _ => Slicer::new(*pol, params, cfg.num_sms() as usize),
             };
-            let mut gpu = Gpu::with_dispatcher(&cfg, Box::new(slicer));
+            let mut gpu = Gpu::with_dispatcher(cfg, Box::new(slicer));
             gpu.add_workload(w).map_err(|e| anyhow!("{name}: {e}"))?;
             gpu.run(limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{name} under {}: {e}", pol.name()))?;
-            Ok(Slicer::result(&gpu))
+            Ok((Slicer::result(&gpu), t.elapsed().as_secs_f64()))
         },
     );
-    pb.finish();
-    // (per workload: the rows of every policy)
-    let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
+    let mut out = Vec::new();
     let mut results = results.into_iter();
-    for (name, w) in names.iter().zip(&workloads) {
+    for (name, w) in named {
         let alone: Vec<RunResult> = w.processes.iter().map(|p| alone_cache[&format!("{p:?}")].clone()).collect();
         let mut rows = Vec::new();
-        for pol in POLICIES {
-            let r = results.next().expect("a run per workload and policy")?;
+        for _ in policies {
+            let (r, took) = results.next().expect("a run per workload and policy")?;
+            secs += took;
             let m = metrics(&r, &alone);
             let min_speedup = m.processes.iter().map(|p| 1.0 / p.ntt).fold(f64::INFINITY, f64::min);
             let decision = r.slicing.as_ref().and_then(|s| s.decisions.first().cloned());
             let verified = r.processes.iter().all(|p| p.verified);
-            let row = Row { ipc: r.warp_insts as f64 / r.cycles as f64, stp: m.stp, antt: m.antt, min_speedup, cycles: r.cycles, decision, verified };
-            writeln!(csv, "{name},{},{},{},{:.4},{:.4},{:.4},{:.4},{},{}", w.processes.len(), pol.name(), row.cycles, row.ipc, row.stp, row.antt, row.min_speedup, describe(&row.decision), row.verified).ok();
-            rows.push(row);
+            rows.push(Row { ipc: r.warp_insts as f64 / r.cycles as f64, stp: m.stp, antt: m.antt, min_speedup, cycles: r.cycles, decision, verified });
         }
+        out.push(Evaluated { name: name.clone(), kernels: w.processes.len(), rows });
+    }
+    Ok((out, secs))
+}
+
+/// The workload files of `dirs` (every `*.toml`, in name order), read and named by file stem.
+pub(crate) fn load_dirs(dirs: &[PathBuf]) -> Result<Vec<(String, Workload)>> {
+    let mut files = Vec::new();
+    for d in dirs {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d).with_context(|| format!("cannot read {}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+        v.sort();
+        files.extend(v);
+    }
+    if files.is_empty() {
+        return Err(anyhow!("no workload files (*.toml) in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")));
+    }
+    files
+        .iter()
+        .map(|f| {
+            let w = Workload::load(f).map_err(|e| anyhow!("{e}"))?;
+            Ok((f.file_stem().map(|s| crate::checks::shown(&s.to_string_lossy()).into_owned()).unwrap_or_default(), w))
+        })
+        .collect()
+}
+
+/// The water-filling unit reads up to 16 identical SMs: the configurations it can run on.
+pub(crate) fn check_config(cfg: &GpuConfig) -> Result<()> {
+    if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS || cfg.sm.len() != 1 {
+        return Err(anyhow!("--config {}: the water-filling unit reads up to {} identical SMs", cfg.name, mpgpu_spec::units::wf::MAX_SMS));
+    }
+    Ok(())
+}
+
+pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
+    let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    check_config(&cfg)?;
+    let params = a.ws.params();
+    let limits = a.limit.limits();
+    // (every workload is read, and the output folder checked, before the first simulation)
+    let named = load_dirs(&a.dirs)?;
+    crate::checks::output_dir(&a.out, "--out")?;
+    let mut plots = Vec::new();
+    let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
+    let t0 = std::time::Instant::now();
+    let pb = crate::par::Progress::new("slicing", point_count(&named, &POLICIES), a.jobs.workers()).with_slurm(&a.slurm);
+    let (evaluated, _) = evaluate(&cfg, &named, &POLICIES, params, limits, &pb)?;
+    pb.finish();
+    let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
+    for e in evaluated {
+        for (pol, row) in POLICIES.iter().zip(&e.rows) {
+            writeln!(csv, "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{},{}", e.name, e.kernels, pol.name(), row.cycles, row.ipc, row.stp, row.antt, row.min_speedup, crate::sweep_cmd::csv_text(&describe(&row.decision)), row.verified).ok();
+        }
+        let rows = &e.rows;
         let lo = &rows[0];
         println!(
-            "{name:<24} {}  IPC/LO: {}  WS {} oracle {}",
+            "{:<24} {}  IPC/LO: {}  WS {} oracle {}",
+            e.name,
             if rows.iter().all(|r| r.verified) { "PASS" } else { "FAIL" },
             rows.iter().map(|r| format!("{:.3}", r.ipc / lo.ipc)).collect::<Vec<_>>().join(" "),
             describe(&rows[3].decision),
             describe(&rows[4].decision)
         );
-        all.push((name.clone(), w.processes.len(), rows));
+        all.push((e.name, e.kernels, e.rows));
     }
     let csv_path = a.out.join("slicing.csv");
     std::fs::write(&csv_path, &csv).with_context(|| format!("cannot write {}", csv_path.display()))?;

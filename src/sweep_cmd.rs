@@ -157,6 +157,16 @@ pub fn hit_rate(a: [u64; 2]) -> Option<f64> {
 }
 
 /// A CSV field: the value, or empty.
+/// A text as one CSV field (RFC 4180): quoted, with its quotes doubled, if it holds a comma,
+/// a quote or a line break.
+pub fn csv_text(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 pub fn csv_field<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |x| x.to_string())
 }

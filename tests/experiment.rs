@@ -63,6 +63,45 @@ fn the_quick_thesis_experiment_writes_its_runs_plots_and_page() {
 }
 
 #[test]
+fn the_quick_warped_slicer_experiment_sets_the_paper_against_ours() {
+    let out = dir("ws-out");
+    let (c, o, e) = mpgpu(&["experiment", "warped-slicer", "--quick", "--out", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("warped-slicer");
+    // Two pairs under the five policies, and Warped-Slicer again with a long decision delay.
+    let runs = std::fs::read_to_string(d.join("warped-slicer-runs.csv")).unwrap();
+    // (the decision, "(2, 1)", is one quoted field)
+    let rows: Vec<Vec<&str>> = runs.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert!(runs.contains(",\"(") || !runs.contains("(2"), "{runs}");
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| {
+        let (mut v, mut cur): (Vec<String>, Option<String>) = (Vec::new(), None);
+        for f in r {
+            match cur.take() {
+                Some(c) if f.ends_with('"') => v.push(format!("{c},{}", f.trim_end_matches('"'))),
+                Some(c) => cur = Some(format!("{c},{f}")),
+                None if f.starts_with('"') && !f.ends_with('"') => cur = Some(f.trim_start_matches('"').to_string()),
+                None => v.push(f.to_string()),
+            }
+        }
+        v
+    }).collect();
+    assert_eq!(rows.len(), 2 * 5 + 2, "{runs}");
+    assert!(rows.iter().all(|r| r.len() == 12), "{runs}");
+    assert!(rows.iter().all(|r| r[11] == "true"), "{runs}");
+    assert_eq!(rows.iter().filter(|r| r[2] == "warped-slicer" && r[4] == "10000").count(), 2, "{runs}");
+    // Warped-Slicer decided something on every pair (quotas or Spatial), and the delay moved
+    // its runs.
+    assert!(rows.iter().filter(|r| r[2] == "warped-slicer").all(|r| r[10] != "-"), "{runs}");
+    let cycles = |delay: &str| rows.iter().filter(|r| r[2] == "warped-slicer" && r[4] == delay).map(|r| r[5].parse::<u64>().unwrap()).collect::<Vec<_>>();
+    assert_ne!(cycles("0"), cycles("10000"), "{runs}");
+    let page = std::fs::read_to_string(d.join("warped-slicer.md")).unwrap();
+    let claims = page.lines().filter(|l| l.starts_with("| Fig.") || l.starts_with("| §")).count();
+    assert_eq!(claims, 7, "{page}");
+    assert!(std::fs::read_to_string(d.join("ipc-2.svg")).unwrap().starts_with("<svg"));
+}
+
+#[test]
 fn the_list_names_every_experiment_with_its_recorded_time() {
     let docs = dir("list-docs");
     let (c, o, e) = mpgpu(&["experiment", "--list", "--docs", docs.to_str().unwrap()]);
@@ -78,7 +117,7 @@ fn the_list_names_every_experiment_with_its_recorded_time() {
 fn experiments_refuse_what_does_not_fit() {
     let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
     assert_eq!(c, 2);
-    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, all"), "{e}");
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, warped-slicer, all"), "{e}");
     let (c, _, e) = mpgpu(&["experiment"]);
     assert_eq!(c, 2);
     assert!(e.contains("name an experiment"), "{e}");

@@ -9,6 +9,7 @@
 //! under `--out` only, so that it never replaces a full run's page in `docs/results`.
 
 mod thesis;
+mod warped_slicer;
 
 use crate::par::Progress;
 use anyhow::{anyhow, bail, Context, Result};
@@ -65,7 +66,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `all` runs them.
-pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, warped_slicer::EXPERIMENT];
 
 /// How one of the paper's numbers compares with ours (docs/results/README.md, "Verdicts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,10 +219,10 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
         if a.name.is_some() {
             bail!("--list lists every experiment: give no name with it");
         }
-        println!("{:<10} {:>7} {:>7}  {:<22} what", "name", "points", "quick", "one core (full run)");
+        println!("{:<14} {:>7} {:>7}  {:<22} what", "name", "points", "quick", "one core (full run)");
         for e in EXPERIMENTS {
             let t = recorded_minutes(&a.docs, e).unwrap_or_else(|| "not run yet".into());
-            println!("{:<10} {:>7} {:>7}  {:<22} {} ({})", e.name, (e.points)(false)?, (e.points)(true)?, t, e.what, e.paper);
+            println!("{:<14} {:>7} {:>7}  {:<22} {} ({})", e.name, (e.points)(false)?, (e.points)(true)?, t, e.what, e.paper);
         }
         return Ok(ExitCode::SUCCESS);
     }
