@@ -40,7 +40,7 @@ pub struct StudyArgs {
 
 /// One application's grid: registers per thread, threads per block and scratchpad per block
 /// (empty: the application's own), at a problem size (`None`: its default).
-struct Grid {
+pub(crate) struct Grid {
     app: &'static str,
     size: Option<u32>,
     regs: &'static [u32],
@@ -101,10 +101,24 @@ struct Figures {
     smem_hits: [u64; 2],
 }
 
-pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
-    // (everything is checked before anything runs)
-    let mut apps: Vec<(&Grid, u32)> = Vec::new();
-    let names: Vec<String> = if a.apps.is_empty() { GRIDS.iter().map(|g| g.app.to_string()).collect() } else { a.apps.clone() };
+/// What [`study`] found.
+pub(crate) struct Study {
+    /// summary.md's text (also printed by `mpgpu study`).
+    pub summary: String,
+    pub headline: Headline,
+    /// Points that ran but failed their verification, described.
+    pub failed: Vec<String>,
+    /// Points that did not run (a deadlock, say), with the reason.
+    pub errors: Vec<String>,
+    /// The points' run times, summed (seconds of one core).
+    pub secs: f64,
+}
+
+/// The applications (`NAME` or `NAME@SIZE`, all of the grids if empty) resolved to their
+/// grids and sizes, every specification checked.
+pub(crate) fn resolve_apps(names: &[String], seed: u64) -> Result<Vec<(&'static Grid, u32)>> {
+    let names: Vec<String> = if names.is_empty() { GRIDS.iter().map(|g| g.app.to_string()).collect() } else { names.to_vec() };
+    let mut apps = Vec::new();
     for n in &names {
         let (name, size) = match n.split_once('@') {
             Some((nm, sz)) => (nm, Some(sz.parse::<u32>().map_err(|_| anyhow!("--apps `{n}`: the size after @ is not a whole number"))?)),
@@ -114,16 +128,18 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
         let b = find(name).ok_or_else(|| anyhow!("no application `{name}` in the library"))?;
         let size = size.or(g.size).unwrap_or(b.default_size);
         for s in specs(g) {
-            b.program_at(size, a.seed, s).map_err(|e| anyhow!("{name} at {}: {e}", describe(&s)))?;
+            b.program_at(size, seed, s).map_err(|e| anyhow!("{name} at {}: {e}", describe(&s)))?;
         }
         apps.push((g, size));
     }
-    if a.configs.is_empty() {
-        bail!("--configs: give at least one configuration");
-    }
-    let cfgs: Vec<GpuConfig> = a.configs.iter().map(|c| GpuConfig::from_arg(c).map_err(|e| anyhow!("--configs `{c}`: {e}"))).collect::<Result<_>>()?;
-    let mut jobs: Vec<(usize, usize, Spec, Alloc)> = Vec::new();
-    for ci in 0..cfgs.len() {
+    Ok(apps)
+}
+
+/// The points of a study: every specification of every application under every scheme on
+/// every configuration (by index).
+fn study_points(apps: &[(&Grid, u32)], ncfgs: usize) -> Vec<(usize, usize, Spec, Alloc)> {
+    let mut jobs = Vec::new();
+    for ci in 0..ncfgs {
         for (ai, (g, _)) in apps.iter().enumerate() {
             for s in specs(g) {
                 for al in ALLOCS {
@@ -132,40 +148,48 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
             }
         }
     }
-    // (the output folder is checked before the first point runs)
-    crate::checks::output_dir(&a.out, "--out")?;
-    let workers = a.jobs.workers();
-    // (how many at once goes to standard error: the output is the same at every `--jobs`, and
-    // on Slurm)
-    println!("study: {} applications on {} configurations, {} points", apps.len(), cfgs.len(), jobs.len());
-    eprintln!("study: {workers} at a time");
-    let pb = crate::par::Progress::new("study", jobs.len(), workers).with_slurm(&a.slurm);
+    jobs
+}
+
+/// The number of points [`study`] runs.
+pub(crate) fn study_count(apps: &[(&Grid, u32)], ncfgs: usize) -> usize {
+    study_points(apps, ncfgs).len()
+}
+
+/// Runs the study's points on `pb` (one round) and writes points.csv, points.json, the plots
+/// and summary.md under `out`.
+pub(crate) fn study(apps: &[(&Grid, u32)], cfgs: &[GpuConfig], seed: u64, limits: mpgpu_ref::timing::RunLimits, out: &Path, pb: &crate::par::Progress) -> Result<Study> {
+    let jobs = study_points(apps, cfgs.len());
     let results = pb.map_points(
         &jobs,
         |&(ci, ai, _, al)| format!("{} {} {}", apps[ai].0.app, cfgs[ci].name, al.name()),
         |&(ci, ai, spec, al)| {
             let (g, size) = apps[ai];
             let cfg = &cfgs[ci];
-            run_point(cfg, g.app, size, a.seed, spec, al, a.limit.limits())
-                .map(|point| StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point })
+            let t = std::time::Instant::now();
+            run_point(cfg, g.app, size, seed, spec, al, limits)
+                .map(|point| (StudyPoint { config: cfg.name.clone(), app: g.app.to_string(), size, point }, t.elapsed().as_secs_f64()))
                 .with_context(|| format!("{} on {}", g.app, cfg.name))
         },
     );
-    pb.finish();
     // (a point that fails, a deadlock say, is reported and the study goes on without it)
     let mut points: Vec<StudyPoint> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
+    let mut secs = 0.0;
     for r in results {
         match r {
-            Ok(p) => points.push(p),
+            Ok((p, t)) => {
+                points.push(p);
+                secs += t;
+            }
             Err(e) => errors.push(format!("{e:#}")),
         }
     }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
-    write_points(&a.out, &points)?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    write_points(out, &points)?;
     let cfg_names: Vec<String> = cfgs.iter().map(|c| c.name.clone()).collect();
     let app_names: Vec<String> = apps.iter().map(|(g, _)| g.app.to_string()).collect();
-    let mut summary = summarise(&a.out, &cfg_names, &app_names, &points)?;
+    let (mut summary, headline) = summarise(out, &cfg_names, &app_names, &points)?;
     if !errors.is_empty() {
         writeln!(summary, "## Points that did not run ({})\n", errors.len()).unwrap();
         for e in &errors {
@@ -173,14 +197,35 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
         }
         summary.push('\n');
     }
-    let path = a.out.join("summary.md");
+    let path = out.join("summary.md");
     std::fs::write(&path, &summary).with_context(|| format!("cannot write {}", path.display()))?;
-    print!("{summary}");
-    println!("wrote {}", a.out.display());
     let failed: Vec<String> = points.iter().filter(|p| p.point.fits && !p.point.verified).map(|p| format!("{} on {} under {} at {}", p.app, p.config, p.point.alloc.name(), describe(&p.point.spec))).collect();
-    if !failed.is_empty() || !errors.is_empty() {
-        println!("{} points FAILED verification: {}", failed.len(), failed.join("; "));
-        println!("{} points did not run (listed in the summary)", errors.len());
+    Ok(Study { summary, headline, failed, errors, secs })
+}
+
+pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
+    // (everything is checked before anything runs)
+    let apps = resolve_apps(&a.apps, a.seed)?;
+    if a.configs.is_empty() {
+        bail!("--configs: give at least one configuration");
+    }
+    let cfgs: Vec<GpuConfig> = a.configs.iter().map(|c| GpuConfig::from_arg(c).map_err(|e| anyhow!("--configs `{c}`: {e}"))).collect::<Result<_>>()?;
+    // (the output folder is checked before the first point runs)
+    crate::checks::output_dir(&a.out, "--out")?;
+    let workers = a.jobs.workers();
+    let total = study_count(&apps, cfgs.len());
+    // (how many at once goes to standard error: the output is the same at every `--jobs`, and
+    // on Slurm)
+    println!("study: {} applications on {} configurations, {} points", apps.len(), cfgs.len(), total);
+    eprintln!("study: {workers} at a time");
+    let pb = crate::par::Progress::new("study", total, workers).with_slurm(&a.slurm);
+    let st = study(&apps, &cfgs, a.seed, a.limit.limits(), &a.out, &pb)?;
+    pb.finish();
+    print!("{}", st.summary);
+    println!("wrote {}", a.out.display());
+    if !st.failed.is_empty() || !st.errors.is_empty() {
+        println!("{} points FAILED verification: {}", st.failed.len(), st.failed.join("; "));
+        println!("{} points did not run (listed in the summary)", st.errors.len());
         return Ok(ExitCode::FAILURE);
     }
     println!("all outputs verified: PASS");
@@ -254,8 +299,26 @@ fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]) -> Result<String> {
+/// The study's headline figures, each a mean over the applications (Zorua §6).
+#[derive(Default)]
+pub(crate) struct Headline {
+    /// Performance range on the first configuration: block, WLM, Zorua.
+    pub range: [Option<f64>; 3],
+    /// Zorua's best point against the block allocation's best, less 1.
+    pub best_speedup: Option<f64>,
+    /// The geometric mean over the points of block over Zorua, less 1.
+    pub all_speedup: Option<f64>,
+    /// Porting loss: block, WLM, Zorua.
+    pub porting: [Option<f64>; 3],
+    /// Schedulable warps against the block allocation's, less 1: WLM, Zorua.
+    pub warps: [Option<f64>; 2],
+    /// Zorua's register and scratchpad accesses that find their sets physical.
+    pub hits: [Option<f64>; 2],
+}
+
+fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]) -> Result<(String, Headline)> {
     let mut s = String::new();
+    let mut h = Headline::default();
     let main = &cfgs[0];
     let figs: BTreeMap<(&str, &str), BTreeMap<&'static str, Figures>> = cfgs.iter().flat_map(|c| apps.iter().map(move |a| ((c.as_str(), a.as_str()), figures(c, a, points)))).collect();
     writeln!(s, "## Performance range on {main} (worst / best - 1, over the specifications every scheme ran)\n").unwrap();
@@ -280,6 +343,9 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
         writeln!(s, "| {a} | {} | {} | {} | {} | {} | {} |", z.cycles.len(), pct(range(b)), pct(range(w)), pct(range(z)), pct(speedup), pct(all)).unwrap();
     }
     writeln!(s, "| **mean** | | {} | {} | {} | {} | {} |\n", pct(mean(&cols[0])), pct(mean(&cols[1])), pct(mean(&cols[2])), pct(mean(&cols[3])), pct(mean(&cols[4]))).unwrap();
+    h.range = [mean(&cols[0]), mean(&cols[1]), mean(&cols[2])];
+    h.best_speedup = mean(&cols[3]);
+    h.all_speedup = mean(&cols[4]);
     // The box plot: each application's points relative to its slowest baseline point.
     let series: Vec<(String, Vec<Vec<f64>>)> = ALLOCS
         .iter()
@@ -330,6 +396,7 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
             }
         }
         writeln!(s, "| **mean** | {} | {} | {} |\n", pct(mean(&cols[0])), pct(mean(&cols[1])), pct(mean(&cols[2]))).unwrap();
+        h.porting = [mean(&cols[0]), mean(&cols[1]), mean(&cols[2])];
         if !groups.is_empty() {
             let svg = out.join("porting.svg");
             plot::bars(&svg, "The worst ported point's execution time, relative to the target's best", "execution time relative to the target's best (%)", &groups, &bars)?;
@@ -360,8 +427,10 @@ fn summarise(out: &Path, cfgs: &[String], apps: &[String], points: &[StudyPoint]
         writeln!(s, "| {a} | {} | {} | {} | {} | {} |", f2(m("block")), f2(m("wlm")), f2(m("zorua")), hit(z.reg_hits), hit(z.smem_hits)).unwrap();
     }
     writeln!(s, "| **all** | | WLM {} | Zorua {} | {} | {} |\n", pct(mean(&gain[0])), pct(mean(&gain[1])), hit(rh), hit(sh)).unwrap();
+    h.warps = [mean(&gain[0]), mean(&gain[1])];
+    h.hits = [hit_rate(rh), hit_rate(sh)];
     writeln!(s, "(schedulable warps: the mean over the specifications of each scheme's mean per SM; the last row gives the mean over the applications of WLM's and Zorua's change against the block allocation; hit rates: register operand and shared-memory accesses to physical sets, over every point)\n").unwrap();
-    Ok(s)
+    Ok((s, h))
 }
 
 #[cfg(test)]

@@ -156,7 +156,6 @@ pub fn hit_rate(a: [u64; 2]) -> Option<f64> {
     (a[0] + a[1] > 0).then(|| a[0] as f64 / (a[0] + a[1]) as f64)
 }
 
-/// A CSV field: the value, or empty.
 /// A text as one CSV field (RFC 4180): quoted, with its quotes doubled, if it holds a comma,
 /// a quote or a line break.
 pub fn csv_text(s: &str) -> String {
@@ -167,6 +166,7 @@ pub fn csv_text(s: &str) -> String {
     }
 }
 
+/// A CSV field: the value, or empty.
 pub fn csv_field<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |x| x.to_string())
 }

@@ -102,6 +102,22 @@ fn the_quick_warped_slicer_experiment_sets_the_paper_against_ours() {
 }
 
 #[test]
+fn the_quick_zorua_experiment_runs_the_study_and_sets_the_paper_against_it() {
+    let out = dir("zorua-out");
+    let (c, o, e) = mpgpu(&["experiment", "zorua", "--quick", "--out", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    let d = out.join("zorua");
+    // reduction's 5 specifications under the three schemes on two configurations
+    let points = std::fs::read_to_string(d.join("study/points.csv")).unwrap();
+    assert_eq!(points.lines().count(), 1 + 5 * 3 * 2, "{points}");
+    let page = std::fs::read_to_string(d.join("zorua.md")).unwrap();
+    assert_eq!(page.lines().filter(|l| l.starts_with("| §6")).count(), 8, "{page}");
+    // (the study's own tables are on the page, and the figures the claims quote are from them)
+    assert!(page.contains("### Performance range on fermi15") && page.contains("### Porting loss"), "{page}");
+    assert!(page.contains("| §6.4: register accesses to physical sets | 98.9 % | 100.0 % | reproduced |"), "{page}");
+}
+
+#[test]
 fn the_list_names_every_experiment_with_its_recorded_time() {
     let docs = dir("list-docs");
     let (c, o, e) = mpgpu(&["experiment", "--list", "--docs", docs.to_str().unwrap()]);
@@ -117,7 +133,7 @@ fn the_list_names_every_experiment_with_its_recorded_time() {
 fn experiments_refuse_what_does_not_fit() {
     let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
     assert_eq!(c, 2);
-    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, warped-slicer, all"), "{e}");
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, zorua, warped-slicer, all"), "{e}");
     let (c, _, e) = mpgpu(&["experiment"]);
     assert_eq!(c, 2);
     assert!(e.contains("name an experiment"), "{e}");

@@ -10,6 +10,7 @@
 
 mod thesis;
 mod warped_slicer;
+mod zorua;
 
 use crate::par::Progress;
 use anyhow::{anyhow, bail, Context, Result};
@@ -66,7 +67,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `all` runs them.
-pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, warped_slicer::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT];
 
 /// How one of the paper's numbers compares with ours (docs/results/README.md, "Verdicts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
