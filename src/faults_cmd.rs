@@ -86,6 +86,7 @@ fn workload(kernel: &str, size: u32) -> Workload {
             priority: 0,
             repeat: 1,
             tokens: None,
+            replay: true,
             launches: vec![LaunchSpec { kernel: kernel.to_string(), size: Some(size), seed: 1 }],
         }],
     }

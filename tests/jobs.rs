@@ -101,7 +101,7 @@ fn every_command_gives_the_same_output_on_one_thread_and_on_several() {
     let out = same_on_one_thread_and_three("faults", &["faults", "--kernels", "sad,stencil", "--scale", "0.25", "--paging", "nvlink", "--oplog-sweep", "4k", "--svg", "{out}"], 0);
     assert!(out.contains("geomean") && out.contains("demand paging"), "{out}");
     let out = same_on_one_thread_and_three("experiment", &["experiment", "thesis", "--quick", "--out", "{out}"], 0);
-    assert!(out.contains("thesis: 16 points") && out.contains("all outputs verified: PASS"), "{out}");
+    assert!(out.contains("thesis: 18 points") && out.contains("all outputs verified: PASS"), "{out}");
     // A soak stops at the same failure, with the same workload and waveform written.
     let out = same_on_one_thread_and_three("soak", &["soak", "--seed", "3", "--workloads", "20", "--broken", "lifo", "--out", "{out}"], 1);
     assert!(out.contains("mismatches: 1"), "{out}");

@@ -46,6 +46,11 @@ pub struct ProcessSpec {
     /// DSS tokens (SM budget) under the `dss` policy; Equal Spatial Sharing when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<i8>,
+    /// In a replayed workload (`min_runs`), whether this process is replayed too (default);
+    /// `false`: it runs its list once, and counts as done when that run ends (the thesis's
+    /// priority workloads: docs/results.md, "The thesis's workloads").
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub replay: bool,
     pub launches: Vec<LaunchSpec>,
 }
 
@@ -100,6 +105,12 @@ fn at_most_max_processes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<P
 
 fn one() -> u32 {
     1
+}
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
 }
 fn one64() -> u64 {
     1
@@ -168,6 +179,9 @@ impl Workload {
             let _ = writeln!(out, "repeat = {}", toml_value(&p.repeat));
             if let Some(t) = p.tokens {
                 let _ = writeln!(out, "tokens = {}", toml_value(&t));
+            }
+            if !p.replay {
+                let _ = writeln!(out, "replay = false");
             }
             let _ = writeln!(out, "launches = {}", toml_value(&p.launches));
         }

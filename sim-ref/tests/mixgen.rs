@@ -50,6 +50,12 @@ fn mixes_are_reproducible_and_shaped_as_the_thesis_draws_them() {
         let w = mix(&cfg.name, &s, 4, 3, i, &pr).unwrap();
         let lead: Vec<usize> = (0..4).filter(|&k| w.processes[k].priority == 1).collect();
         assert_eq!(lead, vec![i as usize]);
+        // (it runs once; the others are replayed; the draws are the plain mix's)
+        let once: Vec<usize> = (0..4).filter(|&k| !w.processes[k].replay).collect();
+        assert_eq!(once, lead);
+        let plain = mix(&cfg.name, &s, 4, 3, i, &p).unwrap();
+        assert!(plain.processes.iter().all(|q| q.replay));
+        assert_eq!(plain.processes.iter().map(|q| &q.launches).collect::<Vec<_>>(), w.processes.iter().map(|q| &q.launches).collect::<Vec<_>>());
     }
     assert!(mix(&cfg.name, &s, 0, 1, 0, &p).is_err());
 }

@@ -266,6 +266,16 @@ fn a_replayed_workload_runs_until_every_process_has_completed_min_runs() {
     for (p, q) in m.processes.iter().zip(&r.processes) {
         assert_eq!(p.t_shared, q.turnaround);
     }
+    // A process that is not replayed runs once: the run ends when the other has completed its
+    // three runs, or as the process ends if that is later.
+    let w = workload(&TWO.replace("description = ", "min_runs = 3\ndescription = ").replacen("[[process]]\n", "[[process]]\nreplay = false\n", 1));
+    assert!(!w.processes[0].replay && w.processes[1].replay);
+    let r = run(&cfg, &w);
+    let (a, b) = (&r.processes[0], &r.processes[1]);
+    assert_eq!(a.runs.len(), 1, "{:?}", a.runs);
+    assert!(b.runs.len() >= 3, "{:?}", b.runs);
+    assert_eq!(r.cycles, a.end.max(b.end) + 1);
+    assert!(r.processes.iter().all(|p| p.verified));
     // Out of range, with the field named.
     for bad in ["0", "101"] {
         let e = Workload::parse("w.toml", &TWO.replace("description = ", &format!("min_runs = {bad}\ndescription = "))).unwrap_err().to_string();

@@ -194,11 +194,18 @@ fn page(e: &Experiment, r: &Report, quick: bool) -> String {
     for c in &r.claims {
         let _ = writeln!(s, "| {} | {} | {} | {} |", c.what, c.paper, c.ours, c.verdict.name());
     }
-    let causes: Vec<&Claim> = r.claims.iter().filter(|c| c.verdict != Verdict::Reproduced && !c.cause.is_empty()).collect();
+    // (each cause once, after every result it explains, in the table's order)
+    let mut causes: Vec<(&str, Vec<&Claim>)> = Vec::new();
+    for c in r.claims.iter().filter(|c| c.verdict != Verdict::Reproduced && !c.cause.is_empty()) {
+        match causes.iter_mut().find(|x| x.0 == c.cause) {
+            Some(x) => x.1.push(c),
+            None => causes.push((&c.cause, vec![c])),
+        }
+    }
     if !causes.is_empty() {
         s += "\n## Measured causes\n\n";
-        for c in causes {
-            let _ = writeln!(s, "- **{}** ({}): {}", c.what, c.verdict.name(), c.cause);
+        for (cause, cs) in causes {
+            let _ = writeln!(s, "- {}: {cause}", cs.iter().map(|c| format!("**{}** ({})", c.what, c.verdict.name())).collect::<Vec<_>>().join("; "));
         }
     }
     s += "\n";
@@ -212,7 +219,7 @@ fn page(e: &Experiment, r: &Report, quick: bool) -> String {
 /// The one-core time of the last full run, if one was recorded.
 fn recorded_minutes(docs: &Path, e: &Experiment) -> Option<String> {
     let text = std::fs::read_to_string(time_file(docs, e)).ok()?;
-    Some(text.lines().next()?.trim().to_string())
+    Some(text.lines().next()?.split(" (").next()?.trim().to_string())
 }
 
 pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {

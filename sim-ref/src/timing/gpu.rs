@@ -110,6 +110,8 @@ struct ProcState {
     /// runs it completed (the first from its arrival).
     run_start: u64,
     runs: Vec<u64>,
+    /// Replayed under `min_runs` (`ProcessSpec::replay`).
+    replay: bool,
 }
 
 /// A block's context saved in global memory by [`Gpu::save_block`].

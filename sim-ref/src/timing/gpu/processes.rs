@@ -15,7 +15,9 @@ impl Gpu {
                 }
             }
             self.push_process(&p.name, p.arrival, p.priority, jobs);
-            self.procs.last_mut().unwrap().tokens = p.tokens;
+            let ps = self.procs.last_mut().unwrap();
+            ps.tokens = p.tokens;
+            ps.replay = p.replay;
         }
         self.min_runs = w.min_runs;
         Ok(())
@@ -45,6 +47,7 @@ impl Gpu {
                 programs_done: 0,
                 run_start: arrival,
                 runs: Vec::new(),
+                replay: true,
             });
         }
     }
@@ -53,13 +56,14 @@ impl Gpu {
     pub(super) fn next_program(&mut self, p: usize) -> Result<(), SimError> {
         if self.procs[p].next_job == self.procs[p].jobs.len() {
             // A run completed: replayed while some process has completed fewer than
-            // `min_runs` (itself included), ended otherwise.
+            // `min_runs` (itself included), ended otherwise; a process that is not replayed
+            // ends after its one run.
             let now = self.now;
             let ps = &mut self.procs[p];
             ps.runs.push(now - ps.run_start);
             ps.end = Some(now);
             let Some(n) = self.min_runs else { return Ok(()) };
-            if self.procs.iter().all(|q| q.runs.len() >= n as usize) {
+            if !ps.replay || self.procs.iter().all(|q| q.complete(n)) {
                 return Ok(());
             }
             let ps = &mut self.procs[p];
@@ -196,11 +200,19 @@ impl Gpu {
     pub(super) fn all_done(&self) -> bool {
         match self.min_runs {
             None => self.procs.iter().all(|p| p.end.is_some()),
-            Some(n) => self.procs.iter().all(|p| p.runs.len() >= n as usize),
+            Some(n) => self.procs.iter().all(|p| p.complete(n)),
         }
     }
 
     pub(super) fn next_arrival(&self) -> u64 {
         self.procs.iter().filter(|p| !p.started).map(|p| p.arrival).min().unwrap_or(u64::MAX)
+    }
+}
+
+impl ProcState {
+    /// Done as a replayed workload counts it: `n` runs completed, or its one run if it is not
+    /// replayed.
+    fn complete(&self, n: u32) -> bool {
+        self.runs.len() >= n as usize || (!self.replay && !self.runs.is_empty())
     }
 }
