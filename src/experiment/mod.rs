@@ -105,7 +105,9 @@ fn side(e: f64) -> i8 {
 }
 
 /// The verdict on a ratio (1 = no effect) the paper gives at the low and high end of a range
-/// (fewest to most processes, smallest to largest parameter), against ours at the same ends:
+/// (fewest to most processes, smallest to largest parameter), against ours at the same ends (a
+/// single value is a range whose ends are equal: trend only then means the paper's side of 1,
+/// outside the tolerance):
 /// - reproduced: at both ends our effect (ratio − 1) is on the paper's side of 1 and within
 ///   half of the paper's effect, or within 0.05;
 /// - trend only: at both ends on the paper's side of 1, and moving from the low end to the
@@ -130,9 +132,9 @@ pub fn ratio_verdict(paper: (f64, f64), ours: (f64, f64)) -> Verdict {
 }
 
 /// The verdict on a share (0..=1) the paper gives at points of a range, against ours at the
-/// same points: reproduced when every one is within 0.15; trend only when ours moves the
-/// paper's way between the first and the last (where the paper's moves by more than 0.15);
-/// not reproduced otherwise.
+/// same points: reproduced when every one is within 0.15; trend only when the paper's share
+/// moves by more than 0.15 from the first point to the last and ours moves the same way; not
+/// reproduced otherwise (a share with no trend in the paper is reproduced or not).
 pub fn share_verdict(paper: &[f64], ours: &[f64]) -> Verdict {
     if paper.len() != ours.len() || paper.is_empty() || ours.iter().any(|o| !o.is_finite()) {
         return Verdict::NotReproduced;
@@ -230,7 +232,10 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
         println!("{:<14} {:>7} {:>7}  {:<22} what", "name", "points", "quick", "one core (full run)");
         for e in EXPERIMENTS {
             let t = recorded_minutes(&a.docs, e).unwrap_or_else(|| "not run yet".into());
-            println!("{:<14} {:>7} {:>7}  {:<22} {} ({})", e.name, (e.points)(false)?, (e.points)(true)?, t, e.what, e.paper);
+            // (an experiment that cannot count its points here, run from outside the project's
+            // root say, shows "-")
+            let n = |q: bool| (e.points)(q).map_or("-".to_string(), |n| n.to_string());
+            println!("{:<14} {:>7} {:>7}  {:<22} {} ({})", e.name, n(false), n(true), t, e.what, e.paper);
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -133,7 +133,16 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             let v = share_verdict(&[paper], &[ours as f64 / n]);
             Claim { what: what.into(), paper: paper_s.into(), ours: format!("{ours} of {} ({:.0} %)", pairs.len(), 100.0 * ours as f64 / n), verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { cause } }
         };
-        claims.push(share("§V-I: profiled partition within one block of the Oracle's, pairs", 0.9, "more than 90 %", near(&pairs), "the profile rates the cache- and memory-bound kernel's higher block counts above its isolated curve (docs/warped-slicer.md, \"What reproduces\")".into()));
+        // (a lower bound: reproduced at or above it, not otherwise)
+        let within = near(&pairs);
+        let v = if within as f64 >= 0.9 * n { Verdict::Reproduced } else { Verdict::NotReproduced };
+        claims.push(Claim {
+            what: "§V-I: profiled partition within one block of the Oracle's, pairs".into(),
+            paper: "more than 90 %".into(),
+            ours: format!("{within} of {} ({:.0} %)", pairs.len(), 100.0 * within as f64 / n),
+            verdict: v,
+            cause: if v == Verdict::Reproduced { String::new() } else { "the profile rates the cache- and memory-bound kernel's higher block counts above its isolated curve (docs/warped-slicer.md, \"What reproduces\")".into() },
+        });
         claims.push(share("§V-I: pairs that fall back to Spatial", 2.0 / 30.0, "2 of 30 (7 %)", fell(&pairs, ws), String::new()));
         for ((what, _), (_, set)) in sensitivity(ctx.quick).iter().zip(&sens) {
             let runs: Vec<&Evaluated> = set.iter().collect();

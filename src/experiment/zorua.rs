@@ -82,13 +82,20 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     ratio("§6.4, Fig. 12: schedulable warps over the block allocation", "+32.8 %".into(), 1.328, pct(h.warps[1]), one(h.warps[1]), &warps);
     for (i, (what, paper)) in [("§6.4: register accesses to physical sets", 0.989), ("§6.4: scratchpad accesses to physical sets", 0.996)].into_iter().enumerate() {
         let v = h.hits[i].map_or(Verdict::NotReproduced, |o| share_verdict(&[paper], &[o]));
-        claims.push(Claim { what: what.into(), paper: pct(Some(paper)), ours: pct(h.hits[i]), verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { "no access of the run was counted".into() } });
+        let cause = match h.hits[i] {
+            _ if v == Verdict::Reproduced => String::new(),
+            None => "no access of the run was counted".into(),
+            Some(o) => format!("{:.1} % of the accesses found their sets physical", 100.0 * o),
+        };
+        claims.push(Claim { what: what.into(), paper: pct(Some(paper)), ours: pct(h.hits[i]), verdict: v, cause });
     }
     let mut failed = st.failed.clone();
     failed.extend(st.errors.iter().cloned());
     let body = format!(
         "## The study\n\nThe tables below are `study/summary.md` (`mpgpu study`; docs/zorua.md, \"Results: the study over the library\", defines each figure).\n\n{}{}",
-        st.summary.replace("## ", "### "),
+        // (the plots named relative to the experiment's folder, so that the page does not depend
+        // on --out)
+        st.summary.replace("## ", "### ").replace(&format!("{}/", ctx.out.join("study").display()), "study/"),
         if failed.is_empty() { String::new() } else { format!("\n### Points that failed\n\n{}\n", failed.iter().map(|f| format!("- {f}")).collect::<Vec<_>>().join("\n")) }
     );
     let scale = format!(
@@ -98,6 +105,13 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         apps.len(),
         points(ctx.quick)?
     );
-    let files = ["study/points.csv", "study/points.json", "study/summary.md"].iter().map(PathBuf::from).collect();
+    let mut files: Vec<PathBuf> = ["study/points.csv", "study/points.json", "study/summary.md"].iter().map(PathBuf::from).collect();
+    for f in std::fs::read_dir(ctx.out.join("study")).map_err(|e| anyhow!("{}: {e}", ctx.out.join("study").display()))? {
+        let name = f.map_err(|e| anyhow!("{e}"))?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".svg") {
+            files.push(PathBuf::from("study").join(name));
+        }
+    }
+    files[3..].sort();
     Ok(Report { scale, claims, body, files, points: points(ctx.quick)?, core_seconds: st.secs, verified: st.failed.is_empty() && st.errors.is_empty() })
 }
