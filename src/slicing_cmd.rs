@@ -199,6 +199,17 @@ pub(crate) fn load_dirs(dirs: &[PathBuf]) -> Result<Vec<(String, Workload)>> {
         .collect()
 }
 
+/// How many of `set` fell back to Spatial under policy `i` of [`POLICIES`] (its first decision).
+pub(crate) fn fell_back(set: &[&Evaluated], i: usize) -> usize {
+    set.iter().filter(|e| e.rows[i].decision.as_ref().is_some_and(|d| d.spatial)).count()
+}
+
+/// How many of `set` Warped-Slicer's profiled partition puts within one block of the Oracle's,
+/// kernel by kernel (or both Spatial).
+pub(crate) fn near_oracle(set: &[&Evaluated]) -> usize {
+    set.iter().filter(|e| matches!((&e.rows[3].decision, &e.rows[4].decision), (Some(p), Some(o)) if p.within_one_of(o))).count()
+}
+
 /// The water-filling unit reads up to 16 identical SMs: the configurations it can run on.
 pub(crate) fn check_config(cfg: &GpuConfig) -> Result<()> {
     if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS || cfg.sm.len() != 1 {
@@ -221,8 +232,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let pb = crate::par::Progress::new("slicing", point_count(&named, &POLICIES), a.jobs.workers()).with_slurm(&a.slurm);
     let (evaluated, _) = evaluate(&cfg, &named, &POLICIES, params, limits, &pb)?;
     pb.finish();
-    let mut all: Vec<(String, usize, Vec<Row>)> = Vec::new();
-    for e in evaluated {
+    for e in &evaluated {
         for (pol, row) in POLICIES.iter().zip(&e.rows) {
             writeln!(csv, "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{},{}", e.name, e.kernels, pol.name(), row.cycles, row.ipc, row.stp, row.antt, row.min_speedup, crate::sweep_cmd::csv_text(&describe(&row.decision)), row.verified).ok();
         }
@@ -236,40 +246,30 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
             describe(&rows[3].decision),
             describe(&rows[4].decision)
         );
-        all.push((e.name, e.kernels, e.rows));
     }
     let csv_path = a.out.join("slicing.csv");
     std::fs::write(&csv_path, &csv).with_context(|| format!("cannot write {}", csv_path.display()))?;
     // Summaries per kernel count.
     let mut md = String::new();
     for k in [2usize, 3] {
-        let set: Vec<&(String, usize, Vec<Row>)> = all.iter().filter(|x| x.1 == k).collect();
+        let set: Vec<&Evaluated> = evaluated.iter().filter(|e| e.kernels == k).collect();
         if set.is_empty() {
             continue;
         }
         writeln!(md, "\n{k} kernels, {} workloads (geometric means, normalised to Left-Over):\n", set.len()).ok();
         writeln!(md, "| policy | IPC | STP | ANTT | minimum speedup |\n| --- | ---: | ---: | ---: | ---: |").ok();
         for (i, pol) in POLICIES.iter().enumerate() {
-            let f = |g: &dyn Fn(&Row) -> f64| geomean(&set.iter().map(|x| g(&x.2[i]) / g(&x.2[0])).collect::<Vec<_>>());
+            let f = |g: &dyn Fn(&Row) -> f64| geomean(&set.iter().map(|e| g(&e.rows[i]) / g(&e.rows[0])).collect::<Vec<_>>());
             writeln!(md, "| {} | {:.3} | {:.3} | {:.3} | {:.3} |", pol.name(), f(&|r| r.ipc), f(&|r| r.stp), f(&|r| r.antt), f(&|r| r.min_speedup)).ok();
         }
-        let ws = |i: usize| geomean(&set.iter().map(|x| x.2[3].ipc / x.2[i].ipc).collect::<Vec<_>>());
+        let ws = |i: usize| geomean(&set.iter().map(|e| e.rows[3].ipc / e.rows[i].ipc).collect::<Vec<_>>());
         writeln!(md, "\nWarped-Slicer's IPC against Left-Over {:+.1} %, Even {:+.1} %, Spatial {:+.1} %, Oracle {:+.1} %.", 100.0 * (ws(0) - 1.0), 100.0 * (ws(1) - 1.0), 100.0 * (ws(2) - 1.0), 100.0 * (ws(4) - 1.0)).ok();
-        let fell = set.iter().filter(|x| x.2[3].decision.as_ref().is_some_and(|d| d.spatial)).count();
-        let ofell = set.iter().filter(|x| x.2[4].decision.as_ref().is_some_and(|d| d.spatial)).count();
-        // Profiled partitions within one block of the Oracle's, kernel by kernel (or both Spatial).
-        let near = set
-            .iter()
-            .filter(|x| match (&x.2[3].decision, &x.2[4].decision) {
-                (Some(p), Some(o)) => p.within_one_of(o),
-                _ => false,
-            })
-            .count();
+        let (fell, ofell, near) = (fell_back(&set, 3), fell_back(&set, 4), near_oracle(&set));
         writeln!(md, "Fell back to Spatial: Warped-Slicer {fell} of {}, Oracle {ofell}. Profiled partition within one block of the Oracle's (or both Spatial): {near} of {} ({:.0} %).", set.len(), set.len(), 100.0 * near as f64 / set.len() as f64).ok();
         // Plots: IPC and minimum speedup per workload, normalised to Left-Over.
-        let groups: Vec<String> = set.iter().map(|x| x.0.clone()).collect();
+        let groups: Vec<String> = set.iter().map(|e| e.name.clone()).collect();
         for (what, g) in [("ipc", (&|r: &Row| r.ipc) as &dyn Fn(&Row) -> f64), ("min-speedup", &|r: &Row| r.min_speedup), ("antt", &|r: &Row| r.antt)] {
-            let series: Vec<(String, Vec<f64>)> = (1..POLICIES.len()).map(|i| (POLICIES[i].name().to_string(), set.iter().map(|x| g(&x.2[i]) / g(&x.2[0])).collect())).collect();
+            let series: Vec<(String, Vec<f64>)> = (1..POLICIES.len()).map(|i| (POLICIES[i].name().to_string(), set.iter().map(|e| g(&e.rows[i]) / g(&e.rows[0])).collect())).collect();
             let path = a.out.join(format!("{what}-{k}.svg"));
             plot::bars(&path, &format!("{what} normalised to Left-Over, {k} kernels ({})", cfg.name), &format!("{what} relative to Left-Over (%)"), &groups, &series)?;
             plots.push(path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()));
@@ -279,7 +279,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let md_path = a.out.join("summary.md");
     std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
     println!("wrote {}, {} and the plots {} in {:.0} s", csv_path.display(), md_path.display(), plots.join(", "), t0.elapsed().as_secs_f64());
-    let ok = all.iter().all(|x| x.2.iter().all(|r| r.verified));
+    let ok = evaluated.iter().all(|e| e.rows.iter().all(|r| r.verified));
     println!("{}", if ok { "all outputs verified: PASS" } else { "FAIL: some outputs are wrong" });
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -6,7 +6,7 @@
 
 use super::{ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
 use crate::par::Progress;
-use crate::slicing_cmd::{evaluate, geomean, load_dirs, point_count, Evaluated, POLICIES};
+use crate::slicing_cmd::{evaluate, fell_back, geomean, load_dirs, near_oracle, point_count, Evaluated, POLICIES};
 use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::timing::slicer::{SliceParams, Slicing};
@@ -100,8 +100,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut claims = Vec::new();
     let pct = |x: f64| format!("{:+.1} %", 100.0 * (x - 1.0));
     // (each paper figure is one value: both ends of the verdict's range are it)
-    let fell = |set: &[&Evaluated], i: usize| set.iter().filter(|e| e.rows[i].decision.as_ref().is_some_and(|d| d.spatial)).count();
-    let near = |set: &[&Evaluated]| set.iter().filter(|e| matches!((&e.rows[ws].decision, &e.rows[or].decision), (Some(p), Some(o)) if p.within_one_of(o))).count();
+    let (fell, near) = (fell_back, near_oracle);
     let settle = SliceParams::default().settle;
     let scale_cause = |set: &[&Evaluated]| {
         let alone: Vec<u64> = set.iter().map(|e| e.rows[lo].cycles).collect();
