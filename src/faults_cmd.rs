@@ -6,6 +6,7 @@ use anyhow::{anyhow, bail, Result};
 use mpgpu_ref::config::{FaultScheme, GpuConfig, OplogFull, PagingLink};
 use mpgpu_ref::timing::{RunLimits, RunResult};
 use mpgpu_ref::workload::{LaunchSpec, ProcessSpec, Workload};
+use crate::slicing_cmd::geomean;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,6 +27,10 @@ pub struct FaultsArgs {
     /// Scale each application's default size by this factor.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
+    /// Size each application instead for at least this many rounds of blocks on the
+    /// configuration (1..=16), as `mixes` sizes them (the thesis's inputs, §6.5.1).
+    #[arg(long, conflicts_with = "scale", value_parser = clap::value_parser!(u32).range(1..=16))]
+    rounds: Option<u32>,
     /// Also run each kernel with demand paging over this link, stalling on faults.
     #[arg(long, value_enum)]
     paging: Option<PagingArg>,
@@ -92,10 +97,6 @@ fn workload(kernel: &str, size: u32) -> Workload {
     }
 }
 
-fn geomean(v: &[f64]) -> f64 {
-    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp()
-}
-
 /// `cfg` under the operand log of `bytes` per SM (an `--oplog-sweep` size), checked.
 fn with_oplog(cfg: &GpuConfig, bytes: u32, full: OplogFull) -> Result<GpuConfig> {
     let mut c = cfg.clone();
@@ -108,11 +109,12 @@ fn with_oplog(cfg: &GpuConfig, bytes: u32, full: OplogFull) -> Result<GpuConfig>
     Ok(c)
 }
 
-/// The runs of one `faults` invocation: each distinct configuration and kernel simulated once,
-/// on every core, then looked up as the tables are printed.
-struct Runs {
+/// The runs of one `faults` invocation (or of `experiment thesis-faults`): each distinct
+/// configuration and kernel simulated once, on the bar's workers (or on Slurm), then looked up
+/// as the tables are made.
+pub(crate) struct Runs {
     index: std::collections::HashMap<String, usize>,
-    results: Vec<Result<RunResult, String>>,
+    results: Vec<Result<(RunResult, f64), String>>,
 }
 
 impl Runs {
@@ -120,7 +122,9 @@ impl Runs {
         format!("{k}@{size} {cfg:?}")
     }
 
-    fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, workers: usize, slurm: &crate::slurm::SlurmArgs) -> Runs {
+    /// Every run of `plan` (configuration, kernel, size), each distinct one once, as a round of
+    /// points on `pb`.
+    pub(crate) fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, pb: &crate::par::Progress) -> Runs {
         let (mut index, mut todo) = (std::collections::HashMap::new(), Vec::new());
         for (cfg, k, size) in plan {
             let n = index.len();
@@ -129,27 +133,163 @@ impl Runs {
                 n
             });
         }
-        let pb = crate::par::Progress::new("faults", todo.len(), workers).with_slurm(slurm);
         let results = pb.map_points(
             &todo,
             |&(cfg, k, _)| format!("{k} on {}", cfg.name),
             |&(cfg, k, size)| {
+                let t = std::time::Instant::now();
                 let r = mpgpu_ref::timing::run_workload(cfg, &workload(k, size), limits, &mut |_, _, _| {}).map_err(|e| format!("{k}: {e}"))?;
                 if !r.processes.iter().all(|p| p.verified) {
                     return Err(format!("{k} on {}: wrong results: {:?}", cfg.name, r.processes[0].failures));
                 }
-                Ok(r)
+                Ok((r, t.elapsed().as_secs_f64()))
             },
         );
-        pb.finish();
         Runs { index, results }
     }
 
     /// The run of `k` at `size` on `cfg`, or its error.
-    fn get(&self, cfg: &GpuConfig, k: &str, size: u32) -> Result<&RunResult> {
+    pub(crate) fn get(&self, cfg: &GpuConfig, k: &str, size: u32) -> Result<&RunResult> {
         let i = self.index[&Runs::key(cfg, k, size)];
-        self.results[i].as_ref().map_err(|e| anyhow!("{e}"))
+        self.results[i].as_ref().map(|r| &r.0).map_err(|e| anyhow!("{e}"))
     }
+
+    /// The runs' times summed (seconds of one core).
+    pub(crate) fn core_seconds(&self) -> f64 {
+        self.results.iter().filter_map(|r| r.as_ref().ok()).map(|r| r.1).sum()
+    }
+}
+
+/// A scheme of §6.5.2 that makes faults preemptible, measured without faults against the
+/// stall-on-fault baseline: Warp Disable (both), the replay queue, and the operand log at the
+/// thesis's two sizes (8 KB and 16 KB of 64-bit operands: 32 and 64 entries, 4 KB and 8 KB of
+/// our 32-bit ones), under both log-full policies (`hold` issues unlogged instead of stalling:
+/// docs/faults.md O10).
+pub(crate) struct Scheme {
+    pub name: &'static str,
+    pub faults: FaultScheme,
+    /// The operand log's bytes per SM (0: none).
+    pub oplog_bytes: u32,
+    pub full: OplogFull,
+}
+
+pub(crate) const SCHEMES: &[Scheme] = &[
+    Scheme { name: "WD-commit", faults: FaultScheme::WdCommit, oplog_bytes: 0, full: OplogFull::Stall },
+    Scheme { name: "WD-lastchk", faults: FaultScheme::WdLastcheck, oplog_bytes: 0, full: OplogFull::Stall },
+    Scheme { name: "RQ", faults: FaultScheme::Rq, oplog_bytes: 0, full: OplogFull::Stall },
+    Scheme { name: "OL-4KB", faults: FaultScheme::Ol, oplog_bytes: 4096, full: OplogFull::Stall },
+    Scheme { name: "OL-8KB", faults: FaultScheme::Ol, oplog_bytes: 8192, full: OplogFull::Stall },
+    Scheme { name: "OL-4KB-h", faults: FaultScheme::Ol, oplog_bytes: 4096, full: OplogFull::Hold },
+    Scheme { name: "OL-8KB-h", faults: FaultScheme::Ol, oplog_bytes: 8192, full: OplogFull::Hold },
+];
+
+/// The stall-on-fault baseline: `cfg` with translation on, every page resident.
+pub(crate) fn base_config(cfg: &GpuConfig) -> GpuConfig {
+    let mut c = cfg.clone();
+    c.memory.vm = true;
+    c.paging.link = PagingLink::Off;
+    c.faults = FaultScheme::Stall;
+    c
+}
+
+/// `base` under each of [`SCHEMES`], checked (the replay queue's need the thesis's pipeline).
+pub(crate) fn scheme_configs(base: &GpuConfig) -> Result<Vec<GpuConfig>> {
+    SCHEMES
+        .iter()
+        .map(|s| {
+            let mut c = base.clone();
+            c.faults = s.faults;
+            if s.oplog_bytes > 0 {
+                c.sm.iter_mut().for_each(|g| {
+                    g.oplog_bytes = s.oplog_bytes;
+                    g.oplog_full = s.full;
+                });
+            }
+            c.validate().map_err(|e| anyhow!("--config {}: scheme {}: {e}", base.name, s.name))?;
+            Ok(c)
+        })
+        .collect()
+}
+
+/// The demand-paging runs' columns after stall-on-fault: the replay queue alone, with
+/// thread-block switching on faults (through memory, and with 1-cycle switches), and with local
+/// handling of faults on pages with no data.
+pub(crate) const PAGED: [&str; 4] = ["RQ", "switch", "ideal", "local"];
+
+/// The demand-paging configurations over `link` with `migration`-byte units: stall-on-fault,
+/// then one for each of [`PAGED`]. `flags` names the options that set the migration, for an
+/// error.
+pub(crate) fn paged_configs(cfg: &GpuConfig, link: PagingLink, migration: u32, flags: &[&str]) -> Result<(GpuConfig, Vec<GpuConfig>)> {
+    let mut c = cfg.clone();
+    c.memory.vm = true;
+    c.paging.link = link;
+    c.paging.migration_bytes = migration;
+    c.faults = FaultScheme::Stall;
+    c.validate().map_err(|e| anyhow!("{}", crate::args::in_flags(&e, flags)))?;
+    let qs = [(false, false, false), (true, false, false), (true, true, false), (false, false, true)]
+        .iter()
+        .map(|&(tb, ideal, local)| {
+            let mut q = c.clone();
+            q.faults = FaultScheme::Rq;
+            q.tb_switch.enabled = tb;
+            q.tb_switch.ideal = ideal;
+            q.paging.local = local;
+            q
+        })
+        .collect();
+    Ok((c, qs))
+}
+
+/// One kernel's row of the demand-paging table.
+pub(crate) struct PagedRow {
+    pub cycles: u64,
+    /// Against the same kernel with every page resident.
+    pub slowdown: f64,
+    pub faults: u64,
+    pub migrations: u64,
+    /// From a unit's first fault to its arrival, cycles.
+    pub mean_latency: f64,
+    /// Share of cycles the host handler was busy.
+    pub handler: f64,
+    /// Share of resident warp-cycles with a fault outstanding.
+    pub faulted: f64,
+    /// The fewest mean active (resident, not faulted) warps per SM over any timeline bin in
+    /// which warps were resident.
+    pub min_active: f64,
+    /// Stall-on-fault's cycles over each of [`PAGED`]'s.
+    pub speedups: Vec<f64>,
+    /// Blocks switched out on faults, in the `switch` run.
+    pub switched_out: u64,
+}
+
+/// The row of kernel `k` at `size`: `base` the run with every page resident, `stall` and `qs`
+/// [`paged_configs`]'s.
+pub(crate) fn paged_row(runs: &Runs, base: &GpuConfig, stall: &GpuConfig, qs: &[GpuConfig], k: &str, size: u32) -> Result<PagedRow> {
+    let b = runs.get(base, k, size)?;
+    let r = runs.get(stall, k, size)?;
+    let v = &r.vm;
+    let tl = r.timeline.as_ref().ok_or_else(|| anyhow!("{k}: a paging run without a timeline"))?;
+    let nbins = tl.iter().map(|t| t.bins.len()).max().unwrap_or(0);
+    let mut min_active = f64::INFINITY;
+    for bin in 0..nbins {
+        let (res, fl): (u64, u64) = tl.iter().filter_map(|t| t.bins.get(bin)).fold((0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
+        if res > 0 {
+            min_active = min_active.min((res - fl.min(res)) as f64 / (tl[0].width as f64 * tl.len() as f64));
+        }
+    }
+    let speedups = qs.iter().map(|q| Ok(r.cycles as f64 / runs.get(q, k, size)?.cycles as f64)).collect::<Result<Vec<f64>>>()?;
+    Ok(PagedRow {
+        cycles: r.cycles,
+        slowdown: r.cycles as f64 / b.cycles as f64,
+        faults: v.faults,
+        migrations: v.migrations,
+        mean_latency: v.fault_latency_cycles as f64 / v.migrations.max(1) as f64,
+        handler: v.handler_busy_cycles as f64 / r.cycles as f64,
+        faulted: r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64,
+        min_active,
+        speedups,
+        switched_out: runs.get(&qs[1], k, size)?.sm.switched_out,
+    })
 }
 
 pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
@@ -167,8 +307,14 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let mut sizes = Vec::new();
     for k in &kernels {
         let b = mpgpu_ref::workload::find(k).map_err(|e| anyhow!("{e}"))?;
-        let size = ((b.default_size as f64 * a.scale).round() as u32).max(1);
-        b.program(size, 1).map_err(|e| anyhow!("--scale gives {k} size {size}: {e}"))?;
+        let size = match a.rounds {
+            Some(r) => mpgpu_ref::mixgen::sized(&b, &cfg, r).map_err(|e| anyhow!("--rounds {r}: {e}"))?.0,
+            None => {
+                let size = ((b.default_size as f64 * a.scale).round() as u32).max(1);
+                b.program(size, 1).map_err(|e| anyhow!("--scale gives {k} size {size}: {e}"))?;
+                size
+            }
+        };
         sizes.push(size);
     }
     // (every option is checked, and every output, before the first simulation)
@@ -203,63 +349,14 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     if let Some(d) = &a.svg {
         crate::checks::output_dir(d, "--svg")?;
     }
-    let schemes: Vec<(&str, FaultScheme, u32, OplogFull)> = vec![
-        ("WD-commit", FaultScheme::WdCommit, 0, OplogFull::Stall),
-        ("WD-lastchk", FaultScheme::WdLastcheck, 0, OplogFull::Stall),
-        ("RQ", FaultScheme::Rq, 0, OplogFull::Stall),
-        ("OL-4KB", FaultScheme::Ol, 4096, OplogFull::Stall),
-        ("OL-8KB", FaultScheme::Ol, 8192, OplogFull::Stall),
-        ("OL-4KB-h", FaultScheme::Ol, 4096, OplogFull::Hold),
-        ("OL-8KB-h", FaultScheme::Ol, 8192, OplogFull::Hold),
-    ];
-    let mut base_cfg = cfg.clone();
-    base_cfg.paging.link = PagingLink::Off;
-    base_cfg.faults = FaultScheme::Stall;
-    // (every scheme's configuration is made and checked before the first run: the replay
-    // queue's need the thesis's pipeline)
-    let scheme_cfgs: Vec<GpuConfig> = if a.paging_only {
-        Vec::new()
-    } else {
-        schemes
-            .iter()
-            .map(|&(name, f, bytes, full)| {
-                let mut c = base_cfg.clone();
-                c.faults = f;
-                if bytes > 0 {
-                    c.sm.iter_mut().for_each(|g| {
-                        g.oplog_bytes = bytes;
-                        g.oplog_full = full;
-                    });
-                }
-                c.validate().map_err(|e| anyhow!("--config {}: scheme {name}: {e}", cfg.name))?;
-                Ok(c)
-            })
-            .collect::<Result<_>>()?
-    };
+    let base_cfg = base_config(&cfg);
+    let scheme_cfgs: Vec<GpuConfig> = if a.paging_only { Vec::new() } else { scheme_configs(&base_cfg)? };
     let sweep_cfgs: Vec<GpuConfig> = a.oplog_sweep.iter().map(|&bytes| with_oplog(&base_cfg, bytes, oplog_full)).collect::<Result<_>>()?;
     // The demand-paging runs: stall-on-fault, then the replay queue alone, with thread-block
     // switching on faults (through memory, and ideal), and with local handling.
     let paged: Option<(GpuConfig, Vec<GpuConfig>)> = match paging {
         None => None,
-        Some(link) => {
-            let mut c = cfg.clone();
-            c.paging.link = link.into();
-            c.paging.migration_bytes = migration;
-            c.faults = FaultScheme::Stall;
-            c.validate().map_err(|e| anyhow!("--migration: {e}"))?;
-            let qs = [(false, false, false), (true, false, false), (true, true, false), (false, false, true)]
-                .iter()
-                .map(|&(tb, ideal, local)| {
-                    let mut q = c.clone();
-                    q.faults = FaultScheme::Rq;
-                    q.tb_switch.enabled = tb;
-                    q.tb_switch.ideal = ideal;
-                    q.paging.local = local;
-                    q
-                })
-                .collect();
-            Some((c, qs))
-        }
+        Some(link) => Some(paged_configs(&cfg, link.into(), migration, if a.migration.is_some() { &["--migration"] } else { &[] })?),
     };
     // Every run the tables need, each distinct configuration and kernel once, on every core
     // (`--jobs`); the tables are printed from the results after.
@@ -280,15 +377,17 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             plan.push((c, k.as_str(), size));
         }
     }
-    let runs = Runs::run(plan, limits, a.jobs.workers(), &a.slurm);
+    let pb = crate::par::Progress::new("faults", plan.len(), a.jobs.workers()).with_slurm(&a.slurm);
+    let runs = Runs::run(plan, limits, &pb);
+    pb.finish();
     if !a.paging_only {
     println!("preemptible faults on {} ({} SMs), no page faults: performance relative to the stall-on-fault baseline (baseline cycles / scheme cycles)", cfg.name, cfg.num_sms());
     print!("{:<10} {:>8} {:>10}", "kernel", "size", "baseline");
-    for (n, _, _, _) in &schemes {
-        print!(" {n:>10}");
+    for sc in SCHEMES {
+        print!(" {:>10}", sc.name);
     }
     println!();
-    let mut rel: Vec<Vec<f64>> = vec![Vec::new(); schemes.len()];
+    let mut rel: Vec<Vec<f64>> = vec![Vec::new(); SCHEMES.len()];
     let mut sweep_rows = Vec::new();
     for (k, &size) in kernels.iter().zip(&sizes) {
         let base = runs.get(&base_cfg, k, size)?.cycles;
@@ -335,7 +434,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     }
     if let Some(d) = &a.svg {
         std::fs::create_dir_all(d).map_err(|e| anyhow!("cannot create {}: {e}", d.display()))?;
-        let series: Vec<(String, Vec<f64>)> = schemes.iter().zip(&rel).map(|((n, _, _, _), v)| (n.to_string(), v.clone())).collect();
+        let series: Vec<(String, Vec<f64>)> = SCHEMES.iter().zip(&rel).map(|(sc, v)| (sc.name.to_string(), v.clone())).collect();
         let path = d.join("schemes.svg");
         crate::plot::bars(&path, "Preemptible faults without faults: performance relative to stall-on-fault", "performance relative to stall-on-fault (%)", &kernels, &series)?;
         println!("wrote {}", path.display());
@@ -362,39 +461,22 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
         );
         let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); 4];
         for (k, &size) in kernels.iter().zip(&sizes) {
-            let b = runs.get(&base_cfg, k, size)?;
-            let r = runs.get(c, k, size)?;
-            let v = &r.vm;
-            // The lowest mean active (resident, not faulted) warps per SM over any bin in which
-            // warps were resident, and the faulted share of resident warp-cycles.
-            let tl = r.timeline.as_ref().expect("paging keeps a timeline");
-            let nbins = tl.iter().map(|t| t.bins.len()).max().unwrap_or(0);
-            let mut min_active = f64::INFINITY;
-            for bin in 0..nbins {
-                let (res, fl): (u64, u64) = tl.iter().filter_map(|t| t.bins.get(bin)).fold((0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
-                if res > 0 {
-                    min_active = min_active.min((res - fl.min(res)) as f64 / (tl[0].width as f64 * tl.len() as f64));
-                }
-            }
-            // The replay queue, and thread-block switching on it (through memory, and ideal).
-            let mut sp = Vec::new();
-            for q in qs {
-                sp.push(r.cycles as f64 / runs.get(q, k, size)?.cycles as f64);
-            }
+            let row = paged_row(&runs, &base_cfg, c, qs, k, size)?;
+            let sp = &row.speedups;
             for (i, x) in sp.iter().enumerate() {
                 speedups[i].push(*x);
             }
             println!(
                 "{:<10} {:>12} {:>8.2}x {:>10} {:>10} {:>10.0} {:>8.1}% {:>8.1}% {:>9.2} {:>7.1}% {:>7.1}% {:>7.1}% {:>7.1}%",
                 k,
-                r.cycles,
-                r.cycles as f64 / b.cycles as f64,
-                v.faults,
-                v.migrations,
-                v.fault_latency_cycles as f64 / v.migrations.max(1) as f64,
-                100.0 * v.handler_busy_cycles as f64 / r.cycles as f64,
-                100.0 * r.sm.faulted_warp_cycles as f64 / r.sm.warp_cycles.max(1) as f64,
-                min_active,
+                row.cycles,
+                row.slowdown,
+                row.faults,
+                row.migrations,
+                row.mean_latency,
+                100.0 * row.handler,
+                100.0 * row.faulted,
+                row.min_active,
                 100.0 * sp[0],
                 100.0 * sp[1],
                 100.0 * sp[2],
@@ -402,6 +484,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             );
             if let Some(d) = &a.timeline {
                 let path = d.join(format!("{k}.csv"));
+                let tl = runs.get(c, k, size)?.timeline.as_ref().ok_or_else(|| anyhow!("{k}: a paging run without a timeline"))?;
                 std::fs::write(&path, crate::run_cmd::timeline_csv(tl)).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
             }
         }

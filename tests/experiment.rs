@@ -63,6 +63,43 @@ fn the_quick_thesis_experiment_writes_its_runs_plots_and_page() {
 }
 
 #[test]
+fn the_quick_thesis_faults_experiment_measures_every_scheme_and_both_links() {
+    let out = dir("tf-out");
+    let (c, o, e) = mpgpu(&["experiment", "thesis-faults", "--quick", "--out", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("thesis-faults");
+    let runs = std::fs::read_to_string(d.join("thesis-faults-runs.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = runs.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // Two kernels: the baseline and 7 schemes without faults, and on each link stall-on-fault
+    // and the replay queue alone, switching, ideal switching and local handling.
+    assert_eq!(rows.len(), 2 * (1 + 7 + 2 * 5), "{runs}");
+    for k in ["sgemm", "lbm"] {
+        for (paging, scheme) in [("off", "stall"), ("off", "WD-commit"), ("off", "OL-8KB-h"), ("nvlink", "stall"), ("nvlink", "switch"), ("pcie", "local")] {
+            assert_eq!(rows.iter().filter(|r| r[0] == k && r[3] == paging && r[4] == scheme).count(), 1, "{k} {paging} {scheme}: {runs}");
+        }
+    }
+    // Faults happened under paging, none without it, and lbm's blocks were switched out.
+    assert!(rows.iter().filter(|r| r[3] == "off").all(|r| r[7] == "0"), "{runs}");
+    assert!(rows.iter().filter(|r| r[3] != "off").all(|r| r[7].parse::<u64>().unwrap() > 0), "{runs}");
+    assert!(rows.iter().any(|r| r[0] == "lbm" && r[4] == "switch" && r[9].parse::<u64>().unwrap() > 0), "{runs}");
+    // (the relative column is the baseline's cycles over the run's)
+    let cyc = |p: &str, s: &str| rows.iter().find(|r| r[0] == "lbm" && r[3] == p && r[4] == s).map(|r| (r[5].parse::<f64>().unwrap(), r[6].parse::<f64>().unwrap())).unwrap();
+    let (base, _) = cyc("off", "stall");
+    let (rq, rel) = cyc("off", "RQ");
+    assert!((base / rq - rel).abs() < 1e-3, "{runs}");
+    let page = std::fs::read_to_string(d.join("thesis-faults.md")).unwrap();
+    let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| Fig. 6.") || l.starts_with("| §6.")).collect();
+    assert_eq!(claims.len(), 13, "{page}");
+    let not = claims.iter().filter(|l| !l.ends_with("| reproduced |")).count();
+    let explained: usize = page.lines().filter(|l| l.starts_with("- **")).map(|l| l.matches("** (").count()).sum();
+    assert_eq!(explained, not, "{page}");
+    for f in ["schemes.svg", "paging-nvlink.svg", "paging-pcie.svg"] {
+        assert!(std::fs::read_to_string(d.join(f)).unwrap().starts_with("<svg"), "{f}");
+    }
+}
+
+#[test]
 fn the_quick_warped_slicer_experiment_sets_the_paper_against_ours() {
     let out = dir("ws-out");
     let (c, o, e) = mpgpu(&["experiment", "warped-slicer", "--quick", "--out", out.to_str().unwrap()]);
@@ -133,7 +170,7 @@ fn the_list_names_every_experiment_with_its_recorded_time() {
 fn experiments_refuse_what_does_not_fit() {
     let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
     assert_eq!(c, 2);
-    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, zorua, warped-slicer, all"), "{e}");
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, thesis-faults, zorua, warped-slicer, all"), "{e}");
     let (c, _, e) = mpgpu(&["experiment"]);
     assert_eq!(c, 2);
     assert!(e.contains("name an experiment"), "{e}");

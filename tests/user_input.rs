@@ -170,6 +170,8 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["exec", "vecadd", "--grid", "4"], "--grid describes the launch of an assembly file");
     refused(&["faults", "--timeline", "t"], "--timeline applies to the demand-paging runs");
     refused(&["faults", "--oplog-full", "hold"], "--oplog-full sets the policy of the --oplog-sweep runs");
+    refused(&["faults", "--rounds", "0"], "invalid value '0' for '--rounds <ROUNDS>'");
+    refused(&["faults", "--rounds", "2", "--scale", "2"], "cannot be used with '--scale <SCALE>'");
     refused(&["soak", "--workloads", "0"], "0 is not in 1..=1000000");
 }
 

@@ -9,6 +9,7 @@
 //! under `--out` only, so that it never replaces a full run's page in `docs/results`.
 
 mod thesis;
+mod thesis_faults;
 mod warped_slicer;
 mod zorua;
 
@@ -67,7 +68,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `all` runs them.
-pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, thesis_faults::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT];
 
 /// How one of the paper's numbers compares with ours (docs/results/README.md, "Verdicts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
