@@ -168,7 +168,10 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
         let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
         println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", shown(&p.name), p.arrival, p.turnaround, alone, ntt, p.launches, out);
     }
-    if r.processes.iter().any(|p| p.runs.len() > 1) {
+    if r.processes.iter().any(|p| p.halted) {
+        let h: Vec<String> = r.processes.iter().filter(|p| p.halted).map(|p| format!("{} at cycle {} ({} warp-instructions, {} runs completed, {} blocks dropped)", shown(&p.name), p.end, p.insts, p.runs.len(), p.dropped)).collect();
+        println!("halted at their instruction targets (turnaround: to the halt): {}", h.join(", "));
+    } else if r.processes.iter().any(|p| p.runs.len() > 1) {
         let runs: Vec<String> = r.processes.iter().map(|p| format!("{} {}", shown(&p.name), p.runs.len())).collect();
         println!("replayed (turnaround: the mean of the completed runs): completed runs {}", runs.join(", "));
     }

@@ -92,6 +92,7 @@ fn workload(kernel: &str, size: u32) -> Workload {
             repeat: 1,
             tokens: None,
             replay: true,
+            insts: None,
             launches: vec![LaunchSpec { kernel: kernel.to_string(), size: Some(size), seed: 1 }],
         }],
     }

@@ -31,6 +31,11 @@ pub struct SlicingArgs {
     out: PathBuf,
     #[command(flatten)]
     ws: crate::args::WsArgs,
+    /// Halt each application at the warp-instructions it executes alone in this many cycles,
+    /// replaying it until then (Warped-Slicer's run length, §V-A: 2000000); default: each runs
+    /// its grid once.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    length: Option<u64>,
     #[command(flatten)]
     jobs: crate::par::JobsArgs,
     #[command(flatten)]
@@ -83,7 +88,8 @@ fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing]) -> Vec<Solo<
             if seen.insert(format!("alone {p:?}")) {
                 solos.push(Solo::Alone(name, p));
             }
-            if policies.contains(&Slicing::Oracle) && seen.insert(format!("curve {:?}", mpgpu_ref::workload::ProcessSpec { name: String::new(), arrival: 0, ..p.clone() })) {
+            // (a curve is the kernel's whole grid at each block count, whatever its target)
+            if policies.contains(&Slicing::Oracle) && seen.insert(format!("curve {:?}", mpgpu_ref::workload::ProcessSpec { name: String::new(), arrival: 0, insts: None, ..p.clone() })) {
                 solos.push(Solo::Curve(name, p));
             }
         }
@@ -92,8 +98,50 @@ fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing]) -> Vec<Solo<
 }
 
 /// The simulations [`evaluate`] runs.
-pub(crate) fn point_count(named: &[(String, Workload)], policies: &[Slicing]) -> usize {
-    solos(named, policies).len() + named.len() * policies.len()
+pub(crate) fn point_count(named: &[(String, Workload)], policies: &[Slicing], length: Option<u64>) -> usize {
+    let targets = if length.is_some() { distinct(named).len() } else { 0 };
+    targets + solos(named, policies).len() + named.len() * policies.len()
+}
+
+/// Every distinct process of the workloads (as it would run alone: its arrival aside), in
+/// order of first appearance.
+fn distinct(named: &[(String, Workload)]) -> Vec<(&str, &mpgpu_ref::workload::ProcessSpec)> {
+    let mut seen = std::collections::HashSet::new();
+    named.iter().flat_map(|(n, w)| w.processes.iter().map(move |p| (n.as_str(), p))).filter(|(_, p)| seen.insert(format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..(*p).clone() }))).collect()
+}
+
+/// The workloads with every process's instruction target: what it executes alone on `cfg` in
+/// `cycles` cycles (a round of points on `pb`, one per distinct process). Also returns the
+/// points' run times, summed.
+pub(crate) fn with_targets(cfg: &GpuConfig, named: &[(String, Workload)], cycles: u64, limits: RunLimits, pb: &crate::par::Progress) -> Result<(Vec<(String, Workload)>, f64)> {
+    let ps = distinct(named);
+    let found = pb.map_points(
+        &ps,
+        |(_, p)| format!("{} alone for {cycles} cycles", p.name),
+        |(n, p)| -> Result<(u64, f64)> {
+            let t = std::time::Instant::now();
+            let i = mpgpu_ref::timing::insts_in(cfg, p, cycles, limits).map_err(|e| anyhow!("{n}: {} alone for its target: {e}", p.name))?;
+            Ok((i, t.elapsed().as_secs_f64()))
+        },
+    );
+    let mut targets = HashMap::new();
+    let mut secs = 0.0;
+    for ((_, p), r) in ps.iter().zip(found) {
+        let (i, took) = r?;
+        secs += took;
+        targets.insert(format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..(*p).clone() }), i);
+    }
+    let out = named
+        .iter()
+        .map(|(n, w)| {
+            let mut w = w.clone();
+            for p in &mut w.processes {
+                p.insts = Some(targets[&format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..p.clone() })]);
+            }
+            (n.clone(), w)
+        })
+        .collect();
+    Ok((out, secs))
 }
 
 /// Every workload under every policy of `policies`, with the metrics against each process
@@ -172,7 +220,10 @@ pub(crate) fn evaluate(cfg: &GpuConfig, named: &[(String, Workload)], policies: 
             let min_speedup = m.processes.iter().map(|p| 1.0 / p.ntt).fold(f64::INFINITY, f64::min);
             let decision = r.slicing.as_ref().and_then(|s| s.decisions.first().cloned());
             let verified = r.processes.iter().all(|p| p.verified);
-            rows.push(Row { ipc: r.warp_insts as f64 / r.cycles as f64, stp: m.stp, antt: m.antt, min_speedup, cycles: r.cycles, decision, verified });
+            // (with instruction targets, the instructions up to each process's halt: its
+            // blocks that run on after it do not count)
+            let insts = if r.processes.iter().all(|p| p.halted) { r.processes.iter().map(|p| p.insts).sum() } else { r.warp_insts };
+            rows.push(Row { ipc: insts as f64 / r.cycles as f64, stp: m.stp, antt: m.antt, min_speedup, cycles: r.cycles, decision, verified });
         }
         out.push(Evaluated { name: name.clone(), kernels: w.processes.len(), rows });
     }
@@ -224,12 +275,25 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let params = a.ws.params();
     let limits = a.limit.limits();
     // (every workload is read, and the output folder checked, before the first simulation)
+    if let Some(c) = a.length.filter(|&c| c > limits.max_cycles) {
+        return Err(anyhow!("--length {c}: the alone runs that set the targets would pass --max-cycles {}", limits.max_cycles));
+    }
     let named = load_dirs(&a.dirs)?;
     crate::checks::output_dir(&a.out, "--out")?;
     let mut plots = Vec::new();
     let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");
     let t0 = std::time::Instant::now();
-    let pb = crate::par::Progress::new("slicing", point_count(&named, &POLICIES), a.jobs.workers()).with_slurm(&a.slurm);
+    let pb = crate::par::Progress::new("slicing", point_count(&named, &POLICIES, a.length), a.jobs.workers()).with_slurm(&a.slurm);
+    let named = match a.length {
+        Some(c) => {
+            let (w, _) = with_targets(&cfg, &named, c, limits, &pb)?;
+            for (n, w) in &w {
+                println!("{n:<24} targets: {}", w.processes.iter().map(|p| format!("{} {}", p.name, p.insts.unwrap_or(0))).collect::<Vec<_>>().join(", "));
+            }
+            w
+        }
+        None => named,
+    };
     let (evaluated, _) = evaluate(&cfg, &named, &POLICIES, params, limits, &pb)?;
     pb.finish();
     for e in &evaluated {

@@ -98,6 +98,9 @@ fn every_command_gives_the_same_output_on_one_thread_and_on_several() {
     .unwrap();
     let out = same_on_one_thread_and_three("slicing", &["slicing", w.to_str().unwrap(), "--out", "{out}"], 0);
     assert!(out.contains("all outputs verified: PASS"), "{out}");
+    // (with instruction targets: each kernel halted at what it executes alone in 30,000 cycles)
+    let out = same_on_one_thread_and_three("slicing-length", &["slicing", w.to_str().unwrap(), "--out", "{out}", "--length", "30000"], 0);
+    assert!(out.contains("targets: cutcp ") && out.contains("all outputs verified: PASS"), "{out}");
     let out = same_on_one_thread_and_three("faults", &["faults", "--kernels", "sad,stencil", "--scale", "0.25", "--paging", "nvlink", "--oplog-sweep", "4k", "--svg", "{out}"], 0);
     assert!(out.contains("geomean") && out.contains("demand paging"), "{out}");
     let out = same_on_one_thread_and_three("experiment", &["experiment", "thesis", "--quick", "--out", "{out}"], 0);

@@ -31,7 +31,7 @@ fn bad_workloads_name_the_field_and_what_was_expected() {
         (&GOOD.replace("name = \"a\"", "name = \"a\"\nrepeat = 0"), "field `repeat`: 0 is out of range (expected 1..=1000)"),
         (&format!("{GOOD}[[process]]\nname = \"a\"\nlaunches = [{{ kernel = \"vecadd\" }}]\n"), "process[1] (`a`): duplicate name (also process[0])"),
         ("description = \"d\"\nprocess = []\n", "no [[process]]: at least one process is needed"),
-        (&GOOD.replace("name = \"a\"", "name = \"a\"\narrivl = 5"), "unknown field `arrivl`, expected one of `name`, `arrival`, `priority`, `repeat`, `tokens`, `replay`, `launches`"),
+        (&GOOD.replace("name = \"a\"", "name = \"a\"\narrivl = 5"), "unknown field `arrivl`, expected one of `name`, `arrival`, `priority`, `repeat`, `tokens`, `replay`, `insts`, `launches`"),
         (&GOOD.replace("size = 4096", "size = \"big\""), "invalid type: string \"big\", expected u32"),
         ("description = \"d\"\n[[process]]\nname = \"a\"\nlaunches = []\n", "field `launches` is empty"),
         ("[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\" }]\n", "missing field `description`"),

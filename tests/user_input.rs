@@ -171,6 +171,8 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["faults", "--timeline", "t"], "--timeline applies to the demand-paging runs");
     refused(&["faults", "--oplog-full", "hold"], "--oplog-full sets the policy of the --oplog-sweep runs");
     refused(&["faults", "--rounds", "0"], "invalid value '0' for '--rounds <ROUNDS>'");
+    refused(&["slicing", "--length", "0"], "invalid value '0' for '--length <LENGTH>'");
+    refused(&["slicing", "--length", "2000000", "--max-cycles", "1000000"], "--length 2000000: the alone runs that set the targets would pass --max-cycles 1000000");
     refused(&["faults", "--rounds", "2", "--scale", "2"], "cannot be used with '--scale <SCALE>'");
     refused(&["soak", "--workloads", "0"], "0 is not in 1..=1000000");
 }

@@ -137,6 +137,7 @@ pub fn mix(gpu: &str, sizes: &[(&'static str, u32, f64)], n: usize, seed: u64, i
             // from the others under PPQ, where the thesis's applications leave it between
             // their kernels)
             replay: !(p.priority && i == lead),
+            insts: None,
             launches: vec![LaunchSpec { kernel: name.to_string(), size: Some(size), seed: 1 + twice as u64 }],
         });
     }

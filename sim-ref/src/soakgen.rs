@@ -210,7 +210,7 @@ fn draw(r: &mut ChaCha8Rng, p: &SoakParams, kernels: &[&'static SoakSize]) -> Ve
                 LaunchSpec { kernel: k.kernel.to_string(), size: Some(size), seed: r.gen_range(1..=u32::MAX as u64) }
             })
             .collect();
-        procs.push(ProcessSpec { name: format!("p{i}-{}", launches[0].kernel), arrival: arrival - first, priority, repeat, tokens, replay: true, launches });
+        procs.push(ProcessSpec { name: format!("p{i}-{}", launches[0].kernel), arrival: arrival - first, priority, repeat, tokens, replay: true, insts: None, launches });
     }
     procs
 }

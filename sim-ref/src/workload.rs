@@ -51,6 +51,13 @@ pub struct ProcessSpec {
     /// priority workloads: docs/results.md, "The thesis's workloads").
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub replay: bool,
+    /// Halt the process once it has executed this many warp-instructions, replaying its launch
+    /// list until then (Warped-Slicer's run length, §V-A: each application until it has executed
+    /// what it executes alone in 2 M cycles). At the halt its blocks not yet issued are dropped
+    /// (those on the SMs run to their end) and its turnaround is the halt's cycle less its
+    /// arrival. Absent: it runs its list once (or under `min_runs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insts: Option<u64>,
     pub launches: Vec<LaunchSpec>,
 }
 
@@ -68,6 +75,9 @@ pub struct Workload {
     #[serde(rename = "process", deserialize_with = "at_most_max_processes")]
     pub processes: Vec<ProcessSpec>,
 }
+
+/// The largest instruction target (`ProcessSpec::insts`).
+pub const MAX_INSTS: u64 = 1 << 50;
 
 /// Processes a workload may have.
 pub const MAX_PROCESSES: usize = 64;
@@ -183,6 +193,9 @@ impl Workload {
             if !p.replay {
                 let _ = writeln!(out, "replay = false");
             }
+            if let Some(n) = p.insts {
+                let _ = writeln!(out, "insts = {}", toml_value(&n));
+            }
             let _ = writeln!(out, "launches = {}", toml_value(&p.launches));
         }
         out
@@ -220,6 +233,17 @@ impl Workload {
             if let Some(t) = p.tokens {
                 if !(0..=64).contains(&t) {
                     return Err(format!("{at}: field `tokens`: {t} is out of range (expected 0..=64)"));
+                }
+            }
+            if let Some(n) = p.insts {
+                if !(1..=MAX_INSTS).contains(&n) {
+                    return Err(format!("{at}: field `insts`: {n} is out of range (expected 1..=2^50 warp-instructions)"));
+                }
+                if self.min_runs.is_some() {
+                    return Err(format!("{at}: field `insts` halts the process at an instruction count, and `min_runs` ends the run at a number of runs: give one of them"));
+                }
+                if !p.replay {
+                    return Err(format!("{at}: field `insts` replays the process until it halts: `replay = false` does not apply"));
                 }
             }
             if p.launches.is_empty() {

@@ -123,8 +123,8 @@ fn to_toml_round_trips_the_shipped_workloads_and_odd_fields() {
         description: "quotes \" and \\ backslashes,\nnew lines, tabs\t and unicode: µ".into(),
         min_runs: Some(7),
         processes: vec![
-            ProcessSpec { name: "a \"b\"".into(), arrival: 1 << 40, priority: u32::MAX, repeat: 1000, tokens: Some(0), replay: false, launches: vec![LaunchSpec { kernel: "vecadd".into(), size: None, seed: i64::MAX as u64 }] },
-            ProcessSpec { name: "b".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, replay: true, launches: vec![LaunchSpec { kernel: "sgemm".into(), size: Some(16), seed: 0 }, LaunchSpec { kernel: "vecadd".into(), size: Some(5), seed: 3 }] },
+            ProcessSpec { name: "a \"b\"".into(), arrival: 1 << 40, priority: u32::MAX, repeat: 1000, tokens: Some(0), replay: false, insts: None, launches: vec![LaunchSpec { kernel: "vecadd".into(), size: None, seed: i64::MAX as u64 }] },
+            ProcessSpec { name: "b".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, replay: true, insts: None, launches: vec![LaunchSpec { kernel: "sgemm".into(), size: Some(16), seed: 0 }, LaunchSpec { kernel: "vecadd".into(), size: Some(5), seed: 3 }] },
         ],
     };
     w.validate().unwrap();
@@ -228,7 +228,7 @@ fn measure_kernels() {
         let w = Workload {
             description: "m".into(),
             min_runs: None,
-            processes: vec![ProcessSpec { name: "p".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, replay: true, launches: vec![LaunchSpec { kernel: k.into(), size: Some(size), seed }] }],
+            processes: vec![ProcessSpec { name: "p".into(), arrival: 0, priority: 0, repeat: 1, tokens: None, replay: true, insts: None, launches: vec![LaunchSpec { kernel: k.into(), size: Some(size), seed }] }],
         };
         for sched in [None, Some((Policy::Equal, Mechanism::Drain))] {
             let t = Instant::now();

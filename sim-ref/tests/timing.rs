@@ -9,7 +9,7 @@ use mpgpu_ref::timing::metrics::metrics;
 use mpgpu_ref::timing::context::send_lines;
 use mpgpu_ref::timing::memsys::{MemSys, ReqKind};
 use mpgpu_ref::timing::sm::{Sm, CONTEXT_TAG};
-use mpgpu_ref::workload::Workload;
+use mpgpu_ref::workload::{ProcessSpec, Workload};
 use mpgpu_ref::{assemble_one, library};
 use std::sync::Arc;
 
@@ -281,6 +281,73 @@ fn a_replayed_workload_runs_until_every_process_has_completed_min_runs() {
         let e = Workload::parse("w.toml", &TWO.replace("description = ", &format!("min_runs = {bad}\ndescription = "))).unwrap_err().to_string();
         assert!(e.contains("w.toml") && e.contains("field `min_runs`") && e.contains("1..=100"), "{e}");
     }
+}
+
+#[test]
+fn a_process_with_an_instruction_target_is_replayed_until_it_halts() {
+    // Warped-Slicer's run length (§V-A): each application runs until it has executed what it
+    // executes alone in a fixed number of cycles.
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let w = workload(TWO);
+    let once = run(&cfg, &w);
+    let cycles = once.cycles * 3 / 2;
+    let targets: Vec<u64> = w.processes.iter().map(|p| mpgpu_ref::timing::insts_in(&cfg, p, cycles, RunLimits::default()).unwrap()).collect();
+    // Alone with its target a process halts where it stood after `cycles` cycles alone: the
+    // last cycle it issued in, at most `cycles`.
+    for (p, &t) in w.processes.iter().zip(&targets) {
+        let a = run(&cfg, &Workload::alone(&ProcessSpec { insts: Some(t), ..p.clone() }));
+        let q = &a.processes[0];
+        assert!(q.halted && q.insts >= t && q.insts < t + 64, "{}: {} of {t}", q.name, q.insts);
+        assert!(q.turnaround <= cycles && q.turnaround + 2000 > cycles, "{} halts at {} alone; its target is from {cycles} cycles", q.name, q.turnaround);
+        assert!(q.runs.len() >= 1 && q.verified, "{q:?}");
+    }
+    // Together: each is replayed until it halts; the run ends at the last halt.
+    let mut tw = w.clone();
+    for (p, &t) in tw.processes.iter_mut().zip(&targets) {
+        p.insts = Some(t);
+    }
+    let r = run(&cfg, &tw);
+    for (p, &t) in r.processes.iter().zip(&targets) {
+        assert!(p.halted && p.insts >= t && p.insts < t + 64, "{}: {} of {t}", p.name, p.insts);
+        assert_eq!(p.turnaround, p.end - p.arrival);
+        assert!(!p.runs.is_empty() && p.verified, "{p:?}");
+        // (nothing of it is submitted after its halt)
+        assert!(r.launches.iter().filter(|l| l.process == p.name).all(|l| l.ready <= p.end), "{:?}", r.launches);
+    }
+    assert!(r.processes.iter().any(|p| p.runs.len() > 1), "a replay: {:?}", r.processes);
+    assert_eq!(r.cycles, r.processes.iter().map(|p| p.end).max().unwrap() + 1);
+    // lbm halted in its first run leaves the GPU to sgemm: its blocks not yet issued end
+    // without running, and its launch ends soon after (as its blocks on the SMs end).
+    let mut early = tw.clone();
+    early.processes[1].insts = Some(targets[1] / 8);
+    let e = run(&cfg, &early);
+    let lbm = &e.processes[1];
+    assert!(lbm.halted && lbm.runs.is_empty() && lbm.dropped > 0, "{lbm:?}");
+    let l = e.launches.iter().find(|l| l.process == "lbm").unwrap();
+    assert!(l.end >= lbm.end && l.end - lbm.end < lbm.end, "{l:?}, halted at {}", lbm.end);
+    assert!(e.processes[0].halted && e.processes[0].end > l.end, "{:?}", e.processes[0]);
+    // The same run again gives the same cycles (the dropped blocks are deterministic too).
+    assert_eq!(run(&cfg, &tw).cycles, r.cycles);
+    // A target replaces `min_runs` and `replay = false`; the framework does not take one.
+    let with = |extra: &str| Workload::parse("w.toml", &TWO.replacen("[[process]]\n", &format!("[[process]]\ninsts = 1000\n{extra}"), 1));
+    for (text, want) in [
+        (with("").map(|_| ()).err().map(|e| e.to_string()), None),
+        (with("replay = false\n").err().map(|e| e.to_string()), Some("`replay = false` does not apply")),
+    ] {
+        match want {
+            None => assert!(text.is_none(), "{text:?}"),
+            Some(w) => assert!(text.as_deref().is_some_and(|t| t.contains("w.toml") && t.contains("field `insts`") && t.contains(w)), "{text:?}"),
+        }
+    }
+    let e = Workload::parse("w.toml", &TWO.replace("description = ", "min_runs = 2\ndescription = ").replacen("[[process]]\n", "[[process]]\ninsts = 1000\n", 1)).unwrap_err().to_string();
+    assert!(e.contains("`min_runs`") && e.contains("give one of them"), "{e}");
+    let e = Workload::parse("w.toml", &TWO.replacen("[[process]]\n", "[[process]]\ninsts = 0\n", 1)).unwrap_err().to_string();
+    assert!(e.contains("field `insts`: 0 is out of range"), "{e}");
+    let mut g = Gpu::with_framework(&cfg, mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch, 2).unwrap();
+    let e = g.add_workload(&tw).unwrap_err().to_string();
+    assert!(e.contains("instruction target") && e.contains("framework"), "{e}");
+    // It is written back and read again.
+    assert_eq!(Workload::parse("again.toml", &tw.to_toml()).unwrap(), tw);
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn sensitivity(quick: bool) -> Vec<(&'static str, SliceParams)> {
 fn points(quick: bool) -> Result<usize> {
     let w = workloads(quick)?;
     let pairs: Vec<(String, Workload)> = w.iter().filter(|x| x.1.processes.len() == 2).cloned().collect();
-    Ok(point_count(&w, &POLICIES) + sensitivity(quick).len() * point_count(&pairs, &[Slicing::WarpedSlicer]))
+    Ok(point_count(&w, &POLICIES, None) + sensitivity(quick).len() * point_count(&pairs, &[Slicing::WarpedSlicer], None))
 }
 
 /// Geometric mean over `set` of policy `i`'s figure over policy `j`'s.

@@ -112,6 +112,13 @@ struct ProcState {
     runs: Vec<u64>,
     /// Replayed under `min_runs` (`ProcessSpec::replay`).
     replay: bool,
+    /// Its instruction target (`ProcessSpec::insts`): replayed until it has executed this many
+    /// warp-instructions, then halted.
+    target: Option<u64>,
+    /// The warp-instructions it had executed when it halted.
+    halted: Option<u64>,
+    /// Blocks of its launches that ended without running, after its halt.
+    dropped: u64,
 }
 
 /// A block's context saved in global memory by [`Gpu::save_block`].
@@ -160,6 +167,10 @@ pub struct Gpu {
     procs: Vec<ProcState>,
     /// Replay until every process has completed this many runs (`Workload::min_runs`).
     min_runs: Option<u32>,
+    /// Some process has an instruction target (`ProcessSpec::insts`).
+    targets: bool,
+    /// Blocks of halted processes the dispatcher issued this cycle (launch, SM).
+    dropped: Vec<(usize, u32)>,
     /// The block scheduler slot.
     sched: BlockSched,
     buf: Vec<(usize, u32)>,
@@ -328,6 +339,8 @@ impl Gpu {
             launches: Vec::new(),
             procs: Vec::new(),
             min_runs: None,
+            targets: false,
+            dropped: Vec::new(),
             sched: BlockSched::Baseline { d: dispatcher, dirty: false },
             buf: Vec::new(),
             last_issue: 0,
@@ -399,10 +412,24 @@ impl Gpu {
                     let index = ls.next_block;
                     ls.next_block += 1;
                     ls.first_block_at.get_or_insert(now);
+                    if self.procs[ls.process].halted.is_some() {
+                        // (a block of a halted process ends as it is issued, without running)
+                        self.procs[ls.process].dropped += 1;
+                        self.dropped.push((l, sm));
+                        continue;
+                    }
                     let info = ls.info.clone();
                     self.sms[sm as usize].place_block(now, &info, index);
                 }
             }
+            for k in 0..self.dropped.len() {
+                let (l, sm) = self.dropped[k];
+                if let BlockSched::Baseline { d, .. } = &mut self.sched {
+                    d.block_done(now, l, sm);
+                }
+                self.block_done(l)?;
+            }
+            self.dropped.clear();
             // SMs.
             let mut active = false;
             for i in 0..self.sms.len() {
@@ -449,6 +476,9 @@ impl Gpu {
                 }
             }
             self.framework_observe(now)?;
+            if self.targets {
+                self.halt_check(now)?;
+            }
             if let BlockSched::Baseline { d, dirty } = &mut self.sched {
                 if d.busy() {
                     let view = DispatchView { sms: &self.sms, launches: &self.launches };
@@ -659,3 +689,21 @@ pub fn run_workload_with(
     Ok(gpu.result())
 }
 
+
+/// The warp-instructions `p` executes alone on `cfg` in its first `cycles` cycles, replayed as
+/// often as it ends before then: the instruction target (`ProcessSpec::insts`) that halts it
+/// where it would halt alone after `cycles` (Warped-Slicer, §V-A: 2 M cycles).
+pub fn insts_in(cfg: &GpuConfig, p: &workload::ProcessSpec, cycles: u64, limits: RunLimits) -> Result<u64, SimError> {
+    let alone = Workload::alone(&workload::ProcessSpec { arrival: 0, insts: Some(workload::MAX_INSTS), ..p.clone() });
+    let mut gpu = Gpu::new(cfg);
+    gpu.add_workload(&alone)?;
+    match gpu.run(RunLimits { max_cycles: cycles.min(limits.max_cycles), ..limits }, &mut |_, _, _| {}) {
+        Err(SimError::MaxCycles { .. }) if cycles <= limits.max_cycles => {}
+        Err(e) => return Err(e),
+        Ok(()) => return Err(SimError::BadLaunch(format!("process `{}` alone executed {} warp-instructions, all it can, before cycle {cycles}", p.name, workload::MAX_INSTS))),
+    }
+    if let Some(f) = gpu.procs[0].failures.first() {
+        return Err(SimError::BadLaunch(format!("process `{}` alone: wrong results: {f}", p.name)));
+    }
+    Ok(gpu.sms.iter().map(|s| s.insts_by_process[0]).sum())
+}

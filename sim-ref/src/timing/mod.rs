@@ -13,4 +13,4 @@ pub mod sm;
 pub mod wheel;
 
 pub use dispatch::{Dispatcher, Fcfs};
-pub use gpu::{run_workload, Gpu, RunLimits, RunResult, SimError};
+pub use gpu::{insts_in, run_workload, Gpu, RunLimits, RunResult, SimError};

@@ -771,7 +771,7 @@ pub fn oracle_curves(
 ) -> Result<Vec<[u64; NMAX]>, SimError> {
     let mut out = Vec::new();
     for p in &w.processes {
-        let alone = Workload::alone(&crate::workload::ProcessSpec { arrival: 0, ..p.clone() });
+        let alone = Workload::alone(&crate::workload::ProcessSpec { arrival: 0, insts: None, ..p.clone() });
         // (the process as it runs alone, whatever its name)
         let key = format!("{}:{:?}", cfg.name, crate::workload::ProcessSpec { name: String::new(), ..alone.processes[0].clone() });
         if let Some(c) = cache.get(&key) {

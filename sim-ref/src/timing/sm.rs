@@ -586,6 +586,9 @@ pub struct Sm {
     /// Under Zorua or WLM: the coordinator's room for blocks (`slot_room`) changed, so a block
     /// the dispatcher found no room for may fit now.
     pub room_changed: bool,
+    /// Warp-instructions issued here per process (its address space), for instruction targets
+    /// (`ProcessSpec::insts`).
+    pub insts_by_process: Vec<u64>,
     /// Thread-block switching on faults is on, switching out blocks whose faults take at
     /// least this many more cycles (the blocks whose logged operands are read out for a save).
     pub tb_switch_wait: Option<u64>,
@@ -672,6 +675,7 @@ impl Sm {
             ol_wait: std::cell::Cell::new(0),
             tb_check: false,
             room_changed: false,
+            insts_by_process: vec![0; crate::workload::MAX_PROCESSES],
             tb_switch_wait: None,
             zorua: None,
             z_swap_data: Vec::new(),

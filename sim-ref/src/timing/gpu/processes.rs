@@ -18,7 +18,15 @@ impl Gpu {
             let ps = self.procs.last_mut().unwrap();
             ps.tokens = p.tokens;
             ps.replay = p.replay;
+            ps.target = p.insts;
+            if p.insts.is_some() && self.fw().is_some() {
+                return Err(SimError::BadLaunch(format!(
+                    "process `{}`: an instruction target (`insts`) halts a process by dropping its blocks not yet issued, which the scheduling framework's block scheduler does not do: run it with a baseline dispatcher (no --policy)",
+                    p.name
+                )));
+            }
         }
+        self.targets = self.procs.iter().any(|p| p.target.is_some());
         self.min_runs = w.min_runs;
         Ok(())
     }
@@ -48,6 +56,9 @@ impl Gpu {
                 run_start: arrival,
                 runs: Vec::new(),
                 replay: true,
+                target: None,
+                halted: None,
+                dropped: 0,
             });
         }
     }
@@ -58,18 +69,25 @@ impl Gpu {
             // A run completed: replayed while some process has completed fewer than
             // `min_runs` (itself included), ended otherwise; a process that is not replayed
             // ends after its one run.
+            // A process with an instruction target is replayed until it halts.
             let now = self.now;
             let ps = &mut self.procs[p];
             ps.runs.push(now - ps.run_start);
             ps.end = Some(now);
-            let Some(n) = self.min_runs else { return Ok(()) };
-            if !ps.replay || self.procs.iter().all(|q| q.complete(n)) {
-                return Ok(());
+            if ps.target.is_none() {
+                let Some(n) = self.min_runs else { return Ok(()) };
+                if !ps.replay || self.procs.iter().all(|q| q.complete(n)) {
+                    return Ok(());
+                }
             }
             let ps = &mut self.procs[p];
             if ps.runs.len() >= crate::workload::MAX_RUNS as usize {
+                let why = match (ps.target, self.min_runs) {
+                    (Some(t), _) => format!("before it executed its {t} warp-instructions (`insts`)"),
+                    (None, n) => format!("before every process completed {} (`min_runs`)", n.unwrap_or(1)),
+                };
                 return Err(SimError::BadLaunch(format!(
-                    "process `{}` completed {} runs before every process completed {n} (`min_runs`): a workload may replay a process at most {} times; pair processes of closer run times",
+                    "process `{}` completed {} runs {why}: a workload may replay a process at most {} times; pair processes of closer run times, or give a smaller target",
                     ps.name,
                     ps.runs.len(),
                     crate::workload::MAX_RUNS
@@ -102,6 +120,10 @@ impl Gpu {
 
     /// Submits the current program's next launch, or finishes the program.
     pub(super) fn next_launch(&mut self, p: usize) -> Result<(), SimError> {
+        if self.procs[p].halted.is_some() {
+            // (its last launch drained after the halt: nothing follows)
+            return Ok(());
+        }
         let l = self.procs[p].program.as_mut().unwrap().next_launch(&self.gmem);
         match l {
             Some(l) => self.submit(p, l),
@@ -196,10 +218,34 @@ impl Gpu {
         Ok(l)
     }
 
-    /// Every process finished, or, replaying, every one completed `min_runs` runs.
+    /// Processes with an instruction target that reached it in this cycle halt: nothing of
+    /// theirs is submitted again, the blocks of their launches the dispatcher has not issued
+    /// end as it issues them, without running (so that every dispatcher, and the slice table,
+    /// sees their launches end as launches always end), and those on the SMs run to their end.
+    /// Their partial run is not verified.
+    pub(super) fn halt_check(&mut self, now: u64) -> Result<(), SimError> {
+        for p in 0..self.procs.len() {
+            let ps = &self.procs[p];
+            let Some(t) = ps.target.filter(|_| ps.halted.is_none() && ps.started) else { continue };
+            let n: u64 = self.sms.iter().map(|s| s.insts_by_process[p]).sum();
+            if n >= t {
+                let ps = &mut self.procs[p];
+                ps.halted = Some(n);
+                ps.end = Some(now);
+                ps.program = None;
+                if let BlockSched::Baseline { dirty, .. } = &mut self.sched {
+                    *dirty = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every process finished (one with an instruction target: halted), or, replaying, every
+    /// one completed `min_runs` runs.
     pub(super) fn all_done(&self) -> bool {
         match self.min_runs {
-            None => self.procs.iter().all(|p| p.end.is_some()),
+            None => self.procs.iter().all(|p| p.end.is_some() && (p.target.is_none() || p.halted.is_some())),
             Some(n) => self.procs.iter().all(|p| p.complete(n)),
         }
     }

@@ -64,6 +64,15 @@ pub struct ProcResult {
     /// of the run before): one entry unless the workload replays (`min_runs`).
     pub runs: Vec<u64>,
     pub launches: usize,
+    /// Warp-instructions it executed (at its halt, when it has an instruction target).
+    #[serde(default)]
+    pub insts: u64,
+    /// It reached its instruction target and halted (`ProcessSpec::insts`).
+    #[serde(default)]
+    pub halted: bool,
+    /// Blocks of its launches that ended without running, issued after its halt.
+    #[serde(default)]
+    pub dropped: u64,
     pub verified: bool,
     pub failures: Vec<String>,
 }
@@ -173,12 +182,15 @@ impl Gpu {
             processes: self
                 .procs
                 .iter()
-                .map(|p| {
+                .enumerate()
+                .map(|(i, p)| {
                     let end = p.end.unwrap_or(self.now);
                     let turnaround = match p.runs.len() {
+                        _ if p.halted.is_some() => end.saturating_sub(p.arrival),
                         0 => end.saturating_sub(p.arrival),
                         n => (p.runs.iter().sum::<u64>() + n as u64 / 2) / n as u64,
                     };
+                    let insts = p.halted.unwrap_or_else(|| self.sms.iter().map(|s| s.insts_by_process[i]).sum());
                     ProcResult {
                         name: p.name.clone(),
                         arrival: p.arrival,
@@ -186,6 +198,9 @@ impl Gpu {
                         turnaround,
                         runs: p.runs.clone(),
                         launches: p.launches.len(),
+                        insts,
+                        halted: p.halted.is_some(),
+                        dropped: p.dropped,
                         verified: p.failures.is_empty() && p.end.is_some(),
                         failures: p.failures.clone(),
                     }

@@ -41,6 +41,9 @@ impl Sm {
     pub(super) fn execute(&mut self, now: u64, unit: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u32> {
         self.stats.warp_insts += 1;
         self.stats.thread_insts += d.active_lanes;
+        if let Some(b) = self.warps[slot as usize].as_ref().and_then(|w| self.blocks[w.block as usize].as_ref()) {
+            self.insts_by_process[b.info.process as usize] += 1;
+        }
         let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, d, plan));
         let done_at = self.occupy_unit(now, unit, rec, d, plan, mem);
         if let (Some(id), Some(t)) = (rec, done_at) {
