@@ -261,6 +261,22 @@ pub(crate) fn near_oracle(set: &[&Evaluated]) -> usize {
     set.iter().filter(|e| matches!((&e.rows[3].decision, &e.rows[4].decision), (Some(p), Some(o)) if p.within_one_of(o))).count()
 }
 
+/// The summary of `set` (evaluated under [`POLICIES`]): each policy's IPC, STP, ANTT and
+/// minimum speedup over Left-Over's (geometric means) as a Markdown table, Warped-Slicer's IPC
+/// against each other policy, its and the Oracle's fallbacks, and its profile's accuracy.
+pub(crate) fn summary(set: &[&Evaluated]) -> String {
+    let mut md = String::from("| policy | IPC | STP | ANTT | minimum speedup |\n| --- | ---: | ---: | ---: | ---: |\n");
+    for (i, pol) in POLICIES.iter().enumerate() {
+        let f = |g: &dyn Fn(&Row) -> f64| geomean(&set.iter().map(|e| g(&e.rows[i]) / g(&e.rows[0])).collect::<Vec<_>>());
+        writeln!(md, "| {} | {:.3} | {:.3} | {:.3} | {:.3} |", pol.name(), f(&|r| r.ipc), f(&|r| r.stp), f(&|r| r.antt), f(&|r| r.min_speedup)).ok();
+    }
+    let ws = |i: usize| geomean(&set.iter().map(|e| e.rows[3].ipc / e.rows[i].ipc).collect::<Vec<_>>());
+    writeln!(md, "\nWarped-Slicer's IPC against Left-Over {:+.1} %, Even {:+.1} %, Spatial {:+.1} %, Oracle {:+.1} %.", 100.0 * (ws(0) - 1.0), 100.0 * (ws(1) - 1.0), 100.0 * (ws(2) - 1.0), 100.0 * (ws(4) - 1.0)).ok();
+    let (fell, ofell, near) = (fell_back(set, 3), fell_back(set, 4), near_oracle(set));
+    writeln!(md, "Fell back to Spatial: Warped-Slicer {fell} of {}, Oracle {ofell}. Profiled partition within one block of the Oracle's (or both Spatial): {near} of {} ({:.0} %).", set.len(), set.len(), 100.0 * near as f64 / set.len() as f64).ok();
+    md
+}
+
 /// The water-filling unit reads up to 16 identical SMs: the configurations it can run on.
 pub(crate) fn check_config(cfg: &GpuConfig) -> Result<()> {
     if cfg.num_sms() as usize > mpgpu_spec::units::wf::MAX_SMS || cfg.sm.len() != 1 {
@@ -321,15 +337,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
             continue;
         }
         writeln!(md, "\n{k} kernels, {} workloads (geometric means, normalised to Left-Over):\n", set.len()).ok();
-        writeln!(md, "| policy | IPC | STP | ANTT | minimum speedup |\n| --- | ---: | ---: | ---: | ---: |").ok();
-        for (i, pol) in POLICIES.iter().enumerate() {
-            let f = |g: &dyn Fn(&Row) -> f64| geomean(&set.iter().map(|e| g(&e.rows[i]) / g(&e.rows[0])).collect::<Vec<_>>());
-            writeln!(md, "| {} | {:.3} | {:.3} | {:.3} | {:.3} |", pol.name(), f(&|r| r.ipc), f(&|r| r.stp), f(&|r| r.antt), f(&|r| r.min_speedup)).ok();
-        }
-        let ws = |i: usize| geomean(&set.iter().map(|e| e.rows[3].ipc / e.rows[i].ipc).collect::<Vec<_>>());
-        writeln!(md, "\nWarped-Slicer's IPC against Left-Over {:+.1} %, Even {:+.1} %, Spatial {:+.1} %, Oracle {:+.1} %.", 100.0 * (ws(0) - 1.0), 100.0 * (ws(1) - 1.0), 100.0 * (ws(2) - 1.0), 100.0 * (ws(4) - 1.0)).ok();
-        let (fell, ofell, near) = (fell_back(&set, 3), fell_back(&set, 4), near_oracle(&set));
-        writeln!(md, "Fell back to Spatial: Warped-Slicer {fell} of {}, Oracle {ofell}. Profiled partition within one block of the Oracle's (or both Spatial): {near} of {} ({:.0} %).", set.len(), set.len(), 100.0 * near as f64 / set.len() as f64).ok();
+        md += &summary(&set);
         // Plots: IPC and minimum speedup per workload, normalised to Left-Over.
         let groups: Vec<String> = set.iter().map(|e| e.name.clone()).collect();
         for (what, g) in [("ipc", (&|r: &Row| r.ipc) as &dyn Fn(&Row) -> f64), ("min-speedup", &|r: &Row| r.min_speedup), ("antt", &|r: &Row| r.antt)] {

@@ -133,6 +133,7 @@ fn the_quick_warped_slicer_experiment_sets_the_paper_against_ours() {
     let cycles = |delay: &str| rows.iter().filter(|r| r[2] == "warped-slicer" && r[4] == delay).map(|r| r[5].parse::<u64>().unwrap()).collect::<Vec<_>>();
     assert_ne!(cycles("0"), cycles("10000"), "{runs}");
     let page = std::fs::read_to_string(d.join("warped-slicer.md")).unwrap();
+    assert!(page.contains("each application halted at the warp-instructions it executes alone in 30000 cycles"), "{page}");
     let claims = page.lines().filter(|l| l.starts_with("| Fig.") || l.starts_with("| §")).count();
     assert_eq!(claims, 7, "{page}");
     assert!(std::fs::read_to_string(d.join("ipc-2.svg")).unwrap().starts_with("<svg"));
