@@ -165,7 +165,13 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
     println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", "process", "arrival", "turnaround", "alone", "NTT", "launches", "output");
     for (i, p) in r.processes.iter().enumerate() {
         let (alone, ntt) = m.map_or((String::from("-"), String::from("-")), |m| (m.processes[i].t_alone.to_string(), format!("{:.3}", m.processes[i].ntt)));
-        let out = if p.verified { "PASS".to_string() } else { format!("FAIL {}", p.failures.join("; ")) };
+        let out = if p.halted && p.runs.is_empty() && p.verified {
+            "- (halted before a run completed: nothing to verify)".to_string()
+        } else if p.verified {
+            "PASS".to_string()
+        } else {
+            format!("FAIL {}", p.failures.join("; "))
+        };
         println!("{:<14} {:>10} {:>12} {:>12} {:>7} {:>9}  {}", shown(&p.name), p.arrival, p.turnaround, alone, ntt, p.launches, out);
     }
     if r.processes.iter().any(|p| p.halted) {

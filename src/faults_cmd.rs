@@ -123,6 +123,11 @@ impl Runs {
         format!("{k}@{size} {cfg:?}")
     }
 
+    /// The distinct runs of `plan`: the points [`Runs::run`] simulates.
+    pub(crate) fn count(plan: &[(&GpuConfig, &str, u32)]) -> usize {
+        plan.iter().map(|(c, k, size)| Runs::key(c, k, *size)).collect::<std::collections::HashSet<_>>().len()
+    }
+
     /// Every run of `plan` (configuration, kernel, size), each distinct one once, as a round of
     /// points on `pb`.
     pub(crate) fn run(plan: Vec<(&GpuConfig, &str, u32)>, limits: RunLimits, pb: &crate::par::Progress) -> Runs {
@@ -378,7 +383,7 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
             plan.push((c, k.as_str(), size));
         }
     }
-    let pb = crate::par::Progress::new("faults", plan.len(), a.jobs.workers()).with_slurm(&a.slurm);
+    let pb = crate::par::Progress::new("faults", Runs::count(&plan), a.jobs.workers()).with_slurm(&a.slurm);
     let runs = Runs::run(plan, limits, &pb);
     pb.finish();
     if !a.paging_only {

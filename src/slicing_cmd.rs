@@ -103,17 +103,41 @@ pub(crate) fn point_count(named: &[(String, Workload)], policies: &[Slicing], le
     targets + solos(named, policies).len() + named.len() * policies.len()
 }
 
-/// Every distinct process of the workloads (as it would run alone: its arrival aside), in
-/// order of first appearance.
+/// A process as it runs alone (its arrival aside): what its target is keyed by.
+fn alone_key(p: &mpgpu_ref::workload::ProcessSpec) -> String {
+    format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..p.clone() })
+}
+
+/// Every distinct process of the workloads (as it would run alone), in order of first
+/// appearance.
 fn distinct(named: &[(String, Workload)]) -> Vec<(&str, &mpgpu_ref::workload::ProcessSpec)> {
     let mut seen = std::collections::HashSet::new();
-    named.iter().flat_map(|(n, w)| w.processes.iter().map(move |p| (n.as_str(), p))).filter(|(_, p)| seen.insert(format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..(*p).clone() }))).collect()
+    named.iter().flat_map(|(n, w)| w.processes.iter().map(move |p| (n.as_str(), p))).filter(|(_, p)| seen.insert(alone_key(p))).collect()
+}
+
+/// Whether the workloads can take instruction targets from alone runs of `cycles` cycles
+/// (checked before any simulation): within `--max-cycles`, and no `min_runs` or
+/// `replay = false`, which a target replaces.
+pub(crate) fn check_targets(named: &[(String, Workload)], cycles: u64, limits: RunLimits) -> Result<()> {
+    if cycles > limits.max_cycles {
+        return Err(anyhow!("the run length, {cycles} cycles alone, passes --max-cycles {}", limits.max_cycles));
+    }
+    for (n, w) in named {
+        if w.min_runs.is_some() {
+            return Err(anyhow!("{n}: field `min_runs`: instruction targets (--length) replay each process until it halts instead; remove it"));
+        }
+        if let Some(p) = w.processes.iter().find(|p| !p.replay) {
+            return Err(anyhow!("{n}: process `{}`: field `replay = false`: instruction targets (--length) replay each process until it halts; remove it", crate::checks::shown(&p.name)));
+        }
+    }
+    Ok(())
 }
 
 /// The workloads with every process's instruction target: what it executes alone on `cfg` in
 /// `cycles` cycles (a round of points on `pb`, one per distinct process). Also returns the
 /// points' run times, summed.
 pub(crate) fn with_targets(cfg: &GpuConfig, named: &[(String, Workload)], cycles: u64, limits: RunLimits, pb: &crate::par::Progress) -> Result<(Vec<(String, Workload)>, f64)> {
+    check_targets(named, cycles, limits)?;
     let ps = distinct(named);
     let found = pb.map_points(
         &ps,
@@ -129,14 +153,14 @@ pub(crate) fn with_targets(cfg: &GpuConfig, named: &[(String, Workload)], cycles
     for ((_, p), r) in ps.iter().zip(found) {
         let (i, took) = r?;
         secs += took;
-        targets.insert(format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..(*p).clone() }), i);
+        targets.insert(alone_key(p), i);
     }
     let out = named
         .iter()
         .map(|(n, w)| {
             let mut w = w.clone();
             for p in &mut w.processes {
-                p.insts = Some(targets[&format!("{:?}", mpgpu_ref::workload::ProcessSpec { arrival: 0, ..p.clone() })]);
+                p.insts = Some(targets[&alone_key(p)]);
             }
             (n.clone(), w)
         })
@@ -291,10 +315,10 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
     let params = a.ws.params();
     let limits = a.limit.limits();
     // (every workload is read, and the output folder checked, before the first simulation)
-    if let Some(c) = a.length.filter(|&c| c > limits.max_cycles) {
-        return Err(anyhow!("--length {c}: the alone runs that set the targets would pass --max-cycles {}", limits.max_cycles));
-    }
     let named = load_dirs(&a.dirs)?;
+    if let Some(c) = a.length {
+        check_targets(&named, c, limits).map_err(|e| anyhow!("--length {c}: {e}"))?;
+    }
     crate::checks::output_dir(&a.out, "--out")?;
     let mut plots = Vec::new();
     let mut csv = String::from("workload,kernels,policy,cycles,ipc,stp,antt,min_speedup,decision,verified\n");

@@ -172,7 +172,11 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["faults", "--oplog-full", "hold"], "--oplog-full sets the policy of the --oplog-sweep runs");
     refused(&["faults", "--rounds", "0"], "invalid value '0' for '--rounds <ROUNDS>'");
     refused(&["slicing", "--length", "0"], "invalid value '0' for '--length <LENGTH>'");
-    refused(&["slicing", "--length", "2000000", "--max-cycles", "1000000"], "--length 2000000: the alone runs that set the targets would pass --max-cycles 1000000");
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("length-min-runs");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("pair.toml"), "description = \"d\"\nmin_runs = 2\n[[process]]\nname = \"a\"\nlaunches = [{ kernel = \"vecadd\", size = 4096 }]\n").unwrap();
+    refused(&["slicing", d.to_str().unwrap(), "--length", "30000"], "--length 30000: pair: field `min_runs`: instruction targets (--length) replay each process until it halts instead");
+    refused(&["slicing", "--length", "2000000", "--max-cycles", "1000000"], "--length 2000000: the run length, 2000000 cycles alone, passes --max-cycles 1000000");
     refused(&["faults", "--rounds", "2", "--scale", "2"], "cannot be used with '--scale <SCALE>'");
     refused(&["soak", "--workloads", "0"], "0 is not in 1..=1000000");
 }

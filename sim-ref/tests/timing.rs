@@ -346,8 +346,22 @@ fn a_process_with_an_instruction_target_is_replayed_until_it_halts() {
     let mut g = Gpu::with_framework(&cfg, mpgpu_ref::units::framework::Policy::Fcfs, mpgpu_ref::units::framework::Mechanism::ContextSwitch, 2).unwrap();
     let e = g.add_workload(&tw).unwrap_err().to_string();
     assert!(e.contains("instruction target") && e.contains("framework"), "{e}");
+    // (a workload built in code, unvalidated, is refused by the GPU too)
+    let e = Gpu::new(&cfg).add_workload(&Workload { min_runs: Some(2), ..tw.clone() }).unwrap_err().to_string();
+    assert!(e.contains("`insts`") && e.contains("`min_runs`"), "{e}");
     // It is written back and read again.
     assert_eq!(Workload::parse("again.toml", &tw.to_toml()).unwrap(), tw);
+}
+
+#[test]
+fn more_processes_than_a_workload_file_takes_still_run() {
+    // (the GPU takes up to 4,095 address spaces; a workload file at most 64)
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let p = workload(TWO).processes[0].clone();
+    let ps: Vec<ProcessSpec> = (0..70).map(|i| ProcessSpec { name: format!("p{i}"), launches: vec![mpgpu_ref::workload::LaunchSpec { kernel: "vecadd".into(), size: Some(256), seed: i }], ..p.clone() }).collect();
+    let r = run(&cfg, &Workload { description: "many".into(), min_runs: None, processes: ps });
+    assert_eq!(r.processes.len(), 70);
+    assert!(r.processes.iter().all(|p| p.verified && p.insts > 0), "{:?}", r.processes.last());
 }
 
 #[test]

@@ -44,7 +44,9 @@ pub trait Dispatcher {
     fn launch_ready(&mut self, now: u64, launch: usize, view: &DispatchView);
     /// This cycle's block issues: (launch, SM) pairs, at most one per SM; every pair must fit.
     fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>);
-    /// A block of `launch` finished on SM `sm` (before its launch's `launch_done`).
+    /// A block of `launch` finished on SM `sm` (before its launch's `launch_done`). A block of a
+    /// process halted at its instruction target finishes in the cycle it is issued, without
+    /// running.
     fn block_done(&mut self, _now: u64, _launch: usize, _sm: u32) {}
     /// Every block of a launch has finished.
     fn launch_done(&mut self, now: u64, launch: usize);

@@ -690,17 +690,20 @@ pub fn run_workload_with(
 }
 
 
-/// The warp-instructions `p` executes alone on `cfg` in its first `cycles` cycles, replayed as
-/// often as it ends before then: the instruction target (`ProcessSpec::insts`) that halts it
-/// where it would halt alone after `cycles` (Warped-Slicer, §V-A: 2 M cycles).
+/// The warp-instructions `p` issues alone on `cfg` in its first `cycles` cycles (0 to
+/// `cycles` − 1), replayed as often as it ends before then: the instruction target
+/// (`ProcessSpec::insts`) that halts it alone within those cycles (Warped-Slicer, §V-A: 2 M).
 pub fn insts_in(cfg: &GpuConfig, p: &workload::ProcessSpec, cycles: u64, limits: RunLimits) -> Result<u64, SimError> {
-    let alone = Workload::alone(&workload::ProcessSpec { arrival: 0, insts: Some(workload::MAX_INSTS), ..p.clone() });
+    if cycles == 0 || cycles > limits.max_cycles {
+        return Err(SimError::BadLaunch(format!("process `{}`: {cycles} cycles alone: expected 1 to the run's limit, {} (--max-cycles)", p.name, limits.max_cycles)));
+    }
+    let alone = Workload::alone(&workload::ProcessSpec { arrival: 0, insts: Some(workload::MAX_INSTS), replay: true, ..p.clone() });
     let mut gpu = Gpu::new(cfg);
     gpu.add_workload(&alone)?;
-    match gpu.run(RunLimits { max_cycles: cycles.min(limits.max_cycles), ..limits }, &mut |_, _, _| {}) {
-        Err(SimError::MaxCycles { .. }) if cycles <= limits.max_cycles => {}
+    match gpu.run(RunLimits { max_cycles: cycles - 1, ..limits }, &mut |_, _, _| {}) {
+        Err(SimError::MaxCycles { .. }) => {}
         Err(e) => return Err(e),
-        Ok(()) => return Err(SimError::BadLaunch(format!("process `{}` alone executed {} warp-instructions, all it can, before cycle {cycles}", p.name, workload::MAX_INSTS))),
+        Ok(()) => return Err(SimError::BadLaunch(format!("process `{}` alone issued {} warp-instructions, the largest target, within {cycles} cycles: give fewer cycles", p.name, workload::MAX_INSTS))),
     }
     if let Some(f) = gpu.procs[0].failures.first() {
         return Err(SimError::BadLaunch(format!("process `{}` alone: wrong results: {f}", p.name)));

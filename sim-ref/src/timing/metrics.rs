@@ -3,8 +3,9 @@
 //! NTT_i = T_shared_i / T_alone_i, ANTT = mean NTT, STP = sum of T_alone_i / T_shared_i,
 //! fairness = min over i, j of progress_i / progress_j with progress_i = T_alone_i / T_shared_i.
 //! T is a process's turnaround: from its arrival to the end of its last launch (in a workload
-//! that replays its processes, `min_runs`, the mean over its completed runs); T_alone comes
-//! from running the process by itself, once, on the same GPU.
+//! that replays its processes, `min_runs`, the mean over its completed runs; with an
+//! instruction target, from its arrival to its halt); T_alone comes from running the process
+//! by itself on the same GPU (once, or to the same target).
 
 use super::gpu::RunResult;
 use serde::Serialize;

@@ -587,7 +587,7 @@ pub struct Sm {
     /// the dispatcher found no room for may fit now.
     pub room_changed: bool,
     /// Warp-instructions issued here per process (its address space), for instruction targets
-    /// (`ProcessSpec::insts`).
+    /// (`ProcessSpec::insts`): one entry per process the GPU has.
     pub insts_by_process: Vec<u64>,
     /// Thread-block switching on faults is on, switching out blocks whose faults take at
     /// least this many more cycles (the blocks whose logged operands are read out for a save).
@@ -675,7 +675,7 @@ impl Sm {
             ol_wait: std::cell::Cell::new(0),
             tb_check: false,
             room_changed: false,
-            insts_by_process: vec![0; crate::workload::MAX_PROCESSES],
+            insts_by_process: Vec::new(),
             tb_switch_wait: None,
             zorua: None,
             z_swap_data: Vec::new(),

@@ -19,6 +19,9 @@ impl Gpu {
             ps.tokens = p.tokens;
             ps.replay = p.replay;
             ps.target = p.insts;
+            if p.insts.is_some() && (w.min_runs.is_some() || !p.replay) {
+                return Err(SimError::BadLaunch(format!("process `{}`: an instruction target (`insts`) replays the process until it halts, which `min_runs` and `replay = false` contradict", p.name)));
+            }
             if p.insts.is_some() && self.fw().is_some() {
                 return Err(SimError::BadLaunch(format!(
                     "process `{}`: an instruction target (`insts`) halts a process by dropping its blocks not yet issued, which the scheduling framework's block scheduler does not do: run it with a baseline dispatcher (no --policy)",
@@ -61,6 +64,8 @@ impl Gpu {
                 dropped: 0,
             });
         }
+        let n = self.procs.len();
+        self.sms.iter_mut().for_each(|s| s.insts_by_process.resize(n, 0));
     }
 
     /// Starts the process's next host program, or ends the process.
@@ -83,14 +88,13 @@ impl Gpu {
             let ps = &mut self.procs[p];
             if ps.runs.len() >= crate::workload::MAX_RUNS as usize {
                 let why = match (ps.target, self.min_runs) {
-                    (Some(t), _) => format!("before it executed its {t} warp-instructions (`insts`)"),
-                    (None, n) => format!("before every process completed {} (`min_runs`)", n.unwrap_or(1)),
+                    (Some(t), _) => format!("before it issued its {t} warp-instructions (`insts`): a workload may replay a process at most {} times; give a smaller target", crate::workload::MAX_RUNS),
+                    (None, n) => format!("before every process completed {} (`min_runs`): a workload may replay a process at most {} times; pair processes of closer run times", n.unwrap_or(1), crate::workload::MAX_RUNS),
                 };
                 return Err(SimError::BadLaunch(format!(
-                    "process `{}` completed {} runs {why}: a workload may replay a process at most {} times; pair processes of closer run times, or give a smaller target",
+                    "process `{}` completed {} runs {why}",
                     ps.name,
-                    ps.runs.len(),
-                    crate::workload::MAX_RUNS
+                    ps.runs.len()
                 )));
             }
             if ps.jobs.iter().any(|j| matches!(j, Job::Custom { .. })) {

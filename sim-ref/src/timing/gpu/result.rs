@@ -55,16 +55,18 @@ pub struct RunResult {
 pub struct ProcResult {
     pub name: String,
     pub arrival: u64,
-    /// The end of its last completed run (of the run when it did not complete one).
+    /// The end of its last completed run (of the run when it did not complete one; with an
+    /// instruction target, its halt).
     pub end: u64,
     /// The mean of its completed runs' turnarounds, to the nearest cycle (from its arrival
-    /// to the end of its run when it runs once; to the run's end when it did not complete).
+    /// to the end of its run when it runs once; to the run's end when it did not complete;
+    /// with an instruction target, from its arrival to its halt).
     pub turnaround: u64,
     /// Each completed run's turnaround (the first from its arrival, each replay from the end
     /// of the run before): one entry unless the workload replays (`min_runs`).
     pub runs: Vec<u64>,
     pub launches: usize,
-    /// Warp-instructions it executed (at its halt, when it has an instruction target).
+    /// Warp-instructions it issued (at its halt, when it has an instruction target).
     #[serde(default)]
     pub insts: u64,
     /// It reached its instruction target and halted (`ProcessSpec::insts`).
@@ -96,6 +98,7 @@ impl Gpu {
             let running = p.program.is_some() || p.next_job < p.jobs.len();
             let state = match (p.started, p.end) {
                 (false, _) => format!("arrives at cycle {}", p.arrival),
+                (true, Some(e)) if p.halted.is_some() => format!("halted at its instruction target at cycle {e}"),
                 (true, Some(e)) if !running => format!("finished at cycle {e}"),
                 (true, _) => format!("running, program {} of {}{}", p.next_job, p.jobs.len(), if p.runs.is_empty() { String::new() } else { format!(" of run {}", p.runs.len() + 1) }),
             };
