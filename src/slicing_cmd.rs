@@ -81,11 +81,11 @@ enum Solo<'a> {
     Curve(&'a str, &'a mpgpu_ref::workload::ProcessSpec),
 }
 
-fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing]) -> Vec<Solo<'a>> {
+fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing], known: &Alone) -> Vec<Solo<'a>> {
     let (mut solos, mut seen) = (Vec::new(), std::collections::HashSet::new());
     for (name, w) in named {
         for p in &w.processes {
-            if seen.insert(format!("alone {p:?}")) {
+            if !known.contains_key(&format!("{p:?}")) && seen.insert(format!("alone {p:?}")) {
                 solos.push(Solo::Alone(name, p));
             }
             // (a curve is the kernel's whole grid at each block count, whatever its target)
@@ -97,10 +97,15 @@ fn solos<'a>(named: &'a [(String, Workload)], policies: &[Slicing]) -> Vec<Solo<
     solos
 }
 
-/// The simulations [`evaluate`] runs.
+/// Each process's run alone (for the metrics), by its spec: [`evaluate`] fills it and reuses
+/// what it holds.
+pub(crate) type Alone = HashMap<String, RunResult>;
+
+/// The simulations [`evaluate`] runs with nothing known alone (and [`with_targets`] before it,
+/// given a length).
 pub(crate) fn point_count(named: &[(String, Workload)], policies: &[Slicing], length: Option<u64>) -> usize {
     let targets = if length.is_some() { distinct(named).len() } else { 0 };
-    targets + solos(named, policies).len() + named.len() * policies.len()
+    targets + solos(named, policies, &Alone::new()).len() + named.len() * policies.len()
 }
 
 /// A process as it runs alone (its arrival aside): what its target is keyed by.
@@ -172,8 +177,8 @@ pub(crate) fn with_targets(cfg: &GpuConfig, named: &[(String, Workload)], cycles
 /// alone: two rounds of points on `pb` (the solo runs, then the workloads'). Each point is keyed
 /// as a sequential run would key it, so the results do not depend on `--jobs`. Also returns the
 /// points' run times, summed (seconds of one core).
-pub(crate) fn evaluate(cfg: &GpuConfig, named: &[(String, Workload)], policies: &[Slicing], params: SliceParams, limits: RunLimits, pb: &crate::par::Progress) -> Result<(Vec<Evaluated>, f64)> {
-    let solos = solos(named, policies);
+pub(crate) fn evaluate(cfg: &GpuConfig, named: &[(String, Workload)], policies: &[Slicing], params: SliceParams, limits: RunLimits, alone_cache: &mut Alone, pb: &crate::par::Progress) -> Result<(Vec<Evaluated>, f64)> {
+    let solos = solos(named, policies, alone_cache);
     let solo_runs = pb.map_points(
         &solos,
         |s| match s {
@@ -199,7 +204,6 @@ pub(crate) fn evaluate(cfg: &GpuConfig, named: &[(String, Workload)], policies: 
         },
     );
     let mut secs = 0.0;
-    let mut alone_cache: HashMap<String, RunResult> = HashMap::new();
     let mut curve_cache = HashMap::new();
     for (s, r) in solos.iter().zip(solo_runs) {
         let (run, curves, took) = r?;
@@ -334,7 +338,7 @@ pub fn slicing_cmd(a: SlicingArgs) -> Result<ExitCode> {
         }
         None => named,
     };
-    let (evaluated, _) = evaluate(&cfg, &named, &POLICIES, params, limits, &pb)?;
+    let (evaluated, _) = evaluate(&cfg, &named, &POLICIES, params, limits, &mut Alone::new(), &pb)?;
     pb.finish();
     for e in &evaluated {
         for (pol, row) in POLICIES.iter().zip(&e.rows) {

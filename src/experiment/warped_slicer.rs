@@ -69,7 +69,8 @@ fn points(quick: bool) -> Result<usize> {
     let w = workloads(quick)?;
     let pairs: Vec<(String, Workload)> = w.iter().filter(|x| x.1.processes.len() == 2).cloned().collect();
     // (the targets' alone runs once, before the policies' runs and the sensitivity runs)
-    Ok(point_count(&w, &POLICIES, Some(length(quick))) + sensitivity(quick).len() * point_count(&pairs, &[Slicing::WarpedSlicer], None))
+    // (the pairs' processes alone are known by then: the sensitivity runs are the pairs' only)
+    Ok(point_count(&w, &POLICIES, Some(length(quick))) + sensitivity(quick).len() * pairs.len())
 }
 
 /// Geometric mean over `set` of policy `i`'s figure over policy `j`'s.
@@ -83,12 +84,14 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let named = workloads(ctx.quick)?;
     crate::slicing_cmd::check_targets(&named, length(ctx.quick), ctx.limits)?;
     let (named, target_seconds) = with_targets(&cfg, &named, length(ctx.quick), ctx.limits, pb)?;
-    let (all, mut core_seconds) = evaluate(&cfg, &named, &POLICIES, SliceParams::default(), ctx.limits, pb)?;
+    // (each process alone once, for every evaluation below)
+    let mut alone = crate::slicing_cmd::Alone::new();
+    let (all, mut core_seconds) = evaluate(&cfg, &named, &POLICIES, SliceParams::default(), ctx.limits, &mut alone, pb)?;
     core_seconds += target_seconds;
     let pairs_named: Vec<(String, Workload)> = named.iter().filter(|x| x.1.processes.len() == 2).cloned().collect();
     let mut sens = Vec::new();
     for (what, params) in sensitivity(ctx.quick) {
-        let (e, secs) = evaluate(&cfg, &pairs_named, &[Slicing::WarpedSlicer], params, ctx.limits, pb)?;
+        let (e, secs) = evaluate(&cfg, &pairs_named, &[Slicing::WarpedSlicer], params, ctx.limits, &mut alone, pb)?;
         sens.push((what, e));
         core_seconds += secs;
     }
