@@ -25,10 +25,11 @@ fn workload_error(text: &str) -> String {
 
 #[test]
 fn bad_workloads_name_the_field_and_what_was_expected() {
-    let cases: [(&str, &str); 11] = [
+    let cases: [(&str, &str); 12] = [
         (&GOOD.replace("vecadd", "nosuch"), "process[0] (`a`): launches[0]: unknown kernel `nosuch` (the library has: vecadd, sgemm"),
         (&GOOD.replace("kernel = \"vecadd\", size = 4096", "kernel = \"sgemm\", size = 40"), "process[0] (`a`): launches[0]: sgemm: --size 40"),
         (&GOOD.replace("name = \"a\"", "name = \"a\"\nrepeat = 0"), "field `repeat`: 0 is out of range (expected 1..=1000)"),
+        (&GOOD.replace("name = \"a\"", "name = \"a\"\nreplay = false"), "process[0] (`a`): field `replay = false` applies to a replayed workload (`min_runs`)"),
         (&format!("{GOOD}[[process]]\nname = \"a\"\nlaunches = [{{ kernel = \"vecadd\" }}]\n"), "process[1] (`a`): duplicate name (also process[0])"),
         ("description = \"d\"\nprocess = []\n", "no [[process]]: at least one process is needed"),
         (&GOOD.replace("name = \"a\"", "name = \"a\"\narrivl = 5"), "unknown field `arrivl`, expected one of `name`, `arrival`, `priority`, `repeat`, `tokens`, `replay`, `insts`, `launches`"),

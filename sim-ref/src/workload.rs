@@ -235,6 +235,9 @@ impl Workload {
                     return Err(format!("{at}: field `tokens`: {t} is out of range (expected 0..=64)"));
                 }
             }
+            if !p.replay && self.min_runs.is_none() && p.insts.is_none() {
+                return Err(format!("{at}: field `replay = false` applies to a replayed workload (`min_runs`): without it every process runs once"));
+            }
             if let Some(n) = p.insts {
                 if !(1..=MAX_INSTS).contains(&n) {
                     return Err(format!("{at}: field `insts`: {n} is out of range (expected 1..=2^50 warp-instructions)"));
