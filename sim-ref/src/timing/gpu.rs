@@ -708,5 +708,5 @@ pub fn insts_in(cfg: &GpuConfig, p: &workload::ProcessSpec, cycles: u64, limits:
     if let Some(f) = gpu.procs[0].failures.first() {
         return Err(SimError::BadLaunch(format!("process `{}` alone: wrong results: {f}", p.name)));
     }
-    Ok(gpu.sms.iter().map(|s| s.insts_by_process[0]).sum())
+    Ok(gpu.sms.iter().map(|s| s.insts_by_process.first().copied().unwrap_or(0)).sum())
 }

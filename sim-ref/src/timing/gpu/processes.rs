@@ -231,7 +231,7 @@ impl Gpu {
         for p in 0..self.procs.len() {
             let ps = &self.procs[p];
             let Some(t) = ps.target.filter(|_| ps.halted.is_none() && ps.started) else { continue };
-            let n: u64 = self.sms.iter().map(|s| s.insts_by_process[p]).sum();
+            let n: u64 = self.sms.iter().map(|s| s.insts_by_process.get(p).copied().unwrap_or(0)).sum();
             if n >= t {
                 let ps = &mut self.procs[p];
                 ps.halted = Some(n);

@@ -193,7 +193,7 @@ impl Gpu {
                         0 => end.saturating_sub(p.arrival),
                         n => (p.runs.iter().sum::<u64>() + n as u64 / 2) / n as u64,
                     };
-                    let insts = p.halted.unwrap_or_else(|| self.sms.iter().map(|s| s.insts_by_process[i]).sum());
+                    let insts = p.halted.unwrap_or_else(|| self.sms.iter().map(|s| s.insts_by_process.get(i).copied().unwrap_or(0)).sum());
                     ProcResult {
                         name: p.name.clone(),
                         arrival: p.arrival,

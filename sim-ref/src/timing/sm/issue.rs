@@ -42,7 +42,12 @@ impl Sm {
         self.stats.warp_insts += 1;
         self.stats.thread_insts += d.active_lanes;
         if let Some(b) = self.warps[slot as usize].as_ref().and_then(|w| self.blocks[w.block as usize].as_ref()) {
-            self.insts_by_process[b.info.process as usize] += 1;
+            // (the GPU sizes it for its processes; an SM used on its own grows it)
+            let p = b.info.process as usize;
+            if p >= self.insts_by_process.len() {
+                self.insts_by_process.resize(p + 1, 0);
+            }
+            self.insts_by_process[p] += 1;
         }
         let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, d, plan));
         let done_at = self.occupy_unit(now, unit, rec, d, plan, mem);
