@@ -343,12 +343,12 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     for &bytes in &a.oplog_sweep {
         with_oplog(&cfg, bytes, oplog_full)?;
     }
-    if let Some(link) = paging {
-        let mut c = cfg.clone();
-        c.paging.link = link.into();
-        c.paging.migration_bytes = migration;
-        c.validate().map_err(|e| anyhow!("{}", crate::args::in_flags(&e, if a.migration.is_some() { &["--migration"] } else { &[] })))?;
-    }
+    // The demand-paging runs: stall-on-fault, then the replay queue alone, with thread-block
+    // switching on faults (through memory, and ideal), and with local handling.
+    let paged: Option<(GpuConfig, Vec<GpuConfig>)> = match paging {
+        None => None,
+        Some(link) => Some(paged_configs(&cfg, link.into(), migration, if a.migration.is_some() { &["--migration"] } else { &[] })?),
+    };
     if let Some(d) = &a.timeline {
         crate::checks::output_dir(d, "--timeline")?;
     }
@@ -358,12 +358,6 @@ pub fn faults_cmd(a: FaultsArgs) -> Result<ExitCode> {
     let base_cfg = base_config(&cfg);
     let scheme_cfgs: Vec<GpuConfig> = if a.paging_only { Vec::new() } else { scheme_configs(&base_cfg)? };
     let sweep_cfgs: Vec<GpuConfig> = a.oplog_sweep.iter().map(|&bytes| with_oplog(&base_cfg, bytes, oplog_full)).collect::<Result<_>>()?;
-    // The demand-paging runs: stall-on-fault, then the replay queue alone, with thread-block
-    // switching on faults (through memory, and ideal), and with local handling.
-    let paged: Option<(GpuConfig, Vec<GpuConfig>)> = match paging {
-        None => None,
-        Some(link) => Some(paged_configs(&cfg, link.into(), migration, if a.migration.is_some() { &["--migration"] } else { &[] })?),
-    };
     // Every run the tables need, each distinct configuration and kernel once, on every core
     // (`--jobs`); the tables are printed from the results after.
     let mut plan = Vec::new();

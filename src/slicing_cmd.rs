@@ -140,9 +140,8 @@ pub(crate) fn check_targets(named: &[(String, Workload)], cycles: u64, limits: R
 
 /// The workloads with every process's instruction target: what it executes alone on `cfg` in
 /// `cycles` cycles (a round of points on `pb`, one per distinct process). Also returns the
-/// points' run times, summed.
+/// points' run times, summed. The caller checks the workloads first ([`check_targets`]).
 pub(crate) fn with_targets(cfg: &GpuConfig, named: &[(String, Workload)], cycles: u64, limits: RunLimits, pb: &crate::par::Progress) -> Result<(Vec<(String, Workload)>, f64)> {
-    check_targets(named, cycles, limits)?;
     let ps = distinct(named);
     let found = pb.map_points(
         &ps,
