@@ -206,6 +206,72 @@ struct HwWarp {
     store_check: u64,
 }
 
+/// The SM's warp slots, with what each slot's warp is known not to do before a cycle, as long
+/// as the warp itself does not change: for the thesis pipeline, issue (`quiet`: nothing it
+/// holds can issue before that cycle, unless, for a warp in `on_mshrs`, an MSHR comes free;
+/// [`Sm::ooo_pick`] computes it when it finds nothing to issue) and fetch (`fetch_quiet`); and
+/// the warp's next self-timed change (`wake`, its part of [`Sm::next_wake`], good while later
+/// than the current cycle). Every mutable access to a slot (`IndexMut`, `get_mut`) forgets the
+/// slot's times, so nothing that changes a warp can leave a stale one behind; what outside the
+/// warp can make it issue or fetch sooner is a time taken into the quiet time (a unit, a hold,
+/// a TLB check), a freed MSHR, or makes the pick decline to set one. Debug builds check every
+/// skipped warp against a full look.
+struct Warps {
+    slots: Vec<Option<HwWarp>>,
+    quiet: Vec<u64>,
+    fetch_quiet: Vec<u64>,
+    wake: Vec<std::cell::Cell<u64>>,
+    on_mshrs: Vec<u32>,
+}
+
+impl Warps {
+    fn new(n: usize) -> Warps {
+        Warps { slots: (0..n).map(|_| None).collect(), quiet: vec![0; n], fetch_quiet: vec![0; n], wake: vec![Default::default(); n], on_mshrs: Vec::new() }
+    }
+
+    /// The slot's warp may change: nothing is known of it.
+    fn forget(&mut self, i: usize) {
+        self.quiet[i] = 0;
+        self.fetch_quiet[i] = 0;
+        self.wake[i].set(0);
+    }
+
+    /// An MSHR came free: the warps that waited for one look again.
+    fn mshr_freed(&mut self) {
+        for s in self.on_mshrs.drain(..) {
+            self.quiet[s as usize] = 0;
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Option<HwWarp>> {
+        if i < self.slots.len() {
+            self.forget(i);
+        }
+        self.slots.get_mut(i)
+    }
+}
+
+impl std::ops::Deref for Warps {
+    type Target = [Option<HwWarp>];
+    fn deref(&self) -> &[Option<HwWarp>] {
+        &self.slots
+    }
+}
+
+impl std::ops::Index<usize> for Warps {
+    type Output = Option<HwWarp>;
+    fn index(&self, i: usize) -> &Option<HwWarp> {
+        &self.slots[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Warps {
+    fn index_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
+        self.forget(i);
+        &mut self.slots[i]
+    }
+}
+
 /// A fetched instruction in the unified issue queue: its pc, the warp's active lanes when it
 /// was fetched, and the first cycle it may issue.
 #[derive(Clone, Copy, Debug)]
@@ -510,7 +576,7 @@ pub struct Sm {
     /// Shared-memory configuration in force (set by the first block on an empty SM).
     pub shared_cap: u32,
     blocks: Vec<Option<Block>>,
-    warps: Vec<Option<HwWarp>>,
+    warps: Warps,
     scheds: Vec<Sched>,
     alu_free: Vec<u64>,
     sfu_free: u64,
@@ -539,6 +605,9 @@ pub struct Sm {
     /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
     /// results are the same, which a test checks).
     pub lazy: bool,
+    /// Thesis pipeline: warp looks the issue stage skipped because the warp was quiet
+    /// (the slot's quiet time; only when `lazy`).
+    pub quiet_skips: u64,
     /// The replay queue (under `rq` and `ol`): the unit that holds a slot for each issued
     /// global memory instruction (docs/faults.md O6, "The replay queue in RTL"), and the slots
     /// in use (for reports).
@@ -631,7 +700,7 @@ impl Sm {
             used_blocks: 0,
             shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
-            warps: (0..cfg.warps).map(|_| None).collect(),
+            warps: Warps::new(cfg.warps as usize),
             scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0 }).collect(),
             alu_free: vec![0; cfg.schedulers as usize],
             sfu_free: 0,
@@ -651,6 +720,7 @@ impl Sm {
             accounted: 0,
             wake_at: 0,
             lazy: true,
+            quiet_skips: 0,
             rq: None,
             rq_used: 0,
             rq_error: None,

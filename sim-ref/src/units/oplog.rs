@@ -151,7 +151,8 @@ impl Unit for Oplog {
         self.relq = i.release;
         // This cycle's picks: the lowest and the highest pending entry.
         let lo = old.pend.trailing_zeros() as u8;
-        let hi = 63 - old.pend.leading_zeros() as u8;
+        // (no pending entry: no pick, and `hi` is not used)
+        let hi = (63 - old.pend.leading_zeros().min(63)) as u8;
         self.pick_v = [old.pend != 0, old.pend.count_ones() >= 2];
         self.pick = [if self.pick_v[0] { lo } else { 0 }, if self.pick_v[1] { hi } else { 0 }];
         let mut picked = 0u64;

@@ -27,47 +27,13 @@ impl Sm {
         if let Some(c) = self.events.next_time() {
             t = t.min(c);
         }
-        for w in self.warps.iter().flatten() {
-            if w.w.state == WarpState::Ready && w.next_issue > now {
-                t = t.min(w.next_issue);
+        for (slot, w) in self.warps.iter().enumerate() {
+            let Some(w) = w else { continue };
+            let known = &self.warps.wake[slot];
+            if known.get() <= now {
+                known.set(self.warp_wake(w, now));
             }
-            if self.ooo {
-                if w.w.state == WarpState::Ready && !w.fetch_gated && !w.frozen && w.fetch_at > now {
-                    t = t.min(w.fetch_at);
-                }
-                for e in &w.iq {
-                    if e.ready_at > now {
-                        t = t.min(e.ready_at);
-                    }
-                    // (a replay's logged operands are read out from two cycles before it may
-                    // issue)
-                    if e.replay.is_some() && e.nlog > 0 && self.od.is_some() {
-                        let at = ol_load_from(w, e);
-                        if at > now {
-                            t = t.min(at);
-                        }
-                    }
-                }
-                for &(c, _) in &w.src_hold {
-                    if c + 2 > now {
-                        t = t.min(c + 2);
-                    }
-                }
-                for &(c, _) in &w.mem_hold {
-                    if c + 1 > now {
-                        t = t.min(c + 1);
-                    }
-                }
-                if w.resume_at > now {
-                    t = t.min(w.resume_at);
-                }
-                if w.check_until + 1 > now {
-                    t = t.min(w.check_until + 1);
-                }
-                if w.store_check + 1 > now {
-                    t = t.min(w.store_check + 1);
-                }
-            }
+            t = t.min(known.get());
         }
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
@@ -75,6 +41,54 @@ impl Sm {
             }
         }
         t.min(self.z_wake(now))
+    }
+
+    /// The warp's next self-timed change after `now` (`u64::MAX`: none): the earliest of its
+    /// times later than `now`, so a value found at one cycle holds at every later cycle before
+    /// it, as long as the warp does not change ([`Warps`]).
+    fn warp_wake(&self, w: &HwWarp, now: u64) -> u64 {
+        let mut t = u64::MAX;
+        if w.w.state == WarpState::Ready && w.next_issue > now {
+            t = t.min(w.next_issue);
+        }
+        if self.ooo {
+            if w.w.state == WarpState::Ready && !w.fetch_gated && !w.frozen && w.fetch_at > now {
+                t = t.min(w.fetch_at);
+            }
+            for e in &w.iq {
+                if e.ready_at > now {
+                    t = t.min(e.ready_at);
+                }
+                // (a replay's logged operands are read out from two cycles before it may
+                // issue)
+                if e.replay.is_some() && e.nlog > 0 && self.od.is_some() {
+                    let at = ol_load_from(w, e);
+                    if at > now {
+                        t = t.min(at);
+                    }
+                }
+            }
+            for &(c, _) in &w.src_hold {
+                if c + 2 > now {
+                    t = t.min(c + 2);
+                }
+            }
+            for &(c, _) in &w.mem_hold {
+                if c + 1 > now {
+                    t = t.min(c + 1);
+                }
+            }
+            if w.resume_at > now {
+                t = t.min(w.resume_at);
+            }
+            if w.check_until + 1 > now {
+                t = t.min(w.check_until + 1);
+            }
+            if w.store_check + 1 > now {
+                t = t.min(w.store_check + 1);
+            }
+        }
+        t
     }
 
     /// One cycle. Returns whether anything was fetched or issued.

@@ -39,6 +39,7 @@ impl Sm {
                     self.z_evicted(e);
                 }
                 self.mshrs_used -= 1;
+                self.warps.mshr_freed();
                 self.free_mshrs.push(id);
                 for &(w, _) in &waiters {
                     self.line_done(now, w);

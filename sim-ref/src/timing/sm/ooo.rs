@@ -35,12 +35,30 @@ impl Sm {
             if issued == width {
                 break;
             }
+            if self.lazy && now < self.warps.quiet[slot as usize] {
+                // (the warp cannot issue yet: checked against the pick in debug builds)
+                #[cfg(debug_assertions)]
+                {
+                    let counts = [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get());
+                    assert!(self.ooo_pick(now, slot).is_err(), "SM warp slot {slot}: quiet until {}, but it can issue at {now}", self.warps.quiet[slot as usize]);
+                    assert_eq!(counts, [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get()), "SM warp slot {slot}: quiet, but its pick counts a refusal at {now}");
+                }
+                self.quiet_skips += 1;
+                continue;
+            }
             loop {
                 if issued == width {
                     break;
                 }
-                let Some((k, unit)) = self.ooo_pick(now, slot) else {
-                    break;
+                let (k, unit) = match self.ooo_pick(now, slot) {
+                    Ok(p) => p,
+                    Err((quiet, on_mshrs)) => {
+                        self.warps.quiet[slot as usize] = quiet;
+                        if on_mshrs {
+                            self.warps.on_mshrs.push(slot);
+                        }
+                        break;
+                    }
                 };
                 active = true;
                 if self.ooo_issue(now, unit, slot, k, mem)? {
@@ -82,26 +100,41 @@ impl Sm {
         Ok(active)
     }
 
-    /// The warp's oldest issue-queue entry that can issue now, and the ALU it would take.
-    fn ooo_pick(&self, now: u64, slot: u32) -> Option<(usize, usize)> {
-        let w = self.warps[slot as usize].as_ref()?;
-        if w.w.state != WarpState::Ready || w.iq.is_empty() || w.resume_at > now {
-            return None;
+    /// The warp's oldest issue-queue entry that can issue now, and the ALU it would take; or,
+    /// if none can, the first cycle it might (`u64::MAX`: only a change of the warp itself can
+    /// let it issue; the next cycle where something outside the warp decides: under Zorua, a
+    /// block being restored, the replay queue or operand log), and whether a freed MSHR might
+    /// let it issue sooner. The time is the earliest at which an
+    /// entry's first failing condition can turn by time alone: its ready cycle, a hold of its
+    /// destination ending, a TLB check passing, its unit coming free (units only ever become
+    /// busy later: each is taken when free, until a later cycle).
+    fn ooo_pick(&self, now: u64, slot: u32) -> Result<(usize, usize), (u64, bool)> {
+        let Some(w) = self.warps[slot as usize].as_ref() else {
+            return Err((u64::MAX, false));
+        };
+        if w.w.state != WarpState::Ready || w.iq.is_empty() {
+            return Err((u64::MAX, false));
         }
+        if w.resume_at > now {
+            return Err((w.resume_at, false));
+        }
+        let next = now + 1;
         // (under Zorua only a warp the coordinator has made schedulable issues, and not while
         // its instruction's sets are read from swap)
         if !self.z_schedulable(slot) || self.z_swap_waiting(slot) {
-            return None;
+            return Err((next, false));
         }
         // (under the replay queue a frozen warp's queued instructions are saved with its
         // context: it issues nothing more)
         if w.frozen && matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol) {
-            return None;
+            return Err((u64::MAX, false));
         }
         let blk = self.blocks[w.block as usize].as_ref().unwrap();
         if blk.restoring {
-            return None;
+            return Err((next, false));
         }
+        let mut quiet = if self.zorua.is_some() { next } else { u64::MAX };
+        let mut on_mshrs = false;
         let t = &blk.info.timing;
         let mut hold = [0u64; 5];
         for &(c, m) in &w.src_hold {
@@ -131,64 +164,95 @@ impl Sm {
             }
             let class = t.class[pc];
             let touch = &t.touches[pc];
-            let ok = e.ready_at <= now
-                && !any(&w.pending, touch)
-                && !any(&older_w, touch)
-                && !any(&older_r, &wr)
-                && !any(&hold, &wr)
-                && (k == 0 || !(ordered(class, self.zorua.is_some()) || class == Class::Fence))
-                && (class != Class::Fence || w.mem_recs.is_empty())
+            // (the entry's first failing condition, and the first cycle it can turn by time alone)
+            let blocked = if e.ready_at > now {
+                Some(e.ready_at)
+            } else if any(&w.pending, touch) || any(&older_w, touch) || any(&older_r, &wr) {
+                Some(u64::MAX)
+            } else if any(&hold, &wr) {
+                // (until the last hold on its destination ends)
+                let src = w.src_hold.iter().filter(|&&(c, m)| c + 2 > now && any(&m, &wr)).map(|&(c, _)| c + 2);
+                let mem = w.mem_hold.iter().filter(|&&(c, m)| c >= now && any(&m, &wr)).map(|&(c, _)| c + 1);
+                src.chain(mem).max()
+            } else if (k != 0 && (ordered(class, self.zorua.is_some()) || class == Class::Fence))
+                || (class == Class::Fence && !w.mem_recs.is_empty())
                 // (memory instructions issue in program order: only replayed ones can meet)
-                && !(older_mem && mem_like(class))
+                || (older_mem && mem_like(class))
+            {
+                Some(u64::MAX)
+            } else if (rqs || zorua_replays)
+                && w.check_until >= now
+                && ((matches!(class, Class::Barrier | Class::Control) && self.is_exit_or_bar(&blk.info, pc)) || (zorua_replays && class == Class::Phase))
+            {
                 // (a barrier or exit waits until no older global access can fault; under Zorua,
                 // with any replaying scheme, so does a phase specifier, and so do they under the
                 // naive one: the warp's registers go home at its event, which the coordinator
                 // takes once, and a replay reads its sources again)
-                && !((rqs || zorua_replays)
-                    && w.check_until >= now
-                    && ((matches!(class, Class::Barrier | Class::Control) && self.is_exit_or_bar(&blk.info, pc)) || (zorua_replays && class == Class::Phase)))
+                Some(w.check_until + 1)
+            } else if rqs && t.log_need[pc] > 0 && (w.store_check >= now || (t.log_need[pc] > 1 && w.check_until >= now)) {
                 // (a global access does not overtake an older one that may still fault and be
                 // replayed, where memory order matters: a load an older store or atomic, a
                 // store or atomic any older access)
-                && !(rqs && t.log_need[pc] > 0 && (w.store_check >= now || (t.log_need[pc] > 1 && w.check_until >= now)));
-            let ok = ok
-                && (!rqs
-                    || t.log_need[pc] == 0
+                let store = if w.store_check >= now { w.store_check + 1 } else { 0 };
+                let any_access = if t.log_need[pc] > 1 && w.check_until >= now { w.check_until + 1 } else { 0 };
+                Some(store.max(any_access))
+            } else if rqs && t.log_need[pc] != 0 {
+                // (the replay queue's and the operand log's room decide: nothing outside the
+                // warp says when they change)
+                let logged = if e.replay.is_some() {
                     // (a replay under the operand log once its logged operands are read out of
-                    // the array)
-                    || if e.replay.is_some() {
-                        e.nlog == 0 || self.ol_loaded(slot, e.age) || {
+                    // the array; the cycles it waits for them are counted)
+                    e.nlog == 0
+                        || self.ol_loaded(slot, e.age)
+                        || {
                             self.ol_wait.set(self.ol_wait.get() + 1);
                             false
                         }
-                    } else if e.staged {
-                        // (a restored one takes entries for its logged operands, out of its
-                        // block's reservation, when the list holds them, and writes them)
-                        self.ol_out().list_room >= e.nlog && self.ol_wq_free() >= e.nlog
-                    } else {
-                        self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] })
-                    });
-            if ok {
-                let unit = match class {
-                    Class::Sfu => (self.sfu_free <= now).then_some(0),
-                    Class::Mem(Space::Param) => (0..self.alu_free.len()).find(|&u| self.alu_free[u] <= now),
-                    Class::Mem(_) | Class::Atomic => {
-                        let mshrs_ok = w.mshr_need.is_none_or(|need| self.mshrs_used + need <= self.lat.l1_mshrs || self.mshrs_used == 0);
-                        (self.ldst_free <= now && mshrs_ok).then_some(0)
-                    }
-                    _ => (0..self.alu_free.len()).find(|&u| self.alu_free[u] <= now),
+                } else if e.staged {
+                    // (a restored one takes entries for its logged operands, out of its
+                    // block's reservation, when the list holds them, and writes them)
+                    self.ol_out().list_room >= e.nlog && self.ol_wq_free() >= e.nlog
+                } else {
+                    self.log_room(w.block, if e.fixed { 0 } else { t.log_need[pc] })
                 };
-                if let Some(u) = unit {
-                    return Some((k, u));
+                // (each refusal is counted: an entry that gets this far is looked at every cycle)
+                quiet = next;
+                (!logged).then_some(next)
+            } else {
+                None
+            };
+            let blocked = match blocked {
+                Some(at) => at,
+                None => {
+                    let unit = match class {
+                        Class::Sfu => (self.sfu_free <= now).then_some(0).ok_or(self.sfu_free),
+                        Class::Mem(_) | Class::Atomic if class != Class::Mem(Space::Param) => {
+                            let mshrs_ok = w.mshr_need.is_none_or(|need| self.mshrs_used + need <= self.lat.l1_mshrs || self.mshrs_used == 0);
+                            if self.ldst_free > now {
+                                Err(self.ldst_free)
+                            } else if !mshrs_ok {
+                                on_mshrs = true;
+                                Err(u64::MAX)
+                            } else {
+                                Ok(0)
+                            }
+                        }
+                        _ => (0..self.alu_free.len()).find(|&u| self.alu_free[u] <= now).ok_or_else(|| self.alu_free.iter().copied().min().unwrap_or(next)),
+                    };
+                    match unit {
+                        Ok(u) => return Ok((k, u)),
+                        Err(free) => free,
+                    }
                 }
-            }
+            };
+            quiet = quiet.min(blocked);
             for i in 0..5 {
                 older_w[i] |= wr[i];
                 older_r[i] |= reads[i];
             }
             older_mem |= mem_like(class);
         }
-        None
+        Err((quiet, on_mshrs))
     }
 
     /// The sources of the instruction at `pc`, issued now by the warp in `slot`, are held
@@ -329,12 +393,32 @@ impl Sm {
             return false;
         }
         let n = self.warps.len() as u32;
-        for k in 0..n {
-            let slot = (self.fetch_rr + k) % n;
+        // (round robin from `fetch_rr`: the slots from it on, then those before)
+        let start = self.fetch_rr % n.max(1);
+        for slot in (start..n).chain(0..start) {
+            if self.lazy && now < self.warps.fetch_quiet[slot as usize] {
+                #[cfg(debug_assertions)]
+                if let Some(w) = &self.warps[slot as usize] {
+                    let blocked = w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() || w.fetch_at > now || w.resume_at > now;
+                    assert!(blocked, "SM warp slot {slot}: fetch quiet until {}, but it can fetch at {now}", self.warps.fetch_quiet[slot as usize]);
+                }
+                continue;
+            }
             let Some(w) = self.warps[slot as usize].as_ref() else {
+                self.warps.fetch_quiet[slot as usize] = u64::MAX;
                 continue;
             };
-            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.fetch_at > now || w.wd_wait.is_some() || w.resume_at > now || !self.z_schedulable(slot) {
+            // (a warp that cannot fetch until it changes, or until a cycle, is not looked at
+            // again before then)
+            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() {
+                self.warps.fetch_quiet[slot as usize] = u64::MAX;
+                continue;
+            }
+            if w.fetch_at > now || w.resume_at > now {
+                self.warps.fetch_quiet[slot as usize] = w.fetch_at.max(w.resume_at);
+                continue;
+            }
+            if !self.z_schedulable(slot) {
                 continue;
             }
             let blk = self.blocks[w.block as usize].as_ref().unwrap();
