@@ -421,21 +421,59 @@ fn coalesce(lines: &mut [u32; WARP_SIZE], lanes: &mut [u32; WARP_SIZE], n: usize
 /// Cycles a shared-memory access takes: the largest number of distinct words any bank must
 /// deliver (lanes reading the same word share it); atomics to one word serialise.
 pub(super) fn bank_degree(ad: &[u32; WARP_SIZE], mask: u32, banks: u32, atomic: bool) -> u32 {
+    if banks > 64 {
+        return bank_degree_sorted(ad, mask, banks, atomic);
+    }
     // Fast path: every lane in its own bank.
-    if banks <= 64 {
-        let (mut seen, mut m) = (0u64, mask);
-        let mut clash = false;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let b = 1u64 << ((ad[l] / 4) % banks);
-            clash |= seen & b != 0;
-            seen |= b;
-        }
-        if !clash {
-            return 1;
+    let (mut seen, mut m) = (0u64, mask);
+    let mut clash = false;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let b = 1u64 << ((ad[l] / 4) % banks);
+        clash |= seen & b != 0;
+        seen |= b;
+    }
+    if !clash {
+        return 1;
+    }
+    // Each distinct word once (a 64-entry open-addressed table: at most 32 words), counting
+    // the words of each bank and the lanes of each word.
+    let mut table = [(u32::MAX, 0u8); 64];
+    let mut per_bank = [0u8; 64];
+    let mut best = 1u32;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let w = ad[l] / 4;
+        let mut h = (w.wrapping_mul(0x9E37_79B9) >> 26) as usize;
+        loop {
+            let (k, lanes) = &mut table[h];
+            if *k == w {
+                *lanes += 1;
+                if atomic {
+                    best = best.max(*lanes as u32);
+                }
+                break;
+            }
+            if *k == u32::MAX {
+                *k = w;
+                *lanes = 1;
+                let b = &mut per_bank[(w % banks) as usize];
+                *b += 1;
+                best = best.max(*b as u32);
+                break;
+            }
+            h = (h + 1) & 63;
         }
     }
+    best
+}
+
+/// [`bank_degree`] by sorting the lanes' (bank, word) pairs: for more banks than the table
+/// counts, and the reference the tests hold the table to.
+pub(super) fn bank_degree_sorted(ad: &[u32; WARP_SIZE], mask: u32, banks: u32, atomic: bool) -> u32 {
     let mut words: [(u32, u32); WARP_SIZE] = [(0, 0); WARP_SIZE];
     let mut n = 0;
     let mut m = mask;

@@ -24,27 +24,47 @@ impl Sm {
         let mut active = false;
         let nslots = self.warps.len() as u32;
         let first = self.ooo_last;
-        // The last warp to issue first, then every other slot in order.
-        for k in 0..=nslots {
-            let slot = match (k, first) {
-                (0, Some(f)) => f,
-                (0, None) => continue,
-                (k, f) if f == Some(k - 1) => continue,
-                (k, _) => k - 1,
+        // (a warp whose quiet time has not come cannot issue: only the others are looked at,
+        // unless every cycle is stepped; debug builds check each skipped one)
+        if self.lazy {
+            self.warps.quiet.wake(now);
+            self.quiet_skips += self.warps.quiet.quiet_count();
+            #[cfg(debug_assertions)]
+            for slot in 0..nslots {
+                if !self.warps.quiet.is_due(slot as usize) {
+                    let counts = [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get());
+                    assert!(self.ooo_pick(now, slot).is_err(), "SM warp slot {slot}: quiet until {}, but it can issue at {now}", self.warps.quiet.until(slot as usize));
+                    assert_eq!(counts, [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get()), "SM warp slot {slot}: quiet, but its pick counts a refusal at {now}");
+                }
+            }
+        }
+        // The last warp to issue first, then every other slot in order (of those not stepped
+        // over: a warp that changes in this loop comes due at once).
+        let n = nslots as usize;
+        let mut from = 0;
+        let mut head = first;
+        loop {
+            let slot = match head.take() {
+                Some(f) if !self.lazy || self.warps.quiet.is_due(f as usize) => f,
+                Some(_) => continue,
+                None => {
+                    let s = match self.lazy {
+                        true => match self.warps.quiet.next_due(from, n) {
+                            Some(s) => s,
+                            None => break,
+                        },
+                        false if from < n => from,
+                        false => break,
+                    };
+                    from = s + 1;
+                    if Some(s as u32) == first {
+                        continue;
+                    }
+                    s as u32
+                }
             };
             if issued == width {
                 break;
-            }
-            if self.lazy && now < self.warps.quiet[slot as usize] {
-                // (the warp cannot issue yet: checked against the pick in debug builds)
-                #[cfg(debug_assertions)]
-                {
-                    let counts = [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get());
-                    assert!(self.ooo_pick(now, slot).is_err(), "SM warp slot {slot}: quiet until {}, but it can issue at {now}", self.warps.quiet[slot as usize]);
-                    assert_eq!(counts, [&self.ol_wait, &self.rq_full, &self.log_full, &self.ol_queue_full].map(|c| c.get()), "SM warp slot {slot}: quiet, but its pick counts a refusal at {now}");
-                }
-                self.quiet_skips += 1;
-                continue;
             }
             loop {
                 if issued == width {
@@ -53,7 +73,7 @@ impl Sm {
                 let (k, unit) = match self.ooo_pick(now, slot) {
                     Ok(p) => p,
                     Err((quiet, on_mshrs)) => {
-                        self.warps.quiet[slot as usize] = quiet;
+                        self.warps.quiet.sleep(slot as usize, quiet);
                         if on_mshrs {
                             self.warps.on_mshrs.push(slot);
                         }
@@ -393,62 +413,81 @@ impl Sm {
             return false;
         }
         let n = self.warps.len() as u32;
-        // (round robin from `fetch_rr`: the slots from it on, then those before)
-        let start = self.fetch_rr % n.max(1);
-        for slot in (start..n).chain(0..start) {
-            if self.lazy && now < self.warps.fetch_quiet[slot as usize] {
-                #[cfg(debug_assertions)]
-                if let Some(w) = &self.warps[slot as usize] {
+        // (round robin from `fetch_rr`: the slots from it on, then those before; a warp whose
+        // quiet time has not come cannot fetch, and is not looked at unless every cycle is
+        // stepped)
+        let start = (self.fetch_rr % n.max(1)) as usize;
+        if self.lazy {
+            self.warps.fetch_quiet.wake(now);
+            #[cfg(debug_assertions)]
+            for (slot, w) in self.warps.iter().enumerate() {
+                if let Some(w) = w.as_ref().filter(|_| !self.warps.fetch_quiet.is_due(slot)) {
                     let blocked = w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() || w.fetch_at > now || w.resume_at > now;
-                    assert!(blocked, "SM warp slot {slot}: fetch quiet until {}, but it can fetch at {now}", self.warps.fetch_quiet[slot as usize]);
-                }
-                continue;
-            }
-            let Some(w) = self.warps[slot as usize].as_ref() else {
-                self.warps.fetch_quiet[slot as usize] = u64::MAX;
-                continue;
-            };
-            // (a warp that cannot fetch until it changes, or until a cycle, is not looked at
-            // again before then)
-            if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() {
-                self.warps.fetch_quiet[slot as usize] = u64::MAX;
-                continue;
-            }
-            if w.fetch_at > now || w.resume_at > now {
-                self.warps.fetch_quiet[slot as usize] = w.fetch_at.max(w.resume_at);
-                continue;
-            }
-            if !self.z_schedulable(slot) {
-                continue;
-            }
-            let blk = self.blocks[w.block as usize].as_ref().unwrap();
-            if blk.restoring {
-                continue;
-            }
-            let info = blk.info.clone();
-            let zorua = self.zorua.is_some();
-            let width = self.cfg.fetch_width.min(cap - self.iq_used);
-            let hw = self.warps[slot as usize].as_mut().unwrap();
-            let mut fetched = 0;
-            while fetched < width && hw.w.state == WarpState::Ready {
-                let Some(pc) = hw.w.pc() else { break };
-                let class = info.timing.class[pc as usize];
-                hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0, staged: false });
-                hw.age = hw.age.wrapping_add(1);
-                fetched += 1;
-                if ordered(class, zorua) {
-                    hw.fetch_gated = true;
-                    break;
-                }
-                hw.w.advance();
-                if mem_like(class) {
-                    hw.fetch_gated = true;
-                    break;
+                    assert!(blocked, "SM warp slot {slot}: fetch quiet until {}, but it can fetch at {now}", self.warps.fetch_quiet.until(slot));
                 }
             }
-            self.iq_used += fetched;
-            self.fetch_rr = (slot + 1) % n;
-            return fetched > 0;
+        }
+        let (n, lazy) = (n as usize, self.lazy);
+        for (lo, hi) in [(start, n), (0, start)] {
+            let mut from = lo;
+            loop {
+                let slot = match lazy {
+                    true => match self.warps.fetch_quiet.next_due(from, hi) {
+                        Some(s) => s,
+                        None => break,
+                    },
+                    false if from < hi => from,
+                    false => break,
+                };
+                from = slot + 1;
+                let slot = slot as u32;
+                let Some(w) = self.warps[slot as usize].as_ref() else {
+                    self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    continue;
+                };
+                // (a warp that cannot fetch until it changes, or until a cycle, is not looked at
+                // again before then)
+                if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() {
+                    self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    continue;
+                }
+                if w.fetch_at > now || w.resume_at > now {
+                    let t = w.fetch_at.max(w.resume_at);
+                    self.warps.fetch_quiet.sleep(slot as usize, t);
+                    continue;
+                }
+                if !self.z_schedulable(slot) {
+                    continue;
+                }
+                let blk = self.blocks[w.block as usize].as_ref().unwrap();
+                if blk.restoring {
+                    continue;
+                }
+                let info = blk.info.clone();
+                let zorua = self.zorua.is_some();
+                let width = self.cfg.fetch_width.min(cap - self.iq_used);
+                let hw = self.warps[slot as usize].as_mut().unwrap();
+                let mut fetched = 0;
+                while fetched < width && hw.w.state == WarpState::Ready {
+                    let Some(pc) = hw.w.pc() else { break };
+                    let class = info.timing.class[pc as usize];
+                    hw.iq.push_back(IqEntry { pc, active: hw.w.active_mask(), ready_at: now + 1, age: hw.age, replay: None, fixed: false, log: [0; 3], nlog: 0, staged: false });
+                    hw.age = hw.age.wrapping_add(1);
+                    fetched += 1;
+                    if ordered(class, zorua) {
+                        hw.fetch_gated = true;
+                        break;
+                    }
+                    hw.w.advance();
+                    if mem_like(class) {
+                        hw.fetch_gated = true;
+                        break;
+                    }
+                }
+                self.iq_used += fetched;
+                self.fetch_rr = (slot + 1) % n as u32;
+                return fetched > 0;
+            }
         }
         false
     }

@@ -204,7 +204,7 @@ impl Sm {
     pub fn set_zorua(&mut self, unit: Held<ZIn, ZOut>, geom: Geometry, reg_base: u32, smem_base: u32, wlm: bool, table_latency: u32) {
         assert!(self.is_empty());
         let (lw, lb) = (geom.lwarps as usize, geom.lblocks as usize);
-        self.warps = Warps::new(lw);
+        self.warps = Warps::new(lw, self.ooo);
         self.blocks = (0..lb).map(|_| None).collect();
         let t = table_latency;
         self.lat.alu_latency += t;
