@@ -72,10 +72,13 @@ impl Sm {
                 }
                 let (k, unit) = match self.ooo_pick(now, slot) {
                     Ok(p) => p,
+                    // (kept only when skipping: stepping every cycle looks at every warp)
                     Err((quiet, on_mshrs)) => {
-                        self.warps.quiet.sleep(slot as usize, quiet);
-                        if on_mshrs {
-                            self.warps.on_mshrs.push(slot);
+                        if self.lazy {
+                            self.warps.quiet.sleep(slot as usize, quiet);
+                            if on_mshrs {
+                                self.warps.on_mshrs.push(slot);
+                            }
                         }
                         break;
                     }
@@ -442,18 +445,23 @@ impl Sm {
                 from = slot + 1;
                 let slot = slot as u32;
                 let Some(w) = self.warps[slot as usize].as_ref() else {
-                    self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    if lazy {
+                        self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    }
                     continue;
                 };
                 // (a warp that cannot fetch until it changes, or until a cycle, is not looked at
                 // again before then)
                 if w.w.state != WarpState::Ready || w.fetch_gated || w.frozen || w.wd_wait.is_some() {
-                    self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    if lazy {
+                        self.warps.fetch_quiet.sleep(slot as usize, u64::MAX);
+                    }
                     continue;
                 }
                 if w.fetch_at > now || w.resume_at > now {
-                    let t = w.fetch_at.max(w.resume_at);
-                    self.warps.fetch_quiet.sleep(slot as usize, t);
+                    if lazy {
+                        self.warps.fetch_quiet.sleep(slot as usize, w.fetch_at.max(w.resume_at));
+                    }
                     continue;
                 }
                 if !self.z_schedulable(slot) {

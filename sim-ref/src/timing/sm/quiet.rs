@@ -44,6 +44,12 @@ impl Quiet {
         self.due[i / 64] &= !(1 << (i % 64));
         if t != u64::MAX {
             self.alarms.push(Reverse((t, i as u32)));
+            // (stale times wait in the heap until they come: past a bound it is rebuilt from
+            // the slots' own times, one for each slot still asleep until a time)
+            if self.alarms.len() > 4 * self.until.len() + 64 {
+                let due = &self.due;
+                self.alarms = self.until.iter().enumerate().filter(|&(j, &u)| u != u64::MAX && due[j / 64] >> (j % 64) & 1 == 0).map(|(j, &u)| Reverse((u, j as u32))).collect();
+            }
         }
     }
 
@@ -118,6 +124,15 @@ mod tests {
         q.wake(9);
         assert!(q.is_due(0));
         assert_eq!(q.quiet_count(), 0);
+        // (the heap of times stays bounded however often a slot sleeps again)
+        for t in 10..10_000 {
+            q.sleep(3, t + 100);
+            assert!(q.alarms.len() <= 4 * 70 + 64 + 1);
+        }
+        q.wake(10_098);
+        assert!(!q.is_due(3));
+        q.wake(10_099);
+        assert!(q.is_due(3));
         for i in 0..70 {
             q.sleep(i, u64::MAX);
         }
