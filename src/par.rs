@@ -43,10 +43,15 @@ impl Progress {
     /// The same, with the points of [`Progress::map_points`] run on Slurm if `--slurm` says so.
     pub fn with_slurm(mut self, args: &crate::slurm::SlurmArgs) -> Progress {
         self.slurm = crate::slurm::Slurm::new(args);
-        if self.slurm.is_some() {
+        if self.slurm.as_ref().is_some_and(|s| !s.local()) {
             self.bar = indicatif::ProgressBar::hidden();
         }
         self
+    }
+
+    /// `n` points already done (results kept by an earlier run: `--resume`).
+    pub fn skip(&self, n: usize) {
+        self.bar.inc(n as u64);
     }
 
     /// [`Progress::map`] for results that can travel through a file: under `--slurm` the points
@@ -54,7 +59,7 @@ impl Progress {
     /// ([`crate::slurm::Slurm::round`]).
     pub fn map_points<T: Sync, R: Send + crate::slurm::Shipped>(&self, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
         match &self.slurm {
-            Some(s) => s.round(&self.label, items, name, f),
+            Some(s) => s.round(self, &self.label, items, name, f),
             None => self.map(items, name, f),
         }
     }

@@ -78,7 +78,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     // a process has the whole GPU whatever the policy.
     let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
-    let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() {
+    let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() && a.slurm.resume.is_none() {
         let (r, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
         (r, secs, Vec::new())
     } else {

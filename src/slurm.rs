@@ -49,6 +49,11 @@ pub struct SlurmArgs {
     /// write its result
     #[arg(long, value_name = "R", requires = "slurm", hide = true)]
     pub slurm_round: Option<usize>,
+    /// Run the points here (on --jobs workers) and keep each point's result under DIR as it
+    /// finishes; the same command line run again computes only the points without one, so a
+    /// run stopped part way (killed, out of time) resumes where it stopped (README, "Long runs")
+    #[arg(long, value_name = "DIR", conflicts_with = "slurm")]
+    pub resume: Option<PathBuf>,
 }
 
 /// A result that can travel through a file: a point's value or its error.
@@ -119,16 +124,32 @@ pub struct Slurm {
 }
 
 impl Slurm {
+    /// The rounds of `--slurm DIR`, or of `--resume DIR` (the same folder, its points run here).
     pub fn new(args: &SlurmArgs) -> Option<Slurm> {
-        args.slurm.as_ref().map(|d| Slurm { args: args.clone(), dir: d.clone(), rounds: AtomicUsize::new(0) })
+        args.slurm.as_ref().or(args.resume.as_ref()).map(|d| Slurm { args: args.clone(), dir: d.clone(), rounds: AtomicUsize::new(0) })
+    }
+
+    /// Under `--resume`: the points run here, on the progress bar's workers.
+    pub fn local(&self) -> bool {
+        self.args.resume.is_some()
+    }
+
+    /// The option that named the folder, for messages.
+    fn flag(&self) -> &'static str {
+        if self.local() {
+            "--resume"
+        } else {
+            "--slurm"
+        }
     }
 
     /// The next round's results: read back when all are in; otherwise this process ends here
     /// (after computing its one point, as a task; after writing and submitting the round, or
-    /// reporting what is missing).
-    pub fn round<T, R: Shipped>(&self, label: &str, items: &[T], name: impl Fn(&T) -> String, f: impl Fn(&T) -> R) -> Vec<R> {
+    /// reporting what is missing). Under `--resume` the points without a result are computed
+    /// on `pb`'s workers, each result written as it comes.
+    pub fn round<T: Sync, R: Send + Shipped>(&self, pb: &crate::par::Progress, label: &str, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
         let r = self.rounds.fetch_add(1, Ordering::Relaxed) + 1;
-        match self.try_round(r, label, items, name, f) {
+        match self.try_round(r, pb, label, items, name, f) {
             Ok(v) => v,
             Err(End(code, msg)) => {
                 use std::io::Write;
@@ -141,7 +162,7 @@ impl Slurm {
         }
     }
 
-    fn try_round<T, R: Shipped>(&self, r: usize, label: &str, items: &[T], name: impl Fn(&T) -> String, f: impl Fn(&T) -> R) -> Result<Vec<R>, End> {
+    fn try_round<T: Sync, R: Send + Shipped>(&self, r: usize, pb: &crate::par::Progress, label: &str, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>, End> {
         if r == 1 {
             self.same_command().map_err(End::error)?;
         }
@@ -154,7 +175,8 @@ impl Slurm {
                 if old != names.iter().map(String::as_str).collect::<Vec<_>>() {
                     let first = (0..old.len().max(names.len())).find(|&i| old.get(i).copied() != names.get(i).map(String::as_str)).unwrap_or(0);
                     return Err(End::error(anyhow!(
-                        "--slurm {}: round {r} was written for other points ({} there, {} now; point {first} is `{}` there and `{}` now): give the command line that wrote it, or another folder",
+                        "{} {}: round {r} was written for other points ({} there, {} now; point {first} is `{}` there and `{}` now): give the command line that wrote it, or another folder",
+                        self.flag(),
                         self.dir.display(),
                         old.len(),
                         names.len(),
@@ -167,7 +189,7 @@ impl Slurm {
                 return Err(End::error(anyhow!("--slurm {}: round {r} was never written ({} is missing): a task runs only in a round the command wrote", self.dir.display(), listed.display())));
             }
             Err(_) => {
-                std::fs::create_dir_all(rd.join("results")).and_then(|_| std::fs::create_dir_all(rd.join("logs"))).map_err(|e| End::error(anyhow!("--slurm {}: {e}", rd.display())))?;
+                std::fs::create_dir_all(rd.join("results")).and_then(|_| std::fs::create_dir_all(rd.join("logs"))).map_err(|e| End::error(anyhow!("{} {}: {e}", self.flag(), rd.display())))?;
                 write(&listed, &(names.join("\n") + "\n")).map_err(End::error)?;
             }
         }
@@ -186,6 +208,14 @@ impl Slurm {
                     break;
                 }
             }
+        }
+        if !missing.is_empty() && self.local() {
+            // (each point's result kept as it comes: a run stopped now loses only the points
+            // under way)
+            pb.skip(items.len() - missing.len());
+            let stored = pb.map(&missing, |&i| names[i].clone(), |&i| store(&result_file(&rd, i), &f(&items[i])));
+            stored.into_iter().collect::<Result<Vec<()>>>().map_err(End::error)?;
+            missing.clear();
         }
         if missing.is_empty() {
             return (0..items.len()).map(|i| read_result(&result_file(&rd, i))).collect::<Result<Vec<R>>>().map_err(End::error);
@@ -234,7 +264,8 @@ impl Slurm {
         match std::fs::read_to_string(&path) {
             Ok(old) if old == text => Ok(()),
             Ok(old) => bail!(
-                "--slurm {}: the folder holds the points of another command line ({}: `{}`; this one: `{}`): give that command line, or another folder",
+                "{} {}: the folder holds the points of another command line ({}: `{}`; this one: `{}`): give that command line, or another folder",
+                self.flag(),
                 self.dir.display(),
                 path.display(),
                 old.lines().collect::<Vec<_>>().join(" "),
@@ -242,12 +273,12 @@ impl Slurm {
             ),
             Err(_) if self.args.slurm_round.is_some() => bail!("--slurm {}: {} is missing: a task runs only in a folder the command wrote", self.dir.display(), path.display()),
             Err(_) => {
-                for c in self.dir.to_string_lossy().chars() {
+                for c in self.dir.to_string_lossy().chars().filter(|_| !self.local()) {
                     if c.is_whitespace() || c == '%' || c == '\'' || c == '"' {
                         bail!("--slurm {}: the folder's path may not hold spaces, quotes or `%` (Slurm's log paths take it as written)", self.dir.display());
                     }
                 }
-                std::fs::create_dir_all(&self.dir).with_context(|| format!("--slurm {}", self.dir.display()))?;
+                std::fs::create_dir_all(&self.dir).with_context(|| format!("{} {}", self.flag(), self.dir.display()))?;
                 write(&path, &text)
             }
         }
@@ -264,13 +295,7 @@ impl Slurm {
             None => return End::error(anyhow!("--slurm-round {r}: expected the point's index in SLURM_ARRAY_TASK_ID (set by Slurm for a job array's task)")),
         };
         eprintln!("round {r}, point {i}: {}", names[i]);
-        let res = f(&items[i]);
-        let path = result_file(rd, i);
-        let mut bytes = Vec::new();
-        if let Err(e) = ciborium::into_writer(&res.ship(), &mut bytes) {
-            return End::error(anyhow!("{}: {e}", path.display()));
-        }
-        match write(&path, bytes) {
+        match store(&result_file(rd, i), &f(&items[i])) {
             Ok(()) => End(0, String::new()),
             Err(e) => End::error(e),
         }
@@ -353,6 +378,13 @@ fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let tmp = path.with_extension(format!("{}-{}.tmp", host.trim(), std::process::id()));
     std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).with_context(|| format!("{}", path.display()))
+}
+
+/// A point's result written to its file.
+fn store<R: Shipped>(path: &Path, res: &R) -> Result<()> {
+    let mut bytes = Vec::new();
+    ciborium::into_writer(&res.ship(), &mut bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    write(path, bytes)
 }
 
 fn read_result<R: Shipped>(path: &Path) -> Result<R> {

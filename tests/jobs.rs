@@ -84,18 +84,24 @@ fn same_on_one_thread_and_three(name: &str, args: &[&str], code: i32) -> String 
     outs.swap_remove(0).0
 }
 
+/// A folder `name` holding one small workload (cutcp and vecadd), for `slicing`.
+fn pair(name: &str) -> PathBuf {
+    let w = dir(name);
+    std::fs::write(
+        w.join("pair.toml"),
+        "description = \"d\"\n[[process]]\nname = \"cutcp\"\nlaunches = [{ kernel = \"cutcp\", size = 32, seed = 1 }]\n[[process]]\nname = \"vecadd\"\nlaunches = [{ kernel = \"vecadd\", size = 131072, seed = 2 }]\n",
+    )
+    .unwrap();
+    w
+}
+
 #[test]
 fn every_command_gives_the_same_output_on_one_thread_and_on_several() {
     let out = same_on_one_thread_and_three("sweep", &["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", "{out}/sweep.csv", "--json", "{out}/sweep.json"], 0);
     assert!(out.contains("all outputs verified: PASS"), "{out}");
     let out = same_on_one_thread_and_three("run", &["run", "--json", "{out}/run.json"], 0);
     assert!(out.contains("STP"), "{out}");
-    let w = dir("workloads");
-    std::fs::write(
-        w.join("pair.toml"),
-        "description = \"d\"\n[[process]]\nname = \"cutcp\"\nlaunches = [{ kernel = \"cutcp\", size = 32, seed = 1 }]\n[[process]]\nname = \"vecadd\"\nlaunches = [{ kernel = \"vecadd\", size = 131072, seed = 2 }]\n",
-    )
-    .unwrap();
+    let w = pair("workloads");
     let out = same_on_one_thread_and_three("slicing", &["slicing", w.to_str().unwrap(), "--out", "{out}"], 0);
     assert!(out.contains("all outputs verified: PASS"), "{out}");
     // (with instruction targets: each kernel halted at what it executes alone in 30,000 cycles)
@@ -144,12 +150,7 @@ fn local_and_by_hand(name: &str, args: &[&str]) -> ((i32, String, Vec<(PathBuf, 
 
 #[test]
 fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
-    let w = dir("slurm-workloads");
-    std::fs::write(
-        w.join("pair.toml"),
-        "description = \"d\"\n[[process]]\nname = \"cutcp\"\nlaunches = [{ kernel = \"cutcp\", size = 32, seed = 1 }]\n[[process]]\nname = \"vecadd\"\nlaunches = [{ kernel = \"vecadd\", size = 131072, seed = 2 }]\n",
-    )
-    .unwrap();
+    let w = pair("slurm-workloads");
     for (name, args, rounds) in [
         ("sweep", vec!["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", "{out}/sweep.csv", "--json", "{out}/sweep.json"], 1),
         // (the shared run and each process alone)
@@ -167,6 +168,59 @@ fn a_sweep_on_slurm_gives_what_the_local_run_gives() {
         assert!(local.1.contains("all outputs verified: PASS"), "{name}: {}", local.1);
         same_files(name, &local.2, &merged.2);
     }
+}
+
+/// `--resume DIR` runs the points here and keeps each result as it comes: a run stopped part
+/// way (here: results removed, as if it had been killed before them) computes only the
+/// missing points when run again, and every run writes what a straight run writes.
+#[test]
+fn a_resumed_run_gives_what_a_straight_run_gives() {
+    let w = pair("resume-workloads");
+    for (name, args) in [
+        ("sweep", vec!["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--csv", "{out}/sweep.csv"]),
+        // (two rounds: the applications alone, then every workload under every policy)
+        ("slicing", vec!["slicing", w.to_str().unwrap(), "--out", "{out}"]),
+    ] {
+        let with = |d: &Path, extra: &[&str]| -> Vec<String> { args.iter().map(|x| x.replace("{out}", d.to_str().unwrap())).chain(extra.iter().map(|s| s.to_string())).collect() };
+        let run = |a: &[String]| mpgpu(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let d = dir(&format!("resume-{name}-straight"));
+        let (c, out, err) = run(&with(&d, &["--jobs", "1"]));
+        assert_eq!(c, 0, "{name}: {err}");
+        let straight = (stable(&out, &d), files(&d));
+        let r = dir(&format!("resume-{name}-dir"));
+        let again = |k: usize| {
+            // (the same command line, outputs included: another is refused)
+            let d = dir(&format!("resume-{name}-out"));
+            let (c, out, err) = run(&with(&d, &["--jobs", "2", "--resume", r.to_str().unwrap()]));
+            assert_eq!(c, 0, "{name} ({k}): {err}");
+            assert_eq!(stable(&out, &d), straight.0, "{name} ({k}): standard output");
+            same_files(name, &straight.1, &files(&d));
+        };
+        again(0);
+        // Every round's results kept; two of the last round's removed.
+        let rounds: Vec<PathBuf> = (1..).map(|k| r.join(format!("round-{k}"))).take_while(|p| p.exists()).collect();
+        let results = rounds.last().unwrap().join("results");
+        let n = std::fs::read_dir(&results).unwrap().count();
+        assert!(n >= 3, "{name}: {n} results");
+        std::fs::remove_file(results.join("0.cbor")).unwrap();
+        std::fs::remove_file(results.join(format!("{}.cbor", n - 1))).unwrap();
+        // (a result file is written through a new file: a kept one keeps its time)
+        let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::options().write(true).open(results.join("1.cbor")).unwrap().set_modified(old).unwrap();
+        again(1);
+        assert!(results.join("0.cbor").exists() && results.join(format!("{}.cbor", n - 1)).exists(), "{name}: the missing points were not computed again");
+        assert_eq!(std::fs::metadata(results.join("1.cbor")).unwrap().modified().unwrap(), old, "{name}: a kept result was computed again");
+    }
+    // Another command line in the same folder is refused; --resume and --slurm do not go together.
+    let r = dir("resume-refusals");
+    let (c, _, err) = mpgpu(&["sweep", "vecadd", "--regs", "8..16:8", "--size", "65536", "--resume", r.to_str().unwrap()]);
+    assert_eq!(c, 0, "{err}");
+    let (c, _, err) = mpgpu(&["sweep", "vecadd", "--regs", "8..24:8", "--size", "65536", "--resume", r.to_str().unwrap()]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("holds the points of another command line"), "{err}");
+    let (c, _, err) = mpgpu(&["sweep", "vecadd", "--regs", "8..16:8", "--size", "65536", "--resume", r.to_str().unwrap(), "--slurm", r.to_str().unwrap()]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("--resume") && err.contains("--slurm"), "{err}");
 }
 
 #[test]

@@ -76,7 +76,8 @@ impl Sm {
                     Err((quiet, on_mshrs)) => {
                         if self.lazy {
                             self.warps.quiet.sleep(slot as usize, quiet);
-                            if on_mshrs {
+                            // (listed once: a warp looked at every cycle asks again each time)
+                            if on_mshrs && !self.warps.on_mshrs.contains(&slot) {
                                 self.warps.on_mshrs.push(slot);
                             }
                         }
@@ -196,7 +197,7 @@ impl Sm {
                 // (until the last hold on its destination ends)
                 let src = w.src_hold.iter().filter(|&&(c, m)| c + 2 > now && any(&m, &wr)).map(|&(c, _)| c + 2);
                 let mem = w.mem_hold.iter().filter(|&&(c, m)| c >= now && any(&m, &wr)).map(|&(c, _)| c + 1);
-                src.chain(mem).max()
+                Some(src.chain(mem).max().expect("a hold on the destination"))
             } else if (k != 0 && (ordered(class, self.zorua.is_some()) || class == Class::Fence))
                 || (class == Class::Fence && !w.mem_recs.is_empty())
                 // (memory instructions issue in program order: only replayed ones can meet)
