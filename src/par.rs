@@ -49,17 +49,17 @@ impl Progress {
         self
     }
 
-    /// `n` points already done (results kept by an earlier run: `--resume`).
-    pub fn skip(&self, n: usize) {
-        self.bar.inc(n as u64);
-    }
 
     /// [`Progress::map`] for results that can travel through a file: under `--slurm` the points
     /// run as a job array, and this process either reads their results back or ends here
     /// ([`crate::slurm::Slurm::round`]).
     pub fn map_points<T: Sync, R: Send + crate::slurm::Shipped>(&self, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
         match &self.slurm {
-            Some(s) => s.round(self, &self.label, items, name, f),
+            Some(s) => s.round(&self.label, items, &name, f, |todo, each| {
+                // (`--resume`: the points without a kept result, here; the others counted done)
+                self.bar.inc((items.len() - todo.len()) as u64);
+                self.map(todo, |&i| name(&items[i]), |&i| each(i))
+            }),
             None => self.map(items, name, f),
         }
     }

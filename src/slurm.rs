@@ -146,10 +146,11 @@ impl Slurm {
     /// The next round's results: read back when all are in; otherwise this process ends here
     /// (after computing its one point, as a task; after writing and submitting the round, or
     /// reporting what is missing). Under `--resume` the points without a result are computed
-    /// on `pb`'s workers, each result written as it comes.
-    pub fn round<T: Sync, R: Send + Shipped>(&self, pb: &crate::par::Progress, label: &str, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    /// here: `here(todo, each)` runs `each` on every index of `todo` (on the caller's workers),
+    /// which computes the point and writes its result.
+    pub fn round<T: Sync, R: Shipped>(&self, label: &str, items: &[T], name: impl Fn(&T) -> String, f: impl Fn(&T) -> R + Sync, here: impl FnOnce(&[usize], &(dyn Fn(usize) -> Result<()> + Sync)) -> Vec<Result<()>>) -> Vec<R> {
         let r = self.rounds.fetch_add(1, Ordering::Relaxed) + 1;
-        match self.try_round(r, pb, label, items, name, f) {
+        match self.try_round(r, label, items, name, f, here) {
             Ok(v) => v,
             Err(End(code, msg)) => {
                 use std::io::Write;
@@ -162,7 +163,7 @@ impl Slurm {
         }
     }
 
-    fn try_round<T: Sync, R: Send + Shipped>(&self, r: usize, pb: &crate::par::Progress, label: &str, items: &[T], name: impl Fn(&T) -> String + Sync, f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>, End> {
+    fn try_round<T: Sync, R: Shipped>(&self, r: usize, label: &str, items: &[T], name: impl Fn(&T) -> String, f: impl Fn(&T) -> R + Sync, here: impl FnOnce(&[usize], &(dyn Fn(usize) -> Result<()> + Sync)) -> Vec<Result<()>>) -> Result<Vec<R>, End> {
         if r == 1 {
             self.same_command().map_err(End::error)?;
         }
@@ -212,8 +213,7 @@ impl Slurm {
         if !missing.is_empty() && self.local() {
             // (each point's result kept as it comes: a run stopped now loses only the points
             // under way)
-            pb.skip(items.len() - missing.len());
-            let stored = pb.map(&missing, |&i| names[i].clone(), |&i| store(&result_file(&rd, i), &f(&items[i])));
+            let stored = here(&missing, &|i| store(&result_file(&rd, i), &f(&items[i])));
             stored.into_iter().collect::<Result<Vec<()>>>().map_err(End::error)?;
             missing.clear();
         }
