@@ -48,13 +48,8 @@ impl Sm {
                 Some(f) if !self.lazy || self.warps.quiet.is_due(f as usize) => f,
                 Some(_) => continue,
                 None => {
-                    let s = match self.lazy {
-                        true => match self.warps.quiet.next_due(from, n) {
-                            Some(s) => s,
-                            None => break,
-                        },
-                        false if from < n => from,
-                        false => break,
+                    let Some(s) = self.warps.quiet.next_look(!self.lazy, from, n) else {
+                        break;
                     };
                     from = s + 1;
                     if Some(s as u32) == first {
@@ -435,13 +430,8 @@ impl Sm {
         for (lo, hi) in [(start, n), (0, start)] {
             let mut from = lo;
             loop {
-                let slot = match lazy {
-                    true => match self.warps.fetch_quiet.next_due(from, hi) {
-                        Some(s) => s,
-                        None => break,
-                    },
-                    false if from < hi => from,
-                    false => break,
+                let Some(slot) = self.warps.fetch_quiet.next_look(!lazy, from, hi) else {
+                    break;
                 };
                 from = slot + 1;
                 let slot = slot as u32;

@@ -87,6 +87,16 @@ impl Quiet {
         }
     }
 
+    /// The next slot a stage looks at from `from` on, below `end`: the next due one, or, when
+    /// every slot is looked at (`all`: every cycle stepped), `from` itself.
+    pub(super) fn next_look(&self, all: bool, from: usize, end: usize) -> Option<usize> {
+        if all {
+            (from < end).then_some(from)
+        } else {
+            self.next_due(from, end)
+        }
+    }
+
     /// Slots not due (skipped by a stage that visits the due ones).
     pub(super) fn quiet_count(&self) -> u64 {
         self.until.len() as u64 - self.due.iter().map(|w| w.count_ones() as u64).sum::<u64>()
