@@ -247,6 +247,9 @@ impl Slurm {
     /// change the points (`--jobs`, `--sbatch`, `--no-submit`, a task's `--slurm-round`) are
     /// left out of the comparison.
     fn same_command(&self) -> Result<()> {
+        if self.dir.exists() && !self.dir.is_dir() {
+            bail!("{} {}: not a folder (a file of that name is there): give a folder, new or one this command line wrote", self.flag(), self.dir.display());
+        }
         let mut kept = Vec::new();
         let mut it = args()?.into_iter();
         while let Some(a) = it.next() {

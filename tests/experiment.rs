@@ -32,7 +32,7 @@ fn the_quick_thesis_experiment_writes_its_runs_plots_and_page() {
         for n in ["2", "4"] {
             let hit = rows.iter().filter(|r| {
                 let f: Vec<&str> = r.split(',').collect();
-                f[0] == n && f[3] == prio && f[5] == pol && f[6] == k && f[14] == "true"
+                f[0] == n && f[3] == prio && f[5] == pol && f[6] == k && f[8] == "true" && f[16] == "true"
             });
             assert_eq!(hit.count(), 1, "{n} processes, {pol} {k}, priority {prio}: {runs}");
         }
@@ -60,6 +60,41 @@ fn the_quick_thesis_experiment_writes_its_runs_plots_and_page() {
     assert_eq!(explained, not, "{page}");
     // A quick run leaves the project's pages alone.
     assert_eq!(std::fs::read_dir(&docs).unwrap().count(), 0, "a quick run wrote into --docs");
+}
+
+#[test]
+fn a_thesis_run_stopped_at_the_cycle_limit_is_reported_not_fatal() {
+    // (the quick 4-process mix takes 191,635 cycles under FCFS, its slowest alone run under
+    // 150,000: every 4-process run stops at the limit, every 2-process one finishes)
+    let out = dir("thesis-capped");
+    let docs = dir("thesis-capped-docs");
+    let (c, o, e) = mpgpu(&["experiment", "thesis", "--quick", "--max-cycles", "150000", "--out", out.to_str().unwrap(), "--docs", docs.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("thesis");
+    let runs = std::fs::read_to_string(d.join("thesis-runs.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = runs.lines().skip(1).map(|r| r.split(',').collect()).collect();
+    assert_eq!(rows.len(), 14, "{runs}");
+    for f in &rows {
+        // (finished exactly when the run ended before the limit; every process's runs counted)
+        assert_eq!(f[8] == "true", f[0] == "2", "{runs}");
+        assert_eq!(f[9].split(' ').count(), f[0].parse::<usize>().unwrap(), "{runs}");
+        let cycles: u64 = f[7].parse().unwrap();
+        assert!(cycles <= 150_001, "{runs}");
+        // (a run in which some process completed none has no metrics)
+        assert_eq!(f[10].is_empty(), f[9].split(' ').any(|r| r == "0"), "{runs}");
+    }
+    // PPQ exclusive gives the lead the GPU: sad has not completed a run at the limit.
+    assert!(rows.iter().any(|f| f[5] == "ppq-excl" && f[10].is_empty()), "{runs}");
+    let page = std::fs::read_to_string(d.join("thesis.md")).unwrap();
+    let stopped: Vec<&str> = page.lines().filter(|l| l.starts_with("| 4-0 |")).collect();
+    assert_eq!(stopped.len(), 7, "{page}");
+    assert!(stopped.iter().any(|l| l.ends_with("| left out |")) && stopped.iter().any(|l| l.ends_with("| completed runs only |")), "{page}");
+    // (the 4-process mix has no run set complete; its NPQ gain, from usable runs, stands)
+    assert!(page.contains("| 4 | 1 (0) |"), "{page}");
+    let summary = std::fs::read_to_string(d.join("thesis-summary.csv")).unwrap();
+    let four: Vec<&str> = summary.lines().nth(2).unwrap().split(',').collect();
+    assert!(four[1].parse::<f64>().unwrap().is_finite() && four[4] == "NaN", "{summary}");
 }
 
 #[test]

@@ -221,6 +221,11 @@ fn a_resumed_run_gives_what_a_straight_run_gives() {
     let (c, _, err) = mpgpu(&["sweep", "vecadd", "--regs", "8..16:8", "--size", "65536", "--resume", r.to_str().unwrap(), "--slurm", r.to_str().unwrap()]);
     assert_eq!(c, 2, "{err}");
     assert!(err.contains("--resume") && err.contains("--slurm"), "{err}");
+    // A file where the folder should be: named, with what is expected.
+    let f = r.join("command.txt");
+    let (c, _, err) = mpgpu(&["sweep", "vecadd", "--regs", "8..16:8", "--size", "65536", "--resume", f.to_str().unwrap()]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("--resume") && err.contains("command.txt") && err.contains("not a folder"), "{err}");
 }
 
 #[test]

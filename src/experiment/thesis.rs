@@ -142,10 +142,35 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// A table cell: `x` to `places` decimals, or a dash where no mix gave the measure.
+fn cell(x: f64, places: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.places$}")
+    } else {
+        "–".into()
+    }
+}
+
 /// One shared run with its metrics.
 struct Done {
     run: RunResult,
     m: Metrics,
+    /// Every process completed its runs before the cycle limit.
+    finished: bool,
+}
+
+impl Done {
+    /// Its statistics stand: every process completed a run (a run stopped at the cycle limit
+    /// counts its completed runs only, as the thesis's statistics do, §5.3.1; a process that
+    /// completed none has no turnaround to give).
+    fn usable(&self) -> bool {
+        self.finished || self.run.processes.iter().all(|p| !p.runs.is_empty())
+    }
+
+    /// Each process's completed runs, in the workload's order.
+    fn runs(&self) -> String {
+        self.run.processes.iter().map(|p| p.runs.len().to_string()).collect::<Vec<_>>().join(" ")
+    }
 }
 
 fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
@@ -158,25 +183,28 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             Point::Alone(p) => format!("thesis: {} alone", p.name),
             Point::Shared(m, prio, p, k) => format!("thesis: mix {}-{}{} {} {}", m.n, m.index, if *prio { " priority" } else { "" }, p.name(), mech(*k)),
         },
-        |p| -> Result<(RunResult, f64)> {
+        // (a shared run stopped at the cycle limit is a measurement, not a failure: FCFS can
+        // starve a process for longer than any limit, the thesis's own finding, §5.3.4)
+        |p| -> Result<(RunResult, bool, f64)> {
             let t = std::time::Instant::now();
-            let r = match p {
-                Point::Alone(p) => mpgpu_ref::timing::run_workload(&cfg, &Workload::alone(p), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone: {e}", p.name))?,
+            let (r, finished) = match p {
+                Point::Alone(p) => (mpgpu_ref::timing::run_workload(&cfg, &Workload::alone(p), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone: {e}", p.name))?, true),
                 Point::Shared(m, prio, pol, k) => {
                     let w = if *prio { &m.prio } else { &m.plain };
-                    mpgpu_ref::timing::gpu::run_workload_with(&cfg, w, Some((*pol, *k)), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("mix {}-{} under {} ({}): {e}", m.n, m.index, pol.name(), mech(*k)))?
+                    mpgpu_ref::timing::gpu::run_workload_until(&cfg, w, Some((*pol, *k)), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("mix {}-{} under {} ({}): {e}", m.n, m.index, pol.name(), mech(*k)))?
                 }
             };
-            Ok((r, t.elapsed().as_secs_f64()))
+            Ok((r, finished, t.elapsed().as_secs_f64()))
         },
     );
-    let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
-    let core_seconds = results.iter().map(|r| r.1).sum();
+    let results: Vec<(RunResult, bool, f64)> = results.into_iter().collect::<Result<_>>()?;
+    let core_seconds = results.iter().map(|r| r.2).sum();
     let mut alone: BTreeMap<String, RunResult> = BTreeMap::new();
     let mut shared: BTreeMap<(usize, u64, bool, &'static str, &'static str), Done> = BTreeMap::new();
     let mut verified = true;
-    for (p, (r, _)) in pts.iter().zip(results) {
-        verified &= r.processes.iter().all(|p| p.verified);
+    for (p, (r, finished, _)) in pts.iter().zip(results) {
+        // (a process still running at the cycle limit is checked on the runs it completed)
+        verified &= r.processes.iter().all(|p| if finished { p.verified } else { p.failures.is_empty() });
         match p {
             Point::Alone(p) => {
                 alone.insert(alone_key(p), r);
@@ -185,22 +213,28 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 let w = if *prio { &m.prio } else { &m.plain };
                 let solo: Vec<RunResult> = w.processes.iter().map(|p| alone[&alone_key(p)].clone()).collect();
                 let mm = metrics(&r, &solo);
-                shared.insert((m.n, m.index, *prio, pol.name(), mech(*k)), Done { run: r, m: mm });
+                shared.insert((m.n, m.index, *prio, pol.name(), mech(*k)), Done { run: r, m: mm, finished });
             }
         }
     }
-    let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| &shared[&(m.n, m.index, prio, pol.name(), mech(k))];
+    let point = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| &shared[&(m.n, m.index, prio, pol.name(), mech(k))];
+    // (a measure of a mix needs every run it reads usable; the mixes without are left out of
+    // its mean, and listed)
+    let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| Some(point(m, prio, pol, k)).filter(|d| d.usable());
     // The runs, one row each.
-    let mut csv = String::from("processes,index,applications,priority,lead,policy,preempt,cycles,antt,stp,fairness,lead_turnaround,preemptions,restores,verified\n");
+    let mut csv = String::from("processes,index,applications,priority,lead,policy,preempt,cycles,finished,runs,antt,stp,fairness,lead_turnaround,preemptions,restores,verified\n");
+    let mut unfinished = String::new();
     for m in &ms {
         let lead = m.index as usize % m.n;
         for (prio, set) in [(false, &SHARING[..]), (true, &PRIORITY[..])] {
             for &(pol, k) in set {
-                let d = get(m, prio, pol, k);
+                let d = point(m, prio, pol, k);
                 let names: Vec<&str> = m.plain.processes.iter().map(|p| p.name.as_str()).collect();
+                // (the metrics of a run without a usable result stay empty)
+                let metric = |x: f64| if d.usable() { format!("{x:.4}") } else { String::new() };
                 let _ = writeln!(
                     csv,
-                    "{},{},{},{},{},{},{},{},{:.4},{:.4},{:.4},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     m.n,
                     m.index,
                     names.join(" "),
@@ -209,20 +243,39 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     pol.name(),
                     mech(k),
                     d.run.cycles,
-                    d.m.antt,
-                    d.m.stp,
-                    d.m.fairness,
+                    d.finished,
+                    d.runs(),
+                    metric(d.m.antt),
+                    metric(d.m.stp),
+                    metric(d.m.fairness),
                     d.run.processes[lead].turnaround,
                     d.run.preemptions,
                     d.run.restores,
-                    d.run.processes.iter().all(|p| p.verified)
+                    d.run.processes.iter().all(|p| if d.finished { p.verified } else { p.failures.is_empty() })
                 );
+                if !d.finished {
+                    let _ = writeln!(
+                        unfinished,
+                        "| {}-{} | {}{} | {} ({}) | {} | {} |",
+                        m.n,
+                        m.index,
+                        names.join(" "),
+                        if prio { format!(" (lead {})", names[lead]) } else { String::new() },
+                        pol.name(),
+                        mech(k),
+                        d.runs(),
+                        if d.usable() { "completed runs only" } else { "left out" }
+                    );
+                }
             }
         }
     }
     // Per process count, the means over its workloads.
     struct Row {
         n: usize,
+        /// The mixes of the count, and those whose seven runs are all usable.
+        mixes: usize,
+        whole: usize,
         hp: [f64; 3],
         stp_over: [f64; 2],
         ntt_gain: [f64; 2],
@@ -241,27 +294,30 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut rows = Vec::new();
     for &n in &s.counts {
         let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
-        let per = |f: &dyn Fn(&Mix) -> f64| mean(&of.iter().map(|m| f(m)).collect::<Vec<_>>());
+        // (the mean over the mixes whose runs the measure reads are usable)
+        let per = |f: &dyn Fn(&Mix) -> Option<f64>| mean(&of.iter().filter_map(|m| f(m)).collect::<Vec<_>>());
         let fcfs = |m: &Mix| get(m, false, Policy::Fcfs, Mechanism::ContextSwitch);
         let eq = |m: &Mix, k: Mechanism| get(m, false, Policy::Equal, k);
         let lead_t = |d: &Done, m: &Mix| d.run.processes[m.index as usize % m.n].turnaround.max(1) as f64;
         let twin = |m: &Mix| get(m, true, Policy::Fcfs, Mechanism::ContextSwitch);
-        let hp = PRIORITIES.map(|(pol, k)| per(&|m| lead_t(twin(m), m) / lead_t(get(m, true, pol, k), m)));
-        let npq = |m: &Mix| get(m, true, Policy::Npq, Mechanism::ContextSwitch).m.stp;
+        let hp = PRIORITIES.map(|(pol, k)| per(&|m| Some(lead_t(twin(m)?, m) / lead_t(get(m, true, pol, k)?, m))));
+        let npq = |m: &Mix| Some(get(m, true, Policy::Npq, Mechanism::ContextSwitch)?.m.stp);
         let ks = [Mechanism::ContextSwitch, Mechanism::Drain];
-        let stp_over = ks.map(|k| per(&|m| npq(m) / get(m, true, Policy::PpqExclusive, k).m.stp));
+        let stp_over = ks.map(|k| per(&|m| Some(npq(m)? / get(m, true, Policy::PpqExclusive, k)?.m.stp)));
         // (Fig. 5.6: each process's NTT under FCFS over its NTT under Equal, averaged)
-        let ntt_gain = ks.map(|k| per(&|m| mean(&fcfs(m).m.processes.iter().zip(&eq(m, k).m.processes).map(|(f, e)| f.ntt / e.ntt).collect::<Vec<_>>())));
-        let improved = ks.map(|k| per(&|m| f64::from(fcfs(m).m.antt / eq(m, k).m.antt >= IMPROVES)));
-        let fair_gain = ks.map(|k| per(&|m| eq(m, k).m.fairness / fcfs(m).m.fairness.max(1e-9)));
-        let stp_loss = ks.map(|k| per(&|m| fcfs(m).m.stp / eq(m, k).m.stp));
-        let drain_wins = per(&|m| f64::from(eq(m, Mechanism::Drain).m.antt < eq(m, Mechanism::ContextSwitch).m.antt));
-        let preempt = ks.map(|k| per(&|m| eq(m, k).run.preemptions as f64));
-        let lead_ntt_of = |d: &Done, m: &Mix| d.m.processes[m.index as usize % m.n].ntt;
+        let ntt_gain = ks.map(|k| per(&|m| Some(mean(&fcfs(m)?.m.processes.iter().zip(&eq(m, k)?.m.processes).map(|(f, e)| f.ntt / e.ntt).collect::<Vec<_>>()))));
+        let improved = ks.map(|k| per(&|m| Some(f64::from(fcfs(m)?.m.antt / eq(m, k)?.m.antt >= IMPROVES))));
+        let fair_gain = ks.map(|k| per(&|m| Some(eq(m, k)?.m.fairness / fcfs(m)?.m.fairness.max(1e-9))));
+        let stp_loss = ks.map(|k| per(&|m| Some(fcfs(m)?.m.stp / eq(m, k)?.m.stp)));
+        let drain_wins = per(&|m| Some(f64::from(eq(m, Mechanism::Drain)?.m.antt < eq(m, Mechanism::ContextSwitch)?.m.antt)));
+        let preempt = ks.map(|k| per(&|m| Some(eq(m, k)?.run.preemptions as f64)));
+        let lead_ntt_of = |d: Option<&Done>, m: &Mix| Some(d?.m.processes[m.index as usize % m.n].ntt);
         let lead_ntt = [per(&|m| lead_ntt_of(twin(m), m)), per(&|m| lead_ntt_of(get(m, true, Policy::PpqExclusive, Mechanism::ContextSwitch), m)), per(&|m| lead_ntt_of(get(m, true, Policy::PpqExclusive, Mechanism::Drain), m))];
-        let prio_preempt = ks.map(|k| per(&|m| get(m, true, Policy::PpqExclusive, k).run.preemptions as f64));
-        let antt = [per(&|m| fcfs(m).m.antt), per(&|m| eq(m, Mechanism::ContextSwitch).m.antt), per(&|m| eq(m, Mechanism::Drain).m.antt)];
-        rows.push(Row { n, hp, stp_over, ntt_gain, improved, fair_gain, stp_loss, drain_wins, preempt, lead_ntt, prio_preempt, antt });
+        let prio_preempt = ks.map(|k| per(&|m| Some(get(m, true, Policy::PpqExclusive, k)?.run.preemptions as f64)));
+        let antt = [per(&|m| Some(fcfs(m)?.m.antt)), per(&|m| Some(eq(m, Mechanism::ContextSwitch)?.m.antt)), per(&|m| Some(eq(m, Mechanism::Drain)?.m.antt))];
+        // (the mixes every measure reads: all seven runs usable)
+        let whole = of.iter().filter(|m| SHARING.iter().all(|&(p, k)| get(m, false, p, k).is_some()) && PRIORITY.iter().all(|&(p, k)| get(m, true, p, k).is_some())).count();
+        rows.push(Row { n, mixes: of.len(), whole, hp, stp_over, ntt_gain, improved, fair_gain, stp_loss, drain_wins, preempt, lead_ntt, prio_preempt, antt });
     }
     let mut sum = String::from("processes,hp_npq,hp_ppq_ctxsw,hp_ppq_drain,stp_overhead_ctxsw,stp_overhead_drain,ntt_gain_ctxsw,ntt_gain_drain,antt_improved_ctxsw,antt_improved_drain,fairness_gain_ctxsw,fairness_gain_drain,stp_loss_ctxsw,stp_loss_drain,drain_beats_ctxsw,preemptions_ctxsw,preemptions_drain\n");
     for r in &rows {
@@ -368,16 +424,40 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     }
     // The page's tables.
     let mut body = String::from("## Per process count (means over the workloads)\n\n");
-    body += "| processes | hp gain NPQ | PPQ ctxsw | PPQ drain | STP overhead ctxsw | drain | NTT gain ctxsw | drain | fairness gain ctxsw | drain | STP loss ctxsw | drain | drain beats ctxsw |\n";
-    body += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    body += "| processes | mixes (all runs usable) | hp gain NPQ | PPQ ctxsw | PPQ drain | STP overhead ctxsw | drain | NTT gain ctxsw | drain | fairness gain ctxsw | drain | STP loss ctxsw | drain | drain beats ctxsw |\n";
+    body += "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for r in &rows {
         let _ = writeln!(
             body,
-            "| {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.2} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} % |",
-            r.n, r.hp[0], r.hp[1], r.hp[2], r.stp_over[0], r.stp_over[1], r.ntt_gain[0], r.ntt_gain[1], r.fair_gain[0], r.fair_gain[1], r.stp_loss[0], r.stp_loss[1], 100.0 * r.drain_wins
+            "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} % |",
+            r.n,
+            r.mixes,
+            r.whole,
+            cell(r.hp[0], 2),
+            cell(r.hp[1], 2),
+            cell(r.hp[2], 2),
+            cell(r.stp_over[0], 3),
+            cell(r.stp_over[1], 3),
+            cell(r.ntt_gain[0], 2),
+            cell(r.ntt_gain[1], 2),
+            cell(r.fair_gain[0], 2),
+            cell(r.fair_gain[1], 2),
+            cell(r.stp_loss[0], 3),
+            cell(r.stp_loss[1], 3),
+            cell(100.0 * r.drain_wins, 0)
         );
     }
     body += "\nThe high-priority gain is the lead process's turnaround under FCFS (which ignores priorities) over its turnaround under the policy, both on the priority twin of the mix, where the lead runs once and the others are replayed; the STP overhead is NPQ's STP over PPQ's (both on the priority twin of each mix); the NTT gain is each process's NTT under FCFS over its NTT under Equal, averaged over the processes; the fairness gain and STP loss set Equal against FCFS. Metrics: docs/timing.md, \"Replayed workloads\" (each process's turnaround is the mean over its completed runs).\n\nOur processes are their GPU kernels only, where the thesis ran whole applications (CPU work and transfers between kernels): replayed as soon as it ended, the lead would leave the others, under PPQ exclusive, only the moments between its runs. So in the priority twin the lead runs once and the others are replayed until each has completed its runs (docs/results.md, \"The thesis's workloads\").\n";
+    body += "\n## Runs stopped at the cycle limit\n\n";
+    if unfinished.is_empty() {
+        let _ = writeln!(body, "None: every run completed its workload within {} cycles (`--max-cycles`).", limits.max_cycles);
+    } else {
+        let _ = writeln!(
+            body,
+            "These runs reached the cycle limit ({} cycles, `--max-cycles`) before every process completed its runs. A run in which every process completed at least one run gives its statistics from the completed runs, as the thesis's do (§5.3.1); one in which some process completed none has no turnaround for it, and each measure leaves out the mixes whose runs it reads are not all usable (the table above counts the mixes every measure keeps). A process starved for that long is itself the finding that FCFS does not share the GPU (§5.3.4).\n\n| mix | applications | policy | completed runs (per application) | statistics |\n| --- | --- | --- | --- | --- |\n{unfinished}",
+            limits.max_cycles
+        );
+    }
     let sizing = if ctx.quick {
         "every application at the larger of its test sizes".to_string()
     } else {

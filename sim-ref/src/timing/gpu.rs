@@ -477,7 +477,7 @@ impl Gpu {
             }
             self.framework_observe(now)?;
             if self.targets {
-                self.halt_check(now)?;
+                self.halt_check(now);
             }
             if let BlockSched::Baseline { d, dirty } = &mut self.sched {
                 if d.busy() {
@@ -680,13 +680,39 @@ pub fn run_workload_with(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
+    let mut gpu = workload_gpu(cfg, w, sched)?;
+    gpu.run(limits, progress)?;
+    Ok(gpu.result())
+}
+
+/// [`run_workload_with`], where a run that reaches `limits.max_cycles` is a result too: the
+/// results so far (each process's turnaround the mean of its completed runs, the figure the
+/// thesis's replayed workloads take, §5.3.1), with `false`; `true` when the workload finished.
+pub fn run_workload_until(
+    cfg: &GpuConfig,
+    w: &Workload,
+    sched: Option<(Policy, Mechanism)>,
+    limits: RunLimits,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<(RunResult, bool), SimError> {
+    let mut gpu = workload_gpu(cfg, w, sched)?;
+    let finished = match gpu.run(limits, progress) {
+        Ok(()) => true,
+        Err(SimError::MaxCycles { .. }) => false,
+        Err(e) => return Err(e),
+    };
+    Ok((gpu.result(), finished))
+}
+
+/// A GPU holding workload `w`, under the scheduling framework's `sched` or the baseline
+/// dispatcher.
+fn workload_gpu(cfg: &GpuConfig, w: &Workload, sched: Option<(Policy, Mechanism)>) -> Result<Gpu, SimError> {
     let mut gpu = match sched {
         Some((p, m)) => Gpu::with_framework(cfg, p, m, w.processes.len()).map_err(SimError::BadLaunch)?,
         None => Gpu::new(cfg),
     };
     gpu.add_workload(w)?;
-    gpu.run(limits, progress)?;
-    Ok(gpu.result())
+    Ok(gpu)
 }
 
 

@@ -227,7 +227,7 @@ impl Gpu {
     /// end as it issues them, without running (so that every dispatcher, and the slice table,
     /// sees their launches end as launches always end), and those on the SMs run to their end.
     /// Their partial run is not verified.
-    pub(super) fn halt_check(&mut self, now: u64) -> Result<(), SimError> {
+    pub(super) fn halt_check(&mut self, now: u64) {
         for p in 0..self.procs.len() {
             let ps = &self.procs[p];
             let Some(t) = ps.target.filter(|_| ps.halted.is_none() && ps.started) else { continue };
@@ -242,7 +242,6 @@ impl Gpu {
                 }
             }
         }
-        Ok(())
     }
 
     /// Every process finished (one with an instruction target: halted), or, replaying, every
