@@ -22,13 +22,36 @@ impl JobsArgs {
 }
 
 /// One progress bar over all the points a command runs, in one or more rounds of
-/// [`Progress::map`]; hidden when standard error is not a terminal.
+/// [`Progress::map`]. When standard error is not a terminal (a run under `nohup`, a batch job)
+/// the bar is hidden and a line takes its place at most every [`LINE_EVERY`] as points end.
 pub struct Progress {
     bar: indicatif::ProgressBar,
     workers: usize,
     label: String,
     /// `--slurm`: the points go out as job arrays instead ([`crate::slurm`]).
     slurm: Option<crate::slurm::Slurm>,
+    /// Without a terminal: when this process started its points, the points it has run, and
+    /// when the last progress line was written (none: the bar draws itself, or Slurm runs them).
+    lines: Option<Mutex<Lines>>,
+}
+
+/// The least time between two progress lines without a terminal.
+pub const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+struct Lines {
+    start: std::time::Instant,
+    ran: u64,
+    last: std::time::Instant,
+}
+
+/// A duration as a progress line gives it: `42 s`, `17 min`, `2 h 05 min`.
+fn span(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min", s / 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
 }
 
 impl Progress {
@@ -37,7 +60,35 @@ impl Progress {
         let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { indicatif::ProgressBar::new(total as u64) } else { indicatif::ProgressBar::hidden() };
         bar.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed}, {eta} left)").unwrap().progress_chars("=> "));
         bar.set_prefix(label.to_string());
-        Progress { bar, workers: workers.max(1), label: label.to_string(), slurm: None }
+        let lines = bar.is_hidden().then(|| {
+            let now = std::time::Instant::now();
+            Mutex::new(Lines { start: now, ran: 0, last: now })
+        });
+        Progress { bar, workers: workers.max(1), label: label.to_string(), slurm: None, lines }
+    }
+
+    /// A point ended here: the bar moves on, or without a terminal a line is written if the
+    /// last is [`LINE_EVERY`] old.
+    fn ran(&self) {
+        if let Some(line) = self.line() {
+            eprintln!("{line}");
+        }
+    }
+
+    /// [`Progress::ran`]'s line, when one is due.
+    fn line(&self) -> Option<String> {
+        self.bar.inc(1);
+        let mut l = self.lines.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+        l.ran += 1;
+        if l.last.elapsed() < LINE_EVERY {
+            return None;
+        }
+        l.last = std::time::Instant::now();
+        let (pos, len) = (self.bar.position(), self.bar.length().unwrap_or(0));
+        let took = l.start.elapsed();
+        // (from the points run here: under `--resume` the kept ones took no time)
+        let left = took.mul_f64(len.saturating_sub(pos) as f64 / l.ran as f64);
+        Some(format!("{}: {pos}/{len} points, {} so far, about {} left", self.label, span(took), span(left)))
     }
 
     /// The same, with the points of [`Progress::map_points`] run on Slurm if `--slurm` says so.
@@ -45,6 +96,7 @@ impl Progress {
         self.slurm = crate::slurm::Slurm::new(args);
         if self.slurm.as_ref().is_some_and(|s| !s.local()) {
             self.bar = indicatif::ProgressBar::hidden();
+            self.lines = None;
         }
         self
     }
@@ -77,7 +129,7 @@ impl Progress {
                     let Some(item) = items.get(i) else { break };
                     self.bar.set_message(name(item));
                     let r = f(item);
-                    self.bar.inc(1);
+                    self.ran();
                     out.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 });
             }
@@ -88,5 +140,37 @@ impl Progress {
     /// The bar cleared from the terminal.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn without_a_terminal_a_line_comes_at_most_once_a_minute() {
+        assert_eq!((span(Duration::from_secs(42)), span(Duration::from_secs(17 * 60 + 5)), span(Duration::from_secs(7500))), ("42 s".into(), "17 min".into(), "2 h 05 min".into()));
+        let mut p = Progress::new("sweep", 10, 2);
+        // (under `cargo test` standard error is not a terminal; forced so where it is)
+        p.bar = indicatif::ProgressBar::hidden();
+        p.bar.set_length(10);
+        let now = Instant::now();
+        p.lines = Some(Mutex::new(Lines { start: now, ran: 0, last: now }));
+        assert_eq!(p.line(), None, "a line within the minute");
+        {
+            // (four points in 20 minutes, one of them just now: 6 left, about 30 minutes)
+            let mut l = p.lines.as_ref().unwrap().lock().unwrap();
+            l.start = now - Duration::from_secs(20 * 60);
+            l.last = now - LINE_EVERY;
+            l.ran = 3;
+        }
+        p.bar.inc(2);
+        let line = p.line().expect("a line after a minute");
+        assert!(line.starts_with("sweep: 4/10 points, 20 min so far, about 30 min left"), "{line}");
+        assert_eq!(p.line(), None, "two lines within a minute");
+        // With a bar drawn (a terminal) or the points on Slurm, no lines.
+        p.lines = None;
+        assert_eq!(p.line(), None);
     }
 }

@@ -16,10 +16,11 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// Standard output without what changes from run to run (wall-clock times, speeds) and with
-/// the output folder `out` named `OUT`.
+/// Standard output without what changes from run to run (wall-clock times, speeds, the
+/// progress lines a run without a terminal writes once a minute) and with the output folder
+/// `out` named `OUT`.
 fn stable(s: &str, out: &Path) -> String {
-    s.lines().filter(|l| !l.starts_with("simulated in")).map(|l| without_seconds(&l.replace(out.to_str().unwrap(), "OUT"))).collect::<Vec<_>>().join("\n")
+    s.lines().filter(|l| !l.starts_with("simulated in") && !l.contains(" so far, about ")).map(|l| without_seconds(&l.replace(out.to_str().unwrap(), "OUT"))).collect::<Vec<_>>().join("\n")
 }
 
 /// `l` with every " in N s" (N a decimal number) cut out.
