@@ -32,9 +32,12 @@ pub enum WarpState {
     Done,
 }
 
-/// The architectural state of one warp.
+/// The architectural state of one warp (`repr(C)`, its state first: the timing model's issue
+/// test reads it beside its own fields, `timing::sm`).
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Warp {
+    pub state: WarpState,
     /// Warp index within its block.
     pub id: u32,
     pub nregs: u32,
@@ -50,7 +53,6 @@ pub struct Warp {
     pub local: Vec<u32>,
     /// Thread index of each lane, per dimension.
     pub tid: [Lanes; 3],
-    pub state: WarpState,
 }
 
 impl Warp {

@@ -153,30 +153,34 @@ pub enum Stall {
 
 pub const STALL_NAMES: [&str; 7] = ["issued", "idle", "memory", "dependency", "barrier", "unit", "fetch"];
 
+/// (`repr(C)`, a cache line's alignment and the fields the issue stage's test reads first:
+/// the test touches three or four lines of a warp rather than six or seven, `Sm::eligible`)
+#[repr(C, align(64))]
 struct HwWarp {
-    w: Warp,
-    block: u32,
-    pending: RegMask,
-    /// Pending writes that come from memory (for the stall breakdown).
-    pending_mem: RegMask,
-    next_issue: u64,
-    ibuf: u32,
-    /// Instructions in flight (issued, not yet written back or acknowledged); the block cannot
-    /// be captured, nor end, while any remain.
-    inflight: u32,
-    /// Of those, global and local loads, stores and atomics (`membar` waits for none to
-    /// remain), with their records.
-    mem_recs: Vec<u32>,
-    /// Queued for fetch.
-    in_fetch: bool,
     /// Its block is frozen (draining for a context switch).
     frozen: bool,
+    ibuf: u32,
+    /// Class of the next instruction (cached from the kernel's tables).
+    next_class: Class,
     /// The MSHRs this warp's next load needed when it was refused for lack of them; it is not
     /// considered again until that many are free.
     mshr_need: Option<u32>,
-    /// Scoreboard mask and class of the next instruction (cached from the kernel's tables).
+    next_issue: u64,
+    pending: RegMask,
+    /// Pending writes that come from memory (for the stall breakdown).
+    pending_mem: RegMask,
+    /// Scoreboard mask of the next instruction (cached from the kernel's tables).
     next_touch: RegMask,
-    next_class: Class,
+    /// Of the instructions in flight (`inflight`), the global and local loads, stores and
+    /// atomics (`membar` waits for none to remain), with their records.
+    mem_recs: Vec<u32>,
+    w: Warp,
+    block: u32,
+    /// Instructions in flight (issued, not yet written back or acknowledged); the block cannot
+    /// be captured, nor end, while any remain.
+    inflight: u32,
+    /// Queued for fetch.
+    in_fetch: bool,
     /// Warp Disable (commit): the global memory instruction whose commit re-enables fetch.
     wd_wait: Option<u32>,
     /// The L1 access cycle of the warp's latest global line: a younger instruction's lines

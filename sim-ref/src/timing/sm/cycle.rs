@@ -27,11 +27,11 @@ impl Sm {
         if let Some(c) = self.events.next_time() {
             t = t.min(c);
         }
-        for (slot, w) in self.warps.iter().enumerate() {
-            let Some(w) = w else { continue };
-            let known = &self.warps.wake[slot];
+        // (a known time is read without touching the warp; an empty slot's is `u64::MAX` until
+        // a warp comes into it, which forgets it)
+        for (slot, known) in self.warps.wake.iter().enumerate() {
             if known.get() <= now {
-                known.set(self.warp_wake(w, now));
+                known.set(self.warps[slot].as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now)));
             }
             t = t.min(known.get());
         }
