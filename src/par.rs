@@ -57,10 +57,16 @@ fn span(d: std::time::Duration) -> String {
 impl Progress {
     /// A bar of `total` points labelled `label`, the points run `workers` at a time.
     pub fn new(label: &str, total: usize, workers: usize) -> Progress {
-        let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { indicatif::ProgressBar::new(total as u64) } else { indicatif::ProgressBar::hidden() };
+        Progress::drawn(label, total, workers, std::io::IsTerminal::is_terminal(&std::io::stderr()))
+    }
+
+    /// [`Progress::new`], drawn as a bar on a terminal or else as lines.
+    fn drawn(label: &str, total: usize, workers: usize, terminal: bool) -> Progress {
+        // (a hidden bar still counts the points, against the same length)
+        let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), if terminal { indicatif::ProgressDrawTarget::stderr() } else { indicatif::ProgressDrawTarget::hidden() });
         bar.set_style(indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} points, {msg} ({elapsed}, {eta} left)").unwrap().progress_chars("=> "));
         bar.set_prefix(label.to_string());
-        let lines = bar.is_hidden().then(|| {
+        let lines = (!terminal).then(|| {
             let now = std::time::Instant::now();
             Mutex::new(Lines { start: now, ran: 0, last: now })
         });
@@ -151,12 +157,8 @@ mod tests {
     #[test]
     fn without_a_terminal_a_line_comes_at_most_once_a_minute() {
         assert_eq!((span(Duration::from_secs(42)), span(Duration::from_secs(17 * 60 + 5)), span(Duration::from_secs(7500))), ("42 s".into(), "17 min".into(), "2 h 05 min".into()));
-        let mut p = Progress::new("sweep", 10, 2);
-        // (under `cargo test` standard error is not a terminal; forced so where it is)
-        p.bar = indicatif::ProgressBar::hidden();
-        p.bar.set_length(10);
+        let p = Progress::drawn("sweep", 10, 2, false);
         let now = Instant::now();
-        p.lines = Some(Mutex::new(Lines { start: now, ran: 0, last: now }));
         assert_eq!(p.line(), None, "a line within the minute");
         {
             // (four points in 20 minutes, one of them just now: 6 left, about 30 minutes)
@@ -169,8 +171,9 @@ mod tests {
         let line = p.line().expect("a line after a minute");
         assert!(line.starts_with("sweep: 4/10 points, 20 min so far, about 30 min left"), "{line}");
         assert_eq!(p.line(), None, "two lines within a minute");
-        // With a bar drawn (a terminal) or the points on Slurm, no lines.
-        p.lines = None;
-        assert_eq!(p.line(), None);
+        // With a bar drawn (a terminal), no lines.
+        let t = Progress::drawn("sweep", 10, 2, true);
+        t.bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        assert!(t.lines.is_none() && t.line().is_none());
     }
 }

@@ -248,7 +248,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     metric(d.m.antt),
                     metric(d.m.stp),
                     metric(d.m.fairness),
-                    d.run.processes[lead].turnaround,
+                    // (a lead without a completed run has no turnaround)
+                    if d.run.processes[lead].runs.is_empty() { String::new() } else { d.run.processes[lead].turnaround.to_string() },
                     d.run.preemptions,
                     d.run.restores,
                     d.run.processes.iter().all(|p| if d.finished { p.verified } else { p.failures.is_empty() })
@@ -335,7 +336,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // same two ends.
     let (lo, hi) = (rows.first().ok_or_else(|| anyhow!("no process counts"))?, rows.last().unwrap());
     let (nlo, nhi) = (lo.n, hi.n);
-    let fmt = |a: f64, b: f64| format!("{a:.2}x ({nlo}) → {b:.2}x ({nhi})");
+    let times = |a: f64| if a.is_finite() { format!("{a:.2}x") } else { cell(a, 2) };
+    let fmt = |a: f64, b: f64| format!("{} ({nlo}) → {} ({nhi})", times(a), times(b));
     let mut claims = Vec::new();
     let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String| {
         let v = ratio_verdict(paper, ours);
@@ -344,15 +346,15 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // (the causes, in this run's figures: what FCFS leaves to win back, and what the policy
     // did)
     let both = |f: &dyn Fn(&Row) -> String| format!("{} → {} ({nlo} → {nhi} processes)", f(lo), f(hi));
-    let lead = both(&|r| format!("{:.2}", r.lead_ntt[0]));
-    let hp_cause = |i: usize| format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); under PPQ its NTT is {}; PPQ preempts {} times a run", both(&|r| format!("{:.2}", r.lead_ntt[i])), both(&|r| format!("{:.1}", r.prio_preempt[i - 1])));
-    let room = both(&|r| format!("{:.2}", r.antt[0]));
-    let eq_cause = |i: usize| format!("ANTT under FCFS (the slowdown Equal can share out) is {room}; under Equal it is {}; Equal preempts {} times a run", both(&|r| format!("{:.2}", r.antt[i + 1])), both(&|r| format!("{:.1}", r.preempt[i])));
+    let lead = both(&|r| cell(r.lead_ntt[0], 2));
+    let hp_cause = |i: usize| format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); under PPQ its NTT is {}; PPQ preempts {} times a run", both(&|r| cell(r.lead_ntt[i], 2)), both(&|r| cell(r.prio_preempt[i - 1], 1)));
+    let room = both(&|r| cell(r.antt[0], 2));
+    let eq_cause = |i: usize| format!("ANTT under FCFS (the slowdown Equal can share out) is {room}; under Equal it is {}; Equal preempts {} times a run", both(&|r| cell(r.antt[i + 1], 2)), both(&|r| cell(r.preempt[i], 1)));
     ratio("Fig. 5.4: high-priority turnaround gain, NPQ", (1.0, 1.6), (lo.hp[0], hi.hp[0]), format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); NPQ only reorders what is queued"));
     ratio("Fig. 5.4: high-priority turnaround gain, PPQ, context switch", (2.0, 15.6), (lo.hp[1], hi.hp[1]), hp_cause(1));
     ratio("Fig. 5.4: high-priority turnaround gain, PPQ, draining", (1.6, 6.0), (lo.hp[2], hi.hp[2]), hp_cause(2));
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| format!("{:.1}", r.prio_preempt[0]))));
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| format!("{:.1}", r.prio_preempt[1]))));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| cell(r.prio_preempt[0], 1))));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| cell(r.prio_preempt[1], 1))));
     ratio("Fig. 5.6: average NTT gain of Equal over FCFS, context switch", (1.5, 2.0), (lo.ntt_gain[0], hi.ntt_gain[0]), eq_cause(0));
     ratio("Fig. 5.6: average NTT gain of Equal over FCFS, draining", (1.4, 1.65), (lo.ntt_gain[1], hi.ntt_gain[1]), eq_cause(1));
     ratio("Fig. 5.8a: fairness gain of Equal over FCFS, context switch", (1.1, 3.35), (lo.fair_gain[0], hi.fair_gain[0]), eq_cause(0));
@@ -369,13 +371,13 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     for (i, k) in ["context switch", "draining"].iter().enumerate() {
         let ours: Vec<f64> = rows.iter().map(|r| r.improved[i]).collect();
         let v = share_verdict(&pp, &ours);
-        let show = |v: &[f64]| rows.iter().zip(v).map(|(r, x)| format!("{:.0} % ({})", 100.0 * x, r.n)).collect::<Vec<_>>().join(", ");
+        let show = |v: &[f64]| rows.iter().zip(v).map(|(r, x)| format!("{} % ({})", cell(100.0 * x, 0), r.n)).collect::<Vec<_>>().join(", ");
         claims.push(Claim {
             what: format!("Fig. 5.7: workloads whose ANTT improves by {:.0} % or more under Equal, {k}", 100.0 * (IMPROVES - 1.0)),
             paper: show(&pp),
             ours: show(&ours),
             verdict: v,
-            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{:.0} % of the {}-process workloads", 100.0 * r.drain_wins, r.n)).collect::<Vec<_>>().join(", ")) },
+            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{} % of the {}-process workloads", cell(100.0 * r.drain_wins, 0), r.n)).collect::<Vec<_>>().join(", ")) },
         });
     }
     // The plots: each figure's measure over the process counts, the paper's two ends beside.
@@ -429,7 +431,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     for r in &rows {
         let _ = writeln!(
             body,
-            "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} % |",
+            "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.n,
             r.mixes,
             r.whole,
@@ -444,7 +446,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             cell(r.fair_gain[1], 2),
             cell(r.stp_loss[0], 3),
             cell(r.stp_loss[1], 3),
-            cell(100.0 * r.drain_wins, 0)
+            cell(100.0 * r.drain_wins, 0) + if r.drain_wins.is_finite() { " %" } else { "" }
         );
     }
     body += "\nThe high-priority gain is the lead process's turnaround under FCFS (which ignores priorities) over its turnaround under the policy, both on the priority twin of the mix, where the lead runs once and the others are replayed; the STP overhead is NPQ's STP over PPQ's (both on the priority twin of each mix); the NTT gain is each process's NTT under FCFS over its NTT under Equal, averaged over the processes; the fairness gain and STP loss set Equal against FCFS. Metrics: docs/timing.md, \"Replayed workloads\" (each process's turnaround is the mean over its completed runs).\n\nOur processes are their GPU kernels only, where the thesis ran whole applications (CPU work and transfers between kernels): replayed as soon as it ended, the lead would leave the others, under PPQ exclusive, only the moments between its runs. So in the priority twin the lead runs once and the others are replayed until each has completed its runs (docs/results.md, \"The thesis's workloads\").\n";
