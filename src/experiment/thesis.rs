@@ -55,6 +55,11 @@ fn scale(quick: bool) -> Scale {
 /// process at priority 1 and run once): FCFS, which ignores priorities, is the twin's baseline.
 const SHARING: [(Policy, Mechanism); 3] = [(Policy::Fcfs, Mechanism::ContextSwitch), (Policy::Equal, Mechanism::ContextSwitch), (Policy::Equal, Mechanism::Drain)];
 const PRIORITY: [(Policy, Mechanism); 4] = [(Policy::Fcfs, Mechanism::ContextSwitch), (Policy::Npq, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::Drain)];
+
+/// The shared runs of every mix, in order: (on the priority twin, policy, mechanism).
+fn mix_runs() -> impl Iterator<Item = (bool, Policy, Mechanism)> {
+    SHARING.iter().map(|&(p, k)| (false, p, k)).chain(PRIORITY.iter().map(|&(p, k)| (true, p, k)))
+}
 /// The priority policies set against FCFS.
 const PRIORITIES: [(Policy, Mechanism); 3] = [(Policy::Npq, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::Drain)];
 
@@ -123,8 +128,7 @@ fn plan(ms: &[Mix]) -> Vec<Point<'_>> {
         }
     }
     for m in ms {
-        v.extend(SHARING.iter().map(|&(p, k)| Point::Shared(m, false, p, k)));
-        v.extend(PRIORITY.iter().map(|&(p, k)| Point::Shared(m, true, p, k)));
+        v.extend(mix_runs().map(|(prio, p, k)| Point::Shared(m, prio, p, k)));
     }
     v
 }
@@ -149,6 +153,21 @@ fn cell(x: f64, places: usize) -> String {
     } else {
         "–".into()
     }
+}
+
+/// A share as a table cell: `0.25` as `25 %`, or a dash where no mix gave it.
+fn percent(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.0} %", 100.0 * x)
+    } else {
+        cell(x, 0)
+    }
+}
+
+/// Whether a run's outputs verified: every process's, or, in a run stopped at the cycle limit,
+/// those of the runs it completed (a process still running has not been checked whole).
+fn verified(r: &RunResult, finished: bool) -> bool {
+    r.processes.iter().all(|p| if finished { p.verified } else { p.failures.is_empty() })
 }
 
 /// One shared run with its metrics.
@@ -201,10 +220,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let core_seconds = results.iter().map(|r| r.2).sum();
     let mut alone: BTreeMap<String, RunResult> = BTreeMap::new();
     let mut shared: BTreeMap<(usize, u64, bool, &'static str, &'static str), Done> = BTreeMap::new();
-    let mut verified = true;
+    let mut all_verified = true;
     for (p, (r, finished, _)) in pts.iter().zip(results) {
-        // (a process still running at the cycle limit is checked on the runs it completed)
-        verified &= r.processes.iter().all(|p| if finished { p.verified } else { p.failures.is_empty() });
+        all_verified &= verified(&r, finished);
         match p {
             Point::Alone(p) => {
                 alone.insert(alone_key(p), r);
@@ -226,48 +244,46 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut unfinished = String::new();
     for m in &ms {
         let lead = m.index as usize % m.n;
-        for (prio, set) in [(false, &SHARING[..]), (true, &PRIORITY[..])] {
-            for &(pol, k) in set {
-                let d = point(m, prio, pol, k);
-                let names: Vec<&str> = m.plain.processes.iter().map(|p| p.name.as_str()).collect();
-                // (the metrics of a run without a usable result stay empty)
-                let metric = |x: f64| if d.usable() { format!("{x:.4}") } else { String::new() };
+        let names: Vec<&str> = m.plain.processes.iter().map(|p| p.name.as_str()).collect();
+        for (prio, pol, k) in mix_runs() {
+            let d = point(m, prio, pol, k);
+            // (the metrics of a run without a usable result stay empty)
+            let metric = |x: f64| if d.usable() { format!("{x:.4}") } else { String::new() };
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                m.n,
+                m.index,
+                names.join(" "),
+                prio,
+                names[lead],
+                pol.name(),
+                mech(k),
+                d.run.cycles,
+                d.finished,
+                d.runs(),
+                metric(d.m.antt),
+                metric(d.m.stp),
+                metric(d.m.fairness),
+                // (a lead without a completed run has no turnaround)
+                if d.run.processes[lead].runs.is_empty() { String::new() } else { d.run.processes[lead].turnaround.to_string() },
+                d.run.preemptions,
+                d.run.restores,
+                verified(&d.run, d.finished)
+            );
+            if !d.finished {
                 let _ = writeln!(
-                    csv,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    unfinished,
+                    "| {}-{} | {}{} | {} ({}) | {} | {} |",
                     m.n,
                     m.index,
                     names.join(" "),
-                    prio,
-                    names[lead],
+                    if prio { format!(" (lead {})", names[lead]) } else { String::new() },
                     pol.name(),
                     mech(k),
-                    d.run.cycles,
-                    d.finished,
                     d.runs(),
-                    metric(d.m.antt),
-                    metric(d.m.stp),
-                    metric(d.m.fairness),
-                    // (a lead without a completed run has no turnaround)
-                    if d.run.processes[lead].runs.is_empty() { String::new() } else { d.run.processes[lead].turnaround.to_string() },
-                    d.run.preemptions,
-                    d.run.restores,
-                    d.run.processes.iter().all(|p| if d.finished { p.verified } else { p.failures.is_empty() })
+                    if d.usable() { "completed runs only" } else { "left out" }
                 );
-                if !d.finished {
-                    let _ = writeln!(
-                        unfinished,
-                        "| {}-{} | {}{} | {} ({}) | {} | {} |",
-                        m.n,
-                        m.index,
-                        names.join(" "),
-                        if prio { format!(" (lead {})", names[lead]) } else { String::new() },
-                        pol.name(),
-                        mech(k),
-                        d.runs(),
-                        if d.usable() { "completed runs only" } else { "left out" }
-                    );
-                }
             }
         }
     }
@@ -317,7 +333,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         let prio_preempt = ks.map(|k| per(&|m| Some(get(m, true, Policy::PpqExclusive, k)?.run.preemptions as f64)));
         let antt = [per(&|m| Some(fcfs(m)?.m.antt)), per(&|m| Some(eq(m, Mechanism::ContextSwitch)?.m.antt)), per(&|m| Some(eq(m, Mechanism::Drain)?.m.antt))];
         // (the mixes every measure reads: all seven runs usable)
-        let whole = of.iter().filter(|m| SHARING.iter().all(|&(p, k)| get(m, false, p, k).is_some()) && PRIORITY.iter().all(|&(p, k)| get(m, true, p, k).is_some())).count();
+        let whole = of.iter().filter(|m| mix_runs().all(|(prio, p, k)| get(m, prio, p, k).is_some())).count();
         rows.push(Row { n, mixes: of.len(), whole, hp, stp_over, ntt_gain, improved, fair_gain, stp_loss, drain_wins, preempt, lead_ntt, prio_preempt, antt });
     }
     let mut sum = String::from("processes,hp_npq,hp_ppq_ctxsw,hp_ppq_drain,stp_overhead_ctxsw,stp_overhead_drain,ntt_gain_ctxsw,ntt_gain_drain,antt_improved_ctxsw,antt_improved_drain,fairness_gain_ctxsw,fairness_gain_drain,stp_loss_ctxsw,stp_loss_drain,drain_beats_ctxsw,preemptions_ctxsw,preemptions_drain\n");
@@ -371,13 +387,13 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     for (i, k) in ["context switch", "draining"].iter().enumerate() {
         let ours: Vec<f64> = rows.iter().map(|r| r.improved[i]).collect();
         let v = share_verdict(&pp, &ours);
-        let show = |v: &[f64]| rows.iter().zip(v).map(|(r, x)| format!("{} % ({})", cell(100.0 * x, 0), r.n)).collect::<Vec<_>>().join(", ");
+        let show = |v: &[f64]| rows.iter().zip(v).map(|(r, x)| format!("{} ({})", percent(*x), r.n)).collect::<Vec<_>>().join(", ");
         claims.push(Claim {
             what: format!("Fig. 5.7: workloads whose ANTT improves by {:.0} % or more under Equal, {k}", 100.0 * (IMPROVES - 1.0)),
             paper: show(&pp),
             ours: show(&ours),
             verdict: v,
-            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{} % of the {}-process workloads", cell(100.0 * r.drain_wins, 0), r.n)).collect::<Vec<_>>().join(", ")) },
+            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{} of the {}-process workloads", percent(r.drain_wins), r.n)).collect::<Vec<_>>().join(", ")) },
         });
     }
     // The plots: each figure's measure over the process counts, the paper's two ends beside.
@@ -446,7 +462,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             cell(r.fair_gain[1], 2),
             cell(r.stp_loss[0], 3),
             cell(r.stp_loss[1], 3),
-            cell(100.0 * r.drain_wins, 0) + if r.drain_wins.is_finite() { " %" } else { "" }
+            percent(r.drain_wins)
         );
     }
     body += "\nThe high-priority gain is the lead process's turnaround under FCFS (which ignores priorities) over its turnaround under the policy, both on the priority twin of the mix, where the lead runs once and the others are replayed; the STP overhead is NPQ's STP over PPQ's (both on the priority twin of each mix); the NTT gain is each process's NTT under FCFS over its NTT under Equal, averaged over the processes; the fairness gain and STP loss set Equal against FCFS. Metrics: docs/timing.md, \"Replayed workloads\" (each process's turnaround is the mean over its completed runs).\n\nOur processes are their GPU kernels only, where the thesis ran whole applications (CPU work and transfers between kernels): replayed as soon as it ended, the lead would leave the others, under PPQ exclusive, only the moments between its runs. So in the priority twin the lead runs once and the others are replayed until each has completed its runs (docs/results.md, \"The thesis's workloads\").\n";
@@ -475,5 +491,5 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         s.params.min_runs,
         pts.len()
     );
-    Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
+    Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified: all_verified })
 }
