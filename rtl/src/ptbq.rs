@@ -54,8 +54,14 @@ pub struct Ptbq {
     pub push_k: Signal<In, B4>,
     /// The entry pushed.
     pub push_entry: Signal<In, Tb>,
+    /// `push_k` one-hot, 0 without a push: the parent keeps it in a register of its own, so
+    /// that each queue's push enable is one flip-flop's bit rather than a compare of a 4-bit
+    /// register read by all 16 queues (`docs/fpga.md`, "The tables' registers").
+    pub push_oh: Signal<In, Bits<MAX_SMS>>,
     /// The queue whose head is read (and popped with `pop`).
     pub pop_k: Signal<In, B4>,
+    /// `pop_k` one-hot, likewise (each queue's pop enable and its term of the head read).
+    pub pop_oh: Signal<In, Bits<MAX_SMS>>,
     /// Pop the head of queue `pop_k` at this edge, if it holds one.
     pub pop: Signal<In, Bit>,
     /// Empty queue `clear_k` at this edge.
@@ -149,6 +155,8 @@ impl Ptbq {
             clock: Default::default(),
             push: Default::default(),
             push_k: Default::default(),
+            push_oh: Default::default(),
+            pop_oh: Default::default(),
             push_entry: Default::default(),
             pop_k: Default::default(),
             pop: Default::default(),
@@ -290,8 +298,11 @@ impl Logic for Ptbq {
                 self.pop_gt2.next = self.q_gt2[k].q.val();
                 self.pop_eq3.next = self.q_eq3[k].q.val();
                 self.pop_h2.next = self.q_h2[k].q.val() ^ self.two.val();
-                self.pop_h0.next = self.e0[k].val();
                 self.pop_tail.next = self.tail[k].q.val();
+            }
+            // (the head: an AND-OR with the one-hot `pop_oh`, each queue's term local to it)
+            if self.pop_oh.val().get_bit(k) {
+                self.pop_h0.next = self.pop_h0.val() | self.e0[k].val();
             }
             if self.push_k.val() == self.ids[k].val() {
                 self.push_tail.next = self.q_tail[k].q.val();
@@ -326,10 +337,10 @@ impl Logic for Ptbq {
         self.p0n.next = 0.into();
         self.p1n.next = 0.into();
         for k in 0..MAX_SMS {
-            self.pushes[k].next = self.push.val() & (self.push_k.val() == self.ids[k].val());
+            self.pushes[k].next = self.push_oh.val().get_bit(k);
             // (queue k's own non-empty flag, not `head_valid`, the multiplexer's output: the
             // same value when `pop_k` is k, one multiplexer shorter)
-            self.pops[k].next = self.pop.val() & self.q_nz[k].q.val() & (self.pop_k.val() == self.ids[k].val());
+            self.pops[k].next = self.pop.val() & self.q_nz[k].q.val() & self.pop_oh.val().get_bit(k);
             if self.pushes[k].val() & !self.pops[k].val() {
                 self.q_len[k].d.next = self.q_len[k].q.val() + 1;
                 self.q_nz[k].d.next = true;

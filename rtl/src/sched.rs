@@ -203,6 +203,8 @@ pub struct Sched {
     /// index and save slot; it enters the kernel's PTBQ and blocks left at this edge.
     pub sv_valid: Reg<Bit>,
     pub sv_k: Reg<B4>,
+    /// `sv_k` one-hot, 0 without a save: the PTBQ's push enables.
+    sv_koh: Reg<Bits<MAX_SMS>>,
     pub sv_tb: Reg<Tb>,
     pub sv_slot: Reg<Bits<SLOT_BITS>>,
     /// Pipeline: the block finished in the cycle before, with its kernel (the finishing SM's
@@ -231,6 +233,8 @@ pub struct Sched {
     /// merge it with `gr_k`: each copy drives half the multiplexers (`docs/fpga.md`, seventh
     /// round).
     gr_kn: Reg<B4>,
+    /// `gr_k` one-hot: the PTBQ's pop enables and head read.
+    gr_koh: Reg<Bits<MAX_SMS>>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
     gr_oh: Reg<Bits<MAX_SMS>>,
     /// The pick in its second stage holds: a reservation of its SM registered now (decided in
@@ -365,6 +369,7 @@ impl Sched {
             act2_q: Default::default(),
             in_flight: Default::default(),
             sv_k: Default::default(),
+            sv_koh: Default::default(),
             sv_tb: Default::default(),
             sv_slot: Default::default(),
             iq_valid: Default::default(),
@@ -378,6 +383,7 @@ impl Sched {
             gr_sm: Default::default(),
             gr_k: Default::default(),
             gr_kn: Default::default(),
+            gr_koh: Default::default(),
             gr_oh: Default::default(),
             chg_nx: Default::default(),
             pick_ok: Default::default(),
@@ -455,7 +461,7 @@ impl Logic for Sched {
     fn update(&mut self) {
         clock!(self, clock, smst, ksrt, ptbq, issue, dss, prio, share);
         dff_setup!(
-            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_k, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
+            self, clock, act1_q, act2_q, dn_valid, dn_k, sv_valid, sv_k, sv_tb, sv_slot, gr_oh, dec_oh, dec_koh, trig_q, dec_act, dec_sm, dec_k, dec_from, app_asg, app_rsv, app_sm, app_k, app_from, app_tk, app_prio, app_age, iq_valid, iq_sm, iq_k, iq_handle, iq_tb, iq_restore, iq_slot, gr_valid, gr_sm, gr_k, gr_kn, sv_koh, gr_koh, s_sm_state, s_sm_ksr_valid, s_sm_ksr, s_k_valid, s_k_count,
             s_k_has_work, s_k_running, s_smk_priority, s_smk_age, s_k_priority, s_k_age, s_k_wants_more
         );
         // The policy engine in use: the address it scans next cycle (the tables are read there
@@ -579,10 +585,12 @@ impl Logic for Sched {
         // kernel's PTBQ and blocks left at the next edge.
         self.sv_valid.d.next = self.saved_valid.val();
         self.sv_k.d.next = 0.into();
+        self.sv_koh.d.next = 0.into();
         self.sv_tb.d.next = 0.into();
         self.sv_slot.d.next = 0.into();
         if self.saved_valid.val() {
             self.sv_k.d.next = self.saved_k.val();
+            self.sv_koh.d.next = self.one16.val() << self.saved_k.val();
             self.sv_tb.d.next = self.saved_tb.val();
             self.sv_slot.d.next = self.saved_slot.val();
         }
@@ -591,6 +599,8 @@ impl Logic for Sched {
         // head of its kernel's queue if it holds one; an admitted kernel's queue starts empty.
         self.ptbq.push.next = self.sv_valid.q.val();
         self.ptbq.push_k.next = self.sv_k.q.val();
+        self.ptbq.push_oh.next = self.sv_koh.q.val();
+        self.ptbq.pop_oh.next = self.gr_koh.q.val();
         self.ptbq.push_entry.next = (bit_cast::<PTBQ_ENTRY_BITS, SLOT_BITS>(self.sv_slot.q.val()) << 20) | bit_cast::<PTBQ_ENTRY_BITS, TB_BITS>(self.sv_tb.q.val());
         self.ptbq.pop_k.next = !self.gr_kn.q.val();
         self.ptbq.pop.next = self.gr_valid.q.val();
@@ -617,9 +627,11 @@ impl Logic for Sched {
         self.gr_sm.d.next = self.smst.pick_sm.val();
         self.gr_k.d.next = self.smst.pick_k.val();
         self.gr_kn.d.next = !self.smst.pick_k.val();
+        self.gr_koh.d.next = self.one16.val() << self.smst.pick_k.val();
         if self.sh_on.val() {
             self.gr_k.d.next = self.share.g_k.val();
             self.gr_kn.d.next = !self.share.g_k.val();
+            self.gr_koh.d.next = self.one16.val() << self.share.g_k.val();
         }
 
         // Slicing inside the framework (`Share`).

@@ -25,6 +25,8 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize, usize), St
     uut.push_k.connect();
     uut.push_entry.connect();
     uut.pop_k.connect();
+    uut.push_oh.connect();
+    uut.pop_oh.connect();
     uut.pop.connect();
     uut.clear.connect();
     uut.clear_k.connect();
@@ -54,6 +56,9 @@ fn run(lifo: bool, seed: u64, cycles: usize) -> Result<(usize, usize, usize), St
         uut.push_k.next = push.map_or(0, |p| p.0).into();
         uut.push_entry.next = push.map_or(0, |p| p.1).into();
         uut.pop_k.next = s.pop_k.into();
+        // (the one-hot copies the framework keeps in registers beside them)
+        uut.push_oh.next = push.map_or(0, |p| 1u64 << p.0).into();
+        uut.pop_oh.next = (1u64 << s.pop_k).into();
         uut.pop.next = s.pop;
         uut.clear.next = s.clear.is_some();
         uut.clear_k.next = s.clear.unwrap_or(0).into();
