@@ -631,7 +631,7 @@ impl Logic for Sched {
         if self.sh_on.val() {
             self.gr_k.d.next = self.share.g_k.val();
             self.gr_kn.d.next = !self.share.g_k.val();
-            self.gr_koh.d.next = self.one16.val() << self.share.g_k.val();
+            self.gr_koh.d.next = self.share.g_oh.val();
         }
 
         // Slicing inside the framework (`Share`).

@@ -104,6 +104,9 @@ pub struct Share {
     /// The SM picked has an eligible kernel; the oldest.
     pub g_any: Signal<Out, Bit>,
     pub g_k: Signal<Out, B4>,
+    /// `g_k` one-hot (0 without an eligible kernel): the framework's `gr_koh`, the PTBQ's pop
+    /// enables, taken before the encoder.
+    pub g_oh: Signal<Out, V>,
     /// Bit s: SM s has an heir.
     pub heir_v: Signal<Out, V>,
     /// The SM the event picks has an heir; the oldest.
@@ -187,6 +190,7 @@ impl Share {
             lt2: Default::default(),
             g_any: Default::default(),
             g_k: Default::default(),
+            g_oh: Default::default(),
             heir_v: Default::default(),
             h_any: Default::default(),
             h_k: Default::default(),
@@ -333,9 +337,11 @@ impl Logic for Share {
         }
         self.g_any.next = self.ge.val().any();
         self.g_k.next = 0.into();
+        self.g_oh.next = 0.into();
         for k in 0..MAX_SMS {
             if self.ge.val().get_bit(k) & !(self.older[k].q.val() & self.ge.val()).any() {
                 self.g_k.next = self.g_k.val() | self.ids[k].val();
+                self.g_oh.next = self.g_oh.val().replace_bit(k, true);
             }
         }
         // Heirs, and the oldest heir of the SM the event picks.
