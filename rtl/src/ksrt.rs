@@ -23,7 +23,7 @@
 //!   the DSS engine's `kmax`/`kmin`, at the kernel of the decision being checked `chk_k` (T_k,
 //!   priority and age, which the framework registers with the checked decision and the SMST
 //!   copies as it names the kernel, for an assignment at once and for a reservation when the
-//!   preemption completes) and at the issuing kernel `iss_k`;
+//!   preemption completes) and at the issuing kernel `iss_oh`;
 //! - token counts: +1 to `ev_back` on a release (`ev_token`; kept by the `keep_token` test
 //!   fault), +1 to `act_from` on a reservation, -1 to `act_k` on an assignment or reservation.
 //! Parameters: `sms` (1..=16) entries in use, and the `keep_token` test-only fault.
@@ -94,11 +94,13 @@ pub struct Ksrt {
     pub ev_token: Signal<In, Bit>,
     /// The kernel the SM event's token goes back to.
     pub ev_back: Signal<In, B4>,
-    /// The kernel issuing a block this cycle.
-    pub iss_k: Signal<In, B4>,
-    /// A new block of `iss_k` is issued at this edge.
+    /// The kernel issuing a block this cycle, one-hot (0 or one bit), from a register of the
+    /// parent's own (`Sched::gr_koh`): each entry's issue terms read one bit of it, not a
+    /// compare of a 4-bit index (`docs/fpga.md`, "The tables' registers").
+    pub iss_oh: Signal<In, Bits<MAX_SMS>>,
+    /// A new block of `iss_oh`'s kernel is issued at this edge.
     pub iss_new: Signal<In, Bit>,
-    /// A block of `iss_k`, new or restored, is issued at this edge.
+    /// A block of `iss_oh`'s kernel, new or restored, is issued at this edge.
     pub iss_any: Signal<In, Bit>,
     /// A block of kernel `saved_k` is saved (to its PTBQ) at this edge.
     pub saved_valid: Signal<In, Bit>,
@@ -160,9 +162,9 @@ pub struct Ksrt {
     pub chk_tk: Signal<Out, Rt>,
     pub chk_priority: Signal<Out, Bits<PRIORITY_BITS>>,
     pub chk_age: Signal<Out, Bits<AGE_BITS>>,
-    /// KSRT[iss_k].handle.
+    /// KSRT[iss_oh].handle.
     pub iss_handle: Signal<Out, Bits<HANDLE_BITS>>,
-    /// KSRT[iss_k].next_tb: its next new block.
+    /// KSRT[iss_oh].next_tb: its next new block.
     pub iss_next_tb: Signal<Out, Tb>,
     /// The entry holds a launch.
     pub k_valid: [Reg<Bit>; MAX_SMS],
@@ -306,7 +308,7 @@ impl Ksrt {
             reserve_ok: Default::default(),
             ev_token: Default::default(),
             ev_back: Default::default(),
-            iss_k: Default::default(),
+            iss_oh: Default::default(),
             iss_new: Default::default(),
             iss_any: Default::default(),
             saved_valid: Default::default(),
@@ -458,7 +460,7 @@ impl Logic for Ksrt {
         self.ge3_acc.next = 0.into();
         for k in 0..MAX_SMS {
             // (the block in flight is this kernel's: its k_rem goes down at the edge)
-            self.iss_hit[k].next = self.iss_any.val() & (self.iss_k.val() == self.ids[k].val());
+            self.iss_hit[k].next = self.iss_any.val() & self.iss_oh.val().get_bit(k);
             // (k_rem >= 1 is "has work": a new block left or a block queued. The flags are the
             // registers themselves, with no valid bit: an entry retires only when all its blocks are done,
             // so with none left, and an invalid entry's flags are clear; `docs/fpga.md`, ninth
@@ -592,9 +594,10 @@ impl Logic for Ksrt {
                 self.chk_priority.next = self.k_priority[k].q.val();
                 self.chk_age.next = self.k_age[k].q.val();
             }
-            if self.iss_k.val() == self.ids[k].val() {
-                self.iss_handle.next = self.k_handle[k].q.val();
-                self.iss_next_tb.next = self.k_next_tb[k].q.val();
+            // (an AND-OR with the one-hot `iss_oh`)
+            if self.iss_oh.val().get_bit(k) {
+                self.iss_handle.next = self.iss_handle.val() | self.k_handle[k].q.val();
+                self.iss_next_tb.next = self.iss_next_tb.val() | self.k_next_tb[k].q.val();
             }
         }
         self.a_has_work.next = self.has_work.val().get_bit(self.a.val().index());
@@ -712,7 +715,7 @@ impl Logic for Ksrt {
                     self.k_valid[k].d.next = false;
                 }
             }
-            if self.iss_new.val() & (self.iss_k.val() == self.ids[k].val()) {
+            if self.iss_new.val() & self.iss_oh.val().get_bit(k) {
                 self.k_next_tb[k].d.next = self.k_next_tb[k].q.val() + 1;
             }
             if self.adm_en.q.val().get_bit(k) {

@@ -233,7 +233,7 @@ pub struct Sched {
     /// merge it with `gr_k`: each copy drives half the multiplexers (`docs/fpga.md`, seventh
     /// round).
     gr_kn: Reg<B4>,
-    /// `gr_k` one-hot: the PTBQ's pop enables and head read.
+    /// `gr_k` one-hot: the PTBQ's pop enables and head read, the KSRT's issue terms and read.
     gr_koh: Reg<Bits<MAX_SMS>>,
     /// One-hot copy of the pick in flight's SM, for the SMST's "changing" mask.
     gr_oh: Reg<Bits<MAX_SMS>>,
@@ -575,7 +575,7 @@ impl Logic for Sched {
         self.ksrt.reserve_ok.next = self.apply_reserve.val();
         self.ksrt.ev_token.next = self.smst.ev_token.val();
         self.ksrt.ev_back.next = self.smst.ev_back.val();
-        self.ksrt.iss_k.next = self.gr_k.q.val();
+        self.ksrt.iss_oh.next = self.gr_koh.q.val();
         self.ksrt.iss_new.next = self.gr_valid.q.val() & !self.ptbq.head_valid.val();
         self.ksrt.iss_any.next = self.gr_valid.q.val();
         self.ksrt.saved_valid.next = self.sv_valid.q.val();
