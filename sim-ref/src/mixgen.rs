@@ -10,12 +10,15 @@
 //! mix is as varied as it can be, and give each workload of a count its own stream.
 
 use crate::config::GpuConfig;
+use crate::kernel::Footprint;
 use crate::library::{find, Bench, PARBOIL};
 use crate::mem::GlobalMem;
 use crate::workload::{LaunchSpec, ProcessSpec, Workload};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The process counts of the thesis's workloads.
 pub const COUNTS: &[usize] = &[2, 4, 6, 8];
@@ -77,21 +80,41 @@ pub fn sized(b: &Bench, cfg: &GpuConfig, rounds: u32) -> Result<(u32, f64), Stri
 /// The rounds of blocks the largest of the first launches of `b` at `size` (up to four, as
 /// its host program submits them before any has run) fills on `cfg`.
 pub fn rounds_of(b: &Bench, cfg: &GpuConfig, size: u32) -> Result<f64, String> {
-    let mut p = b.program(size, 1)?;
-    let mut mem = GlobalMem::new();
-    p.setup(&mut mem);
+    let launches = first_launches(b, size)?;
     let mut best: Option<f64> = None;
-    for _ in 0..4 {
-        let Some(l) = p.next_launch(&mem) else { break };
-        let f = l.kernel.footprint();
-        let per_gpu: u64 = (0..cfg.num_sms()).map(|s| cfg.sm_config(s).occupancy(&f).blocks as u64).sum();
+    for (f, kernel, blocks) in launches.iter() {
+        let per_gpu: u64 = (0..cfg.num_sms()).map(|s| cfg.sm_config(s).occupancy(f).blocks as u64).sum();
         if per_gpu == 0 {
-            return Err(format!("{}: a block of `{}` fits on no SM of {}", b.name, l.kernel.name, cfg.name));
+            return Err(format!("{}: a block of `{kernel}` fits on no SM of {}", b.name, cfg.name));
         }
-        let r = l.num_blocks() as f64 / per_gpu as f64;
+        let r = *blocks as f64 / per_gpu as f64;
         best = Some(best.map_or(r, |x| x.max(r)));
     }
     best.ok_or_else(|| format!("{} at size {size} launches nothing", b.name))
+}
+
+/// The first launches (up to four) of `b` at `size`, seed 1: each kernel's footprint, name
+/// and blocks. They do not depend on the GPU, and building an application's input is most of
+/// [`rounds_of`]'s time, so each is built once per process (an experiment's plan, its point
+/// count and `experiment --list` ask for the same ones).
+fn first_launches(b: &Bench, size: u32) -> Result<Arc<Vec<(Footprint, String, u64)>>, String> {
+    type Cache = Mutex<HashMap<(&'static str, u32), Arc<Vec<(Footprint, String, u64)>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(b.name, size)) {
+        return Ok(v.clone());
+    }
+    let mut p = b.program(size, 1)?;
+    let mut mem = GlobalMem::new();
+    p.setup(&mut mem);
+    let mut v = Vec::new();
+    for _ in 0..4 {
+        let Some(l) = p.next_launch(&mem) else { break };
+        v.push((l.kernel.footprint(), l.kernel.name.to_string(), l.num_blocks() as u64));
+    }
+    let v = Arc::new(v);
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert((b.name, size), v.clone());
+    Ok(v)
 }
 
 /// Every application of [`PARBOIL`] with its [`sized`] size and the rounds it fills on `cfg`.
