@@ -356,6 +356,20 @@ fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_r
     }
 }
 
+/// Zorua's coordinator (generated for `fermi15`'s SM, the block's default) placed and routed
+/// on the LFE5U-85F at 100 MHz (minutes).
+#[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
+fn zoruas_coordinator_places_and_routes_at_100_mhz() {
+    let t = tools();
+    let d = dir("pnr-zorua");
+    let v = write_block(&d, "zorua");
+    synthesize_ring(&t, &v, &d).unwrap();
+    let r = place_and_route(&t, &d, 1, 100.0).unwrap();
+    eprintln!("zorua: Fmax {:?} MHz, {} logic cells, {:.0} s", r.fmax_mhz, r.used("TRELLIS_COMB"), r.seconds);
+    assert!(r.fmax_mhz.unwrap_or(0.0) >= 100.0, "Fmax {:?} MHz; critical path {:?}", r.fmax_mhz, r.critical_path);
+}
+
 /// The whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]

@@ -113,6 +113,10 @@ impl LogicPart<Event> for Zorua {
             self.eb_sheld.d.next = self.g_sheld.val();
             self.eb_nw.d.next = self.g_nw.val();
             self.eb_narr.d.next = self.g_narr.val();
+            // (the block's barrier opens with one more arrival or one warp fewer, kept per
+            // block, and whether any of its warps has arrived)
+            self.e_open.d.next = self.bopen.q.val().get_bit(self.block.val().index());
+            self.e_nany.d.next = self.g_narr.val().any();
             // (ceil(regs / 4) <= held: regs <= 4 held; ceil(smem / 1 KB) <= held: smem <= held
             // KB)
             for j in 0..7 {
@@ -132,7 +136,13 @@ impl LogicPart<Event> for Zorua {
         // The event applied, from those registers.
         // (the barrier's test: all the block's warps arrived once one more arrives)
         // (warps <= arrivals + 1: their difference negative, 0 or 1)
-        self.ev_open.next = self.e_gap.q.val().get_bit(7) | !(self.e_gap.q.val() & self.gap_hi.val()).any();
+        self.ev_open.next = self.e_open.q.val();
+        // (the block's new `bopen`: warps <= arrivals + 1 once they move; after one more
+        // arrival, or one warp fewer, without the barrier opening: the difference now at most
+        // 2; after it opens (no arrivals left): at most one warp, or two before a warp end)
+        self.gap_le2.next = self.e_gap.q.val().get_bit(7) | (!(self.e_gap.q.val() & self.gap_hi2.val()).any() & !(self.e_gap.q.val().get_bit(1) & self.e_gap.q.val().get_bit(0)));
+        self.bop_w.next = false;
+        self.bop_v.next = false;
         self.narr_new.next = self.e_narr1.q.val();
         self.nw_new.next = self.eb_nw.q.val() - 1;
         self.bar_open.next = false;
@@ -185,6 +195,8 @@ impl LogicPart<Event> for Zorua {
                 self.wr_bp.next = true;
                 self.w_bp_v.next = self.e_psets.q.val();
                 self.n_want.d.next = self.n_want.q.val() + self.e_nw.q.val();
+                self.bop_w.next = true;
+                self.bop_v.next = !(self.e_nw.q.val() & self.nw_hi1.val()).any();
                 self.bgive.d.next = self.bgive.q.val() & !self.eb_bbit.q.val();
                 if self.e_big.q.val() {
                     self.bgive.d.next = self.bgive.q.val() | self.eb_bbit.q.val();
@@ -235,6 +247,11 @@ impl LogicPart<Event> for Zorua {
                     }
                 }
                 self.bar_open.next = self.ev_open.val();
+                self.bop_w.next = true;
+                self.bop_v.next = self.gap_le2.val();
+                if self.bar_open.val() {
+                    self.bop_v.next = !(self.eb_nw.q.val() & self.nw_hi1.val()).any();
+                }
                 self.w_na_m.next = self.eb_bbit.q.val();
                 self.wr_na.next = true;
                 // (no scan, unless a slot was given up or no warp is left schedulable: the
@@ -276,8 +293,11 @@ impl LogicPart<Event> for Zorua {
                 self.w_nw_m.next = self.eb_bbit.q.val();
                 self.wr_nw.next = true;
                 self.w_nw_v.next = self.nw_new.val();
-                self.bar_open.next = self.eb_narr.q.val().any() & self.ev_open.val();
+                self.bar_open.next = self.e_nany.q.val() & self.ev_open.val();
+                self.bop_w.next = true;
+                self.bop_v.next = self.gap_le2.val();
                 if self.bar_open.val() {
+                    self.bop_v.next = !(self.eb_nw.q.val() & self.nw_hi2.val()).any() & !(self.eb_nw.q.val().get_bit(1) & self.eb_nw.q.val().get_bit(0));
                     self.w_na_m.next = self.eb_bbit.q.val();
                     self.wr_na.next = true;
                     self.bar.d.next = self.bar.q.val() & !self.bmask.q.val();
@@ -352,6 +372,13 @@ impl LogicPart<Event> for Zorua {
         }
         self.stn.next = self.stn.val() | self.sx.val();
         self.bsn.next = self.bsn.val() | self.bx.val();
+
+        if self.bop_w.val() {
+            self.bopen.d.next = self.bopen.q.val() & !self.eb_bbit.q.val();
+            if self.bop_v.val() {
+                self.bopen.d.next = self.bopen.q.val() | self.eb_bbit.q.val();
+            }
+        }
 
         // The release step: the warps released become schedulable (and leave the
         // thread/barrier or scratchpad queue); then the step the event chose.

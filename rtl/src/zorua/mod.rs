@@ -207,7 +207,9 @@ pub struct Zorua {
     one65: Constant<Bits<SMEM_DEC_BITS>>,
     ones64: Constant<Bits<MAX_LWARPS>>,
     low10: Constant<Bits<THR_BITS>>,
-    gap_hi: Constant<Bits<GAP_BITS>>,
+    gap_hi2: Constant<Bits<GAP_BITS>>,
+    nw_hi1: Constant<Bits<NWARPS_BITS>>,
+    nw_hi2: Constant<Bits<NWARPS_BITS>>,
     sl_hi: Constant<Bits<SLACK_BITS>>,
     v9: Constant<Bits<RENT_BITS>>,
     v7: Constant<Bits<SENT_BITS>>,
@@ -414,6 +416,17 @@ pub struct Zorua {
     /// The block's warps less its arrivals (8 bits, two's complement).
     pub e_gap: Reg<Bits<GAP_BITS>>,
     ev_open: Signal<Local, Bit>,
+    gap_le2: Signal<Local, Bit>,
+    bop_w: Signal<Local, Bit>,
+    bop_v: Signal<Local, Bit>,
+    /// Per block: its barrier opens with one more arrival or one warp fewer (its warps no
+    /// more than its arrivals plus one), kept as the block's fields move, so that the event's
+    /// test is a register read at the take (`e_open`) rather than a difference's test in the
+    /// cycle applying it.
+    pub bopen: Reg<Bits<MAX_LBLOCKS>>,
+    pub e_open: Reg<Bit>,
+    /// The event's block has warps at its barrier.
+    pub e_nany: Reg<Bit>,
     pub e_up: Reg<Bit>,
     pub e_down: Reg<Bit>,
     pub f_rneed: Reg<Bits<RSETS_BITS>>,
@@ -582,7 +595,7 @@ crate::flat_block!(Zorua {
     held: [
         tq, sq, rq, sched, bar, live, blocks, started, reg_resv, slotv, smem_used, slot_used,
         reg_cnt, reg_swap, smem_cnt, smem_swap, th_q, th_set, n_used, n_want, seen, cur1h, fw, fb,
-        e_kstart, e_kphase, e_kbar, e_big, eb_give, bgive, e_hs, e_hb, rthen, rbusy, e_oth,
+        e_kstart, e_kphase, e_kbar, e_big, eb_give, bgive, e_hs, e_hb, bopen, e_open, e_nany, rthen, rbusy, e_oth,
         e_kwend, e_kbend, e_kepoch, e_warps, e_rsets, e_ssets, e_psets, e_nw, e_rsets1, e_narr1,
         e_gap, e_up, e_down, f_rneed, f_rheld, f_slot, pb_hs, pb_hsr, pb_rpk, pb_hr, pb_hrr, f_tq,
         f_sq, f_rq, f_bar, f_started, b_sneed, b_sheld, b_bpeak, bbit, bmask, wfit, m_rq, m_sq,
