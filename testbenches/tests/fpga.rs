@@ -356,29 +356,29 @@ fn the_replay_queues_ecp5_netlist_replays_an_sms_trace_and_a_wrong_distributed_r
     }
 }
 
+/// `block` (at 16 SMs and its default configuration) placed and routed on the LFE5U-85F at
+/// the flow's seed meets 100 MHz.
+fn routes_at_100_mhz(block: &str) {
+    let t = tools();
+    let d = dir(&format!("pnr-{block}"));
+    let v = write_block(&d, block);
+    synthesize_ring(&t, &v, &d).unwrap();
+    let r = place_and_route(&t, &d, 1, 100.0).unwrap();
+    eprintln!("{block}: Fmax {:?} MHz, {:?}, {:.0} s", r.fmax_mhz, r.utilization.iter().filter(|u| u.1 .0 > 0).collect::<Vec<_>>(), r.seconds);
+    assert!(r.fmax_mhz.unwrap_or(0.0) >= 100.0, "{block}: Fmax {:?} MHz; critical path {:?}", r.fmax_mhz, r.critical_path);
+}
+
 /// Zorua's coordinator (generated for `fermi15`'s SM, the block's default) placed and routed
 /// on the LFE5U-85F at 100 MHz (minutes).
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn zoruas_coordinator_places_and_routes_at_100_mhz() {
-    let t = tools();
-    let d = dir("pnr-zorua");
-    let v = write_block(&d, "zorua");
-    synthesize_ring(&t, &v, &d).unwrap();
-    let r = place_and_route(&t, &d, 1, 100.0).unwrap();
-    eprintln!("zorua: Fmax {:?} MHz, {} logic cells, {:.0} s", r.fmax_mhz, r.used("TRELLIS_COMB"), r.seconds);
-    assert!(r.fmax_mhz.unwrap_or(0.0) >= 100.0, "Fmax {:?} MHz; critical path {:?}", r.fmax_mhz, r.critical_path);
+    routes_at_100_mhz("zorua");
 }
 
 /// The whole framework placed and routed on the LFE5U-85F at 100 MHz (minutes).
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn the_framework_places_and_routes_at_100_mhz() {
-    let t = tools();
-    let d = dir("pnr-sched");
-    let v = write_block(&d, "sched");
-    synthesize_ring(&t, &v, &d).unwrap();
-    let r = place_and_route(&t, &d, 1, 100.0).unwrap();
-    eprintln!("sched: Fmax {:?} MHz, {:?}, {:.0} s", r.fmax_mhz, r.utilization.iter().filter(|u| u.1 .0 > 0).collect::<Vec<_>>(), r.seconds);
-    assert!(r.fmax_mhz.unwrap_or(0.0) >= 100.0, "Fmax {:?} MHz; critical path {:?}", r.fmax_mhz, r.critical_path);
+    routes_at_100_mhz("sched");
 }
