@@ -134,8 +134,8 @@ impl LogicPart<Event> for Zorua {
         self.bsn.next = self.bsn.val() | self.bx.val();
 
         // The event applied, from those registers.
-        // (the barrier's test: all the block's warps arrived once one more arrives)
-        // (warps <= arrivals + 1: their difference negative, 0 or 1)
+        // (the barrier's test: all the block's warps arrived once one more arrives, warps <=
+        // arrivals + 1, read from `bopen` at the take)
         self.ev_open.next = self.e_open.q.val();
         // (the block's new `bopen`: warps <= arrivals + 1 once they move; after one more
         // arrival, or one warp fewer, without the barrier opening: the difference now at most
