@@ -425,7 +425,8 @@ pub struct Zorua {
     /// cycle applying it.
     pub bopen: Reg<Bits<MAX_LBLOCKS>>,
     pub e_open: Reg<Bit>,
-    /// The event's block has warps at its barrier.
+    /// The event's block has warps at its barrier (`eb_narr` nonzero, registered at the take so
+    /// that the cycle applying a warp's end does not OR its bits before the barrier's test).
     pub e_nany: Reg<Bit>,
     pub e_up: Reg<Bit>,
     pub e_down: Reg<Bit>,
