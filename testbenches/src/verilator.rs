@@ -201,19 +201,49 @@ pub fn model(name: &str, module: &str, verilog: &str, inputs: &[Port], outputs: 
     let cpp = shim_cpp(inputs, outputs, registers);
     let version = verilator_version()?;
     let key = format!("{name}-{}", short_hash(&[verilog, &shim, &cpp, &version, &FLAGS.join(" "), CFLAGS]));
-    // One builder per model in this process; other processes are kept apart by the rename.
-    let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(l) = c.get(&key) {
+    if let Some(l) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(l.clone());
+    }
+    // One builder per model: in this process the model's own lock (threads wanting other
+    // models go on building them), across processes a lock file beside it (so that two test
+    // binaries run side by side build it once; the rename below keeps a reader from a
+    // half-built model either way).
+    let one = {
+        let mut b = builders().lock().unwrap_or_else(|e| e.into_inner());
+        b.entry(key.clone()).or_default().clone()
+    };
+    let _one = one.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(l) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(l.clone());
     }
     let dir = target_dir().join("verilator").join(&key);
     let so = dir.join("libmpgpu_shim.so");
     if !so.exists() {
-        build(&dir, verilog, &shim, &cpp)?;
+        let _file = lock_file(&dir)?;
+        if !so.exists() {
+            build(&dir, verilog, &shim, &cpp)?;
+        }
     }
     let lib = Arc::new(load(&so, dir.clone(), inputs.len(), outputs.len(), registers.len())?);
-    c.insert(key, lib.clone());
+    cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key, lib.clone());
     Ok(lib)
+}
+
+/// Each model's builder lock in this process, by cache key.
+fn builders() -> &'static Mutex<HashMap<String, Arc<Mutex<()>>>> {
+    static B: OnceLock<Mutex<HashMap<String, Arc<Mutex<()>>>>> = OnceLock::new();
+    B.get_or_init(Default::default)
+}
+
+/// An exclusive lock on `<dir>.lock`, held until the file is dropped: the builders of one
+/// model in several processes take turns.
+fn lock_file(dir: &Path) -> Result<std::fs::File, String> {
+    let parent = dir.parent().expect("a model directory has a parent");
+    std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let path = parent.join(format!("{}.lock", dir.file_name().unwrap().to_string_lossy()));
+    let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    f.lock().map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+    Ok(f)
 }
 
 fn build(dir: &Path, verilog: &str, shim: &str, cpp: &str) -> Result<(), String> {
@@ -298,6 +328,10 @@ fn runtime() -> Result<PathBuf, String> {
     let _one = R.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     let key = short_hash(&[verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS]);
     let dir = target_dir().join("verilator").join(format!("runtime-{key}"));
+    if RUNTIME_FILES.iter().all(|f| dir.join(f).exists()) {
+        return Ok(dir);
+    }
+    let _file = lock_file(&dir)?;
     if RUNTIME_FILES.iter().all(|f| dir.join(f).exists()) {
         return Ok(dir);
     }
