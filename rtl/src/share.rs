@@ -137,12 +137,23 @@ pub struct Share {
     /// Bit s: SM s's holder has quotas; has a block left after the block in flight.
     hq: Signal<Local, V>,
     hw1: Signal<Local, V>,
-    /// Per SM, the holder's blocks there; bit s: they are over its T_k, below it.
-    rh: [Signal<Local, Rt>; MAX_SMS],
-    ovt: Signal<Local, V>,
-    ltt: Signal<Local, V>,
-    /// Bit s: some kernel on SM s is over its cap.
-    ov: Signal<Local, V>,
+    /// Per SM, bit k: entry k is its holder.
+    ish: [Signal<Local, V>; MAX_SMS],
+    /// Per SM, bit k: entry k's blocks there against its quota there (over, below), against
+    /// the SM's T_k (over, below: read for the holder only), and whether it has any there.
+    gq: [Signal<Local, V>; MAX_SMS],
+    lq: [Signal<Local, V>; MAX_SMS],
+    gt: [Signal<Local, V>; MAX_SMS],
+    lt: [Signal<Local, V>; MAX_SMS],
+    nz: [Signal<Local, V>; MAX_SMS],
+    /// Per SM, bit k: entry k's cap there is its quota; is the holder's T_k (the holder
+    /// without quotas); neither (0). Its cell over that cap; eligible below it.
+    ca: [Signal<Local, V>; MAX_SMS],
+    cb: [Signal<Local, V>; MAX_SMS],
+    ovc: [Signal<Local, V>; MAX_SMS],
+    elc: [Signal<Local, V>; MAX_SMS],
+    /// Bit s: SM s runs and no kernel on it is over its cap.
+    ok: Signal<Local, V>,
     /// Per SM, its eligible kernels (none unless it runs with no kernel over its cap), and its
     /// heirs.
     el: [Signal<Local, V>; MAX_SMS],
@@ -210,10 +221,17 @@ impl Share {
             v_koh: Default::default(),
             hq: Default::default(),
             hw1: Default::default(),
-            rh: Default::default(),
-            ovt: Default::default(),
-            ltt: Default::default(),
-            ov: Default::default(),
+            ish: Default::default(),
+            gq: Default::default(),
+            lq: Default::default(),
+            gt: Default::default(),
+            lt: Default::default(),
+            nz: Default::default(),
+            ca: Default::default(),
+            cb: Default::default(),
+            ovc: Default::default(),
+            elc: Default::default(),
+            ok: Default::default(),
             el: Default::default(),
             hr: Default::default(),
             ge: Default::default(),
@@ -256,70 +274,72 @@ impl Logic for Share {
         }
         self.lf1.next = (self.rem_ge1.val() & !self.f_koh.val()) | (self.rem_ge2.val() & self.f_koh.val());
         self.lf2.next = (self.rem_ge2.val() & !self.f_koh.val()) | (self.rem_ge3.val() & self.f_koh.val());
-        // Each SM's holder: has quotas; has a block left after the block in flight (its
-        // kernel's flags read and the flight's kernel compared with it side by side, as the
-        // SMST's `l1_s` does, rather than `lf1` read through the flight's decode); its blocks
-        // on the SM and how they stand against its T_k.
+        // Each SM's holder (one-hot, `ish`): has quotas; has a block left after the block in
+        // flight (its kernel's flags read and the flight's kernel compared with it side by
+        // side, as the SMST's `l1_s` does, rather than `lf1` read through the flight's decode).
         self.hq.next = 0.into();
         self.hw1.next = 0.into();
-        self.ovt.next = 0.into();
-        self.ltt.next = 0.into();
         for s in 0..MAX_SMS {
-            self.hq.next = self.hq.val().replace_bit(s, self.qon.q.val().get_bit(self.ksr[s].val().index()));
-            self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge1.val().get_bit(self.ksr[s].val().index()));
-            self.rh[s].next = 0.into();
+            self.ish[s].next = 0.into();
             for k in 0..MAX_SMS {
-                if self.ksr[s].val() == self.ids[k].val() {
-                    self.rh[s].next = self.rh[s].val() | self.res[s * 16 + k].q.val();
-                }
+                self.ish[s].next = self.ish[s].val().replace_bit(k, self.ksr[s].val() == self.ids[k].val());
             }
+            self.hq.next = self.hq.val().replace_bit(s, (self.qon.q.val() & self.ish[s].val()).any());
+            self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge1.val().get_bit(self.ksr[s].val().index()));
             if self.flight_valid.val() & (self.flight_k.val() == self.ksr[s].val()) {
                 self.hw1.next = self.hw1.val().replace_bit(s, self.rem_ge2.val().get_bit(self.ksr[s].val().index()));
             }
-            self.ovt.next = self.ovt.val().replace_bit(s, self.rh[s].val() > self.tk[s].val());
-            self.ltt.next = self.ltt.val().replace_bit(s, self.rh[s].val() < self.tk[s].val());
         }
-        // Each cell's cap is its quota (the holder with quotas, or another kernel with
-        // quotas while the holder has them and a block left after the block in flight), the
-        // holder's T_k (without quotas), or 0 (an SM that does not run, an invalid entry, or
-        // neither). Each count is compared with the quota and, for the holder, with T_k, from
-        // the registers, and the cap's results are then chosen bit by bit: over its cap,
-        // eligible (below it with a block left after the block in flight); the SMs that may
-        // take a block. (The block in flight's own cell is compared without it: its SM is
-        // changing, so the SMST takes no pick of it this cycle and its row is not read.)
-        self.ov.next = 0.into();
+        // Every cell's count compared, from the registers and side by side, with its quota and
+        // with the SM's T_k (the holder's: only the holder's cell reads it), so that no count is
+        // chosen before a compare. Each cell's cap is its quota (`ca`: the holder with quotas,
+        // or another kernel with quotas while the holder has them and a block left after the
+        // block in flight), the holder's T_k (`cb`: without quotas), or 0 (an SM that does not
+        // run, an invalid entry, or neither); its cap's results are then chosen bit by bit:
+        // over its cap (`ovc`), eligible (`elc`: below it with a block left after the block in
+        // flight). An SM may take a block (`ok`) when it runs and no cell of it is over its cap,
+        // found beside its eligible cells rather than before them. (The block in flight's own
+        // cell is compared without it: its SM is changing, so the SMST takes no pick of it this
+        // cycle and its row is not read.)
+        self.ok.next = 0.into();
         self.rdy.next = 0.into();
         self.lt2.next = 0.into();
         for s in 0..MAX_SMS {
-            self.el[s].next = 0.into();
+            self.gq[s].next = 0.into();
+            self.lq[s].next = 0.into();
+            self.gt[s].next = 0.into();
+            self.lt[s].next = 0.into();
+            self.nz[s].next = 0.into();
             for k in 0..MAX_SMS {
-                if self.run.val().get_bit(s)
-                    & self.valid.val().get_bit(k)
-                    & self.hq.val().get_bit(s)
-                    & ((self.ksr[s].val() == self.ids[k].val()) | (self.qon.q.val().get_bit(k) & self.hw1.val().get_bit(s)))
-                {
-                    if self.res[s * 16 + k].q.val() > self.qv[k * 16 + s].q.val() {
-                        self.ov.next = self.ov.val().replace_bit(s, true);
-                    }
-                    if (self.res[s * 16 + k].q.val() < self.qv[k * 16 + s].q.val()) & self.lf1.val().get_bit(k) {
-                        self.el[s].next = self.el[s].val().replace_bit(k, true);
-                    }
-                } else if self.run.val().get_bit(s) & self.valid.val().get_bit(k) & !self.hq.val().get_bit(s) & (self.ksr[s].val() == self.ids[k].val()) {
-                    if self.ovt.val().get_bit(s) {
-                        self.ov.next = self.ov.val().replace_bit(s, true);
-                    }
-                    if self.ltt.val().get_bit(s) & self.hw1.val().get_bit(s) {
-                        self.el[s].next = self.el[s].val().replace_bit(k, true);
-                    }
-                } else if self.res[s * 16 + k].q.val().any() {
-                    self.ov.next = self.ov.val().replace_bit(s, true);
+                self.gq[s].next = self.gq[s].val().replace_bit(k, self.res[s * 16 + k].q.val() > self.qv[k * 16 + s].q.val());
+                self.lq[s].next = self.lq[s].val().replace_bit(k, self.res[s * 16 + k].q.val() < self.qv[k * 16 + s].q.val());
+                self.gt[s].next = self.gt[s].val().replace_bit(k, self.res[s * 16 + k].q.val() > self.tk[s].val());
+                self.lt[s].next = self.lt[s].val().replace_bit(k, self.res[s * 16 + k].q.val() < self.tk[s].val());
+                self.nz[s].next = self.nz[s].val().replace_bit(k, self.res[s * 16 + k].q.val().any());
+            }
+            self.ca[s].next = 0.into();
+            self.cb[s].next = 0.into();
+            if self.run.val().get_bit(s) & self.hq.val().get_bit(s) {
+                self.ca[s].next = self.valid.val() & self.ish[s].val();
+                if self.hw1.val().get_bit(s) {
+                    self.ca[s].next = self.valid.val() & (self.ish[s].val() | self.qon.q.val());
                 }
             }
-            if !self.run.val().get_bit(s) | self.ov.val().get_bit(s) {
-                self.el[s].next = 0.into();
+            if self.run.val().get_bit(s) & !self.hq.val().get_bit(s) {
+                self.cb[s].next = self.valid.val() & self.ish[s].val();
             }
-            self.rdy.next = self.rdy.val().replace_bit(s, self.el[s].val().any());
-            self.lt2.next = self.lt2.val().replace_bit(s, (self.el[s].val() & !self.lf2.val()).any());
+            self.ovc[s].next = (self.ca[s].val() & self.gq[s].val()) | (self.cb[s].val() & self.gt[s].val()) | (!(self.ca[s].val() | self.cb[s].val()) & self.nz[s].val());
+            self.elc[s].next = self.ca[s].val() & self.lq[s].val() & self.lf1.val();
+            if self.hw1.val().get_bit(s) {
+                self.elc[s].next = (self.ca[s].val() & self.lq[s].val() & self.lf1.val()) | (self.cb[s].val() & self.lt[s].val());
+            }
+            self.ok.next = self.ok.val().replace_bit(s, self.run.val().get_bit(s) & !self.ovc[s].val().any());
+            self.el[s].next = 0.into();
+            if self.ok.val().get_bit(s) {
+                self.el[s].next = self.elc[s].val();
+            }
+            self.rdy.next = self.rdy.val().replace_bit(s, self.ok.val().get_bit(s) & self.elc[s].val().any());
+            self.lt2.next = self.lt2.val().replace_bit(s, self.ok.val().get_bit(s) & (self.elc[s].val() & !self.lf2.val()).any());
             self.elq[s].d.next = self.el[s].val();
         }
         // (for the clock request: the SMs with an eligible kernel at the last edge)
