@@ -18,10 +18,11 @@
 //!   flight; 0 on an SM that does not run and for an invalid entry), and from it whether the
 //!   kernel is below its cap and eligible (a block left after the block in flight) and
 //!   whether it is over its cap (the counts without the block in flight: its SM is changing
-//!   and not read); the cap is never formed as a value: each count is compared
-//!   with its quota and the holder's with its T_k, from the registers, and the cap's choice
-//!   then picks one of those results (a 1-bit choice after the compares, not a 5-bit one
-//!   before them: `docs/fpga.md`, "`sched --sharing`");
+//!   and not read); the cap is never formed as a value: every count is compared with its
+//!   quota and with the SM's T_k (which only the holder's cell reads), from the registers,
+//!   and the cap's choice then picks one of those results (a 1-bit choice after the
+//!   compares, not a 5-bit one before them, and no holder's count chosen before its compare:
+//!   `docs/fpga.md`, "`sched --sharing`");
 //! - `rdy`/`lt2`: the SMs that run with no kernel over its cap and an eligible kernel (and
 //!   those with an eligible kernel with under two left), the first stage;
 //! - `elq`: each SM's eligible kernels, registered; `g_any`/`g_k`: the oldest of the SM
