@@ -323,7 +323,7 @@ impl Logic for Share {
             if self.run.val().get_bit(s) & self.hq.val().get_bit(s) {
                 self.ca[s].next = self.valid.val() & self.ish[s].val();
                 if self.hw1.val().get_bit(s) {
-                    self.ca[s].next = self.valid.val() & (self.ish[s].val() | self.qon.q.val());
+                    self.ca[s].next = self.ca[s].val() | (self.valid.val() & self.qon.q.val());
                 }
             }
             if self.run.val().get_bit(s) & !self.hq.val().get_bit(s) {
@@ -332,7 +332,7 @@ impl Logic for Share {
             self.ovc[s].next = (self.ca[s].val() & self.gq[s].val()) | (self.cb[s].val() & self.gt[s].val()) | (!(self.ca[s].val() | self.cb[s].val()) & self.nz[s].val());
             self.elc[s].next = self.ca[s].val() & self.lq[s].val() & self.lf1.val();
             if self.hw1.val().get_bit(s) {
-                self.elc[s].next = (self.ca[s].val() & self.lq[s].val() & self.lf1.val()) | (self.cb[s].val() & self.lt[s].val());
+                self.elc[s].next = self.elc[s].val() | (self.cb[s].val() & self.lt[s].val());
             }
             self.ok.next = self.ok.val().replace_bit(s, self.run.val().get_bit(s) & !self.ovc[s].val().any());
             self.el[s].next = 0.into();
