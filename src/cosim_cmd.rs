@@ -53,7 +53,9 @@ pub struct CosimArgs {
     /// What the framework's slot holds.
     #[arg(long, value_enum, default_value = "lockstep")]
     mode: ModeArg,
-    /// A preset (at most 16 identical SMs) or a TOML file.
+    /// A preset or a TOML file: identical SMs, at most 16 for the GPU-wide blocks (the
+    /// framework, its engines, the slice table and the water-filling unit); the per-SM blocks
+    /// take any number.
     #[arg(long, default_value = "gtx480")]
     config: String,
     /// Write the run's waveform: for the units of one global block (sched, engine, dss, prio,
@@ -293,6 +295,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if let Some(r) = &rep.result {
         println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s; {:.2} s to build the units before)", r.cycles, secs, r.cycles as f64 / secs / 1e3, rep.setup_seconds);
         print_result(r, None, secs);
+        crate::run_cmd::print_slicing(r);
     }
     if let Some(p) = rep.vcd.as_ref().filter(|_| rep.mismatch.is_none()) {
         println!("{}", waveforms(p, &rep.vcd_files, unit));

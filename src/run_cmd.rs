@@ -91,20 +91,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         (shared, secs, alone)
     };
     println!("blocks scheduled by {}", shared.dispatcher);
-    if let Some(st) = &shared.slicing {
-        for d in &st.decisions {
-            println!("  cycle {}: launches {:?} -> {}", d.cycle, d.launches, if d.spatial { "spatial".to_string() } else { format!("quotas {:?}", d.quota) });
-        }
-        for (at, v) in &st.samples {
-            println!("  window ending at cycle {at}: (kernel, CTAs: warp-insts, memory stalls, resident) {}", v.iter().filter(|x| x.1 > 0).map(|x| format!("{}x{}: {} {} {}", x.0, x.1, x.2, x.3, x.4)).collect::<Vec<_>>().join(", "));
-        }
-        if !st.ties.is_empty() {
-            println!("  ties at Select (lowest index wins) at cycles {:?}", st.ties);
-        }
-        if st.rounds > 0 {
-            println!("  {} profiling rounds ({} unsettled), {} cycles from repartition to decision", st.rounds, st.unsettled, st.profile_cycles);
-        }
-    }
+    print_slicing(&shared);
     let mut alone = alone;
     if !a.no_alone && w.processes.len() == 1 {
         alone.push(shared.clone());
@@ -140,4 +127,23 @@ pub fn timeline_csv(tl: &[mpgpu_ref::timing::sm::Timeline]) -> String {
         }
     }
     out
+}
+
+/// A run's slicing decisions, profile windows, ties and profiling rounds (under a slicing
+/// policy), as `run` and `cosim` print them.
+pub fn print_slicing(r: &mpgpu_ref::timing::gpu::RunResult) {
+    if let Some(st) = &r.slicing {
+        for d in &st.decisions {
+            println!("  cycle {}: launches {:?} -> {}", d.cycle, d.launches, if d.spatial { "spatial".to_string() } else { format!("quotas {:?}", d.quota) });
+        }
+        for (at, v) in &st.samples {
+            println!("  window ending at cycle {at}: (kernel, CTAs: warp-insts, memory stalls, resident) {}", v.iter().filter(|x| x.1 > 0).map(|x| format!("{}x{}: {} {} {}", x.0, x.1, x.2, x.3, x.4)).collect::<Vec<_>>().join(", "));
+        }
+        if !st.ties.is_empty() {
+            println!("  ties at Select (lowest index wins) at cycles {:?}", st.ties);
+        }
+        if st.rounds > 0 {
+            println!("  {} profiling rounds ({} unsettled), {} cycles from repartition to decision", st.rounds, st.unsettled, st.profile_cycles);
+        }
+    }
 }

@@ -26,11 +26,16 @@ pub struct VerilogArgs {
     /// `<prefix><block>_<part>`.
     #[arg(long, default_value = ip::PREFIX)]
     prefix: String,
-    /// A trace recorded by `mpgpu cosim --unit <block> --trace DIR` (one block): the folder gets
-    /// the self-checking testbench replaying it (`tb/`) and a FuseSoC `sim` target. The trace
-    /// must be of the same Verilog (its configuration and prefix).
-    #[arg(long)]
+    /// A trace recorded by `mpgpu cosim --unit <block> --trace DIR` (one block) for the folder's
+    /// self-checking testbench (`tb/`), instead of the one recorded by default (the block's
+    /// testbench run, `docs/ip.md`). The trace must be of the same Verilog (its configuration
+    /// and prefix).
+    #[arg(long, conflicts_with = "no_testbench")]
     trace: Option<PathBuf>,
+    /// Write the folders without a testbench (none is recorded: the Verilog, its waivers, the
+    /// file list and a FuseSoC core with its `default` and `lint` targets only).
+    #[arg(long)]
+    no_testbench: bool,
     /// The scheduling framework (`sched`) built to share its SMs, for slicing inside it
     /// (`--policy` with `--slicing`): its quota ports then take effect.
     #[arg(long)]
@@ -38,7 +43,7 @@ pub struct VerilogArgs {
 }
 
 pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
-    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, config, out, prefix, trace, sharing } = a;
+    let VerilogArgs { block: crate::args::BlockSet(blocks), sms, config, out, prefix, trace, no_testbench, sharing } = a;
     if sharing && !blocks.iter().any(|b| b.name == "sched") {
         anyhow::bail!("--sharing builds the scheduling framework to share its SMs: it applies to `sched`, which the blocks given leave out");
     }
@@ -97,8 +102,25 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
             }
         }
         let dir = out.join(b.name);
-        let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, trace.as_deref()).map_err(|e| anyhow!(e))?;
-        println!("wrote {}/ ({})", f.dir.display(), f.files.join(", "));
+        // The testbench: the trace given, or one recorded now (none for a part without a run of
+        // its own, which its users' testbenches exercise).
+        let recording = dir.join(".recording");
+        let tb = match (&trace, no_testbench || b.host.is_none()) {
+            (Some(t), _) => Some(t.clone()),
+            (None, true) => None,
+            (None, false) => {
+                println!("recording the testbench of `{}` (its run in the whole GPU, rust-hdl in lockstep with the model) ...", b.name);
+                let (t, _) = mpgpu_tb::ip_folder::record_testbench(b, &rtl, &cfg, n, sharing, &recording).map_err(|e| anyhow!("{e}"))?;
+                Some(t)
+            }
+        };
+        let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, tb.as_deref()).map_err(|e| anyhow!(e))?;
+        let cycles = tb.as_deref().and_then(|t| mpgpu_tb::trace::read(t).ok()).map(|i| i.cycles);
+        let _ = std::fs::remove_dir_all(&recording);
+        match cycles {
+            Some(c) => println!("wrote {}/ ({}; the testbench replays {c} clocked cycles)", f.dir.display(), f.files.join(", ")),
+            None => println!("wrote {}/ ({})", f.dir.display(), f.files.join(", ")),
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -109,6 +109,17 @@ fn verilog_writes_ip_folders_under_target() {
     let sched = std::fs::read_to_string(out_dir.join("sched/acme_sched.v")).unwrap();
     assert!(sched.contains("(`mpgpu verilog sched --sms 4 --prefix acme_`) for: SchedPorts { sms: 4, mode: Dss, sharing: false }"), "{}", &sched[..600]);
     assert!(sched.lines().any(|l| l.starts_with("module acme_sched(clock,reset,")));
+    // each hosted block's folder carries a testbench of its own run (a part's does not), and
+    // its core the simulation targets
+    for b in mpgpu_tb::registry::BLOCKS {
+        let (tb, core) = (out_dir.join(b.name).join(format!("tb/acme_{}_tb.v", b.name)), out_dir.join(b.name).join(format!("acme_{}.core", b.name)));
+        let core = std::fs::read_to_string(core).unwrap();
+        assert_eq!(tb.exists(), b.host.is_some(), "{}", b.name);
+        assert_eq!(core.contains("  sim:\n") && core.contains("  sim_verilator:\n"), b.host.is_some(), "{}: {core}", b.name);
+    }
+    assert!(out.contains("acme_sched.core; the testbench replays "), "{out}");
+    let (code, out, err) = mpgpu(&["verilog", "rq", "--no-testbench", "--out", out_dir.join("bare").to_str().unwrap()]);
+    assert!(code == 0 && out.contains("rq/ (mpgpu_rq.v, mpgpu_rq.vlt, files.f, mpgpu_rq.core)\n"), "{out}{err}");
     // Zorua's tables generated for another SM (Kepler's 512 register sets), recorded in the
     // header; an SM the RTL cannot take (HeteroCore's big SM: 72 warp slots) is refused
     let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "kepler15", "--out", out_dir.to_str().unwrap()]);

@@ -428,8 +428,10 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     // dispatcher's in the framework's place, which refuses the framework's flags; with
     // --policy too, slicing inside the framework: every block but the slice table, the
     // framework sharing its SMs, and Warped-Slicer's units only under Warped-Slicer.
-    let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16"]);
+    let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--inject", "0.05,1"]);
     assert!(code == 0 && out.contains("summed over 16 SMs' slots (4 blocks each) and sched") && out.contains("mismatches: 0"), "{out}{err}");
+    let replayed: u64 = out.split("replay queue: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(replayed > 0, "no instruction replayed: {out}");
     let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--preempt", "drain"]);
     assert!(code == 2 && err.contains("--unit all (slicing) runs under its slicing dispatcher"), "{err}");
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "warped-slicer", "--policy", "dss"]);

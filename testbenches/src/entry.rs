@@ -113,7 +113,40 @@ pub struct Host {
     pub lockstep_only: bool,
     /// Whether the GPU gates its clock while it is idle (unless `--every-cycle`).
     pub clock_gated: bool,
+    /// The run whose trace becomes the self-checking testbench of its IP folder
+    /// (`mpgpu verilog`, `crate::ip_folder::record_testbench`).
+    pub testbench: TbRun,
 }
+
+/// The run that records a block's testbench (`docs/ip.md`, "The testbench"): a short workload
+/// that exercises the block, the framework's policy (for the framework and its engines, the
+/// policy their Verilog is generated for), and the rate of faults injected into global
+/// accesses (0: none). The run is the block's unit's, on the configuration the Verilog is
+/// generated for, RTL in the loop on SM 0 for a per-SM block.
+#[derive(Clone, Copy, Debug)]
+pub struct TbRun {
+    /// The workload, as a workload file's text.
+    pub workload: &'static str,
+    pub policy: mpgpu_ref::units::framework::Policy,
+    pub inject: f64,
+}
+
+impl TbRun {
+    /// `workload` under FCFS, no faults injected.
+    pub const fn of(workload: &'static str) -> TbRun {
+        TbRun { workload, policy: mpgpu_ref::units::framework::Policy::Fcfs, inject: 0.0 }
+    }
+}
+
+/// Testbench workloads: two processes side by side (a memory-bound and a compute-bound kernel,
+/// one round of blocks each).
+pub const TB_TWO: &str = "description = \"the testbench's two processes\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 2 }]\n";
+/// One memory-bound process (faults injected into its accesses).
+pub const TB_ONE: &str = "description = \"the testbench's process\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n";
+/// A high-priority process arriving while a low-priority one holds the GPU (a preemption).
+pub const TB_PRIORITY: &str = "description = \"the testbench's priority pair\"\n[[process]]\nname = \"lbm-low\"\npriority = 0\nlaunches = [{ kernel = \"lbm\", size = 144, seed = 1 }]\n[[process]]\nname = \"sgemm-high\"\narrival = 1000\npriority = 1\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 2 }]\n";
+/// A Warped-Slicer pair (`workloads/slicing/mriq-cutcp.toml`): a profile and a decision.
+pub const TB_PAIR: &str = include_str!("../../workloads/slicing/mriq-cutcp.toml");
 
 /// What a block's [`Host::install`] works with: the GPU being built, the run's settings, and
 /// where its waveforms and traces go.

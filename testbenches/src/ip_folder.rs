@@ -77,3 +77,69 @@ pub fn fusesoc(venv: &Path, say: impl FnMut(&str)) -> Result<PathBuf, String> {
     let venv = crate::fpga::pip_install(venv, "fusesoc", FUSESOC, &["fusesoc"], "FuseSoC", say)?;
     Ok(venv.join("bin").join("fusesoc"))
 }
+
+/// Records the testbench of block `b` for its IP folder: its host's [`crate::entry::TbRun`] on
+/// `cfg` (the GPU-wide blocks on a GPU of `sms` of its SMs; the framework sharing its SMs,
+/// under Warped-Slicer's quotas on the slicing pair, if `sharing`), rust-hdl's simulation in
+/// lockstep with the model, traced into `dir`. Returns the block's trace directory there (for
+/// [`write_folder`]) and the run's result; a mismatch or a failed run is an error, and so is a
+/// run of other Verilog than `rtl` (the block's for that configuration, `Block::verilog_with`).
+pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool, dir: &Path) -> Result<(PathBuf, mpgpu_ref::timing::gpu::RunResult), String> {
+    use crate::options::{CosimOptions, UnitKind};
+    use mpgpu_ref::units::framework::Mechanism;
+    let h = b.host.as_ref().ok_or_else(|| format!("block `{}` ({}) runs only inside the blocks that use it: it has no run of its own to record a testbench from", b.name, b.about))?;
+    let t = h.testbench;
+    let unit = UnitKind::named(b.name)?;
+    let mut cfg = cfg.clone();
+    if b.sized_by_sms() && cfg.num_sms() as usize != sms {
+        if cfg.sm.len() != 1 {
+            return Err(format!("block `{}` for {sms} SMs: its testbench runs on a GPU of {sms} SMs of configuration `{}`, whose SMs are of {} kinds (name a configuration of one kind of SM, or leave out the testbench)", b.name, cfg.name, cfg.sm.len()));
+        }
+        cfg.sm[0].count = sms as u32;
+    }
+    unit.setup(&mut cfg);
+    if t.inject > 0.0 {
+        cfg.inject.rate = t.inject;
+        cfg.inject.seed = 5;
+    }
+    cfg.validate().map_err(|e| format!("block `{}`: its testbench's configuration: {e}", b.name))?;
+    let mechanism = if cfg.alloc == mpgpu_ref::config::Alloc::Block { Mechanism::ContextSwitch } else { Mechanism::Drain };
+    let mut o = CosimOptions::new(t.policy, mechanism);
+    o.unit = unit;
+    let workload = if sharing && b.name == "sched" {
+        o.sliced = true;
+        crate::entry::TB_PAIR
+    } else {
+        t.workload
+    };
+    let w = mpgpu_ref::workload::Workload::parse("testbench.toml", workload).map_err(|e| format!("block `{}`: its testbench's workload: {e}", b.name))?;
+    if unit.has_per_sm() {
+        o.sms = mpgpu_ref::slots::SmSet::parse("0", cfg.num_sms() as usize)?;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    o.trace = Some(dir.to_path_buf());
+    o.mismatch_vcd = dir.join("mismatch.vcd");
+    let r = crate::cosim::run_with(&cfg, &w, &o)?;
+    if let Some(m) = r.mismatch {
+        return Err(format!("block `{}`: its testbench's run mismatched the model: {m}", b.name));
+    }
+    let result = match (r.result, r.error) {
+        (Some(x), None) => x,
+        (_, e) => return Err(format!("block `{}`: its testbench's run failed: {}", b.name, e.map_or("no result".to_string(), |e| e.to_string()))),
+    };
+    if let Some(w) = r.warnings.first() {
+        return Err(format!("block `{}`: its testbench's trace: {w}", b.name));
+    }
+    // (a unit of several blocks traces each in `DIR/<block>/`, a per-SM block's SM 0 in `sm0/`)
+    let found = [dir.to_path_buf(), dir.join("sm0"), dir.join(b.name), dir.join(b.name).join("sm0")]
+        .into_iter()
+        .find(|d| crate::trace::read(d).is_ok_and(|i| i.block == b.name));
+    let found = found.ok_or_else(|| format!("block `{}`: its testbench's run left no trace of it in {}", b.name, dir.display()))?;
+    // (the run's Verilog is packaged with the default prefix: the same design, its header aside)
+    let info = crate::trace::read(&found)?;
+    let v = std::fs::read_to_string(found.join(format!("{}.v", info.module))).map_err(|e| format!("{}: {e}", found.display()))?;
+    if !crate::ip::ip_verilog(rtl, b.name, b.about, crate::ip::PREFIX, "")?.ends_with(v.as_str()) {
+        return Err(format!("block `{}`: its testbench's run simulated other Verilog than the folder's (its configuration is not the one the Verilog is generated for)", b.name));
+    }
+    Ok((found, result))
+}

@@ -206,31 +206,43 @@ fn an_ip_folder_simulates_its_testbench_under_fusesoc_in_icarus_and_verilator() 
     assert!(!ok && log.contains("REPLAY MISMATCH cycle 3") && log.contains("port alloc_idx"), "{log}");
 }
 
-/// The traces of the blocks the other tests do not replay (Zorua's coordinator, the slice table,
-/// the water-filling unit and the sampling counters) replay through the reset half-way: each
-/// clears its tables and registers back to the state it started in.
+/// Every block's IP folder carries a testbench recorded from the block's own run in the whole
+/// GPU (what `mpgpu verilog` writes by default: `mpgpu_tb::ip_folder::record_testbench`), a run
+/// that exercises it (preemptions for the framework and its engines, replays for the
+/// fault-handling blocks), and each passes under FuseSoC in Icarus, through the reset half-way;
+/// in the long tier in Verilator too, and the framework built to share its SMs as well.
 #[test]
-fn the_slicing_and_zorua_blocks_traces_replay_through_a_reset() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mriq_cutcp = Workload::load(&root.join("workloads/slicing/mriq-cutcp.toml")).unwrap();
-    let small = Workload::parse("small.toml", "description = \"two\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 2 }]\n").unwrap();
-    for (unit, w, traces) in [("zorua", &small, vec!["sm0"]), ("slice", &small, vec![""]), ("wf", &mriq_cutcp, vec!["wf", "prof/sm0"])] {
-        let d = dir(&format!("trace-{unit}"));
-        let u = UnitKind::named(unit).unwrap();
-        let mut cfg = GpuConfig::preset(u.default_config()).unwrap();
-        u.setup(&mut cfg);
-        let mut o = CosimOptions::new(Policy::Fcfs, Mechanism::ContextSwitch);
-        o.unit = u;
-        o.sms = mpgpu_ref::slots::SmSet::parse("0", cfg.num_sms() as usize).unwrap();
-        o.trace = Some(d.clone());
-        o.mismatch_vcd = d.join("mismatch.vcd");
-        let r = run_with(&cfg, w, &o).unwrap();
-        assert!(r.mismatch.is_none(), "{unit}: {}", r.mismatch.unwrap());
-        for t in traces {
-            let td = d.join(t);
-            let info = mpgpu_tb::trace::read(&td).unwrap();
-            assert!(info.reset && info.cycles > 300, "{unit} {t}: {info:?}");
-            assert_eq!(replay(&td).unwrap(), Replay::Pass { cycles: info.cycles }, "{unit} {t}");
+fn every_ip_folder_carries_a_testbench_of_its_own_run_that_passes_under_fusesoc() {
+    let out = dir("folders");
+    let fs = fusesoc();
+    let long = cfg!(feature = "long");
+    let mut cases: Vec<(&mpgpu_tb::registry::Block, bool)> = BLOCKS.iter().filter(|b| b.host.is_some()).map(|b| (b, false)).collect();
+    assert!(cases.len() >= 10, "{} blocks with a run of their own", cases.len());
+    if long {
+        cases.push((mpgpu_tb::registry::block("sched").unwrap(), true));
+    }
+    let targets: &[&str] = if long { &["sim", "sim_verilator"] } else { &["sim"] };
+    for (b, sharing) in cases {
+        let name = if sharing { format!("{}-sharing", b.name) } else { b.name.to_string() };
+        let cfg = b.default_gpu().unwrap();
+        let rtl = b.verilog_with(16, &cfg, sharing).unwrap();
+        let (t, res) = mpgpu_tb::ip_folder::record_testbench(b, &rtl, &cfg, 16, sharing, &out.join("rec").join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let info = mpgpu_tb::trace::read(&t).unwrap();
+        match b.name {
+            _ if sharing => assert!(info.cycles > 300, "{name}: {info:?}"),
+            "sched" | "dss" | "prio" => assert!(res.preemptions > 0, "{name}: no preemption in the testbench's run ({} cycles, {} restores)", res.cycles, res.restores),
+            "rq" | "oplog" | "oldata" => assert!(res.sm.replayed > 0, "{name}: no replay in the testbench's run"),
+            _ => assert!(info.cycles > 300, "{name}: {info:?}"),
+        }
+        let top = ip::module_name(ip::PREFIX, b.name);
+        let v = ip::ip_verilog(&rtl, b.name, b.about, ip::PREFIX, "test").unwrap();
+        let root = out.join(&name);
+        let f = mpgpu_tb::ip_folder::write_folder(&root.join(b.name), &v, &top, b.name, b.about, Some(&t)).unwrap();
+        assert!(f.files.iter().any(|x| x == &format!("tb/{top}_tb.v")), "{name}: {:?}", f.files);
+        for target in targets {
+            let o = Command::new(&fs).current_dir(&root).args(["--cores-root", b.name, "run", "--target", target, "--build-root", &format!("build-{target}"), &format!("mpgpu:ip:{top}")]).output().unwrap();
+            let log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            assert!(o.status.success() && log.contains(&format!("REPLAY PASS {} cycles", info.cycles)) && log.contains("REPLAY RESET"), "{name}: fusesoc {target}:\n{log}");
         }
     }
 }

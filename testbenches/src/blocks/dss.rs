@@ -65,6 +65,7 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| policy_runs(cfg, Policy::uses_dss),
         lockstep_only: true,
         clock_gated: false,
+        testbench: crate::entry::TbRun { policy: mpgpu_ref::units::framework::Policy::Dss, ..crate::entry::TbRun::of(crate::entry::TB_PRIORITY) },
     }),
 };
 

@@ -102,7 +102,7 @@ pub(super) const BLOCK: Block = Block {
 /// the operand-log fault scheme (which it sets), on the thesis's pipeline, with the fault
 /// runs' soak; `install` puts the block's units in the SMs.
 pub const fn ol_host(about: &'static str, install: fn(&mut Build) -> Result<Option<Box<dyn Outcome>>, String>) -> Host {
-    Host { about, gpu: GpuKind::PerSm, default_config: "thesis16", setup: ol_setup, fits: ol_fits, install, soak: fault_runs, lockstep_only: false, clock_gated: false }
+    Host { about, gpu: GpuKind::PerSm, default_config: "thesis16", setup: ol_setup, fits: ol_fits, install, soak: fault_runs, lockstep_only: false, clock_gated: false, testbench: crate::entry::TbRun { inject: 0.05, ..crate::entry::TbRun::of(crate::entry::TB_ONE) } }
 }
 
 fn ol_setup(cfg: &mut GpuConfig) {

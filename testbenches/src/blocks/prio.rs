@@ -66,6 +66,7 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| policy_runs(cfg, |p| !p.uses_dss()),
         lockstep_only: true,
         clock_gated: false,
+        testbench: crate::entry::TbRun { policy: mpgpu_ref::units::framework::Policy::PpqShared, ..crate::entry::TbRun::of(crate::entry::TB_PRIORITY) },
     }),
 };
 

@@ -69,5 +69,6 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| vec![Run::fcfs(cfg, "")],
         lockstep_only: false,
         clock_gated: false,
+        testbench: crate::entry::TbRun::of(crate::entry::TB_PAIR),
     }),
 };

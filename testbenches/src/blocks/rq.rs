@@ -92,5 +92,6 @@ pub(super) const BLOCK: Block = Block {
         soak: fault_runs,
         lockstep_only: false,
         clock_gated: false,
+        testbench: crate::entry::TbRun { inject: 0.05, ..crate::entry::TbRun::of(crate::entry::TB_ONE) },
     }),
 };

@@ -109,5 +109,6 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| slicing_runs(cfg),
         lockstep_only: false,
         clock_gated: false,
+        testbench: crate::entry::TbRun::of(crate::entry::TB_TWO),
     }),
 };

@@ -274,6 +274,7 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| vec![Run::fcfs(cfg, ""), Run { framework: true, ..Run::new(Policy::Dss, Mechanism::Drain, cfg, "--framework --policy dss --preempt drain") }],
         lockstep_only: false,
         clock_gated: false,
+        testbench: crate::entry::TbRun::of(crate::entry::TB_TWO),
     }),
 };
 
