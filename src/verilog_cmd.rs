@@ -102,17 +102,22 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
             }
         }
         let dir = out.join(b.name);
-        // The testbench: the trace given, or one recorded now (none for a part without a run of
-        // its own, which its users' testbenches exercise).
+        // The testbench: the trace given, or one recorded now (none where the block has no run
+        // of its own there: said, and the folder written without it).
         let recording = dir.join(".recording");
-        let tb = match (&trace, no_testbench || b.host.is_none()) {
+        let tb = match (&trace, no_testbench) {
             (Some(t), _) => Some(t.clone()),
             (None, true) => None,
-            (None, false) => {
-                println!("recording the testbench of `{}` (its run in the whole GPU, rust-hdl in lockstep with the model) ...", b.name);
-                let (t, _) = mpgpu_tb::ip_folder::record_testbench(b, &rtl, &cfg, n, sharing, &recording).map_err(|e| anyhow!("{e}"))?;
-                Some(t)
-            }
+            (None, false) => match mpgpu_tb::ip_folder::testbench_run(b, &cfg, n, sharing) {
+                Err(why) => {
+                    eprintln!("no testbench for `{}` in its folder: {why}", b.name);
+                    None
+                }
+                Ok(run) => {
+                    println!("recording the testbench of `{}` (its run in the whole GPU, rust-hdl in lockstep with the model) ...", b.name);
+                    Some(mpgpu_tb::ip_folder::record_testbench(b, &rtl, run, &recording).map_err(|e| anyhow!("{e}"))?.0)
+                }
+            },
         };
         let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, tb.as_deref()).map_err(|e| anyhow!(e))?;
         let cycles = tb.as_deref().and_then(|t| mpgpu_tb::trace::read(t).ok()).map(|i| i.cycles);

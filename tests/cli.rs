@@ -120,6 +120,10 @@ fn verilog_writes_ip_folders_under_target() {
     assert!(out.contains("acme_sched.core; the testbench replays "), "{out}");
     let (code, out, err) = mpgpu(&["verilog", "rq", "--no-testbench", "--out", out_dir.join("bare").to_str().unwrap()]);
     assert!(code == 0 && out.contains("rq/ (mpgpu_rq.v, mpgpu_rq.vlt, files.f, mpgpu_rq.core)\n"), "{out}{err}");
+    // where the block has no run of its own (the framework on HeteroCore's two kinds of SM), the
+    // folder comes without a testbench, saying why
+    let (code, out, err) = mpgpu(&["verilog", "sched", "--config", "heterocore", "--out", out_dir.join("hc").to_str().unwrap()]);
+    assert!(code == 0 && out.contains("sched/ (mpgpu_sched.v, mpgpu_sched.vlt, files.f, mpgpu_sched.core)\n") && err.contains("no testbench for `sched` in its folder: the scheduling framework needs identical SMs; `heterocore` has 2 kinds"), "{out}{err}");
     // Zorua's tables generated for another SM (Kepler's 512 register sets), recorded in the
     // header; an SM the RTL cannot take (HeteroCore's big SM: 72 warp slots) is refused
     let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "kepler15", "--out", out_dir.to_str().unwrap()]);

@@ -438,6 +438,25 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     assert!(code == 0 && out.contains("its SMs shared by warped-slicer quotas") && out.contains("(5 blocks each) and sched, wf") && out.contains("mismatches: 0"), "{out}{err}");
     let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--policy", "dss"]);
     assert!(code != 0 && err.contains("--slicing even has it idle: give --slicing warped-slicer"), "{err}");
+    // The `full` preset (everything on: the thesis's pipeline, paging, the operand log, Zorua),
+    // every block at once, with and without Warped-Slicer inside the framework (a decision
+    // taken), and Kepler's SMs on the thesis's pipeline (Verilator too in the long tier);
+    // Maxwell's 32 blocks an SM are more than the operand log partitions, refused naming it.
+    for &backend in backends {
+        for (args, want) in [
+            (&["--config", "full"][..], "(4 blocks each) and sched"),
+            (&["--config", "full", "--policy", "dss", "--slicing", "warped-slicer"][..], "(5 blocks each) and sched, wf"),
+            (&["--config", "kepler15", "--pipeline", "thesis", "--policy", "dss", "--preempt", "drain", "--inject", "0.05,1"][..], "summed over 15 SMs' slots (4 blocks each) and sched"),
+        ] {
+            let (code, out, err) = mpgpu(&[&["cosim", &w, "--unit", "all", "--backend", backend][..], args].concat());
+            assert!(code == 0 && out.contains(want) && out.contains("mismatches: 0"), "{args:?}: {out}{err}");
+            let replayed: u64 = out.split("replay queue: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+            assert!(replayed > 0, "{args:?}: no instruction replayed: {out}");
+            assert!(!args.contains(&"warped-slicer") || out.contains("-> quotas"), "{args:?}: no decision: {out}");
+        }
+    }
+    let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "maxwell15", "--pipeline", "thesis"]);
+    assert!(code != 0 && err.contains("32 blocks per SM; the operand log partitions at most 16"), "{err}");
     let (_, help, _) = mpgpu(&["cosim", "--help"]);
     assert!(help.contains("- all:") && help.contains("every block that runs in one GPU at once"), "{help}");
 }

@@ -78,22 +78,28 @@ pub fn fusesoc(venv: &Path, say: impl FnMut(&str)) -> Result<PathBuf, String> {
     Ok(venv.join("bin").join("fusesoc"))
 }
 
-/// Records the testbench of block `b` for its IP folder: its host's [`crate::entry::TbRun`] on
+/// A block's testbench run, ready to record ([`testbench_run`]).
+pub struct TbSetup {
+    pub cfg: mpgpu_ref::config::GpuConfig,
+    pub workload: mpgpu_ref::workload::Workload,
+    pub options: crate::options::CosimOptions,
+}
+
+/// The testbench run of block `b` for its IP folder: its host's [`crate::entry::TbRun`] on
 /// `cfg` (the GPU-wide blocks on a GPU of `sms` of its SMs; the framework sharing its SMs,
-/// under Warped-Slicer's quotas on the slicing pair, if `sharing`), rust-hdl's simulation in
-/// lockstep with the model, traced into `dir`. Returns the block's trace directory there (for
-/// [`write_folder`]) and the run's result; a mismatch or a failed run is an error, and so is a
-/// run of other Verilog than `rtl` (the block's for that configuration, `Block::verilog_with`).
-pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool, dir: &Path) -> Result<(PathBuf, mpgpu_ref::timing::gpu::RunResult), String> {
+/// under Warped-Slicer's quotas on the slicing pair, if `sharing`), RTL in the loop on SM 0
+/// for a per-SM block. An error says why the block cannot run there (a part with no run of its
+/// own, a GPU of several kinds of SM, a configuration its unit refuses).
+pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool) -> Result<TbSetup, String> {
     use crate::options::{CosimOptions, UnitKind};
     use mpgpu_ref::units::framework::Mechanism;
-    let h = b.host.as_ref().ok_or_else(|| format!("block `{}` ({}) runs only inside the blocks that use it: it has no run of its own to record a testbench from", b.name, b.about))?;
+    let h = b.host.as_ref().ok_or_else(|| format!("`{}` ({}) runs only inside the blocks that use it, which have no run of its own", b.name, b.about))?;
     let t = h.testbench;
     let unit = UnitKind::named(b.name)?;
     let mut cfg = cfg.clone();
     if b.sized_by_sms() && cfg.num_sms() as usize != sms {
         if cfg.sm.len() != 1 {
-            return Err(format!("block `{}` for {sms} SMs: its testbench runs on a GPU of {sms} SMs of configuration `{}`, whose SMs are of {} kinds (name a configuration of one kind of SM, or leave out the testbench)", b.name, cfg.name, cfg.sm.len()));
+            return Err(format!("its run needs a GPU of {sms} SMs of configuration `{}`, whose SMs are of {} kinds", cfg.name, cfg.sm.len()));
         }
         cfg.sm[0].count = sms as u32;
     }
@@ -102,7 +108,7 @@ pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, cfg: &mpg
         cfg.inject.rate = t.inject;
         cfg.inject.seed = 5;
     }
-    cfg.validate().map_err(|e| format!("block `{}`: its testbench's configuration: {e}", b.name))?;
+    cfg.validate().map_err(|e| format!("its run's configuration: {e}"))?;
     let mechanism = if cfg.alloc == mpgpu_ref::config::Alloc::Block { Mechanism::ContextSwitch } else { Mechanism::Drain };
     let mut o = CosimOptions::new(t.policy, mechanism);
     o.unit = unit;
@@ -112,10 +118,20 @@ pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, cfg: &mpg
     } else {
         t.workload
     };
-    let w = mpgpu_ref::workload::Workload::parse("testbench.toml", workload).map_err(|e| format!("block `{}`: its testbench's workload: {e}", b.name))?;
+    let workload = mpgpu_ref::workload::Workload::parse("testbench.toml", workload).map_err(|e| format!("its run's workload: {e}"))?;
     if unit.has_per_sm() {
         o.sms = mpgpu_ref::slots::SmSet::parse("0", cfg.num_sms() as usize)?;
     }
+    unit.fits(&cfg, &o)?;
+    Ok(TbSetup { cfg, workload, options: o })
+}
+
+/// Records block `b`'s testbench run `run` ([`testbench_run`]), rust-hdl's simulation in
+/// lockstep with the model, traced into `dir`. Returns the block's trace directory there (for
+/// [`write_folder`]) and the run's result; a mismatch or a failed run is an error, and so is a
+/// run of other Verilog than `rtl` (the block's for that configuration, `Block::verilog_with`).
+pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, run: TbSetup, dir: &Path) -> Result<(PathBuf, mpgpu_ref::timing::gpu::RunResult), String> {
+    let TbSetup { cfg, workload: w, options: mut o } = run;
     let _ = std::fs::remove_dir_all(dir);
     o.trace = Some(dir.to_path_buf());
     o.mismatch_vcd = dir.join("mismatch.vcd");

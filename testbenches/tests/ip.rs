@@ -226,7 +226,8 @@ fn every_ip_folder_carries_a_testbench_of_its_own_run_that_passes_under_fusesoc(
         let name = if sharing { format!("{}-sharing", b.name) } else { b.name.to_string() };
         let cfg = b.default_gpu().unwrap();
         let rtl = b.verilog_with(16, &cfg, sharing).unwrap();
-        let (t, res) = mpgpu_tb::ip_folder::record_testbench(b, &rtl, &cfg, 16, sharing, &out.join("rec").join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let run = mpgpu_tb::ip_folder::testbench_run(b, &cfg, 16, sharing).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (t, res) = mpgpu_tb::ip_folder::record_testbench(b, &rtl, run, &out.join("rec").join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let info = mpgpu_tb::trace::read(&t).unwrap();
         match b.name {
             _ if sharing => assert!(info.cycles > 300, "{name}: {info:?}"),
