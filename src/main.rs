@@ -94,7 +94,8 @@ enum Cmd {
     /// loop, every policy and mechanism each; on a mismatch, write the workload that reproduces
     /// it under target/soak/ and exit non-zero.
     Soak(SoakArgs),
-    /// Write a block's Verilog to target/verilog/<block>.v.
+    /// Write a block's IP folder (target/ip/<block>/): its Verilog, lint waivers, file list,
+    /// FuseSoC core and a self-checking testbench recorded from its run in the whole GPU.
     Verilog(VerilogArgs),
     /// Take a block through the FPGA flow: yosys synthesis (ECP5, Xilinx 7-series, iCE40) and
     /// nextpnr-ecp5 place and route on the LFE5U-85F; prints LUTs, flip-flops, RAM and Fmax.

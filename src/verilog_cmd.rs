@@ -28,8 +28,8 @@ pub struct VerilogArgs {
     prefix: String,
     /// A trace recorded by `mpgpu cosim --unit <block> --trace DIR` (one block) for the folder's
     /// self-checking testbench (`tb/`), instead of the one recorded by default (the block's
-    /// testbench run, `docs/ip.md`). The trace must be of the same Verilog (its configuration
-    /// and prefix).
+    /// testbench run, `docs/ip.md`). The trace must be of the same Verilog (its configuration;
+    /// `--prefix` renames the modules).
     #[arg(long, conflicts_with = "no_testbench")]
     trace: Option<PathBuf>,
     /// Write the folders without a testbench (none is recorded: the Verilog, its waivers, the
@@ -97,7 +97,9 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
         let verilog = ip::ip_verilog(&rtl, b.name, b.about, &prefix, &command).map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
         let top = ip::module_name(&prefix, b.name);
         if let (Some(t), Some((info, v))) = (&trace, &recorded) {
-            if info.module != top || !verilog.ends_with(v.as_str()) {
+            // (a co-simulation records the modules with the default prefix)
+            let same = ip::ip_verilog(&rtl, b.name, b.about, ip::PREFIX, "").map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
+            if info.module != ip::module_name(ip::PREFIX, b.name) || !same.ends_with(v.as_str()) {
                 bail!("--trace {}: the trace was recorded on other Verilog than this (module `{}`, or another configuration): record it with `mpgpu cosim --unit {} --trace` at this configuration", t.display(), info.module, b.name);
             }
         }
@@ -119,9 +121,10 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
                 }
             },
         };
-        let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, tb.as_deref()).map_err(|e| anyhow!(e))?;
+        let f = mpgpu_tb::ip_folder::write_folder(&dir, &verilog, &top, b.name, b.about, tb.as_deref());
         let cycles = tb.as_deref().and_then(|t| mpgpu_tb::trace::read(t).ok()).map(|i| i.cycles);
         let _ = std::fs::remove_dir_all(&recording);
+        let f = f.map_err(|e| anyhow!(e))?;
         match cycles {
             Some(c) => println!("wrote {}/ ({}; the testbench replays {c} clocked cycles)", f.dir.display(), f.files.join(", ")),
             None => println!("wrote {}/ ({})", f.dir.display(), f.files.join(", ")),

@@ -120,6 +120,10 @@ fn verilog_writes_ip_folders_under_target() {
     assert!(out.contains("acme_sched.core; the testbench replays "), "{out}");
     let (code, out, err) = mpgpu(&["verilog", "rq", "--no-testbench", "--out", out_dir.join("bare").to_str().unwrap()]);
     assert!(code == 0 && out.contains("rq/ (mpgpu_rq.v, mpgpu_rq.vlt, files.f, mpgpu_rq.core)\n"), "{out}{err}");
+    // (written again without one, a folder loses the testbench it had)
+    assert!(out_dir.join("rq/tb").exists());
+    let (code, out, err) = mpgpu(&["verilog", "rq", "--no-testbench", "--prefix", "acme_", "--out", out_dir.to_str().unwrap()]);
+    assert!(code == 0 && !out_dir.join("rq/tb").exists(), "{out}{err}");
     // where the block has no run of its own (the framework on HeteroCore's two kinds of SM), the
     // folder comes without a testbench, saying why
     let (code, out, err) = mpgpu(&["verilog", "sched", "--config", "heterocore", "--out", out_dir.join("hc").to_str().unwrap()]);
@@ -133,6 +137,12 @@ fn verilog_writes_ip_folders_under_target() {
     let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "heterocore", "--out", out_dir.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("block `zorua` for --config heterocore") && err.contains("warp slots is 72"), "{err}");
+    // a trace recorded by `cosim --trace` packaged under another prefix
+    let tr = out_dir.join("rq-trace");
+    let (code, out, err) = mpgpu(&["cosim", "--unit", "rq", "--config", "thesis16", "--inject", "0.05", "--sms", "0", "--trace", tr.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = mpgpu(&["verilog", "rq", "--trace", tr.join("sm0").to_str().unwrap(), "--prefix", "acme_", "--out", out_dir.join("traced").to_str().unwrap()]);
+    assert!(code == 0 && out.contains("tb/acme_rq_tb.v") && !out.contains("recording"), "{out}{err}");
     // a trace of another configuration is refused, naming it
     let (code, _, err) = mpgpu(&["verilog", "rq", "--trace", out_dir.to_str().unwrap()]);
     assert_ne!(code, 0);

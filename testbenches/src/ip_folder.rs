@@ -30,6 +30,11 @@ pub fn write_folder(dir: &Path, verilog: &str, top: &str, block: &str, about: &s
     w(&vlt, &waivers(&v))?;
     w("files.f", &format!("{vlt}\n{v}\n"))?;
     let mut files = vec![v.clone(), vlt.clone(), "files.f".to_string()];
+    // (a testbench left by an earlier run of the folder is not this Verilog's)
+    let old = dir.join(TB_DIR);
+    if old.exists() {
+        std::fs::remove_dir_all(&old).map_err(|e| format!("cannot remove the old testbench {}: {e}", old.display()))?;
+    }
     if let Some(t) = trace {
         let info = crate::trace::read(t)?;
         let tb = dir.join(TB_DIR);
@@ -93,7 +98,7 @@ pub struct TbSetup {
 pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool) -> Result<TbSetup, String> {
     use crate::options::{CosimOptions, UnitKind};
     use mpgpu_ref::units::framework::Mechanism;
-    let h = b.host.as_ref().ok_or_else(|| format!("`{}` ({}) runs only inside the blocks that use it, which have no run of its own", b.name, b.about))?;
+    let h = b.host.as_ref().ok_or_else(|| format!("`{}` ({}) has no run of its own: it runs inside the blocks that use it, whose testbenches exercise it", b.name, b.about))?;
     let t = h.testbench;
     let unit = UnitKind::named(b.name)?;
     let mut cfg = cfg.clone();
@@ -137,7 +142,7 @@ pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, run: TbSe
     o.mismatch_vcd = dir.join("mismatch.vcd");
     let r = crate::cosim::run_with(&cfg, &w, &o)?;
     if let Some(m) = r.mismatch {
-        return Err(format!("block `{}`: its testbench's run mismatched the model: {m}", b.name));
+        return Err(format!("block `{}`: its testbench's run mismatched the model: {m} (the run's files, with the waveform around it, are kept in {})", b.name, dir.display()));
     }
     let result = match (r.result, r.error) {
         (Some(x), None) => x,
