@@ -43,10 +43,12 @@ pub enum MechanismArg {
 }
 
 impl MechanismArg {
-    /// `--preempt` as given, else the default for `cfg`: context switching, or draining under
-    /// Zorua's and WLM's allocations (the only mechanism the framework runs with there).
+    /// `--preempt` as given, else the default for `cfg` (`Mechanism::default_for`).
     pub fn or_default_for(m: Option<MechanismArg>, cfg: &mpgpu_ref::config::GpuConfig) -> MechanismArg {
-        m.unwrap_or(if cfg.alloc == mpgpu_ref::config::Alloc::Block { MechanismArg::Ctxsw } else { MechanismArg::Drain })
+        m.unwrap_or(match Mechanism::default_for(cfg) {
+            Mechanism::ContextSwitch => MechanismArg::Ctxsw,
+            Mechanism::Drain => MechanismArg::Drain,
+        })
     }
 }
 

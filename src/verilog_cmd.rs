@@ -63,12 +63,11 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
     // (the trace and the Verilog it was recorded on)
     let recorded = match &trace {
         Some(t) => {
-            let info = mpgpu_tb::trace::read(t).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
-            if info.block != blocks[0].name {
-                bail!("--trace {}: the trace is of block `{}`, not `{}`", t.display(), info.block, blocks[0].name);
+            let r = mpgpu_tb::ip_folder::recorded(t).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
+            if r.0.block != blocks[0].name {
+                bail!("--trace {}: the trace is of block `{}`, not `{}`", t.display(), r.0.block, blocks[0].name);
             }
-            let v = std::fs::read_to_string(t.join(format!("{}.v", info.module))).map_err(|e| anyhow!("--trace {}: {e}", t.display()))?;
-            Some((info, v))
+            Some(r)
         }
         None => None,
     };
@@ -96,11 +95,9 @@ pub fn verilog_cmd(a: VerilogArgs) -> Result<ExitCode> {
         }
         let verilog = ip::ip_verilog(&rtl, b.name, b.about, &prefix, &command).map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
         let top = ip::module_name(&prefix, b.name);
-        if let (Some(t), Some((info, v))) = (&trace, &recorded) {
-            // (a co-simulation records the modules with the default prefix)
-            let same = ip::ip_verilog(&rtl, b.name, b.about, ip::PREFIX, "").map_err(|e| anyhow!("block `{}`: {e}", b.name))?;
-            if info.module != ip::module_name(ip::PREFIX, b.name) || !same.ends_with(v.as_str()) {
-                bail!("--trace {}: the trace was recorded on other Verilog than this (module `{}`, or another configuration): record it with `mpgpu cosim --unit {} --trace` at this configuration", t.display(), info.module, b.name);
+        if let (Some(t), Some(r)) = (&trace, &recorded) {
+            if !mpgpu_tb::ip_folder::of_design(b, &rtl, r).map_err(|e| anyhow!("block `{}`: {e}", b.name))? {
+                bail!("--trace {}: the trace was recorded on other Verilog than this (module `{}`, or another configuration): record it with `mpgpu cosim --unit {} --trace` at this configuration", t.display(), r.0.module, b.name);
             }
         }
         let dir = out.join(b.name);

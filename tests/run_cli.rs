@@ -9,6 +9,11 @@ fn mpgpu(args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// The number that follows `label` in `out` (0 if none).
+fn count(out: &str, label: &str) -> u64 {
+    out.split(label).nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
 fn temp_file(name: &str, text: &str) -> String {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_cli");
     std::fs::create_dir_all(&dir).unwrap();
@@ -408,8 +413,7 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
         let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "sched,rq-ol", "--config", "thesis16", "--policy", "dss", "--preempt", "drain", "--inject", "0.05,1", "--backend", backend]);
         assert_eq!(code, 0, "{out}{err}");
         assert!(out.contains("summed over 16 SMs' slots (3 blocks each) and sched") && out.contains("mismatches: 0") && out.contains("all outputs verified: PASS"), "{out}");
-        let faulted: u64 = out.split("faults under ol: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
-        assert!(faulted > 0, "no fault was taken: {out}");
+        assert!(count(&out, "faults under ol: ") > 0, "no fault was taken: {out}");
     }
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "sched,rq-ol", "--config", "thesis16", "--inject", "0.05,1", "--broken", "wrong-slot"]);
     assert_eq!(code, 1, "{out}{err}");
@@ -430,8 +434,7 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     // framework sharing its SMs, and Warped-Slicer's units only under Warped-Slicer.
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--inject", "0.05,1"]);
     assert!(code == 0 && out.contains("summed over 16 SMs' slots (4 blocks each) and sched") && out.contains("mismatches: 0"), "{out}{err}");
-    let replayed: u64 = out.split("replay queue: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
-    assert!(replayed > 0, "no instruction replayed: {out}");
+    assert!(count(&out, "replay queue: ") > 0, "no instruction replayed: {out}");
     let (code, _, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "even", "--preempt", "drain"]);
     assert!(code == 2 && err.contains("--unit all (slicing) runs under its slicing dispatcher"), "{err}");
     let (code, out, err) = mpgpu(&["cosim", &w, "--unit", "all", "--config", "thesis16", "--slicing", "warped-slicer", "--policy", "dss"]);
@@ -450,8 +453,7 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
         ] {
             let (code, out, err) = mpgpu(&[&["cosim", &w, "--unit", "all", "--backend", backend][..], args].concat());
             assert!(code == 0 && out.contains(want) && out.contains("mismatches: 0"), "{args:?}: {out}{err}");
-            let replayed: u64 = out.split("replay queue: ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
-            assert!(replayed > 0, "{args:?}: no instruction replayed: {out}");
+            assert!(count(&out, "replay queue: ") > 0, "{args:?}: no instruction replayed: {out}");
             assert!(!args.contains(&"warped-slicer") || out.contains("-> quotas"), "{args:?}: no decision: {out}");
         }
     }

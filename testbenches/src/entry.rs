@@ -129,12 +129,15 @@ pub struct TbRun {
     pub workload: &'static str,
     pub policy: mpgpu_ref::units::framework::Policy,
     pub inject: f64,
+    /// For a block whose Verilog `Sizing::sharing` changes (the framework): the workload of its
+    /// run built to share its SMs, with Warped-Slicer's quotas inside it.
+    pub sharing: Option<&'static str>,
 }
 
 impl TbRun {
     /// `workload` under FCFS, no faults injected.
     pub const fn of(workload: &'static str) -> TbRun {
-        TbRun { workload, policy: mpgpu_ref::units::framework::Policy::Fcfs, inject: 0.0 }
+        TbRun { workload, policy: mpgpu_ref::units::framework::Policy::Fcfs, inject: 0.0, sharing: None }
     }
 }
 

@@ -91,8 +91,8 @@ pub struct TbSetup {
 }
 
 /// The testbench run of block `b` for its IP folder: its host's [`crate::entry::TbRun`] on
-/// `cfg` (the GPU-wide blocks on a GPU of `sms` of its SMs; the framework sharing its SMs,
-/// under Warped-Slicer's quotas on the slicing pair, if `sharing`), RTL in the loop on SM 0
+/// `cfg` (the GPU-wide blocks on a GPU of `sms` of its SMs; with `sharing`, a block whose run
+/// has a `sharing` workload runs that, sharing its SMs under Warped-Slicer), RTL in the loop on SM 0
 /// for a per-SM block. An error says why the block cannot run there (a part with no run of its
 /// own, a GPU of several kinds of SM, a configuration its unit refuses).
 pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool) -> Result<TbSetup, String> {
@@ -114,14 +114,14 @@ pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig
         cfg.inject.seed = 5;
     }
     cfg.validate().map_err(|e| format!("its run's configuration: {e}"))?;
-    let mechanism = if cfg.alloc == mpgpu_ref::config::Alloc::Block { Mechanism::ContextSwitch } else { Mechanism::Drain };
-    let mut o = CosimOptions::new(t.policy, mechanism);
+    let mut o = CosimOptions::new(t.policy, Mechanism::default_for(&cfg));
     o.unit = unit;
-    let workload = if sharing && b.name == "sched" {
-        o.sliced = true;
-        crate::entry::TB_PAIR
-    } else {
-        t.workload
+    let workload = match (sharing, t.sharing) {
+        (true, Some(w)) => {
+            o.sliced = true;
+            w
+        }
+        _ => t.workload,
     };
     let workload = mpgpu_ref::workload::Workload::parse("testbench.toml", workload).map_err(|e| format!("its run's workload: {e}"))?;
     if unit.has_per_sm() {
@@ -156,11 +156,22 @@ pub fn record_testbench(b: &crate::entry::Block, rtl: &crate::ip::Rtl, run: TbSe
         .into_iter()
         .find(|d| crate::trace::read(d).is_ok_and(|i| i.block == b.name));
     let found = found.ok_or_else(|| format!("block `{}`: its testbench's run left no trace of it in {}", b.name, dir.display()))?;
-    // (the run's Verilog is packaged with the default prefix: the same design, its header aside)
-    let info = crate::trace::read(&found)?;
-    let v = std::fs::read_to_string(found.join(format!("{}.v", info.module))).map_err(|e| format!("{}: {e}", found.display()))?;
-    if !crate::ip::ip_verilog(rtl, b.name, b.about, crate::ip::PREFIX, "")?.ends_with(v.as_str()) {
+    if !of_design(b, rtl, &recorded(&found)?)? {
         return Err(format!("block `{}`: its testbench's run simulated other Verilog than the folder's (its configuration is not the one the Verilog is generated for)", b.name));
     }
     Ok((found, result))
+}
+
+/// A recorded trace's description and the Verilog it was recorded on.
+pub fn recorded(t: &Path) -> Result<(TraceInfo, String), String> {
+    let info = crate::trace::read(t)?;
+    let v = std::fs::read_to_string(t.join(format!("{}.v", info.module))).map_err(|e| format!("{}: {e}", t.display()))?;
+    Ok((info, v))
+}
+
+/// Whether a trace ([`recorded`]) is of block `b`'s design `rtl`: a co-simulation records the
+/// packaged modules with the default prefix, which the folder's `--prefix` renames (the header
+/// aside, the same Verilog).
+pub fn of_design(b: &crate::entry::Block, rtl: &crate::ip::Rtl, (info, v): &(TraceInfo, String)) -> Result<bool, String> {
+    Ok(info.module == crate::ip::module_name(crate::ip::PREFIX, b.name) && crate::ip::ip_verilog(rtl, b.name, b.about, crate::ip::PREFIX, "")?.ends_with(v.as_str()))
 }

@@ -123,6 +123,17 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
+    /// The mechanism a run on `cfg` takes unless one is named: context switching, or draining
+    /// under Zorua's and WLM's allocations (the only mechanism the framework runs with there,
+    /// `Gpu::framework_refusal`).
+    pub fn default_for(cfg: &crate::config::GpuConfig) -> Mechanism {
+        if cfg.alloc == crate::config::Alloc::Block {
+            Mechanism::ContextSwitch
+        } else {
+            Mechanism::Drain
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Mechanism> {
         match s {
             "ctxsw" => Some(Mechanism::ContextSwitch),

@@ -167,7 +167,7 @@ pub(super) const BLOCK: Block = Block {
         soak: |_, cfg, _| policy_runs(cfg, |_| true),
         lockstep_only: false,
         clock_gated: true,
-        testbench: crate::entry::TbRun { policy: mpgpu_ref::units::framework::Policy::Dss, ..crate::entry::TbRun::of(crate::entry::TB_PRIORITY) },
+        testbench: crate::entry::TbRun { policy: mpgpu_ref::units::framework::Policy::Dss, sharing: Some(crate::entry::TB_PAIR), ..crate::entry::TbRun::of(crate::entry::TB_PRIORITY) },
     }),
 };
 
