@@ -172,7 +172,7 @@ impl Slurm {
         let listed = rd.join("points.txt");
         match std::fs::read_to_string(&listed) {
             Ok(text) => {
-                let old: Vec<&str> = text.lines().collect();
+                let old = read_points(&text);
                 if old != names.iter().map(String::as_str).collect::<Vec<_>>() {
                     let first = (0..old.len().max(names.len())).find(|&i| old.get(i).copied() != names.get(i).map(String::as_str)).unwrap_or(0);
                     return Err(End::error(anyhow!(
@@ -191,7 +191,7 @@ impl Slurm {
             }
             Err(_) => {
                 std::fs::create_dir_all(rd.join("results")).and_then(|_| std::fs::create_dir_all(rd.join("logs"))).map_err(|e| End::error(anyhow!("{} {}: {e}", self.flag(), rd.display())))?;
-                write(&listed, &(names.join("\n") + "\n")).map_err(End::error)?;
+                write(&listed, points_text(&names)).map_err(End::error)?;
             }
         }
         if self.args.slurm_round == Some(r) {
@@ -482,6 +482,20 @@ fn ranges(v: impl Iterator<Item = usize>) -> String {
     out.join(",")
 }
 
+/// A round's `points.txt`: one line per point (an empty round is an empty file).
+fn points_text(names: &[String]) -> String {
+    names.iter().map(|n| format!("{n}\n")).collect()
+}
+
+/// The points a round's `points.txt` lists (a file holding only a newline, as an empty round
+/// was once written, lists none).
+fn read_points(text: &str) -> Vec<&str> {
+    if text == "\n" {
+        return Vec::new();
+    }
+    text.lines().collect()
+}
+
 /// `s` quoted for the shell.
 fn quote(s: &str) -> String {
     if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c)) {
@@ -503,5 +517,13 @@ mod tests {
         assert_eq!(log_pattern(1071, 1000), "1000+%a.out");
         assert_eq!(quote("a b'c"), "'a b'\\''c'");
         assert_eq!(quote("--regs=8..24:8"), "--regs=8..24:8");
+    }
+
+    #[test]
+    fn a_rounds_points_read_back_as_written_even_when_there_are_none() {
+        for names in [vec![], vec!["a b".to_string(), "c".to_string()]] {
+            let text = points_text(&names);
+            assert_eq!(read_points(&text), names.iter().map(String::as_str).collect::<Vec<_>>(), "{text:?}");
+        }
     }
 }
