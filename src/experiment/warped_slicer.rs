@@ -125,14 +125,23 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         let runs: Vec<u64> = set.iter().map(|e| e.rows[lo].cycles).collect();
         // (the share of Warped-Slicer's run spent before its first decision: profiling)
         let share: Vec<f64> = set.iter().filter_map(|e| e.rows[ws].decision.as_ref().map(|dc| dc.cycle as f64 / e.rows[ws].cycles.max(1) as f64)).collect();
+        // (Warped-Slicer against the Oracle where its profiled partition is within one block of
+        // the Oracle's, and where it is not)
+        let (close, off): (Vec<&Evaluated>, Vec<&Evaluated>) = set.iter().partition(|e| near(&[e]) == 1);
+        let behind = |s: &[&Evaluated]| if s.is_empty() { "-".to_string() } else { pct(ratio(s, ws, or, &ipc)) };
         format!(
-            "under Left-Over our runs take {}-{} cycles to the last halt (each application halted at what it executes alone in {} cycles); Warped-Slicer's first decision comes {:.1} % of the way into its run on average (windows of {} cycles, up to {settle} more to settle), and the Oracle, which decides at once, is {} ahead of it",
+            "the Oracle (each SM's best partition by the kernels' isolated curves, decided at once) is {} over Even, so an even split is already close to the best partition our kernels allow; Warped-Slicer is {} against the Oracle: {} on the {} workloads whose profiled partition is within one block of the Oracle's, {} on the other {}; profiling is not the cause: its first decision comes {:.1} % of the way into its run on average (windows of {} cycles, up to {settle} more to settle; under Left-Over the runs take {}-{} cycles to the last halt, each application halted at what it executes alone in {} cycles)",
+            pct(ratio(set, or, ev, &ipc)),
+            pct(ratio(set, ws, or, &ipc)),
+            behind(&close),
+            close.len(),
+            behind(&off),
+            off.len(),
+            100.0 * share.iter().sum::<f64>() / share.len().max(1) as f64,
+            d.window,
             runs.iter().min().copied().unwrap_or(0),
             runs.iter().max().copied().unwrap_or(0),
             length(ctx.quick),
-            100.0 * share.iter().sum::<f64>() / share.len().max(1) as f64,
-            d.window,
-            pct(ratio(set, or, ws, &ipc))
         )
     };
     let mut single = |what: &str, paper: f64, ours: f64, cause: String| {
@@ -179,7 +188,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 verdict: if cost <= paper { Verdict::Reproduced } else { Verdict::NotReproduced },
                 cause: if cost <= paper { String::new() } else { {
                     let (a, b) = (pairs.iter().map(|e| e.rows[lo].cycles).min().unwrap_or(0), pairs.iter().map(|e| e.rows[lo].cycles).max().unwrap_or(0));
-                    format!("{LONG} cycles of waiting with the profiling layout in place (most of a kernel's blocks held back) are {:.0}-{:.0} % of runs of {a}-{b} cycles (the paper's: 0.5 % of {LENGTH})", 100.0 * f64::from(LONG) / b.max(1) as f64, 100.0 * f64::from(LONG) / a.max(1) as f64)
+                    format!("{LONG} cycles of waiting with the profiling layout in place (most of a kernel's blocks held back) are {:.1}-{:.1} % of runs of {a}-{b} cycles (the paper's: 0.5 % of {LENGTH})", 100.0 * f64::from(LONG) / b.max(1) as f64, 100.0 * f64::from(LONG) / a.max(1) as f64)
                 } },
             });
         }

@@ -221,19 +221,24 @@ struct HwWarp {
 /// warp can make it issue or fetch sooner is a time taken into the quiet time (a unit, a hold,
 /// a TLB check), a freed MSHR, or makes the pick decline to set one. Debug builds check every
 /// skipped warp against a full look.
+#[repr(C)]
 struct Warps {
     slots: Vec<Option<HwWarp>>,
+    /// The in-order issue test's verdict on the slot's warp (why it cannot issue), the cycle
+    /// it holds until (the time the test gives; `0`: unknown) and, for a refusal for lack of
+    /// MSHRs, the MSHRs its load needs ([`Sm::verdict`]).
+    verdict: Vec<std::cell::Cell<(u64, Stall, u32)>>,
+    wake: Vec<std::cell::Cell<u64>>,
     /// The thesis pipeline's quiet times are kept (the in-order one keeps only `wake`).
     ooo: bool,
+    on_mshrs: Vec<u32>,
     quiet: quiet::Quiet,
     fetch_quiet: quiet::Quiet,
-    wake: Vec<std::cell::Cell<u64>>,
-    on_mshrs: Vec<u32>,
 }
 
 impl Warps {
     fn new(n: usize, ooo: bool) -> Warps {
-        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], on_mshrs: Vec::new() }
+        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
     }
 
     /// The slot's warp may change: nothing is known of it.
@@ -243,6 +248,7 @@ impl Warps {
             self.fetch_quiet.forget(i);
         }
         self.wake[i].set(0);
+        self.verdict[i].set((0, Stall::Idle, 0));
     }
 
     /// An MSHR came free: the warps that waited for one look again.
@@ -557,63 +563,92 @@ struct Lat {
     l1_tlb_latency: u32,
 }
 
+/// (`repr(C)`, the fields an SM's cycle reads first: a cycle touches a few of its cache lines
+/// rather than most of its 38; docs/timing.md, "Speed")
+#[repr(C)]
 pub struct Sm {
+    /// The SM does nothing before this cycle unless woken.
+    pub wake_at: u64,
+    /// Cycle up to which stall reasons and occupancy have been accounted.
+    accounted: u64,
+    /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
+    /// results are the same, which a test checks).
+    pub lazy: bool,
+    /// The thesis's pipeline (unified issue queue, out-of-order issue within a warp).
+    ooo: bool,
+    /// The SM has a unit (the replay queue, the operand log, Zorua's coordinator) whose edges
+    /// [`Sm::unit_edges`] samples (without one, it reads none of their slots).
+    units: bool,
+    /// Addresses are translated (false: an ideal MMU, every translation an L1 TLB hit).
+    pub vm: bool,
+    /// Reads are wanted (a save or a replay to load): the SM looks again next cycle.
+    ol_more: bool,
+    /// A warp faulted or an instruction completed: thread-block switching looks again.
+    pub tb_check: bool,
+    /// Under Zorua or WLM: the coordinator's room for blocks (`slot_room`) changed, so a block
+    /// the dispatcher found no room for may fit now.
+    pub room_changed: bool,
+    /// The operand log's last edge claimed or unclaimed a quota.
+    pub ol_room_changed: bool,
+    pub used_warps: u32,
+    /// Warps at a barrier, over the resident blocks (the sum of their `at_barrier`).
+    barrier_warps: u32,
+    mshrs_used: u32,
+    sfu_free: u64,
+    ldst_free: u64,
+    /// Zorua (`alloc = "zorua"`): the coordinator and what the SM keeps of its grants
+    /// (`sm/zorua.rs`), and register values on their way to swap.
+    zorua: Option<Box<zorua::ZSm>>,
+    /// Instructions issued in the previous cycle, for the operand-read stage.
+    oread: Vec<u32>,
+    drained: Vec<SmEv>,
+    /// Blocks finished since the GPU last looked: launch ids.
+    pub finished: Vec<usize>,
+    /// Writebacks and accesses, by cycle.
+    events: Wheel<SmEv>,
+    scheds: Vec<Sched>,
+    alu_free: Vec<u64>,
+    warps: Warps,
+    blocks: Vec<Option<Block>>,
+    /// Instructions in flight (reused; `free_recs` lists the free ones).
+    recs: Vec<Rec>,
+    free_recs: Vec<u32>,
+    lat: Lat,
+    /// Resident and faulted warps over time (kept when demand paging is on).
+    pub timeline: Option<Timeline>,
+    pub stats: SmStats,
+    ol_wq: VecDeque<(u8, [u32; WARP_SIZE])>,
+    /// Counters bumped while looking for an instruction to issue.
+    rq_full: std::cell::Cell<u64>,
+    log_full: std::cell::Cell<u64>,
+    ol_queue_full: std::cell::Cell<u64>,
+    ol_wait: std::cell::Cell<u64>,
+    /// Warp-instructions issued here per process (its address space), for instruction targets
+    /// (`ProcessSpec::insts`): one entry per process the GPU has.
+    pub insts_by_process: Vec<u64>,
+    pub id: u32,
     /// The L1 TLB.
     pub tlb: L1Tlb,
     /// What the SM does on a page fault.
     pub scheme: FaultScheme,
-    /// Addresses are translated (false: an ideal MMU, every translation an L1 TLB hit).
-    pub vm: bool,
-    /// The thesis's pipeline (unified issue queue, out-of-order issue within a warp).
-    ooo: bool,
     /// Entries in use in the unified issue queue, and the warp slot the next fetch looks at
     /// first.
     iq_used: u32,
     fetch_rr: u32,
     /// The warp that issued last (greedy-then-oldest over the unified queue).
     ooo_last: Option<u32>,
-    /// Resident and faulted warps over time (kept when demand paging is on).
-    pub timeline: Option<Timeline>,
-    pub id: u32,
     cfg: SmConfig,
-    lat: Lat,
     pub used_threads: u32,
-    pub used_warps: u32,
     pub used_regs: u32,
     pub used_shared: u32,
     pub used_blocks: u32,
     /// Shared-memory configuration in force (set by the first block on an empty SM).
     pub shared_cap: u32,
-    blocks: Vec<Option<Block>>,
-    warps: Warps,
-    scheds: Vec<Sched>,
-    alu_free: Vec<u64>,
-    sfu_free: u64,
-    ldst_free: u64,
     l1: TagArray,
     mshrs: Vec<Mshr>,
     free_mshrs: Vec<u32>,
     /// The MSHR a load missing on a line joins.
     mshr_of_line: HashMap<u32, u32>,
-    mshrs_used: u32,
-    /// Instructions in flight (reused; `free_recs` lists the free ones).
-    recs: Vec<Rec>,
-    free_recs: Vec<u32>,
-    /// Instructions issued in the previous cycle, for the operand-read stage.
-    oread: Vec<u32>,
-    /// Writebacks and accesses, by cycle.
-    events: Wheel<SmEv>,
-    drained: Vec<SmEv>,
-    pub stats: SmStats,
-    /// Blocks finished since the GPU last looked: launch ids.
-    pub finished: Vec<usize>,
-    /// Cycle up to which stall reasons and occupancy have been accounted.
-    accounted: u64,
-    /// The SM does nothing before this cycle unless woken.
-    pub wake_at: u64,
-    /// Skip scheduler scans that cannot issue (false: scan every scheduler every cycle; the
-    /// results are the same, which a test checks).
-    pub lazy: bool,
     /// Thesis pipeline: warp looks the issue stage skipped because the warp was quiet
     /// (the slot's quiet time; only when `lazy`).
     pub quiet_skips: u64,
@@ -632,13 +667,10 @@ pub struct Sm {
     /// (`docs/faults.md` O11); and its bookkeeping unit, which keeps the blocks' quotas, the
     /// free list and which entries are in use.
     od: Option<std::cell::RefCell<OdPort>>,
-    ol_wq: VecDeque<(u8, [u32; WARP_SIZE])>,
     ol_wq_res: u8,
     ol_rd: Option<(u8, OlRead)>,
     ol_rbuf: Option<ReplayLoad>,
     ol_saved: Vec<Option<[u32; WARP_SIZE]>>,
-    /// Reads are wanted (a save or a replay to load): the SM looks again next cycle.
-    ol_more: bool,
     /// No replay can be loaded before this cycle (a new one, or the one loaded leaving, says
     /// otherwise).
     ol_load_at: u64,
@@ -647,32 +679,14 @@ pub struct Sm {
     /// Restored logged operands waiting for their instruction to issue (`IqEntry::staged`).
     ol_staged: Vec<Option<[u32; WARP_SIZE]>>,
     ol: Option<std::cell::RefCell<OlPort>>,
-    /// The operand log's last edge claimed or unclaimed a quota.
-    pub ol_room_changed: bool,
     /// Its unclaimed entries after its last edge.
     ol_pool: u8,
     /// Fault injection, and the global memory instructions translated so far.
     pub inject: crate::config::FaultInjection,
     inject_n: u64,
-    /// Counters bumped while looking for an instruction to issue.
-    rq_full: std::cell::Cell<u64>,
-    log_full: std::cell::Cell<u64>,
-    ol_queue_full: std::cell::Cell<u64>,
-    ol_wait: std::cell::Cell<u64>,
-    /// A warp faulted or an instruction completed: thread-block switching looks again.
-    pub tb_check: bool,
-    /// Under Zorua or WLM: the coordinator's room for blocks (`slot_room`) changed, so a block
-    /// the dispatcher found no room for may fit now.
-    pub room_changed: bool,
-    /// Warp-instructions issued here per process (its address space), for instruction targets
-    /// (`ProcessSpec::insts`): one entry per process the GPU has.
-    pub insts_by_process: Vec<u64>,
     /// Thread-block switching on faults is on, switching out blocks whose faults take at
     /// least this many more cycles (the blocks whose logged operands are read out for a save).
     pub tb_switch_wait: Option<u64>,
-    /// Zorua (`alloc = "zorua"`): the coordinator and what the SM keeps of its grants
-    /// (`sm/zorua.rs`), and register values on their way to swap.
-    zorua: Option<Box<zorua::ZSm>>,
     z_swap_data: Vec<(u32, Vec<u32>)>,
 }
 
@@ -707,6 +721,7 @@ impl Sm {
             used_regs: 0,
             used_shared: 0,
             used_blocks: 0,
+            barrier_warps: 0,
             shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
             warps: Warps::new(cfg.warps as usize, cfg.pipeline == Pipeline::Thesis),
@@ -757,6 +772,7 @@ impl Sm {
             insts_by_process: Vec::new(),
             tb_switch_wait: None,
             zorua: None,
+            units: false,
             z_swap_data: Vec::new(),
         }
     }

@@ -189,6 +189,7 @@ impl Sm {
         self.used_threads += nw * 32;
         self.used_regs += regs;
         self.used_shared += f.shared_per_block;
+        self.barrier_warps += at_barrier;
         self.blocks[bslot] = Some(Block {
             info: ctx.info,
             ctaid: ctx.ctaid,
@@ -328,6 +329,7 @@ impl Sm {
         }
         self.account(now);
         let blk = self.blocks[bslot as usize].take().unwrap();
+        self.barrier_warps -= blk.at_barrier;
         let mut warps = Vec::new();
         let mut queued = Vec::new();
         let mut ages = Vec::new();
@@ -403,6 +405,7 @@ impl Sm {
             return;
         };
         if blk.running > 0 && blk.at_barrier == blk.running && own_barriers {
+            self.barrier_warps -= blk.at_barrier;
             blk.at_barrier = 0;
             for &s in &blk.warp_slots {
                 if let Some(w) = self.warps[s as usize].as_mut() {
@@ -431,6 +434,7 @@ impl Sm {
                 self.z_block_end(now, bslot, &slots);
             }
             let blk = self.blocks[bslot as usize].take().unwrap();
+            self.barrier_warps -= blk.at_barrier;
             for &s in &blk.warp_slots {
                 self.free_warp(s);
             }

@@ -21,7 +21,7 @@ impl Sm {
         }
         // (a block to be saved whose logged operands are still to be read out of the array: one
         // a cycle, from the next)
-        if self.od.is_some() && (0..self.blocks.len() as u32).any(|b| self.ol_save_wanted(now, b) && self.ol_save_entries(b).any(|l| self.ol_saved[l as usize].is_none())) {
+        if self.units && self.od.is_some() && (0..self.blocks.len() as u32).any(|b| self.ol_save_wanted(now, b) && self.ol_save_entries(b).any(|l| self.ol_saved[l as usize].is_none())) {
             t = now + 1;
         }
         if let Some(c) = self.events.next_time() {
@@ -146,10 +146,14 @@ impl Sm {
         self.z_cycle(now, gmem);
         let active = if self.ooo { self.ooo_cycle(now, mem)? } else { self.inorder_cycle(now, mem)? };
         self.accounted = self.accounted.max(now + 1);
-        self.stats.rq_full += self.rq_full.take();
-        self.stats.log_full += self.log_full.take();
-        self.stats.ol_queue_full += self.ol_queue_full.take();
-        self.stats.ol_replay_wait += self.ol_wait.take();
+        if self.units {
+            // (refusals for the replay queue's or the operand log's room: none without them)
+            self.stats.rq_full += self.rq_full.take();
+            self.stats.log_full += self.log_full.take();
+            self.stats.ol_queue_full += self.ol_queue_full.take();
+            self.stats.ol_replay_wait += self.ol_wait.take();
+        }
+        debug_assert!(self.units || self.rq_full.get() + self.log_full.get() + self.ol_queue_full.get() + self.ol_wait.get() == 0);
         self.stats.warp_cycles += self.used_warps as u64;
         self.stats.barrier_warp_cycles += self.warps_at_barrier();
         if let Some(tl) = &mut self.timeline {

@@ -50,6 +50,7 @@ impl Sm {
     pub(crate) fn set_fault_models(&mut self, g: &crate::config::SmConfig) {
         if matches!(self.scheme, FaultScheme::Rq | FaultScheme::Ol) {
             self.rq = Some(std::cell::RefCell::new(Port::new(Box::new(crate::units::rq::Rq::new(g.rq_entries)))));
+            self.units = true;
         }
         if self.scheme == FaultScheme::Ol {
             let entries = g.oplog_bytes / crate::config::OPLOG_ENTRY_BYTES;
@@ -64,6 +65,9 @@ impl Sm {
     /// sampled), then whether any halted: the GPU cycle and the report of the first that did
     /// (a co-simulated unit parted from its model, or a unit broke its protocol).
     pub fn unit_edges(&mut self, now: u64) -> Option<(u64, String)> {
+        if !self.units {
+            return None;
+        }
         self.ol_edge(now).or_else(|| self.rq_edge(now)).or_else(|| self.od_edge(now)).or_else(|| self.zorua_error())
     }
 

@@ -6,6 +6,7 @@ use super::*;
 
 /// Counters of one SM.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[repr(C)]
 pub struct SmStats {
     pub warp_insts: u64,
     pub thread_insts: u64,
@@ -110,8 +111,11 @@ impl Timeline {
 
 impl Sm {
     /// The resident warps waiting at a barrier.
+    /// (kept as a count, [`Sm::barrier_warps`]: reading every block's count touched a cache
+    /// line a block every cycle)
     pub(super) fn warps_at_barrier(&self) -> u64 {
-        self.blocks.iter().flatten().map(|b| b.at_barrier as u64).sum()
+        debug_assert_eq!(self.barrier_warps as u64, self.blocks.iter().flatten().map(|b| b.at_barrier as u64).sum::<u64>(), "SM {}: warps at a barrier", self.id);
+        self.barrier_warps as u64
     }
 
     /// Brings stall and occupancy accounting up to `now` (for cycles the SM slept through, the

@@ -212,6 +212,7 @@ impl Sm {
         self.lat.shared_latency += 2 * t;
         self.lat.l1_latency += t;
         let out = unit.outputs(&ZIn::default());
+        self.units = true;
         self.zorua = Some(Box::new(ZSm {
             out,
             unit,

@@ -166,7 +166,10 @@ impl Sm {
         if hw.w.state == WarpState::AtBarrier {
             hw.w.state = WarpState::Ready;
             if let Some(b) = self.blocks[bslot].as_mut() {
-                b.at_barrier = b.at_barrier.saturating_sub(1);
+                if b.at_barrier > 0 {
+                    b.at_barrier -= 1;
+                    self.barrier_warps -= 1;
+                }
             }
         }
         hw.next_issue = hw.next_issue.max(now + 1);
