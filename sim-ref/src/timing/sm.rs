@@ -229,6 +229,9 @@ struct Warps {
     /// MSHRs, the MSHRs its load needs ([`Sm::verdict`]).
     verdict: Vec<std::cell::Cell<(u64, Stall, u32)>>,
     wake: Vec<std::cell::Cell<u64>>,
+    /// The earliest of the slots' `wake` (`0`: unknown; a slot forgotten since), good while
+    /// later than the current cycle: no slot's time has come and none changed.
+    wake_min: std::cell::Cell<u64>,
     /// The thesis pipeline's quiet times are kept (the in-order one keeps only `wake`).
     ooo: bool,
     on_mshrs: Vec<u32>,
@@ -238,7 +241,7 @@ struct Warps {
 
 impl Warps {
     fn new(n: usize, ooo: bool) -> Warps {
-        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
+        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], wake_min: Default::default(), verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
     }
 
     /// The slot's warp may change: nothing is known of it.
@@ -248,6 +251,7 @@ impl Warps {
             self.fetch_quiet.forget(i);
         }
         self.wake[i].set(0);
+        self.wake_min.set(0);
         self.verdict[i].set((0, Stall::Idle, 0));
     }
 

@@ -29,12 +29,20 @@ impl Sm {
         }
         // (a known time is read without touching the warp; an empty slot's is `u64::MAX` until
         // a warp comes into it, which forgets it)
-        for (slot, known) in self.warps.wake.iter().enumerate() {
-            if known.get() <= now {
-                known.set(self.warps[slot].as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now)));
+        // (and their earliest, while it lies ahead and no slot changed)
+        let mut m = self.warps.wake_min.get();
+        if m <= now {
+            m = u64::MAX;
+            for (slot, known) in self.warps.wake.iter().enumerate() {
+                if known.get() <= now {
+                    known.set(self.warps[slot].as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now)));
+                }
+                m = m.min(known.get());
             }
-            t = t.min(known.get());
+            self.warps.wake_min.set(m);
         }
+        debug_assert_eq!(m, self.warps.wake.iter().map(|k| k.get()).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake", self.id);
+        t = t.min(m);
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
                 t = t.min(f);
