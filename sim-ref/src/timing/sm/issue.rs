@@ -119,14 +119,22 @@ impl Sm {
     /// for lack of MSHRs keeps it while the MSHRs in use still refuse the MSHRs it needs. A
     /// verdict that depends on other state of the SM (a busy unit, Zorua's swap) is not kept.
     /// (On the default workload 15 M of 18 M looks at a warp were MSHR refusals.)
+    #[inline(always)]
     fn verdict(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
-        let known = &self.warps.verdict[slot as usize];
-        let (until, r, need) = known.get();
+        let (until, r, need) = self.warps.verdict[slot as usize].get();
         if until > now && (r != Stall::Unit || self.mshrs_refuse(need)) {
             #[cfg(debug_assertions)]
             assert_eq!(self.eligible(now, slot, s), Err((r, until)), "SM {}: warp slot {slot}'s kept verdict is stale at cycle {now}", self.id);
             return Err((r, until));
         }
+        self.look(now, slot, s)
+    }
+
+    /// The full test of [`Sm::verdict`], keeping the verdict where it holds (out of line: the
+    /// scan's common case is a kept verdict).
+    #[inline(never)]
+    fn look(&self, now: u64, slot: u32, s: usize) -> Result<(), (Stall, u64)> {
+        let known = &self.warps.verdict[slot as usize];
         let v = self.eligible(now, slot, s);
         if let Err((r, t)) = v {
             // (a busy unit's verdict has a time; an MSHR refusal has none)
@@ -138,7 +146,25 @@ impl Sm {
         v
     }
 
+    /// The scheduler's look at one warp in its scan: whether it can issue; if not, the scan
+    /// notes why (the first reason met that is not an idle warp's) and its time.
+    #[inline(always)]
+    fn consider(&self, now: u64, slot: u32, s: usize, scan: &mut Scan) -> bool {
+        match self.verdict(now, slot, s) {
+            Ok(()) => true,
+            Err((r, t)) => {
+                // (a finished warp waiting for its block says nothing about the stall)
+                if r != Stall::Idle && scan.first.is_none() {
+                    scan.first = Some(r);
+                }
+                scan.wake = scan.wake.min(t);
+                false
+            }
+        }
+    }
+
     /// A load that needs `need` MSHRs is refused for lack of them.
+    #[inline(always)]
     fn mshrs_refuse(&self, need: u32) -> bool {
         self.mshrs_used + need > self.lat.l1_mshrs && self.mshrs_used > 0
     }
@@ -150,50 +176,22 @@ impl Sm {
             self.scheds[s].wake = u64::MAX;
             return Ok(false);
         }
-        let mut first_reason = None;
-        let mut wake = u64::MAX;
-        let mut pick = None;
         let last = self.scheds[s].last;
-        let mut consider = |sm: &Sm, slot: u32| -> bool {
-            match sm.verdict(now, slot, s) {
-                Ok(()) => {
-                    pick = Some(slot);
-                    true
-                }
-                Err((r, t)) => {
-                    // (a finished warp waiting for its block says nothing about the stall)
-                    if r != Stall::Idle {
-                        first_reason.get_or_insert(r);
-                    }
-                    wake = wake.min(t);
-                    false
-                }
+        let mut scan = Scan { first: None, wake: u64::MAX };
+        let list = &self.scheds[s].warps;
+        let pick = match self.cfg.scheduler {
+            SchedPolicy::Gto => match last {
+                Some(l) if self.consider(now, l, s, &mut scan) => Some(l),
+                _ => list.iter().copied().find(|&slot| Some(slot) != last && self.consider(now, slot, s, &mut scan)),
+            },
+            SchedPolicy::Lrr => {
+                let start = last.and_then(|l| list.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
+                (0..n).map(|k| list[(start + k) % n]).find(|&slot| self.consider(now, slot, s, &mut scan))
             }
         };
-        match self.cfg.scheduler {
-            SchedPolicy::Gto => {
-                let greedy = last.is_some_and(|l| consider(self, l));
-                if !greedy {
-                    for k in 0..n {
-                        let slot = self.scheds[s].warps[k];
-                        if Some(slot) != last && consider(self, slot) {
-                            break;
-                        }
-                    }
-                }
-            }
-            SchedPolicy::Lrr => {
-                let start = last.and_then(|l| self.scheds[s].warps.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
-                for k in 0..n {
-                    if consider(self, self.scheds[s].warps[(start + k) % n]) {
-                        break;
-                    }
-                }
-            }
-        }
         let Some(slot) = pick else {
-            self.scheds[s].reason = first_reason.unwrap_or(Stall::Idle);
-            self.scheds[s].wake = wake;
+            self.scheds[s].reason = scan.first.unwrap_or(Stall::Idle);
+            self.scheds[s].wake = scan.wake;
             return Ok(false);
         };
         let d = self.decode(slot);
@@ -363,4 +361,11 @@ impl Sm {
             }
         }
     }
+}
+
+/// What a scheduler's scan found among the warps that cannot issue: the first reason and the
+/// earliest time one of them could.
+struct Scan {
+    first: Option<Stall>,
+    wake: u64,
 }
