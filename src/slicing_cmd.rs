@@ -70,7 +70,7 @@ pub(crate) fn geomean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
 
-fn describe(d: &Option<SliceDecision>) -> String {
+pub(crate) fn describe(d: &Option<SliceDecision>) -> String {
     d.as_ref().map_or("-".into(), |d| d.to_string())
 }
 
