@@ -282,10 +282,15 @@ pub(crate) fn fell_back(set: &[&Evaluated], i: usize) -> usize {
     set.iter().filter(|e| e.rows[i].decision.as_ref().is_some_and(|d| d.spatial)).count()
 }
 
-/// How many of `set` Warped-Slicer's profiled partition puts within one block of the Oracle's,
+/// Whether Warped-Slicer's profiled partition of `e` is within one block of the Oracle's,
 /// kernel by kernel (or both Spatial).
+pub(crate) fn is_near_oracle(e: &Evaluated) -> bool {
+    matches!((&e.rows[3].decision, &e.rows[4].decision), (Some(p), Some(o)) if p.within_one_of(o))
+}
+
+/// How many of `set` are [`is_near_oracle`].
 pub(crate) fn near_oracle(set: &[&Evaluated]) -> usize {
-    set.iter().filter(|e| matches!((&e.rows[3].decision, &e.rows[4].decision), (Some(p), Some(o)) if p.within_one_of(o))).count()
+    set.iter().filter(|e| is_near_oracle(e)).count()
 }
 
 /// The summary of `set` (evaluated under [`POLICIES`]): each policy's IPC, STP, ANTT and

@@ -127,7 +127,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         let share: Vec<f64> = set.iter().filter_map(|e| e.rows[ws].decision.as_ref().map(|dc| dc.cycle as f64 / e.rows[ws].cycles.max(1) as f64)).collect();
         // (Warped-Slicer against the Oracle where its profiled partition is within one block of
         // the Oracle's, and where it is not)
-        let (close, off): (Vec<&Evaluated>, Vec<&Evaluated>) = set.iter().partition(|e| near(&[e]) == 1);
+        let (close, off): (Vec<&Evaluated>, Vec<&Evaluated>) = set.iter().partition(|e| crate::slicing_cmd::is_near_oracle(e));
         let behind = |s: &[&Evaluated]| if s.is_empty() { "-".to_string() } else { pct(ratio(s, ws, or, &ipc)) };
         let oracle_even = ratio(set, or, ev, &ipc);
         // (the Oracle within 2 % of Even: an even split is about as good as any partition the
