@@ -108,6 +108,17 @@ impl Progress {
     }
 
 
+    /// The Slurm (or `--resume`) driver the points go through, if any.
+    pub fn slurm(&self) -> Option<&crate::slurm::Slurm> {
+        self.slurm.as_ref()
+    }
+
+    /// Puts `s` in place of the driver (a command of parts gives each part its own); the one
+    /// it replaces.
+    pub fn set_slurm(&mut self, s: Option<crate::slurm::Slurm>) -> Option<crate::slurm::Slurm> {
+        std::mem::replace(&mut self.slurm, s)
+    }
+
     /// [`Progress::map`] for results that can travel through a file: under `--slurm` the points
     /// run as a job array, and this process either reads their results back or ends here
     /// ([`crate::slurm::Slurm::round`]).

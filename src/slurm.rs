@@ -21,6 +21,11 @@
 //! first round without them it writes the round's folder, submits it (unless `--no-submit`), says
 //! so and ends (exit 0), or, if that round was submitted before, names the points still without
 //! a result and ends with exit 3.
+//!
+//! A command made of parts (`experiment all`: one experiment after another) gives each part a
+//! folder of its own, `DIR/<part>/`, which belongs to the part's own command line (`experiment
+//! thesis --resume DIR/thesis`): its tasks run that command line, and a folder written by the
+//! part run alone serves the whole command as well.
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{de::DeserializeOwned, Serialize};
@@ -119,6 +124,9 @@ impl<T: Serialize + DeserializeOwned> Shipped for Result<T, String> {
 pub struct Slurm {
     args: SlurmArgs,
     dir: PathBuf,
+    /// The command line the folder belongs to and its tasks run: this process's (`None`), or a
+    /// part's ([`Slurm::part`]).
+    argv: Option<Vec<String>>,
     /// Rounds begun so far.
     rounds: AtomicUsize,
 }
@@ -126,7 +134,27 @@ pub struct Slurm {
 impl Slurm {
     /// The rounds of `--slurm DIR`, or of `--resume DIR` (the same folder, its points run here).
     pub fn new(args: &SlurmArgs) -> Option<Slurm> {
-        args.slurm.as_ref().or(args.resume.as_ref()).map(|d| Slurm { args: args.clone(), dir: d.clone(), rounds: AtomicUsize::new(0) })
+        args.slurm.as_ref().or(args.resume.as_ref()).map(|d| Slurm { args: args.clone(), dir: d.clone(), argv: None, rounds: AtomicUsize::new(0) })
+    }
+
+    /// The rounds of one part of this command (`experiment all` runs each experiment as a
+    /// part): in the folder `DIR/<name>`, which belongs to `argv`, the part's own command line
+    /// (the one its tasks run), with its rounds counted from 1.
+    pub fn part(&self, name: &str, argv: Vec<String>) -> Slurm {
+        Slurm { args: self.args.clone(), dir: self.dir.join(name), argv: Some(argv), rounds: AtomicUsize::new(0) }
+    }
+
+    /// The folder: `DIR`, or a part's `DIR/<name>`.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The command line the folder belongs to.
+    fn argv(&self) -> Result<Vec<String>> {
+        match &self.argv {
+            Some(a) => Ok(a.clone()),
+            None => args(),
+        }
     }
 
     /// Under `--resume`: the points run here, on the progress bar's workers.
@@ -244,28 +272,19 @@ impl Slurm {
 
     /// The command line that wrote `DIR` (`DIR/command.txt`, written by the first run), against
     /// this one: another command line's results are never mixed in. The options that do not
-    /// change the points (`--jobs`, `--sbatch`, `--no-submit`, a task's `--slurm-round`) are
-    /// left out of the comparison.
+    /// change the points ([`NOT_POINTS`]: how and where they run, where the outputs go) are
+    /// left out of the comparison, so a folder written under `--slurm` can be finished under
+    /// `--resume`, or moved, and a part's folder serves the part run alone and the whole.
     fn same_command(&self) -> Result<()> {
         if self.dir.exists() && !self.dir.is_dir() {
             bail!("{} {}: not a folder (a file of that name is there): give a folder, new or one this command line wrote", self.flag(), self.dir.display());
         }
-        let mut kept = Vec::new();
-        let mut it = args()?.into_iter();
-        while let Some(a) = it.next() {
-            match a.as_str() {
-                "--jobs" | "--sbatch" | "--slurm-round" => {
-                    it.next();
-                }
-                "--no-submit" => {}
-                _ if ["--jobs=", "--sbatch=", "--slurm-round="].iter().any(|p| a.starts_with(p)) => {}
-                _ => kept.push(a),
-            }
-        }
+        let argv = self.argv()?;
+        let kept = without(&argv, &["--jobs", "--sbatch", "--slurm-round"], &["--no-submit"]);
         let text = format!("mpgpu {}\n{}\n", env!("CARGO_PKG_VERSION"), kept.join("\n"));
         let path = self.dir.join("command.txt");
         match std::fs::read_to_string(&path) {
-            Ok(old) if old == text => Ok(()),
+            Ok(old) if points_of(&old) == points_of(&text) => Ok(()),
             Ok(old) => bail!(
                 "{} {}: the folder holds the points of another command line ({}: `{}`; this one: `{}`): give that command line, or another folder",
                 self.flag(),
@@ -310,12 +329,14 @@ impl Slurm {
         let cwd = std::env::current_dir().context("the current folder")?;
         let exe = std::env::current_exe().context("this program's path")?;
         let exe = exe.to_str().ok_or_else(|| anyhow!("this program's path {} is not UTF-8", exe.display()))?.to_string();
+        // (the tasks run the folder's command line; the follow-up, this process's)
+        let task_args = self.argv()?;
         let args = args()?;
         let abs = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
         let rd = abs(rd);
         // (`--slurm-round R` right after the subcommand, ahead of any `--`)
         let run = |round: Option<usize>| {
-            let mut a = args.clone();
+            let mut a = if round.is_some() { task_args.clone() } else { args.clone() };
             if let Some(r) = round {
                 a.splice(1..1, ["--slurm-round".to_string(), r.to_string()]);
             }
@@ -458,6 +479,35 @@ fn log_pattern(n: usize, first: usize) -> String {
 }
 
 /// The command line's arguments after the program's name.
+/// The options that do not change a command's points: how and where they run (`--jobs`,
+/// `--sbatch`, a task's `--slurm-round`, the folder of `--resume` or `--slurm`) and where the
+/// outputs go (`--out`, `--docs`); each takes a value. `--no-submit` is the one such flag.
+pub const NOT_POINTS: &[&str] = &["--jobs", "--sbatch", "--slurm-round", "--resume", "--slurm", "--out", "--docs"];
+
+/// `argv` without the options of `valued` (and their values, given apart or after `=`) and
+/// the flags of `flags`.
+fn without(argv: &[String], valued: &[&str], flags: &[&str]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        if valued.contains(&a.as_str()) {
+            it.next();
+        } else if !flags.contains(&a.as_str()) && !valued.iter().any(|v| a.strip_prefix(v).is_some_and(|r| r.starts_with('='))) {
+            kept.push(a.clone());
+        }
+    }
+    kept
+}
+
+/// What a `command.txt` says of the points: its version line and its arguments without the
+/// options of [`NOT_POINTS`].
+fn points_of(text: &str) -> (String, Vec<String>) {
+    let mut lines = text.lines();
+    let version = lines.next().unwrap_or("").to_string();
+    let argv: Vec<String> = lines.map(String::from).collect();
+    (version, without(&argv, NOT_POINTS, &["--no-submit"]))
+}
+
 fn args() -> Result<Vec<String>> {
     std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("--slurm: the argument {a:?} is not UTF-8"))).collect()
 }
@@ -508,6 +558,20 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_belongs_to_the_points_not_to_where_they_ran() {
+        let text = |args: &str| format!("mpgpu 0.1.0\n{}\n", args.split(' ').collect::<Vec<_>>().join("\n"));
+        let same = |a: &str, b: &str| points_of(&text(a)) == points_of(&text(b));
+        // (the folder, the outputs' places, the workers and the submission: not the points)
+        assert!(same("experiment warped-slicer --resume /a --out /o --docs /d", "experiment warped-slicer --slurm=/b/warped-slicer --jobs 2 --no-submit"));
+        assert!(same("sweep vecadd --regs 8..16:8 --resume=/a", "sweep vecadd --sbatch -p --regs 8..16:8 --slurm /a"));
+        // (anything else is)
+        assert!(!same("experiment warped-slicer --resume /a", "experiment warped-slicer --resume /a --quick"));
+        assert!(!same("experiment warped-slicer --resume /a", "experiment zorua --resume /a"));
+        assert!(!same("sweep vecadd --regs 8..16:8", "sweep vecadd --regs 8..24:8"));
+        assert!(points_of("mpgpu 0.1.0\nx\n") != points_of("mpgpu 0.2.0\nx\n"));
+    }
 
     #[test]
     fn array_indices_and_log_names() {

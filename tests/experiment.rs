@@ -220,3 +220,67 @@ fn experiments_refuse_what_does_not_fit() {
     assert_eq!(c, 2);
     assert!(e.contains("--out"), "{e}");
 }
+
+/// Every file under `d` with its contents.
+fn files(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            out.push((p.strip_prefix(d).unwrap().to_path_buf(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `experiment all --resume DIR` keeps each experiment in `DIR/<name>`, the folder of that
+/// experiment run alone with the same options: a run of one serves `all`, and `all` run again
+/// computes nothing and writes the same outputs.
+#[test]
+fn all_resumes_each_experiment_in_the_folder_of_its_own_run() {
+    let r = dir("all-resume");
+    let one = dir("all-one-out");
+    let (c, o, e) = mpgpu(&["experiment", "thesis", "--quick", "--resume", r.join("thesis").to_str().unwrap(), "--out", one.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    let kept = files(&r.join("thesis"));
+    let stamp = |d: &Path| std::fs::metadata(d.join("thesis/round-1/results/0.cbor")).unwrap().modified().unwrap();
+    let before = stamp(&r);
+    let all = dir("all-out");
+    let (c, o, e) = mpgpu(&["experiment", "all", "--quick", "--jobs", "2", "--resume", r.to_str().unwrap(), "--out", all.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    // (the thesis's points were kept, not run again; its page is the one its own run wrote)
+    assert_eq!(stamp(&r), before);
+    assert!(files(&r.join("thesis")) == kept, "the thesis's folder changed");
+    assert_eq!(std::fs::read(all.join("thesis/thesis.md")).unwrap(), std::fs::read(one.join("thesis/thesis.md")).unwrap());
+    for name in ["thesis-faults", "zorua", "warped-slicer"] {
+        let cmd = std::fs::read_to_string(r.join(name).join("command.txt")).unwrap_or_else(|_| panic!("{name}: no folder of its own"));
+        assert!(cmd.contains(&format!("\n{name}\n")) && !cmd.contains("\nall\n"), "{cmd}");
+    }
+    // (run again: every point kept, the same outputs)
+    let again = dir("all-again-out");
+    let (c, o, e) = mpgpu(&["experiment", "all", "--quick", "--resume", r.to_str().unwrap(), "--out", again.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    // (the same files, the same bytes but for the paths of the outputs themselves)
+    let read = |d: &Path| files(d).into_iter().filter(|(p, _)| !p.to_string_lossy().ends_with(".log")).map(|(p, b)| (p, String::from_utf8_lossy(&b).replace(d.to_str().unwrap(), "OUT"))).collect::<Vec<_>>();
+    let (a, b) = (read(&all), read(&again));
+    assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>());
+    for (x, y) in a.iter().zip(&b) {
+        assert!(x.1 == y.1, "{}: not the same when run again", x.0.display());
+    }
+    // (on Slurm: each experiment's tasks run that experiment's own command line in its folder;
+    // the follow-up job runs `all` again)
+    let s = dir("all-slurm");
+    let (c, _, e) = mpgpu(&["experiment", "all", "--quick", "--slurm", s.to_str().unwrap(), "--no-submit"]);
+    assert_eq!(c, 0, "{e}");
+    let task = std::fs::read_to_string(s.join("thesis/round-1/array.sh")).unwrap();
+    assert!(task.contains(&format!("experiment --slurm-round 1 thesis --quick --slurm {} --no-submit", s.join("thesis").display())), "{task}");
+    let next = std::fs::read_to_string(s.join("thesis/round-1/next.sh")).unwrap();
+    assert!(next.contains(&format!("experiment all --quick --slurm {} --no-submit", s.display())), "{next}");
+    // (a folder of another command line is still refused: the same experiment at full scale)
+    let (c, _, e) = mpgpu(&["experiment", "thesis", "--resume", r.join("thesis").to_str().unwrap(), "--out", one.to_str().unwrap(), "--docs", one.to_str().unwrap()]);
+    assert_ne!(c, 0);
+    assert!(e.contains("another command line"), "{e}");
+}

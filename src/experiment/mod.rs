@@ -254,9 +254,19 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
         crate::checks::output_dir(&a.docs, "--docs")?;
     }
     let total: usize = chosen.iter().map(|e| (e.points)(a.quick)).sum::<Result<usize>>()?;
-    let pb = Progress::new("experiment", total, a.jobs.workers()).with_slurm(&a.slurm);
+    let mut pb = Progress::new("experiment", total, a.jobs.workers()).with_slurm(&a.slurm);
+    // (`all` under `--resume DIR` or `--slurm DIR`: each experiment in `DIR/<name>`, the folder
+    // of `experiment <name>` with the same options, so that one run alone serves `all`)
+    let whole = if name == "all" { pb.set_slurm(None) } else { None };
+    if whole.is_some() && a.slurm.slurm_round.is_some() {
+        bail!("--slurm-round: a task computes a point of one experiment (`experiment <name>`), not of `all`");
+    }
     let mut ok = true;
     for e in chosen {
+        if let Some(w) = &whole {
+            let argv = part_argv(e.name, &w.dir().join(e.name))?;
+            pb.set_slurm(Some(w.part(e.name, argv)));
+        }
         let out = a.out.join(e.name);
         std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
         let ctx = Ctx { quick: a.quick, limits: a.limit.limits(), out: out.clone() };
@@ -286,6 +296,63 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+/// The command line of one experiment of `experiment all`: this process's, with the
+/// experiment's name in place of `all` and `dir` in place of the folder of `--resume` or
+/// `--slurm`.
+fn part_argv(name: &str, dir: &Path) -> Result<Vec<String>> {
+    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("the argument {a:?} is not UTF-8"))).collect::<Result<_>>()?;
+    let dir = dir.to_str().ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", dir.display()))?;
+    part_of(&argv, name, dir)
+}
+
+/// [`part_argv`] of the arguments `argv` (the subcommand first).
+fn part_of(argv: &[String], name: &str, dir: &str) -> Result<Vec<String>> {
+    use clap::Args;
+    let cmd = ExperimentArgs::augment_args(clap::Command::new("experiment"));
+    let valued: Vec<&str> = cmd.get_arguments().filter(|x| x.get_action().takes_values()).filter_map(|x| x.get_long()).collect();
+    let mut out = Vec::new();
+    let mut it = argv.iter();
+    out.extend(it.next().cloned());
+    let mut named = false;
+    while let Some(x) = it.next() {
+        match x.strip_prefix("--") {
+            Some("") => {
+                out.push(x.clone());
+                if !named {
+                    out.extend(it.next().map(|_| name.to_string()));
+                    named = true;
+                }
+                out.extend(it.cloned());
+                break;
+            }
+            Some(opt) => {
+                let (key, value) = opt.split_once('=').map_or((opt, None), |(k, v)| (k, Some(v)));
+                let folder = key == "resume" || key == "slurm";
+                match value {
+                    Some(_) if folder => out.push(format!("--{key}={dir}")),
+                    Some(_) => out.push(x.clone()),
+                    None => {
+                        out.push(x.clone());
+                        if valued.contains(&key) {
+                            let v = it.next().ok_or_else(|| anyhow!("--{key}: expected a value"))?;
+                            out.push(if folder { dir.to_string() } else { v.clone() });
+                        }
+                    }
+                }
+            }
+            None if !named => {
+                out.push(name.to_string());
+                named = true;
+            }
+            None => out.push(x.clone()),
+        }
+    }
+    if !named {
+        bail!("expected the experiment's name (`all`) among the arguments");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,6 +376,16 @@ mod tests {
         assert_eq!(share_verdict(&[0.2, 0.7, 1.0], &[0.3, 0.6, 0.9]), Verdict::Reproduced);
         assert_eq!(share_verdict(&[0.2, 0.7, 1.0], &[0.0, 0.2, 0.5]), Verdict::TrendOnly);
         assert_eq!(share_verdict(&[0.2, 0.7, 1.0], &[0.5, 0.2, 0.0]), Verdict::NotReproduced);
+    }
+
+    #[test]
+    fn a_part_of_all_is_the_experiment_s_own_command_line() {
+        let v = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        let part = |s: &str| part_of(&v(s), "zorua", "R/zorua").unwrap().join(" ");
+        assert_eq!(part("experiment all --resume R --jobs 2"), "experiment zorua --resume R/zorua --jobs 2");
+        assert_eq!(part("experiment --out all --slurm=R --max-cycles 9 all --quick"), "experiment --out all --slurm=R/zorua --max-cycles 9 zorua --quick");
+        assert_eq!(part("experiment --jobs=2 -- all"), "experiment --jobs=2 -- zorua");
+        assert!(part_of(&v("experiment --resume R"), "zorua", "R/zorua").is_err());
     }
 
     #[test]
