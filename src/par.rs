@@ -108,11 +108,6 @@ impl Progress {
     }
 
 
-    /// The Slurm (or `--resume`) driver the points go through, if any.
-    pub fn slurm(&self) -> Option<&crate::slurm::Slurm> {
-        self.slurm.as_ref()
-    }
-
     /// Puts `s` in place of the driver (a command of parts gives each part its own); the one
     /// it replaces.
     pub fn set_slurm(&mut self, s: Option<crate::slurm::Slurm>) -> Option<crate::slurm::Slurm> {

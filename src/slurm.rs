@@ -227,7 +227,7 @@ impl Slurm {
         }
         let results = rd.join("results");
         let mut missing = missing_results(&results, items.len());
-        if !missing.is_empty() && std::env::var_os(FOLLOW_UP).is_some() {
+        if !missing.is_empty() && std::env::var_os(FOLLOW_UP).is_some() && rd.join("job").exists() {
             // (the follow-up job starts as the last task ends: on a network file system the
             // last results may show a little later; listing the folder again sees them)
             for _ in 0..12 {
@@ -478,21 +478,28 @@ fn log_pattern(n: usize, first: usize) -> String {
     }
 }
 
-/// The command line's arguments after the program's name.
 /// The options that do not change a command's points: how and where they run (`--jobs`,
 /// `--sbatch`, a task's `--slurm-round`, the folder of `--resume` or `--slurm`) and where the
 /// outputs go (`--out`, `--docs`); each takes a value. `--no-submit` is the one such flag.
 pub const NOT_POINTS: &[&str] = &["--jobs", "--sbatch", "--slurm-round", "--resume", "--slurm", "--out", "--docs"];
 
 /// `argv` without the options of `valued` (and their values, given apart or after `=`) and
-/// the flags of `flags`.
+/// the flags of `flags`; an option given as `--name=value` is kept as `--name value`.
 fn without(argv: &[String], valued: &[&str], flags: &[&str]) -> Vec<String> {
     let mut kept = Vec::new();
     let mut it = argv.iter();
     while let Some(a) = it.next() {
+        if a == "--" {
+            kept.extend(it.cloned());
+            break;
+        }
         if valued.contains(&a.as_str()) {
             it.next();
-        } else if !flags.contains(&a.as_str()) && !valued.iter().any(|v| a.strip_prefix(v).is_some_and(|r| r.starts_with('='))) {
+        } else if let Some((name, value)) = a.split_once('=').filter(|(n, _)| n.starts_with("--")) {
+            if !valued.contains(&name) {
+                kept.extend([name.to_string(), value.to_string()]);
+            }
+        } else if !flags.contains(&a.as_str()) {
             kept.push(a.clone());
         }
     }
@@ -508,6 +515,7 @@ fn points_of(text: &str) -> (String, Vec<String>) {
     (version, without(&argv, NOT_POINTS, &["--no-submit"]))
 }
 
+/// The command line's arguments after the program's name.
 fn args() -> Result<Vec<String>> {
     std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("--slurm: the argument {a:?} is not UTF-8"))).collect()
 }
@@ -571,6 +579,9 @@ mod tests {
         assert!(!same("experiment warped-slicer --resume /a", "experiment zorua --resume /a"));
         assert!(!same("sweep vecadd --regs 8..16:8", "sweep vecadd --regs 8..24:8"));
         assert!(points_of("mpgpu 0.1.0\nx\n") != points_of("mpgpu 0.2.0\nx\n"));
+        // (`--name=value` is `--name value`; the order of the rest counts)
+        assert!(same("experiment zorua --max-cycles=9 --quick", "experiment zorua --max-cycles 9 --quick"));
+        assert!(!same("experiment zorua --max-cycles 9 --quick", "experiment zorua --quick --max-cycles 9"));
     }
 
     #[test]

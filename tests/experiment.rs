@@ -221,17 +221,32 @@ fn experiments_refuse_what_does_not_fit() {
     assert!(e.contains("--out"), "{e}");
 }
 
-/// Every file under `d` with its contents.
+/// Every file under `d` with its contents, by its path under `d`.
 fn files(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(d).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(files(&p));
-        } else {
-            out.push((p.strip_prefix(d).unwrap().to_path_buf(), std::fs::read(&p).unwrap()));
+    fn walk(root: &Path, d: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&p).unwrap()));
+            }
         }
     }
+    let mut out = Vec::new();
+    walk(d, d, &mut out);
+    out.sort();
+    out
+}
+
+/// The results kept under `d`, each with its inode: a result computed again is written to
+/// a new file and renamed over the old one, so its inode changes.
+fn kept(d: &Path) -> Vec<(PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out: Vec<(PathBuf, u64)> = files(d).into_iter().filter(|(p, _)| p.extension().is_some_and(|e| e == "cbor")).map(|(p, _)| {
+        let ino = std::fs::metadata(d.join(&p)).unwrap().ino();
+        (p, ino)
+    }).collect();
     out.sort();
     out
 }
@@ -245,24 +260,28 @@ fn all_resumes_each_experiment_in_the_folder_of_its_own_run() {
     let one = dir("all-one-out");
     let (c, o, e) = mpgpu(&["experiment", "thesis", "--quick", "--resume", r.join("thesis").to_str().unwrap(), "--out", one.to_str().unwrap()]);
     assert_eq!(c, 0, "{o}{e}");
-    let kept = files(&r.join("thesis"));
-    let stamp = |d: &Path| std::fs::metadata(d.join("thesis/round-1/results/0.cbor")).unwrap().modified().unwrap();
-    let before = stamp(&r);
+    let thesis = kept(&r.join("thesis"));
+    assert!(thesis.len() > 10, "{thesis:?}");
+    // (the folder of one command line is not taken for a folder of folders)
+    let (c, _, e) = mpgpu(&["experiment", "all", "--quick", "--resume", r.join("thesis").to_str().unwrap()]);
+    assert_ne!(c, 0);
+    assert!(e.contains("a folder of its own") && e.contains("command.txt"), "{e}");
     let all = dir("all-out");
     let (c, o, e) = mpgpu(&["experiment", "all", "--quick", "--jobs", "2", "--resume", r.to_str().unwrap(), "--out", all.to_str().unwrap()]);
     assert_eq!(c, 0, "{o}{e}");
     // (the thesis's points were kept, not run again; its page is the one its own run wrote)
-    assert_eq!(stamp(&r), before);
-    assert!(files(&r.join("thesis")) == kept, "the thesis's folder changed");
+    assert!(kept(&r.join("thesis")) == thesis, "the thesis's points were computed again");
     assert_eq!(std::fs::read(all.join("thesis/thesis.md")).unwrap(), std::fs::read(one.join("thesis/thesis.md")).unwrap());
     for name in ["thesis-faults", "zorua", "warped-slicer"] {
         let cmd = std::fs::read_to_string(r.join(name).join("command.txt")).unwrap_or_else(|_| panic!("{name}: no folder of its own"));
         assert!(cmd.contains(&format!("\n{name}\n")) && !cmd.contains("\nall\n"), "{cmd}");
     }
-    // (run again: every point kept, the same outputs)
+    // (run again: every point kept, none computed, the same outputs)
+    let before = kept(&r);
     let again = dir("all-again-out");
     let (c, o, e) = mpgpu(&["experiment", "all", "--quick", "--resume", r.to_str().unwrap(), "--out", again.to_str().unwrap()]);
     assert_eq!(c, 0, "{o}{e}");
+    assert!(kept(&r) == before, "points were computed again");
     // (the same files, the same bytes but for the paths of the outputs themselves)
     let read = |d: &Path| files(d).into_iter().filter(|(p, _)| !p.to_string_lossy().ends_with(".log")).map(|(p, b)| (p, String::from_utf8_lossy(&b).replace(d.to_str().unwrap(), "OUT"))).collect::<Vec<_>>();
     let (a, b) = (read(&all), read(&again));
@@ -270,17 +289,24 @@ fn all_resumes_each_experiment_in_the_folder_of_its_own_run() {
     for (x, y) in a.iter().zip(&b) {
         assert!(x.1 == y.1, "{}: not the same when run again", x.0.display());
     }
-    // (on Slurm: each experiment's tasks run that experiment's own command line in its folder;
-    // the follow-up job runs `all` again)
+    // (on Slurm, with the thesis's folder moved in: `all` goes on to thesis-faults, whose
+    // tasks run that experiment's own command line, its rounds counted from 1; the follow-up
+    // job runs `all` again)
     let s = dir("all-slurm");
+    std::fs::rename(r.join("thesis"), s.join("thesis")).unwrap();
     let (c, _, e) = mpgpu(&["experiment", "all", "--quick", "--slurm", s.to_str().unwrap(), "--no-submit"]);
     assert_eq!(c, 0, "{e}");
-    let task = std::fs::read_to_string(s.join("thesis/round-1/array.sh")).unwrap();
-    assert!(task.contains(&format!("experiment --slurm-round 1 thesis --quick --slurm {} --no-submit", s.join("thesis").display())), "{task}");
-    let next = std::fs::read_to_string(s.join("thesis/round-1/next.sh")).unwrap();
+    assert!(e.contains(&s.join("thesis-faults/round-1").display().to_string()), "{e}");
+    let script = s.join("thesis-faults/round-1/array.sh");
+    let task = std::fs::read_to_string(&script).unwrap();
+    assert!(task.contains(&format!("experiment --slurm-round 1 thesis-faults --quick --slurm {} --no-submit", s.join("thesis-faults").display())), "{task}");
+    let next = std::fs::read_to_string(script.with_file_name("next.sh")).unwrap();
     assert!(next.contains(&format!("experiment all --quick --slurm {} --no-submit", s.display())), "{next}");
+    let o = Command::new("bash").arg(&script).env("SLURM_ARRAY_TASK_ID", "0").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(s.join("thesis-faults/round-1/results/0.cbor").exists());
     // (a folder of another command line is still refused: the same experiment at full scale)
-    let (c, _, e) = mpgpu(&["experiment", "thesis", "--resume", r.join("thesis").to_str().unwrap(), "--out", one.to_str().unwrap(), "--docs", one.to_str().unwrap()]);
+    let (c, _, e) = mpgpu(&["experiment", "thesis", "--resume", s.join("thesis").to_str().unwrap(), "--out", one.to_str().unwrap(), "--docs", one.to_str().unwrap()]);
     assert_ne!(c, 0);
     assert!(e.contains("another command line"), "{e}");
 }

@@ -258,8 +258,21 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
     // (`all` under `--resume DIR` or `--slurm DIR`: each experiment in `DIR/<name>`, the folder
     // of `experiment <name>` with the same options, so that one run alone serves `all`)
     let whole = if name == "all" { pb.set_slurm(None) } else { None };
-    if whole.is_some() && a.slurm.slurm_round.is_some() {
-        bail!("--slurm-round: a task computes a point of one experiment (`experiment <name>`), not of `all`");
+    if let Some(w) = &whole {
+        if a.slurm.slurm_round.is_some() {
+            bail!("--slurm-round: a task computes a point of one experiment (`experiment <name>`), not of `all`");
+        }
+        // (a folder of one command line, an experiment's say, is not a folder of folders)
+        let c = w.dir().join("command.txt");
+        if let Ok(text) = std::fs::read_to_string(&c) {
+            bail!(
+                "{} {}: the folder holds the points of one command line ({}: `{}`), while `experiment all` keeps each experiment in a folder of its own under it: give a new folder, and move an experiment's folder to `<folder>/<name>` to have `all` use its points",
+                if a.slurm.resume.is_some() { "--resume" } else { "--slurm" },
+                w.dir().display(),
+                c.display(),
+                text.lines().skip(1).collect::<Vec<_>>().join(" ")
+            );
+        }
     }
     let mut ok = true;
     for e in chosen {
