@@ -42,6 +42,22 @@ struct Lines {
     start: std::time::Instant,
     ran: u64,
     last: std::time::Instant,
+    /// The part under way, for a command of parts ([`Progress::part`]).
+    part: Option<Part>,
+}
+
+/// A part of a command's points (an experiment of `experiment all`), whose points may cost
+/// other times than the other parts': its estimate is its own.
+struct Part {
+    name: String,
+    /// The bar's position when it began, and its points.
+    first: u64,
+    len: u64,
+    start: std::time::Instant,
+    /// Its points run here so far.
+    ran: u64,
+    /// What comes after it, as the line says it (`, then ...`).
+    then: String,
 }
 
 /// A duration as a progress line gives it: `42 s`, `17 min`, `2 h 05 min`.
@@ -68,7 +84,7 @@ impl Progress {
         bar.set_prefix(label.to_string());
         let lines = (!terminal).then(|| {
             let now = std::time::Instant::now();
-            Mutex::new(Lines { start: now, ran: 0, last: now })
+            Mutex::new(Lines { start: now, ran: 0, last: now, part: None })
         });
         Progress { bar, workers: workers.max(1), label: label.to_string(), slurm: None, lines }
     }
@@ -86,6 +102,9 @@ impl Progress {
         self.bar.inc(1);
         let mut l = self.lines.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
         l.ran += 1;
+        if let Some(p) = &mut l.part {
+            p.ran += 1;
+        }
         if l.last.elapsed() < LINE_EVERY {
             return None;
         }
@@ -93,8 +112,24 @@ impl Progress {
         let (pos, len) = (self.bar.position(), self.bar.length().unwrap_or(0));
         let took = l.start.elapsed();
         // (from the points run here: under `--resume` the kept ones took no time)
-        let left = took.mul_f64(len.saturating_sub(pos) as f64 / l.ran as f64);
-        Some(format!("{}: {pos}/{len} points, {} so far, about {} left", self.label, span(took), span(left)))
+        Some(match &l.part {
+            Some(p) => {
+                let done = pos.saturating_sub(p.first).min(p.len);
+                let left = p.start.elapsed().mul_f64(p.len.saturating_sub(done) as f64 / p.ran.max(1) as f64);
+                format!("{}: {pos}/{len} points, {} so far; {}: {done}/{}, about {} left{}", self.label, span(took), p.name, p.len, span(left), p.then)
+            }
+            None => format!("{}: {pos}/{len} points, {} so far, about {} left", self.label, span(took), span(took.mul_f64(len.saturating_sub(pos) as f64 / l.ran as f64))),
+        })
+    }
+
+    /// The next `points` points are the part `name`, followed by what `then` says (`, then
+    /// ...`): the lines estimate the time left in the part from its own points, as the parts'
+    /// points may cost very different times.
+    pub fn part(&self, name: &str, points: usize, then: &str) {
+        if let Some(l) = &self.lines {
+            let mut l = l.lock().unwrap_or_else(|e| e.into_inner());
+            l.part = Some(Part { name: name.to_string(), first: self.bar.position(), len: points as u64, start: std::time::Instant::now(), ran: 0, then: then.to_string() });
+        }
     }
 
     /// The same, with the points of [`Progress::map_points`] run on Slurm if `--slurm` says so.
@@ -177,6 +212,16 @@ mod tests {
         let line = p.line().expect("a line after a minute");
         assert!(line.starts_with("sweep: 4/10 points, 20 min so far, about 30 min left"), "{line}");
         assert_eq!(p.line(), None, "two lines within a minute");
+        // A command of parts: the estimate is the part's own.
+        p.part("zorua", 5, ", then warped-slicer");
+        {
+            // (the part's one point run here took 10 minutes: 4 left, about 40 minutes)
+            let mut l = p.lines.as_ref().unwrap().lock().unwrap();
+            l.part.as_mut().unwrap().start = now - Duration::from_secs(10 * 60);
+            l.last = now - LINE_EVERY;
+        }
+        let line = p.line().expect("a line after a minute");
+        assert!(line.ends_with("points, 20 min so far; zorua: 1/5, about 40 min left, then warped-slicer"), "{line}");
         // With a bar drawn (a terminal), no lines.
         let t = Progress::drawn("sweep", 10, 2, true);
         t.bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

@@ -275,7 +275,13 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
         }
     }
     let mut ok = true;
-    for e in chosen {
+    let parts = chosen.len() > 1;
+    for (k, e) in chosen.iter().enumerate() {
+        if parts {
+            // (the experiments' points cost very different times: each estimated by its own)
+            let then: String = chosen[k + 1..].iter().map(|n| format!(", then {} ({})", n.name, recorded_minutes(&a.docs, n).map_or("not run yet".to_string(), |t| format!("{t} of one core when last run")))).collect();
+            pb.part(e.name, (e.points)(a.quick)?, &then);
+        }
         if let Some(w) = &whole {
             let argv = part_argv(e.name, &w.dir().join(e.name))?;
             pb.set_slurm(Some(w.part(e.name, argv)));
