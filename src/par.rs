@@ -111,14 +111,15 @@ impl Progress {
         l.last = std::time::Instant::now();
         let (pos, len) = (self.bar.position(), self.bar.length().unwrap_or(0));
         let took = l.start.elapsed();
+        let head = format!("{}: {pos}/{len} points, {} so far", self.label, span(took));
         // (from the points run here: under `--resume` the kept ones took no time)
         Some(match &l.part {
             Some(p) => {
                 let done = pos.saturating_sub(p.first).min(p.len);
                 let left = p.start.elapsed().mul_f64(p.len.saturating_sub(done) as f64 / p.ran.max(1) as f64);
-                format!("{}: {pos}/{len} points, {} so far; {}: {done}/{}, about {} left{}", self.label, span(took), p.name, p.len, span(left), p.then)
+                format!("{head}; {}: {done}/{}, about {} left{}", p.name, p.len, span(left), p.then)
             }
-            None => format!("{}: {pos}/{len} points, {} so far, about {} left", self.label, span(took), span(took.mul_f64(len.saturating_sub(pos) as f64 / l.ran as f64))),
+            None => format!("{head}, about {} left", span(took.mul_f64(len.saturating_sub(pos) as f64 / l.ran as f64))),
         })
     }
 

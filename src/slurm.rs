@@ -149,6 +149,26 @@ impl Slurm {
         &self.dir
     }
 
+    /// This command is made of parts ([`Slurm::part`]): its folder must be one of folders,
+    /// and a task belongs to a part's command line, not to the whole.
+    pub fn check_parts(&self) -> Result<()> {
+        if self.args.slurm_round.is_some() {
+            bail!("--slurm-round: a task computes a point of one part's command line, not of the whole (`experiment <name>`, not `all`)");
+        }
+        // (a folder of one command line, an experiment's say, is not a folder of folders)
+        let c = self.dir.join("command.txt");
+        if let Ok(text) = std::fs::read_to_string(&c) {
+            bail!(
+                "{} {}: the folder holds the points of one command line ({}: `{}`), while `experiment all` keeps each experiment in a folder of its own under it: give a new folder, and move an experiment's folder to `<folder>/<name>` to have `all` use its points",
+                self.flag(),
+                self.dir.display(),
+                c.display(),
+                text.lines().skip(1).collect::<Vec<_>>().join(" ")
+            );
+        }
+        Ok(())
+    }
+
     /// The command line the folder belongs to.
     fn argv(&self) -> Result<Vec<String>> {
         match &self.argv {
@@ -280,7 +300,7 @@ impl Slurm {
             bail!("{} {}: not a folder (a file of that name is there): give a folder, new or one this command line wrote", self.flag(), self.dir.display());
         }
         let argv = self.argv()?;
-        let kept = without(&argv, &["--jobs", "--sbatch", "--slurm-round"], &["--no-submit"]);
+        let kept = without(&argv, &["--jobs", "--sbatch", "--slurm-round"], NOT_POINTS_FLAGS);
         let text = format!("mpgpu {}\n{}\n", env!("CARGO_PKG_VERSION"), kept.join("\n"));
         let path = self.dir.join("command.txt");
         match std::fs::read_to_string(&path) {
@@ -480,8 +500,11 @@ fn log_pattern(n: usize, first: usize) -> String {
 
 /// The options that do not change a command's points: how and where they run (`--jobs`,
 /// `--sbatch`, a task's `--slurm-round`, the folder of `--resume` or `--slurm`) and where the
-/// outputs go (`--out`, `--docs`); each takes a value. `--no-submit` is the one such flag.
+/// outputs go (`--out`, `--docs`); each takes a value.
 pub const NOT_POINTS: &[&str] = &["--jobs", "--sbatch", "--slurm-round", "--resume", "--slurm", "--out", "--docs"];
+
+/// The flags (no value) that do not change a command's points.
+const NOT_POINTS_FLAGS: &[&str] = &["--no-submit"];
 
 /// `argv` without the options of `valued` (and their values, given apart or after `=`) and
 /// the flags of `flags`; an option given as `--name=value` is kept as `--name value`.
@@ -512,11 +535,11 @@ fn points_of(text: &str) -> (String, Vec<String>) {
     let mut lines = text.lines();
     let version = lines.next().unwrap_or("").to_string();
     let argv: Vec<String> = lines.map(String::from).collect();
-    (version, without(&argv, NOT_POINTS, &["--no-submit"]))
+    (version, without(&argv, NOT_POINTS, NOT_POINTS_FLAGS))
 }
 
 /// The command line's arguments after the program's name.
-fn args() -> Result<Vec<String>> {
+pub(crate) fn args() -> Result<Vec<String>> {
     std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("--slurm: the argument {a:?} is not UTF-8"))).collect()
 }
 

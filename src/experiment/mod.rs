@@ -253,26 +253,14 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
     if !a.quick {
         crate::checks::output_dir(&a.docs, "--docs")?;
     }
-    let total: usize = chosen.iter().map(|e| (e.points)(a.quick)).sum::<Result<usize>>()?;
+    let points: Vec<usize> = chosen.iter().map(|e| (e.points)(a.quick)).collect::<Result<_>>()?;
+    let total: usize = points.iter().sum();
     let mut pb = Progress::new("experiment", total, a.jobs.workers()).with_slurm(&a.slurm);
     // (`all` under `--resume DIR` or `--slurm DIR`: each experiment in `DIR/<name>`, the folder
     // of `experiment <name>` with the same options, so that one run alone serves `all`)
     let whole = if name == "all" { pb.set_slurm(None) } else { None };
     if let Some(w) = &whole {
-        if a.slurm.slurm_round.is_some() {
-            bail!("--slurm-round: a task computes a point of one experiment (`experiment <name>`), not of `all`");
-        }
-        // (a folder of one command line, an experiment's say, is not a folder of folders)
-        let c = w.dir().join("command.txt");
-        if let Ok(text) = std::fs::read_to_string(&c) {
-            bail!(
-                "{} {}: the folder holds the points of one command line ({}: `{}`), while `experiment all` keeps each experiment in a folder of its own under it: give a new folder, and move an experiment's folder to `<folder>/<name>` to have `all` use its points",
-                if a.slurm.resume.is_some() { "--resume" } else { "--slurm" },
-                w.dir().display(),
-                c.display(),
-                text.lines().skip(1).collect::<Vec<_>>().join(" ")
-            );
-        }
+        w.check_parts()?;
     }
     let mut ok = true;
     let parts = chosen.len() > 1;
@@ -280,7 +268,7 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
         if parts {
             // (the experiments' points cost very different times: each estimated by its own)
             let then: String = chosen[k + 1..].iter().map(|n| format!(", then {} ({})", n.name, recorded_minutes(&a.docs, n).map_or("not run yet".to_string(), |t| format!("{t} of one core when last run")))).collect();
-            pb.part(e.name, (e.points)(a.quick)?, &then);
+            pb.part(e.name, points[k], &then);
         }
         if let Some(w) = &whole {
             let argv = part_argv(e.name, &w.dir().join(e.name))?;
@@ -319,7 +307,7 @@ pub fn experiment_cmd(a: ExperimentArgs) -> Result<ExitCode> {
 /// experiment's name in place of `all` and `dir` in place of the folder of `--resume` or
 /// `--slurm`.
 fn part_argv(name: &str, dir: &Path) -> Result<Vec<String>> {
-    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.into_string().map_err(|a| anyhow!("the argument {a:?} is not UTF-8"))).collect::<Result<_>>()?;
+    let argv = crate::slurm::args()?;
     let dir = dir.to_str().ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", dir.display()))?;
     part_of(&argv, name, dir)
 }
