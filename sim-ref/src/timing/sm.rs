@@ -606,6 +606,9 @@ pub struct Sm {
     /// Instructions issued in the previous cycle, for the operand-read stage.
     oread: Vec<u32>,
     drained: Vec<SmEv>,
+    /// The in-order issue stage's memory plan, kept between issues ([`MemPlan::reset`]: its
+    /// lane arrays are written before they are read, so they are not cleared).
+    plan: Option<Box<MemPlan>>,
     /// Blocks finished since the GPU last looked: launch ids.
     pub finished: Vec<usize>,
     /// Writebacks and accesses, by cycle.
@@ -743,6 +746,7 @@ impl Sm {
             oread: Vec::new(),
             events: Wheel::default(),
             drained: Vec::new(),
+            plan: None,
             stats: SmStats::default(),
             finished: Vec::new(),
             accounted: 0,
@@ -845,6 +849,21 @@ struct MemPlan {
 impl MemPlan {
     fn new() -> MemPlan {
         MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], lane_line: [0; WARP_SIZE], shared_degree: 1, ready: [0; WARP_SIZE], last_check: 0, fault: None }
+    }
+
+    /// A plan used before made like a new one, as far as anything reads: the lines, their
+    /// translation times and the lanes' lines are written (for the lines in use and the
+    /// executing lanes) before they are read; the words per line are counted from zero.
+    fn reset(&mut self) {
+        let nlines = self.nlines;
+        self.line_words[..nlines].fill(0);
+        self.space = None;
+        self.store = false;
+        self.atomic = false;
+        self.nlines = 0;
+        self.shared_degree = 1;
+        self.last_check = 0;
+        self.fault = None;
     }
 }
 

@@ -424,15 +424,24 @@ pub(super) fn bank_degree(ad: &[u32; WARP_SIZE], mask: u32, banks: u32, atomic: 
     if banks > 64 {
         return bank_degree_sorted(ad, mask, banks, atomic);
     }
-    // Fast path: every lane in its own bank.
+    // Fast path: each bank asked for one word (lanes reading the same word share it: a
+    // broadcast), no atomic to a word two lanes share.
     let (mut seen, mut m) = (0u64, mask);
+    let mut first = [0u32; 64];
     let mut clash = false;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        let b = 1u64 << ((ad[l] / 4) % banks);
-        clash |= seen & b != 0;
-        seen |= b;
+        let w = ad[l] / 4;
+        let bank = (w % banks) as usize;
+        let b = 1u64 << bank;
+        if seen & b == 0 {
+            seen |= b;
+            first[bank] = w;
+        } else if atomic || first[bank] != w {
+            clash = true;
+            break;
+        }
     }
     if !clash {
         return 1;
