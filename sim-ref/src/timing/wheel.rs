@@ -115,4 +115,51 @@ mod tests {
         w.drain_until(5001, |c, x| got.push((c, x)));
         assert_eq!(got.last(), Some(&(5001, 9)));
     }
+
+    /// Against a plain list of (cycle, order added, event), on random pushes and drains that
+    /// wrap the ring many times and reach the heap.
+    #[test]
+    fn drains_as_a_sorted_list_does() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut w = Wheel::default();
+        let mut list: Vec<(u64, u64, u32)> = Vec::new();
+        let (mut now, mut k, mut seen) = (0u64, 0u64, 0usize);
+        for step in 0..20_000u32 {
+            for _ in 0..rnd(4) {
+                let t = now + [0, 1, 5, 255, 256, 700][rnd(6) as usize] + rnd(3);
+                w.push(t, step);
+                list.push((t.max(now), k, step));
+                k += 1;
+            }
+            let want = list.iter().map(|e| e.0).min();
+            assert_eq!(w.next_time(), want, "step {step}");
+            now += [0, 1, 2, 50, 300][rnd(5) as usize];
+            let mut got = Vec::new();
+            w.drain_until(now, |c, x| got.push((c, x)));
+            // (the ring's events of a cycle before the heap's; each in the order added)
+            let mut due: Vec<_> = list.iter().filter(|e| e.0 <= now).copied().collect();
+            due.sort_by_key(|&(t, k, x)| (t, k, x));
+            let mut expect: Vec<(u64, u32)> = Vec::new();
+            for t in due.iter().map(|e| e.0).collect::<std::collections::BTreeSet<_>>() {
+                let at: Vec<_> = due.iter().filter(|e| e.0 == t).collect();
+                expect.extend(at.iter().map(|e| (t, e.2)));
+            }
+            list.retain(|e| e.0 > now);
+            assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), expect.iter().map(|e| e.0).collect::<Vec<_>>(), "step {step}: the cycles");
+            let mut a = got.clone();
+            let mut b = expect.clone();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "step {step}: the events");
+            seen += got.len();
+            now += 1;
+        }
+        assert!(seen > 10_000, "only {seen} events drained");
+    }
 }
