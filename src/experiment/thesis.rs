@@ -354,9 +354,32 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let (nlo, nhi) = (lo.n, hi.n);
     let times = |a: f64| if a.is_finite() { format!("{a:.2}x") } else { cell(a, 2) };
     let fmt = |a: f64, b: f64| format!("{} ({nlo}) → {} ({nhi})", times(a), times(b));
+    // (why a count has no figure for a measure: its mixes' runs that stopped at the cycle
+    // limit with a process that completed no run, by policy)
+    let starved = |n: usize| -> String {
+        let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
+        let mut by: BTreeMap<String, (usize, std::collections::BTreeSet<&str>)> = BTreeMap::new();
+        for m in &of {
+            for (prio, pol, k) in mix_runs() {
+                let d = point(m, prio, pol, k);
+                if d.usable() {
+                    continue;
+                }
+                let w = if prio { &m.prio } else { &m.plain };
+                let e = by.entry(format!("{}{} ({})", pol.name(), if prio { " on the priority twin" } else { "" }, mech(k))).or_default();
+                e.0 += 1;
+                e.1.extend(d.run.processes.iter().zip(&w.processes).filter(|(p, _)| p.runs.is_empty()).map(|(_, s)| s.name.as_str()));
+            }
+        }
+        let each = by.iter().map(|(l, (c, apps))| format!("{l} in {c} of the {} mixes ({} completing none)", of.len(), apps.iter().copied().collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ");
+        format!("no figure at {n} processes, where no mix has every run the measure reads usable: runs stopped at the cycle limit ({} cycles) with a process that completed no run under {each}", limits.max_cycles)
+    };
+    // (a cause for each end without a figure)
+    let gaps = |ends: &[(usize, f64)]| -> String { ends.iter().filter(|(_, x)| !x.is_finite()).map(|&(n, _)| format!("; {}", starved(n))).collect() };
     let mut claims = Vec::new();
     let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String| {
         let v = ratio_verdict(paper, ours);
+        let cause = cause + &gaps(&[(nlo, ours.0), (nhi, ours.1)]);
         claims.push(Claim { what: what.into(), paper: format!("{:.2}x (2) → {:.2}x (8)", paper.0, paper.1), ours: fmt(ours.0, ours.1), verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { cause } });
     };
     // (the causes, in this run's figures: what FCFS leaves to win back, and what the policy
@@ -393,7 +416,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             paper: show(&pp),
             ours: show(&ours),
             verdict: v,
-            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}", eq_cause(i), rows.iter().map(|r| format!("{} of the {}-process workloads", percent(r.drain_wins), r.n)).collect::<Vec<_>>().join(", ")) },
+            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}{}", eq_cause(i), rows.iter().map(|r| format!("{} of the {}-process workloads", percent(r.drain_wins), r.n)).collect::<Vec<_>>().join(", "), gaps(&rows.iter().map(|r| (r.n, r.improved[i])).collect::<Vec<_>>())) },
         });
     }
     // The plots: each figure's measure over the process counts, the paper's two ends beside.
