@@ -239,6 +239,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // (a measure of a mix needs every run it reads usable; the mixes without are left out of
     // its mean, and listed)
     let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| Some(point(m, prio, pol, k)).filter(|d| d.usable());
+    // (the lead's turnaround, as the runs table gives it)
+    let lead_turn = |d: &Done, m: &Mix| d.run.processes[m.index as usize % m.n].turnaround;
     // The runs, one row each.
     let mut csv = String::from("processes,index,applications,priority,lead,policy,preempt,cycles,finished,runs,antt,stp,fairness,lead_turnaround,preemptions,restores,verified\n");
     let mut unfinished = String::new();
@@ -392,8 +394,30 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     ratio("Fig. 5.4: high-priority turnaround gain, NPQ", (1.0, 1.6), (lo.hp[0], hi.hp[0]), format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); NPQ only reorders what is queued"));
     ratio("Fig. 5.4: high-priority turnaround gain, PPQ, context switch", (2.0, 15.6), (lo.hp[1], hi.hp[1]), hp_cause(1));
     ratio("Fig. 5.4: high-priority turnaround gain, PPQ, draining", (1.6, 6.0), (lo.hp[2], hi.hp[2]), hp_cause(2));
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| cell(r.prio_preempt[0], 1))));
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run", both(&|r| cell(r.prio_preempt[1], 1))));
+    // (the overhead mix by mix at the two ends, with the lead and its turnaround under NPQ and
+    // PPQ: a mean can hide one mix going the other way)
+    let by_mix = |k: Mechanism| -> String {
+        [nlo, nhi]
+            .iter()
+            .map(|&n| {
+                let each: Vec<String> = ms
+                    .iter()
+                    .filter(|m| m.n == n)
+                    .map(|m| {
+                        let lead = &m.plain.processes[m.index as usize % m.n].name;
+                        match (get(m, true, Policy::Npq, Mechanism::ContextSwitch), get(m, true, Policy::PpqExclusive, k)) {
+                            (Some(a), Some(b)) => format!("{:.2} (lead {lead}: {} against {} cycles)", a.m.stp / b.m.stp, lead_turn(a, m), lead_turn(b, m)),
+                            _ => format!("– (lead {lead})"),
+                        }
+                    })
+                    .collect();
+                format!("at {n} processes {}", each.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, with the lead's turnaround under each, {}", both(&|r| cell(r.prio_preempt[0], 1)), by_mix(Mechanism::ContextSwitch)));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, with the lead's turnaround under each, {}", both(&|r| cell(r.prio_preempt[1], 1)), by_mix(Mechanism::Drain)));
     ratio("Fig. 5.6: average NTT gain of Equal over FCFS, context switch", (1.5, 2.0), (lo.ntt_gain[0], hi.ntt_gain[0]), eq_cause(0));
     ratio("Fig. 5.6: average NTT gain of Equal over FCFS, draining", (1.4, 1.65), (lo.ntt_gain[1], hi.ntt_gain[1]), eq_cause(1));
     ratio("Fig. 5.8a: fairness gain of Equal over FCFS, context switch", (1.1, 3.35), (lo.fair_gain[0], hi.fair_gain[0]), eq_cause(0));
