@@ -356,13 +356,15 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let (nlo, nhi) = (lo.n, hi.n);
     let times = |a: f64| if a.is_finite() { format!("{a:.2}x") } else { cell(a, 2) };
     let fmt = |a: f64, b: f64| format!("{} ({nlo}) → {} ({nhi})", times(a), times(b));
-    // (why a count has no figure for a measure: its mixes' runs that stopped at the cycle
-    // limit with a process that completed no run, by policy)
-    let starved = |n: usize| -> String {
+    // (why a count has no figure for a measure: of the runs the measure reads, those that
+    // stopped at the cycle limit with a process that completed no run, by policy; empty when
+    // every run it reads is usable)
+    type Reads = [(bool, Policy, Mechanism)];
+    let starved = |n: usize, reads: &Reads| -> Option<String> {
         let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
         let mut by: BTreeMap<String, (usize, std::collections::BTreeSet<&str>)> = BTreeMap::new();
         for m in &of {
-            for (prio, pol, k) in mix_runs() {
+            for &(prio, pol, k) in reads {
                 let d = point(m, prio, pol, k);
                 if d.usable() {
                     continue;
@@ -373,15 +375,24 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 e.1.extend(d.run.processes.iter().zip(&w.processes).filter(|(p, _)| p.runs.is_empty()).map(|(_, s)| s.name.as_str()));
             }
         }
+        if by.is_empty() {
+            return None;
+        }
         let each = by.iter().map(|(l, (c, apps))| format!("{l} in {c} of the {} mixes ({} completing none)", of.len(), apps.iter().copied().collect::<Vec<_>>().join(", "))).collect::<Vec<_>>().join("; ");
-        format!("no figure at {n} processes, where no mix has every run the measure reads usable: runs stopped at the cycle limit ({} cycles) with a process that completed no run under {each}", limits.max_cycles)
+        Some(format!("no figure at {n} processes, where no mix has every run the measure reads usable: runs stopped at the cycle limit ({} cycles) with a process that completed no run under {each}", limits.max_cycles))
     };
     // (a cause for each end without a figure)
-    let gaps = |ends: &[(usize, f64)]| -> String { ends.iter().filter(|(_, x)| !x.is_finite()).map(|&(n, _)| format!("; {}", starved(n))).collect() };
+    let gaps = |ends: &[(usize, f64)], reads: &Reads| -> String { ends.iter().filter(|(_, x)| !x.is_finite()).filter_map(|&(n, _)| starved(n, reads)).map(|t| format!("; {t}")).collect() };
+    // (the runs each measure reads: the plain mix under FCFS and Equal; the priority twin under
+    // FCFS, NPQ and PPQ)
+    let fcfs_run = (false, Policy::Fcfs, Mechanism::ContextSwitch);
+    let equal_reads = |k: Mechanism| [fcfs_run, (false, Policy::Equal, k)];
+    let twin_reads = |pol: Policy, k: Mechanism| [(true, Policy::Fcfs, Mechanism::ContextSwitch), (true, pol, k)];
+    let npq_ppq_reads = |k: Mechanism| [(true, Policy::Npq, Mechanism::ContextSwitch), (true, Policy::PpqExclusive, k)];
     let mut claims = Vec::new();
-    let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String| {
+    let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String, reads: &Reads| {
         let v = ratio_verdict(paper, ours);
-        let cause = cause + &gaps(&[(nlo, ours.0), (nhi, ours.1)]);
+        let cause = cause + &gaps(&[(nlo, ours.0), (nhi, ours.1)], reads);
         claims.push(Claim { what: what.into(), paper: format!("{:.2}x (2) → {:.2}x (8)", paper.0, paper.1), ours: fmt(ours.0, ours.1), verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { cause } });
     };
     // (the causes, in this run's figures: what FCFS leaves to win back, and what the policy
@@ -391,11 +402,11 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let hp_cause = |i: usize| format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); under PPQ its NTT is {}; PPQ preempts {} times a run", both(&|r| cell(r.lead_ntt[i], 2)), both(&|r| cell(r.prio_preempt[i - 1], 1)));
     let room = both(&|r| cell(r.antt[0], 2));
     let eq_cause = |i: usize| format!("ANTT under FCFS (the slowdown Equal can share out) is {room}; under Equal it is {}; Equal preempts {} times a run", both(&|r| cell(r.antt[i + 1], 2)), both(&|r| cell(r.preempt[i], 1)));
-    ratio("Fig. 5.4: high-priority turnaround gain, NPQ", (1.0, 1.6), (lo.hp[0], hi.hp[0]), format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); NPQ only reorders what is queued"));
-    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, context switch", (2.0, 15.6), (lo.hp[1], hi.hp[1]), hp_cause(1));
-    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, draining", (1.6, 6.0), (lo.hp[2], hi.hp[2]), hp_cause(2));
-    // (the overhead mix by mix at the two ends, with the lead and its turnaround under NPQ and
-    // PPQ: a mean can hide one mix going the other way)
+    ratio("Fig. 5.4: high-priority turnaround gain, NPQ", (1.0, 1.6), (lo.hp[0], hi.hp[0]), format!("FCFS leaves the lead an NTT of {lead} (what a priority can win back); NPQ only reorders what is queued"), &twin_reads(Policy::Npq, Mechanism::ContextSwitch));
+    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, context switch", (2.0, 15.6), (lo.hp[1], hi.hp[1]), hp_cause(1), &twin_reads(Policy::PpqExclusive, Mechanism::ContextSwitch));
+    ratio("Fig. 5.4: high-priority turnaround gain, PPQ, draining", (1.6, 6.0), (lo.hp[2], hi.hp[2]), hp_cause(2), &twin_reads(Policy::PpqExclusive, Mechanism::Drain));
+    // (the overhead mix by mix at the two ends, with the lead's turnaround under NPQ, FCFS and
+    // PPQ and PPQ's preemptions: a mean can hide one mix going the other way)
     let by_mix = |k: Mechanism| -> String {
         [nlo, nhi]
             .iter()
@@ -405,8 +416,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     .filter(|m| m.n == n)
                     .map(|m| {
                         let lead = &m.plain.processes[m.index as usize % m.n].name;
+                        let fcfs = get(m, true, Policy::Fcfs, Mechanism::ContextSwitch).map_or("–".to_string(), |d| lead_turn(d, m).to_string());
                         match (get(m, true, Policy::Npq, Mechanism::ContextSwitch), get(m, true, Policy::PpqExclusive, k)) {
-                            (Some(a), Some(b)) => format!("{:.2} (lead {lead}: {} against {} cycles)", a.m.stp / b.m.stp, lead_turn(a, m), lead_turn(b, m)),
+                            (Some(a), Some(b)) => format!("{:.2} (lead {lead}: {} cycles under NPQ, {fcfs} under FCFS, {} under PPQ, which preempts {} times)", a.m.stp / b.m.stp, lead_turn(a, m), lead_turn(b, m), b.run.preemptions),
                             _ => format!("– (lead {lead})"),
                         }
                     })
@@ -416,14 +428,14 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             .collect::<Vec<_>>()
             .join("; ")
     };
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, with the lead's turnaround under each, {}", both(&|r| cell(r.prio_preempt[0], 1)), by_mix(Mechanism::ContextSwitch)));
-    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, with the lead's turnaround under each, {}", both(&|r| cell(r.prio_preempt[1], 1)), by_mix(Mechanism::Drain)));
-    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, context switch", (1.5, 2.0), (lo.ntt_gain[0], hi.ntt_gain[0]), eq_cause(0));
-    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, draining", (1.4, 1.65), (lo.ntt_gain[1], hi.ntt_gain[1]), eq_cause(1));
-    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, context switch", (1.1, 3.35), (lo.fair_gain[0], hi.fair_gain[0]), eq_cause(0));
-    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, draining", (1.05, 2.7), (lo.fair_gain[1], hi.fair_gain[1]), eq_cause(1));
-    ratio("Fig. 5.8b: STP loss of Equal against FCFS, context switch", (1.06, 1.34), (lo.stp_loss[0], hi.stp_loss[0]), eq_cause(0));
-    ratio("Fig. 5.8b: STP loss of Equal against FCFS, draining", (1.08, 1.5), (lo.stp_loss[1], hi.stp_loss[1]), eq_cause(1));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, context switch", (1.08, 1.12), (lo.stp_over[0], hi.stp_over[0]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, {}", both(&|r| cell(r.prio_preempt[0], 1)), by_mix(Mechanism::ContextSwitch)), &npq_ppq_reads(Mechanism::ContextSwitch));
+    ratio("Fig. 5.5a: PPQ's STP overhead over NPQ, draining", (1.09, 1.38), (lo.stp_over[1], hi.stp_over[1]), format!("PPQ gives the lead the whole GPU, preempting {} times a run; NPQ's STP over PPQ's mix by mix, {}", both(&|r| cell(r.prio_preempt[1], 1)), by_mix(Mechanism::Drain)), &npq_ppq_reads(Mechanism::Drain));
+    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, context switch", (1.5, 2.0), (lo.ntt_gain[0], hi.ntt_gain[0]), eq_cause(0), &equal_reads(Mechanism::ContextSwitch));
+    ratio("Fig. 5.6: average NTT gain of Equal over FCFS, draining", (1.4, 1.65), (lo.ntt_gain[1], hi.ntt_gain[1]), eq_cause(1), &equal_reads(Mechanism::Drain));
+    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, context switch", (1.1, 3.35), (lo.fair_gain[0], hi.fair_gain[0]), eq_cause(0), &equal_reads(Mechanism::ContextSwitch));
+    ratio("Fig. 5.8a: fairness gain of Equal over FCFS, draining", (1.05, 2.7), (lo.fair_gain[1], hi.fair_gain[1]), eq_cause(1), &equal_reads(Mechanism::Drain));
+    ratio("Fig. 5.8b: STP loss of Equal against FCFS, context switch", (1.06, 1.34), (lo.stp_loss[0], hi.stp_loss[0]), eq_cause(0), &equal_reads(Mechanism::ContextSwitch));
+    ratio("Fig. 5.8b: STP loss of Equal against FCFS, draining", (1.08, 1.5), (lo.stp_loss[1], hi.stp_loss[1]), eq_cause(1), &equal_reads(Mechanism::Drain));
     // Fig. 5.7: the share of workloads whose ANTT improves, at the counts the thesis names.
     let paper_share = |n: usize| match n {
         2 => 0.2,
@@ -440,7 +452,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             paper: show(&pp),
             ours: show(&ours),
             verdict: v,
-            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}{}", eq_cause(i), rows.iter().map(|r| format!("{} of the {}-process workloads", percent(r.drain_wins), r.n)).collect::<Vec<_>>().join(", "), gaps(&rows.iter().map(|r| (r.n, r.improved[i])).collect::<Vec<_>>())) },
+            cause: if v == Verdict::Reproduced { String::new() } else { format!("{}; draining gives the lower ANTT in {}{}", eq_cause(i), rows.iter().map(|r| format!("{} of the {}-process workloads", percent(r.drain_wins), r.n)).collect::<Vec<_>>().join(", "), gaps(&rows.iter().map(|r| (r.n, r.improved[i])).collect::<Vec<_>>(), &equal_reads([Mechanism::ContextSwitch, Mechanism::Drain][i]))) },
         });
     }
     // The plots: each figure's measure over the process counts, the paper's two ends beside.

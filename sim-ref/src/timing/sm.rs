@@ -445,7 +445,8 @@ struct Rec {
 }
 
 impl Rec {
-    /// The executing lanes whose access falls in `line`.
+    /// The executing lanes whose access falls in `line` (the mask matters: the other lanes'
+    /// `lane_line` may be stale, [`MemPlan::reset`]).
     fn lanes_on(&self, line: u32) -> u32 {
         let mut m = 0;
         for l in 0..WARP_SIZE {
@@ -606,8 +607,8 @@ pub struct Sm {
     /// Instructions issued in the previous cycle, for the operand-read stage.
     oread: Vec<u32>,
     drained: Vec<SmEv>,
-    /// The in-order issue stage's memory plan, kept between issues ([`MemPlan::reset`]: its
-    /// lane arrays are written before they are read, so they are not cleared).
+    /// The in-order issue stage's memory plan, kept between issues ([`MemPlan::reset`] clears
+    /// what is read before it is written).
     plan: Option<Box<MemPlan>>,
     /// Blocks finished since the GPU last looked: launch ids.
     pub finished: Vec<usize>,
@@ -851,9 +852,11 @@ impl MemPlan {
         MemPlan { space: None, store: false, atomic: false, lines: [0; WARP_SIZE], nlines: 0, line_words: [0; WARP_SIZE], lane_line: [0; WARP_SIZE], shared_degree: 1, ready: [0; WARP_SIZE], last_check: 0, fault: None }
     }
 
-    /// A plan used before made like a new one, as far as anything reads: the lines, their
-    /// translation times and the lanes' lines are written (for the lines in use and the
-    /// executing lanes) before they are read; the words per line are counted from zero.
+    /// A plan used before made like a new one, as far as anything reads: the lines and their
+    /// translation times are written for the lines in use (`..nlines`) before they are read,
+    /// and the lanes' lines for the executing lanes; the other lanes' lines keep stale values,
+    /// which reach a record's `lane_line` and are harmless only because [`Rec::lanes_on`]
+    /// masks with the executing lanes. The words per line are counted from zero.
     fn reset(&mut self) {
         let nlines = self.nlines;
         self.line_words[..nlines].fill(0);
