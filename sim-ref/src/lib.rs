@@ -30,3 +30,15 @@ pub use func::{Counts, ExecError, FuncGpu, Launch};
 pub use kernel::Kernel;
 pub use mem::GlobalMem;
 pub use program::{Program, VerifyError};
+
+/// The unit tests' seeded random numbers (xorshift64): `test_rng(seed)(n)` is in `0..n`, the
+/// same sequence for the same seed on every machine.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    }
+}

@@ -932,13 +932,7 @@ mod tests {
     #[test]
     fn bank_degree_counts_as_sorting_does() {
         use super::memory::bank_degree_sorted;
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = crate::test_rng(0x2545_F491_4F6C_DD1Du64);
         let mut clashes = 0;
         for _ in 0..20000 {
             let banks = [1, 2, 16, 32, 64][rnd(5) as usize];

@@ -120,13 +120,7 @@ mod tests {
     /// wrap the ring many times and reach the heap.
     #[test]
     fn drains_as_a_sorted_list_does() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = crate::test_rng(0x9E37_79B9_7F4A_7C15u64);
         let mut w = Wheel::default();
         let mut list: Vec<(u64, u64, u32)> = Vec::new();
         let (mut now, mut k, mut seen) = (0u64, 0u64, 0usize);

@@ -222,13 +222,7 @@ mod tests {
     #[test]
     fn quotas_never_promise_more_than_the_list_holds() {
         let mut o = Oplog::new(40);
-        let mut seed = 12345u64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = crate::test_rng(12345u64);
         let mut resident = [false; MAX_BLOCKS];
         let mut allocs = 0;
         let mut claims = 0;
