@@ -241,6 +241,13 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| Some(point(m, prio, pol, k)).filter(|d| d.usable());
     // (the lead's turnaround, as the runs table gives it)
     let lead_turn = |d: &Done, m: &Mix| d.run.processes[m.index as usize % m.n].turnaround;
+    // (the runs the measures read against, named once: the plain mix under FCFS, the priority
+    // twin under FCFS and under NPQ, each with context switching)
+    type Run = (bool, Policy, Mechanism);
+    const PLAIN_FCFS: Run = (false, Policy::Fcfs, Mechanism::ContextSwitch);
+    const TWIN_FCFS: Run = (true, Policy::Fcfs, Mechanism::ContextSwitch);
+    const TWIN_NPQ: Run = (true, Policy::Npq, Mechanism::ContextSwitch);
+    let at = |m: &Mix, (prio, pol, k): Run| get(m, prio, pol, k);
     // The runs, one row each.
     let mut csv = String::from("processes,index,applications,priority,lead,policy,preempt,cycles,finished,runs,antt,stp,fairness,lead_turnaround,preemptions,restores,verified\n");
     let mut unfinished = String::new();
@@ -315,12 +322,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
         // (the mean over the mixes whose runs the measure reads are usable)
         let per = |f: &dyn Fn(&Mix) -> Option<f64>| mean(&of.iter().filter_map(|m| f(m)).collect::<Vec<_>>());
-        let fcfs = |m: &Mix| get(m, false, Policy::Fcfs, Mechanism::ContextSwitch);
+        let fcfs = |m: &Mix| at(m, PLAIN_FCFS);
         let eq = |m: &Mix, k: Mechanism| get(m, false, Policy::Equal, k);
-        let lead_t = |d: &Done, m: &Mix| d.run.processes[m.index as usize % m.n].turnaround.max(1) as f64;
-        let twin = |m: &Mix| get(m, true, Policy::Fcfs, Mechanism::ContextSwitch);
+        let lead_t = |d: &Done, m: &Mix| lead_turn(d, m).max(1) as f64;
+        let twin = |m: &Mix| at(m, TWIN_FCFS);
         let hp = PRIORITIES.map(|(pol, k)| per(&|m| Some(lead_t(twin(m)?, m) / lead_t(get(m, true, pol, k)?, m))));
-        let npq = |m: &Mix| Some(get(m, true, Policy::Npq, Mechanism::ContextSwitch)?.m.stp);
+        let npq = |m: &Mix| Some(at(m, TWIN_NPQ)?.m.stp);
         let ks = [Mechanism::ContextSwitch, Mechanism::Drain];
         let stp_over = ks.map(|k| per(&|m| Some(npq(m)? / get(m, true, Policy::PpqExclusive, k)?.m.stp)));
         // (Fig. 5.6: each process's NTT under FCFS over its NTT under Equal, averaged)
@@ -359,7 +366,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // (why a count has no figure for a measure: of the runs the measure reads, those that
     // stopped at the cycle limit with a process that completed no run, by policy; empty when
     // every run it reads is usable)
-    type Reads = [(bool, Policy, Mechanism)];
+    type Reads = [Run];
     let starved = |n: usize, reads: &Reads| -> Option<String> {
         let of: Vec<&Mix> = ms.iter().filter(|m| m.n == n).collect();
         let mut by: BTreeMap<String, (usize, std::collections::BTreeSet<&str>)> = BTreeMap::new();
@@ -385,10 +392,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let gaps = |ends: &[(usize, f64)], reads: &Reads| -> String { ends.iter().filter(|(_, x)| !x.is_finite()).filter_map(|&(n, _)| starved(n, reads)).map(|t| format!("; {t}")).collect() };
     // (the runs each measure reads: the plain mix under FCFS and Equal; the priority twin under
     // FCFS, NPQ and PPQ)
-    let fcfs_run = (false, Policy::Fcfs, Mechanism::ContextSwitch);
-    let equal_reads = |k: Mechanism| [fcfs_run, (false, Policy::Equal, k)];
-    let twin_reads = |pol: Policy, k: Mechanism| [(true, Policy::Fcfs, Mechanism::ContextSwitch), (true, pol, k)];
-    let npq_ppq_reads = |k: Mechanism| [(true, Policy::Npq, Mechanism::ContextSwitch), (true, Policy::PpqExclusive, k)];
+    let equal_reads = |k: Mechanism| [PLAIN_FCFS, (false, Policy::Equal, k)];
+    let twin_reads = |pol: Policy, k: Mechanism| [TWIN_FCFS, (true, pol, k)];
+    let npq_ppq_reads = |k: Mechanism| [TWIN_NPQ, (true, Policy::PpqExclusive, k)];
     let mut claims = Vec::new();
     let mut ratio = |what: &str, paper: (f64, f64), ours: (f64, f64), cause: String, reads: &Reads| {
         let v = ratio_verdict(paper, ours);
@@ -416,8 +422,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     .filter(|m| m.n == n)
                     .map(|m| {
                         let lead = &m.plain.processes[m.index as usize % m.n].name;
-                        let fcfs = get(m, true, Policy::Fcfs, Mechanism::ContextSwitch).map_or("–".to_string(), |d| lead_turn(d, m).to_string());
-                        match (get(m, true, Policy::Npq, Mechanism::ContextSwitch), get(m, true, Policy::PpqExclusive, k)) {
+                        let fcfs = at(m, TWIN_FCFS).map_or("–".to_string(), |d| lead_turn(d, m).to_string());
+                        match (at(m, TWIN_NPQ), get(m, true, Policy::PpqExclusive, k)) {
                             (Some(a), Some(b)) => format!("{:.2} (lead {lead}: {} cycles under NPQ, {fcfs} under FCFS, {} under PPQ, which preempts {} times)", a.m.stp / b.m.stp, lead_turn(a, m), lead_turn(b, m), b.run.preemptions),
                             _ => format!("– (lead {lead})"),
                         }
