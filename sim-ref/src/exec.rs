@@ -777,13 +777,23 @@ pub fn step(f: &mut Flight, w: &mut Warp, c: &mut BlockCtx, mem: &mut GlobalMem)
     let exec = exec_mask(w, &inst);
     if exec != 0 && is_data(&inst.op) {
         (f.pc, f.inst, f.exec) = (pc, inst, exec);
-        read_operands(w, c, f);
         if space_of(&inst.op).is_some() {
+            read_operands(w, c, f);
             perform(f, exec, w, c, mem)?;
+            writeback(w, f);
         } else {
-            compute(f);
+            compute_now(f, w, c);
         }
-        writeback(w, f);
     }
     Ok(issue(w, &inst, exec))
+}
+
+/// The data stages of an instruction that touches no memory (`f.pc`, `f.inst` and `f.exec`
+/// set), back to back: [`read_operands`], [`compute`], [`writeback`].
+#[inline]
+pub fn compute_now(f: &mut Flight, w: &mut Warp, c: &BlockCtx) {
+    debug_assert!(space_of(&f.inst.op).is_none() && is_data(&f.inst.op));
+    read_operands(w, c, f);
+    compute(f);
+    writeback(w, f);
 }

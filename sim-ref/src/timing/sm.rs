@@ -16,9 +16,11 @@
 //! issuing independent instructions past an outstanding load.
 //!
 //! Data moves at those stages, on real values (see `docs/timing.md`, "Data and time"): every
-//! issued instruction has a record (`Rec`) until it completes; the issue stage does only
+//! issued data instruction has a record (`Rec`) until it completes; the issue stage does
 //! control flow (branches, `exit`, barriers) and moves the pc; the operand-read stage reads the
-//! sources into the record, and the execute stage computes the result there; a load's lanes
+//! sources into the record, and the execute stage computes the result there (on an SM without
+//! units an instruction that touches no memory is executed whole at issue instead, without a
+//! record: [`Sm::compute_at_issue`]); a load's lanes
 //! are read from memory when the memory stage performs its line (an L1 hit at its L1 access,
 //! a miss when its L2 slice performs the read), a store's written when its L2 slice performs
 //! it, an atomic's read-modify-write done there too; shared memory in the last cycle of its
@@ -461,6 +463,9 @@ impl Rec {
 enum SmEv {
     /// The instruction's writeback: its result goes to the warp, the scoreboard is released.
     Writeback(u32),
+    /// The writeback of an instruction executed at issue by the warp in this slot: the
+    /// scoreboard bit it writes is released ([`Sm::compute_at_issue`]).
+    Release(u32, Option<u16>),
     /// The L1 access of one line (`.1`) of a load that hits, of a load joining a miss whose read
     /// has already been performed, or of a local access: its lanes are performed now.
     Access(u32, u32),
@@ -610,6 +615,8 @@ pub struct Sm {
     /// The in-order issue stage's memory plan, kept between issues ([`MemPlan::reset`] clears
     /// what is read before it is written).
     plan: Option<Box<MemPlan>>,
+    /// The record of an instruction executed at issue ([`Sm::compute_at_issue`]), reused.
+    scratch: Box<Flight>,
     /// Blocks finished since the GPU last looked: launch ids.
     pub finished: Vec<usize>,
     /// Writebacks and accesses, by cycle.
@@ -748,6 +755,7 @@ impl Sm {
             events: Wheel::default(),
             drained: Vec::new(),
             plan: None,
+            scratch: Box::new(Flight::empty()),
             stats: SmStats::default(),
             finished: Vec::new(),
             accounted: 0,

@@ -126,6 +126,7 @@ impl Sm {
         for &e in &due {
             match e {
                 SmEv::Writeback(id) => self.write_back(now, id),
+                SmEv::Release(slot, write) => self.write_back_early(now, slot, write),
                 SmEv::Access(id, line) => self.perform_access(id, line, gmem)?,
                 SmEv::Shared(id) => {
                     if self.zorua.is_some() {

@@ -49,7 +49,15 @@ impl Sm {
             }
             self.insts_by_process[p] += 1;
         }
-        let rec = (d.exec_mask != 0 && exec::is_data(&d.inst.op)).then(|| self.new_rec(slot, d, plan));
+        let data = d.exec_mask != 0 && exec::is_data(&d.inst.op);
+        if data && !self.units && self.zorua.is_none() && exec::space_of(&d.inst.op).is_none() {
+            // (executed now, written back at its time: `Sm::compute_at_issue`)
+            self.compute_at_issue(slot, d);
+            let t = self.occupy_unit(now, unit, None, d, plan, mem).expect("an ALU or SFU instruction has a fixed latency");
+            self.events.push(t, SmEv::Release(slot, d.write));
+            return None;
+        }
+        let rec = data.then(|| self.new_rec(slot, d, plan));
         let done_at = self.occupy_unit(now, unit, rec, d, plan, mem);
         if let (Some(id), Some(t)) = (rec, done_at) {
             let ev = if plan.space == Some(Space::Shared) { SmEv::Shared(id) } else { SmEv::Writeback(id) };

@@ -3,6 +3,21 @@
 
 use super::*;
 
+/// What an instruction of block `blk` on SM `smid` executes in: its kernel, parameters and
+/// shared memory.
+fn block_ctx(blk: &mut Block, smid: u32) -> BlockCtx<'_> {
+    let info = &*blk.info;
+    BlockCtx {
+        kernel: &info.launch.kernel,
+        params: &info.launch.params,
+        grid: info.launch.grid,
+        block: info.launch.block,
+        ctaid: blk.ctaid,
+        smid,
+        shared: &mut blk.shared,
+    }
+}
+
 impl Sm {
     /// What a pipeline stage of record `id` works on: the record, its warp, its block's
     /// context, and where a fault is (launch, block, warp).
@@ -10,18 +25,8 @@ impl Sm {
         let r = &mut self.recs[id as usize];
         let hw = self.warps[r.warp as usize].as_mut().unwrap();
         let blk = self.blocks[r.bslot as usize].as_mut().unwrap();
-        let info = &*blk.info;
-        let at = (info.id, blk.ctaid, hw.w.id);
-        let ctx = BlockCtx {
-            kernel: &info.launch.kernel,
-            params: &info.launch.params,
-            grid: info.launch.grid,
-            block: info.launch.block,
-            ctaid: blk.ctaid,
-            smid: self.id,
-            shared: &mut blk.shared,
-        };
-        (r, &mut hw.w, ctx, at)
+        let at = (blk.info.id, blk.ctaid, hw.w.id);
+        (r, &mut hw.w, block_ctx(blk, self.id), at)
     }
 
     /// The memory stage of record `id` for `lanes`.
@@ -84,24 +89,57 @@ impl Sm {
             }
         }
         let r = &self.recs[id as usize];
-        let hw = self.warps[r.warp as usize].as_mut().unwrap();
-        if let Some(b) = r.write {
-            let (i, m) = (b as usize / 64, 1u64 << (b % 64));
-            hw.pending[i] &= !m;
-            hw.pending_mem[i] &= !m;
-            if b < 256 {
-                for &o in &hw.mem_recs {
-                    if o != id && self.recs[o as usize].f.inst.src_regs().any(|s| s as u16 == b) {
-                        self.stats.war_overwrites += 1;
-                    }
-                }
-            }
-        }
+        self.release_write(r.warp, r.write, id);
         if self.zorua.is_some() {
             let slot = self.recs[id as usize].warp;
             self.z_flush(now, slot);
         }
         self.complete(now, id);
+    }
+
+    /// The scoreboard release of a writeback of `write` by the warp in `slot` (`id`: the
+    /// writing instruction's record, `u32::MAX` for one without), counting an overwritten
+    /// source of an older memory instruction in flight.
+    fn release_write(&mut self, slot: u32, write: Option<u16>, id: u32) {
+        let Some(b) = write else { return };
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let (i, m) = (b as usize / 64, 1u64 << (b % 64));
+        hw.pending[i] &= !m;
+        hw.pending_mem[i] &= !m;
+        if b < 256 {
+            for &o in &hw.mem_recs {
+                if o != id && self.recs[o as usize].f.inst.src_regs().any(|s| s as u16 == b) {
+                    self.stats.war_overwrites += 1;
+                }
+            }
+        }
+    }
+
+    /// An instruction of the warp in `slot` executed at issue ([`Sm::compute_at_issue`])
+    /// reaches its writeback: its scoreboard bit is released and it completes (it has no
+    /// record).
+    pub(super) fn write_back_early(&mut self, now: u64, slot: u32, write: Option<u16>) {
+        self.release_write(slot, write, u32::MAX);
+        self.retire(now, slot);
+    }
+
+    /// The data stages of an instruction that touches no memory, at its issue: the in-order
+    /// pipeline without units (no replay queue, operand log or Zorua) reads its sources,
+    /// computes it and writes its result into the warp's registers at once, and the
+    /// writeback only releases the scoreboard ([`Sm::write_back_early`]). Nothing can tell
+    /// the difference: the scoreboard holds back every reader and writer of the destination
+    /// until the writeback, and every older instruction of the warp has read its sources (the
+    /// cycle after its issue, before this cycle's issue). Marks its result pending.
+    pub(super) fn compute_at_issue(&mut self, slot: u32, d: &Decoded) {
+        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let ctx = block_ctx(self.blocks[d.bslot as usize].as_mut().unwrap(), self.id);
+        let f = &mut self.scratch;
+        (f.pc, f.inst, f.exec) = (d.pc as u32, d.inst, d.exec_mask);
+        exec::compute_now(f, &mut hw.w, &ctx);
+        hw.inflight += 1;
+        if let Some(b) = d.write {
+            bit(&mut hw.pending, b as usize);
+        }
     }
 
     /// Instruction `id` has completed: its record is freed, its scheduler looks again, and a
@@ -113,13 +151,8 @@ impl Sm {
         if let Some(q) = r.rq {
             self.rq_free(now, q);
         }
-        self.tb_check = true;
         self.free_recs.push(id);
-        let sc = self.sched_of(slot);
-        let sc = &mut self.scheds[sc];
-        sc.wake = sc.wake.min(now);
         let w = self.warps[slot as usize].as_mut().unwrap();
-        w.inflight -= 1;
         if let Some(p) = w.mem_recs.iter().position(|&x| x == id) {
             w.mem_recs.swap_remove(p);
         }
@@ -131,6 +164,18 @@ impl Sm {
             w.fetch_at = now + 1;
             self.wake_at = self.wake_at.min(now + 1);
         }
+        self.retire(now, slot);
+    }
+
+    /// An instruction of the warp in `slot` has completed: its scheduler looks again, and a
+    /// finished warp's block may end.
+    fn retire(&mut self, now: u64, slot: u32) {
+        self.tb_check = true;
+        let sc = self.sched_of(slot);
+        let sc = &mut self.scheds[sc];
+        sc.wake = sc.wake.min(now);
+        let w = self.warps[slot as usize].as_mut().unwrap();
+        w.inflight -= 1;
         let (done, blk) = (w.w.state == WarpState::Done, w.block);
         if w.inflight == 0 && self.zorua.is_some() {
             self.z_flush(now, slot);
