@@ -504,7 +504,7 @@ impl Gpu {
                 // skipped.
                 BlockSched::Framework(d) => d.pending() || !d.gating,
             };
-            let sched_pending = sched_pending || self.sms.iter().any(|s| s.tb_check && self.cfg.tb_switch.enabled);
+            let sched_pending = sched_pending || (self.cfg.tb_switch.enabled && self.sms.iter().any(|s| s.tb_check));
             if limits.skip_idle && !active && !sched_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
                 for o in &self.off {

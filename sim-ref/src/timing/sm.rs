@@ -425,6 +425,9 @@ struct Rec {
     f: Flight,
     /// The scoreboard bit its writeback releases.
     write: Option<u16>,
+    /// The general registers it reads (its scoreboard read mask's registers: a younger
+    /// writeback to one counts as a write-after-read overwrite).
+    reads: [u64; 4],
     /// The memory space of a load, store or atomic.
     space: Option<Space>,
     store: bool,

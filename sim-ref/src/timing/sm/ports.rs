@@ -64,10 +64,18 @@ impl Sm {
     /// The edges of the SM's units at the start of cycle `now` (the requests of earlier cycles
     /// sampled), then whether any halted: the GPU cycle and the report of the first that did
     /// (a co-simulated unit parted from its model, or a unit broke its protocol).
+    /// (inline: the GPU asks every SM every cycle it steps, and most SMs have no unit)
+    #[inline]
     pub fn unit_edges(&mut self, now: u64) -> Option<(u64, String)> {
         if !self.units {
             return None;
         }
+        self.clock_units(now)
+    }
+
+    /// [`Sm::unit_edges`] of an SM with units.
+    #[inline(never)]
+    fn clock_units(&mut self, now: u64) -> Option<(u64, String)> {
         self.ol_edge(now).or_else(|| self.rq_edge(now)).or_else(|| self.od_edge(now)).or_else(|| self.zorua_error())
     }
 

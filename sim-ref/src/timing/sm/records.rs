@@ -108,7 +108,7 @@ impl Sm {
         hw.pending_mem[i] &= !m;
         if b < 256 {
             for &o in &hw.mem_recs {
-                if o != id && self.recs[o as usize].f.inst.src_regs().any(|s| s as u16 == b) {
+                if o != id && self.recs[o as usize].reads[i] & m != 0 {
                     self.stats.war_overwrites += 1;
                 }
             }
@@ -191,12 +191,14 @@ impl Sm {
         let id = match self.free_recs.pop() {
             Some(i) => i,
             None => {
-                self.recs.push(Rec { warp: 0, bslot: 0, f: Flight::new(0, d.inst, 0), write: None, space: None, store: false, outstanding: 0, unperformed: 0, ready_at: 0, lane_line: [0; WARP_SIZE], rq: None, log: [0; 3], nlog: 0, from_log: false, age: 0 });
+                self.recs.push(Rec { warp: 0, bslot: 0, f: Flight::new(0, d.inst, 0), write: None, space: None, store: false, outstanding: 0, unperformed: 0, ready_at: 0, lane_line: [0; WARP_SIZE], rq: None, log: [0; 3], nlog: 0, from_log: false, age: 0, reads: [0; 4] });
                 self.recs.len() as u32 - 1
             }
         };
         let space = exec::space_of(&d.inst.op);
+        let reads = self.info(d.bslot).timing.reads[d.pc];
         let r = &mut self.recs[id as usize];
+        r.reads = [reads[0], reads[1], reads[2], reads[3]];
         r.warp = slot;
         r.bslot = d.bslot;
         r.f.pc = d.pc as u32;
