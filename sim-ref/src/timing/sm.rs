@@ -60,6 +60,9 @@ use ports::{OdPort, OlPort, RqPort};
 pub use stats::{SmStats, Timeline};
 pub use zorua::{ZoruaStats, REG_SWAP_BYTES, SMEM_SWAP_BYTES};
 
+/// Words of a bit set over an SM's warp slots (at most 256, `config/validate.rs`).
+const SLOT_WORDS: usize = 4;
+
 /// Scoreboard bits: general registers 0..255, predicates 256..263.
 pub type RegMask = [u64; 5];
 
@@ -232,8 +235,14 @@ struct Warps {
     verdict: Vec<std::cell::Cell<(u64, Stall, u32)>>,
     wake: Vec<std::cell::Cell<u64>>,
     /// The earliest of the slots' `wake` (`0`: unknown; a slot forgotten since), good while
-    /// later than the current cycle: no slot's time has come and none changed.
+    /// later than the current cycle: no slot's time has come and none changed (the thesis
+    /// pipeline).
     wake_min: std::cell::Cell<u64>,
+    /// The in-order pipeline's account of `wake`, a bit per slot: the slots changed since
+    /// [`Sm::next_wake`] last looked (their `wake` unknown), and those whose `wake` lay ahead
+    /// then. Every other slot's warp has no time ahead, so `next_wake` visits only these.
+    changed: [std::cell::Cell<u64>; SLOT_WORDS],
+    ahead: [std::cell::Cell<u64>; SLOT_WORDS],
     /// The thesis pipeline's quiet times are kept (the in-order one keeps only `wake`).
     ooo: bool,
     on_mshrs: Vec<u32>,
@@ -243,18 +252,28 @@ struct Warps {
 
 impl Warps {
     fn new(n: usize, ooo: bool) -> Warps {
-        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], wake_min: Default::default(), verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
+        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], wake_min: Default::default(), changed: Default::default(), ahead: Default::default(), verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
     }
 
     /// The slot's warp may change: nothing is known of it.
+    #[inline]
     fn forget(&mut self, i: usize) {
         if self.ooo {
-            self.quiet.forget(i);
-            self.fetch_quiet.forget(i);
+            self.forget_times(i);
+        } else {
+            let w = &self.changed[i / 64 % SLOT_WORDS];
+            w.set(w.get() | 1 << (i % 64));
         }
+        self.verdict[i].set((0, Stall::Idle, 0));
+    }
+
+    /// The thesis pipeline's part of [`Warps::forget`].
+    #[inline(never)]
+    fn forget_times(&mut self, i: usize) {
+        self.quiet.forget(i);
+        self.fetch_quiet.forget(i);
         self.wake[i].set(0);
         self.wake_min.set(0);
-        self.verdict[i].set((0, Stall::Idle, 0));
     }
 
     /// An MSHR came free: the warps that waited for one look again.

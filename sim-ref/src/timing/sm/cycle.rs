@@ -31,7 +31,33 @@ impl Sm {
         // a warp comes into it, which forgets it)
         // (and their earliest, while it lies ahead and no slot changed)
         let mut m = self.warps.wake_min.get();
-        if m <= now {
+        if !self.ooo {
+            // (the in-order pipeline: only the slots changed since the last look, or whose
+            // time lay ahead then)
+            m = u64::MAX;
+            for (k, (changed, ahead)) in self.warps.changed.iter().zip(&self.warps.ahead).enumerate() {
+                let c = changed.take();
+                let mut bits = c | ahead.get();
+                let mut still = 0;
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let slot = k * 64 + b;
+                    let known = &self.warps.wake[slot];
+                    if c >> b & 1 != 0 {
+                        known.set(self.warps[slot].as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now)));
+                    }
+                    let t = known.get();
+                    if t > now && t != u64::MAX {
+                        still |= 1 << b;
+                        m = m.min(t);
+                    }
+                }
+                ahead.set(still);
+            }
+            #[cfg(debug_assertions)]
+            assert_eq!(m, self.warps.iter().map(|w| w.as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now))).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake at cycle {now}", self.id);
+        } else if m <= now {
             m = u64::MAX;
             for (slot, known) in self.warps.wake.iter().enumerate() {
                 if known.get() <= now {
@@ -41,7 +67,7 @@ impl Sm {
             }
             self.warps.wake_min.set(m);
         }
-        debug_assert_eq!(m, self.warps.wake.iter().map(|k| k.get()).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake", self.id);
+        debug_assert!(!self.ooo || m == self.warps.wake.iter().map(|k| k.get()).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake", self.id);
         t = t.min(m);
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
