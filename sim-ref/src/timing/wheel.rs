@@ -69,6 +69,20 @@ impl<T: Ord + Copy> Wheel<T> {
         self.base = self.base.max(now + 1);
     }
 
+    /// [`Wheel::drain_until`] into `out` (empty), the events only: when the wheel's next
+    /// cycle is `now` and nothing later than the ring is due, `now`'s bucket is handed over
+    /// whole (swapped with `out`) rather than moved event by event.
+    pub fn drain_into(&mut self, now: u64, out: &mut Vec<T>) {
+        debug_assert!(out.is_empty());
+        if self.base == now && self.far.peek().is_none_or(|Reverse((t, ..))| *t > now) {
+            std::mem::swap(&mut self.buckets[(now % N as u64) as usize], out);
+            self.near -= out.len();
+            self.base = now + 1;
+            return;
+        }
+        self.drain_until(now, |_, x| out.push(x));
+    }
+
     /// The cycle of the earliest event, if any.
     pub fn next_time(&self) -> Option<u64> {
         let far = self.far.peek().map(|Reverse((t, ..))| *t);
@@ -91,6 +105,33 @@ impl<T: Ord + Copy> Wheel<T> {
 #[cfg(test)]
 mod tests {
     use super::Wheel;
+
+    #[test]
+    fn drain_into_gives_what_drain_until_gives() {
+        let mut a = Wheel::default();
+        let mut b = Wheel::default();
+        let mut rng = crate::test_rng(7);
+        let (mut got_a, mut got_b) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
+        for now in 0..3000u64 {
+            // (a few events a cycle, some beyond the ring, some at the current cycle)
+            for _ in 0..3 {
+                let t = now + [0, 1, 2, 7, 300, 900][rng(6) as usize];
+                let e = rng(1 << 20) as u32;
+                a.push(t, e);
+                b.push(t, e);
+            }
+            // (stepped every cycle, or jumping several)
+            if rng(4) == 0 {
+                continue;
+            }
+            a.drain_until(now, |_, e| got_a.push(e));
+            b.drain_into(now, &mut out);
+            got_b.append(&mut out);
+            assert_eq!(got_a, got_b, "at cycle {now}");
+            assert_eq!(a.next_time(), b.next_time());
+        }
+    }
 
     #[test]
     fn events_come_out_in_cycle_order() {

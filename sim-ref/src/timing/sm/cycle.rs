@@ -148,7 +148,7 @@ impl Sm {
         self.ol_step(now);
         // Accesses and writebacks due.
         let mut due = std::mem::take(&mut self.drained);
-        self.events.drain_until(now, |_, e| due.push(e));
+        self.events.drain_into(now, &mut due);
         for &e in &due {
             match e {
                 SmEv::Writeback(id) => self.write_back(now, id),
