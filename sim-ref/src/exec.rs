@@ -634,6 +634,27 @@ pub fn perform(f: &mut Flight, lanes: u32, w: &mut Warp, c: &mut BlockCtx, mem: 
     let pc = f.pc;
     let mut m = lanes & f.exec;
     match f.inst.op {
+        Op::Ld { space: Space::Global, .. } => {
+            // (the lanes of one access mostly share a page: it is looked up once for them)
+            let mut cur: Option<(u32, &[u32; crate::mem::PAGE_WORDS])> = None;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let a = f.addr[l];
+                if a & 3 != 0 {
+                    return Err(gfault(pc, l, false, MemFault::Misaligned(a)));
+                }
+                let page = match cur {
+                    Some((p, words)) if p == a / crate::mem::PAGE_BYTES => words,
+                    _ => {
+                        let words = mem.page_words(a).map_err(|e| gfault(pc, l, false, e))?;
+                        cur = Some((a / crate::mem::PAGE_BYTES, words));
+                        words
+                    }
+                };
+                f.res[l] = page[GlobalMem::word_in_page(a)];
+            }
+        }
         Op::Ld { space, .. } => {
             while m != 0 {
                 let l = m.trailing_zeros() as usize;

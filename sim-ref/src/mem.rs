@@ -6,7 +6,7 @@
 
 /// Bytes per page.
 pub const PAGE_BYTES: u32 = 4096;
-const PAGE_WORDS: usize = (PAGE_BYTES / 4) as usize;
+pub const PAGE_WORDS: usize = (PAGE_BYTES / 4) as usize;
 pub const NUM_PAGES: usize = 1 << 20; // 4 GB / 4 KB
 const UNMAPPED: u32 = u32::MAX;
 /// First address the host allocator hands out (page 0 stays unmapped to catch null pointers).
@@ -115,6 +115,20 @@ impl GlobalMem {
             return Err(MemFault::Unmapped(addr));
         }
         Ok(self.pages[i as usize][((addr % PAGE_BYTES) / 4) as usize])
+    }
+
+    /// The words of the page holding `addr` (aligned): [`GlobalMem::read`] for several words
+    /// of one page, the page found once ([`GlobalMem::word_in_page`] indexes it).
+    #[inline]
+    pub fn page_words(&self, addr: u32) -> Result<&[u32; PAGE_WORDS], MemFault> {
+        debug_assert!(addr & 3 == 0);
+        self.page(addr / PAGE_BYTES).ok_or(MemFault::Unmapped(addr))
+    }
+
+    /// The index in its page ([`GlobalMem::page_words`]) of the word at `addr`.
+    #[inline]
+    pub fn word_in_page(addr: u32) -> usize {
+        ((addr % PAGE_BYTES) / 4) as usize
     }
 
     #[inline]
