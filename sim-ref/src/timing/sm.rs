@@ -283,6 +283,17 @@ impl Warps {
         }
     }
 
+    /// A mutable access that keeps what is known of the slot on the in-order pipeline (its
+    /// kept verdict and `wake`): only for the warp's data, which neither reads (its registers,
+    /// predicates and local memory, [`Sm::stage`]). Debug builds check every kept verdict
+    /// against a full look.
+    fn data_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
+        if self.ooo {
+            self.forget(i);
+        }
+        &mut self.slots[i]
+    }
+
     fn get_mut(&mut self, i: usize) -> Option<&mut Option<HwWarp>> {
         if i < self.slots.len() {
             self.forget(i);

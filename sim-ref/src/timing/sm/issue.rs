@@ -41,7 +41,7 @@ impl Sm {
     pub(super) fn execute(&mut self, now: u64, unit: usize, slot: u32, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u32> {
         self.stats.warp_insts += 1;
         self.stats.thread_insts += d.active_lanes;
-        if let Some(b) = self.warps[slot as usize].as_ref().and_then(|w| self.blocks[w.block as usize].as_ref()) {
+        if let Some(b) = self.blocks[d.bslot as usize].as_ref() {
             // (the GPU sizes it for its processes; an SM used on its own grows it)
             let p = b.info.process as usize;
             if p >= self.insts_by_process.len() {

@@ -23,7 +23,8 @@ impl Sm {
     /// context, and where a fault is (launch, block, warp).
     fn stage(&mut self, id: u32) -> (&mut Rec, &mut Warp, BlockCtx<'_>, (usize, [u32; 3], u32)) {
         let r = &mut self.recs[id as usize];
-        let hw = self.warps[r.warp as usize].as_mut().unwrap();
+        // (the stages move data: registers, predicates, local memory)
+        let hw = self.warps.data_mut(r.warp as usize).as_mut().unwrap();
         let blk = self.blocks[r.bslot as usize].as_mut().unwrap();
         let at = (blk.info.id, blk.ctaid, hw.w.id);
         (r, &mut hw.w, block_ctx(blk, self.id), at)
