@@ -284,9 +284,9 @@ impl Warps {
     }
 
     /// A mutable access that keeps what is known of the slot on the in-order pipeline (its
-    /// kept verdict and `wake`): only for the warp's data, which neither reads (its registers,
-    /// predicates and local memory, [`Sm::stage`]). Debug builds check every kept verdict
-    /// against a full look.
+    /// kept verdict and `wake`): only for what neither reads, the warp's data (its registers,
+    /// predicates and local memory, [`Sm::stage`]) and its count of instructions in flight
+    /// ([`Sm::retire`]). Debug builds check every kept verdict against a full look.
     fn data_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
         if self.ooo {
             self.forget(i);

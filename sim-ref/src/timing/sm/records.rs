@@ -175,7 +175,8 @@ impl Sm {
         let sc = self.sched_of(slot);
         let sc = &mut self.scheds[sc];
         sc.wake = sc.wake.min(now);
-        let w = self.warps[slot as usize].as_mut().unwrap();
+        // (the count of instructions in flight is read by no kept verdict or time)
+        let w = self.warps.data_mut(slot as usize).as_mut().unwrap();
         w.inflight -= 1;
         let (done, blk) = (w.w.state == WarpState::Done, w.block);
         if w.inflight == 0 && self.zorua.is_some() {
