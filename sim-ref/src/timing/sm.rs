@@ -294,6 +294,18 @@ impl Warps {
         &mut self.slots[i]
     }
 
+    /// A further mutable access to the slot within a step that has already forgotten it (the
+    /// issue of its warp's instruction: nothing looks at the slot in between), which keeps
+    /// nothing stale by forgetting nothing more on the in-order pipeline.
+    fn again_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
+        if self.ooo {
+            self.forget(i);
+        } else {
+            debug_assert!(self.verdict[i].get().0 == 0 && self.changed[i / 64 % SLOT_WORDS].get() >> (i % 64) & 1 == 1, "warp slot {i} not forgotten in this step");
+        }
+        &mut self.slots[i]
+    }
+
     fn get_mut(&mut self, i: usize) -> Option<&mut Option<HwWarp>> {
         if i < self.slots.len() {
             self.forget(i);

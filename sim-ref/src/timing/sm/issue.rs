@@ -332,7 +332,7 @@ impl Sm {
     /// facts and queues the warp for fetch if it still runs.
     fn advance_flow(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, seq_next: bool) {
         let info = &*self.blocks[d.bslot as usize].as_ref().unwrap().info;
-        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let hw = self.warps.again_mut(slot as usize).as_mut().unwrap();
         if seq_next && d.class != Class::Control {
             hw.ibuf -= 1;
             hw.next_issue = now + 1;

@@ -132,7 +132,7 @@ impl Sm {
     /// until the writeback, and every older instruction of the warp has read its sources (the
     /// cycle after its issue, before this cycle's issue). Marks its result pending.
     pub(super) fn compute_at_issue(&mut self, slot: u32, d: &Decoded) {
-        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let hw = self.warps.again_mut(slot as usize).as_mut().unwrap();
         let ctx = block_ctx(self.blocks[d.bslot as usize].as_mut().unwrap(), self.id);
         let f = &mut self.scratch;
         (f.pc, f.inst, f.exec) = (d.pc as u32, d.inst, d.exec_mask);
@@ -219,7 +219,7 @@ impl Sm {
             // (only a global or local access performs by line)
             r.lane_line = plan.lane_line;
         }
-        let hw = self.warps[slot as usize].as_mut().unwrap();
+        let hw = self.warps.again_mut(slot as usize).as_mut().unwrap();
         hw.inflight += 1;
         if matches!(space, Some(Space::Global | Space::Local)) {
             hw.mem_recs.push(id);
