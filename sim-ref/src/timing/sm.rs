@@ -18,9 +18,8 @@
 //! Data moves at those stages, on real values (see `docs/timing.md`, "Data and time"): every
 //! issued data instruction has a record (`Rec`) until it completes; the issue stage does
 //! control flow (branches, `exit`, barriers) and moves the pc; the operand-read stage reads the
-//! sources into the record, and the execute stage computes the result there (on an SM without
-//! units an instruction that touches no memory is executed whole at issue instead, without a
-//! record: [`Sm::compute_at_issue`]); a load's lanes
+//! sources into the record, and the execute stage computes the result there (without units,
+//! arithmetic is executed whole at issue and has no record, [`Sm::compute_at_issue`]); a load's lanes
 //! are read from memory when the memory stage performs its line (an L1 hit at its L1 access,
 //! a miss when its L2 slice performs the read), a store's written when its L2 slice performs
 //! it, an atomic's read-modify-write done there too; shared memory in the last cycle of its
@@ -234,13 +233,11 @@ struct Warps {
     /// MSHRs, the MSHRs its load needs ([`Sm::verdict`]).
     verdict: Vec<std::cell::Cell<(u64, Stall, u32)>>,
     wake: Vec<std::cell::Cell<u64>>,
-    /// The earliest of the slots' `wake` (`0`: unknown; a slot forgotten since), good while
-    /// later than the current cycle: no slot's time has come and none changed (the thesis
-    /// pipeline).
+    /// The thesis pipeline's earliest `wake` (`0`: unknown; a slot forgotten since), good
+    /// while later than the current cycle: no slot's time has come and none changed.
     wake_min: std::cell::Cell<u64>,
-    /// The in-order pipeline's account of `wake`, a bit per slot: the slots changed since
-    /// [`Sm::next_wake`] last looked (their `wake` unknown), and those whose `wake` lay ahead
-    /// then. Every other slot's warp has no time ahead, so `next_wake` visits only these.
+    /// The in-order pipeline's `wake`, a bit per slot: changed since [`Sm::next_wake`] last
+    /// looked, and whose `wake` lay ahead then (`next_wake` visits only these).
     changed: [std::cell::Cell<u64>; SLOT_WORDS],
     ahead: [std::cell::Cell<u64>; SLOT_WORDS],
     /// The thesis pipeline's quiet times are kept (the in-order one keeps only `wake`).
@@ -267,8 +264,7 @@ impl Warps {
         self.verdict[i].set((0, Stall::Idle, 0));
     }
 
-    /// The thesis pipeline's part of [`Warps::forget`].
-    #[inline(never)]
+    #[inline(never)] // (the thesis pipeline's part of `forget`)
     fn forget_times(&mut self, i: usize) {
         self.quiet.forget(i);
         self.fetch_quiet.forget(i);
@@ -283,10 +279,8 @@ impl Warps {
         }
     }
 
-    /// A mutable access that keeps what is known of the slot on the in-order pipeline (its
-    /// kept verdict and `wake`): only for what neither reads, the warp's data (its registers,
-    /// predicates and local memory, [`Sm::stage`]) and its count of instructions in flight
-    /// ([`Sm::retire`]). Debug builds check every kept verdict against a full look.
+    /// A mutable access keeping the slot's verdict and `wake` on the in-order pipeline, for
+    /// what neither reads: the warp's data ([`Sm::stage`]) and in-flight count ([`Sm::retire`]).
     fn data_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
         if self.ooo {
             self.forget(i);
@@ -294,9 +288,8 @@ impl Warps {
         &mut self.slots[i]
     }
 
-    /// A further mutable access to the slot within a step that has already forgotten it (the
-    /// issue of its warp's instruction: nothing looks at the slot in between), which keeps
-    /// nothing stale by forgetting nothing more on the in-order pipeline.
+    /// A further mutable access in a step that has forgotten the slot (an issue: nothing looks
+    /// at it in between), forgetting nothing more on the in-order pipeline.
     fn again_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
         if self.ooo {
             self.forget(i);
@@ -467,8 +460,7 @@ struct Rec {
     f: Flight,
     /// The scoreboard bit its writeback releases.
     write: Option<u16>,
-    /// The general registers it reads (its scoreboard read mask's registers: a younger
-    /// writeback to one counts as a write-after-read overwrite).
+    /// The general registers it reads (a younger writeback to one is a write-after-read).
     reads: [u64; 4],
     /// The memory space of a load, store or atomic.
     space: Option<Space>,
@@ -508,8 +500,8 @@ impl Rec {
 enum SmEv {
     /// The instruction's writeback: its result goes to the warp, the scoreboard is released.
     Writeback(u32),
-    /// The writeback of an instruction executed at issue by the warp in this slot: the
-    /// scoreboard bit it writes is released ([`Sm::compute_at_issue`]).
+    /// The writeback of an instruction executed at issue ([`Sm::compute_at_issue`]) by the
+    /// warp in this slot: the scoreboard bit it writes is released.
     Release(u32, Option<u16>),
     /// The L1 access of one line (`.1`) of a load that hits, of a load joining a miss whose read
     /// has already been performed, or of a local access: its lanes are performed now.
