@@ -644,11 +644,12 @@ pub fn perform(f: &mut Flight, lanes: u32, w: &mut Warp, c: &mut BlockCtx, mem: 
                 if a & 3 != 0 {
                     return Err(gfault(pc, l, false, MemFault::Misaligned(a)));
                 }
+                let p = a / crate::mem::PAGE_BYTES;
                 let page = match cur {
-                    Some((p, words)) if p == a / crate::mem::PAGE_BYTES => words,
+                    Some((q, words)) if q == p => words,
                     _ => {
                         let words = mem.page_words(a).map_err(|e| gfault(pc, l, false, e))?;
-                        cur = Some((a / crate::mem::PAGE_BYTES, words));
+                        cur = Some((p, words));
                         words
                     }
                 };
@@ -661,7 +662,7 @@ pub fn perform(f: &mut Flight, lanes: u32, w: &mut Warp, c: &mut BlockCtx, mem: 
                 m &= m - 1;
                 let a = f.addr[l];
                 f.res[l] = match space {
-                    Space::Global => mem.read(a).map_err(|e| gfault(pc, l, false, e))?,
+                    Space::Global => unreachable!("a global load takes the arm above"),
                     Space::Shared => c.shared[small_space_index(space, pc, l, false, a, c.kernel.shared_bytes)?],
                     Space::Param => c.params[small_space_index(space, pc, l, false, a, c.kernel.param_bytes)?],
                     Space::Local => w.local[small_space_index(space, pc, l, false, a, c.kernel.local_bytes)? * W + l],

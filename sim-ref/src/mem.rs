@@ -110,11 +110,7 @@ impl GlobalMem {
         if addr & 3 != 0 {
             return Err(MemFault::Misaligned(addr));
         }
-        let i = self.index[(addr / PAGE_BYTES) as usize];
-        if i == UNMAPPED {
-            return Err(MemFault::Unmapped(addr));
-        }
-        Ok(self.pages[i as usize][((addr % PAGE_BYTES) / 4) as usize])
+        Ok(self.page_words(addr)?[Self::word_in_page(addr)])
     }
 
     /// The words of the page holding `addr` (aligned): [`GlobalMem::read`] for several words

@@ -124,13 +124,14 @@ impl Sm {
         self.retire(now, slot);
     }
 
-    /// The data stages of an instruction that touches no memory, at its issue: the in-order
-    /// pipeline without units (no replay queue, operand log or Zorua) reads its sources,
+    /// The data stages of an instruction that touches no memory, at its issue: an SM without
+    /// units (no replay queue, operand log or Zorua), on either pipeline, reads its sources,
     /// computes it and writes its result into the warp's registers at once, and the
     /// writeback only releases the scoreboard ([`Sm::write_back_early`]). Nothing can tell
     /// the difference: the scoreboard holds back every reader and writer of the destination
     /// until the writeback, and every older instruction of the warp has read its sources (the
-    /// cycle after its issue, before this cycle's issue). Marks its result pending.
+    /// cycle after its issue, before this cycle's issue; on the thesis pipeline its
+    /// write-after-read check holds back a writer). Marks its result pending.
     pub(super) fn compute_at_issue(&mut self, slot: u32, d: &Decoded) {
         let hw = self.warps.again_mut(slot as usize).as_mut().unwrap();
         let ctx = block_ctx(self.blocks[d.bslot as usize].as_mut().unwrap(), self.id);
