@@ -59,9 +59,6 @@ use ports::{OdPort, OlPort, RqPort};
 pub use stats::{SmStats, Timeline};
 pub use zorua::{ZoruaStats, REG_SWAP_BYTES, SMEM_SWAP_BYTES};
 
-/// Words of a bit set over an SM's warp slots (at most 256, `config/validate.rs`).
-const SLOT_WORDS: usize = 4;
-
 /// Scoreboard bits: general registers 0..255, predicates 256..263.
 pub type RegMask = [u64; 5];
 
@@ -236,10 +233,6 @@ struct Warps {
     /// The thesis pipeline's earliest `wake` (`0`: unknown; a slot forgotten since), good
     /// while later than the current cycle: no slot's time has come and none changed.
     wake_min: std::cell::Cell<u64>,
-    /// The in-order pipeline's `wake`, a bit per slot: changed since [`Sm::next_wake`] last
-    /// looked, and whose `wake` lay ahead then (`next_wake` visits only these).
-    changed: [std::cell::Cell<u64>; SLOT_WORDS],
-    ahead: [std::cell::Cell<u64>; SLOT_WORDS],
     /// The thesis pipeline's quiet times are kept (the in-order one keeps only `wake`).
     ooo: bool,
     on_mshrs: Vec<u32>,
@@ -249,7 +242,7 @@ struct Warps {
 
 impl Warps {
     fn new(n: usize, ooo: bool) -> Warps {
-        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], wake_min: Default::default(), changed: Default::default(), ahead: Default::default(), verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
+        Warps { slots: (0..n).map(|_| None).collect(), ooo, quiet: quiet::Quiet::new(n), fetch_quiet: quiet::Quiet::new(n), wake: vec![Default::default(); n], wake_min: Default::default(), verdict: vec![std::cell::Cell::new((0, Stall::Idle, 0)); n], on_mshrs: Vec::new() }
     }
 
     /// The slot's warp may change: nothing is known of it.
@@ -257,9 +250,6 @@ impl Warps {
     fn forget(&mut self, i: usize) {
         if self.ooo {
             self.forget_times(i);
-        } else {
-            let w = &self.changed[i / 64 % SLOT_WORDS];
-            w.set(w.get() | 1 << (i % 64));
         }
         self.verdict[i].set((0, Stall::Idle, 0));
     }
@@ -279,7 +269,7 @@ impl Warps {
         }
     }
 
-    /// A mutable access keeping the slot's verdict and `wake` on the in-order pipeline, for
+    /// A mutable access keeping the slot's verdict on the in-order pipeline, for
     /// what neither reads: the warp's data ([`Sm::stage`]) and in-flight count ([`Sm::retire`]).
     fn data_mut(&mut self, i: usize) -> &mut Option<HwWarp> {
         if self.ooo {
@@ -294,7 +284,7 @@ impl Warps {
         if self.ooo {
             self.forget(i);
         } else {
-            debug_assert!(self.verdict[i].get().0 == 0 && self.changed[i / 64 % SLOT_WORDS].get() >> (i % 64) & 1 == 1, "warp slot {i} not forgotten in this step");
+            debug_assert!(self.verdict[i].get().0 == 0, "warp slot {i} not forgotten in this step");
         }
         &mut self.slots[i]
     }

@@ -27,37 +27,23 @@ impl Sm {
         if let Some(c) = self.events.next_time() {
             t = t.min(c);
         }
-        // (a known time is read without touching the warp; an empty slot's is `u64::MAX` until
-        // a warp comes into it, which forgets it)
-        // (and their earliest, while it lies ahead and no slot changed)
-        let mut m = self.warps.wake_min.get();
         if !self.ooo {
-            // (the in-order pipeline: only the slots changed since the last look, or whose
-            // time lay ahead then)
-            m = u64::MAX;
-            for (k, (changed, ahead)) in self.warps.changed.iter().zip(&self.warps.ahead).enumerate() {
-                let c = changed.take();
-                let mut bits = c | ahead.get();
-                let mut still = 0;
-                while bits != 0 {
-                    let b = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let slot = k * 64 + b;
-                    let known = &self.warps.wake[slot];
-                    if c >> b & 1 != 0 {
-                        known.set(self.warps[slot].as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now)));
-                    }
-                    let t = known.get();
-                    if t > now && t != u64::MAX {
-                        still |= 1 << b;
-                        m = m.min(t);
-                    }
-                }
-                ahead.set(still);
+            // (the in-order pipeline: a warp changes by itself only in what its scheduler's
+            // issue test reads, and the scheduler's last scan kept the earliest time any of its
+            // warps' verdicts can turn (a unit coming free, the next issue cycle); what else
+            // can let a warp issue sooner lowers the scheduler's time when it happens. The
+            // issue stage scans no scheduler before its time, so a cycle before every
+            // scheduler's time changes nothing the warps do: `skipping_idle_cycles_changes_nothing`.)
+            for sc in &self.scheds {
+                t = t.min(sc.wake.max(now + 1));
             }
-            #[cfg(debug_assertions)]
-            assert_eq!(m, self.warps.iter().map(|w| w.as_ref().map_or(u64::MAX, |w| self.warp_wake(w, now))).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake at cycle {now}", self.id);
-        } else if m <= now {
+            return t.min(self.z_wake(now));
+        }
+        // (the thesis pipeline: a known time is read without touching the warp; an empty
+        // slot's is `u64::MAX` until a warp comes into it, which forgets it; and their
+        // earliest, while it lies ahead and no slot changed)
+        let mut m = self.warps.wake_min.get();
+        if m <= now {
             m = u64::MAX;
             for (slot, known) in self.warps.wake.iter().enumerate() {
                 if known.get() <= now {
@@ -67,7 +53,7 @@ impl Sm {
             }
             self.warps.wake_min.set(m);
         }
-        debug_assert!(!self.ooo || m == self.warps.wake.iter().map(|k| k.get()).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake", self.id);
+        debug_assert!(m == self.warps.wake.iter().map(|k| k.get()).min().unwrap_or(u64::MAX), "SM {}: the warps' earliest wake", self.id);
         t = t.min(m);
         for &f in self.alu_free.iter().chain([&self.sfu_free, &self.ldst_free]) {
             if f > now {
