@@ -214,7 +214,7 @@ impl Sm {
                 return Ok(true);
             }
         }
-        if !self.issue(now, s, slot, d, mem)? {
+        if !self.issue(now, s, slot, &d, mem)? {
             // MSHRs exhausted: the cycle is lost; look again next cycle, when that warp is no
             // longer eligible (until an MSHR frees) and another may issue. Counted as activity
             // so that the SM stays awake for it.
@@ -243,7 +243,7 @@ impl Sm {
     /// functional unit and sends its memory traffic, and its writeback (or shared-memory
     /// access) is scheduled; [`Sm::advance_flow`] updates the instruction buffer and fetch
     /// queue; [`Sm::block_event`] handles an arrival at a barrier or an exit.
-    fn issue(&mut self, now: u64, s: usize, slot: u32, d: Decoded, mem: &mut MemSys) -> Result<bool, SmFault> {
+    fn issue(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, mem: &mut MemSys) -> Result<bool, SmFault> {
         let mut plan = self.plan.take().unwrap_or_else(|| Box::new(MemPlan::new()));
         plan.reset();
         let r = self.issue_planned(now, s, slot, d, &mut plan, mem);
@@ -251,8 +251,8 @@ impl Sm {
         r
     }
 
-    fn issue_planned(&mut self, now: u64, s: usize, slot: u32, d: Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<bool, SmFault> {
-        match self.prepare_memory(now, slot, &d, plan, mem)? {
+    fn issue_planned(&mut self, now: u64, s: usize, slot: u32, d: &Decoded, plan: &mut MemPlan, mem: &mut MemSys) -> Result<bool, SmFault> {
+        match self.prepare_memory(now, slot, d, plan, mem)? {
             Prep::Go => {}
             Prep::Refused => return Ok(false),
             Prep::Squashed(r) => {
@@ -265,8 +265,8 @@ impl Sm {
         hw.mshr_need = None;
         let ev = exec::issue(&mut hw.w, &d.inst, d.exec_mask);
         let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
-        let rec = self.execute(now, s, slot, &d, plan, mem);
-        self.advance_flow(now, s, slot, &d, seq_next);
+        let rec = self.execute(now, s, slot, d, plan, mem);
+        self.advance_flow(now, s, slot, d, seq_next);
         self.z_issued(now, s, slot, d.pc, &d.inst, ev);
         if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
             // Warp Disable: the warp fetches nothing more until this instruction commits, or
