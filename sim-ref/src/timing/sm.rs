@@ -440,6 +440,10 @@ struct Sched {
     /// No warp can become eligible before this cycle unless an event (writeback, fetch, new
     /// warp, barrier release, freed MSHR) says otherwise; the scan is skipped until then.
     wake: u64,
+    /// The fewest MSHRs a warp refused for lack of them needs, as the last scan that found
+    /// nothing saw (`u32::MAX`: none refused; `0` after a scan that issued): a freed MSHR
+    /// wakes the scheduler only when that many are free.
+    mshr_need: u32,
 }
 
 /// An instruction in flight, from issue to writeback (a store: to its last acknowledgement).
@@ -767,7 +771,7 @@ impl Sm {
             shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
             warps: Warps::new(cfg.warps as usize, cfg.pipeline == Pipeline::Thesis),
-            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0 }).collect(),
+            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0, mshr_need: 0 }).collect(),
             alu_free: vec![0; cfg.schedulers as usize],
             sfu_free: 0,
             ldst_free: 0,

@@ -166,6 +166,12 @@ impl Sm {
                 if r != Stall::Idle && scan.first.is_none() {
                     scan.first = Some(r);
                 }
+                if t == u64::MAX && r == Stall::Unit {
+                    // (a refusal for lack of MSHRs: under Zorua no verdict is kept, and any
+                    // freed MSHR wakes the scheduler)
+                    let need = if self.zorua.is_none() { self.warps.verdict[slot as usize].get().2 } else { 0 };
+                    scan.need = scan.need.min(need);
+                }
                 scan.wake = scan.wake.min(t);
                 false
             }
@@ -174,7 +180,7 @@ impl Sm {
 
     /// A load that needs `need` MSHRs is refused for lack of them.
     #[inline(always)]
-    fn mshrs_refuse(&self, need: u32) -> bool {
+    pub(super) fn mshrs_refuse(&self, need: u32) -> bool {
         self.mshrs_used + need > self.lat.l1_mshrs && self.mshrs_used > 0
     }
 
@@ -186,7 +192,7 @@ impl Sm {
             return Ok(false);
         }
         let last = self.scheds[s].last;
-        let mut scan = Scan { first: None, wake: u64::MAX };
+        let mut scan = Scan { first: None, wake: u64::MAX, need: u32::MAX };
         let list = &self.scheds[s].warps;
         let pick = match self.cfg.scheduler {
             SchedPolicy::Gto => match last {
@@ -201,8 +207,10 @@ impl Sm {
         let Some(slot) = pick else {
             self.scheds[s].reason = scan.first.unwrap_or(Stall::Idle);
             self.scheds[s].wake = scan.wake;
+            self.scheds[s].mshr_need = scan.need;
             return Ok(false);
         };
+        self.scheds[s].mshr_need = 0;
         let d = self.decode(slot);
         if self.zorua.is_some() {
             // (only a warp the coordinator has schedulable issues)
@@ -379,9 +387,10 @@ impl Sm {
     }
 }
 
-/// What a scheduler's scan found among the warps that cannot issue: the first reason and the
-/// earliest time one of them could.
+/// What a scheduler's scan found among the warps that cannot issue: the first reason, the
+/// earliest time one of them could, and the fewest MSHRs one refused for lack of them needs.
 struct Scan {
     first: Option<Stall>,
     wake: u64,
+    need: u32,
 }

@@ -22,11 +22,8 @@ impl Sm {
         // (an acknowledgement can end a block: occupancy is accounted up to here first)
         self.account(now);
         self.wake_at = self.wake_at.min(now);
-        for sc in &mut self.scheds {
-            // A freed MSHR may unblock a load, a finished access a fence.
-            sc.wake = sc.wake.min(now);
-        }
         let id = tag & !KIND_MASK;
+        // (an instruction that completes here wakes its own scheduler: `Sm::retire`)
         match tag & KIND_MASK {
             ATOMIC_TAG | STORE_TAG => self.line_done(now, id),
             _ => {
@@ -40,6 +37,14 @@ impl Sm {
                 }
                 self.mshrs_used -= 1;
                 self.warps.mshr_freed();
+                for k in 0..self.scheds.len() {
+                    // A freed MSHR lets a refused load issue once as many as it needs are free.
+                    let need = self.scheds[k].mshr_need;
+                    if self.ooo || (need != u32::MAX && !self.mshrs_refuse(need)) {
+                        let sc = &mut self.scheds[k];
+                        sc.wake = sc.wake.min(now);
+                    }
+                }
                 self.free_mshrs.push(id);
                 for &(w, _) in &waiters {
                     self.line_done(now, w);
