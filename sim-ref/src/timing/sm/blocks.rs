@@ -317,8 +317,12 @@ impl Sm {
                 self.warps[s as usize].as_mut().unwrap().frozen = true;
             }
             // (the SM looks at it at once: under the operand log its queued replays' logged
-            // operands are read out of the array for the save, from its next cycle)
+            // operands are read out of the array for the save, from its next cycle; its
+            // schedulers' reasons change)
             self.wake_at = 0;
+            for sc in &mut self.scheds {
+                sc.wake = 0;
+            }
         }
     }
 
@@ -358,9 +362,7 @@ impl Sm {
             queued.clear();
             ages.clear();
         }
-        for sc in &mut self.scheds {
-            sc.wake = sc.wake.min(now);
-        }
+        self.wake_all(now);
         Some(BlockContext { info: blk.info, ctaid: blk.ctaid, shared: blk.shared, warps, queued, ages })
     }
 

@@ -21,9 +21,13 @@ impl Sm {
         }
         // (an acknowledgement can end a block: occupancy is accounted up to here first)
         self.account(now);
-        self.wake_at = self.wake_at.min(now);
+        if self.ooo || self.units || self.zorua.is_some() {
+            self.wake_at = self.wake_at.min(now);
+        }
+        // (otherwise the SM is stepped now only for what the response changes: an instruction
+        // that completes (`Sm::complete`: its scheduler looks again, its block may end), a
+        // scheduler a freed MSHR wakes; a load's writeback is an event at its own time)
         let id = tag & !KIND_MASK;
-        // (an instruction that completes here wakes its own scheduler: `Sm::retire`)
         match tag & KIND_MASK {
             ATOMIC_TAG | STORE_TAG => self.line_done(now, id),
             _ => {
@@ -43,6 +47,7 @@ impl Sm {
                     if self.ooo || (need != u32::MAX && !self.mshrs_refuse(need)) {
                         let sc = &mut self.scheds[k];
                         sc.wake = sc.wake.min(now);
+                        self.wake_at = self.wake_at.min(now);
                     }
                 }
                 self.free_mshrs.push(id);
@@ -67,6 +72,7 @@ impl Sm {
             } else {
                 let t = r.ready_at.max(now + 1);
                 self.events.push(t, SmEv::Writeback(id));
+                self.wake_at = self.wake_at.min(t);
             }
         }
     }

@@ -147,6 +147,8 @@ impl Sm {
     /// Instruction `id` has completed: its record is freed, its scheduler looks again, and a
     /// finished warp's block may end.
     pub(super) fn complete(&mut self, now: u64, id: u32) {
+        // (the SM steps this cycle: a completion outside its cycle is a memory response)
+        self.wake_at = self.wake_at.min(now);
         let r = &self.recs[id as usize];
         assert!(r.unperformed == 0, "SM {}: pc {} ({}) completed with {} lines not performed", self.id, r.f.pc, r.f.inst, r.unperformed);
         let slot = r.warp;
