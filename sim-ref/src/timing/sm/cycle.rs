@@ -111,7 +111,9 @@ impl Sm {
         t
     }
 
-    /// One cycle. Returns whether anything was fetched or issued.
+    /// One cycle. Returns whether the SM steps the next cycle too, whatever its next wake (on
+    /// the in-order pipeline an issue or warps left to fetch, on the thesis pipeline anything
+    /// fetched or issued).
     pub fn cycle(&mut self, now: u64, gmem: &mut GlobalMem, mem: &mut MemSys) -> Result<bool, SmFault> {
         self.account(now);
         self.z_write_backs(now, mem);

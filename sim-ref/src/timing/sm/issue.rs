@@ -6,7 +6,9 @@ use super::*;
 
 impl Sm {
     /// Fetch and issue of one cycle of the GPGPU-Sim-like pipeline: each scheduler refills
-    /// one warp's instruction buffer and issues at most one warp-instruction.
+    /// one warp's instruction buffer and issues at most one warp-instruction. Returns whether
+    /// the SM has something to do next cycle without a wake (an issue, or warps left to fetch:
+    /// a refilled buffer is seen by this cycle's scan, which keeps its scheduler's next time).
     pub(super) fn inorder_cycle(&mut self, now: u64, mem: &mut MemSys) -> Result<bool, SmFault> {
         let mut active = false;
         for s in 0..self.scheds.len() {
@@ -19,7 +21,6 @@ impl Sm {
                 match w.w.state {
                     WarpState::Ready => {
                         w.ibuf = self.cfg.ibuffer;
-                        active = true;
                         self.scheds[s].wake = self.scheds[s].wake.min(now);
                         break;
                     }
@@ -27,6 +28,7 @@ impl Sm {
                     WarpState::AtBarrier | WarpState::Done => {}
                 }
             }
+            active |= !self.scheds[s].fetch.is_empty();
             if now >= self.scheds[s].wake || !self.lazy {
                 let issued = self.schedule(now, s, mem)?;
                 active |= issued;
