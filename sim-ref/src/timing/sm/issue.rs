@@ -277,7 +277,9 @@ impl Sm {
         let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
         let rec = self.execute(now, s, slot, d, plan, mem);
         self.advance_flow(now, s, slot, d, seq_next);
-        self.z_issued(now, s, slot, d.pc, &d.inst, ev);
+        if self.zorua.is_some() {
+            self.z_issued(now, s, slot, d.pc, &d.inst, ev);
+        }
         if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
             // Warp Disable: the warp fetches nothing more until this instruction commits, or
             // until its last TLB check (then fetch the cycle after, issue the next).
@@ -290,7 +292,9 @@ impl Sm {
                 _ => hw.next_issue = hw.next_issue.max(plan.last_check + 2),
             }
         }
-        self.block_event(now, s, slot, d.bslot, ev);
+        if ev != Event::Continue {
+            self.block_event(now, s, slot, d.bslot, ev);
+        }
         Ok(true)
     }
 
