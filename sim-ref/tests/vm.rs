@@ -1,7 +1,7 @@
 //! Virtual memory in the timing model: translation, isolation between processes, demand
 //! paging with stall-on-fault, and Warp Disable (Tanasić's thesis, Ch. 6).
 
-use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink};
+use mpgpu_ref::config::{FaultScheme, GpuConfig, PagingLink, SchedPolicy};
 use mpgpu_ref::func::Launch;
 use mpgpu_ref::mem::HEAP_BASE;
 use mpgpu_ref::program::{Expected, Output, Program, StaticProgram};
@@ -145,6 +145,41 @@ fn paging_is_deterministic_and_independent_of_idle_skipping() {
         assert!(a.sm.faulted_insts > 0, "{faults:?} {kernel}: no fault");
         assert_eq!((a.cycles, &a.vm, &a.sm), (b.cycles, &b.vm, &b.sm), "{faults:?} {kernel}: a second run differs");
         assert_eq!((a.cycles, &a.vm, &a.sm), (c.cycles, &c.vm, &c.sm), "{faults:?} {kernel}: the run differs when every cycle is stepped");
+    }
+}
+
+/// The in-order pipeline sleeps on its own rules (`docs/timing.md`, "Idle time is cheap": the
+/// schedulers' next looks, a freed MSHR waking only a scheduler whose refused load now fits, a
+/// memory response stepping the SM only for what it changes); its results, under paging with
+/// each fault scheme it runs and with two MSHRs under round-robin scheduling, are those of
+/// stepping every SM and scheduler every cycle (the simulator's two effort counters apart).
+#[test]
+fn the_in_order_pipeline_is_independent_of_idle_skipping() {
+    let mut cases = Vec::new();
+    for faults in [FaultScheme::Stall, FaultScheme::WdCommit, FaultScheme::WdLastcheck] {
+        let mut c = GpuConfig::preset("gtx480").unwrap();
+        (c.memory.vm, c.paging.link, c.faults) = (true, PagingLink::Nvlink, faults);
+        cases.push((format!("paging, {faults:?}"), c));
+    }
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    for g in &mut c.sm {
+        (g.l1_mshrs, g.scheduler) = (2, SchedPolicy::Lrr);
+    }
+    cases.push(("2 MSHRs, round robin".into(), c));
+    for (what, cfg) in &mut cases {
+        cfg.validate().unwrap();
+        for kernel in ["histo", "reduction"] {
+            let w = one(kernel, 65536);
+            let go = |skip_idle: bool| {
+                let mut r = run_w(cfg, &w, skip_idle).unwrap();
+                assert!(r.processes.iter().all(|p| p.verified), "{what} {kernel}: an output is wrong");
+                (r.stepped_cycles, r.sm.awake_cycles) = (0, 0);
+                r
+            };
+            let (lazy, full) = (go(true), go(false));
+            assert!(cfg.paging.link == PagingLink::Off || lazy.sm.faulted_insts > 0, "{what} {kernel}: no fault");
+            assert_eq!(serde_json::to_string(&lazy).unwrap(), serde_json::to_string(&full).unwrap(), "{what} {kernel}: the run differs when every cycle is stepped");
+        }
     }
 }
 

@@ -414,8 +414,10 @@ impl Sm {
                     if w.w.state == WarpState::AtBarrier {
                         w.w.state = WarpState::Ready;
                         w.next_issue = w.next_issue.max(now + 1);
+                        // (its scheduler looks this cycle if it comes later in the issue stage,
+                        // as it would stepping every cycle)
                         let sc = &mut self.scheds[(s % self.cfg.schedulers) as usize];
-                        sc.wake = sc.wake.min(now + 1);
+                        sc.wake = sc.wake.min(now);
                         if !w.in_fetch && w.ibuf < self.cfg.ibuffer {
                             w.in_fetch = true;
                             self.scheds[(s % self.cfg.schedulers) as usize].fetch.push_back(s);
