@@ -323,6 +323,7 @@ impl Sm {
     /// scheduler's ALU (arithmetic, control, barriers, fences, parameter loads), the SM's SFU,
     /// or the load/store path ([`Sm::memory_timing`]). Returns the writeback cycle of a
     /// fixed-latency result (`None`: nothing to write back at a fixed time).
+    #[inline(always)]
     fn occupy_unit(&mut self, now: u64, s: usize, rec: Option<u32>, d: &Decoded, plan: &MemPlan, mem: &mut MemSys) -> Option<u64> {
         let cfg = self.lat;
         let or = now + 1; // operand read

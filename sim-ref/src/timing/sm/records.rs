@@ -19,21 +19,30 @@ fn block_ctx(blk: &mut Block, smid: u32) -> BlockCtx<'_> {
 }
 
 impl Sm {
-    /// What a pipeline stage of record `id` works on: the record, its warp, its block's
-    /// context, and where a fault is (launch, block, warp).
-    fn stage(&mut self, id: u32) -> (&mut Rec, &mut Warp, BlockCtx<'_>, (usize, [u32; 3], u32)) {
+    /// What a pipeline stage of record `id` works on: the record, its warp and its block's
+    /// context.
+    fn stage(&mut self, id: u32) -> (&mut Rec, &mut Warp, BlockCtx<'_>) {
         let r = &mut self.recs[id as usize];
         // (the stages move data: registers, predicates, local memory)
         let hw = self.warps.data_mut(r.warp as usize).as_mut().unwrap();
         let blk = self.blocks[r.bslot as usize].as_mut().unwrap();
-        let at = (blk.info.id, blk.ctaid, hw.w.id);
-        (r, &mut hw.w, block_ctx(blk, self.id), at)
+        (r, &mut hw.w, block_ctx(blk, self.id))
+    }
+
+    /// Record `id`'s fault, with where it is (launch, block, warp).
+    #[cold]
+    fn fault_of(&self, id: u32, fault: exec::Fault) -> SmFault {
+        let r = &self.recs[id as usize];
+        let blk = self.blocks[r.bslot as usize].as_ref().unwrap();
+        let warp = self.warps[r.warp as usize].as_ref().unwrap().w.id;
+        SmFault { launch: blk.info.id, ctaid: blk.ctaid, warp, fault }
     }
 
     /// The memory stage of record `id` for `lanes`.
     pub(super) fn perform(&mut self, id: u32, lanes: u32, gmem: &mut GlobalMem) -> Result<(), SmFault> {
-        let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
-        exec::perform(&mut r.f, lanes, w, &mut ctx, gmem).map_err(|fault| SmFault { launch, ctaid, warp, fault })
+        let (r, w, mut ctx) = self.stage(id);
+        let done = exec::perform(&mut r.f, lanes, w, &mut ctx, gmem);
+        done.map_err(|fault| self.fault_of(id, fault))
     }
 
     /// The operand-read stage of record `id`: its sources are read; an arithmetic result is
@@ -46,21 +55,24 @@ impl Sm {
         // (a replay under the operand log has its operands from the log, not the registers (a
         // younger instruction may have overwritten them): read out of the array before it
         // issued, they came with it, `Sm::track_global`)
-        let (r, w, mut ctx, (launch, ctaid, warp)) = self.stage(id);
+        let (r, w, mut ctx) = self.stage(id);
         if !from_log {
             exec::read_operands(w, &ctx, &mut r.f);
         }
-        let fault = |fault| SmFault { launch, ctaid, warp, fault };
-        match r.space {
-            None => exec::compute(&mut r.f),
-            Some(space) => {
-                exec::check_addresses(&r.f, &ctx, gmem).map_err(fault)?;
+        let done = match r.space {
+            None => {
+                exec::compute(&mut r.f);
+                Ok(())
+            }
+            Some(space) => exec::check_addresses(&r.f, &ctx, gmem).and_then(|()| {
                 if space == Space::Param {
                     let lanes = r.f.exec;
-                    exec::perform(&mut r.f, lanes, w, &mut ctx, gmem).map_err(fault)?;
+                    exec::perform(&mut r.f, lanes, w, &mut ctx, gmem)?;
                 }
-            }
-        }
+                Ok(())
+            }),
+        };
+        done.map_err(|fault| self.fault_of(id, fault))?;
         if !from_log && nlog > 0 {
             // The log is written as the registers are read: into the places its issue
             // reserved in the array's write queue.
