@@ -316,13 +316,10 @@ impl Sm {
             for &s in &b.warp_slots {
                 self.warps[s as usize].as_mut().unwrap().frozen = true;
             }
-            // (the SM looks at it at once: under the operand log its queued replays' logged
-            // operands are read out of the array for the save, from its next cycle; its
-            // schedulers' reasons change)
-            self.wake_at = 0;
-            for sc in &mut self.scheds {
-                sc.wake = 0;
-            }
+            // (the SM and its schedulers look at it at once: under the operand log its queued
+            // replays' logged operands are read out of the array for the save, from its next
+            // cycle; its schedulers' reasons change)
+            self.wake_all(0);
         }
     }
 

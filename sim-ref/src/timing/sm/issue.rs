@@ -277,9 +277,7 @@ impl Sm {
         let seq_next = hw.w.pc() == Some(d.pc as u32 + 1);
         let rec = self.execute(now, s, slot, d, plan, mem);
         self.advance_flow(now, s, slot, d, seq_next);
-        if self.zorua.is_some() {
-            self.z_issued(now, s, slot, d.pc, &d.inst, ev);
-        }
+        self.z_issued(now, s, slot, d.pc, &d.inst, ev);
         if plan.space == Some(Space::Global) && self.scheme != FaultScheme::Stall {
             // Warp Disable: the warp fetches nothing more until this instruction commits, or
             // until its last TLB check (then fetch the cycle after, issue the next).
@@ -292,9 +290,7 @@ impl Sm {
                 _ => hw.next_issue = hw.next_issue.max(plan.last_check + 2),
             }
         }
-        if ev != Event::Continue {
-            self.block_event(now, s, slot, d.bslot, ev);
-        }
+        self.block_event(now, s, slot, d.bslot, ev);
         Ok(true)
     }
 
@@ -365,12 +361,18 @@ impl Sm {
     /// The block-level effect of the step's event: a warp arriving at a barrier counts
     /// towards its release; a warp that exited leaves its scheduler (it keeps its slot until
     /// the block ends). Either may release the barrier or end the block ([`Sm::check_block`]).
+    /// (Inline: a step that goes on has none.)
+    #[inline]
     pub(super) fn block_event(&mut self, now: u64, s: usize, slot: u32, bslot: u32, ev: Event) {
         if ev != Event::Continue {
-            // (a warp at a barrier or done may complete a block's wait for thread-block
-            // switching)
-            self.tb_check = true;
+            self.block_arrival(now, s, slot, bslot, ev);
         }
+    }
+
+    #[inline(never)] // ([`Sm::block_event`] at a barrier or exit)
+    fn block_arrival(&mut self, now: u64, s: usize, slot: u32, bslot: u32, ev: Event) {
+        // (a warp at a barrier or done may complete a block's wait for thread-block switching)
+        self.tb_check = true;
         match ev {
             Event::Continue => {}
             Event::Barrier => {

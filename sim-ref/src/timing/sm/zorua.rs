@@ -355,11 +355,16 @@ impl Sm {
 
     /// The warp in `slot` issued `inst` at `pc` with outcome `ev`: under Zorua a specifier
     /// (past instruction 0), fence, barrier or exit takes it off its scheduler and queues its
-    /// event for when its instructions in flight complete.
+    /// event for when its instructions in flight complete (inline: without Zorua, nothing).
+    #[inline]
     pub(super) fn z_issued(&mut self, now: u64, s: usize, slot: u32, pc: usize, inst: &Inst, ev: Event) {
-        if self.zorua.is_none() {
-            return;
+        if self.zorua.is_some() {
+            self.z_issued_event(now, s, slot, pc, inst, ev);
         }
+    }
+
+    #[inline(never)] // ([`Sm::z_issued`] under Zorua)
+    fn z_issued_event(&mut self, now: u64, s: usize, slot: u32, pc: usize, inst: &Inst, ev: Event) {
         let w = slot as usize;
         // (a warp's event names its block: the coordinator reads the block's fields with the
         // warp's)
