@@ -63,6 +63,15 @@ pub struct SmConfig {
     pub schedulers: u32,
     #[serde(default = "d_policy")]
     pub scheduler: SchedPolicy,
+    /// HeteroCore's big-SM warp scheduler (the HeteroCore paper, §3.2): each scheduler's
+    /// warp slots in two groups, the first of this many (the baseline SM's slots per
+    /// scheduler), the second the rest. A scheduler looks at one group at a time, from the
+    /// first; when its group has no ready warp and the other has one, it moves to the other
+    /// group, and that cycle issues nothing (the switch's lost cycle, counted in
+    /// `group_switches`). A warp slot's group is its index among its scheduler's slots
+    /// (slot / schedulers). 0: one group (every SM but HeteroCore's big SM).
+    #[serde(default)]
+    pub group_warps: u32,
     /// Registers per thread are rounded up to a multiple of this for allocation (GPGPU-Sim: 4;
     /// the thesis's K20c rule: 1). Registers are allocated for whole warps.
     #[serde(default = "d_reg_round")]

@@ -53,6 +53,16 @@ impl GpuConfig {
                 }
             }
             range(&f("schedulers"), s.schedulers as u64, 1, 8)?;
+            if s.group_warps != 0 {
+                // (a second group needs slots beyond the first's on every scheduler)
+                range(&f("group_warps"), s.group_warps as u64, 1, (s.warps / s.schedulers).max(2) as u64 - 1)?;
+                if s.pipeline != Pipeline::Gpgpusim {
+                    return Err(format!("field `{}`: the two-group warp scheduler is the GPGPU-Sim-like pipeline's (HeteroCore's big SM); sm[{i}].pipeline is \"thesis\"", f("group_warps")));
+                }
+                if self.alloc != Alloc::Block {
+                    return Err(format!("field `{}`: the two-group warp scheduler groups the physical warp slots; under alloc = \"{}\" the coordinator maps warps to slots (use alloc = \"block\")", f("group_warps"), self.alloc.name()));
+                }
+            }
             range(&f("reg_round"), s.reg_round as u64, 1, 64)?;
             range(&f("ibuffer"), s.ibuffer as u64, 1, 16)?;
             range(&f("alu_latency"), s.alu_latency as u64, 1, 1000)?;

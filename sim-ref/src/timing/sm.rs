@@ -444,6 +444,8 @@ struct Sched {
     /// nothing saw (`u32::MAX`: none refused; `0` after a scan that issued): a freed MSHR
     /// wakes the scheduler only when that many are free.
     mshr_need: u32,
+    /// The group of warp slots it looks at (0 or 1; `SmConfig::group_warps`).
+    group: u8,
 }
 
 /// An instruction in flight, from issue to writeback (a store: to its last acknowledgement).
@@ -771,7 +773,7 @@ impl Sm {
             shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
             warps: Warps::new(cfg.warps as usize, cfg.pipeline == Pipeline::Thesis),
-            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0, mshr_need: 0 }).collect(),
+            scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0, mshr_need: 0, group: 0 }).collect(),
             alu_free: vec![0; cfg.schedulers as usize],
             sfu_free: 0,
             ldst_free: 0,

@@ -160,6 +160,7 @@ impl Gpu {
             sm.saved_queued += s.stats.saved_queued;
             sm.switched_out += s.stats.switched_out;
             sm.switched_in += s.stats.switched_in;
+            sm.group_switches += s.stats.group_switches;
             sm.faulted_warp_cycles += s.stats.faulted_warp_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];

@@ -196,16 +196,24 @@ impl Sm {
         let last = self.scheds[s].last;
         let mut scan = Scan { first: None, wake: u64::MAX, need: u32::MAX };
         let list = &self.scheds[s].warps;
-        let pick = match self.cfg.scheduler {
-            SchedPolicy::Gto => match last {
-                Some(l) if self.consider(now, l, s, &mut scan) => Some(l),
-                _ => list.iter().copied().find(|&slot| Some(slot) != last && self.consider(now, slot, s, &mut scan)),
-            },
-            SchedPolicy::Lrr => {
-                let start = last.and_then(|l| list.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
-                (0..n).map(|k| list[(start + k) % n]).find(|&slot| self.consider(now, slot, s, &mut scan))
+        let grouped = self.cfg.group_warps != 0;
+        let pick = if grouped {
+            self.pick_in_group(now, s, &mut scan)
+        } else {
+            match self.cfg.scheduler {
+                SchedPolicy::Gto => match last {
+                    Some(l) if self.consider(now, l, s, &mut scan) => Some(l),
+                    _ => list.iter().copied().find(|&slot| Some(slot) != last && self.consider(now, slot, s, &mut scan)),
+                },
+                SchedPolicy::Lrr => {
+                    let start = last.and_then(|l| list.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
+                    (0..n).map(|k| list[(start + k) % n]).find(|&slot| self.consider(now, slot, s, &mut scan))
+                }
             }
         };
+        if pick.is_none() && grouped && self.switch_group(now, s, &mut scan) {
+            return Ok(true);
+        }
         let Some(slot) = pick else {
             self.scheds[s].reason = scan.first.unwrap_or(Stall::Idle);
             self.scheds[s].wake = scan.wake;
@@ -239,6 +247,60 @@ impl Sm {
         self.scheds[s].reason = Stall::Issued;
         self.scheds[s].wake = now + 1;
         Ok(true)
+    }
+
+    /// The group of warp slots `slot` is in under the two-group scheduler (0: the first).
+    #[inline]
+    fn group_of(&self, slot: u32) -> u8 {
+        (slot / self.cfg.schedulers >= self.cfg.group_warps) as u8
+    }
+
+    /// The two-group scheduler's pick (HeteroCore's big SM, §3.2): GTO or loose round-robin
+    /// over the warps of the scheduler's current group only.
+    #[inline(never)]
+    fn pick_in_group(&self, now: u64, s: usize, scan: &mut Scan) -> Option<u32> {
+        let (list, last, g) = (&self.scheds[s].warps, self.scheds[s].last, self.scheds[s].group);
+        let mine = |slot: u32| self.group_of(slot) == g;
+        match self.cfg.scheduler {
+            SchedPolicy::Gto => match last {
+                Some(l) if mine(l) && self.consider(now, l, s, scan) => Some(l),
+                _ => list.iter().copied().find(|&slot| Some(slot) != last && mine(slot) && self.consider(now, slot, s, scan)),
+            },
+            SchedPolicy::Lrr => {
+                let n = list.len();
+                let start = last.and_then(|l| list.iter().position(|&w| w == l)).map_or(0, |p| p + 1);
+                (0..n).map(|k| list[(start + k) % n]).find(|&slot| mine(slot) && self.consider(now, slot, s, scan))
+            }
+        }
+    }
+
+    /// The two-group scheduler found no ready warp in its group: if the other group has one,
+    /// it moves there, and this cycle issues nothing (the lost cycle; true). Otherwise the
+    /// scan also covers the other group's warps, for the stall, the next look and the MSHRs
+    /// a refused load needs (false). Moving only to a group with a ready warp is our reading
+    /// of §3.2 ("if the warp scheduler cannot find a ready warp, it will consider the other
+    /// group in the next cycle"): the move costs the cycle the paper counts, and a scheduler
+    /// with no ready warp anywhere stays where it is (docs/heterocore.md, "The big SM's
+    /// scheduler").
+    #[cold]
+    fn switch_group(&mut self, now: u64, s: usize, scan: &mut Scan) -> bool {
+        let g = self.scheds[s].group;
+        let mut other = Scan { first: None, wake: u64::MAX, need: u32::MAX };
+        let ready = self.scheds[s].warps.iter().copied().any(|slot| self.group_of(slot) != g && self.consider(now, slot, s, &mut other));
+        if ready {
+            let sc = &mut self.scheds[s];
+            sc.group = g ^ 1;
+            sc.last = None;
+            sc.reason = scan.first.unwrap_or(Stall::Idle);
+            sc.wake = now + 1;
+            sc.mshr_need = 0;
+            self.stats.group_switches += 1;
+            return true;
+        }
+        scan.first = scan.first.or(other.first);
+        scan.wake = scan.wake.min(other.wake);
+        scan.need = scan.need.min(other.need);
+        false
     }
 
     /// Issues the warp's next instruction. Returns false (and changes nothing) if the memory

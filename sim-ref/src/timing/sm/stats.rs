@@ -55,6 +55,14 @@ pub struct SmStats {
     /// Thread-block switching on a fault: blocks switched out, and back in.
     pub switched_out: u64,
     pub switched_in: u64,
+    /// HeteroCore's two-group warp scheduler (`SmConfig::group_warps`): moves from one group
+    /// of warp slots to the other, each an issue cycle lost.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub group_switches: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Resident and faulted warp-cycles of one SM over time, in bins (for the active-warp
