@@ -429,6 +429,71 @@ pub struct SliceArgs {
     pub ws: WsArgs,
 }
 
+/// HeteroCore's kernel steering (`docs/heterocore.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SteerArg {
+    /// Every kernel an equal share of every SM kind (TLP-agnostic; on identical SMs, even
+    /// spatial partitioning).
+    Even,
+    /// Spatial profiling on both SM kinds, then the big SMs to the kernel that gains most
+    /// (the HeteroCore paper's Algorithm 2).
+    Dynamic,
+}
+
+/// The steering of `mpgpu run`, with its profiling phase's lengths.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct SteerArgs {
+    /// Steer kernels to SMs of their own (instead of the baseline dispatcher): HeteroCore's
+    /// policies (docs/heterocore.md).
+    #[arg(long, value_enum)]
+    pub steer: Option<SteerArg>,
+    /// The profiling warm-up of --steer dynamic, cycles (default 20000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub steer_warmup: Option<u64>,
+    /// The measured window that follows it, cycles (default 20000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub steer_window: Option<u64>,
+    /// How an SM that changes owner gives up another kernel's blocks (default adaptive: drain
+    /// a kernel that ended a block in the profiling warm-up, context-switch the others).
+    #[arg(long, value_enum)]
+    pub steer_preempt: Option<SteerPreemptArg>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SteerPreemptArg {
+    Adaptive,
+    Drain,
+    Switch,
+}
+
+impl SteerArgs {
+    /// The steering asked for, or an error when a steering flag comes without it.
+    pub fn choice(&self) -> anyhow::Result<Option<(mpgpu_ref::timing::steer::Steering, mpgpu_ref::timing::steer::SteerParams)>> {
+        use mpgpu_ref::timing::steer::{SteerParams, Steering};
+        if self.steer != Some(SteerArg::Dynamic) && (self.steer_warmup.is_some() || self.steer_window.is_some()) {
+            anyhow::bail!("--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
+        }
+        if self.steer.is_none() && self.steer_preempt.is_some() {
+            anyhow::bail!("--steer-preempt chooses how a steered SM changes owner: it needs --steer");
+        }
+        let d = SteerParams::default();
+        let preempt = match self.steer_preempt {
+            None => d.preempt,
+            Some(SteerPreemptArg::Adaptive) => mpgpu_ref::timing::steer::Preempt::Adaptive,
+            Some(SteerPreemptArg::Drain) => mpgpu_ref::timing::steer::Preempt::Drain,
+            Some(SteerPreemptArg::Switch) => mpgpu_ref::timing::steer::Preempt::Switch,
+        };
+        let params = SteerParams { warmup: self.steer_warmup.unwrap_or(d.warmup), window: self.steer_window.unwrap_or(d.window), preempt };
+        Ok(self.steer.map(|s| {
+            let s = match s {
+                SteerArg::Even => Steering::Even,
+                SteerArg::Dynamic => Steering::Dynamic,
+            };
+            (s, params)
+        }))
+    }
+}
+
 /// A name from the registry (`mpgpu_tb::registry`): clap lists the names with what each is in
 /// the help and rejects any other with "unknown NOUN `NAME`; NOUNs: ...".
 #[derive(Clone)]

@@ -1,7 +1,7 @@
 //! `mpgpu run`: a multiprogrammed workload on the cycle-level GPU model, with each process also
 //! run alone for the metrics.
 
-use crate::args::{MechanismArg, PolicyArg, SliceArgs, VmArgs};
+use crate::args::{MechanismArg, PolicyArg, SliceArgs, SteerArgs, VmArgs};
 use crate::common::{load_workload, print_result, run_any, simulate_any};
 use anyhow::{anyhow, bail, Context, Result};
 use mpgpu_ref::config::GpuConfig;
@@ -41,6 +41,8 @@ pub struct RunArgs {
     #[command(flatten)]
     slice: SliceArgs,
     #[command(flatten)]
+    steer: SteerArgs,
+    #[command(flatten)]
     vm: VmArgs,
     /// Write each SM's resident and faulted warps over time (with --paging) to this CSV file.
     #[arg(long)]
@@ -57,6 +59,10 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     }
     if a.preempt.is_some() && a.policy.is_none() {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
+    }
+    let steer = a.steer.choice()?;
+    if steer.is_some() && (a.policy.is_some() || a.slice.slicing.is_some()) {
+        bail!("--steer gives kernels SMs of their own in place of the baseline dispatcher: it cannot go with --policy or --slicing");
     }
     if a.timeline.is_some() && cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
         bail!("--timeline needs demand paging (--paging nvlink or pcie)");
@@ -79,11 +85,21 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
     let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() && a.slurm.resume.is_none() {
-        let (r, secs) = simulate_any(&cfg, &w, sched, slicing, limits, "shared")?;
+        let (r, secs) = match steer {
+            Some((s, p)) => run_steered(&cfg, &w, s, p, limits, "shared")?,
+            None => simulate_any(&cfg, &w, sched, slicing, limits, "shared")?,
+        };
         (r, secs, Vec::new())
     } else {
         let pb = crate::par::Progress::new("run", runs.len(), a.jobs.workers()).with_slurm(&a.slurm);
-        let done = pb.map_points(&runs, |(_, label)| label.clone(), |(w, label)| run_any(&cfg, w, sched, slicing, limits, label, &mut |_, _, _| {}));
+        let done = pb.map_points(
+            &runs,
+            |(_, label)| label.clone(),
+            |(w, label)| match steer {
+                Some((s, p)) => run_steered(&cfg, w, s, p, limits, label),
+                None => run_any(&cfg, w, sched, slicing, limits, label, &mut |_, _, _| {}),
+            },
+        );
         pb.finish();
         let mut done = done.into_iter();
         let (shared, secs) = done.next().expect("the shared run")?;
@@ -92,6 +108,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     };
     println!("blocks scheduled by {}", shared.dispatcher);
     print_slicing(&shared);
+    print_steering(&shared);
     let mut alone = alone;
     if !a.no_alone && w.processes.len() == 1 {
         alone.push(shared.clone());
@@ -127,6 +144,37 @@ pub fn timeline_csv(tl: &[mpgpu_ref::timing::sm::Timeline]) -> String {
         }
     }
     out
+}
+
+/// `w` under HeteroCore's steering: the result and the wall-clock seconds.
+fn run_steered(
+    cfg: &GpuConfig,
+    w: &Workload,
+    s: mpgpu_ref::timing::steer::Steering,
+    p: mpgpu_ref::timing::steer::SteerParams,
+    limits: mpgpu_ref::timing::RunLimits,
+    label: &str,
+) -> Result<(mpgpu_ref::timing::RunResult, f64)> {
+    let t = std::time::Instant::now();
+    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
+    Ok((r, t.elapsed().as_secs_f64()))
+}
+
+/// A run's steering: its layouts, profiling and decisions (under --steer).
+pub fn print_steering(r: &mpgpu_ref::timing::gpu::RunResult) {
+    if let Some(st) = &r.steering {
+        println!(
+            "  {} layouts, {} profiling phases ({} cycles); SMs changing owner: {} drained, {} context-switched ({} blocks saved, {} restored)",
+            st.layouts, st.profiles, st.profile_cycles, st.drains, st.switches, st.saved_blocks, st.restored_blocks
+        );
+        for d in &st.decisions {
+            let k: Vec<String> = (0..d.launches.len())
+                .map(|i| format!("launch {}: {} big / {} small warp-insts, blocks/SM {:?}{}", d.launches[i], d.big_insts[i], d.small_insts[i], d.blocks[i], if d.ended_in_warmup[i] { ", ended a block in the warm-up" } else { "" }))
+                .collect();
+            let to = if d.big.is_empty() { "each keeps its share of both kinds".to_string() } else { format!("big SMs to launches {:?}", d.big) };
+            println!("  cycle {}: {} -> {to}", d.cycle, k.join("; "));
+        }
+    }
 }
 
 /// A run's slicing decisions, profile windows, ties and profiling rounds (under a slicing

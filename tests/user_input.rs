@@ -167,6 +167,11 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["fpga", "zorua", "--config", "heterocore"], "block `zorua` for --config heterocore: Zorua: the physical warp slots is 72, expected 1..=64");
     refused(&["verilog", "zorua", "--config", "nosuch"], "--config: ");
     refused(&["run", "--preempt", "drain"], "--preempt chooses how the scheduling framework preempts: it needs --policy");
+    refused(&["run", "--steer-warmup", "100"], "--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
+    refused(&["run", "--steer", "even", "--steer-window", "100"], "--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
+    refused(&["run", "--steer-preempt", "drain"], "--steer-preempt chooses how a steered SM changes owner: it needs --steer");
+    refused(&["run", "--steer", "dynamic", "--policy", "dss"], "--steer gives kernels SMs of their own in place of the baseline dispatcher: it cannot go with --policy or --slicing");
+    refused(&["run", "--steer", "dynamic", "--steer-warmup", "0"], "invalid value '0' for '--steer-warmup <STEER_WARMUP>'");
     refused(&["exec", "vecadd", "--grid", "4"], "--grid describes the launch of an assembly file");
     refused(&["faults", "--timeline", "t"], "--timeline applies to the demand-paging runs");
     refused(&["faults", "--oplog-full", "hold"], "--oplog-full sets the policy of the --oplog-sweep runs");

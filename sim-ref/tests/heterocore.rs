@@ -90,3 +90,126 @@ fn the_two_group_scheduler_is_refused_where_it_does_not_apply() {
     let e = cfg.validate().unwrap_err();
     assert!(e.contains("sm[0].group_warps") && e.contains("thesis"), "{e}");
 }
+
+// Steering (mpgpu_ref::timing::steer).
+
+use mpgpu_ref::timing::steer::{Preempt, Steer, SteerDecision, SteerParams, Steering};
+
+/// A kernel that runs faster on the small SMs (stencil) beside one that runs faster on the
+/// big ones (spmv), both running past the profiling phase.
+const PAIR: &str = r#"
+description = "stencil and spmv"
+[[process]]
+name = "stencil"
+launches = [{ kernel = "stencil", size = 64, seed = 1 }]
+[[process]]
+name = "spmv"
+launches = [{ kernel = "spmv", size = 8192, seed = 1 }]
+"#;
+
+fn steered(cfg: &GpuConfig, w: &Workload, policy: Steering, preempt: Preempt, skip_idle: bool) -> RunResult {
+    let params = SteerParams { warmup: 2000, window: 2000, preempt };
+    let mut g = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params)));
+    g.add_workload(w).unwrap();
+    g.run(RunLimits { skip_idle, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let r = Steer::result(&g);
+    for p in &r.processes {
+        assert!(p.verified, "{}: {:?}", p.name, p.failures);
+    }
+    r
+}
+
+/// Algorithm 2 of the HeteroCore paper, recomputed in floating point from what the decision
+/// recorded: both kernels faster per SM on big SMs keep their share of both kinds; otherwise
+/// the big SMs go to K0 if STP(K0 -> big, K1 -> small) > STP(K1 -> big, K0 -> small), with
+/// each kernel's IPC on the baseline SM interpolated on its blocks per SM.
+fn algorithm2(d: &SteerDecision) -> Vec<usize> {
+    let ipc = |i: usize| (d.big_insts[i] as f64 / d.sms[i].0 as f64, d.small_insts[i] as f64 / d.sms[i].1 as f64);
+    if (0..2).all(|i| ipc(i).0 > ipc(i).1) {
+        return Vec::new();
+    }
+    let base = |i: usize| {
+        let [cb, cs, c0] = d.blocks[i].map(|c| c as f64);
+        let f = if cb > cs { (c0 - cs) / (cb - cs) } else { 0.5 };
+        ipc(i).1 + f * (ipc(i).0 - ipc(i).1)
+    };
+    let stp = |b: usize, s: usize| ipc(b).0 / base(b) + ipc(s).1 / base(s);
+    vec![d.launches[if stp(0, 1) > stp(1, 0) { 0 } else { 1 }]]
+}
+
+#[test]
+fn dynamic_steering_profiles_decides_as_algorithm_2_and_preempts_adaptively() {
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let w = workload(PAIR);
+    let r = steered(&cfg, &w, Steering::Dynamic, Preempt::Adaptive, true);
+    let st = r.steering.as_ref().expect("steering statistics");
+    assert!(st.decisions.len() >= 2, "a decision for each pair of kernels: {:?}", st.decisions);
+    let mut steered_to_big = 0;
+    for d in &st.decisions {
+        assert_eq!(d.launches.len(), 2);
+        assert_eq!(d.big, algorithm2(d), "decision at cycle {} against Algorithm 2: {d:?}", d.cycle);
+        steered_to_big += d.big.len();
+        // (the adaptive choice: drain a kernel that ended a block in the warm-up, switch the others)
+        for &(sm, l, switch) in &d.preempted {
+            let i = d.launches.iter().position(|&x| x == l).unwrap();
+            assert_eq!(switch, !d.ended_in_warmup[i], "SM {sm} gave up launch {l}'s blocks the wrong way at cycle {}", d.cycle);
+        }
+    }
+    assert!(steered_to_big > 0, "no decision gave the big SMs to one kernel: {:?}", st.decisions);
+    assert!(st.switches > 0 && st.saved_blocks > 0 && st.saved_blocks == st.restored_blocks, "{st:?}");
+    // An SM holds the blocks of one kernel at a time, transitions included.
+    assert_eq!(r.sm.max_kernels_resident, 1);
+    // Every SM steps as it would cycle by cycle.
+    let full = steered(&cfg, &w, Steering::Dynamic, Preempt::Adaptive, false);
+    assert_eq!(json(r), json(full));
+}
+
+#[test]
+fn dynamic_steering_compares_per_sm_rates_when_the_kinds_differ_in_number() {
+    // 4 big and 12 small SMs: each kernel profiles on 2 big and 6 small.
+    let mut cfg = GpuConfig::preset("heterocore").unwrap();
+    cfg.sm[0].count = 4;
+    cfg.sm[1].count = 12;
+    let r = steered(&cfg, &workload(PAIR), Steering::Dynamic, Preempt::Adaptive, true);
+    let st = r.steering.as_ref().unwrap();
+    assert!(!st.decisions.is_empty());
+    for d in &st.decisions {
+        assert!(d.sms.iter().all(|&s| s == (2, 6)), "{d:?}");
+        assert_eq!(d.big, algorithm2(d), "decision at cycle {} against Algorithm 2: {d:?}", d.cycle);
+    }
+}
+
+#[test]
+fn steered_sms_change_owner_by_draining_or_by_context_switch() {
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let w = workload(PAIR);
+    let drain = steered(&cfg, &w, Steering::Dynamic, Preempt::Drain, true);
+    let st = drain.steering.as_ref().unwrap();
+    assert!(st.drains > 0 && st.switches == 0 && st.saved_blocks == 0, "{st:?}");
+    let switch = steered(&cfg, &w, Steering::Dynamic, Preempt::Switch, true);
+    let st = switch.steering.as_ref().unwrap();
+    assert!(st.switches > 0 && st.saved_blocks > 0 && st.saved_blocks == st.restored_blocks, "{st:?}");
+    assert_ne!(drain.cycles, switch.cycles);
+    for r in [&drain, &switch] {
+        assert_eq!(r.sm.max_kernels_resident, 1);
+    }
+}
+
+#[test]
+fn even_steering_splits_every_kind_and_never_profiles() {
+    // On identical SMs it is the conventional GPU's even spatial partitioning.
+    for name in ["heterocore", "gtx480"] {
+        let cfg = GpuConfig::preset(name).unwrap();
+        let r = steered(&cfg, &workload(PAIR), Steering::Even, Preempt::Adaptive, true);
+        let st = r.steering.as_ref().unwrap();
+        assert!(st.profiles == 0 && st.decisions.is_empty() && st.layouts >= 2, "{name}: {st:?}");
+        assert_eq!(r.sm.max_kernels_resident, 1, "{name}");
+    }
+    // Dynamic steering on identical SMs has nothing to profile.
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let r = steered(&cfg, &workload(PAIR), Steering::Dynamic, Preempt::Adaptive, true);
+    assert_eq!(r.steering.as_ref().unwrap().profiles, 0);
+    // The baseline dispatcher lets the two kernels share SMs.
+    let fcfs = run_with(&GpuConfig::preset("heterocore").unwrap(), &workload(PAIR), true);
+    assert!(fcfs.sm.max_kernels_resident > 1);
+}

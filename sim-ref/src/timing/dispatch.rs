@@ -35,6 +35,16 @@ impl LaunchState {
 pub struct DispatchView<'a> {
     pub sms: &'a [Sm],
     pub launches: &'a [LaunchState],
+    /// Per launch, its blocks a context switch has taken off their SM ([`Dispatcher::preempt`])
+    /// and not yet put back (shorter than `launches` when the last have none).
+    pub off_chip: &'a [u32],
+}
+
+impl DispatchView<'_> {
+    /// Blocks of `launch` off chip.
+    pub fn off_chip(&self, launch: usize) -> u32 {
+        self.off_chip.get(launch).copied().unwrap_or(0)
+    }
 }
 
 /// The thread-block dispatcher: decides which launch's next block goes to which SM.
@@ -72,6 +82,21 @@ pub trait Dispatcher {
     /// As the framework's quota controller: the framework put a block of `launch` on SM `sm`
     /// (the view as before it), for its statistics.
     fn block_placed(&mut self, _launch: usize, _sm: usize, _view: &DispatchView) {}
+    /// It makes context switches ([`Dispatcher::preempt`]); the GPU asks only such a one.
+    fn preempts(&self) -> bool {
+        false
+    }
+    /// Context switches (HeteroCore's steering): the blocks of each `(SM, launch)` given are to
+    /// leave their SM: the GPU stops their issue, saves each to memory once nothing of it is in
+    /// flight, and puts it back where [`Dispatcher::restore_to`] says. Asked once a cycle,
+    /// before the dispatch.
+    fn preempt(&mut self, _now: u64, _view: &DispatchView) -> Vec<(u32, usize)> {
+        Vec::new()
+    }
+    /// The SM a saved block of `launch` goes back to now (it must fit there), or `None` to wait.
+    fn restore_to(&mut self, _launch: usize, _view: &DispatchView) -> Option<u32> {
+        None
+    }
     /// Needs every cycle stepped (no idle skip).
     fn busy(&self) -> bool {
         false

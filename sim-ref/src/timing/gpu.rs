@@ -40,6 +40,7 @@ use std::sync::Arc;
 // here. The rule: a child module depends on this one (`use super::*`) and on none of its
 // siblings; what two of them share lives here.
 mod framework;
+mod preempt;
 mod processes;
 mod result;
 mod switch;
@@ -181,6 +182,10 @@ pub struct Gpu {
     pub ctx: super::context::ContextUnit,
     /// Thread-block switching on a fault: the blocks switched out, off chip.
     off: Vec<OffBlock>,
+    /// The dispatcher makes context switches ([`Dispatcher::preempts`]), and the blocks they
+    /// took off.
+    preempting: bool,
+    preempted: preempt::Preempted,
 }
 
 /// A block switched out on a fault: its SM, its saved context (or, with ideal switching, the
@@ -330,6 +335,7 @@ impl Gpu {
                 sm.set_swap_write_back(cfg.zorua.swap_writes == crate::config::SwapWrites::Back);
             }
         }
+        let preempting = dispatcher.preempts();
         Gpu {
             cfg: cfg.clone(),
             sms,
@@ -354,6 +360,8 @@ impl Gpu {
                 c
             },
             off: Vec::new(),
+            preempting,
+            preempted: preempt::Preempted::default(),
         }
     }
 
@@ -398,11 +406,12 @@ impl Gpu {
             self.mem.ready.clear();
             // Thread-block switching on faults, then block dispatch: the slot's scheduler.
             self.tb_switch_cycle(now)?;
+            self.preempt_cycle(now)?;
             self.framework_cycle(now)?;
             self.launches_retired()?;
             if let BlockSched::Baseline { d, dirty: dirty @ true } = &mut self.sched {
                 self.buf.clear();
-                let view = DispatchView { sms: &self.sms, launches: &self.launches };
+                let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
                 d.dispatch(now, &view, &mut self.buf);
                 *dirty = !self.buf.is_empty() || d.busy();
                 for k in 0..self.buf.len() {
@@ -481,7 +490,7 @@ impl Gpu {
             }
             if let BlockSched::Baseline { d, dirty } = &mut self.sched {
                 if d.busy() {
-                    let view = DispatchView { sms: &self.sms, launches: &self.launches };
+                    let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
                     if d.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })? {
                         *dirty = true;
                     }
@@ -504,7 +513,7 @@ impl Gpu {
                 // skipped.
                 BlockSched::Framework(d) => d.pending() || !d.gating,
             };
-            let sched_pending = sched_pending || (self.cfg.tb_switch.enabled && self.sms.iter().any(|s| s.tb_check));
+            let sched_pending = sched_pending || (self.cfg.tb_switch.enabled && self.sms.iter().any(|s| s.tb_check)) || self.preempted.pending();
             if limits.skip_idle && !active && !sched_pending {
                 let mut t = self.next_arrival().min(self.mem.next_event().unwrap_or(u64::MAX));
                 for o in &self.off {

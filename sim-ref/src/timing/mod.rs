@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod mmu;
 pub mod slicer;
 pub mod sm;
+pub mod steer;
 pub mod wheel;
 
 pub use dispatch::{Dispatcher, Fcfs};

@@ -49,6 +49,9 @@ pub struct RunResult {
     /// Intra-SM slicing (Warped-Slicer and the policies it is compared with).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slicing: Option<SliceStats>,
+    /// HeteroCore's steering of kernels to SMs (`docs/heterocore.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steering: Option<crate::timing::steer::SteerStats>,
 }
 
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
@@ -246,6 +249,8 @@ impl Gpu {
             zorua: self.zorua_stats(),
             // (the slicer's, which it adds: `Slicer::result`)
             slicing: None,
+            // (the steering's, which it adds: `Steer::result`)
+            steering: None,
         }
     }
 }

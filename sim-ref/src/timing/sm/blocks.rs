@@ -303,6 +303,11 @@ impl Sm {
         best
     }
 
+    /// The launch and block coordinates of the block in `bslot`, if one is there.
+    pub fn block_in(&self, bslot: u32) -> Option<(usize, [u32; 3])> {
+        self.blocks.get(bslot as usize)?.as_ref().map(|b| (b.info.id, b.ctaid))
+    }
+
     /// Block slots in use.
     pub fn blocks_resident(&self) -> Vec<u32> {
         (0..self.blocks.len() as u32).filter(|&b| self.blocks[b as usize].is_some()).collect()
