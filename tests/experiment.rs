@@ -200,6 +200,34 @@ fn the_quick_zorua_experiment_runs_the_study_and_sets_the_paper_against_it() {
 }
 
 #[test]
+fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_ours() {
+    let out = dir("heterocore-out");
+    let (c, o, e) = mpgpu(&["experiment", "heterocore", "--quick", "--jobs", "2", "--out", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("heterocore");
+    // Three applications, each alone on five GPUs; their three pairs under three layouts.
+    let alone = std::fs::read_to_string(d.join("alone.csv")).unwrap();
+    assert_eq!(alone.lines().count(), 1 + 3, "{alone}");
+    assert!(alone.lines().skip(1).all(|l| l.contains(",thick,") || l.contains(",lean,")), "{alone}");
+    let pairs = std::fs::read_to_string(d.join("pairs.csv")).unwrap();
+    assert_eq!(pairs.lines().count(), 1 + 3 * 3, "{pairs}");
+    // (the dynamic runs decided: each pair's row says where the big SMs went)
+    let dynamic: Vec<&str> = pairs.lines().filter(|l| l.contains(",heterocore dynamic,")).collect();
+    assert_eq!(dynamic.len(), 3);
+    assert!(dynamic.iter().all(|l| l.split(',').nth(7).is_some_and(|n| n.parse::<u32>().unwrap() > 0)), "{pairs}");
+    for f in ["kinds.svg", "pairs-stp.svg", "pairs-antt.svg"] {
+        assert!(std::fs::read_to_string(d.join(f)).unwrap().starts_with("<svg"), "{f}");
+    }
+    let page = std::fs::read_to_string(d.join("heterocore.md")).unwrap();
+    let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| §")).collect();
+    assert_eq!(claims.len(), 6, "{page}");
+    for l in &claims {
+        assert!(["| reproduced |", "| trend only |", "| not reproduced |"].iter().any(|v| l.ends_with(v)), "{l}");
+    }
+}
+
+#[test]
 fn the_list_names_every_experiment_with_its_recorded_time() {
     let docs = dir("list-docs");
     let (c, o, e) = mpgpu(&["experiment", "--list", "--docs", docs.to_str().unwrap()]);
@@ -215,7 +243,7 @@ fn the_list_names_every_experiment_with_its_recorded_time() {
 fn experiments_refuse_what_does_not_fit() {
     let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
     assert_eq!(c, 2);
-    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, thesis-faults, zorua, warped-slicer, all"), "{e}");
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, thesis-faults, zorua, warped-slicer, heterocore, all"), "{e}");
     let (c, _, e) = mpgpu(&["experiment"]);
     assert_eq!(c, 2);
     assert!(e.contains("name an experiment"), "{e}");
@@ -281,7 +309,7 @@ fn all_resumes_each_experiment_in_the_folder_of_its_own_run() {
     // (the thesis's points were kept, not run again; its page is the one its own run wrote)
     assert!(kept(&r.join("thesis")) == thesis, "the thesis's points were computed again");
     assert_eq!(std::fs::read(all.join("thesis/thesis.md")).unwrap(), std::fs::read(one.join("thesis/thesis.md")).unwrap());
-    for name in ["thesis-faults", "zorua", "warped-slicer"] {
+    for name in ["thesis-faults", "zorua", "warped-slicer", "heterocore"] {
         let cmd = std::fs::read_to_string(r.join(name).join("command.txt")).unwrap_or_else(|_| panic!("{name}: no folder of its own"));
         assert!(cmd.contains(&format!("\n{name}\n")) && !cmd.contains("\nall\n"), "{cmd}");
     }

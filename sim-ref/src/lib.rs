@@ -8,6 +8,7 @@ pub mod exec;
 pub mod files;
 pub mod flow;
 pub mod func;
+pub mod heterocore;
 pub mod kernel;
 pub mod library;
 pub mod mem;

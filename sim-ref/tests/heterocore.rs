@@ -119,22 +119,28 @@ fn steered(cfg: &GpuConfig, w: &Workload, policy: Steering, preempt: Preempt, sk
     r
 }
 
-/// Algorithm 2 of the HeteroCore paper, recomputed in floating point from what the decision
-/// recorded: both kernels faster per SM on big SMs keep their share of both kinds; otherwise
-/// the big SMs go to K0 if STP(K0 -> big, K1 -> small) > STP(K1 -> big, K0 -> small), with
-/// each kernel's IPC on the baseline SM interpolated on its blocks per SM.
+/// A kernel's estimated gain on big SMs, recomputed in floating point from what the decision
+/// recorded: (IPC_big - IPC_small) / IPC_base per SM, IPC_base interpolated on blocks per SM.
+fn est_gain(d: &SteerDecision, i: usize) -> f64 {
+    let (b, s) = (d.big_insts[i] as f64 / d.sms[i].0 as f64, d.small_insts[i] as f64 / d.sms[i].1 as f64);
+    let [cb, cs, c0] = d.blocks[i].map(|c| c as f64);
+    let f = if cb > cs { (c0 - cs) / (cb - cs) } else { 0.5 };
+    let base = s + f * (b - s);
+    if base > 0.0 {
+        (b - s) / base
+    } else {
+        0.0
+    }
+}
+
+/// Algorithm 2 of the HeteroCore paper in floating point: both kernels faster per SM on big
+/// SMs keep their share of both kinds; otherwise the big SMs go to K0 if STP(K0 -> big, K1 ->
+/// small) > STP(K1 -> big, K0 -> small), which is K0's gain against K1's.
 fn algorithm2(d: &SteerDecision) -> Vec<usize> {
-    let ipc = |i: usize| (d.big_insts[i] as f64 / d.sms[i].0 as f64, d.small_insts[i] as f64 / d.sms[i].1 as f64);
-    if (0..2).all(|i| ipc(i).0 > ipc(i).1) {
+    if (0..2).all(|i| d.big_insts[i] * d.sms[i].1 as u64 > d.small_insts[i] * d.sms[i].0 as u64) {
         return Vec::new();
     }
-    let base = |i: usize| {
-        let [cb, cs, c0] = d.blocks[i].map(|c| c as f64);
-        let f = if cb > cs { (c0 - cs) / (cb - cs) } else { 0.5 };
-        ipc(i).1 + f * (ipc(i).0 - ipc(i).1)
-    };
-    let stp = |b: usize, s: usize| ipc(b).0 / base(b) + ipc(s).1 / base(s);
-    vec![d.launches[if stp(0, 1) > stp(1, 0) { 0 } else { 1 }]]
+    vec![d.launches[if est_gain(d, 0) > est_gain(d, 1) { 0 } else { 1 }]]
 }
 
 #[test]
@@ -212,4 +218,48 @@ fn even_steering_splits_every_kind_and_never_profiles() {
     // The baseline dispatcher lets the two kernels share SMs.
     let fcfs = run_with(&GpuConfig::preset("heterocore").unwrap(), &workload(PAIR), true);
     assert!(fcfs.sm.max_kernels_resident > 1);
+}
+
+#[test]
+fn four_kernels_profile_on_two_big_and_two_small_sms_each_and_two_take_the_big_ones() {
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let more = "[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 128, seed = 1 }]\n[[process]]\nname = \"histo\"\nlaunches = [{ kernel = \"histo\", size = 200000, seed = 1 }]\n";
+    let w = workload(&format!("{PAIR}{more}"));
+    let r = steered(&cfg, &w, Steering::Dynamic, Preempt::Adaptive, true);
+    let st = r.steering.as_ref().unwrap();
+    let four: Vec<&SteerDecision> = st.decisions.iter().filter(|d| d.launches.len() == 4).collect();
+    assert!(!four.is_empty(), "no decision among four kernels: {st:?}");
+    assert!(four.iter().any(|d| d.big.len() == 2), "no four-kernel decision steered: {four:?}");
+    for d in four {
+        assert!(d.sms.iter().all(|&s| s == (2, 2)), "{d:?}");
+        // (every kernel faster on big SMs keeps the split; otherwise the two with the largest
+        // gains take the big SMs, §6.4)
+        if (0..4).all(|i| d.big_insts[i] > d.small_insts[i]) {
+            assert!(d.big.is_empty(), "{d:?}");
+            continue;
+        }
+        let gain = |i: usize| est_gain(d, i);
+        let mut best = (f64::NEG_INFINITY, vec![]);
+        for i in 0..4 {
+            for j in i + 1..4 {
+                if gain(i) + gain(j) > best.0 {
+                    best = (gain(i) + gain(j), vec![d.launches[i], d.launches[j]]);
+                }
+            }
+        }
+        assert_eq!(d.big, best.1, "{d:?}");
+    }
+    assert_eq!(r.sm.max_kernels_resident, 1);
+}
+
+#[test]
+fn a_replay_takes_the_sms_of_the_run_before_it() {
+    // Replays change the kernels again and again; under even steering each new run takes the
+    // SMs its process's last run had, and no SM changes owner while it holds blocks.
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let w = workload(&PAIR.replace("description = \"stencil and spmv\"", "description = \"stencil and spmv\"\nmin_runs = 2"));
+    let r = steered(&cfg, &w, Steering::Even, Preempt::Adaptive, true);
+    let st = r.steering.as_ref().unwrap();
+    assert!(st.layouts >= 4, "{st:?}");
+    assert_eq!((st.drains, st.switches), (0, 0), "{st:?}");
 }

@@ -8,6 +8,7 @@
 //! runs a small subset of the points with the same code (what the tests run); its page goes
 //! under `--out` only, so that it never replaces a full run's page in `docs/results`.
 
+mod heterocore;
 mod thesis;
 mod thesis_faults;
 mod warped_slicer;
@@ -68,7 +69,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `all` runs them.
-pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, thesis_faults::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, thesis_faults::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT, heterocore::EXPERIMENT];
 
 /// How one of the paper's numbers compares with ours (docs/results/README.md, "Verdicts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -169,21 +169,8 @@ impl Steer {
     pub fn new(cfg: &GpuConfig, policy: Steering, params: SteerParams) -> Steer {
         let kind: Vec<usize> = cfg.sm.iter().enumerate().flat_map(|(g, s)| std::iter::repeat_n(g, s.count as usize)).collect();
         let kinds = cfg.sm.clone();
-        let big_kind = (0..kinds.len()).max_by_key(|&k| (kinds[k].registers, std::cmp::Reverse(k))).unwrap();
-        let small_kind = (0..kinds.len()).min_by_key(|&k| (kinds[k].registers, k)).unwrap();
-        let n: u64 = kinds.iter().map(|k| k.count as u64).sum();
-        let mean = |f: fn(&SmConfig) -> u32| (kinds.iter().map(|k| f(k) as u64 * k.count as u64).sum::<u64>() / n) as u32;
-        let base = SmConfig {
-            count: n as u32,
-            threads: mean(|k| k.threads),
-            warps: mean(|k| k.warps),
-            registers: mean(|k| k.registers),
-            blocks: mean(|k| k.blocks),
-            shared_bytes: mean(|k| k.shared_bytes),
-            shared_configs: Vec::new(),
-            group_warps: 0,
-            ..kinds[0].clone()
-        };
+        let (big_kind, small_kind) = crate::heterocore::big_and_small(cfg);
+        let base = crate::heterocore::baseline_sm(cfg);
         Steer {
             policy,
             params,
@@ -226,20 +213,11 @@ impl Steer {
         self.policy == Steering::Dynamic && self.big_kind != self.small_kind && (n == 2 || n == 4)
     }
 
-    /// Each kernel (by its index in `kernels`) an equal share of every kind, in SM order;
-    /// the first kernels take the remainder.
+    /// Each kernel an equal share of every kind (the first kernels take the remainder).
     fn even(&mut self) {
-        let n = self.kernels.len();
+        let kernels = self.kernels.clone();
         for k in 0..self.kinds.len() {
-            let sms: Vec<usize> = (0..self.kind.len()).filter(|&s| self.kind[s] == k).collect();
-            let mut at = 0;
-            for (i, &l) in self.kernels.iter().enumerate() {
-                let share = sms.len() / n + usize::from(i < sms.len() % n);
-                for &s in &sms[at..at + share] {
-                    self.owner[s] = Some(l);
-                }
-                at += share;
-            }
+            self.share_out(k, &kernels);
         }
     }
 
@@ -247,16 +225,35 @@ impl Steer {
     /// neither big nor small (a third kind) stays evenly shared.
     fn steer(&mut self, big: &[usize]) {
         let small: Vec<usize> = self.kernels.iter().copied().filter(|l| !big.contains(l)).collect();
-        for (k, group) in [(self.big_kind, big.to_vec()), (self.small_kind, small)] {
-            let sms: Vec<usize> = (0..self.kind.len()).filter(|&s| self.kind[s] == k).collect();
-            let n = group.len();
-            let mut at = 0;
-            for (i, &l) in group.iter().enumerate() {
-                let share = sms.len() / n + usize::from(i < sms.len() % n);
-                for &s in &sms[at..at + share] {
-                    self.owner[s] = Some(l);
-                }
-                at += share;
+        self.share_out(self.big_kind, big);
+        self.share_out(self.small_kind, &small);
+    }
+
+    /// The SMs of kind `k` to the kernels of `group`, in shares as even as they can be (the
+    /// first kernels take the remainder). An SM stays with its owner while the owner's share
+    /// allows (so that a layout moves as few SMs as it can: a replay takes the SMs of the run
+    /// before it); the SMs left over go to the kernels short of their share, in SM order.
+    fn share_out(&mut self, k: usize, group: &[usize]) {
+        let sms: Vec<usize> = (0..self.kind.len()).filter(|&s| self.kind[s] == k).collect();
+        let n = group.len();
+        if n == 0 {
+            sms.iter().for_each(|&s| self.owner[s] = None);
+            return;
+        }
+        let share = |i: usize| sms.len() / n + usize::from(i < sms.len() % n);
+        let mut have = vec![0; n];
+        let mut free = Vec::new();
+        for &s in &sms {
+            match self.owner[s].and_then(|l| group.iter().position(|&g| g == l)) {
+                Some(i) if have[i] < share(i) => have[i] += 1,
+                _ => free.push(s),
+            }
+        }
+        let mut free = free.into_iter();
+        for i in 0..n {
+            while have[i] < share(i) {
+                self.owner[free.next().expect("shares sum to the SMs")] = Some(group[i]);
+                have[i] += 1;
             }
         }
     }
@@ -268,10 +265,7 @@ impl Steer {
         if let Phase::Profiling { start, .. } = self.phase {
             self.stats.profile_cycles += now - start;
         }
-        self.owner.iter_mut().for_each(|o| *o = None);
-        if !self.kernels.is_empty() {
-            self.even();
-        }
+        self.even();
         self.stats.layouts += 1;
         // (no warm-up has been watched yet: a kernel whose last block ended within a warm-up's
         // length of now counts as one that ended a block in it)

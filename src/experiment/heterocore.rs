@@ -1,0 +1,282 @@
+//! `mpgpu experiment heterocore`: HeteroCore's evaluation (TPDS 2018, §2, §4, §6) on the
+//! library: each application alone on 8 baseline, 8 big and 8 small SMs (§4.2.1's
+//! classification), alone on the conventional GPU and on HeteroCore (§6.3), and every pair
+//! on the conventional GPU with even spatial partitioning, on HeteroCore with the
+//! TLP-agnostic layout, and on HeteroCore with spatial profiling and steering (§6.1)
+//! (docs/heterocore.md, "Results").
+
+use super::{ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
+use crate::par::Progress;
+use anyhow::{anyhow, Result};
+use mpgpu_ref::config::GpuConfig;
+use mpgpu_ref::heterocore::{class_of, conventional, of_kind, Kind, TlpClass};
+use mpgpu_ref::timing::metrics::metrics;
+use mpgpu_ref::timing::steer::{run_workload_steered, SteerParams, Steering};
+use mpgpu_ref::timing::RunResult;
+use mpgpu_ref::workload::Workload;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+pub const EXPERIMENT: Experiment = Experiment {
+    name: "heterocore",
+    paper: "HeteroCore (IEEE TPDS 2018), §2, §4, §6",
+    page: "heterocore",
+    what: "the applications' TLP classes, single applications and every pair on the conventional GPU and on HeteroCore under TLP-agnostic and dynamic steering",
+    points,
+    run,
+};
+
+const CONFIG: &str = "heterocore";
+/// The applications and their sizes: every one of the library, each sized to take 50-250 K
+/// cycles alone on the conventional GPU (several rounds of blocks); under `--quick` three
+/// small ones.
+const APPS: [(&str, u32); 11] = [
+    ("bfs", 1 << 16),
+    ("cutcp", 128),
+    ("histo", 1 << 20),
+    ("lbm", 256),
+    ("mriq", 8192),
+    ("reduction", 1 << 21),
+    ("sad", 128),
+    ("sgemm", 192),
+    ("spmv", 1 << 15),
+    ("stencil", 96),
+    ("vecadd", 1 << 21),
+];
+const QUICK_APPS: [(&str, u32); 3] = [("stencil", 64), ("spmv", 8192), ("sgemm", 64)];
+/// Each pair replays both applications until each has completed this many runs (the paper
+/// relaunches a finished benchmark for the whole run, §5); statistics from completed runs.
+const MIN_RUNS: u32 = 2;
+/// The profiling phase, scaled from the paper's 20 K + 20 K cycles of a 10 M-cycle run (0.4 %)
+/// to our runs of a few hundred thousand cycles.
+const PROFILE: SteerParams = SteerParams { warmup: 2000, window: 2000, preempt: mpgpu_ref::timing::steer::Preempt::Adaptive };
+
+fn apps(quick: bool) -> &'static [(&'static str, u32)] {
+    if quick {
+        &QUICK_APPS
+    } else {
+        &APPS
+    }
+}
+
+/// The GPUs an application runs alone on.
+const ALONE: [(&str, Option<Kind>); 5] = [("conventional", None), ("8 base", Some(Kind::Base)), ("8 big", Some(Kind::Big)), ("8 small", Some(Kind::Small)), ("heterocore", None)];
+/// The pair runs.
+const PAIR: [&str; 3] = ["conventional even", "heterocore even", "heterocore dynamic"];
+
+enum Point {
+    Alone(usize, usize),
+    Pair(usize, usize, usize),
+}
+
+fn plan(n: usize) -> Vec<Point> {
+    let mut v: Vec<Point> = (0..n).flat_map(|a| (0..ALONE.len()).map(move |g| Point::Alone(a, g))).collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            v.extend((0..PAIR.len()).map(|p| Point::Pair(i, j, p)));
+        }
+    }
+    v
+}
+
+fn points(quick: bool) -> Result<usize> {
+    Ok(plan(apps(quick).len()).len())
+}
+
+fn process(name: &str, size: u32) -> String {
+    format!("[[process]]\nname = \"{name}\"\nlaunches = [{{ kernel = \"{name}\", size = {size}, seed = 1 }}]\n")
+}
+
+fn workload(text: &str) -> Result<Workload> {
+    Workload::parse("(heterocore experiment)", text).map_err(|e| anyhow!("{e}"))
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1} %", 100.0 * (x - 1.0))
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
+    let hc = GpuConfig::from_arg(CONFIG).map_err(|e| anyhow!("{e}"))?;
+    let conv = conventional(&hc);
+    let apps = apps(ctx.quick);
+    let pts = plan(apps.len());
+    let limits = ctx.limits;
+    let gpu = |g: usize| match ALONE[g].1 {
+        Some(k) => of_kind(&hc, k, 8),
+        None if g == 0 => conv.clone(),
+        None => hc.clone(),
+    };
+    let results = pb.map_points(
+        &pts,
+        |p| match *p {
+            Point::Alone(a, g) => format!("heterocore: {} alone on {}", apps[a].0, ALONE[g].0),
+            Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
+        },
+        |p| -> Result<(RunResult, f64)> {
+            let t = std::time::Instant::now();
+            let r = match *p {
+                Point::Alone(a, g) => {
+                    let w = workload(&format!("description = \"{} alone\"\n{}", apps[a].0, process(apps[a].0, apps[a].1)))?;
+                    mpgpu_ref::timing::run_workload(&gpu(g), &w, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone on {}: {e}", apps[a].0, ALONE[g].0))?
+                }
+                Point::Pair(i, j, k) => {
+                    let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                    let (cfg, s) = match k {
+                        0 => (&conv, Steering::Even),
+                        1 => (&hc, Steering::Even),
+                        _ => (&hc, Steering::Dynamic),
+                    };
+                    run_workload_steered(cfg, &w, s, PROFILE, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, PAIR[k]))?
+                }
+            };
+            Ok((r, t.elapsed().as_secs_f64()))
+        },
+    );
+    let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
+    let core_seconds = results.iter().map(|r| r.1).sum();
+    let verified = results.iter().all(|(r, _)| r.processes.iter().all(|p| p.verified));
+    let n = apps.len();
+    // alone[a][g], pair[(i, j)][k]
+    let mut alone: Vec<Vec<Option<RunResult>>> = vec![vec![None; ALONE.len()]; n];
+    let mut pair: std::collections::BTreeMap<(usize, usize), Vec<Option<RunResult>>> = Default::default();
+    for (p, (r, _)) in pts.iter().zip(results) {
+        match *p {
+            Point::Alone(a, g) => alone[a][g] = Some(r),
+            Point::Pair(i, j, k) => pair.entry((i, j)).or_insert_with(|| vec![None; PAIR.len()])[k] = Some(r),
+        }
+    }
+    let cyc = |a: usize, g: usize| alone[a][g].as_ref().unwrap().cycles;
+    let class: Vec<TlpClass> = (0..n).map(|a| class_of(cyc(a, 1), cyc(a, 3))).collect();
+    // The applications alone.
+    let mut csv = String::from("application,size,conventional,base8,big8,small8,heterocore,big_speedup,small_speedup,class,heterocore_speedup,base8_issue_share\n");
+    let mut table = String::from("| application | size | issue cycles on 8 base SMs | 8 big against 8 base | 8 small against 8 base | class (§4.2.1) | HeteroCore against the conventional GPU |\n| --- | ---: | ---: | ---: | ---: | --- | ---: |\n");
+    let (mut big_up, mut small_up, mut hc_up, mut issue) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for a in 0..n {
+        let s = |g: usize| cyc(a, 1) as f64 / cyc(a, g) as f64;
+        let h = cyc(a, 0) as f64 / cyc(a, 4) as f64;
+        // (the share of the schedulers' cycles that issued: near 1, more warps cannot help)
+        let st = &alone[a][1].as_ref().unwrap().stalls;
+        let is = st[0].1 as f64 / st.iter().map(|x| x.1).sum::<u64>().max(1) as f64;
+        big_up.push(s(2));
+        small_up.push(s(3));
+        hc_up.push(h);
+        issue.push(is);
+        let _ = writeln!(csv, "{},{},{},{},{},{},{},{:.4},{:.4},{},{:.4},{is:.4}", apps[a].0, apps[a].1, cyc(a, 0), cyc(a, 1), cyc(a, 2), cyc(a, 3), cyc(a, 4), s(2), s(3), class[a].name(), h);
+        let _ = writeln!(table, "| {} | {} | {:.0} % | {} | {} | {} | {} |", apps[a].0, apps[a].1, 100.0 * is, pct(s(2)), pct(s(3)), class[a].name(), pct(h));
+    }
+    std::fs::write(ctx.out.join("alone.csv"), &csv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("alone.csv").display()))?;
+    // The pairs.
+    let mut pcsv = String::from("first,second,classes,policy,cycles,stp,antt,decisions,big_to\n");
+    let mut rows = Vec::new();
+    for (&(i, j), runs) in &pair {
+        let solo = [alone[i][0].clone().unwrap(), alone[j][0].clone().unwrap()];
+        let mut stp = [0.0; 3];
+        let mut antt = [0.0; 3];
+        let mut big_to = String::new();
+        for k in 0..PAIR.len() {
+            let r = runs[k].as_ref().unwrap();
+            let m = metrics(r, &solo);
+            (stp[k], antt[k]) = (m.stp, m.antt);
+            let st = r.steering.as_ref();
+            let decisions = st.map_or(0, |s| s.decisions.len());
+            // (the kernel the steering gave the big SMs to most often, by process)
+            let mut count = [0usize; 3];
+            for d in st.map_or(&[][..], |s| &s.decisions[..]) {
+                let who = d.big.first().map_or(2, |&l| r.launches.get(l).map_or(2, |x| if x.process == apps[i].0 { 0 } else { 1 }));
+                count[who] += 1;
+            }
+            if k == 2 {
+                big_to = match (0..3).max_by_key(|&x| (count[x], std::cmp::Reverse(x))).unwrap() {
+                    0 => apps[i].0.to_string(),
+                    1 => apps[j].0.to_string(),
+                    _ => "split".to_string(),
+                };
+            }
+            let _ = writeln!(pcsv, "{},{},{}+{},{},{},{:.4},{:.4},{decisions},{}", apps[i].0, apps[j].0, class[i].name(), class[j].name(), PAIR[k], r.cycles, m.stp, m.antt, if k == 2 { &big_to } else { "-" });
+        }
+        rows.push((i, j, stp, antt, big_to));
+    }
+    std::fs::write(ctx.out.join("pairs.csv"), &pcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("pairs.csv").display()))?;
+    let hetero = |&&(i, j, ..): &&(usize, usize, [f64; 3], [f64; 3], String)| class[i] != class[j];
+    let gain = |set: &[&(usize, usize, [f64; 3], [f64; 3], String)], k: usize| (mean(&set.iter().map(|r| r.2[k] / r.2[0]).collect::<Vec<_>>()), mean(&set.iter().map(|r| r.3[0] / r.3[k]).collect::<Vec<_>>()));
+    let all: Vec<_> = rows.iter().collect();
+    let het: Vec<_> = rows.iter().filter(hetero).collect();
+    let (stp_all, antt_all) = gain(&all, 2);
+    let (stp_het, antt_het) = gain(&het, 2);
+    let (stp_agn, antt_agn) = gain(&all, 1);
+    // (in heterogeneous pairs: the steering gave the big SMs to the thick kernel)
+    let thick_big = het.iter().filter(|r| (r.4 == apps[r.0].0 && class[r.0] == TlpClass::Thick) || (r.4 == apps[r.1].0 && class[r.1] == TlpClass::Thick)).count();
+    let lean = class.iter().filter(|&&c| c == TlpClass::Lean).count();
+    let mean_big = mean(&big_up);
+    let mean_small = mean(&small_up);
+    let cause = format!(
+        "on 8 big SMs our applications run {} against 8 baseline ones on average (at most {}), on 8 small ones {}: on the baseline SMs their schedulers already issue in {:.0} % of their cycles on average, so the baseline SM's 48 warps hide their latency, the big SM's 72 have little to add and the small SM's 24 fall short; moving TLP resources from small SMs to big ones loses more than it gains",
+        pct(mean_big),
+        pct(big_up.iter().copied().fold(f64::NAN, f64::max)),
+        pct(mean_small),
+        100.0 * mean(&issue)
+    );
+    let mut claims = Vec::new();
+    let mut ratio = |what: &str, paper: f64, ours: f64, cause: &str| {
+        let v = ratio_verdict((paper, paper), (ours, ours));
+        claims.push(Claim { what: what.into(), paper: pct(paper), ours: if ours.is_finite() { pct(ours) } else { "-".into() }, verdict: v, cause: if v == Verdict::Reproduced { String::new() } else { cause.to_string() } });
+    };
+    let no_het = if het.is_empty() { format!("no pair of a thick and a lean application: {cause}") } else { cause.clone() };
+    ratio("§6.1, Fig. 7: STP of HeteroCore with dynamic steering over the conventional GPU, thick + lean pairs", 1.201, stp_het, &no_het);
+    ratio("§6.1, Fig. 8: ANTT of HeteroCore with dynamic steering over the conventional GPU, thick + lean pairs", 1.298, antt_het, &no_het);
+    ratio("§6.1, Fig. 7: STP over the conventional GPU, all pairs", 1.11, stp_all, &cause);
+    ratio("§6.1, Fig. 8: ANTT over the conventional GPU, all pairs", 1.202, antt_all, &cause);
+    ratio("§6.3, Fig. 9: single applications on HeteroCore against the conventional GPU, mean", 1.0, mean(&hc_up), &cause);
+    let v = share_verdict(&[0.5], &[lean as f64 / n as f64]);
+    claims.push(Claim {
+        what: "§5, Table 3: lean applications among the benchmarks".into(),
+        paper: "6 of 12".into(),
+        ours: format!("{lean} of {n}"),
+        verdict: v,
+        cause: if v == Verdict::Reproduced { String::new() } else { format!("{lean} of our {n} applications do not slow down on small SMs; {cause}") },
+    });
+    // Plots.
+    let names: Vec<String> = rows.iter().map(|r| format!("{}+{}", apps[r.0].0, apps[r.1].0)).collect();
+    let series: Vec<(String, Vec<f64>)> = (0..PAIR.len()).map(|k| (PAIR[k].to_string(), rows.iter().map(|r| r.2[k]).collect())).collect();
+    crate::plot::bars(&ctx.out.join("pairs-stp.svg"), "STP of every pair (alone: the conventional GPU)", "STP", &names, &series)?;
+    let series: Vec<(String, Vec<f64>)> = (0..PAIR.len()).map(|k| (PAIR[k].to_string(), rows.iter().map(|r| r.3[k]).collect())).collect();
+    crate::plot::bars(&ctx.out.join("pairs-antt.svg"), "ANTT of every pair (lower is better)", "ANTT", &names, &series)?;
+    let anames: Vec<String> = apps.iter().map(|a| a.0.to_string()).collect();
+    let series = vec![("8 big".to_string(), big_up.iter().map(|x| 100.0 * x).collect()), ("8 small".to_string(), small_up.iter().map(|x| 100.0 * x).collect())];
+    crate::plot::bars(&ctx.out.join("kinds.svg"), "Each application alone: speed against 8 baseline SMs", "speed relative to 8 baseline SMs (%)", &anames, &series)?;
+    let mut body = String::from("## The applications alone\n\nEach alone on 8 baseline, 8 big and 8 small SMs (speed against the baseline SMs: cycles on 8 baseline SMs over cycles on the others; §4.2.1 calls an application lean when the small SMs do not slow it down), and on HeteroCore against the conventional GPU of 16 baseline SMs (§6.3):\n\n");
+    body += &table;
+    let _ = write!(
+        body,
+        "\n## The pairs\n\nEvery pair, each application replayed until both have completed {MIN_RUNS} runs; STP and ANTT against each alone on the conventional GPU. Over the conventional GPU with even spatial partitioning, means over the pairs: TLP-agnostic HeteroCore (4 big + 4 small SMs each) STP {}, ANTT {}; dynamic steering STP {} (thick + lean pairs {}), ANTT {} ({}). In {} of the {} thick + lean pairs the steering gave the big SMs to the thick application most often.\n\n| pair | classes | STP: conventional, TLP-agnostic, dynamic | ANTT: conventional, TLP-agnostic, dynamic | big SMs most often to |\n| --- | --- | --- | --- | --- |\n",
+        pct(stp_agn),
+        pct(antt_agn),
+        pct(stp_all),
+        pct(stp_het),
+        pct(antt_all),
+        pct(antt_het),
+        thick_big,
+        het.len()
+    );
+    for r in &rows {
+        let _ = writeln!(body, "| {} + {} | {} + {} | {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3} | {} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2[0], r.2[1], r.2[2], r.3[0], r.3[1], r.3[2], r.4);
+    }
+    let scale = format!(
+        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
+        apps.iter().map(|a| format!("{} {}", a.0, a.1)).collect::<Vec<_>>().join(", "),
+        rows.len(),
+        PROFILE.warmup,
+        PROFILE.window,
+        pts.len()
+    );
+    let files = ["alone.csv", "pairs.csv", "kinds.svg", "pairs-stp.svg", "pairs-antt.svg"].iter().map(PathBuf::from).collect();
+    Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
+}
