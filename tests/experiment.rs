@@ -221,7 +221,7 @@ fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_
     }
     let page = std::fs::read_to_string(d.join("heterocore.md")).unwrap();
     let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| §")).collect();
-    assert_eq!(claims.len(), 6, "{page}");
+    assert_eq!(claims.len(), 8, "{page}");
     for l in &claims {
         assert!(["| reproduced |", "| trend only |", "| not reproduced |"].iter().any(|v| l.ends_with(v)), "{l}");
     }

@@ -8,6 +8,7 @@ use crate::program::Program;
 use std::sync::Arc;
 
 mod bfs;
+mod blur;
 mod cutcp;
 mod mriq;
 mod sad;
@@ -137,7 +138,7 @@ impl Spec {
 
 /// Every application in the library.
 pub fn library() -> Vec<Bench> {
-    vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH]
+    vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH, blur::BENCH]
 }
 
 /// The applications of the thesis's Parboil set (Tanasić 2016, Table 4.1) that the library
