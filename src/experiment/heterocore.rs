@@ -99,6 +99,11 @@ fn pct(x: f64) -> String {
     format!("{:+.1} %", 100.0 * (x - 1.0))
 }
 
+/// A fraction as a percentage, unsigned.
+fn share(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         f64::NAN
@@ -228,12 +233,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mean_small = mean(&small_up);
     let others: Vec<f64> = (0..n).filter(|&a| big_up[a] < GAINS).map(|a| big_up[a]).collect();
     let cause = format!(
-        "8 big SMs run our applications {} faster than 8 baseline ones on average, and {} of the {n} at most {} faster, while 8 small SMs slow them by {} on average (at worst {}): at a baseline SM's occupancy more warps no longer speed most of them up (their schedulers issue in {:.0} % of the cycles on average, up to {:.0} %), while a small SM's fewer warps slow them down, so moving TLP resources from small SMs to big ones loses more than it gains",
-        pct(mean_big),
+        "8 big SMs run our applications {} faster than 8 baseline ones on average, and {} of the {n} at most {} faster, while 8 small SMs slow them by {} on average (at worst by {}): at a baseline SM's occupancy more warps no longer speed most of them up (their schedulers issue in {:.0} % of the cycles on average, up to {:.0} %), while a small SM's fewer warps slow them down, so moving TLP resources from small SMs to big ones loses more than it gains",
+        share(mean_big - 1.0),
         others.len(),
-        pct(others.iter().copied().fold(f64::NAN, f64::max)),
-        pct(mean_small),
-        pct(small_up.iter().copied().fold(f64::NAN, f64::min)),
+        share(others.iter().copied().fold(f64::NAN, f64::max) - 1.0),
+        share(1.0 - mean_small),
+        share(1.0 - small_up.iter().copied().fold(f64::NAN, f64::min)),
         100.0 * mean(&issue),
         100.0 * issue.iter().copied().fold(f64::NAN, f64::max)
     );
