@@ -156,7 +156,7 @@ fn run_steered(
     label: &str,
 ) -> Result<(mpgpu_ref::timing::RunResult, f64)> {
     let t = std::time::Instant::now();
-    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
+    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, &[], limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
     Ok((r, t.elapsed().as_secs_f64()))
 }
 

@@ -206,12 +206,12 @@ fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_
     assert_eq!(c, 0, "{o}{e}");
     assert!(o.contains("all outputs verified: PASS"), "{o}");
     let d = out.join("heterocore");
-    // Three applications, each alone on five GPUs; their three pairs under three layouts.
+    // Three applications, each alone on five GPUs; their three pairs under four layouts.
     let alone = std::fs::read_to_string(d.join("alone.csv")).unwrap();
     assert_eq!(alone.lines().count(), 1 + 3, "{alone}");
     assert!(alone.lines().skip(1).all(|l| l.contains(",thick,") || l.contains(",lean,")), "{alone}");
     let pairs = std::fs::read_to_string(d.join("pairs.csv")).unwrap();
-    assert_eq!(pairs.lines().count(), 1 + 3 * 3, "{pairs}");
+    assert_eq!(pairs.lines().count(), 1 + 3 * 4, "{pairs}");
     // (the dynamic runs decided: each pair's row says where the big SMs went)
     let dynamic: Vec<&str> = pairs.lines().filter(|l| l.contains(",heterocore dynamic,")).collect();
     assert_eq!(dynamic.len(), 3);
@@ -221,7 +221,7 @@ fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_
     }
     let page = std::fs::read_to_string(d.join("heterocore.md")).unwrap();
     let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| §")).collect();
-    assert_eq!(claims.len(), 8, "{page}");
+    assert_eq!(claims.len(), 12, "{page}");
     for l in &claims {
         assert!(["| reproduced |", "| trend only |", "| not reproduced |"].iter().any(|v| l.ends_with(v)), "{l}");
     }

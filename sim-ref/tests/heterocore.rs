@@ -263,3 +263,10 @@ fn a_replay_takes_the_sms_of_the_run_before_it() {
     assert!(st.layouts >= 4, "{st:?}");
     assert_eq!((st.drains, st.switches), (0, 0), "{st:?}");
 }
+
+#[test]
+fn a_static_policy_needs_an_isolated_run_of_every_kernel() {
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let e = mpgpu_ref::timing::steer::run_workload_steered(&cfg, &workload(PAIR), Steering::Balanced, SteerParams::default(), &[], RunLimits::default(), &mut |_, _, _| {}).unwrap_err();
+    assert!(e.to_string().contains("steering balanced: no isolated run of kernel `stencil7` (process `stencil`) to decide from"), "{e}");
+}

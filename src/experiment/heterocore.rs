@@ -11,7 +11,7 @@ use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::heterocore::{class_of, conventional, of_kind, Kind, TlpClass};
 use mpgpu_ref::timing::metrics::metrics;
-use mpgpu_ref::timing::steer::{run_workload_steered, SteerParams, Steering};
+use mpgpu_ref::timing::steer::{run_workload_steered, Offline, SteerParams, Steering};
 use mpgpu_ref::timing::RunResult;
 use mpgpu_ref::workload::Workload;
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ pub const EXPERIMENT: Experiment = Experiment {
     name: "heterocore",
     paper: "HeteroCore (IEEE TPDS 2018), §2, §4, §6",
     page: "heterocore",
-    what: "the applications' TLP classes, single applications and every pair on the conventional GPU and on HeteroCore under TLP-agnostic and dynamic steering",
+    what: "the applications' TLP classes, single applications and every pair on the conventional GPU and on HeteroCore under TLP-agnostic, dynamic and static steering",
     points,
     run,
 };
@@ -66,7 +66,7 @@ fn apps(quick: bool) -> &'static [(&'static str, u32)] {
 /// The GPUs an application runs alone on.
 const ALONE: [(&str, Option<Kind>); 5] = [("conventional", None), ("8 base", Some(Kind::Base)), ("8 big", Some(Kind::Big)), ("8 small", Some(Kind::Small)), ("heterocore", None)];
 /// The pair runs.
-const PAIR: [&str; 3] = ["conventional even", "heterocore even", "heterocore dynamic"];
+const PAIR: [&str; 4] = ["conventional even", "heterocore even", "heterocore dynamic", "heterocore balanced"];
 
 enum Point {
     Alone(usize, usize),
@@ -123,32 +123,49 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         None if g == 0 => conv.clone(),
         None => hc.clone(),
     };
-    let results = pb.map_points(
-        &pts,
-        |p| match *p {
-            Point::Alone(a, g) => format!("heterocore: {} alone on {}", apps[a].0, ALONE[g].0),
-            Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
-        },
-        |p| -> Result<(RunResult, f64)> {
-            let t = std::time::Instant::now();
-            let r = match *p {
-                Point::Alone(a, g) => {
-                    let w = workload(&format!("description = \"{} alone\"\n{}", apps[a].0, process(apps[a].0, apps[a].1)))?;
-                    mpgpu_ref::timing::run_workload(&gpu(g), &w, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone on {}: {e}", apps[a].0, ALONE[g].0))?
-                }
-                Point::Pair(i, j, k) => {
-                    let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
-                    let (cfg, s) = match k {
-                        0 => (&conv, Steering::Even),
-                        1 => (&hc, Steering::Even),
-                        _ => (&hc, Steering::Dynamic),
-                    };
-                    run_workload_steered(cfg, &w, s, PROFILE, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, PAIR[k]))?
-                }
-            };
-            Ok((r, t.elapsed().as_secs_f64()))
-        },
-    );
+    let name = |p: &&Point| match **p {
+        Point::Alone(a, g) => format!("heterocore: {} alone on {}", apps[a].0, ALONE[g].0),
+        Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
+    };
+    let run_point = |p: &Point, offline: &[(String, Offline)]| -> Result<(RunResult, f64)> {
+        let t = std::time::Instant::now();
+        let r = match *p {
+            Point::Alone(a, g) => {
+                let w = workload(&format!("description = \"{} alone\"\n{}", apps[a].0, process(apps[a].0, apps[a].1)))?;
+                mpgpu_ref::timing::run_workload(&gpu(g), &w, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone on {}: {e}", apps[a].0, ALONE[g].0))?
+            }
+            Point::Pair(i, j, k) => {
+                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                let (cfg, s) = match k {
+                    0 => (&conv, Steering::Even),
+                    1 => (&hc, Steering::Even),
+                    2 => (&hc, Steering::Dynamic),
+                    _ => (&hc, Steering::Balanced),
+                };
+                run_workload_steered(cfg, &w, s, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, PAIR[k]))?
+            }
+        };
+        Ok((r, t.elapsed().as_secs_f64()))
+    };
+    // The isolated runs first: the static policy decides from them.
+    let (first, second): (Vec<&Point>, Vec<&Point>) = pts.iter().partition(|p| matches!(p, Point::Alone(..)));
+    let mut results = pb.map_points(&first, name, |p| run_point(p, &[]));
+    let mut offline = Vec::new();
+    for (p, r) in first.iter().zip(&results) {
+        let (Point::Alone(a, 0), Ok(_)) = (p, r) else { continue };
+        let run = |g: usize| -> Result<&RunResult> {
+            let k = first.iter().position(|q| matches!(q, Point::Alone(b, h) if b == a && *h == g)).expect("every isolated run is planned");
+            results[k].as_ref().map(|r| &r.0).map_err(|e| anyhow!("{e}"))
+        };
+        let ipc = |g: usize| run(g).map(|r| r.warp_insts as f64 / r.cycles.max(1) as f64);
+        let o = Offline { base: ipc(0)?, big: ipc(2)?, small: ipc(3)?, class: class_of(run(1)?.cycles, run(3)?.cycles) };
+        let b = mpgpu_ref::library::find(apps[*a].0).ok_or_else(|| anyhow!("no library application `{}`", apps[*a].0))?;
+        for k in b.kernels().map_err(|e| anyhow!("{e}"))?.0 {
+            offline.push((k.name.clone(), o));
+        }
+    }
+    results.extend(pb.map_points(&second, name, |p| run_point(p, &offline)));
+    let pts: Vec<&Point> = first.into_iter().chain(second).collect();
     let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
     let core_seconds = results.iter().map(|r| r.1).sum();
     let verified = results.iter().all(|(r, _)| r.processes.iter().all(|p| p.verified));
@@ -157,7 +174,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut alone: Vec<Vec<Option<RunResult>>> = vec![vec![None; ALONE.len()]; n];
     let mut pair: std::collections::BTreeMap<(usize, usize), Vec<Option<RunResult>>> = Default::default();
     for (p, (r, _)) in pts.iter().zip(results) {
-        match *p {
+        match **p {
             Point::Alone(a, g) => alone[a][g] = Some(r),
             Point::Pair(i, j, k) => pair.entry((i, j)).or_insert_with(|| vec![None; PAIR.len()])[k] = Some(r),
         }
@@ -187,8 +204,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut rows = Vec::new();
     for (&(i, j), runs) in &pair {
         let solo = [alone[i][0].clone().unwrap(), alone[j][0].clone().unwrap()];
-        let mut stp = [0.0; 3];
-        let mut antt = [0.0; 3];
+        let mut stp = [0.0; PAIR.len()];
+        let mut antt = [0.0; PAIR.len()];
         let mut big_to = String::new();
         for k in 0..PAIR.len() {
             let r = runs[k].as_ref().unwrap();
@@ -214,8 +231,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         rows.push((i, j, stp, antt, big_to));
     }
     std::fs::write(ctx.out.join("pairs.csv"), &pcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("pairs.csv").display()))?;
-    let hetero = |&&(i, j, ..): &&(usize, usize, [f64; 3], [f64; 3], String)| class[i] != class[j];
-    let gain = |set: &[&(usize, usize, [f64; 3], [f64; 3], String)], k: usize| (mean(&set.iter().map(|r| r.2[k] / r.2[0]).collect::<Vec<_>>()), mean(&set.iter().map(|r| r.3[0] / r.3[k]).collect::<Vec<_>>()));
+    let hetero = |&&(i, j, ..): &&(usize, usize, [f64; PAIR.len()], [f64; PAIR.len()], String)| class[i] != class[j];
+    let gain = |set: &[&(usize, usize, [f64; PAIR.len()], [f64; PAIR.len()], String)], k: usize| (mean(&set.iter().map(|r| r.2[k] / r.2[0]).collect::<Vec<_>>()), mean(&set.iter().map(|r| r.3[0] / r.3[k]).collect::<Vec<_>>()));
     let all: Vec<_> = rows.iter().collect();
     let het: Vec<_> = rows.iter().filter(hetero).collect();
     let (stp_all, antt_all) = gain(&all, 2);
@@ -259,6 +276,18 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     );
     ratio("§6.1, Fig. 7: STP over the conventional GPU, pairs of an application that gains on big SMs (Fig. 1) and a lean one", 1.201, stp_fig1, &fig1_cause);
     ratio("§6.1, Fig. 8: ANTT over the conventional GPU, the same pairs", 1.298, antt_fig1, &fig1_cause);
+    let (stp_static, antt_static) = gain(&all, 3);
+    // (dynamic against the static STP/ANTT-balanced policy, pair by pair)
+    let dyn_stp = mean(&rows.iter().map(|r| r.2[2] / r.2[3]).collect::<Vec<_>>());
+    let dyn_antt = mean(&rows.iter().map(|r| r.3[3] / r.3[2]).collect::<Vec<_>>());
+    let profile_cause = format!(
+        "dynamic steering profiles on every launch ({} cycles a time) and moves SMs after each profile, where the static policy decides at once from the isolated runs; our pairs replay short applications, so profiling and its preemptions recur often (the paper's benchmarks run for millions of cycles between launches); {cause}",
+        PROFILE.warmup + PROFILE.window
+    );
+    ratio("§6.1, Figs. 7-8: STP of dynamic steering against the static STP/ANTT-balanced policy, all pairs", 0.97, dyn_stp, &profile_cause);
+    ratio("§6.1, Figs. 7-8: ANTT of dynamic steering against the static STP/ANTT-balanced policy, all pairs", 0.964, dyn_antt, &profile_cause);
+    ratio("§4.2.4, Fig. 6: STP of the static STP/ANTT-balanced policy over the conventional GPU, all pairs", 1.139, stp_static, &cause);
+    ratio("§4.2.4, Fig. 6: ANTT of the static STP/ANTT-balanced policy over the conventional GPU, all pairs", 1.238, antt_static, &cause);
     ratio("§6.1, Fig. 7: STP over the conventional GPU, all pairs", 1.11, stp_all, &cause);
     ratio("§6.1, Fig. 8: ANTT over the conventional GPU, all pairs", 1.202, antt_all, &cause);
     ratio("§6.3, Fig. 9: single applications on HeteroCore against the conventional GPU, mean", 1.0, mean(&hc_up), &cause);
@@ -283,7 +312,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     body += &table;
     let _ = write!(
         body,
-        "\n## The pairs\n\nEvery pair, each application replayed until both have completed {MIN_RUNS} runs; STP and ANTT against each alone on the conventional GPU. Over the conventional GPU with even spatial partitioning, means over the pairs: TLP-agnostic HeteroCore (4 big + 4 small SMs each) STP {}, ANTT {}; dynamic steering STP {} (thick + lean pairs {}), ANTT {} ({}). In {} of the {} thick + lean pairs the steering gave the big SMs to the thick application most often. Over the {} pairs of a lean application and one that gains at least {} on 8 big SMs: STP {}, ANTT {}.\n\n| pair | classes | STP: conventional, TLP-agnostic, dynamic | ANTT: conventional, TLP-agnostic, dynamic | big SMs most often to |\n| --- | --- | --- | --- | --- |\n",
+        "\n## The pairs\n\nEvery pair, each application replayed until both have completed {MIN_RUNS} runs; STP and ANTT against each alone on the conventional GPU. Over the conventional GPU with even spatial partitioning, means over the pairs: TLP-agnostic HeteroCore (4 big + 4 small SMs each) STP {}, ANTT {}; dynamic steering STP {} (thick + lean pairs {}), ANTT {} ({}). In {} of the {} thick + lean pairs the steering gave the big SMs to the thick application most often. Over the {} pairs of a lean application and one that gains at least {} on 8 big SMs: STP {}, ANTT {}. The static STP/ANTT-balanced policy (§4.2.3, deciding at once from the isolated runs): STP {}, ANTT {}.\n\n| pair | classes | STP: conventional, TLP-agnostic, dynamic, static balanced | ANTT: the same | big SMs most often to (dynamic) |\n| --- | --- | --- | --- | --- |\n",
         pct(stp_agn),
         pct(antt_agn),
         pct(stp_all),
@@ -295,10 +324,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         fig1.len(),
         pct(GAINS),
         pct(stp_fig1),
-        pct(antt_fig1)
+        pct(antt_fig1),
+        pct(stp_static),
+        pct(antt_static)
     );
     for r in &rows {
-        let _ = writeln!(body, "| {} + {} | {} + {} | {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3} | {} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2[0], r.2[1], r.2[2], r.3[0], r.3[1], r.3[2], r.4);
+        let _ = writeln!(body, "| {} + {} | {} + {} | {:.3}, {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3}, {:.3} | {} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2[0], r.2[1], r.2[2], r.2[3], r.3[0], r.3[1], r.3[2], r.3[3], r.4);
     }
     let scale = format!(
         "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",

@@ -25,6 +25,42 @@ pub enum Steering {
     /// the kernels are profiled, then the big SMs to the kernel with the larger estimated
     /// gain, unless every kernel runs faster on big SMs.
     Dynamic,
+    /// The static policies of §4.2, for two kernels, decided as the kernels change from each
+    /// kernel's isolated runs ([`Offline`], given with [`Steer::with_offline`]): by class (the
+    /// thick kernel to the big SMs, the lean one to the small; the same class: split, §4.2.1),
+    /// STP-optimised (Algorithm 1: the assignment of larger STP, never split, §4.2.2), and
+    /// STP/ANTT-balanced (split if both run faster on big SMs than on small ones, else
+    /// STP-optimised, §4.2.3).
+    Classified,
+    StpOptimized,
+    Balanced,
+}
+
+/// A kernel's isolated runs for the static policies: its IPC alone on the conventional GPU
+/// (`base`), on the big SMs and on the small SMs, and its class (§4.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Offline {
+    pub base: f64,
+    pub big: f64,
+    pub small: f64,
+    pub class: crate::heterocore::TlpClass,
+}
+
+/// The static decision for two kernels (`k[0]` the earlier): the index of the kernel given
+/// the big SMs, or `None` to split.
+pub fn choose_static(policy: Steering, k: [&Offline; 2]) -> Option<usize> {
+    use crate::heterocore::TlpClass::Thick;
+    // Algorithm 1: K0 to the big SMs if STP(K0 -> big, K1 -> small) is the larger.
+    let stp = |b: usize, s: usize| k[b].big / k[b].base + k[s].small / k[s].base;
+    let optimised = if stp(0, 1) > stp(1, 0) { 0 } else { 1 };
+    match policy {
+        Steering::Classified if k[0].class != k[1].class => Some(if k[0].class == Thick { 0 } else { 1 }),
+        Steering::Classified => None,
+        Steering::StpOptimized => Some(optimised),
+        Steering::Balanced if k.iter().all(|x| x.big > x.small) => None,
+        Steering::Balanced => Some(optimised),
+        Steering::Even | Steering::Dynamic => None,
+    }
 }
 
 impl Steering {
@@ -42,6 +78,9 @@ impl Steering {
         match self {
             Steering::Even => "even",
             Steering::Dynamic => "dynamic",
+            Steering::Classified => "classified",
+            Steering::StpOptimized => "stp-optimized",
+            Steering::Balanced => "balanced",
         }
     }
 }
@@ -162,6 +201,8 @@ pub struct Steer {
     last_end: Vec<(usize, u64)>,
     /// Context switches to make: (SM, launch).
     switch: Vec<(u32, usize)>,
+    /// The static policies' isolated runs, by kernel name.
+    offline: Vec<(String, Offline)>,
     stats: SteerStats,
 }
 
@@ -186,8 +227,15 @@ impl Steer {
             ended: Vec::new(),
             last_end: Vec::new(),
             switch: Vec::new(),
+            offline: Vec::new(),
             stats: SteerStats { policy: policy.name().into(), ..SteerStats::default() },
         }
+    }
+
+    /// The isolated runs the static policies decide from, by kernel name.
+    pub fn with_offline(mut self, offline: Vec<(String, Offline)>) -> Steer {
+        self.offline = offline;
+        self
     }
 
     /// The steering dispatching for `gpu`, if it has one.
@@ -277,6 +325,18 @@ impl Steer {
         } else {
             Phase::Fixed
         };
+        if matches!(self.policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) && self.kernels.len() == 2 && self.big_kind != self.small_kind {
+            let find = |l: usize| {
+                let name = &view.launches[l].info.launch.kernel.name;
+                self.offline.iter().find(|o| &o.0 == name).map(|o| &o.1).unwrap_or_else(|| panic!("steering {}: no isolated run of kernel `{name}`", self.policy.name()))
+            };
+            let k = [find(self.kernels[0]), find(self.kernels[1])];
+            if let Some(i) = choose_static(self.policy, k) {
+                let big = [self.kernels[i]];
+                self.steer(&big);
+                self.stats.decisions.push(SteerDecision { cycle: now, launches: self.kernels.clone(), big: big.to_vec(), ..SteerDecision::default() });
+            }
+        }
         self.preempt_sms(&before, &recent, view);
     }
 
@@ -445,6 +505,9 @@ impl Dispatcher for Steer {
         match self.policy {
             Steering::Even => "steer even",
             Steering::Dynamic => "steer dynamic",
+            Steering::Classified => "steer classified",
+            Steering::StpOptimized => "steer stp-optimized",
+            Steering::Balanced => "steer balanced",
         }
     }
 
@@ -528,16 +591,30 @@ impl Dispatcher for Steer {
     }
 }
 
-/// Runs `w` on `cfg` under `policy`: the result with the steering's statistics.
+/// Runs `w` on `cfg` under `policy` (a static one deciding from `offline`, which must hold
+/// every kernel of the workload): the result with the steering's statistics.
 pub fn run_workload_steered(
     cfg: &GpuConfig,
     w: &Workload,
     policy: Steering,
     params: SteerParams,
+    offline: &[(String, Offline)],
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
-    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params)));
+    if matches!(policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) {
+        for p in &w.processes {
+            for l in &p.launches {
+                let b = crate::library::find(&l.kernel).ok_or_else(|| SimError::BadLaunch(format!("process `{}`: no library application `{}`", p.name, l.kernel)))?;
+                for k in b.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?.0 {
+                    if !offline.iter().any(|o| o.0 == k.name) {
+                        return Err(SimError::BadLaunch(format!("steering {}: no isolated run of kernel `{}` (process `{}`) to decide from", policy.name(), k.name, p.name)));
+                    }
+                }
+            }
+        }
+    }
+    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params).with_offline(offline.to_vec())));
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
     Ok(Steer::result(&gpu))
@@ -564,6 +641,35 @@ mod tests {
         assert_eq!(g.num * 2, g.den);
         // Nothing issued: no gain.
         assert_eq!(gain(0, 0, [10, 6, 8]).num, 0);
+    }
+
+    #[test]
+    fn the_static_policies_decide_from_the_isolated_runs() {
+        use crate::heterocore::TlpClass::{Lean, Thick};
+        let o = |base: f64, big: f64, small: f64, class| Offline { base, big, small, class };
+        // K0 thick (faster on big SMs), K1 lean (faster on small).
+        let (t, l) = (o(10.0, 7.0, 4.0, Thick), o(10.0, 5.0, 6.0, Lean));
+        for p in [Steering::Classified, Steering::StpOptimized, Steering::Balanced] {
+            assert_eq!(choose_static(p, [&t, &l]), Some(0), "{p:?}");
+            assert_eq!(choose_static(p, [&l, &t]), Some(1), "{p:?}");
+        }
+        // Both thick: classification and the balanced policy split; STP-optimised never does
+        // (STP(K0 -> big, K1 -> small) = 0.9 + 0.5 against STP(K1 -> big, K0 -> small) = 0.7 +
+        // 0.3: K0).
+        let (a, b) = (o(10.0, 9.0, 3.0, Thick), o(10.0, 7.0, 5.0, Thick));
+        assert_eq!(choose_static(Steering::Classified, [&a, &b]), None);
+        assert_eq!(choose_static(Steering::Balanced, [&a, &b]), None);
+        assert_eq!(choose_static(Steering::StpOptimized, [&a, &b]), Some(0));
+        // Each kernel's IPCs count against its own IPC on the conventional GPU: STP(K0 -> big) =
+        // 9/20 + 5/5 = 1.45 against STP(K1 -> big) = 7/5 + 3/20 = 1.55 (by raw IPC K0 would win).
+        let (e, f) = (o(20.0, 9.0, 3.0, Thick), o(5.0, 7.0, 5.0, Thick));
+        assert_eq!(choose_static(Steering::StpOptimized, [&e, &f]), Some(1));
+        // A tie in STP goes to K1 (Algorithm 1's else).
+        assert_eq!(choose_static(Steering::StpOptimized, [&a, &a]), Some(1));
+        // Both lean: classification splits; the balanced policy optimises STP.
+        let (c, d) = (o(10.0, 4.0, 5.0, Lean), o(10.0, 3.0, 6.0, Lean));
+        assert_eq!(choose_static(Steering::Classified, [&c, &d]), None);
+        assert_eq!(choose_static(Steering::Balanced, [&c, &d]), Some(0));
     }
 
     #[test]
