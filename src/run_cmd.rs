@@ -168,8 +168,12 @@ pub fn print_steering(r: &mpgpu_ref::timing::gpu::RunResult) {
             st.layouts, st.profiles, st.profile_cycles, st.drains, st.switches, st.saved_blocks, st.restored_blocks
         );
         for d in &st.decisions {
+            // (a static policy's decision has no measurements)
             let k: Vec<String> = (0..d.launches.len())
-                .map(|i| format!("launch {}: {} big / {} small warp-insts, blocks/SM {:?}{}", d.launches[i], d.big_insts[i], d.small_insts[i], d.blocks[i], if d.ended_in_warmup[i] { ", ended a block in the warm-up" } else { "" }))
+                .map(|i| match (d.big_insts.get(i), d.small_insts.get(i), d.blocks.get(i)) {
+                    (Some(b), Some(s), Some(c)) => format!("launch {}: {b} big / {s} small warp-insts, blocks/SM {c:?}{}", d.launches[i], if d.ended_in_warmup.get(i) == Some(&true) { ", ended a block in the warm-up" } else { "" }),
+                    _ => format!("launch {}", d.launches[i]),
+                })
                 .collect();
             let to = if d.big.is_empty() { "each keeps its share of both kinds".to_string() } else { format!("big SMs to launches {:?}", d.big) };
             println!("  cycle {}: {} -> {to}", d.cycle, k.join("; "));

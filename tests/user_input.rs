@@ -172,6 +172,7 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["run", "--steer-preempt", "drain"], "--steer-preempt chooses how a steered SM changes owner: it needs --steer");
     refused(&["run", "--steer", "dynamic", "--policy", "dss"], "--steer gives kernels SMs of their own in place of the baseline dispatcher: it cannot go with --policy or --slicing");
     refused(&["run", "--steer", "dynamic", "--steer-warmup", "0"], "invalid value '0' for '--steer-warmup <STEER_WARMUP>'");
+    refused(&["run", "--steer", "even", "--alloc", "zorua", "--config", "fermi15"], "steering's context switch saves a block's registers and scratchpad, which under alloc = \"zorua\" live in the coordinator's sets and swap: steer with --steer-preempt drain");
     refused(&["exec", "vecadd", "--grid", "4"], "--grid describes the launch of an assembly file");
     refused(&["faults", "--timeline", "t"], "--timeline applies to the demand-paging runs");
     refused(&["faults", "--oplog-full", "hold"], "--oplog-full sets the policy of the --oplog-sweep runs");

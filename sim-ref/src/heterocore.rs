@@ -75,7 +75,8 @@ pub fn of_kind(cfg: &GpuConfig, kind: Kind, count: u32) -> GpuConfig {
 /// §6.5's splits: `big` big SMs and the rest small, the small SM as it is and the big SM
 /// resized so that every TLP total stays the configuration's (rounded down: 12 big + 4 small
 /// has 38,229 registers and 53 KB of shared memory a big SM, as the paper gives, and 8 block
-/// slots). The big SM's first scheduler group stays the baseline's.
+/// slots). The big SM's first scheduler group stays the baseline's (and it has none when its
+/// slots no longer exceed the group: 15 big + 1 small).
 pub fn split(cfg: &GpuConfig, big: u32) -> Result<GpuConfig, String> {
     let (b, s) = big_and_small(cfg);
     let n: u32 = cfg.sm.iter().map(|k| k.count).sum();
@@ -86,9 +87,12 @@ pub fn split(cfg: &GpuConfig, big: u32) -> Result<GpuConfig, String> {
     let total = |f: fn(&SmConfig) -> u32| cfg.sm.iter().map(|k| f(k) as u64 * k.count as u64).sum::<u64>();
     let rest = |f: fn(&SmConfig) -> u32| ((total(f) - f(&small) as u64 * (n - big) as u64) / big as u64) as u32;
     let warps = rest(|k| k.warps);
+    // (the first scheduler group stays the baseline's where a second one is left beside it)
+    let group_warps = cfg.sm[b].group_warps;
     let resized = SmConfig {
         count: big,
         warps,
+        group_warps: if group_warps < warps / cfg.sm[b].schedulers { group_warps } else { 0 },
         threads: rest(|k| k.threads).min(32 * warps),
         registers: rest(|k| k.registers),
         blocks: rest(|k| k.blocks),
@@ -166,6 +170,13 @@ mod tests {
         assert_eq!((b.count, b.registers, b.shared_bytes, b.warps, b.threads, b.blocks), (12, 38229, 53 * 1024, 56, 1792, 8));
         assert_eq!(s12.sm[1], SmConfig { count: 4, ..hc.sm[1].clone() });
         assert!(split(&hc, 16).is_err() && split(&hc, 0).is_err());
+        // (at 15 big SMs a big SM has 49 warps, too few for a second group; at 1 or 2, more
+        // warps than an SM may have)
+        for big in 3..16 {
+            let s = split(&hc, big).unwrap_or_else(|e| panic!("{big}: {e}"));
+            assert_eq!(s.sm[0].group_warps, if big == 15 { 0 } else { 24 }, "{big}");
+        }
+        assert!(split(&hc, 1).unwrap_err().contains("sm[0].warps"));
     }
 
     #[test]

@@ -35,16 +35,6 @@ impl LaunchState {
 pub struct DispatchView<'a> {
     pub sms: &'a [Sm],
     pub launches: &'a [LaunchState],
-    /// Per launch, its blocks a context switch has taken off their SM ([`Dispatcher::preempt`])
-    /// and not yet put back (shorter than `launches` when the last have none).
-    pub off_chip: &'a [u32],
-}
-
-impl DispatchView<'_> {
-    /// Blocks of `launch` off chip.
-    pub fn off_chip(&self, launch: usize) -> u32 {
-        self.off_chip.get(launch).copied().unwrap_or(0)
-    }
 }
 
 /// The thread-block dispatcher: decides which launch's next block goes to which SM.

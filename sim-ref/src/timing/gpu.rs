@@ -411,7 +411,7 @@ impl Gpu {
             self.launches_retired()?;
             if let BlockSched::Baseline { d, dirty: dirty @ true } = &mut self.sched {
                 self.buf.clear();
-                let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
+                let view = DispatchView { sms: &self.sms, launches: &self.launches };
                 d.dispatch(now, &view, &mut self.buf);
                 *dirty = !self.buf.is_empty() || d.busy();
                 for k in 0..self.buf.len() {
@@ -490,7 +490,7 @@ impl Gpu {
             }
             if let BlockSched::Baseline { d, dirty } = &mut self.sched {
                 if d.busy() {
-                    let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
+                    let view = DispatchView { sms: &self.sms, launches: &self.launches };
                     if d.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })? {
                         *dirty = true;
                     }

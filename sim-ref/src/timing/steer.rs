@@ -64,16 +64,6 @@ pub fn choose_static(policy: Steering, k: [&Offline; 2]) -> Option<usize> {
 }
 
 impl Steering {
-    pub const NAMES: &'static str = "even, dynamic";
-
-    pub fn parse(s: &str) -> Result<Steering, String> {
-        match s {
-            "even" => Ok(Steering::Even),
-            "dynamic" => Ok(Steering::Dynamic),
-            _ => Err(format!("`{s}`: expected one of {}", Steering::NAMES)),
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Steering::Even => "even",
@@ -255,10 +245,12 @@ impl Steer {
         &self.owner
     }
 
-    /// Whether the GPU has two kinds to steer between and `n` kernels the paper steers (two,
-    /// §4.3, or four, §6.4).
+    /// Whether the GPU has two kinds to steer between, with at least `n` SMs of each, and `n`
+    /// kernels the paper steers (two, §4.3, or four, §6.4).
     fn steers(&self, n: usize) -> bool {
-        self.policy == Steering::Dynamic && self.big_kind != self.small_kind && (n == 2 || n == 4)
+        // (each kernel profiles on at least one SM of each kind)
+        let of = |k: usize| self.kind.iter().filter(|&&x| x == k).count();
+        self.policy == Steering::Dynamic && self.big_kind != self.small_kind && (n == 2 || n == 4) && of(self.big_kind) >= n && of(self.small_kind) >= n
     }
 
     /// Each kernel an equal share of every kind (the first kernels take the remainder).
@@ -341,8 +333,8 @@ impl Steer {
     }
 
     /// The SMs whose owner changed give up the blocks they hold of other kernels: by
-    /// draining, or by a context switch of a kernel that still has blocks to issue, as the
-    /// policy says (`short`: the kernels the adaptive choice drains).
+    /// draining, or by a context switch of a kernel not yet ended, as the policy says
+    /// (`short`: the kernels the adaptive choice drains).
     fn preempt_sms(&mut self, before: &[Option<usize>], short: &[usize], view: &DispatchView) -> Vec<(u32, usize, bool)> {
         let mut done = Vec::new();
         for s in 0..self.owner.len() {
@@ -602,6 +594,18 @@ pub fn run_workload_steered(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
+    // (a context switch saves a block's registers and scratchpad, which under Zorua and WLM
+    // live in the coordinator's sets and swap; thread-block switching on faults puts blocks
+    // back on their SM whoever owns it)
+    if cfg.alloc != crate::config::Alloc::Block && params.preempt != Preempt::Drain {
+        return Err(SimError::BadLaunch(format!(
+            "steering's context switch saves a block's registers and scratchpad, which under alloc = \"{}\" live in the coordinator's sets and swap: steer with --steer-preempt drain, or alloc = \"block\"",
+            cfg.alloc.name()
+        )));
+    }
+    if cfg.tb_switch.enabled {
+        return Err(SimError::BadLaunch("thread-block switching on faults puts a block back on its own SM, whichever kernel the steering gave that SM to: steer without tb_switch".into()));
+    }
     if matches!(policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) {
         for p in &w.processes {
             for l in &p.launches {

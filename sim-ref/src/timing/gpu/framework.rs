@@ -222,7 +222,7 @@ impl Gpu {
         d.full_cycles += (full != 0) as u64;
         if d.gating && d.idle && input == (FwIn { full: d.full, ..FwIn::default() }) {
             if let Some(sl) = &mut d.slicing {
-                sl.update(now, None, None, &DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip });
+                sl.update(now, None, None, &DispatchView { sms: &self.sms, launches: &self.launches });
             }
             return Ok(());
         }
@@ -251,7 +251,7 @@ impl Gpu {
                 return bad(format!("the framework issued block {} of launch {} to SM {sm}; the GPU has {}", t.tb, t.handle, self.sms.len()));
             }
             if let Some(sl) = &mut d.slicing {
-                sl.ctl.block_placed(t.handle as usize, sm, &DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip });
+                sl.ctl.block_placed(t.handle as usize, sm, &DispatchView { sms: &self.sms, launches: &self.launches });
             }
             // (a launch keeps its KSRT entry from its admission to its retirement)
             match *d.kernel_of.entry(t.handle as usize).or_insert(t.kernel) {
@@ -326,7 +326,7 @@ impl Gpu {
         // its quotas, when they changed, are written to the framework from its next cycle on,
         // one launch a cycle.
         if let Some(sl) = &mut d.slicing {
-            sl.update(now, taken, out.retired, &DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip });
+            sl.update(now, taken, out.retired, &DispatchView { sms: &self.sms, launches: &self.launches });
         }
         Ok(())
     }
@@ -349,7 +349,7 @@ impl Gpu {
     pub(super) fn framework_observe(&mut self, now: u64) -> Result<(), SimError> {
         let BlockSched::Framework(d) = &mut self.sched else { return Ok(()) };
         let Some(sl) = &mut d.slicing else { return Ok(()) };
-        let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
+        let view = DispatchView { sms: &self.sms, launches: &self.launches };
         sl.ctl.observe(now, &view).map_err(|detail| SimError::Cosim { cycle: now, detail })?;
         Ok(())
     }

@@ -13,8 +13,6 @@ pub(super) struct Preempted {
     frozen: Vec<(usize, u32, usize, [u32; 3])>,
     /// Saved blocks with their launch, in the order saved.
     saved: Vec<(usize, SavedBlock)>,
-    /// Per launch, its blocks frozen or saved ([`DispatchView::off_chip`]).
-    pub(super) off_chip: Vec<u32>,
     /// Blocks saved, and restored.
     pub(super) saves: u64,
     pub(super) restores: u64,
@@ -24,17 +22,6 @@ impl Preempted {
     /// A context switch is under way: the GPU steps every cycle until it is done.
     pub(super) fn pending(&self) -> bool {
         !self.frozen.is_empty() || !self.saved.is_empty()
-    }
-
-    fn count(&mut self, launch: usize, up: bool) {
-        if self.off_chip.len() <= launch {
-            self.off_chip.resize(launch + 1, 0);
-        }
-        if up {
-            self.off_chip[launch] += 1;
-        } else {
-            self.off_chip[launch] -= 1;
-        }
     }
 }
 
@@ -61,7 +48,6 @@ impl Gpu {
                 Some(sm) => {
                     let (_, s) = self.preempted.saved.remove(k);
                     self.restore_saved(sm as usize, &s)?;
-                    self.preempted.count(l, false);
                     self.preempted.restores += 1;
                     changed = true;
                 }
@@ -72,10 +58,10 @@ impl Gpu {
             let sm = sm as usize;
             for b in self.sms[sm].blocks_resident() {
                 let Some((bl, cta)) = self.sms[sm].block_in(b) else { continue };
-                if bl == l && !self.preempted.frozen.iter().any(|f| f.0 == sm && f.1 == b) {
+                // (a slot whose frozen block ended may hold another block by now)
+                if bl == l && !self.preempted.frozen.iter().any(|f| (f.0, f.1, f.2, f.3) == (sm, b, bl, cta)) {
                     self.sms[sm].freeze_block(b);
                     self.preempted.frozen.push((sm, b, l, cta));
-                    self.preempted.count(l, true);
                 }
             }
         }
@@ -85,7 +71,6 @@ impl Gpu {
             if self.sms[sm].block_in(b) != Some((l, cta)) {
                 // (it ended before it could be saved)
                 self.preempted.frozen.remove(k);
-                self.preempted.count(l, false);
                 changed = true;
             } else if self.sms[sm].quiescent_blocks().contains(&b) {
                 let s = self.save_block(sm, b)?;
@@ -106,6 +91,6 @@ impl Gpu {
     /// Asks the dispatcher something, with its view of the GPU.
     fn ask<T: Default>(&mut self, f: impl FnOnce(&mut dyn Dispatcher, &DispatchView) -> T) -> T {
         let BlockSched::Baseline { d, .. } = &mut self.sched else { return T::default() };
-        f(&mut **d, &DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip })
+        f(&mut **d, &DispatchView { sms: &self.sms, launches: &self.launches })
     }
 }

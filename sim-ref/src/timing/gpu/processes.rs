@@ -193,7 +193,7 @@ impl Gpu {
             d.cmds.push_back(KernelCmd { handle: id as u16, tbs: blocks as u32, tk: tk as u8, priority, tokens });
             return Ok(());
         }
-        let view = DispatchView { sms: &self.sms, launches: &self.launches, off_chip: &self.preempted.off_chip };
+        let view = DispatchView { sms: &self.sms, launches: &self.launches };
         if let BlockSched::Baseline { d, dirty } = &mut self.sched {
             d.launch_ready(self.now, id, &view);
             *dirty = true;
