@@ -21,7 +21,7 @@ pub const EXPERIMENT: Experiment = Experiment {
     name: "heterocore",
     paper: "HeteroCore (IEEE TPDS 2018), §2, §4, §6",
     page: "heterocore",
-    what: "the applications' TLP classes, single applications and every pair on the conventional GPU and on HeteroCore under TLP-agnostic, dynamic and static steering",
+    what: "the applications' TLP classes, single applications, every pair on the conventional GPU and on HeteroCore under TLP-agnostic, dynamic and static steering, and four-application mixes",
     points,
     run,
 };
@@ -68,23 +68,62 @@ const ALONE: [(&str, Option<Kind>); 5] = [("conventional", None), ("8 base", Som
 /// The pair runs.
 const PAIR: [&str; 4] = ["conventional even", "heterocore even", "heterocore dynamic", "heterocore balanced"];
 
+/// The four-kernel mixes (§6.4): this many, chosen once the applications' classes are known
+/// (three thick and one lean, or two and two; the paper draws 50 of 310), each under the
+/// conventional GPU's even partitioning and HeteroCore's dynamic steering; none under `--quick`.
+const MIXES: usize = 12;
+const MIX: [&str; 2] = ["conventional even", "heterocore dynamic"];
+
 enum Point {
     Alone(usize, usize),
     Pair(usize, usize, usize),
+    Mix(usize, usize),
 }
 
-fn plan(n: usize) -> Vec<Point> {
+fn mixes(quick: bool) -> usize {
+    if quick {
+        0
+    } else {
+        MIXES
+    }
+}
+
+fn plan(n: usize, quick: bool) -> Vec<Point> {
     let mut v: Vec<Point> = (0..n).flat_map(|a| (0..ALONE.len()).map(move |g| Point::Alone(a, g))).collect();
     for i in 0..n {
         for j in i + 1..n {
             v.extend((0..PAIR.len()).map(|p| Point::Pair(i, j, p)));
         }
     }
+    v.extend((0..mixes(quick)).flat_map(|m| (0..MIX.len()).map(move |k| Point::Mix(m, k))));
     v
 }
 
 fn points(quick: bool) -> Result<usize> {
-    Ok(plan(apps(quick).len()).len())
+    Ok(plan(apps(quick).len(), quick).len())
+}
+
+/// `count` four-application mixes of three thick and one lean, or two and two, spread evenly
+/// over all such mixes in lexicographic order (any four when there are too few of those).
+fn choose_mixes(class: &[TlpClass], count: usize) -> Vec<[usize; 4]> {
+    let n = class.len();
+    let mut all = Vec::new();
+    let mut any = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                for d in c + 1..n {
+                    let lean = [a, b, c, d].iter().filter(|&&x| class[x] == TlpClass::Lean).count();
+                    if lean == 1 || lean == 2 {
+                        all.push([a, b, c, d]);
+                    }
+                    any.push([a, b, c, d]);
+                }
+            }
+        }
+    }
+    let from = if all.len() >= count { all } else { any };
+    (0..count.min(from.len())).map(|i| from[i * from.len() / count]).collect()
 }
 
 fn process(name: &str, size: u32) -> String {
@@ -116,7 +155,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let hc = GpuConfig::from_arg(CONFIG).map_err(|e| anyhow!("{e}"))?;
     let conv = conventional(&hc);
     let apps = apps(ctx.quick);
-    let pts = plan(apps.len());
+    let pts = plan(apps.len(), ctx.quick);
     let limits = ctx.limits;
     let gpu = |g: usize| match ALONE[g].1 {
         Some(k) => of_kind(&hc, k, 8),
@@ -126,8 +165,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let name = |p: &&Point| match **p {
         Point::Alone(a, g) => format!("heterocore: {} alone on {}", apps[a].0, ALONE[g].0),
         Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
+        Point::Mix(m, k) => format!("heterocore: mix {m} on {}", MIX[k]),
     };
-    let run_point = |p: &Point, offline: &[(String, Offline)]| -> Result<(RunResult, f64)> {
+    let run_point = |p: &Point, offline: &[(String, Offline)], mixes: &[[usize; 4]]| -> Result<(RunResult, f64)> {
         let t = std::time::Instant::now();
         let r = match *p {
             Point::Alone(a, g) => {
@@ -144,13 +184,20 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 };
                 run_workload_steered(cfg, &w, s, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, PAIR[k]))?
             }
+            Point::Mix(m, k) => {
+                let names: Vec<&str> = mixes[m].iter().map(|&a| apps[a].0).collect();
+                let w = workload(&format!("description = \"{}\"\nmin_runs = {MIN_RUNS}\n{}", names.join(" + "), mixes[m].iter().map(|&a| process(apps[a].0, apps[a].1)).collect::<String>()))?;
+                let (cfg, s) = if k == 0 { (&conv, Steering::Even) } else { (&hc, Steering::Dynamic) };
+                run_workload_steered(cfg, &w, s, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} on {}: {e}", names.join(" + "), MIX[k]))?
+            }
         };
         Ok((r, t.elapsed().as_secs_f64()))
     };
     // The isolated runs first: the static policy decides from them.
     let (first, second): (Vec<&Point>, Vec<&Point>) = pts.iter().partition(|p| matches!(p, Point::Alone(..)));
-    let mut results = pb.map_points(&first, name, |p| run_point(p, &[]));
+    let mut results = pb.map_points(&first, name, |p| run_point(p, &[], &[]));
     let mut offline = Vec::new();
+    let mut classes = vec![TlpClass::Thick; apps.len()];
     for (p, r) in first.iter().zip(&results) {
         let (Point::Alone(a, 0), Ok(_)) = (p, r) else { continue };
         let run = |g: usize| -> Result<&RunResult> {
@@ -159,12 +206,15 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         };
         let ipc = |g: usize| run(g).map(|r| r.warp_insts as f64 / r.cycles.max(1) as f64);
         let o = Offline { base: ipc(0)?, big: ipc(2)?, small: ipc(3)?, class: class_of(run(1)?.cycles, run(3)?.cycles) };
+        classes[*a] = o.class;
         let b = mpgpu_ref::library::find(apps[*a].0).ok_or_else(|| anyhow!("no library application `{}`", apps[*a].0))?;
         for k in b.kernels().map_err(|e| anyhow!("{e}"))?.0 {
             offline.push((k.name.clone(), o));
         }
     }
-    results.extend(pb.map_points(&second, name, |p| run_point(p, &offline)));
+    // (the mixes by the classes the isolated runs give)
+    let mix_apps = choose_mixes(&classes, mixes(ctx.quick));
+    results.extend(pb.map_points(&second, name, |p| run_point(p, &offline, &mix_apps)));
     let pts: Vec<&Point> = first.into_iter().chain(second).collect();
     let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
     let core_seconds = results.iter().map(|r| r.1).sum();
@@ -173,10 +223,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // alone[a][g], pair[(i, j)][k]
     let mut alone: Vec<Vec<Option<RunResult>>> = vec![vec![None; ALONE.len()]; n];
     let mut pair: std::collections::BTreeMap<(usize, usize), Vec<Option<RunResult>>> = Default::default();
+    let mut mix: Vec<Vec<Option<RunResult>>> = vec![vec![None; MIX.len()]; mix_apps.len()];
     for (p, (r, _)) in pts.iter().zip(results) {
         match **p {
             Point::Alone(a, g) => alone[a][g] = Some(r),
             Point::Pair(i, j, k) => pair.entry((i, j)).or_insert_with(|| vec![None; PAIR.len()])[k] = Some(r),
+            Point::Mix(m, k) => mix[m][k] = Some(r),
         }
     }
     let cyc = |a: usize, g: usize| alone[a][g].as_ref().unwrap().cycles;
@@ -231,6 +283,28 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         rows.push((i, j, stp, antt, big_to));
     }
     std::fs::write(ctx.out.join("pairs.csv"), &pcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("pairs.csv").display()))?;
+    // The four-application mixes.
+    let mut mcsv = String::from("mix,applications,classes,policy,cycles,stp,antt\n");
+    let mut mix_rows = Vec::new();
+    for (m, apps4) in mix_apps.iter().enumerate() {
+        let solo: Vec<RunResult> = apps4.iter().map(|&a| alone[a][0].clone().unwrap()).collect();
+        let names = apps4.iter().map(|&a| apps[a].0).collect::<Vec<_>>().join("+");
+        let classes4 = apps4.iter().map(|&a| class[a].name()).collect::<Vec<_>>().join("+");
+        let mut st = [0.0; MIX.len()];
+        let mut an = [0.0; MIX.len()];
+        for k in 0..MIX.len() {
+            let r = mix[m][k].as_ref().unwrap();
+            let mm = metrics(r, &solo);
+            (st[k], an[k]) = (mm.stp, mm.antt);
+            let _ = writeln!(mcsv, "{m},{names},{classes4},{},{},{:.4},{:.4}", MIX[k], r.cycles, mm.stp, mm.antt);
+        }
+        mix_rows.push((names, classes4, st, an));
+    }
+    if !mix_rows.is_empty() {
+        std::fs::write(ctx.out.join("mixes.csv"), &mcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("mixes.csv").display()))?;
+    }
+    let mix_stp = mean(&mix_rows.iter().map(|r| r.2[1] / r.2[0]).collect::<Vec<_>>());
+    let mix_antt = mean(&mix_rows.iter().map(|r| r.3[0] / r.3[1]).collect::<Vec<_>>());
     let hetero = |&&(i, j, ..): &&(usize, usize, [f64; PAIR.len()], [f64; PAIR.len()], String)| class[i] != class[j];
     let gain = |set: &[&(usize, usize, [f64; PAIR.len()], [f64; PAIR.len()], String)], k: usize| (mean(&set.iter().map(|r| r.2[k] / r.2[0]).collect::<Vec<_>>()), mean(&set.iter().map(|r| r.3[0] / r.3[k]).collect::<Vec<_>>()));
     let all: Vec<_> = rows.iter().collect();
@@ -291,6 +365,10 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     ratio("§6.1, Fig. 7: STP over the conventional GPU, all pairs", 1.11, stp_all, &cause);
     ratio("§6.1, Fig. 8: ANTT over the conventional GPU, all pairs", 1.202, antt_all, &cause);
     ratio("§6.3, Fig. 9: single applications on HeteroCore against the conventional GPU, mean", 1.0, mean(&hc_up), &cause);
+    if !mix_rows.is_empty() {
+        ratio("§6.4: STP of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.19, mix_stp, &cause);
+        ratio("§6.4: ANTT of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.332, mix_antt, &cause);
+    }
     let v = share_verdict(&[0.5], &[lean as f64 / n as f64]);
     claims.push(Claim {
         what: "§5, Table 3: lean applications among the benchmarks".into(),
@@ -331,14 +409,52 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     for r in &rows {
         let _ = writeln!(body, "| {} + {} | {} + {} | {:.3}, {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3}, {:.3} | {} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2[0], r.2[1], r.2[2], r.2[3], r.3[0], r.3[1], r.3[2], r.3[3], r.4);
     }
+    if !mix_rows.is_empty() {
+        let _ = write!(
+            body,
+            "\n## Four applications (§6.4)\n\n{} mixes of three thick applications and a lean one, or two and two, each replayed until all four have completed {MIN_RUNS} runs: HeteroCore with dynamic steering (profiling on 2 big + 2 small SMs each, then the two largest gains to 4 big SMs each) against the conventional GPU with even partitioning (4 SMs each), STP {} and ANTT {} on average.\n\n| mix | classes | STP: conventional, dynamic | ANTT: conventional, dynamic |\n| --- | --- | --- | --- |\n",
+            mix_rows.len(),
+            pct(mix_stp),
+            pct(mix_antt)
+        );
+        for r in &mix_rows {
+            let _ = writeln!(body, "| {} | {} | {:.3}, {:.3} | {:.3}, {:.3} |", r.0, r.1, r.2[0], r.2[1], r.3[0], r.3[1]);
+        }
+    }
     let scale = format!(
-        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
+        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); {} four-application mixes (the paper: 50); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
         apps.iter().map(|a| format!("{} {}", a.0, a.1)).collect::<Vec<_>>().join(", "),
         rows.len(),
+        mix_rows.len(),
         PROFILE.warmup,
         PROFILE.window,
         pts.len()
     );
-    let files = ["alone.csv", "pairs.csv", "kinds.svg", "pairs-stp.svg", "pairs-antt.svg"].iter().map(PathBuf::from).collect();
+    let mut files: Vec<PathBuf> = ["alone.csv", "pairs.csv", "kinds.svg", "pairs-stp.svg", "pairs-antt.svg"].iter().map(PathBuf::from).collect();
+    if !mix_rows.is_empty() {
+        files.push(PathBuf::from("mixes.csv"));
+    }
     Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixes_hold_one_or_two_lean_applications_spread_over_all() {
+        use TlpClass::{Lean, Thick};
+        let class = [Thick, Thick, Thick, Lean, Lean, Thick];
+        let m = choose_mixes(&class, 4);
+        assert_eq!(m.len(), 4);
+        for x in &m {
+            let lean = x.iter().filter(|&&a| class[a] == Lean).count();
+            assert!(lean == 1 || lean == 2, "{x:?}");
+        }
+        // (spread: the first and a late one of the 14 such mixes in order)
+        assert_eq!(m[0], [0, 1, 2, 3]);
+        assert_ne!(m[3], m[2]);
+        // Too few such mixes: any four.
+        assert_eq!(choose_mixes(&[Thick; 4], 2), vec![[0, 1, 2, 3]]);
+    }
 }
