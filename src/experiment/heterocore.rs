@@ -5,7 +5,7 @@
 //! TLP-agnostic layout, and on HeteroCore with spatial profiling and steering (§6.1)
 //! (docs/heterocore.md, "Results").
 
-use super::{ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
+use super::{mean, ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
 use crate::par::Progress;
 use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
@@ -141,14 +141,6 @@ fn pct(x: f64) -> String {
 /// A fraction as a percentage, unsigned.
 fn share(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
 }
 
 fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {

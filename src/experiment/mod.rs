@@ -89,6 +89,15 @@ impl Verdict {
     }
 }
 
+/// The arithmetic mean, NaN for none.
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
 /// Below this distance from 1 a ratio counts as no effect.
 const NO_EFFECT: f64 = 0.02;
 /// A ratio's effect (its distance from 1) is reproduced within this share of the paper's...

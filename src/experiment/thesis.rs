@@ -3,7 +3,7 @@
 //! mixes`): preemptive priority (Fig. 5.4, Fig. 5.5a) and Equal Spatial Sharing against FCFS
 //! (Figs. 5.6 to 5.8), on `k20c`.
 
-use super::{ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
+use super::{mean, ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
 use crate::par::Progress;
 use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
@@ -136,14 +136,6 @@ fn plan(ms: &[Mix]) -> Vec<Point<'_>> {
 fn points(quick: bool) -> Result<usize> {
     let (_, _, ms) = mixes(quick)?;
     Ok(plan(&ms).len())
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
 }
 
 /// A table cell: `x` to `places` decimals, or a dash where no mix gave the measure.

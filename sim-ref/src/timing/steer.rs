@@ -194,6 +194,8 @@ pub struct Steer {
     /// The static policies' isolated runs, by kernel name.
     offline: Vec<(String, Offline)>,
     stats: SteerStats,
+    /// Its name as a dispatcher ("steer" and the policy's).
+    label: String,
 }
 
 impl Steer {
@@ -219,6 +221,7 @@ impl Steer {
             switch: Vec::new(),
             offline: Vec::new(),
             stats: SteerStats { policy: policy.name().into(), ..SteerStats::default() },
+            label: format!("steer {}", policy.name()),
         }
     }
 
@@ -238,11 +241,6 @@ impl Steer {
         let (saved, restored) = gpu.context_switched();
         let stats = Steer::of(gpu).map(|s| SteerStats { saved_blocks: saved, restored_blocks: restored, ..s.stats.clone() });
         RunResult { steering: stats, ..gpu.result() }
-    }
-
-    /// Each SM's owner now.
-    pub fn owners(&self) -> &[Option<usize>] {
-        &self.owner
     }
 
     /// Whether the GPU has two kinds to steer between, with at least `n` SMs of each, and `n`
@@ -302,9 +300,7 @@ impl Steer {
     /// steers this many kernels). Counts the SMs that must drain.
     fn relayout(&mut self, now: u64, view: &DispatchView) {
         let before = self.owner.clone();
-        if let Phase::Profiling { start, .. } = self.phase {
-            self.stats.profile_cycles += now - start;
-        }
+        self.end_profile(now);
         self.even();
         self.stats.layouts += 1;
         // (no warm-up has been watched yet: a kernel whose last block ended within a warm-up's
@@ -408,8 +404,7 @@ impl Steer {
             self.steer(&big);
             d.big = big;
         }
-        self.stats.profile_cycles += now - self.profile_start();
-        self.phase = Phase::Fixed;
+        self.end_profile(now);
         let ended = self.ended.clone();
         d.preempted = self.preempt_sms(&before, &ended, view);
         self.stats.decisions.push(d);
@@ -423,11 +418,13 @@ impl Steer {
         }
     }
 
-    fn profile_start(&self) -> u64 {
-        match self.phase {
-            Phase::Profiling { start, .. } => start,
-            Phase::Fixed => 0,
+    /// A profiling phase under way ends now (decided, or cut short by a change of kernels):
+    /// its cycles are counted.
+    fn end_profile(&mut self, now: u64) {
+        if let Phase::Profiling { start, .. } = self.phase {
+            self.stats.profile_cycles += now - start;
         }
+        self.phase = Phase::Fixed;
     }
 }
 
@@ -494,13 +491,7 @@ impl Gain {
 
 impl Dispatcher for Steer {
     fn name(&self) -> &str {
-        match self.policy {
-            Steering::Even => "steer even",
-            Steering::Dynamic => "steer dynamic",
-            Steering::Classified => "steer classified",
-            Steering::StpOptimized => "steer stp-optimized",
-            Steering::Balanced => "steer balanced",
-        }
+        &self.label
     }
 
     fn launch_ready(&mut self, _now: u64, launch: usize, _view: &DispatchView) {

@@ -42,8 +42,8 @@ impl Gpu {
         let mut changed = false;
         let mut k = 0;
         while k < self.preempted.saved.len() {
-            let (l, serial) = (self.preempted.saved[k].0, self.preempted.saved[k].1.serial);
-            let saved = self.ctx.single.get(&serial).and_then(|&x| self.ctx.xfer(x)).is_some_and(|x| x.done.is_some());
+            let l = self.preempted.saved[k].0;
+            let saved = self.save_done(&self.preempted.saved[k].1).is_some();
             match if saved { self.ask(|d, v| d.restore_to(l, v)) } else { None } {
                 Some(sm) => {
                     let (_, s) = self.preempted.saved.remove(k);
@@ -59,7 +59,7 @@ impl Gpu {
             for b in self.sms[sm].blocks_resident() {
                 let Some((bl, cta)) = self.sms[sm].block_in(b) else { continue };
                 // (a slot whose frozen block ended may hold another block by now)
-                if bl == l && !self.preempted.frozen.iter().any(|f| (f.0, f.1, f.2, f.3) == (sm, b, bl, cta)) {
+                if bl == l && !self.preempted.frozen.contains(&(sm, b, bl, cta)) {
                     self.sms[sm].freeze_block(b);
                     self.preempted.frozen.push((sm, b, l, cta));
                 }
