@@ -440,6 +440,9 @@ pub enum SteerArg {
     Dynamic,
 }
 
+/// The longest profiling phase the steering unit's timer counts.
+const STEER_CYCLES_MAX: u64 = (1 << mpgpu_spec::units::steer::WINDOW_BITS) - 1;
+
 /// The steering of `mpgpu run`, with its profiling phase's lengths.
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct SteerArgs {
@@ -447,11 +450,12 @@ pub struct SteerArgs {
     /// policies (docs/heterocore.md).
     #[arg(long, value_enum)]
     pub steer: Option<SteerArg>,
-    /// The profiling warm-up of --steer dynamic, cycles (default 20000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    /// The profiling warm-up of --steer dynamic, cycles (default 20000; at most 262143, the
+    /// steering unit's timer).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=STEER_CYCLES_MAX))]
     pub steer_warmup: Option<u64>,
-    /// The measured window that follows it, cycles (default 20000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    /// The measured window that follows it, cycles (default 20000; at most 262143).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=STEER_CYCLES_MAX))]
     pub steer_window: Option<u64>,
     /// How an SM that changes owner gives up another kernel's blocks (default adaptive: drain
     /// a kernel that ended a block in the profiling warm-up, context-switch the others).

@@ -93,6 +93,9 @@ pub struct CosimArgs {
     framework: bool,
     #[command(flatten)]
     vm: crate::args::VmArgs,
+    /// With --unit steer: the steering dispatcher's (docs/heterocore.md; default dynamic).
+    #[command(flatten)]
+    steer: crate::args::SteerArgs,
     /// With --unit slice: the intra-SM slicing policy (--unit wf runs warped-slicer). With
     /// --policy too: slicing inside the framework, this policy its quota controller, for any
     /// unit but sched and slice (docs/warped-slicer.md, "Inside the scheduling framework").
@@ -117,6 +120,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     // (`--unit all` with --slicing: the slicing dispatcher's blocks in the framework's place;
     // with --policy too, every block but the slice table)
     let unit = match (a.unit.is_all(), sliced, a.slicing.is_some()) {
+        (true, false, false) if a.steer.steer.is_some() => UnitKind::every_block_steered(),
         (true, true, _) => UnitKind::every_block_in_framework(),
         (true, false, true) => UnitKind::every_block(true),
         _ => a.unit,
@@ -178,6 +182,15 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}), or with --policy the quota controller of slicing inside the framework; --unit {} runs under {}", slicing_units(), a.unit, if unit.gpu() == GpuKind::Framework || a.framework { "the framework's --policy: give it too" } else { "the baseline dispatcher: give --policy too" });
     }
     o.sliced = sliced;
+    let given = a.steer.steer.is_some() || a.steer.steer_warmup.is_some() || a.steer.steer_window.is_some() || a.steer.steer_preempt.is_some();
+    if given && unit.gpu() != GpuKind::Steer {
+        bail!("the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer, which runs under it (--unit {} does not)", a.unit);
+    }
+    let mut st = a.steer;
+    st.steer = st.steer.or(Some(crate::args::SteerArg::Dynamic));
+    if let Some((s, p)) = st.choice()? {
+        (o.steering, o.steer) = (s, p);
+    }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.gpu() != GpuKind::Framework || unit.has_per_sm()) && a.backend == BackendArg::Fpga {
@@ -259,6 +272,8 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
             o.slice.settle,
             if o.slice.grid_cap { "on" } else { "off" }
         );
+    } else if unit.gpu() == GpuKind::Steer {
+        println!("blocks:   the steering dispatcher, {} (warm-up {}, window {}, preemption {})", o.steering.name(), o.steer.warmup, o.steer.window, o.steer.preempt.name());
     } else if unit.gpu() == GpuKind::PerSm {
         println!("blocks:   {}", if a.framework { format!("the scheduling framework's model, {} with {:?}", o.policy.name(), o.mechanism) } else { "the baseline dispatcher".to_string() });
     }
@@ -270,7 +285,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     }
     let secs = rep.seconds;
     let gpu_cycles = rep.result.as_ref().map_or(String::new(), |r| format!(" in {} GPU cycles", r.cycles));
-    let gated = if unit.clock_gated() && !a.every_cycle { "; the framework's clock is gated while it is idle" } else { "" };
+    let gated = if unit.clock_gated() && !a.every_cycle { if unit.gpu() == GpuKind::Steer { "; the steering unit is clocked in profiles and when the kernels or their blocks change" } else { "; the framework's clock is gated while it is idle" } } else { "" };
     // (a unit with several instances counts the clocked cycles of all of them)
     let instances = if rep.mismatch.is_some() {
         // (the count stops at the mismatch, in the instance that parted)

@@ -21,6 +21,7 @@ pub mod sched;
 pub mod share;
 pub mod slice;
 pub mod smst;
+pub mod steer;
 pub mod wf;
 pub mod zorua;
 
@@ -42,5 +43,6 @@ pub use sched::{Sched, SchedFaults};
 pub use share::Share;
 pub use slice::{Slice, SliceFaults};
 pub use smst::Smst;
+pub use steer::{Steer, SteerFaults};
 pub use wf::{Wf, WfFaults};
 pub use zorua::{Zorua, ZoruaFaults, ZoruaParams};

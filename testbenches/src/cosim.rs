@@ -135,7 +135,8 @@ pub fn run_with(cfg: &GpuConfig, w: &Workload, o: &CosimOptions) -> Result<Cosim
         None => handle.cycles(),
     };
     let (result, error) = match run {
-        Ok(()) => (Some(Slicer::result(&gpu)), None),
+        // (the dispatcher's own statistics: the slicer's or the steering's)
+        Ok(()) => (Some(RunResult { steering: mpgpu_ref::timing::steer::Steer::stats(&gpu), ..Slicer::result(&gpu) }), None),
         Err(e) => (None, Some(e)),
     };
     Ok(CosimReport { result, cycles_checked, mismatch, vcd: path, vcd_files, trace, error, seconds, setup_seconds, warnings, blocks: blocks.into_inner() })

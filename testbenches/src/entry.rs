@@ -85,6 +85,9 @@ pub enum GpuKind {
     PerSm,
     /// The slicing dispatcher (`--slicing`, Warped-Slicer's `--ws-*` parameters).
     Slicer,
+    /// HeteroCore's steering dispatcher (`--steer`, `--steer-warmup`, `--steer-window`,
+    /// `--steer-preempt`).
+    Steer,
 }
 
 /// How a block runs in the whole GPU (the registry entry's part that `cosim`, `soak` and
@@ -259,6 +262,10 @@ pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) ->
         GpuKind::PerSm if o.framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm => Gpu::new(cfg),
         GpuKind::Slicer => Gpu::with_dispatcher(cfg, Box::new(slicer()?)),
+        GpuKind::Steer => {
+            mpgpu_ref::timing::steer::check(cfg, &o.steer)?;
+            Gpu::with_dispatcher(cfg, Box::new(mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer)))
+        }
     })
 }
 

@@ -68,6 +68,9 @@ pub struct CosimOptions {
     pub slice: SliceParams,
     /// The slicing policy (`--unit slice`; `--unit wf` runs Warped-Slicer).
     pub slicing: Slicing,
+    /// The steering dispatcher's policy, profile and preemption (`--unit steer`).
+    pub steering: mpgpu_ref::timing::steer::Steering,
+    pub steer: mpgpu_ref::timing::steer::SteerParams,
     /// For per-SM units: the SMs whose slot carries the RTL (the others hold the model).
     pub sms: SmSet,
     /// For per-SM units: blocks scheduled by the framework's model (`policy`, `mechanism`)
@@ -107,6 +110,8 @@ impl CosimOptions {
             broken: Broken::default(),
             slice: SliceParams::default(),
             slicing: Slicing::WarpedSlicer,
+            steering: mpgpu_ref::timing::steer::Steering::Dynamic,
+            steer: Default::default(),
             sms: SmSet::All,
             framework: false,
             sliced: false,

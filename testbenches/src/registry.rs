@@ -129,10 +129,13 @@ mod tests {
         let inside = UnitKind::every_block_in_framework();
         assert_eq!(inside.blocks(), ["sched", "oplog", "oldata", "rq", "zorua", "wf", "prof"]);
         assert!(inside.arg() == "all" && sliced.arg() == "all" && all.arg() == "all");
-        // (every hosted block is in one of the three, or in the framework: its policy engines)
+        let steered = UnitKind::every_block_steered();
+        assert!(steered.gpu() == crate::unit::GpuKind::Steer && steered.arg() == "all");
+        assert_eq!(steered.blocks(), ["oplog", "oldata", "rq", "zorua", "steer"]);
+        // (every hosted block is in one of the four, or in the framework: its policy engines)
         let engine = crate::unit::COMPOSITES.iter().find(|c| c.name == "engine").expect("the policy engines' unit");
         for b in BLOCKS.iter().filter(|b| b.host.is_some() && !engine.blocks.contains(&b.name)) {
-            assert!([all, sliced, inside].iter().any(|u| u.blocks().contains(&b.name)), "{} is in none", b.name);
+            assert!([all, sliced, inside, steered].iter().any(|u| u.blocks().contains(&b.name)), "{} is in none", b.name);
         }
     }
 }

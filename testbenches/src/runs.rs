@@ -24,12 +24,14 @@ pub struct Run {
     /// Slicing inside the framework: `policy` and `mechanism` the framework's, `slicing` its
     /// quota controller.
     pub sliced: bool,
+    /// The steering dispatcher's profile and preemption (the steering unit's runs).
+    pub steer: mpgpu_ref::timing::steer::SteerParams,
 }
 
 impl Run {
     /// A run on `cfg` under `policy` and `mechanism`, set apart by the flags `variant`.
     pub fn new(policy: Policy, mechanism: Mechanism, cfg: &GpuConfig, variant: impl Into<String>) -> Run {
-        Run { policy, mechanism, cfg: cfg.clone(), variant: variant.into(), framework: false, slicing: Slicing::WarpedSlicer, sliced: false }
+        Run { policy, mechanism, cfg: cfg.clone(), variant: variant.into(), framework: false, slicing: Slicing::WarpedSlicer, sliced: false, steer: Default::default() }
     }
 
     /// A run on `cfg` with the default policy (FCFS, context switching: a per-SM block's or a
@@ -40,7 +42,7 @@ impl Run {
 
     /// Whether `other` is the same run (a unit of several blocks runs each once).
     pub fn same(&self, other: &Run) -> bool {
-        (self.policy, self.mechanism, &self.variant, self.framework, self.slicing, self.sliced) == (other.policy, other.mechanism, &other.variant, other.framework, other.slicing, other.sliced)
+        (self.policy, self.mechanism, &self.variant, self.framework, self.slicing, self.sliced, self.steer) == (other.policy, other.mechanism, &other.variant, other.framework, other.slicing, other.sliced, other.steer)
     }
 }
 

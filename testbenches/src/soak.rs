@@ -271,6 +271,7 @@ impl Soak {
             framework: r.framework,
             slicing: r.slicing,
             sliced: r.sliced,
+            steer: r.steer,
             mismatch_vcd: self.out.join("mismatch.vcd"),
             ..CosimOptions::new(r.policy, r.mechanism)
         }
@@ -329,7 +330,7 @@ impl Soak {
                 if base.cfg.alloc != mpgpu_ref::config::Alloc::Block {
                     mechanism = Mechanism::Drain;
                 }
-                let r = Run { policy, mechanism, cfg: base.cfg.clone(), variant: base.variant.clone(), framework: true, slicing: sl, sliced: true };
+                let r = Run { policy, mechanism, cfg: base.cfg.clone(), variant: base.variant.clone(), framework: true, slicing: sl, sliced: true, steer: base.steer };
                 if !all.iter().any(|x| x.same(&r)) {
                     all.push(r);
                 }

@@ -153,6 +153,10 @@ impl UnitKind {
                 sl.join(", "),
             ));
         }
+        let st = kind(GpuKind::Steer);
+        if !st.is_empty() && (!fw.is_empty() || !sl.is_empty()) {
+            return Err(format!("--unit {names}: {} runs under the steering dispatcher, {} under {}: they do not share a GPU", st.join(", "), fw.iter().chain(&sl).copied().collect::<Vec<_>>().join(", "), if fw.is_empty() { "the slicing dispatcher" } else { "the scheduling framework" }));
+        }
         if fw.len() > 1 {
             return Err(format!("--unit {names}: {} all fill the framework's slot; name one", fw.join(", ")));
         }
@@ -181,10 +185,18 @@ impl UnitKind {
     /// and sampling counters; the slice table has no place there
     /// ([`OUTSIDE_SLICING_IN_FRAMEWORK`]). Named `all (slicing inside the framework)`.
     pub fn every_block_in_framework() -> UnitKind {
-        let inside = |b: &Block| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name);
+        let inside = |b: &Block| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name) && b.host.as_ref().is_some_and(|h| h.gpu != GpuKind::Steer);
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
         let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && inside(b) && !part_of_another(b)).collect();
         UnitKind::define(format!("{ALL} (slicing inside the framework)"), ALL_ABOUT, blocks)
+    }
+
+    /// `--unit all` with `--steer`: every per-SM block and the steering unit, under the
+    /// steering dispatcher. Named `all (steering)`.
+    pub fn every_block_steered() -> UnitKind {
+        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == GpuKind::Steer) && !part_of_another(b)).collect();
+        UnitKind::define(format!("{ALL} (steering)"), ALL_ABOUT, blocks)
     }
 
     /// Its name as the command line gives it: `all` for every form of `--unit all` (the
@@ -235,7 +247,7 @@ impl UnitKind {
     /// under it (a per-SM block runs in either), else the baseline dispatcher's.
     pub fn gpu(self) -> GpuKind {
         let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
-        [GpuKind::Framework, GpuKind::Slicer].into_iter().find(|k| kinds.contains(k)).unwrap_or(GpuKind::PerSm)
+        [GpuKind::Framework, GpuKind::Slicer, GpuKind::Steer].into_iter().find(|k| kinds.contains(k)).unwrap_or(GpuKind::PerSm)
     }
 
     /// Whether some block of the unit is one per SM (`--sms` picks the SMs with its RTL).

@@ -210,7 +210,7 @@ fn an_ip_folder_simulates_its_testbench_under_fusesoc_in_icarus_and_verilator() 
 /// GPU (what `mpgpu verilog` writes by default: `mpgpu_tb::ip_folder::record_testbench`), a run
 /// that exercises it (preemptions for the framework and its engines, replays for the
 /// fault-handling blocks, grants for Zorua's coordinator, a slicing decision for the slicing
-/// blocks), and each passes under FuseSoC in Icarus, through the reset half-way, its modules
+/// blocks, a steering decision that moves SMs for the steering unit), and each passes under FuseSoC in Icarus, through the reset half-way, its modules
 /// named with another prefix than the run's;
 /// in the long tier in Verilator too, and the framework built to share its SMs as well.
 #[test]
@@ -238,6 +238,7 @@ fn every_ip_folder_carries_a_testbench_of_its_own_run_that_passes_under_fusesoc(
             "rq" | "oplog" | "oldata" => assert!(res.sm.replayed > 0, "{name}: no replay in the testbench's run"),
             "zorua" => assert!(res.zorua.as_ref().is_some_and(|z| z.grants > 0), "{name}: no grant in the testbench's run"),
             "wf" | "prof" | "slice" => assert!(decided, "{name}: no slicing decision in the testbench's run"),
+            "steer" => assert!(res.steering.as_ref().is_some_and(|s| s.decisions.iter().any(|d| !d.big.is_empty()) && s.drains > 0), "{name}: no steering decision that moved SMs in the testbench's run"),
             _ => panic!("{name}: a block with a testbench run but no event the test requires of it"),
         }
         assert!(info.cycles > 200, "{name}: {info:?}");

@@ -11,7 +11,9 @@
 use super::dispatch::{DispatchView, Dispatcher};
 use super::gpu::{Gpu, RunLimits, RunResult, SimError};
 use crate::config::{GpuConfig, SmConfig};
+use crate::slots::{Held, Units};
 use crate::workload::Workload;
+use mpgpu_spec::units::steer as su;
 use serde::{Deserialize, Serialize};
 
 /// How the kernels share the SMs.
@@ -120,7 +122,7 @@ impl Default for SteerParams {
 pub struct SteerDecision {
     /// The cycle of the decision (the end of the measured window).
     pub cycle: u64,
-    /// The kernels profiled (launch ids, in arrival order).
+    /// The kernels profiled (launch ids, in the order of the unit's slots).
     pub launches: Vec<usize>,
     /// Per kernel, the warp-instructions it issued in the window on its big SMs and on its
     /// small SMs, and its blocks per SM on a big, a small and a baseline SM.
@@ -159,15 +161,8 @@ pub struct SteerStats {
     pub restored_blocks: u64,
 }
 
-enum Phase {
-    /// The layout stands until the kernels change.
-    Fixed,
-    /// Profiling, from `start`: warm-up, then the window measured from `base` (per SM, its
-    /// owner's warp-instructions at the window's start).
-    Profiling { start: u64, base: Option<Vec<u64>> },
-}
-
-/// The steering dispatcher.
+/// The steering dispatcher: the layouts and their preemptions, over the steering unit
+/// (`mpgpu_spec::units::steer`), which holds the owner table, profiles and decides.
 pub struct Steer {
     policy: Steering,
     params: SteerParams,
@@ -179,16 +174,28 @@ pub struct Steer {
     big_kind: usize,
     small_kind: usize,
     base: SmConfig,
-    /// Launches ready and not done, in arrival order (the kernels), and those of the layout.
+    /// Launches ready and not done, in arrival order; those of the layout (the kernels: the
+    /// first [`su::KMAX`] of them, each in a slot of the unit, the others waiting for one);
+    /// whether `ready` changed since the layout.
     ready: Vec<usize>,
     kernels: Vec<usize>,
-    /// Per SM, the launch it serves.
-    owner: Vec<Option<usize>>,
-    phase: Phase,
-    /// Launches that ended a block during the current warm-up, and each launch's last block
-    /// end.
-    ended: Vec<usize>,
-    last_end: Vec<(usize, u64)>,
+    changed: bool,
+    /// The steering unit (its model unless `Gpu::set_units` put another), its outputs as its
+    /// last edge left them, and the launch in each of its slots with the slot's blocks per SM
+    /// on a big, a small and a baseline SM.
+    unit: Held<su::In, su::Out>,
+    out: su::Out,
+    slots: [Option<usize>; su::KMAX],
+    blocks: [[u8; 3]; su::KMAX],
+    /// The big SMs and the small SMs as the unit takes them (bit s: SM s).
+    big_sms: u16,
+    small_sms: u16,
+    /// Slots that ended a block this cycle (for the unit's next edge).
+    ends: u8,
+    /// Per SM, its owner's warp-instructions at the unit's last edge.
+    seen: Vec<u64>,
+    /// The cycle the profile under way began.
+    profile_from: Option<u64>,
     /// Context switches to make: (SM, launch).
     switch: Vec<(u32, usize)>,
     /// The static policies' isolated runs, by kernel name.
@@ -198,16 +205,58 @@ pub struct Steer {
     label: String,
 }
 
+/// Refuses what steering cannot run with (a context switch under Zorua or WLM, thread-block
+/// switching on faults) and what the steering unit cannot serve (`mpgpu_spec::units::steer`):
+/// more SMs than its owner table has entries for, a kind of SM issuing more warp-instructions a cycle or
+/// holding more blocks than its fields take, a profile's lengths outside its timer.
+pub fn check(cfg: &GpuConfig, params: &SteerParams) -> Result<(), String> {
+    let sms: u32 = cfg.sm.iter().map(|s| s.count).sum();
+    if sms as usize > su::MAX_SMS {
+        return Err(format!("steering: `{}` has {sms} SMs; the steering unit's owner table serves at most {}", cfg.name, su::MAX_SMS));
+    }
+    let most = (1u32 << su::BLOCK_BITS) - 1;
+    for (g, s) in cfg.sm.iter().enumerate() {
+        if s.schedulers > (1 << su::ISSUED_BITS) - 1 {
+            return Err(format!("steering: [[sm]] group {g} of `{}` has {} schedulers; the steering unit counts at most {} warp-instructions an SM a cycle", cfg.name, s.schedulers, (1 << su::ISSUED_BITS) - 1));
+        }
+        if s.blocks > most {
+            return Err(format!("steering: [[sm]] group {g} of `{}` holds {} blocks; the steering unit takes at most {most} blocks per SM", cfg.name, s.blocks));
+        }
+    }
+    // (a context switch saves a block's registers and scratchpad, which under Zorua and WLM
+    // live in the coordinator's sets and swap; thread-block switching on faults puts blocks
+    // back on their SM whoever owns it)
+    if cfg.alloc != crate::config::Alloc::Block && params.preempt != Preempt::Drain {
+        return Err(format!(
+            "steering's context switch saves a block's registers and scratchpad, which under alloc = \"{}\" live in the coordinator's sets and swap: steer with --steer-preempt drain, or alloc = \"block\"",
+            cfg.alloc.name()
+        ));
+    }
+    if cfg.tb_switch.enabled {
+        return Err("thread-block switching on faults puts a block back on its own SM, whichever kernel the steering gave that SM to: steer without tb_switch".into());
+    }
+    let top = (1u64 << su::WINDOW_BITS) - 1;
+    for (flag, v) in [("--steer-warmup", params.warmup), ("--steer-window", params.window)] {
+        if !(1..=top).contains(&v) {
+            return Err(format!("{flag} {v}: the steering unit's timer takes 1 to {top} cycles"));
+        }
+    }
+    Ok(())
+}
+
 impl Steer {
     pub fn new(cfg: &GpuConfig, policy: Steering, params: SteerParams) -> Steer {
         let kind: Vec<usize> = cfg.sm.iter().enumerate().flat_map(|(g, s)| std::iter::repeat_n(g, s.count as usize)).collect();
         let kinds = cfg.sm.clone();
         let (big_kind, small_kind) = crate::heterocore::big_and_small(cfg);
         let base = crate::heterocore::baseline_sm(cfg);
+        let mask = |k: usize| kind.iter().enumerate().filter(|&(s, &x)| x == k && s < su::MAX_SMS).fold(0u16, |m, (s, _)| m | 1 << s);
+        // (one kind: nothing is big or small, and the unit never profiles)
+        let (big_sms, small_sms) = if big_kind == small_kind { (0, 0) } else { (mask(big_kind), mask(small_kind)) };
         Steer {
             policy,
             params,
-            owner: vec![None; kind.len()],
+            seen: vec![0; kind.len()],
             kind,
             kinds,
             big_kind,
@@ -215,9 +264,15 @@ impl Steer {
             base,
             ready: Vec::new(),
             kernels: Vec::new(),
-            phase: Phase::Fixed,
-            ended: Vec::new(),
-            last_end: Vec::new(),
+            changed: false,
+            unit: Box::new(crate::units::steer::Steer::default()),
+            out: su::Out::default(),
+            slots: [None; su::KMAX],
+            blocks: [[0; 3]; su::KMAX],
+            big_sms,
+            small_sms,
+            ends: 0,
+            profile_from: None,
             switch: Vec::new(),
             offline: Vec::new(),
             stats: SteerStats { policy: policy.name().into(), ..SteerStats::default() },
@@ -238,9 +293,13 @@ impl Steer {
 
     /// `gpu`'s result with the steering's statistics ([`RunResult::steering`]).
     pub fn result(gpu: &Gpu) -> RunResult {
+        RunResult { steering: Steer::stats(gpu), ..gpu.result() }
+    }
+
+    /// The steering's statistics, if `gpu` steers.
+    pub fn stats(gpu: &Gpu) -> Option<SteerStats> {
         let (saved, restored) = gpu.context_switched();
-        let stats = Steer::of(gpu).map(|s| SteerStats { saved_blocks: saved, restored_blocks: restored, ..s.stats.clone() });
-        RunResult { steering: stats, ..gpu.result() }
+        Steer::of(gpu).map(|s| SteerStats { saved_blocks: saved, restored_blocks: restored, ..s.stats.clone() })
     }
 
     /// Whether the GPU has two kinds to steer between, with at least `n` SMs of each, and `n`
@@ -251,38 +310,53 @@ impl Steer {
         self.policy == Steering::Dynamic && self.big_kind != self.small_kind && (n == 2 || n == 4) && of(self.big_kind) >= n && of(self.small_kind) >= n
     }
 
+    /// Per SM, the launch it serves, from the unit's owner table.
+    fn owners(&self) -> Vec<Option<usize>> {
+        (0..self.kind.len()).map(|s| self.out.owners.get(s).and_then(|&o| if o >> su::SLOT_BITS != 0 { self.slots[o as usize & (su::KMAX - 1)] } else { None })).collect()
+    }
+
+    /// An owner table in launches as the unit loads it (in slots).
+    fn encode(&self, owners: &[Option<usize>]) -> [u8; su::MAX_SMS] {
+        let mut t = [0; su::MAX_SMS];
+        for (s, o) in owners.iter().enumerate() {
+            if let Some(k) = o.and_then(|l| self.slots.iter().position(|&x| x == Some(l))) {
+                t[s] = 1 << su::SLOT_BITS | k as u8;
+            }
+        }
+        t
+    }
+
     /// Each kernel an equal share of every kind (the first kernels take the remainder).
-    fn even(&mut self) {
-        let kernels = self.kernels.clone();
+    fn even(&self, owners: &mut [Option<usize>]) {
         for k in 0..self.kinds.len() {
-            self.share_out(k, &kernels);
+            self.share_out(owners, k, &self.kernels);
         }
     }
 
     /// The kernels given the big SMs share them evenly, the others the small SMs; a kind
     /// neither big nor small (a third kind) stays evenly shared.
-    fn steer(&mut self, big: &[usize]) {
+    fn steer(&self, owners: &mut [Option<usize>], big: &[usize]) {
         let small: Vec<usize> = self.kernels.iter().copied().filter(|l| !big.contains(l)).collect();
-        self.share_out(self.big_kind, big);
-        self.share_out(self.small_kind, &small);
+        self.share_out(owners, self.big_kind, big);
+        self.share_out(owners, self.small_kind, &small);
     }
 
     /// The SMs of kind `k` to the kernels of `group`, in shares as even as they can be (the
     /// first kernels take the remainder). An SM stays with its owner while the owner's share
     /// allows (so that a layout moves as few SMs as it can: a replay takes the SMs of the run
     /// before it); the SMs left over go to the kernels short of their share, in SM order.
-    fn share_out(&mut self, k: usize, group: &[usize]) {
+    fn share_out(&self, owners: &mut [Option<usize>], k: usize, group: &[usize]) {
         let sms: Vec<usize> = (0..self.kind.len()).filter(|&s| self.kind[s] == k).collect();
         let n = group.len();
         if n == 0 {
-            sms.iter().for_each(|&s| self.owner[s] = None);
+            sms.iter().for_each(|&s| owners[s] = None);
             return;
         }
         let share = |i: usize| sms.len() / n + usize::from(i < sms.len() % n);
         let mut have = vec![0; n];
         let mut free = Vec::new();
         for &s in &sms {
-            match self.owner[s].and_then(|l| group.iter().position(|&g| g == l)) {
+            match owners[s].and_then(|l| group.iter().position(|&g| g == l)) {
                 Some(i) if have[i] < share(i) => have[i] += 1,
                 _ => free.push(s),
             }
@@ -290,202 +364,130 @@ impl Steer {
         let mut free = free.into_iter();
         for i in 0..n {
             while have[i] < share(i) {
-                self.owner[free.next().expect("shares sum to the SMs")] = Some(group[i]);
+                owners[free.next().expect("shares sum to the SMs")] = Some(group[i]);
                 have[i] += 1;
             }
         }
     }
 
-    /// The kernels changed: a new layout (and under `Dynamic` a profiling phase when it
-    /// steers this many kernels). Counts the SMs that must drain.
-    fn relayout(&mut self, now: u64, view: &DispatchView) {
-        let before = self.owner.clone();
+    /// A launch's blocks per SM on a big, a small and a baseline SM.
+    fn blocks_of(&self, l: usize, view: &DispatchView) -> [u8; 3] {
+        let f = view.launches[l].info.launch.kernel.footprint();
+        [&self.kinds[self.big_kind], &self.kinds[self.small_kind], &self.base].map(|c| c.occupancy(&f).blocks.min((1 << su::BLOCK_BITS) - 1) as u8)
+    }
+
+    /// The kernels changed: slots for the new ones, a new layout (and under `Dynamic` a
+    /// profile when it steers this many kernels), put in `i` for the unit's edge.
+    fn relayout(&mut self, now: u64, view: &DispatchView, i: &mut su::In) {
+        // (the table in launches before the slots change hands)
+        let mut owners = self.owners();
+        for k in 0..su::KMAX {
+            if self.slots[k].is_some_and(|l| !self.ready.contains(&l)) {
+                self.slots[k] = None;
+            }
+        }
+        // (in arrival order while the unit has a free slot; a later kernel waits for one)
+        for &l in &self.ready {
+            let Some(k) = self.slots.iter().position(Option::is_none).filter(|_| !self.slots.contains(&Some(l))) else { continue };
+            self.slots[k] = Some(l);
+            self.blocks[k] = self.blocks_of(l, view);
+            i.fresh |= 1 << k;
+        }
+        self.kernels = self.ready.iter().copied().filter(|l| self.slots.contains(&Some(*l))).collect();
+        self.changed = false;
         self.end_profile(now);
-        self.even();
+        self.even(&mut owners);
         self.stats.layouts += 1;
-        // (no warm-up has been watched yet: a kernel whose last block ended within a warm-up's
-        // length of now counts as one that ended a block in it)
-        let recent: Vec<usize> = self.last_end.iter().filter(|&&(_, t)| t + self.params.warmup > now).map(|&(l, _)| l).collect();
-        self.ended.clear();
-        self.phase = if self.steers(self.kernels.len()) {
+        if self.steers(self.kernels.len()) {
             self.stats.profiles += 1;
-            Phase::Profiling { start: now, base: None }
+            self.profile_from = Some(now);
+            i.start = true;
         } else {
-            Phase::Fixed
-        };
+            i.stop = true;
+        }
         if matches!(self.policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) && self.kernels.len() == 2 && self.big_kind != self.small_kind {
             let find = |l: usize| {
                 let name = &view.launches[l].info.launch.kernel.name;
                 self.offline.iter().find(|o| &o.0 == name).map(|o| &o.1).unwrap_or_else(|| panic!("steering {}: no isolated run of kernel `{name}`", self.policy.name()))
             };
             let k = [find(self.kernels[0]), find(self.kernels[1])];
-            if let Some(i) = choose_static(self.policy, k) {
-                let big = [self.kernels[i]];
-                self.steer(&big);
+            if let Some(x) = choose_static(self.policy, k) {
+                let big = [self.kernels[x]];
+                self.steer(&mut owners, &big);
                 self.stats.decisions.push(SteerDecision { cycle: now, launches: self.kernels.clone(), big: big.to_vec(), ..SteerDecision::default() });
             }
         }
-        self.preempt_sms(&before, &recent, view);
+        i.load = true;
+        i.owners_in = self.encode(&owners);
     }
 
-    /// The SMs whose owner changed give up the blocks they hold of other kernels: by
-    /// draining, or by a context switch of a kernel not yet ended, as the policy says
-    /// (`short`: the kernels the adaptive choice drains).
-    fn preempt_sms(&mut self, before: &[Option<usize>], short: &[usize], view: &DispatchView) -> Vec<(u32, usize, bool)> {
+    /// The unit's decision is out (§4.3, Algorithm 2, or §6.4's four kernels): recorded, and
+    /// the big SMs to the kernels it names, put in `i` for the unit's edge.
+    fn decide(&mut self, now: u64, i: &mut su::In) {
+        let o = self.out;
+        let owners = self.owners();
+        let mut d = SteerDecision { cycle: now, ..SteerDecision::default() };
+        for (k, l) in self.slots.iter().enumerate().filter_map(|(k, l)| Some((k, (*l)?))) {
+            let on = |kind: usize| (0..owners.len()).filter(|&s| owners[s] == Some(l) && self.kind[s] == kind).count() as u32;
+            d.launches.push(l);
+            d.big_insts.push(o.big_insts[k] as u64);
+            d.small_insts.push(o.small_insts[k] as u64);
+            d.blocks.push(self.blocks[k].map(u32::from));
+            d.sms.push((on(self.big_kind), on(self.small_kind)));
+            d.ended_in_warmup.push(o.ended >> k & 1 != 0);
+            if o.big >> k & 1 != 0 {
+                d.big.push(l);
+            }
+        }
+        self.end_profile(now);
+        if !d.big.is_empty() {
+            let mut owners = owners;
+            self.steer(&mut owners, &d.big);
+            i.load = true;
+            i.owners_in = self.encode(&owners);
+        }
+        self.stats.decisions.push(d);
+    }
+
+    /// After a load: every SM whose owner changed gives up the blocks its previous owner holds
+    /// there as the unit recorded (`modes`): by draining, or by a context switch of a kernel
+    /// not yet ended. (Blocks of an earlier owner still draining go on draining.)
+    fn preempt_sms(&mut self, before: &[Option<usize>], view: &DispatchView) -> Vec<(u32, usize, bool)> {
         let mut done = Vec::new();
-        for s in 0..self.owner.len() {
-            let Some(o) = self.owner[s] else { continue };
-            if before[s] == Some(o) {
-                continue;
+        for (s, &prev) in before.iter().enumerate() {
+            let m = self.out.modes[s];
+            let Some(prev) = prev.filter(|&p| m != su::MODE_KEEP && view.sms[s].resident_launches().contains(&p)) else { continue };
+            let switch = m == su::MODE_SWITCH && self.kernels.contains(&prev);
+            if switch {
+                self.stats.switches += 1;
+                self.switch.push((s as u32, prev));
+            } else {
+                self.stats.drains += 1;
             }
-            for l in view.sms[s].resident_launches() {
-                if l == o {
-                    continue;
-                }
-                let switch = match self.params.preempt {
-                    Preempt::Drain => false,
-                    Preempt::Switch => true,
-                    Preempt::Adaptive => !short.contains(&l),
-                };
-                let switch = switch && self.kernels.contains(&l);
-                if switch {
-                    self.stats.switches += 1;
-                    self.switch.push((s as u32, l));
-                } else {
-                    self.stats.drains += 1;
-                }
-                done.push((s as u32, l, switch));
-            }
+            done.push((s as u32, prev, switch));
         }
         done
     }
 
     /// Per SM, its owner's warp-instructions so far.
     fn insts(&self, view: &DispatchView) -> Vec<u64> {
-        (0..self.owner.len())
-            .map(|s| self.owner[s].map_or(0, |l| view.sms[s].insts_by_process.get(view.launches[l].process).copied().unwrap_or(0)))
-            .collect()
+        self.owners().iter().enumerate().map(|(s, o)| o.map_or(0, |l| view.sms[s].insts_by_process.get(view.launches[l].process).copied().unwrap_or(0))).collect()
     }
 
-    /// The end of the measured window: Algorithm 2 (two kernels) or its four-kernel form
-    /// (§6.4), from each kernel's warp-instructions on its big and its small SMs.
-    fn decide(&mut self, now: u64, base: &[u64], view: &DispatchView) {
-        let now_insts = self.insts(view);
-        let n = self.kernels.len();
-        let mut d = SteerDecision { cycle: now, launches: self.kernels.clone(), ..SteerDecision::default() };
-        let mut rates = Vec::new();
-        for &l in &self.kernels {
-            let (mut ib, mut is, mut nb, mut ns) = (0u64, 0u64, 0u64, 0u64);
-            for s in 0..self.owner.len() {
-                if self.owner[s] == Some(l) {
-                    let delta = now_insts[s] - base[s];
-                    if self.kind[s] == self.big_kind {
-                        (ib, nb) = (ib + delta, nb + 1);
-                    } else if self.kind[s] == self.small_kind {
-                        (is, ns) = (is + delta, ns + 1);
-                    }
-                }
-            }
-            let f = view.launches[l].info.launch.kernel.footprint();
-            let blocks = [self.kinds[self.big_kind].occupancy(&f).blocks, self.kinds[self.small_kind].occupancy(&f).blocks, self.base.occupancy(&f).blocks];
-            // Per-SM rates on a common scale: instructions per big SM x small SMs, and the
-            // other way round.
-            rates.push((ib * ns.max(1), is * nb.max(1), blocks));
-            d.sms.push((nb as u32, ns as u32));
-            d.big_insts.push(ib);
-            d.small_insts.push(is);
-            d.blocks.push(blocks);
-            d.ended_in_warmup.push(self.ended.contains(&l));
-        }
-        let before = self.owner.clone();
-        debug_assert_eq!(rates.len(), n);
-        let big: Vec<usize> = choose_big(&rates).into_iter().map(|i| self.kernels[i]).collect();
-        if !big.is_empty() {
-            self.steer(&big);
-            d.big = big;
-        }
-        self.end_profile(now);
-        let ended = self.ended.clone();
-        d.preempted = self.preempt_sms(&before, &ended, view);
-        self.stats.decisions.push(d);
-    }
-
-    /// The kernels: launches ready and not done. A new layout if they changed.
-    fn relayout_if_changed(&mut self, now: u64, view: &DispatchView) {
-        if self.ready != self.kernels {
-            self.kernels = self.ready.clone();
-            self.relayout(now, view);
-        }
-    }
-
-    /// A profiling phase under way ends now (decided, or cut short by a change of kernels):
-    /// its cycles are counted.
+    /// A profile under way ends now (decided, or cut short by a change of kernels): its cycles
+    /// are counted.
     fn end_profile(&mut self, now: u64) {
-        if let Phase::Profiling { start, .. } = self.phase {
-            self.stats.profile_cycles += now - start;
-        }
-        self.phase = Phase::Fixed;
-    }
-}
-
-/// The steering decision (§4.3, Algorithm 2, and §6.4 for four kernels) from each kernel's
-/// rates on the two kinds measured over the window, on a common per-SM scale (`big`,
-/// `small`), and its blocks per SM on a big, a small and a baseline SM. Returns the indices of
-/// the kernels that get the big SMs: none when every kernel runs faster on big SMs (each
-/// keeps its share of both kinds); for two kernels the one with the larger estimated gain
-/// (K0 only if its gain is strictly larger, as Algorithm 2's `else` takes ties); for four,
-/// the two whose gains sum largest (the first such pair). A tie between a kernel's two rates
-/// counts as not faster on big SMs.
-pub fn choose_big(rates: &[(u64, u64, [u32; 3])]) -> Vec<usize> {
-    if rates.iter().all(|&(b, s, _)| b > s) {
-        return Vec::new();
-    }
-    let gains: Vec<Gain> = rates.iter().map(|&(b, s, c)| gain(b, s, c)).collect();
-    match gains.len() {
-        2 => vec![if gains[0].gt(&gains[1]) { 0 } else { 1 }],
-        n => {
-            let mut best: Option<(f64, [usize; 2])> = None;
-            for i in 0..n {
-                for j in i + 1..n {
-                    let v = gains[i].value() + gains[j].value();
-                    if best.is_none_or(|(b, _)| v > b) {
-                        best = Some((v, [i, j]));
-                    }
-                }
-            }
-            best.map_or(Vec::new(), |(_, p)| p.to_vec())
+        if let Some(t) = self.profile_from.take() {
+            self.stats.profile_cycles += now - t;
         }
     }
-}
 
-/// A kernel's estimated STP gain on big SMs (§4.3): (IPC_big - IPC_small) / IPC_base, with
-/// IPC_base interpolated between them on its blocks per SM (big, small, baseline):
-/// f = (base - small) / (big - small), 1/2 when big = small. Kept as a fraction (`num` /
-/// `den`, `den` > 0 unless the kernel issued nothing) so that two gains compare by a cross
-/// multiplication, as the steering unit does.
-#[derive(Clone, Copy, Debug)]
-struct Gain {
-    num: i128,
-    den: i128,
-}
-
-fn gain(b: u64, s: u64, [cb, cs, c0]: [u32; 3]) -> Gain {
-    let (fnum, fden) = if cb > cs { (c0.saturating_sub(cs).min(cb - cs) as i128, (cb - cs) as i128) } else { (1, 2) };
-    let (b, s) = (b as i128, s as i128);
-    // D / (s + f (b - s)) = D fden / (s fden + fnum (b - s))
-    let den = s * fden + fnum * (b - s);
-    if den <= 0 {
-        return Gain { num: 0, den: 1 };
-    }
-    Gain { num: (b - s) * fden, den }
-}
-
-impl Gain {
-    fn gt(&self, o: &Gain) -> bool {
-        self.num * o.den > o.num * self.den
-    }
-    fn value(&self) -> f64 {
-        self.num as f64 / self.den as f64
+    fn policy_code(&self) -> u8 {
+        match self.params.preempt {
+            Preempt::Adaptive => su::POLICY_ADAPTIVE,
+            Preempt::Drain => su::POLICY_DRAIN,
+            Preempt::Switch => su::POLICY_SWITCH,
+        }
     }
 }
 
@@ -496,15 +498,16 @@ impl Dispatcher for Steer {
 
     fn launch_ready(&mut self, _now: u64, launch: usize, _view: &DispatchView) {
         self.ready.push(launch);
+        self.changed = true;
     }
 
-    fn dispatch(&mut self, now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>) {
-        self.relayout_if_changed(now, view);
+    fn dispatch(&mut self, _now: u64, view: &DispatchView, out: &mut Vec<(usize, u32)>) {
         // Blocks still to issue, less what this cycle already gave out.
         let mut left: Vec<u64> = self.kernels.iter().map(|&l| view.launches[l].remaining()).collect();
-        for (s, sm) in view.sms.iter().enumerate() {
-            let Some(l) = self.owner[s] else { continue };
-            let k = self.kernels.iter().position(|&x| x == l).expect("an SM's owner is a kernel");
+        for (s, o) in self.owners().into_iter().enumerate() {
+            let Some(l) = o else { continue };
+            let Some(k) = self.kernels.iter().position(|&x| x == l) else { continue };
+            let sm = &view.sms[s];
             // (draining: nothing of the new owner while another kernel's blocks remain)
             if left[k] > 0 && sm.fits(&view.launches[l].info.launch) && sm.resident_launches().iter().all(|&r| r == l) {
                 left[k] -= 1;
@@ -513,60 +516,86 @@ impl Dispatcher for Steer {
         }
     }
 
-    fn block_done(&mut self, now: u64, launch: usize, _sm: u32) {
-        match self.last_end.iter_mut().find(|e| e.0 == launch) {
-            Some(e) => e.1 = now,
-            None => self.last_end.push((launch, now)),
-        }
-        if let Phase::Profiling { start, .. } = self.phase {
-            if now < start + self.params.warmup && !self.ended.contains(&launch) {
-                self.ended.push(launch);
-            }
+    fn block_done(&mut self, _now: u64, launch: usize, _sm: u32) {
+        if let Some(k) = self.slots.iter().position(|&x| x == Some(launch)) {
+            self.ends |= 1 << k;
         }
     }
 
     fn launch_done(&mut self, _now: u64, launch: usize) {
         self.ready.retain(|&l| l != launch);
-        self.last_end.retain(|e| e.0 != launch);
+        self.changed = true;
     }
 
     fn preempts(&self) -> bool {
         true
     }
 
-    fn preempt(&mut self, now: u64, view: &DispatchView) -> Vec<(u32, usize)> {
-        self.relayout_if_changed(now, view);
+    fn preempt(&mut self, _now: u64, _view: &DispatchView) -> Vec<(u32, usize)> {
         std::mem::take(&mut self.switch)
     }
 
     fn restore_to(&mut self, launch: usize, view: &DispatchView) -> Option<u32> {
         // (an SM of its own with room, holding no other kernel's blocks)
-        (0..self.owner.len())
-            .find(|&s| self.owner[s] == Some(launch) && view.sms[s].fits(&view.launches[launch].info.launch) && view.sms[s].resident_launches().iter().all(|&r| r == launch))
+        let owners = self.owners();
+        (0..owners.len())
+            .find(|&s| owners[s] == Some(launch) && view.sms[s].fits(&view.launches[launch].info.launch) && view.sms[s].resident_launches().iter().all(|&r| r == launch))
             .map(|s| s as u32)
     }
 
+    /// The unit's edge: this cycle's block ends and issue, and a new layout when the kernels
+    /// changed or the unit's decision is out.
     fn observe(&mut self, now: u64, view: &DispatchView) -> Result<bool, String> {
-        let Phase::Profiling { start, base } = &self.phase else { return Ok(false) };
-        let start = *start;
-        match base {
-            // (the window starts at the end of this cycle)
-            None if now + 1 >= start + self.params.warmup => {
-                let b = self.insts(view);
-                self.phase = Phase::Profiling { start, base: Some(b) };
-                Ok(false)
-            }
-            Some(b) if now + 1 >= start + self.params.warmup + self.params.window => {
-                let b = b.clone();
-                self.decide(now + 1, &b, view);
-                Ok(true)
-            }
-            _ => Ok(false),
+        let mut i = su::In {
+            now: now as u32,
+            warmup: self.params.warmup as u32,
+            window: self.params.window as u32,
+            policy: self.policy_code(),
+            big_sms: self.big_sms,
+            small_sms: self.small_sms,
+            ends: std::mem::take(&mut self.ends),
+            ..su::In::default()
+        };
+        for (s, n) in self.insts(view).into_iter().enumerate().take(su::MAX_SMS) {
+            i.issued[s] = n.saturating_sub(self.seen[s]).min((1 << su::ISSUED_BITS) - 1) as u8;
         }
+        let before = self.owners();
+        let decided = self.out.decided && !self.changed;
+        if self.changed {
+            self.relayout(now, view, &mut i);
+        } else if decided {
+            self.decide(now, &mut i);
+        }
+        for (k, l) in self.slots.iter().enumerate() {
+            i.active |= (l.is_some() as u8) << k;
+            [i.cb[k], i.cs[k], i.c0[k]] = if l.is_some() { self.blocks[k] } else { [0; 3] };
+        }
+        self.unit.at_cycle(now);
+        self.unit.clock(&i);
+        if let Some(e) = self.unit.halted() {
+            return Err(e);
+        }
+        self.out = self.unit.outputs(&su::In::default());
+        self.seen = self.insts(view);
+        if i.load {
+            let done = self.preempt_sms(&before, view);
+            if decided {
+                self.stats.decisions.last_mut().expect("the decision just made").preempted = done;
+            }
+        }
+        Ok(i.load)
     }
 
     fn busy(&self) -> bool {
-        matches!(self.phase, Phase::Profiling { .. })
+        self.out.phase != su::PHASE_IDLE || self.out.decided || self.changed || self.ends != 0 || !self.switch.is_empty()
+    }
+
+    fn set_units(&mut self, units: &mut Units) -> Option<Result<(), String>> {
+        if !units.are::<su::In, su::Out>() {
+            return None;
+        }
+        self.unit = units.make(0);
+        Some(Ok(()))
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {
@@ -585,18 +614,6 @@ pub fn run_workload_steered(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
-    // (a context switch saves a block's registers and scratchpad, which under Zorua and WLM
-    // live in the coordinator's sets and swap; thread-block switching on faults puts blocks
-    // back on their SM whoever owns it)
-    if cfg.alloc != crate::config::Alloc::Block && params.preempt != Preempt::Drain {
-        return Err(SimError::BadLaunch(format!(
-            "steering's context switch saves a block's registers and scratchpad, which under alloc = \"{}\" live in the coordinator's sets and swap: steer with --steer-preempt drain, or alloc = \"block\"",
-            cfg.alloc.name()
-        )));
-    }
-    if cfg.tb_switch.enabled {
-        return Err(SimError::BadLaunch("thread-block switching on faults puts a block back on its own SM, whichever kernel the steering gave that SM to: steer without tb_switch".into()));
-    }
     if matches!(policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) {
         for p in &w.processes {
             for l in &p.launches {
@@ -609,6 +626,7 @@ pub fn run_workload_steered(
             }
         }
     }
+    check(cfg, &params).map_err(SimError::BadLaunch)?;
     let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params).with_offline(offline.to_vec())));
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
@@ -618,25 +636,6 @@ pub fn run_workload_steered(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_gain_interpolates_the_baseline_ipc_on_blocks_per_sm() {
-        // 10 blocks on a big SM, 6 on a small, 8 on the baseline: f = 1/2, IPC_base = 80,
-        // gain = 40 / 80.
-        let g = gain(100, 60, [10, 6, 8]);
-        assert_eq!(g.num * 2, g.den);
-        // f = 0 (the baseline holds as many as the small SM): IPC_base = 60, gain 40 / 60;
-        // f = 1: IPC_base = 100, gain 40 / 100.
-        let g = gain(100, 60, [10, 6, 6]);
-        assert_eq!(g.num * 3, g.den * 2);
-        let g = gain(100, 60, [10, 6, 10]);
-        assert_eq!(g.num * 5, g.den * 2);
-        // Big = small: f = 1/2.
-        let g = gain(100, 60, [4, 4, 4]);
-        assert_eq!(g.num * 2, g.den);
-        // Nothing issued: no gain.
-        assert_eq!(gain(0, 0, [10, 6, 8]).num, 0);
-    }
 
     #[test]
     fn the_static_policies_decide_from_the_isolated_runs() {
@@ -665,24 +664,5 @@ mod tests {
         let (c, d) = (o(10.0, 4.0, 5.0, Lean), o(10.0, 3.0, 6.0, Lean));
         assert_eq!(choose_static(Steering::Classified, [&c, &d]), None);
         assert_eq!(choose_static(Steering::Balanced, [&c, &d]), Some(0));
-    }
-
-    #[test]
-    fn algorithm_2_gives_the_big_sms_to_the_larger_normalised_gain() {
-        // Both faster on big SMs: no steering.
-        assert!(choose_big(&[(100, 60, [10, 6, 8]), (90, 80, [10, 6, 8])]).is_empty());
-        // K1 runs faster on small SMs: K0 gains.
-        assert_eq!(choose_big(&[(100, 60, [10, 6, 8]), (70, 80, [10, 6, 8])]), vec![0]);
-        // Two kernels faster on small SMs with equal raw losses (40): the one whose baseline
-        // holds as many blocks as the small SM (f = 0, IPC_base 100) loses less per baseline
-        // IPC than the one whose baseline holds as many as the big SM (f = 1, IPC_base 60).
-        assert_eq!(choose_big(&[(60, 100, [10, 6, 6]), (60, 100, [10, 6, 10])]), vec![0]);
-        assert_eq!(choose_big(&[(60, 100, [10, 6, 10]), (60, 100, [10, 6, 6])]), vec![1]);
-        // A tie of the gains goes to K1 (Algorithm 2's else); a tie of one kernel's rates is not
-        // faster on big SMs.
-        assert_eq!(choose_big(&[(60, 100, [10, 6, 8]), (60, 100, [10, 6, 8])]), vec![1]);
-        assert_eq!(choose_big(&[(100, 60, [10, 6, 8]), (60, 60, [10, 6, 8])]), vec![0]);
-        // Four kernels: the two largest gains.
-        assert_eq!(choose_big(&[(60, 70, [10, 6, 8]), (100, 50, [10, 6, 8]), (50, 50, [10, 6, 8]), (100, 60, [10, 6, 8])]), vec![1, 3]);
     }
 }

@@ -10,6 +10,7 @@ pub mod prio;
 pub mod prof;
 pub mod scan;
 pub mod slice;
+pub mod steer;
 pub mod wf;
 pub mod zorua;
 pub mod zorua_random;

@@ -7,5 +7,6 @@ pub mod prof;
 pub mod rq;
 pub mod sched;
 pub mod slice;
+pub mod steer;
 pub mod wf;
 pub mod zorua;
