@@ -2,23 +2,24 @@
 //! interface and cycle contract in `mpgpu_spec::units::steer`, decisions in
 //! `docs/heterocore.md`, "The steering unit").
 //!
-//! The owner table (`own`, one entry per SM) and each SM's preemption record (`mode`); per
-//! slot, the profiling counters of its big and small SMs (`bi`, `si`) and its last block end
-//! (`last`, `lvalid`); the phase and its timer. In the window every SM's issue reaches its
+//! The owner table (`own`, one entry per SM), each entry also kept decoded at its load
+//! (`dsel`: one bit for its slot and its SM's kind), and each SM's preemption record (`mode`);
+//! per slot, the profiling counters of its big and small SMs (`bi`, `si`) and its last block
+//! end (`last`, `lvalid`); the phase and its timer. In the window every SM's issue reaches its
 //! owner's counter through one adder tree per slot and kind (16 leaves, four levels), so any
 //! number of SMs count in a cycle.
 //!
 //! The decision is sequential over the decision's cycles, on three shift-and-add lanes
 //! (`m*` multiplicand shifted left, `n*` multiplier shifted right, `a*` accumulator; a lane
-//! adds when its multiplier's low bit is set, and the lanes stop when every multiplier is
-//! zero), so it has no multiplier and no divider. Per profiled slot: LOAD (its big and small
-//! SMs counted by two popcount trees over the owner table), RATE (B = big insts x small SMs
-//! and S = small insts x big SMs on lanes 0 and 1; faster if B > S), NORM (B and S shifted
-//! right together until both fit in 16 bits), ND (NUM = (B - S) fden on lane 0, S (fden - fnum)
-//! and B fnum on lanes 1 and 2, DEN their sum). Then per pair of profiled slots i < j: PLOAD
-//! and PAIR (NUM_i DEN_j and NUM_j DEN_i, 45-bit two's complement, compared with their sign
-//! bits flipped); FINAL takes the slots whose rank is below half the profiled ones. The worst
-//! case takes 258 cycles of the contract's 320; `big` is latched at the phase's end.
+//! adds when its multiplier's low bit is set; `lc` counts the multiplier's width down), so it
+//! has no multiplier and no divider. Per profiled slot: LOAD (its big and small SMs counted by
+//! two popcount trees over `dsel`), RATE (5 cycles: B = big insts x small SMs and S = small
+//! insts x big SMs on lanes 0 and 1; faster if B > S), NORM (B and S shifted right together
+//! until both fit in 16 bits), ND (6 cycles: NUM = (B - S) fden on lane 0, S (fden - fnum) and
+//! B fnum on lanes 1 and 2, DEN their sum). Then per pair of profiled slots i < j: PLOAD and
+//! PAIR (22 cycles: NUM_i DEN_j and NUM_j DEN_i, 45-bit two's complement, compared with their
+//! sign bits flipped); FINAL takes the slots whose rank is below half the profiled ones. Four
+//! slots take at most 258 cycles of the contract's 320; `big` is latched at the phase's end.
 
 use crate::reg::Reg;
 use mpgpu_spec::units::steer::{
@@ -110,6 +111,7 @@ pub struct Steer {
     c_decide: Constant<Bits<WINDOW_BITS>>,
     c_flip: Constant<Bits<PROD_BITS>>,
     c_ext: Constant<Bits<PROD_BITS>>,
+    c_z8: Constant<Bits<8>>,
     // The visible registers (`mpgpu_spec::units::steer::State`).
     pub own: [Reg<Bits<OWNER_BITS>>; MAX_SMS],
     pub mode: [Reg<Bits<MODE_BITS>>; MAX_SMS],
@@ -124,7 +126,11 @@ pub struct Steer {
     pub dec: Reg<Bit>,
     pub bigr: Reg<Bits<KMAX>>,
     // The decision's datapath.
+    /// Per SM, its owner decoded at the load: bit k, big SM of slot k; bit 4 + k, small SM.
+    pub dsel: [Reg<Bits<8>>; MAX_SMS],
     pub step: Reg<Bits<3>>,
+    /// Cycles left on the lanes.
+    pub lc: Reg<Bits<5>>,
     pub k: Reg<Bits<SLOT_BITS>>,
     pub pi: Reg<Bits<SLOT_BITS>>,
     pub pj: Reg<Bits<SLOT_BITS>>,
@@ -228,6 +234,7 @@ impl Steer {
             f_switch: Constant::new(faults.always_switch),
             c_decide: Constant::new((DECIDE_CYCLES as u64).into()),
             c_flip: Constant::new((1u64 << (PROD_BITS - 1)).into()),
+            c_z8: Constant::new(0u64.into()),
             c_ext: Constant::new((((1u64 << PROD_BITS) - 1) ^ ((1u64 << NUM_BITS) - 1)).into()),
             own: Default::default(),
             mode: Default::default(),
@@ -241,7 +248,9 @@ impl Steer {
             last: Default::default(),
             dec: Default::default(),
             bigr: Default::default(),
+            dsel: Default::default(),
             step: Default::default(),
+            lc: Default::default(),
             k: Default::default(),
             pi: Default::default(),
             pj: Default::default(),
@@ -332,12 +341,14 @@ impl Steer {
 impl Logic for Steer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ph, timer, prof, endm, lvalid, dec, bigr, step, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res);
+        dff_setup!(self, clock, ph, timer, prof, endm, lvalid, dec, bigr, step, lc, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res);
         for s in 0..MAX_SMS {
             self.own[s].clock.next = self.clock.val();
             self.own[s].d.next = self.own[s].q.val();
             self.mode[s].clock.next = self.clock.val();
             self.mode[s].d.next = self.mode[s].q.val();
+            self.dsel[s].clock.next = self.clock.val();
+            self.dsel[s].d.next = self.dsel[s].q.val();
         }
         for x in 0..KMAX {
             self.bi[x].clock.next = self.clock.val();
@@ -419,6 +430,16 @@ impl Logic for Steer {
             for s in 0..MAX_SMS {
                 self.nw.next = self.owners_in.val().get_bits::<OWNER_BITS>(3 * s);
                 self.own[s].d.next = self.nw.val();
+                self.dsel[s].d.next = 0.into();
+                for x in 0..KMAX {
+                    if self.nw.val().get_bit(2) & (self.nw.val().get_bits::<SLOT_BITS>(0) == x.to_bits()) {
+                        if self.big_sms.val().get_bit(s) {
+                            self.dsel[s].d.next = self.c_z8.val().replace_bit(x, true);
+                        } else if self.small_sms.val().get_bit(s) {
+                            self.dsel[s].d.next = self.c_z8.val().replace_bit(x + 4, true);
+                        }
+                    }
+                }
                 self.mode[s].d.next = 0.into();
                 if (self.nw.val() != self.own[s].q.val()) & self.own[s].q.val().get_bit(2) {
                     self.mode[s].d.next = 2.into();
@@ -434,13 +455,12 @@ impl Logic for Steer {
             for s in 0..MAX_SMS {
                 self.lb[16 * x + s].next = 0.into();
                 self.ls[16 * x + s].next = 0.into();
-                if self.own[s].q.val().get_bit(2) & (self.own[s].q.val().get_bits::<SLOT_BITS>(0) == x.to_bits()) & self.prof.q.val().get_bit(x) {
-                    self.t3.next = self.issued.val().get_bits::<ISSUED_BITS>(3 * s);
-                    if self.big_sms.val().get_bit(s) {
-                        self.lb[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
-                    } else if self.small_sms.val().get_bit(s) {
-                        self.ls[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
-                    }
+                self.t3.next = self.issued.val().get_bits::<ISSUED_BITS>(3 * s);
+                if self.dsel[s].q.val().get_bit(x) {
+                    self.lb[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
+                }
+                if self.dsel[s].q.val().get_bit(x + 4) {
+                    self.ls[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
                 }
             }
         }
@@ -462,8 +482,9 @@ impl Logic for Steer {
         }
 
         // The decision's datapath: the lanes step while a multiplier is not zero.
-        self.busy.next = (self.n0.q.val() | self.n1.q.val() | self.n2.q.val()) != 0;
+        self.busy.next = self.lc.q.val() != 0;
         if self.busy.val() {
+            self.lc.d.next = self.lc.q.val() - 1;
             if self.n0.q.val().get_bit(0) {
                 self.a0.d.next = self.a0.q.val() + self.m0.q.val();
             }
@@ -498,13 +519,11 @@ impl Logic for Steer {
         for s in 0..MAX_SMS {
             self.cnt_b[s].next = 0.into();
             self.cnt_s[s].next = 0.into();
-            if self.own[s].q.val().get_bit(2) & (self.own[s].q.val().get_bits::<SLOT_BITS>(0) == self.k.q.val()) {
-                if self.big_sms.val().get_bit(s) {
-                    self.cnt_b[s].next = 1.into();
-                }
-                if self.small_sms.val().get_bit(s) {
-                    self.cnt_s[s].next = 1.into();
-                }
+            if self.dsel[s].q.val().get_bit(self.k.q.val().index()) {
+                self.cnt_b[s].next = 1.into();
+            }
+            if self.dsel[s].q.val().get_bit(self.k.q.val().index() + 4) {
+                self.cnt_s[s].next = 1.into();
             }
         }
         self.pc_b.next = 0.into();
@@ -584,6 +603,7 @@ impl Logic for Steer {
                 self.a0.d.next = 0.into();
                 self.a1.d.next = 0.into();
                 self.step.d.next = 2.into();
+                self.lc.d.next = 5.into();
             } else if self.k.q.val() == 3 {
                 self.step.d.next = 5.into();
                 self.pi.d.next = 0.into();
@@ -616,6 +636,7 @@ impl Logic for Steer {
                 self.a1.d.next = 0.into();
                 self.a2.d.next = 0.into();
                 self.step.d.next = 4.into();
+                self.lc.d.next = 6.into();
             }
         }
         self.dsum.next = self.a1.q.val().get_bits::<DEN_BITS>(0) + self.a2.q.val().get_bits::<DEN_BITS>(0);
@@ -643,6 +664,7 @@ impl Logic for Steer {
             self.a0.d.next = 0.into();
             self.a1.d.next = 0.into();
             self.step.d.next = 6.into();
+            self.lc.d.next = 22.into();
         }
         if (self.step.q.val() == 6) & !self.busy.val() {
             for x in 0..KMAX {
@@ -684,6 +706,7 @@ impl Logic for Steer {
             self.n0.d.next = 0.into();
             self.n1.d.next = 0.into();
             self.n2.d.next = 0.into();
+            self.lc.d.next = 0.into();
             for x in 0..KMAX {
                 self.bi[x].d.next = 0.into();
                 self.si[x].d.next = 0.into();
@@ -695,6 +718,7 @@ impl Logic for Steer {
             self.n0.d.next = 0.into();
             self.n1.d.next = 0.into();
             self.n2.d.next = 0.into();
+            self.lc.d.next = 0.into();
         } else if self.ph.q.val() == 1 {
             self.timer.d.next = self.timer.q.val() - 1;
             if self.timer.q.val() <= 1 {
@@ -703,10 +727,12 @@ impl Logic for Steer {
             }
         } else if self.ph.q.val() == 2 {
             for x in 0..KMAX {
-                self.t7.next = self.b4[x].val();
-                self.bi[x].d.next = self.bi[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
-                self.t7.next = self.s4[x].val();
-                self.si[x].d.next = self.si[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
+                if self.prof.q.val().get_bit(x) {
+                    self.t7.next = self.b4[x].val();
+                    self.bi[x].d.next = self.bi[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
+                    self.t7.next = self.s4[x].val();
+                    self.si[x].d.next = self.si[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
+                }
             }
             self.timer.d.next = self.timer.q.val() - 1;
             if (self.timer.q.val() <= 1) | (self.f_short.val() & (self.timer.q.val() == 2)) {
