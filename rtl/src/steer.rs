@@ -4,26 +4,29 @@
 //!
 //! The owner table (`own`, one entry per SM), each entry also kept decoded at its load
 //! (`dsel`: one bit for its slot and its SM's kind), and each SM's preemption record (`mode`);
-//! per slot, the profiling counters of its big and small SMs (`bi`, `si`) and its last block
-//! end (`last`, `lvalid`); the phase and its timer. In the window every SM's issue reaches its
-//! owner's counter through one adder tree per slot and kind (16 leaves, four levels), so any
-//! number of SMs count in a cycle.
+//! per SM its window count (`wc`); per slot its last block end (`last`, `lvalid`, and `lw`, the
+//! end plus the warm-up, so that "recent" is one compare) and the last decision's sums
+//! (`bi`, `si`); the phase and its timer. In the window an SM adds its issue to its count when
+//! its decoded owner is a profiled slot: one short carry chain per SM.
 //!
 //! The decision is sequential over the decision's cycles, on three shift-and-add lanes
 //! (`m*` multiplicand shifted left, `n*` multiplier shifted right, `a*` accumulator; a lane
 //! adds when its multiplier's low bit is set; `lc` counts the multiplier's width down), so it
-//! has no multiplier and no divider. Per profiled slot: LOAD (its big and small SMs counted by
-//! two popcount trees over `dsel`), RATE (5 cycles: B = big insts x small SMs and S = small
-//! insts x big SMs on lanes 0 and 1; faster if B > S), NORM (B and S shifted right together
-//! until both fit in 16 bits), ND (6 cycles: NUM = (B - S) fden on lane 0, S (fden - fnum) and
-//! B fnum on lanes 1 and 2, DEN their sum). Then per pair of profiled slots i < j: PLOAD and
-//! PAIR (22 cycles: NUM_i DEN_j and NUM_j DEN_i, 45-bit two's complement, compared with their
-//! sign bits flipped); FINAL takes the slots whose rank is below half the profiled ones. Four
-//! slots take at most 258 cycles of the contract's 320; `big` is latched at the phase's end.
+//! has no multiplier and no divider. SUM (17 cycles): one SM a cycle, registered, then added to
+//! its owner's sum of its kind (`hb`, `hs`) and counted (`nbc`, `nsc`). Per profiled slot:
+//! LOAD, RATE (5 cycles: B = big insts x small SMs and S = small insts x big SMs on lanes 0 and
+//! 1; faster if B > S), NORM (B and S shifted right together until both fit in 16 bits, from
+//! registered flags), NDI and ND (6 cycles: NUM = (B - S) fden on lane 0, S (fden - fnum) and
+//! B fnum on lanes 1 and 2, DEN their sum; f from slot k's blocks in three registered stages).
+//! Then per pair of profiled slots i < j: PLOAD (operands registered), PGO and PAIR (22 cycles:
+//! NUM_i DEN_j and NUM_j DEN_i, 45-bit two's complement, compared with their sign bits
+//! flipped); FINAL takes the slots whose rank is below half the profiled ones. Four slots take
+//! at most 284 cycles (17 + 4 x 29 with NORM's 13 shifts at most + 6 x 25 + 1) of the
+//! contract's 320; `big` and the sums are latched at the phase's end.
 
 use crate::reg::Reg;
 use mpgpu_spec::units::steer::{
-    BLOCK_BITS, CYCLE_BITS, DECIDE_CYCLES, INST_BITS, ISSUED_BITS, KMAX, MAX_SMS, MODE_BITS, MODE_DRAIN, MODE_KEEP, MODE_SWITCH, NORM_BITS, OWNER_BITS, PHASE_BITS, PHASE_DECIDE,
+    BLOCK_BITS, CYCLE_BITS, DECIDE_CYCLES, INST_BITS, SM_INST_BITS, ISSUED_BITS, KMAX, MAX_SMS, MODE_BITS, MODE_DRAIN, MODE_KEEP, MODE_SWITCH, NORM_BITS, OWNER_BITS, PHASE_BITS, PHASE_DECIDE,
     PHASE_IDLE, PHASE_WARM, PHASE_WINDOW, POLICY_ADAPTIVE, POLICY_BITS, POLICY_DRAIN, SLOT_BITS, WINDOW_BITS,
 };
 use rust_hdl::prelude::*;
@@ -37,15 +40,11 @@ const BLK_W: usize = KMAX * BLOCK_BITS;
 const NUM_BITS: usize = NORM_BITS + BLOCK_BITS + 1;
 const DEN_BITS: usize = NORM_BITS + BLOCK_BITS;
 const PROD_BITS: usize = NUM_BITS + DEN_BITS;
-/// The adder trees' levels (per slot: 16 leaves of issue, then 8, 4, 2, 1 sums).
-const L1: usize = KMAX * MAX_SMS / 2;
-const L2: usize = L1 / 2;
-const L3: usize = L2 / 2;
 // (the logic writes the widths it slices by as literals: 3-bit owners and issue, 6-bit blocks,
 // the sign bit of NUM, the normalisation's 16 bits)
-const _: () = assert!(MAX_SMS == 16 && KMAX == 4 && L3 / 2 == KMAX && OWNER_BITS == 3 && ISSUED_BITS == 3 && MODE_BITS == 2 && BLOCK_BITS == 6 && NUM_BITS == 23 && NORM_BITS == 16 && SLOT_BITS == 2);
+const _: () = assert!(MAX_SMS == 16 && KMAX == 4 && OWNER_BITS == 3 && ISSUED_BITS == 3 && MODE_BITS == 2 && BLOCK_BITS == 6 && NUM_BITS == 23 && NORM_BITS == 16 && SLOT_BITS == 2);
 
-/// The decision's steps (written as literals in the logic).
+/// The decision's steps (written as literals in the logic; 8 is SUM, 9 NDI, 10 PGO).
 const ST_IDLE: u64 = 0;
 const ST_LOAD: u64 = 1;
 const ST_RATE: u64 = 2;
@@ -120,6 +119,7 @@ pub struct Steer {
     pub prof: Reg<Bits<KMAX>>,
     pub bi: [Reg<Bits<INST_BITS>>; KMAX],
     pub si: [Reg<Bits<INST_BITS>>; KMAX],
+    pub wc: [Reg<Bits<SM_INST_BITS>>; MAX_SMS],
     pub endm: Reg<Bits<KMAX>>,
     pub lvalid: Reg<Bits<KMAX>>,
     pub last: [Reg<Bits<CYCLE_BITS>>; KMAX],
@@ -128,7 +128,34 @@ pub struct Steer {
     // The decision's datapath.
     /// Per SM, its owner decoded at the load: bit k, big SM of slot k; bit 4 + k, small SM.
     pub dsel: [Reg<Bits<8>>; MAX_SMS],
-    pub step: Reg<Bits<3>>,
+    pub step: Reg<Bits<4>>,
+    /// SUM's SM; the sums per slot of its big and its small SMs' counts, and the SMs counted.
+    pub sc: Reg<Bits<5>>,
+    pub wcq: Reg<Bits<SM_INST_BITS>>,
+    pub dsq: Reg<Bits<8>>,
+    pub sv: Reg<Bit>,
+    /// Slot k's blocks per SM, registered; the pair's operands, registered.
+    pub cbq: Reg<Bits<BLOCK_BITS>>,
+    pub csq: Reg<Bits<BLOCK_BITS>>,
+    pub c0q: Reg<Bits<BLOCK_BITS>>,
+    pub xiq: Reg<Bits<PROD_BITS>>,
+    pub xjq: Reg<Bits<PROD_BITS>>,
+    pub diq: Reg<Bits<DEN_BITS>>,
+    pub djq: Reg<Bits<DEN_BITS>>,
+    pub hb: [Reg<Bits<INST_BITS>>; KMAX],
+    pub hs: [Reg<Bits<INST_BITS>>; KMAX],
+    pub nbc: [Reg<Bits<5>>; KMAX],
+    pub nsc: [Reg<Bits<5>>; KMAX],
+    /// Slot k's f = fnum / fden and fden - fnum, registered.
+    pub fdq: Reg<Bits<BLOCK_BITS>>,
+    /// NORM's flags: B or S above 16 bits, above 17, and the last cycle shifted them.
+    pub h16: Reg<Bit>,
+    pub h17: Reg<Bit>,
+    pub shl: Reg<Bit>,
+    /// Per slot, its last block end plus the warm-up (33 bits, no wrap).
+    pub lw: [Reg<Bits<33>>; KMAX],
+    pub fnq: Reg<Bits<BLOCK_BITS>>,
+    pub fdnq: Reg<Bits<BLOCK_BITS>>,
     /// Cycles left on the lanes.
     pub lc: Reg<Bits<5>>,
     pub k: Reg<Bits<SLOT_BITS>>,
@@ -150,29 +177,22 @@ pub struct Steer {
     pub res: Reg<Bits<KMAX>>,
     // Combinational.
     recent: Signal<Local, Bits<KMAX>>,
+    hi: Signal<Local, Bit>,
     short: Signal<Local, Bits<KMAX>>,
     drain: Signal<Local, Bits<KMAX>>,
     nw: Signal<Local, Bits<OWNER_BITS>>,
     po: Signal<Local, Bits<OWN_W>>,
     pm: Signal<Local, Bits<MODE_W>>,
     t3: Signal<Local, Bits<ISSUED_BITS>>,
-    t7: Signal<Local, Bits<7>>,
-    lb: [Signal<Local, Bits<7>>; KMAX * MAX_SMS],
-    ls: [Signal<Local, Bits<7>>; KMAX * MAX_SMS],
-    b1: [Signal<Local, Bits<7>>; L1],
-    s1: [Signal<Local, Bits<7>>; L1],
-    b2: [Signal<Local, Bits<7>>; L2],
-    s2: [Signal<Local, Bits<7>>; L2],
-    b3: [Signal<Local, Bits<7>>; L3],
-    s3: [Signal<Local, Bits<7>>; L3],
-    b4: [Signal<Local, Bits<7>>; KMAX],
-    s4: [Signal<Local, Bits<7>>; KMAX],
-    cnt_b: [Signal<Local, Bits<5>>; MAX_SMS],
-    cnt_s: [Signal<Local, Bits<5>>; MAX_SMS],
-    pc_b: Signal<Local, Bits<5>>,
-    pc_s: Signal<Local, Bits<5>>,
-    sel_bi: Signal<Local, Bits<INST_BITS>>,
-    sel_si: Signal<Local, Bits<INST_BITS>>,
+    pm8: Signal<Local, Bits<8>>,
+    cnt_on: [Signal<Local, Bit>; MAX_SMS],
+    inc: [Signal<Local, Bits<SM_INST_BITS>>; MAX_SMS],
+    sel_bs: Signal<Local, Bits<INST_BITS>>,
+    sel_ss: Signal<Local, Bits<INST_BITS>>,
+    sel_nb: Signal<Local, Bits<5>>,
+    sel_ns: Signal<Local, Bits<5>>,
+    sel_wc: Signal<Local, Bits<SM_INST_BITS>>,
+    sel_ds: Signal<Local, Bits<8>>,
     sel_cb: Signal<Local, Bits<BLOCK_BITS>>,
     sel_cs: Signal<Local, Bits<BLOCK_BITS>>,
     sel_c0: Signal<Local, Bits<BLOCK_BITS>>,
@@ -250,6 +270,29 @@ impl Steer {
             bigr: Default::default(),
             dsel: Default::default(),
             step: Default::default(),
+            sc: Default::default(),
+            wcq: Default::default(),
+            dsq: Default::default(),
+            sv: Default::default(),
+            cbq: Default::default(),
+            csq: Default::default(),
+            c0q: Default::default(),
+            xiq: Default::default(),
+            xjq: Default::default(),
+            diq: Default::default(),
+            djq: Default::default(),
+            hb: Default::default(),
+            hs: Default::default(),
+            nbc: Default::default(),
+            nsc: Default::default(),
+            fdq: Default::default(),
+            h16: Default::default(),
+            h17: Default::default(),
+            shl: Default::default(),
+            lw: Default::default(),
+            fnq: Default::default(),
+            fdnq: Default::default(),
+            wc: Default::default(),
             lc: Default::default(),
             k: Default::default(),
             pi: Default::default(),
@@ -269,29 +312,22 @@ impl Steer {
             rank: Default::default(),
             res: Default::default(),
             recent: Default::default(),
+            hi: Default::default(),
             short: Default::default(),
             drain: Default::default(),
             nw: Default::default(),
             t3: Default::default(),
-            t7: Default::default(),
+            pm8: Default::default(),
+            cnt_on: Default::default(),
+            inc: Default::default(),
+            sel_bs: Default::default(),
+            sel_ss: Default::default(),
+            sel_nb: Default::default(),
+            sel_ns: Default::default(),
+            sel_wc: Default::default(),
+            sel_ds: Default::default(),
             po: Default::default(),
             pm: Default::default(),
-            lb: std::array::from_fn(|_| Default::default()),
-            ls: std::array::from_fn(|_| Default::default()),
-            b1: std::array::from_fn(|_| Default::default()),
-            s1: std::array::from_fn(|_| Default::default()),
-            b2: Default::default(),
-            s2: Default::default(),
-            b3: Default::default(),
-            s3: Default::default(),
-            b4: Default::default(),
-            s4: Default::default(),
-            cnt_b: Default::default(),
-            cnt_s: Default::default(),
-            pc_b: Default::default(),
-            pc_s: Default::default(),
-            sel_bi: Default::default(),
-            sel_si: Default::default(),
             sel_cb: Default::default(),
             sel_cs: Default::default(),
             sel_c0: Default::default(),
@@ -341,7 +377,7 @@ impl Steer {
 impl Logic for Steer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ph, timer, prof, endm, lvalid, dec, bigr, step, lc, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res);
+        dff_setup!(self, clock, ph, timer, prof, endm, lvalid, dec, bigr, step, lc, sc, wcq, dsq, sv, cbq, csq, c0q, xiq, xjq, diq, djq, fdq, fnq, fdnq, h16, h17, shl, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res);
         for s in 0..MAX_SMS {
             self.own[s].clock.next = self.clock.val();
             self.own[s].d.next = self.own[s].q.val();
@@ -349,6 +385,8 @@ impl Logic for Steer {
             self.mode[s].d.next = self.mode[s].q.val();
             self.dsel[s].clock.next = self.clock.val();
             self.dsel[s].d.next = self.dsel[s].q.val();
+            self.wc[s].clock.next = self.clock.val();
+            self.wc[s].d.next = self.wc[s].q.val();
         }
         for x in 0..KMAX {
             self.bi[x].clock.next = self.clock.val();
@@ -357,18 +395,27 @@ impl Logic for Steer {
             self.si[x].d.next = self.si[x].q.val();
             self.last[x].clock.next = self.clock.val();
             self.last[x].d.next = self.last[x].q.val();
+            self.lw[x].clock.next = self.clock.val();
+            self.lw[x].d.next = self.lw[x].q.val();
             self.num[x].clock.next = self.clock.val();
             self.num[x].d.next = self.num[x].q.val();
             self.den[x].clock.next = self.clock.val();
             self.den[x].d.next = self.den[x].q.val();
             self.rank[x].clock.next = self.clock.val();
             self.rank[x].d.next = self.rank[x].q.val();
+            self.hb[x].clock.next = self.clock.val();
+            self.hb[x].d.next = self.hb[x].q.val();
+            self.hs[x].clock.next = self.clock.val();
+            self.hs[x].d.next = self.hs[x].q.val();
+            self.nbc[x].clock.next = self.clock.val();
+            self.nbc[x].d.next = self.nbc[x].q.val();
+            self.nsc[x].clock.next = self.clock.val();
+            self.nsc[x].d.next = self.nsc[x].q.val();
         }
 
         // (scratch values some branches set, defined in every path)
         self.nw.next = 0.into();
         self.t3.next = 0.into();
-        self.t7.next = 0.into();
 
         // Outputs, from the registers.
         self.po.next = 0.into();
@@ -398,7 +445,7 @@ impl Logic for Steer {
         // Slots: which kernels' blocks are short, for the load's preemption records.
         self.recent.next = 0.into();
         for x in 0..KMAX {
-            if self.lvalid.q.val().get_bit(x) & ((self.now.val() - self.last[x].q.val()) < bit_cast::<CYCLE_BITS, WINDOW_BITS>(self.warmup.val())) {
+            if self.lvalid.q.val().get_bit(x) & (bit_cast::<33, CYCLE_BITS>(self.now.val()) < self.lw[x].q.val()) {
                 self.recent.next = self.recent.val().replace_bit(x, true);
             }
         }
@@ -422,6 +469,7 @@ impl Logic for Steer {
         for x in 0..KMAX {
             if self.ends.val().get_bit(x) {
                 self.last[x].d.next = self.now.val();
+                self.lw[x].d.next = bit_cast::<33, CYCLE_BITS>(self.now.val()) + bit_cast::<33, WINDOW_BITS>(self.warmup.val());
             }
         }
 
@@ -450,35 +498,13 @@ impl Logic for Steer {
             }
         }
 
-        // The window's counting: per slot and kind, an adder tree over the SMs it owns.
-        for x in 0..KMAX {
-            for s in 0..MAX_SMS {
-                self.lb[16 * x + s].next = 0.into();
-                self.ls[16 * x + s].next = 0.into();
-                self.t3.next = self.issued.val().get_bits::<ISSUED_BITS>(3 * s);
-                if self.dsel[s].q.val().get_bit(x) {
-                    self.lb[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
-                }
-                if self.dsel[s].q.val().get_bit(x + 4) {
-                    self.ls[16 * x + s].next = bit_cast::<7, ISSUED_BITS>(self.t3.val());
-                }
-            }
-        }
-        for x in 0..L1 {
-            self.b1[x].next = self.lb[2 * x].val() + self.lb[2 * x + 1].val();
-            self.s1[x].next = self.ls[2 * x].val() + self.ls[2 * x + 1].val();
-        }
-        for x in 0..L2 {
-            self.b2[x].next = self.b1[2 * x].val() + self.b1[2 * x + 1].val();
-            self.s2[x].next = self.s1[2 * x].val() + self.s1[2 * x + 1].val();
-        }
-        for x in 0..L3 {
-            self.b3[x].next = self.b2[2 * x].val() + self.b2[2 * x + 1].val();
-            self.s3[x].next = self.s2[2 * x].val() + self.s2[2 * x + 1].val();
-        }
-        for x in 0..KMAX {
-            self.b4[x].next = self.b3[2 * x].val() + self.b3[2 * x + 1].val();
-            self.s4[x].next = self.s3[2 * x].val() + self.s3[2 * x + 1].val();
+        // The window's counting: an SM counts if its kind is big or small and its owner is
+        // profiled (its decoded owner against the profiled slots, both kinds).
+        self.pm8.next = bit_cast::<8, KMAX>(self.prof.q.val()) | (bit_cast::<8, KMAX>(self.prof.q.val()) << 4);
+        for s in 0..MAX_SMS {
+            self.t3.next = self.issued.val().get_bits::<ISSUED_BITS>(3 * s);
+            self.cnt_on[s].next = (self.dsel[s].q.val() & self.pm8.val()) != 0;
+            self.inc[s].next = bit_cast::<SM_INST_BITS, ISSUED_BITS>(self.t3.val());
         }
 
         // The decision's datapath: the lanes step while a multiplier is not zero.
@@ -501,51 +527,56 @@ impl Logic for Steer {
             self.n1.d.next = self.n1.q.val() >> 1;
             self.n2.d.next = self.n2.q.val() >> 1;
         }
-        // Slot k's counters, SMs and blocks per SM.
-        self.sel_bi.next = 0.into();
-        self.sel_si.next = 0.into();
+        // Slot k's sums, SMs and blocks per SM.
+        self.sel_bs.next = 0.into();
+        self.sel_ss.next = 0.into();
+        self.sel_nb.next = 0.into();
+        self.sel_ns.next = 0.into();
         self.sel_cb.next = 0.into();
         self.sel_cs.next = 0.into();
         self.sel_c0.next = 0.into();
         for x in 0..KMAX {
             if self.k.q.val() == x.to_bits() {
-                self.sel_bi.next = self.bi[x].q.val();
-                self.sel_si.next = self.si[x].q.val();
+                self.sel_bs.next = self.hb[x].q.val();
+                self.sel_ss.next = self.hs[x].q.val();
+                self.sel_nb.next = self.nbc[x].q.val();
+                self.sel_ns.next = self.nsc[x].q.val();
                 self.sel_cb.next = self.cb.val().get_bits::<BLOCK_BITS>(6 * x);
                 self.sel_cs.next = self.cs.val().get_bits::<BLOCK_BITS>(6 * x);
                 self.sel_c0.next = self.c0.val().get_bits::<BLOCK_BITS>(6 * x);
             }
         }
+        // SM `sc`'s count and decoded owner, for the sums.
+        self.sel_wc.next = 0.into();
+        self.sel_ds.next = 0.into();
         for s in 0..MAX_SMS {
-            self.cnt_b[s].next = 0.into();
-            self.cnt_s[s].next = 0.into();
-            if self.dsel[s].q.val().get_bit(self.k.q.val().index()) {
-                self.cnt_b[s].next = 1.into();
+            if self.sc.q.val() == s.to_bits() {
+                self.sel_wc.next = self.wc[s].q.val();
+                self.sel_ds.next = self.dsel[s].q.val();
             }
-            if self.dsel[s].q.val().get_bit(self.k.q.val().index() + 4) {
-                self.cnt_s[s].next = 1.into();
-            }
-        }
-        self.pc_b.next = 0.into();
-        self.pc_s.next = 0.into();
-        for h in 0..(MAX_SMS / 4) {
-            self.pc_b.next = self.pc_b.val() + ((self.cnt_b[4 * h].val() + self.cnt_b[4 * h + 1].val()) + (self.cnt_b[4 * h + 2].val() + self.cnt_b[4 * h + 3].val()));
-            self.pc_s.next = self.pc_s.val() + ((self.cnt_s[4 * h].val() + self.cnt_s[4 * h + 1].val()) + (self.cnt_s[4 * h + 2].val() + self.cnt_s[4 * h + 3].val()));
         }
         // f = fnum / fden: the baseline SM between the small and the big SM by blocks per SM.
         self.fden.next = 2.into();
         self.fnum.next = 1.into();
+        // (in three registered stages from slot k's blocks: k holds from LOAD to NDI, eight
+        // cycles at least)
+        self.cbq.d.next = self.sel_cb.val();
+        self.csq.d.next = self.sel_cs.val();
+        self.c0q.d.next = self.sel_c0.val();
         self.over.next = 0.into();
-        if self.sel_c0.val() > self.sel_cs.val() {
-            self.over.next = self.sel_c0.val() - self.sel_cs.val();
+        if self.c0q.q.val() > self.csq.q.val() {
+            self.over.next = self.c0q.q.val() - self.csq.q.val();
         }
-        if self.sel_cb.val() > self.sel_cs.val() {
-            self.fden.next = self.sel_cb.val() - self.sel_cs.val();
+        if self.cbq.q.val() > self.csq.q.val() {
+            self.fden.next = self.cbq.q.val() - self.csq.q.val();
             self.fnum.next = self.over.val();
             if self.over.val() > self.fden.val() {
                 self.fnum.next = self.fden.val();
             }
         }
+        self.fdq.d.next = self.fden.val();
+        self.fnq.d.next = self.fnum.val();
+        self.fdnq.d.next = self.fdq.q.val() - self.fnq.q.val();
         // The pair's operands (NUM sign-extended).
         self.ni.next = 0.into();
         self.nj.next = 0.into();
@@ -592,13 +623,38 @@ impl Logic for Steer {
             self.fin.next = 0.into();
         }
 
-        // The decision's steps.
+        // The decision's steps. SUM: one SM a cycle, its count into its slot's sum of its
+        // kind, and the SM counted.
+        // (SM `sc`'s count and decoded owner are registered in one cycle, `sv` marking them,
+        // and summed in the next)
+        self.wcq.d.next = self.sel_wc.val();
+        self.dsq.d.next = self.sel_ds.val();
+        self.sv.d.next = (self.step.q.val() == 8) & !self.sc.q.val().get_bit(4);
+        if (self.step.q.val() == 8) & self.sv.q.val() {
+            for x in 0..KMAX {
+                if self.dsq.q.val().get_bit(x) {
+                    self.hb[x].d.next = self.hb[x].q.val() + bit_cast::<INST_BITS, SM_INST_BITS>(self.wcq.q.val());
+                    self.nbc[x].d.next = self.nbc[x].q.val() + 1;
+                }
+                if self.dsq.q.val().get_bit(x + 4) {
+                    self.hs[x].d.next = self.hs[x].q.val() + bit_cast::<INST_BITS, SM_INST_BITS>(self.wcq.q.val());
+                    self.nsc[x].d.next = self.nsc[x].q.val() + 1;
+                }
+            }
+        }
+        if self.step.q.val() == 8 {
+            if self.sc.q.val().get_bit(4) {
+                self.step.d.next = 1.into();
+            } else {
+                self.sc.d.next = self.sc.q.val() + 1;
+            }
+        }
         if self.step.q.val() == 1 {
             if self.prof.q.val().get_bit(self.k.q.val().index()) {
-                self.m0.d.next = bit_cast::<PROD_BITS, INST_BITS>(self.sel_bi.val());
-                self.m1.d.next = bit_cast::<PROD_BITS, INST_BITS>(self.sel_si.val());
-                self.n0.d.next = bit_cast::<DEN_BITS, 5>(self.pc_s.val());
-                self.n1.d.next = bit_cast::<DEN_BITS, 5>(self.pc_b.val());
+                self.m0.d.next = bit_cast::<PROD_BITS, INST_BITS>(self.sel_bs.val());
+                self.m1.d.next = bit_cast::<PROD_BITS, INST_BITS>(self.sel_ss.val());
+                self.n0.d.next = bit_cast::<DEN_BITS, 5>(self.sel_ns.val());
+                self.n1.d.next = bit_cast::<DEN_BITS, 5>(self.sel_nb.val());
                 self.n2.d.next = 0.into();
                 self.a0.d.next = 0.into();
                 self.a1.d.next = 0.into();
@@ -620,24 +676,38 @@ impl Logic for Steer {
             }
             self.step.d.next = 3.into();
         }
+        // (whether B or S has a bit above the 16, from registered flags: the value as the last
+        // edge left it, or as the NORM step before shifted it)
+        self.h16.d.next = ((self.a0.q.val() | self.a1.q.val()) >> 16) != 0;
+        self.h17.d.next = ((self.a0.q.val() | self.a1.q.val()) >> 17) != 0;
+        self.hi.next = self.h16.q.val();
+        if self.shl.q.val() {
+            self.hi.next = self.h17.q.val();
+        }
+        self.shl.d.next = false;
         if self.step.q.val() == 3 {
-            if ((self.a0.q.val() | self.a1.q.val()) >> 16) != 0 {
+            if self.hi.val() {
+                self.shl.d.next = true;
                 self.a0.d.next = self.a0.q.val() >> 1;
                 self.a1.d.next = self.a1.q.val() >> 1;
             } else {
-                // NUM = (B - S) fden; DEN = S (fden - fnum) + B fnum.
-                self.m0.d.next = self.a0.q.val() - self.a1.q.val();
-                self.n0.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fden.val());
-                self.m1.d.next = self.a1.q.val();
-                self.n1.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fden.val() - self.fnum.val());
-                self.m2.d.next = self.a0.q.val();
-                self.n2.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fnum.val());
-                self.a0.d.next = 0.into();
-                self.a1.d.next = 0.into();
-                self.a2.d.next = 0.into();
-                self.step.d.next = 4.into();
-                self.lc.d.next = 6.into();
+                self.step.d.next = 9.into();
             }
+        }
+        // NDI: NUM = (B - S) fden; DEN = S (fden - fnum) + B fnum (f registered from slot k's
+        // blocks, which hold since its LOAD).
+        if self.step.q.val() == 9 {
+            self.m0.d.next = self.a0.q.val() - self.a1.q.val();
+            self.n0.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fdq.q.val());
+            self.m1.d.next = self.a1.q.val();
+            self.n1.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fdnq.q.val());
+            self.m2.d.next = self.a0.q.val();
+            self.n2.d.next = bit_cast::<DEN_BITS, BLOCK_BITS>(self.fnq.q.val());
+            self.a0.d.next = 0.into();
+            self.a1.d.next = 0.into();
+            self.a2.d.next = 0.into();
+            self.step.d.next = 4.into();
+            self.lc.d.next = 6.into();
         }
         self.dsum.next = self.a1.q.val().get_bits::<DEN_BITS>(0) + self.a2.q.val().get_bits::<DEN_BITS>(0);
         if (self.step.q.val() == 4) & !self.busy.val() {
@@ -655,11 +725,19 @@ impl Logic for Steer {
                 self.pj.d.next = 1.into();
             }
         }
+        // PLOAD registers the pair's operands; PGO loads them onto the lanes.
         if (self.step.q.val() == 5) & self.pboth.val() {
-            self.m0.d.next = self.xi.val();
-            self.n0.d.next = self.dj.val();
-            self.m1.d.next = self.xj.val();
-            self.n1.d.next = self.di.val();
+            self.xiq.d.next = self.xi.val();
+            self.xjq.d.next = self.xj.val();
+            self.diq.d.next = self.di.val();
+            self.djq.d.next = self.dj.val();
+            self.step.d.next = 10.into();
+        }
+        if self.step.q.val() == 10 {
+            self.m0.d.next = self.xiq.q.val();
+            self.n0.d.next = self.djq.q.val();
+            self.m1.d.next = self.xjq.q.val();
+            self.n1.d.next = self.diq.q.val();
             self.n2.d.next = 0.into();
             self.a0.d.next = 0.into();
             self.a1.d.next = 0.into();
@@ -711,6 +789,9 @@ impl Logic for Steer {
                 self.bi[x].d.next = 0.into();
                 self.si[x].d.next = 0.into();
             }
+            for s in 0..MAX_SMS {
+                self.wc[s].d.next = 0.into();
+            }
         } else if self.stop.val() {
             self.ph.d.next = 0.into();
             self.timer.d.next = 0.into();
@@ -726,21 +807,25 @@ impl Logic for Steer {
                 self.timer.d.next = self.window.val();
             }
         } else if self.ph.q.val() == 2 {
-            for x in 0..KMAX {
-                if self.prof.q.val().get_bit(x) {
-                    self.t7.next = self.b4[x].val();
-                    self.bi[x].d.next = self.bi[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
-                    self.t7.next = self.s4[x].val();
-                    self.si[x].d.next = self.si[x].q.val() + bit_cast::<INST_BITS, 7>(self.t7.val());
+            for s in 0..MAX_SMS {
+                if self.cnt_on[s].val() {
+                    self.wc[s].d.next = self.wc[s].q.val() + self.inc[s].val();
                 }
             }
             self.timer.d.next = self.timer.q.val() - 1;
             if (self.timer.q.val() <= 1) | (self.f_short.val() & (self.timer.q.val() == 2)) {
                 self.ph.d.next = 3.into();
                 self.timer.d.next = self.c_decide.val();
-                self.step.d.next = 1.into();
+                self.step.d.next = 8.into();
+                self.sc.d.next = 0.into();
                 self.k.d.next = 0.into();
                 self.fast.d.next = 0.into();
+                for x in 0..KMAX {
+                    self.hb[x].d.next = 0.into();
+                    self.hs[x].d.next = 0.into();
+                    self.nbc[x].d.next = 0.into();
+                    self.nsc[x].d.next = 0.into();
+                }
                 for x in 0..KMAX {
                     self.rank[x].d.next = 0.into();
                 }
@@ -752,6 +837,10 @@ impl Logic for Steer {
                 self.timer.d.next = 0.into();
                 self.dec.d.next = true;
                 self.bigr.d.next = self.res.q.val();
+                for x in 0..KMAX {
+                    self.bi[x].d.next = self.hb[x].q.val();
+                    self.si[x].d.next = self.hs[x].q.val();
+                }
             }
         }
     }

@@ -10,8 +10,9 @@ use mpgpu_spec::Unit;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Steer {
     s: State,
-    /// The decision taken at the window's last edge, out when the decision's cycles are over.
-    pending: u8,
+    /// The decision taken at the window's last edge (the slots given the big SMs, and each
+    /// slot's sums), out when the decision's cycles are over.
+    pending: (u8, [u32; KMAX], [u32; KMAX]),
 }
 
 impl Steer {
@@ -79,24 +80,24 @@ fn bit(m: u8, k: usize) -> bool {
 
 impl Steer {
     /// The decision from the state and the inputs at the window's last edge (the counters
-    /// with that cycle's issue added): the slots given the big SMs.
-    fn decision(&self, i: &In) -> u8 {
+    /// with that cycle's issue added): the slots given the big SMs, and each slot's sums.
+    fn decision(&self, i: &In) -> (u8, [u32; KMAX], [u32; KMAX]) {
+        let (mut bsum, mut ssum, mut nb, mut ns) = ([0u32; KMAX], [0u32; KMAX], [0u32; KMAX], [0u32; KMAX]);
+        for s in 0..MAX_SMS {
+            let o = self.s.owners[s];
+            if o >> SLOT_BITS == 0 {
+                continue;
+            }
+            let k = o as usize & (KMAX - 1);
+            if i.big_sms >> s & 1 != 0 {
+                (bsum[k], nb[k]) = (bsum[k] + self.s.sm_insts[s], nb[k] + 1);
+            } else if i.small_sms >> s & 1 != 0 {
+                (ssum[k], ns[k]) = (ssum[k] + self.s.sm_insts[s], ns[k] + 1);
+            }
+        }
         let slots: Vec<usize> = (0..KMAX).filter(|&k| bit(self.s.prof, k)).collect();
-        let k: Vec<Profiled> = slots
-            .iter()
-            .map(|&k| {
-                let (mut nb, mut ns) = (0, 0);
-                for s in 0..MAX_SMS {
-                    let o = self.s.owners[s];
-                    if o >> SLOT_BITS != 0 && (o as usize & (KMAX - 1)) == k {
-                        nb += (i.big_sms >> s & 1) as u32;
-                        ns += (i.small_sms >> s & 1) as u32;
-                    }
-                }
-                Profiled { big_insts: self.s.big_insts[k], small_insts: self.s.small_insts[k], nb, ns, blocks: [i.cb[k], i.cs[k], i.c0[k]].map(u32::from) }
-            })
-            .collect();
-        decide(&k).into_iter().fold(0, |m, x| m | 1 << slots[x])
+        let k: Vec<Profiled> = slots.iter().map(|&k| Profiled { big_insts: bsum[k], small_insts: ssum[k], nb: nb[k], ns: ns[k], blocks: [i.cb[k], i.cs[k], i.c0[k]].map(u32::from) }).collect();
+        (decide(&k).into_iter().fold(0, |m, x| m | 1 << slots[x]), bsum, ssum)
     }
 
     /// Whether slot `k`'s blocks are short (the adaptive preemption drains them).
@@ -104,7 +105,7 @@ impl Steer {
         if self.s.decided {
             return bit(self.s.ended, k);
         }
-        bit(i.ends, k) || bit(self.s.last_valid, k) && i.now.wrapping_sub(self.s.last_end[k]) < i.warmup & ((1 << WINDOW_BITS) - 1)
+        bit(i.ends, k) || bit(self.s.last_valid, k) && (i.now as u64) < self.s.last_end[k] as u64 + (i.warmup & ((1 << WINDOW_BITS) - 1)) as u64
     }
 }
 
@@ -125,7 +126,7 @@ impl Unit for Steer {
         let old = *self;
         let s = &mut self.s;
         let wmask = (1u32 << WINDOW_BITS) - 1;
-        let imask = (1u32 << INST_BITS) - 1;
+        let smask = (1u32 << SM_INST_BITS) - 1;
         // Slots.
         for k in 0..KMAX {
             if bit(i.fresh, k) {
@@ -165,6 +166,7 @@ impl Unit for Steer {
             s.prof = i.active & ((1 << KMAX) - 1);
             s.big_insts = [0; KMAX];
             s.small_insts = [0; KMAX];
+            s.sm_insts = [0; MAX_SMS];
             s.ended = 0;
         } else if i.stop {
             s.phase = PHASE_IDLE;
@@ -176,21 +178,15 @@ impl Unit for Steer {
                 PHASE_WINDOW => {
                     for sm in 0..MAX_SMS {
                         let o = old.s.owners[sm];
-                        let k = o as usize & (KMAX - 1);
-                        if o >> SLOT_BITS == 0 || !bit(old.s.prof, k) {
-                            continue;
-                        }
-                        let n = (i.issued[sm] & ((1 << ISSUED_BITS) - 1)) as u32;
-                        if i.big_sms >> sm & 1 != 0 {
-                            s.big_insts[k] = (s.big_insts[k] + n) & imask;
-                        } else if i.small_sms >> sm & 1 != 0 {
-                            s.small_insts[k] = (s.small_insts[k] + n) & imask;
+                        let kind = (i.big_sms | i.small_sms) >> sm & 1 != 0;
+                        if o >> SLOT_BITS != 0 && bit(old.s.prof, o as usize & (KMAX - 1)) && kind {
+                            s.sm_insts[sm] = (s.sm_insts[sm] + (i.issued[sm] & ((1 << ISSUED_BITS) - 1)) as u32) & smask;
                         }
                     }
                     if last {
                         (s.phase, s.timer) = (PHASE_DECIDE, DECIDE_CYCLES);
                         // (the counters as they stand after this edge)
-                        let at = Steer { s: State { owners: old.s.owners, ..*s }, pending: 0 };
+                        let at = Steer { s: State { owners: old.s.owners, ..*s }, pending: Default::default() };
                         self.pending = at.decision(i);
                     } else {
                         s.timer -= 1;
@@ -199,7 +195,7 @@ impl Unit for Steer {
                 PHASE_DECIDE if last => {
                     (s.phase, s.timer) = (PHASE_IDLE, 0);
                     s.decided = true;
-                    s.big = self.pending;
+                    (s.big, s.big_insts, s.small_insts) = self.pending;
                 }
                 PHASE_IDLE => {}
                 _ => s.timer -= 1,
@@ -281,12 +277,13 @@ mod tests {
         assert_eq!((u.s.phase, u.s.timer, u.s.ended), (PHASE_WINDOW, 4, 0b10));
         run(&mut u, &busy, 4);
         assert_eq!(u.s.phase, PHASE_DECIDE);
-        assert_eq!((u.s.big_insts, u.s.small_insts), ([16, 4, 0, 0], [8, 12, 0, 0]));
+        assert_eq!(&u.s.sm_insts[..4], &[16, 4, 8, 12]);
         run(&mut u, &base, DECIDE_CYCLES - 1);
         assert!(!u.s.decided);
         u.clock(&base);
         // Slot 0 runs faster on big SMs (16 against 8), slot 1 on small (4 against 12).
         assert_eq!((u.s.phase, u.s.decided, u.s.big), (PHASE_IDLE, true, 0b01));
+        assert_eq!((u.s.big_insts, u.s.small_insts), ([16, 4, 0, 0], [8, 12, 0, 0]));
         // The decision's load: slot 0 takes SM 1 from slot 1, which ended a block in the
         // warm-up (adaptive: it drains); slot 1 takes SM 2 from slot 0 (switched).
         owners[..4].copy_from_slice(&[4, 4, 5, 5]);

@@ -11,8 +11,8 @@ use mpgpu_spec::units::steer;
 hdl_block!(Steer {
     inputs: [now, warmup, window, policy, big_sms, small_sms, active, fresh, ends, start, stop, load, owners_in, issued, cb, cs, c0],
     outputs: [owners, modes, phase, decided, big, ended, big_insts0, big_insts1, big_insts2, big_insts3, small_insts0, small_insts1, small_insts2, small_insts3],
-    registers: [ph, timer, prof, endm, lvalid, dec, bigr, step, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res],
-    arrays: [own, mode, bi, si, last, num, den, rank],
+    registers: [ph, timer, prof, endm, lvalid, dec, bigr, step, lc, sc, wcq, dsq, sv, cbq, csq, c0q, xiq, xjq, diq, djq, fdq, fnq, fdnq, h16, h17, shl, k, pi, pj, m0, m1, m2, n0, n1, n2, a0, a1, a2, fast, res],
+    arrays: [own, dsel, mode, bi, si, wc, last, lw, hb, hs, nbc, nsc, num, den, rank],
 });
 
 /// The steering unit (`Steer`), with test-only faults.
@@ -44,6 +44,7 @@ impl Ports for SteerPorts {
             prof: r.scalar("prof") as u8,
             big_insts: std::array::from_fn(|k| a("bi", k) as u32),
             small_insts: std::array::from_fn(|k| a("si", k) as u32),
+            sm_insts: std::array::from_fn(|s| a("wc", s) as u32),
             ended: r.scalar("endm") as u8,
             last_valid: r.scalar("lvalid") as u8,
             last_end: std::array::from_fn(|k| a("last", k) as u32),

@@ -16,16 +16,18 @@
 //!   by a context switch; every other SM records keep. A kernel's blocks are short when it
 //!   ended a block during the warm-up (`ended`), if the load is the decision's (in the cycle
 //!   `decided` is high), else when it ended one in this cycle or less than `warmup` cycles
-//!   before `now` (32-bit cycle arithmetic).
+//!   before `now` (`now` < its last end + `warmup`, without wrapping: a block end a warm-up
+//!   before the 32-bit stamp wraps is not recent after it).
 //! - **Phase**: `start` begins a profile of the slots in `active` (counters cleared, `ended`
 //!   cleared after the slots' step): `warmup` cycles of warm-up, then `window` cycles in which
-//!   every SM's `issued` warp-instructions are added to its owner's counter of its kind (big
-//!   or small, from `big_sms` and `small_sms`) if the owner is profiled, then
-//!   [`DECIDE_CYCLES`] cycles of decision, after which `decided` is high for one cycle with
-//!   `big`. `stop` ends a profile (and `start` restarts one). `warmup` and `window` are at
-//!   least 1.
-//! - **Decision** (from the counters at the window's last edge, the owner table and the
-//!   slots' blocks per SM, which hold while it runs): per profiled slot, the rates on a common
+//!   every SM's counter (`sm_insts`) adds its `issued` warp-instructions if the SM is big or
+//!   small (`big_sms`, `small_sms`) and its owner is profiled, then [`DECIDE_CYCLES`] cycles of
+//!   decision, after which `decided` is high for one cycle with `big`, and `big_insts` and
+//!   `small_insts` hold each slot's sums of its big and of its small SMs' counters (until the
+//!   next `start`). `stop` ends a profile (and `start` restarts one). `warmup` and `window` are
+//!   at least 1.
+//! - **Decision** (from the counters at the window's last edge, the owner table, the kinds and
+//!   the slots' blocks per SM, which hold while it runs): per profiled slot, the rates on a common
 //!   per-SM scale, B = big insts x its small SMs and S = small insts x its big SMs; it runs
 //!   faster on big SMs if B > S. B and S are shifted right together until both are below
 //!   2^[`NORM_BITS`] (the gain depends only on their ratio). With f = fnum / fden the
@@ -69,8 +71,9 @@ pub const PHASE_DECIDE: u8 = 3;
 pub const ISSUED_BITS: usize = 3;
 /// Bits of the warm-up and window lengths (cycles, 1 ..= 2^18 - 1) and of the phase timer.
 pub const WINDOW_BITS: usize = 18;
-/// Bits of a profiling counter: a window's warp-instructions on the SMs of one kind.
-pub const INST_BITS: usize = WINDOW_BITS + ISSUED_BITS + crate::unit::clog2(MAX_SMS as u64) as usize;
+/// Bits of an SM's window counter, and of a slot's sum over the SMs of one kind.
+pub const SM_INST_BITS: usize = WINDOW_BITS + ISSUED_BITS;
+pub const INST_BITS: usize = SM_INST_BITS + crate::unit::clog2(MAX_SMS as u64) as usize;
 /// Bits of a kernel's blocks per SM (0 ..= 63).
 pub const BLOCK_BITS: usize = 6;
 /// Bits of the cycle stamps (`now`, a slot's last block end).
@@ -123,7 +126,7 @@ pub struct Out {
     pub big: u8,
     /// The profiled slots that ended a block in the warm-up.
     pub ended: u8,
-    /// Per slot, the profile's counters.
+    /// Per slot, the last decision's sums of its big and of its small SMs' window counts.
     pub big_insts: [u32; KMAX],
     pub small_insts: [u32; KMAX],
 }
@@ -140,6 +143,8 @@ pub struct State {
     pub prof: u8,
     pub big_insts: [u32; KMAX],
     pub small_insts: [u32; KMAX],
+    /// Per SM, its warp-instructions in the window.
+    pub sm_insts: [u32; MAX_SMS],
     pub ended: u8,
     /// Per slot, whether it ended a block since it was fresh, and its last end.
     pub last_valid: u8,
@@ -200,7 +205,7 @@ crate::wires! { Out as o {
     big(KMAX) = o.big,
     /// The profiled slots that ended a block in the warm-up.
     ended(KMAX) = o.ended,
-    /// Per slot, the window's warp-instructions on its big SMs and on its small SMs.
+    /// Per slot, the last decision's warp-instructions on its big SMs and on its small SMs.
     big_insts # KMAX (INST_BITS) = |k| o.big_insts[k],
     small_insts # KMAX (INST_BITS) = |k| o.small_insts[k],
 } unpack {
