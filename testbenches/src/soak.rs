@@ -75,6 +75,11 @@ pub struct SoakReport {
     pub faulted: u64,
     pub replayed: u64,
     pub switched_out: u64,
+    /// Steering: decisions, the decisions that moved SMs, SMs drained and context-switched.
+    pub steer_decisions: u64,
+    pub steer_moves: u64,
+    pub steer_drains: u64,
+    pub steer_switches: u64,
     pub failure: Option<SoakFailure>,
 }
 
@@ -237,6 +242,12 @@ impl Soak {
             rep.faulted += x.sm.faulted_insts;
             rep.replayed += x.sm.replayed;
             rep.switched_out += x.sm.switched_out;
+            if let Some(st) = &x.steering {
+                rep.steer_decisions += st.decisions.len() as u64;
+                rep.steer_moves += st.decisions.iter().filter(|d| !d.big.is_empty()).count() as u64;
+                rep.steer_drains += st.drains;
+                rep.steer_switches += st.switches;
+            }
         }
         if r.mismatch.is_some() || !verified {
             let w = random_workload(self.seed, index, &self.params);

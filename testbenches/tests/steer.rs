@@ -309,3 +309,31 @@ fn the_waveform_shows_ports_registers_expected_values_and_the_marker() {
         assert!(text.contains(name), "the waveform lacks `{}`", name.trim());
     }
 }
+
+/// `mpgpu soak --unit steer`: random workloads on HeteroCore's GPU, each steered under every
+/// preemption policy with the unit's RTL in the loop: clean, with decisions, drains and context
+/// switches; the context switch that ignores the adaptive choice is found.
+#[test]
+fn a_soak_runs_clean_and_finds_the_broken_preemption_records() {
+    use mpgpu_ref::soakgen::SoakParams;
+    use mpgpu_tb::soak::Soak;
+    let soak = |faults: SteerFaults| Soak {
+        seed: 1,
+        workloads: 8,
+        config: GpuConfig::preset("heterocore").unwrap(),
+        config_arg: "heterocore".into(),
+        backend: Backend::RustHdl,
+        unit: UnitKind::named("steer").unwrap(),
+        broken: mpgpu_tb::broken::Broken::default().with("steer", faults),
+        params: SoakParams::default(),
+        out: dir("soak"),
+        sliced: None,
+    };
+    let clean = soak(SteerFaults::default()).run(&mut |_, _, _| {}).unwrap();
+    assert!(clean.failure.is_none(), "{:?}", clean.failure);
+    assert_eq!((clean.workloads, clean.runs), (8, 24));
+    assert!(clean.steer_decisions > 0 && clean.steer_drains > 0 && clean.steer_switches > 0, "{clean:?}");
+    let broken = soak(SteerFaults { always_switch: true, ..SteerFaults::default() }).run(&mut |_, _, _| {}).unwrap();
+    let f = broken.failure.expect("the broken preemption records were not found");
+    assert!(f.mismatch.as_ref().is_some_and(|m| m.diffs.iter().any(|d| d.field.contains("modes"))), "{:?}", f.mismatch);
+}
