@@ -93,8 +93,9 @@ pub struct TbSetup {
 /// The testbench run of block `b` for its IP folder: its host's [`crate::entry::TbRun`] on
 /// `cfg` (the GPU-wide blocks on a GPU of `sms` of its SMs; with `sharing`, a block whose run
 /// has a `sharing` workload runs that, sharing its SMs under Warped-Slicer), RTL in the loop on SM 0
-/// for a per-SM block. An error says why the block cannot run there (a part with no run of its
-/// own, a GPU of several kinds of SM, a configuration its unit refuses).
+/// for a per-SM block (a GPU of several kinds of SM keeps their proportions). An error says why
+/// the block cannot run there (a part with no run of its own, fewer SMs than kinds, a
+/// configuration its unit refuses).
 pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig, sms: usize, sharing: bool) -> Result<TbSetup, String> {
     use crate::options::{CosimOptions, UnitKind};
     use mpgpu_ref::units::framework::Mechanism;
@@ -103,10 +104,18 @@ pub fn testbench_run(b: &crate::entry::Block, cfg: &mpgpu_ref::config::GpuConfig
     let unit = UnitKind::named(b.name)?;
     let mut cfg = cfg.clone();
     if b.sized_by_sms() && cfg.num_sms() as usize != sms {
-        if cfg.sm.len() != 1 {
-            return Err(format!("its run needs a GPU of {sms} SMs of configuration `{}`, whose SMs are of {} kinds", cfg.name, cfg.sm.len()));
+        // (SMs of several kinds keep their proportions, each kind one SM at least)
+        let kinds = cfg.sm.len();
+        if sms < kinds {
+            return Err(format!("its run needs a GPU of {sms} SMs of configuration `{}`, whose SMs are of {kinds} kinds", cfg.name));
         }
-        cfg.sm[0].count = sms as u32;
+        let total = cfg.num_sms() as usize;
+        let mut left = sms;
+        for g in 0..kinds {
+            let n = if g + 1 == kinds { left } else { (cfg.sm[g].count as usize * sms / total).clamp(1, left - (kinds - 1 - g)) };
+            cfg.sm[g].count = n as u32;
+            left -= n;
+        }
     }
     unit.setup(&mut cfg);
     if t.inject > 0.0 {
