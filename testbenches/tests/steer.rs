@@ -32,6 +32,9 @@ struct Seen {
     drains: u32,
     switches: u32,
     stops: u32,
+    /// Profiled slots whose larger rate took one shift to fit 16 bits, and more than one.
+    one_shift: u32,
+    shifts: u32,
 }
 
 /// A random controller on 16 SMs (a random split into big, small and neither): kernels take
@@ -39,7 +42,7 @@ struct Seen {
 /// contract asks; and in the cycle of a decision), profiles start on the active slots with short
 /// random lengths, some stopped, block ends and issue on every SM, random blocks per SM, every
 /// preemption policy, the clock gated (the cycle stamp jumps) between profiles.
-fn stimulus(seed: u64, cycles: usize) -> (Vec<In>, Seen) {
+fn stimulus(seed: u64, cycles: usize, window: u32) -> (Vec<In>, Seen) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut m = Steer::default();
     let (mut big_sms, mut small_sms) = (0u16, 0u16);
@@ -60,8 +63,8 @@ fn stimulus(seed: u64, cycles: usize) -> (Vec<In>, Seen) {
         let idle = o.phase == PHASE_IDLE;
         now = now.wrapping_add(if idle && rng.gen_bool(0.3) { rng.gen_range(1..40_000) } else { 1 });
         // (short profiles, their lengths fixed for the run)
-        let mut i = In { now, warmup: 5 + (seed % 3) as u32 * 6, window: 17 + (seed % 5) as u32, policy: rng.gen_range(0..3), big_sms, small_sms, ..In::default() };
-        let change = (idle && rng.gen_bool(0.05)) || (!idle && rng.gen_bool(0.0005));
+        let mut i = In { now, warmup: 5 + (seed % 3) as u32 * 6, window: window + (seed % 5) as u32, policy: rng.gen_range(0..3), big_sms, small_sms, ..In::default() };
+        let change = (idle && rng.gen_bool(0.05)) || (!idle && rng.gen_bool(0.01 / window as f64));
         if change {
             // Kernels come and go; a new one in a slot is fresh.
             for k in 0..KMAX {
@@ -99,6 +102,14 @@ fn stimulus(seed: u64, cycles: usize) -> (Vec<In>, Seen) {
         if o.decided {
             seen.decisions += 1;
             seen.steering += (o.big != 0) as u32;
+            // (the rates as the decision formed them: a slot's sum times its SMs of the other kind)
+            let st = m.state();
+            for k in (0..KMAX).filter(|&k| st.prof >> k & 1 != 0) {
+                let on = |mask: u16| (0..MAX_SMS).filter(|&s| st.owners[s] == (1 << SLOT_BITS | k as u8) && mask >> s & 1 != 0).count() as u64;
+                let top = (o.big_insts[k] as u64 * on(small_sms)).max(o.small_insts[k] as u64 * on(big_sms));
+                seen.one_shift += (top >> 16 == 1) as u32;
+                seen.shifts += (top >> 17 != 0) as u32;
+            }
         }
         seen.four += (m.state().prof.count_ones() == 4 && o.decided) as u32;
         m.clock(&i);
@@ -123,7 +134,7 @@ fn pair(faults: SteerFaults, backend: Backend) -> InLoop<Steer, RtlUnit<SteerPor
 fn random_traffic_runs_in_lockstep_on_both_backends() {
     for backend in [Backend::RustHdl, Backend::Verilator] {
         for seed in [1, 2, 3] {
-            let (stim, seen) = stimulus(seed, 30_000);
+            let (stim, seen) = stimulus(seed, 30_000, 17);
             assert!(seen.decisions > 40 && seen.steering > 10 && seen.four > 2 && seen.stops > 2 && seen.drains > 20 && seen.switches > 20, "seed {seed}: {seen:?}");
             let mut p = pair(SteerFaults::default(), backend);
             for i in &stim {
@@ -135,6 +146,56 @@ fn random_traffic_runs_in_lockstep_on_both_backends() {
                 panic!("{} seed {seed}: {m}", backend.name());
             }
         }
+    }
+}
+
+/// Windows of 12,000 cycles, so that the rates outgrow 16 bits and the decision shifts them (by
+/// one, and by more): in lockstep on both backends, failing unless both happened.
+#[test]
+fn wide_rates_are_normalised_in_lockstep() {
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let (stim, seen) = stimulus(4, 100_000, 12_000);
+        assert!(seen.decisions > 3 && seen.one_shift > 0 && seen.shifts > 0, "{seen:?}");
+        let mut p = pair(SteerFaults::default(), backend);
+        for i in &stim {
+            p.outputs(i);
+            p.clock(i);
+        }
+        p.outputs(&In::default());
+        if let Some(m) = p.mismatch() {
+            panic!("{}: {m}", backend.name());
+        }
+    }
+}
+
+/// A directed decision where one slot's rate is just over 16 bits (B = 84,000, S = 0) with
+/// fden 63: unshifted, its NUM would overflow 23 bits and turn negative, and the other slot (a
+/// smaller loss than that) would take the big SMs. The model gives slot 0 the big SMs; the RTL
+/// must agree, on both backends.
+#[test]
+fn a_rate_just_over_16_bits_is_shifted_once() {
+    // SMs 0, 1 big and 2 small of slot 0; SM 3 big and 4 small of slot 1.
+    let mut base = In { warmup: 1, window: 6000, big_sms: 0b01011, small_sms: 0b10100, active: 0b11, cb: [63, 10, 0, 0], cs: [0, 6, 0, 0], c0: [30, 8, 0, 0], ..In::default() };
+    base.issued[..5].copy_from_slice(&[7, 7, 0, 6, 7]);
+    let mut first = base;
+    first.start = true;
+    first.load = true;
+    first.owners_in[..5].copy_from_slice(&[4, 4, 4, 5, 5]);
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let mut p = pair(SteerFaults::default(), backend);
+        let mut decided = None;
+        for c in 0..7000u32 {
+            let i = if c == 0 { first } else { In { now: c, ..base } };
+            let o = p.outputs(&i);
+            if o.decided {
+                decided = Some((o.big, o.big_insts, o.small_insts));
+            }
+            p.clock(&i);
+        }
+        if let Some(m) = p.mismatch() {
+            panic!("{}: {m}", backend.name());
+        }
+        assert_eq!(decided, Some((0b01, [84_000, 36_000, 0, 0], [0, 42_000, 0, 0])), "{}", backend.name());
     }
 }
 
