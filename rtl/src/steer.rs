@@ -507,7 +507,8 @@ impl Logic for Steer {
             self.inc[s].next = bit_cast::<SM_INST_BITS, ISSUED_BITS>(self.t3.val());
         }
 
-        // The decision's datapath: the lanes step while a multiplier is not zero.
+        // The decision's datapath: the lanes step while `lc` counts down (each step loads its lanes'
+        // multipliers and multiplicands, and clears the accumulators it reads, before it runs).
         self.busy.next = self.lc.q.val() != 0;
         if self.busy.val() {
             self.lc.d.next = self.lc.q.val() - 1;
@@ -655,7 +656,6 @@ impl Logic for Steer {
                 self.m1.d.next = bit_cast::<PROD_BITS, INST_BITS>(self.sel_ss.val());
                 self.n0.d.next = bit_cast::<DEN_BITS, 5>(self.sel_ns.val());
                 self.n1.d.next = bit_cast::<DEN_BITS, 5>(self.sel_nb.val());
-                self.n2.d.next = 0.into();
                 self.a0.d.next = 0.into();
                 self.a1.d.next = 0.into();
                 self.step.d.next = 2.into();
@@ -738,7 +738,6 @@ impl Logic for Steer {
             self.n0.d.next = self.djq.q.val();
             self.m1.d.next = self.xjq.q.val();
             self.n1.d.next = self.diq.q.val();
-            self.n2.d.next = 0.into();
             self.a0.d.next = 0.into();
             self.a1.d.next = 0.into();
             self.step.d.next = 6.into();
@@ -781,9 +780,6 @@ impl Logic for Steer {
             self.prof.d.next = self.active.val();
             self.endm.d.next = 0.into();
             self.step.d.next = 0.into();
-            self.n0.d.next = 0.into();
-            self.n1.d.next = 0.into();
-            self.n2.d.next = 0.into();
             self.lc.d.next = 0.into();
             for x in 0..KMAX {
                 self.bi[x].d.next = 0.into();
@@ -796,9 +792,6 @@ impl Logic for Steer {
             self.ph.d.next = 0.into();
             self.timer.d.next = 0.into();
             self.step.d.next = 0.into();
-            self.n0.d.next = 0.into();
-            self.n1.d.next = 0.into();
-            self.n2.d.next = 0.into();
             self.lc.d.next = 0.into();
         } else if self.ph.q.val() == 1 {
             self.timer.d.next = self.timer.q.val() - 1;

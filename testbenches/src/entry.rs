@@ -262,10 +262,8 @@ pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) ->
         GpuKind::PerSm if o.framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm => Gpu::new(cfg),
         GpuKind::Slicer => Gpu::with_dispatcher(cfg, Box::new(slicer()?)),
-        GpuKind::Steer => {
-            mpgpu_ref::timing::steer::check(cfg, &o.steer)?;
-            Gpu::with_dispatcher(cfg, Box::new(mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer)))
-        }
+        // (the steering unit's `fits` has checked the configuration and the profile)
+        GpuKind::Steer => Gpu::with_dispatcher(cfg, Box::new(mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer))),
     })
 }
 

@@ -128,24 +128,30 @@ fn pair(faults: SteerFaults, backend: Backend) -> InLoop<Steer, RtlUnit<SteerPor
     InLoop::with_state(Steer::default(), rtl, 16, Steer::state, RtlUnit::<SteerPorts>::state).named("steer")
 }
 
+/// `stim` through the model and the RTL in lockstep on both backends: panics at a mismatch,
+/// named by `what`.
+fn lockstep(stim: &[In], what: &str) {
+    for backend in [Backend::RustHdl, Backend::Verilator] {
+        let mut p = pair(SteerFaults::default(), backend);
+        for i in stim {
+            p.outputs(i);
+            p.clock(i);
+        }
+        p.outputs(&In::default());
+        if let Some(m) = p.mismatch() {
+            panic!("{} {what}: {m}", backend.name());
+        }
+    }
+}
+
 /// Random traffic on both backends: zero mismatches over the outputs and every register, with
 /// decisions of two to four kernels that steer, profiles stopped, drains and switches.
 #[test]
 fn random_traffic_runs_in_lockstep_on_both_backends() {
-    for backend in [Backend::RustHdl, Backend::Verilator] {
-        for seed in [1, 2, 3] {
-            let (stim, seen) = stimulus(seed, 30_000, 17);
-            assert!(seen.decisions > 40 && seen.steering > 10 && seen.four > 2 && seen.stops > 2 && seen.drains > 20 && seen.switches > 20, "seed {seed}: {seen:?}");
-            let mut p = pair(SteerFaults::default(), backend);
-            for i in &stim {
-                p.outputs(i);
-                p.clock(i);
-            }
-            p.outputs(&In::default());
-            if let Some(m) = p.mismatch() {
-                panic!("{} seed {seed}: {m}", backend.name());
-            }
-        }
+    for seed in [1, 2, 3] {
+        let (stim, seen) = stimulus(seed, 30_000, 17);
+        assert!(seen.decisions > 40 && seen.steering > 10 && seen.four > 2 && seen.stops > 2 && seen.drains > 20 && seen.switches > 20, "seed {seed}: {seen:?}");
+        lockstep(&stim, &format!("seed {seed}"));
     }
 }
 
@@ -153,19 +159,9 @@ fn random_traffic_runs_in_lockstep_on_both_backends() {
 /// one, and by more): in lockstep on both backends, failing unless both happened.
 #[test]
 fn wide_rates_are_normalised_in_lockstep() {
-    for backend in [Backend::RustHdl, Backend::Verilator] {
-        let (stim, seen) = stimulus(4, 100_000, 12_000);
-        assert!(seen.decisions > 3 && seen.one_shift > 0 && seen.shifts > 0, "{seen:?}");
-        let mut p = pair(SteerFaults::default(), backend);
-        for i in &stim {
-            p.outputs(i);
-            p.clock(i);
-        }
-        p.outputs(&In::default());
-        if let Some(m) = p.mismatch() {
-            panic!("{}: {m}", backend.name());
-        }
-    }
+    let (stim, seen) = stimulus(4, 100_000, 12_000);
+    assert!(seen.decisions > 3 && seen.one_shift > 0 && seen.shifts > 0, "{seen:?}");
+    lockstep(&stim, "long windows");
 }
 
 /// A directed decision where one slot's rate is just over 16 bits (B = 84,000, S = 0) with

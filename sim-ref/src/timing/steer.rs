@@ -210,7 +210,7 @@ pub struct Steer {
 /// more SMs than its owner table has entries for, a kind of SM issuing more warp-instructions a cycle or
 /// holding more blocks than its fields take, a profile's lengths outside its timer.
 pub fn check(cfg: &GpuConfig, params: &SteerParams) -> Result<(), String> {
-    let sms: u32 = cfg.sm.iter().map(|s| s.count).sum();
+    let sms = cfg.num_sms();
     if sms as usize > su::MAX_SMS {
         return Err(format!("steering: `{}` has {sms} SMs; the steering unit's owner table serves at most {}", cfg.name, su::MAX_SMS));
     }
@@ -378,9 +378,8 @@ impl Steer {
 
     /// The kernels changed: slots for the new ones, a new layout (and under `Dynamic` a
     /// profile when it steers this many kernels), put in `i` for the unit's edge.
-    fn relayout(&mut self, now: u64, view: &DispatchView, i: &mut su::In) {
-        // (the table in launches before the slots change hands)
-        let mut owners = self.owners();
+    /// (`owners`: the table in launches as the unit holds it, before the slots change hands)
+    fn relayout(&mut self, now: u64, view: &DispatchView, mut owners: Vec<Option<usize>>, i: &mut su::In) {
         for k in 0..su::KMAX {
             if self.slots[k].is_some_and(|l| !self.ready.contains(&l)) {
                 self.slots[k] = None;
@@ -423,9 +422,8 @@ impl Steer {
 
     /// The unit's decision is out (§4.3, Algorithm 2, or §6.4's four kernels): recorded, and
     /// the big SMs to the kernels it names, put in `i` for the unit's edge.
-    fn decide(&mut self, now: u64, i: &mut su::In) {
+    fn decide(&mut self, now: u64, owners: Vec<Option<usize>>, i: &mut su::In) {
         let o = self.out;
-        let owners = self.owners();
         let mut d = SteerDecision { cycle: now, ..SteerDecision::default() };
         for (k, l) in self.slots.iter().enumerate().filter_map(|(k, l)| Some((k, (*l)?))) {
             let on = |kind: usize| (0..owners.len()).filter(|&s| owners[s] == Some(l) && self.kind[s] == kind).count() as u32;
@@ -469,9 +467,9 @@ impl Steer {
         done
     }
 
-    /// Per SM, its owner's warp-instructions so far.
-    fn insts(&self, view: &DispatchView) -> Vec<u64> {
-        self.owners().iter().enumerate().map(|(s, o)| o.map_or(0, |l| view.sms[s].insts_by_process.get(view.launches[l].process).copied().unwrap_or(0))).collect()
+    /// Per SM, its owner's (in `owners`) warp-instructions so far.
+    fn insts(owners: &[Option<usize>], view: &DispatchView) -> Vec<u64> {
+        owners.iter().enumerate().map(|(s, o)| o.map_or(0, |l| view.sms[s].insts_by_process.get(view.launches[l].process).copied().unwrap_or(0))).collect()
     }
 
     /// A profile under way ends now (decided, or cut short by a change of kernels): its cycles
@@ -556,15 +554,16 @@ impl Dispatcher for Steer {
             ends: std::mem::take(&mut self.ends),
             ..su::In::default()
         };
-        for (s, n) in self.insts(view).into_iter().enumerate().take(su::MAX_SMS) {
+        let before = self.owners();
+        let insts = Steer::insts(&before, view);
+        for (s, &n) in insts.iter().enumerate().take(su::MAX_SMS) {
             i.issued[s] = n.saturating_sub(self.seen[s]).min((1 << su::ISSUED_BITS) - 1) as u8;
         }
-        let before = self.owners();
         let decided = self.out.decided && !self.changed;
         if self.changed {
-            self.relayout(now, view, &mut i);
+            self.relayout(now, view, before.clone(), &mut i);
         } else if decided {
-            self.decide(now, &mut i);
+            self.decide(now, before.clone(), &mut i);
         }
         for (k, l) in self.slots.iter().enumerate() {
             i.active |= (l.is_some() as u8) << k;
@@ -576,7 +575,8 @@ impl Dispatcher for Steer {
             return Err(e);
         }
         self.out = self.unit.outputs(&su::In::default());
-        self.seen = self.insts(view);
+        // (the owners' counts as the edge leaves them: the same owners unless it loaded)
+        self.seen = if i.load { Steer::insts(&self.owners(), view) } else { insts };
         if i.load {
             let done = self.preempt_sms(&before, view);
             if decided {
