@@ -53,9 +53,9 @@ pub struct CosimArgs {
     /// What the framework's slot holds.
     #[arg(long, value_enum, default_value = "lockstep")]
     mode: ModeArg,
-    /// A preset or a TOML file: identical SMs, at most 16 for the GPU-wide blocks (the
-    /// framework, its engines, the slice table and the water-filling unit); the per-SM blocks
-    /// take any number.
+    /// A preset or a TOML file: at most 16 SMs for the GPU-wide blocks (the framework, its
+    /// engines and the steering unit also on SMs of two kinds; the slice table and the
+    /// water-filling unit on identical SMs); the per-SM blocks take any number of identical SMs.
     #[arg(long, default_value = "gtx480")]
     config: String,
     /// Write the run's waveform: for the units of one global block (sched, engine, dss, prio,

@@ -20,7 +20,8 @@ pub struct SoakArgs {
     /// Random workloads to run (each under every policy and mechanism; 1 or more).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     workloads: u64,
-    /// A preset or a TOML file, of identical SMs (at most 16 for the GPU-wide blocks). Default:
+    /// A preset or a TOML file (at most 16 SMs for the GPU-wide blocks; identical SMs but for
+    /// the framework's and the steering unit's). Default:
     /// the unit's (`UnitKind::default_config`: k20c for the framework and its engine, thesis16 for the fault-handling
     /// blocks, which need the thesis's pipeline, fermi15 for Zorua's, gtx480 for Warped-Slicer's
     /// and the slice table).

@@ -124,10 +124,12 @@ fn verilog_writes_ip_folders_under_target() {
     assert!(out_dir.join("rq/tb").exists());
     let (code, out, err) = mpgpu(&["verilog", "rq", "--no-testbench", "--prefix", "acme_", "--out", out_dir.to_str().unwrap()]);
     assert!(code == 0 && !out_dir.join("rq/tb").exists(), "{out}{err}");
-    // where the block has no run of its own (the framework on HeteroCore's two kinds of SM), the
-    // folder comes without a testbench, saying why
+    // where the block has no run of its own (the water-filling unit on HeteroCore's two kinds
+    // of SM), the folder comes without a testbench, saying why; the framework has one there
+    let (code, out, err) = mpgpu(&["verilog", "wf", "--config", "heterocore", "--out", out_dir.join("hc").to_str().unwrap()]);
+    assert!(code == 0 && out.contains("wf/ (mpgpu_wf.v, mpgpu_wf.vlt, files.f, mpgpu_wf.core)\n") && err.contains("no testbench for `wf` in its folder: --unit wf needs identical SMs; `heterocore` has 2 kinds"), "{out}{err}");
     let (code, out, err) = mpgpu(&["verilog", "sched", "--config", "heterocore", "--out", out_dir.join("hc").to_str().unwrap()]);
-    assert!(code == 0 && out.contains("sched/ (mpgpu_sched.v, mpgpu_sched.vlt, files.f, mpgpu_sched.core)\n") && err.contains("no testbench for `sched` in its folder: the scheduling framework needs identical SMs; `heterocore` has 2 kinds"), "{out}{err}");
+    assert!(code == 0 && out.contains("sched/ (mpgpu_sched.v, mpgpu_sched.vlt, files.f, tb/mpgpu_sched_tb.v, tb/trace.hex, tb/trace.json, mpgpu_sched.core;"), "{out}{err}");
     // Zorua's tables generated for another SM (Kepler's 512 register sets), recorded in the
     // header; an SM the RTL cannot take (HeteroCore's big SM: 72 warp slots) is refused
     let (code, _, err) = mpgpu(&["verilog", "zorua", "--config", "kepler15", "--out", out_dir.to_str().unwrap()]);

@@ -154,6 +154,16 @@ fn per_sm_waveforms_go_where_the_user_says_and_the_summary_means_what_it_says() 
     refused(&["cosim", &w, "--vcd-sms", "1"], "--vcd");
 }
 
+/// The scheduling framework on SMs of two kinds may give any SM to any kernel: a kernel one of
+/// whose blocks does not fit on a kind is refused at its launch, naming it and the SM.
+#[test]
+fn a_kernel_that_does_not_fit_every_kind_is_refused_under_the_framework() {
+    let d = dir("kinds");
+    let hc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sim-ref/configs/heterocore.toml")).unwrap();
+    let tiny = file(&d, "tiny.toml", &hc.replace("registers = 16384", "registers = 4096").replace("name = \"heterocore\"", "name = \"tiny\""));
+    refused(&["run", "--config", &tiny, "--policy", "fcfs"], "kernel `sgemm` of process `sgemm`: one block (256 threads, 32 registers/thread, 2048 B shared) does not fit on `tiny`'s SMs of 768 threads, 4096 registers, 32768 B shared, any of which the scheduling framework may give it");
+}
+
 /// Item 5: a flag that does not apply to the command's other choices is refused with the
 /// reason; zero work is not a pass.
 #[test]

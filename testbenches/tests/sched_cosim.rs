@@ -270,6 +270,33 @@ fn shipped_two_process_workload_in_lockstep() {
     }
 }
 
+/// The framework's RTL on HeteroCore's SMs of two kinds (T_k the big SM's, the small SMs
+/// reporting through `full` when their own resources have no room): the default workload in
+/// lockstep on both backends under DSS with context switching, SMs preempted and restored
+/// across the kinds, and the small SMs' reports masking them out of issues (blocks waiting in
+/// their inboxes). Every policy in the long tier.
+#[test]
+fn the_framework_runs_in_lockstep_on_two_kinds_of_sm() {
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let w = Workload::default_workload();
+    let all: Vec<(Policy, Mechanism)> = POLICIES.iter().flat_map(|&p| MECHANISMS.map(|m| (p, m))).collect();
+    let runs = if cfg!(feature = "long") { all } else { vec![(Policy::Dss, Mechanism::ContextSwitch)] };
+    for (p, m) in runs {
+        let mut results = Vec::new();
+        for backend in [Backend::RustHdl, Backend::Verilator] {
+            let o = CosimOptions { backend, mismatch_vcd: dir().join("unused.vcd"), ..CosimOptions::new(p, m) };
+            let rep = run_with(&cfg, &w, &o).unwrap();
+            let what = format!("heterocore {p:?} {m:?} on {backend}");
+            clean(&rep, &what);
+            let r = rep.result.as_ref().unwrap();
+            check_preemption(r, p, m, p == Policy::Dss, &what);
+            assert!(r.fw_full_cycles > 0 && r.fw_inbox_blocks > 0, "{what}: no SM reported itself full");
+            results.push((rep.cycles_checked, serde_json::to_string(&r.processes).unwrap()));
+        }
+        assert_eq!(results[0], results[1], "heterocore {p:?} {m:?}: the backends drove the GPU differently");
+    }
+}
+
 #[test]
 #[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
 fn shipped_four_process_workload_in_lockstep() {

@@ -22,14 +22,19 @@ impl Gpu {
 
     /// A GPU whose blocks are scheduled by the kernel scheduling framework with `policy`,
     /// preempting by `mechanism`, for `procs` processes (Equal Spatial Sharing divides the SMs
-    /// among them). The framework needs identical SMs, at most 16 of them.
+    /// among them). The framework takes at most 16 SMs; on SMs of several kinds (HeteroCore's)
+    /// a kernel's T_k is its occupancy on the largest kind, and an SM reports through the
+    /// framework's `full` input when its own resources have no room for another block
+    /// (`docs/heterocore.md`, "Under the scheduling framework").
     /// Its slot holds the framework's reference model; `Gpu::set_units` puts another unit of
     /// its interface there (its RTL, or the two in lockstep).
     pub fn with_framework(cfg: &GpuConfig, policy: Policy, mechanism: Mechanism, procs: usize) -> Result<Gpu, String> {
         if let Some(e) = Gpu::framework_refusal(cfg, mechanism) {
             return Err(e);
         }
-        let room_from_sm = cfg.alloc != crate::config::Alloc::Block;
+        // (on SMs of several kinds T_k is the largest kind's, and each SM reports when its own
+        // accounting has no room, as under Zorua)
+        let room_from_sm = cfg.alloc != crate::config::Alloc::Block || cfg.sm.len() > 1;
         let params = Gpu::framework_params(cfg)?;
         let n = params.sms;
         let mut g = Gpu::new(cfg);
@@ -45,7 +50,7 @@ impl Gpu {
             saving_q: VecDeque::new(),
             gating: true,
             switching: vec![false; n],
-            slots: (n * cfg.sm[0].blocks as usize) as u32,
+            slots: cfg.sm.iter().map(|g| g.count * g.blocks).sum(),
             procs,
             preemptions: 0,
             restores: 0,
@@ -115,20 +120,18 @@ impl Gpu {
     }
 
     /// The scheduling framework's parameters for `cfg`, or why the framework cannot run on it
-    /// (it needs identical SMs, at most 16 of them, at most 16 blocks each). Checked before any
-    /// RTL is built for it.
+    /// (it needs at most 16 SMs, at most 16 blocks on each; T_max is the largest kind's).
+    /// Checked before any RTL is built for it.
     pub fn framework_params(cfg: &GpuConfig) -> Result<SchedParams, String> {
-        if cfg.sm.len() != 1 {
-            return Err(format!("the scheduling framework needs identical SMs; `{}` has {} kinds", cfg.name, cfg.sm.len()));
-        }
         let n = cfg.num_sms() as usize;
         if n > mpgpu_spec::units::sched::MAX_SMS {
             return Err(format!("the scheduling framework supports at most {} SMs; `{}` has {n}", mpgpu_spec::units::sched::MAX_SMS, cfg.name));
         }
-        if cfg.sm[0].blocks as usize > MAX_TMAX {
-            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {}", cfg.name, cfg.sm[0].blocks));
+        let tmax = cfg.sm.iter().map(|g| g.blocks).max().unwrap_or(0);
+        if tmax as usize > MAX_TMAX {
+            return Err(format!("the scheduling framework supports at most {MAX_TMAX} blocks per SM; `{}` has {tmax}", cfg.name));
         }
-        SchedParams::new(n, cfg.sm[0].blocks as usize)
+        SchedParams::new(n, tmax as usize)
     }
 
     /// Clocks the framework every cycle (`false`) instead of gating its clock while it is idle

@@ -157,6 +157,13 @@ impl Gpu {
                 l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name
             )));
         }
+        // (the framework may give any SM to the kernel: a block of it must fit on every kind)
+        if let (true, Some(s)) = (self.fw().is_some(), self.cfg.sm.iter().find(|s| self.cfg.alloc != crate::config::Alloc::Zorua && s.occupancy(&f).blocks == 0)) {
+            return Err(SimError::BadLaunch(format!(
+                "kernel `{}` of process `{}`: one block ({} threads, {} registers/thread, {} B shared) does not fit on `{}`'s SMs of {} threads, {} registers, {} B shared, any of which the scheduling framework may give it",
+                l.kernel.name, self.procs[p].name, f.threads_per_block, f.regs_per_thread, f.shared_per_block, self.cfg.name, s.threads, s.registers, s.shared_bytes
+            )));
+        }
         let id = self.launches.len();
         let blocks = l.num_blocks();
         if self.fw().is_some() && (id > u16::MAX as usize || blocks > MAX_GRID_BLOCKS) {
@@ -181,11 +188,9 @@ impl Gpu {
         self.procs[p].launches.push(id);
         if let BlockSched::Framework(d) = &mut self.sched {
             // (T_k: the occupancy rule under the block allocation; under Zorua the blocks whose
-            // warps all have physical slots, the SM's `full` report deciding when)
-            let tk = match self.sms[0].zorua_block_limit(f.threads_per_block.div_ceil(32)) {
-                Some(n) => n.min(MAX_TMAX as u32),
-                None => self.cfg.sm[0].occupancy(&f).blocks,
-            };
+            // warps all have physical slots, the SM's `full` report deciding when; on SMs of
+            // several kinds the largest kind's, each SM's `full` report holding its own)
+            let tk = self.sms.iter().map(|s| s.zorua_block_limit(f.threads_per_block.div_ceil(32)).map_or_else(|| s.config().occupancy(&f).blocks, |n| n.min(MAX_TMAX as u32))).max().unwrap_or(0);
             let order = self.procs[..p].len();
             let equal = crate::units::dss::equal_share_tokens(self.sms.len(), d.procs, order);
             let tokens = if d.policy == Policy::Dss { self.procs[p].tokens.unwrap_or(equal) } else { equal };
