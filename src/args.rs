@@ -438,6 +438,16 @@ pub enum SteerArg {
     /// Spatial profiling on both SM kinds, then the big SMs to the kernel that gains most
     /// (the HeteroCore paper's Algorithm 2).
     Dynamic,
+    /// Static, by class (§4.2.1): the thick kernel to the big SMs, the lean one to the small;
+    /// two of a class split them. Each process first runs alone (on the conventional GPU and
+    /// on half the SMs of each kind) to classify it.
+    Classified,
+    /// Static, STP-optimised (§4.2.2, Algorithm 1): the assignment of the larger estimated STP
+    /// from the isolated runs, never split.
+    StpOptimized,
+    /// Static, STP/ANTT-balanced (§4.2.3): split when both kernels run faster on big SMs than
+    /// on small ones, else as STP-optimised.
+    Balanced,
 }
 
 /// The longest profiling phase the steering unit's timer counts.
@@ -492,6 +502,9 @@ impl SteerArgs {
             let s = match s {
                 SteerArg::Even => Steering::Even,
                 SteerArg::Dynamic => Steering::Dynamic,
+                SteerArg::Classified => Steering::Classified,
+                SteerArg::StpOptimized => Steering::StpOptimized,
+                SteerArg::Balanced => Steering::Balanced,
             };
             (s, params)
         }))

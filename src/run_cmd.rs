@@ -84,6 +84,22 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     // a process has the whole GPU whatever the policy.
     let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
+    // (a static steering policy decides from each process's isolated runs, made first)
+    let offline = match steer {
+        Some((s, _)) if s.is_static() => {
+            let pb = crate::par::Progress::new("isolated runs", w.processes.len(), a.jobs.workers());
+            let per = pb.map_points(&w.processes.iter().collect::<Vec<_>>(), |p| format!("{} alone", crate::checks::shown(&p.name)), |p| mpgpu_ref::heterocore::offline(&cfg, p, limits).map_err(|e| anyhow!("{} alone: {e}", crate::checks::shown(&p.name))));
+            pb.finish();
+            let per = per.into_iter().collect::<Result<Vec<_>>>()?;
+            let t = mpgpu_ref::timing::steer::offline_table(&w, &per).map_err(|e| anyhow!("{e}"))?;
+            for (p, o) in w.processes.iter().zip(&per) {
+                println!("isolated: {} {} (IPC {:.2} conventional, {:.2} on the big SMs, {:.2} on the small)", crate::checks::shown(&p.name), o.class.name(), o.base, o.big, o.small);
+            }
+            t
+        }
+        _ => Vec::new(),
+    };
+    let run_steered = |cfg: &GpuConfig, w: &Workload, s, p, limits, label: &str| run_steered(cfg, w, s, p, &offline, limits, label);
     let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() && a.slurm.resume.is_none() {
         let (r, secs) = match steer {
             Some((s, p)) => run_steered(&cfg, &w, s, p, limits, "shared")?,
@@ -146,17 +162,19 @@ pub fn timeline_csv(tl: &[mpgpu_ref::timing::sm::Timeline]) -> String {
     out
 }
 
-/// `w` under HeteroCore's steering: the result and the wall-clock seconds.
+/// `w` under HeteroCore's steering (a static policy deciding from `offline`): the result and
+/// the wall-clock seconds.
 fn run_steered(
     cfg: &GpuConfig,
     w: &Workload,
     s: mpgpu_ref::timing::steer::Steering,
     p: mpgpu_ref::timing::steer::SteerParams,
+    offline: &[(String, mpgpu_ref::timing::steer::Offline)],
     limits: mpgpu_ref::timing::RunLimits,
     label: &str,
 ) -> Result<(mpgpu_ref::timing::RunResult, f64)> {
     let t = std::time::Instant::now();
-    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, &[], limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
+    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
     Ok((r, t.elapsed().as_secs_f64()))
 }
 

@@ -320,3 +320,18 @@ fn cosim_runs_the_slice_table_under_a_chosen_policy_and_catches_its_broken_varia
     let (code, _, err) = mpgpu(&["cosim", w, "--unit", "slice", "--broken", "nosuch"]);
     assert!(code != 0 && err.contains("--broken nosuch: no block has that broken variant (--unit slice's variants: over-quota)"), "{err}");
 }
+
+/// `run --steer classified|stp-optimized|balanced` first runs each process alone (on the
+/// conventional GPU and on 8 SMs of each kind), prints its class and IPCs, and steers from
+/// them: blur (thick) takes the big SMs from stencil (lean) at cycle 0, with no profiling.
+#[test]
+fn run_steers_statically_from_each_processs_isolated_runs() {
+    let w = temp_file("blur-stencil.toml", "description = \"blur + stencil\"\n[[process]]\nname = \"blur\"\nlaunches = [{ kernel = \"blur\", size = 262144, seed = 1 }]\n[[process]]\nname = \"stencil\"\nlaunches = [{ kernel = \"stencil\", size = 48, seed = 1 }]\n");
+    for policy in ["classified", "stp-optimized", "balanced"] {
+        let (code, out, err) = mpgpu(&["run", w.to_str().unwrap(), "--config", "heterocore", "--steer", policy, "--jobs", "2"]);
+        assert_eq!(code, 0, "{policy}: {out}{err}");
+        assert!(out.contains("isolated: blur thick (IPC ") && out.contains("isolated: stencil lean (IPC "), "{policy}: {out}");
+        assert!(out.contains(&format!("blocks scheduled by steer {policy}\n")) && out.contains(", 0 profiling phases (0 cycles);") && out.contains("\n  cycle 0: launch 0; launch 1 -> big SMs to launches [0]\n"), "{policy}: {out}");
+        assert!(out.contains("all outputs verified: PASS"), "{out}");
+    }
+}

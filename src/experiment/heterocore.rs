@@ -196,8 +196,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             let k = first.iter().position(|q| matches!(q, Point::Alone(b, h) if b == a && *h == g)).expect("every isolated run is planned");
             results[k].as_ref().map(|r| &r.0).map_err(|e| anyhow!("{e}"))
         };
-        let ipc = |g: usize| run(g).map(|r| r.warp_insts as f64 / r.cycles.max(1) as f64);
-        let o = Offline { base: ipc(0)?, big: ipc(2)?, small: ipc(3)?, class: class_of(run(1)?.cycles, run(3)?.cycles) };
+        let o = Offline::of(run(0)?, run(2)?, run(3)?, class_of(run(1)?.cycles, run(3)?.cycles));
         classes[*a] = o.class;
         let b = mpgpu_ref::library::find(apps[*a].0).ok_or_else(|| anyhow!("no library application `{}`", apps[*a].0))?;
         for k in b.kernels().map_err(|e| anyhow!("{e}"))?.0 {

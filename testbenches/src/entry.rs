@@ -263,7 +263,14 @@ pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) ->
         GpuKind::PerSm => Gpu::new(cfg),
         GpuKind::Slicer => Gpu::with_dispatcher(cfg, Box::new(slicer()?)),
         // (the steering unit's `fits` has checked the configuration and the profile)
-        GpuKind::Steer => Gpu::with_dispatcher(cfg, Box::new(mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer))),
+        GpuKind::Steer => {
+            let mut s = mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer);
+            // (a static policy decides from each process's isolated runs)
+            if o.steering.is_static() {
+                s = s.with_offline(mpgpu_ref::heterocore::offline_for(cfg, w, o.limits).map_err(|e| format!("the static steering's isolated runs: {e}"))?);
+            }
+            Gpu::with_dispatcher(cfg, Box::new(s))
+        }
     })
 }
 

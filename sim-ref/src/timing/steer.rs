@@ -48,6 +48,15 @@ pub struct Offline {
     pub class: crate::heterocore::TlpClass,
 }
 
+impl Offline {
+    /// From a kernel's isolated runs: alone on the conventional GPU, on the big SMs and on the
+    /// small SMs (IPC in warp-instructions per cycle), and its class.
+    pub fn of(base: &RunResult, big: &RunResult, small: &RunResult, class: crate::heterocore::TlpClass) -> Offline {
+        let ipc = |r: &RunResult| r.warp_insts as f64 / r.cycles.max(1) as f64;
+        Offline { base: ipc(base), big: ipc(big), small: ipc(small), class }
+    }
+}
+
 /// The static decision for two kernels (`k[0]` the earlier): the index of the kernel given
 /// the big SMs, or `None` to split.
 pub fn choose_static(policy: Steering, k: [&Offline; 2]) -> Option<usize> {
@@ -66,6 +75,11 @@ pub fn choose_static(policy: Steering, k: [&Offline; 2]) -> Option<usize> {
 }
 
 impl Steering {
+    /// A static policy of §4.2 (deciding from the kernels' isolated runs).
+    pub fn is_static(self) -> bool {
+        matches!(self, Steering::Classified | Steering::StpOptimized | Steering::Balanced)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Steering::Even => "even",
@@ -605,6 +619,31 @@ impl Dispatcher for Steer {
 
 /// Runs `w` on `cfg` under `policy` (a static one deciding from `offline`, which must hold
 /// every kernel of the workload): the result with the steering's statistics.
+/// The kernels a process launches (those of its launches' library applications), in order.
+pub fn kernels_of(p: &crate::workload::ProcessSpec) -> Result<Vec<String>, SimError> {
+    let mut v = Vec::new();
+    for l in &p.launches {
+        let b = crate::library::find(&l.kernel).ok_or_else(|| SimError::BadLaunch(format!("process `{}`: no library application `{}`", p.name, l.kernel)))?;
+        v.extend(b.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?.0.into_iter().map(|k| k.name.clone()));
+    }
+    Ok(v)
+}
+
+/// The isolated runs the static policies decide from, for every kernel of `w` (its process's,
+/// [`crate::heterocore::offline`]; a kernel two processes launch takes the first's): one
+/// result per process, in order.
+pub fn offline_table(w: &Workload, per_process: &[Offline]) -> Result<Vec<(String, Offline)>, SimError> {
+    let mut t: Vec<(String, Offline)> = Vec::new();
+    for (p, o) in w.processes.iter().zip(per_process) {
+        for k in kernels_of(p)? {
+            if !t.iter().any(|x| x.0 == k) {
+                t.push((k, *o));
+            }
+        }
+    }
+    Ok(t)
+}
+
 pub fn run_workload_steered(
     cfg: &GpuConfig,
     w: &Workload,
@@ -614,14 +653,11 @@ pub fn run_workload_steered(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
-    if matches!(policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) {
+    if policy.is_static() {
         for p in &w.processes {
-            for l in &p.launches {
-                let b = crate::library::find(&l.kernel).ok_or_else(|| SimError::BadLaunch(format!("process `{}`: no library application `{}`", p.name, l.kernel)))?;
-                for k in b.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?.0 {
-                    if !offline.iter().any(|o| o.0 == k.name) {
-                        return Err(SimError::BadLaunch(format!("steering {}: no isolated run of kernel `{}` (process `{}`) to decide from", policy.name(), k.name, p.name)));
-                    }
+            for k in kernels_of(p)? {
+                if !offline.iter().any(|o| o.0 == k) {
+                    return Err(SimError::BadLaunch(format!("steering {}: no isolated run of kernel `{k}` (process `{}`) to decide from", policy.name(), p.name)));
                 }
             }
         }
