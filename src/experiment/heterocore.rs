@@ -2,14 +2,15 @@
 //! library: each application alone on 8 baseline, 8 big and 8 small SMs (§4.2.1's
 //! classification), alone on the conventional GPU and on HeteroCore (§6.3), and every pair
 //! on the conventional GPU with even spatial partitioning, on HeteroCore with the
-//! TLP-agnostic layout, and on HeteroCore with spatial profiling and steering (§6.1)
-//! (docs/heterocore.md, "Results").
+//! TLP-agnostic layout, and on HeteroCore with spatial profiling and steering (§6.1),
+//! four-application mixes (§6.4), and thick + lean pairs on §6.5's 4 big + 12 small and
+//! 12 big + 4 small GPUs (docs/heterocore.md, "Results").
 
-use super::{mean, ratio_verdict, share_verdict, Claim, Ctx, Experiment, Report, Verdict};
+use super::{mean, ratio_verdict, share_verdict, side, Claim, Ctx, Experiment, Report, Verdict};
 use crate::par::Progress;
 use anyhow::{anyhow, Result};
 use mpgpu_ref::config::GpuConfig;
-use mpgpu_ref::heterocore::{class_of, conventional, of_kind, Kind, TlpClass};
+use mpgpu_ref::heterocore::{class_of, conventional, of_kind, split, Kind, TlpClass};
 use mpgpu_ref::timing::metrics::metrics;
 use mpgpu_ref::timing::steer::{run_workload_steered, Offline, SteerParams, Steering};
 use mpgpu_ref::timing::RunResult;
@@ -21,7 +22,7 @@ pub const EXPERIMENT: Experiment = Experiment {
     name: "heterocore",
     paper: "HeteroCore (IEEE TPDS 2018), §2, §4, §6",
     page: "heterocore",
-    what: "the applications' TLP classes, single applications, every pair on the conventional GPU and on HeteroCore under TLP-agnostic, dynamic and static steering, and four-application mixes",
+    what: "the applications' TLP classes, single applications, every pair on the conventional GPU and on HeteroCore under TLP-agnostic, dynamic and static steering, four-application mixes, and §6.5's other splits of the same area",
     points,
     run,
 };
@@ -74,10 +75,20 @@ const PAIR: [&str; 4] = ["conventional even", "heterocore even", "heterocore dyn
 const MIXES: usize = 12;
 const MIX: [&str; 2] = ["conventional even", "heterocore dynamic"];
 
+/// §6.5's GPUs of the same totals: big SMs of each (the rest small; the small SM as it is,
+/// the big one resized, `heterocore::split`), each pair under the static layout by class (the
+/// thick application on the big SMs, the lean one on the small: the optimum the paper finds on
+/// 4 big + 12 small).
+const SPLITS: [(&str, u32); 3] = [("8 big + 8 small", 8), ("4 big + 12 small", 4), ("12 big + 4 small", 12)];
+/// The pairs run on the splits: this many, thick + lean ones first, chosen once the classes
+/// are known; one under `--quick`.
+const SPLIT_PAIRS: usize = 10;
+
 enum Point {
     Alone(usize, usize),
     Pair(usize, usize, usize),
     Mix(usize, usize),
+    Split(usize, usize),
 }
 
 fn mixes(quick: bool) -> usize {
@@ -85,6 +96,14 @@ fn mixes(quick: bool) -> usize {
         0
     } else {
         MIXES
+    }
+}
+
+fn split_pairs(quick: bool) -> usize {
+    if quick {
+        1
+    } else {
+        SPLIT_PAIRS
     }
 }
 
@@ -96,6 +115,19 @@ fn plan(n: usize, quick: bool) -> Vec<Point> {
         }
     }
     v.extend((0..mixes(quick)).flat_map(|m| (0..MIX.len()).map(move |k| Point::Mix(m, k))));
+    let pairs = split_pairs(quick).min(n * n.saturating_sub(1) / 2);
+    v.extend((0..pairs).flat_map(|m| (0..SPLITS.len()).map(move |g| Point::Split(m, g))));
+    v
+}
+
+/// `count` pairs for §6.5: the thick + lean ones spread evenly over all of them in
+/// lexicographic order, then (when there are too few) the others in order.
+fn choose_pairs(class: &[TlpClass], count: usize) -> Vec<(usize, usize)> {
+    let n = class.len();
+    let all: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
+    let (het, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|&(i, j)| class[i] != class[j]);
+    let mut v: Vec<(usize, usize)> = (0..count.min(het.len())).map(|k| het[k * het.len() / count.min(het.len())]).collect();
+    v.extend(rest.into_iter().take(count.saturating_sub(v.len())));
     v
 }
 
@@ -158,8 +190,10 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         Point::Alone(a, g) => format!("heterocore: {} alone on {}", apps[a].0, ALONE[g].0),
         Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
         Point::Mix(m, k) => format!("heterocore: mix {m} on {}", MIX[k]),
+        Point::Split(m, g) => format!("heterocore: §6.5 pair {m} on {}", SPLITS[g].0),
     };
-    let run_point = |p: &Point, offline: &[(String, Offline)], mixes: &[[usize; 4]]| -> Result<(RunResult, f64)> {
+    let splits: Vec<GpuConfig> = SPLITS.iter().map(|&(_, b)| if b == 8 { Ok(hc.clone()) } else { split(&hc, b).map_err(|e| anyhow!("{e}")) }).collect::<Result<_>>()?;
+    let run_point = |p: &Point, offline: &[(String, Offline)], mixes: &[[usize; 4]], pairs: &[(usize, usize)]| -> Result<(RunResult, f64)> {
         let t = std::time::Instant::now();
         let r = match *p {
             Point::Alone(a, g) => {
@@ -182,12 +216,17 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 let (cfg, s) = if k == 0 { (&conv, Steering::Even) } else { (&hc, Steering::Dynamic) };
                 run_workload_steered(cfg, &w, s, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} on {}: {e}", names.join(" + "), MIX[k]))?
             }
+            Point::Split(m, g) => {
+                let (i, j) = pairs[m];
+                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                run_workload_steered(&splits[g], &w, Steering::Classified, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, SPLITS[g].0))?
+            }
         };
         Ok((r, t.elapsed().as_secs_f64()))
     };
     // The isolated runs first: the static policy decides from them.
     let (first, second): (Vec<&Point>, Vec<&Point>) = pts.iter().partition(|p| matches!(p, Point::Alone(..)));
-    let mut results = pb.map_points(&first, name, |p| run_point(p, &[], &[]));
+    let mut results = pb.map_points(&first, name, |p| run_point(p, &[], &[], &[]));
     let mut offline = Vec::new();
     let mut classes = vec![TlpClass::Thick; apps.len()];
     for (p, r) in first.iter().zip(&results) {
@@ -205,7 +244,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     }
     // (the mixes by the classes the isolated runs give)
     let mix_apps = choose_mixes(&classes, mixes(ctx.quick));
-    results.extend(pb.map_points(&second, name, |p| run_point(p, &offline, &mix_apps)));
+    let split_apps = choose_pairs(&classes, split_pairs(ctx.quick));
+    results.extend(pb.map_points(&second, name, |p| run_point(p, &offline, &mix_apps, &split_apps)));
     let pts: Vec<&Point> = first.into_iter().chain(second).collect();
     let results: Vec<(RunResult, f64)> = results.into_iter().collect::<Result<_>>()?;
     let core_seconds = results.iter().map(|r| r.1).sum();
@@ -215,11 +255,13 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut alone: Vec<Vec<Option<RunResult>>> = vec![vec![None; ALONE.len()]; n];
     let mut pair: std::collections::BTreeMap<(usize, usize), Vec<Option<RunResult>>> = Default::default();
     let mut mix: Vec<Vec<Option<RunResult>>> = vec![vec![None; MIX.len()]; mix_apps.len()];
+    let mut on_split: Vec<Vec<Option<RunResult>>> = vec![vec![None; SPLITS.len()]; split_apps.len()];
     for (p, (r, _)) in pts.iter().zip(results) {
         match **p {
             Point::Alone(a, g) => alone[a][g] = Some(r),
             Point::Pair(i, j, k) => pair.entry((i, j)).or_insert_with(|| vec![None; PAIR.len()])[k] = Some(r),
             Point::Mix(m, k) => mix[m][k] = Some(r),
+            Point::Split(m, g) => on_split[m][g] = Some(r),
         }
     }
     let cyc = |a: usize, g: usize| alone[a][g].as_ref().unwrap().cycles;
@@ -294,6 +336,36 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     if !mix_rows.is_empty() {
         std::fs::write(ctx.out.join("mixes.csv"), &mcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("mixes.csv").display()))?;
     }
+    // §6.5's splits: per pair and GPU, STP, ANTT and the thick and lean applications' NTT.
+    let mut scsv = String::from("first,second,classes,gpu,cycles,stp,antt,ntt_first,ntt_second\n");
+    let mut split_rows = Vec::new();
+    for (m, &(i, j)) in split_apps.iter().enumerate() {
+        let solo = [alone[i][0].clone().unwrap(), alone[j][0].clone().unwrap()];
+        let (mut st, mut an, mut ntt) = ([0.0; SPLITS.len()], [0.0; SPLITS.len()], [[0.0; 2]; SPLITS.len()]);
+        for g in 0..SPLITS.len() {
+            let r = on_split[m][g].as_ref().unwrap();
+            let mm = metrics(r, &solo);
+            (st[g], an[g]) = (mm.stp, mm.antt);
+            ntt[g] = [mm.processes[0].ntt, mm.processes[1].ntt];
+            let _ = writeln!(scsv, "{},{},{}+{},{},{},{:.4},{:.4},{:.4},{:.4}", apps[i].0, apps[j].0, class[i].name(), class[j].name(), SPLITS[g].0, r.cycles, mm.stp, mm.antt, ntt[g][0], ntt[g][1]);
+        }
+        split_rows.push((i, j, st, an, ntt));
+    }
+    if !split_rows.is_empty() {
+        std::fs::write(ctx.out.join("splits.csv"), &scsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("splits.csv").display()))?;
+    }
+    let split_het: Vec<_> = split_rows.iter().filter(|r| class[r.0] != class[r.1]).collect();
+    // (against 8 + 8: STP new / old, ANTT new / old (higher is worse), and the NTT of the
+    // thick and of the lean application, each a mean over the thick + lean pairs)
+    let vs8 = |g: usize| {
+        let thick = |r: &(usize, usize, [f64; 3], [f64; 3], [[f64; 2]; 3])| if class[r.0] == TlpClass::Thick { 0 } else { 1 };
+        (
+            mean(&split_het.iter().map(|r| r.2[g] / r.2[0]).collect::<Vec<_>>()),
+            mean(&split_het.iter().map(|r| r.3[g] / r.3[0]).collect::<Vec<_>>()),
+            mean(&split_het.iter().map(|r| r.4[g][thick(r)]).collect::<Vec<_>>()),
+            mean(&split_het.iter().map(|r| r.4[g][1 - thick(r)]).collect::<Vec<_>>()),
+        )
+    };
     let mix_stp = mean(&mix_rows.iter().map(|r| r.2[1] / r.2[0]).collect::<Vec<_>>());
     let mix_antt = mean(&mix_rows.iter().map(|r| r.3[0] / r.3[1]).collect::<Vec<_>>());
     let hetero = |&&(i, j, ..): &&(usize, usize, [f64; PAIR.len()], [f64; PAIR.len()], String)| class[i] != class[j];
@@ -360,6 +432,27 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         ratio("§6.4: STP of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.19, mix_stp, &cause);
         ratio("§6.4: ANTT of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.332, mix_antt, &cause);
     }
+    if !split_het.is_empty() {
+        let (s4, a4, t4, l4) = vs8(1);
+        let (s12, a12, t12, l12) = vs8(2);
+        let (_, _, t8, l8) = vs8(0);
+        let ntts = format!(
+            "the thick application's NTT is {t8:.3} on 8 + 8, {t4:.3} on 4 big + 12 small and {t12:.3} on 12 big + 4 small, the lean one's {l8:.3}, {l4:.3} and {l12:.3} (means over {} thick + lean pairs, each under the layout by class)",
+            split_het.len()
+        );
+        ratio("§6.5, Fig. 10: STP of 4 big + 12 small against 8 big + 8 small, thick + lean pairs, the thick application on the big SMs", 1.0, s4, &ntts);
+        // (the paper: ANTT suffers by 34.4 %: as new / old, higher is worse)
+        ratio("§6.5, Fig. 10: ANTT of 4 big + 12 small against 8 big + 8 small, the same (higher is worse)", 1.344, a4, &ntts);
+        // (the paper gives no number for 12 big + 4 small: both worse)
+        let worse = side(s12 - 1.0) < 0 && side(a12 - 1.0) > 0;
+        claims.push(Claim {
+            what: "§6.5, Fig. 10: STP and ANTT of 12 big + 4 small against 8 big + 8 small, the same pairs".into(),
+            paper: "both worse".into(),
+            ours: format!("STP {}, ANTT {}", pct(s12), pct(a12)),
+            verdict: if worse { Verdict::Reproduced } else { Verdict::NotReproduced },
+            cause: if worse { String::new() } else { ntts.clone() },
+        });
+    }
     let v = share_verdict(&[0.5], &[lean as f64 / n as f64]);
     claims.push(Claim {
         what: "§5, Table 3: lean applications among the benchmarks".into(),
@@ -412,11 +505,34 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             let _ = writeln!(body, "| {} | {} | {:.3}, {:.3} | {:.3}, {:.3} |", r.0, r.1, r.2[0], r.2[1], r.3[0], r.3[1]);
         }
     }
+    if !split_rows.is_empty() {
+        let (s4, a4, ..) = vs8(1);
+        let (s12, a12, ..) = vs8(2);
+        let _ = write!(
+            body,
+            "\n## Other splits of the same area (§6.5)\n\n{} pairs ({} thick + lean) on HeteroCore GPUs of the same TLP totals, the small SM as it is and the big one resized (`heterocore::split`: 4 big SMs of 81,920 registers, 96 KB and 120 warps; 12 of 38,229 registers, 53 KB and 56 warps), each pair under the static layout by class (the thick application on the big SMs, the lean one on the small; two of a class split both kinds), replayed until both have completed {MIN_RUNS} runs. Against 8 big + 8 small, over the thick + lean pairs: 4 big + 12 small STP {}, ANTT {} (higher is worse; the paper: STP nearly unchanged, ANTT 34.4 % worse); 12 big + 4 small STP {}, ANTT {} (the paper: both worse).\n\n| pair | classes | STP: 8B+8S, 4B+12S, 12B+4S | ANTT: the same | NTT of the first: the same | NTT of the second: the same |\n| --- | --- | --- | --- | --- | --- |\n",
+            split_rows.len(),
+            split_het.len(),
+            pct(s4),
+            pct(a4),
+            pct(s12),
+            pct(a12)
+        );
+        for r in &split_rows {
+            let _ = writeln!(body, "| {} + {} | {} + {} | {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3} | {:.3}, {:.3}, {:.3} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2[0], r.2[1], r.2[2], r.3[0], r.3[1], r.3[2], r.4[0][0], r.4[1][0], r.4[2][0], r.4[0][1], r.4[1][1], r.4[2][1]);
+        }
+        let names: Vec<String> = split_rows.iter().map(|r| format!("{}+{}", apps[r.0].0, apps[r.1].0)).collect();
+        let series: Vec<(String, Vec<f64>)> = (0..SPLITS.len()).map(|g| (SPLITS[g].0.to_string(), split_rows.iter().map(|r| r.3[g]).collect())).collect();
+        crate::plot::bars(&ctx.out.join("splits-antt.svg"), "§6.5: ANTT of each pair on three splits of the same area (lower is better)", "ANTT", &names, &series)?;
+        let series: Vec<(String, Vec<f64>)> = (0..SPLITS.len()).map(|g| (SPLITS[g].0.to_string(), split_rows.iter().map(|r| r.2[g]).collect())).collect();
+        crate::plot::bars(&ctx.out.join("splits-stp.svg"), "§6.5: STP of each pair on three splits of the same area", "STP", &names, &series)?;
+    }
     let scale = format!(
-        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); {} four-application mixes (the paper: 50); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
+        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); {} four-application mixes (the paper: 50); {} pairs on §6.5's other splits; profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
         apps.iter().map(|a| format!("{} {}", a.0, a.1)).collect::<Vec<_>>().join(", "),
         rows.len(),
         mix_rows.len(),
+        split_rows.len(),
         PROFILE.warmup,
         PROFILE.window,
         pts.len()
@@ -424,6 +540,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut files: Vec<PathBuf> = ["alone.csv", "pairs.csv", "kinds.svg", "pairs-stp.svg", "pairs-antt.svg"].iter().map(PathBuf::from).collect();
     if !mix_rows.is_empty() {
         files.push(PathBuf::from("mixes.csv"));
+    }
+    if !split_rows.is_empty() {
+        files.extend(["splits.csv", "splits-stp.svg", "splits-antt.svg"].iter().map(PathBuf::from));
     }
     Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
 }
