@@ -84,11 +84,18 @@ const SPLITS: [(&str, u32); 3] = [("8 big + 8 small", 8), ("4 big + 12 small", 4
 /// are known; one under `--quick`.
 const SPLIT_PAIRS: usize = 10;
 
+/// §6.5's static optimum on 8 big + 8 small: every layout of the first application on 4, 8 or
+/// 12 SMs, in any mix of the kinds (the second on the rest), for the same pairs.
+fn layouts() -> Vec<(u8, u8)> {
+    (0..=8u8).flat_map(|b| (0..=8u8).map(move |s| (b, s))).filter(|&(b, s)| matches!(b + s, 4 | 8 | 12)).collect()
+}
+
 enum Point {
     Alone(usize, usize),
     Pair(usize, usize, usize),
     Mix(usize, usize),
     Split(usize, usize),
+    Layout(usize, usize),
 }
 
 fn mixes(quick: bool) -> usize {
@@ -117,6 +124,8 @@ fn plan(n: usize, quick: bool) -> Vec<Point> {
     v.extend((0..mixes(quick)).flat_map(|m| (0..MIX.len()).map(move |k| Point::Mix(m, k))));
     let pairs = split_pairs(quick).min(n * n.saturating_sub(1) / 2);
     v.extend((0..pairs).flat_map(|m| (0..SPLITS.len()).map(move |g| Point::Split(m, g))));
+    let n_layouts = layouts().len();
+    v.extend((0..pairs).flat_map(|m| (0..n_layouts).map(move |l| Point::Layout(m, l))));
     v
 }
 
@@ -191,7 +200,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         Point::Pair(i, j, k) => format!("heterocore: {} + {} on {}", apps[i].0, apps[j].0, PAIR[k]),
         Point::Mix(m, k) => format!("heterocore: mix {m} on {}", MIX[k]),
         Point::Split(m, g) => format!("heterocore: §6.5 pair {m} on {}", SPLITS[g].0),
+        Point::Layout(m, l) => format!("heterocore: §6.5 pair {m}, the first on {} big + {} small", layouts()[l].0, layouts()[l].1),
     };
+    let lay = layouts();
     let splits: Vec<GpuConfig> = SPLITS.iter().map(|&(_, b)| if b == 8 { Ok(hc.clone()) } else { split(&hc, b).map_err(|e| anyhow!("{e}")) }).collect::<Result<_>>()?;
     let run_point = |p: &Point, offline: &[(String, Offline)], mixes: &[[usize; 4]], pairs: &[(usize, usize)]| -> Result<(RunResult, f64)> {
         let t = std::time::Instant::now();
@@ -220,6 +231,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 let (i, j) = pairs[m];
                 let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
                 run_workload_steered(&splits[g], &w, Steering::Classified, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, SPLITS[g].0))?
+            }
+            Point::Layout(m, l) => {
+                let (i, j) = pairs[m];
+                let (big, small) = lay[l];
+                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                run_workload_steered(&hc, &w, Steering::Fixed { big, small }, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} with the first on {big} big + {small} small: {e}", apps[i].0, apps[j].0))?
             }
         };
         Ok((r, t.elapsed().as_secs_f64()))
@@ -256,12 +273,14 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let mut pair: std::collections::BTreeMap<(usize, usize), Vec<Option<RunResult>>> = Default::default();
     let mut mix: Vec<Vec<Option<RunResult>>> = vec![vec![None; MIX.len()]; mix_apps.len()];
     let mut on_split: Vec<Vec<Option<RunResult>>> = vec![vec![None; SPLITS.len()]; split_apps.len()];
+    let mut on_layout: Vec<Vec<Option<RunResult>>> = vec![vec![None; lay.len()]; split_apps.len()];
     for (p, (r, _)) in pts.iter().zip(results) {
         match **p {
             Point::Alone(a, g) => alone[a][g] = Some(r),
             Point::Pair(i, j, k) => pair.entry((i, j)).or_insert_with(|| vec![None; PAIR.len()])[k] = Some(r),
             Point::Mix(m, k) => mix[m][k] = Some(r),
             Point::Split(m, g) => on_split[m][g] = Some(r),
+            Point::Layout(m, l) => on_layout[m][l] = Some(r),
         }
     }
     let cyc = |a: usize, g: usize| alone[a][g].as_ref().unwrap().cycles;
@@ -355,6 +374,34 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         std::fs::write(ctx.out.join("splits.csv"), &scsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("splits.csv").display()))?;
     }
     let split_het: Vec<_> = split_rows.iter().filter(|r| class[r.0] != class[r.1]).collect();
+    // §6.5's static optimum on 8 + 8: per pair the layout of the best STP and of the best
+    // ANTT, against dynamic steering's (the pair's run on HeteroCore above).
+    let mut lcsv = String::from("first,second,classes,first_big,first_small,cycles,stp,antt\n");
+    let mut opt_rows = Vec::new();
+    for (m, &(i, j)) in split_apps.iter().enumerate() {
+        let solo = [alone[i][0].clone().unwrap(), alone[j][0].clone().unwrap()];
+        let mut best_stp = (f64::NEG_INFINITY, 0);
+        let mut best_antt = (f64::INFINITY, 0);
+        for (l, &(b, sm)) in lay.iter().enumerate() {
+            let r = on_layout[m][l].as_ref().unwrap();
+            let mm = metrics(r, &solo);
+            let _ = writeln!(lcsv, "{},{},{}+{},{b},{sm},{},{:.4},{:.4}", apps[i].0, apps[j].0, class[i].name(), class[j].name(), r.cycles, mm.stp, mm.antt);
+            if mm.stp > best_stp.0 {
+                best_stp = (mm.stp, l);
+            }
+            if mm.antt < best_antt.0 {
+                best_antt = (mm.antt, l);
+            }
+        }
+        let d = metrics(pair[&(i, j)][2].as_ref().unwrap(), &solo);
+        opt_rows.push((i, j, best_stp, best_antt, d.stp, d.antt));
+    }
+    if !opt_rows.is_empty() {
+        std::fs::write(ctx.out.join("layouts.csv"), &lcsv).map_err(|e| anyhow!("{}: {e}", ctx.out.join("layouts.csv").display()))?;
+    }
+    let opt_het: Vec<_> = opt_rows.iter().filter(|r| class[r.0] != class[r.1]).collect();
+    let dyn_vs_opt_stp = mean(&opt_het.iter().map(|r| r.4 / r.2 .0).collect::<Vec<_>>());
+    let dyn_vs_opt_antt = mean(&opt_het.iter().map(|r| r.3 .0 / r.5).collect::<Vec<_>>());
     // (against 8 + 8: STP new / old, ANTT new / old (higher is worse), and the NTT of the
     // thick and of the lean application, each a mean over the thick + lean pairs)
     let vs8 = |g: usize| {
@@ -431,6 +478,17 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     if !mix_rows.is_empty() {
         ratio("§6.4: STP of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.19, mix_stp, &cause);
         ratio("§6.4: ANTT of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.332, mix_antt, &cause);
+    }
+    if !opt_het.is_empty() {
+        let even = lay.iter().position(|&x| x == (4, 4)).expect("the even layout is enumerated");
+        let best_even = opt_het.iter().filter(|r| r.2 .1 == even).count();
+        let cause = format!(
+            "the best layout is the even one (4 big + 4 small each, TLP-agnostic) in {best_even} of the {} thick + lean pairs, and dynamic steering profiles for {} cycles on every launch before it keeps or moves SMs; the best layout's ANTT is {} of dynamic steering's",
+            opt_het.len(),
+            PROFILE.warmup + PROFILE.window,
+            share(dyn_vs_opt_antt)
+        );
+        ratio("§6.5, Fig. 10: STP of dynamic steering against the static optimum (every layout of 4, 8 or 12 SMs of either kind), thick + lean pairs on 8 big + 8 small", 0.965, dyn_vs_opt_stp, &cause);
     }
     if !split_het.is_empty() {
         let (s4, a4, t4, l4) = vs8(1);
@@ -527,12 +585,25 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         let series: Vec<(String, Vec<f64>)> = (0..SPLITS.len()).map(|g| (SPLITS[g].0.to_string(), split_rows.iter().map(|r| r.2[g]).collect())).collect();
         crate::plot::bars(&ctx.out.join("splits-stp.svg"), "§6.5: STP of each pair on three splits of the same area", "STP", &names, &series)?;
     }
+    if !opt_rows.is_empty() {
+        let _ = write!(
+            body,
+            "\n## The static optimum (§6.5)\n\nThe same pairs on 8 big + 8 small under every fixed layout of the first application on 4, 8 or 12 SMs in any mix of the kinds ({} layouts; the second on the rest; `layouts.csv`), the best STP and the best ANTT among them against dynamic steering's. Over the thick + lean pairs, dynamic steering reaches {} of the optimum's STP (the paper: within 3.5 %) and {} of its ANTT (the optimum's ANTT over dynamic's).\n\n| pair | classes | best STP (first on big + small) | dynamic STP | best ANTT (first on big + small) | dynamic ANTT |\n| --- | --- | --- | ---: | --- | ---: |\n",
+            lay.len(),
+            share(dyn_vs_opt_stp),
+            share(dyn_vs_opt_antt)
+        );
+        for r in &opt_rows {
+            let _ = writeln!(body, "| {} + {} | {} + {} | {:.3} ({} + {}) | {:.3} | {:.3} ({} + {}) | {:.3} |", apps[r.0].0, apps[r.1].0, class[r.0].name(), class[r.1].name(), r.2 .0, lay[r.2 .1].0, lay[r.2 .1].1, r.4, r.3 .0, lay[r.3 .1].0, lay[r.3 .1].1, r.5);
+        }
+    }
     let scale = format!(
-        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); {} four-application mixes (the paper: 50); {} pairs on §6.5's other splits; profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
+        "`{CONFIG}` (Table 1: 8 big + 8 small SMs) and its conventional GPU (16 baseline SMs, the same memory system); {n} applications of the library ({}); {} pairs, each replayed until both applications have completed {MIN_RUNS} runs (the paper: 66 pairs, 10 M cycles each); {} four-application mixes (the paper: 50); {} pairs on §6.5's other splits and under {} fixed layouts (its static optimum); profiling {} + {} cycles (the paper's 20 K + 20 K of 10 M cycles, scaled to our runs); {} simulations",
         apps.iter().map(|a| format!("{} {}", a.0, a.1)).collect::<Vec<_>>().join(", "),
         rows.len(),
         mix_rows.len(),
         split_rows.len(),
+        lay.len(),
         PROFILE.warmup,
         PROFILE.window,
         pts.len()
@@ -542,7 +613,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         files.push(PathBuf::from("mixes.csv"));
     }
     if !split_rows.is_empty() {
-        files.extend(["splits.csv", "splits-stp.svg", "splits-antt.svg"].iter().map(PathBuf::from));
+        files.extend(["splits.csv", "splits-stp.svg", "splits-antt.svg", "layouts.csv"].iter().map(PathBuf::from));
     }
     Ok(Report { scale, claims, body, files, points: pts.len(), core_seconds, verified })
 }

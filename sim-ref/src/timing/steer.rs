@@ -36,6 +36,10 @@ pub enum Steering {
     Classified,
     StpOptimized,
     Balanced,
+    /// A fixed layout of two kernels: the earlier on `big` big SMs and `small` small ones, the
+    /// later on the rest (any other number of kernels: `Even`). §6.5's static optimum is the
+    /// best of these over the layouts it enumerates.
+    Fixed { big: u8, small: u8 },
 }
 
 /// A kernel's isolated runs for the static policies: its IPC alone on the conventional GPU
@@ -70,7 +74,7 @@ pub fn choose_static(policy: Steering, k: [&Offline; 2]) -> Option<usize> {
         Steering::StpOptimized => Some(optimised),
         Steering::Balanced if k.iter().all(|x| x.big > x.small) => None,
         Steering::Balanced => Some(optimised),
-        Steering::Even | Steering::Dynamic => None,
+        Steering::Even | Steering::Dynamic | Steering::Fixed { .. } => None,
     }
 }
 
@@ -87,6 +91,7 @@ impl Steering {
             Steering::Classified => "classified",
             Steering::StpOptimized => "stp-optimized",
             Steering::Balanced => "balanced",
+            Steering::Fixed { .. } => "fixed",
         }
     }
 }
@@ -360,13 +365,21 @@ impl Steer {
     /// allows (so that a layout moves as few SMs as it can: a replay takes the SMs of the run
     /// before it); the SMs left over go to the kernels short of their share, in SM order.
     fn share_out(&self, owners: &mut [Option<usize>], k: usize, group: &[usize]) {
+        let sms = self.kind.iter().filter(|&&x| x == k).count();
+        let n = group.len().max(1);
+        let shares: Vec<usize> = (0..group.len()).map(|i| sms / n + usize::from(i < sms % n)).collect();
+        self.give_out(owners, k, group, &shares);
+    }
+
+    /// [`Steer::share_out`] with the shares given (summing to the kind's SMs).
+    fn give_out(&self, owners: &mut [Option<usize>], k: usize, group: &[usize], shares: &[usize]) {
         let sms: Vec<usize> = (0..self.kind.len()).filter(|&s| self.kind[s] == k).collect();
         let n = group.len();
         if n == 0 {
             sms.iter().for_each(|&s| owners[s] = None);
             return;
         }
-        let share = |i: usize| sms.len() / n + usize::from(i < sms.len() % n);
+        let share = |i: usize| shares[i];
         let mut have = vec![0; n];
         let mut free = Vec::new();
         for &s in &sms {
@@ -418,7 +431,13 @@ impl Steer {
         } else {
             i.stop = true;
         }
-        if matches!(self.policy, Steering::Classified | Steering::StpOptimized | Steering::Balanced) && self.kernels.len() == 2 && self.big_kind != self.small_kind {
+        if let (Steering::Fixed { big, small }, 2, true) = (self.policy, self.kernels.len(), self.big_kind != self.small_kind) {
+            let of = |k: usize| self.kind.iter().filter(|&&x| x == k).count();
+            let (b, s) = (big as usize, small as usize);
+            self.give_out(&mut owners, self.big_kind, &self.kernels, &[b, of(self.big_kind) - b]);
+            self.give_out(&mut owners, self.small_kind, &self.kernels, &[s, of(self.small_kind) - s]);
+        }
+        if self.policy.is_static() && self.kernels.len() == 2 && self.big_kind != self.small_kind {
             let find = |l: usize| {
                 let name = &view.launches[l].info.launch.kernel.name;
                 self.offline.iter().find(|o| &o.0 == name).map(|o| &o.1).unwrap_or_else(|| panic!("steering {}: no isolated run of kernel `{name}`", self.policy.name()))
@@ -663,6 +682,12 @@ pub fn run_workload_steered(
         }
     }
     check(cfg, &params).map_err(SimError::BadLaunch)?;
+    if let Steering::Fixed { big, small } = policy {
+        let (b, s) = crate::heterocore::big_and_small(cfg);
+        if b == s || big as u32 > cfg.sm[b].count || small as u32 > cfg.sm[s].count {
+            return Err(SimError::BadLaunch(format!("steering fixed: {big} big and {small} small SMs for the first kernel; `{}` has {} big and {} small", cfg.name, if b == s { 0 } else { cfg.sm[b].count }, if b == s { 0 } else { cfg.sm[s].count })));
+        }
+    }
     let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params).with_offline(offline.to_vec())));
     gpu.add_workload(w)?;
     gpu.run(limits, progress)?;
