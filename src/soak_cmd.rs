@@ -66,9 +66,8 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     if let Some((b, why)) = unit.outside_slicing_in_framework().filter(|_| a.slicing.is_some()) {
         return Err(anyhow!("--slicing soaks a unit under slicing inside the framework, which has no place for {b} ({why}): give another unit (--unit all: every block it has a place for)"));
     }
-    if unit != UnitKind::default() && a.broken.is_some() {
-        return Err(anyhow!("--broken: the soak's broken variants are the framework's (lifo, keep-token); use `mpgpu cosim --broken` for the per-SM blocks' own"));
-    }
+    // (a broken variant of one of the unit's blocks, checked before anything runs)
+    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(unit, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     crate::checks::output_dir(&a.out, "--out")?;
     let mut config_arg = a.config.clone().unwrap_or_else(|| unit.default_config().to_string());
     let mut config = GpuConfig::from_arg(&config_arg).map_err(|e| anyhow!("{e}"))?;
@@ -79,7 +78,6 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         // (the command that reproduces a failure names it with the configuration)
         config_arg = format!("{config_arg} --pipeline {p}");
     }
-    let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(UnitKind::default(), b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let soak = Soak { seed: a.seed, workloads: a.workloads, config, config_arg, backend: a.backend.into(), unit, broken, params: SoakParams::default(), out: a.out.clone(), sliced: a.slicing.map(Into::into) };
     // (the runs are checked before any simulation: a list's blocks that cannot share a run say
     // why)

@@ -308,6 +308,16 @@ fn soak_passes_and_reports_a_broken_block_with_a_workload_that_reproduces_it() {
     assert!(out.contains("mismatches: 1") && err.contains("reproduce with: mpgpu cosim"), "{out}{err}");
     let file = err.lines().find_map(|l| l.strip_prefix("reproduce with: mpgpu cosim ")).unwrap().split_whitespace().next().unwrap().to_string();
     assert!(std::path::Path::new(&file).exists(), "{file}");
+    assert!(err.lines().any(|l| l.starts_with("reproduce with: mpgpu cosim ") && l.ends_with(" --broken lifo")), "{err}");
+    // Any unit's own variants: the steering unit's, its command carrying the variant, which
+    // reproduces the mismatch.
+    let (code, out, err) = mpgpu(&["soak", "--unit", "steer", "--workloads", "4", "--out", o, "--broken", "always-switch"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let cmd = err.lines().find_map(|l| l.strip_prefix("reproduce with: mpgpu ")).unwrap_or_else(|| panic!("{err}"));
+    assert!(cmd.starts_with("cosim ") && cmd.contains(" --unit steer ") && cmd.ends_with(" --broken always-switch"), "{cmd}");
+    let args: Vec<&str> = cmd.split_whitespace().collect();
+    let (code, out, err) = mpgpu(&args);
+    assert!(code == 1 && format!("{out}{err}").contains("mismatch at clocked cycle "), "{out}{err}");
 }
 
 #[test]

@@ -20,7 +20,7 @@ impl<T: Any + fmt::Debug + Send + Sync> Faults for T {
 
 /// The broken variants of a run, per block (a block absent is built as designed).
 #[derive(Clone, Default)]
-pub struct Broken(BTreeMap<&'static str, Arc<dyn Faults>>);
+pub struct Broken(BTreeMap<&'static str, Arc<dyn Faults>>, Vec<&'static str>);
 
 impl Broken {
     /// Block `block`'s faults `f`.
@@ -44,6 +44,20 @@ impl Broken {
     /// Whether no block is broken.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Records that the registry's variant `name` is set (for the command that reproduces a
+    /// run: `--broken NAME`).
+    pub fn named(mut self, name: &'static str) -> Self {
+        if !self.1.contains(&name) {
+            self.1.push(name);
+        }
+        self
+    }
+
+    /// The registry's variants set by name, in the order set.
+    pub fn names(&self) -> &[&'static str] {
+        &self.1
     }
 }
 

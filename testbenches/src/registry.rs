@@ -73,6 +73,7 @@ pub fn broken(unit: UnitKind, name: &str) -> Result<Broken, String> {
     let mut b = Broken::default();
     for v in unit.blocks().iter().filter_map(|n| block(n).ok()).flat_map(|blk| blk.broken).filter(|v| v.name == name) {
         (v.set)(&mut b);
+        b = b.named(v.name);
     }
     if !b.is_empty() {
         return Ok(b);

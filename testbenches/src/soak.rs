@@ -14,7 +14,6 @@ use mpgpu_ref::config::GpuConfig;
 use mpgpu_ref::soakgen::{random_workload, SoakParams};
 use mpgpu_ref::units::framework::{Mechanism, Policy};
 use crate::broken::Broken;
-use mpgpu_rtl::SchedFaults;
 use std::path::{Path, PathBuf};
 
 pub use crate::runs::{Run, MECHANISMS, POLICIES, SLICINGS};
@@ -393,16 +392,15 @@ impl Soak {
     }
 
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
+        // (the variants set by name; a library soak's set by hand is named by its faults)
+        let broken: String = match self.broken.names() {
+            [] if !self.broken.is_empty() => format!(" (broken: {:?})", self.broken),
+            names => names.iter().map(|n| format!(" --broken {n}")).collect(),
+        };
         if self.varies_gpu() {
             let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
-            return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}", file.display(), self.config_arg, self.unit.arg(), self.backend);
+            return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}{broken}", file.display(), self.config_arg, self.unit.arg(), self.backend);
         }
-        let faults: SchedFaults = self.broken.of("sched");
-        let broken = match (faults.ptbq_lifo, faults.keep_token) {
-            (true, _) => " --broken lifo",
-            (_, true) => " --broken keep-token",
-            _ => "",
-        };
         let unit = if self.unit == UnitKind::default() { String::new() } else { format!(" --unit {}", self.unit.arg()) };
         // (a list's per-SM blocks' runs set faults or paging)
         let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
