@@ -305,13 +305,14 @@ fn the_framework_fills_each_kind_of_sm_to_its_own_occupancy() {
     assert!(r.preemptions > 0 && r.restores > 0, "{} preemptions, {} restores", r.preemptions, r.restores);
 }
 
-/// A fixed layout (§6.5's static search): the earlier kernel on the big SMs only is the layout
-/// by class for a thick + lean pair (the same run, cycle for cycle); on the small SMs only it
-/// is another run; counts beyond the GPU's are refused before the run.
+/// A fixed layout (§6.5's static search): the first process's kernel on the big SMs only is the
+/// layout by class for a thick + lean pair (the same run, cycle for cycle, with both replayed);
+/// on the small SMs only it is another run; counts beyond the GPU's are refused before the run.
 #[test]
 fn a_fixed_layout_places_the_first_kernel_on_the_sms_it_names() {
     let cfg = GpuConfig::preset("heterocore").unwrap();
-    let w = workload("description = \"blur + stencil\"\n[[process]]\nname = \"blur\"\nlaunches = [{ kernel = \"blur\", size = 262144, seed = 1 }]\n[[process]]\nname = \"stencil\"\nlaunches = [{ kernel = \"stencil\", size = 48, seed = 1 }]\n");
+    // (replayed: the first process's kernel is not always the earlier one)
+    let w = workload("description = \"blur + stencil\"\nmin_runs = 3\n[[process]]\nname = \"blur\"\nlaunches = [{ kernel = \"blur\", size = 262144, seed = 1 }]\n[[process]]\nname = \"stencil\"\nlaunches = [{ kernel = \"stencil\", size = 48, seed = 1 }]\n");
     let offline = mpgpu_ref::heterocore::offline_for(&cfg, &w, RunLimits::default()).unwrap();
     let run = |s: Steering| mpgpu_ref::timing::steer::run_workload_steered(&cfg, &w, s, SteerParams::default(), &offline, RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
     let by_class = run(Steering::Classified);
@@ -323,5 +324,5 @@ fn a_fixed_layout_places_the_first_kernel_on_the_sms_it_names() {
     assert_ne!(small.cycles, big.cycles);
     assert!(small.processes.iter().all(|p| p.verified));
     let e = mpgpu_ref::timing::steer::run_workload_steered(&cfg, &w, Steering::Fixed { big: 9, small: 0 }, SteerParams::default(), &offline, RunLimits::default(), &mut |_, _, _| {}).unwrap_err();
-    assert!(e.to_string().contains("steering fixed: 9 big and 0 small SMs for the first kernel; `heterocore` has 8 big and 8 small"), "{e}");
+    assert!(e.to_string().contains("steering fixed: 9 big and 0 small SMs for the first process's kernel; `heterocore` has 8 big and 8 small"), "{e}");
 }

@@ -36,9 +36,9 @@ pub enum Steering {
     Classified,
     StpOptimized,
     Balanced,
-    /// A fixed layout of two kernels: the earlier on `big` big SMs and `small` small ones, the
-    /// later on the rest (any other number of kernels: `Even`). §6.5's static optimum is the
-    /// best of these over the layouts it enumerates.
+    /// A fixed layout of two kernels: the first process's on `big` big SMs and `small` small
+    /// ones, the other's on the rest (any other number of kernels: `Even`). §6.5's static
+    /// optimum is the best of these over the layouts it enumerates.
     Fixed { big: u8, small: u8 },
 }
 
@@ -434,8 +434,11 @@ impl Steer {
         if let (Steering::Fixed { big, small }, 2, true) = (self.policy, self.kernels.len(), self.big_kind != self.small_kind) {
             let of = |k: usize| self.kind.iter().filter(|&&x| x == k).count();
             let (b, s) = (big as usize, small as usize);
-            self.give_out(&mut owners, self.big_kind, &self.kernels, &[b, of(self.big_kind) - b]);
-            self.give_out(&mut owners, self.small_kind, &self.kernels, &[s, of(self.small_kind) - s]);
+            // (the first process's kernel first: a replay does not swap the layout)
+            let mut ks = self.kernels.clone();
+            ks.sort_by_key(|&l| view.launches[l].process);
+            self.give_out(&mut owners, self.big_kind, &ks, &[b, of(self.big_kind) - b]);
+            self.give_out(&mut owners, self.small_kind, &ks, &[s, of(self.small_kind) - s]);
         }
         if self.policy.is_static() && self.kernels.len() == 2 && self.big_kind != self.small_kind {
             let find = |l: usize| {
@@ -685,7 +688,7 @@ pub fn run_workload_steered(
     if let Steering::Fixed { big, small } = policy {
         let (b, s) = crate::heterocore::big_and_small(cfg);
         if b == s || big as u32 > cfg.sm[b].count || small as u32 > cfg.sm[s].count {
-            return Err(SimError::BadLaunch(format!("steering fixed: {big} big and {small} small SMs for the first kernel; `{}` has {} big and {} small", cfg.name, if b == s { 0 } else { cfg.sm[b].count }, if b == s { 0 } else { cfg.sm[s].count })));
+            return Err(SimError::BadLaunch(format!("steering fixed: {big} big and {small} small SMs for the first process's kernel; `{}` has {} big and {} small", cfg.name, if b == s { 0 } else { cfg.sm[b].count }, if b == s { 0 } else { cfg.sm[s].count })));
         }
     }
     let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params).with_offline(offline.to_vec())));
