@@ -216,12 +216,22 @@ fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_
     let dynamic: Vec<&str> = pairs.lines().filter(|l| l.contains(",heterocore dynamic,")).collect();
     assert_eq!(dynamic.len(), 3);
     assert!(dynamic.iter().all(|l| l.split(',').nth(7).is_some_and(|n| n.parse::<u32>().unwrap() > 0)), "{pairs}");
-    for f in ["kinds.svg", "pairs-stp.svg", "pairs-antt.svg"] {
+    for f in ["kinds.svg", "pairs-stp.svg", "pairs-antt.svg", "splits-stp.svg", "splits-antt.svg"] {
         assert!(std::fs::read_to_string(d.join(f)).unwrap().starts_with("<svg"), "{f}");
     }
+    // §6.5: one thick + lean pair on the three splits, and under the 19 fixed layouts on 8 + 8,
+    // the class layout among them giving the split run's result on 8 + 8 exactly
+    let splits = std::fs::read_to_string(d.join("splits.csv")).unwrap();
+    assert_eq!(splits.lines().count(), 1 + 3, "{splits}");
+    let layouts = std::fs::read_to_string(d.join("layouts.csv")).unwrap();
+    assert_eq!(layouts.lines().count(), 1 + 19, "{layouts}");
+    let on8 = splits.lines().find(|l| l.contains(",8 big + 8 small,")).unwrap().split(',').nth(4).unwrap().to_string();
+    let thick_first = splits.lines().nth(1).unwrap().contains(",thick+lean,");
+    let class_layout = if thick_first { ",8,0," } else { ",0,8," };
+    assert!(layouts.lines().any(|l| l.contains(class_layout) && l.split(',').nth(5) == Some(&on8)), "{splits}{layouts}");
     let page = std::fs::read_to_string(d.join("heterocore.md")).unwrap();
     let claims: Vec<&str> = page.lines().filter(|l| l.starts_with("| §")).collect();
-    assert_eq!(claims.len(), 12, "{page}");
+    assert_eq!(claims.len(), 16, "{page}");
     for l in &claims {
         assert!(["| reproduced |", "| trend only |", "| not reproduced |"].iter().any(|v| l.ends_with(v)), "{l}");
     }

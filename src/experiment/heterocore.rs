@@ -480,10 +480,12 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         ratio("§6.4: ANTT of HeteroCore with dynamic steering over the conventional GPU, four-application mixes", 1.332, mix_antt, &cause);
     }
     if !opt_het.is_empty() {
-        let even = lay.iter().position(|&x| x == (4, 4)).expect("the even layout is enumerated");
-        let best_even = opt_het.iter().filter(|r| r.2 .1 == even).count();
+        // (the layout by class: the thick application on the 8 big SMs, the lean one on the 8
+        // small; and the pairs where dynamic steering mostly kept the even shares)
+        let best_class = opt_het.iter().filter(|r| lay[r.2 .1] == if class[r.0] == TlpClass::Thick { (8, 0) } else { (0, 8) }).count();
+        let kept = opt_het.iter().filter(|o| rows.iter().any(|r| (r.0, r.1) == (o.0, o.1) && r.4 == "split")).count();
         let cause = format!(
-            "the best layout is the even one (4 big + 4 small each, TLP-agnostic) in {best_even} of the {} thick + lean pairs, and dynamic steering profiles for {} cycles on every launch before it keeps or moves SMs; the best layout's ANTT is {} of dynamic steering's",
+            "the best layout is the one by class (the thick application on the 8 big SMs, the lean one on the 8 small) in {best_class} of the {} thick + lean pairs; dynamic steering mostly kept the even shares in {kept} of them (Algorithm 2 splits when both kernels issue more per big SM than per small SM, which a lean kernel with more warps on a big SM also does), and it profiles for {} cycles on every launch. The best layout's ANTT is {} of dynamic steering's",
             opt_het.len(),
             PROFILE.warmup + PROFILE.window,
             share(dyn_vs_opt_antt)
