@@ -120,6 +120,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     // (`--unit all` with --slicing: the slicing dispatcher's blocks in the framework's place;
     // with --policy too, every block but the slice table)
     let unit = match (a.unit.is_all(), sliced, a.slicing.is_some()) {
+        (true, false, false) if a.steer.steer.is_some() && a.policy.is_some() => UnitKind::every_block_steered_in_framework(),
         (true, false, false) if a.steer.steer.is_some() => UnitKind::every_block_steered(),
         (true, true, _) => UnitKind::every_block_in_framework(),
         (true, false, true) => UnitKind::every_block(true),
@@ -127,6 +128,10 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     };
     unit.setup(&mut cfg);
     a.vm.apply(&mut cfg)?;
+    // (`--policy` with `--steer`, or with the steering unit: steering inside the framework,
+    // docs/heterocore.md)
+    let steer_flags = a.steer.steer.is_some() || a.steer.steer_warmup.is_some() || a.steer.steer_window.is_some() || a.steer.steer_preempt.is_some();
+    let steered = a.policy.is_some() && !sliced && (steer_flags || unit.blocks().contains(&"steer"));
     // (each broken variant belongs to the blocks of some units: the registry's)
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(unit, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let mode = match a.mode {
@@ -141,7 +146,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!("--trace and --vcd record the RTL beside the model: use --mode lockstep");
     }
     // (a flag that the unit's run would not use is refused, with the reason)
-    let uses_framework = unit.gpu() == GpuKind::Framework || (unit.gpu() == GpuKind::PerSm && a.framework) || sliced;
+    let uses_framework = unit.gpu() == GpuKind::Framework || (unit.gpu() == GpuKind::PerSm && a.framework) || sliced || steered;
     if !uses_framework && (a.policy.is_some() || a.preempt.is_some()) {
         bail!(
             "--policy and --preempt choose the scheduling framework's policy: --unit {} {}",
@@ -182,14 +187,20 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         bail!("--slicing picks the slicing policy of the units under the slicing dispatcher ({}), or with --policy the quota controller of slicing inside the framework; --unit {} runs under {}", slicing_units(), a.unit, if unit.gpu() == GpuKind::Framework || a.framework { "the framework's --policy: give it too" } else { "the baseline dispatcher: give --policy too" });
     }
     o.sliced = sliced;
-    let given = a.steer.steer.is_some() || a.steer.steer_warmup.is_some() || a.steer.steer_window.is_some() || a.steer.steer_preempt.is_some();
-    if given && unit.gpu() != GpuKind::Steer {
-        bail!("the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer, which runs under it (--unit {} does not)", a.unit);
+    if steer_flags && unit.gpu() != GpuKind::Steer && !steered {
+        bail!("the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer, which runs under it (--unit {} does not; with --policy, steering inside the framework)", a.unit);
+    }
+    if steered && a.steer.steer_preempt.is_some_and(|p| p != crate::args::SteerPreemptArg::Drain) {
+        bail!("--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining (--steer-preempt drain, the default there)");
     }
     let mut st = a.steer;
     st.steer = st.steer.or(Some(crate::args::SteerArg::Dynamic));
     if let Some((s, p)) = st.choice()? {
         (o.steering, o.steer) = (s, p);
+    }
+    o.steered = steered;
+    if steered {
+        o.steer.preempt = mpgpu_ref::timing::steer::Preempt::Drain;
     }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
@@ -255,7 +266,16 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         o.backend,
         if uses_framework { format!(", policy {}, {:?}", o.policy.name(), o.mechanism) } else { String::new() }
     );
-    if sliced {
+    if steered {
+        println!(
+            "blocks:   the scheduling framework, {} with {:?}, its kernels steered to SMs by {} steering as its quota controller (warm-up {}, window {}; SMs change owner by draining; docs/heterocore.md, \"Inside the scheduling framework\")",
+            o.policy.name(),
+            o.mechanism,
+            o.steering.name(),
+            o.steer.warmup,
+            o.steer.window
+        );
+    } else if sliced {
         println!(
             "blocks:   the scheduling framework, {} with {:?}, its SMs shared by {} quotas (docs/warped-slicer.md, \"Inside the scheduling framework\")",
             o.policy.name(),

@@ -61,8 +61,12 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
     }
     let steer = a.steer.choice()?;
-    if steer.is_some() && (a.policy.is_some() || a.slice.slicing.is_some()) {
-        bail!("--steer gives kernels SMs of their own in place of the baseline dispatcher: it cannot go with --policy or --slicing");
+    if steer.is_some() && a.slice.slicing.is_some() {
+        bail!("--steer gives kernels SMs of their own: it cannot go with --slicing, which shares SMs among them");
+    }
+    // (inside the framework an SM changes owner by draining: the steering sets the quotas)
+    if a.policy.is_some() && a.steer.steer_preempt.is_some_and(|p| p != crate::args::SteerPreemptArg::Drain) {
+        bail!("--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining (--steer-preempt drain, the default there)");
     }
     if a.timeline.is_some() && cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
         bail!("--timeline needs demand paging (--paging nvlink or pcie)");
@@ -88,7 +92,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let offline = match steer {
         Some((s, _)) if s.is_static() => {
             let pb = crate::par::Progress::new("isolated runs", w.processes.len(), a.jobs.workers());
-            let per = pb.map_points(&w.processes.iter().collect::<Vec<_>>(), |p| format!("{} alone", crate::checks::shown(&p.name)), |p| mpgpu_ref::heterocore::offline(&cfg, p, limits).map_err(|e| anyhow!("{} alone: {e}", crate::checks::shown(&p.name))));
+            let per = pb.map_points(&w.processes.iter().collect::<Vec<_>>(), |p| format!("{} alone", crate::checks::shown(&p.name)), |p| mpgpu_ref::timing::steer::offline(&cfg, p, limits).map_err(|e| anyhow!("{} alone: {e}", crate::checks::shown(&p.name))));
             pb.finish();
             let per = per.into_iter().collect::<Result<Vec<_>>>()?;
             let t = mpgpu_ref::timing::steer::offline_table(&w, &per).map_err(|e| anyhow!("{e}"))?;
@@ -99,7 +103,7 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
         }
         _ => Vec::new(),
     };
-    let run_steered = |cfg: &GpuConfig, w: &Workload, s, p, limits, label: &str| run_steered(cfg, w, s, p, &offline, limits, label);
+    let run_steered = |cfg: &GpuConfig, w: &Workload, s, p, limits, label: &str| run_steered(cfg, w, sched, s, p, &offline, limits, label);
     let (shared, secs, alone) = if runs.len() == 1 && a.slurm.slurm.is_none() && a.slurm.resume.is_none() {
         let (r, secs) = match steer {
             Some((s, p)) => run_steered(&cfg, &w, s, p, limits, "shared")?,
@@ -162,11 +166,13 @@ pub fn timeline_csv(tl: &[mpgpu_ref::timing::sm::Timeline]) -> String {
     out
 }
 
-/// `w` under HeteroCore's steering (a static policy deciding from `offline`): the result and
-/// the wall-clock seconds.
+/// `w` under HeteroCore's steering (a static policy deciding from `offline`; with `framework`,
+/// as the scheduling framework's quota controller): the result and the wall-clock seconds.
+#[allow(clippy::too_many_arguments)]
 fn run_steered(
     cfg: &GpuConfig,
     w: &Workload,
+    framework: Option<(mpgpu_ref::units::framework::Policy, mpgpu_ref::units::framework::Mechanism)>,
     s: mpgpu_ref::timing::steer::Steering,
     p: mpgpu_ref::timing::steer::SteerParams,
     offline: &[(String, mpgpu_ref::timing::steer::Offline)],
@@ -174,7 +180,7 @@ fn run_steered(
     label: &str,
 ) -> Result<(mpgpu_ref::timing::RunResult, f64)> {
     let t = std::time::Instant::now();
-    let r = mpgpu_ref::timing::steer::run_workload_steered(cfg, w, s, p, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{label}: {e}"))?;
+    let r = mpgpu_ref::timing::steer::steered_gpu(cfg, w, s, p, offline, framework).and_then(|g| g.run_steered(limits, &mut |_, _, _| {})).map_err(|e| anyhow!("{label}: {e}"))?;
     Ok((r, t.elapsed().as_secs_f64()))
 }
 

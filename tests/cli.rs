@@ -334,4 +334,9 @@ fn run_steers_statically_from_each_processs_isolated_runs() {
         assert!(out.contains(&format!("blocks scheduled by steer {policy}\n")) && out.contains(", 0 profiling phases (0 cycles);") && out.contains("\n  cycle 0: launch 0; launch 1 -> big SMs to launches [0]\n"), "{policy}: {out}");
         assert!(out.contains("all outputs verified: PASS"), "{out}");
     }
+    // Inside the scheduling framework (--policy): the same decision once the framework has
+    // admitted both launches.
+    let (code, out, err) = mpgpu(&["run", w.to_str().unwrap(), "--config", "heterocore", "--policy", "fcfs", "--steer", "classified", "--no-alone"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("blocks scheduled by framework fcfs, steer classified inside it") && out.contains(": launch 0; launch 1 -> big SMs to launches [0]\n") && out.contains("all outputs verified: PASS"), "{out}");
 }

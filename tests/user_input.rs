@@ -180,11 +180,13 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["run", "--steer-warmup", "100"], "--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
     refused(&["run", "--steer", "even", "--steer-window", "100"], "--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
     refused(&["run", "--steer-preempt", "drain"], "--steer-preempt chooses how a steered SM changes owner: it needs --steer");
-    refused(&["run", "--steer", "dynamic", "--policy", "dss"], "--steer gives kernels SMs of their own in place of the baseline dispatcher: it cannot go with --policy or --slicing");
+    refused(&["run", "--steer", "dynamic", "--slicing", "even"], "--steer gives kernels SMs of their own: it cannot go with --slicing, which shares SMs among them");
+    refused(&["run", "--steer", "dynamic", "--policy", "dss", "--steer-preempt", "switch"], "--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining");
     refused(&["run", "--steer", "dynamic", "--steer-warmup", "0"], "invalid value '0' for '--steer-warmup <STEER_WARMUP>'");
     refused(&["run", "--steer", "dynamic", "--steer-window", "262144"], "invalid value '262144' for '--steer-window <STEER_WINDOW>'");
     refused(&["cosim", "--unit", "sched", "--steer", "dynamic"], "the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer");
-    refused(&["cosim", "--unit", "steer,sched"], "steer runs under the steering dispatcher, sched under the scheduling framework: they do not share a GPU");
+    refused(&["cosim", "--unit", "steer,sched"], "--unit steer,sched: its blocks run together under steering inside the framework only: give --policy and --steer");
+    refused(&["cosim", "--unit", "steer,wf"], "steer runs under the steering dispatcher or inside the framework, wf, prof under the slicing dispatcher: they do not share a GPU");
     refused(&["cosim", "--unit", "steer", "--config", "thesis32"], "steering: `thesis32` has 32 SMs; the steering unit's owner table serves at most 16");
     refused(&["run", "--steer", "even", "--alloc", "zorua", "--config", "fermi15"], "steering's context switch saves a block's registers and scratchpad, which under alloc = \"zorua\" live in the coordinator's sets and swap: steer with --steer-preempt drain");
     refused(&["exec", "vecadd", "--grid", "4"], "--grid describes the launch of an assembly file");

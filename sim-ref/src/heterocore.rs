@@ -143,23 +143,6 @@ pub fn classify(cfg: &GpuConfig, p: &ProcessSpec, count: u32, limits: RunLimits)
     Ok((class_of(runs[0].cycles, runs[2].cycles), runs))
 }
 
-/// A process's isolated runs for the static steering policies (§4.2): alone on the
-/// area-equivalent conventional GPU and on half the SMs of each kind (§4.2.1's 8 of 16), its
-/// IPC on each and its class.
-pub fn offline(cfg: &GpuConfig, p: &ProcessSpec, limits: RunLimits) -> Result<crate::timing::steer::Offline, SimError> {
-    let (class, runs) = classify(cfg, p, (cfg.num_sms() / 2).max(1), limits)?;
-    let alone = Workload::alone(&ProcessSpec { arrival: 0, ..p.clone() });
-    let conv = run_workload(&conventional(cfg), &alone, limits, &mut |_, _, _| {})?;
-    Ok(crate::timing::steer::Offline::of(&conv, &runs[1], &runs[2], class))
-}
-
-/// [`offline`] for every process of `w`, one after another, as the static policies take them
-/// ([`crate::timing::steer::offline_table`]).
-pub fn offline_for(cfg: &GpuConfig, w: &Workload, limits: RunLimits) -> Result<Vec<(String, crate::timing::steer::Offline)>, SimError> {
-    let per: Vec<_> = w.processes.iter().map(|p| offline(cfg, p, limits)).collect::<Result<_, _>>()?;
-    crate::timing::steer::offline_table(w, &per)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -313,7 +313,7 @@ fn a_fixed_layout_places_the_first_kernel_on_the_sms_it_names() {
     let cfg = GpuConfig::preset("heterocore").unwrap();
     // (replayed: the first process's kernel is not always the earlier one)
     let w = workload("description = \"blur + stencil\"\nmin_runs = 3\n[[process]]\nname = \"blur\"\nlaunches = [{ kernel = \"blur\", size = 262144, seed = 1 }]\n[[process]]\nname = \"stencil\"\nlaunches = [{ kernel = \"stencil\", size = 48, seed = 1 }]\n");
-    let offline = mpgpu_ref::heterocore::offline_for(&cfg, &w, RunLimits::default()).unwrap();
+    let offline = mpgpu_ref::timing::steer::offline_for(&cfg, &w, RunLimits::default()).unwrap();
     let run = |s: Steering| mpgpu_ref::timing::steer::run_workload_steered(&cfg, &w, s, SteerParams::default(), &offline, RunLimits::default(), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
     let by_class = run(Steering::Classified);
     assert_eq!(by_class.steering.as_ref().unwrap().decisions[0].big, vec![0], "blur (thick) takes the big SMs");

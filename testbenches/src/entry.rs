@@ -257,20 +257,21 @@ pub fn gpu_of(kind: GpuKind, cfg: &GpuConfig, w: &Workload, o: &CosimOptions) ->
     if o.sliced {
         return Gpu::with_framework_sliced(cfg, o.policy, o.mechanism, procs, Box::new(slicer()?.in_framework()));
     }
+    // (a static steering policy decides from each process's isolated runs)
+    let steer = || -> Result<mpgpu_ref::timing::steer::Steer, String> {
+        let s = mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer);
+        Ok(if o.steering.is_static() { s.with_offline(mpgpu_ref::timing::steer::offline_for(cfg, w, o.limits).map_err(|e| format!("the static steering's isolated runs: {e}"))?) } else { s })
+    };
+    if o.steered {
+        return Gpu::with_framework_sliced(cfg, o.policy, o.mechanism, procs, Box::new(steer()?.in_framework()));
+    }
     Ok(match kind {
         GpuKind::Framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm if o.framework => Gpu::with_framework(cfg, o.policy, o.mechanism, procs)?,
         GpuKind::PerSm => Gpu::new(cfg),
         GpuKind::Slicer => Gpu::with_dispatcher(cfg, Box::new(slicer()?)),
         // (the steering unit's `fits` has checked the configuration and the profile)
-        GpuKind::Steer => {
-            let mut s = mpgpu_ref::timing::steer::Steer::new(cfg, o.steering, o.steer);
-            // (a static policy decides from each process's isolated runs)
-            if o.steering.is_static() {
-                s = s.with_offline(mpgpu_ref::heterocore::offline_for(cfg, w, o.limits).map_err(|e| format!("the static steering's isolated runs: {e}"))?);
-            }
-            Gpu::with_dispatcher(cfg, Box::new(s))
-        }
+        GpuKind::Steer => Gpu::with_dispatcher(cfg, Box::new(steer()?)),
     })
 }
 

@@ -81,6 +81,11 @@ pub struct CosimOptions {
     /// (`docs/warped-slicer.md`, "Inside the scheduling framework"). Every unit runs in that
     /// GPU but the slice table, which it does not use.
     pub sliced: bool,
+    /// Steering inside the framework (`--policy` with `--steer`): the framework (`policy`,
+    /// `mechanism`) issues, sharing its SMs, and the steering (`steering`, `steer`, its SMs
+    /// changing owner by draining) is its quota controller (`docs/heterocore.md`, "Inside the
+    /// scheduling framework").
+    pub steered: bool,
     /// Clock the framework every GPU cycle instead of gating its clock while idle.
     pub every_cycle: bool,
     /// The whole run's waveform: a file, or for units with several waveforms (per-SM units,
@@ -100,6 +105,12 @@ pub struct CosimOptions {
 }
 
 impl CosimOptions {
+    /// Whether the framework shares its SMs by a quota controller's quotas (slicing or
+    /// steering inside it).
+    pub fn quota_controlled(&self) -> bool {
+        self.sliced || self.steered
+    }
+
     pub fn new(policy: Policy, mechanism: Mechanism) -> Self {
         CosimOptions {
             policy,
@@ -115,6 +126,7 @@ impl CosimOptions {
             sms: SmSet::All,
             framework: false,
             sliced: false,
+            steered: false,
             every_cycle: false,
             vcd: None,
             vcd_window: (0, u64::MAX),

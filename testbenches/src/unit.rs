@@ -153,9 +153,10 @@ impl UnitKind {
                 sl.join(", "),
             ));
         }
+        // (the steering unit shares a GPU with the framework's blocks as its quota controller)
         let st = kind(GpuKind::Steer);
-        if !st.is_empty() && (!fw.is_empty() || !sl.is_empty()) {
-            return Err(format!("--unit {names}: {} runs under the steering dispatcher, {} under {}: they do not share a GPU", st.join(", "), fw.iter().chain(&sl).copied().collect::<Vec<_>>().join(", "), if fw.is_empty() { "the slicing dispatcher" } else { "the scheduling framework" }));
+        if !st.is_empty() && !sl.is_empty() {
+            return Err(format!("--unit {names}: {} runs under the steering dispatcher or inside the framework, {} under the slicing dispatcher: they do not share a GPU", st.join(", "), sl.join(", ")));
         }
         if fw.len() > 1 {
             return Err(format!("--unit {names}: {} all fill the framework's slot; name one", fw.join(", ")));
@@ -197,6 +198,14 @@ impl UnitKind {
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
         let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == GpuKind::Steer) && !part_of_another(b)).collect();
         UnitKind::define(format!("{ALL} (steering)"), ALL_ABOUT, blocks)
+    }
+
+    /// `--unit all` with `--policy` and `--steer`: every per-SM block, the framework and the
+    /// steering unit as its quota controller. Named `all (steering inside the framework)`.
+    pub fn every_block_steered_in_framework() -> UnitKind {
+        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| matches!(h.gpu, GpuKind::PerSm | GpuKind::Framework | GpuKind::Steer)) && !part_of_another(b)).collect();
+        UnitKind::define(format!("{ALL} (steering inside the framework)"), ALL_ABOUT, blocks)
     }
 
     /// Its name as the command line gives it: `all` for every form of `--unit all` (the
@@ -315,6 +324,9 @@ impl UnitKind {
         let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
         if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Slicer) && !o.sliced {
             return Err(format!("--unit {}: its blocks run together under slicing inside the framework only: give --policy and --slicing", self.name()));
+        }
+        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer) && !o.steered {
+            return Err(format!("--unit {}: its blocks run together under steering inside the framework only: give --policy and --steer", self.name()));
         }
         self.hosts().try_for_each(|(_, h)| (h.fits)(cfg, o))
     }

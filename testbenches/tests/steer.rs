@@ -394,3 +394,43 @@ fn a_soak_runs_clean_and_finds_the_broken_preemption_records() {
     let f = broken.failure.expect("the broken preemption records were not found");
     assert!(f.mismatch.as_ref().is_some_and(|m| m.diffs.iter().any(|d| d.field.contains("modes"))), "{:?}", f.mismatch);
 }
+
+/// Steering inside the scheduling framework (`--policy` with `--steer`): the framework's RTL
+/// and the steering unit's RTL together in the GPU, in lockstep on both backends under FCFS
+/// and DSS (DSS on Verilator in the long tier); a decision gives blur the big SMs and SMs change owner by draining (the quotas),
+/// every output verified, both backends driving the GPU alike and as the models alone do.
+#[test]
+fn steering_inside_the_framework_runs_with_the_frameworks_rtl() {
+    use mpgpu_ref::units::framework::{Mechanism, Policy};
+    let cfg = GpuConfig::preset("heterocore").unwrap();
+    let w = workload("description = \"blur + stencil\"\n[[process]]\nname = \"blur\"\nlaunches = [{ kernel = \"blur\", size = 262144, seed = 1 }]\n[[process]]\nname = \"stencil\"\nlaunches = [{ kernel = \"stencil\", size = 96, seed = 1 }]\n");
+    for policy in [Policy::Fcfs, Policy::Dss] {
+        let run = |backend: Backend, mode: SlotMode| {
+            let mut o = CosimOptions::new(policy, Mechanism::ContextSwitch);
+            o.unit = UnitKind::named("sched,steer").unwrap();
+            (o.steered, o.steering, o.steer) = (true, Steering::Dynamic, params(Preempt::Drain));
+            (o.mode, o.backend) = (mode, backend);
+            o.mismatch_vcd = dir(&format!("mismatch-fw-{}.vcd", backend.name()));
+            run_with(&cfg, &w, &o).unwrap()
+        };
+        let model = run(Backend::RustHdl, SlotMode::ModelAlone).result.unwrap();
+        let st = model.steering.clone().unwrap_or_else(|| panic!("{policy:?}: no steering statistics"));
+        assert!(st.decisions.iter().any(|d| d.big == vec![0]), "{policy:?}: no decision gave blur the big SMs: {st:?}");
+        assert!(st.drains > 0 && st.switches == 0, "{policy:?}: SMs change owner by draining only: {st:?}");
+        assert!(model.dispatcher.contains(", steer dynamic inside it"), "{}", model.dispatcher);
+        // (the quotas act: the framework alone runs the pair otherwise)
+        let mut o = CosimOptions::new(policy, Mechanism::ContextSwitch);
+        o.mode = SlotMode::ModelAlone;
+        let alone = run_with(&cfg, &w, &o).unwrap().result.unwrap();
+        assert_ne!(alone.cycles, model.cycles, "{policy:?}: steering changed nothing");
+        // (each policy is a Verilator model of the framework to build: DSS's in the long tier)
+        let backends = if policy == Policy::Fcfs || cfg!(feature = "long") { vec![Backend::RustHdl, Backend::Verilator] } else { vec![Backend::RustHdl] };
+        for backend in backends {
+            let rep = run(backend, SlotMode::Lockstep);
+            assert!(rep.mismatch.is_none(), "{policy:?} {}: {}", backend.name(), rep.mismatch.unwrap());
+            let r = rep.result.unwrap();
+            assert!(r.processes.iter().all(|p| p.verified));
+            assert_eq!((r.cycles, &r.steering), (model.cycles, &model.steering), "{policy:?} {}", backend.name());
+        }
+    }
+}

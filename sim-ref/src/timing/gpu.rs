@@ -474,6 +474,9 @@ impl Gpu {
                             BlockSched::Framework(d) => {
                                 let kernel = *d.kernel_of.get(&l).ok_or_else(|| SimError::Cosim { cycle: now, detail: format!("a block of launch {l} finished on SM {i}, but the framework never issued a block of that launch") })?;
                                 d.done.push_back(TbDone { sm: i as u8, kernel });
+                                if let Some(sl) = &mut d.slicing {
+                                    sl.ctl.block_done(now, l, i as u32);
+                                }
                             }
                             BlockSched::Baseline { d, dirty } => {
                                 d.block_done(now, l, i as u32);

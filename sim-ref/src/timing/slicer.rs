@@ -587,6 +587,10 @@ impl Dispatcher for Slicer {
     }
 
     fn block_done(&mut self, _now: u64, launch: usize, sm: u32) {
+        // (the slice table's completions: as the framework's quota controller it has none)
+        if self.controller {
+            return;
+        }
         if let Some(k) = self.slots.iter().position(|&x| x == Some(launch)) {
             self.dones.push_back((sm as u8, k as u8));
         }

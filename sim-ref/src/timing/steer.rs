@@ -222,6 +222,9 @@ pub struct Steer {
     stats: SteerStats,
     /// Its name as a dispatcher ("steer" and the policy's).
     label: String,
+    /// As the scheduling framework's quota controller ([`Steer::in_framework`]): the quotas
+    /// last handed to it.
+    handed: Option<Vec<(usize, Vec<u32>)>>,
 }
 
 /// Refuses what steering cannot run with (a context switch under Zorua or WLM, thread-block
@@ -296,7 +299,20 @@ impl Steer {
             offline: Vec::new(),
             stats: SteerStats { policy: policy.name().into(), ..SteerStats::default() },
             label: format!("steer {}", policy.name()),
+            handed: None,
         }
+    }
+
+    /// The steering as the scheduling framework's quota controller
+    /// (`Gpu::with_framework_sliced`; `docs/heterocore.md`, "Inside the scheduling framework"):
+    /// the framework's policy keeps holding the SMs, and a kernel of the group it names gets
+    /// blocks only on the SMs the owner table gives it (its quota T_k there, 0 elsewhere). An SM
+    /// changes owner by draining, the framework's way of giving up an SM without a save: the
+    /// new owner's quota there stays 0 until the blocks of every other kernel on it have ended.
+    pub fn in_framework(mut self) -> Steer {
+        self.params.preempt = Preempt::Drain;
+        self.handed = Some(Vec::new());
+        self
     }
 
     /// The isolated runs the static policies decide from, by kernel name.
@@ -305,9 +321,9 @@ impl Steer {
         self
     }
 
-    /// The steering dispatching for `gpu`, if it has one.
+    /// The steering dispatching for `gpu`, or its framework's quota controller, if it has one.
     pub fn of(gpu: &Gpu) -> Option<&Steer> {
-        gpu.dispatcher()?.as_any()?.downcast_ref()
+        gpu.dispatcher().or_else(|| gpu.quota_controller())?.as_any()?.downcast_ref()
     }
 
     /// `gpu`'s result with the steering's statistics ([`RunResult::steering`]).
@@ -565,6 +581,22 @@ impl Dispatcher for Steer {
         true
     }
 
+    fn framework_quotas(&mut self, _now: u64, view: &DispatchView) -> Option<Vec<(usize, Vec<u32>)>> {
+        let handed = self.handed.as_ref()?;
+        // (T_k on its own SMs that no other kernel's blocks still hold, 0 elsewhere; a kernel
+        // waiting for a slot of the unit has none)
+        let owners = self.owners();
+        let q: Vec<(usize, Vec<u32>)> = self
+            .ready
+            .iter()
+            .map(|&l| (l, (0..owners.len()).map(|s| if owners[s] == Some(l) && view.sms[s].resident_launches().iter().all(|&r| r == l) { u32::MAX } else { 0 }).collect()))
+            .collect();
+        (q != *handed).then(|| {
+            self.handed = Some(q.clone());
+            q
+        })
+    }
+
     fn preempt(&mut self, _now: u64, _view: &DispatchView) -> Vec<(u32, usize)> {
         std::mem::take(&mut self.switch)
     }
@@ -652,7 +684,7 @@ pub fn kernels_of(p: &crate::workload::ProcessSpec) -> Result<Vec<String>, SimEr
 }
 
 /// The isolated runs the static policies decide from, for every kernel of `w` (its process's,
-/// [`crate::heterocore::offline`]; a kernel two processes launch takes the first's): one
+/// [`offline`]; a kernel two processes launch takes the first's): one
 /// result per process, in order.
 pub fn offline_table(w: &Workload, per_process: &[Offline]) -> Result<Vec<(String, Offline)>, SimError> {
     let mut t: Vec<(String, Offline)> = Vec::new();
@@ -666,6 +698,24 @@ pub fn offline_table(w: &Workload, per_process: &[Offline]) -> Result<Vec<(Strin
     Ok(t)
 }
 
+/// A process's isolated runs for the static steering policies (§4.2): alone on the
+/// area-equivalent conventional GPU and on half the SMs of each kind (§4.2.1's 8 of 16), its
+/// IPC on each and its class.
+pub fn offline(cfg: &GpuConfig, p: &crate::workload::ProcessSpec, limits: RunLimits) -> Result<Offline, SimError> {
+    use crate::heterocore::{classify, conventional};
+    let (class, runs) = classify(cfg, p, (cfg.num_sms() / 2).max(1), limits)?;
+    let alone = Workload::alone(&crate::workload::ProcessSpec { arrival: 0, ..p.clone() });
+    let conv = super::gpu::run_workload(&conventional(cfg), &alone, limits, &mut |_, _, _| {})?;
+    Ok(Offline::of(&conv, &runs[1], &runs[2], class))
+}
+
+/// [`offline`] for every process of `w`, one after another, as the static policies take them
+/// ([`offline_table`]).
+pub fn offline_for(cfg: &GpuConfig, w: &Workload, limits: RunLimits) -> Result<Vec<(String, Offline)>, SimError> {
+    let per: Vec<_> = w.processes.iter().map(|p| offline(cfg, p, limits)).collect::<Result<_, _>>()?;
+    offline_table(w, &per)
+}
+
 pub fn run_workload_steered(
     cfg: &GpuConfig,
     w: &Workload,
@@ -675,6 +725,29 @@ pub fn run_workload_steered(
     limits: RunLimits,
     progress: &mut dyn FnMut(u64, u64, u64),
 ) -> Result<RunResult, SimError> {
+    steered_gpu(cfg, w, policy, params, offline, None)?.run_steered(limits, progress)
+}
+
+impl Gpu {
+    /// Runs a steered GPU ([`steered_gpu`]) to the end: its result with the steering's
+    /// statistics.
+    pub fn run_steered(mut self, limits: RunLimits, progress: &mut dyn FnMut(u64, u64, u64)) -> Result<RunResult, SimError> {
+        self.run(limits, progress)?;
+        Ok(Steer::result(&self))
+    }
+}
+
+/// The GPU steering `w`'s kernels, by itself or (`framework`: its policy, and its mechanism for
+/// its own preemptions) inside the scheduling framework as its quota controller
+/// ([`Steer::in_framework`]: SMs change owner by draining), checked before it runs.
+pub fn steered_gpu(
+    cfg: &GpuConfig,
+    w: &Workload,
+    policy: Steering,
+    params: SteerParams,
+    offline: &[(String, Offline)],
+    framework: Option<(crate::units::framework::Policy, crate::units::framework::Mechanism)>,
+) -> Result<Gpu, SimError> {
     if policy.is_static() {
         for p in &w.processes {
             for k in kernels_of(p)? {
@@ -691,10 +764,13 @@ pub fn run_workload_steered(
             return Err(SimError::BadLaunch(format!("steering fixed: {big} big and {small} small SMs for the first process's kernel; `{}` has {} big and {} small", cfg.name, if b == s { 0 } else { cfg.sm[b].count }, if b == s { 0 } else { cfg.sm[s].count })));
         }
     }
-    let mut gpu = Gpu::with_dispatcher(cfg, Box::new(Steer::new(cfg, policy, params).with_offline(offline.to_vec())));
+    let steer = Steer::new(cfg, policy, params).with_offline(offline.to_vec());
+    let mut gpu = match framework {
+        None => Gpu::with_dispatcher(cfg, Box::new(steer)),
+        Some((p, m)) => Gpu::with_framework_sliced(cfg, p, m, w.processes.len(), Box::new(steer.in_framework())).map_err(SimError::BadLaunch)?,
+    };
     gpu.add_workload(w)?;
-    gpu.run(limits, progress)?;
-    Ok(Steer::result(&gpu))
+    Ok(gpu)
 }
 
 #[cfg(test)]

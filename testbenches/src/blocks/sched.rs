@@ -175,10 +175,11 @@ pub(super) const BLOCK: Block = Block {
 /// `--every-cycle`).
 fn install(b: &mut Build) -> Result<Option<Box<dyn Outcome>>, String> {
     let (p, m) = (b.o.policy, b.o.mechanism);
-    // (under slicing inside the framework, both share their SMs)
-    let ports = SchedPorts { sms: b.n, mode: p.code(), faults: b.o.broken.of("sched"), sharing: b.o.sliced };
+    // (under a quota controller, slicing or steering inside the framework, both share their
+    // SMs)
+    let ports = SchedPorts { sms: b.n, mode: p.code(), faults: b.o.broken.of("sched"), sharing: b.o.quota_controlled() };
     let model = Framework::new(Gpu::framework_params(b.cfg)?, p, m);
-    let model = if b.o.sliced { model.with_sharing() } else { model };
+    let model = if b.o.quota_controlled() { model.with_sharing() } else { model };
     let out = b.global(ports, model, Framework::state, Some(|o: &fw::Out| o.busy))?;
     b.gpu.set_framework_clock_gating(!b.o.every_cycle);
     Ok(Some(out))

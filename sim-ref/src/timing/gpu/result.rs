@@ -178,7 +178,8 @@ impl Gpu {
             dispatcher: match &self.sched {
                 BlockSched::Framework(d) => {
                     let room = if d.room_from_sm { format!("; room from the SMs: some SM full in {} cycles, {} blocks waited in an inbox", d.full_cycles, d.inbox_blocks) } else { String::new() };
-                    let sliced = d.slicing.as_ref().map_or(String::new(), |s| format!(", slicing {} inside it", s.ctl.name()));
+                    // (the quota controller: a slicing policy, or the steering)
+                    let sliced = d.slicing.as_ref().map_or(String::new(), |s| format!(", {}{} inside it", if s.ctl.name().starts_with("steer") { "" } else { "slicing " }, s.ctl.name()));
                     format!("framework {}{sliced} ({:?}; {} preemptions, {} restores; clocked in {} cycles{room})", d.policy.name(), d.mechanism, d.preemptions, d.restores, d.clocked)
                 }
                 BlockSched::Baseline { d, .. } => d.name().to_string(),
