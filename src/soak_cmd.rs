@@ -116,7 +116,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         secs,
         rep.failure.as_ref().map_or(0, |f| f.mismatch.is_some() as u32)
     );
-    if soak.unit.gpu() == mpgpu_tb::unit::GpuKind::Steer {
+    if soak.unit.blocks().contains(&"steer") {
         println!("steering: {} decisions ({} moving SMs), {} SMs drained, {} context-switched", rep.steer_decisions, rep.steer_moves, rep.steer_drains, rep.steer_switches);
     }
     if soak.runs_inject_faults() {

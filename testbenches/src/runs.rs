@@ -26,12 +26,15 @@ pub struct Run {
     pub sliced: bool,
     /// The steering dispatcher's profile and preemption (the steering unit's runs).
     pub steer: mpgpu_ref::timing::steer::SteerParams,
+    /// Steering inside the framework: `policy` and `mechanism` the framework's, the steering
+    /// (dynamic, `steer`) its quota controller.
+    pub steered: bool,
 }
 
 impl Run {
     /// A run on `cfg` under `policy` and `mechanism`, set apart by the flags `variant`.
     pub fn new(policy: Policy, mechanism: Mechanism, cfg: &GpuConfig, variant: impl Into<String>) -> Run {
-        Run { policy, mechanism, cfg: cfg.clone(), variant: variant.into(), framework: false, slicing: Slicing::WarpedSlicer, sliced: false, steer: Default::default() }
+        Run { policy, mechanism, cfg: cfg.clone(), variant: variant.into(), framework: false, slicing: Slicing::WarpedSlicer, sliced: false, steer: Default::default(), steered: false }
     }
 
     /// A run on `cfg` with the default policy (FCFS, context switching: a per-SM block's or a
@@ -42,7 +45,7 @@ impl Run {
 
     /// Whether `other` is the same run (a unit of several blocks runs each once).
     pub fn same(&self, other: &Run) -> bool {
-        (self.policy, self.mechanism, &self.variant, self.framework, self.slicing, self.sliced, self.steer) == (other.policy, other.mechanism, &other.variant, other.framework, other.slicing, other.sliced, other.steer)
+        (self.policy, self.mechanism, &self.variant, self.framework, self.slicing, self.sliced, self.steer, self.steered) == (other.policy, other.mechanism, &other.variant, other.framework, other.slicing, other.sliced, other.steer, other.steered)
     }
 }
 

@@ -282,6 +282,7 @@ impl Soak {
             slicing: r.slicing,
             sliced: r.sliced,
             steer: r.steer,
+            steered: r.steered,
             mismatch_vcd: self.out.join("mismatch.vcd"),
             ..CosimOptions::new(r.policy, r.mechanism)
         }
@@ -340,12 +341,25 @@ impl Soak {
                 if base.cfg.alloc != mpgpu_ref::config::Alloc::Block {
                     mechanism = Mechanism::Drain;
                 }
-                let r = Run { policy, mechanism, cfg: base.cfg.clone(), variant: base.variant.clone(), framework: true, slicing: sl, sliced: true, steer: base.steer };
+                let r = Run { policy, mechanism, cfg: base.cfg.clone(), variant: base.variant.clone(), framework: true, slicing: sl, sliced: true, steer: base.steer, steered: false };
                 if !all.iter().any(|x| x.same(&r)) {
                     all.push(r);
                 }
             }
             runs = all;
+        }
+        // (the framework's blocks with the steering unit: steering inside the framework, each
+        // of the framework's runs steered dynamically with short profiles, SMs draining; the
+        // steering dispatcher's own runs have no place there)
+        let kinds: Vec<GpuKind> = self.unit.blocks().iter().filter_map(|b| crate::registry::block(b).ok()?.host.as_ref().map(|h| h.gpu)).collect();
+        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer) {
+            use mpgpu_ref::timing::steer::{Preempt, SteerParams};
+            runs.retain(|r| !r.variant.starts_with("--steer"));
+            for r in runs.iter_mut() {
+                r.steered = true;
+                r.steer = SteerParams { warmup: 2000, window: 2000, preempt: Preempt::Drain };
+                r.variant = format!("{}--steer dynamic --steer-warmup 2000 --steer-window 2000", if r.variant.is_empty() { String::new() } else { format!("{} ", r.variant) });
+            }
         }
         let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
         if self.unit.several() || self.sliced.is_some() {

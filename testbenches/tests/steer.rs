@@ -434,3 +434,30 @@ fn steering_inside_the_framework_runs_with_the_frameworks_rtl() {
         }
     }
 }
+
+/// A soak of steering inside the framework (`mpgpu soak --unit sched,steer --config
+/// heterocore`): every policy and mechanism of the framework, each run steered dynamically
+/// with short profiles, the framework's and the steering unit's RTL in the loop; clean, with
+/// decisions that move SMs and SMs drained. Long tier (about a minute).
+#[test]
+#[cfg_attr(not(feature = "long"), ignore = "long tier: scripts/test --long")]
+fn a_soak_of_steering_inside_the_framework_runs_clean() {
+    use mpgpu_ref::soakgen::SoakParams;
+    use mpgpu_tb::soak::Soak;
+    let soak = Soak {
+        seed: 2,
+        workloads: 8,
+        config: GpuConfig::preset("heterocore").unwrap(),
+        config_arg: "heterocore".into(),
+        backend: Backend::RustHdl,
+        unit: UnitKind::named("sched,steer").unwrap(),
+        broken: Default::default(),
+        params: SoakParams::default(),
+        out: dir("soak-fw"),
+        sliced: None,
+    };
+    let rep = soak.run(&mut |_, _, _| {}).unwrap();
+    assert!(rep.failure.is_none(), "{:?}", rep.failure);
+    assert_eq!((rep.workloads, rep.runs), (8, 96));
+    assert!(rep.steer_moves > 0 && rep.steer_drains > 0 && rep.steer_switches == 0, "{rep:?}");
+}
