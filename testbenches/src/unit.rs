@@ -326,7 +326,7 @@ impl UnitKind {
             return Err(format!("--unit {}: its blocks run together under slicing inside the framework only: give --policy and --slicing", self.name()));
         }
         if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer) && !o.steered {
-            return Err(format!("--unit {}: its blocks run together under steering inside the framework only: give --policy and --steer", self.name()));
+            return Err(format!("--unit {}: its blocks run together under steering inside the framework only: give --policy (and --steer for the steering policy, dynamic by default)", self.name()));
         }
         self.hosts().try_for_each(|(_, h)| (h.fits)(cfg, o))
     }
