@@ -89,6 +89,9 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     let solos: Vec<Workload> = if !a.no_alone && w.processes.len() > 1 { w.processes.iter().map(Workload::alone).collect() } else { Vec::new() };
     let runs: Vec<(&Workload, String)> = std::iter::once((&w, "shared".to_string())).chain(solos.iter().map(|s| (s, crate::checks::shown(&mpgpu_ref::text::clip(&s.processes[0].name, mpgpu_ref::text::QUOTE_CHARS)).into_owned()))).collect();
     // (a static steering policy decides from each process's isolated runs, made first)
+    if let Some((s, _)) = steer {
+        mpgpu_ref::timing::steer::check_policy(&cfg, s).map_err(|e| anyhow!("--steer: {e}"))?;
+    }
     let offline = match steer {
         Some((s, _)) if s.is_static() => {
             let pb = crate::par::Progress::new("isolated runs", w.processes.len(), a.jobs.workers());

@@ -63,6 +63,9 @@ pub struct SoakArgs {
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
+    if a.slicing.is_some() && unit.blocks().contains(&"steer") {
+        return Err(anyhow!("--slicing soaks a unit under slicing inside the framework; --unit {unit} has the steering unit, which shares no GPU with a slicing policy (soak it without --slicing)"));
+    }
     if let Some((b, why)) = unit.outside_slicing_in_framework().filter(|_| a.slicing.is_some()) {
         return Err(anyhow!("--slicing soaks a unit under slicing inside the framework, which has no place for {b} ({why}): give another unit (--unit all: every block it has a place for)"));
     }

@@ -186,6 +186,8 @@ fn flags_that_do_not_apply_are_refused() {
     refused(&["run", "--steer", "dynamic", "--steer-window", "262144"], "invalid value '262144' for '--steer-window <STEER_WINDOW>'");
     refused(&["cosim", "--unit", "sched", "--steer", "dynamic"], "the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer");
     refused(&["cosim", "--unit", "steer,sched"], "--unit steer,sched: its blocks run together under steering inside the framework only: give --policy (and --steer for the steering policy, dynamic by default)");
+    refused(&["run", "--config", "gtx480", "--steer", "classified"], "--steer: steering classified: the static policies give a big and a small kind of SM to two kernels; `gtx480` has one kind");
+    refused(&["soak", "--unit", "sched,steer", "--slicing", "warped-slicer"], "--unit sched,steer has the steering unit, which shares no GPU with a slicing policy");
     refused(&["cosim", "--unit", "steer,wf"], "steer runs under the steering dispatcher or inside the framework, wf, prof under the slicing dispatcher: they do not share a GPU");
     refused(&["cosim", "--unit", "steer", "--config", "thesis32"], "steering: `thesis32` has 32 SMs; the steering unit's owner table serves at most 16");
     refused(&["run", "--steer", "even", "--alloc", "zorua", "--config", "fermi15"], "steering's context switch saves a block's registers and scratchpad, which under alloc = \"zorua\" live in the coordinator's sets and swap: steer with --steer-preempt drain");

@@ -288,6 +288,13 @@ impl Soak {
         }
     }
 
+    /// Whether the unit has the framework's blocks and the steering unit: its runs steer
+    /// inside the framework.
+    fn steered_in_framework(&self) -> bool {
+        let kinds: Vec<GpuKind> = self.unit.blocks().iter().filter_map(|b| crate::registry::block(b).ok()?.host.as_ref().map(|h| h.gpu)).collect();
+        kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer)
+    }
+
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
     pub fn varies_gpu(&self) -> bool {
@@ -351,14 +358,12 @@ impl Soak {
         // (the framework's blocks with the steering unit: steering inside the framework, each
         // of the framework's runs steered dynamically with short profiles, SMs draining; the
         // steering dispatcher's own runs have no place there)
-        let kinds: Vec<GpuKind> = self.unit.blocks().iter().filter_map(|b| crate::registry::block(b).ok()?.host.as_ref().map(|h| h.gpu)).collect();
-        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer) {
+        if self.steered_in_framework() {
             use mpgpu_ref::timing::steer::{Preempt, SteerParams};
             runs.retain(|r| !r.variant.starts_with("--steer"));
             for r in runs.iter_mut() {
                 r.steered = true;
                 r.steer = SteerParams { warmup: 2000, window: 2000, preempt: Preempt::Drain };
-                r.variant = format!("{}--steer dynamic --steer-warmup 2000 --steer-window 2000", if r.variant.is_empty() { String::new() } else { format!("{} ", r.variant) });
             }
         }
         let mut skipped: Vec<(String, Vec<String>)> = Vec::new();
@@ -406,11 +411,21 @@ impl Soak {
     }
 
     fn command(&self, file: &Path, p: Policy, m: Mechanism, variant: &str) -> String {
-        // (the variants set by name; a library soak's set by hand is named by its faults)
+        // (the variants set by name; a library soak's set by hand, the framework's by its
+        // faults)
         let broken: String = match self.broken.names() {
-            [] if !self.broken.is_empty() => format!(" (broken: {:?})", self.broken),
+            [] => {
+                let f: mpgpu_rtl::SchedFaults = self.broken.of("sched");
+                match (f.ptbq_lifo, f.keep_token) {
+                    (true, _) => " --broken lifo".into(),
+                    (_, true) => " --broken keep-token".into(),
+                    _ => String::new(),
+                }
+            }
             names => names.iter().map(|n| format!(" --broken {n}")).collect(),
         };
+        // (steering inside the framework: each run's profile)
+        let broken = if self.steered_in_framework() { format!(" --steer dynamic --steer-warmup 2000 --steer-window 2000{broken}") } else { broken };
         if self.varies_gpu() {
             let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
             return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}{broken}", file.display(), self.config_arg, self.unit.arg(), self.backend);

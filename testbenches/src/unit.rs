@@ -297,9 +297,10 @@ impl UnitKind {
     }
 
     /// The configuration a soak runs the unit on by default (`mpgpu soak --unit`): its first
-    /// block's.
+    /// block's, or the steering unit's when it has it (steering needs two kinds of SM).
     pub fn default_config(self) -> &'static str {
-        self.hosts().next().expect("a unit has a block").1.default_config
+        let steer = self.hosts().find(|(_, h)| h.gpu == GpuKind::Steer);
+        steer.or_else(|| self.hosts().next()).expect("a unit has a block").1.default_config
     }
 
     /// Sets in `cfg` what the unit's blocks imply.

@@ -584,7 +584,8 @@ impl Dispatcher for Steer {
     fn framework_quotas(&mut self, _now: u64, view: &DispatchView) -> Option<Vec<(usize, Vec<u32>)>> {
         let handed = self.handed.as_ref()?;
         // (T_k on its own SMs that no other kernel's blocks still hold, 0 elsewhere; a kernel
-        // waiting for a slot of the unit has none)
+        // waiting for a slot of the unit, a fifth, 0 everywhere: it waits, as under the
+        // steering dispatcher, even on SMs the framework's policy gives it)
         let owners = self.owners();
         let q: Vec<(usize, Vec<u32>)> = self
             .ready
@@ -671,8 +672,16 @@ impl Dispatcher for Steer {
     }
 }
 
-/// Runs `w` on `cfg` under `policy` (a static one deciding from `offline`, which must hold
-/// every kernel of the workload): the result with the steering's statistics.
+/// Refuses a static policy (§4.2, two kernels between a big and a small kind) on a GPU of one
+/// kind of SM, where it has nothing to decide.
+pub fn check_policy(cfg: &GpuConfig, policy: Steering) -> Result<(), String> {
+    let (b, s) = crate::heterocore::big_and_small(cfg);
+    if policy.is_static() && b == s {
+        return Err(format!("steering {}: the static policies give a big and a small kind of SM to two kernels; `{}` has one kind (use --steer even or dynamic)", policy.name(), cfg.name));
+    }
+    Ok(())
+}
+
 /// The kernels a process launches (those of its launches' library applications), in order.
 pub fn kernels_of(p: &crate::workload::ProcessSpec) -> Result<Vec<String>, SimError> {
     let mut v = Vec::new();
@@ -716,6 +725,8 @@ pub fn offline_for(cfg: &GpuConfig, w: &Workload, limits: RunLimits) -> Result<V
     offline_table(w, &per)
 }
 
+/// Runs `w` on `cfg` under `policy` (a static one deciding from `offline`, which must hold
+/// every kernel of the workload): the result with the steering's statistics.
 pub fn run_workload_steered(
     cfg: &GpuConfig,
     w: &Workload,
@@ -748,6 +759,9 @@ pub fn steered_gpu(
     offline: &[(String, Offline)],
     framework: Option<(crate::units::framework::Policy, crate::units::framework::Mechanism)>,
 ) -> Result<Gpu, SimError> {
+    // (inside the framework SMs change owner by draining, whatever `params` asked)
+    let params = if framework.is_some() { SteerParams { preempt: Preempt::Drain, ..params } } else { params };
+    check_policy(cfg, policy).map_err(SimError::BadLaunch)?;
     if policy.is_static() {
         for p in &w.processes {
             for k in kernels_of(p)? {

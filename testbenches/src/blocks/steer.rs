@@ -77,7 +77,7 @@ pub(super) const BLOCK: Block = Block {
         gpu: GpuKind::Steer,
         default_config: "heterocore",
         setup: |_| {},
-        fits: |cfg, o| mpgpu_ref::timing::steer::check(cfg, &o.steer).map_err(|e| format!("--unit {}: {e}", o.unit)),
+        fits: |cfg, o| mpgpu_ref::timing::steer::check(cfg, &o.steer).and_then(|_| mpgpu_ref::timing::steer::check_policy(cfg, o.steering)).map_err(|e| format!("--unit {}: {e}", o.unit)),
         install: |b| b.global(SteerPorts { faults: b.o.broken.of("steer") }, mpgpu_ref::units::steer::Steer::default(), mpgpu_ref::units::steer::Steer::state, None).map(Some),
         soak: |_, cfg, _| steer_runs(cfg),
         lockstep_only: false,
