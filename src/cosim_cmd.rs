@@ -331,6 +331,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
         println!("simulated {} GPU cycles in {:.2} s ({:.0} K cycles/s; {:.2} s to build the units before)", r.cycles, secs, r.cycles as f64 / secs / 1e3, rep.setup_seconds);
         print_result(r, None, secs);
         crate::run_cmd::print_slicing(r);
+        crate::run_cmd::print_steering(r);
     }
     if let Some(p) = rep.vcd.as_ref().filter(|_| rep.mismatch.is_none()) {
         println!("{}", waveforms(p, &rep.vcd_files, unit));
