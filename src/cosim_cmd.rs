@@ -131,7 +131,7 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     // (`--policy` with `--steer`, or with the steering unit: steering inside the framework,
     // docs/heterocore.md)
     let steer_flags = a.steer.steer.is_some() || a.steer.steer_warmup.is_some() || a.steer.steer_window.is_some() || a.steer.steer_preempt.is_some();
-    let steered = a.policy.is_some() && !sliced && (steer_flags || unit.blocks().contains(&"steer"));
+    let steered = a.policy.is_some() && !sliced && (steer_flags || unit.has(GpuKind::Steer));
     // (each broken variant belongs to the blocks of some units: the registry's)
     let broken = a.broken.as_deref().map(|b| mpgpu_tb::registry::broken(unit, b)).transpose().map_err(|e| anyhow!(e))?.unwrap_or_default();
     let mode = match a.mode {

@@ -63,7 +63,7 @@ pub struct SoakArgs {
 
 pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
     let unit = if a.unit.is_all() && a.slicing.is_some() { UnitKind::every_block_in_framework() } else { a.unit };
-    if a.slicing.is_some() && unit.blocks().contains(&"steer") {
+    if a.slicing.is_some() && unit.has(mpgpu_tb::unit::GpuKind::Steer) {
         return Err(anyhow!("--slicing soaks a unit under slicing inside the framework; --unit {unit} has the steering unit, which shares no GPU with a slicing policy (soak it without --slicing)"));
     }
     if let Some((b, why)) = unit.outside_slicing_in_framework().filter(|_| a.slicing.is_some()) {
@@ -119,7 +119,7 @@ pub fn soak_cmd(a: SoakArgs) -> Result<ExitCode> {
         secs,
         rep.failure.as_ref().map_or(0, |f| f.mismatch.is_some() as u32)
     );
-    if soak.unit.blocks().contains(&"steer") {
+    if soak.unit.has(mpgpu_tb::unit::GpuKind::Steer) {
         println!("steering: {} decisions ({} moving SMs), {} SMs drained, {} context-switched", rep.steer_decisions, rep.steer_moves, rep.steer_drains, rep.steer_switches);
     }
     if soak.runs_inject_faults() {

@@ -288,13 +288,6 @@ impl Soak {
         }
     }
 
-    /// Whether the unit has the framework's blocks and the steering unit: its runs steer
-    /// inside the framework.
-    fn steered_in_framework(&self) -> bool {
-        let kinds: Vec<GpuKind> = self.unit.blocks().iter().filter_map(|b| crate::registry::block(b).ok()?.host.as_ref().map(|h| h.gpu)).collect();
-        kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer)
-    }
-
     /// Whether the unit's runs vary the GPU (faults, paging, dispatcher) rather than the
     /// framework's policy and mechanism.
     pub fn varies_gpu(&self) -> bool {
@@ -358,7 +351,7 @@ impl Soak {
         // (the framework's blocks with the steering unit: steering inside the framework, each
         // of the framework's runs steered dynamically with short profiles, SMs draining; the
         // steering dispatcher's own runs have no place there)
-        if self.steered_in_framework() {
+        if self.unit.steers_in_framework() {
             use mpgpu_ref::timing::steer::{Preempt, SteerParams};
             runs.retain(|r| !r.variant.starts_with("--steer"));
             for r in runs.iter_mut() {
@@ -425,7 +418,7 @@ impl Soak {
             names => names.iter().map(|n| format!(" --broken {n}")).collect(),
         };
         // (steering inside the framework: each run's profile)
-        let broken = if self.steered_in_framework() { format!(" --steer dynamic --steer-warmup 2000 --steer-window 2000{broken}") } else { broken };
+        let broken = if self.unit.steers_in_framework() { format!(" --steer dynamic --steer-warmup 2000 --steer-window 2000{broken}") } else { broken };
         if self.varies_gpu() {
             let variant = if variant.is_empty() { String::new() } else { format!(" {variant}") };
             return format!("mpgpu cosim {} --config {} --unit {}{variant} --backend {}{broken}", file.display(), self.config_arg, self.unit.arg(), self.backend);

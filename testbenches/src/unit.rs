@@ -172,13 +172,8 @@ impl UnitKind {
     /// (slicing)`). Its blocks share one GPU by construction, so nothing is refused.
     pub fn every_block(slicing: bool) -> UnitKind {
         let want = if slicing { GpuKind::Slicer } else { GpuKind::Framework };
-        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let blocks: Vec<&'static Block> = BLOCKS
-            .iter()
-            .filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == want) && !part_of_another(b))
-            .collect();
         let name = if slicing { format!("{ALL} (slicing)") } else { ALL.to_string() };
-        UnitKind::define(name, ALL_ABOUT, blocks)
+        UnitKind::every_block_where(name, &|_, h| h.gpu == GpuKind::PerSm || h.gpu == want)
     }
 
     /// `--unit all` with slicing inside the framework (`--policy` with `--slicing`): every
@@ -186,26 +181,28 @@ impl UnitKind {
     /// and sampling counters; the slice table has no place there
     /// ([`OUTSIDE_SLICING_IN_FRAMEWORK`]). Named `all (slicing inside the framework)`.
     pub fn every_block_in_framework() -> UnitKind {
-        let inside = |b: &Block| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name) && b.host.as_ref().is_some_and(|h| h.gpu != GpuKind::Steer);
-        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.is_some() && inside(b) && !part_of_another(b)).collect();
-        UnitKind::define(format!("{ALL} (slicing inside the framework)"), ALL_ABOUT, blocks)
+        UnitKind::every_block_where(format!("{ALL} (slicing inside the framework)"), &|b, h| !OUTSIDE_SLICING_IN_FRAMEWORK.iter().any(|(n, _)| *n == b.name) && h.gpu != GpuKind::Steer)
     }
 
     /// `--unit all` with `--steer`: every per-SM block and the steering unit, under the
     /// steering dispatcher. Named `all (steering)`.
     pub fn every_block_steered() -> UnitKind {
-        let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| h.gpu == GpuKind::PerSm || h.gpu == GpuKind::Steer) && !part_of_another(b)).collect();
-        UnitKind::define(format!("{ALL} (steering)"), ALL_ABOUT, blocks)
+        UnitKind::every_block_where(format!("{ALL} (steering)"), &|_, h| matches!(h.gpu, GpuKind::PerSm | GpuKind::Steer))
     }
 
     /// `--unit all` with `--policy` and `--steer`: every per-SM block, the framework and the
     /// steering unit as its quota controller. Named `all (steering inside the framework)`.
     pub fn every_block_steered_in_framework() -> UnitKind {
+        UnitKind::every_block_where(format!("{ALL} (steering inside the framework)"), &|_, h| matches!(h.gpu, GpuKind::PerSm | GpuKind::Framework | GpuKind::Steer))
+    }
+
+    /// A form of `--unit all` named `name`: every hosted block `keep` takes, in the registry's
+    /// order, but those that are one of a composite's alternatives (the policy engines alone,
+    /// which are in the framework).
+    fn every_block_where(name: String, keep: &dyn Fn(&Block, &Host) -> bool) -> UnitKind {
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| matches!(h.gpu, GpuKind::PerSm | GpuKind::Framework | GpuKind::Steer)) && !part_of_another(b)).collect();
-        UnitKind::define(format!("{ALL} (steering inside the framework)"), ALL_ABOUT, blocks)
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| keep(b, h)) && !part_of_another(b)).collect();
+        UnitKind::define(name, ALL_ABOUT, blocks)
     }
 
     /// Its name as the command line gives it: `all` for every form of `--unit all` (the
@@ -255,8 +252,18 @@ impl UnitKind {
     /// The GPU its blocks run in: the framework's or the slicing dispatcher's if a block runs
     /// under it (a per-SM block runs in either), else the baseline dispatcher's.
     pub fn gpu(self) -> GpuKind {
-        let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
-        [GpuKind::Framework, GpuKind::Slicer, GpuKind::Steer].into_iter().find(|k| kinds.contains(k)).unwrap_or(GpuKind::PerSm)
+        [GpuKind::Framework, GpuKind::Slicer, GpuKind::Steer].into_iter().find(|&k| self.has(k)).unwrap_or(GpuKind::PerSm)
+    }
+
+    /// Whether some block of the unit runs in a GPU of `kind`.
+    pub fn has(self, kind: GpuKind) -> bool {
+        self.hosts().any(|(_, h)| h.gpu == kind)
+    }
+
+    /// Whether it has the framework's blocks and the steering unit: it runs steering inside the
+    /// framework (`--policy` with `--steer`).
+    pub fn steers_in_framework(self) -> bool {
+        self.has(GpuKind::Framework) && self.has(GpuKind::Steer)
     }
 
     /// Whether some block of the unit is one per SM (`--sms` picks the SMs with its RTL).
@@ -322,11 +329,10 @@ impl UnitKind {
         if let Some((_, why)) = self.outside_slicing_in_framework().filter(|_| o.sliced) {
             return Err(format!("--unit {}: {why}", o.unit));
         }
-        let kinds: Vec<GpuKind> = self.hosts().map(|(_, h)| h.gpu).collect();
-        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Slicer) && !o.sliced {
+        if self.has(GpuKind::Framework) && self.has(GpuKind::Slicer) && !o.sliced {
             return Err(format!("--unit {}: its blocks run together under slicing inside the framework only: give --policy and --slicing", self.name()));
         }
-        if kinds.contains(&GpuKind::Framework) && kinds.contains(&GpuKind::Steer) && !o.steered {
+        if self.steers_in_framework() && !o.steered {
             return Err(format!("--unit {}: its blocks run together under steering inside the framework only: give --policy (and --steer for the steering policy, dynamic by default)", self.name()));
         }
         self.hosts().try_for_each(|(_, h)| (h.fits)(cfg, o))
