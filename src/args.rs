@@ -482,13 +482,19 @@ pub enum SteerPreemptArg {
 
 impl SteerArgs {
     /// The steering asked for, or an error when a steering flag comes without it.
-    pub fn choice(&self) -> anyhow::Result<Option<(mpgpu_ref::timing::steer::Steering, mpgpu_ref::timing::steer::SteerParams)>> {
+    /// The steering policy and its parameters as given (`in_framework`: the steering is the
+    /// framework's quota controller, `--policy` given, and a steered SM changes owner by
+    /// draining: another `--steer-preempt` is refused).
+    pub fn choice(&self, in_framework: bool) -> anyhow::Result<Option<(mpgpu_ref::timing::steer::Steering, mpgpu_ref::timing::steer::SteerParams)>> {
         use mpgpu_ref::timing::steer::{SteerParams, Steering};
         if self.steer != Some(SteerArg::Dynamic) && (self.steer_warmup.is_some() || self.steer_window.is_some()) {
             anyhow::bail!("--steer-warmup and --steer-window time the profiling of --steer dynamic: they need it");
         }
         if self.steer.is_none() && self.steer_preempt.is_some() {
             anyhow::bail!("--steer-preempt chooses how a steered SM changes owner: it needs --steer");
+        }
+        if in_framework && self.steer_preempt.is_some_and(|p| p != SteerPreemptArg::Drain) {
+            anyhow::bail!("--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining (--steer-preempt drain, the default there)");
         }
         let d = SteerParams::default();
         let preempt = match self.steer_preempt {
@@ -498,6 +504,7 @@ impl SteerArgs {
             Some(SteerPreemptArg::Switch) => mpgpu_ref::timing::steer::Preempt::Switch,
         };
         let params = SteerParams { warmup: self.steer_warmup.unwrap_or(d.warmup), window: self.steer_window.unwrap_or(d.window), preempt };
+        let params = if in_framework { params.in_framework() } else { params };
         Ok(self.steer.map(|s| {
             let s = match s {
                 SteerArg::Even => Steering::Even,

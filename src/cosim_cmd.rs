@@ -190,18 +190,12 @@ pub fn cosim_cmd(a: CosimArgs) -> Result<ExitCode> {
     if steer_flags && unit.gpu() != GpuKind::Steer && !steered {
         bail!("the --steer flags choose the steering dispatcher's policy, profile and preemption: they apply to --unit steer, which runs under it (--unit {} does not; with --policy, steering inside the framework)", a.unit);
     }
-    if steered && a.steer.steer_preempt.is_some_and(|p| p != crate::args::SteerPreemptArg::Drain) {
-        bail!("--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining (--steer-preempt drain, the default there)");
-    }
     let mut st = a.steer;
     st.steer = st.steer.or(Some(crate::args::SteerArg::Dynamic));
-    if let Some((s, p)) = st.choice()? {
+    if let Some((s, p)) = st.choice(steered)? {
         (o.steering, o.steer) = (s, p);
     }
     o.steered = steered;
-    if steered {
-        o.steer.preempt = mpgpu_ref::timing::steer::Preempt::Drain;
-    }
     o.slicing = a.slicing.map_or(mpgpu_ref::timing::slicer::Slicing::WarpedSlicer, Into::into);
     o.sms = mpgpu_ref::slots::SmSet::parse(a.sms.as_deref().unwrap_or("all"), cfg.num_sms() as usize).map_err(|e| anyhow!("--sms: {e}"))?;
     if (unit.gpu() != GpuKind::Framework || unit.has_per_sm()) && a.backend == BackendArg::Fpga {

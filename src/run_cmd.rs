@@ -60,13 +60,10 @@ pub fn run_cmd(a: RunArgs) -> Result<ExitCode> {
     if a.preempt.is_some() && a.policy.is_none() {
         bail!("--preempt chooses how the scheduling framework preempts: it needs --policy (the baseline dispatcher and --slicing never preempt)");
     }
-    let steer = a.steer.choice()?;
+    // (with --policy, inside the framework: an SM changes owner by draining)
+    let steer = a.steer.choice(a.policy.is_some())?;
     if steer.is_some() && a.slice.slicing.is_some() {
         bail!("--steer gives kernels SMs of their own: it cannot go with --slicing, which shares SMs among them");
-    }
-    // (inside the framework an SM changes owner by draining: the steering sets the quotas)
-    if a.policy.is_some() && a.steer.steer_preempt.is_some_and(|p| p != crate::args::SteerPreemptArg::Drain) {
-        bail!("--steer-preempt: with --policy the steering is the framework's quota controller, and a steered SM changes owner by draining (--steer-preempt drain, the default there)");
     }
     if a.timeline.is_some() && cfg.paging.link == mpgpu_ref::config::PagingLink::Off {
         bail!("--timeline needs demand paging (--paging nvlink or pcie)");

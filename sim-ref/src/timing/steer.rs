@@ -136,6 +136,14 @@ impl Default for SteerParams {
     }
 }
 
+impl SteerParams {
+    /// As the framework's quota controller takes them ([`Steer::in_framework`]): an SM
+    /// changes owner by draining (its quotas), whatever else was asked.
+    pub fn in_framework(self) -> SteerParams {
+        SteerParams { preempt: Preempt::Drain, ..self }
+    }
+}
+
 /// One steering decision.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SteerDecision {
@@ -310,7 +318,7 @@ impl Steer {
     /// changes owner by draining, the framework's way of giving up an SM without a save: the
     /// new owner's quota there stays 0 until the blocks of every other kernel on it have ended.
     pub fn in_framework(mut self) -> Steer {
-        self.params.preempt = Preempt::Drain;
+        self.params = self.params.in_framework();
         self.handed = Some(Vec::new());
         self
     }
@@ -519,6 +527,11 @@ impl Steer {
         done
     }
 
+    /// Whether SM `s` holds no block of a kernel other than `l` (drained for it).
+    fn holds_only(view: &DispatchView, s: usize, l: usize) -> bool {
+        view.sms[s].resident_launches().iter().all(|&r| r == l)
+    }
+
     /// Per SM, its owner's (in `owners`) warp-instructions so far.
     fn insts(owners: &[Option<usize>], view: &DispatchView) -> Vec<u64> {
         owners.iter().enumerate().map(|(s, o)| o.map_or(0, |l| view.sms[s].insts_by_process.get(view.launches[l].process).copied().unwrap_or(0))).collect()
@@ -559,7 +572,7 @@ impl Dispatcher for Steer {
             let Some(k) = self.kernels.iter().position(|&x| x == l) else { continue };
             let sm = &view.sms[s];
             // (draining: nothing of the new owner while another kernel's blocks remain)
-            if left[k] > 0 && sm.fits(&view.launches[l].info.launch) && sm.resident_launches().iter().all(|&r| r == l) {
+            if left[k] > 0 && sm.fits(&view.launches[l].info.launch) && Steer::holds_only(view, s, l) {
                 left[k] -= 1;
                 out.push((l, s as u32));
             }
@@ -586,12 +599,9 @@ impl Dispatcher for Steer {
         // (T_k on its own SMs that no other kernel's blocks still hold, 0 elsewhere; a kernel
         // waiting for a slot of the unit, a fifth, 0 everywhere: it waits, as under the
         // steering dispatcher, even on SMs the framework's policy gives it)
-        let owners = self.owners();
-        let q: Vec<(usize, Vec<u32>)> = self
-            .ready
-            .iter()
-            .map(|&l| (l, (0..owners.len()).map(|s| if owners[s] == Some(l) && view.sms[s].resident_launches().iter().all(|&r| r == l) { u32::MAX } else { 0 }).collect()))
-            .collect();
+        // (per SM, the owner that may issue there: the SM drained of every other kernel)
+        let open: Vec<Option<usize>> = self.owners().into_iter().enumerate().map(|(s, o)| o.filter(|&l| Steer::holds_only(view, s, l))).collect();
+        let q: Vec<(usize, Vec<u32>)> = self.ready.iter().map(|&l| (l, open.iter().map(|&o| if o == Some(l) { u32::MAX } else { 0 }).collect())).collect();
         (q != *handed).then(|| {
             self.handed = Some(q.clone());
             q
@@ -606,7 +616,7 @@ impl Dispatcher for Steer {
         // (an SM of its own with room, holding no other kernel's blocks)
         let owners = self.owners();
         (0..owners.len())
-            .find(|&s| owners[s] == Some(launch) && view.sms[s].fits(&view.launches[launch].info.launch) && view.sms[s].resident_launches().iter().all(|&r| r == launch))
+            .find(|&s| owners[s] == Some(launch) && view.sms[s].fits(&view.launches[launch].info.launch) && Steer::holds_only(view, s, launch))
             .map(|s| s as u32)
     }
 
@@ -759,8 +769,8 @@ pub fn steered_gpu(
     offline: &[(String, Offline)],
     framework: Option<(crate::units::framework::Policy, crate::units::framework::Mechanism)>,
 ) -> Result<Gpu, SimError> {
-    // (inside the framework SMs change owner by draining, whatever `params` asked)
-    let params = if framework.is_some() { SteerParams { preempt: Preempt::Drain, ..params } } else { params };
+    // (checked as the steering will take them)
+    let params = if framework.is_some() { params.in_framework() } else { params };
     check_policy(cfg, policy).map_err(SimError::BadLaunch)?;
     if policy.is_static() {
         for p in &w.processes {
