@@ -204,6 +204,8 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     };
     let lay = layouts();
     let splits: Vec<GpuConfig> = SPLITS.iter().map(|&(_, b)| if b == 8 { Ok(hc.clone()) } else { split(&hc, b).map_err(|e| anyhow!("{e}")) }).collect::<Result<_>>()?;
+    // (applications `a` side by side, each replayed until all have completed MIN_RUNS runs)
+    let replayed = |a: &[usize]| workload(&format!("description = \"{}\"\nmin_runs = {MIN_RUNS}\n{}", a.iter().map(|&x| apps[x].0).collect::<Vec<_>>().join(" + "), a.iter().map(|&x| process(apps[x].0, apps[x].1)).collect::<String>()));
     let run_point = |p: &Point, offline: &[(String, Offline)], mixes: &[[usize; 4]], pairs: &[(usize, usize)]| -> Result<(RunResult, f64)> {
         let t = std::time::Instant::now();
         let r = match *p {
@@ -212,7 +214,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 mpgpu_ref::timing::run_workload(&gpu(g), &w, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone on {}: {e}", apps[a].0, ALONE[g].0))?
             }
             Point::Pair(i, j, k) => {
-                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                let w = replayed(&[i, j])?;
                 let (cfg, s) = match k {
                     0 => (&conv, Steering::Even),
                     1 => (&hc, Steering::Even),
@@ -223,19 +225,19 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
             }
             Point::Mix(m, k) => {
                 let names: Vec<&str> = mixes[m].iter().map(|&a| apps[a].0).collect();
-                let w = workload(&format!("description = \"{}\"\nmin_runs = {MIN_RUNS}\n{}", names.join(" + "), mixes[m].iter().map(|&a| process(apps[a].0, apps[a].1)).collect::<String>()))?;
+                let w = replayed(&mixes[m])?;
                 let (cfg, s) = if k == 0 { (&conv, Steering::Even) } else { (&hc, Steering::Dynamic) };
                 run_workload_steered(cfg, &w, s, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} on {}: {e}", names.join(" + "), MIX[k]))?
             }
             Point::Split(m, g) => {
                 let (i, j) = pairs[m];
-                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                let w = replayed(&[i, j])?;
                 run_workload_steered(&splits[g], &w, Steering::Classified, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} on {}: {e}", apps[i].0, apps[j].0, SPLITS[g].0))?
             }
             Point::Layout(m, l) => {
                 let (i, j) = pairs[m];
                 let (big, small) = lay[l];
-                let w = workload(&format!("description = \"{} + {}\"\nmin_runs = {MIN_RUNS}\n{}{}", apps[i].0, apps[j].0, process(apps[i].0, apps[i].1), process(apps[j].0, apps[j].1)))?;
+                let w = replayed(&[i, j])?;
                 run_workload_steered(&hc, &w, Steering::Fixed { big, small }, PROFILE, offline, limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} + {} with the first on {big} big + {small} small: {e}", apps[i].0, apps[j].0))?
             }
         };
