@@ -186,6 +186,15 @@ pub struct VmArgs {
     /// replaying fault schemes need; docs/faults.md). Default: the configuration's.
     #[arg(long, value_parser = ["gpgpusim", "thesis"])]
     pub pipeline: Option<String>,
+    /// Compile every kernel under this many registers per thread with the unified allocator
+    /// (docs/unified.md): values that do not fit go to shared-memory spill slots
+    /// (--spill-slots), then to local memory.
+    #[arg(long, value_name = "REGS")]
+    pub reg_cap: Option<u32>,
+    /// With --reg-cap: 4-byte shared-memory spill slots per thread (default 0: every spill in
+    /// local memory).
+    #[arg(long, value_name = "SLOTS", requires = "reg_cap")]
+    pub spill_slots: Option<u32>,
 }
 
 /// The pipeline `--pipeline` names (`gpgpusim` or `thesis`, as its value parser allows).
@@ -259,6 +268,12 @@ impl VmArgs {
         if self.local_faults {
             cfg.paging.local = true;
         }
+        if let Some(r) = self.reg_cap {
+            cfg.compile.reg_cap = Some(r);
+        }
+        if let Some(s) = self.spill_slots {
+            cfg.compile.spill_slots = s;
+        }
         if let Some(t) = &self.tb_switch {
             cfg.tb_switch.enabled = t != "off";
             cfg.tb_switch.ideal = t == "ideal";
@@ -279,6 +294,8 @@ impl VmArgs {
             (self.inject.is_some(), "--inject"),
             (self.alloc.is_some(), "--alloc"),
             (self.pipeline.is_some(), "--pipeline"),
+            (self.reg_cap.is_some(), "--reg-cap"),
+            (self.spill_slots.is_some(), "--spill-slots"),
         ];
         flags.iter().filter(|f| f.0).map(|f| f.1).collect()
     }
@@ -298,6 +315,8 @@ const FLAG_FIELDS: &[(&str, &str)] = &[
     ("faults", "--faults"),
     ("alloc", "--alloc"),
     ("pipeline", "--pipeline"),
+    ("compile.reg_cap", "--reg-cap"),
+    ("compile.spill_slots", "--spill-slots"),
 ];
 
 /// A configuration's validation error (`field `sm[0].rq_entries`: 0 is out of range ...`)

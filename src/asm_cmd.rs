@@ -20,14 +20,35 @@ pub struct AsmArgs {
     /// (`[zorua] renumber = true` in a configuration; docs/zorua.md, "Phase specifiers").
     #[arg(long, requires = "place_phases")]
     renumber: bool,
+    /// Place each kernel's values under this register cap with the unified allocator
+    /// (docs/unified.md): what does not fit in registers goes to shared-memory spill slots
+    /// (--slots), then to local memory. Prints a line per kernel, and the code with --disasm.
+    #[arg(long, value_name = "REGS", conflicts_with = "place_phases")]
+    cap: Option<u32>,
+    /// With --cap: 4-byte shared-memory spill slots per thread (0: every spill in local memory).
+    #[arg(long, requires = "cap", default_value_t = 0)]
+    slots: u32,
 }
 
 pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
-    let AsmArgs { file, disasm, place_phases, renumber } = a;
+    let AsmArgs { file, disasm, place_phases, renumber, cap, slots } = a;
     let text = crate::checks::read_asm(&file)?;
     let ks = crate::checks::assemble(&file, &text)?;
     for k in &ks {
-        if place_phases {
+        if let Some(regs) = cap {
+            let budget = mpgpu_ref::unified::Budget { regs, slots };
+            let a = mpgpu_ref::unified::allocate(k, budget).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let line = format!(
+                "kernel `{}`: demand {} registers; under a cap of {regs} with {slots} shared slots: {} registers, {} of {} values spilled ({} to {} shared slots, {} to {} local slots), {} B shared/block, {} B local/thread, {} instructions ({:.2}x)",
+                k.name, a.demand, a.kernel.regs, a.in_shared + a.in_local, a.values, a.in_shared, a.shared_slots, a.in_local, a.local_slots, a.kernel.shared_bytes, a.kernel.local_bytes, a.after, a.growth()
+            );
+            if disasm {
+                println!("// {line}");
+                print!("{}", mpgpu_ref::disassemble(&a.kernel));
+            } else {
+                println!("{}: {line}", file.display());
+            }
+        } else if place_phases {
             use mpgpu_ref::phases::{addressed, place, renumbered, rewrite, without_phases};
             let renamed;
             let k = if renumber {

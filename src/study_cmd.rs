@@ -74,7 +74,7 @@ fn specs(g: &Grid) -> Vec<Spec> {
     for r in opt(g.regs) {
         for t in opt(g.threads) {
             for s in opt(g.smem) {
-                out.push(Spec { regs: r, threads: t, smem: s });
+                out.push(Spec { regs: r, threads: t, smem: s, alloc: None });
             }
         }
     }

@@ -196,7 +196,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     let [r0, r1] = ends(a.regs, 4);
     let [t0, t1] = ends(a.threads, 32);
     let [s0, s1] = ends(a.smem, 1024);
-    for spec in [Spec { regs: r0, threads: t0, smem: s0 }, Spec { regs: r1, threads: t1, smem: s1 }] {
+    for spec in [Spec { regs: r0, threads: t0, smem: s0, alloc: None }, Spec { regs: r1, threads: t1, smem: s1, alloc: None }] {
         spec.apply(&b, kernels.clone()).map_err(|e| anyhow!(e))?;
     }
     let allocs: Vec<Alloc> = a.alloc.iter().map(|x| Alloc::parse(x).map_err(|e| anyhow!(e))).collect::<Result<_>>()?;
@@ -212,7 +212,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
     for r in values(a.regs, 4) {
         for t in values(a.threads, 32) {
             for s in values(a.smem, 1024) {
-                specs.push(Spec { regs: r, threads: t, smem: s });
+                specs.push(Spec { regs: r, threads: t, smem: s, alloc: None });
             }
         }
     }

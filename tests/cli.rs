@@ -340,3 +340,22 @@ fn run_steers_statically_from_each_processs_isolated_runs() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("blocks scheduled by framework fcfs, steer classified inside it") && out.contains(": launch 0; launch 1 -> big SMs to launches [0]\n") && out.contains("all outputs verified: PASS"), "{out}");
 }
+
+/// `asm --cap` places each kernel under a register cap (docs/unified.md) and prints a line per
+/// kernel, or with --disasm a kernel that assembles again within the cap; a cap too small for
+/// the spill code itself is refused with the kernel named.
+#[test]
+fn asm_places_a_kernel_under_a_register_cap() {
+    let (code, out, err) = mpgpu(&["asm", "--cap", "12", "--slots", "4", "kernels/sgemm.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("kernel `sgemm`: demand 26 registers; under a cap of 12 with 4 shared slots: 12 registers"), "{out}");
+    let (code, out, err) = mpgpu(&["asm", "--cap", "12", "--slots", "4", "--disasm", "kernels/sgemm.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let k = mpgpu_ref::assemble_one("capped.s", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert!(k.regs <= 12 && k.shared_bytes == 2048 + 4 * 4 * 256 && k.local_bytes > 0, "{} regs, {} B shared, {} B local", k.regs, k.shared_bytes, k.local_bytes);
+    let (code, _, err) = mpgpu(&["asm", "--cap", "1", "kernels/vecadd.s"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("kernel `vecadd`: a cap of 1 register(s) is too few for the spill code"), "{err}");
+    let (code, _, err) = mpgpu(&["asm", "--slots", "4", "kernels/vecadd.s"]);
+    assert_eq!(code, 2, "{err}");
+}

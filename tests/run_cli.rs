@@ -472,3 +472,27 @@ fn a_list_of_units_puts_their_blocks_in_one_gpu_and_refuses_what_cannot_share_it
     let (_, help, _) = mpgpu(&["cosim", "--help"]);
     assert!(help.contains("- all:") && help.contains("every block that runs in one GPU at once"), "{help}");
 }
+
+/// `run --reg-cap` compiles every kernel under the cap (docs/unified.md) and the outputs still
+/// verify, spills in shared memory with --spill-slots; a cap a kernel cannot take and spill
+/// slots without a cap are refused before the run, naming the flag, process and kernel.
+#[test]
+fn run_compiles_the_kernels_under_a_register_cap() {
+    let w = temp_file("cap.toml", &GOOD.replace("kernel = \"vecadd\", size = 4096", "kernel = \"sgemm\", size = 64"));
+    let (code, base, err) = mpgpu(&["run", &w, "--no-alone"]);
+    assert_eq!(code, 0, "{base}{err}");
+    for args in [&["--reg-cap", "12"][..], &["--reg-cap", "12", "--spill-slots", "8"]] {
+        let (code, out, err) = mpgpu(&[&["run", &w, "--no-alone"][..], args].concat());
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("all outputs verified: PASS"), "{out}");
+        assert!(count(&out, "warp-insts ") > count(&base, "warp-insts "), "{args:?}: the spill code ran\n{out}");
+    }
+    let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("process `a`: under a register cap of 2: sgemm: kernel `sgemm`: a cap of 2 register(s) is too few"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--reg-cap: 0 is out of range (expected 1..=255)"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--spill-slots", "4"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -357,6 +357,33 @@ pub struct GpuConfig {
     /// Zorua's parameters (Table 1 and the table latency; used under `alloc = "zorua"`).
     #[serde(default, skip_serializing_if = "ZoruaConfig::is_default")]
     pub zorua: ZoruaConfig,
+    /// How the kernels are compiled for the run: a register cap and shared-memory spill
+    /// slots for the unified allocator (docs/unified.md); absent, as written.
+    #[serde(default, skip_serializing_if = "CompileConfig::is_default")]
+    pub compile: CompileConfig,
+}
+
+/// The register cap and shared-memory spill slots every kernel of a run is placed under by
+/// the unified allocator (`mpgpu_ref::unified`; docs/unified.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompileConfig {
+    /// Registers per thread at most (absent: each kernel as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reg_cap: Option<u32>,
+    /// 4-byte shared-memory spill slots per thread (0: every spill in local memory).
+    pub spill_slots: u32,
+}
+
+impl CompileConfig {
+    pub fn is_default(&self) -> bool {
+        *self == CompileConfig::default()
+    }
+
+    /// The allocator's budget, if the kernels are capped.
+    pub fn budget(&self) -> Option<crate::unified::Budget> {
+        self.reg_cap.map(|regs| crate::unified::Budget { regs, slots: self.spill_slots })
+    }
 }
 
 /// Zorua's parameters: Algorithm 1's constants (Table 1; the paper gives no values, ours are

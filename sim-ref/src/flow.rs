@@ -60,6 +60,11 @@ pub(crate) fn live_out(code: &[Inst], live_in: &[Regs], pc: usize) -> Regs {
     successors(code, pc).iter().flatten().fold([0u64; 4], |m, &s| union(&m, &live_in[s]))
 }
 
+/// The registers `code` names: the highest plus one.
+pub fn regs_named(code: &[Inst]) -> u32 {
+    code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as u32 + 1).max().unwrap_or(0)
+}
+
 /// The registers in `m`, lowest first.
 pub(crate) fn regs_in(m: &Regs) -> impl Iterator<Item = usize> + '_ {
     (0..256).filter(|&r| m[r / 64] >> (r % 64) & 1 != 0)

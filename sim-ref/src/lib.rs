@@ -16,6 +16,7 @@ pub mod phases;
 pub mod program;
 pub mod ranges;
 pub mod regalloc;
+pub mod unified;
 pub mod slots;
 pub mod mixgen;
 pub mod soakgen;

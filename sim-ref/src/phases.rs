@@ -257,37 +257,41 @@ pub fn without_phases(k: &Kernel) -> Vec<Inst> {
 /// `k` with its `phase` specifiers replaced by `placed` (positions in [`without_phases`]'s
 /// code), as [`with_placed_phases`] does.
 pub fn rewrite(k: &Kernel, placed: &[Placed]) -> Kernel {
-    let (code, from) = strip(&k.code);
-    let mut before = vec![None; code.len()];
+    let mut before = vec![None; without_phases(k).len()];
     for p in placed {
         before[p.pc as usize] = Some(*p);
     }
-    // (the new index of instruction pc of the stripped code, and of the place a jump to it
-    // lands)
-    let mut pos = Vec::with_capacity(code.len() + 1);
-    let mut land = Vec::with_capacity(code.len() + 1);
-    let mut n = 0u32;
-    for b in &before {
-        land.push(n);
-        n += b.is_some() as u32;
-        pos.push(n);
-        n += 1;
-    }
-    pos.push(n);
-    land.push(n);
+    relayout(k, |pc, i| before[pc].map(|p| Inst { guard: None, op: Op::Phase { regs: p.regs, smem: p.smem } }).into_iter().chain([*i]).collect(), Vec::new())
+}
+
+/// `k` with each instruction of its code without `phase` specifiers replaced by the group
+/// `group(pc, instruction)` gives (its branches naming positions in that code), after
+/// `prologue` (without branches): a jump to an instruction lands on the first of its group,
+/// as does a label; each instruction inserted has the source line of the one it stands for;
+/// reconvergence points recomputed. What [`rewrite`] and the unified allocator's spill code
+/// ([`crate::unified`]) both do.
+pub(crate) fn relayout(k: &Kernel, mut group: impl FnMut(usize, &Inst) -> Vec<Inst>, prologue: Vec<Inst>) -> Kernel {
+    let (code, from) = strip(&k.code);
     let line_of = |pc: usize| k.lines.get(from[pc]).copied().unwrap_or(0);
-    let (mut out, mut lines) = (Vec::new(), Vec::new());
-    for (pc, i) in code.iter().enumerate() {
-        if let Some(p) = before[pc] {
-            out.push(Inst { guard: None, op: Op::Phase { regs: p.regs, smem: p.smem } });
+    let groups: Vec<Vec<Inst>> = code.iter().enumerate().map(|(pc, i)| group(pc, i)).collect();
+    // (where a jump to instruction pc of the stripped code lands)
+    let mut land = Vec::with_capacity(code.len() + 1);
+    let mut n = prologue.len() as u32;
+    for g in &groups {
+        land.push(n);
+        n += g.len() as u32;
+    }
+    land.push(n);
+    let mut lines: Vec<u32> = prologue.iter().map(|_| if code.is_empty() { 0 } else { line_of(0) }).collect();
+    let mut out = prologue;
+    for (pc, g) in groups.into_iter().enumerate() {
+        for mut i in g {
+            if let Op::Bra { target, .. } = i.op {
+                i.op = Op::Bra { target: land[target as usize], reconv: u32::MAX };
+            }
+            out.push(i);
             lines.push(line_of(pc));
         }
-        let mut i = *i;
-        if let Op::Bra { target, .. } = i.op {
-            i.op = Op::Bra { target: land[target as usize], reconv: u32::MAX };
-        }
-        out.push(i);
-        lines.push(line_of(pc));
     }
     let reconv = crate::asm::reconvergence_points(&out);
     for (pc, i) in out.iter_mut().enumerate() {

@@ -368,7 +368,7 @@ fn states(code: &[Inst], nregs: usize, cx: Ctx) -> Option<Vec<Option<State>>> {
 /// The scratchpad bytes `code` can address: one past the highest byte of any shared access,
 /// or `None` if some access cannot be bounded.
 pub fn shared_extent(code: &[Inst], cx: Ctx) -> Option<u32> {
-    let nregs = crate::library::regs_named(code) as usize;
+    let nregs = crate::flow::regs_named(code) as usize;
     let ins = states(code, nregs, cx)?;
     let mut end = 0u64;
     for (pc, i) in code.iter().enumerate() {

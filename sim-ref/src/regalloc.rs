@@ -28,7 +28,7 @@ use bitvec::prelude::*;
 use mpgpu_spec::isa::{Inst, Op, Operand};
 
 /// A set of definitions or webs.
-type Set = BitVec<u64, Lsb0>;
+pub(crate) type Set = BitVec<u64, Lsb0>;
 
 fn find(p: &mut [usize], mut x: usize) -> usize {
     while p[x] != x {
@@ -47,7 +47,7 @@ fn union(p: &mut [usize], a: usize, b: usize) {
 
 /// `i` with every general register `r` it reads renamed by `src(r)` and the one it writes by
 /// `dst`.
-fn renamed(i: &Inst, src: &dyn Fn(u8) -> u8, dst: u8) -> Inst {
+pub(crate) fn renamed(i: &Inst, src: &dyn Fn(u8) -> u8, dst: u8) -> Inst {
     let o = |x: Operand| match x {
         Operand::Reg(r) => Operand::Reg(src(r)),
         x => x,
@@ -77,128 +77,159 @@ fn renamed(i: &Inst, src: &dyn Fn(u8) -> u8, dst: u8) -> Inst {
     i
 }
 
+/// The webs of a kernel's code (without `phase` instructions) and their interference: what
+/// the renumbering here and the unified allocator ([`crate::unified`]) colour. A web is named
+/// by one of its definitions (the root of the set joining them).
+pub(crate) struct Webs {
+    /// The webs, in order of first occupation (those no path reaches last).
+    pub order: Vec<usize>,
+    /// The instruction at which each web is first occupied (`usize::MAX`: never).
+    pub first: Vec<usize>,
+    /// Interference: the webs occupied together with each at some instruction.
+    pub adj: Vec<Set>,
+    /// Per instruction, each register it reads and the web its value belongs to (`None`: no
+    /// definition reaches it, as in code no path reaches).
+    pub srcs: Vec<Vec<(u8, Option<usize>)>>,
+    /// Per instruction, the web of the register it writes.
+    pub dst: Vec<Option<usize>>,
+    /// Per instruction, the webs occupied there (live in, live out, written).
+    pub occ: Vec<Vec<usize>>,
+}
+
+impl Webs {
+    /// The analysis of `code` (see the module's text), naming registers r0..r(`nregs`-1).
+    pub fn of(code: &[Inst], nregs: usize) -> Webs {
+        let n = code.len();
+        // (definitions: one per writing instruction, then one per register at the entry)
+        let mut def_at = vec![usize::MAX; n];
+        let mut def_reg = Vec::new();
+        for (pc, i) in code.iter().enumerate() {
+            if let Some(d) = i.dst_reg() {
+                def_at[pc] = def_reg.len();
+                def_reg.push(d as usize);
+            }
+        }
+        let entry0 = def_reg.len();
+        def_reg.extend(0..nregs);
+        let ndefs = def_reg.len();
+        let empty = || bitvec![u64, Lsb0; 0; ndefs];
+        let mut of_reg = vec![empty(); nregs];
+        for (d, &r) in def_reg.iter().enumerate() {
+            of_reg[r].set(d, true);
+        }
+        let transfer = |pc: usize, s: &Set| -> Set {
+            let mut o = s.clone();
+            if let Some(d) = code[pc].dst_reg() {
+                if code[pc].guard.is_none() {
+                    for k in of_reg[d as usize].iter_ones() {
+                        o.set(k, false);
+                    }
+                }
+                o.set(def_at[pc], true);
+            }
+            o
+        };
+        // (reaching definitions)
+        let mut reach = vec![empty(); n];
+        if n > 0 {
+            for r in 0..nregs {
+                reach[0].set(entry0 + r, true);
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for pc in 0..n {
+                let out = transfer(pc, &reach[pc]);
+                for s in successors(code, pc).into_iter().flatten() {
+                    let joined = reach[s].clone() | &out;
+                    if joined != reach[s] {
+                        reach[s] = joined;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        // (the definitions of register `r` among `s`)
+        let defs_of = |s: &Set, r: usize| of_reg[r].iter_ones().filter(|&d| s[d]).collect::<Vec<usize>>();
+        // (webs: the definitions reaching a use joined)
+        let mut parent: Vec<usize> = (0..ndefs).collect();
+        for pc in 0..n {
+            for r in code[pc].src_regs() {
+                let ds = defs_of(&reach[pc], r as usize);
+                for &d in ds.iter().skip(1) {
+                    union(&mut parent, ds[0], d);
+                }
+            }
+        }
+        // (the web a register's value belongs to, given the definitions reaching)
+        let web_of = |parent: &mut Vec<usize>, s: &Set, r: usize| -> Option<usize> { defs_of(s, r).first().map(|&d| find(parent, d)) };
+        // (interference: the webs occupied at each instruction, with the phase pass's liveness)
+        let live = live_in(code);
+        let mut adj = vec![empty(); ndefs];
+        let mut first = vec![usize::MAX; ndefs];
+        let mut occs = Vec::with_capacity(n);
+        for pc in 0..n {
+            let out = transfer(pc, &reach[pc]);
+            let mut occ: Vec<usize> = Vec::new();
+            for r in regs_in(&live[pc]) {
+                occ.extend(web_of(&mut parent, &reach[pc], r));
+            }
+            for r in regs_in(&live_out(code, &live, pc)) {
+                occ.extend(web_of(&mut parent, &out, r));
+            }
+            if def_at[pc] != usize::MAX {
+                occ.push(find(&mut parent, def_at[pc]));
+            }
+            occ.sort_unstable();
+            occ.dedup();
+            for &a in &occ {
+                first[a] = first[a].min(pc);
+                for &b in &occ {
+                    if a != b {
+                        adj[a].set(b, true);
+                    }
+                }
+            }
+            occs.push(occ);
+        }
+        let mut order: Vec<usize> = (0..ndefs).filter(|&d| find(&mut parent, d) == d).collect();
+        order.sort_by_key(|&w| (first[w], w));
+        let srcs = (0..n).map(|pc| code[pc].src_regs().map(|r| (r, web_of(&mut parent, &reach[pc], r as usize))).collect()).collect();
+        let dst = (0..n).map(|pc| (def_at[pc] != usize::MAX).then(|| find(&mut parent, def_at[pc]))).collect();
+        Webs { order, first, adj, srcs, dst, occ: occs }
+    }
+}
+
 /// `code` (without `phase` instructions) with its registers renumbered (see the module's
 /// text), or `None` if that would name more registers than it does.
 pub fn renumber(code: &[Inst]) -> Option<Vec<Inst>> {
     let n = code.len();
-    let nregs = crate::library::regs_named(code) as usize;
+    let nregs = crate::flow::regs_named(code) as usize;
     if n == 0 || nregs == 0 {
         return None;
     }
-    // (definitions: one per writing instruction, then one per register at the entry)
-    let mut def_at = vec![usize::MAX; n];
-    let mut def_reg = Vec::new();
-    for (pc, i) in code.iter().enumerate() {
-        if let Some(d) = i.dst_reg() {
-            def_at[pc] = def_reg.len();
-            def_reg.push(d as usize);
-        }
-    }
-    let entry0 = def_reg.len();
-    def_reg.extend(0..nregs);
-    let ndefs = def_reg.len();
-    let empty = || bitvec![u64, Lsb0; 0; ndefs];
-    let mut of_reg = vec![empty(); nregs];
-    for (d, &r) in def_reg.iter().enumerate() {
-        of_reg[r].set(d, true);
-    }
-    let transfer = |pc: usize, s: &Set| -> Set {
-        let mut o = s.clone();
-        if let Some(d) = code[pc].dst_reg() {
-            if code[pc].guard.is_none() {
-                for k in of_reg[d as usize].iter_ones() {
-                    o.set(k, false);
-                }
-            }
-            o.set(def_at[pc], true);
-        }
-        o
-    };
-    // (reaching definitions)
-    let mut reach = vec![empty(); n];
-    for r in 0..nregs {
-        reach[0].set(entry0 + r, true);
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for pc in 0..n {
-            let out = transfer(pc, &reach[pc]);
-            for s in successors(code, pc).into_iter().flatten() {
-                let joined = reach[s].clone() | &out;
-                if joined != reach[s] {
-                    reach[s] = joined;
-                    changed = true;
-                }
-            }
-        }
-    }
-    // (the definitions of register `r` among `s`)
-    let defs_of = |s: &Set, r: usize| of_reg[r].iter_ones().filter(|&d| s[d]).collect::<Vec<usize>>();
-    // (webs: the definitions reaching a use joined)
-    let mut parent: Vec<usize> = (0..ndefs).collect();
-    for pc in 0..n {
-        for r in code[pc].src_regs() {
-            let ds = defs_of(&reach[pc], r as usize);
-            for &d in ds.iter().skip(1) {
-                union(&mut parent, ds[0], d);
-            }
-        }
-    }
-    // (the web a register's value belongs to, given the definitions reaching)
-    let web_of = |parent: &mut Vec<usize>, s: &Set, r: usize| -> Option<usize> { defs_of(s, r).first().map(|&d| find(parent, d)) };
-    // (interference: the webs occupied at each instruction, with the phase pass's liveness)
-    let live = live_in(code);
-    let mut adj = vec![empty(); ndefs];
-    let mut first = vec![usize::MAX; ndefs];
-    for pc in 0..n {
-        let out = transfer(pc, &reach[pc]);
-        let mut occ: Vec<usize> = Vec::new();
-        for r in regs_in(&live[pc]) {
-            occ.extend(web_of(&mut parent, &reach[pc], r));
-        }
-        for r in regs_in(&live_out(code, &live, pc)) {
-            occ.extend(web_of(&mut parent, &out, r));
-        }
-        if def_at[pc] != usize::MAX {
-            occ.push(find(&mut parent, def_at[pc]));
-        }
-        occ.sort_unstable();
-        occ.dedup();
-        for &a in &occ {
-            first[a] = first[a].min(pc);
-            for &b in &occ {
-                if a != b {
-                    adj[a].set(b, true);
-                }
-            }
-        }
-    }
+    let w = Webs::of(code, nregs);
     // (colouring, in order of first occupation)
-    let mut webs: Vec<usize> = (0..ndefs).filter(|&d| find(&mut parent, d) == d).collect();
-    webs.sort_by_key(|&w| (first[w], w));
-    let mut color = vec![usize::MAX; ndefs];
-    for &w in &webs {
-        let used: Vec<usize> = adj[w].iter_ones().map(|x| color[x]).filter(|&c| c != usize::MAX).collect();
-        let c = (0..).find(|c| !used.contains(c)).unwrap();
-        color[w] = c;
+    let mut color = vec![usize::MAX; w.first.len()];
+    for &x in &w.order {
+        let used: Vec<usize> = w.adj[x].iter_ones().map(|y| color[y]).filter(|&c| c != usize::MAX).collect();
+        color[x] = (0..).find(|c| !used.contains(c)).unwrap();
     }
-    let top = webs.iter().filter(|&&w| first[w] != usize::MAX).map(|&w| color[w] + 1).max().unwrap_or(0);
+    let top = w.order.iter().filter(|&&x| w.first[x] != usize::MAX).map(|&x| color[x] + 1).max().unwrap_or(0);
     if top > nregs {
         return None;
     }
-    // (the rewrite)
-    let mut out = Vec::with_capacity(n);
-    for pc in 0..n {
-        let i = &code[pc];
-        // (an instruction no path reaches has no definitions reaching it: its reads, which
-        // never happen, name register 0)
-        let srcs: Vec<(u8, u8)> = i.src_regs().map(|r| (r, web_of(&mut parent, &reach[pc], r as usize).map_or(0, |w| color[w] as u8))).collect();
-        let dst = if def_at[pc] != usize::MAX { color[find(&mut parent, def_at[pc])] as u8 } else { 0 };
-        let src = |r: u8| srcs.iter().find(|(x, _)| *x == r).map(|(_, c)| *c).unwrap_or(r);
-        out.push(renamed(i, &src, dst));
-    }
-    Some(out)
+    // (the rewrite; an instruction no path reaches has no definitions reaching it: its reads,
+    // which never happen, name register 0)
+    Some((0..n).map(|pc| rename(&code[pc], &w, pc, &|x| color[x] as u8)).collect())
+}
+
+/// Instruction `pc` of the code `w` analyses with each web's register given by `reg`.
+pub(crate) fn rename(i: &Inst, w: &Webs, pc: usize, reg: &dyn Fn(usize) -> u8) -> Inst {
+    let srcs = &w.srcs[pc];
+    let src = |r: u8| srcs.iter().find(|(x, _)| *x == r).map_or(r, |(_, web)| web.map_or(0, reg));
+    renamed(i, &src, w.dst[pc].map_or(0, reg))
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ fn renumbered_registers_verify_and_let_more_of_lbms_warps_run() {
         cfg.sm[0].count = 2;
         cfg.zorua.renumber = renumber;
         let mut g = Gpu::new(&cfg);
-        g.add_process("lbm", 0, 0, vec![("lbm".into(), b.program_at(64, 3, Spec { regs: Some(64), threads: Some(128), smem: None }).unwrap())]);
+        g.add_process("lbm", 0, 0, vec![("lbm".into(), b.program_at(64, 3, Spec { regs: Some(64), threads: Some(128), smem: None, alloc: None }).unwrap())]);
         g.run(RunLimits { skip_idle: true, watchdog: 2_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
         let r = g.result();
         assert!(r.processes[0].verified);
@@ -262,7 +262,7 @@ fn no_deadlock_on_the_barrier_heavy_reduction_at_any_specification() {
     let b = find("reduction").unwrap();
     let mut specs: Vec<Spec> = (10..=64).step_by(6).map(|r| Spec { regs: Some(r), ..Spec::default() }).collect();
     specs.extend((2048..=47104).step_by(5120).map(|s| Spec { smem: Some(s), ..Spec::default() }));
-    specs.push(Spec { regs: Some(64), smem: Some(47104), threads: None });
+    specs.push(Spec { regs: Some(64), smem: Some(47104), threads: None, alloc: None });
     let mut barriers = 0;
     for cfg in [fermi(), tight()] {
         for &spec in &specs {
@@ -289,7 +289,7 @@ fn the_dispatcher_sees_the_room_the_coordinator_frees_after_a_blocks_end() {
         let mut cfg = fermi();
         cfg.alloc = alloc;
         let mut g = Gpu::new(&cfg);
-        g.add_process("bfs", 0, 0, vec![("bfs".into(), b.program_at(65536, 1, Spec { regs: Some(12), threads: Some(768), smem: None }).unwrap())]);
+        g.add_process("bfs", 0, 0, vec![("bfs".into(), b.program_at(65536, 1, Spec { regs: Some(12), threads: Some(768), smem: None, alloc: None }).unwrap())]);
         g.run(RunLimits { watchdog: 200_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e}", alloc.name()));
         assert!(g.result().processes[0].verified, "{}", alloc.name());
     }

@@ -36,6 +36,12 @@ impl GpuConfig {
         if self.alloc != Alloc::Block && self.tb_switch.enabled {
             return Err(format!("field `tb_switch`: switching a faulted block out saves its registers and scratchpad with it, and under alloc = \"{}\" they live in the coordinator's physical sets and swap, which the saved context does not capture; run it with alloc = \"block\"", self.alloc.name()));
         }
+        if let Some(r) = self.compile.reg_cap {
+            range("compile.reg_cap", r as u64, 1, 255)?;
+        } else if self.compile.spill_slots > 0 {
+            return Err("field `compile.spill_slots`: spill slots are for the values a register cap leaves out: set compile.reg_cap too".into());
+        }
+        range("compile.spill_slots", self.compile.spill_slots as u64, 0, (mpgpu_spec::isa::MAX_SHARED_BYTES / 4) as u64)?;
         // (summed in 64 bits: the groups' counts are not checked yet)
         range("sm (total SM count)", self.sm.iter().map(|g| g.count as u64).sum(), 1, 256)?;
         for (i, s) in self.sm.iter().enumerate() {

@@ -85,6 +85,11 @@ pub struct Spec {
     /// Scratchpad bytes per block allocated, for the kernels that use scratchpad (at least
     /// their declaration).
     pub smem: Option<u32>,
+    /// A register cap and shared-memory spill slots per thread: each kernel whose values need
+    /// more registers is placed by the unified allocator ([`crate::unified`]), after the
+    /// fields above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc: Option<crate::unified::Budget>,
 }
 
 /// The registers a kernel's code names: the highest plus one.
@@ -92,10 +97,7 @@ pub fn regs_used(k: &Kernel) -> u32 {
     regs_named(&k.code)
 }
 
-/// The registers `code` names: the highest plus one.
-pub fn regs_named(code: &[mpgpu_spec::isa::Inst]) -> u32 {
-    code.iter().flat_map(|i| i.src_regs().chain(i.dst_reg())).map(|r| r as u32 + 1).max().unwrap_or(0)
-}
+pub use crate::flow::regs_named;
 
 impl Spec {
     /// `ks` at this specification, or why an application's kernels cannot take it.
@@ -126,6 +128,9 @@ impl Spec {
                     }
                     k.shared_bytes = s;
                 }
+            }
+            if let Some(budget) = self.alloc {
+                k = crate::unified::allocate(&k, budget).map_err(|e| format!("{}: {e}", b.name))?.kernel;
             }
             out.push(Arc::new(k));
         }

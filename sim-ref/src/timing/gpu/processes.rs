@@ -11,6 +11,11 @@ impl Gpu {
             for _ in 0..p.repeat {
                 for l in &p.launches {
                     let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
+                    // (a register cap that a kernel cannot be placed under is refused now)
+                    if let Some(alloc) = self.cfg.compile.budget() {
+                        let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
+                        crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?;
+                    }
                     jobs.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
                 }
             }
@@ -107,7 +112,7 @@ impl Gpu {
         let job = &mut ps.jobs[ps.next_job];
         ps.next_job += 1;
         let mut prog = match job {
-            Job::Library { bench, size, seed } => bench.program(*size, *seed).map_err(SimError::BadLaunch)?,
+            Job::Library { bench, size, seed } => bench.program_at(*size, *seed, crate::library::Spec { alloc: self.cfg.compile.budget(), ..Default::default() }).map_err(SimError::BadLaunch)?,
             Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
         };
         if p >= MAX_PROCESSES {

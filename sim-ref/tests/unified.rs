@@ -1,0 +1,82 @@
+//! The unified register and scratchpad allocator (docs/unified.md): every library kernel
+//! computes what it computed at every register cap it can be placed under, with its spills in
+//! shared memory, in local memory or both; the spill code runs; a broken placement is caught.
+
+use mpgpu_ref::func::FuncGpu;
+use mpgpu_ref::library::{library, Bench, Spec};
+use mpgpu_ref::unified::{allocate, demand, Budget};
+use mpgpu_spec::isa::{Op, Space};
+
+/// Runs `b` at its first test size with its kernels under `budget`; the warp-instructions run.
+fn verify(b: &Bench, budget: Budget) -> u64 {
+    let size = b.test_sizes[0];
+    let spec = Spec { alloc: Some(budget), ..Spec::default() };
+    let mut p = b.program_at(size, 3, spec).unwrap_or_else(|e| panic!("{} under {budget:?}: {e}", b.name));
+    let mut g = FuncGpu::new();
+    let c = g.run(p.as_mut()).unwrap_or_else(|e| panic!("{} under {budget:?}: {e}", b.name));
+    p.verify(&g.mem).unwrap_or_else(|e| panic!("{} under {budget:?}: {e}", b.name));
+    c.warp_insts
+}
+
+fn spill_accesses(k: &mpgpu_ref::kernel::Kernel, space: Space) -> usize {
+    k.code.iter().filter(|i| matches!(i.op, Op::Ld { space: s, .. } | Op::St { space: s, .. } if s == space)).count()
+}
+
+#[test]
+fn every_library_kernel_verifies_at_every_cap_with_spills_in_shared_and_in_local_memory() {
+    let mut placements = 0;
+    for b in library() {
+        let ks = b.kernels().unwrap();
+        let most = ks.0.iter().map(|k| demand(k)).max().unwrap();
+        let base = verify(&b, Budget { regs: 255, slots: 0 });
+        for cap in 4..most {
+            for slots in [0, 4, 64] {
+                let run = verify(&b, Budget { regs: cap, slots });
+                // (the spill code ran: more instructions than without a cap)
+                assert!(run > base, "{} under a cap of {cap}: {run} warp-instructions, {base} uncapped", b.name);
+                placements += 1;
+            }
+            for k in &ks.0 {
+                let a = allocate(k, Budget { regs: cap, slots: 0 }).unwrap();
+                assert!(a.kernel.regs <= cap, "{}: {} registers under a cap of {cap}", k.name, a.kernel.regs);
+                if a.demand > cap {
+                    // (all local with no slots; shared memory first with enough)
+                    assert!(a.in_local > 0 && a.in_shared == 0 && spill_accesses(&a.kernel, Space::Local) > 0, "{}", k.name);
+                    let s = allocate(k, Budget { regs: cap, slots: 64 }).unwrap();
+                    assert!(s.in_local == 0 && s.in_shared > 0, "{} at {cap}: {} local", k.name, s.in_local);
+                    assert!(spill_accesses(&s.kernel, Space::Local) == spill_accesses(k, Space::Local), "{}", k.name);
+                    assert!(s.kernel.shared_bytes > k.shared_bytes, "{}", k.name);
+                }
+            }
+        }
+    }
+    assert!(placements > 100, "{placements} placements");
+}
+
+/// sgemm on the `gtx480` GPU (its default size) under a cap of 16 registers: the timing model
+/// runs the spill code to the same outputs, local spills through the L1 (more L1 accesses than
+/// the uncapped run) and shared spills at shared memory's latency (no more L1 accesses).
+#[test]
+fn the_timing_model_runs_the_spill_code_local_through_the_l1_shared_beside_it() {
+    use mpgpu_ref::config::GpuConfig;
+    use mpgpu_ref::timing::gpu::{Gpu, RunLimits};
+    let b = mpgpu_ref::library::find("sgemm").unwrap();
+    let run = |alloc: Option<Budget>| {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.sm[0].count = 4;
+        let mut g = Gpu::new(&cfg);
+        g.add_process("sgemm", 0, 0, vec![("sgemm".into(), b.program_at(64, 3, Spec { alloc, ..Spec::default() }).unwrap())]);
+        g.run(RunLimits { skip_idle: true, watchdog: 5_000_000, ..RunLimits::default() }, &mut |_, _, _| {}).unwrap();
+        let r = g.result();
+        assert!(r.processes[0].verified, "{alloc:?}: {:?}", r.processes[0].failures);
+        r
+    };
+    let base = run(None);
+    let local = run(Some(Budget { regs: 16, slots: 0 }));
+    let shared = run(Some(Budget { regs: 16, slots: 16 }));
+    let l1 = |r: &mpgpu_ref::timing::gpu::RunResult| r.sm.l1_hits + r.sm.l1_misses;
+    assert!(local.warp_insts > base.warp_insts && shared.warp_insts > base.warp_insts);
+    assert!(l1(&local) > l1(&base), "local spills: {} L1 accesses, uncapped {}", l1(&local), l1(&base));
+    assert_eq!(l1(&shared), l1(&base), "shared spills stay out of the L1");
+    assert!(local.cycles != base.cycles && shared.cycles != base.cycles);
+}
