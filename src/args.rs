@@ -188,13 +188,28 @@ pub struct VmArgs {
     pub pipeline: Option<String>,
     /// Compile every kernel under this many registers per thread with the unified allocator
     /// (docs/unified.md): values that do not fit go to shared-memory spill slots
-    /// (--spill-slots), then to local memory.
-    #[arg(long, value_name = "REGS")]
-    pub reg_cap: Option<u32>,
+    /// (--spill-slots), then to local memory. `auto`: each kernel at the cap and slots the
+    /// paper's concurrency search chooses for the GPU's SMs.
+    #[arg(long, value_name = "REGS|auto", value_parser = parse_reg_cap)]
+    pub reg_cap: Option<RegCap>,
     /// With --reg-cap: 4-byte shared-memory spill slots per thread (default 0: every spill in
     /// local memory).
     #[arg(long, value_name = "SLOTS", requires = "reg_cap")]
     pub spill_slots: Option<u32>,
+}
+
+/// `--reg-cap`: a register count or `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegCap {
+    Regs(u32),
+    Auto,
+}
+
+pub fn parse_reg_cap(s: &str) -> Result<RegCap, String> {
+    match s.trim() {
+        "auto" => Ok(RegCap::Auto),
+        t => t.parse().map(RegCap::Regs).map_err(|_| format!("`{s}` is neither a register count nor `auto`")),
+    }
 }
 
 /// The pipeline `--pipeline` names (`gpgpusim` or `thesis`, as its value parser allows).
@@ -268,8 +283,10 @@ impl VmArgs {
         if self.local_faults {
             cfg.paging.local = true;
         }
-        if let Some(r) = self.reg_cap {
-            cfg.compile.reg_cap = Some(r);
+        match self.reg_cap {
+            Some(RegCap::Regs(r)) => cfg.compile.reg_cap = Some(r),
+            Some(RegCap::Auto) => cfg.compile.auto = true,
+            None => {}
         }
         if let Some(s) = self.spill_slots {
             cfg.compile.spill_slots = s;
@@ -317,6 +334,7 @@ const FLAG_FIELDS: &[(&str, &str)] = &[
     ("pipeline", "--pipeline"),
     ("compile.reg_cap", "--reg-cap"),
     ("compile.spill_slots", "--spill-slots"),
+    ("compile.auto", "--reg-cap"),
 ];
 
 /// A configuration's validation error (`field `sm[0].rq_entries`: 0 is out of range ...`)

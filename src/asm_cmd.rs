@@ -28,14 +28,44 @@ pub struct AsmArgs {
     /// With --cap: 4-byte shared-memory spill slots per thread (0: every spill in local memory).
     #[arg(long, requires = "cap", default_value_t = 0)]
     slots: u32,
+    /// Run the paper's concurrency search for each kernel on this GPU configuration (a preset
+    /// or a file; its first SM kind): the levels it looked at, CI_pred at each, and the register
+    /// cap and spill slots it chooses (docs/unified.md, "The concurrency search").
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["place_phases", "cap"])]
+    auto: Option<String>,
 }
 
 pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
-    let AsmArgs { file, disasm, place_phases, renumber, cap, slots } = a;
+    let AsmArgs { file, disasm, place_phases, renumber, cap, slots, auto } = a;
+    let sm = match &auto {
+        Some(c) => Some(mpgpu_ref::config::GpuConfig::from_arg(c).map_err(|e| anyhow::anyhow!("--auto: {e}"))?.sm[0].clone()),
+        None => None,
+    };
     let text = crate::checks::read_asm(&file)?;
     let ks = crate::checks::assemble(&file, &text)?;
     for k in &ks {
-        if let Some(regs) = cap {
+        if let Some(sm) = &sm {
+            let c = mpgpu_ref::unified::search::search(k, sm);
+            println!("kernel `{}`: demand {} registers, AD_int {:.2}, {} threads per SM as written, the search starts at {}", k.name, mpgpu_ref::unified::demand(k), c.ad_int, c.original, c.start);
+            for l in &c.levels {
+                println!(
+                    "  {:>5} threads: cap {:>3}, {:>3} slots: {} to shared, {} to local, {} instructions; CI_pred {:.1} {} {}",
+                    l.threads, l.budget.regs, l.budget.slots, l.placed.in_shared, l.placed.in_local, l.placed.after, l.ratio, if l.passes { ">" } else { "<=" }, mpgpu_ref::unified::search::MAX_CMRATIO
+                );
+            }
+            match (&c.untouched, c.budget) {
+                (Some(why), _) => println!("  chosen: as written ({why})"),
+                (None, Some(b)) => println!("  chosen: {} threads per SM, cap {} registers, {} spill slots", c.threads, b.regs, b.slots),
+                (None, None) => unreachable!("a chosen level has a budget"),
+            }
+            if disasm {
+                let placed = match c.budget {
+                    Some(b) => mpgpu_ref::unified::allocate(k, b).map_err(|e| anyhow::anyhow!("{e}"))?.kernel,
+                    None => k.clone(),
+                };
+                print!("{}", mpgpu_ref::disassemble(&placed));
+            }
+        } else if let Some(regs) = cap {
             let budget = mpgpu_ref::unified::Budget { regs, slots };
             let a = mpgpu_ref::unified::allocate(k, budget).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let line = format!(

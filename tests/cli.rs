@@ -359,3 +359,19 @@ fn asm_places_a_kernel_under_a_register_cap() {
     let (code, _, err) = mpgpu(&["asm", "--slots", "4", "kernels/vecadd.s"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `asm --auto CONFIG` prints the concurrency search level by level and its choice (the
+/// library's sgemm stays as written: CI_pred fails at the first level); a bad configuration
+/// is named.
+#[test]
+fn asm_runs_the_concurrency_search() {
+    let (code, out, err) = mpgpu(&["asm", "--auto", "gtx480", "kernels/sgemm.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("kernel `sgemm`: demand 26 registers, AD_int") && out.contains("CI_pred") && out.contains("chosen: as written (no level above the original concurrency passes CI_pred)"), "{out}");
+    let (code, out, err) = mpgpu(&["asm", "--auto", "gtx480", "kernels/vecadd.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("chosen: as written (registers do not limit its occupancy"), "{out}");
+    let (code, _, err) = mpgpu(&["asm", "--auto", "nosuch", "kernels/vecadd.s"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--auto: ") && err.contains("nosuch"), "{err}");
+}

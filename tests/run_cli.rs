@@ -495,4 +495,13 @@ fn run_compiles_the_kernels_under_a_register_cap() {
     assert!(err.contains("--reg-cap: 0 is out of range (expected 1..=255)"), "{err}");
     let (code, _, err) = mpgpu(&["run", &w, "--spill-slots", "4"]);
     assert_eq!(code, 2, "{err}");
+    // (auto: the search leaves sgemm as written, so the run is the same run)
+    let (code, out, err) = mpgpu(&["run", &w, "--no-alone", "--reg-cap", "auto"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(count(&out, "cycles "), count(&base, "cycles "), "{out}");
+    let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "auto", "--config", "heterocore"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--reg-cap: the concurrency search sizes a kernel for one kind of SM"), "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "many"]);
+    assert_eq!(code, 2, "{err}");
 }

@@ -373,6 +373,10 @@ pub struct CompileConfig {
     pub reg_cap: Option<u32>,
     /// 4-byte shared-memory spill slots per thread (0: every spill in local memory).
     pub spill_slots: u32,
+    /// Each kernel at the register cap and spill slots the paper's concurrency search chooses
+    /// for this GPU's SMs (`mpgpu_ref::unified::search`; `--reg-cap auto`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
 }
 
 impl CompileConfig {

@@ -36,6 +36,12 @@ impl GpuConfig {
         if self.alloc != Alloc::Block && self.tb_switch.enabled {
             return Err(format!("field `tb_switch`: switching a faulted block out saves its registers and scratchpad with it, and under alloc = \"{}\" they live in the coordinator's physical sets and swap, which the saved context does not capture; run it with alloc = \"block\"", self.alloc.name()));
         }
+        if self.compile.auto && (self.compile.reg_cap.is_some() || self.compile.spill_slots > 0) {
+            return Err("field `compile.auto`: the search chooses each kernel's cap and spill slots: leave compile.reg_cap and compile.spill_slots out".into());
+        }
+        if self.compile.auto && self.sm.len() > 1 {
+            return Err("field `compile.auto`: the concurrency search sizes a kernel for one kind of SM, and this GPU has several".into());
+        }
         if let Some(r) = self.compile.reg_cap {
             range("compile.reg_cap", r as u64, 1, 255)?;
         } else if self.compile.spill_slots > 0 {

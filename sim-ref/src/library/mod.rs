@@ -68,7 +68,17 @@ impl Bench {
     /// [`Bench::program`] with its kernels at resource specification `spec` (the same work).
     pub fn program_at(&self, size: u32, seed: u64, spec: Spec) -> Result<Box<dyn Program>, String> {
         let ks = self.kernels().map_err(|e| e.to_string())?;
-        let ks = spec.apply(self, ks)?;
+        self.program_of(size, seed, spec.apply(self, ks)?)
+    }
+
+    /// [`Bench::program`] with each kernel as `place` compiles it (the same work).
+    pub fn program_placed(&self, size: u32, seed: u64, place: impl Fn(&Kernel) -> Result<Kernel, String>) -> Result<Box<dyn Program>, String> {
+        let ks = self.kernels().map_err(|e| e.to_string())?;
+        let ks = Kernels(ks.0.iter().map(|k| place(k).map(Arc::new).map_err(|e| format!("{}: {e}", self.name))).collect::<Result<_, _>>()?);
+        self.program_of(size, seed, ks)
+    }
+
+    fn program_of(&self, size: u32, seed: u64, ks: Kernels) -> Result<Box<dyn Program>, String> {
         (self.make)(&ks, size, seed).map_err(|e| format!("{}: --size {size}: {e}", self.name))
     }
 }

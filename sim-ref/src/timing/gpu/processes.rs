@@ -112,6 +112,7 @@ impl Gpu {
         let job = &mut ps.jobs[ps.next_job];
         ps.next_job += 1;
         let mut prog = match job {
+            Job::Library { bench, size, seed } if self.cfg.compile.auto => bench.program_placed(*size, *seed, |k| crate::unified::search::auto(k, &self.cfg.sm[0])).map_err(SimError::BadLaunch)?,
             Job::Library { bench, size, seed } => bench.program_at(*size, *seed, crate::library::Spec { alloc: self.cfg.compile.budget(), ..Default::default() }).map_err(SimError::BadLaunch)?,
             Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
         };

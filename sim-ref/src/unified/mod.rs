@@ -30,6 +30,8 @@
 //! memory, after the kernel's own `L` bytes. Both start at zero, as a register does.
 
 use crate::kernel::Kernel;
+
+pub mod search;
 use crate::flow::regs_named;
 use crate::regalloc::{rename, Webs};
 use mpgpu_spec::isa::{Addr, Inst, Op, Operand, Space, Sreg, Ty};
