@@ -32,6 +32,7 @@
 use crate::kernel::Kernel;
 
 pub mod search;
+pub mod stack;
 use crate::flow::regs_named;
 use crate::regalloc::{rename, Webs};
 use mpgpu_spec::isa::{Addr, Inst, Op, Operand, Space, Sreg, Ty};
