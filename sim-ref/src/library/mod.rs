@@ -10,6 +10,7 @@ use std::sync::Arc;
 mod bfs;
 mod blur;
 mod cutcp;
+mod fdtd3d;
 mod mriq;
 mod sad;
 mod histo;
@@ -153,7 +154,7 @@ impl Spec {
 
 /// Every application in the library.
 pub fn library() -> Vec<Bench> {
-    vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH, blur::BENCH]
+    vec![vecadd::BENCH, sgemm::BENCH, reduction::BENCH, histo::BENCH, stencil::BENCH, lbm::BENCH, spmv::BENCH, bfs::BENCH, mriq::BENCH, cutcp::BENCH, sad::BENCH, blur::BENCH, fdtd3d::BENCH]
 }
 
 /// The applications of the thesis's Parboil set (Tanasić 2016, Table 4.1) that the library

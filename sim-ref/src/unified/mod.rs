@@ -130,7 +130,11 @@ enum Home {
 /// The homes of the `spilled` webs with `slots` shared slots per thread (§3.2.2, see the
 /// module's text).
 fn homes(w: &Webs, spilled: &[usize], slots: usize, cost: &[f64]) -> Vec<(usize, Home)> {
-    let is = |x: usize| spilled.contains(&x);
+    let mut member = vec![false; w.first.len()];
+    for &x in spilled {
+        member[x] = true;
+    }
+    let is = |x: usize| member[x];
     let mut live: Vec<Vec<usize>> = w.occ.iter().map(|o| o.iter().copied().filter(|&x| is(x)).collect()).collect();
     // (pruning: the priority is computed once, over the instructions over the budget)
     let mut prio = vec![0usize; w.first.len()];
@@ -150,8 +154,11 @@ fn homes(w: &Webs, spilled: &[usize], slots: usize, cost: &[f64]) -> Vec<(usize,
         local.push(v);
     }
     // (slots: highest degree among the survivors first, reuse first)
-    let mut kept: Vec<usize> = spilled.iter().copied().filter(|x| !local.contains(x)).collect();
-    let deg = |x: usize| w.adj[x].iter_ones().filter(|&y| kept.contains(&y)).count();
+    for &x in &local {
+        member[x] = false;
+    }
+    let mut kept: Vec<usize> = spilled.iter().copied().filter(|&x| member[x]).collect();
+    let deg = |x: usize| w.adj[x].iter_ones().filter(|&y| member[y]).count();
     let mut order = kept.clone();
     order.sort_by_key(|&x| (std::cmp::Reverse(deg(x)), x));
     let mut home: Vec<Option<Home>> = vec![None; w.first.len()];
@@ -213,7 +220,11 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
         let c = colour(&w, &webs, k_colours as usize, &cost);
         let spilled: Vec<usize> = webs.iter().copied().filter(|&x| c[x].is_none()).collect();
         let placed = homes(&w, &spilled, budget.slots as usize, &cost);
-        let spill = |x: &usize| spilled.contains(x);
+        let mut is_spilled = vec![false; w.first.len()];
+        for &x in &spilled {
+            is_spilled[x] = true;
+        }
+        let spill = |x: &usize| is_spilled[*x];
         let scratch = (0..code.len())
             .map(|pc| {
                 let mut r: Vec<usize> = w.srcs[pc].iter().filter_map(|s| s.1).filter(spill).collect();
@@ -234,7 +245,11 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
     let used = colours.iter().flatten().map(|&c| c as u32 + 1).max().unwrap_or(0);
     let (scratch0, sp) = (used, (used + scratch) as u8);
     let threads = k.threads;
-    let home_of = |x: usize| placed.iter().find(|p| p.0 == x).map(|p| p.1);
+    let mut homes_of = vec![None; w.first.len()];
+    for &(x, h) in &placed {
+        homes_of[x] = Some(h);
+    }
+    let home_of = |x: usize| homes_of[x];
     let addr = |h: Home| match h {
         Home::Shared(s) => (Space::Shared, Addr { base: Some(sp), offset: (4 * s * threads) as i32 }),
         Home::Local(s) => (Space::Local, Addr { base: None, offset: (k.local_bytes + 4 * s) as i32 }),
