@@ -237,6 +237,37 @@ fn the_quick_heterocore_experiment_classifies_steers_and_sets_the_paper_against_
     }
 }
 
+/// The unified allocation's quick run: fdtd3d on `gtx480` as written and at each occupancy
+/// level above it, spills in local and in shared memory, every output verified; the search's
+/// choice, the sweep's best and the baseline set against the paper's.
+#[test]
+fn the_quick_unified_experiment_sweeps_the_register_cap_and_sets_the_paper_against_ours() {
+    let out = dir("unified-out");
+    let (c, o, e) = mpgpu(&["experiment", "unified", "--quick", "--out", out.to_str().unwrap()]);
+    assert_eq!(c, 0, "{o}{e}");
+    assert!(o.contains("all outputs verified: PASS"), "{o}");
+    let d = out.join("unified");
+    let runs = std::fs::read_to_string(d.join("unified-runs.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = runs.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.iter().filter(|r| r[3] == "at its demand").count(), 1, "{runs}");
+    let local: Vec<&Vec<&str>> = rows.iter().filter(|r| r[3] == "local").collect();
+    let shared: Vec<&Vec<&str>> = rows.iter().filter(|r| r[3] == "shared").collect();
+    assert!(local.len() >= 2 && local.len() == shared.len(), "{runs}");
+    // (each level: more threads per SM under a lower cap; local spills only in local memory,
+    // shared ones mostly in shared memory; every run verified and slower than none of the
+    // spill code's instructions would make it)
+    for (l, s) in local.iter().zip(&shared) {
+        assert_eq!(l[4], s[4], "{runs}");
+        assert!(l[6] == "0" && l[7] == "0" && l[8] != "0", "{runs}");
+        assert!(s[6] != "0" && s[7] != "0", "{runs}");
+    }
+    assert!(rows.iter().all(|r| r[15] == "true"), "{runs}");
+    let page = std::fs::read_to_string(d.join("unified.md")).unwrap();
+    let claims = page.lines().filter(|l| l.starts_with("| Fig") || l.starts_with("| §") || l.starts_with("| Table") || l.starts_with("| Abstract")).count();
+    assert_eq!(claims, 6, "{page}");
+    assert!(std::fs::read_to_string(d.join("runtime.svg")).unwrap().starts_with("<svg"));
+}
+
 #[test]
 fn the_list_names_every_experiment_with_its_recorded_time() {
     let docs = dir("list-docs");
@@ -253,7 +284,7 @@ fn the_list_names_every_experiment_with_its_recorded_time() {
 fn experiments_refuse_what_does_not_fit() {
     let (c, _, e) = mpgpu(&["experiment", "nosuch"]);
     assert_eq!(c, 2);
-    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, thesis-faults, zorua, warped-slicer, heterocore, all"), "{e}");
+    assert!(e.contains("no experiment `nosuch`") && e.contains("thesis, thesis-faults, zorua, warped-slicer, heterocore, unified, all"), "{e}");
     let (c, _, e) = mpgpu(&["experiment"]);
     assert_eq!(c, 2);
     assert!(e.contains("name an experiment"), "{e}");
@@ -319,7 +350,7 @@ fn all_resumes_each_experiment_in_the_folder_of_its_own_run() {
     // (the thesis's points were kept, not run again; its page is the one its own run wrote)
     assert!(kept(&r.join("thesis")) == thesis, "the thesis's points were computed again");
     assert_eq!(std::fs::read(all.join("thesis/thesis.md")).unwrap(), std::fs::read(one.join("thesis/thesis.md")).unwrap());
-    for name in ["thesis-faults", "zorua", "warped-slicer", "heterocore"] {
+    for name in ["thesis-faults", "zorua", "warped-slicer", "heterocore", "unified"] {
         let cmd = std::fs::read_to_string(r.join(name).join("command.txt")).unwrap_or_else(|_| panic!("{name}: no folder of its own"));
         assert!(cmd.contains(&format!("\n{name}\n")) && !cmd.contains("\nall\n"), "{cmd}");
     }

@@ -11,6 +11,7 @@
 mod heterocore;
 mod thesis;
 mod thesis_faults;
+mod unified;
 mod warped_slicer;
 mod zorua;
 
@@ -69,7 +70,7 @@ pub struct Experiment {
 }
 
 /// Every experiment, in the order `all` runs them.
-pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, thesis_faults::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT, heterocore::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[thesis::EXPERIMENT, thesis_faults::EXPERIMENT, zorua::EXPERIMENT, warped_slicer::EXPERIMENT, heterocore::EXPERIMENT, unified::EXPERIMENT];
 
 /// How one of the paper's numbers compares with ours (docs/results/README.md, "Verdicts").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
