@@ -283,13 +283,13 @@ impl VmArgs {
         if self.local_faults {
             cfg.paging.local = true;
         }
+        // (the flags replace the configuration's [compile] section: a cap from the flags with
+        // the file's auto, or the other way round, is the flag's)
         match self.reg_cap {
-            Some(RegCap::Regs(r)) => cfg.compile.reg_cap = Some(r),
-            Some(RegCap::Auto) => cfg.compile.auto = true,
+            Some(RegCap::Regs(r)) => cfg.compile = mpgpu_ref::config::CompileConfig { reg_cap: Some(r), spill_slots: self.spill_slots.unwrap_or(0), auto: false },
+            Some(RegCap::Auto) if self.spill_slots.is_some() => anyhow::bail!("--spill-slots: the search chooses each kernel's spill slots under --reg-cap auto; leave --spill-slots out"),
+            Some(RegCap::Auto) => cfg.compile = mpgpu_ref::config::CompileConfig { auto: true, ..Default::default() },
             None => {}
-        }
-        if let Some(s) = self.spill_slots {
-            cfg.compile.spill_slots = s;
         }
         if let Some(t) = &self.tb_switch {
             cfg.tb_switch.enabled = t != "off";

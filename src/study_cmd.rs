@@ -210,6 +210,9 @@ pub fn study_cmd(a: StudyArgs) -> Result<ExitCode> {
         bail!("--configs: give at least one configuration");
     }
     let cfgs: Vec<GpuConfig> = a.configs.iter().map(|c| GpuConfig::from_arg(c).map_err(|e| anyhow!("--configs `{c}`: {e}"))).collect::<Result<_>>()?;
+    for c in &cfgs {
+        crate::sweep_cmd::no_compile(c, "--configs")?;
+    }
     // (the output folder is checked before the first point runs)
     crate::checks::output_dir(&a.out, "--out")?;
     let workers = a.jobs.workers();

@@ -113,6 +113,15 @@ pub struct Point {
     pub zorua: Option<mpgpu_ref::timing::sm::ZoruaStats>,
 }
 
+/// Refuses a configuration whose `[compile]` section caps the kernels' registers: a sweep and
+/// a study set each point's registers per thread themselves.
+pub fn no_compile(cfg: &GpuConfig, flag: &str) -> Result<()> {
+    if !cfg.compile.is_default() {
+        anyhow::bail!("{flag} `{}`: its [compile] section caps every kernel's registers, and the sweep sets each point's registers per thread itself; leave [compile] out", cfg.name);
+    }
+    Ok(())
+}
+
 /// Runs application `app` at `spec` under `alloc` on `cfg`.
 pub fn run_point(cfg: &GpuConfig, app: &str, size: u32, seed: u64, spec: Spec, alloc: Alloc, limits: RunLimits) -> Result<Point> {
     let b = find(app).ok_or_else(|| anyhow!("no application `{app}` (see `mpgpu kernels`)"))?;
@@ -189,6 +198,7 @@ pub fn sweep_cmd(a: SweepArgs) -> Result<ExitCode> {
         bail!("give at least one of --regs, --threads, --smem to sweep");
     }
     let cfg = GpuConfig::from_arg(&a.config).map_err(|e| anyhow!("{e}"))?;
+    no_compile(&cfg, "--config")?;
     let size = a.size.unwrap_or(b.default_size);
     // (each range's ends are checked against the application's bounds, and the number of
     // points bounded, before any point is made)

@@ -504,4 +504,15 @@ fn run_compiles_the_kernels_under_a_register_cap() {
     assert!(err.contains("--reg-cap: the concurrency search sizes a kernel for one kind of SM"), "{err}");
     let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "many"]);
     assert_eq!(code, 2, "{err}");
+    let (code, _, err) = mpgpu(&["run", &w, "--reg-cap", "auto", "--spill-slots", "3"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--spill-slots: the search chooses each kernel's spill slots"), "{err}");
+    // (the flags replace a configuration's [compile]; a sweep refuses one)
+    let capped = temp_file("capped.toml", "base = \"gtx480\"\nname = \"capped\"\n[compile]\nreg_cap = 12\nspill_slots = 8\n");
+    let (code, out, err) = mpgpu(&["run", &w, "--no-alone", "--config", &capped, "--reg-cap", "auto"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(count(&out, "cycles "), count(&base, "cycles "), "{out}");
+    let (code, _, err) = mpgpu(&["sweep", "spmv", "--regs", "14..22:8", "--config", &capped]);
+    assert_ne!(code, 0);
+    assert!(err.contains("its [compile] section caps every kernel's registers"), "{err}");
 }

@@ -43,6 +43,7 @@ fn every_library_kernel_verifies_at_every_cap_with_spills_in_shared_and_in_local
                     // (all local with no slots; shared memory first with enough)
                     assert!(a.in_local > 0 && a.in_shared == 0 && spill_accesses(&a.kernel, Space::Local) > 0, "{}", k.name);
                     let s = allocate(k, Budget { regs: cap, slots: 64 }).unwrap();
+                    assert!(s.kernel.regs <= cap, "{}: {} registers under a cap of {cap} with 64 slots", k.name, s.kernel.regs);
                     assert!(s.in_local == 0 && s.in_shared > 0, "{} at {cap}: {} local", k.name, s.in_local);
                     assert!(spill_accesses(&s.kernel, Space::Local) == spill_accesses(k, Space::Local), "{}", k.name);
                     assert!(s.kernel.shared_bytes > k.shared_bytes, "{}", k.name);
@@ -148,4 +149,94 @@ fn a_guarded_write_of_a_spilled_value_leaves_the_other_lanes_their_old_value() {
             assert_eq!(run(&a.kernel), want, "cap {cap}, {slots} slots: {} to shared, {} to local", a.in_shared, a.in_local);
         }
     }
+}
+
+/// Random kernels (guarded and negated-guard writes, forward branches, loops with per-lane trip
+/// counts) on a 3-D block of unequal sides, each placed at every cap from 4 to its demand with
+/// 0, 1, 3 and 64 shared slots: every placement within its cap, and the uncapped kernel's memory.
+#[test]
+fn random_kernels_compute_the_same_at_every_cap_and_placement() {
+    use mpgpu_ref::kernel::{Kernel, Launch};
+    use std::sync::Arc;
+    struct Xs(u64);
+    impl Xs {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+    fn op(g: &mut Xs, guard: &str) -> String {
+        let src = |g: &mut Xs| match g.below(15) {
+            0 => 0,
+            x => x + 1,
+        };
+        let (d, a, b, c) = (g.below(14) + 2, src(g), src(g), src(g));
+        match g.below(6) {
+            0 => format!("{guard} add.u32 r{d}, r{a}, r{b}\n"),
+            1 => format!("{guard} mul.lo.u32 r{d}, r{a}, r{b}\n"),
+            2 => format!("{guard} xor.b32 r{d}, r{a}, r{b}\n"),
+            3 => format!("{guard} mad.u32 r{d}, r{a}, r{b}, r{c}\n"),
+            4 => format!("{guard} mov.u32 r{d}, {}\n", g.below(1000)),
+            _ => format!("{guard} add.u32 r{d}, r{d}, r{a}\n"),
+        }
+    }
+    fn kernel(seed: u64) -> String {
+        let mut g = Xs(seed * 2_654_435_761 + 12_345);
+        // (r0: the thread's linear index in its block of 8 x 2 x 4; r1: its 16 output words)
+        let mut s = String::from(".kernel f\n.regs 32\n.threads 64\n.params 4\n mov.u32 r0, %tid.z\n mad.u32 r0, r0, %ntid.y, %tid.y\n mad.u32 r0, r0, %ntid.x, %tid.x\n mov.u32 r17, %ctaid.x\n mad.u32 r17, r17, 64, r0\n shl.b32 r17, r17, 6\n ld.param.u32 r1, [0]\n add.u32 r1, r1, r17\n");
+        for r in 2..16 {
+            s += &format!(" mad.u32 r{r}, r0, {}, {}\n", g.below(100) + 1, g.below(1000));
+        }
+        for l in 0..40 {
+            match g.below(10) {
+                0 | 1 => {
+                    let (a, p, neg) = (g.below(15) + 1, g.below(2), if g.below(2) == 0 { "!" } else { "" });
+                    s += &format!(" and.b32 r17, r{a}, 7\n setp.lt.u32 p{p}, r17, {}\n", g.below(8));
+                    s += &op(&mut g, &format!("@{neg}p{p}"));
+                }
+                2 => {
+                    s += &format!(" and.b32 r17, r{}, 3\n setp.eq.u32 p2, r17, 1\n@p2 bra F{l}\n", g.below(15) + 1);
+                    for _ in 0..g.below(4) + 1 {
+                        s += &op(&mut g, "");
+                    }
+                    s += &format!("F{l}:\n");
+                }
+                3 => {
+                    s += &format!(" and.b32 r16, r0, 3\nB{l}:\n");
+                    for _ in 0..g.below(4) + 1 {
+                        s += &op(&mut g, "");
+                    }
+                    s += &format!(" add.u32 r16, r16, 1\n setp.lt.u32 p3, r16, 5\n@p3 bra B{l}\n");
+                }
+                _ => s += &op(&mut g, ""),
+            }
+        }
+        for r in 2..16 {
+            s += &format!(" st.global.u32 [r1+{}], r{r}\n", 4 * (r - 2));
+        }
+        s + " exit\n"
+    }
+    let run = |k: &Kernel| {
+        let mut g = FuncGpu::new();
+        let out = g.mem.alloc(2 * 64 * 64);
+        g.launch(&Launch { kernel: Arc::new(k.clone()), grid: [2, 1, 1], block: [8, 2, 4], params: vec![out] }).unwrap();
+        (0..2 * 64 * 16).map(|i| g.mem.read(out + 4 * i).unwrap()).collect::<Vec<u32>>()
+    };
+    let mut placements = 0;
+    for seed in 0..40 {
+        let src = kernel(seed);
+        let k = mpgpu_ref::assemble_one("f.s", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let want = run(&k);
+        for cap in 4..demand(&k) {
+            for slots in [0, 1, 3, 64] {
+                let a = allocate(&k, Budget { regs: cap, slots }).unwrap_or_else(|e| panic!("seed {seed}, cap {cap}: {e}"));
+                assert!(a.kernel.regs <= cap, "seed {seed}, cap {cap}, {slots} slots: {} registers", a.kernel.regs);
+                assert!(run(&a.kernel) == want, "seed {seed}, cap {cap}, {slots} slots\n{src}\n{}", mpgpu_ref::disassemble(&a.kernel));
+                placements += 1;
+            }
+        }
+    }
+    assert!(placements > 1000, "{placements} placements");
 }

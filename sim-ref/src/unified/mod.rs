@@ -27,7 +27,9 @@
 //! `U + 4 (s T + t)` of the block's shared memory, after the kernel's own `U` bytes, so a
 //! warp's lanes touch consecutive words (no bank conflicts); one register, set at the kernel's
 //! entry, holds `U + 4 t`. Local slot `s` is the word at byte `L + 4 s` of the thread's local
-//! memory, after the kernel's own `L` bytes. Both start at zero, as a register does.
+//! memory, after the kernel's own `L` bytes. Both start at zero, as a register does. The pointer
+//! is r0 and the scratch registers follow it, below the values' registers, so that Zorua's phases
+//! can still release the registers above a phase's need.
 
 use crate::kernel::Kernel;
 
@@ -242,8 +244,9 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
         }
         reserved = need;
     };
-    let used = colours.iter().flatten().map(|&c| c as u32 + 1).max().unwrap_or(0);
-    let (scratch0, sp) = (used, (used + scratch) as u8);
+    // (the pointer lowest, then the scratch registers, then the values' colours: the registers
+    // live everywhere sit at the bottom, so that Zorua's phases can release the top ones)
+    let (sp, scratch0, base) = (0u8, pointer as u32, pointer as u32 + scratch);
     let threads = k.threads;
     let mut homes_of = vec![None; w.first.len()];
     for &(x, h) in &placed {
@@ -263,7 +266,7 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
             }
         }
         let reg = |x: usize| match colours[x] {
-            Some(c) => c as u8,
+            Some(c) => (base + c as u32) as u8,
             None => match loaded.iter().position(|&y| y == x) {
                 Some(j) => (scratch0 + j as u32) as u8,
                 None => scratch0 as u8, // (a spilled value only written)

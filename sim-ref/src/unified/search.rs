@@ -15,7 +15,7 @@ pub const MAX_CMRATIO: f64 = 200.0;
 
 /// An instruction that goes off chip (global or local memory, or a global atomic).
 fn off_chip(i: &Inst) -> bool {
-    matches!(i.class(), Class::Mem(Space::Global) | Class::Mem(Space::Local) | Class::Atomic)
+    matches!(i.class(), Class::Mem(Space::Global) | Class::Mem(Space::Local)) || matches!(i.op, mpgpu_spec::isa::Op::Atom { space: Space::Global, .. })
 }
 
 /// AD_int: the average cycles between adjacent instructions of one thread, issued in program

@@ -11,10 +11,24 @@ impl Gpu {
             for _ in 0..p.repeat {
                 for l in &p.launches {
                     let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
-                    // (a register cap that a kernel cannot be placed under is refused now)
-                    if let Some(alloc) = self.cfg.compile.budget() {
+                    // (a register cap that a kernel cannot be placed under, or whose placement
+                    // no SM can hold, is refused now)
+                    let placed = if let Some(alloc) = self.cfg.compile.budget() {
                         let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
-                        crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?;
+                        Some(crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?.0)
+                    } else if self.cfg.compile.auto {
+                        let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
+                        Some(ks.0.iter().map(|k| crate::unified::search::auto(k, &self.cfg.sm[0]).map(Arc::new)).collect::<Result<Vec<_>, _>>().map_err(|e| SimError::BadLaunch(format!("process `{}`: {e}", p.name)))?)
+                    } else {
+                        None
+                    };
+                    for k in placed.iter().flatten() {
+                        if let Some(g) = self.cfg.sm.iter().find(|g| g.occupancy(&k.footprint()).blocks == 0) {
+                            return Err(SimError::BadLaunch(format!(
+                                "process `{}`: kernel `{}` compiled under the register cap takes {} registers a thread, {} B of shared memory a block and {} threads: an SM of {} registers and {} B holds no block of it",
+                                p.name, k.name, k.regs, k.shared_bytes, k.threads, g.registers, g.shared_bytes
+                            )));
+                        }
                     }
                     jobs.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
                 }
