@@ -6,13 +6,18 @@
 //! On code without `phase` instructions, the values are the webs of [`crate::regalloc`] (each
 //! register definition with the ones reaching a common use; two interfere if both are occupied
 //! at an instruction):
-//! - **registers**: Chaitin-Briggs colouring with `cap - reserved` colours (simplify the webs of
+//! - **registers**, two ways, keeping the placement whose code weighs less (each instruction
+//!   weighted 8 per loop it sits in). Both colour Chaitin-Briggs style (simplify the webs of
 //!   fewer neighbours than colours, else push the one of least spill cost per neighbour and
 //!   colour it optimistically; a web's cost is its reads and writes, each weighted 8 per loop
-//!   it sits in). The webs left without a colour are spilled. `reserved` is the scratch
-//!   registers the spill code needs (the most spilled values one instruction reads, at least
-//!   one if it only writes one) plus the spill-area pointer if any value goes to shared memory;
-//!   the colouring is redone with more reserved until they suffice;
+//!   it sits in), and spill the webs left without a colour.
+//!   *Spill and rebuild*: each spilled value gets a temporary register of its own, loaded before
+//!   each read and stored after each write, and the code with the temporaries is coloured again
+//!   (the temporaries never spill) until it colours with `cap` colours, less the pointer's.
+//!   *Reserved*: `cap - reserved` colours, `reserved` being the scratch registers the spill
+//!   code needs (the most spilled values one instruction reads, at least one if it only writes
+//!   one) plus the pointer, recoloured with more reserved until they suffice; the fallback when
+//!   the temporaries cannot be named (256 registers at most);
 //! - **shared-memory slots** (§3.2.2): while more spilled values are live at some instruction
 //!   than there are slots, the value of lowest priority goes to local memory, its priority
 //!   computed once as its spill cost per over-full instruction it is live at (the paper's
@@ -21,15 +26,16 @@
 //!   use that no neighbour holds (reuse first), else a new slot, else local memory;
 //! - **local-memory slots**: the remaining values, each the lowest slot no neighbour holds.
 //!
-//! The spill code: before an instruction, each spilled value it reads is loaded into a scratch
-//! register; after it, a spilled value it writes is stored back (both under the instruction's
-//! guard). Slot `s` of thread `t` (linear index in its block of `T` threads) is the word at byte
+//! The spill code: before an instruction, each spilled value it reads is loaded into its
+//! temporary or scratch register; after it, a spilled value it writes is stored back under the
+//! instruction's guard (with temporaries, a value written under a guard is loaded first, so the
+//! lanes whose guard is false store back their old value). Slot `s` of thread `t` (linear index in its block of `T` threads) is the word at byte
 //! `U + 4 (s T + t)` of the block's shared memory, after the kernel's own `U` bytes, so a
 //! warp's lanes touch consecutive words (no bank conflicts); one register, set at the kernel's
 //! entry, holds `U + 4 t`. Local slot `s` is the word at byte `L + 4 s` of the thread's local
 //! memory, after the kernel's own `L` bytes. Both start at zero, as a register does. The pointer
-//! is r0 and the scratch registers follow it, below the values' registers, so that Zorua's phases
-//! can still release the registers above a phase's need.
+//! is r0, the scratch registers (if any) follow it, then the values' registers, so that Zorua's
+//! phases can still release the registers above a phase's need.
 
 use crate::kernel::Kernel;
 
@@ -71,12 +77,33 @@ impl Allocated {
     }
 }
 
-/// The registers a kernel's values need with no cap: its webs coloured, or the registers its
-/// code names if that is fewer.
+/// The registers a kernel's values need with no cap: the fewest colours its webs take, by the
+/// renumbering pass's colouring or by this allocator's, or the registers its code names if that
+/// is fewer.
 pub fn demand(k: &Kernel) -> u32 {
     let code = crate::phases::without_phases(k);
     let named = regs_named(&code);
-    crate::regalloc::renumber(&code).map_or(named, |c| regs_named(&c).min(named))
+    let mut best = crate::regalloc::renumber(&code).map_or(named, |c| regs_named(&c).min(named));
+    let w = Webs::of(&code, named as usize);
+    let webs: Vec<usize> = w.order.iter().copied().filter(|&x| w.first[x] != usize::MAX).collect();
+    let cost = spill_costs(&code, &w);
+    while best > 1 && colour(&w, &webs, best as usize - 1, &cost).iter().zip(&w.first).all(|(c, &f)| c.is_some() || f == usize::MAX) {
+        best -= 1;
+    }
+    best
+}
+
+/// Each web's spill cost: its reads and writes, each weighted 8 per loop it sits in.
+fn spill_costs(code: &[Inst], w: &Webs) -> Vec<f64> {
+    let depth = loop_depth(code);
+    let mut cost = vec![0f64; w.first.len()];
+    for pc in 0..code.len() {
+        let weight = 8f64.powi(depth[pc].min(6) as i32);
+        for x in w.srcs[pc].iter().filter_map(|s| s.1).chain(w.dst[pc]) {
+            cost[x] += weight;
+        }
+    }
+    cost
 }
 
 /// The loop depth of each instruction: how many backward branches' spans hold it.
@@ -199,19 +226,207 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
     let webs: Vec<usize> = w.order.iter().copied().filter(|&x| w.first[x] != usize::MAX).collect();
     let unchanged = |kernel: Kernel| Allocated { demand, values: webs.len(), in_shared: 0, in_local: 0, shared_slots: 0, local_slots: 0, before, after: crate::phases::without_phases(&kernel).len(), kernel };
     if demand <= budget.regs {
-        // (no spill: the code as it is, or renumbered if it names more registers than the cap)
-        let mut out = if nregs as u32 <= budget.regs { k.clone() } else { crate::phases::renumbered(k) };
-        out.regs = out.regs.min(budget.regs).max(regs_named(&out.code));
-        return Ok(unchanged(out));
-    }
-    let depth = loop_depth(&code);
-    let mut cost = vec![0f64; w.first.len()];
-    for pc in 0..code.len() {
-        let weight = 8f64.powi(depth[pc].min(6) as i32);
-        for x in w.srcs[pc].iter().filter_map(|s| s.1).chain(w.dst[pc]) {
-            cost[x] += weight;
+        // (no spill: the code as it is, or renumbered if it names more registers than the cap
+        // and the renumbering's colouring fits it; else the colouring below, which spills none)
+        let out = if nregs as u32 <= budget.regs { Some(k.clone()) } else { Some(crate::phases::renumbered(k)).filter(|r| regs_named(&r.code) <= budget.regs) };
+        if let Some(mut out) = out {
+            out.regs = out.regs.min(budget.regs).max(regs_named(&out.code));
+            return Ok(unchanged(out));
         }
     }
+    let cost = spill_costs(&code, &w);
+    let threads = k.threads;
+    // (both ways, where both can place it; the one whose code weighs less, each instruction
+    // weighted 8 per loop it sits in, as the spill cost weighs a value's accesses, and a local
+    // access 4 times an instruction, as it goes off chip)
+    let weight = |k: &Kernel| {
+        let local = |i: &Inst| matches!(i.op, Op::Ld { space: Space::Local, .. } | Op::St { space: Space::Local, .. });
+        loop_depth(&k.code).iter().zip(&k.code).map(|(&d, i)| 8f64.powi(d.min(6) as i32) * if local(i) { 4.0 } else { 1.0 }).sum::<f64>()
+    };
+    let (mut out, placed) = match (rebuilt(k, &code, &w, &webs, &cost, budget), reserved(k, &code, &w, &webs, &cost, budget)) {
+        (Some(a), Ok(b)) => {
+            if weight(&a.0) <= weight(&b.0) {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(a), Err(_)) => a,
+        (None, b) => b?,
+    };
+    let count = |f: fn(&Home) -> Option<u32>| placed.iter().filter_map(|p| f(&p.1)).map(|s| s + 1).max().unwrap_or(0);
+    let shared_slots = count(|h| if let Home::Shared(s) = h { Some(*s) } else { None });
+    let local_slots = count(|h| if let Home::Local(s) = h { Some(*s) } else { None });
+    let shared = k.shared_bytes as u64 + 4 * shared_slots as u64 * threads as u64;
+    let local = k.local_bytes as u64 + 4 * local_slots as u64;
+    if shared > mpgpu_spec::isa::MAX_SHARED_BYTES as u64 {
+        return Err(format!("kernel `{}`: {shared_slots} shared spill slots for {threads} threads make {shared} B of shared memory, more than the ISA's {} B", k.name, mpgpu_spec::isa::MAX_SHARED_BYTES));
+    }
+    if local > mpgpu_spec::isa::MAX_LOCAL_BYTES as u64 {
+        return Err(format!("kernel `{}`: {local_slots} local spill slots make {local} B of local memory a thread, more than the ISA's {} B", k.name, mpgpu_spec::isa::MAX_LOCAL_BYTES));
+    }
+    out.regs = regs_named(&out.code);
+    debug_assert!(out.regs <= budget.regs, "{} registers under a cap of {}", out.regs, budget.regs);
+    out.shared_bytes = shared as u32;
+    out.local_bytes = local as u32;
+    let in_shared = placed.iter().filter(|p| matches!(p.1, Home::Shared(_))).count();
+    Ok(Allocated { demand, values: webs.len(), in_shared, in_local: placed.len() - in_shared, shared_slots, local_slots, before, after: out.code.len(), kernel: out })
+}
+
+
+/// The placement by spilling and rebuilding (see the module's text): each spilled value gets
+/// a temporary register of its own, loaded before each read and stored after each write, and
+/// the code with the temporaries is coloured again until it colours; the temporaries are never
+/// spilled (an uncoloured one spills a value occupied beside it). `None` when the temporaries
+/// cannot be named (more than 256 registers in all) or the rounds do not settle.
+fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], budget: Budget) -> Option<(Kernel, Vec<(usize, Home)>)> {
+    let nregs = regs_named(code) as usize;
+    let n = w.first.len();
+    // (each web's register in the code)
+    let mut reg_of = vec![0u8; n];
+    for (pc, i) in code.iter().enumerate() {
+        if let (Some(x), Some(d)) = (w.dst[pc], i.dst_reg()) {
+            reg_of[x] = d;
+        }
+        for &(r, x) in &w.srcs[pc] {
+            if let Some(x) = x {
+                reg_of[x] = r;
+            }
+        }
+    }
+    let mut spilled: Vec<usize> = Vec::new();
+    for _round in 0..64 {
+        if nregs + spilled.len() > 256 {
+            return None;
+        }
+        let placed = homes(w, &spilled, budget.slots as usize, cost);
+        let pointer = placed.iter().any(|p| matches!(p.1, Home::Shared(_)));
+        let k_colours = budget.regs.checked_sub(pointer as u32)? as usize;
+        let mut home = vec![None; n];
+        let mut temp = vec![0u8; n];
+        for (j, &(x, h)) in placed.iter().enumerate() {
+            home[x] = Some(h);
+            temp[x] = (nregs + j) as u8;
+        }
+        // (the code with temporaries: shared slots addressed from no register for now, the
+        // pointer's place; where each original instruction lands, and which accesses are the
+        // shared spills)
+        let mut at: Vec<(usize, usize)> = Vec::with_capacity(code.len());
+        let mut spill_shared: Vec<bool> = Vec::new();
+        let mut next = 0usize;
+        let group = |pc: usize, i: &Inst| -> Vec<Inst> {
+            let slot = |x: usize| match home[x].unwrap() {
+                Home::Shared(s) => (Space::Shared, Addr { base: None, offset: (4 * s * k.threads) as i32 }),
+                Home::Local(s) => (Space::Local, Addr { base: None, offset: (k.local_bytes + 4 * s) as i32 }),
+            };
+            let mut loaded: Vec<usize> = Vec::new();
+            for x in w.srcs[pc].iter().filter_map(|s| s.1) {
+                if home[x].is_some() && !loaded.contains(&x) {
+                    loaded.push(x);
+                }
+            }
+            // (a guarded write of a spilled value keeps the old value in the other lanes: it
+            // is loaded first, so that the temporary's value is one web with the write's)
+            if let Some(x) = w.dst[pc].filter(|&x| home[x].is_some() && i.guard.is_some() && !loaded.contains(&x)) {
+                loaded.push(x);
+            }
+            let mut g: Vec<Inst> = Vec::new();
+            for &x in &loaded {
+                let (space, addr) = slot(x);
+                g.push(Inst { guard: None, op: Op::Ld { space, ty: Ty::U32, d: temp[x], addr } });
+                spill_shared.push(space == Space::Shared);
+            }
+            let reg = |x: usize| if home[x].is_some() { temp[x] } else { reg_of[x] };
+            at.push((next, g.len()));
+            g.push(rename(i, w, pc, &reg));
+            spill_shared.push(false);
+            if let Some(x) = w.dst[pc].filter(|&x| home[x].is_some()) {
+                let (space, addr) = slot(x);
+                g.push(Inst { guard: i.guard, op: Op::St { space, ty: Ty::U32, addr, src: Operand::Reg(temp[x]) } });
+                spill_shared.push(space == Space::Shared);
+            }
+            next += g.len();
+            g
+        };
+        let k1 = crate::phases::relayout(k, group, Vec::new());
+        let w1 = Webs::of(&k1.code, nregs + placed.len());
+        let webs1: Vec<usize> = w1.order.iter().copied().filter(|&x| w1.first[x] != usize::MAX).collect();
+        // (the webs of the rewritten code that are original values, and the temporaries)
+        let n1 = w1.first.len();
+        let mut orig = vec![usize::MAX; n1];
+        for (pc, &(start, off)) in at.iter().enumerate() {
+            let pc1 = start + off;
+            if let (Some(x), Some(x1)) = (w.dst[pc], w1.dst[pc1]) {
+                if home[x].is_none() {
+                    orig[x1] = x;
+                }
+            }
+            for &(r, x) in &w.srcs[pc] {
+                if let Some(x) = x.filter(|&x| home[x].is_none()) {
+                    if let Some(&(_, Some(x1))) = w1.srcs[pc1].iter().find(|s| s.0 == r) {
+                        orig[x1] = x;
+                    }
+                }
+            }
+        }
+        let cost1: Vec<f64> = (0..n1).map(|x| if orig[x] == usize::MAX { f64::INFINITY } else { cost[orig[x]] }).collect();
+        let c1 = colour(&w1, &webs1, k_colours, &cost1);
+        let left: Vec<usize> = webs1.iter().copied().filter(|&x| c1[x].is_none()).collect();
+        if left.is_empty() {
+            // (done: the registers named, the pointer lowest, the shared spills addressed from it)
+            let base = pointer as u32;
+            let renamed: Vec<Inst> = (0..k1.code.len())
+                .map(|pc1| {
+                    let mut i = rename(&k1.code[pc1], &w1, pc1, &|x| (base + c1[x].unwrap_or(0) as u32) as u8);
+                    if spill_shared[pc1] {
+                        match &mut i.op {
+                            Op::Ld { addr, .. } | Op::St { addr, .. } => addr.base = Some(0),
+                            _ => {}
+                        }
+                    }
+                    i
+                })
+                .collect();
+            let k2 = Kernel { code: renamed, ..k1 };
+            let mad = |a: Operand, b: Operand, c: Operand| Inst { guard: None, op: Op::Mad { ty: Ty::U32, d: 0, a, b, c } };
+            let prologue = if pointer {
+                vec![
+                    mad(Operand::Sreg(Sreg::Tid(2)), Operand::Sreg(Sreg::Ntid(1)), Operand::Sreg(Sreg::Tid(1))),
+                    mad(Operand::Reg(0), Operand::Sreg(Sreg::Ntid(0)), Operand::Sreg(Sreg::Tid(0))),
+                    mad(Operand::Reg(0), Operand::Imm(4), Operand::Imm(k.shared_bytes)),
+                ]
+            } else {
+                Vec::new()
+            };
+            return Some((crate::phases::relayout(&k2, |_, i| vec![*i], prologue), placed));
+        }
+        // (spill the original values left; for a temporary left, the cheapest original value
+        // occupied where it is)
+        let before = spilled.len();
+        for &x1 in &left {
+            let x = if orig[x1] != usize::MAX {
+                Some(orig[x1])
+            } else {
+                let pc1 = w1.first[x1];
+                w1.occ[pc1].iter().map(|&y| orig[y]).filter(|&y| y != usize::MAX).min_by(|&a, &b| cost[a].total_cmp(&cost[b]).then(a.cmp(&b)))
+            };
+            if let Some(x) = x.filter(|x| !spilled.contains(x)) {
+                spilled.push(x);
+            }
+        }
+        if spilled.len() == before {
+            return None;
+        }
+        spilled.sort_unstable_by_key(|&x| (w.first[x], x));
+        let _ = webs;
+    }
+    None
+}
+
+/// The placement with the spill code's registers reserved for the whole kernel (see the
+/// module's text): what [`allocate`] falls back to when spilling and rebuilding cannot name
+/// its temporaries (more than 256 registers in all) or does not settle.
+fn reserved(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], budget: Budget) -> Result<(Kernel, Vec<(usize, Home)>), String> {
     let (mut reserved, mut last) = (0u32, (0u32, false));
     let (colours, placed, scratch, pointer) = loop {
         let Some(k_colours) = budget.regs.checked_sub(reserved) else {
@@ -219,9 +434,9 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
             let pointer = if pointer { " and one for the spill area's pointer" } else { "" };
             return Err(format!("kernel `{}`: a cap of {} register(s) is too few for the spill code, which needs {scratch} scratch register(s){pointer}", k.name, budget.regs));
         };
-        let c = colour(&w, &webs, k_colours as usize, &cost);
+        let c = colour(w, webs, k_colours as usize, cost);
         let spilled: Vec<usize> = webs.iter().copied().filter(|&x| c[x].is_none()).collect();
-        let placed = homes(&w, &spilled, budget.slots as usize, &cost);
+        let placed = homes(w, &spilled, budget.slots as usize, cost);
         let mut is_spilled = vec![false; w.first.len()];
         for &x in &spilled {
             is_spilled[x] = true;
@@ -279,7 +494,7 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
                 Inst { guard: i.guard, op: Op::Ld { space, ty: Ty::U32, d: reg(x), addr } }
             })
             .collect();
-        g.push(rename(i, &w, pc, &reg));
+        g.push(rename(i, w, pc, &reg));
         if let Some(x) = w.dst[pc].filter(|&x| home_of(x).is_some()) {
             let (space, addr) = addr(home_of(x).unwrap());
             g.push(Inst { guard: i.guard, op: Op::St { space, ty: Ty::U32, addr, src: Operand::Reg(reg(x)) } });
@@ -297,24 +512,7 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
     } else {
         Vec::new()
     };
-    let mut out = crate::phases::relayout(k, group, prologue);
-    let count = |f: fn(&Home) -> Option<u32>| placed.iter().filter_map(|p| f(&p.1)).map(|s| s + 1).max().unwrap_or(0);
-    let shared_slots = count(|h| if let Home::Shared(s) = h { Some(*s) } else { None });
-    let local_slots = count(|h| if let Home::Local(s) = h { Some(*s) } else { None });
-    let shared = k.shared_bytes as u64 + 4 * shared_slots as u64 * threads as u64;
-    let local = k.local_bytes as u64 + 4 * local_slots as u64;
-    if shared > mpgpu_spec::isa::MAX_SHARED_BYTES as u64 {
-        return Err(format!("kernel `{}`: {shared_slots} shared spill slots for {threads} threads make {shared} B of shared memory, more than the ISA's {} B", k.name, mpgpu_spec::isa::MAX_SHARED_BYTES));
-    }
-    if local > mpgpu_spec::isa::MAX_LOCAL_BYTES as u64 {
-        return Err(format!("kernel `{}`: {local_slots} local spill slots make {local} B of local memory a thread, more than the ISA's {} B", k.name, mpgpu_spec::isa::MAX_LOCAL_BYTES));
-    }
-    out.regs = regs_named(&out.code);
-    debug_assert!(out.regs <= budget.regs, "{} registers under a cap of {}", out.regs, budget.regs);
-    out.shared_bytes = shared as u32;
-    out.local_bytes = local as u32;
-    let in_shared = placed.iter().filter(|p| matches!(p.1, Home::Shared(_))).count();
-    Ok(Allocated { demand, values: webs.len(), in_shared, in_local: placed.len() - in_shared, shared_slots, local_slots, before, after: out.code.len(), kernel: out })
+    Ok((crate::phases::relayout(k, group, prologue), placed))
 }
 
 #[cfg(test)]
