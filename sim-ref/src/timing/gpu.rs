@@ -80,14 +80,15 @@ impl std::error::Error for SimError {}
 
 /// One host program of a process: a library application, or a program built by the caller.
 enum Job {
-    Library { bench: crate::library::Bench, size: u32, seed: u64 },
+    /// A library application; `placed`: its kernels as the run's `[compile]` places them.
+    Library { bench: crate::library::Bench, size: u32, seed: u64, placed: Option<Arc<Vec<Arc<crate::kernel::Kernel>>>> },
     Custom { name: String, program: Option<Box<dyn Program>> },
 }
 
 impl Job {
     fn describe(&self) -> String {
         match self {
-            Job::Library { bench, size, seed } => format!("{} (size {size}, seed {seed})", bench.name),
+            Job::Library { bench, size, seed, .. } => format!("{} (size {size}, seed {seed})", bench.name),
             Job::Custom { name, .. } => name.clone(),
         }
     }

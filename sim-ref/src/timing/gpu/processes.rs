@@ -7,31 +7,37 @@ impl Gpu {
     /// Adds the processes of a workload (validated already).
     pub fn add_workload(&mut self, w: &Workload) -> Result<(), SimError> {
         for p in &w.processes {
+            // (each launch's kernels placed once, under a register cap or where the search puts
+            // them: a cap that a kernel cannot be placed under, or whose placement no SM can
+            // hold, is refused now, and every launch of the process reuses the placement)
+            let mut launches = Vec::new();
+            for l in &p.launches {
+                let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
+                let placed = if let Some(alloc) = self.cfg.compile.budget() {
+                    let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
+                    Some(crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?.0)
+                } else if self.cfg.compile.auto {
+                    let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
+                    Some(ks.0.iter().map(|k| crate::unified::search::auto(k, &self.cfg.sm[0]).map(Arc::new)).collect::<Result<Vec<_>, _>>().map_err(|e| SimError::BadLaunch(format!("process `{}`: {e}", p.name)))?)
+                } else {
+                    None
+                };
+                for k in placed.iter().flatten() {
+                    if let Some(g) = self.cfg.sm.iter().find(|g| g.occupancy(&k.footprint()).blocks == 0) {
+                        return Err(SimError::BadLaunch(format!(
+                            "process `{}`: kernel `{}` compiled under the register cap takes {} registers a thread, {} B of shared memory a block and {} threads: an SM of {} registers and {} B holds no block of it",
+                            p.name, k.name, k.regs, k.shared_bytes, k.threads, g.registers, g.shared_bytes
+                        )));
+                    }
+                }
+                launches.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed, placed: placed.map(Arc::new) });
+            }
             let mut jobs = Vec::new();
             for _ in 0..p.repeat {
-                for l in &p.launches {
-                    let bench = workload::find(&l.kernel).map_err(SimError::BadLaunch)?;
-                    // (a register cap that a kernel cannot be placed under, or whose placement
-                    // no SM can hold, is refused now)
-                    let placed = if let Some(alloc) = self.cfg.compile.budget() {
-                        let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
-                        Some(crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?.0)
-                    } else if self.cfg.compile.auto {
-                        let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
-                        Some(ks.0.iter().map(|k| crate::unified::search::auto(k, &self.cfg.sm[0]).map(Arc::new)).collect::<Result<Vec<_>, _>>().map_err(|e| SimError::BadLaunch(format!("process `{}`: {e}", p.name)))?)
-                    } else {
-                        None
-                    };
-                    for k in placed.iter().flatten() {
-                        if let Some(g) = self.cfg.sm.iter().find(|g| g.occupancy(&k.footprint()).blocks == 0) {
-                            return Err(SimError::BadLaunch(format!(
-                                "process `{}`: kernel `{}` compiled under the register cap takes {} registers a thread, {} B of shared memory a block and {} threads: an SM of {} registers and {} B holds no block of it",
-                                p.name, k.name, k.regs, k.shared_bytes, k.threads, g.registers, g.shared_bytes
-                            )));
-                        }
-                    }
-                    jobs.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed });
-                }
+                jobs.extend(launches.iter().map(|j| match j {
+                    Job::Library { bench, size, seed, placed } => Job::Library { bench: *bench, size: *size, seed: *seed, placed: placed.clone() },
+                    Job::Custom { .. } => unreachable!("a workload's launches are library applications"),
+                }));
             }
             self.push_process(&p.name, p.arrival, p.priority, jobs);
             let ps = self.procs.last_mut().unwrap();
@@ -126,8 +132,8 @@ impl Gpu {
         let job = &mut ps.jobs[ps.next_job];
         ps.next_job += 1;
         let mut prog = match job {
-            Job::Library { bench, size, seed } if self.cfg.compile.auto => bench.program_placed(*size, *seed, |k| crate::unified::search::auto(k, &self.cfg.sm[0])).map_err(SimError::BadLaunch)?,
-            Job::Library { bench, size, seed } => bench.program_at(*size, *seed, crate::library::Spec { alloc: self.cfg.compile.budget(), ..Default::default() }).map_err(SimError::BadLaunch)?,
+            Job::Library { bench, size, seed, placed: Some(placed) } => bench.program_placed(*size, *seed, |k| placed.iter().find(|p| p.name == k.name).map(|p| (**p).clone()).ok_or_else(|| format!("kernel `{}` was not placed", k.name))).map_err(SimError::BadLaunch)?,
+            Job::Library { bench, size, seed, placed: None } => bench.program(*size, *seed).map_err(SimError::BadLaunch)?,
             Job::Custom { program, .. } => program.take().expect("a custom program runs once"),
         };
         if p >= MAX_PROCESSES {
