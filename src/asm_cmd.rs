@@ -59,11 +59,7 @@ pub fn asm_cmd(a: AsmArgs) -> Result<ExitCode> {
                 (None, None) => unreachable!("a chosen level has a budget"),
             }
             if disasm {
-                let placed = match c.budget {
-                    Some(b) => mpgpu_ref::unified::allocate(k, b).map_err(|e| anyhow::anyhow!("{e}"))?.kernel,
-                    None => k.clone(),
-                };
-                print!("{}", mpgpu_ref::disassemble(&placed));
+                print!("{}", mpgpu_ref::disassemble(c.placed().unwrap_or(k)));
             }
         } else if let Some(regs) = cap {
             let budget = mpgpu_ref::unified::Budget { regs, slots };

@@ -162,8 +162,9 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     // The CSV of every run, with each placement's static instruction growth.
     let mut csv = String::from("config,app,size,placement,threads_per_sm,reg_cap,spill_slots,in_shared,in_local,growth,cycles,warp_insts,occupancy,l1_hits,l1_misses,verified\n");
     let kernels: Vec<Kernel> = apps.iter().map(|a| kernel_of(a.0).map(|k| k.0)).collect::<Result<_>>()?;
-    for (p, r) in pts.iter().zip(&got) {
-        let placed = p.budget.map(|b| allocate(&kernels[p.app], b)).transpose().map_err(|e| anyhow!(e))?;
+    // (each point's placement, once: the CSV and the growth claim read it)
+    let placements: Vec<Option<mpgpu_ref::unified::Allocated>> = pts.iter().map(|p| p.budget.map(|b| allocate(&kernels[p.app], b)).transpose()).collect::<Result<_, _>>().map_err(|e| anyhow!(e))?;
+    for ((p, r), placed) in pts.iter().zip(&got).zip(&placements) {
         let (sh, lo, gr) = placed.as_ref().map_or((0, 0, 1.0), |a| (a.in_shared, a.in_local, a.growth()));
         let (app, size) = apps[p.app];
         let budget = p.budget.map_or(("-".to_string(), "-".to_string()), |b| (b.regs.to_string(), b.slots.to_string()));
@@ -190,40 +191,42 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         growth: f64,
         l1_miss: (f64, f64),
     }
+    // (the runs of application `a` on configuration `c` that gave a result, with their indices)
+    let mine_of = |a: usize, c: usize| -> Vec<(usize, &Point, &Row)> { pts.iter().zip(&got).enumerate().filter(|(_, (p, _))| p.app == a && p.cfg == c).filter_map(|(i, (p, r))| r.map(|r| (i, p, r))).collect() };
     let mut cases = Vec::new();
     let mut body = String::new();
     let mut curves: Vec<(String, Vec<(u32, f64)>)> = Vec::new();
     for (a, _) in apps.iter().enumerate() {
         for (c, cfg) in cfgs.iter().enumerate() {
-            let mine: Vec<(&Point, &Row)> = pts.iter().zip(&got).filter(|(p, _)| p.app == a && p.cfg == c).filter_map(|(p, r)| r.map(|r| (p, r))).collect();
-            let Some(base) = mine.iter().find(|(p, _)| p.placement == Placement::Written).map(|x| x.1) else { continue };
-            let best = mine.iter().min_by_key(|(p, r)| (r.cycles, p.threads)).map(|(p, r)| (r.cycles, p.placement, p.threads)).unwrap();
-            let levels: Vec<u32> = mine.iter().filter(|(p, _)| p.placement != Placement::Written).map(|(p, _)| p.threads).collect();
+            let mine = mine_of(a, c);
+            let Some(&(_, written, base)) = mine.iter().find(|(_, p, _)| p.placement == Placement::Written) else { continue };
+            let written = written.threads;
+            let best = mine.iter().min_by_key(|(_, p, r)| (r.cycles, p.threads)).map(|(_, p, r)| (r.cycles, p.placement, p.threads)).unwrap();
+            let levels: Vec<u32> = mine.iter().filter(|(_, p, _)| p.placement != Placement::Written).map(|(_, p, _)| p.threads).collect();
             if levels.is_empty() {
                 // (nothing to sweep: its registers do not limit it at its demand here)
                 continue;
             }
-            let top = levels.iter().max().copied().unwrap_or(base.cycles as u32);
+            let top = *levels.iter().max().expect("a level");
             let choice = search(&kernels[a], &cfg.sm[0]);
             let auto_level = choice.budget.map(|_| choice.threads);
             let auto = match auto_level {
-                Some(t) => mine.iter().find(|(p, _)| p.placement == Placement::Shared && p.threads == t).map(|x| x.1.cycles).ok_or_else(|| anyhow!("{} on {}: the search chose {t} threads per SM, a level the sweep did not run", apps[a].0, cfg.name))?,
+                Some(t) => mine.iter().find(|(_, p, _)| p.placement == Placement::Shared && p.threads == t).map(|x| x.2.cycles).ok_or_else(|| anyhow!("{} on {}: the search chose {t} threads per SM, a level the sweep did not run", apps[a].0, cfg.name))?,
                 None => base.cycles,
             };
             // (the growth of the shared placement at the best shared level)
-            let best_shared = mine.iter().filter(|(p, _)| p.placement == Placement::Shared).min_by_key(|(_, r)| r.cycles);
-            let growth = best_shared.and_then(|(p, _)| p.budget.map(|b| allocate(&kernels[a], b).map(|x| x.growth()).unwrap_or(1.0))).unwrap_or(1.0);
+            let best_shared = mine.iter().filter(|(_, p, _)| p.placement == Placement::Shared).min_by_key(|(_, _, r)| r.cycles);
+            let growth = best_shared.and_then(|&(i, _, _)| placements[i].as_ref()).map_or(1.0, |x| x.growth());
             // (L1 miss rate of local against shared spills, over the levels both ran)
             let rate = |pl: Placement| {
-                let (h, m) = mine.iter().filter(|(p, _)| p.placement == pl).fold((0u64, 0u64), |s, (_, r)| (s.0 + r.l1_hits, s.1 + r.l1_misses));
+                let (h, m) = mine.iter().filter(|(_, p, _)| p.placement == pl).fold((0u64, 0u64), |s, (_, _, r)| (s.0 + r.l1_hits, s.1 + r.l1_misses));
                 m as f64 / (h + m).max(1) as f64
             };
-            let written = mine.iter().find(|(p, _)| p.placement == Placement::Written).map(|x| x.0.threads).unwrap_or(0);
             let between = best.2 > written && best.2 < top;
             cases.push(Case { app: a, cfg: c, base: base.cycles, best, auto, auto_level, best_between: between, growth, l1_miss: (rate(Placement::Local), rate(Placement::Shared)) });
             for pl in [Placement::Local, Placement::Shared] {
                 let mut pts_: Vec<(u32, f64)> = vec![(written, 1.0)];
-                pts_.extend(mine.iter().filter(|(p, _)| p.placement == pl).map(|(p, r)| (p.threads, r.cycles as f64 / base.cycles as f64)));
+                pts_.extend(mine.iter().filter(|(_, p, _)| p.placement == pl).map(|(_, p, r)| (p.threads, r.cycles as f64 / base.cycles as f64)));
                 curves.push((format!("{} {} {}", apps[a].0, cfg.name, pl.name()), pts_));
             }
         }
@@ -232,7 +235,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
     let _ = writeln!(body, "## Runtime against the occupancy level\n\nCycles relative to the kernel at its demand (the baseline: no cap, no spill), at each occupancy level above it (threads per SM; the register cap getRegSmem gives it), spills in local memory and in getRegSmem's shared slots. `unified-runs.csv` has every run.\n");
     for (a, &(app, size)) in apps.iter().enumerate() {
         for (c, cfg) in cfgs.iter().enumerate() {
-            let mine: Vec<(&Point, &Row)> = pts.iter().zip(&got).filter(|(p, _)| p.app == a && p.cfg == c).filter_map(|(p, r)| r.map(|r| (p, r))).collect();
+            let mine: Vec<(&Point, &Row)> = mine_of(a, c).into_iter().map(|(_, p, r)| (p, r)).collect();
             let Some(base) = mine.iter().find(|(p, _)| p.placement == Placement::Written) else { continue };
             if mine.len() == 1 {
                 let _ = writeln!(body, "### {app} (size {size}) on {}: at its demand {} threads per SM, {} cycles; no level above it (its registers do not limit it there)\n", cfg.name, base.0.threads, base.1.cycles);

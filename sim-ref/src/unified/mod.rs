@@ -82,12 +82,21 @@ impl Allocated {
 /// is fewer.
 pub fn demand(k: &Kernel) -> u32 {
     let code = crate::phases::without_phases(k);
-    let named = regs_named(&code);
-    let mut best = crate::regalloc::renumber(&code).map_or(named, |c| regs_named(&c).min(named));
-    let w = Webs::of(&code, named as usize);
-    let webs: Vec<usize> = w.order.iter().copied().filter(|&x| w.first[x] != usize::MAX).collect();
-    let cost = spill_costs(&code, &w);
-    while best > 1 && colour(&w, &webs, best as usize - 1, &cost).iter().zip(&w.first).all(|(c, &f)| c.is_some() || f == usize::MAX) {
+    let w = Webs::of(&code, regs_named(&code) as usize);
+    demand_of(&code, &w, &reachable(&w), &spill_costs(&code, &w))
+}
+
+/// The webs some path reaches.
+fn reachable(w: &Webs) -> Vec<usize> {
+    w.order.iter().copied().filter(|&x| w.first[x] != usize::MAX).collect()
+}
+
+/// [`demand`] of `code` (without `phase` instructions) with its webs `w`, reachable `webs` and
+/// spill costs.
+fn demand_of(code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64]) -> u32 {
+    let named = regs_named(code);
+    let mut best = crate::regalloc::renumber(code).map_or(named, |c| regs_named(&c).min(named));
+    while best > 1 && colour(w, webs, best as usize - 1, cost).iter().zip(&w.first).all(|(c, &f)| c.is_some() || f == usize::MAX) {
         best -= 1;
     }
     best
@@ -98,7 +107,7 @@ fn spill_costs(code: &[Inst], w: &Webs) -> Vec<f64> {
     let depth = loop_depth(code);
     let mut cost = vec![0f64; w.first.len()];
     for pc in 0..code.len() {
-        let weight = 8f64.powi(depth[pc].min(6) as i32);
+        let weight = loop_weight(depth[pc]);
         for x in w.srcs[pc].iter().filter_map(|s| s.1).chain(w.dst[pc]) {
             cost[x] += weight;
         }
@@ -119,6 +128,46 @@ fn loop_depth(code: &[Inst]) -> Vec<u32> {
         }
     }
     d
+}
+
+/// An instruction's weight at loop depth `d`: 8 per loop it sits in (capped at 6 loops).
+fn loop_weight(d: u32) -> f64 {
+    8f64.powi(d.min(6) as i32)
+}
+
+/// The space and address of a spilled value's slot: a shared slot from the pointer `base`
+/// (`None` while the pointer's register is not yet named), a local slot after the kernel's own
+/// local memory.
+fn slot_addr(k: &Kernel, h: Home, base: Option<u8>) -> (Space, Addr) {
+    match h {
+        Home::Shared(s) => (Space::Shared, Addr { base, offset: (4 * s * k.threads) as i32 }),
+        Home::Local(s) => (Space::Local, Addr { base: None, offset: (k.local_bytes + 4 * s) as i32 }),
+    }
+}
+
+/// The code that sets the spill pointer `r0` to `U + 4 t` (`t = tid.x + ntid.x (tid.y + ntid.y
+/// tid.z)`), if there is one.
+fn pointer_prologue(k: &Kernel, pointer: bool) -> Vec<Inst> {
+    let mad = |a: Operand, b: Operand, c: Operand| Inst { guard: None, op: Op::Mad { ty: Ty::U32, d: 0, a, b, c } };
+    if !pointer {
+        return Vec::new();
+    }
+    vec![
+        mad(Operand::Sreg(Sreg::Tid(2)), Operand::Sreg(Sreg::Ntid(1)), Operand::Sreg(Sreg::Tid(1))),
+        mad(Operand::Reg(0), Operand::Sreg(Sreg::Ntid(0)), Operand::Sreg(Sreg::Tid(0))),
+        mad(Operand::Reg(0), Operand::Imm(4), Operand::Imm(k.shared_bytes)),
+    ]
+}
+
+/// The spilled values instruction `pc` reads, each once, in operand order.
+fn spilled_reads(w: &Webs, pc: usize, spilled: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    for x in w.srcs[pc].iter().filter_map(|s| s.1) {
+        if spilled(x) && !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    v
 }
 
 /// Colours `webs` (the reachable ones) with `k` colours, Chaitin-Briggs (see the module's
@@ -220,10 +269,11 @@ fn homes(w: &Webs, spilled: &[usize], slots: usize, cost: &[f64]) -> Vec<(usize,
 pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
     let code = crate::phases::without_phases(k);
     let nregs = regs_named(&code) as usize;
-    let demand = demand(k);
     let before = code.len();
     let w = Webs::of(&code, nregs);
-    let webs: Vec<usize> = w.order.iter().copied().filter(|&x| w.first[x] != usize::MAX).collect();
+    let webs = reachable(&w);
+    let cost = spill_costs(&code, &w);
+    let demand = demand_of(&code, &w, &webs, &cost);
     let unchanged = |kernel: Kernel| Allocated { demand, values: webs.len(), in_shared: 0, in_local: 0, shared_slots: 0, local_slots: 0, before, after: crate::phases::without_phases(&kernel).len(), kernel };
     if demand <= budget.regs {
         // (no spill: the code as it is, or renumbered if it names more registers than the cap
@@ -234,16 +284,15 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
             return Ok(unchanged(out));
         }
     }
-    let cost = spill_costs(&code, &w);
     let threads = k.threads;
     // (both ways, where both can place it; the one whose code weighs less, each instruction
     // weighted 8 per loop it sits in, as the spill cost weighs a value's accesses, and a local
     // access 4 times an instruction, as it goes off chip)
     let weight = |k: &Kernel| {
         let local = |i: &Inst| matches!(i.op, Op::Ld { space: Space::Local, .. } | Op::St { space: Space::Local, .. });
-        loop_depth(&k.code).iter().zip(&k.code).map(|(&d, i)| 8f64.powi(d.min(6) as i32) * if local(i) { 4.0 } else { 1.0 }).sum::<f64>()
+        loop_depth(&k.code).iter().zip(&k.code).map(|(&d, i)| loop_weight(d) * if local(i) { 4.0 } else { 1.0 }).sum::<f64>()
     };
-    let (mut out, placed) = match (rebuilt(k, &code, &w, &webs, &cost, budget), reserved(k, &code, &w, &webs, &cost, budget)) {
+    let (mut out, placed) = match (rebuilt(k, &code, &w, &cost, budget), reserved(k, &code, &w, &webs, &cost, budget)) {
         (Some(a), Ok(b)) => {
             if weight(&a.0) <= weight(&b.0) {
                 a
@@ -279,7 +328,7 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
 /// the code with the temporaries is coloured again until it colours; the temporaries are never
 /// spilled (an uncoloured one spills a value occupied beside it). `None` when the temporaries
 /// cannot be named (more than 256 registers in all) or the rounds do not settle.
-fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], budget: Budget) -> Option<(Kernel, Vec<(usize, Home)>)> {
+fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, cost: &[f64], budget: Budget) -> Option<(Kernel, Vec<(usize, Home)>)> {
     let nregs = regs_named(code) as usize;
     let n = w.first.len();
     // (each web's register in the code)
@@ -315,16 +364,8 @@ fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], bu
         let mut spill_shared: Vec<bool> = Vec::new();
         let mut next = 0usize;
         let group = |pc: usize, i: &Inst| -> Vec<Inst> {
-            let slot = |x: usize| match home[x].unwrap() {
-                Home::Shared(s) => (Space::Shared, Addr { base: None, offset: (4 * s * k.threads) as i32 }),
-                Home::Local(s) => (Space::Local, Addr { base: None, offset: (k.local_bytes + 4 * s) as i32 }),
-            };
-            let mut loaded: Vec<usize> = Vec::new();
-            for x in w.srcs[pc].iter().filter_map(|s| s.1) {
-                if home[x].is_some() && !loaded.contains(&x) {
-                    loaded.push(x);
-                }
-            }
+            let slot = |x: usize| slot_addr(k, home[x].unwrap(), None);
+            let mut loaded = spilled_reads(w, pc, |x| home[x].is_some());
             // (a guarded write of a spilled value keeps the old value in the other lanes: it
             // is loaded first, so that the temporary's value is one web with the write's)
             if let Some(x) = w.dst[pc].filter(|&x| home[x].is_some() && i.guard.is_some() && !loaded.contains(&x)) {
@@ -350,7 +391,7 @@ fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], bu
         };
         let k1 = crate::phases::relayout(k, group, Vec::new());
         let w1 = Webs::of(&k1.code, nregs + placed.len());
-        let webs1: Vec<usize> = w1.order.iter().copied().filter(|&x| w1.first[x] != usize::MAX).collect();
+        let webs1 = reachable(&w1);
         // (the webs of the rewritten code that are original values, and the temporaries)
         let n1 = w1.first.len();
         let mut orig = vec![usize::MAX; n1];
@@ -388,17 +429,7 @@ fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], bu
                 })
                 .collect();
             let k2 = Kernel { code: renamed, ..k1 };
-            let mad = |a: Operand, b: Operand, c: Operand| Inst { guard: None, op: Op::Mad { ty: Ty::U32, d: 0, a, b, c } };
-            let prologue = if pointer {
-                vec![
-                    mad(Operand::Sreg(Sreg::Tid(2)), Operand::Sreg(Sreg::Ntid(1)), Operand::Sreg(Sreg::Tid(1))),
-                    mad(Operand::Reg(0), Operand::Sreg(Sreg::Ntid(0)), Operand::Sreg(Sreg::Tid(0))),
-                    mad(Operand::Reg(0), Operand::Imm(4), Operand::Imm(k.shared_bytes)),
-                ]
-            } else {
-                Vec::new()
-            };
-            return Some((crate::phases::relayout(&k2, |_, i| vec![*i], prologue), placed));
+            return Some((crate::phases::relayout(&k2, |_, i| vec![*i], pointer_prologue(k, pointer)), placed));
         }
         // (spill the original values left; for a temporary left, the cheapest original value
         // occupied where it is)
@@ -418,7 +449,6 @@ fn rebuilt(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], bu
             return None;
         }
         spilled.sort_unstable_by_key(|&x| (w.first[x], x));
-        let _ = webs;
     }
     None
 }
@@ -441,16 +471,7 @@ fn reserved(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], b
         for &x in &spilled {
             is_spilled[x] = true;
         }
-        let spill = |x: &usize| is_spilled[*x];
-        let scratch = (0..code.len())
-            .map(|pc| {
-                let mut r: Vec<usize> = w.srcs[pc].iter().filter_map(|s| s.1).filter(spill).collect();
-                r.sort_unstable();
-                r.dedup();
-                r.len().max(w.dst[pc].filter(spill).is_some() as usize)
-            })
-            .max()
-            .unwrap_or(0) as u32;
+        let scratch = (0..code.len()).map(|pc| spilled_reads(w, pc, |x| is_spilled[x]).len().max(w.dst[pc].is_some_and(|x| is_spilled[x]) as usize)).max().unwrap_or(0) as u32;
         let pointer = placed.iter().any(|(_, h)| matches!(h, Home::Shared(_)));
         let need = scratch + pointer as u32;
         last = (scratch, pointer);
@@ -461,25 +482,16 @@ fn reserved(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], b
     };
     // (the pointer lowest, then the scratch registers, then the values' colours: the registers
     // live everywhere sit at the bottom, so that Zorua's phases can release the top ones)
-    let (sp, scratch0, base) = (0u8, pointer as u32, pointer as u32 + scratch);
-    let threads = k.threads;
+    let (scratch0, base) = (pointer as u32, pointer as u32 + scratch);
     let mut homes_of = vec![None; w.first.len()];
     for &(x, h) in &placed {
         homes_of[x] = Some(h);
     }
     let home_of = |x: usize| homes_of[x];
-    let addr = |h: Home| match h {
-        Home::Shared(s) => (Space::Shared, Addr { base: Some(sp), offset: (4 * s * threads) as i32 }),
-        Home::Local(s) => (Space::Local, Addr { base: None, offset: (k.local_bytes + 4 * s) as i32 }),
-    };
+    let addr = |h: Home| slot_addr(k, h, Some(0));
     let group = |pc: usize, i: &Inst| -> Vec<Inst> {
         // (the spilled values read, each in a scratch register of its own)
-        let mut loaded: Vec<usize> = Vec::new();
-        for x in w.srcs[pc].iter().filter_map(|s| s.1) {
-            if home_of(x).is_some() && !loaded.contains(&x) {
-                loaded.push(x);
-            }
-        }
+        let loaded = spilled_reads(w, pc, |x| home_of(x).is_some());
         let reg = |x: usize| match colours[x] {
             Some(c) => (base + c as u32) as u8,
             None => match loaded.iter().position(|&y| y == x) {
@@ -501,18 +513,7 @@ fn reserved(k: &Kernel, code: &[Inst], w: &Webs, webs: &[usize], cost: &[f64], b
         }
         g
     };
-    // (the pointer: U + 4 * (tid.x + ntid.x * (tid.y + ntid.y * tid.z)))
-    let mad = |a: Operand, b: Operand, c: Operand| Inst { guard: None, op: Op::Mad { ty: Ty::U32, d: sp, a, b, c } };
-    let prologue = if pointer {
-        vec![
-            mad(Operand::Sreg(Sreg::Tid(2)), Operand::Sreg(Sreg::Ntid(1)), Operand::Sreg(Sreg::Tid(1))),
-            mad(Operand::Reg(sp), Operand::Sreg(Sreg::Ntid(0)), Operand::Sreg(Sreg::Tid(0))),
-            mad(Operand::Reg(sp), Operand::Imm(4), Operand::Imm(k.shared_bytes)),
-        ]
-    } else {
-        Vec::new()
-    };
-    Ok((crate::phases::relayout(k, group, prologue), placed))
+    Ok((crate::phases::relayout(k, group, pointer_prologue(k, pointer)), placed))
 }
 
 #[cfg(test)]

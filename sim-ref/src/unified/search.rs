@@ -92,10 +92,15 @@ pub struct Choice {
 }
 
 /// `k` as the search places it on `sm`: at the chosen budget, or as written.
-pub fn auto(k: &Kernel, sm: &SmConfig) -> Result<Kernel, String> {
-    match search(k, sm).budget {
-        Some(b) => allocate(k, b).map(|a| a.kernel),
-        None => Ok(k.clone()),
+pub fn auto(k: &Kernel, sm: &SmConfig) -> Kernel {
+    search(k, sm).placed().cloned().unwrap_or_else(|| k.clone())
+}
+
+impl Choice {
+    /// The kernel placed at the chosen level (`None`: as written), as the search placed it.
+    pub fn placed(&self) -> Option<&Kernel> {
+        self.budget?;
+        self.levels.iter().find(|l| l.threads == self.threads).map(|l| &l.placed.kernel)
     }
 }
 

@@ -18,7 +18,7 @@ impl Gpu {
                     Some(crate::library::Spec { alloc: Some(alloc), ..Default::default() }.apply(&bench, ks).map_err(|e| SimError::BadLaunch(format!("process `{}`: under a register cap of {}: {e}", p.name, alloc.regs)))?.0)
                 } else if self.cfg.compile.auto {
                     let ks = bench.kernels().map_err(|e| SimError::BadLaunch(e.to_string()))?;
-                    Some(ks.0.iter().map(|k| crate::unified::search::auto(k, &self.cfg.sm[0]).map(Arc::new)).collect::<Result<Vec<_>, _>>().map_err(|e| SimError::BadLaunch(format!("process `{}`: {e}", p.name)))?)
+                    Some(ks.0.iter().map(|k| Arc::new(crate::unified::search::auto(k, &self.cfg.sm[0]))).collect())
                 } else {
                     None
                 };
@@ -30,14 +30,11 @@ impl Gpu {
                         )));
                     }
                 }
-                launches.push(Job::Library { bench, size: l.size.unwrap_or(bench.default_size), seed: l.seed, placed: placed.map(Arc::new) });
+                launches.push((bench, l.size.unwrap_or(bench.default_size), l.seed, placed.map(Arc::new)));
             }
             let mut jobs = Vec::new();
             for _ in 0..p.repeat {
-                jobs.extend(launches.iter().map(|j| match j {
-                    Job::Library { bench, size, seed, placed } => Job::Library { bench: *bench, size: *size, seed: *seed, placed: placed.clone() },
-                    Job::Custom { .. } => unreachable!("a workload's launches are library applications"),
-                }));
+                jobs.extend(launches.iter().map(|(bench, size, seed, placed)| Job::Library { bench: *bench, size: *size, seed: *seed, placed: placed.clone() }));
             }
             self.push_process(&p.name, p.arrival, p.priority, jobs);
             let ps = self.procs.last_mut().unwrap();
