@@ -187,6 +187,9 @@ pub(crate) fn print_result(r: &RunResult, m: Option<&Metrics>, secs: f64) {
     let total: u64 = r.stalls.iter().map(|s| s.1).sum::<u64>().max(1);
     let parts: Vec<String> = r.stalls.iter().map(|(n, v)| format!("{n} {:.1}%", 100.0 * *v as f64 / total as f64)).collect();
     println!("scheduler cycles: {}", parts.join(", "));
+    if r.sm.admit_packs > 0 {
+        println!("admission: {} blocks placed after packing the resident blocks' ranges ({} KB moved, not charged time; docs/unified.md)", r.sm.admit_packs, r.sm.admit_moved.div_ceil(1024));
+    }
     println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", "launch of", "kernel", "blocks", "ready", "start", "end");
     for l in &r.launches {
         println!("{:<14} {:<14} {:>7} {:>10} {:>10} {:>10}", shown(&l.process), shown(&l.kernel), l.blocks, l.ready, l.start, l.end);

@@ -1,6 +1,7 @@
 //! mpgpu-rtl: synthesizable rust-hdl blocks. Depends on mpgpu-spec (widths, parameters), never
 //! on the reference model. Every block has a Verilog generation and yosys check in the tests.
 
+pub mod admit;
 pub mod board;
 pub mod check;
 pub mod dss;
@@ -25,6 +26,7 @@ pub mod steer;
 pub mod wf;
 pub mod zorua;
 
+pub use admit::{Admit, AdmitFaults};
 pub use board::{BoardDss, BoardPrio, BoardSched};
 pub use dss::Dss;
 pub use ksrt::Ksrt;

@@ -436,6 +436,7 @@ impl Assembler {
             name: p.name,
             regs,
             shared_bytes: shared,
+            spill_shared: 0,
             local_bytes: local,
             threads,
             param_bytes: params,

@@ -12,6 +12,9 @@ pub struct Kernel {
     pub regs: u32,
     /// Shared memory per block in bytes (`.shared`).
     pub shared_bytes: u32,
+    /// Of `shared_bytes`, the spill slots the unified allocator added (`docs/unified.md`): the
+    /// admission unit's descriptor carries the two parts.
+    pub spill_shared: u32,
     /// Local memory per thread in bytes (`.local`).
     pub local_bytes: u32,
     /// Threads per block (`.threads`); a launch's block dimensions must multiply to this.
@@ -45,6 +48,12 @@ impl Kernel {
         }
     }
 
+    /// A block's descriptor for the admission unit (`mpgpu_spec::units::admit`).
+    pub fn admit_desc(&self) -> mpgpu_spec::units::admit::Desc {
+        let user = self.shared_bytes - self.spill_shared;
+        mpgpu_spec::units::admit::Desc { regs: self.regs as u8, warps: self.warps() as u8, user, spill: self.spill_shared }
+    }
+
     /// Warps per block.
     pub fn warps(&self) -> u32 {
         self.threads.div_ceil(mpgpu_spec::isa::WARP_SIZE as u32)
@@ -55,6 +64,7 @@ impl Kernel {
         self.name == other.name
             && self.regs == other.regs
             && self.shared_bytes == other.shared_bytes
+            && self.spill_shared == other.spill_shared
             && self.local_bytes == other.local_bytes
             && self.threads == other.threads
             && self.param_bytes == other.param_bytes

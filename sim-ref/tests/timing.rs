@@ -120,14 +120,16 @@ fn occupancy_equals_the_rule_for_every_kernel_on_every_preset() {
             for b in library::library() {
                 for k in b.kernels().unwrap().0 {
                     let occ = g.occupancy(&k.footprint());
-                    // What the SM admits, block after block.
+                    // What the SM admits (its admission unit), a block a cycle.
                     let mut sm = Sm::new(0, g);
                     let launch = Launch::linear(&k, 1000, vec![0; (k.param_bytes / 4) as usize]);
                     let info = Arc::new(mpgpu_ref::timing::sm::LaunchInfo { id: 0, process: 0, timing: mpgpu_ref::timing::sm::KernelTiming::new(&launch.kernel), launch });
                     let mut n = 0;
                     while sm.fits(&info.launch) {
-                        sm.place_block(0, &info, n as u64);
+                        sm.place_block(n as u64, &info, n as u64);
                         n += 1;
+                        assert!(!sm.fits(&info.launch), "{name}: a second block in one cycle");
+                        assert_eq!(sm.unit_edges(n as u64), None);
                     }
                     assert_eq!(n, occ.blocks, "{name}: {} admits {n} blocks, the rule says {} ({:?})", k.name, occ.blocks, occ.limiter);
                     assert!(n >= 1, "{name}: {} does not fit at all", k.name);

@@ -151,6 +151,9 @@ pub const TB_TWO: &str = "description = \"the testbench's two processes\"\n[[pro
 pub const TB_ONE: &str = "description = \"the testbench's process\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 32, seed = 1 }]\n";
 /// A high-priority process arriving while a low-priority one holds the GPU (a preemption).
 pub const TB_PRIORITY: &str = "description = \"the testbench's priority pair\"\n[[process]]\nname = \"lbm-low\"\npriority = 0\nlaunches = [{ kernel = \"lbm\", size = 144, seed = 1 }]\n[[process]]\nname = \"sgemm-high\"\narrival = 1000\npriority = 1\nlaunches = [{ kernel = \"sgemm\", size = 32, seed = 2 }]\n";
+/// Two processes whose blocks share SMs, some finding their room only in pieces (the admission
+/// unit packs the ranges).
+pub const TB_ADMIT: &str = "description = \"the testbench's sharing pair\"\n[[process]]\nname = \"lbm\"\nlaunches = [{ kernel = \"lbm\", size = 384, seed = 1 }]\n[[process]]\nname = \"sgemm\"\nlaunches = [{ kernel = \"sgemm\", size = 128, seed = 2 }]\n";
 /// A Warped-Slicer pair (`workloads/slicing/mriq-cutcp.toml`): a profile and a decision.
 pub const TB_PAIR: &str = include_str!("../../workloads/slicing/mriq-cutcp.toml");
 

@@ -60,6 +60,13 @@ pub const OUTSIDE_SLICING_IN_FRAMEWORK: [(&str, &str); 1] = [
     ),
 ];
 
+/// The blocks `--unit all` leaves out, each with the reason (every form of it runs Zorua's
+/// coordinator, which admits blocks itself).
+pub const OUTSIDE_ALL: [(&str, &str); 1] = [(
+    "admit",
+    "the admission unit serves alloc = \"block\", and --unit all runs Zorua's coordinator, which admits blocks itself; with every other block it runs as --unit sched,rq-ol,admit (or wf,slice,admit, steer,admit)",
+)];
+
 /// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
 struct UnitDef {
     name: &'static str,
@@ -201,7 +208,8 @@ impl UnitKind {
     /// which are in the framework).
     fn every_block_where(name: String, keep: &dyn Fn(&Block, &Host) -> bool) -> UnitKind {
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| keep(b, h)) && !part_of_another(b)).collect();
+        let outside = |b: &Block| OUTSIDE_ALL.iter().any(|(n, _)| *n == b.name);
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| keep(b, h)) && !part_of_another(b) && !outside(b)).collect();
         UnitKind::define(name, ALL_ABOUT, blocks)
     }
 

@@ -237,6 +237,7 @@ fn every_ip_folder_carries_a_testbench_of_its_own_run_that_passes_under_fusesoc(
             "sched" | "dss" | "prio" => assert!(res.preemptions > 0, "{name}: no preemption in the testbench's run ({} cycles, {} restores)", res.cycles, res.restores),
             "rq" | "oplog" | "oldata" => assert!(res.sm.replayed > 0, "{name}: no replay in the testbench's run"),
             "zorua" => assert!(res.zorua.as_ref().is_some_and(|z| z.grants > 0), "{name}: no grant in the testbench's run"),
+            "admit" => assert!(res.sm.admit_packs > 0 && res.sm.max_kernels_resident > 1, "{name}: no packing beside another kernel in the testbench's run"),
             "wf" | "prof" | "slice" => assert!(decided, "{name}: no slicing decision in the testbench's run"),
             "steer" => assert!(res.steering.as_ref().is_some_and(|s| s.decisions.iter().any(|d| !d.big.is_empty()) && s.drains > 0), "{name}: no steering decision that moved SMs in the testbench's run"),
             _ => panic!("{name}: a block with a testbench run but no event the test requires of it"),

@@ -58,6 +58,9 @@ impl GpuConfig {
             range(&f("registers"), s.registers as u64, 1024, 1 << 20)?;
             range(&f("blocks"), s.blocks as u64, 1, 64)?;
             range(&f("shared_bytes"), s.shared_bytes as u64, 0, 1 << 20)?;
+            if s.shared_configs.len() > mpgpu_spec::units::admit::MAX_CONFIGS {
+                return Err(format!("field `{}`: {} configurations; the admission unit takes at most {}", f("shared_configs"), s.shared_configs.len(), mpgpu_spec::units::admit::MAX_CONFIGS));
+            }
             for (j, &c) in s.shared_configs.iter().enumerate() {
                 range(&f(&format!("shared_configs[{j}]")), c as u64, 1, s.shared_bytes as u64)?;
                 if j > 0 && c <= s.shared_configs[j - 1] {

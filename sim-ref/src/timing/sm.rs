@@ -55,7 +55,7 @@ mod quiet;
 mod records;
 mod stats;
 mod zorua;
-use ports::{OdPort, OlPort, RqPort};
+use ports::{AdmitIn, AdmitPort, OdPort, OlPort, RqPort};
 pub use stats::{SmStats, Timeline};
 pub use zorua::{ZoruaStats, REG_SWAP_BYTES, SMEM_SWAP_BYTES};
 
@@ -423,6 +423,10 @@ struct Block {
     regs: u32,
     threads: u32,
     shared_bytes: u32,
+    /// Where the admission unit put its registers (first row of 32) and shared memory (first
+    /// byte); 0 under Zorua.
+    rf_base: u32,
+    sh_base: u32,
     /// Issue stopped (for a context switch): its warps issue nothing until it is captured.
     frozen: bool,
     /// Its context is still being restored: its warps issue nothing, and it cannot be captured,
@@ -727,6 +731,10 @@ pub struct Sm {
     /// Restored logged operands waiting for their instruction to issue (`IqEntry::staged`).
     ol_staged: Vec<Option<[u32; WARP_SIZE]>>,
     ol: Option<std::cell::RefCell<OlPort>>,
+    /// The admission unit (every SM not under Zorua, whose coordinator admits blocks): whether
+    /// a block fits next to the resident ones and the register-file and shared-memory ranges
+    /// it takes (`docs/unified.md`, "The admission unit").
+    admit: Option<std::cell::RefCell<AdmitPort>>,
     /// Its unclaimed entries after its last edge.
     ol_pool: u8,
     /// Fault injection, and the global memory instructions translated so far.
@@ -809,6 +817,7 @@ impl Sm {
             ol_rr: 0,
             ol_staged: Vec::new(),
             ol: None,
+            admit: Some(std::cell::RefCell::new(crate::slots::Port::new(Box::new(crate::units::admit::Admit::new(crate::units::admit::params(cfg)))))),
             ol_room_changed: false,
             ol_pool: 0,
             inject: crate::config::FaultInjection::default(),

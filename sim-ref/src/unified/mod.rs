@@ -316,6 +316,7 @@ pub fn allocate(k: &Kernel, budget: Budget) -> Result<Allocated, String> {
     }
     out.regs = regs_named(&out.code);
     debug_assert!(out.regs <= budget.regs, "{} registers under a cap of {}", out.regs, budget.regs);
+    out.spill_shared = k.spill_shared + (shared as u32 - k.shared_bytes);
     out.shared_bytes = shared as u32;
     out.local_bytes = local as u32;
     let in_shared = placed.iter().filter(|p| matches!(p.1, Home::Shared(_))).count();

@@ -104,19 +104,38 @@ impl Choice {
     }
 }
 
+/// The paper's Table 1 kernels: name, register demand on Fermi and on Kepler, and the shared
+/// memory the program itself takes, bytes per thread on Fermi and on Kepler (the admission
+/// unit's tests sweep their descriptors, `docs/unified.md`).
+pub const TABLE_1: [(&str, [u32; 2], [f64; 2]); 7] = [
+    ("cfd", [61, 63], [0.0, 0.0]),
+    ("dxtc", [43, 49], [10.0, 12.0]),
+    ("FDTD3d", [57, 48], [7.5, 10.0]),
+    ("hotspot", [36, 39], [12.0, 12.0]),
+    ("imageDenoising", [63, 63], [4.0, 4.0]),
+    ("particles", [50, 52], [0.0, 0.0]),
+    ("recursiveGaussian", [41, 42], [0.0, 0.0]),
+];
+
 /// getRegSmem: the most registers per thread (up to the kernel's demand) and shared spill slots
 /// at which `blocks` blocks of `k` fit an SM together, slots only where they take nothing from
 /// that count; `None` if no register count gets there.
 pub fn reg_smem(k: &Kernel, sm: &SmConfig, blocks: u32) -> Option<Budget> {
+    reg_smem_of(demand(k), k.shared_bytes, k.threads, sm, blocks)
+}
+
+/// [`reg_smem`] on a kernel's numbers: its register demand, shared bytes a block and threads a
+/// block (the paper's Table 1 kernels, which the library does not have).
+pub fn reg_smem_of(demand: u32, shared: u32, threads: u32, sm: &SmConfig, blocks: u32) -> Option<Budget> {
     let fits = |regs: u32, shared: u32| {
-        let f = crate::kernel::Footprint { regs_per_thread: regs, shared_per_block: shared, ..k.footprint() };
+        let f = crate::kernel::Footprint { regs_per_thread: regs, shared_per_block: shared, threads_per_block: threads, local_per_thread: 0 };
         sm.occupancy(&f).blocks >= blocks
     };
-    let regs = (1..=demand(k).max(1)).rev().find(|&r| fits(r, k.shared_bytes))?;
+    let regs = (1..=demand.max(1)).rev().find(|&r| fits(r, shared))?;
     // (the shared configuration is the smallest that holds a block, so the slots that fit are
     // not monotone: look at every count)
-    let most = (mpgpu_spec::isa::MAX_SHARED_BYTES - k.shared_bytes) / (4 * k.threads);
-    let slots = (0..=most).rev().find(|&s| fits(regs, k.shared_bytes + 4 * s * k.threads)).unwrap_or(0);
+    let most = mpgpu_spec::isa::MAX_SHARED_BYTES.saturating_sub(shared) / (4 * threads);
+    let slots = (0..=most).rev().find(|&s| fits(regs, shared + 4 * s * threads)).unwrap_or(0);
     Some(Budget { regs, slots })
 }
 

@@ -1,5 +1,6 @@
 //! Units of the model that have an RTL counterpart, each behind [`mpgpu_spec::Unit`].
 
+pub mod admit;
 pub mod dss;
 pub mod framework;
 pub mod lowest_first;

@@ -19,7 +19,7 @@ macro_rules! blocks {
     };
 }
 
-blocks!(lowest_first, sched, dss, prio, oplog, oldata, rq, zorua, wf, prof, slice, steer);
+blocks!(lowest_first, sched, dss, prio, oplog, oldata, rq, zorua, admit, wf, prof, slice, steer);
 
 // (the port declarations' checks, on real blocks)
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The cycle interfaces (In/Out) of the RTL-backed units, one module per block.
 
+pub mod admit;
 pub mod lowest_first;
 pub mod oldata;
 pub mod oplog;

@@ -164,6 +164,8 @@ impl Gpu {
             sm.switched_out += s.stats.switched_out;
             sm.switched_in += s.stats.switched_in;
             sm.group_switches += s.stats.group_switches;
+            sm.admit_packs += s.stats.admit_packs;
+            sm.admit_moved += s.stats.admit_moved;
             sm.faulted_warp_cycles += s.stats.faulted_warp_cycles;
             for i in 0..7 {
                 sm.stalls[i] += s.stats.stalls[i];

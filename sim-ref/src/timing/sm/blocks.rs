@@ -7,16 +7,12 @@ use super::*;
 impl Sm {
     /// Whether one more block of `l` fits next to what is resident.
     pub fn fits(&self, l: &Launch) -> bool {
-        let room = if self.zorua.is_some() {
-            self.z_fits(l)
-        } else {
-            let f = l.kernel.footprint();
-            let cap = if self.is_empty() { self.cfg.shared_config_for(f.shared_per_block) } else { self.shared_cap };
-            let warps = f.threads_per_block.div_ceil(WARP_SIZE as u32);
-            self.used_warps + warps <= self.cfg.warps
-                && self.used_threads + warps * 32 <= self.cfg.threads
-                && self.used_regs + self.cfg.block_registers(&f) <= self.cfg.registers
-                && self.used_shared + f.shared_per_block <= cap
+        let room = match &self.admit {
+            None => self.z_fits(l),
+            Some(p) => {
+                let p = p.borrow();
+                p.unit.outputs(&AdmitIn { desc: l.kernel.admit_desc(), ..p.pending }).fits
+            }
         };
         room && self.free_block_slot().is_some()
             && self.ol.as_ref().is_none_or(|p| {
@@ -77,6 +73,31 @@ impl Sm {
         self.restore_block(now, ctx);
     }
 
+    /// The admission unit packs the resident blocks' register-file ranges (`rf`) or
+    /// shared-memory ranges (`sh`) from 0 in block-slot order to place a block no hole holds:
+    /// the SM's copy of the ranges follows, and the bytes that move are counted.
+    fn admit_pack(&mut self, rf: bool, sh: bool) {
+        let (mut r, mut s, mut moved) = (0, 0, 0u64);
+        for b in self.blocks.iter_mut().flatten() {
+            if rf {
+                if b.rf_base != r {
+                    moved += b.regs as u64 * 4;
+                }
+                b.rf_base = r;
+                r += b.regs / 32;
+            }
+            if sh {
+                if b.sh_base != s {
+                    moved += b.shared_bytes as u64;
+                }
+                b.sh_base = s;
+                s += b.shared_bytes;
+            }
+        }
+        self.stats.admit_packs += 1;
+        self.stats.admit_moved += moved;
+    }
+
     /// Makes a captured block resident again (on this or another SM).
     pub fn restore_block(&mut self, now: u64, ctx: BlockContext) {
         self.restore_block_at(now, ctx, false);
@@ -92,6 +113,21 @@ impl Sm {
             self.shared_cap = self.cfg.shared_config_for(f.shared_per_block);
         }
         let bslot = self.free_block_slot().expect("no free block slot: check fits() first") as usize;
+        let (rf_base, sh_base) = match self.admit.is_some() {
+            true => {
+                let d = ctx.info.launch.kernel.admit_desc();
+                let o = self.admit_request(now, |i| {
+                    i.desc = d;
+                    i.alloc = true;
+                    i.slot = bslot as u8;
+                });
+                if o.rf_move || o.sh_move {
+                    self.admit_pack(o.rf_move, o.sh_move);
+                }
+                (o.rf_base, o.sh_base)
+            }
+            false => (0, 0),
+        };
         let nw = ctx.warps.len() as u32;
         let regs = self.cfg.block_registers(&f);
         let mut slots = Vec::with_capacity(nw as usize);
@@ -200,6 +236,8 @@ impl Sm {
             regs,
             threads: nw * 32,
             shared_bytes: f.shared_per_block,
+            rf_base,
+            sh_base,
             frozen: false,
             restoring: held,
         });
@@ -393,6 +431,9 @@ impl Sm {
     fn release(&mut self, now: u64, blk: &Block, bslot: u32) {
         if self.ol.is_some() {
             self.ol_request(now, |i| i.release |= 1 << bslot);
+        }
+        if self.admit.is_some() {
+            self.admit_request(now, |i| i.free |= 1 << bslot);
         }
         self.used_blocks -= 1;
         self.used_warps -= blk.warp_slots.len() as u32;

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::slots::{Held, Port, Units};
-use mpgpu_spec::units::{oldata, oplog, rq};
+use mpgpu_spec::units::{admit, oldata, oplog, rq};
 use mpgpu_spec::units::zorua as z;
 
 pub(super) type OlPort = Port<oplog::In, oplog::Out>;
@@ -13,6 +13,9 @@ pub(super) type OlPort = Port<oplog::In, oplog::Out>;
 pub(super) type RqPort = Port<rq::In, rq::Out>;
 
 pub(super) type OdPort = Port<oldata::In, oldata::Out>;
+
+pub(super) type AdmitPort = Port<admit::In, admit::Out>;
+pub(super) use admit::In as AdmitIn;
 
 impl Sm {
     /// Puts the SM's instance of `units` (`units.make(k)`, k this SM's index) in its slot of
@@ -33,6 +36,9 @@ impl Sm {
             let Some(p) = self.rq.as_mut() else {
                 return Some(Err(format!("the replay queue is used under faults = \"rq\" or \"ol\" (this configuration has \"{scheme}\")")));
             };
+            *p = std::cell::RefCell::new(Port::new(units.make(k)));
+        } else if units.are::<admit::In, admit::Out>() {
+            let Some(p) = self.admit.as_mut() else { return Some(Err(format!("SM {k} is under Zorua (alloc = \"zorua\"), whose coordinator admits blocks"))) };
             *p = std::cell::RefCell::new(Port::new(units.make(k)));
         } else if units.are::<z::In, z::Out>() {
             let Some(zs) = self.zorua.as_mut() else { return Some(Err(format!("SM {k} is not under Zorua (alloc = \"zorua\")"))) };
@@ -68,7 +74,7 @@ impl Sm {
     #[inline]
     pub fn unit_edges(&mut self, now: u64) -> Option<(u64, String)> {
         if !self.units {
-            return None;
+            return self.admit_edge(now);
         }
         self.clock_units(now)
     }
@@ -76,7 +82,7 @@ impl Sm {
     /// [`Sm::unit_edges`] of an SM with units.
     #[inline(never)]
     fn clock_units(&mut self, now: u64) -> Option<(u64, String)> {
-        self.ol_edge(now).or_else(|| self.rq_edge(now)).or_else(|| self.od_edge(now)).or_else(|| self.zorua_error())
+        self.admit_edge(now).or_else(|| self.ol_edge(now)).or_else(|| self.rq_edge(now)).or_else(|| self.od_edge(now)).or_else(|| self.zorua_error())
     }
 
     /// Whether any of the SM's units has requests waiting for their edge.
@@ -124,6 +130,21 @@ impl Sm {
             let p = p.borrow();
             p.unit.outputs(&p.pending).room_of(bslot)
         })
+    }
+
+    /// The admission unit's requests of cycles before `now` are sampled at their edge (as
+    /// [`Sm::ol_edge`]).
+    fn admit_edge(&mut self, now: u64) -> Option<(u64, String)> {
+        let p = self.admit.as_mut()?.get_mut();
+        p.edge(now)?;
+        let halted = p.halted();
+        p.unit.at_cycle(now);
+        halted
+    }
+
+    /// Adds a request of cycle `now` to the admission unit's input; returns its outputs with it.
+    pub(super) fn admit_request(&self, now: u64, f: impl FnOnce(&mut admit::In)) -> admit::Out {
+        self.admit.as_ref().expect("the admission unit").borrow_mut().request(&|| format!("SM {}: admission", self.id), now, f)
     }
 
     /// The data array's requests of cycles before `now` are sampled at their edge (as

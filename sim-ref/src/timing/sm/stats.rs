@@ -59,6 +59,13 @@ pub struct SmStats {
     /// of warp slots to the other, each an issue cycle lost.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub group_switches: u64,
+    /// The admission unit: placements whose register-file or shared-memory range needed the
+    /// live ranges packed first (the free room was there, but in pieces), and the bytes of
+    /// registers and shared memory those packings moved (counted, not charged time).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub admit_packs: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub admit_moved: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

@@ -213,6 +213,7 @@ impl Sm {
         self.lat.l1_latency += t;
         let out = unit.outputs(&ZIn::default());
         self.units = true;
+        self.admit = None;
         self.zorua = Some(Box::new(ZSm {
             out,
             unit,
