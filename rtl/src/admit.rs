@@ -276,9 +276,11 @@ impl Logic for Admit {
             self.wp[k].d.next = self.wp[k].q.val();
         }
         // The live slots, and the descriptor's amounts.
-        self.live.next = self.valid.q.val() & !self.free.val();
+        // (masked by the slots the SM has: the logic of the others is constant, and synthesis
+        // drops it)
+        self.live.next = self.valid.q.val() & !self.free.val() & self.present.val();
         if self.no_bypass.val() {
-            self.live.next = self.valid.q.val();
+            self.live.next = self.valid.q.val() & self.present.val();
         }
         self.empty.next = !self.live.val().any();
         self.rreg.next = (bit_cast::<16, REGS_BITS>(self.regs.val()) + self.rr_mask.val()) & !self.rr_mask.val();
