@@ -193,7 +193,7 @@ fn survey() {
     let pols = [Policy::Fcfs, Policy::Npq, Policy::PpqExclusive, Policy::PpqShared, Policy::Dss, Policy::Equal];
     for pol in pols {
         for m in [Mechanism::ContextSwitch, Mechanism::Drain] {
-            if !want.is_empty() && !want.split(',').any(|x| x == format!("{}:{}", pol.name(), if m == Mechanism::Drain { "drain" } else { "ctxsw" })) {
+            if !want.is_empty() && !want.split(',').any(|x| x == format!("{}:{}", pol.name(), m.name())) {
                 continue;
             }
             let mut cyc = Vec::new();

@@ -63,12 +63,6 @@ fn mix_runs() -> impl Iterator<Item = (bool, Policy, Mechanism)> {
 /// The priority policies set against FCFS.
 const PRIORITIES: [(Policy, Mechanism); 3] = [(Policy::Npq, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::ContextSwitch), (Policy::PpqExclusive, Mechanism::Drain)];
 
-fn mech(m: Mechanism) -> &'static str {
-    match m {
-        Mechanism::ContextSwitch => "ctxsw",
-        Mechanism::Drain => "drain",
-    }
-}
 
 /// A mix: its process count, index, the plain workload and its priority twin.
 struct Mix {
@@ -192,7 +186,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
         &pts,
         |p| match p {
             Point::Alone(p) => format!("thesis: {} alone", p.name),
-            Point::Shared(m, prio, p, k) => format!("thesis: mix {}-{}{} {} {}", m.n, m.index, if *prio { " priority" } else { "" }, p.name(), mech(*k)),
+            Point::Shared(m, prio, p, k) => format!("thesis: mix {}-{}{} {} {}", m.n, m.index, if *prio { " priority" } else { "" }, p.name(), k.name()),
         },
         // (a shared run stopped at the cycle limit is a measurement, not a failure: FCFS can
         // starve a process for longer than any limit, the thesis's own finding, §5.3.4)
@@ -202,7 +196,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 Point::Alone(p) => (mpgpu_ref::timing::run_workload(&cfg, &Workload::alone(p), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("{} alone: {e}", p.name))?, true),
                 Point::Shared(m, prio, pol, k) => {
                     let w = if *prio { &m.prio } else { &m.plain };
-                    mpgpu_ref::timing::gpu::run_workload_until(&cfg, w, Some((*pol, *k)), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("mix {}-{} under {} ({}): {e}", m.n, m.index, pol.name(), mech(*k)))?
+                    mpgpu_ref::timing::gpu::run_workload_until(&cfg, w, Some((*pol, *k)), limits, &mut |_, _, _| {}).map_err(|e| anyhow!("mix {}-{} under {} ({}): {e}", m.n, m.index, pol.name(), k.name()))?
                 }
             };
             Ok((r, finished, t.elapsed().as_secs_f64()))
@@ -223,11 +217,11 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 let w = if *prio { &m.prio } else { &m.plain };
                 let solo: Vec<RunResult> = w.processes.iter().map(|p| alone[&alone_key(p)].clone()).collect();
                 let mm = metrics(&r, &solo);
-                shared.insert((m.n, m.index, *prio, pol.name(), mech(*k)), Done { run: r, m: mm, finished });
+                shared.insert((m.n, m.index, *prio, pol.name(), k.name()), Done { run: r, m: mm, finished });
             }
         }
     }
-    let point = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| &shared[&(m.n, m.index, prio, pol.name(), mech(k))];
+    let point = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| &shared[&(m.n, m.index, prio, pol.name(), k.name())];
     // (a measure of a mix needs every run it reads usable; the mixes without are left out of
     // its mean, and listed)
     let get = |m: &Mix, prio: bool, pol: Policy, k: Mechanism| Some(point(m, prio, pol, k)).filter(|d| d.usable());
@@ -259,7 +253,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                 prio,
                 names[lead],
                 pol.name(),
-                mech(k),
+                k.name(),
                 d.run.cycles,
                 d.finished,
                 d.runs(),
@@ -281,7 +275,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     names.join(" "),
                     if prio { format!(" (lead {})", names[lead]) } else { String::new() },
                     pol.name(),
-                    mech(k),
+                    k.name(),
                     d.runs(),
                     if d.usable() { "completed runs only" } else { "left out" }
                 );
@@ -369,7 +363,7 @@ fn run(ctx: &Ctx, pb: &Progress) -> Result<Report> {
                     continue;
                 }
                 let w = if prio { &m.prio } else { &m.plain };
-                let e = by.entry(format!("{}{} ({})", pol.name(), if prio { " on the priority twin" } else { "" }, mech(k))).or_default();
+                let e = by.entry(format!("{}{} ({})", pol.name(), if prio { " on the priority twin" } else { "" }, k.name())).or_default();
                 e.0 += 1;
                 e.1.extend(d.run.processes.iter().zip(&w.processes).filter(|(p, _)| p.runs.is_empty()).map(|(_, s)| s.name.as_str()));
             }

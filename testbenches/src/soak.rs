@@ -377,7 +377,7 @@ impl Soak {
                     .or_else(|| self.unit.fits(&r.cfg, &self.options(r)).err())
                     .or_else(|| (fw || r.framework).then(|| mpgpu_ref::timing::gpu::Gpu::framework_refusal(&r.cfg, r.mechanism)).flatten());
                 if let Some(e) = why.clone() {
-                    let what = if r.variant.is_empty() { format!("--policy {} --preempt {}", r.policy.name(), if r.mechanism == Mechanism::Drain { "drain" } else { "ctxsw" }) } else { r.variant.clone() };
+                    let what = if r.variant.is_empty() { format!("--policy {} --preempt {}", r.policy.name(), r.mechanism.name()) } else { r.variant.clone() };
                     match skipped.iter_mut().find(|(x, _)| *x == e) {
                         Some((_, v)) => v.push(what),
                         None => skipped.push((e, vec![what])),
@@ -432,7 +432,7 @@ impl Soak {
             file.display(),
             self.config_arg,
             p.name(),
-            if m == Mechanism::Drain { "drain" } else { "ctxsw" },
+            m.name(),
             self.backend
         )
     }

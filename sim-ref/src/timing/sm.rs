@@ -1,7 +1,7 @@
 //! The SM timing model.
 //!
 //! Capacity: block slots, warp slots, threads, registers and shared memory, allocated per block
-//! by the occupancy rule of the configuration; blocks of different kernels may share an SM.
+//! by the admission unit (the occupancy rule); blocks of different kernels may share an SM.
 //!
 //! Pipeline, per warp-instruction: **fetch** fills a warp's instruction buffer (one warp per
 //! scheduler per cycle, round robin); **issue** (one warp-instruction per scheduler per cycle,
@@ -423,8 +423,7 @@ struct Block {
     regs: u32,
     threads: u32,
     shared_bytes: u32,
-    /// Where the admission unit put its registers (first row of 32) and shared memory (first
-    /// byte); 0 under Zorua.
+    /// Its first register-file row and shared-memory byte, from the admission unit (0 under Zorua).
     rf_base: u32,
     sh_base: u32,
     /// Issue stopped (for a context switch): its warps issue nothing until it is captured.
@@ -694,8 +693,6 @@ pub struct Sm {
     pub used_regs: u32,
     pub used_shared: u32,
     pub used_blocks: u32,
-    /// Shared-memory configuration in force (set by the first block on an empty SM).
-    pub shared_cap: u32,
     l1: TagArray,
     mshrs: Vec<Mshr>,
     free_mshrs: Vec<u32>,
@@ -731,9 +728,8 @@ pub struct Sm {
     /// Restored logged operands waiting for their instruction to issue (`IqEntry::staged`).
     ol_staged: Vec<Option<[u32; WARP_SIZE]>>,
     ol: Option<std::cell::RefCell<OlPort>>,
-    /// The admission unit (every SM not under Zorua, whose coordinator admits blocks): whether
-    /// a block fits next to the resident ones and the register-file and shared-memory ranges
-    /// it takes (`docs/unified.md`, "The admission unit").
+    /// The admission unit (not under Zorua): whether a block fits, and its register-file and
+    /// shared-memory ranges (`docs/unified.md`, "The admission unit").
     admit: Option<std::cell::RefCell<AdmitPort>>,
     /// Its unclaimed entries after its last edge.
     ol_pool: u8,
@@ -778,7 +774,6 @@ impl Sm {
             used_shared: 0,
             used_blocks: 0,
             barrier_warps: 0,
-            shared_cap: cfg.shared_bytes,
             blocks: (0..cfg.blocks).map(|_| None).collect(),
             warps: Warps::new(cfg.warps as usize, cfg.pipeline == Pipeline::Thesis),
             scheds: (0..cfg.schedulers).map(|_| Sched { warps: Vec::new(), last: None, fetch: VecDeque::new(), reason: Stall::Idle, wake: 0, mshr_need: 0, group: 0 }).collect(),

@@ -135,10 +135,14 @@ impl Mechanism {
     }
 
     pub fn parse(s: &str) -> Option<Mechanism> {
-        match s {
-            "ctxsw" => Some(Mechanism::ContextSwitch),
-            "drain" => Some(Mechanism::Drain),
-            _ => None,
+        [Mechanism::ContextSwitch, Mechanism::Drain].into_iter().find(|m| m.name() == s)
+    }
+
+    /// Its name on the command line (`--preempt`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::ContextSwitch => "ctxsw",
+            Mechanism::Drain => "drain",
         }
     }
 }

@@ -5,9 +5,8 @@ use crate::entry::{identical_sms, v, variant, Block, GpuKind, Host, Scope};
 use crate::hdl_block;
 use crate::options::CosimOptions;
 use crate::ports::{Ports, Regs};
-use crate::runs::Run;
+use crate::runs::{policy_runs, Run};
 use mpgpu_ref::config::GpuConfig;
-use mpgpu_ref::units::framework::{Mechanism, Policy};
 use mpgpu_rtl::{Admit, AdmitFaults};
 use mpgpu_spec::units::admit::{self, Params};
 
@@ -84,9 +83,12 @@ pub(super) const BLOCK: Block = Block {
             let ports = AdmitPorts { params, faults: b.o.broken.of("admit") };
             b.per_sm(ports, &|| mpgpu_ref::units::admit::Admit::new(params), mpgpu_ref::units::admit::Admit::state).map(Some)
         },
-        // (the baseline dispatcher, and the framework's preemptive policy: context switches
-        // free and place blocks beside the dispatcher's)
-        soak: |_, cfg, _| vec![Run::fcfs(cfg, ""), Run { framework: true, ..Run::new(Policy::PpqExclusive, Mechanism::ContextSwitch, cfg, "--framework --policy ppq-exclusive --preempt context-switch") }],
+        // (the baseline dispatcher, and the framework under every policy and mechanism: its
+        // preemptions free and place blocks beside the dispatcher's)
+        soak: |_, cfg, _| {
+            let fw = policy_runs(cfg, |_| true).into_iter().map(|r| Run { framework: true, variant: format!("--framework --policy {} --preempt {}", r.policy.name(), r.mechanism.name()), ..r });
+            std::iter::once(Run::fcfs(cfg, "")).chain(fw).collect()
+        },
         lockstep_only: false,
         clock_gated: false,
         testbench: crate::entry::TbRun::of(crate::entry::TB_ADMIT),

@@ -109,9 +109,6 @@ impl Sm {
         let start = if held { u64::MAX } else { now + 1 };
         self.account(now);
         let f = ctx.info.launch.kernel.footprint();
-        if self.is_empty() {
-            self.shared_cap = self.cfg.shared_config_for(f.shared_per_block);
-        }
         let bslot = self.free_block_slot().expect("no free block slot: check fits() first") as usize;
         let (rf_base, sh_base) = match self.admit.is_some() {
             true => {
