@@ -4,28 +4,28 @@
 //!
 //! Per block slot the registers hold whether it is resident and its two ranges (register-file
 //! rows, shared-memory bytes) and warps; one register holds the shared-memory configuration in
-//! force. Everything the outputs say is combinational on those and the cycle's inputs:
-//! - the descriptor's rows (`roundup(regs, reg_round) * warps`, one 16 x 16 multiply) and
-//!   shared bytes (`user + spill`), and the configuration an empty SM would take;
-//! - per resource, the live slots' amounts masked (a slot freed in this cycle is not live) and,
-//!   for rows and bytes, their prefix sums in four Kogge-Stone levels: the last is the total
-//!   the occupancy rule compares, and each slot's exclusive sum is its base after a packing
-//!   (the warps need the total only: a tree);
-//! - per resource, the 17 candidates (0, then each live slot's end), each checked against
-//!   every live slot's range (256 pairs of compares), and the first that is clear picked by a
-//!   tree (candidate 0 first, then slot order).
+//! force, two the bump pointers. Everything the outputs say is combinational on those and the
+//! cycle's inputs:
+//! - the live slots' amounts masked (a slot freed in this cycle is not live) and, for rows and
+//!   bytes, their prefix sums in four Kogge-Stone levels (the last is the total the occupancy
+//!   rule compares; slot k's base after a packing is slot k-1's sum); the warps' total from a
+//!   tree;
+//! - the rule compares each total against the room less the block's amount (computed beside
+//!   the sums, not after them);
+//! - the base: 0 on an empty SM, the bump pointer when the room above it holds the block, else
+//!   the live total (a packing).
 //!
 //! At the rising edge the freed slots are cleared, a packing writes each live slot's base from
-//! its exclusive sum, and the placed block's slot takes its ranges. The widths come from
+//! its slot's exclusive sum, and the placed block's slot takes its ranges. The widths come from
 //! `mpgpu_spec::units::admit`; indices and loop bounds the generator reads are literals written
 //! for [`MAX_BLOCKS`] = 16 (asserted below).
 
 use crate::reg::Reg;
-use mpgpu_spec::units::admit::{Params, MAX_BLOCKS, MAX_CONFIGS, REGS_BITS, ROW_BITS, SHARED_BITS, SLOT_BITS, WARPS_BITS, WARP_BITS};
+use mpgpu_spec::units::admit::{Params, MAX_BLOCKS, MAX_CONFIGS, ROW_BITS, SHARED_BITS, SLOT_BITS, WARPS_BITS, WARP_BITS};
 use rust_hdl::prelude::*;
 
-/// Widths of the arithmetic inside: rows (a descriptor asks up to 255 x 32 = 8160 rows, and a
-/// candidate's end adds up to 4096 more), shared bytes (two 17-bit amounts), warps.
+/// Widths of the arithmetic inside: rows (a descriptor asks up to 8160 rows, and the pointer
+/// plus that goes past the file), shared bytes (two 17-bit amounts), warps.
 const RW: usize = 16;
 const SW: usize = 18;
 const WW: usize = 8;
@@ -38,9 +38,9 @@ pub struct AdmitFaults {
     /// The cycle's frees are not seen: a slot freed in this cycle still holds its room, so a
     /// block that would take it waits a cycle.
     pub no_bypass: bool,
-    /// A candidate that ends exactly where a live range begins counts as overlapping it
-    /// (`<` for `<=`): a hole the block fills exactly is passed over.
-    pub touching: bool,
+    /// No packing: a block goes at the bump pointer even when the room above it does not hold
+    /// it (its range runs past the end).
+    pub no_pack: bool,
 }
 
 #[derive(Clone, Debug, LogicBlock)]
@@ -48,7 +48,7 @@ pub struct Admit {
     /// Clock; all state changes on its rising edge.
     pub clock: Signal<In, Clock>,
     /// The block's descriptor.
-    pub regs: Signal<In, Bits<REGS_BITS>>,
+    pub rows: Signal<In, Bits<ROW_BITS>>,
     pub warps: Signal<In, Bits<WARPS_BITS>>,
     pub user: Signal<In, Bits<SHARED_BITS>>,
     pub spill: Signal<In, Bits<SHARED_BITS>>,
@@ -67,28 +67,29 @@ pub struct Admit {
     present: Constant<Bits<MAX_BLOCKS>>,
     rows_c: Constant<Bits<RW>>,
     wcap_c: Constant<Bits<WW>>,
-    rr_mask: Constant<Bits<16>>,
     cfg: [Constant<Bits<SW>>; MAX_CONFIGS],
     total_c: Constant<Bits<SW>>,
-    /// Slot numbers (rust-hdl's generator takes no casts of loop variables).
+    /// Slot numbers and their one-hot masks (rust-hdl's generator takes no casts of loop
+    /// variables).
     ids: [Constant<Bits<SLOT_BITS>>; MAX_BLOCKS],
     onehot: [Constant<Bits<MAX_BLOCKS>>; MAX_BLOCKS],
     no_bypass: Constant<Bit>,
-    touching: Constant<Bit>,
+    no_pack: Constant<Bit>,
     live: Signal<Local, Bits<MAX_BLOCKS>>,
     empty: Signal<Local, Bit>,
-    rreg: Signal<Local, Bits<16>>,
-    prod: Signal<Local, Bits<32>>,
     need_r: Signal<Local, Bits<RW>>,
     need_s: Signal<Local, Bits<SW>>,
+    dw: Signal<Local, Bits<WW>>,
     cap_new: Signal<Local, Bits<SW>>,
     cap_eff: Signal<Local, Bits<SW>>,
-    /// The live slots' amounts (0 for the others), their prefix sums level by level (`*4`
-    /// inclusive), and each range's base and end widened.
+    /// The room less the block's amount, beside the sums.
+    lim_r: Signal<Local, Bits<RW>>,
+    lim_s: Signal<Local, Bits<SW>>,
+    /// The live slots' amounts (0 for the others), and the sums: the warps' tree, the rows'
+    /// and bytes' prefix sums level by level (`*4` inclusive).
     mw: [Signal<Local, Bits<WW>>; MAX_BLOCKS],
     mr: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
     ms: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    /// The warps' sum: a tree (only the total is needed).
     tw1: [Signal<Local, Bits<WW>>; 8],
     tw2: [Signal<Local, Bits<WW>>; 4],
     tw3: [Signal<Local, Bits<WW>>; 2],
@@ -101,50 +102,29 @@ pub struct Admit {
     ps2: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
     ps3: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
     ps4: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    br: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    er: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    bs: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    es: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    /// Candidate k+1 (slot k's end) plus the block's amount, and whether it is clear; the
-    /// same for candidate 0 (`*0`).
-    cer: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    ces: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    okr: [Signal<Local, Bit>; MAX_BLOCKS],
-    oks: [Signal<Local, Bit>; MAX_BLOCKS],
-    okr0: Signal<Local, Bit>,
-    oks0: Signal<Local, Bit>,
-    /// The pick tree over the slot candidates: level k's node j, whether a candidate below is
-    /// clear and the first one's value.
-    vr1: [Signal<Local, Bit>; 8],
-    xr1: [Signal<Local, Bits<RW>>; 8],
-    vr2: [Signal<Local, Bit>; 4],
-    xr2: [Signal<Local, Bits<RW>>; 4],
-    vr3: [Signal<Local, Bit>; 2],
-    xr3: [Signal<Local, Bits<RW>>; 2],
-    vs1: [Signal<Local, Bit>; 8],
-    xs1: [Signal<Local, Bits<SW>>; 8],
-    vs2: [Signal<Local, Bit>; 4],
-    xs2: [Signal<Local, Bits<SW>>; 4],
-    vs3: [Signal<Local, Bit>; 2],
-    xs3: [Signal<Local, Bits<SW>>; 2],
-    base_r: Signal<Local, Bits<RW>>,
-    base_s: Signal<Local, Bits<SW>>,
+    /// The occupancy rule's answer (without the one-a-cycle term).
+    rule: Signal<Local, Bit>,
+    /// The bump pointers plus the block's amount, the packings, the bases.
+    end_r: Signal<Local, Bits<RW>>,
+    end_s: Signal<Local, Bits<SW>>,
     move_r: Signal<Local, Bit>,
     move_s: Signal<Local, Bit>,
-    /// The occupancy rule's answer (without the one-a-cycle term), and a placement at this edge.
-    rule: Signal<Local, Bit>,
-    dw: Signal<Local, Bits<WW>>,
-    place: Signal<Local, Bit>,
-    /// The registers: resident slots, each slot's ranges and warps, the configuration in force.
+    base_r: Signal<Local, Bits<RW>>,
+    base_s: Signal<Local, Bits<SW>>,
+    /// A block is placed at this edge (in a slot the SM has).
+    go: Signal<Local, Bit>,
+    /// The registers: resident slots, each slot's ranges and warps (at the widths of the
+    /// arithmetic: rust-hdl's generator takes no casts inside loops; the top bits stay 0), the
+    /// configuration in force, the bump pointers.
     pub valid: Reg<Bits<MAX_BLOCKS>>,
-    /// (at the widths of the arithmetic: rust-hdl's generator takes no casts inside loops; the
-    /// top bits stay 0)
     pub rf_b: [Reg<Bits<RW>>; MAX_BLOCKS],
     pub rf_l: [Reg<Bits<RW>>; MAX_BLOCKS],
     pub sh_b: [Reg<Bits<SW>>; MAX_BLOCKS],
     pub sh_l: [Reg<Bits<SW>>; MAX_BLOCKS],
     pub wp: [Reg<Bits<WW>>; MAX_BLOCKS],
     pub cap: Reg<Bits<SHARED_BITS>>,
+    pub top_r: Reg<Bits<RW>>,
+    pub top_s: Reg<Bits<SW>>,
 }
 
 /// A constant of `x`.
@@ -160,7 +140,7 @@ impl Admit {
         }
         Self {
             clock: Default::default(),
-            regs: Default::default(),
+            rows: Default::default(),
             warps: Default::default(),
             user: Default::default(),
             spill: Default::default(),
@@ -176,21 +156,21 @@ impl Admit {
             present: c((1u64 << p.slots) - 1),
             rows_c: c(p.rows as u64),
             wcap_c: c(p.warps as u64),
-            rr_mask: c(p.reg_round as u64 - 1),
             cfg: std::array::from_fn(|k| c(p.configs[k] as u64)),
             total_c: c(p.shared as u64),
             ids: std::array::from_fn(|k| c(k as u64)),
             onehot: std::array::from_fn(|k| c(1 << k)),
             no_bypass: Constant::new(faults.no_bypass),
-            touching: Constant::new(faults.touching),
+            no_pack: Constant::new(faults.no_pack),
             live: Default::default(),
             empty: Default::default(),
-            rreg: Default::default(),
-            prod: Default::default(),
             need_r: Default::default(),
             need_s: Default::default(),
+            dw: Default::default(),
             cap_new: Default::default(),
             cap_eff: Default::default(),
+            lim_r: Default::default(),
+            lim_s: Default::default(),
             mw: Default::default(),
             mr: Default::default(),
             ms: Default::default(),
@@ -206,35 +186,14 @@ impl Admit {
             ps2: Default::default(),
             ps3: Default::default(),
             ps4: Default::default(),
-            br: Default::default(),
-            er: Default::default(),
-            bs: Default::default(),
-            es: Default::default(),
-            cer: Default::default(),
-            ces: Default::default(),
-            okr: Default::default(),
-            oks: Default::default(),
-            okr0: Default::default(),
-            oks0: Default::default(),
-            vr1: Default::default(),
-            xr1: Default::default(),
-            vr2: Default::default(),
-            xr2: Default::default(),
-            vr3: Default::default(),
-            xr3: Default::default(),
-            vs1: Default::default(),
-            xs1: Default::default(),
-            vs2: Default::default(),
-            xs2: Default::default(),
-            vs3: Default::default(),
-            xs3: Default::default(),
-            base_r: Default::default(),
-            base_s: Default::default(),
+            rule: Default::default(),
+            end_r: Default::default(),
+            end_s: Default::default(),
             move_r: Default::default(),
             move_s: Default::default(),
-            rule: Default::default(),
-            dw: Default::default(),
-            place: Default::default(),
+            base_r: Default::default(),
+            base_s: Default::default(),
+            go: Default::default(),
             valid: Default::default(),
             rf_b: Default::default(),
             rf_l: Default::default(),
@@ -242,13 +201,15 @@ impl Admit {
             sh_l: Default::default(),
             wp: Default::default(),
             cap: Default::default(),
+            top_r: Default::default(),
+            top_s: Default::default(),
         }
     }
 
     /// Marks the inputs as driven from outside and connects the block.
     pub fn connect_inputs(&mut self) {
         self.clock.connect();
-        self.regs.connect();
+        self.rows.connect();
         self.warps.connect();
         self.user.connect();
         self.spill.connect();
@@ -262,7 +223,7 @@ impl Admit {
 impl Logic for Admit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, cap);
+        dff_setup!(self, clock, valid, cap, top_r, top_s);
         for k in 0..16 {
             self.rf_b[k].clock.next = self.clock.val();
             self.rf_l[k].clock.next = self.clock.val();
@@ -275,17 +236,14 @@ impl Logic for Admit {
             self.sh_l[k].d.next = self.sh_l[k].q.val();
             self.wp[k].d.next = self.wp[k].q.val();
         }
-        // The live slots, and the descriptor's amounts.
-        // (masked by the slots the SM has: the logic of the others is constant, and synthesis
-        // drops it)
+        // The live slots (masked by the slots the SM has: the logic of the others is constant,
+        // and synthesis drops it), and the descriptor's amounts.
         self.live.next = self.valid.q.val() & !self.free.val() & self.present.val();
         if self.no_bypass.val() {
             self.live.next = self.valid.q.val() & self.present.val();
         }
         self.empty.next = !self.live.val().any();
-        self.rreg.next = (bit_cast::<16, REGS_BITS>(self.regs.val()) + self.rr_mask.val()) & !self.rr_mask.val();
-        self.prod.next = self.rreg.val() * bit_cast::<16, WARPS_BITS>(self.warps.val());
-        self.need_r.next = bit_cast::<RW, 32>(self.prod.val());
+        self.need_r.next = bit_cast::<RW, ROW_BITS>(self.rows.val());
         self.dw.next = bit_cast::<WW, WARPS_BITS>(self.warps.val());
         self.need_s.next = bit_cast::<SW, SHARED_BITS>(self.user.val()) + bit_cast::<SW, SHARED_BITS>(self.spill.val());
         // (the smallest configuration that holds the block, else the whole)
@@ -299,12 +257,10 @@ impl Logic for Admit {
         if self.empty.val() {
             self.cap_eff.next = self.cap_new.val();
         }
-        // Each slot's amounts when live, its range widened.
+        self.lim_r.next = self.rows_c.val() - self.need_r.val();
+        self.lim_s.next = self.cap_eff.val() - self.need_s.val();
+        // Each live slot's amounts.
         for k in 0..16 {
-            self.br[k].next = self.rf_b[k].q.val();
-            self.er[k].next = self.rf_b[k].q.val() + self.rf_l[k].q.val();
-            self.bs[k].next = self.sh_b[k].q.val();
-            self.es[k].next = self.sh_b[k].q.val() + self.sh_l[k].q.val();
             self.mw[k].next = 0.into();
             self.mr[k].next = 0.into();
             self.ms[k].next = 0.into();
@@ -314,6 +270,16 @@ impl Logic for Admit {
                 self.ms[k].next = self.sh_l[k].q.val();
             }
         }
+        for j in 0..8 {
+            self.tw1[j].next = self.mw[2 * j].val() + self.mw[2 * j + 1].val();
+        }
+        for j in 0..4 {
+            self.tw2[j].next = self.tw1[2 * j].val() + self.tw1[2 * j + 1].val();
+        }
+        for j in 0..2 {
+            self.tw3[j].next = self.tw2[2 * j].val() + self.tw2[2 * j + 1].val();
+        }
+        self.wsum.next = self.tw3[0].val() + self.tw3[1].val();
         // Prefix sums (Kogge-Stone: level l adds the sum 2^(l-1) places below).
         for k in 0..1 {
             self.pr1[k].next = self.mr[k].val();
@@ -347,111 +313,30 @@ impl Logic for Admit {
             self.pr4[k].next = self.pr3[k].val() + self.pr3[k - 8].val();
             self.ps4[k].next = self.ps3[k].val() + self.ps3[k - 8].val();
         }
-        for j in 0..8 {
-            self.tw1[j].next = self.mw[2 * j].val() + self.mw[2 * j + 1].val();
-        }
-        for j in 0..4 {
-            self.tw2[j].next = self.tw1[2 * j].val() + self.tw1[2 * j + 1].val();
-        }
-        for j in 0..2 {
-            self.tw3[j].next = self.tw2[2 * j].val() + self.tw2[2 * j + 1].val();
-        }
-        self.wsum.next = self.tw3[0].val() + self.tw3[1].val();
         // The occupancy rule.
         self.rule.next = ((self.wsum.val() + self.dw.val()) <= self.wcap_c.val())
-            & ((self.pr4[15].val() + self.need_r.val()) <= self.rows_c.val())
-            & ((self.ps4[15].val() + self.need_s.val()) <= self.cap_eff.val());
-        self.place.next = self.alloc.val() & self.rule.val();
-        // The candidates: 0, then each live slot's end; clear when below the size and apart
-        // from every live range of some length.
-        self.okr0.next = self.need_r.val() <= self.rows_c.val();
-        self.oks0.next = self.need_s.val() <= self.cap_eff.val();
-        for i in 0..16 {
-            self.cer[i].next = self.er[i].val() + self.need_r.val();
-            self.ces[i].next = self.es[i].val() + self.need_s.val();
-            self.okr[i].next = self.live.val().get_bit(i) & (self.cer[i].val() <= self.rows_c.val());
-            self.oks[i].next = self.live.val().get_bit(i) & (self.ces[i].val() <= self.cap_eff.val());
+            & (self.need_r.val() <= self.rows_c.val())
+            & (self.pr4[15].val() <= self.lim_r.val())
+            & (self.need_s.val() <= self.cap_eff.val())
+            & (self.ps4[15].val() <= self.lim_s.val());
+        // The bases: 0 on an empty SM, the bump pointer when the room above it holds the block,
+        // else after the live ranges packed.
+        self.end_r.next = self.top_r.q.val() + self.need_r.val();
+        self.end_s.next = self.top_s.q.val() + self.need_s.val();
+        self.move_r.next = !self.empty.val() & (self.end_r.val() > self.rows_c.val()) & !self.no_pack.val();
+        self.move_s.next = !self.empty.val() & (self.end_s.val() > self.cap_eff.val()) & !self.no_pack.val();
+        self.base_r.next = self.top_r.q.val();
+        if self.move_r.val() {
+            self.base_r.next = self.pr4[15].val();
         }
-        for j in 0..16 {
-            if self.live.val().get_bit(j) & self.rf_l[j].q.val().any() {
-                if !((self.need_r.val() <= self.br[j].val()) & !(self.touching.val() & (self.need_r.val() == self.br[j].val())) | !self.er[j].val().any()) {
-                    self.okr0.next = false;
-                }
-                for i in 0..16 {
-                    if !((self.cer[i].val() <= self.br[j].val()) & !(self.touching.val() & (self.cer[i].val() == self.br[j].val())) | (self.er[i].val() >= self.er[j].val())) {
-                        self.okr[i].next = false;
-                    }
-                }
-            }
-            if self.live.val().get_bit(j) & self.sh_l[j].q.val().any() {
-                if !((self.need_s.val() <= self.bs[j].val()) & !(self.touching.val() & (self.need_s.val() == self.bs[j].val())) | !self.es[j].val().any()) {
-                    self.oks0.next = false;
-                }
-                for i in 0..16 {
-                    if !((self.ces[i].val() <= self.bs[j].val()) & !(self.touching.val() & (self.ces[i].val() == self.bs[j].val())) | (self.es[i].val() >= self.es[j].val())) {
-                        self.oks[i].next = false;
-                    }
-                }
-            }
-        }
-        // The pick: candidate 0, else the first clear slot end (a tree).
-        for j in 0..8 {
-            self.vr1[j].next = self.okr[2 * j].val() | self.okr[2 * j + 1].val();
-            self.xr1[j].next = self.er[2 * j + 1].val();
-            if self.okr[2 * j].val() {
-                self.xr1[j].next = self.er[2 * j].val();
-            }
-            self.vs1[j].next = self.oks[2 * j].val() | self.oks[2 * j + 1].val();
-            self.xs1[j].next = self.es[2 * j + 1].val();
-            if self.oks[2 * j].val() {
-                self.xs1[j].next = self.es[2 * j].val();
-            }
-        }
-        for j in 0..4 {
-            self.vr2[j].next = self.vr1[2 * j].val() | self.vr1[2 * j + 1].val();
-            self.xr2[j].next = self.xr1[2 * j + 1].val();
-            if self.vr1[2 * j].val() {
-                self.xr2[j].next = self.xr1[2 * j].val();
-            }
-            self.vs2[j].next = self.vs1[2 * j].val() | self.vs1[2 * j + 1].val();
-            self.xs2[j].next = self.xs1[2 * j + 1].val();
-            if self.vs1[2 * j].val() {
-                self.xs2[j].next = self.xs1[2 * j].val();
-            }
-        }
-        for j in 0..2 {
-            self.vr3[j].next = self.vr2[2 * j].val() | self.vr2[2 * j + 1].val();
-            self.xr3[j].next = self.xr2[2 * j + 1].val();
-            if self.vr2[2 * j].val() {
-                self.xr3[j].next = self.xr2[2 * j].val();
-            }
-            self.vs3[j].next = self.vs2[2 * j].val() | self.vs2[2 * j + 1].val();
-            self.xs3[j].next = self.xs2[2 * j + 1].val();
-            if self.vs2[2 * j].val() {
-                self.xs3[j].next = self.xs2[2 * j].val();
-            }
-        }
-        // (no candidate clear: the block goes after the live ranges, packed)
-        self.move_r.next = !(self.okr0.val() | self.vr3[0].val() | self.vr3[1].val());
-        self.base_r.next = self.pr4[15].val();
-        if self.vr3[1].val() {
-            self.base_r.next = self.xr3[1].val();
-        }
-        if self.vr3[0].val() {
-            self.base_r.next = self.xr3[0].val();
-        }
-        if self.okr0.val() {
+        if self.empty.val() {
             self.base_r.next = 0.into();
         }
-        self.move_s.next = !(self.oks0.val() | self.vs3[0].val() | self.vs3[1].val());
-        self.base_s.next = self.ps4[15].val();
-        if self.vs3[1].val() {
-            self.base_s.next = self.xs3[1].val();
+        self.base_s.next = self.top_s.q.val();
+        if self.move_s.val() {
+            self.base_s.next = self.ps4[15].val();
         }
-        if self.vs3[0].val() {
-            self.base_s.next = self.xs3[0].val();
-        }
-        if self.oks0.val() {
+        if self.empty.val() {
             self.base_s.next = 0.into();
         }
         self.fits.next = self.rule.val() & !self.alloc.val();
@@ -461,6 +346,12 @@ impl Logic for Admit {
         self.rf_move.next = self.move_r.val();
         self.sh_move.next = self.move_s.val();
         // The edge: frees, a packing, the placed block.
+        self.go.next = false;
+        for k in 0..16 {
+            if self.alloc.val() & (self.slot.val() == self.ids[k].val()) & self.present.val().get_bit(k) {
+                self.go.next = true;
+            }
+        }
         self.valid.d.next = self.valid.q.val() & !self.free.val();
         for k in 0..16 {
             if self.free.val().get_bit(k) {
@@ -470,15 +361,30 @@ impl Logic for Admit {
                 self.sh_l[k].d.next = 0.into();
                 self.wp[k].d.next = 0.into();
             }
-            if self.place.val() & self.live.val().get_bit(k) {
+        }
+        // (slot k's base after a packing: the sum of the live slots below it)
+        for k in 0..1 {
+            if self.go.val() & self.live.val().get_bit(k) {
                 if self.move_r.val() {
-                    self.rf_b[k].d.next = self.pr4[k].val() - self.mr[k].val();
+                    self.rf_b[k].d.next = 0.into();
                 }
                 if self.move_s.val() {
-                    self.sh_b[k].d.next = self.ps4[k].val() - self.ms[k].val();
+                    self.sh_b[k].d.next = 0.into();
                 }
             }
-            if self.place.val() & (self.slot.val() == self.ids[k].val()) & self.present.val().get_bit(k) {
+        }
+        for k in 1..16 {
+            if self.go.val() & self.live.val().get_bit(k) {
+                if self.move_r.val() {
+                    self.rf_b[k].d.next = self.pr4[k - 1].val();
+                }
+                if self.move_s.val() {
+                    self.sh_b[k].d.next = self.ps4[k - 1].val();
+                }
+            }
+        }
+        for k in 0..16 {
+            if self.alloc.val() & (self.slot.val() == self.ids[k].val()) & self.present.val().get_bit(k) {
                 self.valid.d.next = (self.valid.q.val() & !self.free.val()) | self.onehot[k].val();
                 self.rf_b[k].d.next = self.base_r.val();
                 self.rf_l[k].d.next = self.need_r.val();
@@ -487,8 +393,12 @@ impl Logic for Admit {
                 self.wp[k].d.next = self.dw.val();
             }
         }
-        if self.place.val() & self.empty.val() {
-            self.cap.d.next = bit_cast::<SHARED_BITS, SW>(self.cap_new.val());
+        if self.go.val() {
+            self.top_r.d.next = self.base_r.val() + self.need_r.val();
+            self.top_s.d.next = self.base_s.val() + self.need_s.val();
+            if self.empty.val() {
+                self.cap.d.next = bit_cast::<SHARED_BITS, SW>(self.cap_new.val());
+            }
         }
     }
 }

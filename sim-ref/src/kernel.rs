@@ -48,10 +48,12 @@ impl Kernel {
         }
     }
 
-    /// A block's descriptor for the admission unit (`mpgpu_spec::units::admit`).
-    pub fn admit_desc(&self) -> mpgpu_spec::units::admit::Desc {
+    /// A block's descriptor for the admission unit (`mpgpu_spec::units::admit`) of an SM that
+    /// rounds registers per thread up to a multiple of `reg_round`.
+    pub fn admit_desc(&self, reg_round: u32) -> mpgpu_spec::units::admit::Desc {
+        use mpgpu_spec::units::admit::{block_rows, Desc};
         let user = self.shared_bytes - self.spill_shared;
-        mpgpu_spec::units::admit::Desc { regs: self.regs as u8, warps: self.warps() as u8, user, spill: self.spill_shared }
+        Desc { rows: block_rows(self.regs, self.warps(), reg_round) as u16, warps: self.warps() as u8, user, spill: self.spill_shared }
     }
 
     /// Warps per block.

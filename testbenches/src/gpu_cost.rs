@@ -84,9 +84,12 @@ pub struct Row {
     pub count: usize,
 }
 
-/// The blocks a GPU carries: every block of `blocks` but the parts of others, GPU-wide first.
+/// The blocks a GPU carries: every block of `blocks` but the parts of others and those
+/// `--unit all` leaves out (the admission unit, which Zorua's coordinator replaces:
+/// `crate::unit::OUTSIDE_ALL`), GPU-wide first.
 pub fn gpu_blocks(blocks: &'static [Block]) -> Vec<&'static Block> {
-    let mut v: Vec<&Block> = blocks.iter().filter(|b| matches!(b.scope, Scope::Gpu | Scope::PerSm)).collect();
+    let outside = |b: &Block| crate::unit::OUTSIDE_ALL.iter().any(|o| o.0 == b.name);
+    let mut v: Vec<&Block> = blocks.iter().filter(|b| matches!(b.scope, Scope::Gpu | Scope::PerSm) && !outside(b)).collect();
     v.sort_by_key(|b| b.scope != Scope::Gpu);
     v
 }

@@ -121,7 +121,7 @@ struct Recorder {
     sm: usize,
     clocked: u64,
     time: u64,
-    /// Per variant (no-bypass, touching): the first look, and the fields that differ there.
+    /// Per variant (no-bypass, no-pack): the first look, and the fields that differ there.
     first: [First; 2],
     fields: [std::rc::Rc<std::cell::RefCell<Vec<&'static str>>>; 2],
 }
@@ -185,7 +185,7 @@ fn broken_admission_units_are_caught_where_the_model_predicts() {
     gpu.set_units(&mut |k| Box::new(Recorder { inner: Admit::new(params), sm: k, clocked: 0, time: 0, first: first.clone(), fields: fields.clone() }) as Held<In, Out>).unwrap();
     gpu.add_workload(&w).unwrap();
     gpu.run(RunLimits::default(), &mut |_, _, _| {}).unwrap();
-    for (k, faults) in [AdmitFaults { no_bypass: true, ..Default::default() }, AdmitFaults { touching: true, ..Default::default() }].into_iter().enumerate() {
+    for (k, faults) in [AdmitFaults { no_bypass: true, ..Default::default() }, AdmitFaults { no_pack: true, ..Default::default() }].into_iter().enumerate() {
         let (_, sm, at) = first[k].borrow().unwrap_or_else(|| panic!("{faults:?}: the run never exercises it"));
         let want = fields[k].borrow().clone();
         for &backend in BROKEN_BACKENDS {

@@ -11,9 +11,9 @@ use mpgpu_rtl::{Admit, AdmitFaults};
 use mpgpu_spec::units::admit::{self, Params};
 
 hdl_block!(Admit {
-    inputs: [regs, warps, user, spill, alloc, slot, free],
+    inputs: [rows, warps, user, spill, alloc, slot, free],
     outputs: [fits, rf_base, sh_base, sp_base, rf_move, sh_move],
-    registers: [valid, cap],
+    registers: [valid, cap, top_r, top_s],
     arrays: [rf_b, rf_l, sh_b, sh_l, wp],
 });
 
@@ -39,11 +39,11 @@ impl Ports for AdmitPorts {
     }
     fn state(&self, r: &Regs) -> admit::State {
         let a = |n: &str| r.array(n).iter().map(|&x| x as u32).collect();
-        admit::State { valid: r.scalar("valid"), rf_base: a("rf_b"), rf_len: a("rf_l"), sh_base: a("sh_b"), sh_len: a("sh_l"), warps: a("wp"), cap: r.scalar("cap") as u32 }
+        admit::State { valid: r.scalar("valid"), rf_base: a("rf_b"), rf_len: a("rf_l"), sh_base: a("sh_b"), sh_len: a("sh_l"), warps: a("wp"), cap: r.scalar("cap") as u32, top_rf: r.scalar("top_r") as u32, top_sh: r.scalar("top_s") as u32 }
     }
     fn output_inputs(&self) -> Option<&'static [&'static str]> {
         // (all but the slot a placement names)
-        Some(&["regs", "warps", "user", "spill", "alloc", "free"])
+        Some(&["rows", "warps", "user", "spill", "alloc", "free"])
     }
 }
 
@@ -70,7 +70,7 @@ pub(super) const BLOCK: Block = Block {
     verilog: |s| Ok(v(AdmitPorts { params: admit_params(s.cfg)?, faults: Default::default() })),
     broken: &[
         variant("no-bypass", "a block's end frees its room a cycle late (the cycle's frees not seen)", |b| b.edit("admit", |f: &mut AdmitFaults| f.no_bypass = true)),
-        variant("touching", "a range ending where a resident one begins counts as overlapping it", |b| b.edit("admit", |f: &mut AdmitFaults| f.touching = true)),
+        variant("no-pack", "a block goes at the bump pointer even when the room above it does not hold it (no packing)", |b| b.edit("admit", |f: &mut AdmitFaults| f.no_pack = true)),
     ],
     host: Some(Host {
         about: "the admission unit in RTL on every SM (or the SMs --sms names), with the baseline dispatcher or the framework (--framework); the RTL is generated for the configuration's SM",

@@ -3,27 +3,27 @@
 //! SIMT Architecture" (ICS 2014; §4's occupancy rule, which its search solves backwards) with the register-file and shared-memory ranges a block is given (decisions in
 //! `docs/unified.md`, "The admission unit").
 //!
-//! A block is described by its kernel's descriptor ([`Desc`]): registers per thread, warps per
-//! block, and the shared memory it uses, the program's own (`user`) and the spill slots the
-//! unified allocator gave it (`spill`). The unit keeps, per block slot, whether it is resident
-//! and the two ranges it holds: register-file rows (a row is one register of each of a warp's
-//! 32 lanes; a block takes `roundup(regs, reg_round) * warps` rows) and shared-memory bytes
-//! (`user + spill`), and the shared-memory configuration in force (`cap`: the smallest of the
-//! configuration's sizes that holds the first block placed on an empty SM, as the occupancy
-//! rule takes it).
+//! A block is described by its kernel's descriptor ([`Desc`]): the register-file rows a block
+//! takes (a row is one register of each of a warp's 32 lanes: `roundup(regs, reg_round) x
+//! warps`, [`Params::rows_of`], computed once a launch from the kernel's registers per thread,
+//! not at every look), warps per block, and the shared memory it uses, the program's own
+//! (`user`) and the spill slots the unified allocator gave it (`spill`). The unit keeps, per
+//! block slot, whether it is resident, its rows and bytes (base and length) and its warps; the
+//! shared-memory configuration in force (`cap`: the smallest of the configuration's sizes that
+//! holds the first block placed on an empty SM, as the occupancy rule takes it); and per
+//! resource a bump pointer (`top`): where the next block goes.
 //!
 //! Combinational on the registers and the inputs of the cycle (so a block that ends frees its
 //! room for a block placed in the same cycle, as the occupancy rule's counters do):
-//! - a slot is *live* when it is resident and not freed in this cycle (`free`);
+//! - a slot is *live* when it is resident and not freed in this cycle (`free`); the SM is
+//!   *empty* when none is;
 //! - `fits`, the occupancy rule: the live slots' warps, rows and shared bytes plus the block's
 //!   are at most the warp limit, the register file's rows and `cap` (the configuration
-//!   `cap_for(user + spill)` when no slot is live), and no block is being placed in this cycle
+//!   `cap_for(user + spill)` when the SM is empty), and no block is being placed in this cycle
 //!   (`alloc`: one a cycle);
-//! - `rf_base`: the first of the candidates 0, then the end of each live slot's range in slot
-//!   order, where the block's rows lie below the register file's size and overlap no live
-//!   slot's rows (a range of no rows lies at 0); when none does (the free rows are there but
-//!   apart), `rf_move` and the sum of the live slots' rows: placing the block packs the live
-//!   ranges from 0 in slot order, and the block goes after them. `sh_base` and `sh_move` the
+//! - `rf_base`: 0 on an empty SM; else `top` when the block's rows fit between `top` and the
+//!   register file's end; else (`rf_move`) the live slots' rows summed: placing the block packs
+//!   the live ranges from 0 in slot order, and it goes after them. `sh_base` and `sh_move` the
 //!   same for its shared bytes below `cap`;
 //! - `sp_base = sh_base + user`: where the block's spill area starts, the value the warp launch
 //!   writes into the spill pointer (the allocator's `r0 = U + 4 t` with the block's base).
@@ -35,9 +35,9 @@
 //!
 //! At the rising edge: the slots in `free` are cleared; with `alloc`, the live ranges are
 //! packed if `rf_move` (`sh_move`), slot `slot` takes the block on `desc` at `rf_base`,
-//! `sh_base` (its ranges and warps), and `cap` is set when no slot was live. An `alloc` the
-//! outputs did not grant, into a slot still live, or a free of a slot not resident breaks the
-//! protocol (the model stops the run).
+//! `sh_base` (its ranges and warps), `top` moves past it, and `cap` is set when the SM was
+//! empty. An `alloc` the outputs did not grant, into a slot still live, or a free of a slot not
+//! resident breaks the protocol (the model stops the run; the unit places the block anyway).
 //!
 //! A cycle whose input is all zero changes nothing and is not clocked.
 
@@ -48,14 +48,12 @@ use serde::Serialize;
 pub const MAX_BLOCKS: usize = 16;
 /// Bits of a block slot number.
 pub const SLOT_BITS: usize = crate::unit::clog2(MAX_BLOCKS as u64) as usize;
-/// Bits of registers per thread (at most `isa::MAX_REGS`).
-pub const REGS_BITS: usize = 8;
 /// Bits of warps per block (at most 32: 1024 threads).
 pub const WARPS_BITS: usize = 6;
 /// Register-file rows the RTL can hold (4096 x 32 = 131,072 registers), and the bits of a row
-/// address or count (a count of `MAX_ROWS` included).
+/// address or count (a count of `MAX_ROWS` included; a block asks at most 255 x 32 = 8160).
 pub const MAX_ROWS: u32 = 4096;
-pub const ROW_BITS: usize = crate::unit::clog2(MAX_ROWS as u64 + 1) as usize;
+pub const ROW_BITS: usize = crate::unit::clog2(MAX_ROWS as u64 * 2) as usize;
 /// Shared-memory bytes the RTL can hold (64 KB), and the bits of an address or size.
 pub const MAX_SHARED: u32 = 64 * 1024;
 pub const SHARED_BITS: usize = crate::unit::clog2(MAX_SHARED as u64 + 1) as usize;
@@ -88,9 +86,10 @@ impl Params {
         self.configs.iter().copied().find(|&c| c >= bytes).unwrap_or(self.shared)
     }
 
-    /// Register-file rows a block of `d` takes.
-    pub fn rows_of(&self, d: &Desc) -> u32 {
-        (d.regs as u32).div_ceil(self.reg_round) * self.reg_round * d.warps as u32
+    /// Register-file rows a block of `warps` warps of `regs` registers per thread takes (the
+    /// descriptor's `rows`).
+    pub fn rows_of(&self, regs: u32, warps: u32) -> u32 {
+        block_rows(regs, warps, self.reg_round)
     }
 
     /// Why the RTL cannot be built for these parameters, if it cannot.
@@ -107,11 +106,17 @@ impl Params {
     }
 }
 
+/// Register-file rows a block of `warps` warps of `regs` registers per thread takes on an SM
+/// that rounds registers per thread up to a multiple of `reg_round`.
+pub fn block_rows(regs: u32, warps: u32, reg_round: u32) -> u32 {
+    regs.div_ceil(reg_round) * reg_round * warps
+}
+
 /// A block's descriptor, from its kernel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Desc {
-    /// Registers per thread.
-    pub regs: u8,
+    /// Register-file rows a block takes ([`Params::rows_of`]).
+    pub rows: u16,
     /// Warps per block.
     pub warps: u8,
     /// Shared-memory bytes per block: the program's own, and its spill slots'.
@@ -157,16 +162,19 @@ pub struct State {
     pub sh_base: Vec<u32>,
     pub sh_len: Vec<u32>,
     pub warps: Vec<u32>,
-    /// The shared-memory configuration in force.
+    /// The shared-memory configuration in force, and the bump pointers: the next block's first
+    /// row and byte.
     pub cap: u32,
+    pub top_rf: u32,
+    pub top_sh: u32,
 }
 
 // The ports (`crate::port`), in wire order.
 
 crate::wires! { In as i {
-    /// The block's descriptor: registers per thread, warps, shared bytes of the program and of
+    /// The block's descriptor: register-file rows, warps, shared bytes of the program and of
     /// its spill slots.
-    regs(REGS_BITS) = i.desc.regs,
+    rows(ROW_BITS) = i.desc.rows,
     warps(WARPS_BITS) = i.desc.warps,
     user(SHARED_BITS) = i.desc.user,
     spill(SHARED_BITS) = i.desc.spill,

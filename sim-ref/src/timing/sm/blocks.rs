@@ -11,7 +11,7 @@ impl Sm {
             None => self.z_fits(l),
             Some(p) => {
                 let p = p.borrow();
-                p.unit.outputs(&AdmitIn { desc: l.kernel.admit_desc(), ..p.pending }).fits
+                p.unit.outputs(&AdmitIn { desc: l.kernel.admit_desc(self.cfg.reg_round), ..p.pending }).fits
             }
         };
         room && self.free_block_slot().is_some()
@@ -112,7 +112,7 @@ impl Sm {
         let bslot = self.free_block_slot().expect("no free block slot: check fits() first") as usize;
         let (rf_base, sh_base) = match self.admit.is_some() {
             true => {
-                let d = ctx.info.launch.kernel.admit_desc();
+                let d = ctx.info.launch.kernel.admit_desc(self.cfg.reg_round);
                 let o = self.admit_request(now, |i| {
                     i.desc = d;
                     i.alloc = true;
