@@ -85,23 +85,36 @@ pub struct Admit {
     /// The room less the block's amount, beside the sums.
     lim_r: Signal<Local, Bits<RW>>,
     lim_s: Signal<Local, Bits<SW>>,
-    /// The live slots' amounts (0 for the others), and the sums: the warps' tree, the rows'
-    /// and bytes' prefix sums level by level (`*4` inclusive).
-    mw: [Signal<Local, Bits<WW>>; MAX_BLOCKS],
-    mr: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    ms: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    tw1: [Signal<Local, Bits<WW>>; 8],
+    /// The live slots' amounts (0 for the others) and their prefix sums level by level (`*4`
+    /// inclusive), for the bases after a packing.
+    mr: [Signal<Local, Bits<RW>>; 15],
+    ms: [Signal<Local, Bits<SW>>; 15],
+    /// The totals: per pair of slots the live ones' sum picked from the registered pair sums
+    /// (no adder on the frees' path), then two levels of adds.
+    lw: [Signal<Local, Bits<WW>>; 8],
+    lr: [Signal<Local, Bits<RW>>; 8],
+    ls: [Signal<Local, Bits<SW>>; 8],
     tw2: [Signal<Local, Bits<WW>>; 4],
+    tr2: [Signal<Local, Bits<RW>>; 4],
+    ts2: [Signal<Local, Bits<SW>>; 4],
     tw3: [Signal<Local, Bits<WW>>; 2],
+    tr3: [Signal<Local, Bits<RW>>; 2],
+    ts3: [Signal<Local, Bits<SW>>; 2],
     wsum: Signal<Local, Bits<WW>>,
-    pr1: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    pr2: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    pr3: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    pr4: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
-    ps1: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    ps2: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    ps3: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
-    ps4: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
+    rsum: Signal<Local, Bits<RW>>,
+    ssum: Signal<Local, Bits<SW>>,
+    /// Each slot's amounts after this edge (for the pair sums' registers).
+    nw: [Signal<Local, Bits<WW>>; MAX_BLOCKS],
+    nr: [Signal<Local, Bits<RW>>; MAX_BLOCKS],
+    ns: [Signal<Local, Bits<SW>>; MAX_BLOCKS],
+    pr1: [Signal<Local, Bits<RW>>; 15],
+    pr2: [Signal<Local, Bits<RW>>; 15],
+    pr3: [Signal<Local, Bits<RW>>; 15],
+    pr4: [Signal<Local, Bits<RW>>; 15],
+    ps1: [Signal<Local, Bits<SW>>; 15],
+    ps2: [Signal<Local, Bits<SW>>; 15],
+    ps3: [Signal<Local, Bits<SW>>; 15],
+    ps4: [Signal<Local, Bits<SW>>; 15],
     /// The occupancy rule's answer (without the one-a-cycle term).
     rule: Signal<Local, Bit>,
     /// The bump pointers plus the block's amount, the packings, the bases.
@@ -125,6 +138,11 @@ pub struct Admit {
     pub cap: Reg<Bits<SHARED_BITS>>,
     pub top_r: Reg<Bits<RW>>,
     pub top_s: Reg<Bits<SW>>,
+    /// Per pair of slots (2j, 2j+1), the sum of their warps, rows and bytes (a copy of the
+    /// slots' registers, summed a cycle ahead).
+    pub pw: [Reg<Bits<WW>>; 8],
+    pub pr: [Reg<Bits<RW>>; 8],
+    pub ps: [Reg<Bits<SW>>; 8],
 }
 
 /// A constant of `x`.
@@ -171,13 +189,23 @@ impl Admit {
             cap_eff: Default::default(),
             lim_r: Default::default(),
             lim_s: Default::default(),
-            mw: Default::default(),
             mr: Default::default(),
             ms: Default::default(),
-            tw1: Default::default(),
+            lw: Default::default(),
+            lr: Default::default(),
+            ls: Default::default(),
             tw2: Default::default(),
+            tr2: Default::default(),
+            ts2: Default::default(),
             tw3: Default::default(),
+            tr3: Default::default(),
+            ts3: Default::default(),
             wsum: Default::default(),
+            rsum: Default::default(),
+            ssum: Default::default(),
+            nw: Default::default(),
+            nr: Default::default(),
+            ns: Default::default(),
             pr1: Default::default(),
             pr2: Default::default(),
             pr3: Default::default(),
@@ -203,6 +231,9 @@ impl Admit {
             cap: Default::default(),
             top_r: Default::default(),
             top_s: Default::default(),
+            pw: Default::default(),
+            pr: Default::default(),
+            ps: Default::default(),
         }
     }
 
@@ -236,6 +267,11 @@ impl Logic for Admit {
             self.sh_l[k].d.next = self.sh_l[k].q.val();
             self.wp[k].d.next = self.wp[k].q.val();
         }
+        for j in 0..8 {
+            self.pw[j].clock.next = self.clock.val();
+            self.pr[j].clock.next = self.clock.val();
+            self.ps[j].clock.next = self.clock.val();
+        }
         // The live slots (masked by the slots the SM has: the logic of the others is constant,
         // and synthesis drops it), and the descriptor's amounts.
         self.live.next = self.valid.q.val() & !self.free.val() & self.present.val();
@@ -253,39 +289,59 @@ impl Logic for Admit {
                 self.cap_new.next = self.cfg[3 - k].val();
             }
         }
+        // (the configuration in force; on an empty SM the rule takes the block's own, and the
+        // total is 0: the two cases side by side, picked last)
         self.cap_eff.next = bit_cast::<SW, SHARED_BITS>(self.cap.q.val());
-        if self.empty.val() {
-            self.cap_eff.next = self.cap_new.val();
-        }
         self.lim_r.next = self.rows_c.val() - self.need_r.val();
         self.lim_s.next = self.cap_eff.val() - self.need_s.val();
-        // Each live slot's amounts.
-        for k in 0..16 {
-            self.mw[k].next = 0.into();
+        // Each live slot's amounts (the last slot's is in no exclusive sum).
+        for k in 0..15 {
             self.mr[k].next = 0.into();
             self.ms[k].next = 0.into();
             if self.live.val().get_bit(k) {
-                self.mw[k].next = self.wp[k].q.val();
                 self.mr[k].next = self.rf_l[k].q.val();
                 self.ms[k].next = self.sh_l[k].q.val();
             }
         }
         for j in 0..8 {
-            self.tw1[j].next = self.mw[2 * j].val() + self.mw[2 * j + 1].val();
+            self.lw[j].next = 0.into();
+            self.lr[j].next = 0.into();
+            self.ls[j].next = 0.into();
+            if self.live.val().get_bit(2 * j) {
+                self.lw[j].next = self.wp[2 * j].q.val();
+                self.lr[j].next = self.rf_l[2 * j].q.val();
+                self.ls[j].next = self.sh_l[2 * j].q.val();
+            }
+            if self.live.val().get_bit(2 * j + 1) {
+                self.lw[j].next = self.wp[2 * j + 1].q.val();
+                self.lr[j].next = self.rf_l[2 * j + 1].q.val();
+                self.ls[j].next = self.sh_l[2 * j + 1].q.val();
+                if self.live.val().get_bit(2 * j) {
+                    self.lw[j].next = self.pw[j].q.val();
+                    self.lr[j].next = self.pr[j].q.val();
+                    self.ls[j].next = self.ps[j].q.val();
+                }
+            }
         }
         for j in 0..4 {
-            self.tw2[j].next = self.tw1[2 * j].val() + self.tw1[2 * j + 1].val();
+            self.tw2[j].next = self.lw[2 * j].val() + self.lw[2 * j + 1].val();
+            self.tr2[j].next = self.lr[2 * j].val() + self.lr[2 * j + 1].val();
+            self.ts2[j].next = self.ls[2 * j].val() + self.ls[2 * j + 1].val();
         }
         for j in 0..2 {
             self.tw3[j].next = self.tw2[2 * j].val() + self.tw2[2 * j + 1].val();
+            self.tr3[j].next = self.tr2[2 * j].val() + self.tr2[2 * j + 1].val();
+            self.ts3[j].next = self.ts2[2 * j].val() + self.ts2[2 * j + 1].val();
         }
         self.wsum.next = self.tw3[0].val() + self.tw3[1].val();
+        self.rsum.next = self.tr3[0].val() + self.tr3[1].val();
+        self.ssum.next = self.ts3[0].val() + self.ts3[1].val();
         // Prefix sums (Kogge-Stone: level l adds the sum 2^(l-1) places below).
         for k in 0..1 {
             self.pr1[k].next = self.mr[k].val();
             self.ps1[k].next = self.ms[k].val();
         }
-        for k in 1..16 {
+        for k in 1..15 {
             self.pr1[k].next = self.mr[k].val() + self.mr[k - 1].val();
             self.ps1[k].next = self.ms[k].val() + self.ms[k - 1].val();
         }
@@ -293,7 +349,7 @@ impl Logic for Admit {
             self.pr2[k].next = self.pr1[k].val();
             self.ps2[k].next = self.ps1[k].val();
         }
-        for k in 2..16 {
+        for k in 2..15 {
             self.pr2[k].next = self.pr1[k].val() + self.pr1[k - 2].val();
             self.ps2[k].next = self.ps1[k].val() + self.ps1[k - 2].val();
         }
@@ -301,7 +357,7 @@ impl Logic for Admit {
             self.pr3[k].next = self.pr2[k].val();
             self.ps3[k].next = self.ps2[k].val();
         }
-        for k in 4..16 {
+        for k in 4..15 {
             self.pr3[k].next = self.pr2[k].val() + self.pr2[k - 4].val();
             self.ps3[k].next = self.ps2[k].val() + self.ps2[k - 4].val();
         }
@@ -309,16 +365,19 @@ impl Logic for Admit {
             self.pr4[k].next = self.pr3[k].val();
             self.ps4[k].next = self.ps3[k].val();
         }
-        for k in 8..16 {
+        for k in 8..15 {
             self.pr4[k].next = self.pr3[k].val() + self.pr3[k - 8].val();
             self.ps4[k].next = self.ps3[k].val() + self.ps3[k - 8].val();
         }
         // The occupancy rule.
         self.rule.next = ((self.wsum.val() + self.dw.val()) <= self.wcap_c.val())
             & (self.need_r.val() <= self.rows_c.val())
-            & (self.pr4[15].val() <= self.lim_r.val())
+            & (self.rsum.val() <= self.lim_r.val())
             & (self.need_s.val() <= self.cap_eff.val())
-            & (self.ps4[15].val() <= self.lim_s.val());
+            & (self.ssum.val() <= self.lim_s.val());
+        if self.empty.val() {
+            self.rule.next = (self.dw.val() <= self.wcap_c.val()) & (self.need_r.val() <= self.rows_c.val()) & (self.need_s.val() <= self.cap_new.val());
+        }
         // The bases: 0 on an empty SM, the bump pointer when the room above it holds the block,
         // else after the live ranges packed.
         self.end_r.next = self.top_r.q.val() + self.need_r.val();
@@ -327,14 +386,14 @@ impl Logic for Admit {
         self.move_s.next = !self.empty.val() & (self.end_s.val() > self.cap_eff.val()) & !self.no_pack.val();
         self.base_r.next = self.top_r.q.val();
         if self.move_r.val() {
-            self.base_r.next = self.pr4[15].val();
+            self.base_r.next = self.rsum.val();
         }
         if self.empty.val() {
             self.base_r.next = 0.into();
         }
         self.base_s.next = self.top_s.q.val();
         if self.move_s.val() {
-            self.base_s.next = self.ps4[15].val();
+            self.base_s.next = self.ssum.val();
         }
         if self.empty.val() {
             self.base_s.next = 0.into();
@@ -392,6 +451,27 @@ impl Logic for Admit {
                 self.sh_l[k].d.next = self.need_s.val();
                 self.wp[k].d.next = self.dw.val();
             }
+        }
+        // (each slot's amounts after the edge, as its registers take them, and the pairs' sums)
+        for k in 0..16 {
+            self.nw[k].next = self.wp[k].q.val();
+            self.nr[k].next = self.rf_l[k].q.val();
+            self.ns[k].next = self.sh_l[k].q.val();
+            if self.free.val().get_bit(k) {
+                self.nw[k].next = 0.into();
+                self.nr[k].next = 0.into();
+                self.ns[k].next = 0.into();
+            }
+            if self.alloc.val() & (self.slot.val() == self.ids[k].val()) & self.present.val().get_bit(k) {
+                self.nw[k].next = self.dw.val();
+                self.nr[k].next = self.need_r.val();
+                self.ns[k].next = self.need_s.val();
+            }
+        }
+        for j in 0..8 {
+            self.pw[j].d.next = self.nw[2 * j].val() + self.nw[2 * j + 1].val();
+            self.pr[j].d.next = self.nr[2 * j].val() + self.nr[2 * j + 1].val();
+            self.ps[j].d.next = self.ns[2 * j].val() + self.ns[2 * j + 1].val();
         }
         if self.go.val() {
             self.top_r.d.next = self.base_r.val() + self.need_r.val();
