@@ -4,16 +4,21 @@
 //!
 //! Per block slot the registers hold whether it is resident and its two ranges (register-file
 //! rows, shared-memory bytes) and warps; one register holds the shared-memory configuration in
-//! force, two the bump pointers. Everything the outputs say is combinational on those and the
-//! cycle's inputs:
-//! - the live slots' amounts masked (a slot freed in this cycle is not live) and, for rows and
-//!   bytes, their prefix sums in four Kogge-Stone levels (the last is the total the occupancy
-//!   rule compares; slot k's base after a packing is slot k-1's sum); the warps' total from a
-//!   tree;
+//! force, two the bump pointers, and per pair of slots three registers the pair's warps, rows
+//! and bytes summed (a copy, summed a cycle ahead). Everything the outputs say is
+//! combinational on those and the cycle's inputs:
+//! - the totals of the live slots (a slot freed in this cycle is not live): per pair of slots
+//!   the live part picked from the slots' registers and the pair's sum (no adder on the frees'
+//!   path), then two levels of adds;
 //! - the rule compares each total against the room less the block's amount (computed beside
-//!   the sums, not after them);
+//!   the sums, not after them); an empty SM's rule (the block's own shared configuration)
+//!   beside the other, picked last;
 //! - the base: 0 on an empty SM, the bump pointer when the room above it holds the block, else
-//!   the live total (a packing).
+//!   the live total (a packing); slot k's base after a packing is the live slots' sum below it
+//!   (prefix sums in four Kogge-Stone levels).
+//!
+//! Its timing on the ECP5, the steps taken and what closing 100 MHz needs: `docs/unified.md`,
+//! "The admission unit".
 //!
 //! At the rising edge the freed slots are cleared, a packing writes each live slot's base from
 //! its slot's exclusive sum, and the placed block's slot takes its ranges. The widths come from
