@@ -211,3 +211,69 @@ fn the_waveforms_show_the_units_ports_registers_expected_values_and_mismatch_mar
         }
     }
 }
+
+/// Random descriptors, frees and placements, many of them at a boundary (a block that takes
+/// exactly the room left, or one more; a block as large as a shared-memory configuration),
+/// on `gtx480`'s SM, on `k20c`'s (16 slots, three configurations) and on a small SM whose
+/// warp limit a block can take whole (32 warps, 4 slots): the RTL on rust-hdl's simulation
+/// against the model, outputs at every look and the registers every cycle.
+#[test]
+fn random_stimulus_at_the_boundaries_matches_the_model() {
+    use mpgpu_tb::blocks::AdmitPorts;
+    use mpgpu_tb::{InLoop, RtlUnit};
+    use rand::{Rng, SeedableRng};
+    let small_sm = mpgpu_spec::units::admit::Params { slots: 4, rows: 512, warps: 32, reg_round: 1, configs: [8192, 16384, 16384, 16384], shared: 16384 };
+    let of = |preset: &str| mpgpu_ref::units::admit::params(&GpuConfig::preset(preset).unwrap().sm[0]);
+    for (seed, preset, params) in [(1u64, "gtx480", of("gtx480")), (2, "k20c", of("k20c")), (3, "a small SM", small_sm)] {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let rtl = RtlUnit::rust_hdl(AdmitPorts { params, faults: AdmitFaults::default() });
+        let mut pair = InLoop::with_state(Admit::new(params), rtl, 16, Admit::state, RtlUnit::<AdmitPorts>::state);
+        let (mut placed, mut refused, mut packs, mut exact) = (0, 0, 0, 0);
+        for _ in 0..4000 {
+            let st = pair.model.state();
+            let mut i = In::default();
+            for k in 0..params.slots as u64 {
+                if st.valid >> k & 1 != 0 && rng.gen_range(0..8) == 0 {
+                    i.free |= 1 << k;
+                }
+            }
+            let live = |k: usize| st.valid >> k & 1 != 0 && i.free >> k & 1 == 0;
+            let used = |v: &[u32]| (0..params.slots as usize).filter(|&k| live(k)).map(|k| v[k]).sum::<u32>();
+            let empty = (0..params.slots as usize).all(|k| !live(k));
+            let cap = if empty { params.shared } else { st.cap };
+            let (room_r, room_s, room_w) = (params.rows - used(&st.rf_len), cap - used(&st.sh_len), params.warps - used(&st.warps));
+            let over = rng.gen_range(0..4) == 0;
+            let small = |rng: &mut rand_chacha::ChaCha8Rng| mpgpu_spec::units::admit::Desc { rows: rng.gen_range(1..300), warps: rng.gen_range(1..9), user: rng.gen_range(0..6000), spill: rng.gen_range(0..3) * 1024 };
+            let mut d = small(&mut rng);
+            match rng.gen_range(0..6) {
+                0 if room_r > 0 => d.rows = (room_r + over as u32).min(8191) as u16,
+                1 => (d.user, d.spill) = (room_s / 2, room_s - room_s / 2 + over as u32),
+                2 if room_w > 0 => d.warps = (room_w + over as u32).min(32) as u8,
+                3 => (d.user, d.spill) = (params.configs[rng.gen_range(0..4)], 0),
+                _ => {}
+            }
+            if !over && (d.rows as u32 == room_r || d.user + d.spill == room_s || d.warps as u32 == room_w) {
+                exact += 1;
+            }
+            // (a second look, as a dispatcher asks about several kernels in a cycle)
+            pair.outputs(&In { desc: small(&mut rng), ..i });
+            i.desc = d;
+            let o = pair.outputs(&i);
+            let slot = (0..params.slots as usize).find(|&k| !live(k));
+            match slot {
+                Some(s) if o.fits && rng.gen_range(0..4) != 0 => {
+                    (i.alloc, i.slot) = (true, s as u8);
+                    placed += 1;
+                    packs += (o.rf_move || o.sh_move) as u32;
+                }
+                _ => refused += !o.fits as u32,
+            }
+            pair.clock(&i);
+            if let Some(m) = pair.mismatch() {
+                panic!("seed {seed}, {preset}:\n{m}");
+            }
+        }
+        eprintln!("{preset}: {placed} placed, {refused} refused, {packs} packings, {exact} exact fits");
+        assert!(placed > 500 && refused > 200 && packs > 50 && exact > 100, "{preset}: {placed} placed, {refused} refused, {packs} packings, {exact} exact fits");
+    }
+}
