@@ -421,7 +421,6 @@ struct Block {
     running: u32,
     at_barrier: u32,
     regs: u32,
-    threads: u32,
     shared_bytes: u32,
     /// Its first register-file row and shared-memory byte, from the admission unit (0 under Zorua).
     rf_base: u32,
@@ -689,9 +688,6 @@ pub struct Sm {
     /// The warp that issued last (greedy-then-oldest over the unified queue).
     ooo_last: Option<u32>,
     cfg: SmConfig,
-    pub used_threads: u32,
-    pub used_regs: u32,
-    pub used_shared: u32,
     pub used_blocks: u32,
     l1: TagArray,
     mshrs: Vec<Mshr>,
@@ -768,10 +764,7 @@ impl Sm {
                 l1_mshrs: cfg.l1_mshrs,
                 l1_tlb_latency: cfg.l1_tlb_latency,
             },
-            used_threads: 0,
             used_warps: 0,
-            used_regs: 0,
-            used_shared: 0,
             used_blocks: 0,
             barrier_warps: 0,
             blocks: (0..cfg.blocks).map(|_| None).collect(),

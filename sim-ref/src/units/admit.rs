@@ -70,10 +70,6 @@ impl Admit {
         Admit { p, slots: vec![None; p.slots as usize], cap: 0, top_rf: 0, top_sh: 0, error: None }
     }
 
-    pub fn params(&self) -> &Params {
-        &self.p
-    }
-
     pub fn state(&self) -> State {
         let n = self.slots.len().max(mpgpu_spec::units::admit::MAX_BLOCKS);
         let field = |f: fn(&Held) -> u32| (0..n).map(|k| self.slots.get(k).copied().flatten().as_ref().map_or(0, f)).collect();
@@ -120,11 +116,6 @@ impl Admit {
     pub fn outputs_of(&self, i: &In, no_bypass: bool, no_pack: bool) -> Out {
         let p = self.place(&i.desc, if no_bypass { 0 } else { i.free }, no_pack);
         Out { fits: p.fits && !i.alloc, rf_base: p.rf_base, sh_base: p.sh_base, sp_base: p.sh_base + i.desc.user, rf_move: p.rf_move, sh_move: p.sh_move }
-    }
-
-    /// Resident block slots.
-    pub fn resident(&self) -> u32 {
-        self.slots.iter().filter(|s| s.is_some()).count() as u32
     }
 }
 

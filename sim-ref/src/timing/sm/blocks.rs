@@ -219,9 +219,6 @@ impl Sm {
         }
         self.used_blocks += 1;
         self.used_warps += nw;
-        self.used_threads += nw * 32;
-        self.used_regs += regs;
-        self.used_shared += f.shared_per_block;
         self.barrier_warps += at_barrier;
         self.blocks[bslot] = Some(Block {
             info: ctx.info,
@@ -231,7 +228,6 @@ impl Sm {
             running,
             at_barrier,
             regs,
-            threads: nw * 32,
             shared_bytes: f.shared_per_block,
             rf_base,
             sh_base,
@@ -434,9 +430,6 @@ impl Sm {
         }
         self.used_blocks -= 1;
         self.used_warps -= blk.warp_slots.len() as u32;
-        self.used_threads -= blk.threads;
-        self.used_regs -= blk.regs;
-        self.used_shared -= blk.shared_bytes;
     }
 
     /// Frees drained warps and finished blocks; releases barriers that everyone reached.
