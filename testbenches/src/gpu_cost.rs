@@ -88,8 +88,7 @@ pub struct Row {
 /// `--unit all` leaves out (the admission unit, which Zorua's coordinator replaces:
 /// `crate::unit::OUTSIDE_ALL`), GPU-wide first.
 pub fn gpu_blocks(blocks: &'static [Block]) -> Vec<&'static Block> {
-    let outside = |b: &Block| crate::unit::OUTSIDE_ALL.iter().any(|o| o.0 == b.name);
-    let mut v: Vec<&Block> = blocks.iter().filter(|b| matches!(b.scope, Scope::Gpu | Scope::PerSm) && !outside(b)).collect();
+    let mut v: Vec<&Block> = blocks.iter().filter(|b| matches!(b.scope, Scope::Gpu | Scope::PerSm) && !crate::unit::outside_all(b)).collect();
     v.sort_by_key(|b| b.scope != Scope::Gpu);
     v
 }

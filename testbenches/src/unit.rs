@@ -67,6 +67,11 @@ pub const OUTSIDE_ALL: [(&str, &str); 1] = [(
     "the admission unit serves alloc = \"block\", and --unit all runs Zorua's coordinator, which admits blocks itself; with every other block it runs as --unit sched,rq-ol,admit (or wf,slice,admit, steer,admit)",
 )];
 
+/// Whether `--unit all` leaves block `b` out ([`OUTSIDE_ALL`]).
+pub fn outside_all(b: &Block) -> bool {
+    OUTSIDE_ALL.iter().any(|(n, _)| *n == b.name)
+}
+
 /// A co-simulation unit: its name, what it is, the registry's blocks it puts in the GPU.
 struct UnitDef {
     name: &'static str,
@@ -208,8 +213,7 @@ impl UnitKind {
     /// which are in the framework).
     fn every_block_where(name: String, keep: &dyn Fn(&Block, &Host) -> bool) -> UnitKind {
         let part_of_another = |b: &Block| COMPOSITES.iter().any(|c| c.alternatives && c.blocks.contains(&b.name));
-        let outside = |b: &Block| OUTSIDE_ALL.iter().any(|(n, _)| *n == b.name);
-        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| keep(b, h)) && !part_of_another(b) && !outside(b)).collect();
+        let blocks: Vec<&'static Block> = BLOCKS.iter().filter(|b| b.host.as_ref().is_some_and(|h| keep(b, h)) && !part_of_another(b) && !outside_all(b)).collect();
         UnitKind::define(name, ALL_ABOUT, blocks)
     }
 

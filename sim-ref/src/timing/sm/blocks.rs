@@ -74,8 +74,9 @@ impl Sm {
     }
 
     /// The admission unit packs the resident blocks' register-file ranges (`rf`) or
-    /// shared-memory ranges (`sh`) from 0 in block-slot order to place a block no hole holds:
-    /// the SM's copy of the ranges follows, and the bytes that move are counted.
+    /// shared-memory ranges (`sh`) from 0 in block-slot order to place a block the room above
+    /// its bump pointer does not hold: the SM's copy of the ranges follows, and the bytes that
+    /// move are counted.
     fn admit_pack(&mut self, rf: bool, sh: bool) {
         let (mut r, mut s, mut moved) = (0, 0, 0u64);
         for b in self.blocks.iter_mut().flatten() {
@@ -110,20 +111,19 @@ impl Sm {
         self.account(now);
         let f = ctx.info.launch.kernel.footprint();
         let bslot = self.free_block_slot().expect("no free block slot: check fits() first") as usize;
-        let (rf_base, sh_base) = match self.admit.is_some() {
-            true => {
-                let d = ctx.info.launch.kernel.admit_desc(self.cfg.reg_round);
-                let o = self.admit_request(now, |i| {
-                    i.desc = d;
-                    i.alloc = true;
-                    i.slot = bslot as u8;
-                });
-                if o.rf_move || o.sh_move {
-                    self.admit_pack(o.rf_move, o.sh_move);
-                }
-                (o.rf_base, o.sh_base)
+        let (rf_base, sh_base) = if self.admit.is_some() {
+            let d = ctx.info.launch.kernel.admit_desc(self.cfg.reg_round);
+            let o = self.admit_request(now, |i| {
+                i.desc = d;
+                i.alloc = true;
+                i.slot = bslot as u8;
+            });
+            if o.rf_move || o.sh_move {
+                self.admit_pack(o.rf_move, o.sh_move);
             }
-            false => (0, 0),
+            (o.rf_base, o.sh_base)
+        } else {
+            (0, 0)
         };
         let nw = ctx.warps.len() as u32;
         let regs = self.cfg.block_registers(&f);
